@@ -1,0 +1,127 @@
+// swift-tools-version: 6.2
+//
+// pagebench: load-tests and benchmarks token-paginated APIs.
+//
+// Dependencies point one way (see ../shared/docs/STYLE.md):
+//   PagebenchStore ← PagebenchHarness → PagebenchPager
+//   PagebenchHarness → PagebenchMetrics ← PagebenchReport
+//   PagebenchCLI → everything; `pagebench` is a one-line executable over PagebenchCLI.
+// The pager knows nothing of the synthetic store: it pages any source.
+//
+// The package-benchmark suites under Benchmarks/ are only part of the package when
+// PAGEBENCH_BENCHMARKS is set, so that `swift build` and `swift test` do not resolve
+// or build ordo-one/benchmark (it costs about 85 s on 2 cores). Run them with
+//   PAGEBENCH_BENCHMARKS=1 swift package --scratch-path .build-benchmarks benchmark
+
+import PackageDescription
+
+import class Foundation.ProcessInfo
+
+let strict: [SwiftSetting] = [
+    .treatAllWarnings(as: .error),
+]
+
+var dependencies: [Package.Dependency] = [
+    .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+    .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
+]
+
+var targets: [Target] = [
+    // jemalloc, linked so that every allocation of the pagebench process goes through it
+    // and `mallctl` statistics describe the whole process. Debian: libjemalloc-dev.
+    .systemLibrary(
+        name: "CJemalloc",
+        pkgConfig: "jemalloc",
+        providers: [.apt(["libjemalloc-dev"])]
+    ),
+    .target(name: "PagebenchStore", swiftSettings: strict),
+    .target(name: "PagebenchPager", swiftSettings: strict),
+    .target(
+        name: "PagebenchMetrics",
+        dependencies: [
+            "CJemalloc",
+            .product(name: "Histogram", package: "hdrhistogram-swift"),
+        ],
+        swiftSettings: strict
+    ),
+    .target(
+        name: "PagebenchHarness",
+        dependencies: ["PagebenchStore", "PagebenchPager", "PagebenchMetrics"],
+        swiftSettings: strict
+    ),
+    .target(name: "PagebenchReport", dependencies: ["PagebenchMetrics"], swiftSettings: strict),
+    .target(
+        name: "PagebenchCLI",
+        dependencies: [
+            "PagebenchStore", "PagebenchPager", "PagebenchMetrics", "PagebenchHarness", "PagebenchReport",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ],
+        swiftSettings: strict
+    ),
+    .executableTarget(
+        name: "pagebench",
+        dependencies: ["PagebenchCLI", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+        swiftSettings: strict
+    ),
+    .target(
+        name: "PagebenchTestSupport",
+        dependencies: ["PagebenchStore", "PagebenchPager"],
+        swiftSettings: strict
+    ),
+    .testTarget(
+        name: "PagebenchStoreTests",
+        dependencies: ["PagebenchStore", "PagebenchTestSupport"],
+        swiftSettings: strict
+    ),
+    .testTarget(
+        name: "PagebenchPagerTests",
+        dependencies: ["PagebenchPager", "PagebenchStore", "PagebenchTestSupport"],
+        swiftSettings: strict
+    ),
+    .testTarget(name: "PagebenchMetricsTests", dependencies: ["PagebenchMetrics"], swiftSettings: strict),
+    .testTarget(
+        name: "PagebenchHarnessTests",
+        dependencies: ["PagebenchHarness", "PagebenchTestSupport"],
+        swiftSettings: strict
+    ),
+    .testTarget(name: "PagebenchReportTests", dependencies: ["PagebenchReport"], swiftSettings: strict),
+    .testTarget(
+        name: "PagebenchCLITests",
+        dependencies: ["PagebenchCLI", "PagebenchTestSupport"],
+        swiftSettings: strict
+    ),
+]
+
+if ProcessInfo.processInfo.environment["PAGEBENCH_BENCHMARKS"] != nil {
+    dependencies.append(
+        .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"])
+    )
+    for suite in ["StoreBenchmarks", "PagerBenchmarks"] {
+        targets.append(
+            .executableTarget(
+                name: suite,
+                dependencies: [
+                    "PagebenchStore", "PagebenchPager", "PagebenchHarness",
+                    .product(name: "Benchmark", package: "benchmark"),
+                ],
+                path: "Benchmarks/\(suite)",
+                swiftSettings: strict,
+                plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+            )
+        )
+    }
+}
+
+let package = Package(
+    name: "pagebench",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "pagebench", targets: ["pagebench"]),
+        .library(name: "PagebenchStore", targets: ["PagebenchStore"]),
+        .library(name: "PagebenchPager", targets: ["PagebenchPager"]),
+        .library(name: "PagebenchHarness", targets: ["PagebenchHarness"]),
+    ],
+    dependencies: dependencies,
+    targets: targets,
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,1 @@
+// Placeholder so the module builds; its issue fills it in.
