@@ -136,10 +136,9 @@ public struct LatencyRecorder: Sendable, Equatable {
     /// Mean of the recorded values (bucket midpoints), in nanoseconds.
     public var meanNanoseconds: Double { histogram.mean }
 
-    /// The percentiles pagebench reports.
-    public var summary: LatencySummary {
-        LatencySummary(
-            count: count,
+    /// The percentiles pagebench reports (all zero when empty).
+    public var percentiles: LatencyPercentiles {
+        LatencyPercentiles(
             p50Nanoseconds: valueAtPercentile(50),
             p90Nanoseconds: valueAtPercentile(90),
             p99Nanoseconds: valueAtPercentile(99),
@@ -147,6 +146,9 @@ public struct LatencyRecorder: Sendable, Equatable {
             maxNanoseconds: maxNanoseconds
         )
     }
+
+    /// ``percentiles``, or nil when nothing was recorded (an empty CSV cell, not a fake 0).
+    public var percentilesIfRecorded: LatencyPercentiles? { isEmpty ? nil : percentiles }
 
     /// Whole nanoseconds in `duration`, 0 for negative durations, saturating at `UInt64.max`.
     public static func nanoseconds(_ duration: Duration) -> UInt64 {
@@ -166,9 +168,7 @@ public struct LatencyRecorder: Sendable, Equatable {
 }
 
 /// The latency percentiles pagebench reports, in nanoseconds. Lower is better.
-public struct LatencySummary: Sendable, Equatable, Hashable {
-    /// Number of samples.
-    public var count: UInt64
+public struct LatencyPercentiles: Sendable, Equatable, Hashable {
     public var p50Nanoseconds: UInt64
     public var p90Nanoseconds: UInt64
     public var p99Nanoseconds: UInt64
@@ -178,10 +178,9 @@ public struct LatencySummary: Sendable, Equatable, Hashable {
     public var maxNanoseconds: UInt64
 
     public init(
-        count: UInt64, p50Nanoseconds: UInt64, p90Nanoseconds: UInt64, p99Nanoseconds: UInt64,
-        p999Nanoseconds: UInt64, maxNanoseconds: UInt64
+        p50Nanoseconds: UInt64 = 0, p90Nanoseconds: UInt64 = 0, p99Nanoseconds: UInt64 = 0,
+        p999Nanoseconds: UInt64 = 0, maxNanoseconds: UInt64 = 0
     ) {
-        self.count = count
         self.p50Nanoseconds = p50Nanoseconds
         self.p90Nanoseconds = p90Nanoseconds
         self.p99Nanoseconds = p99Nanoseconds
