@@ -16,7 +16,7 @@ struct ProcessStatisticsTests {
         #expect(throws: MetricsError.self) { try ProcessMemory.parse(status: "Name: x\n") }
     }
 
-    @Test("the live process reports a peak RSS at least its current RSS, and RSS grows when memory is touched")
+    @Test("the live process reports RSS covering a touched 32 MiB buffer, and peak ≥ current")
     func liveProcess() throws {
         let memory = try ProcessMemory.read()
         #expect(memory.residentBytes > 0)
@@ -26,7 +26,10 @@ struct ProcessStatisticsTests {
         defer { buffer.deallocate() }
         memset(buffer, 1, size)  // touch every page so it becomes resident
         let after = try ProcessMemory.read()
-        #expect(after.peakResidentBytes >= memory.residentBytes + size / 2)
+        // While the touched buffer is alive it is resident (other suites running in parallel may
+        // free memory meanwhile, so compare with the buffer's size, not the earlier reading).
+        #expect(after.residentBytes >= size)
+        #expect(after.peakResidentBytes >= after.residentBytes)
     }
 
     @Test("CPU time moves forward when the process computes")
