@@ -1,0 +1,84 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Replaces a file's contents atomically: readers see the old file or the new one, never a mix.
+///
+/// Writes to a temporary file in the same directory (so `rename` stays on one file system),
+/// `fsync`s it, renames it over the destination, then `fsync`s the directory so the rename
+/// survives a crash. On any failure the temporary file is removed and the destination is left
+/// exactly as it was.
+public enum AtomicFile {
+    /// Writes `contents` to `path` atomically, creating or replacing it (mode 0644 before umask).
+    ///
+    /// - Throws: ``MetricsError`` (`.outputFailed`) naming the path, the failing step and the OS
+    ///   error, e.g. a missing or unwritable directory.
+    public static func write(_ contents: String, to path: String) throws {
+        let directory = directoryOf(path)
+        let name = path.split(separator: "/").last.map(String.init) ?? path
+        var template = Array("\(directory)/.\(name).tmp-XXXXXX".utf8CString)
+        let descriptor = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        guard descriptor >= 0 else {
+            throw failure(
+                path, "cannot create a temporary file in '\(directory)' (\(errnoDescription()))",
+                "check that the directory exists and is writable")
+        }
+        let temporary = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        var closed = false
+        do {
+            defer { if !closed { close(descriptor) } }
+            try writeAll(contents, to: descriptor, path: temporary)
+            guard fchmod(descriptor, 0o644) == 0 else {
+                throw failure(path, "cannot set permissions of '\(temporary)' (\(errnoDescription()))", nil)
+            }
+            guard fsync(descriptor) == 0 else {
+                throw failure(path, "cannot flush '\(temporary)' to disk (\(errnoDescription()))", nil)
+            }
+            closed = true
+            guard close(descriptor) == 0 else {
+                throw failure(path, "cannot close '\(temporary)' (\(errnoDescription()))", nil)
+            }
+            guard rename(temporary, path) == 0 else {
+                throw failure(
+                    path, "cannot rename the temporary file over it (\(errnoDescription()))",
+                    "is '\(path)' a directory, or on a read-only file system?")
+            }
+        } catch {
+            unlink(temporary)
+            throw error
+        }
+        // Make the rename durable; failure here cannot undo it, so it is not an error.
+        let directoryDescriptor = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if directoryDescriptor >= 0 {
+            fsync(directoryDescriptor)
+            close(directoryDescriptor)
+        }
+    }
+
+    /// The directory part of `path` (`.` for a bare file name).
+    static func directoryOf(_ path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        let directory = String(path[..<slash])
+        return directory.isEmpty ? "/" : directory
+    }
+
+    private static func writeAll(_ contents: String, to descriptor: Int32, path: String) throws {
+        var bytes = Array(contents.utf8)
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes.withUnsafeMutableBytes { buffer in
+                Glibc.write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
+            }
+            if written < 0 {
+                if errno == EINTR { continue }
+                throw failure(path, "cannot write (\(errnoDescription()))", "is the disk full?")
+            }
+            offset += written
+        }
+        bytes.removeAll()
+    }
+
+    static func failure(_ path: String, _ what: String, _ fix: String?) -> MetricsError {
+        MetricsError(kind: .outputFailed, file: path, message: what + (fix.map { "; " + $0 } ?? ""))
+    }
+}

@@ -1,0 +1,81 @@
+/// The results CSV schema: one entry per column, in header order.
+///
+/// This list is the single source of truth: the CSV header (golden-tested), the README table
+/// (``ColumnDescriptor/markdownTable(_:)``, drift-tested) and the checker's rules (kind and
+/// polarity) all come from it.
+extension ResultRow {
+    public static let csvColumns: [CSVColumn<ResultRow>] = {
+        typealias C = CSVColumn<ResultRow>
+        var columns: [C] = [
+            // Context
+            .integer("schema_version", \.schemaVersion, .neutral, .context, "Version of this column layout; bumped on any change."),
+            .text("timestamp_utc", \.timestampUTC, .context, "Start of the measured phase, UTC, ISO 8601."),
+            .text("pagebench_version", \.pagebenchVersion, .context, "pagebench version that produced the row."),
+            .text("git_commit", \.gitCommit, .context, "`git rev-parse HEAD` (with `-dirty` if the tree had changes), or `unknown`."),
+            .text("swift_version", \.swiftVersion, .context, "Swift compiler version pagebench was built with (compile-time)."),
+            .text("build_configuration", \.buildConfiguration, .context, "`debug` or `release`; never compare across them."),
+            .text("host", \.host, .context, "Host name."),
+            .integer("cores", \.cores, .neutral, .context, "CPU cores available to the process."),
+            .text("scenario", \.scenario, .context, "Scenario name (file name without `.json`)."),
+            .text("config_hash", \.configHash, .context, "Stable hash of the full store + workload configuration."),
+            .unsigned("seed", \.seed, .neutral, .context, "Seed of the dataset and of every random choice of the run."),
+            .text("pager_kind", \.pagerKind, .context, "Pager that drove the drains (`loop`, `streaming`, `apollo-loadAll`, `apollo-loadNext`)."),
+            .text("load_model", \.loadModel, .context, "`closed`, `open-fixed` or `open-poisson`."),
+            .decimal("target_drains_per_s", \.targetDrainsPerSecond, unit: "drains/s", .neutral, .context, "Open loop: intended drain starts per second; empty in closed loop."),
+            .integer("concurrency", \.concurrency, unit: "pagers", .neutral, .context, "Concurrent pagers (closed loop) or maximum drains in flight (open loop)."),
+            .integer("repetition", \.repetition, .neutral, .context, "1-based repetition of this scenario and concurrency."),
+            .integer("limit", \.limit, unit: "items", .neutral, .context, "`limit` of each page request."),
+            .integer("target_drains", \.targetDrains, unit: "drains", .neutral, .context, "Drain count bounding the run; empty when bounded by duration."),
+            .decimal("target_duration_s", \.targetDurationSeconds, unit: "s", .neutral, .context, "Duration bounding the run; empty when bounded by drain count."),
+            .decimal("warmup_s", \.warmupSeconds, unit: "s", .neutral, .context, "Warm-up before the measured phase, excluded from every figure."),
+            // Throughput
+            .decimal("pages_per_s", \.pagesPerSecond, unit: "pages/s", .higherIsBetter, .measured, "Pages fetched per second of the measured phase."),
+            .decimal("items_per_s", \.itemsPerSecond, unit: "items/s", .higherIsBetter, .measured, "Items returned per second."),
+            .decimal("scanned_bytes_per_s", \.scannedBytesPerSecond, unit: "bytes/s", .higherIsBetter, .measured, "Bytes evaluated per second."),
+            .decimal("drains_per_s", \.drainsPerSecond, unit: "drains/s", .higherIsBetter, .measured, "Drains ended per second."),
+            // Deterministic counts
+            .integer("drains", \.drains, unit: "drains", .neutral, .deterministic, "Drains that ended (drained, stopped after K pages, or abandoned)."),
+            .integer("pages", \.pages, unit: "pages", .lowerIsBetter, .deterministic, "Pages fetched."),
+            .integer("items", \.items, unit: "items", .neutral, .deterministic, "Items returned."),
+            .integer("scanned_items", \.scannedItems, unit: "items", .lowerIsBetter, .deterministic, "Items evaluated, returned or filtered out (S2)."),
+            .integer("scanned_bytes", \.scannedBytes, unit: "bytes", .lowerIsBetter, .deterministic, "Bytes evaluated and charged to the scan budget (S3)."),
+            .integer("empty_pages_wasted", \.emptyPagesWasted, unit: "pages", .lowerIsBetter, .deterministic, "Pages with zero items and a token: wasted round trips (H1)."),
+            .integer("empty_pages_final", \.emptyPagesFinal, unit: "pages", .lowerIsBetter, .deterministic, "Pages with zero items and no token: the exact-end page (S6) or an empty last page."),
+            .decimal("empty_page_rate", \.emptyPageRate, unit: "ratio", .lowerIsBetter, .deterministic, "`empty_pages_wasted / pages` (H1)."),
+            .decimal("pages_per_drain_mean", \.pagesPerDrainMean, unit: "pages", .lowerIsBetter, .deterministic, "Mean pages per drain."),
+            .integer("pages_per_drain_max", \.pagesPerDrainMax, unit: "pages", .lowerIsBetter, .deterministic, "Most pages in one drain."),
+        ]
+        // Latency
+        columns += C.latency("page_latency", \.pageLatency, "Page request latency; empty when per-page timing was off")
+        columns += C.latency("drain_latency", \.drainLatency, "Drain latency from its actual start (uncorrected)")
+        columns += C.latency("drain_latency_corrected", \.drainLatencyCorrected, "Open loop: drain latency from its intended start (coordinated-omission corrected); empty in closed loop")
+        columns += [
+            .integer("missed_starts", \.missedStarts, unit: "drains", .lowerIsBetter, .measured, "Open loop: intended starts that found every slot busy; empty in closed loop."),
+            // Cancellation
+            .integer("cancellations", \.cancellations, unit: "drains", .neutral, .measured, "Drains cancelled by the probe or the final cancel-everything."),
+        ]
+        columns += C.latency("cancel_latency", \.cancellationLatency, "From cancel request to the pager's task having returned (H2); empty when nothing was cancelled")
+        columns += [
+            .integer("pages_after_cancel", \.pagesAfterCancel, unit: "pages", .lowerIsBetter, .measured, "Pages fetched after a cancel was requested: wasted work (H2)."),
+            // Retries and errors
+            .integer("retries", \.retries, unit: "requests", .lowerIsBetter, .measured, "Page requests retried."),
+            .integer("throttles", \.throttles, unit: "responses", .lowerIsBetter, .measured, "Throttling responses received (S21)."),
+            .integer("errors_throttled", \.errors.throttled, unit: "drains", .lowerIsBetter, .measured, "Drains failed: throttled past the retry policy (S21)."),
+            .integer("errors_fault", \.errors.fault, unit: "drains", .lowerIsBetter, .measured, "Drains failed: injected store fault (S21)."),
+            .integer("errors_invalid_token", \.errors.invalidToken, unit: "drains", .lowerIsBetter, .measured, "Drains failed: invalid token (S17)."),
+            .integer("errors_token_mismatch", \.errors.tokenMismatch, unit: "drains", .lowerIsBetter, .measured, "Drains failed: token bound to another request (S18)."),
+            .integer("errors_validation", \.errors.validation, unit: "drains", .lowerIsBetter, .measured, "Drains failed: request rejected by validation (S1, S15)."),
+            .integer("errors_other", \.errors.other, unit: "drains", .lowerIsBetter, .measured, "Drains failed for any other reason."),
+            // Resources
+            .decimal("cpu_user_s", \.cpuUserSeconds, unit: "s", .lowerIsBetter, .measured, "User CPU time of the process during the measured phase (all threads)."),
+            .decimal("cpu_system_s", \.cpuSystemSeconds, unit: "s", .lowerIsBetter, .measured, "System CPU time of the process during the measured phase."),
+            .unsigned("allocations", \.allocations, unit: "allocations", .lowerIsBetter, .measured, "jemalloc allocation requests during the measured phase (whole process)."),
+            .decimal("allocations_per_page", \.allocationsPerPage, unit: "allocations/page", .lowerIsBetter, .measured, "`allocations / pages`."),
+            .integer("peak_allocated_bytes", \.peakAllocatedBytes, unit: "bytes", .lowerIsBetter, .measured, "Highest jemalloc `stats.allocated` sampled during the measured phase."),
+            .integer("peak_rss_bytes", \.peakRSSBytes, unit: "bytes", .lowerIsBetter, .measured, "Peak resident set size of the process (`VmHWM`)."),
+            .decimal("measurement_overhead_ratio", \.measurementOverheadRatio, unit: "ratio", .lowerIsBetter, .measured, "pages/s with per-page timing off ÷ with it on; empty when not measured."),
+            .decimal("duration_s", \.durationSeconds, unit: "s", .neutral, .measured, "Wall-clock length of the measured phase."),
+        ]
+        return columns
+    }()
+}

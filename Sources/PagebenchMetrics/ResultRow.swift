@@ -1,0 +1,212 @@
+/// One row of the results CSV: one scenario × concurrency × repetition of a `pagebench run`.
+///
+/// Every field maps to one column (``ResultRow/csvColumns``, documented in README.md "CSV
+/// columns" with unit, polarity and kind). Fields are plain values with defaults: the harness
+/// fills in what it measured; optional fields stay nil (an empty cell) when they do not apply
+/// to the run, e.g. open-loop columns in a closed-loop run or cancellation latency when nothing
+/// was cancelled.
+///
+/// Bump ``currentSchemaVersion`` whenever a column is added, removed, renamed or changes meaning.
+public struct ResultRow: CSVRecord, Hashable {
+    /// The schema this build writes and reads.
+    public static let currentSchemaVersion = 1
+
+    // MARK: Context: identifies the run; matched on, never compared.
+
+    public var schemaVersion: Int = ResultRow.currentSchemaVersion
+    /// When the measured phase started, UTC, ISO 8601 (`2026-11-22T02:39:43Z`).
+    public var timestampUTC: String = ""
+    public var pagebenchVersion: String = ""
+    /// `git rev-parse HEAD` of the working tree, `-dirty` appended if it had changes, or `unknown`.
+    public var gitCommit: String = "unknown"
+    /// The Swift compiler that built pagebench (e.g. `6.3`).
+    public var swiftVersion: String = ""
+    /// `debug` or `release`: never compare one with the other.
+    public var buildConfiguration: String = ""
+    public var host: String = ""
+    /// CPU cores available to the process.
+    public var cores: Int = 0
+    public var scenario: String = ""
+    /// Stable hash of the scenario's full configuration (store + workload), hex.
+    public var configHash: String = ""
+    public var seed: UInt64 = 0
+    /// Which pager drove the drains (e.g. `loop`, `streaming`, `apollo-loadAll`, `apollo-loadNext`).
+    public var pagerKind: String = ""
+    /// `closed`, `open-fixed` or `open-poisson`.
+    public var loadModel: String = ""
+    /// Open loop: intended drain starts per second. Nil in closed loop.
+    public var targetDrainsPerSecond: Double?
+    /// Concurrent pagers (closed loop) or maximum drains in flight (open loop).
+    public var concurrency: Int = 0
+    /// 1-based repetition of this scenario × concurrency.
+    public var repetition: Int = 0
+    /// The `limit` of each page request.
+    public var limit: Int = 0
+    /// Drain count the run was bounded by, or nil when bounded by duration.
+    public var targetDrains: Int?
+    /// Duration the run was bounded by, or nil when bounded by drain count.
+    public var targetDurationSeconds: Double?
+    /// Warm-up excluded from the figures.
+    public var warmupSeconds: Double = 0
+
+    // MARK: Throughput (measured, higher is better)
+
+    public var pagesPerSecond: Double = 0
+    public var itemsPerSecond: Double = 0
+    public var scannedBytesPerSecond: Double = 0
+    public var drainsPerSecond: Double = 0
+
+    // MARK: Deterministic counts (SEMANTICS H1, H3)
+
+    /// Drains that ended (fully drained, stopped after K pages, or abandoned) in the measured phase.
+    public var drains: Int = 0
+    public var pages: Int = 0
+    /// Items returned.
+    public var items: Int = 0
+    /// Items evaluated (S2), returned or not.
+    public var scannedItems: Int = 0
+    /// Bytes evaluated, charged against the scan budget (S3).
+    public var scannedBytes: Int = 0
+    /// Pages with zero items and a non-nil token: wasted round trips (H1).
+    public var emptyPagesWasted: Int = 0
+    /// Pages with zero items and a nil token: the exact-end page of S6 or an empty last page/segment.
+    public var emptyPagesFinal: Int = 0
+    /// `emptyPagesWasted / pages` (H1), 0 when there were no pages.
+    public var emptyPageRate: Double = 0
+    public var pagesPerDrainMean: Double = 0
+    public var pagesPerDrainMax: Int = 0
+
+    // MARK: Latency (measured, lower is better, nanoseconds)
+
+    /// Per-page request latency. Nil when per-page timing was off (measurement-overhead runs).
+    public var pageLatency: LatencyPercentiles?
+    /// Drain latency from the drain's actual start (uncorrected).
+    public var drainLatency: LatencyPercentiles?
+    /// Open loop: drain latency from the drain's intended start (coordinated-omission corrected).
+    public var drainLatencyCorrected: LatencyPercentiles?
+    /// Open loop: intended starts that could not begin on time because every slot was busy.
+    public var missedStarts: Int?
+
+    // MARK: Cancellation (H2)
+
+    /// Drains cancelled by the cancellation probe or the final cancel-everything.
+    public var cancellations: Int = 0
+    /// From the cancel request to the pager's task having returned. Nil when nothing was cancelled.
+    public var cancellationLatency: LatencyPercentiles?
+    /// Pages fetched after a cancel was requested: wasted work.
+    public var pagesAfterCancel: Int = 0
+
+    // MARK: Retries and errors
+
+    public var retries: Int = 0
+    /// Throttling responses received (each may have been retried).
+    public var throttles: Int = 0
+    public var errors: ErrorCounts = ErrorCounts()
+
+    // MARK: Resources (measured, lower is better)
+
+    public var cpuUserSeconds: Double = 0
+    public var cpuSystemSeconds: Double = 0
+    /// jemalloc allocation requests during the measured phase (whole process).
+    public var allocations: UInt64 = 0
+    /// `allocations / pages`.
+    public var allocationsPerPage: Double = 0
+    /// Highest jemalloc `stats.allocated` sampled during the measured phase.
+    public var peakAllocatedBytes: Int = 0
+    /// Peak resident set size of the process (`VmHWM`) at the end of the run.
+    public var peakRSSBytes: Int = 0
+    /// pages/s with per-page timing off ÷ pages/s with it on; nil when not measured.
+    public var measurementOverheadRatio: Double?
+    /// Wall-clock length of the measured phase.
+    public var durationSeconds: Double = 0
+
+    public init() {}
+
+    public static var blank: ResultRow { ResultRow() }
+
+    /// The identity the checker matches rows by (issue 5): scenario, configuration, pager, concurrency.
+    public var identity: ResultIdentity {
+        ResultIdentity(scenario: scenario, configHash: configHash, pagerKind: pagerKind, concurrency: concurrency)
+    }
+
+    /// Fills the context columns from a ``RunContext``.
+    public mutating func apply(_ context: RunContext) {
+        timestampUTC = context.timestampUTC
+        pagebenchVersion = context.pagebenchVersion
+        gitCommit = context.gitCommit
+        swiftVersion = context.swiftVersion
+        buildConfiguration = context.buildConfiguration
+        host = context.host
+        cores = context.cores
+    }
+}
+
+/// Which rows of two results files describe the same experiment (issue 5).
+public struct ResultIdentity: Sendable, Hashable, Comparable, CustomStringConvertible {
+    public var scenario: String
+    public var configHash: String
+    public var pagerKind: String
+    public var concurrency: Int
+
+    public init(scenario: String, configHash: String, pagerKind: String, concurrency: Int) {
+        self.scenario = scenario
+        self.configHash = configHash
+        self.pagerKind = pagerKind
+        self.concurrency = concurrency
+    }
+
+    public static func < (lhs: ResultIdentity, rhs: ResultIdentity) -> Bool {
+        (lhs.scenario, lhs.configHash, lhs.pagerKind, lhs.concurrency)
+            < (rhs.scenario, rhs.configHash, rhs.pagerKind, rhs.concurrency)
+    }
+
+    public var description: String { "\(scenario) [\(configHash)] \(pagerKind) ×\(concurrency)" }
+}
+
+/// Failed drains by cause. Lower is better.
+public struct ErrorCounts: Sendable, Hashable {
+    /// Throttled past the retry policy (S21).
+    public var throttled: Int = 0
+    /// Injected store fault (S21).
+    public var fault: Int = 0
+    /// Invalid token (S17).
+    public var invalidToken: Int = 0
+    /// Token bound to another request (S18).
+    public var tokenMismatch: Int = 0
+    /// Request rejected by validation (S1, S15).
+    public var validation: Int = 0
+    /// Anything else.
+    public var other: Int = 0
+
+    public init() {}
+
+    /// Every failed drain.
+    public var total: Int { throttled + fault + invalidToken + tokenMismatch + validation + other }
+
+    /// Counts one failure of `kind`.
+    public mutating func record(_ kind: ErrorKind) {
+        switch kind {
+        case .throttled: throttled += 1
+        case .fault: fault += 1
+        case .invalidToken: invalidToken += 1
+        case .tokenMismatch: tokenMismatch += 1
+        case .validation: validation += 1
+        case .other: other += 1
+        }
+    }
+
+    /// Adds another task's counts.
+    public mutating func add(_ other: ErrorCounts) {
+        throttled += other.throttled
+        fault += other.fault
+        invalidToken += other.invalidToken
+        tokenMismatch += other.tokenMismatch
+        validation += other.validation
+        self.other += other.other
+    }
+}
+
+/// The cause of a failed drain, for ``ErrorCounts``.
+public enum ErrorKind: String, Sendable, CaseIterable {
+    case throttled, fault, invalidToken, tokenMismatch, validation, other
+}

@@ -1,0 +1,160 @@
+/// Everything one task of a run counts and times, without locks: merge the tasks' values at the end.
+///
+/// Each child task of the harness's task group owns one `TaskMetrics`, records into it on the
+/// per-page path (plain integer adds and a histogram record), and returns it; the parent merges
+/// them with ``add(_:)`` and writes a ``ResultRow`` with ``ResultRow/apply(_:measuredSeconds:)``.
+/// No shared lock or actor is touched per page (issue 4).
+public struct TaskMetrics: Sendable, Equatable {
+    public var pages = 0
+    public var items = 0
+    public var scannedItems = 0
+    public var scannedBytes = 0
+    /// Zero items and a token (H1).
+    public var emptyPagesWasted = 0
+    /// Zero items and no token (S6 exact end, or an empty last page/segment).
+    public var emptyPagesFinal = 0
+    /// Drains that ended.
+    public var drains = 0
+    /// Pages of the drains that ended (the numerator of pages per drain).
+    public var pagesInEndedDrains = 0
+    public var pagesPerDrainMax = 0
+    public var cancellations = 0
+    public var pagesAfterCancel = 0
+    public var retries = 0
+    public var throttles = 0
+    public var missedStarts = 0
+    public var errors = ErrorCounts()
+    public var pageLatency = LatencyRecorder()
+    public var drainLatency = LatencyRecorder()
+    /// Created on first use: only open-loop runs record it.
+    public var drainLatencyCorrected: LatencyRecorder?
+    /// Created on first use: only runs that cancel record it.
+    public var cancellationLatency: LatencyRecorder?
+
+    public init() {}
+
+    /// Counts one page (SEMANTICS S9 figures) and, if timed, its latency.
+    @inlinable
+    public mutating func recordPage(
+        itemCount: Int, scannedCount: Int, scannedBytes: Int, hasNextToken: Bool, latencyNanoseconds: UInt64?
+    ) {
+        pages += 1
+        items += itemCount
+        scannedItems += scannedCount
+        self.scannedBytes += scannedBytes
+        if itemCount == 0 {
+            if hasNextToken { emptyPagesWasted += 1 } else { emptyPagesFinal += 1 }
+        }
+        if let latencyNanoseconds { pageLatency.record(nanoseconds: latencyNanoseconds) }
+    }
+
+    /// Counts one ended drain of `pageCount` pages.
+    ///
+    /// - Parameters:
+    ///   - latencyNanoseconds: from the drain's actual start.
+    ///   - correctedLatencyNanoseconds: open loop only, from its intended start.
+    public mutating func recordDrain(pageCount: Int, latencyNanoseconds: UInt64?, correctedLatencyNanoseconds: UInt64? = nil) {
+        drains += 1
+        pagesInEndedDrains += pageCount
+        pagesPerDrainMax = Swift.max(pagesPerDrainMax, pageCount)
+        if let latencyNanoseconds { drainLatency.record(nanoseconds: latencyNanoseconds) }
+        if let correctedLatencyNanoseconds {
+            if drainLatencyCorrected == nil { drainLatencyCorrected = LatencyRecorder() }
+            drainLatencyCorrected!.record(nanoseconds: correctedLatencyNanoseconds)
+        }
+    }
+
+    /// Counts one cancelled drain: cancel request → task returned (H2), and pages fetched after the request.
+    public mutating func recordCancellation(latencyNanoseconds: UInt64, pagesAfterCancel: Int) {
+        cancellations += 1
+        self.pagesAfterCancel += pagesAfterCancel
+        if cancellationLatency == nil { cancellationLatency = LatencyRecorder() }
+        cancellationLatency!.record(nanoseconds: latencyNanoseconds)
+    }
+
+    /// Counts one failed drain.
+    public mutating func recordError(_ kind: ErrorKind) { errors.record(kind) }
+
+    /// Adds another task's figures: counts add, maxima take the larger, histograms merge exactly.
+    public mutating func add(_ other: TaskMetrics) {
+        pages += other.pages
+        items += other.items
+        scannedItems += other.scannedItems
+        scannedBytes += other.scannedBytes
+        emptyPagesWasted += other.emptyPagesWasted
+        emptyPagesFinal += other.emptyPagesFinal
+        drains += other.drains
+        pagesInEndedDrains += other.pagesInEndedDrains
+        pagesPerDrainMax = Swift.max(pagesPerDrainMax, other.pagesPerDrainMax)
+        cancellations += other.cancellations
+        pagesAfterCancel += other.pagesAfterCancel
+        retries += other.retries
+        throttles += other.throttles
+        missedStarts += other.missedStarts
+        errors.add(other.errors)
+        pageLatency.add(other.pageLatency)
+        drainLatency.add(other.drainLatency)
+        Self.merge(&drainLatencyCorrected, other.drainLatencyCorrected)
+        Self.merge(&cancellationLatency, other.cancellationLatency)
+    }
+
+    /// The merge of several tasks' metrics.
+    public static func merged(_ all: some Sequence<TaskMetrics>) -> TaskMetrics {
+        var result = TaskMetrics()
+        for metrics in all { result.add(metrics) }
+        return result
+    }
+
+    private static func merge(_ target: inout LatencyRecorder?, _ source: LatencyRecorder?) {
+        guard let source else { return }
+        if target == nil { target = source } else { target!.add(source) }
+    }
+}
+
+extension ResultRow {
+    /// Sets the throughput, deterministic-count, latency, cancellation, retry and error columns
+    /// from merged task metrics of a measured phase lasting `measuredSeconds`.
+    ///
+    /// Leaves context, load-model and resource columns alone. Rates are 0 when `measuredSeconds`
+    /// is not positive. `missed_starts` is set only for open-loop rows (``loadModel`` not `closed`).
+    public mutating func apply(_ metrics: TaskMetrics, measuredSeconds: Double) {
+        func rate(_ count: Int) -> Double { measuredSeconds > 0 ? Double(count) / measuredSeconds : 0 }
+        durationSeconds = measuredSeconds
+        pagesPerSecond = rate(metrics.pages)
+        itemsPerSecond = rate(metrics.items)
+        scannedBytesPerSecond = rate(metrics.scannedBytes)
+        drainsPerSecond = rate(metrics.drains)
+        drains = metrics.drains
+        pages = metrics.pages
+        items = metrics.items
+        scannedItems = metrics.scannedItems
+        scannedBytes = metrics.scannedBytes
+        emptyPagesWasted = metrics.emptyPagesWasted
+        emptyPagesFinal = metrics.emptyPagesFinal
+        emptyPageRate = metrics.pages > 0 ? Double(metrics.emptyPagesWasted) / Double(metrics.pages) : 0
+        pagesPerDrainMean = metrics.drains > 0 ? Double(metrics.pagesInEndedDrains) / Double(metrics.drains) : 0
+        pagesPerDrainMax = metrics.pagesPerDrainMax
+        pageLatency = metrics.pageLatency.percentilesIfRecorded
+        drainLatency = metrics.drainLatency.percentilesIfRecorded
+        drainLatencyCorrected = metrics.drainLatencyCorrected?.percentilesIfRecorded
+        missedStarts = loadModel == "closed" ? nil : metrics.missedStarts
+        cancellations = metrics.cancellations
+        cancellationLatency = metrics.cancellationLatency?.percentilesIfRecorded
+        pagesAfterCancel = metrics.pagesAfterCancel
+        retries = metrics.retries
+        throttles = metrics.throttles
+        errors = metrics.errors
+    }
+
+    /// Sets the resource columns from readings taken at the start and end of the measured phase.
+    public mutating func applyResources(
+        cpu: CPUTime, allocationRequests: UInt64, peakAllocatedBytes: Int, peakRSSBytes: Int
+    ) {
+        cpuUserSeconds = cpu.userSeconds
+        cpuSystemSeconds = cpu.systemSeconds
+        allocations = allocationRequests
+        allocationsPerPage = pages > 0 ? Double(allocationRequests) / Double(pages) : 0
+        self.peakAllocatedBytes = peakAllocatedBytes
+        self.peakRSSBytes = peakRSSBytes
+    }
+}
