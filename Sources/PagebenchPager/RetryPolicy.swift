@@ -29,6 +29,10 @@ public struct RetryPolicy: Sendable {
     public var seed: UInt64
     /// Waits for the given duration; injected so tests control time. Must honour cancellation.
     public var sleep: @Sendable (Duration) async throws -> Void
+    /// Which source errors are worth retrying. The default retries errors conforming to
+    /// `RetryableError` that say so; pass a classifier for a source whose error type
+    /// cannot conform (e.g. `{ ($0 as? StoreError)?.isRetryable == true }`).
+    public var isRetryable: @Sendable (any Error) -> Bool
 
     /// No retries: every source error ends the load.
     public static let none = RetryPolicy(maxRetries: 0)
@@ -40,7 +44,8 @@ public struct RetryPolicy: Sendable {
         maxBackoff: Duration = .seconds(1),
         jitterFraction: Double = 0.5,
         seed: UInt64 = 0,
-        sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }
+        sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) },
+        isRetryable: @escaping @Sendable (any Error) -> Bool = { ($0 as? any RetryableError)?.isRetryable == true }
     ) {
         precondition(maxRetries >= 0, "RetryPolicy.maxRetries must be ≥ 0 (0 disables retries), got \(maxRetries)")
         precondition(initialBackoff >= .zero, "RetryPolicy.initialBackoff must not be negative, got \(initialBackoff)")
@@ -56,6 +61,7 @@ public struct RetryPolicy: Sendable {
         self.jitterFraction = jitterFraction
         self.seed = seed
         self.sleep = sleep
+        self.isRetryable = isRetryable
     }
 
     /// The wait before retry `retry` (1-based), given a uniform random `unit` in [0, 1).
@@ -130,7 +136,7 @@ func retryAfterFailure<Source: PageSource>(
     var error = firstError
     var retry = 0
     while true {
-        guard retry < policy.maxRetries, (error as? any RetryableError)?.isRetryable == true,
+        guard retry < policy.maxRetries, !(error is CancellationError), policy.isRetryable(error),
             !Task.isCancelled
         else { throw error }
         retry += 1
