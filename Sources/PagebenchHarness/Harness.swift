@@ -27,6 +27,12 @@ public struct Harness: Sendable {
         public var rows: [ResultRow]
         public var results: [RunResult]
         public var timeSeries: [TimeSeriesRow]
+
+        public init(rows: [ResultRow], results: [RunResult], timeSeries: [TimeSeriesRow]) {
+            self.rows = rows
+            self.results = results
+            self.timeSeries = timeSeries
+        }
     }
 
     public let scenarios: [Scenario]
