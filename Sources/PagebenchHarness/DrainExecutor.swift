@@ -19,9 +19,14 @@ struct Pacing: Sendable {
     /// Page latencies not yet handed to ``WorkerProgress/interval`` (time series only).
     var interval: LatencyRecorder?
     var intervalFlushedAt: UInt64 = 0
+    /// When set, page latencies are appended here instead of recorded into the task's
+    /// histogram: a probed drain runs in a child task, and handing a few numbers back to
+    /// the worker is far cheaper than a histogram per drain merged into the worker's.
+    var latencyLog: [UInt64]?
 
-    init(timeSeries: Bool) {
+    init(timeSeries: Bool, logLatencies: Bool = false) {
         interval = timeSeries ? LatencyRecorder() : nil
+        latencyLog = logLatencies ? [] : nil
     }
 }
 
@@ -77,8 +82,8 @@ struct DrainExecutor<Source: PageSource>: Sendable where Source.Request == PageR
         var latency: UInt64?
         if timing {
             let elapsed = MonotonicTime.elapsed(from: startedAt, to: MonotonicTime.nanoseconds())
-            latency = elapsed
             pacing.interval?.record(nanoseconds: elapsed)
+            if pacing.latencyLog != nil { pacing.latencyLog!.append(elapsed) } else { latency = elapsed }
         }
         metrics.recordPage(
             itemCount: page.items.count, scannedCount: page.scannedCount, scannedBytes: page.scannedBytes,

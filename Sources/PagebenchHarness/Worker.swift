@@ -38,6 +38,7 @@ struct Worker<Source: PageSource>: Sendable where Source.Request == PageRequest,
                 result = probed.result
                 probeLatency = probed.cancelLatency
                 metrics.add(probed.metrics)
+                for latency in probed.pageLatencies { metrics.pageLatency.record(nanoseconds: latency) }
             } else {
                 result = await executor.run(plan, into: &metrics, pacing: &pacing)
             }
@@ -70,24 +71,24 @@ struct Worker<Source: PageSource>: Sendable where Source.Request == PageRequest,
     }
 
     private enum ProbeEvent: Sendable {
-        case drained(DrainResult, TaskMetrics)
+        case drained(DrainResult, TaskMetrics, [UInt64])
         case cancelTimer(fired: Bool)
     }
 
     /// Runs a drain in a child task and cancels it after `cancelAfterNanoseconds` (H2): the
     /// latency is from the cancel request to the child task having returned.
     private func probe(_ plan: DrainPlan, cancelAfterNanoseconds delay: UInt64, pacing: inout Pacing)
-        async -> (result: DrainResult, metrics: TaskMetrics, cancelLatency: UInt64?)
+        async -> (result: DrainResult, metrics: TaskMetrics, pageLatencies: [UInt64], cancelLatency: UInt64?)
     {
         let executor = self.executor
         let timeSeries = self.timeSeries
         return await withTaskGroup(of: ProbeEvent.self) { group in
             group.addTask {
                 var metrics = TaskMetrics()
-                var pacing = Pacing(timeSeries: timeSeries)
+                var pacing = Pacing(timeSeries: timeSeries, logLatencies: true)
                 let result = await executor.run(plan, into: &metrics, pacing: &pacing)
                 executor.publish(&pacing, force: true)
-                return .drained(result, metrics)
+                return .drained(result, metrics, pacing.latencyLog ?? [])
             }
             group.addTask {
                 do {
@@ -98,7 +99,7 @@ struct Worker<Source: PageSource>: Sendable where Source.Request == PageRequest,
                 }
             }
             var cancelRequested: UInt64?
-            var drained: (DrainResult, TaskMetrics)?
+            var drained: (DrainResult, TaskMetrics, [UInt64])?
             while let event = await group.next() {
                 switch event {
                 case .cancelTimer(let fired):
@@ -106,17 +107,17 @@ struct Worker<Source: PageSource>: Sendable where Source.Request == PageRequest,
                         cancelRequested = MonotonicTime.nanoseconds()
                         group.cancelAll()
                     }
-                case .drained(let result, let metrics):
+                case .drained(let result, let metrics, let latencies):
                     let returned = MonotonicTime.nanoseconds()
-                    drained = (result, metrics)
+                    drained = (result, metrics, latencies)
                     if let cancelRequested, result.ending == .cancelled {
-                        return (result, metrics, MonotonicTime.elapsed(from: cancelRequested, to: returned))
+                        return (result, metrics, latencies, MonotonicTime.elapsed(from: cancelRequested, to: returned))
                     }
                     group.cancelAll()
                 }
             }
             // The drain ended before the probe fired (or the worker itself was cancelled).
-            return (drained!.0, drained!.1, nil)
+            return (drained!.0, drained!.1, drained!.2, nil)
         }
     }
 }
