@@ -10,7 +10,7 @@ final class WorkerProgress: Sendable {
     let pages = Atomic<Int>(0)
     let drains = Atomic<Int>(0)
     /// Page latencies since the time series last took them (only with `--timeseries`).
-    let interval = Mutex(LatencyRecorder())
+    let interval = Mutex(PresizedRecorders.empty)
 }
 
 /// A worker's per-page bookkeeping between yield points: owned by one task, no sharing.
@@ -25,7 +25,7 @@ struct Pacing: Sendable {
     var latencyLog: [UInt64]?
 
     init(timeSeries: Bool, logLatencies: Bool = false) {
-        interval = timeSeries ? LatencyRecorder() : nil
+        interval = timeSeries ? PresizedRecorders.empty : nil
         latencyLog = logLatencies ? [] : nil
     }
 }

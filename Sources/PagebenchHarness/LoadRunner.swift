@@ -125,19 +125,26 @@ public struct LoadRunner<Source: PageSource>: Sendable where Source.Request == P
     private func runPhase(
         concurrency: Int, slots: [WorkerProgress], timing: Bool, timeSeries: Bool, warmup: Bool, bound: RunBound
     ) async -> PhaseOutcome {
-        let start = MonotonicTime.nanoseconds()
         var drainLimit: Int?
         var durationNanoseconds: Double?
         switch bound {
         case .drains(let count): drainLimit = count
         case .duration(let seconds): durationNanoseconds = seconds * 1e9
         }
-        let control = PhaseControl(
-            planner: planner, isWarmup: warmup, start: start, drainLimit: drainLimit,
-            durationNanoseconds: durationNanoseconds)
         let workload = scenario.workload
         let retryPolicy = Self.retryPolicy(workload.retry, seed: planner.seed)
         let cancelAtEnd = warmup || workload.cancelAtEnd
+
+        var isOpenLoop = false
+        if case .open = workload.load { isOpenLoop = true }
+        let cancels = workload.cancelFraction > 0 || (durationNanoseconds != nil && cancelAtEnd)
+        let prepared = (0..<concurrency).map { _ in
+            Handoff(PresizedRecorders.taskMetrics(openLoop: isOpenLoop, cancels: cancels))
+        }
+        let start = MonotonicTime.nanoseconds()
+        let control = PhaseControl(
+            planner: planner, isWarmup: warmup, start: start, drainLimit: drainLimit,
+            durationNanoseconds: durationNanoseconds)
 
         let (metrics, returned) = await withTaskGroup(of: PhaseChild.self) { group in
             for slot in 0..<concurrency {
@@ -146,8 +153,9 @@ public struct LoadRunner<Source: PageSource>: Sendable where Source.Request == P
                     retryPolicy: retryPolicy, timing: timing, yieldEveryPages: workload.yieldEveryPages,
                     progress: slots[slot])
                 let worker = Worker(control: control, executor: executor, timeSeries: timeSeries)
+                let handoff = prepared[slot]
                 group.addTask {
-                    var metrics = await worker.run()
+                    var metrics = await worker.run(metrics: handoff.take() ?? TaskMetrics())
                     metrics.throttles += executor.source.failures.throttles
                     return .worker(metrics)
                 }
@@ -218,7 +226,7 @@ public struct LoadRunner<Source: PageSource>: Sendable where Source.Request == P
         var tick = runStart
         func emit(now: UInt64) {
             let pages = totals(slots).pages
-            var interval = LatencyRecorder()
+            var interval = PresizedRecorders.empty
             for slot in slots {
                 let taken = slot.interval.withLock { recorder -> LatencyRecorder in
                     defer { recorder.reset() }
