@@ -306,14 +306,14 @@ final class RunStatus: Sendable {
         var drainsAtStart = 0
     }
 
-    private let state = Mutex((phase: Phase(), unused: 0))
+    private let state = Mutex(Phase())
 
-    var phase: Phase { state.withLock { $0.phase } }
-    var isWarmup: Bool { state.withLock { $0.phase.warmup } }
+    var phase: Phase { state.withLock { $0 } }
+    var isWarmup: Bool { state.withLock { $0.warmup } }
 
     func begin(warmup: Bool, totals: (pages: Int, drains: Int)) {
         state.withLock { state in
-            state.phase = Phase(
+            state = Phase(
                 warmup: warmup, start: MonotonicTime.nanoseconds(), pagesAtStart: totals.pages,
                 drainsAtStart: totals.drains)
         }
