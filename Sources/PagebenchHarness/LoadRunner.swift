@@ -46,6 +46,7 @@ public struct LoadRunner<Source: PageSource>: Sendable where Source.Request == P
         let timing = options.pageTiming ?? workload.pageTiming
         let slots = (0..<concurrency).map { _ in WorkerProgress() }
         let sampler = MemorySampler()
+        let intervals = options.timeSeries ? IntervalLatencies() : nil
         let status = RunStatus()
         let runStart = MonotonicTime.nanoseconds()
 
@@ -57,7 +58,7 @@ public struct LoadRunner<Source: PageSource>: Sendable where Source.Request == P
             if options.timeSeries {
                 background.addTask {
                     await timeSeriesLoop(
-                        slots: slots, sampler: sampler, status: status, runStart: runStart,
+                        slots: slots, intervals: intervals!, sampler: sampler, status: status, runStart: runStart,
                         concurrency: concurrency, repetition: repetition)
                 }
             }
@@ -73,7 +74,7 @@ public struct LoadRunner<Source: PageSource>: Sendable where Source.Request == P
             if workload.warmupSeconds > 0 {
                 status.begin(warmup: true, totals: totals(slots))
                 _ = await runPhase(
-                    concurrency: concurrency, slots: slots, timing: timing, timeSeries: options.timeSeries,
+                    concurrency: concurrency, slots: slots, intervals: intervals, timing: timing,
                     warmup: true, bound: .duration(seconds: workload.warmupSeconds))
             }
 
@@ -84,7 +85,7 @@ public struct LoadRunner<Source: PageSource>: Sendable where Source.Request == P
             let cpuBefore = CPUTime.now()
             status.begin(warmup: false, totals: totals(slots))
             let phase = await runPhase(
-                concurrency: concurrency, slots: slots, timing: timing, timeSeries: options.timeSeries,
+                concurrency: concurrency, slots: slots, intervals: intervals, timing: timing,
                 warmup: false, bound: workload.bound)
             let cpu = CPUTime.now().since(cpuBefore)
             let allocationsAfter = try? JemallocStats.read(flushingThreadCache: true)
@@ -123,7 +124,8 @@ public struct LoadRunner<Source: PageSource>: Sendable where Source.Request == P
     /// One phase: `concurrency` workers in a task group, plus a deadline for a
     /// duration-bound phase that cancels every drain still in flight.
     private func runPhase(
-        concurrency: Int, slots: [WorkerProgress], timing: Bool, timeSeries: Bool, warmup: Bool, bound: RunBound
+        concurrency: Int, slots: [WorkerProgress], intervals: IntervalLatencies?, timing: Bool, warmup: Bool,
+        bound: RunBound
     ) async -> PhaseOutcome {
         var drainLimit: Int?
         var durationNanoseconds: Double?
@@ -151,8 +153,8 @@ public struct LoadRunner<Source: PageSource>: Sendable where Source.Request == P
                 let executor = DrainExecutor(
                     source: ObservedSource(base: source, failures: FailureLog()), kind: workload.pager,
                     retryPolicy: retryPolicy, timing: timing, yieldEveryPages: workload.yieldEveryPages,
-                    progress: slots[slot])
-                let worker = Worker(control: control, executor: executor, timeSeries: timeSeries)
+                    progress: slots[slot], intervals: intervals)
+                let worker = Worker(control: control, executor: executor, timeSeries: intervals != nil)
                 let handoff = prepared[slot]
                 group.addTask {
                     var metrics = await worker.run(metrics: handoff.take() ?? TaskMetrics())
@@ -217,7 +219,8 @@ public struct LoadRunner<Source: PageSource>: Sendable where Source.Request == P
     }
 
     private func timeSeriesLoop(
-        slots: [WorkerProgress], sampler: MemorySampler, status: RunStatus, runStart: UInt64,
+        slots: [WorkerProgress], intervals: IntervalLatencies, sampler: MemorySampler, status: RunStatus,
+        runStart: UInt64,
         concurrency: Int, repetition: Int
     ) async -> [TimeSeriesRow] {
         var rows: [TimeSeriesRow] = []
@@ -226,14 +229,7 @@ public struct LoadRunner<Source: PageSource>: Sendable where Source.Request == P
         var tick = runStart
         func emit(now: UInt64) {
             let pages = totals(slots).pages
-            var interval = PresizedRecorders.empty
-            for slot in slots {
-                let taken = slot.interval.withLock { recorder -> LatencyRecorder in
-                    defer { recorder.reset() }
-                    return recorder
-                }
-                interval.add(taken)
-            }
+            let interval = intervals.take()
             let seconds = Double(now - last) / 1e9
             rows.append(
                 TimeSeriesRow(

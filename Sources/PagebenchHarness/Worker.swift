@@ -41,6 +41,7 @@ struct Worker<Source: PageSource>: Sendable where Source.Request == PageRequest,
                 probeLatency = probed.cancelLatency
                 metrics.addPageCounts(probed.metrics)
                 for latency in probed.pageLatencies { metrics.pageLatency.record(nanoseconds: latency) }
+                pacing.intervalSamples?.append(contentsOf: probed.pageLatencies)
             } else {
                 result = await executor.run(plan, into: &metrics, pacing: &pacing)
             }
@@ -84,11 +85,10 @@ struct Worker<Source: PageSource>: Sendable where Source.Request == PageRequest,
         async -> (result: DrainResult, metrics: TaskMetrics, pageLatencies: [UInt64], cancelLatency: UInt64?)
     {
         let executor = self.executor
-        let timeSeries = self.timeSeries
         return await withTaskGroup(of: ProbeEvent.self) { group in
             group.addTask {
                 var metrics = PresizedRecorders.countsOnly
-                var pacing = Pacing(timeSeries: timeSeries, logLatencies: true)
+                var pacing = Pacing(timeSeries: false, logLatencies: true)
                 let result = await executor.run(plan, into: &metrics, pacing: &pacing)
                 executor.publish(&pacing, force: true)
                 return .drained(result, metrics, pacing.latencyLog ?? [])
