@@ -1,3 +1,4 @@
+import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -83,6 +84,7 @@ public struct LoadRunner<Source: PageSource>: Sendable where Source.Request == P
             PeakResidentMemory.reset()
             let allocationsBefore = try? JemallocStats.read(flushingThreadCache: true)
             let cpuBefore = CPUTime.now()
+            let measuredStart = Date()
             status.begin(warmup: false, totals: totals(slots))
             let phase = await runPhase(
                 concurrency: concurrency, slots: slots, intervals: intervals, timing: timing,
@@ -106,7 +108,7 @@ public struct LoadRunner<Source: PageSource>: Sendable where Source.Request == P
                 metrics: phase.metrics, workersReturned: phase.workersReturned,
                 measuredSeconds: Double(phase.nanoseconds) / 1e9,
                 cpu: cpu, allocations: allocations, peakAllocatedBytes: sampler.peakAllocatedBytes,
-                peakRSSBytes: peakRSS, timeSeries: series)
+                peakRSSBytes: peakRSS, timeSeries: series, startedAt: measuredStart)
         }
     }
 
