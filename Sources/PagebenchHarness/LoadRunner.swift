@@ -287,7 +287,7 @@ public struct LoadRunner<Source: PageSource>: Sendable where Source.Request == P
                 ProgressSnapshot(
                     scenario: scenario.name, concurrency: concurrency, repetition: repetition,
                     isWarmup: phase.warmup, phaseElapsedSeconds: elapsed, phaseFraction: fraction,
-                    pagesPerSecond: Double(pages - lastPages) / (Double(now - last) / 1e9),
+                    pagesPerSecond: now > last ? Double(pages - lastPages) / (Double(now - last) / 1e9) : 0,
                     pages: pages - phase.pagesAtStart))
             lastPages = pages
             last = now
