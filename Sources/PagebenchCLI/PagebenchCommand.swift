@@ -12,6 +12,7 @@ public struct PagebenchCommand: AsyncParsableCommand {
             // Each subcommand lives in its own file: <Name>Command.swift.
             ItemsCommand.self,
             PagesCommand.self,
+            RunCommand.self,
         ]
     )
 

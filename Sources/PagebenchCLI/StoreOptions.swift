@@ -105,7 +105,8 @@ public struct StoreOptions: ParsableArguments {
         return configuration
     }
 
-    private func applyFlags(to configuration: inout StoreConfiguration) throws(StoreError) {
+    /// Applies the flags that were given to `configuration` (used by `run` on a scenario's store).
+    public func applyFlags(to configuration: inout StoreConfiguration) throws(StoreError) {
         if let partitions { configuration.partitions = partitions }
         if let itemsPerPartition { configuration.itemsPerPartition = try ItemsPerPartition(parsing: itemsPerPartition) }
         if let itemSize { configuration.itemSize = try ItemSizeDistribution(parsing: itemSize) }

@@ -1,0 +1,120 @@
+/// The streaming pager: an `AsyncSequence` of pages that follows the source's tokens from
+/// the initial request until there is no next page, and retains nothing it has yielded,
+/// so a store of any size drains in constant memory (SEMANTICS P7, P9, P15).
+///
+/// Empty pages with a token are yielded like any other page (P7). A page whose position
+/// repeats the one it was requested with ends the sequence with
+/// `PaginationError.repeatedToken` (P9). Retryable source errors are retried per
+/// `retryPolicy`. One source request per page, no task and no stream per page; the
+/// iterator is a plain value owned by the consuming task, so cancellation of that task
+/// reaches the in-flight `fetch` directly.
+public struct PageStream<Source: PageSource, Info: PaginationInfo>: AsyncSequence, Sendable {
+    public typealias Element = Source.Response
+    public typealias Failure = any Error
+
+    @usableFromInline let source: Source
+    @usableFromInline let initialRequest: Source.Request
+    @usableFromInline let direction: PaginationDirection
+    @usableFromInline let retryPolicy: RetryPolicy
+    @usableFromInline let extractPageInfo: @Sendable (Source.Response) -> Info
+    @usableFromInline let pageResolver: @Sendable (Info, PaginationDirection) -> Source.Request?
+    /// Requests, retries and pages of every iteration of this stream.
+    public let counters: PagerCounters
+
+    /// - Parameters:
+    ///   - source: where pages come from.
+    ///   - initialRequest: the first request (no token).
+    ///   - direction: which way to follow: `.next` uses `canLoadNext`, `.previous` `canLoadPrevious`.
+    ///   - retryPolicy: retries of retryable source errors; off by default.
+    ///   - counters: where to count work; pass a shared instance to read it while draining.
+    ///   - extractPageInfo: the pagination info of a page (e.g. its `nextToken`).
+    ///   - pageResolver: the request for the page after (or before) the one an info describes.
+    public init(
+        source: Source,
+        initialRequest: Source.Request,
+        direction: PaginationDirection = .next,
+        retryPolicy: RetryPolicy = .none,
+        counters: PagerCounters = PagerCounters(),
+        extractPageInfo: @escaping @Sendable (Source.Response) -> Info,
+        pageResolver: @escaping @Sendable (Info, PaginationDirection) -> Source.Request?
+    ) {
+        self.source = source
+        self.initialRequest = initialRequest
+        self.direction = direction
+        self.retryPolicy = retryPolicy
+        self.counters = counters
+        self.extractPageInfo = extractPageInfo
+        self.pageResolver = pageResolver
+    }
+
+    @inlinable
+    public func makeAsyncIterator() -> AsyncIterator {
+        AsyncIterator(stream: self)
+    }
+
+    /// Iterates pages. Finished after the last page, a thrown error, or `repeatedToken`.
+    public struct AsyncIterator: AsyncIteratorProtocol {
+        @usableFromInline enum Position {
+            case request(Source.Request, previous: Info?)
+            case failed(any Error)
+            case finished
+        }
+
+        @usableFromInline let stream: PageStream
+        @usableFromInline var position: Position
+        @usableFromInline var random: SplitMix64
+
+        @inlinable init(stream: PageStream) {
+            self.stream = stream
+            self.position = .request(stream.initialRequest, previous: nil)
+            self.random = SplitMix64(seed: stream.retryPolicy.seed)
+        }
+
+        @inlinable
+        public mutating func next() async throws -> Source.Response? {
+            let request: Source.Request
+            let previous: Info?
+            switch position {
+            case .request(let next, let info):
+                request = next
+                previous = info
+            case .failed(let error):
+                position = .finished
+                throw error
+            case .finished:
+                return nil
+            }
+            // Any throw below ends the sequence.
+            position = .finished
+            let page = try await fetchRetrying(
+                stream.source, request, policy: stream.retryPolicy, random: &random, counters: stream.counters
+            )
+            let info = stream.extractPageInfo(page)
+            if let previous, info.repeatsPosition(of: previous, direction: stream.direction) {
+                throw PaginationError.repeatedToken(
+                    info.positionDescription(direction: stream.direction), direction: stream.direction
+                )
+            }
+            stream.counters.countPage()
+            let more = stream.direction == .next ? info.canLoadNext : info.canLoadPrevious
+            if more {
+                if let nextRequest = stream.pageResolver(info, stream.direction) {
+                    position = .request(nextRequest, previous: info)
+                } else {
+                    // The page itself is fine: yield it, fail on the next call.
+                    position = .failed(PaginationError.noQuery)
+                }
+            }
+            return page
+        }
+    }
+
+    /// The items of every page, in page order, following tokens through any number of
+    /// empty pages. Each item is released as it is yielded.
+    @inlinable
+    public func items<Item>(
+        _ extractItems: @escaping @Sendable (Source.Response) -> [Item]
+    ) -> PageItemStream<Source, Info, Item> {
+        PageItemStream(pages: self, extractItems: extractItems)
+    }
+}

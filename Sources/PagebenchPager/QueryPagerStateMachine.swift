@@ -1,0 +1,305 @@
+/// The pure state of one `QueryPager`: pages held, the one load in flight, subscribers
+/// and the latest output. Every transition is a synchronous function called under the
+/// pager's lock; it returns what the pager must do next outside the lock (cancel a task,
+/// run the transform, fetch). It never awaits and never calls the source.
+@usableFromInline
+struct QueryPagerStateMachine<InitialPage: Sendable, Page: Sendable, Request: Sendable, Info: PaginationInfo, Model: Sendable>
+{
+    @usableFromInline typealias Output = PaginationOutput<InitialPage, Page>
+    @usableFromInline typealias Subscriber = AsyncStream<Result<Model, any Error>>.Continuation
+
+    @usableFromInline enum LoadKind: Sendable { case initial, next, previous, all }
+
+    /// The one load in flight (SEMANTICS P5). `id` tells a live load from one that a
+    /// reset has orphaned: an orphan's results are dropped (P12).
+    @usableFromInline struct Load: Sendable {
+        @usableFromInline let id: UInt64
+        @usableFromInline let kind: LoadKind
+        @usableFromInline var task: Task<Void, any Error>?
+
+        @inlinable init(id: UInt64, kind: LoadKind, task: Task<Void, any Error>?) {
+            self.id = id
+            self.kind = kind
+            self.task = task
+        }
+    }
+
+    /// The latest output, kept for late subscribers (P11). A raw output is transformed
+    /// lazily, only when someone subscribes, so a pager nobody watches never runs the
+    /// transform per page.
+    @usableFromInline enum Latest: Sendable {
+        case none
+        case raw(Output)
+        case result(Result<Model, any Error>)
+    }
+
+    @usableFromInline var initialPage: InitialPage?
+    @usableFromInline var initialInfo: Info?
+    @usableFromInline var nextPages: [Page] = []
+    @usableFromInline var nextInfo: Info?
+    /// Previous pages in load order (newest, i.e. earliest in position, last).
+    @usableFromInline var previousPagesNewestLast: [Page] = []
+    @usableFromInline var previousInfo: Info?
+    @usableFromInline var load: Load?
+    @usableFromInline var lastLoadID: UInt64 = 0
+    @usableFromInline var subscribers: [UInt64: Subscriber] = [:]
+    @usableFromInline var lastSubscriberID: UInt64 = 0
+    @usableFromInline var latest: Latest = .none
+    /// Bumped by every publication and every reset, so a late subscriber's lazily
+    /// transformed output is stored only if nothing newer arrived meanwhile.
+    @usableFromInline var outputVersion: UInt64 = 0
+
+    @inlinable init() {}
+
+    // MARK: Queries
+
+    @inlinable var isLoading: Bool { load != nil }
+
+    @inlinable var canLoadNext: Bool { (nextInfo ?? initialInfo)?.canLoadNext ?? false }
+
+    @inlinable var canLoadPrevious: Bool { (previousInfo ?? initialInfo)?.canLoadPrevious ?? false }
+
+    @inlinable var output: Output? {
+        initialPage.map {
+            Output(previousPages: previousPagesNewestLast.reversed(), initialPage: $0, nextPages: nextPages)
+        }
+    }
+
+    @inlinable func info(for direction: PaginationDirection) -> Info? {
+        switch direction {
+        case .next: nextInfo ?? initialInfo
+        case .previous: previousInfo ?? initialInfo
+        }
+    }
+
+    @inlinable func isCurrent(_ id: UInt64) -> Bool { load?.id == id }
+
+    // MARK: Starting loads
+
+    @inlinable mutating func beginLoad(_ kind: LoadKind) -> UInt64 {
+        lastLoadID &+= 1
+        load = Load(id: lastLoadID, kind: kind, task: nil)
+        return lastLoadID
+    }
+
+    /// `loadNext` / `loadPrevious`: checks the usage rules (P1, P2, P3, P5) and reserves
+    /// the pager. Throws without changing anything when the load cannot start.
+    @inlinable mutating func startPagination(
+        _ direction: PaginationDirection,
+        resolve: (Info, PaginationDirection) -> Request?
+    ) throws(PaginationError) -> (id: UInt64, request: Request) {
+        if load != nil { throw .loadInProgress }
+        guard let info = info(for: direction) else { throw .missingInitialPage }
+        let more = direction == .next ? info.canLoadNext : info.canLoadPrevious
+        guard more else { throw .pageHasNoMoreContent }
+        guard let request = resolve(info, direction) else { throw .noQuery }
+        return (beginLoad(direction == .next ? .next : .previous), request)
+    }
+
+    /// `fetch` / `refetch` / `loadAll(fetchFromInitialPage: true)`: resets (orphaning any
+    /// load in flight, whose task the caller cancels) and reserves the pager.
+    @inlinable mutating func startFromInitialPage(all: Bool) -> (id: UInt64, orphan: Task<Void, any Error>?) {
+        let orphan = reset()
+        return (beginLoad(all ? .all : .initial), orphan)
+    }
+
+    /// `loadAll(fetchFromInitialPage: false)`: continues from the pages held.
+    @inlinable mutating func startLoadAllFromHeldPages() throws(PaginationError) -> UInt64 {
+        if load != nil { throw .loadInProgress }
+        guard initialPage != nil else { throw .missingInitialPage }
+        return beginLoad(.all)
+    }
+
+    /// Records the task running load `id`. Returns the task if the load was already
+    /// orphaned (reset between start and attach), for the caller to cancel.
+    @inlinable mutating func attach(_ task: Task<Void, any Error>, to id: UInt64) -> Task<Void, any Error>? {
+        guard load?.id == id else { return task }
+        load?.task = task
+        return nil
+    }
+
+    // MARK: Pages arriving
+
+    /// Stores the initial page of load `id`. Throws `CancellationError` when the load was
+    /// orphaned or its task cancelled: the page is dropped, nothing partial is kept (P12, P13).
+    @inlinable mutating func receiveInitialPage(_ page: InitialPage, info: Info, id: UInt64, isCancelled: Bool) throws {
+        guard load?.id == id, !isCancelled else { throw CancellationError() }
+        initialPage = page
+        initialInfo = info
+        nextPages = []
+        nextInfo = nil
+        previousPagesNewestLast = []
+        previousInfo = nil
+    }
+
+    /// Appends a page of load `id` in `direction`. Throws `CancellationError` for an
+    /// orphaned or cancelled load and `repeatedToken` when the page's position repeats
+    /// the one it was requested with (P9); neither keeps the page.
+    @inlinable mutating func receivePage(
+        _ page: Page, info: Info, direction: PaginationDirection, id: UInt64, isCancelled: Bool
+    ) throws {
+        guard load?.id == id, !isCancelled else { throw CancellationError() }
+        if let previous = self.info(for: direction), info.repeatsPosition(of: previous, direction: direction) {
+            throw PaginationError.repeatedToken(info.positionDescription(direction: direction), direction: direction)
+        }
+        switch direction {
+        case .next:
+            nextPages.append(page)
+            nextInfo = info
+        case .previous:
+            previousPagesNewestLast.append(page)
+            previousInfo = info
+        }
+    }
+
+    /// What a `loadAll` does next.
+    @usableFromInline enum LoadAllStep: Sendable {
+        case fetch(PaginationDirection, Request)
+        case finished
+    }
+
+    /// `loadAll` exhausts next pages, then previous pages (P10).
+    @inlinable func loadAllStep(
+        id: UInt64, isCancelled: Bool, resolve: (Info, PaginationDirection) -> Request?
+    ) throws -> LoadAllStep {
+        guard load?.id == id, !isCancelled else { throw CancellationError() }
+        let direction: PaginationDirection
+        if canLoadNext {
+            direction = .next
+        } else if canLoadPrevious {
+            direction = .previous
+        } else {
+            return .finished
+        }
+        guard let info = info(for: direction), let request = resolve(info, direction) else {
+            throw PaginationError.noQuery
+        }
+        return .fetch(direction, request)
+    }
+
+    // MARK: Ending loads
+
+    /// How a load ended, as far as subscribers are concerned.
+    @usableFromInline enum Outcome: Sendable {
+        /// Publish the pages held.
+        case publishOutput
+        /// Publish a failure; the pages held stay.
+        case publishFailure(any Error)
+        /// Publish nothing (cancelled or orphaned loads).
+        case silent
+    }
+
+    @usableFromInline enum EndAction: Sendable {
+        /// Nothing more to do.
+        case done
+        /// Transform this output outside the lock, then call `deliver`.
+        case transform(Output)
+    }
+
+    /// Ends load `id` (P6: the in-progress flag is cleared on every path), unless a
+    /// transform for subscribers is still to run, in which case the load stays reserved
+    /// until `deliver`, so outputs reach subscribers in load order. An orphaned load
+    /// changes nothing.
+    @inlinable mutating func endLoad(id: UInt64, outcome: Outcome) -> EndAction {
+        guard load?.id == id else { return .done }
+        switch outcome {
+        case .silent:
+            load = nil
+            return .done
+        case .publishFailure(let error):
+            load = nil
+            publish(.failure(error))
+            return .done
+        case .publishOutput:
+            guard let output else {
+                load = nil
+                return .done
+            }
+            if subscribers.isEmpty {
+                load = nil
+                outputVersion &+= 1
+                latest = .raw(output)
+                return .done
+            }
+            return .transform(output)
+        }
+    }
+
+    /// Publishes the transformed output of load `id` and ends it; dropped if a reset
+    /// orphaned the load meanwhile (P12).
+    @inlinable mutating func deliver(_ result: Result<Model, any Error>, id: UInt64) {
+        guard load?.id == id else { return }
+        load = nil
+        publish(result)
+    }
+
+    @inlinable mutating func publish(_ result: Result<Model, any Error>) {
+        outputVersion &+= 1
+        latest = .result(result)
+        for subscriber in subscribers.values {
+            subscriber.yield(result)
+        }
+    }
+
+    // MARK: Reset
+
+    /// Drops every page and the latest output and orphans the load in flight, returning
+    /// its task for the caller to cancel outside the lock. Subscribers stay (P12).
+    @inlinable mutating func reset() -> Task<Void, any Error>? {
+        let orphan = load?.task
+        load = nil
+        initialPage = nil
+        initialInfo = nil
+        nextPages = []
+        nextInfo = nil
+        previousPagesNewestLast = []
+        previousInfo = nil
+        latest = .none
+        outputVersion &+= 1
+        return orphan
+    }
+
+    // MARK: Subscribers
+
+    @usableFromInline enum SubscribeAction: Sendable {
+        case subscribed
+        /// The latest output is still raw: transform it outside the lock and call
+        /// `subscribe(_:id:transformed:version:)` again.
+        case transform(Output, version: UInt64)
+    }
+
+    @inlinable mutating func makeSubscriberID() -> UInt64 {
+        lastSubscriberID &+= 1
+        return lastSubscriberID
+    }
+
+    /// Registers a subscriber and hands it the latest output at once (P11).
+    @inlinable mutating func subscribe(
+        _ subscriber: Subscriber, id: UInt64, transformed: (result: Result<Model, any Error>, version: UInt64)?
+    ) -> SubscribeAction {
+        switch latest {
+        case .none:
+            break
+        case .result(let result):
+            subscriber.yield(result)
+        case .raw(let output):
+            guard let transformed, transformed.version == outputVersion else {
+                return .transform(output, version: outputVersion)
+            }
+            latest = .result(transformed.result)
+            subscriber.yield(transformed.result)
+        }
+        subscribers[id] = subscriber
+        return .subscribed
+    }
+
+    @inlinable mutating func unsubscribe(id: UInt64) {
+        subscribers[id] = nil
+    }
+
+    /// Removes every subscriber, for the pager's deinit, returning them to finish.
+    @inlinable mutating func removeAllSubscribers() -> [Subscriber] {
+        defer { subscribers = [:] }
+        return Array(subscribers.values)
+    }
+}

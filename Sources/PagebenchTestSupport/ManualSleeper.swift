@@ -1,0 +1,91 @@
+import Synchronization
+
+/// A controllable `sleep` for `RetryPolicy`: records every requested duration and either
+/// returns at once or holds each sleeper until the test releases it or its task is
+/// cancelled. Tests use it instead of real time.
+public final class ManualSleeper: Sendable {
+    private struct State {
+        var holds: Bool
+        var durations: [Duration] = []
+        var lastID: UInt64 = 0
+        var sleeping: [UInt64: CheckedContinuation<Void, any Error>] = [:]
+        var cancelledEarly: Set<UInt64> = []
+        var arrivalWaiters: [CheckedContinuation<Void, Never>] = []
+        var arrivals = 0
+        var arrivalsTaken = 0
+    }
+
+    private let state: Mutex<State>
+
+    /// - Parameter holds: whether sleepers wait for `releaseAll()` (else they return at once).
+    public init(holds: Bool = false) {
+        state = Mutex(State(holds: holds))
+    }
+
+    /// Every duration asked for, in order.
+    public var durations: [Duration] { state.withLock { $0.durations } }
+
+    /// The sleep function to put into a `RetryPolicy`.
+    public var sleep: @Sendable (Duration) async throws -> Void {
+        { [self] duration in try await self.sleep(for: duration) }
+    }
+
+    public func sleep(for duration: Duration) async throws {
+        let (id, holds) = state.withLock { state in
+            state.durations.append(duration)
+            state.lastID &+= 1
+            return (state.lastID, state.holds)
+        }
+        guard holds else {
+            try Task.checkCancellation()
+            return
+        }
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                state.withLock { state in
+                    if state.cancelledEarly.remove(id) != nil {
+                        continuation.resume(throwing: CancellationError())
+                        return
+                    }
+                    state.sleeping[id] = continuation
+                    state.arrivals += 1
+                    if !state.arrivalWaiters.isEmpty {
+                        state.arrivalsTaken += 1
+                        state.arrivalWaiters.removeFirst().resume()
+                    }
+                }
+            }
+        } onCancel: {
+            state.withLock { state in
+                if let continuation = state.sleeping.removeValue(forKey: id) {
+                    continuation.resume(throwing: CancellationError())
+                } else {
+                    state.cancelledEarly.insert(id)
+                }
+            }
+        }
+    }
+
+    /// Waits until one more sleeper than previously awaited is asleep.
+    public func nextSleeper() async {
+        await withCheckedContinuation { continuation in
+            state.withLock { state in
+                if state.arrivals > state.arrivalsTaken {
+                    state.arrivalsTaken += 1
+                    continuation.resume()
+                } else {
+                    state.arrivalWaiters.append(continuation)
+                }
+            }
+        }
+    }
+
+    /// Wakes every sleeper.
+    public func releaseAll() {
+        let sleeping = state.withLock { state in
+            defer { state.sleeping = [:] }
+            return Array(state.sleeping.values)
+        }
+        for continuation in sleeping { continuation.resume() }
+    }
+}

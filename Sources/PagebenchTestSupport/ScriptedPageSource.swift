@@ -1,0 +1,259 @@
+import PagebenchPager
+import Synchronization
+
+/// A request to a `ScriptedPageSource`: a token (nil for the initial page) and the
+/// direction it was built for.
+public struct ScriptedRequest: Hashable, Sendable, CustomStringConvertible {
+    public var token: String?
+    public var direction: PaginationDirection
+
+    public init(token: String?, direction: PaginationDirection = .next) {
+        self.token = token
+        self.direction = direction
+    }
+
+    /// The request for the initial page.
+    public static let initial = ScriptedRequest(token: nil)
+
+    public var description: String { "\(direction):\(token ?? "nil")" }
+}
+
+/// A page of a `ScriptedPageSource`: items plus tokens to the following and preceding pages.
+public struct ScriptedPage: Hashable, Sendable {
+    public var items: [Int]
+    public var nextToken: String?
+    public var previousToken: String?
+
+    public init(items: [Int], nextToken: String?, previousToken: String? = nil) {
+        self.items = items
+        self.nextToken = nextToken
+        self.previousToken = previousToken
+    }
+
+    /// Forward cursor info of this page.
+    public var forwardInfo: CursorBasedPagination.Forward { .init(nextToken: nextToken) }
+
+    /// Bidirectional cursor info of this page.
+    public var bidirectionalInfo: CursorBasedPagination.Bidirectional {
+        .init(hasNext: nextToken != nil, endCursor: nextToken, hasPrevious: previousToken != nil, startCursor: previousToken)
+    }
+}
+
+/// An error a `ScriptedPageSource` throws.
+public struct ScriptedSourceError: RetryableError, Hashable, CustomStringConvertible {
+    public var message: String
+    public var isRetryable: Bool
+
+    public init(_ message: String, isRetryable: Bool = false) {
+        self.message = message
+        self.isRetryable = isRetryable
+    }
+
+    /// A retryable "throttled" error, like the store's (SEMANTICS S21).
+    public static let throttled = ScriptedSourceError("throttled", isRetryable: true)
+
+    public var description: String { "ScriptedSourceError: \(message)" }
+}
+
+/// A page source whose pages, failures and timing a test controls (SEMANTICS P1–P15 tests).
+///
+/// Pages come from a script: a table from request to page. In gated mode every fetch
+/// suspends until the test takes it with `nextFetch()` and answers it with `release()`
+/// or `fail(_:)`; a fetch whose task is cancelled throws `CancellationError` at once.
+/// Tests step through events this way instead of sleeping.
+public final class ScriptedPageSource: PageSource, Sendable {
+    public typealias Request = ScriptedRequest
+    public typealias Response = ScriptedPage
+
+    private struct Waiting {
+        var request: ScriptedRequest
+        var continuation: CheckedContinuation<ScriptedPage, any Error>
+    }
+
+    private struct State {
+        var script: [ScriptedRequest: ScriptedPage]
+        var failures: [ScriptedRequest: [any Error]] = [:]
+        var gated: Bool
+        var log: [ScriptedRequest] = []
+        var lastFetchID: UInt64 = 0
+        var waiting: [UInt64: Waiting] = [:]
+        var unclaimed: [UInt64] = []
+        var cancelledBeforeWaiting: Set<UInt64> = []
+        var cancellations = 0
+        var claimers: [CheckedContinuation<PendingFetch, Never>] = []
+    }
+
+    private let state: Mutex<State>
+
+    /// - Parameters:
+    ///   - script: the page for each request.
+    ///   - gated: whether each fetch waits for the test to release it.
+    public init(script: [ScriptedRequest: ScriptedPage], gated: Bool = false) {
+        state = Mutex(State(script: script, gated: gated))
+    }
+
+    /// A forward chain of pages: the initial request returns `pages[0]` with token "t1",
+    /// request "t1" returns `pages[1]`, ..., the last page has no token. Empty arrays are
+    /// empty pages with a token (SEMANTICS S3).
+    public convenience init(forwardPages pages: [[Int]], gated: Bool = false) {
+        precondition(!pages.isEmpty, "a forward script needs at least the initial page")
+        var script: [ScriptedRequest: ScriptedPage] = [:]
+        for (index, items) in pages.enumerated() {
+            let token = index == 0 ? nil : "t\(index)"
+            let next = index + 1 < pages.count ? "t\(index + 1)" : nil
+            script[ScriptedRequest(token: token)] = ScriptedPage(items: items, nextToken: next)
+        }
+        self.init(script: script, gated: gated)
+    }
+
+    /// Pages on both sides of an initial page: `previous` earliest first, `next` in order.
+    /// Next tokens are "n1", "n2", ...; previous tokens "p1" (the page just before the
+    /// initial one), "p2", ....
+    public convenience init(previous: [[Int]], initial: [Int], next: [[Int]], gated: Bool = false) {
+        var script: [ScriptedRequest: ScriptedPage] = [:]
+        func previousToken(_ distance: Int) -> String? { distance <= previous.count ? "p\(distance)" : nil }
+        func nextToken(_ distance: Int) -> String? { distance <= next.count ? "n\(distance)" : nil }
+        script[.initial] = ScriptedPage(items: initial, nextToken: nextToken(1), previousToken: previousToken(1))
+        for (offset, items) in next.enumerated() {
+            let distance = offset + 1
+            script[ScriptedRequest(token: "n\(distance)", direction: .next)] = ScriptedPage(
+                items: items, nextToken: nextToken(distance + 1), previousToken: nil
+            )
+        }
+        for (offset, items) in previous.reversed().enumerated() {
+            let distance = offset + 1
+            script[ScriptedRequest(token: "p\(distance)", direction: .previous)] = ScriptedPage(
+                items: items, nextToken: nil, previousToken: previousToken(distance + 1)
+            )
+        }
+        self.init(script: script, gated: gated)
+    }
+
+    // MARK: Scripting
+
+    /// Makes the next `errors.count` fetches of `request` throw these errors, in order.
+    public func fail(_ request: ScriptedRequest, with errors: [any Error]) {
+        state.withLock { $0.failures[request, default: []].append(contentsOf: errors) }
+    }
+
+    /// Replaces the page for `request`.
+    public func setPage(_ page: ScriptedPage, for request: ScriptedRequest) {
+        state.withLock { $0.script[request] = page }
+    }
+
+    /// Every request received, in order.
+    public var requests: [ScriptedRequest] { state.withLock { $0.log } }
+
+    /// Number of requests received.
+    public var requestCount: Int { state.withLock { $0.log.count } }
+
+    /// Number of gated fetches ended by cancellation of their task.
+    public var cancellationCount: Int { state.withLock { $0.cancellations } }
+
+    // MARK: PageSource
+
+    public func fetch(_ request: ScriptedRequest) async throws -> ScriptedPage {
+        let (id, failure, gated) = state.withLock { state -> (UInt64, (any Error)?, Bool) in
+            state.log.append(request)
+            state.lastFetchID &+= 1
+            var failure: (any Error)?
+            if var errors = state.failures[request], !errors.isEmpty {
+                failure = errors.removeFirst()
+                state.failures[request] = errors
+            }
+            return (state.lastFetchID, failure, state.gated)
+        }
+        if let failure { throw failure }
+        guard gated else { return try page(for: request) }
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<ScriptedPage, any Error>) in
+                state.withLock { state in
+                    if state.cancelledBeforeWaiting.remove(id) != nil {
+                        state.cancellations += 1
+                        continuation.resume(throwing: CancellationError())
+                        return
+                    }
+                    state.waiting[id] = Waiting(request: request, continuation: continuation)
+                    if state.claimers.isEmpty {
+                        state.unclaimed.append(id)
+                    } else {
+                        state.claimers.removeFirst().resume(returning: PendingFetch(id: id, request: request, source: self))
+                    }
+                }
+            }
+        } onCancel: {
+            state.withLock { state in
+                if let waiting = state.waiting.removeValue(forKey: id) {
+                    state.unclaimed.removeAll { $0 == id }
+                    state.cancellations += 1
+                    waiting.continuation.resume(throwing: CancellationError())
+                } else {
+                    state.cancelledBeforeWaiting.insert(id)
+                }
+            }
+        }
+    }
+
+    private func page(for request: ScriptedRequest) throws -> ScriptedPage {
+        guard let page = state.withLock({ $0.script[request] }) else {
+            throw ScriptedSourceError("no page scripted for request \(request)")
+        }
+        return page
+    }
+
+    // MARK: Stepping through gated fetches
+
+    /// A gated fetch waiting for the test's answer.
+    public struct PendingFetch: Sendable {
+        let id: UInt64
+        /// What was requested.
+        public let request: ScriptedRequest
+        let source: ScriptedPageSource
+
+        /// Answers with the scripted page. Returns false if the fetch was cancelled first.
+        @discardableResult
+        public func release() -> Bool {
+            source.answer(id) { request in Result { try source.page(for: request) } }
+        }
+
+        /// Answers with `error`. Returns false if the fetch was cancelled first.
+        @discardableResult
+        public func fail(_ error: any Error) -> Bool {
+            source.answer(id) { _ in .failure(error) }
+        }
+    }
+
+    /// Waits for the next gated fetch that no one has taken yet, in arrival order.
+    public func nextFetch() async -> PendingFetch {
+        await withCheckedContinuation { continuation in
+            state.withLock { state in
+                if state.unclaimed.isEmpty {
+                    state.claimers.append(continuation)
+                } else {
+                    let id = state.unclaimed.removeFirst()
+                    let request = state.waiting[id]!.request
+                    continuation.resume(returning: PendingFetch(id: id, request: request, source: self))
+                }
+            }
+        }
+    }
+
+    /// Stops gating and answers every waiting fetch with its scripted page.
+    public func openGate() {
+        let waiting = state.withLock { state in
+            state.gated = false
+            state.unclaimed = []
+            defer { state.waiting = [:] }
+            return Array(state.waiting.values)
+        }
+        for entry in waiting {
+            entry.continuation.resume(with: Result { try page(for: entry.request) })
+        }
+    }
+
+    private func answer(_ id: UInt64, _ result: (ScriptedRequest) -> Result<ScriptedPage, any Error>) -> Bool {
+        guard let waiting = state.withLock({ $0.waiting.removeValue(forKey: id) }) else { return false }
+        waiting.continuation.resume(with: result(waiting.request))
+        return true
+    }
+}
