@@ -10,6 +10,10 @@ public struct PagebenchCommand: AsyncParsableCommand {
         version: PagebenchVersion.string,
         subcommands: [
             // Each subcommand lives in its own file: <Name>Command.swift.
+            CheckCommand.self,
+            BaselineCommand.self,
+            CompareCommand.self,
+            ReportCommand.self,
         ]
     )
 
