@@ -35,7 +35,11 @@ struct BaselineUpdateCommand: ParsableCommand {
     init() {}
 
     func validate() throws {
-        try Baselines.validateName(name)
+        do {
+            try Baselines.validateName(name)
+        } catch let error as ReportError {
+            throw ValidationError(error.message)
+        }
     }
 
     func run() throws {

@@ -16,10 +16,10 @@ struct CheckCommand: ParsableCommand {
     )
 
     @Option(help: "The baseline results CSV (e.g. results/baselines/ci.csv).")
-    var baseline: String
+    var baseline: String?
 
     @Option(help: "The results CSV to check.")
-    var current: String
+    var current: String?
 
     @Option(help: "A thresholds JSON file overriding the default per-metric thresholds.")
     var thresholds: String?
@@ -30,13 +30,25 @@ struct CheckCommand: ParsableCommand {
     @Flag(help: "Do not fail on changed deterministic metrics (an intended change of behaviour).")
     var allowBehaviourChange = false
 
+    @Flag(help: "Print the default thresholds (markdown) and exit.")
+    var listThresholds = false
+
     init() {}
 
     func validate() throws {
+        if listThresholds { return }
+        guard baseline != nil, current != nil else {
+            throw ValidationError("give both --baseline FILE and --current FILE")
+        }
         guard format != .csv else { throw ValidationError("--format csv is not offered by check; use text, markdown or json") }
     }
 
     func run() throws {
+        if listThresholds {
+            print(Thresholds.defaultsMarkdownTable(), terminator: "")
+            return
+        }
+        guard let baseline, let current else { throw ExitCodes.usage }
         let report = try CLIFailure.mapErrors {
             let rules = try thresholds.map(Thresholds.read(from:)) ?? Thresholds()
             let baselineRows = try ResultsFile.read(baseline)

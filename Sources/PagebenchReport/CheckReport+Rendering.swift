@@ -66,11 +66,11 @@ extension CheckReport {
     public var text: String {
         var lines = ["pagebench check: " + summaryLine, "baseline: \(baselineFile)", "current:  \(currentFile)",
             "method:   \(method)"]
-        for kind in [Verdict.regression, .improvement, .inconclusive] {
+        for (kind, title) in [(Verdict.regression, "Regressions"), (.improvement, "Improvements"), (.inconclusive, "Inconclusive")] {
             let found = notable(kind)
             guard !found.isEmpty else { continue }
             lines.append("")
-            lines.append("\(kind.rawValue.capitalized) (\(found.count)):")
+            lines.append("\(title) (\(found.count)):")
             for (identity, verdict) in found {
                 let parts = describe(verdict)
                 lines.append("  \(identity)  \(verdict.metric)  \(parts.values)  \(parts.change)  (\(parts.evidence))")

@@ -26,6 +26,9 @@ public enum Statistics {
         let lower = Int(position.rounded(.down))
         let upper = min(lower + 1, sorted.count - 1)
         let fraction = position - Double(lower)
+        // Equal neighbours (also ±infinity from a zero baseline) need no interpolation, which would give NaN.
+        if sorted[lower] == sorted[upper] || fraction == 0 { return sorted[lower] }
+        if !sorted[lower].isFinite || !sorted[upper].isFinite { return fraction < 0.5 ? sorted[lower] : sorted[upper] }
         return sorted[lower] + (sorted[upper] - sorted[lower]) * fraction
     }
 
@@ -50,20 +53,46 @@ public enum Statistics {
     ) -> (low: Double, high: Double) {
         precondition(!baseline.isEmpty && !current.isEmpty && resamples > 0)
         var generator = SplitMix64(seed: seed)
-        var ratios: [Double] = []
-        ratios.reserveCapacity(resamples)
-        var scratchBaseline = baseline
-        var scratchCurrent = current
-        for _ in 0..<resamples {
-            for index in scratchBaseline.indices { scratchBaseline[index] = baseline[generator.index(below: baseline.count)] }
-            for index in scratchCurrent.indices { scratchCurrent[index] = current[generator.index(below: current.count)] }
-            scratchBaseline.sort()
-            scratchCurrent.sort()
-            ratios.append(ratio(medianOfSorted(scratchCurrent), over: medianOfSorted(scratchBaseline)))
+        var ratios = [Double](repeating: 0, count: resamples)
+        var scratchBaseline = [Double](repeating: 0, count: baseline.count)
+        var scratchCurrent = [Double](repeating: 0, count: current.count)
+        // The hot loop of `check`: resample into reused buffers and take medians without allocating.
+        baseline.withUnsafeBufferPointer { baseline in
+            current.withUnsafeBufferPointer { current in
+                scratchBaseline.withUnsafeMutableBufferPointer { scratchBaseline in
+                    scratchCurrent.withUnsafeMutableBufferPointer { scratchCurrent in
+                        for round in 0..<resamples {
+                            let baselineMedian = resampledMedian(baseline, into: scratchBaseline, &generator)
+                            let currentMedian = resampledMedian(current, into: scratchCurrent, &generator)
+                            ratios[round] = ratio(currentMedian, over: baselineMedian)
+                        }
+                    }
+                }
+            }
         }
         ratios.sort()
         let tail = (1 - confidence) / 2
         return (quantile(sorted: ratios, tail), quantile(sorted: ratios, 1 - tail))
+    }
+
+    /// Draws `sample.count` values of `sample` with replacement into `scratch` and returns their median.
+    private static func resampledMedian(
+        _ sample: UnsafeBufferPointer<Double>, into scratch: UnsafeMutableBufferPointer<Double>,
+        _ generator: inout SplitMix64
+    ) -> Double {
+        let count = sample.count
+        for index in 0..<count {
+            // Insertion sort as we draw: samples are repetitions, a handful of values.
+            let value = sample[generator.index(below: count)]
+            var position = index
+            while position > 0 && scratch[position - 1] > value {
+                scratch[position] = scratch[position - 1]
+                position -= 1
+            }
+            scratch[position] = value
+        }
+        let middle = count / 2
+        return count % 2 == 1 ? scratch[middle] : (scratch[middle - 1] + scratch[middle]) / 2
     }
 
     /// The two-sided p-value of the Mann–Whitney U test that the two samples come from the same distribution.

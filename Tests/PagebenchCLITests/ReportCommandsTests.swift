@@ -1,0 +1,130 @@
+import ArgumentParser
+import Foundation
+import Testing
+
+@testable import PagebenchCLI
+
+/// `check`, `baseline update`, `compare` and `report` end to end: parse, validate, run, and the
+/// exit status `pagebench` would return (README "Exit codes").
+@Suite struct ReportCommandsTests {
+    static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Fixtures")
+
+    static func fixture(_ name: String) -> String { fixtures.appendingPathComponent(name).path }
+
+    /// Runs `pagebench arguments…` in process and returns the exit status `main()` would use.
+    func exitStatus(_ arguments: [String]) -> Int32 {
+        do {
+            var command = try PagebenchCommand.parseAsRoot(arguments)
+            try command.run()
+            return 0
+        } catch {
+            return PagebenchCommand.exitCode(for: error).rawValue
+        }
+    }
+
+    /// A fresh temporary directory, removed by the caller.
+    func temporaryDirectory() throws -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "pagebench-cli-\(getpid())-\(UInt64.random(in: 0...UInt64.max))")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }
+
+    func write(_ text: String, _ name: String, in directory: URL) throws -> String {
+        let url = directory.appendingPathComponent(name)
+        try text.write(to: url, atomically: true, encoding: .utf8)
+        return url.path
+    }
+
+    @Test func deliberateRegressionTurnsCheckRed() {
+        let status = exitStatus([
+            "check", "--baseline", Self.fixture("check/baseline.csv"), "--current", Self.fixture("check/current-regression.csv"),
+            "--format", "markdown",
+        ])
+        #expect(status == 1)
+    }
+
+    @Test func sameBuildPassesTheCheck() {
+        for format in ["text", "markdown", "json"] {
+            let status = exitStatus([
+                "check", "--baseline", Self.fixture("check/baseline.csv"), "--current", Self.fixture("check/current-same.csv"),
+                "--format", format,
+            ])
+            #expect(status == 0, "format \(format)")
+        }
+    }
+
+    @Test func behaviourChangeFailsUnlessAllowed() {
+        let arguments = [
+            "check", "--baseline", Self.fixture("check/baseline.csv"), "--current",
+            Self.fixture("check/current-behaviour-change.csv"),
+        ]
+        #expect(exitStatus(arguments) == 1)
+        #expect(exitStatus(arguments + ["--allow-behaviour-change"]) == 0)
+    }
+
+    @Test func badArgumentsExit64() {
+        let baseline = Self.fixture("check/baseline.csv")
+        #expect(exitStatus(["check", "--baseline", baseline]) == 64)  // --current missing
+        #expect(exitStatus(["check", "--baseline", baseline, "--current", baseline, "--format", "yaml"]) == 64)
+        #expect(exitStatus(["check", "--baseline", baseline, "--current", baseline, "--format", "csv"]) == 64)
+        #expect(exitStatus(["compare"]) == 64)
+        #expect(exitStatus(["compare", baseline, "--metrics", "pages_per_sec"]) == 64)
+        #expect(exitStatus(["report", baseline]) == 64)  // --output missing
+        #expect(exitStatus(["baseline", "update", "--from", baseline, "--name", "../escape"]) == 64)
+    }
+
+    @Test func malformedCSVOrThresholdsExit65() throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let baseline = Self.fixture("check/baseline.csv")
+        var lines = try String(contentsOfFile: baseline, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false)
+        lines[2] = lines[2].replacingOccurrences(of: ",loop,", with: ",loop,extra,")[...]
+        let broken = try write(lines.joined(separator: "\n"), "broken.csv", in: directory)
+        #expect(exitStatus(["check", "--baseline", baseline, "--current", broken]) == 65)
+        let thresholds = try write("{\"metrics\": {\"pages\": {\"relative\": 0.1}}}", "t.json", in: directory)
+        #expect(exitStatus(["check", "--baseline", baseline, "--current", baseline, "--thresholds", thresholds]) == 65)
+        let headerOnly = try write(String(lines[0]) + "\n", "empty.csv", in: directory)
+        #expect(exitStatus(["compare", headerOnly]) == 65)
+    }
+
+    @Test func missingFileExits66() {
+        let baseline = Self.fixture("check/baseline.csv")
+        #expect(exitStatus(["check", "--baseline", "/nonexistent/b.csv", "--current", baseline]) == 66)
+        #expect(exitStatus(["check", "--baseline", baseline, "--current", baseline, "--thresholds", "/nonexistent/t.json"]) == 66)
+        #expect(exitStatus(["report", "/nonexistent/r.csv", "--output", "/tmp/never.html"]) == 66)
+    }
+
+    @Test func baselineUpdateWritesAtomicallyAndCheckAcceptsIt() throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let baselines = directory.appendingPathComponent("results/baselines").path
+        let source = Self.fixture("check/current-same.csv")
+        #expect(exitStatus(["baseline", "update", "--name", "nightly", "--from", source, "--directory", baselines]) == 0)
+        let written = baselines + "/nightly.csv"
+        #expect(try String(contentsOfFile: written, encoding: .utf8) == String(contentsOfFile: source, encoding: .utf8))
+        #expect(exitStatus(["check", "--baseline", written, "--current", source]) == 0)
+        // A bad source leaves the old baseline untouched.
+        let bad = try write("not,a,results,file\n1,2,3,4\n", "bad.csv", in: directory)
+        #expect(exitStatus(["baseline", "update", "--name", "nightly", "--from", bad, "--directory", baselines]) == 65)
+        #expect(try String(contentsOfFile: written, encoding: .utf8) == String(contentsOfFile: source, encoding: .utf8))
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: baselines)
+        #expect(leftovers == ["nightly.csv"])
+    }
+
+    @Test func compareAndReportRun() throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let baseline = Self.fixture("check/baseline.csv")
+        let regression = Self.fixture("check/current-regression.csv")
+        for format in ["text", "markdown", "csv"] {
+            #expect(exitStatus(["compare", baseline, regression, "--format", format]) == 0)
+        }
+        #expect(exitStatus(["compare", baseline, "--all-metrics"]) == 0)
+        let output = directory.appendingPathComponent("out/report.html").path
+        #expect(exitStatus(["report", baseline, regression, "--output", output, "--history", baseline]) == 0)
+        let html = try String(contentsOfFile: output, encoding: .utf8)
+        #expect(html.contains("id=\"plot-throughput\""))
+    }
+}
