@@ -78,7 +78,7 @@ public struct HTMLReport: Sendable {
             <meta name="viewport" content="width=device-width, initial-scale=1"/>
             <title>\(escape(title))</title>
             <style>
-            body { font-family: system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; margin: 24px auto; max-width: 1000px; color: #1a1a1a; background: #fafafa; }
+            body { font-family: system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; margin: 24px auto; max-width: 1000px; padding: 0 16px; color: #1a1a1a; background: #fafafa; }
             h1 { font-size: 24px; margin-bottom: 4px; } h2 { font-size: 18px; margin: 28px 0 6px; }
             p.meta, p.caption { color: #555; font-size: 13px; margin: 4px 0 8px; }
             section { background: #fff; border: 1px solid #ddd; border-radius: 6px; padding: 8px 16px 12px; margin: 16px 0; }
@@ -164,7 +164,7 @@ public struct HTMLReport: Sendable {
 
     /// The series of a percentile plot: one per configuration × concurrency, or only each
     /// configuration's highest concurrency when that would be too many lines.
-    private func percentileSeries(_ groups: [Group], _ keyPath: KeyPath<ResultRow, LatencyPercentiles?>)
+    func percentileSeries(_ groups: [Group], _ keyPath: KeyPath<ResultRow, LatencyPercentiles?>)
         -> [(name: String, percentiles: [[Double]])]
     {
         var all: [(name: String, concurrency: Int, group: String, percentiles: [[Double]])] = []
@@ -173,7 +173,7 @@ public struct HTMLReport: Sendable {
                 let values = rows.compactMap { $0[keyPath: keyPath] }
                 guard !values.isEmpty else { continue }
                 let percentiles = values.map {
-                    [$0.p50Nanoseconds, $0.p90Nanoseconds, $0.p99Nanoseconds, $0.p999Nanoseconds, $0.maxNanoseconds].map(Double.init)
+                    [$0.p50Nanoseconds, $0.p90Nanoseconds, $0.p99Nanoseconds, $0.p999Nanoseconds, $0.maxNanoseconds].map { Double($0) }
                 }
                 all.append(("\(group.label) ×\(concurrency)", concurrency, group.label, percentiles))
             }
@@ -236,6 +236,7 @@ public struct HTMLReport: Sendable {
         var chart = SVGChart(id: "plot-memory", title: "Memory over the run", xLabel: "seconds since start", yLabel: "bytes")
         chart.series = series
         chart.yFormat = bytes
+        chart.yTickUnit = 1_048_576
         chart.xFormat = { Format.number($0, digits: 3) + " s" }
         let warmupEnd = timeSeries.filter(\.isWarmup).map(\.elapsedSeconds).max()
         if let warmupEnd, let start = timeSeries.map(\.elapsedSeconds).min() {
@@ -281,12 +282,21 @@ public struct HTMLReport: Sendable {
             let points: [(x: Double, y: Double)] = commits.enumerated().compactMap { index, commit in
                 Statistics.median(rows.filter { $0.gitCommit == commit }.map(\.pagesPerSecond)).map { (Double(index), $0) }
             }
-            return SVGChart.Series(name: identity.description, points: points)
+            return SVGChart.Series(name: historyLabel(identity, among: Array(byIdentity.keys)), points: points)
         }
         var chart = SVGChart(id: "plot-history", title: "Pages per second across commits", xLabel: "commit (oldest first)", yLabel: "pages/s")
         chart.xScale = .categorical(commits.map { String($0.prefix(7)) + ($0.hasSuffix("-dirty") ? "*" : "") })
         chart.series = series
         return chart.render()
+    }
+
+    /// A short legend label: the scenario and concurrency, plus pager kind and hash only where they vary.
+    private func historyLabel(_ identity: ResultIdentity, among identities: [ResultIdentity]) -> String {
+        let sameScenario = identities.filter { $0.scenario == identity.scenario }
+        var label = identity.scenario
+        if Set(sameScenario.map(\.configHash)).count > 1 { label += " [\(identity.configHash.prefix(6))]" }
+        if Set(identities.map(\.pagerKind)).count > 1 { label += " \(identity.pagerKind)" }
+        return label + " ×\(identity.concurrency)"
     }
 
     func comparisonTable() -> String {

@@ -40,6 +40,8 @@ struct SVGChart {
     /// Shaded x intervals (e.g. warm-up), with a caption.
     var bands: [(from: Double, to: Double, caption: String)] = []
     var yIncludesZero = true
+    /// Linear ticks fall on round multiples of this unit (1 MiB for bytes gives 8 MiB, 16 MiB, … not 19.07 MiB).
+    var yTickUnit = 1.0
     var width = 760.0
     var height = 360.0
 
@@ -54,6 +56,7 @@ struct SVGChart {
 
     struct Scale {
         var kind: ScaleKind
+        var tickUnit = 1.0
         var low: Double
         var high: Double
         var start: Double
@@ -68,7 +71,8 @@ struct SVGChart {
                 let l = log10(low), h = log10(high)
                 t = h == l ? 0.5 : (log10(max(value, low)) - l) / (h - l)
             case .categorical(let labels):
-                t = labels.count <= 1 ? 0.5 : value / Double(labels.count - 1)
+                // Half a step of padding at each end, so nothing sits on the frame.
+                t = (value + 0.5) / Double(max(labels.count, 1))
             }
             return start + (end - start) * t
         }
@@ -76,17 +80,18 @@ struct SVGChart {
         func ticks() -> [Double] {
             switch kind {
             case .categorical(let labels):
-                return labels.indices.map(Double.init)
+                return labels.indices.map { Double($0) }
             case .linear:
-                let span = high - low
+                let unit = (high - low) >= tickUnit * 2 ? tickUnit : 1
+                let span = (high - low) / unit
                 guard span > 0 else { return [low] }
                 let raw = span / 5
                 let power = pow(10, floor(log10(raw)))
                 let step = [1.0, 2, 5, 10].map { $0 * power }.first { $0 >= raw } ?? raw
                 var ticks: [Double] = []
-                var tick = ceil(low / step) * step
-                while tick <= high + step * 1e-9 {
-                    ticks.append(abs(tick) < step * 1e-9 ? 0 : tick)
+                var tick = ceil(low / unit / step) * step
+                while tick <= high / unit + step * 1e-9 {
+                    ticks.append(abs(tick) < step * 1e-9 ? 0 : tick * unit)
                     tick += step
                 }
                 return ticks
@@ -135,12 +140,12 @@ struct SVGChart {
         var ys: [Double] = series.flatMap { $0.points.map(\.y) + $0.ranges.flatMap { [$0.low, $0.high] } }
         if !boxes.isEmpty {
             xs += boxes.flatMap { [$0.low, $0.high] }
-            ys += boxes.indices.map(Double.init)
+            ys += boxes.indices.map { Double($0) }
         }
         let (xLow, xHigh) = domain(xs, xScale, includeZero: false)
         let (yLow, yHigh) = domain(ys, yScale, includeZero: yIncludesZero)
         let x = Scale(kind: xScale, low: xLow, high: xHigh, start: left, end: plotRight)
-        let y = Scale(kind: yScale, low: yLow, high: yHigh, start: plotBottom, end: top)
+        let y = Scale(kind: yScale, tickUnit: yTickUnit, low: yLow, high: yHigh, start: plotBottom, end: top)
 
         var svg = """
             <svg xmlns="http://www.w3.org/2000/svg" id="\(escape(id))" class="plot" width="\(Int(width))" \

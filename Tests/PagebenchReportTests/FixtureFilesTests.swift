@@ -32,6 +32,58 @@ import Testing
         return rows
     }
 
+    /// Three storage layouts over concurrency 1…8 (selectivity, empty pages and latency differ), for the report.
+    static func configurations() -> [ResultRow] {
+        var rows: [ResultRow] = []
+        let layouts: [(String, String, Double, Int, Int, Double)] = [
+            // name, hash, pages/s at 1, items, wasted empty pages, cancellation p50 ns
+            ("even", "5e1ec7edc0ffee11", 9_000, 60_000, 10, 35_000),
+            ("clustered", "c1u57e7ed0000001", 6_500, 30_000, 380, 60_000),
+            ("sparse", "5pa45e0000000003", 4_000, 3_000, 900, 90_000),
+        ]
+        for (index, layout) in layouts.enumerated() {
+            for concurrency in [1, 2, 4, 8] {
+                var results = SyntheticResults()
+                results.scenario = layout.0
+                results.configHash = layout.1
+                results.concurrency = concurrency
+                results.repetitions = 3
+                results.noise = 0.03
+                results.pagesPerSecond = layout.2 * pow(Double(concurrency), 0.6)
+                results.pageLatencyP50Nanoseconds = 150_000 * pow(Double(concurrency), 0.4) * (1 + Double(index) * 0.3)
+                results.items = layout.3
+                results.pages = 1_200 + layout.4
+                results.emptyPagesWasted = layout.4
+                results.cancellationLatencyP50Nanoseconds = layout.5 * Double(concurrency).squareRoot()
+                rows += results.rows(seed: UInt64(index * 100 + concurrency))
+            }
+        }
+        return rows
+    }
+
+    /// The same two identities measured at five commits, the fourth a little slower.
+    static func history() -> [ResultRow] {
+        var rows: [ResultRow] = []
+        let commits = ["3f2a9c1", "8b7e004", "c0ffee5", "d15ea5e", "e4f1a22"]
+        for (index, commit) in commits.enumerated() {
+            for concurrency in [1, 4] {
+                var results = SyntheticResults()
+                results.gitCommit = commit + String(repeating: "0", count: 33)
+                results.timestampUTC = "2026-11-\(10 + index)T03:00:00Z"
+                results.concurrency = concurrency
+                results.repetitions = 3
+                results.noise = 0.02
+                results.pagesPerSecond = 9_000 * Double(concurrency).squareRoot() * (index == 3 ? 0.85 : 1)
+                rows += results.rows(seed: UInt64(index * 10 + concurrency))
+            }
+        }
+        return rows
+    }
+
+    static var timeSeriesFiles: [String: [TimeSeriesRow]] {
+        ["report/timeseries.csv": syntheticTimeSeries(seconds: 30)]
+    }
+
     static var files: [String: [ResultRow]] {
         [
             "check/baseline.csv": scenarios(seed: 1),
@@ -41,14 +93,17 @@ import Testing
             "check/current-regression.csv": scenarios(slowdown: 1.2, seed: 2_000),
             // One more page per drain set: a behaviour change.
             "check/current-behaviour-change.csv": scenarios(pagesDelta: 1, seed: 3_000),
+            "report/configurations.csv": configurations(),
+            "report/history.csv": history(),
         ]
     }
 
     @Test func committedFixturesMatchTheGenerator() throws {
         let regenerate = ProcessInfo.processInfo.environment["PAGEBENCH_REGENERATE_FIXTURES"] != nil
-        for (name, rows) in Self.files.sorted(by: { $0.key < $1.key }) {
+        let texts = try Self.files.mapValues { try ResultRow.csvText($0) }
+            .merging(Self.timeSeriesFiles.mapValues { try TimeSeriesRow.csvText($0) }) { first, _ in first }
+        for (name, text) in texts.sorted(by: { $0.key < $1.key }) {
             let url = Self.directory.appendingPathComponent(name)
-            let text = try ResultRow.csvText(rows)
             if regenerate {
                 try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
                 try text.write(to: url, atomically: true, encoding: .utf8)

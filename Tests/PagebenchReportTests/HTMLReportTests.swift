@@ -69,6 +69,12 @@ import FoundationXML
             #expect(svg.contains("<polyline") || svg.contains("<circle") || svg.contains("class=\"box\""), "\(id) is empty")
         }
         #expect(html.contains("clustered &amp; &lt;hot&gt;"))
+        // Values land on the axes in their units (page p50 is about 200 µs, cancellation about 40 µs).
+        for id in ["plot-page-latency", "plot-cancellation"] {
+            let start = try #require(html.range(of: "id=\"\(id)\""))
+            let end = try #require(html.range(of: "</svg>", range: start.upperBound..<html.endIndex))
+            #expect(html[start.lowerBound..<end.lowerBound].contains("µs</text>"), "\(id) axis has no µs tick")
+        }
         #expect(!html.contains("clustered & <hot>"))
     }
 

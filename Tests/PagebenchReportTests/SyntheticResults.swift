@@ -35,6 +35,9 @@ struct SyntheticResults {
     var pages = 1_200
     var emptyPagesWasted = 40
     var errorsOther = 0
+    var items = 30_000
+    var scannedItems = 120_000
+    var cancellationLatencyP50Nanoseconds = 40_000.0
     var buildConfiguration = "release"
     var targetDrains: Int? = 100
     var gitCommit = "0123456789abcdef0123456789abcdef01234567"
@@ -64,13 +67,13 @@ struct SyntheticResults {
             row.targetDurationSeconds = targetDrains == nil ? 10 : nil
             row.warmupSeconds = 0.5
             row.pagesPerSecond = noisy(pagesPerSecond)
-            row.itemsPerSecond = row.pagesPerSecond * 25
+            row.itemsPerSecond = row.pagesPerSecond * Double(items) / Double(pages)
             row.scannedBytesPerSecond = row.pagesPerSecond * 900_000
             row.drainsPerSecond = row.pagesPerSecond / 12
             row.drains = 100
             row.pages = pages
-            row.items = 30_000
-            row.scannedItems = 120_000
+            row.items = items
+            row.scannedItems = scannedItems
             row.scannedBytes = 1_080_000_000
             row.emptyPagesWasted = emptyPagesWasted
             row.emptyPagesFinal = 3
@@ -86,7 +89,7 @@ struct SyntheticResults {
                 p50Nanoseconds: UInt64(drain), p90Nanoseconds: UInt64(drain * 1.5), p99Nanoseconds: UInt64(drain * 2),
                 p999Nanoseconds: UInt64(drain * 2.5), maxNanoseconds: UInt64(drain * 3))
             row.cancellations = 8
-            let cancel = noisy(40_000)
+            let cancel = noisy(cancellationLatencyP50Nanoseconds)
             row.cancellationLatency = LatencyPercentiles(
                 p50Nanoseconds: UInt64(cancel), p90Nanoseconds: UInt64(cancel * 2), p99Nanoseconds: UInt64(cancel * 4),
                 p999Nanoseconds: UInt64(cancel * 5), maxNanoseconds: UInt64(cancel * 6))
@@ -104,15 +107,24 @@ struct SyntheticResults {
     }
 }
 
-/// A time series for the memory plot: 1 s of warm-up then `seconds` measured seconds.
+/// A time series for the memory plot: two runs (concurrency 1 and 4), 2 s of warm-up, then
+/// memory that ramps up and saw-tooths as pages are dropped.
 func syntheticTimeSeries(seconds: Int = 10) -> [TimeSeriesRow] {
-    (1...(seconds + 1)).map { second in
-        TimeSeriesRow(
-            scenario: "even", pagerKind: "loop", concurrency: 4, repetition: 1, elapsedSeconds: Double(second),
-            isWarmup: second == 1, pagesPerSecond: 10_000 + Double(second * 37 % 200),
-            pageLatencyP99Nanoseconds: 600_000, allocatedBytes: 8_000_000 + second * 300_000,
-            rssBytes: 30_000_000 + second * 500_000)
+    var rows: [TimeSeriesRow] = []
+    for concurrency in [1, 4] {
+        for tick in 1...(seconds + 2) {
+            let ramp = min(Double(tick) / 5, 1)
+            let saw = Double(tick % 4) * 250_000 * Double(concurrency)
+            rows.append(
+                TimeSeriesRow(
+                    scenario: "even", pagerKind: "loop", concurrency: concurrency, repetition: 1,
+                    elapsedSeconds: Double(tick) * 0.5, isWarmup: tick <= 2,
+                    pagesPerSecond: 9_000 * Double(concurrency).squareRoot() + Double(tick * 37 % 200),
+                    pageLatencyP99Nanoseconds: 600_000, allocatedBytes: Int(4_000_000 + ramp * 3_000_000 * Double(concurrency) + saw),
+                    rssBytes: Int(24_000_000 + ramp * 6_000_000 * Double(concurrency) + saw / 2)))
+        }
     }
+    return rows
 }
 
 /// Reads back the CSV text of `rows`: every verdict test goes through the real CSV reader.
