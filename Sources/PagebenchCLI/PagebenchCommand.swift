@@ -10,6 +10,9 @@ public struct PagebenchCommand: AsyncParsableCommand {
         version: PagebenchVersion.string,
         subcommands: [
             // Each subcommand lives in its own file: <Name>Command.swift.
+            ItemsCommand.self,
+            PagesCommand.self,
+            RunCommand.self,
             CheckCommand.self,
             BaselineCommand.self,
             CompareCommand.self,

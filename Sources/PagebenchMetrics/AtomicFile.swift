@@ -14,6 +14,12 @@ public enum AtomicFile {
     /// - Throws: ``MetricsError`` (`.outputFailed`) naming the path, the failing step and the OS
     ///   error, e.g. a missing or unwritable directory.
     public static func write(_ contents: String, to path: String) throws {
+        try write(contents, to: path, beforeRename: {})
+    }
+
+    /// ``write(_:to:)`` with a hook run after the temporary file is complete and before the
+    /// rename, so tests can make the write fail at its last step.
+    static func write(_ contents: String, to path: String, beforeRename: () throws -> Void) throws {
         let directory = directoryOf(path)
         let name = path.split(separator: "/").last.map(String.init) ?? path
         var template = Array("\(directory)/.\(name).tmp-XXXXXX".utf8CString)
@@ -38,6 +44,7 @@ public enum AtomicFile {
             guard close(descriptor) == 0 else {
                 throw failure(path, "cannot close '\(temporary)' (\(errnoDescription()))", nil)
             }
+            try beforeRename()
             guard rename(temporary, path) == 0 else {
                 throw failure(
                     path, "cannot rename the temporary file over it (\(errnoDescription()))",

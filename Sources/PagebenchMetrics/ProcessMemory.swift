@@ -27,7 +27,7 @@ public struct ProcessMemory: Sendable, Equatable {
             if line.hasPrefix("VmHWM:") { key = "VmHWM" } else if line.hasPrefix("VmRSS:") { key = "VmRSS" } else {
                 continue
             }
-            let fields = line.dropFirst(key.count + 1).split(separator: " ", omittingEmptySubsequences: true)
+            let fields = line.dropFirst(key.count + 1).split(omittingEmptySubsequences: true) { $0 == " " || $0 == "\t" }
             guard fields.count == 2, fields[1] == "kB", let kibibytes = Int(fields[0]), kibibytes >= 0 else {
                 throw MetricsError.malformed(
                     file: file, line: index + 1, column: nil,

@@ -33,6 +33,12 @@ public struct TaskMetrics: Sendable, Equatable {
 
     public init() {}
 
+    /// Bytes held by this task's histograms: measurement overhead that shows in memory figures.
+    public var estimatedFootprintBytes: Int {
+        pageLatency.estimatedFootprintBytes + drainLatency.estimatedFootprintBytes
+            + (drainLatencyCorrected?.estimatedFootprintBytes ?? 0) + (cancellationLatency?.estimatedFootprintBytes ?? 0)
+    }
+
     /// Counts one page (SEMANTICS S9 figures) and, if timed, its latency.
     @inlinable
     public mutating func recordPage(

@@ -20,7 +20,7 @@ struct JemallocStatsTests {
         for pointer in boxes { pointer.deallocate() }
         let requests = during.allocationRequests(since: before)
         #expect(requests >= UInt64(count), "only \(requests) jemalloc requests for \(count) allocations")
-        #expect(during.allocatedBytes >= before.allocatedBytes + count * 48)
+        // Not asserted on allocatedBytes: tests run in parallel, so other suites free memory meanwhile.
     }
 
     @Test("the dynamic linker resolves malloc to jemalloc, not glibc")

@@ -1,0 +1,166 @@
+// Pager benchmarks (issue 3): draining the default synthetic store through
+//   (a) a bare loop calling the store directly,
+//   (b) the streaming pager (`PageStream`),
+//   (c) the Apollo-style pager (`QueryPager.loadAll`),
+// at limit 10 and 1000, with pages/s, allocations and peak resident memory; and a
+// memory pair per pager: the same drain of 10× more items.
+//
+// Run: PAGEBENCH_BENCHMARKS=1 swift package --scratch-path .build-benchmarks benchmark --target PagerBenchmarks
+//
+// Every benchmark checks its item checksum against the store's unpaginated listing, so
+// no pager can skip work or lose items unnoticed.
+
+import Benchmark
+import PagebenchPager
+import PagebenchStore
+
+/// The store as a page source (the pager library knows no store; this is the adapter).
+struct StoreSource: PageSource {
+    let store: SyntheticStore
+    func fetch(_ request: PageRequest) async throws -> Page { try await store.page(request) }
+}
+
+/// Order-sensitive checksum of a drain: items and pages.
+struct Checksum: Equatable {
+    var value: UInt64 = 0
+    var items = 0
+    var pages = 0
+
+    mutating func add(_ page: Page) {
+        pages += 1
+        for item in page.items { add(item) }
+    }
+
+    mutating func add(_ item: Item) {
+        items += 1
+        value = (value &* 0x100_0000_01B3) ^ item.fingerprint
+    }
+}
+
+func makeStore(itemsPerPartition: Int) -> SyntheticStore {
+    // The default store; the memory benchmarks vary only the item count.
+    var configuration = StoreConfiguration.default
+    configuration.itemsPerPartition = .uniform(itemsPerPartition)
+    do {
+        return try SyntheticStore(configuration: configuration)
+    } catch {
+        fatalError("benchmark store configuration rejected: \(error)")
+    }
+}
+
+/// What a full drain must produce, from the unpaginated listing (S10, S11).
+func expectedChecksum(_ store: SyntheticStore) -> Checksum {
+    var checksum = Checksum()
+    for item in store.items(in: .scan, filter: nil, reverse: false) { checksum.add(item) }
+    return checksum
+}
+
+func check(_ checksum: Checksum, against expected: Checksum, _ name: String) {
+    precondition(
+        checksum.value == expected.value && checksum.items == expected.items,
+        "\(name): drained \(checksum.items) items with checksum \(checksum.value), expected \(expected.items) / \(expected.value)"
+    )
+}
+
+func bareLoop(_ store: SyntheticStore, limit: Int) async throws -> Checksum {
+    var checksum = Checksum()
+    var request = PageRequest(range: .scan, limit: limit)
+    while true {
+        let page = try await store.page(request)
+        checksum.add(page)
+        guard let token = page.nextToken else { return checksum }
+        request.token = token
+    }
+}
+
+func streamingPager(_ store: SyntheticStore, limit: Int) async throws -> Checksum {
+    let request = PageRequest(range: .scan, limit: limit)
+    let stream = PageStream(
+        source: StoreSource(store: store),
+        initialRequest: request,
+        extractPageInfo: { CursorBasedPagination.Forward(nextToken: $0.nextToken) },
+        pageResolver: { info, _ in info.endCursor.map { request.with(token: $0) } }
+    )
+    var checksum = Checksum()
+    for try await page in stream { checksum.add(page) }
+    precondition(stream.counters.pages == checksum.pages && stream.counters.requests == checksum.pages)
+    return checksum
+}
+
+func apolloPager(_ store: SyntheticStore, limit: Int) async throws -> Checksum {
+    let request = PageRequest(range: .scan, limit: limit)
+    let source = StoreSource(store: store)
+    let pager = QueryPager(
+        source: source,
+        initialRequest: request,
+        extractPageInfo: { CursorBasedPagination.Forward(nextToken: $0.nextToken) },
+        pageResolver: { info, _ in info.endCursor.map { request.with(token: $0) } }
+    )
+    try await pager.loadAll()
+    guard let output = pager.output else { fatalError("loadAll returned without an output") }
+    var checksum = Checksum()
+    for page in output.allPages { checksum.add(page) }
+    precondition(pager.counters.requests == checksum.pages)
+    return checksum
+}
+
+let pagesPerSecond = BenchmarkMetric.custom("pagesPerSecond", polarity: .prefersLarger, useScalingFactor: false)
+let pagesPerDrain = BenchmarkMetric.custom("pagesPerDrain", polarity: .prefersSmaller, useScalingFactor: false)
+
+let benchmarks: @Sendable () -> Void = {
+    let store = makeStore(itemsPerPartition: 10_000)
+    let expected = expectedChecksum(store)
+    let drains: [(String, @Sendable (SyntheticStore, Int) async throws -> Checksum)] = [
+        ("bare loop", bareLoop),
+        ("streaming pager", streamingPager),
+        ("apollo-style loadAll", apolloPager),
+    ]
+
+    for limit in [10, 1_000] {
+        for (name, drain) in drains {
+            Benchmark(
+                "\(name) limit \(limit)",
+                configuration: .init(
+                    metrics: [.wallClock, .throughput, .mallocCountTotal, .peakMemoryResident, pagesPerSecond, pagesPerDrain],
+                    warmupIterations: 1,
+                    maxDuration: .seconds(8),
+                    maxIterations: 12
+                )
+            ) { benchmark in
+                let clock = ContinuousClock()
+                let start = clock.now
+                let checksum = try await drain(store, limit)
+                let elapsed = clock.now - start
+                check(checksum, against: expected, benchmark.name)
+                blackHole(checksum.value)
+                let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+                benchmark.measurement(pagesPerSecond, Int(Double(checksum.pages) / seconds))
+                benchmark.measurement(pagesPerDrain, checksum.pages)
+            }
+        }
+    }
+
+    // Memory: the same drain of the default store with 1,000 and 10,000 items per partition
+    // (64 k and 640 k items), limit 1000, one process each. The streaming pager must stay
+    // flat (≤ 10 % more peak resident memory for 10× the items); the Apollo-style pager
+    // holds every page, so its growth is expected and reported.
+    for itemsPerPartition in [1_000, 10_000] {
+        for (name, drain) in drains.dropFirst() {
+            Benchmark(
+                "memory \(name) \(itemsPerPartition * 64) items",
+                configuration: .init(
+                    metrics: [.peakMemoryResident, .mallocCountTotal, pagesPerDrain],
+                    warmupIterations: 0,
+                    maxDuration: .seconds(8),
+                    maxIterations: 3
+                )
+            ) { benchmark in
+                let memoryStore = itemsPerPartition == 10_000 ? store : makeStore(itemsPerPartition: itemsPerPartition)
+                let checksum = try await drain(memoryStore, 1_000)
+                precondition(checksum.items == memoryStore.totalItems, "\(benchmark.name): lost items")
+                blackHole(checksum.value)
+                benchmark.measurement(pagesPerDrain, checksum.pages)
+            }
+        }
+    }
+}

@@ -1,0 +1,170 @@
+import ArgumentParser
+import Foundation
+import PagebenchHarness
+import PagebenchMetrics
+import PagebenchStore
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `pagebench run`: runs scenarios (the built-in default without arguments) through the load
+/// harness and writes one CSV row per scenario × concurrency × repetition.
+///
+/// Thin wiring: parsing and validation here, everything else in `PagebenchHarness`.
+public struct RunCommand: AsyncParsableCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "run",
+        abstract: "Run benchmark scenarios: many pagers against the synthetic store; results as CSV.",
+        discussion: """
+            Without SCENARIO arguments runs the built-in default scenario (identical to \
+            Benchmarks/Scenarios/default.json). A directory argument runs every *.json file in it. \
+            Store flags override the scenario's store; workload flags override its workload. \
+            Exit codes: 0 success, 64 invalid flags, 65 invalid scenario file, 66 missing file, \
+            73 output not writable.
+            """
+    )
+
+    @Argument(help: ArgumentHelp("Scenario files or directories of them (default: the built-in default scenario).", valueName: "scenario"))
+    public var scenarioPaths: [String] = []
+
+    @OptionGroup(title: "Store options (override the scenario's store)")
+    public var store: StoreOptions
+
+    @OptionGroup(title: "Workload options (override the scenario's workload)")
+    public var workload: WorkloadOptions
+
+    @Option(help: ArgumentHelp("Where to write the results CSV (atomically).", valueName: "file"))
+    public var output: String = ResultFiles.defaultOutput
+
+    @Option(help: ArgumentHelp("Also append the rows to this history CSV.", valueName: "file"))
+    public var history: String?
+
+    @Option(help: ArgumentHelp("Write per-second rows (pages/s, page latency p99, memory) to this CSV.", valueName: "file"))
+    public var timeseries: String?
+
+    @Flag(help: "No progress output and no summary table; errors only.")
+    public var quiet = false
+
+    @Flag(help: "Print the effective scenarios as JSON and exit without running.")
+    public var printScenarios = false
+
+    public init() {}
+
+    public func validate() throws {
+        do {
+            try workload.check()
+        } catch {
+            throw ValidationError(error.message)
+        }
+        for path in [output] + [history, timeseries].compactMap({ $0 }) where path.isEmpty || path.hasSuffix("/") {
+            throw ValidationError("'\(path)' is not a file path; give a file name such as results/latest.csv")
+        }
+    }
+
+    public func run() async throws {
+        var standardOutput = StandardOutput()
+        do {
+            try await execute(into: &standardOutput)
+            standardOutput.flush()
+        } catch {
+            standardOutput.flush()
+            throw error.report()
+        }
+    }
+
+    /// The scenarios this invocation runs: files (or the default) with the flags applied.
+    ///
+    /// - Throws: ``CommandFailure``: 66 missing file, 65 invalid scenario content, 64 when a
+    ///   flag makes a scenario invalid.
+    public func scenarios() throws(CommandFailure) -> [Scenario] {
+        var loaded: [Scenario]
+        do {
+            if scenarioPaths.isEmpty {
+                loaded = [.default]
+            } else {
+                loaded = try Scenario.files(expanding: scenarioPaths).map { (path) throws(HarnessError) in try Scenario.load(path: path) }
+            }
+        } catch {
+            throw CommandFailure(error)
+        }
+        var fromConfigFile: StoreConfiguration?
+        if store.configFile != nil { fromConfigFile = try store.configuration() }
+        var scenarios: [Scenario] = []
+        for var scenario in loaded {
+            if let fromConfigFile {
+                scenario.store = fromConfigFile
+            } else {
+                do {
+                    try store.applyFlags(to: &scenario.store)
+                } catch {
+                    throw CommandFailure(ExitCodes.usage, error.message)
+                }
+            }
+            do {
+                try workload.apply(to: &scenario.workload)
+                try scenario.validate()
+            } catch {
+                // The file was valid on its own: the flags made it invalid.
+                throw CommandFailure(error.asArgumentError())
+            }
+            scenarios.append(scenario)
+        }
+        return scenarios
+    }
+
+    /// Runs the scenarios, writes the files, prints the summary table to `output`.
+    @discardableResult
+    public func execute(into out: inout some TextOutputStream) async throws(CommandFailure) -> Harness.Output {
+        let scenarios = try self.scenarios()
+        if printScenarios {
+            for scenario in scenarios {
+                out.write((try? scenario.jsonText()) ?? "")
+            }
+            return Harness.Output(rows: [], results: [], timeSeries: [])
+        }
+        var options = Harness.Options(context: RunContext.current(pagebenchVersion: PagebenchVersion.string))
+        options.timeSeries = timeseries != nil
+        if !quiet {
+            let printer = ProgressPrinter(isTerminal: isatty(STDERR_FILENO) == 1) { text in
+                FileHandle.standardError.write(Data(text.utf8))
+            }
+            options.observer = printer
+            options.progressInterval = printer.preferredInterval
+        }
+        let harness = Harness(scenarios: scenarios, options: options)
+        let result: Harness.Output
+        do {
+            result = try await harness.run()
+        } catch {
+            throw CommandFailure(wrapping: error)
+        }
+        do {
+            try ResultFiles.write(result, to: output, history: history, timeSeries: timeseries)
+        } catch {
+            throw CommandFailure(error)
+        }
+        if !quiet {
+            out.write("\n" + SummaryTable.render(result.rows))
+            var files = [output]
+            if let history { files.append(history + " (appended)") }
+            if let timeseries { files.append(timeseries) }
+            out.write("\nwrote \(result.rows.count) rows to \(files.joined(separator: ", "))\n")
+        }
+        return result
+    }
+}
+
+extension CommandFailure {
+    /// Maps a harness error to its documented exit code.
+    public init(_ error: HarnessError) {
+        let code: ExitCode
+        switch error.kind {
+        case .invalidScenario: code = ExitCodes.dataError
+        case .invalidArgument: code = ExitCodes.usage
+        case .inputUnavailable: code = ExitCodes.noInput
+        case .outputFailed: code = ExitCodes.cannotCreate
+        }
+        self.init(code, error.description)
+    }
+}

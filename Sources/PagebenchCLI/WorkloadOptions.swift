@@ -1,0 +1,123 @@
+import ArgumentParser
+import PagebenchHarness
+import PagebenchStore
+
+/// Workload flags of `pagebench run`: each overrides one field of every scenario's workload.
+public struct WorkloadOptions: ParsableArguments {
+    @Option(help: ArgumentHelp("loop, streaming, apollo-loadAll or apollo-loadNext.", valueName: "kind"))
+    public var pager: String?
+
+    @Option(help: ArgumentHelp("Concurrency values to sweep, comma-separated, e.g. 1,8,64.", valueName: "list"))
+    public var concurrency: String?
+
+    @Option(help: ArgumentHelp("What each drain reads: partition:uniform, partition:zipf:1.1, partition:N, scan or segment:TOTAL.", valueName: "spec"))
+    public var read: String?
+
+    @Option(help: "Items evaluated per page (S1, S2).")
+    public var limit: Int?
+
+    @Option(help: ArgumentHelp("match, category=N, category!=N, size>=BYTES, size<=BYTES, or none.", valueName: "spec"))
+    public var filter: String?
+
+    @Flag(help: "Read in descending key order (S13).")
+    public var reverse = false
+
+    @Option(help: ArgumentHelp("How far each drain reads: full, first:K or abandon:P.", valueName: "spec"))
+    public var drain: String?
+
+    @Option(help: ArgumentHelp("closed, open-fixed:RATE or open-poisson:RATE (drains per second).", valueName: "spec"))
+    public var load: String?
+
+    @Option(help: "Drains per measured phase (deterministic metrics are exact in this mode, H3).")
+    public var drains: Int?
+
+    @Option(help: ArgumentHelp("Seconds per measured phase instead of a drain count.", valueName: "seconds"))
+    public var duration: Double?
+
+    @Option(help: ArgumentHelp("Seconds of warm-up before each measured phase (excluded).", valueName: "seconds"))
+    public var warmup: Double?
+
+    @Option(help: "Measured phases per concurrency value.")
+    public var repetitions: Int?
+
+    @Option(help: ArgumentHelp("Fraction of drains the cancellation probe cancels at a random instant (H2).", valueName: "fraction"))
+    public var cancelFraction: Double?
+
+    @Flag(help: "Let a duration-bound phase's drains finish instead of cancelling them at the end.")
+    public var noCancelAtEnd = false
+
+    @Option(help: "Retries of throttled or faulted requests (S21).")
+    public var maxRetries: Int?
+
+    @Option(help: "Seed of the workload's random choices (default: the store's seed).")
+    public var workloadSeed: UInt64?
+
+    @Flag(help: "Also run each phase with per-page timing off and report the ratio (measurement_overhead_ratio).")
+    public var measureOverhead = false
+
+    @Flag(help: "Do not time pages (no page latency).")
+    public var noPageTiming = false
+
+    public init() {}
+
+    /// Checks every given flag on its own (exit 64 on failure).
+    public func check() throws(HarnessError) {
+        var scratch = Workload()
+        scratch.concurrency = [1]
+        try apply(to: &scratch)
+        try scratch.validate(store: StoreConfiguration(partitions: StoreConfiguration.maximumSkewedPartitions))
+    }
+
+    /// Applies the given flags to `workload`.
+    ///
+    /// - Throws: ``HarnessError`` (`invalidArgument`) naming the flag.
+    public func apply(to workload: inout Workload) throws(HarnessError) {
+        func flag<T>(_ name: String, _ body: () throws(HarnessError) -> T) throws(HarnessError) -> T {
+            do {
+                return try body()
+            } catch {
+                throw HarnessError(.invalidArgument, "--\(name): " + error.message)
+            }
+        }
+        if let pager { workload.pager = try flag("pager") { () throws(HarnessError) in try PagerKind(parsing: pager) } }
+        if let concurrency {
+            var values: [Int] = []
+            for part in concurrency.split(separator: ",") {
+                guard let value = Int(part.filter { !$0.isWhitespace }) else {
+                    throw HarnessError(.invalidArgument, "--concurrency: '\(part)' is not a whole number; write e.g. 1,8,64")
+                }
+                values.append(value)
+            }
+            workload.concurrency = values
+        }
+        if let read { workload.read = try flag("read") { () throws(HarnessError) in try ReadTarget(parsing: read) } }
+        if let limit { workload.limit = limit }
+        if let filter {
+            if filter.lowercased() == "none" {
+                workload.filter = nil
+            } else {
+                do {
+                    workload.filter = try Filter(parsing: filter)
+                } catch {
+                    throw HarnessError(.invalidArgument, "--filter: " + error.message)
+                }
+            }
+        }
+        if reverse { workload.reverse = true }
+        if let drain { workload.drain = try flag("drain") { () throws(HarnessError) in try DrainMode(parsing: drain) } }
+        if let load { workload.load = try flag("load") { () throws(HarnessError) in try LoadModel(parsing: load) } }
+        if drains != nil && duration != nil {
+            throw HarnessError(.invalidArgument, "--drains and --duration exclude each other; give one")
+        }
+        if let drains { workload.bound = .drains(drains) }
+        if let duration { workload.bound = .duration(seconds: duration) }
+        if let warmup { workload.warmupSeconds = warmup }
+        if let repetitions { workload.repetitions = repetitions }
+        if let cancelFraction { workload.cancelFraction = cancelFraction }
+        if noCancelAtEnd { workload.cancelAtEnd = false }
+        if let maxRetries { workload.retry.maxRetries = maxRetries }
+        if let workloadSeed { workload.seed = workloadSeed }
+        if measureOverhead { workload.measureOverhead = true }
+        if noPageTiming { workload.pageTiming = false }
+    }
+}

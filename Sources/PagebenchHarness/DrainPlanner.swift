@@ -1,0 +1,157 @@
+import PagebenchStore
+
+/// Everything one drain does, decided before it starts: a pure function of the workload,
+/// the seed and the drain's index, so the same drain makes the same choices whichever task
+/// runs it and whenever (H3).
+public struct DrainPlan: Sendable, Hashable {
+    /// The drain's index in its phase: 0, 1, 2, ...
+    public var index: Int
+    /// The first request (no token).
+    public var request: PageRequest
+    /// Stop after this many pages (`first:K`), or nil.
+    public var maxPages: Int?
+    /// The probability of abandoning the drain after each page that has a token.
+    public var abandonProbability: Double
+    /// Whether the cancellation probe cancels this drain (H2).
+    public var isCancelled: Bool
+    /// Where in the drain the probe cancels it, as a fraction (0…1) of the expected drain time.
+    public var cancelPoint: Double
+    /// The drain's own generator for abandonment draws.
+    var random: SeededRandom
+
+    /// Draws whether to abandon after a page (always false when the probability is 0).
+    mutating func abandonsAfterPage() -> Bool {
+        abandonProbability > 0 && random.nextUnit() < abandonProbability
+    }
+}
+
+/// Makes the ``DrainPlan`` of each drain index for a workload on a store.
+public struct DrainPlanner: Sendable {
+    public let workload: Workload
+    public let seed: UInt64
+    let partitions: Int
+    let limit: Int
+    /// Cumulative Zipf probabilities of partitions 0, 1, ... (only for `partition:zipf`).
+    let zipfCumulative: [Double]
+
+    /// Streams of the seeded generator, so that the draws of one purpose never shift another's.
+    enum Stream: UInt64 {
+        case drain = 0x6472_6169_6E  // "drain"
+        case warmup = 0x7761_726D  // "warm"
+        case arrivals = 0x6172_7276  // "arrv"
+    }
+
+    public init(workload: Workload, store: StoreConfiguration) {
+        self.workload = workload
+        seed = workload.effectiveSeed(store: store)
+        partitions = store.partitions
+        limit = workload.effectiveLimit(store: store)
+        if case .partition(.zipf(let exponent)) = workload.read {
+            var weights = (1...store.partitions).map { 1 / Self.power(Double($0), exponent) }
+            let total = weights.reduce(0, +)
+            var running = 0.0
+            for index in weights.indices {
+                running += weights[index] / total
+                weights[index] = running
+            }
+            weights[weights.count - 1] = 1
+            zipfCumulative = weights
+        } else {
+            zipfCumulative = []
+        }
+    }
+
+    /// The plan of drain `index` of the measured phase (or of the warm-up, whose drains
+    /// draw from a stream of their own so that the measured drains are the same with or
+    /// without warm-up).
+    public func plan(_ index: Int, warmup: Bool = false) -> DrainPlan {
+        var random = SeededRandom(
+            seed: seed, stream: (warmup ? Stream.warmup : Stream.drain).rawValue, index: UInt64(index))
+        let range: ScanRange
+        switch workload.read {
+        case .scan:
+            range = .scan
+        case .segment(let total):
+            range = .segment(index: index % total, total: total)
+        case .partition(.fixed(let partition)):
+            range = .partition(partition)
+        case .partition(.uniform):
+            range = .partition(random.next(below: partitions))
+        case .partition(.zipf):
+            let unit = random.nextUnit()
+            var low = 0
+            var high = zipfCumulative.count - 1
+            while low < high {
+                let middle = (low + high) / 2
+                if zipfCumulative[middle] > unit { high = middle } else { low = middle + 1 }
+            }
+            range = .partition(low)
+        }
+        let cancelDraw = random.nextUnit()
+        let cancelPoint = random.nextUnit()
+        var maxPages: Int?
+        var abandon = 0.0
+        switch workload.drain {
+        case .full: break
+        case .firstPages(let pages): maxPages = pages
+        case .abandon(let probability): abandon = probability
+        }
+        return DrainPlan(
+            index: index,
+            request: PageRequest(range: range, reverse: workload.reverse, limit: limit, filter: workload.filter),
+            maxPages: maxPages,
+            abandonProbability: abandon,
+            isCancelled: cancelDraw < workload.cancelFraction,
+            cancelPoint: cancelPoint,
+            random: random)
+    }
+
+    /// The intended start of open-loop drain `index` after the previous one's, in
+    /// nanoseconds: `1/rate` for a fixed rate, an exponential draw for Poisson arrivals.
+    func arrivalGapNanoseconds(_ index: Int) -> Double {
+        guard case .open(let rate, let poisson) = workload.load else { return 0 }
+        let mean = 1e9 / rate
+        guard poisson else { return mean }
+        var random = SeededRandom(seed: seed, stream: Stream.arrivals.rawValue, index: UInt64(index))
+        return -mean * Self.logarithm(1 - random.nextUnit())
+    }
+
+    static func power(_ base: Double, _ exponent: Double) -> Double {
+        // exp(exponent · ln base) with the standard library only.
+        exponential(exponent * logarithm(base))
+    }
+
+    /// Natural logarithm by range reduction and the atanh series; accurate to ~1e-15.
+    static func logarithm(_ x: Double) -> Double {
+        precondition(x > 0)
+        let exponent = x.exponent
+        let mantissa = x.significand  // 1 ≤ m < 2
+        let y = (mantissa - 1) / (mantissa + 1)
+        let y2 = y * y
+        var term = y
+        var sum = 0.0
+        var k = 1.0
+        while abs(term / k) > 1e-17 {
+            sum += term / k
+            term *= y2
+            k += 2
+        }
+        return 2 * sum + Double(exponent) * 0.693_147_180_559_945_309_417_232_121_458
+    }
+
+    /// e^x by range reduction and a Taylor series.
+    static func exponential(_ x: Double) -> Double {
+        let ln2 = 0.693_147_180_559_945_309_417_232_121_458
+        let n = (x / ln2).rounded()
+        let r = x - n * ln2
+        var term = 1.0
+        var sum = 1.0
+        var k = 1.0
+        while abs(term) > 1e-17 {
+            term *= r / k
+            sum += term
+            k += 1
+        }
+        return Double(sign: .plus, exponent: Int(n), significand: 1) * sum
+    }
+}

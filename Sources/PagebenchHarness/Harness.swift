@@ -1,0 +1,116 @@
+import PagebenchMetrics
+import PagebenchStore
+
+/// Runs a list of scenarios on the synthetic store: for each scenario, each concurrency
+/// value of its workload, each repetition, one measured phase (after warm-up); with
+/// `measureOverhead`, a second phase with per-page timing off. Produces one ``ResultRow``
+/// per scenario × concurrency × repetition.
+public struct Harness: Sendable {
+    /// Options of a sweep.
+    public struct Options: Sendable {
+        /// The context every row carries.
+        public var context: RunContext
+        /// Collect per-second time-series rows.
+        public var timeSeries = false
+        /// Receives progress; nil for none.
+        public var observer: (any RunObserver)?
+        /// How often the observer gets progress snapshots.
+        public var progressInterval: Duration = .seconds(1)
+
+        public init(context: RunContext) {
+            self.context = context
+        }
+    }
+
+    /// Everything a sweep produced.
+    public struct Output: Sendable {
+        public var rows: [ResultRow]
+        public var results: [RunResult]
+        public var timeSeries: [TimeSeriesRow]
+
+        public init(rows: [ResultRow], results: [RunResult], timeSeries: [TimeSeriesRow]) {
+            self.rows = rows
+            self.results = results
+            self.timeSeries = timeSeries
+        }
+    }
+
+    public let scenarios: [Scenario]
+    public let options: Options
+
+    /// - Precondition: every scenario was validated (``Scenario/validate()``).
+    public init(scenarios: [Scenario], options: Options) {
+        self.scenarios = scenarios
+        self.options = options
+    }
+
+    /// How many measured phases the sweep runs (overhead runs included).
+    public var runCount: Int {
+        scenarios.reduce(0) { sum, scenario in
+            let workload = scenario.workload
+            return sum + workload.concurrency.count * workload.repetitions * (workload.measureOverhead ? 2 : 1)
+        }
+    }
+
+    /// Runs the sweep. Returns early (with the rows so far) if the task is cancelled.
+    ///
+    /// - Throws: ``HarnessError`` if a store cannot be created from a scenario's configuration.
+    public func run() async throws -> Output {
+        var output = Output(rows: [], results: [], timeSeries: [])
+        var ordinal = 0
+        let total = runCount
+        for scenario in scenarios {
+            let store: SyntheticStore
+            do {
+                store = try SyntheticStore(configuration: scenario.store)
+            } catch {
+                throw HarnessError.invalidField("store", "\(error)")
+            }
+            let runner = LoadRunner(scenario: scenario, source: StoreSource(store: store))
+            let workload = scenario.workload
+            for concurrency in workload.concurrency {
+                for repetition in 1...workload.repetitions {
+                    if Task.isCancelled { return output }
+                    ordinal += 1
+                    var result = await measure(
+                        runner, concurrency: concurrency, repetition: repetition, ordinal: ordinal, total: total,
+                        timing: workload.pageTiming, overhead: false)
+                    if workload.measureOverhead {
+                        ordinal += 1
+                        let untimed = await measure(
+                            runner, concurrency: concurrency, repetition: repetition, ordinal: ordinal, total: total,
+                            timing: false, overhead: true)
+                        if result.pagesPerSecond > 0 {
+                            result.measurementOverheadRatio = untimed.pagesPerSecond / result.pagesPerSecond
+                        }
+                    }
+                    output.results.append(result)
+                    output.rows.append(result.row(context: options.context))
+                    output.timeSeries += result.timeSeries
+                }
+            }
+        }
+        return output
+    }
+
+    private func measure(
+        _ runner: LoadRunner<StoreSource>, concurrency: Int, repetition: Int, ordinal: Int, total: Int, timing: Bool,
+        overhead: Bool
+    ) async -> RunResult {
+        let workload = runner.scenario.workload
+        var expected: Double?
+        if case .duration(let seconds) = workload.bound { expected = seconds + workload.warmupSeconds }
+        let description = RunDescription(
+            scenario: runner.scenario.name, concurrency: concurrency, repetition: repetition,
+            isOverheadRun: overhead, ordinal: ordinal, total: total, expectedSeconds: expected)
+        options.observer?.runStarted(description)
+        var runOptions = LoadRunner<StoreSource>.Options()
+        runOptions.pageTiming = timing
+        runOptions.timeSeries = options.timeSeries && !overhead
+        runOptions.observer = options.observer
+        runOptions.progressInterval = options.observer == nil ? nil : options.progressInterval
+        let result = await runner.run(concurrency: concurrency, repetition: repetition, options: runOptions)
+        options.observer?.runEnded(description, result: result)
+        return result
+    }
+}

@@ -1,0 +1,313 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import PagebenchMetrics
+import PagebenchPager
+import PagebenchStore
+import Synchronization
+
+/// Runs a scenario's workload against a page source: one measured phase (after its warm-up)
+/// per call, with `concurrency` pagers in one task group. Each pager task owns its metrics
+/// and returns them; they are merged when the group ends. A memory sampler, the progress
+/// ticker and the time-series ticker run beside the pagers.
+///
+/// Generic over the source so tests can run it on scripted sources; ``Harness`` runs it on
+/// the synthetic store through ``StoreSource``.
+public struct LoadRunner<Source: PageSource>: Sendable where Source.Request == PageRequest, Source.Response == Page {
+    public let scenario: Scenario
+    public let source: Source
+    public let planner: DrainPlanner
+
+    public init(scenario: Scenario, source: Source) {
+        self.scenario = scenario
+        self.source = source
+        self.planner = DrainPlanner(workload: scenario.workload, store: scenario.store)
+    }
+
+    /// Options of one run.
+    public struct Options: Sendable {
+        /// Time each page (default: the workload's `pageTiming`).
+        public var pageTiming: Bool?
+        /// Collect per-second ``TimeSeriesRow``s.
+        public var timeSeries = false
+        /// How often the observer gets a ``ProgressSnapshot``; nil for never.
+        public var progressInterval: Duration? = nil
+        /// Receives progress snapshots.
+        public var observer: (any RunObserver)?
+        /// How often the memory sampler reads jemalloc's `stats.allocated`.
+        public var samplingInterval: Duration = .milliseconds(10)
+
+        public init() {}
+    }
+
+    /// Runs warm-up (if any) and one measured phase at `concurrency`.
+    public func run(concurrency: Int, repetition: Int, options: Options = Options()) async -> RunResult {
+        let workload = scenario.workload
+        let timing = options.pageTiming ?? workload.pageTiming
+        let slots = (0..<concurrency).map { _ in WorkerProgress() }
+        let sampler = MemorySampler()
+        let status = RunStatus()
+        let runStart = MonotonicTime.nanoseconds()
+
+        return await withTaskGroup(of: [TimeSeriesRow].self) { background in
+            background.addTask {
+                await sampler.run(every: options.samplingInterval)
+                return []
+            }
+            if options.timeSeries {
+                background.addTask {
+                    await timeSeriesLoop(
+                        slots: slots, sampler: sampler, status: status, runStart: runStart,
+                        concurrency: concurrency, repetition: repetition)
+                }
+            }
+            if let interval = options.progressInterval, let observer = options.observer {
+                background.addTask {
+                    await progressLoop(
+                        every: interval, observer: observer, slots: slots, status: status,
+                        concurrency: concurrency, repetition: repetition)
+                    return []
+                }
+            }
+
+            if workload.warmupSeconds > 0 {
+                status.begin(warmup: true, totals: totals(slots))
+                _ = await runPhase(
+                    concurrency: concurrency, slots: slots, timing: timing, timeSeries: options.timeSeries,
+                    warmup: true, bound: .duration(seconds: workload.warmupSeconds))
+            }
+
+            // The measured phase: resources are read around it.
+            sampler.resetPeak()
+            PeakResidentMemory.reset()
+            let allocationsBefore = try? JemallocStats.read(flushingThreadCache: true)
+            let cpuBefore = CPUTime.now()
+            status.begin(warmup: false, totals: totals(slots))
+            let phase = await runPhase(
+                concurrency: concurrency, slots: slots, timing: timing, timeSeries: options.timeSeries,
+                warmup: false, bound: workload.bound)
+            let cpu = CPUTime.now().since(cpuBefore)
+            let allocationsAfter = try? JemallocStats.read(flushingThreadCache: true)
+            sampler.sample()
+            let peakRSS = (try? ProcessMemory.read().peakResidentBytes) ?? 0
+
+            background.cancelAll()
+            var series: [TimeSeriesRow] = []
+            for await rows in background { series += rows }
+            series.sort { $0.elapsedSeconds < $1.elapsedSeconds }
+
+            var allocations: UInt64 = 0
+            if let allocationsBefore, let allocationsAfter {
+                allocations = allocationsAfter.allocationRequests(since: allocationsBefore)
+            }
+            return RunResult(
+                scenario: scenario, concurrency: concurrency, repetition: repetition, pageTiming: timing,
+                metrics: phase.metrics, workersReturned: phase.workersReturned,
+                measuredSeconds: Double(phase.nanoseconds) / 1e9,
+                cpu: cpu, allocations: allocations, peakAllocatedBytes: sampler.peakAllocatedBytes,
+                peakRSSBytes: peakRSS, timeSeries: series)
+        }
+    }
+
+    private struct PhaseOutcome {
+        var metrics: TaskMetrics
+        var workersReturned: Int
+        var nanoseconds: UInt64
+    }
+
+    private enum PhaseChild: Sendable {
+        case worker(TaskMetrics)
+        case deadline(reached: Bool)
+    }
+
+    /// One phase: `concurrency` workers in a task group, plus a deadline for a
+    /// duration-bound phase that cancels every drain still in flight.
+    private func runPhase(
+        concurrency: Int, slots: [WorkerProgress], timing: Bool, timeSeries: Bool, warmup: Bool, bound: RunBound
+    ) async -> PhaseOutcome {
+        let start = MonotonicTime.nanoseconds()
+        var drainLimit: Int?
+        var durationNanoseconds: Double?
+        switch bound {
+        case .drains(let count): drainLimit = count
+        case .duration(let seconds): durationNanoseconds = seconds * 1e9
+        }
+        let control = PhaseControl(
+            planner: planner, isWarmup: warmup, start: start, drainLimit: drainLimit,
+            durationNanoseconds: durationNanoseconds)
+        let workload = scenario.workload
+        let retryPolicy = Self.retryPolicy(workload.retry, seed: planner.seed)
+        let cancelAtEnd = warmup || workload.cancelAtEnd
+
+        let (metrics, returned) = await withTaskGroup(of: PhaseChild.self) { group in
+            for slot in 0..<concurrency {
+                let executor = DrainExecutor(
+                    source: ObservedSource(base: source, failures: FailureLog()), kind: workload.pager,
+                    retryPolicy: retryPolicy, timing: timing, yieldEveryPages: workload.yieldEveryPages,
+                    progress: slots[slot])
+                let worker = Worker(control: control, executor: executor, timeSeries: timeSeries)
+                group.addTask {
+                    var metrics = await worker.run()
+                    metrics.throttles += executor.source.failures.throttles
+                    return .worker(metrics)
+                }
+            }
+            if let durationNanoseconds {
+                group.addTask {
+                    do {
+                        try await MonotonicTime.sleep(until: start + UInt64(durationNanoseconds))
+                        return .deadline(reached: true)
+                    } catch {
+                        return .deadline(reached: false)
+                    }
+                }
+            }
+            var all: [TaskMetrics] = []
+            while let child = await group.next() {
+                switch child {
+                case .worker(let metrics):
+                    all.append(metrics)
+                    // Every worker is done: end the deadline timer too.
+                    if all.count == concurrency { group.cancelAll() }
+                case .deadline(let reached):
+                    guard reached, all.count < concurrency else { continue }
+                    if cancelAtEnd {
+                        control.cancelRequestedAt.store(MonotonicTime.nanoseconds(), ordering: .releasing)
+                        group.cancelAll()
+                    } else {
+                        control.stop()
+                    }
+                }
+            }
+            return (TaskMetrics.merged(all), all.count)
+        }
+        return PhaseOutcome(
+            metrics: metrics, workersReturned: returned,
+            nanoseconds: MonotonicTime.elapsed(from: start, to: MonotonicTime.nanoseconds()))
+    }
+
+    /// The pager retry policy of a workload; the store's throttling and faults are retryable.
+    static func retryPolicy(_ settings: RetrySettings, seed: UInt64) -> RetryPolicy {
+        guard settings.maxRetries > 0 else { return .none }
+        return RetryPolicy(
+            maxRetries: settings.maxRetries,
+            initialBackoff: .nanoseconds(settings.initialBackoffNanoseconds),
+            multiplier: settings.multiplier,
+            maxBackoff: .nanoseconds(settings.maxBackoffNanoseconds),
+            jitterFraction: settings.jitter,
+            seed: seed,
+            isRetryable: { ($0 as? StoreError)?.isRetryable == true })
+    }
+
+    // MARK: Background loops
+
+    private func totals(_ slots: [WorkerProgress]) -> (pages: Int, drains: Int) {
+        slots.reduce(into: (0, 0)) { sum, slot in
+            sum.0 += slot.pages.load(ordering: .relaxed)
+            sum.1 += slot.drains.load(ordering: .relaxed)
+        }
+    }
+
+    private func timeSeriesLoop(
+        slots: [WorkerProgress], sampler: MemorySampler, status: RunStatus, runStart: UInt64,
+        concurrency: Int, repetition: Int
+    ) async -> [TimeSeriesRow] {
+        var rows: [TimeSeriesRow] = []
+        var lastPages = totals(slots).pages
+        var last = runStart
+        var tick = runStart
+        func emit(now: UInt64) {
+            let pages = totals(slots).pages
+            var interval = LatencyRecorder()
+            for slot in slots {
+                let taken = slot.interval.withLock { recorder -> LatencyRecorder in
+                    defer { recorder.reset() }
+                    return recorder
+                }
+                interval.add(taken)
+            }
+            let seconds = Double(now - last) / 1e9
+            rows.append(
+                TimeSeriesRow(
+                    scenario: scenario.name, pagerKind: scenario.workload.pager.rawValue, concurrency: concurrency,
+                    repetition: repetition, elapsedSeconds: Double(now - runStart) / 1e9, isWarmup: status.isWarmup,
+                    pagesPerSecond: seconds > 0 ? Double(pages - lastPages) / seconds : 0,
+                    pageLatencyP99Nanoseconds: interval.isEmpty ? nil : interval.valueAtPercentile(99),
+                    allocatedBytes: sampler.latestAllocatedBytes,
+                    rssBytes: (try? ProcessMemory.read().residentBytes) ?? 0))
+            lastPages = pages
+            last = now
+        }
+        while true {
+            tick += 1_000_000_000
+            do {
+                try await MonotonicTime.sleep(until: tick)
+            } catch {
+                // The run ended: a last, partial interval if it is worth a row.
+                let now = MonotonicTime.nanoseconds()
+                if now - last >= 100_000_000 { emit(now: now) }
+                return rows
+            }
+            emit(now: MonotonicTime.nanoseconds())
+        }
+    }
+
+    private func progressLoop(
+        every interval: Duration, observer: any RunObserver, slots: [WorkerProgress], status: RunStatus,
+        concurrency: Int, repetition: Int
+    ) async {
+        let step = LatencyRecorder.nanoseconds(interval)
+        var lastPages = totals(slots).pages
+        var last = MonotonicTime.nanoseconds()
+        var next = last
+        while true {
+            next += step
+            do { try await MonotonicTime.sleep(until: next) } catch { return }
+            let now = MonotonicTime.nanoseconds()
+            let (pages, drains) = totals(slots)
+            let phase = status.phase
+            let elapsed = Double(now - phase.start) / 1e9
+            var fraction: Double
+            if phase.warmup {
+                fraction = scenario.workload.warmupSeconds > 0 ? elapsed / scenario.workload.warmupSeconds : 1
+            } else {
+                switch scenario.workload.bound {
+                case .drains(let count): fraction = Double(drains - phase.drainsAtStart) / Double(count)
+                case .duration(let seconds): fraction = elapsed / seconds
+                }
+            }
+            fraction = min(1, max(0, fraction))
+            observer.progress(
+                ProgressSnapshot(
+                    scenario: scenario.name, concurrency: concurrency, repetition: repetition,
+                    isWarmup: phase.warmup, phaseElapsedSeconds: elapsed, phaseFraction: fraction,
+                    pagesPerSecond: Double(pages - lastPages) / (Double(now - last) / 1e9),
+                    pages: pages - phase.pagesAtStart))
+            lastPages = pages
+            last = now
+        }
+    }
+}
+
+/// Which phase a run is in, for the background loops.
+final class RunStatus: Sendable {
+    struct Phase: Sendable {
+        var warmup = true
+        var start: UInt64 = 0
+        var pagesAtStart = 0
+        var drainsAtStart = 0
+    }
+
+    private let state = Mutex((phase: Phase(), unused: 0))
+
+    var phase: Phase { state.withLock { $0.phase } }
+    var isWarmup: Bool { state.withLock { $0.phase.warmup } }
+
+    func begin(warmup: Bool, totals: (pages: Int, drains: Int)) {
+        state.withLock { state in
+            state.phase = Phase(
+                warmup: warmup, start: MonotonicTime.nanoseconds(), pagesAtStart: totals.pages,
+                drainsAtStart: totals.drains)
+        }
+    }
+}

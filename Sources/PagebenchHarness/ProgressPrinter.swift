@@ -1,0 +1,74 @@
+import PagebenchMetrics
+import Synchronization
+
+/// Shows a sweep's progress: on a terminal one self-updating line per run (a bar, elapsed
+/// time, ETA, live pages/s), otherwise plain lines (CI logs): one when a run starts, one
+/// every ``plainInterval`` seconds, one when it ends.
+public final class ProgressPrinter: RunObserver {
+    private let write: @Sendable (String) -> Void
+    private let isTerminal: Bool
+    private let plainIntervalSeconds: Double
+    private let state = Mutex<(run: RunDescription?, started: UInt64, lastPlain: Double)>((nil, 0, 0))
+
+    /// - Parameters:
+    ///   - isTerminal: whether the output is a terminal (`isatty(STDERR_FILENO)`).
+    ///   - plainIntervalSeconds: without a terminal, seconds between progress lines.
+    ///   - write: where text goes (standard error in the CLI).
+    public init(isTerminal: Bool, plainIntervalSeconds: Double = 5, write: @escaping @Sendable (String) -> Void) {
+        self.isTerminal = isTerminal
+        self.plainIntervalSeconds = plainIntervalSeconds
+        self.write = write
+    }
+
+    /// The interval the harness should send snapshots at for this printer.
+    public var preferredInterval: Duration { isTerminal ? .milliseconds(250) : .seconds(1) }
+
+    public func runStarted(_ run: RunDescription) {
+        state.withLock { $0 = (run, MonotonicTime.nanoseconds(), 0) }
+        if !isTerminal { write("\(label(run)): started\n") }
+    }
+
+    public func progress(_ snapshot: ProgressSnapshot) {
+        guard let (run, started, lastPlain) = state.withLock({ state in state.run.map { ($0, state.started, state.lastPlain) } })
+        else { return }
+        let elapsed = Double(MonotonicTime.nanoseconds() - started) / 1e9
+        let phase = snapshot.isWarmup ? "warm-up" : "measuring"
+        let eta: String
+        if snapshot.phaseFraction > 0.01 {
+            let remaining = snapshot.phaseElapsedSeconds / snapshot.phaseFraction - snapshot.phaseElapsedSeconds
+            eta = Formatting.seconds(remaining)
+        } else {
+            eta = "?"
+        }
+        let figures = "\(phase) \(Formatting.fixed(snapshot.phaseFraction * 100, 0))%  elapsed \(Formatting.seconds(elapsed))  ETA \(eta)  \(Formatting.count(snapshot.pagesPerSecond)) pages/s"
+        if isTerminal {
+            let width = 20
+            let filled = Int((snapshot.phaseFraction * Double(width)).rounded(.down))
+            let bar = String(repeating: "█", count: filled) + String(repeating: "░", count: width - filled)
+            write("\r\u{1B}[2K\(label(run)) \(bar) \(figures)")
+        } else if elapsed - lastPlain >= plainIntervalSeconds {
+            state.withLock { $0.lastPlain = elapsed }
+            write("\(label(run)): \(figures)\n")
+        }
+    }
+
+    public func runEnded(_ run: RunDescription, result: RunResult) {
+        state.withLock { $0.run = nil }
+        let metrics = result.metrics
+        var line = "\(label(run)): \(Formatting.count(result.pagesPerSecond)) pages/s, \(metrics.pages) pages, \(metrics.drains) drains"
+        if !metrics.pageLatency.isEmpty {
+            line += ", page p99 \(Formatting.nanoseconds(metrics.pageLatency.valueAtPercentile(99)))"
+        }
+        if metrics.cancellations > 0 {
+            line += ", \(metrics.cancellations) cancelled (p99 \(Formatting.nanoseconds(metrics.cancellationLatency?.valueAtPercentile(99) ?? 0)))"
+        }
+        if metrics.errors.total > 0 { line += ", \(metrics.errors.total) failed" }
+        line += " in \(Formatting.seconds(result.measuredSeconds))"
+        write((isTerminal ? "\r\u{1B}[2K" : "") + line + "\n")
+    }
+
+    private func label(_ run: RunDescription) -> String {
+        "[\(run.ordinal)/\(run.total)] \(run.scenario) ×\(run.concurrency) rep \(run.repetition)"
+            + (run.isOverheadRun ? " (timing off)" : "")
+    }
+}

@@ -1,0 +1,51 @@
+import PagebenchMetrics
+
+/// Writes a sweep's results: the CSV to `output` atomically (temporary file + rename), rows
+/// appended to a history file, and the time series.
+public enum ResultFiles {
+    /// The default `--output`.
+    public static let defaultOutput = "results/latest.csv"
+
+    /// Writes every file asked for.
+    ///
+    /// - Throws: ``HarnessError`` (`outputFailed`) naming the file and the reason.
+    public static func write(
+        _ output: Harness.Output, to path: String, history: String?, timeSeries: String?
+    ) throws(HarnessError) {
+        do {
+            try createParentDirectory(of: path)
+            try CSVFile.write(output.rows, to: path)
+            if let history {
+                try createParentDirectory(of: history)
+                try CSVFile.append(output.rows, toHistory: history)
+            }
+            if let timeSeries {
+                try createParentDirectory(of: timeSeries)
+                try CSVFile.write(output.timeSeries, to: timeSeries)
+            }
+        } catch let error as HarnessError {
+            throw error
+        } catch let error as MetricsError {
+            throw HarnessError(.outputFailed, error.description)
+        } catch {
+            throw HarnessError(.outputFailed, "\(error)")
+        }
+    }
+
+    /// Creates the directory of `path` (one level, like `results/`) if it is missing.
+    static func createParentDirectory(of path: String) throws(HarnessError) {
+        guard let slash = path.lastIndex(of: "/") else { return }
+        let directory = String(path[..<slash])
+        guard !directory.isEmpty else { return }
+        var isDirectory = false
+        if FileSystem.exists(directory, isDirectory: &isDirectory) {
+            guard isDirectory else {
+                throw HarnessError(.outputFailed, file: path, "'\(directory)' exists but is not a directory")
+            }
+            return
+        }
+        guard FileSystem.makeDirectory(directory) else {
+            throw HarnessError(.outputFailed, file: path, "cannot create the directory '\(directory)'; create it or choose another path")
+        }
+    }
+}

@@ -1,0 +1,135 @@
+import Foundation
+import PagebenchStore
+
+extension Scenario {
+    static let jsonKeys = ["name", "description", "store", "workload"]
+
+    /// Decodes and validates a scenario from JSON.
+    ///
+    /// - Parameters:
+    ///   - defaultName: the name when the file has no `name` key (its file name).
+    ///   - file: the path, for error messages.
+    /// - Throws: ``HarnessError`` (`invalidScenario`) naming the field that is wrong.
+    public static func load(json data: Data, defaultName: String, file: String? = nil) throws(HarnessError) -> Scenario {
+        do {
+            let scenario = try decode(json: data, defaultName: defaultName)
+            try scenario.validate()
+            return scenario
+        } catch {
+            throw file.map(error.inFile) ?? error
+        }
+    }
+
+    /// Reads, decodes and validates a scenario file; its name defaults to the file name
+    /// without `.json`.
+    ///
+    /// - Throws: ``HarnessError``: `inputUnavailable` when the file is missing or unreadable,
+    ///   `invalidScenario` for bad content.
+    public static func load(path: String) throws(HarnessError) -> Scenario {
+        let data: Data
+        do {
+            data = try Data(contentsOf: URL(fileURLWithPath: path))
+        } catch {
+            let missing = !FileManager.default.fileExists(atPath: path)
+            throw HarnessError(
+                .inputUnavailable, file: path,
+                missing ? "no such scenario file; check the path (shipped scenarios are in Benchmarks/Scenarios/)" : "cannot read the file (\(error.localizedDescription))")
+        }
+        let base = (path as NSString).lastPathComponent
+        let name = base.hasSuffix(".json") ? String(base.dropLast(5)) : base
+        return try load(json: data, defaultName: name, file: path)
+    }
+
+    /// The scenario files a list of command-line paths names: each file as is, each
+    /// directory's `*.json` files (not recursive) in name order.
+    ///
+    /// - Throws: ``HarnessError`` (`inputUnavailable`) for a path that does not exist or a
+    ///   directory without scenario files.
+    public static func files(expanding paths: [String]) throws(HarnessError) -> [String] {
+        var files: [String] = []
+        for path in paths {
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+                throw HarnessError(.inputUnavailable, file: path, "no such scenario file or directory; check the path")
+            }
+            guard isDirectory.boolValue else {
+                files.append(path)
+                continue
+            }
+            let entries = (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []
+            let json = entries.filter { $0.hasSuffix(".json") && !$0.hasPrefix(".") }.sorted()
+            guard !json.isEmpty else {
+                throw HarnessError(.inputUnavailable, file: path, "the directory holds no *.json scenario files")
+            }
+            files += json.map { (path as NSString).appendingPathComponent($0) }
+        }
+        return files
+    }
+
+    private static func decode(json data: Data, defaultName: String) throws(HarnessError) -> Scenario {
+        let object: Any
+        do {
+            object = try JSONSerialization.jsonObject(with: data)
+        } catch {
+            throw HarnessError(.invalidScenario, "the file is not valid JSON (\(error.localizedDescription))")
+        }
+        guard let dictionary = object as? [String: Any] else {
+            throw HarnessError(.invalidScenario, "the top level must be a JSON object like {\"name\": \"x\", \"store\": {}, \"workload\": {}}")
+        }
+        if let unknown = dictionary.keys.sorted().first(where: { !jsonKeys.contains($0) }) {
+            throw .invalidField(unknown, "unknown key; known keys are \(jsonKeys.joined(separator: ", "))")
+        }
+        var scenario = Scenario(name: defaultName)
+        if let name = dictionary["name"] {
+            guard let text = name as? String else { throw .invalidField("name", "must be a string") }
+            scenario.name = text
+        }
+        if let description = dictionary["description"] {
+            guard let text = description as? String else { throw .invalidField("description", "must be a string") }
+            scenario.description = text
+        }
+        if let store = dictionary["store"] {
+            guard store is [String: Any], let storeData = try? JSONSerialization.data(withJSONObject: store) else {
+                throw .invalidField("store", "must be a JSON object of store settings, e.g. {\"partitions\": 4}")
+            }
+            do {
+                scenario.store = try StoreConfiguration.load(json: storeData)
+            } catch let error as StoreError {
+                throw .invalidField("store", error.message)
+            } catch {
+                throw .invalidField("store", "\(error)")
+            }
+        }
+        if let workload = dictionary["workload"] {
+            guard workload is [String: Any], let workloadData = try? JSONSerialization.data(withJSONObject: workload) else {
+                throw .invalidField("workload", "must be a JSON object of workload settings, e.g. {\"pager\": \"streaming\"}")
+            }
+            do {
+                scenario.workload = try JSONDecoder().decode(Workload.self, from: workloadData)
+            } catch let error as HarnessError {
+                throw error
+            } catch let DecodingError.typeMismatch(type, context), let DecodingError.valueNotFound(type, context) {
+                throw .invalidField(path(context), "must be \(typeName(type)) (\(context.debugDescription))")
+            } catch let DecodingError.dataCorrupted(context) {
+                throw .invalidField(path(context), context.debugDescription)
+            } catch {
+                throw .invalidField("workload", "\(error)")
+            }
+        }
+        return scenario
+    }
+
+    private static func path(_ context: DecodingError.Context) -> String {
+        (["workload"] + context.codingPath.map(\.stringValue)).joined(separator: ".")
+    }
+
+    private static func typeName(_ type: Any.Type) -> String {
+        switch type {
+        case is Int.Type, is UInt64.Type: "a whole number"
+        case is Double.Type: "a number"
+        case is Bool.Type: "true or false"
+        case is String.Type: "a string"
+        default: "a \(type)"
+        }
+    }
+}

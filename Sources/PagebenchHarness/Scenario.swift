@@ -1,0 +1,87 @@
+import Foundation
+import PagebenchStore
+
+/// One benchmark: a store configuration (the store's JSON format) and a workload, under a
+/// name. The JSON form is a scenario file (README "Scenario format"):
+///
+/// ```json
+/// { "name": "default", "description": "...", "store": { "partitions": 64 }, "workload": { "pager": "streaming" } }
+/// ```
+///
+/// Every key is optional; missing ones take their defaults, unknown ones are rejected.
+public struct Scenario: Sendable, Hashable {
+    /// The name in result rows (defaults to the file name without `.json`).
+    public var name: String
+    /// One line saying what the scenario shows.
+    public var description: String
+    public var store: StoreConfiguration
+    public var workload: Workload
+
+    public init(name: String, description: String = "", store: StoreConfiguration = .default, workload: Workload = Workload()) {
+        self.name = name
+        self.description = description
+        self.store = store
+        self.workload = workload
+    }
+
+    /// The built-in scenario `pagebench run` runs without arguments; identical to
+    /// `Benchmarks/Scenarios/default.json` (a test checks it). The default store (64
+    /// partitions × 10,000 items, 10 % matching, 1 MiB budget), each drain a full query of a
+    /// uniformly chosen partition with the `match` filter at the default limit, through the
+    /// streaming pager, at 1, 8 and 64 pagers, 400 drains each after 0.3 s of warm-up.
+    public static let `default`: Scenario = {
+        var workload = Workload()
+        workload.pager = .streaming
+        workload.concurrency = [1, 8, 64]
+        workload.read = .partition(.uniform)
+        workload.filter = .matching
+        workload.bound = .drains(400)
+        workload.warmupSeconds = 0.3
+        return Scenario(
+            name: "default",
+            description: "Full queries of uniformly chosen partitions with a 10 % filter at limit 10, streaming pager, 1/8/64 pagers",
+            store: .default,
+            workload: workload)
+    }()
+
+    /// Checks the store configuration and the workload.
+    ///
+    /// - Throws: ``HarnessError`` (`invalidScenario`) naming the field (`store: ...`, `workload.limit: ...`).
+    public func validate() throws(HarnessError) {
+        guard !name.isEmpty, !name.contains(where: { $0 == "," || $0 == "\n" || $0 == "\"" }) else {
+            throw .invalidField("name", "must be non-empty and contain no comma, quote or line break, got '\(name)'")
+        }
+        do {
+            try store.validate()
+        } catch let error as StoreError {
+            throw .invalidField("store", error.message)
+        } catch {
+            throw .invalidField("store", "\(error)")
+        }
+        try workload.validate(store: store)
+    }
+
+    /// The stable identity of the whole configuration (store and workload, concurrency and
+    /// repetitions excepted): 16 hex digits of FNV-1a-64, the CSV `config_hash`.
+    public var configurationHash: String {
+        StableText.hex(StableText.fnv1a64(store.canonicalText + "|" + workload.canonicalText))
+    }
+
+    /// The scenario as pretty, key-sorted JSON: the scenario file format.
+    public func jsonText() throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        var object: [String: AnyEncodable] = [
+            "name": AnyEncodable(name), "store": AnyEncodable(store), "workload": AnyEncodable(workload),
+        ]
+        if !description.isEmpty { object["description"] = AnyEncodable(description) }
+        return String(decoding: try encoder.encode(object), as: UTF8.self) + "\n"
+    }
+}
+
+/// Type erasure for encoding a heterogeneous JSON object.
+private struct AnyEncodable: Encodable {
+    let body: @Sendable (any Encoder) throws -> Void
+    init<T: Encodable & Sendable>(_ value: T) { body = { try value.encode(to: $0) } }
+    func encode(to encoder: any Encoder) throws { try body(encoder) }
+}

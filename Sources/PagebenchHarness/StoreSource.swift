@@ -1,0 +1,78 @@
+import PagebenchMetrics
+import PagebenchPager
+import PagebenchStore
+import Synchronization
+
+/// The synthetic store as a pager `PageSource`: one `store.page(_:)` per request. The pager
+/// library knows nothing of the store; the harness is where they meet.
+public struct StoreSource: PageSource {
+    public let store: SyntheticStore
+
+    public init(store: SyntheticStore) {
+        self.store = store
+    }
+
+    @inlinable
+    public func fetch(_ request: PageRequest) async throws -> Page {
+        try await store.page(request)
+    }
+}
+
+/// Wraps a worker's page source to count the failures it returns (throttles include the
+/// retried ones) and remember the last one, for pagers whose API does not rethrow it
+/// (`QueryPager.fetch` publishes failures instead). The success path touches nothing shared.
+struct ObservedSource<Base: PageSource>: PageSource where Base.Request == PageRequest, Base.Response == Page {
+    let base: Base
+    let failures: FailureLog
+
+    @inlinable
+    func fetch(_ request: PageRequest) async throws -> Page {
+        do {
+            return try await base.fetch(request)
+        } catch {
+            failures.record(error)
+            throw error
+        }
+    }
+}
+
+/// One worker's failure counts: written only on the (rare) failure path.
+final class FailureLog: Sendable {
+    private let throttleCount = Atomic<Int>(0)
+    private let last = Mutex<ErrorKind?>(nil)
+
+    /// Throttled responses received so far (each may have been retried).
+    var throttles: Int { throttleCount.load(ordering: .relaxed) }
+
+    func record(_ error: any Error) {
+        guard !(error is CancellationError) else { return }
+        let kind = ErrorKind(classifying: error)
+        if kind == .throttled { throttleCount.add(1, ordering: .relaxed) }
+        last.withLock { $0 = kind }
+    }
+
+    /// The last failure's kind, cleared.
+    func takeLast() -> ErrorKind? {
+        last.withLock { value in
+            defer { value = nil }
+            return value
+        }
+    }
+}
+
+extension ErrorKind {
+    /// The CSV error column a drain failure belongs to.
+    init(classifying error: any Error) {
+        guard let store = error as? StoreError else {
+            self = .other
+            return
+        }
+        switch store.code {
+        case .throttled: self = .throttled
+        case .injectedFault: self = .fault
+        case .invalidToken: self = .invalidToken
+        case .tokenMismatch: self = .tokenMismatch
+        case .invalidLimit, .invalidSegment, .unknownPartition, .invalidConfiguration: self = .validation
+        }
+    }
+}

@@ -1,0 +1,37 @@
+import PagebenchMetrics
+
+/// The table `pagebench run` prints at the end: one line per result row with the figures
+/// people compare first.
+public enum SummaryTable {
+    public static let headers = [
+        "scenario", "pager", "conc", "rep", "pages/s", "items/s", "empty%", "pages/drain", "page p50", "page p99",
+        "drain p99", "cancel p99", "allocs/page", "peak alloc", "peak RSS", "overhead",
+    ]
+
+    /// The rendered table, columns aligned, numbers right-aligned.
+    public static func render(_ rows: [ResultRow]) -> String {
+        let body = rows.map { row -> [String] in
+            [
+                row.scenario, row.pagerKind, "\(row.concurrency)", "\(row.repetition)",
+                Formatting.count(row.pagesPerSecond), Formatting.count(row.itemsPerSecond),
+                Formatting.fixed(row.emptyPageRate * 100, 1), Formatting.fixed(row.pagesPerDrainMean, 1),
+                row.pageLatency.map { Formatting.nanoseconds($0.p50Nanoseconds) } ?? "-",
+                row.pageLatency.map { Formatting.nanoseconds($0.p99Nanoseconds) } ?? "-",
+                row.drainLatency.map { Formatting.nanoseconds($0.p99Nanoseconds) } ?? "-",
+                row.cancellationLatency.map { Formatting.nanoseconds($0.p99Nanoseconds) } ?? "-",
+                Formatting.fixed(row.allocationsPerPage, 1), Formatting.bytes(row.peakAllocatedBytes),
+                Formatting.bytes(row.peakRSSBytes),
+                row.measurementOverheadRatio.map { Formatting.fixed($0, 3) } ?? "-",
+            ]
+        }
+        let all = [headers] + body
+        let widths = headers.indices.map { column in all.map { $0[column].count }.max() ?? 0 }
+        func line(_ cells: [String]) -> String {
+            cells.enumerated().map { column, cell in
+                let padding = String(repeating: " ", count: widths[column] - cell.count)
+                return column < 2 ? cell + padding : padding + cell
+            }.joined(separator: "  ")
+        }
+        return ([line(headers)] + body.map(line)).joined(separator: "\n") + "\n"
+    }
+}

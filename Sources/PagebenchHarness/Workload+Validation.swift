@@ -1,0 +1,123 @@
+import PagebenchStore
+
+extension Workload {
+    /// The most concurrent pagers (or open-loop slots) a run may ask for.
+    public static let maximumConcurrency = 100_000
+    /// The most partitions a Zipf partition choice supports (its table holds one entry each).
+    public static let maximumZipfPartitions = 1_000_000
+
+    /// Checks every field against the store it will run on and throws a ``HarnessError``
+    /// (`invalidScenario`) naming the first bad field (`workload.limit`), its value and what
+    /// is accepted.
+    public func validate(store: StoreConfiguration) throws(HarnessError) {
+        func fail(_ field: String, _ problem: String) -> HarnessError { .invalidField("workload." + field, problem) }
+
+        guard !concurrency.isEmpty else { throw fail("concurrency", "give at least one value, e.g. [1, 8, 64]") }
+        if let bad = concurrency.first(where: { $0 < 1 || $0 > Self.maximumConcurrency }) {
+            throw fail("concurrency", "every value must be between 1 and \(Self.maximumConcurrency), got \(bad)")
+        }
+        switch read {
+        case .scan:
+            break
+        case .segment(let total):
+            guard total >= 1, total <= 1_000_000 else {
+                throw fail("read", "segment:TOTAL needs 1 ≤ TOTAL ≤ 1000000, got \(total)")
+            }
+        case .partition(.uniform):
+            break
+        case .partition(.fixed(let partition)):
+            guard partition >= 0, partition < store.partitions else {
+                throw fail("read", "partition \(partition) does not exist; the store has partitions 0 to \(store.partitions - 1)")
+            }
+        case .partition(.zipf(let exponent)):
+            guard exponent.isFinite, exponent > 0, exponent <= 10 else {
+                throw fail("read", "the zipf exponent must be greater than 0 and at most 10, got \(exponent)")
+            }
+            guard store.partitions <= Self.maximumZipfPartitions else {
+                throw fail("read", "partition:zipf supports at most \(Self.maximumZipfPartitions) partitions, the store has \(store.partitions); use partition:uniform")
+            }
+        }
+        if let limit, limit < 1 || limit > PageRequest.maximumLimit {
+            throw fail("limit", "must be between 1 and \(PageRequest.maximumLimit), got \(limit); omit it for the store's default (S1)")
+        }
+        switch drain {
+        case .full:
+            break
+        case .firstPages(let pages):
+            guard pages >= 1 else { throw fail("drain", "first:K needs K ≥ 1 pages, got \(pages)") }
+        case .abandon(let probability):
+            guard probability >= 0, probability <= 1 else {
+                throw fail("drain", "abandon:P needs a probability between 0 and 1, got \(probability)")
+            }
+        }
+        if pager == .apolloLoadAll, drain != .full {
+            throw fail("drain", "'\(drain)' cannot be used with the apollo-loadAll pager, which always loads every page; use apollo-loadNext or streaming")
+        }
+        if case .open(let rate, _) = load, !(rate > 0 && rate <= 10_000_000) {
+            throw fail("load", "the open-loop rate must be greater than 0 and at most 10000000 drains per second, got \(rate)")
+        }
+        switch bound {
+        case .drains(let count):
+            guard count >= 1, count <= 1_000_000_000 else {
+                throw fail("drains", "must be between 1 and 1000000000, got \(count)")
+            }
+        case .duration(let seconds):
+            guard seconds.isFinite, seconds > 0, seconds <= 86_400 else {
+                throw fail("durationSeconds", "must be greater than 0 and at most 86400, got \(seconds)")
+            }
+        }
+        guard warmupSeconds.isFinite, warmupSeconds >= 0, warmupSeconds <= 3_600 else {
+            throw fail("warmupSeconds", "must be between 0 and 3600, got \(warmupSeconds)")
+        }
+        guard repetitions >= 1, repetitions <= 1_000 else {
+            throw fail("repetitions", "must be between 1 and 1000, got \(repetitions)")
+        }
+        guard cancelFraction.isFinite, cancelFraction >= 0, cancelFraction <= 1 else {
+            throw fail("cancelFraction", "must be between 0 and 1 (a fraction of drains), got \(cancelFraction)")
+        }
+        guard retry.maxRetries >= 0, retry.maxRetries <= 100 else {
+            throw fail("retry.maxRetries", "must be between 0 and 100, got \(retry.maxRetries)")
+        }
+        guard retry.initialBackoffNanoseconds >= 0 else {
+            throw fail("retry.initialBackoff", "must not be negative")
+        }
+        guard retry.maxBackoffNanoseconds >= retry.initialBackoffNanoseconds else {
+            throw fail("retry.maxBackoff", "must be at least retry.initialBackoff (\(WorkloadText.durationText(retry.initialBackoffNanoseconds))), got \(WorkloadText.durationText(retry.maxBackoffNanoseconds))")
+        }
+        guard retry.multiplier.isFinite, retry.multiplier >= 1, retry.multiplier <= 100 else {
+            throw fail("retry.multiplier", "must be between 1 and 100, got \(retry.multiplier)")
+        }
+        guard retry.jitter.isFinite, retry.jitter >= 0, retry.jitter <= 1 else {
+            throw fail("retry.jitter", "must be between 0 and 1, got \(retry.jitter)")
+        }
+        guard yieldEveryPages >= 1, yieldEveryPages <= 1_000_000 else {
+            throw fail("yieldEveryPages", "must be between 1 and 1000000, got \(yieldEveryPages)")
+        }
+        if measureOverhead && !pageTiming {
+            throw fail("measureOverhead", "compares timing on with timing off, so pageTiming must be true")
+        }
+    }
+
+    /// A canonical text of every field that changes what a row measures (concurrency and
+    /// repetitions are columns of their own and are left out).
+    public var canonicalText: String {
+        [
+            "pagebench-workload-v1",
+            "pager=\(pager)",
+            "read=\(read)",
+            "limit=\(limit.map(String.init) ?? "default")",
+            "filter=\(filter.map(\.description) ?? "none")",
+            "reverse=\(reverse)",
+            "drain=\(drain)",
+            "load=\(load)",
+            "bound=\(bound)",
+            "warmupSeconds=\(warmupSeconds)",
+            "cancelFraction=\(cancelFraction)",
+            "cancelAtEnd=\(cancelAtEnd)",
+            "retry=\(retry.maxRetries),\(retry.initialBackoffNanoseconds),\(retry.maxBackoffNanoseconds),\(retry.multiplier),\(retry.jitter)",
+            "seed=\(seed.map(String.init) ?? "store")",
+            "pageTiming=\(pageTiming)",
+            "yieldEveryPages=\(yieldEveryPages)",
+        ].joined(separator: ";")
+    }
+}

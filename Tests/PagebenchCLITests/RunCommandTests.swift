@@ -1,0 +1,177 @@
+import ArgumentParser
+import Foundation
+import PagebenchCLI
+import PagebenchHarness
+import PagebenchMetrics
+import Testing
+
+/// `pagebench run`, parsed and executed in-process on tiny scenarios: files written, rows
+/// and exit codes checked; a failing invocation never touches the output file.
+@Suite struct RunCommandTests {
+    struct Capture: TextOutputStream {
+        var text = ""
+        mutating func write(_ string: String) { text += string }
+    }
+
+    /// A fresh temporary directory, removed by the caller.
+    func temporaryDirectory() throws -> String {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("pagebench-run-\(UUID())")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url.path
+    }
+
+    static let tinyScenario = """
+        {
+          "name": "tiny",
+          "description": "two small partitions",
+          "store": { "partitions": 4, "itemsPerPartition": 300, "itemSize": "fixed:100", "selectivity": 0.1, "clustering": "runs:20" },
+          "workload": { "pager": "streaming", "concurrency": [1, 3], "filter": "match", "limit": 10, "drains": 12, "repetitions": 2 }
+        }
+        """
+
+    func run(_ arguments: [String]) async -> (Capture, Harness.Output?, CommandFailure?) {
+        var capture = Capture()
+        do {
+            let command = try #require(try PagebenchCommand.parseAsRoot(["run"] + arguments) as? RunCommand)
+            let output = try await command.execute(into: &capture)
+            return (capture, output, nil)
+        } catch let failure as CommandFailure {
+            return (capture, nil, failure)
+        } catch {
+            Issue.record("unexpected \(error)")
+            return (capture, nil, nil)
+        }
+    }
+
+    func parseExitCode(_ arguments: [String]) -> Int32 {
+        do {
+            _ = try PagebenchCommand.parseAsRoot(["run"] + arguments)
+            return 0
+        } catch {
+            return PagebenchCommand.exitCode(for: error).rawValue
+        }
+    }
+
+    @Test func runWritesOneRowPerConcurrencyAndRepetition() async throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let scenario = directory + "/tiny.json"
+        try Self.tinyScenario.write(toFile: scenario, atomically: true, encoding: .utf8)
+        let output = directory + "/out/latest.csv"
+        let history = directory + "/history.csv"
+        let series = directory + "/series.csv"
+        let (capture, result, failure) = await run([
+            scenario, "--output", output, "--history", history, "--timeseries", series, "--warmup", "0",
+        ])
+        #expect(failure == nil)
+        #expect(result?.rows.count == 4)
+        let rows = try CSVFile.read(ResultRow.self, from: output)
+        #expect(rows == result?.rows)
+        #expect(rows.map(\.concurrency) == [1, 1, 3, 3])
+        #expect(rows.map(\.repetition) == [1, 2, 1, 2])
+        #expect(rows.allSatisfy { $0.scenario == "tiny" && $0.pagerKind == "streaming" && $0.drains == 12 })
+        // Deterministic figures (H3) agree between every row of the same scenario.
+        #expect(Set(rows.map(\.pages)).count == 1)
+        #expect(Set(rows.map(\.emptyPagesWasted)).count == 1)
+        #expect(rows[0].emptyPagesWasted > 0)
+        #expect(rows.allSatisfy { $0.configHash == rows[0].configHash && !$0.timestampUTC.isEmpty && $0.cores > 0 })
+        let text = try String(contentsOfFile: output, encoding: .utf8)
+        #expect(text.split(separator: "\n").first.map(String.init) == ResultRow.csvHeader.joined(separator: ","))
+        // History: appended on a second run, header once.
+        _ = await run([scenario, "--output", output, "--history", history, "--quiet", "--warmup", "0"])
+        #expect(try CSVFile.read(ResultRow.self, from: history).count == 8)
+        _ = try CSVFile.read(TimeSeriesRow.self, from: series)
+        #expect(capture.text.contains("pages/s"))
+        #expect(capture.text.contains("wrote 4 rows"))
+    }
+
+    @Test func flagsOverrideTheScenario() async throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let scenario = directory + "/tiny.json"
+        try Self.tinyScenario.write(toFile: scenario, atomically: true, encoding: .utf8)
+        let (_, result, failure) = await run([
+            scenario, "--output", directory + "/o.csv", "--quiet", "--concurrency", "2", "--drains", "5",
+            "--pager", "apollo-loadNext", "--partitions", "2", "--repetitions", "1", "--limit", "7",
+        ])
+        #expect(failure == nil)
+        let row = try #require(result?.rows.first)
+        #expect(result?.rows.count == 1)
+        #expect(row.concurrency == 2)
+        #expect(row.drains == 5)
+        #expect(row.pagerKind == "apollo-loadNext")
+        #expect(row.limit == 7)
+        #expect(result?.results.first?.scenario.store.partitions == 2)
+    }
+
+    @Test func printScenariosShowsTheBuiltInDefault() async throws {
+        let (capture, _, failure) = await run(["--print-scenarios"])
+        #expect(failure == nil)
+        let scenario = try Scenario.load(json: Data(capture.text.utf8), defaultName: "x")
+        #expect(scenario == Scenario.default)
+    }
+
+    @Test func badFlagsExitWith64() {
+        #expect(parseExitCode(["--concurrency", "0"]) == 64)
+        #expect(parseExitCode(["--concurrency", "1,x"]) == 64)
+        #expect(parseExitCode(["--pager", "pigeon"]) == 64)
+        #expect(parseExitCode(["--read", "everything"]) == 64)
+        #expect(parseExitCode(["--drain", "first:0"]) == 64)
+        #expect(parseExitCode(["--load", "open-fixed:-3"]) == 64)
+        #expect(parseExitCode(["--drains", "5", "--duration", "2"]) == 64)
+        #expect(parseExitCode(["--cancel-fraction", "2"]) == 64)
+        #expect(parseExitCode(["--filter", "colour=red"]) == 64)
+        #expect(parseExitCode(["--output", "results/"]) == 64)
+        #expect(parseExitCode(["--pager", "apollo-loadAll", "--drain", "abandon:0.3"]) == 64)
+        #expect(parseExitCode(["--drains", "5"]) == 0)
+    }
+
+    /// Bad input never touches the output file: a scenario file with bad content (65), a
+    /// missing file (66), a flag that makes a valid scenario invalid (64).
+    @Test func badInputExitsWithItsCodeAndLeavesTheOutputAlone() async throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let output = directory + "/latest.csv"
+        try "untouched\n".write(toFile: output, atomically: true, encoding: .utf8)
+        let bad = directory + "/bad.json"
+        try #"{"workload": {"concurrency": [1, -4]}}"#.write(toFile: bad, atomically: true, encoding: .utf8)
+        let good = directory + "/good.json"
+        try Self.tinyScenario.write(toFile: good, atomically: true, encoding: .utf8)
+
+        let (_, _, badContent) = await run([bad, "--output", output, "--quiet"])
+        #expect(badContent?.exitCode == ExitCodes.dataError)
+        #expect(badContent?.message.contains("bad.json") == true)
+        #expect(badContent?.message.contains("workload.concurrency") == true)
+
+        let (_, _, missing) = await run([directory + "/missing.json", "--output", output, "--quiet"])
+        #expect(missing?.exitCode == ExitCodes.noInput)
+        #expect(missing?.message.contains("missing.json") == true)
+
+        let (_, _, overridden) = await run([good, "--read", "partition:9", "--output", output, "--quiet"])
+        #expect(overridden?.exitCode == ExitCodes.usage)
+        #expect(overridden?.message.contains("workload.read") == true)
+
+        let (_, _, storeFlag) = await run([good, "--partitions", "0", "--output", output, "--quiet"])
+        #expect(storeFlag?.exitCode == ExitCodes.usage)
+        #expect(storeFlag?.message.contains("partitions") == true)
+
+        #expect(try String(contentsOfFile: output, encoding: .utf8) == "untouched\n")
+    }
+
+    @Test func unwritableOutputExitsWith73() async throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let scenario = directory + "/tiny.json"
+        try Self.tinyScenario.write(toFile: scenario, atomically: true, encoding: .utf8)
+        try "x".write(toFile: directory + "/file", atomically: true, encoding: .utf8)
+        let (_, _, failure) = await run([
+            scenario, "--output", directory + "/file/latest.csv", "--quiet", "--drains", "1", "--concurrency", "1",
+            "--repetitions", "1",
+        ])
+        #expect(failure?.exitCode == ExitCodes.cannotCreate)
+    }
+
+    @Test func runIsRegistered() {
+        #expect(PagebenchCommand.configuration.subcommands.contains { $0 == RunCommand.self })
+    }
+}

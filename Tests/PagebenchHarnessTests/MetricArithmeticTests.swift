@@ -1,0 +1,164 @@
+import PagebenchHarness
+import PagebenchMetrics
+import PagebenchStore
+import Testing
+
+@Suite struct MetricArithmeticTests {
+    /// H1 on a scripted source: every drain is the same five pages, so every figure is known.
+    @Test(arguments: PagerKind.allCases)
+    func H1_scriptedSourceGivesKnownCounts(kind: PagerKind) async throws {
+        let scenario = scenario(store: .default) {
+            $0.pager = kind
+            $0.bound = .drains(6)
+            $0.read = .scan
+        }
+        let runner = LoadRunner(scenario: scenario, source: ScriptedStoreSource())
+        let result = await runner.run(concurrency: 3, repetition: 1)
+        let metrics = result.metrics
+        #expect(result.workersReturned == 3)
+        #expect(metrics.drains == 6)
+        #expect(metrics.pages == 30)
+        #expect(metrics.items == 30)
+        #expect(metrics.scannedItems == 300)
+        #expect(metrics.scannedBytes == 30_000)
+        #expect(metrics.emptyPagesWasted == 12)
+        #expect(metrics.emptyPagesFinal == 6)
+        #expect(metrics.pagesPerDrainMax == 5)
+        #expect(metrics.errors.total == 0)
+        let row = result.row(context: RunContext(
+            timestampUTC: "t", pagebenchVersion: "v", gitCommit: "c", swiftVersion: "s", buildConfiguration: "debug",
+            host: "h", cores: 2))
+        #expect(row.emptyPageRate == 0.4)
+        #expect(row.pagesPerDrainMean == 5)
+        #expect(row.pagerKind == kind.rawValue)
+        #expect(row.targetDrains == 6)
+        // loadAll has no visible page boundary: no page latency; the others time every page.
+        #expect(metrics.pageLatency.count == (kind == .apolloLoadAll ? 0 : 30))
+        #expect(metrics.drainLatency.count == 6)
+    }
+
+    @Test(arguments: [PagerKind.loop, .streaming, .apolloLoadNext])
+    func firstKPagesStopsEachDrain(kind: PagerKind) async {
+        let scenario = scenario(store: .default) {
+            $0.pager = kind
+            $0.bound = .drains(4)
+            $0.drain = .firstPages(2)
+        }
+        let result = await LoadRunner(scenario: scenario, source: ScriptedStoreSource()).run(concurrency: 2, repetition: 1)
+        #expect(result.metrics.pages == 8)
+        #expect(result.metrics.items == 12)
+        #expect(result.metrics.emptyPagesWasted == 4)
+        #expect(result.metrics.emptyPagesFinal == 0)
+        #expect(result.metrics.drains == 4)
+    }
+
+    @Test func pageTimingOffRecordsNoPageLatency() async {
+        let scenario = scenario(store: .default) { $0.bound = .drains(3) }
+        var options = LoadRunner<ScriptedStoreSource>.Options()
+        options.pageTiming = false
+        let result = await LoadRunner(scenario: scenario, source: ScriptedStoreSource())
+            .run(concurrency: 1, repetition: 1, options: options)
+        #expect(result.metrics.pages == 15)
+        #expect(result.metrics.pageLatency.isEmpty)
+        #expect(result.row(context: .current(pagebenchVersion: "t")).pageLatency == nil)
+    }
+
+    /// H1 and S6 on the synthetic store: wasted and final empty pages equal a count made
+    /// independently from the store's unpaginated item listing, chunked by the limit.
+    @Test(arguments: [ExactEnd.continuation, .final], [false, true])
+    func H1_S6_emptyPagesMatchAnIndependentCountFromTheListing(exactEnd: ExactEnd, reverse: Bool) async throws {
+        let store = StoreConfiguration(
+            partitions: 4, itemsPerPartition: .uniform(3000), itemSize: .fixed(100), selectivity: 0.05,
+            clustering: .runs(length: 100), exactEnd: exactEnd, seed: 7)
+        let scenario = scenario(store: store) {
+            $0.pager = .loop
+            $0.read = .partition(.uniform)
+            $0.filter = .matching
+            $0.limit = 10
+            $0.reverse = reverse
+            $0.bound = .drains(12)
+        }
+        let runner = try storeRunner(scenario)
+        let result = await runner.run(concurrency: 3, repetition: 1)
+
+        let synthetic = try SyntheticStore(configuration: store)
+        var pages = 0
+        var items = 0
+        var wasted = 0
+        var final = 0
+        for drain in 0..<12 {
+            let plan = runner.planner.plan(drain)
+            let matches = try synthetic.listing(in: plan.request.range, filter: .matching, reverse: reverse).map(\.matches)
+            var chunks = stride(from: 0, to: matches.count, by: 10).map { Array(matches[$0..<min($0 + 10, matches.count)]) }
+            if matches.count % 10 == 0 && exactEnd == .continuation { chunks.append([]) }  // S6
+            for (index, chunk) in chunks.enumerated() {
+                let isLast = index == chunks.count - 1
+                let returned = chunk.filter { $0 }.count
+                pages += 1
+                items += returned
+                if returned == 0 { if isLast { final += 1 } else { wasted += 1 } }
+            }
+        }
+        #expect(wasted > 100, "the configuration should produce many wasted empty pages")
+        #expect(result.metrics.pages == pages)
+        #expect(result.metrics.items == items)
+        #expect(result.metrics.emptyPagesWasted == wasted)
+        #expect(result.metrics.emptyPagesFinal == final)
+        #expect(result.metrics.scannedItems == 12 * 3000)
+        #expect(result.metrics.scannedBytes == 12 * 3000 * 100)
+    }
+
+    @Test func failuresPastTheRetryPolicyAreCountedByKind() async throws {
+        var store = StoreConfiguration(partitions: 2, itemsPerPartition: .uniform(100))
+        store.throttleRate = 1
+        let scenario = scenario(store: store) {
+            $0.pager = .streaming
+            $0.bound = .drains(5)
+            $0.retry.maxRetries = 2
+            $0.retry.initialBackoffNanoseconds = 1_000
+            $0.retry.maxBackoffNanoseconds = 1_000
+        }
+        let result = try await storeRunner(scenario).run(concurrency: 2, repetition: 1)
+        #expect(result.metrics.drains == 0)
+        #expect(result.metrics.errors.throttled == 5)
+        #expect(result.metrics.retries == 10)
+        #expect(result.metrics.throttles == 15)
+        #expect(result.metrics.pages == 0)
+    }
+
+    @Test(arguments: [PagerKind.loop, .apolloLoadNext])
+    func retriesRecoverThrottledRequests(kind: PagerKind) async throws {
+        var store = StoreConfiguration(partitions: 2, itemsPerPartition: .uniform(200))
+        store.throttleRate = 0.2
+        let scenario = scenario(store: store) {
+            $0.pager = kind
+            $0.limit = 10
+            $0.bound = .drains(10)
+            $0.retry.maxRetries = 20
+            $0.retry.initialBackoffNanoseconds = 1_000
+            $0.retry.maxBackoffNanoseconds = 1_000
+        }
+        let result = try await storeRunner(scenario).run(concurrency: 2, repetition: 1)
+        #expect(result.metrics.errors.total == 0)
+        #expect(result.metrics.drains == 10)
+        #expect(result.metrics.pages == 10 * 21)
+        #expect(result.metrics.throttles > 0)
+        #expect(result.metrics.retries == result.metrics.throttles)
+    }
+
+    @Test func openLoopRecordsCorrectedLatencyForEveryDrain() async throws {
+        let scenario = scenario(store: .default) {
+            $0.load = .open(drainsPerSecond: 2000, poisson: true)
+            $0.bound = .drains(20)
+        }
+        let result = await LoadRunner(scenario: scenario, source: ScriptedStoreSource()).run(concurrency: 2, repetition: 1)
+        #expect(result.metrics.drains == 20)
+        #expect(result.metrics.drainLatencyCorrected?.count == 20)
+        let row = result.row(context: .current(pagebenchVersion: "t"))
+        #expect(row.loadModel == "open-poisson")
+        #expect(row.missedStarts != nil)
+        #expect(row.drainLatencyCorrected != nil)
+        // Corrected latency is measured from the intended start, never after the actual one.
+        #expect(row.drainLatencyCorrected!.maxNanoseconds >= row.drainLatency!.maxNanoseconds)
+    }
+}

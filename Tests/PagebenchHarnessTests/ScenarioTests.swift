@@ -1,0 +1,130 @@
+import Foundation
+import PagebenchHarness
+import PagebenchStore
+import Testing
+
+/// The package root, found from this file's path (tests run from any directory).
+let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    .deletingLastPathComponent().path
+
+@Suite struct ScenarioTests {
+    @Test func builtInDefaultMatchesTheShippedDefaultFile() throws {
+        let file = try Scenario.load(path: packageRoot + "/Benchmarks/Scenarios/default.json")
+        #expect(file == Scenario.default)
+        #expect(file.configurationHash == Scenario.default.configurationHash)
+    }
+
+    @Test func everyShippedScenarioLoadsAndValidates() throws {
+        let directories = ["", "/ci", "/goals"].map { packageRoot + "/Benchmarks/Scenarios" + $0 }
+        let files = try Scenario.files(expanding: directories)
+        #expect(files.count >= 12)
+        var names = Set<String>()
+        for file in files {
+            let scenario = try Scenario.load(path: file)
+            #expect(!scenario.description.isEmpty, "\(file) has no description")
+            names.insert(scenario.name)
+        }
+        #expect(names.count == files.count, "scenario names must be unique")
+        for required in ["default", "empty-pages", "large-items", "skewed-partitions", "slow-store", "throttling", "parallel-scan"] {
+            #expect(names.contains(required))
+        }
+    }
+
+    @Test func jsonRoundTripKeepsEveryField() throws {
+        var scenario = Scenario(name: "round-trip")
+        scenario.store.partitions = 7
+        scenario.store.serviceTime.base = .fixed(nanoseconds: 3_000_000)
+        scenario.workload.pager = .apolloLoadNext
+        scenario.workload.concurrency = [2, 5]
+        scenario.workload.read = .partition(.zipf(exponent: 1.25))
+        scenario.workload.limit = 33
+        scenario.workload.filter = .sizeAtLeast(100)
+        scenario.workload.reverse = true
+        scenario.workload.drain = .abandon(probability: 0.25)
+        scenario.workload.load = .open(drainsPerSecond: 150, poisson: true)
+        scenario.workload.bound = .duration(seconds: 1.5)
+        scenario.workload.cancelFraction = 0.3
+        scenario.workload.cancelAtEnd = false
+        scenario.workload.retry.maxRetries = 5
+        scenario.workload.retry.initialBackoffNanoseconds = 250_000
+        scenario.workload.seed = 99
+        let text = try scenario.jsonText()
+        let loaded = try Scenario.load(json: Data(text.utf8), defaultName: "ignored")
+        #expect(loaded == scenario)
+    }
+
+    @Test func missingKeysTakeDefaultsAndTheFileNameIsTheDefaultName() throws {
+        let scenario = try Scenario.load(json: Data("{}".utf8), defaultName: "from-file")
+        #expect(scenario.name == "from-file")
+        #expect(scenario.store == .default)
+        #expect(scenario.workload == Workload())
+    }
+
+    /// Each bad file names the field that is wrong.
+    @Test(arguments: [
+        (#"{"workload": {"limt": 5}}"#, "workload.limt"),
+        (#"{"workload": {"concurrency": [1, 0]}}"#, "workload.concurrency"),
+        (#"{"workload": {"concurrency": "many"}}"#, "workload.concurrency"),
+        (#"{"workload": {"limit": 0}}"#, "workload.limit"),
+        (#"{"workload": {"limit": "ten"}}"#, "workload.limit"),
+        (#"{"store": {"partitions": 4}, "workload": {"read": "partition:9"}}"#, "workload.read"),
+        (#"{"workload": {"read": "everything"}}"#, "workload.read"),
+        (#"{"workload": {"drain": "first:0"}}"#, "workload.drain"),
+        (#"{"workload": {"pager": "apollo-loadAll", "drain": "abandon:0.5"}}"#, "workload.drain"),
+        (#"{"workload": {"pager": "pigeon"}}"#, "workload.pager"),
+        (#"{"workload": {"drains": 5, "durationSeconds": 1}}"#, "workload.durationSeconds"),
+        (#"{"workload": {"load": "open-poisson:0"}}"#, "workload.load"),
+        (#"{"workload": {"cancelFraction": 1.5}}"#, "workload.cancelFraction"),
+        (#"{"workload": {"retry": {"initialBackoff": "10 parsecs"}}}"#, "workload.retry.initialBackoff"),
+        (#"{"workload": {"filter": "colour=red"}}"#, "workload.filter"),
+        (#"{"store": {"partitions": 0}}"#, "store"),
+        (#"{"store": {"partitons": 3}}"#, "store"),
+        (#"{"stor": {}}"#, "stor"),
+        (#"[1, 2]"#, "top level"),
+        (#"{"workload": "#, "not valid JSON"),
+    ])
+    func badScenarioNamesTheField(json: String, field: String) {
+        do {
+            _ = try Scenario.load(json: Data(json.utf8), defaultName: "bad", file: "bad.json")
+            Issue.record("\(json) was accepted")
+        } catch {
+            #expect(error.kind == .invalidScenario)
+            #expect(error.description.hasPrefix("bad.json: "))
+            #expect(error.description.contains(field), "\(error.description) does not name \(field)")
+        }
+    }
+
+    @Test func missingFileIsInputUnavailable() {
+        #expect(throws: HarnessError.self) { try Scenario.load(path: "/nonexistent/scenario.json") }
+        do {
+            _ = try Scenario.load(path: "/nonexistent/scenario.json")
+        } catch {
+            #expect(error.kind == .inputUnavailable)
+        }
+    }
+
+    @Test func textFormsRoundTrip() throws {
+        for text in ["partition:uniform", "partition:zipf:1.1", "partition:3", "scan", "segment:8"] {
+            #expect(try ReadTarget(parsing: text).description == text)
+        }
+        for text in ["full", "first:5", "abandon:0.2"] {
+            #expect(try DrainMode(parsing: text).description == text)
+        }
+        for text in ["closed", "open-fixed:200.0", "open-poisson:12.5"] {
+            #expect(try LoadModel(parsing: text).description == text)
+        }
+        for kind in PagerKind.allCases {
+            #expect(try PagerKind(parsing: kind.rawValue) == kind)
+        }
+    }
+
+    @Test func configurationHashIgnoresConcurrencyButNotTheWorkload() {
+        var a = Scenario.default
+        var b = Scenario.default
+        b.workload.concurrency = [3]
+        b.workload.repetitions = 4
+        #expect(a.configurationHash == b.configurationHash)
+        a.workload.limit = 11
+        #expect(a.configurationHash != b.configurationHash)
+    }
+}

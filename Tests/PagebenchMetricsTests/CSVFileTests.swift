@@ -1,0 +1,165 @@
+import Foundation
+import Testing
+
+@testable import PagebenchMetrics
+
+@Suite("CSVFile and AtomicFile")
+struct CSVFileTests {
+    /// A fresh directory under the system temporary directory, removed afterwards.
+    static func withTemporaryDirectory(_ body: (String) throws -> Void) throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("pagebench-metrics-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        defer {
+            chmod(path, 0o755)
+            try? FileManager.default.removeItem(atPath: path)
+        }
+        try body(path)
+    }
+
+    static func contents(_ path: String) throws -> String { try CSVFile.readText(path) }
+
+    static func leftovers(_ directory: String) throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.contains(".tmp-") }
+    }
+
+    @Test("write then read gives the rows back; the old file is replaced whole")
+    func writeAndRead() throws {
+        try Self.withTemporaryDirectory { directory in
+            let path = directory + "/latest.csv"
+            let rows = [ResultRowTests.sampleRow(repetition: 1), ResultRowTests.sampleRow(repetition: 2)]
+            try CSVFile.write(rows, to: path)
+            #expect(try CSVFile.read(ResultRow.self, from: path) == rows)
+            try CSVFile.write([rows[1]], to: path)
+            #expect(try CSVFile.read(ResultRow.self, from: path) == [rows[1]])
+            #expect(try Self.leftovers(directory).isEmpty)
+        }
+    }
+
+    @Test("a failed atomic write leaves the old file intact and no temporary file behind")
+    func failedWriteKeepsOldFile() throws {
+        guard geteuid() != 0 else {
+            // root ignores directory permissions; use a destination that is a directory instead.
+            try Self.withTemporaryDirectory { directory in
+                let path = directory + "/latest.csv"
+                try FileManager.default.createDirectory(atPath: path + "/inner", withIntermediateDirectories: true)
+                #expect { try AtomicFile.write("new", to: path) } throws: { error in
+                    (error as? MetricsError)?.kind == .outputFailed && (error as? MetricsError)?.file == path
+                }
+                #expect(FileManager.default.fileExists(atPath: path + "/inner"))
+                #expect(try Self.leftovers(directory).isEmpty)
+            }
+            return
+        }
+        try Self.withTemporaryDirectory { directory in
+            let path = directory + "/latest.csv"
+            try AtomicFile.write("old contents\n", to: path)
+            chmod(directory, 0o555)  // unwritable: no temporary file can be created
+            #expect { try AtomicFile.write("new contents\n", to: path) } throws: { error in
+                guard let error = error as? MetricsError else { return false }
+                return error.kind == .outputFailed && error.message.contains("writable")
+            }
+            chmod(directory, 0o755)
+            #expect(try Self.contents(path) == "old contents\n")
+            #expect(try Self.leftovers(directory).isEmpty)
+        }
+    }
+
+    @Test("a failure at the last step (before rename) keeps the old file and removes the temporary file")
+    func failureBeforeRename() throws {
+        struct Injected: Error {}
+        try Self.withTemporaryDirectory { directory in
+            let path = directory + "/latest.csv"
+            try AtomicFile.write("old contents\n", to: path)
+            var sawTemporary = false
+            #expect(throws: Injected.self) {
+                try AtomicFile.write("new contents\n", to: path) {
+                    sawTemporary = try !Self.leftovers(directory).isEmpty
+                    throw Injected()
+                }
+            }
+            #expect(sawTemporary, "the new contents were staged in a temporary file")
+            #expect(try Self.contents(path) == "old contents\n")
+            #expect(try Self.leftovers(directory).isEmpty)
+        }
+    }
+
+    @Test("writing into a missing directory fails clearly")
+    func missingDirectory() throws {
+        try Self.withTemporaryDirectory { directory in
+            #expect { try AtomicFile.write("x", to: directory + "/no/such/dir/file.csv") } throws: { error in
+                guard let error = error as? MetricsError else { return false }
+                return error.kind == .outputFailed && error.description.contains("No such file or directory")
+            }
+        }
+    }
+
+    @Test("reading a missing file is .inputUnavailable naming the path")
+    func missingInput() {
+        #expect { try CSVFile.read(ResultRow.self, from: "/nonexistent/results.csv") } throws: { error in
+            guard let error = error as? MetricsError else { return false }
+            return error.kind == .inputUnavailable && error.file == "/nonexistent/results.csv"
+        }
+    }
+
+    @Test("history append writes the header once and keeps earlier rows")
+    func historyAppend() throws {
+        try Self.withTemporaryDirectory { directory in
+            let path = directory + "/history.csv"
+            let first = ResultRowTests.sampleRow(repetition: 1)
+            let second = ResultRowTests.sampleRow(repetition: 2)
+            try CSVFile.append([first], toHistory: path)
+            try CSVFile.append([second, first], toHistory: path)
+            #expect(try CSVFile.read(ResultRow.self, from: path) == [first, second, first])
+            let text = try Self.contents(path)
+            #expect(text.components(separatedBy: "schema_version,").count == 2, "one header")
+            // An empty file counts as new.
+            try AtomicFile.write("", to: directory + "/empty.csv")
+            try CSVFile.append([first], toHistory: directory + "/empty.csv")
+            #expect(try CSVFile.read(ResultRow.self, from: directory + "/empty.csv") == [first])
+        }
+    }
+
+    @Test("history append refuses a file with another header, and one whose last line is cut")
+    func historyAppendRefusals() throws {
+        try Self.withTemporaryDirectory { directory in
+            let other = directory + "/other.csv"
+            let foreign = "schema_version,timestamp_utc,something_else\n1,x,y\n"
+            try AtomicFile.write(foreign, to: other)
+            #expect { try CSVFile.append([ResultRow()], toHistory: other) } throws: { error in
+                guard let error = error as? MetricsError else { return false }
+                return error.kind == .outputFailed && error.message.contains("column 3 is 'something_else'")
+                    && error.message.contains("start a new history file")
+            }
+            #expect(try Self.contents(other) == foreign, "refused append leaves the file untouched")
+
+            let cut = directory + "/cut.csv"
+            let text = try ResultRow.csvText([ResultRowTests.sampleRow()])
+            try AtomicFile.write(String(text.dropLast(3)), to: cut)
+            #expect { try CSVFile.append([ResultRow()], toHistory: cut) } throws: { error in
+                (error as? MetricsError)?.message.contains("does not end with a line break") == true
+            }
+        }
+    }
+
+    @Test("time series rows round-trip through a file")
+    func timeSeries() throws {
+        try Self.withTemporaryDirectory { directory in
+            let rows = [
+                TimeSeriesRow(
+                    scenario: "default", pagerKind: "loop", concurrency: 8, repetition: 1, elapsedSeconds: 1,
+                    isWarmup: true, pagesPerSecond: 1234.5, pageLatencyP99Nanoseconds: 88_000,
+                    allocatedBytes: 1 << 20, rssBytes: 40 << 20),
+                TimeSeriesRow(
+                    scenario: "default", pagerKind: "loop", concurrency: 8, repetition: 1, elapsedSeconds: 2,
+                    isWarmup: false, pagesPerSecond: 0, pageLatencyP99Nanoseconds: nil,
+                    allocatedBytes: 2 << 20, rssBytes: 41 << 20),
+            ]
+            let path = directory + "/series.csv"
+            try CSVFile.write(rows, to: path)
+            #expect(try CSVFile.read(TimeSeriesRow.self, from: path) == rows)
+            #expect(
+                TimeSeriesRow.csvHeader.joined(separator: ",")
+                    == "scenario,pager_kind,concurrency,repetition,elapsed_s,warmup,pages_per_s,page_latency_p99_ns,allocated_bytes,rss_bytes")
+        }
+    }
+}

@@ -1,0 +1,235 @@
+import Foundation
+import Testing
+
+@testable import PagebenchMetrics
+
+@Suite("ResultRow CSV schema")
+struct ResultRowTests {
+    /// A row with every field set to a distinct, awkward value.
+    static func sampleRow(repetition: Int = 1) -> ResultRow {
+        var row = ResultRow()
+        row.timestampUTC = "2026-11-22T02:39:43Z"
+        row.pagebenchVersion = "0.1.0"
+        row.gitCommit = "0123456789abcdef0123456789abcdef01234567-dirty"
+        row.swiftVersion = "6.3"
+        row.buildConfiguration = "release"
+        row.host = "bench, \"quoted\" host"
+        row.cores = 2
+        row.scenario = "empty-heavy"
+        row.configHash = "9f2c4e1a7b3d5f60"
+        row.seed = UInt64.max - 1
+        row.pagerKind = "streaming"
+        row.loadModel = "open-poisson"
+        row.targetDrainsPerSecond = 250.5
+        row.concurrency = 64
+        row.repetition = repetition
+        row.limit = 10
+        row.targetDurationSeconds = 10
+        row.warmupSeconds = 1.5
+        var metrics = TaskMetrics()
+        for page in 0..<9 {
+            metrics.recordPage(
+                itemCount: page % 3 == 0 || page == 8 ? 0 : page, scannedCount: 10, scannedBytes: 4_096 + page,
+                hasNextToken: page != 8, latencyNanoseconds: UInt64(1_000 + page * 977))
+        }
+        metrics.recordDrain(pageCount: 5, latencyNanoseconds: 50_000, correctedLatencyNanoseconds: 70_000)
+        metrics.recordDrain(pageCount: 4, latencyNanoseconds: 40_000, correctedLatencyNanoseconds: 41_000)
+        metrics.recordCancellation(latencyNanoseconds: 120_000, pagesAfterCancel: 1)
+        metrics.retries = 3
+        metrics.throttles = 4
+        metrics.missedStarts = 2
+        metrics.recordError(.throttled)
+        metrics.recordError(.tokenMismatch)
+        row.apply(metrics, measuredSeconds: 0.125)
+        row.applyResources(
+            cpu: CPUTime(userSeconds: 0.25, systemSeconds: 0.0625), allocationRequests: 1_234,
+            peakAllocatedBytes: 12_345_678, peakRSSBytes: 98_765_432)
+        row.measurementOverheadRatio = 1.0734
+        return row
+    }
+
+    @Test("golden header: changing columns must bump schema_version and update this test and README")
+    func goldenHeader() {
+        let golden = """
+            schema_version,timestamp_utc,pagebench_version,git_commit,swift_version,build_configuration,host,cores,scenario,config_hash,seed,pager_kind,load_model,target_drains_per_s,concurrency,repetition,limit,target_drains,target_duration_s,warmup_s,pages_per_s,items_per_s,scanned_bytes_per_s,drains_per_s,drains,pages,items,scanned_items,scanned_bytes,empty_pages_wasted,empty_pages_final,empty_page_rate,pages_per_drain_mean,pages_per_drain_max,page_latency_p50_ns,page_latency_p90_ns,page_latency_p99_ns,page_latency_p999_ns,page_latency_max_ns,drain_latency_p50_ns,drain_latency_p90_ns,drain_latency_p99_ns,drain_latency_p999_ns,drain_latency_max_ns,drain_latency_corrected_p50_ns,drain_latency_corrected_p90_ns,drain_latency_corrected_p99_ns,drain_latency_corrected_p999_ns,drain_latency_corrected_max_ns,missed_starts,cancellations,cancel_latency_p50_ns,cancel_latency_p90_ns,cancel_latency_p99_ns,cancel_latency_p999_ns,cancel_latency_max_ns,pages_after_cancel,retries,throttles,errors_throttled,errors_fault,errors_invalid_token,errors_token_mismatch,errors_validation,errors_other,cpu_user_s,cpu_system_s,allocations,allocations_per_page,peak_allocated_bytes,peak_rss_bytes,measurement_overhead_ratio,duration_s
+            """
+        #expect(ResultRow.csvHeader.joined(separator: ",") == golden)
+        #expect(ResultRow.currentSchemaVersion == 1)
+        #expect(Set(ResultRow.csvHeader).count == ResultRow.csvHeader.count, "column names are unique")
+    }
+
+    @Test("every column has a unit or is text/context, a description, and snake_case name")
+    func registryIsComplete() {
+        for column in ResultRow.columnDescriptors + TimeSeriesRow.columnDescriptors {
+            #expect(!column.summary.isEmpty, "\(column.name)")
+            #expect(column.name.allSatisfy { $0.isLowercase || $0.isNumber || $0 == "_" }, "\(column.name)")
+            if column.kind == .measured || column.kind == .deterministic {
+                #expect(!column.unit.isEmpty, "\(column.name) needs a unit")
+            }
+            if column.name.hasSuffix("_ns") { #expect(column.unit == "ns") }
+            if column.name.hasSuffix("_bytes") { #expect(column.unit == "bytes") }
+            if column.name.hasSuffix("_per_s") {
+                #expect(column.unit.hasSuffix("/s"), "\(column.name)")
+            } else if column.name.hasSuffix("_s") {
+                #expect(column.unit == "s", "\(column.name)")
+            }
+        }
+    }
+
+    @Test("issue 4's metrics each have a column")
+    func issueFourColumns() {
+        let names = Set(ResultRow.csvHeader)
+        for required in [
+            "schema_version", "timestamp_utc", "git_commit", "swift_version", "host", "cores", "scenario",
+            "config_hash", "seed", "pager_kind", "concurrency", "repetition", "pages_per_s", "items_per_s",
+            "scanned_bytes_per_s", "drains_per_s", "empty_pages_wasted", "empty_pages_final", "pages_per_drain_mean",
+            "pages_per_drain_max", "page_latency_p50_ns", "page_latency_p90_ns", "page_latency_p99_ns",
+            "page_latency_p999_ns", "page_latency_max_ns", "drain_latency_p99_ns", "drain_latency_corrected_p99_ns",
+            "missed_starts", "cancel_latency_p50_ns", "cancel_latency_p99_ns", "cancel_latency_max_ns",
+            "pages_after_cancel", "retries", "throttles", "errors_throttled", "cpu_user_s", "cpu_system_s",
+            "peak_allocated_bytes", "allocations_per_page", "peak_rss_bytes", "measurement_overhead_ratio",
+        ] {
+            #expect(names.contains(required), "missing column \(required)")
+        }
+    }
+
+    @Test("per-task metrics land in the row with the right arithmetic (H1 empty pages)")
+    func arithmetic() {
+        let row = Self.sampleRow()
+        #expect(row.pages == 9)
+        #expect(row.emptyPagesWasted == 3)  // pages 0, 3, 6: zero items and a token
+        #expect(row.emptyPagesFinal == 1)  // page 8: zero items, no token
+        #expect(row.emptyPageRate == 3.0 / 9.0)
+        #expect(row.items == 1 + 2 + 4 + 5 + 7)
+        #expect(row.scannedBytes == 9 * 4_096 + 36)
+        #expect(row.pagesPerSecond == 72)
+        #expect(row.pagesPerDrainMean == 4.5)
+        #expect(row.pagesPerDrainMax == 5)
+        #expect(row.drainLatencyCorrected?.maxNanoseconds == 70_000)
+        #expect(row.cancellationLatency?.p50Nanoseconds == 120_000)
+        #expect(row.missedStarts == 2)
+        #expect(row.errors.total == 2)
+        #expect(row.allocationsPerPage == 1_234.0 / 9.0)
+        #expect(row.pageLatency?.maxNanoseconds == 1_000 + 8 * 977)
+    }
+
+    @Test("ResultRow → CSV → ResultRow is the identity, for full rows and rows with empty optional columns")
+    func roundTrip() throws {
+        var closed = Self.sampleRow(repetition: 2)
+        closed.loadModel = "closed"
+        closed.targetDrainsPerSecond = nil
+        closed.drainLatencyCorrected = nil
+        closed.missedStarts = nil
+        closed.cancellationLatency = nil
+        closed.pageLatency = nil
+        closed.measurementOverheadRatio = nil
+        closed.targetDurationSeconds = nil
+        closed.targetDrains = 1_000
+        let rows = [Self.sampleRow(), closed, ResultRow()]
+        let text = try ResultRow.csvText(rows)
+        let parsed = try ResultRow.parseCSV(text, file: "r.csv")
+        #expect(parsed == rows)
+        #expect(try ResultRow.csvText(parsed) == text)
+        let crlf = try ResultRow.csvText(rows, writer: CSVWriter(lineEnding: .crlf))
+        #expect(try ResultRow.parseCSV(crlf, file: "r.csv") == rows)
+        #expect(try ResultRow.parseCSV("\u{FEFF}" + text, file: "r.csv") == rows)
+    }
+
+    @Test("columns may come in any order")
+    func reorderedColumns() throws {
+        let row = Self.sampleRow()
+        let header = ResultRow.csvHeader
+        let fields = row.csvFields
+        let order = Array(header.indices.reversed())
+        let text = CSVWriter().table(header: order.map { header[$0] }, records: [order.map { fields[$0] }])
+        #expect(try ResultRow.parseCSV(text, file: "r.csv") == [row])
+    }
+
+    /// The sample row's CSV with one cell replaced.
+    static func text(replacing column: String, with value: String) throws -> (String, column: Int) {
+        let header = ResultRow.csvHeader
+        var fields = sampleRow().csvFields
+        let index = header.firstIndex(of: column)!
+        fields[index] = value
+        let line = fields.map(CSVWriter.escape).joined(separator: ",")
+        let prefix = fields[..<index].map(CSVWriter.escape).joined(separator: ",")
+        return (header.joined(separator: ",") + "\n" + line + "\n", prefix.unicodeScalars.count + (index > 0 ? 2 : 1))
+    }
+
+    static func expectMalformed(_ text: String, line: Int?, column: Int?, _ fragment: String) {
+        #expect {
+            try ResultRow.parseCSV(text, file: "bad.csv")
+        } throws: { error in
+            guard let error = error as? MetricsError else { return false }
+            return error.kind == .malformedInput && error.file == "bad.csv" && error.line == line
+                && error.column == column && error.message.contains(fragment)
+        }
+    }
+
+    @Test("bad numbers name the column, line and column number", arguments: [
+        ("pages", "12x", "expected an integer"),
+        ("seed", "-1", "non-negative integer"),
+        ("pages_per_s", "nan", "finite decimal"),
+        ("pages_per_s", "0x1p3", "finite decimal"),
+        ("cpu_user_s", "1,5", "finite decimal"),
+        ("pages", "", "is empty but requires"),
+        ("page_latency_p90_ns", "", "other columns of its group"),
+        ("schema_version", "2", "schema_version 2"),
+    ])
+    func badNumbers(column: String, value: String, fragment: String) throws {
+        let (text, position) = try Self.text(replacing: column, with: value)
+        Self.expectMalformed(text, line: 2, column: position, fragment)
+    }
+
+    @Test("wrong column count, missing header, unknown, duplicate and missing columns, blank line, empty file")
+    func structuralErrors() throws {
+        let header = ResultRow.csvHeader.joined(separator: ",")
+        let row = Self.sampleRow().csvFields.map(CSVWriter.escape).joined(separator: ",")
+        let extra = header + "\n" + row + ",extra\n"
+        Self.expectMalformed(extra, line: 2, column: row.unicodeScalars.count + 2, "found \(ResultRow.csvHeader.count + 1)")
+        Self.expectMalformed(header + "\n" + row + "\n1,2\n", line: 3, column: nil, "found 2")
+        Self.expectMalformed(header + "\n\n" + row + "\n", line: 2, column: nil, "blank line")
+        Self.expectMalformed(row + "\n", line: 1, column: 1, "missing header")
+        Self.expectMalformed("", line: 1, column: 1, "the file is empty")
+        Self.expectMalformed(header + ",bogus\n", line: 1, column: header.count + 2, "unknown column 'bogus'")
+        Self.expectMalformed(header + ",pages\n", line: 1, column: header.count + 2, "appears twice")
+        let withoutPages = ResultRow.csvHeader.filter { $0 != "pages" }.joined(separator: ",")
+        Self.expectMalformed(withoutPages + "\n", line: 1, column: nil, "lacks column 'pages'")
+        // An unquoted text field with a comma shifts every later column.
+        var fields = Self.sampleRow().csvFields.map(CSVWriter.escape)
+        fields[ResultRow.csvHeader.firstIndex(of: "scenario")!] = "a,b"
+        let shifted = fields.joined(separator: ",")
+        let surplusColumn = shifted.unicodeScalars.count - fields.last!.unicodeScalars.count + 1
+        Self.expectMalformed(header + "\n" + shifted + "\n", line: 2, column: surplusColumn, "unquoted comma")
+    }
+
+    @Test("non-finite numbers are refused when writing")
+    func nonFiniteRefused() {
+        var row = ResultRow()
+        row.pagesPerSecond = .infinity
+        #expect(throws: MetricsError.self) { try ResultRow.csvText([row]) }
+    }
+
+    @Test("the README's CSV columns section is the rendered registry (docs cannot drift)")
+    func readmeMatchesRegistry() throws {
+        let path = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("README.md").path
+        let readme = try CSVFile.readText(path)
+        let updated = CSVDocumentation.updating(readme)
+        if updated != readme, ProcessInfo.processInfo.environment["PAGEBENCH_UPDATE_README"] == "1" {
+            try AtomicFile.write(updated, to: path)
+            return
+        }
+        #expect(
+            updated == readme,
+            "README.md's CSV columns section is out of date; run PAGEBENCH_UPDATE_README=1 swift test --filter readmeMatchesRegistry")
+    }
+
+    @Test("markdown table escapes pipes and marks optional columns")
+    func markdownTable() {
+        let table = ColumnDescriptor.markdownTable([
+            ColumnDescriptor(name: "a_ns", unit: "ns", polarity: .lowerIsBetter, kind: .measured, type: .unsignedInteger, isOptional: true, summary: "x | y")
+        ])
+        #expect(table.contains("| `a_ns` | unsigned (optional) | ns | lower is better | measured | x \\| y |"))
+    }
+}
