@@ -13,7 +13,7 @@ import PagebenchMetrics
 ///    of medians and, with enough repetitions, the Mann–Whitney U test:
 ///    - regression / improvement: the change is beyond the threshold (and the absolute floor)
 ///      in the bad / good direction, the interval excludes "no change", and the rank test (when
-///      both sides have ≥ 4 repetitions) gives p < alpha;
+///      the sample sizes can reach alpha: 5 repetitions a side at alpha 0.01) gives p < alpha;
 ///    - unchanged: the whole interval lies within ± the threshold, or the change of the medians
 ///      is within the absolute floor;
 ///    - inconclusive: anything else — the change may or may not exceed the threshold, the
@@ -29,8 +29,8 @@ public struct RegressionChecker: Sendable {
     public var methodDescription: String {
         "median of repetitions; \(Format.number(thresholds.confidence * 100)) % percentile-bootstrap interval of the "
             + "ratio of medians (\(thresholds.resamples) resamples, seed \(thresholds.seed)); Mann–Whitney U at "
-            + "α = \(Format.number(thresholds.alpha)) when both sides have ≥ \(Thresholds.rankTestMinimumRepetitions) "
-            + "repetitions; default thresholds × \(Format.number(thresholds.scale))"
+            + "α = \(Format.number(thresholds.alpha)) where the repetitions can reach it; default thresholds × "
+            + "\(Format.number(thresholds.scale))"
     }
 
     /// Compares two sets of rows. `baselineFile` and `currentFile` only label the report.
@@ -149,7 +149,9 @@ public struct RegressionChecker: Sendable {
         let p = Statistics.mannWhitneyP(baselineValues, currentValues)
         result.rankTestP = p
 
-        let rankTestApplies = min(baselineValues.count, currentValues.count) >= Thresholds.rankTestMinimumRepetitions
+        // The rank test only where it can say yes: with too few repetitions it could never reach alpha.
+        let rankTestApplies =
+            Statistics.smallestMannWhitneyP(baselineValues.count, currentValues.count) < thresholds.alpha
         let intervalExcludesNoChange = interval.low > 1 || interval.high < 1
         let significant = intervalExcludesNoChange && (!rankTestApplies || p < thresholds.alpha)
         let withinFloor = abs(currentMedian - baselineMedian) <= rule.absolute

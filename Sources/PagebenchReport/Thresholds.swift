@@ -44,19 +44,17 @@ public struct Thresholds: Sendable, Equatable {
     public var scale: Double = 1
     /// Confidence of the bootstrap interval (0.5 < c < 1).
     public var confidence: Double = 0.95
-    /// Significance level of the Mann–Whitney U test, applied when both sides have at least
-    /// ``rankTestMinimumRepetitions`` repetitions.
-    public var alpha: Double = 0.05
+    /// Significance level of the Mann–Whitney U test, applied when the sample sizes can reach it
+    /// (``Statistics/smallestMannWhitneyP(_:_:)`` < alpha; with 0.01 that takes 5 repetitions a
+    /// side). Strict because one check judges some 30 metrics per group: measured with
+    /// `results/checker/measure.sh`, 0.05 let 2 of 20 A/A comparisons through.
+    public var alpha: Double = 0.01
     /// Bootstrap rounds.
     public var resamples: Int = 2000
     /// Seed of the bootstrap generator: the same files and thresholds give the same verdicts.
     public var seed: UInt64 = 0x7061_6765_6265_6E63  // "pagebenc"
     /// Explicit per-metric rules, by column name.
     public var metrics: [String: Rule] = [:]
-
-    /// Below this many repetitions on a side the exact rank test cannot reach p < 0.05, so only
-    /// the bootstrap interval decides significance.
-    public static let rankTestMinimumRepetitions = 4
 
     public init() {}
 
@@ -73,17 +71,21 @@ public struct Thresholds: Sendable, Equatable {
         let name = column.name
         if name.hasSuffix("_per_s") { return Rule(relative: 0.05) }
         if name.hasPrefix("cancel_latency_") {
-            return Rule(relative: name.hasSuffix("_p50_ns") ? 0.25 : name.hasSuffix("_p90_ns") ? 0.50 : 1.00)
+            return Rule(relative: name.hasSuffix("_p50_ns") ? 0.25 : name.hasSuffix("_p90_ns") ? 0.50 : 2.00)
         }
         if name.hasSuffix("_p50_ns") { return Rule(relative: 0.10) }
         if name.hasSuffix("_p90_ns") { return Rule(relative: 0.15) }
-        if name.hasSuffix("_p99_ns") { return Rule(relative: 0.25) }
-        if name.hasSuffix("_p999_ns") { return Rule(relative: 0.50) }
-        if name.hasSuffix("_max_ns") { return Rule(relative: 1.00) }
+        // Tails move with the machine's load (a scheduling hiccup of a few ms lands in p99.9 and max).
+        if name.hasSuffix("_p99_ns") { return Rule(relative: 0.50) }
+        if name.hasSuffix("_p999_ns") { return Rule(relative: 1.00) }
+        if name.hasSuffix("_max_ns") { return Rule(relative: 2.00) }
         switch name {
-        case "allocations", "allocations_per_page": return Rule(relative: 0.05)
+        // Whole-process jemalloc counts: timers, the sampler and the runtime allocate too, and vary
+        // by a factor of 2 between repetitions on a loaded machine. Allocation gating belongs to the
+        // package-benchmark suites (mallocCountTotal per benchmark).
+        case "allocations", "allocations_per_page": return Rule(relative: 0.50)
         case "peak_allocated_bytes", "peak_rss_bytes": return Rule(relative: 0.15)
-        case "cpu_user_s": return Rule(relative: 0.15)
+        case "cpu_user_s": return Rule(relative: 0.25, absolute: 0.05)
         case "cpu_system_s": return Rule(relative: 0.50, absolute: 0.05)
         case "measurement_overhead_ratio": return Rule(relative: 0.10)
         case "missed_starts": return Rule(relative: 0.25, absolute: 5)
