@@ -232,7 +232,6 @@ public struct HTMLReport: Sendable {
             series.append(SVGChart.Series(name: name + " allocated", points: rows.map { ($0.elapsedSeconds, Double($0.allocatedBytes)) }))
             series.append(SVGChart.Series(name: name + " RSS", points: rows.map { ($0.elapsedSeconds, Double($0.rssBytes)) }, dashed: true))
         }
-        // Colour pairs: allocated and RSS of one run share a colour.
         var chart = SVGChart(id: "plot-memory", title: "Memory over the run", xLabel: "seconds since start", yLabel: "bytes")
         chart.series = series
         chart.yFormat = bytes

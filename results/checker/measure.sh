@@ -5,17 +5,18 @@
 #
 #   bash results/checker/measure.sh [TRIALS] [PAGEBENCH]      # defaults: 20, .build/debug/pagebench
 #
-# Method (all runs of one debug build, each a separate `pagebench run` process with 5 repetitions
-# per concurrency of service-time.json, one after the other):
-#   same_0, then for each trial i: same_i, slow_i.
-# A/A comparison i checks same_i against same_{i-1}: two runs of the same build, back to back.
-# Slowdown comparison i checks slow_i against same_i; slow_i runs with the store's service time
-# raised from 20 ms to 22 ms (`--service-time fixed:22ms`). Comparing neighbours keeps slow drift
-# of the shared machine's load out of the comparison, as CI does when it measures the baseline
-# build and the candidate on the same machine. A slowed run has another configuration hash (the
-# service time is part of the configuration), so its config_hash column is set back to the
-# baseline's before the check: the slowdown then looks exactly like a code change that made
-# every store request 10 % slower.
+# Method (all runs of one debug build of service-time.json, each repetition a separate
+# `pagebench run --repetitions 1` process). Each trial runs three streams interleaved,
+# A B S A B S … five times: A and B are the same build and configuration, S has the store's
+# service time raised from 20 ms to 22 ms (`--service-time fixed:22ms`). The five runs of each
+# stream form one results file (repetitions 1…5). A/A comparison: B checked against A.
+# Slowdown comparison: S checked against A. Interleaving spreads the shared machine's changing
+# load evenly over the streams, as one should when measuring a baseline build against a
+# candidate on the same machine (the earlier passes in first-pass/ and second-pass/ ran each
+# stream's 5 repetitions in one process, back to back, and show what load drift does).
+# A slowed run has another configuration hash (the service time is part of the
+# configuration), so its config_hash column is set back to A's before the check: the slowdown
+# then looks exactly like a code change that made every store request 10 % slower.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 trials=${1:-20}
@@ -26,7 +27,6 @@ rm -rf "$work" && mkdir -p "$work"
 
 # A private copy of the binary, so that rebuilding the package meanwhile cannot swap it mid-measurement.
 mkdir -p "$work/bin" && cp "$pagebench" "$work/bin/pagebench" && pagebench="$work/bin/pagebench"
-run() { "$pagebench" run "$scenario" --repetitions 5 --quiet --output "$1" "${@:2}"; }
 
 # Verdict counts of one check, from its JSON: "exit regressions behaviour_changes pages_per_s_verdicts".
 check() {
@@ -43,25 +43,46 @@ print(sys.argv[2], len(regressions), changes, pages, "|".join(sorted(set(regress
 PY
 }
 
-run "$work/same-0.csv"
-echo "kind,trial,exit,regressions,behaviour_changes,pages_per_s_verdicts,regressed_metrics" >"$work/trials.csv"
-for trial in $(seq 1 "$trials"); do
-    run "$work/same-$trial.csv"
-    echo "aa,$trial,$(check "$work/same-$trial.csv" "$work/same-$((trial - 1)).csv" | tr ' ' ',')" >>"$work/trials.csv"
-    run "$work/slow-$trial.raw.csv" --service-time fixed:22ms
-    python3 - "$work/same-$trial.csv" "$work/slow-$trial.raw.csv" "$work/slow-$trial.csv" <<'PY'
+# Concatenates single-repetition result files, numbering repetitions 1…n per concurrency, and
+# optionally copying config_hash from a reference file.
+merge() {
+    python3 - "$@" <<'PY'
 import csv, sys
-baseline = {row["scenario"]: row["config_hash"] for row in csv.DictReader(open(sys.argv[1], newline=""))}
-reader = csv.DictReader(open(sys.argv[2], newline=""))
-rows = list(reader)
-for row in rows:
-    row["config_hash"] = baseline[row["scenario"]]
-with open(sys.argv[3], "w", newline="") as out:
-    writer = csv.DictWriter(out, fieldnames=reader.fieldnames, lineterminator="\n")
+out, reference, inputs = sys.argv[1], sys.argv[2], sys.argv[3:]
+hashes = {}
+if reference != "-":
+    hashes = {row["scenario"]: row["config_hash"] for row in csv.DictReader(open(reference, newline=""))}
+rows, fields, seen = [], None, {}
+for path in inputs:
+    reader = csv.DictReader(open(path, newline=""))
+    fields = reader.fieldnames
+    for row in reader:
+        key = (row["scenario"], row["concurrency"])
+        seen[key] = seen.get(key, 0) + 1
+        row["repetition"] = str(seen[key])
+        if hashes:
+            row["config_hash"] = hashes[row["scenario"]]
+        rows.append(row)
+with open(out, "w", newline="") as handle:
+    writer = csv.DictWriter(handle, fieldnames=fields, lineterminator="\n")
     writer.writeheader()
     writer.writerows(rows)
 PY
-    echo "slow,$trial,$(check "$work/slow-$trial.csv" "$work/same-$trial.csv" | tr ' ' ',')" >>"$work/trials.csv"
+}
+
+echo "kind,trial,exit,regressions,behaviour_changes,pages_per_s_verdicts,regressed_metrics" >"$work/trials.csv"
+for trial in $(seq 1 "$trials"); do
+    for repetition in 1 2 3 4 5; do
+        "$pagebench" run "$scenario" --repetitions 1 --quiet --output "$work/a-$trial-$repetition.csv"
+        "$pagebench" run "$scenario" --repetitions 1 --quiet --output "$work/b-$trial-$repetition.csv"
+        "$pagebench" run "$scenario" --repetitions 1 --quiet --output "$work/s-$trial-$repetition.csv" --service-time fixed:22ms
+    done
+    merge "$work/same-a-$trial.csv" - "$work"/a-"$trial"-?.csv
+    merge "$work/same-b-$trial.csv" - "$work"/b-"$trial"-?.csv
+    merge "$work/slow-$trial.csv" "$work/same-a-$trial.csv" "$work"/s-"$trial"-?.csv
+    rm -f "$work"/[abs]-"$trial"-?.csv
+    echo "aa,$trial,$(check "$work/same-b-$trial.csv" "$work/same-a-$trial.csv" | tr ' ' ',')" >>"$work/trials.csv"
+    echo "slow,$trial,$(check "$work/slow-$trial.csv" "$work/same-a-$trial.csv" | tr ' ' ',')" >>"$work/trials.csv"
     echo "trial $trial done" >&2
 done
 
@@ -81,13 +102,14 @@ commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=
 print("# Checker calibration (`pagebench check`, default thresholds)\n")
 print(f"Produced by `bash results/checker/measure.sh {trials}` at commit {commit} (debug build), on the shared 2-core machine.")
 print("Scenario `results/checker/service-time.json`: fixed 20 ms service time, streaming pager, concurrency 2 and 4, 6 drains,")
-print("5 repetitions per run; every run a separate `pagebench run` process; each comparison checks a run against the same-build run just before it.\n")
+print("5 repetitions per stream, each a separate `pagebench run` process, streams A (same build), B (same build) and S (10 % slower store) interleaved A B S × 5; A/A checks B against A, the slowdown S against A.\n")
 print("| experiment | trials | failing checks | criterion |")
 print("| --- | --- | --- | --- |")
 print(f"| A/A (same build, same configuration) | {len(aa)} | {false_reg} with a false regression ({aa_red} non-zero exits) | ≤ 1 |")
 print(f"| 10 % slower service time (20 ms → 22 ms) | {len(slow)} | {caught} caught ({100*caught/max(len(slow),1):.0f} %); pages/s flagged in every group in {caught_pages} | ≥ 95 % |")
 print()
 print("Metrics behind A/A false regressions: " + (", ".join(f"`{m}` ×{n}" for m, n in aa_metrics.most_common()) or "none") + ".")
+print(f"Load average when it finished: {' '.join(open('/proc/loadavg').read().split()[:3])} (other engineers build on the same 2 cores).")
 print("\nPer-trial results: `results/checker/trials.csv` (pages_per_s verdicts per group, regressed metrics).")
 PY
 cat results/checker/figures.md
