@@ -100,8 +100,11 @@ if ProcessInfo.processInfo.environment["PAGEBENCH_BENCHMARKS"] != nil {
         targets.append(
             .executableTarget(
                 name: suite,
+                // Not PagebenchHarness: it links jemalloc (via PagebenchMetrics), and a process
+                // with both jemalloc and package-benchmark's malloc interposer frees one
+                // allocator's blocks with the other and crashes (SIGSEGV in replacement_free).
                 dependencies: [
-                    "PagebenchStore", "PagebenchPager", "PagebenchHarness",
+                    "PagebenchStore", "PagebenchPager",
                     .product(name: "Benchmark", package: "benchmark"),
                 ],
                 path: "Benchmarks/\(suite)",

@@ -99,7 +99,9 @@ func apolloPager(_ store: SyntheticStore, limit: Int) async throws -> Checksum {
     try await pager.loadAll()
     guard let output = pager.output else { fatalError("loadAll returned without an output") }
     var checksum = Checksum()
-    for page in output.allPages { checksum.add(page) }
+    for page in output.previousPages { checksum.add(page) }
+    checksum.add(output.initialPage)
+    for page in output.nextPages { checksum.add(page) }
     precondition(pager.counters.requests == checksum.pages)
     return checksum
 }

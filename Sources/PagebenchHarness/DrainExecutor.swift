@@ -9,15 +9,34 @@ import Synchronization
 final class WorkerProgress: Sendable {
     let pages = Atomic<Int>(0)
     let drains = Atomic<Int>(0)
-    /// Page latencies since the time series last took them (only with `--timeseries`).
-    let interval = Mutex(LatencyRecorder())
+}
+
+/// Page latencies of the current second, for the time series (only with `--timeseries`):
+/// one histogram per run, which workers add batches of samples to at their yield points
+/// (at most every 100 ms or 256 samples each), never per page.
+final class IntervalLatencies: Sendable {
+    private let recorder = Mutex(PresizedRecorders.empty)
+
+    func add(_ samples: [UInt64]) {
+        recorder.withLock { recorder in
+            for sample in samples { recorder.record(nanoseconds: sample) }
+        }
+    }
+
+    /// The latencies since the last call; starts a new interval.
+    func take() -> LatencyRecorder {
+        recorder.withLock { recorder in
+            defer { recorder.reset() }
+            return recorder
+        }
+    }
 }
 
 /// A worker's per-page bookkeeping between yield points: owned by one task, no sharing.
 struct Pacing: Sendable {
     var pagesSinceCheckpoint = 0
-    /// Page latencies not yet handed to ``WorkerProgress/interval`` (time series only).
-    var interval: LatencyRecorder?
+    /// Page latencies not yet handed to ``IntervalLatencies`` (time series only).
+    var intervalSamples: [UInt64]?
     var intervalFlushedAt: UInt64 = 0
     /// When set, page latencies are appended here instead of recorded into the task's
     /// histogram: a probed drain runs in a child task, and handing a few numbers back to
@@ -25,7 +44,7 @@ struct Pacing: Sendable {
     var latencyLog: [UInt64]?
 
     init(timeSeries: Bool, logLatencies: Bool = false) {
-        interval = timeSeries ? LatencyRecorder() : nil
+        intervalSamples = timeSeries ? [] : nil
         latencyLog = logLatencies ? [] : nil
     }
 }
@@ -57,6 +76,8 @@ struct DrainExecutor<Source: PageSource>: Sendable where Source.Request == PageR
     let timing: Bool
     let yieldEveryPages: Int
     let progress: WorkerProgress
+    /// Where time-series latencies go; nil without `--timeseries`.
+    let intervals: IntervalLatencies?
     /// Counters of this worker's streaming drains (retries are read from them).
     let streamCounters = PagerCounters()
 
@@ -82,7 +103,7 @@ struct DrainExecutor<Source: PageSource>: Sendable where Source.Request == PageR
         var latency: UInt64?
         if timing {
             let elapsed = MonotonicTime.elapsed(from: startedAt, to: MonotonicTime.nanoseconds())
-            pacing.interval?.record(nanoseconds: elapsed)
+            pacing.intervalSamples?.append(elapsed)
             if pacing.latencyLog != nil { pacing.latencyLog!.append(elapsed) } else { latency = elapsed }
         }
         metrics.recordPage(
@@ -112,12 +133,11 @@ struct DrainExecutor<Source: PageSource>: Sendable where Source.Request == PageR
             progress.pages.add(pacing.pagesSinceCheckpoint, ordering: .relaxed)
             pacing.pagesSinceCheckpoint = 0
         }
-        if pacing.interval != nil {
+        if let samples = pacing.intervalSamples, !samples.isEmpty, let intervals {
             let now = MonotonicTime.nanoseconds()
-            if force || now - pacing.intervalFlushedAt >= 100_000_000, !pacing.interval!.isEmpty {
-                let local = pacing.interval!
-                progress.interval.withLock { $0.add(local) }
-                pacing.interval!.reset()
+            if force || samples.count >= 256 || now - pacing.intervalFlushedAt >= 100_000_000 {
+                intervals.add(samples)
+                pacing.intervalSamples!.removeAll(keepingCapacity: true)
                 pacing.intervalFlushedAt = now
             }
         }

@@ -1,3 +1,4 @@
+import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -46,6 +47,7 @@ public struct LoadRunner<Source: PageSource>: Sendable where Source.Request == P
         let timing = options.pageTiming ?? workload.pageTiming
         let slots = (0..<concurrency).map { _ in WorkerProgress() }
         let sampler = MemorySampler()
+        let intervals = options.timeSeries ? IntervalLatencies() : nil
         let status = RunStatus()
         let runStart = MonotonicTime.nanoseconds()
 
@@ -57,7 +59,7 @@ public struct LoadRunner<Source: PageSource>: Sendable where Source.Request == P
             if options.timeSeries {
                 background.addTask {
                     await timeSeriesLoop(
-                        slots: slots, sampler: sampler, status: status, runStart: runStart,
+                        slots: slots, intervals: intervals!, sampler: sampler, status: status, runStart: runStart,
                         concurrency: concurrency, repetition: repetition)
                 }
             }
@@ -73,7 +75,7 @@ public struct LoadRunner<Source: PageSource>: Sendable where Source.Request == P
             if workload.warmupSeconds > 0 {
                 status.begin(warmup: true, totals: totals(slots))
                 _ = await runPhase(
-                    concurrency: concurrency, slots: slots, timing: timing, timeSeries: options.timeSeries,
+                    concurrency: concurrency, slots: slots, intervals: intervals, timing: timing,
                     warmup: true, bound: .duration(seconds: workload.warmupSeconds))
             }
 
@@ -82,9 +84,10 @@ public struct LoadRunner<Source: PageSource>: Sendable where Source.Request == P
             PeakResidentMemory.reset()
             let allocationsBefore = try? JemallocStats.read(flushingThreadCache: true)
             let cpuBefore = CPUTime.now()
+            let measuredStart = Date()
             status.begin(warmup: false, totals: totals(slots))
             let phase = await runPhase(
-                concurrency: concurrency, slots: slots, timing: timing, timeSeries: options.timeSeries,
+                concurrency: concurrency, slots: slots, intervals: intervals, timing: timing,
                 warmup: false, bound: workload.bound)
             let cpu = CPUTime.now().since(cpuBefore)
             let allocationsAfter = try? JemallocStats.read(flushingThreadCache: true)
@@ -105,7 +108,7 @@ public struct LoadRunner<Source: PageSource>: Sendable where Source.Request == P
                 metrics: phase.metrics, workersReturned: phase.workersReturned,
                 measuredSeconds: Double(phase.nanoseconds) / 1e9,
                 cpu: cpu, allocations: allocations, peakAllocatedBytes: sampler.peakAllocatedBytes,
-                peakRSSBytes: peakRSS, timeSeries: series)
+                peakRSSBytes: peakRSS, timeSeries: series, startedAt: measuredStart)
         }
     }
 
@@ -123,31 +126,40 @@ public struct LoadRunner<Source: PageSource>: Sendable where Source.Request == P
     /// One phase: `concurrency` workers in a task group, plus a deadline for a
     /// duration-bound phase that cancels every drain still in flight.
     private func runPhase(
-        concurrency: Int, slots: [WorkerProgress], timing: Bool, timeSeries: Bool, warmup: Bool, bound: RunBound
+        concurrency: Int, slots: [WorkerProgress], intervals: IntervalLatencies?, timing: Bool, warmup: Bool,
+        bound: RunBound
     ) async -> PhaseOutcome {
-        let start = MonotonicTime.nanoseconds()
         var drainLimit: Int?
         var durationNanoseconds: Double?
         switch bound {
         case .drains(let count): drainLimit = count
         case .duration(let seconds): durationNanoseconds = seconds * 1e9
         }
-        let control = PhaseControl(
-            planner: planner, isWarmup: warmup, start: start, drainLimit: drainLimit,
-            durationNanoseconds: durationNanoseconds)
         let workload = scenario.workload
         let retryPolicy = Self.retryPolicy(workload.retry, seed: planner.seed)
         let cancelAtEnd = warmup || workload.cancelAtEnd
+
+        var isOpenLoop = false
+        if case .open = workload.load { isOpenLoop = true }
+        let cancels = workload.cancelFraction > 0 || (durationNanoseconds != nil && cancelAtEnd)
+        let prepared = (0..<concurrency).map { _ in
+            Handoff(PresizedRecorders.taskMetrics(openLoop: isOpenLoop, cancels: cancels))
+        }
+        let start = MonotonicTime.nanoseconds()
+        let control = PhaseControl(
+            planner: planner, isWarmup: warmup, start: start, drainLimit: drainLimit,
+            durationNanoseconds: durationNanoseconds)
 
         let (metrics, returned) = await withTaskGroup(of: PhaseChild.self) { group in
             for slot in 0..<concurrency {
                 let executor = DrainExecutor(
                     source: ObservedSource(base: source, failures: FailureLog()), kind: workload.pager,
                     retryPolicy: retryPolicy, timing: timing, yieldEveryPages: workload.yieldEveryPages,
-                    progress: slots[slot])
-                let worker = Worker(control: control, executor: executor, timeSeries: timeSeries)
+                    progress: slots[slot], intervals: intervals)
+                let worker = Worker(control: control, executor: executor, timeSeries: intervals != nil)
+                let handoff = prepared[slot]
                 group.addTask {
-                    var metrics = await worker.run()
+                    var metrics = await worker.run(metrics: handoff.take() ?? TaskMetrics())
                     metrics.throttles += executor.source.failures.throttles
                     return .worker(metrics)
                 }
@@ -209,7 +221,8 @@ public struct LoadRunner<Source: PageSource>: Sendable where Source.Request == P
     }
 
     private func timeSeriesLoop(
-        slots: [WorkerProgress], sampler: MemorySampler, status: RunStatus, runStart: UInt64,
+        slots: [WorkerProgress], intervals: IntervalLatencies, sampler: MemorySampler, status: RunStatus,
+        runStart: UInt64,
         concurrency: Int, repetition: Int
     ) async -> [TimeSeriesRow] {
         var rows: [TimeSeriesRow] = []
@@ -218,14 +231,7 @@ public struct LoadRunner<Source: PageSource>: Sendable where Source.Request == P
         var tick = runStart
         func emit(now: UInt64) {
             let pages = totals(slots).pages
-            var interval = LatencyRecorder()
-            for slot in slots {
-                let taken = slot.interval.withLock { recorder -> LatencyRecorder in
-                    defer { recorder.reset() }
-                    return recorder
-                }
-                interval.add(taken)
-            }
+            let interval = intervals.take()
             let seconds = Double(now - last) / 1e9
             rows.append(
                 TimeSeriesRow(
@@ -281,7 +287,7 @@ public struct LoadRunner<Source: PageSource>: Sendable where Source.Request == P
                 ProgressSnapshot(
                     scenario: scenario.name, concurrency: concurrency, repetition: repetition,
                     isWarmup: phase.warmup, phaseElapsedSeconds: elapsed, phaseFraction: fraction,
-                    pagesPerSecond: Double(pages - lastPages) / (Double(now - last) / 1e9),
+                    pagesPerSecond: now > last ? Double(pages - lastPages) / (Double(now - last) / 1e9) : 0,
                     pages: pages - phase.pagesAtStart))
             lastPages = pages
             last = now
@@ -298,14 +304,14 @@ final class RunStatus: Sendable {
         var drainsAtStart = 0
     }
 
-    private let state = Mutex((phase: Phase(), unused: 0))
+    private let state = Mutex(Phase())
 
-    var phase: Phase { state.withLock { $0.phase } }
-    var isWarmup: Bool { state.withLock { $0.phase.warmup } }
+    var phase: Phase { state.withLock { $0 } }
+    var isWarmup: Bool { state.withLock { $0.warmup } }
 
     func begin(warmup: Bool, totals: (pages: Int, drains: Int)) {
         state.withLock { state in
-            state.phase = Phase(
+            state = Phase(
                 warmup: warmup, start: MonotonicTime.nanoseconds(), pagesAtStart: totals.pages,
                 drainsAtStart: totals.drains)
         }

@@ -21,6 +21,19 @@ public struct RunDescription: Sendable, Hashable {
     public var total: Int
     /// Expected seconds of this run (warm-up + duration), nil when bounded by drain count.
     public var expectedSeconds: Double?
+
+    public init(
+        scenario: String, concurrency: Int, repetition: Int, isOverheadRun: Bool, ordinal: Int, total: Int,
+        expectedSeconds: Double?
+    ) {
+        self.scenario = scenario
+        self.concurrency = concurrency
+        self.repetition = repetition
+        self.isOverheadRun = isOverheadRun
+        self.ordinal = ordinal
+        self.total = total
+        self.expectedSeconds = expectedSeconds
+    }
 }
 
 /// A moment of the current run.
@@ -37,4 +50,18 @@ public struct ProgressSnapshot: Sendable, Hashable {
     public var pagesPerSecond: Double
     /// Pages of the current phase so far.
     public var pages: Int
+
+    public init(
+        scenario: String, concurrency: Int, repetition: Int, isWarmup: Bool, phaseElapsedSeconds: Double,
+        phaseFraction: Double, pagesPerSecond: Double, pages: Int
+    ) {
+        self.scenario = scenario
+        self.concurrency = concurrency
+        self.repetition = repetition
+        self.isWarmup = isWarmup
+        self.phaseElapsedSeconds = phaseElapsedSeconds
+        self.phaseFraction = phaseFraction
+        self.pagesPerSecond = pagesPerSecond
+        self.pages = pages
+    }
 }

@@ -1,3 +1,4 @@
+import Foundation
 import PagebenchMetrics
 
 /// What one measured phase produced: merged metrics and resource readings, ready to become
@@ -26,6 +27,8 @@ public struct RunResult: Sendable {
     public var timeSeries: [TimeSeriesRow]
     /// pages/s with per-page timing off ÷ with it on, when measured.
     public var measurementOverheadRatio: Double?
+    /// When the measured phase started (the row's `timestamp_utc`).
+    public var startedAt: Date
 
     /// Pages per second of the measured phase.
     public var pagesPerSecond: Double { measuredSeconds > 0 ? Double(metrics.pages) / measuredSeconds : 0 }
@@ -35,6 +38,7 @@ public struct RunResult: Sendable {
         let workload = scenario.workload
         var row = ResultRow()
         row.apply(context)
+        row.timestampUTC = RunContext.timestamp(startedAt)
         row.scenario = scenario.name
         row.configHash = scenario.configurationHash
         row.seed = workload.effectiveSeed(store: scenario.store)

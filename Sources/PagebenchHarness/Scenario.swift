@@ -28,14 +28,15 @@ public struct Scenario: Sendable, Hashable {
     /// `Benchmarks/Scenarios/default.json` (a test checks it). The default store (64
     /// partitions × 10,000 items, 10 % matching, 1 MiB budget), each drain a full query of a
     /// uniformly chosen partition with the `match` filter at the default limit, through the
-    /// streaming pager, at 1, 8 and 64 pagers, 400 drains each after 0.3 s of warm-up.
+    /// streaming pager, at 1, 8 and 64 pagers, 2000 drains (about 2 million pages) each after
+    /// 0.3 s of warm-up.
     public static let `default`: Scenario = {
         var workload = Workload()
         workload.pager = .streaming
         workload.concurrency = [1, 8, 64]
         workload.read = .partition(.uniform)
         workload.filter = .matching
-        workload.bound = .drains(400)
+        workload.bound = .drains(2000)
         workload.warmupSeconds = 0.3
         return Scenario(
             name: "default",

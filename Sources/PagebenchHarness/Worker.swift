@@ -14,8 +14,10 @@ struct Worker<Source: PageSource>: Sendable where Source.Request == PageRequest,
     /// worker has finished a drain it expects this long.
     static var initialDrainEstimateNanoseconds: Double { 1_000_000 }
 
-    func run() async -> TaskMetrics {
-        var metrics = TaskMetrics()
+    /// Runs drains until the phase has no more, recording into `metrics` (prepared by the
+    /// caller, outside the measured time) and returning them.
+    func run(metrics initial: consuming TaskMetrics) async -> TaskMetrics {
+        var metrics = initial
         var pacing = Pacing(timeSeries: timeSeries)
         var finishedDrains = 0.0
         var meanDrainNanoseconds = Self.initialDrainEstimateNanoseconds
@@ -37,8 +39,9 @@ struct Worker<Source: PageSource>: Sendable where Source.Request == PageRequest,
                 let probed = await probe(plan, cancelAfterNanoseconds: delay, pacing: &pacing)
                 result = probed.result
                 probeLatency = probed.cancelLatency
-                metrics.add(probed.metrics)
+                metrics.addPageCounts(probed.metrics)
                 for latency in probed.pageLatencies { metrics.pageLatency.record(nanoseconds: latency) }
+                pacing.intervalSamples?.append(contentsOf: probed.pageLatencies)
             } else {
                 result = await executor.run(plan, into: &metrics, pacing: &pacing)
             }
@@ -54,6 +57,7 @@ struct Worker<Source: PageSource>: Sendable where Source.Request == PageRequest,
             case .failed(let kind):
                 metrics.recordError(kind)
             case .cancelled:
+                if metrics.cancellationLatency == nil { metrics.cancellationLatency = PresizedRecorders.empty }
                 if let probeLatency {
                     metrics.recordCancellation(latencyNanoseconds: probeLatency, pagesAfterCancel: result.pagesAfterCancel)
                 } else {
@@ -81,11 +85,10 @@ struct Worker<Source: PageSource>: Sendable where Source.Request == PageRequest,
         async -> (result: DrainResult, metrics: TaskMetrics, pageLatencies: [UInt64], cancelLatency: UInt64?)
     {
         let executor = self.executor
-        let timeSeries = self.timeSeries
         return await withTaskGroup(of: ProbeEvent.self) { group in
             group.addTask {
-                var metrics = TaskMetrics()
-                var pacing = Pacing(timeSeries: timeSeries, logLatencies: true)
+                var metrics = PresizedRecorders.countsOnly
+                var pacing = Pacing(timeSeries: false, logLatencies: true)
                 let result = await executor.run(plan, into: &metrics, pacing: &pacing)
                 executor.publish(&pacing, force: true)
                 return .drained(result, metrics, pacing.latencyLog ?? [])

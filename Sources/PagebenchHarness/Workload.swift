@@ -50,7 +50,7 @@ public struct Workload: Sendable, Hashable {
     public var measureOverhead: Bool = false
     /// A CPU-bound drain calls `Task.yield()` after this many pages, so that timers,
     /// the memory sampler and progress still run on a busy cooperative pool.
-    public var yieldEveryPages: Int = 16
+    public var yieldEveryPages: Int = 64
 
     public init() {}
 

@@ -25,21 +25,21 @@ public final class QueryPager<InitialSource: PageSource, PaginatedSource: PageSo
     Sendable
 {
     public typealias Output = PaginationOutput<InitialSource.Response, PaginatedSource.Response>
-    typealias StateMachine = QueryPagerStateMachine<
+    @usableFromInline typealias StateMachine = QueryPagerStateMachine<
         InitialSource.Response, PaginatedSource.Response, PaginatedSource.Request, Info, Model
     >
 
-    let initialSource: InitialSource
-    let initialRequest: InitialSource.Request
-    let paginatedSource: PaginatedSource
-    let extractInitialInfo: @Sendable (InitialSource.Response) -> Info
-    let extractPageInfo: @Sendable (PaginatedSource.Response) -> Info
-    let pageResolver: @Sendable (Info, PaginationDirection) -> PaginatedSource.Request?
-    let transform: @Sendable (Output) throws -> Model
-    let retryPolicy: RetryPolicy
+    @usableFromInline let initialSource: InitialSource
+    @usableFromInline let initialRequest: InitialSource.Request
+    @usableFromInline let paginatedSource: PaginatedSource
+    @usableFromInline let extractInitialInfo: @Sendable (InitialSource.Response) -> Info
+    @usableFromInline let extractPageInfo: @Sendable (PaginatedSource.Response) -> Info
+    @usableFromInline let pageResolver: @Sendable (Info, PaginationDirection) -> PaginatedSource.Request?
+    @usableFromInline let transform: @Sendable (Output) throws -> Model
+    @usableFromInline let retryPolicy: RetryPolicy
     /// Requests, retries and pages of this pager since it was made (not cleared by reset).
     public let counters = PagerCounters()
-    let state = Mutex(StateMachine())
+    @usableFromInline let state = Mutex(StateMachine())
 
     /// A multi-query pager whose output is transformed to `Model`.
     ///
@@ -89,15 +89,19 @@ public final class QueryPager<InitialSource: PageSource, PaginatedSource: PageSo
 
     /// Whether a next page can be loaded: false before the initial page and after the
     /// last page (P4).
+    @inlinable
     public var canLoadNext: Bool { state.withLock { $0.canLoadNext } }
 
     /// Whether a previous page can be loaded (P4).
+    @inlinable
     public var canLoadPrevious: Bool { state.withLock { $0.canLoadPrevious } }
 
     /// Whether a load is in flight.
+    @inlinable
     public var isLoading: Bool { state.withLock { $0.isLoading } }
 
     /// The pages held now, untransformed; nil before the initial page.
+    @inlinable
     public var output: Output? { state.withLock { $0.output } }
 
     // MARK: Subscribing
@@ -128,6 +132,7 @@ public final class QueryPager<InitialSource: PageSource, PaginatedSource: PageSo
     /// Resets the pager and fetches the initial page. A source failure is published as a
     /// failure result; this method then returns (P11). Cancelling the calling task
     /// abandons the fetch and publishes nothing (P13).
+    @inlinable
     public func fetch() async {
         let (task, orphan) = state.withLock { state in
             let (id, orphan) = state.startFromInitialPage(all: false)
@@ -141,6 +146,7 @@ public final class QueryPager<InitialSource: PageSource, PaginatedSource: PageSo
 
     /// Discards every page and fetches a new initial page: afterwards only that page is
     /// held (P12).
+    @inlinable
     public func refetch() async {
         await fetch()
     }
@@ -151,12 +157,14 @@ public final class QueryPager<InitialSource: PageSource, PaginatedSource: PageSo
     ///   `noQuery`, `loadInProgress`, `repeatedToken`) without a source request except for
     ///   `repeatedToken`; the source's error; `CancellationError` when the calling task
     ///   was cancelled or `reset()` was called meanwhile.
+    @inlinable
     public func loadNext() async throws {
         try await paginate(.next)
     }
 
     /// Loads the page before the earliest previous page (or before the initial page).
     /// Throws as `loadNext` does.
+    @inlinable
     public func loadPrevious() async throws {
         try await paginate(.previous)
     }
@@ -165,6 +173,7 @@ public final class QueryPager<InitialSource: PageSource, PaginatedSource: PageSo
     /// (P10), publishing one output when done (P8). With `fetchFromInitialPage` (the
     /// default) it first resets and fetches the initial page; without it, it continues
     /// from the pages held and needs an initial page (P1).
+    @inlinable
     public func loadAll(fetchFromInitialPage: Bool = true) async throws {
         let (task, orphan) = try state.withLock { state throws(PaginationError) in
             let id: UInt64
@@ -185,6 +194,7 @@ public final class QueryPager<InitialSource: PageSource, PaginatedSource: PageSo
     /// Abandons any load in flight (its source request is cancelled and nothing from it
     /// is published), drops every page and the latest output. Subscribers stay
     /// subscribed and receive what a later fetch brings (P12).
+    @inlinable
     public func reset() {
         let orphan = state.withLock { $0.reset() }
         orphan?.cancel()
@@ -192,7 +202,7 @@ public final class QueryPager<InitialSource: PageSource, PaginatedSource: PageSo
 
     // MARK: Running loads
 
-    private func paginate(_ direction: PaginationDirection) async throws {
+    @inlinable func paginate(_ direction: PaginationDirection) async throws {
         let task = try state.withLock { state throws(PaginationError) in
             let (id, request) = try state.startPagination(direction, resolve: pageResolver)
             let task = Task { try await self.runPagination(direction, request: request, id: id) }
@@ -203,7 +213,7 @@ public final class QueryPager<InitialSource: PageSource, PaginatedSource: PageSo
     }
 
     /// Waits for a load's task, forwarding the caller's cancellation to it (P13).
-    private func awaitLoad(_ task: Task<Void, any Error>) async throws {
+    @inlinable func awaitLoad(_ task: Task<Void, any Error>) async throws {
         try await withTaskCancellationHandler {
             try await task.value
         } onCancel: {
@@ -211,7 +221,7 @@ public final class QueryPager<InitialSource: PageSource, PaginatedSource: PageSo
         }
     }
 
-    private func runInitialFetch(id: UInt64) async throws {
+    @inlinable func runInitialFetch(id: UInt64) async throws {
         var random = SplitMix64(seed: retryPolicy.seed ^ id)
         do {
             let page = try await fetchRetrying(
@@ -226,7 +236,7 @@ public final class QueryPager<InitialSource: PageSource, PaginatedSource: PageSo
         }
     }
 
-    private func runPagination(_ direction: PaginationDirection, request: PaginatedSource.Request, id: UInt64)
+    @inlinable func runPagination(_ direction: PaginationDirection, request: PaginatedSource.Request, id: UInt64)
         async throws
     {
         var random = SplitMix64(seed: retryPolicy.seed ^ id)
@@ -245,7 +255,7 @@ public final class QueryPager<InitialSource: PageSource, PaginatedSource: PageSo
         }
     }
 
-    private func runLoadAll(id: UInt64, fetchInitialPage: Bool) async throws {
+    @inlinable func runLoadAll(id: UInt64, fetchInitialPage: Bool) async throws {
         var random = SplitMix64(seed: retryPolicy.seed ^ id)
         do {
             if fetchInitialPage {
@@ -278,7 +288,7 @@ public final class QueryPager<InitialSource: PageSource, PaginatedSource: PageSo
 
     /// Ends load `id`, transforming and publishing the output if anyone subscribed.
     /// Throws `CancellationError` if a reset orphaned the load before it could publish.
-    private func end(id: UInt64, _ outcome: StateMachine.Outcome) throws {
+    @inlinable func end(id: UInt64, _ outcome: StateMachine.Outcome) throws {
         let action = state.withLock { $0.endLoad(id: id, outcome: outcome) }
         guard case .transform(let output) = action else { return }
         let result = Result { try transform(output) }
@@ -292,7 +302,7 @@ public final class QueryPager<InitialSource: PageSource, PaginatedSource: PageSo
 
     /// Ends load `id` after `error`: cancellation (of the task, or by a reset) publishes
     /// nothing and becomes `CancellationError`; anything else is published and rethrown.
-    private func fail(id: UInt64, _ error: any Error) throws -> Never {
+    @inlinable func fail(id: UInt64, _ error: any Error) throws -> Never {
         if error is CancellationError || Task.isCancelled || !state.withLock({ $0.isCurrent(id) }) {
             _ = state.withLock { $0.endLoad(id: id, outcome: .silent) }
             throw CancellationError()

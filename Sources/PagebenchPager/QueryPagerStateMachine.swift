@@ -2,72 +2,81 @@
 /// and the latest output. Every transition is a synchronous function called under the
 /// pager's lock; it returns what the pager must do next outside the lock (cancel a task,
 /// run the transform, fetch). It never awaits and never calls the source.
+@usableFromInline
 struct QueryPagerStateMachine<InitialPage: Sendable, Page: Sendable, Request: Sendable, Info: PaginationInfo, Model: Sendable>
 {
-    typealias Output = PaginationOutput<InitialPage, Page>
-    typealias Subscriber = AsyncStream<Result<Model, any Error>>.Continuation
+    @usableFromInline typealias Output = PaginationOutput<InitialPage, Page>
+    @usableFromInline typealias Subscriber = AsyncStream<Result<Model, any Error>>.Continuation
 
-    enum LoadKind { case initial, next, previous, all }
+    @usableFromInline enum LoadKind: Sendable { case initial, next, previous, all }
 
     /// The one load in flight (SEMANTICS P5). `id` tells a live load from one that a
     /// reset has orphaned: an orphan's results are dropped (P12).
-    struct Load {
-        let id: UInt64
-        let kind: LoadKind
-        var task: Task<Void, any Error>?
+    @usableFromInline struct Load: Sendable {
+        @usableFromInline let id: UInt64
+        @usableFromInline let kind: LoadKind
+        @usableFromInline var task: Task<Void, any Error>?
+
+        @inlinable init(id: UInt64, kind: LoadKind, task: Task<Void, any Error>?) {
+            self.id = id
+            self.kind = kind
+            self.task = task
+        }
     }
 
     /// The latest output, kept for late subscribers (P11). A raw output is transformed
     /// lazily, only when someone subscribes, so a pager nobody watches never runs the
     /// transform per page.
-    enum Latest {
+    @usableFromInline enum Latest: Sendable {
         case none
         case raw(Output)
         case result(Result<Model, any Error>)
     }
 
-    private(set) var initialPage: InitialPage?
-    private(set) var initialInfo: Info?
-    private(set) var nextPages: [Page] = []
-    private(set) var nextInfo: Info?
+    @usableFromInline var initialPage: InitialPage?
+    @usableFromInline var initialInfo: Info?
+    @usableFromInline var nextPages: [Page] = []
+    @usableFromInline var nextInfo: Info?
     /// Previous pages in load order (newest, i.e. earliest in position, last).
-    private(set) var previousPagesNewestLast: [Page] = []
-    private(set) var previousInfo: Info?
-    private(set) var load: Load?
-    private var lastLoadID: UInt64 = 0
-    private var subscribers: [UInt64: Subscriber] = [:]
-    private var lastSubscriberID: UInt64 = 0
-    private(set) var latest: Latest = .none
+    @usableFromInline var previousPagesNewestLast: [Page] = []
+    @usableFromInline var previousInfo: Info?
+    @usableFromInline var load: Load?
+    @usableFromInline var lastLoadID: UInt64 = 0
+    @usableFromInline var subscribers: [UInt64: Subscriber] = [:]
+    @usableFromInline var lastSubscriberID: UInt64 = 0
+    @usableFromInline var latest: Latest = .none
     /// Bumped by every publication and every reset, so a late subscriber's lazily
     /// transformed output is stored only if nothing newer arrived meanwhile.
-    private(set) var outputVersion: UInt64 = 0
+    @usableFromInline var outputVersion: UInt64 = 0
+
+    @inlinable init() {}
 
     // MARK: Queries
 
-    var isLoading: Bool { load != nil }
+    @inlinable var isLoading: Bool { load != nil }
 
-    var canLoadNext: Bool { (nextInfo ?? initialInfo)?.canLoadNext ?? false }
+    @inlinable var canLoadNext: Bool { (nextInfo ?? initialInfo)?.canLoadNext ?? false }
 
-    var canLoadPrevious: Bool { (previousInfo ?? initialInfo)?.canLoadPrevious ?? false }
+    @inlinable var canLoadPrevious: Bool { (previousInfo ?? initialInfo)?.canLoadPrevious ?? false }
 
-    var output: Output? {
+    @inlinable var output: Output? {
         initialPage.map {
             Output(previousPages: previousPagesNewestLast.reversed(), initialPage: $0, nextPages: nextPages)
         }
     }
 
-    private func info(for direction: PaginationDirection) -> Info? {
+    @inlinable func info(for direction: PaginationDirection) -> Info? {
         switch direction {
         case .next: nextInfo ?? initialInfo
         case .previous: previousInfo ?? initialInfo
         }
     }
 
-    func isCurrent(_ id: UInt64) -> Bool { load?.id == id }
+    @inlinable func isCurrent(_ id: UInt64) -> Bool { load?.id == id }
 
     // MARK: Starting loads
 
-    private mutating func beginLoad(_ kind: LoadKind) -> UInt64 {
+    @inlinable mutating func beginLoad(_ kind: LoadKind) -> UInt64 {
         lastLoadID &+= 1
         load = Load(id: lastLoadID, kind: kind, task: nil)
         return lastLoadID
@@ -75,7 +84,7 @@ struct QueryPagerStateMachine<InitialPage: Sendable, Page: Sendable, Request: Se
 
     /// `loadNext` / `loadPrevious`: checks the usage rules (P1, P2, P3, P5) and reserves
     /// the pager. Throws without changing anything when the load cannot start.
-    mutating func startPagination(
+    @inlinable mutating func startPagination(
         _ direction: PaginationDirection,
         resolve: (Info, PaginationDirection) -> Request?
     ) throws(PaginationError) -> (id: UInt64, request: Request) {
@@ -89,13 +98,13 @@ struct QueryPagerStateMachine<InitialPage: Sendable, Page: Sendable, Request: Se
 
     /// `fetch` / `refetch` / `loadAll(fetchFromInitialPage: true)`: resets (orphaning any
     /// load in flight, whose task the caller cancels) and reserves the pager.
-    mutating func startFromInitialPage(all: Bool) -> (id: UInt64, orphan: Task<Void, any Error>?) {
+    @inlinable mutating func startFromInitialPage(all: Bool) -> (id: UInt64, orphan: Task<Void, any Error>?) {
         let orphan = reset()
         return (beginLoad(all ? .all : .initial), orphan)
     }
 
     /// `loadAll(fetchFromInitialPage: false)`: continues from the pages held.
-    mutating func startLoadAllFromHeldPages() throws(PaginationError) -> UInt64 {
+    @inlinable mutating func startLoadAllFromHeldPages() throws(PaginationError) -> UInt64 {
         if load != nil { throw .loadInProgress }
         guard initialPage != nil else { throw .missingInitialPage }
         return beginLoad(.all)
@@ -103,7 +112,7 @@ struct QueryPagerStateMachine<InitialPage: Sendable, Page: Sendable, Request: Se
 
     /// Records the task running load `id`. Returns the task if the load was already
     /// orphaned (reset between start and attach), for the caller to cancel.
-    mutating func attach(_ task: Task<Void, any Error>, to id: UInt64) -> Task<Void, any Error>? {
+    @inlinable mutating func attach(_ task: Task<Void, any Error>, to id: UInt64) -> Task<Void, any Error>? {
         guard load?.id == id else { return task }
         load?.task = task
         return nil
@@ -113,7 +122,7 @@ struct QueryPagerStateMachine<InitialPage: Sendable, Page: Sendable, Request: Se
 
     /// Stores the initial page of load `id`. Throws `CancellationError` when the load was
     /// orphaned or its task cancelled: the page is dropped, nothing partial is kept (P12, P13).
-    mutating func receiveInitialPage(_ page: InitialPage, info: Info, id: UInt64, isCancelled: Bool) throws {
+    @inlinable mutating func receiveInitialPage(_ page: InitialPage, info: Info, id: UInt64, isCancelled: Bool) throws {
         guard load?.id == id, !isCancelled else { throw CancellationError() }
         initialPage = page
         initialInfo = info
@@ -126,7 +135,7 @@ struct QueryPagerStateMachine<InitialPage: Sendable, Page: Sendable, Request: Se
     /// Appends a page of load `id` in `direction`. Throws `CancellationError` for an
     /// orphaned or cancelled load and `repeatedToken` when the page's position repeats
     /// the one it was requested with (P9); neither keeps the page.
-    mutating func receivePage(
+    @inlinable mutating func receivePage(
         _ page: Page, info: Info, direction: PaginationDirection, id: UInt64, isCancelled: Bool
     ) throws {
         guard load?.id == id, !isCancelled else { throw CancellationError() }
@@ -144,13 +153,13 @@ struct QueryPagerStateMachine<InitialPage: Sendable, Page: Sendable, Request: Se
     }
 
     /// What a `loadAll` does next.
-    enum LoadAllStep {
+    @usableFromInline enum LoadAllStep: Sendable {
         case fetch(PaginationDirection, Request)
         case finished
     }
 
     /// `loadAll` exhausts next pages, then previous pages (P10).
-    func loadAllStep(
+    @inlinable func loadAllStep(
         id: UInt64, isCancelled: Bool, resolve: (Info, PaginationDirection) -> Request?
     ) throws -> LoadAllStep {
         guard load?.id == id, !isCancelled else { throw CancellationError() }
@@ -171,7 +180,7 @@ struct QueryPagerStateMachine<InitialPage: Sendable, Page: Sendable, Request: Se
     // MARK: Ending loads
 
     /// How a load ended, as far as subscribers are concerned.
-    enum Outcome {
+    @usableFromInline enum Outcome: Sendable {
         /// Publish the pages held.
         case publishOutput
         /// Publish a failure; the pages held stay.
@@ -180,7 +189,7 @@ struct QueryPagerStateMachine<InitialPage: Sendable, Page: Sendable, Request: Se
         case silent
     }
 
-    enum EndAction {
+    @usableFromInline enum EndAction: Sendable {
         /// Nothing more to do.
         case done
         /// Transform this output outside the lock, then call `deliver`.
@@ -191,7 +200,7 @@ struct QueryPagerStateMachine<InitialPage: Sendable, Page: Sendable, Request: Se
     /// transform for subscribers is still to run, in which case the load stays reserved
     /// until `deliver`, so outputs reach subscribers in load order. An orphaned load
     /// changes nothing.
-    mutating func endLoad(id: UInt64, outcome: Outcome) -> EndAction {
+    @inlinable mutating func endLoad(id: UInt64, outcome: Outcome) -> EndAction {
         guard load?.id == id else { return .done }
         switch outcome {
         case .silent:
@@ -218,13 +227,13 @@ struct QueryPagerStateMachine<InitialPage: Sendable, Page: Sendable, Request: Se
 
     /// Publishes the transformed output of load `id` and ends it; dropped if a reset
     /// orphaned the load meanwhile (P12).
-    mutating func deliver(_ result: Result<Model, any Error>, id: UInt64) {
+    @inlinable mutating func deliver(_ result: Result<Model, any Error>, id: UInt64) {
         guard load?.id == id else { return }
         load = nil
         publish(result)
     }
 
-    private mutating func publish(_ result: Result<Model, any Error>) {
+    @inlinable mutating func publish(_ result: Result<Model, any Error>) {
         outputVersion &+= 1
         latest = .result(result)
         for subscriber in subscribers.values {
@@ -236,7 +245,7 @@ struct QueryPagerStateMachine<InitialPage: Sendable, Page: Sendable, Request: Se
 
     /// Drops every page and the latest output and orphans the load in flight, returning
     /// its task for the caller to cancel outside the lock. Subscribers stay (P12).
-    mutating func reset() -> Task<Void, any Error>? {
+    @inlinable mutating func reset() -> Task<Void, any Error>? {
         let orphan = load?.task
         load = nil
         initialPage = nil
@@ -252,20 +261,20 @@ struct QueryPagerStateMachine<InitialPage: Sendable, Page: Sendable, Request: Se
 
     // MARK: Subscribers
 
-    enum SubscribeAction {
+    @usableFromInline enum SubscribeAction: Sendable {
         case subscribed
         /// The latest output is still raw: transform it outside the lock and call
         /// `subscribe(_:id:transformed:version:)` again.
         case transform(Output, version: UInt64)
     }
 
-    mutating func makeSubscriberID() -> UInt64 {
+    @inlinable mutating func makeSubscriberID() -> UInt64 {
         lastSubscriberID &+= 1
         return lastSubscriberID
     }
 
     /// Registers a subscriber and hands it the latest output at once (P11).
-    mutating func subscribe(
+    @inlinable mutating func subscribe(
         _ subscriber: Subscriber, id: UInt64, transformed: (result: Result<Model, any Error>, version: UInt64)?
     ) -> SubscribeAction {
         switch latest {
@@ -284,12 +293,12 @@ struct QueryPagerStateMachine<InitialPage: Sendable, Page: Sendable, Request: Se
         return .subscribed
     }
 
-    mutating func unsubscribe(id: UInt64) {
+    @inlinable mutating func unsubscribe(id: UInt64) {
         subscribers[id] = nil
     }
 
     /// Removes every subscriber, for the pager's deinit, returning them to finish.
-    mutating func removeAllSubscribers() -> [Subscriber] {
+    @inlinable mutating func removeAllSubscribers() -> [Subscriber] {
         defer { subscribers = [:] }
         return Array(subscribers.values)
     }

@@ -1,11 +1,3 @@
-/// A source error that may succeed when the same request is sent again (the store's
-/// "throttled", SEMANTICS S21). Only errors that conform and say `isRetryable == true`
-/// are retried; every other error ends the load at once.
-public protocol RetryableError: Error {
-    /// Whether sending the same request again may succeed.
-    var isRetryable: Bool { get }
-}
-
 /// How a pager retries retryable source errors: exponential backoff with seeded jitter.
 /// Off by default (`RetryPolicy.none`).
 ///
@@ -82,72 +74,5 @@ public struct RetryPolicy: Sendable {
     private static func nanoseconds(_ duration: Duration) -> Double {
         let (seconds, attoseconds) = duration.components
         return Double(seconds) * 1e9 + Double(attoseconds) / 1e9
-    }
-}
-
-/// SplitMix64: a tiny seeded generator, identical on every machine (never `Hasher`).
-@usableFromInline
-struct SplitMix64: Sendable {
-    @usableFromInline var state: UInt64
-
-    @usableFromInline init(seed: UInt64) { state = seed }
-
-    @usableFromInline mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
-    /// Uniform in [0, 1) with 53 bits of precision.
-    @usableFromInline mutating func nextUnit() -> Double {
-        Double(next() >> 11) * 0x1.0p-53
-    }
-}
-
-/// Fetches one page, retrying retryable errors as `policy` allows, counting every attempt.
-/// The first attempt is the hot path; the retry loop lives in a separate cold function.
-@inlinable
-func fetchRetrying<Source: PageSource>(
-    _ source: Source,
-    _ request: Source.Request,
-    policy: RetryPolicy,
-    random: inout SplitMix64,
-    counters: PagerCounters
-) async throws -> Source.Response {
-    counters.countRequest()
-    do {
-        return try await source.fetch(request)
-    } catch {
-        return try await retryAfterFailure(error, source, request, policy: policy, random: &random, counters: counters)
-    }
-}
-
-@usableFromInline
-func retryAfterFailure<Source: PageSource>(
-    _ firstError: any Error,
-    _ source: Source,
-    _ request: Source.Request,
-    policy: RetryPolicy,
-    random: inout SplitMix64,
-    counters: PagerCounters
-) async throws -> Source.Response {
-    var error = firstError
-    var retry = 0
-    while true {
-        guard retry < policy.maxRetries, !(error is CancellationError), policy.isRetryable(error),
-            !Task.isCancelled
-        else { throw error }
-        retry += 1
-        try await policy.sleep(policy.backoff(forRetry: retry, unit: random.nextUnit()))
-        try Task.checkCancellation()
-        counters.countRetry()
-        counters.countRequest()
-        do {
-            return try await source.fetch(request)
-        } catch let next {
-            error = next
-        }
     }
 }

@@ -11,6 +11,12 @@ enum Base64URL {
         return table
     }()
 
+    /// Two characters for every 12-bit value (little-endian pairs): half the lookups and
+    /// one 4-byte store per 3-byte group.
+    private static let pairs: [UInt16] = (0..<4096).map { value in
+        UInt16(alphabet[value >> 6]) | UInt16(alphabet[value & 63]) << 8
+    }
+
     /// Encodes five little-endian words (40 bytes) as 54 characters.
     static func encode40(_ w0: UInt64, _ w1: UInt64, _ w2: UInt64, _ w3: UInt64, _ w4: UInt64) -> String {
         String(unsafeUninitializedCapacity: PageToken.textCount) { output in
@@ -21,21 +27,21 @@ enum Base64URL {
                 words[3] = w3.littleEndian
                 words[4] = w4.littleEndian
                 let bytes = UnsafeRawBufferPointer(words)
-                alphabet.withUnsafeBufferPointer { alphabet in
-                    var out = 0
+                let out = UnsafeMutableRawPointer(output.baseAddress!)
+                pairs.withUnsafeBufferPointer { pairs in
                     var index = 0
-                    while index + 3 <= 39 {  // 13 full groups: bytes 0..<39
-                        let group = UInt32(bytes[index]) << 16 | UInt32(bytes[index + 1]) << 8 | UInt32(bytes[index + 2])
-                        output[out] = alphabet[Int(group >> 18)]
-                        output[out + 1] = alphabet[Int((group >> 12) & 63)]
-                        output[out + 2] = alphabet[Int((group >> 6) & 63)]
-                        output[out + 3] = alphabet[Int(group & 63)]
-                        out += 4
-                        index += 3
+                    var position = 0
+                    while index < 39 {  // 13 full groups: bytes 0..<39 → characters 0..<52
+                        let group =
+                            Int(bytes[index]) << 16 | Int(bytes[index &+ 1]) << 8 | Int(bytes[index &+ 2])
+                        let quad = UInt32(pairs[group >> 12]) | UInt32(pairs[group & 0xFFF]) << 16
+                        out.storeBytes(of: quad.littleEndian, toByteOffset: position, as: UInt32.self)
+                        position &+= 4
+                        index &+= 3
                     }
-                    let last = UInt32(bytes[39]) << 16  // one byte left: two characters
-                    output[out] = alphabet[Int(last >> 18)]
-                    output[out + 1] = alphabet[Int((last >> 12) & 63)]
+                    // One byte left: two characters, the low four bits zero.
+                    let last = pairs[Int(bytes[39]) << 4]
+                    out.storeBytes(of: last.littleEndian, toByteOffset: 52, as: UInt16.self)
                 }
             }
             return PageToken.textCount

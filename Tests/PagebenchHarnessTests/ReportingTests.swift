@@ -1,0 +1,95 @@
+import PagebenchHarness
+import PagebenchMetrics
+import PagebenchStore
+import Synchronization
+import Testing
+
+@Suite struct ReportingTests {
+    final class Lines: Sendable {
+        let text = Mutex("")
+        func write(_ string: String) { text.withLock { $0 += string } }
+        var value: String { text.withLock { $0 } }
+    }
+
+    static let run = RunDescription(
+        scenario: "s", concurrency: 4, repetition: 2, isOverheadRun: false, ordinal: 3, total: 5, expectedSeconds: nil)
+
+    static func snapshot(fraction: Double) -> ProgressSnapshot {
+        ProgressSnapshot(
+            scenario: "s", concurrency: 4, repetition: 2, isWarmup: false, phaseElapsedSeconds: 2,
+            phaseFraction: fraction, pagesPerSecond: 1_234_567, pages: 100)
+    }
+
+    @Test func terminalProgressRewritesOneLineWithBarEtaAndRate() {
+        let lines = Lines()
+        let printer = ProgressPrinter(isTerminal: true, write: lines.write)
+        printer.runStarted(Self.run)
+        printer.progress(Self.snapshot(fraction: 0.5))
+        let text = lines.value
+        #expect(text.hasPrefix("\r\u{1B}[2K[3/5] s ×4 rep 2 "))
+        #expect(text.contains("██████████░░░░░░░░░░"))
+        #expect(text.contains("measuring 50%"))
+        #expect(text.contains("ETA 2.0s"))
+        #expect(text.contains("1.23M pages/s"))
+        #expect(!text.contains("\n"))
+    }
+
+    @Test func plainProgressWritesWholeLines() {
+        let lines = Lines()
+        let printer = ProgressPrinter(isTerminal: false, plainIntervalSeconds: 0, write: lines.write)
+        printer.runStarted(Self.run)
+        printer.progress(Self.snapshot(fraction: 0.25))
+        #expect(lines.value.split(separator: "\n").map(String.init).first == "[3/5] s ×4 rep 2: started")
+        #expect(!lines.value.contains("\r"))
+        #expect(lines.value.hasSuffix("pages/s\n"))
+    }
+
+    @Test func summaryTableHasOneAlignedLinePerRow() {
+        var row = ResultRow()
+        row.scenario = "default"
+        row.pagerKind = "streaming"
+        row.concurrency = 64
+        row.repetition = 1
+        row.pagesPerSecond = 2_310_000
+        row.pageLatency = LatencyPercentiles(p50Nanoseconds: 611, p99Nanoseconds: 752)
+        row.peakAllocatedBytes = 28_835_840
+        let table = SummaryTable.render([row, row])
+        let lines = table.split(separator: "\n")
+        #expect(lines.count == 3)
+        #expect(Set(lines.map(\.count)).count == 1, "columns are aligned")
+        #expect(lines[1].contains("2.31M"))
+        #expect(lines[1].contains("611ns"))
+        #expect(lines[1].contains("27.5MiB"))
+    }
+
+    @Test func formattingIsExact() {
+        #expect(Formatting.count(950) == "950")
+        #expect(Formatting.count(12_345) == "12.3k")
+        #expect(Formatting.count(1_234_567) == "1.23M")
+        #expect(Formatting.nanoseconds(850) == "850ns")
+        #expect(Formatting.nanoseconds(12_340) == "12.3µs")
+        #expect(Formatting.nanoseconds(4_560_000) == "4.56ms")
+        #expect(Formatting.bytes(512) == "512B")
+        #expect(Formatting.bytes(3 << 20) == "3.0MiB")
+        #expect(Formatting.seconds(125) == "2m05s")
+        #expect(Formatting.fixed(-0.25, 1) == "-0.3" || Formatting.fixed(-0.25, 1) == "-0.2")
+    }
+
+    /// A duration-bound run with a time series: at least the closing interval is written,
+    /// with the run's identity, and the pages in the rows add up to no more than the run's.
+    @Test func timeSeriesRowsDescribeTheRun() async throws {
+        let store = StoreConfiguration(
+            partitions: 4, itemsPerPartition: .uniform(500), serviceTime: ServiceTimeModel(base: .fixed(nanoseconds: 200_000)))
+        let scenario = scenario("series", store: store) {
+            $0.bound = .duration(seconds: 0.3)
+            $0.limit = 10
+        }
+        var options = LoadRunner<StoreSource>.Options()
+        options.timeSeries = true
+        let result = try await storeRunner(scenario).run(concurrency: 3, repetition: 2, options: options)
+        #expect(!result.timeSeries.isEmpty)
+        #expect(result.timeSeries.allSatisfy { $0.scenario == "series" && $0.concurrency == 3 && $0.repetition == 2 })
+        #expect(result.timeSeries.contains { $0.pageLatencyP99Nanoseconds != nil })
+        #expect(result.timeSeries.map(\.elapsedSeconds) == result.timeSeries.map(\.elapsedSeconds).sorted())
+    }
+}
