@@ -11,7 +11,8 @@ struct CheckCommand: ParsableCommand {
             are the samples. Deterministic metrics must be identical; measured metrics get a verdict \
             from a relative threshold, a bootstrap interval of the ratio of medians and a rank test \
             (README.md, "Regression checking"). Exit status: 0 no regression, 1 regression or \
-            behaviour change, 64 bad arguments, 65 malformed CSV or thresholds, 66 missing file.
+            behaviour change (or, with --fail-on-unmatched, a group in one file only), 64 bad arguments, \
+            65 malformed CSV or thresholds or files with no group in common, 66 missing file.
             """
     )
 
@@ -29,6 +30,9 @@ struct CheckCommand: ParsableCommand {
 
     @Flag(help: "Do not fail on changed deterministic metrics (an intended change of behaviour).")
     var allowBehaviourChange = false
+
+    @Flag(help: "Fail (exit 1) when a group is present in only one file, e.g. a scenario that stopped running.")
+    var failOnUnmatched = false
 
     @Flag(help: "Print the default thresholds (markdown) and exit.")
     var listThresholds = false
@@ -53,9 +57,9 @@ struct CheckCommand: ParsableCommand {
             let rules = try thresholds.map(Thresholds.read(from:)) ?? Thresholds()
             let baselineRows = try ResultsFile.read(baseline)
             let currentRows = try ResultsFile.read(current)
-            return RegressionChecker(thresholds: rules).check(
+            return try RegressionChecker(thresholds: rules).checkFiles(
                 baseline: baselineRows, current: currentRows, baselineFile: baseline, currentFile: current,
-                allowBehaviourChange: allowBehaviourChange)
+                allowBehaviourChange: allowBehaviourChange, failOnUnmatched: failOnUnmatched)
         }
         print(report.rendered(format), terminator: "")
         if report.fails { throw ExitCodes.regression }

@@ -15,6 +15,8 @@ extension CheckReport {
         let outcome: String
         if hasRegression {
             outcome = "REGRESSION"
+        } else if unmatchedFails && !(onlyInBaseline.isEmpty && onlyInCurrent.isEmpty) {
+            outcome = "UNMATCHED ROWS"
         } else if behaviourChangeCount > 0 {
             outcome = behaviourChangeAllowed ? "OK (behaviour change allowed)" : "BEHAVIOUR CHANGE"
         } else {

@@ -94,6 +94,8 @@ public struct CheckReport: Sendable, Equatable, Codable {
     public var onlyInCurrent: [UnmatchedIdentity]
     /// Whether behaviour changes were allowed (`--allow-behaviour-change`).
     public var behaviourChangeAllowed: Bool
+    /// Whether a group present in only one file fails the check (`--fail-on-unmatched`).
+    public var unmatchedFails: Bool = false
 
     /// Every metric verdict with its identity's label.
     public var allVerdicts: [(identity: String, verdict: MetricVerdict)] {
@@ -108,8 +110,12 @@ public struct CheckReport: Sendable, Equatable, Codable {
 
     public var hasRegression: Bool { count(.regression) > 0 }
 
-    /// Whether the check fails: a regression, or a behaviour change that was not allowed.
-    public var fails: Bool { hasRegression || (behaviourChangeCount > 0 && !behaviourChangeAllowed) }
+    /// Whether the check fails: a regression, a behaviour change that was not allowed, or (with
+    /// ``unmatchedFails``) a group present in only one file.
+    public var fails: Bool {
+        hasRegression || (behaviourChangeCount > 0 && !behaviourChangeAllowed)
+            || (unmatchedFails && !(onlyInBaseline.isEmpty && onlyInCurrent.isEmpty))
+    }
 
     /// The process exit status: 1 when ``fails``, else 0.
     public var exitStatus: Int32 { fails ? 1 : 0 }

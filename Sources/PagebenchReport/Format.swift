@@ -44,6 +44,15 @@ public enum Format {
         }
     }
 
+    /// A large count in compact form for axis labels: `950`, `12k`, `2.5M`, `1.2G`.
+    public static func compact(_ value: Double) -> String {
+        let magnitude = abs(value)
+        if magnitude >= 1e9 { return number(value / 1e9, digits: 3) + "G" }
+        if magnitude >= 1e6 { return number(value / 1e6, digits: 3) + "M" }
+        if magnitude >= 1e4 { return number(value / 1e3, digits: 3) + "k" }
+        return number(value, digits: 3)
+    }
+
     /// A relative change as a signed percentage (`+12.3 %`, `−4.5 %`, `0 %`).
     public static func percent(_ relative: Double) -> String {
         guard relative.isFinite else { return relative.isNaN ? "n/a" : (relative > 0 ? "+∞ %" : "−∞ %") }

@@ -134,6 +134,13 @@ public struct HTMLReport: Sendable {
         var chart = SVGChart(id: "plot-throughput", title: "Pages per second against concurrency", xLabel: "concurrent pagers", yLabel: "pages/s")
         chart.xScale = logX ? .log : .linear
         chart.xFormat = { Format.number($0, digits: 3) }
+        // Configurations a hundred times apart stay readable on a log axis.
+        let throughputs = series.flatMap { $0.points.map(\.y) }.filter { $0 > 0 }
+        if let low = throughputs.min(), let high = throughputs.max(), high / low >= 50 {
+            chart.yScale = .log
+            chart.yLabel = "pages/s (log scale)"
+        }
+        chart.yFormat = Format.compact
         chart.series = Array(series.prefix(maximumSeries * 2))
         return chart.render()
     }
@@ -285,6 +292,7 @@ public struct HTMLReport: Sendable {
         }
         var chart = SVGChart(id: "plot-history", title: "Pages per second across commits", xLabel: "commit (oldest first)", yLabel: "pages/s")
         chart.xScale = .categorical(commits.map { String($0.prefix(7)) + ($0.hasSuffix("-dirty") ? "*" : "") })
+        chart.yFormat = Format.compact
         chart.series = series
         return chart.render()
     }

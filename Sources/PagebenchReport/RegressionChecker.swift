@@ -33,6 +33,30 @@ public struct RegressionChecker: Sendable {
             + "\(Format.number(thresholds.scale))"
     }
 
+    /// Compares two files' rows, refusing files that have no identity in common.
+    ///
+    /// - Throws: ``ReportError`` (`.malformedInput`) when not one group matches: the files describe
+    ///   different experiments (another scenario set, or configuration hashes that changed), so
+    ///   passing would hide everything; the message says to refresh the baseline.
+    public func checkFiles(
+        baseline: [ResultRow], current: [ResultRow], baselineFile: String, currentFile: String,
+        allowBehaviourChange: Bool = false, failOnUnmatched: Bool = false
+    ) throws -> CheckReport {
+        var report = check(
+            baseline: baseline, current: current, baselineFile: baselineFile, currentFile: currentFile,
+            allowBehaviourChange: allowBehaviourChange)
+        report.unmatchedFails = failOnUnmatched
+        if report.comparisons.isEmpty {
+            let example = report.onlyInBaseline.first.map { " (baseline has e.g. \($0.label), current \(report.onlyInCurrent.first?.label ?? "nothing"))" } ?? ""
+            throw ReportError(
+                kind: .malformedInput, file: currentFile,
+                message: "no row matches the baseline \(baselineFile) by scenario, configuration hash, pager and "
+                    + "concurrency\(example); if the scenarios or their configuration changed on purpose, refresh the "
+                    + "baseline (pagebench baseline update)")
+        }
+        return report
+    }
+
     /// Compares two sets of rows. `baselineFile` and `currentFile` only label the report.
     public func check(
         baseline: [ResultRow], current: [ResultRow], baselineFile: String, currentFile: String,

@@ -147,3 +147,23 @@ import Testing
         #expect(html.contains("id=\"plot-throughput\""))
     }
 }
+
+extension ReportCommandsTests {
+    @Test func unmatchedGroupsFailOnlyWhenAskedAndNoMatchAtAllIsADataError() async throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let baseline = Self.fixture("check/baseline.csv")
+        let text = try String(contentsOfFile: baseline, encoding: .utf8)
+        var lines = text.split(separator: "\n").map(String.init)
+        // Drop the last group's rows (clustered ×4, 5 repetitions): one group only in the baseline.
+        lines.removeLast(5)
+        let fewer = try write(lines.joined(separator: "\n") + "\n", "fewer.csv", in: directory)
+        #expect(await exitStatus(["check", "--baseline", baseline, "--current", fewer]) == 0)
+        #expect(await exitStatus(["check", "--baseline", baseline, "--current", fewer, "--fail-on-unmatched"]) == 1)
+        // Every configuration hash changed: nothing to compare is not a pass.
+        let renamed = try write(
+            text.replacingOccurrences(of: "5e1ec7edc0ffee11", with: "1111111111111111")
+                .replacingOccurrences(of: "c1u57e7ed0000001", with: "2222222222222222"), "renamed.csv", in: directory)
+        #expect(await exitStatus(["check", "--baseline", baseline, "--current", renamed]) == 65)
+    }
+}

@@ -68,5 +68,8 @@ import Testing
         #expect(Format.number(0.012345) == "0.01235")
         #expect(Format.percent(-0.1234) == "−12.3 %")
         #expect(Format.percent(0.05) == "+5 %")
+        #expect(Format.compact(2_500_000) == "2.5M")
+        #expect(Format.compact(12_345) == "12.3k")
+        #expect(Format.compact(950) == "950")
     }
 }
