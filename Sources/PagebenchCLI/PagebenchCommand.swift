@@ -13,6 +13,10 @@ public struct PagebenchCommand: AsyncParsableCommand {
             ItemsCommand.self,
             PagesCommand.self,
             RunCommand.self,
+            CheckCommand.self,
+            BaselineCommand.self,
+            CompareCommand.self,
+            ReportCommand.self,
         ]
     )
 

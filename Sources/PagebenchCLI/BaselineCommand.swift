@@ -1,0 +1,90 @@
+import ArgumentParser
+import Foundation
+import PagebenchHarness
+import PagebenchReport
+
+/// `pagebench baseline`: manages the committed baselines under `results/baselines/`.
+struct BaselineCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "baseline",
+        abstract: "Manage the baselines that `pagebench check` compares against.",
+        subcommands: [BaselineUpdateCommand.self]
+    )
+
+    init() {}
+}
+
+/// `pagebench baseline update`: replaces `results/baselines/N.csv` atomically, from a given
+/// results CSV or from a fresh `pagebench run`.
+struct BaselineUpdateCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "update",
+        abstract: "Write results/baselines/<name>.csv atomically from a results CSV or a fresh run.",
+        discussion: """
+            With --from FILE the file is validated (strict CSV, this build's schema) and copied. \
+            Without it, the arguments after `--` are those of `pagebench run` (scenarios and flags) \
+            and the baseline is the rows of that fresh run, e.g. \
+            pagebench baseline update --name ci -- Benchmarks/Scenarios/ci --repetitions 5. \
+            A failure leaves the old baseline untouched.
+            """
+    )
+
+    @Option(help: "Baseline name: letters, digits, '-', '_' and '.'.")
+    var name: String = "ci"
+
+    @Option(help: "The results CSV to promote (e.g. results/latest.csv); without it, a fresh run.")
+    var from: String?
+
+    @Option(help: "Directory of the baselines.")
+    var directory: String = "results/baselines"
+
+    @Argument(parsing: .postTerminator, help: "After `--`: arguments of `pagebench run` for a fresh run.")
+    var runArguments: [String] = []
+
+    init() {}
+
+    func validate() throws {
+        do {
+            try Baselines.validateName(name)
+        } catch let error as ReportError {
+            throw ValidationError(error.message)
+        }
+        if from != nil && !runArguments.isEmpty {
+            throw ValidationError("give either --from FILE or run arguments after `--`, not both")
+        }
+        if from == nil {
+            // Parse now so a bad run flag is a usage error before anything runs.
+            do {
+                _ = try freshRun()
+            } catch {
+                throw ValidationError("bad `pagebench run` arguments after `--`: \(RunCommand.message(for: error))")
+            }
+        }
+    }
+
+    /// The `pagebench run` this update performs when no --from is given: quiet, its CSV in a scratch file.
+    func freshRun() throws -> RunCommand {
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("pagebench-baseline-\(getpid()).csv").path
+        return try RunCommand.parse(runArguments + ["--quiet", "--output", scratch])
+    }
+
+    func run() async throws {
+        if let from {
+            let written = try CLIFailure.mapErrors { try Baselines.update(name: name, directory: directory, from: from) }
+            print("pagebench: wrote \(written.rows) rows to \(written.path)")
+            return
+        }
+        let command = try freshRun()
+        var output = StandardOutput()
+        let result: Harness.Output
+        do {
+            result = try await command.execute(into: &output)
+            output.flush()
+        } catch {
+            throw error.report()
+        }
+        defer { try? FileManager.default.removeItem(atPath: command.output) }
+        let path = try CLIFailure.mapErrors { try Baselines.write(result.rows, name: name, directory: directory) }
+        print("pagebench: wrote \(result.rows.count) rows of a fresh run to \(path)")
+    }
+}

@@ -1,0 +1,67 @@
+import ArgumentParser
+import PagebenchReport
+
+/// `pagebench check`: compares a results CSV with a baseline and exits 1 on a regression.
+struct CheckCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "check",
+        abstract: "Compare results with a baseline: regressions, improvements and behaviour changes.",
+        discussion: """
+            Rows are matched by scenario, configuration hash, pager kind and concurrency; repetitions \
+            are the samples. Deterministic metrics must be identical; measured metrics get a verdict \
+            from a relative threshold, a bootstrap interval of the ratio of medians and a rank test \
+            (README.md, "Regression checking"). Exit status: 0 no regression, 1 regression or \
+            behaviour change (or, with --fail-on-unmatched, a group in one file only), 64 bad arguments, \
+            65 malformed CSV or thresholds or files with no group in common, 66 missing file.
+            """
+    )
+
+    @Option(help: "The baseline results CSV (e.g. results/baselines/ci.csv).")
+    var baseline: String?
+
+    @Option(help: "The results CSV to check.")
+    var current: String?
+
+    @Option(help: "A thresholds JSON file overriding the default per-metric thresholds.")
+    var thresholds: String?
+
+    @Option(help: "Output format: text, markdown or json.")
+    var format: OutputFormat = .text
+
+    @Flag(help: "Do not fail on changed deterministic metrics (an intended change of behaviour).")
+    var allowBehaviourChange = false
+
+    @Flag(help: "Fail (exit 1) when a group is present in only one file, e.g. a scenario that stopped running.")
+    var failOnUnmatched = false
+
+    @Flag(help: "Print the default thresholds (markdown) and exit.")
+    var listThresholds = false
+
+    init() {}
+
+    func validate() throws {
+        if listThresholds { return }
+        guard baseline != nil, current != nil else {
+            throw ValidationError("give both --baseline FILE and --current FILE")
+        }
+        guard format != .csv else { throw ValidationError("--format csv is not offered by check; use text, markdown or json") }
+    }
+
+    func run() throws {
+        if listThresholds {
+            print(Thresholds.defaultsMarkdownTable(), terminator: "")
+            return
+        }
+        guard let baseline, let current else { throw ExitCodes.usage }
+        let report = try CLIFailure.mapErrors {
+            let rules = try thresholds.map(Thresholds.read(from:)) ?? Thresholds()
+            let baselineRows = try ResultsFile.read(baseline)
+            let currentRows = try ResultsFile.read(current)
+            return try RegressionChecker(thresholds: rules).checkFiles(
+                baseline: baselineRows, current: currentRows, baselineFile: baseline, currentFile: current,
+                allowBehaviourChange: allowBehaviourChange, failOnUnmatched: failOnUnmatched)
+        }
+        print(report.rendered(format), terminator: "")
+        if report.fails { throw ExitCodes.regression }
+    }
+}

@@ -1,0 +1,55 @@
+import ArgumentParser
+import Foundation
+import PagebenchReport
+
+/// `pagebench compare`: configurations side by side.
+struct CompareCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "compare",
+        abstract: "Compare configurations side by side: one column each, changes against the first.",
+        discussion: """
+            Each scenario + configuration hash + pager kind of each file is a column; cells are the \
+            median of the repetitions; one table per concurrency level. Example: \
+            pagebench compare results/even.csv results/clustered.csv --format markdown
+            """
+    )
+
+    @Argument(help: "Results CSV files (one file may hold several configurations).")
+    var files: [String] = []
+
+    @Option(help: "Output format: text, markdown or csv.")
+    var format: OutputFormat = .text
+
+    @Option(help: "Comma-separated metric columns to show (default: a curated set).")
+    var metrics: String?
+
+    @Flag(help: "Show every non-context column.")
+    var allMetrics = false
+
+    init() {}
+
+    var metricList: [String] {
+        if allMetrics { return ConfigurationComparison.comparableMetrics }
+        guard let metrics else { return ConfigurationComparison.defaultMetrics }
+        return metrics.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) }
+    }
+
+    func validate() throws {
+        guard !files.isEmpty else { throw ValidationError("give at least one results CSV file") }
+        guard format != .json else { throw ValidationError("--format json is not offered by compare; use text, markdown or csv") }
+        guard !(allMetrics && metrics != nil) else { throw ValidationError("use either --metrics or --all-metrics, not both") }
+        do {
+            try ConfigurationComparison.validateMetrics(metricList)
+        } catch let error as ReportError {
+            throw ValidationError(error.message)
+        }
+    }
+
+    func run() throws {
+        let table = try CLIFailure.mapErrors {
+            let inputs = try files.map { (path: $0, rows: try ResultsFile.read($0)) }
+            return ConfigurationComparison(files: inputs, metrics: metricList)
+        }
+        print(table.rendered(format), terminator: "")
+    }
+}

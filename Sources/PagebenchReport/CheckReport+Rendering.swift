@@ -1,0 +1,178 @@
+import Foundation
+
+extension CheckReport {
+    /// The report as `format` (text, markdown or json; csv is not offered for checks).
+    public func rendered(_ format: OutputFormat) -> String {
+        switch format {
+        case .text, .csv: text
+        case .markdown: markdown
+        case .json: json
+        }
+    }
+
+    /// One line: the outcome and the counts.
+    public var summaryLine: String {
+        let outcome: String
+        if hasRegression {
+            outcome = "REGRESSION"
+        } else if unmatchedFails && !(onlyInBaseline.isEmpty && onlyInCurrent.isEmpty) {
+            outcome = "UNMATCHED ROWS"
+        } else if behaviourChangeCount > 0 {
+            outcome = behaviourChangeAllowed ? "OK (behaviour change allowed)" : "BEHAVIOUR CHANGE"
+        } else {
+            outcome = "OK"
+        }
+        var parts = [
+            "\(count(.regression)) regression\(count(.regression) == 1 ? "" : "s")",
+            "\(behaviourChangeCount) behaviour change\(behaviourChangeCount == 1 ? "" : "s")",
+            "\(count(.improvement)) improvement\(count(.improvement) == 1 ? "" : "s")",
+            "\(count(.unchanged)) unchanged",
+            "\(count(.inconclusive)) inconclusive",
+        ]
+        if count(.ignored) > 0 { parts.append("\(count(.ignored)) ignored") }
+        let unmatched = onlyInBaseline.count + onlyInCurrent.count
+        var line = "\(outcome): " + parts.joined(separator: ", ") + " in \(comparisons.count) matched group"
+            + (comparisons.count == 1 ? "" : "s")
+        if unmatched > 0 { line += "; \(unmatched) unmatched" }
+        return line
+    }
+
+    private func describe(_ verdict: MetricVerdict) -> (values: String, change: String, evidence: String) {
+        let before = verdict.baselineMedian.map { Format.value($0, unit: verdict.unit) } ?? "—"
+        let after = verdict.currentMedian.map { Format.value($0, unit: verdict.unit) } ?? "—"
+        let change = verdict.relativeChange.map(Format.percent) ?? "—"
+        var evidence: [String] = []
+        if let low = verdict.intervalLow, let high = verdict.intervalHigh {
+            evidence.append("CI \(Format.percent(low)) … \(Format.percent(high))")
+        }
+        if let p = verdict.rankTestP { evidence.append("p \(Format.number(p, digits: 2))") }
+        evidence.append("n \(verdict.baselineValues.count)/\(verdict.currentValues.count)")
+        evidence.append("threshold ±\(Format.number(verdict.threshold * 100, digits: 3)) %")
+        if let note = verdict.note { evidence.append(note) }
+        return ("\(before) → \(after)", change, evidence.joined(separator: ", "))
+    }
+
+    private func notable(_ kind: Verdict) -> [(identity: String, verdict: MetricVerdict)] {
+        allVerdicts.filter { $0.verdict.verdict == kind }
+    }
+
+    private var behaviourChanges: [(identity: String, change: BehaviourChange)] {
+        comparisons.flatMap { comparison in comparison.behaviourChanges.map { (comparison.label, $0) } }
+    }
+
+    private var warnings: [(identity: String, warning: String)] {
+        comparisons.flatMap { comparison in comparison.warnings.map { (comparison.label, $0) } }
+    }
+
+    /// Plain text for a terminal: summary, then every notable finding, then unmatched rows and warnings.
+    public var text: String {
+        var lines = ["pagebench check: " + summaryLine, "baseline: \(baselineFile)", "current:  \(currentFile)",
+            "method:   \(method)"]
+        for (kind, title) in [(Verdict.regression, "Regressions"), (.improvement, "Improvements"), (.inconclusive, "Inconclusive")] {
+            let found = notable(kind)
+            guard !found.isEmpty else { continue }
+            lines.append("")
+            lines.append("\(title) (\(found.count)):")
+            for (identity, verdict) in found {
+                let parts = describe(verdict)
+                lines.append("  \(identity)  \(verdict.metric)  \(parts.values)  \(parts.change)  (\(parts.evidence))")
+            }
+        }
+        if !behaviourChanges.isEmpty {
+            lines.append("")
+            lines.append("Behaviour changes (\(behaviourChanges.count))\(behaviourChangeAllowed ? ", allowed" : ""):")
+            for (identity, change) in behaviourChanges {
+                lines.append(
+                    "  \(identity)  \(change.metric)  \(change.baselineValues.joined(separator: "/")) → "
+                        + "\(change.currentValues.joined(separator: "/"))  (\(change.note))")
+            }
+        }
+        for (title, groups) in [("Only in baseline", onlyInBaseline), ("Only in current", onlyInCurrent)] where !groups.isEmpty {
+            lines.append("")
+            lines.append("\(title) (\(groups.count)), not compared:")
+            for group in groups { lines.append("  \(group.label)  (\(group.repetitions) repetition\(group.repetitions == 1 ? "" : "s"))") }
+        }
+        if !warnings.isEmpty {
+            lines.append("")
+            lines.append("Warnings:")
+            for (identity, warning) in warnings { lines.append("  \(identity): \(warning)") }
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// GitHub-flavoured markdown for a CI log or a pull request comment.
+    public var markdown: String {
+        func cell(_ text: String) -> String { text.replacingOccurrences(of: "|", with: "\\|") }
+        var lines = [
+            "### pagebench check: \(fails ? "❌" : "✅") \(summaryLine)", "",
+            "Baseline `\(baselineFile)`, current `\(currentFile)`.", "",
+            "Method: \(method).", "",
+        ]
+        let findings = notable(.regression) + notable(.improvement) + notable(.inconclusive)
+        if !findings.isEmpty {
+            lines += ["| verdict | group | metric | baseline → current | change | evidence |", "| --- | --- | --- | --- | --- | --- |"]
+            for (identity, verdict) in findings {
+                let parts = describe(verdict)
+                lines.append(
+                    "| \(verdict.verdict == .regression ? "**regression**" : verdict.verdict.rawValue) | \(cell(identity)) "
+                        + "| `\(verdict.metric)` | \(cell(parts.values)) | \(parts.change) | \(cell(parts.evidence)) |")
+            }
+            lines.append("")
+        }
+        if !behaviourChanges.isEmpty {
+            lines += [
+                "**Behaviour changes** (deterministic metrics\(behaviourChangeAllowed ? ", allowed" : "")):", "",
+                "| group | metric | baseline | current | note |", "| --- | --- | --- | --- | --- |",
+            ]
+            for (identity, change) in behaviourChanges {
+                lines.append(
+                    "| \(cell(identity)) | `\(change.metric)` | \(change.baselineValues.joined(separator: " / ")) "
+                        + "| \(change.currentValues.joined(separator: " / ")) | \(change.note) |")
+            }
+            lines.append("")
+        }
+        for (title, groups) in [("Only in baseline", onlyInBaseline), ("Only in current", onlyInCurrent)] where !groups.isEmpty {
+            lines.append("**\(title)** (not compared): " + groups.map { "`\($0.label)`" }.joined(separator: ", "))
+            lines.append("")
+        }
+        if !warnings.isEmpty {
+            lines.append("**Warnings:**")
+            lines.append("")
+            for (identity, warning) in warnings { lines.append("- \(cell(identity)): \(warning)") }
+            lines.append("")
+        }
+        lines += [
+            "<details><summary>All \(allVerdicts.count) measured comparisons</summary>", "",
+            "| group | metric | verdict | baseline → current | change | evidence |", "| --- | --- | --- | --- | --- | --- |",
+        ]
+        for (identity, verdict) in allVerdicts {
+            let parts = describe(verdict)
+            lines.append(
+                "| \(cell(identity)) | `\(verdict.metric)` | \(verdict.verdict.rawValue) | \(cell(parts.values)) "
+                    + "| \(parts.change) | \(cell(parts.evidence)) |")
+        }
+        lines += ["", "</details>"]
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// Every field, as pretty-printed JSON with sorted keys; infinite changes are written as strings.
+    public var json: String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        encoder.nonConformingFloatEncodingStrategy = .convertToString(
+            positiveInfinity: "+inf", negativeInfinity: "-inf", nan: "nan")
+        struct Envelope: Encodable {
+            var summary: String
+            var fails: Bool
+            var exitStatus: Int32
+            var report: CheckReport
+        }
+        do {
+            let data = try encoder.encode(Envelope(summary: summaryLine, fails: fails, exitStatus: exitStatus, report: self))
+            return String(decoding: data, as: UTF8.self) + "\n"
+        } catch {
+            // Every field is a plain value; encoding cannot fail short of a Foundation bug.
+            preconditionFailure("encoding a CheckReport failed: \(error)")
+        }
+    }
+}

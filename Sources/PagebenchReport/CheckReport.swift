@@ -1,0 +1,122 @@
+import PagebenchMetrics
+
+/// The outcome of `pagebench check` for one measured metric.
+public enum Verdict: String, Sendable, Codable, CaseIterable {
+    /// Worse by more than the threshold, and the repetitions show the change is not noise.
+    case regression
+    /// Better by more than the threshold, and the repetitions show the change is not noise.
+    case improvement
+    /// The whole confidence interval lies within the threshold (or the change is below the absolute floor).
+    case unchanged
+    /// The difference is inside the noise: the interval crosses the threshold, or one side has no values.
+    case inconclusive
+    /// The thresholds say not to judge this metric.
+    case ignored
+}
+
+/// One measured metric of one matched identity: medians, change, interval, test and verdict.
+public struct MetricVerdict: Sendable, Equatable, Codable {
+    public var metric: String
+    public var unit: String
+    /// `higher` or `lower` (is better).
+    public var polarity: String
+    public var verdict: Verdict
+    public var baselineMedian: Double?
+    public var currentMedian: Double?
+    public var baselineValues: [Double]
+    public var currentValues: [Double]
+    /// median(current) / median(baseline) − 1; positive means larger (better only when higher is better).
+    public var relativeChange: Double?
+    /// The bootstrap interval of ``relativeChange`` at ``Thresholds/confidence``.
+    public var intervalLow: Double?
+    public var intervalHigh: Double?
+    /// Two-sided Mann–Whitney U p-value, when both sides have at least one value.
+    public var rankTestP: Double?
+    /// The relative threshold applied (0.05 = 5 %).
+    public var threshold: Double
+    /// The absolute floor applied, in ``unit``.
+    public var absoluteFloor: Double
+    /// Why the verdict is what it is, when that is not obvious from the numbers.
+    public var note: String?
+}
+
+/// A deterministic metric whose values differ (SEMANTICS H3): a behaviour change.
+public struct BehaviourChange: Sendable, Equatable, Codable {
+    public var metric: String
+    /// The distinct values of the baseline's repetitions, in repetition order.
+    public var baselineValues: [String]
+    public var currentValues: [String]
+    /// What changed: between the files, or between repetitions of one file.
+    public var note: String
+}
+
+/// The comparison of one identity (scenario, configuration, pager, concurrency) present in both files.
+public struct IdentityComparison: Sendable, Equatable, Codable {
+    public var scenario: String
+    public var configHash: String
+    public var pagerKind: String
+    public var concurrency: Int
+    public var baselineRepetitions: Int
+    public var currentRepetitions: Int
+    public var behaviourChanges: [BehaviourChange]
+    public var metrics: [MetricVerdict]
+    /// Context differences that weaken the comparison (build configuration, seed, host, …).
+    public var warnings: [String]
+
+    public var label: String {
+        ResultIdentity(scenario: scenario, configHash: configHash, pagerKind: pagerKind, concurrency: concurrency)
+            .description
+    }
+}
+
+/// A row group present in only one of the two files.
+public struct UnmatchedIdentity: Sendable, Equatable, Codable {
+    public var scenario: String
+    public var configHash: String
+    public var pagerKind: String
+    public var concurrency: Int
+    public var repetitions: Int
+
+    public var label: String {
+        ResultIdentity(scenario: scenario, configHash: configHash, pagerKind: pagerKind, concurrency: concurrency)
+            .description
+    }
+}
+
+/// Everything `pagebench check` found, ready to render as text, markdown or JSON.
+public struct CheckReport: Sendable, Equatable, Codable {
+    public var baselineFile: String
+    public var currentFile: String
+    /// One line describing the method and its parameters.
+    public var method: String
+    public var comparisons: [IdentityComparison]
+    public var onlyInBaseline: [UnmatchedIdentity]
+    public var onlyInCurrent: [UnmatchedIdentity]
+    /// Whether behaviour changes were allowed (`--allow-behaviour-change`).
+    public var behaviourChangeAllowed: Bool
+    /// Whether a group present in only one file fails the check (`--fail-on-unmatched`).
+    public var unmatchedFails: Bool = false
+
+    /// Every metric verdict with its identity's label.
+    public var allVerdicts: [(identity: String, verdict: MetricVerdict)] {
+        comparisons.flatMap { comparison in comparison.metrics.map { (comparison.label, $0) } }
+    }
+
+    public func count(_ verdict: Verdict) -> Int {
+        comparisons.reduce(0) { $0 + $1.metrics.count { $0.verdict == verdict } }
+    }
+
+    public var behaviourChangeCount: Int { comparisons.reduce(0) { $0 + $1.behaviourChanges.count } }
+
+    public var hasRegression: Bool { count(.regression) > 0 }
+
+    /// Whether the check fails: a regression, a behaviour change that was not allowed, or (with
+    /// ``unmatchedFails``) a group present in only one file.
+    public var fails: Bool {
+        hasRegression || (behaviourChangeCount > 0 && !behaviourChangeAllowed)
+            || (unmatchedFails && !(onlyInBaseline.isEmpty && onlyInCurrent.isEmpty))
+    }
+
+    /// The process exit status: 1 when ``fails``, else 0.
+    public var exitStatus: Int32 { fails ? 1 : 0 }
+}

@@ -1,0 +1,221 @@
+import PagebenchMetrics
+
+/// A side-by-side table of configurations (`pagebench compare`): one column per configuration,
+/// one row per metric, the median of the repetitions in each cell and the change against the
+/// first configuration, with one section per concurrency level.
+///
+/// A configuration is a scenario + configuration hash + pager kind of one input file; the file
+/// name joins its label only when the same configuration appears in more than one file.
+public struct ConfigurationComparison: Sendable, Equatable {
+    /// One column of the table.
+    public struct Configuration: Sendable, Hashable {
+        public var file: String
+        public var scenario: String
+        public var configHash: String
+        public var pagerKind: String
+        /// The column header, as short as it can be while still unique.
+        public var label: String
+    }
+
+    /// One metric row of one section.
+    public struct Row: Sendable, Equatable {
+        public var metric: String
+        public var unit: String
+        public var polarity: Polarity
+        /// Median over repetitions per configuration; nil when the configuration has no value.
+        public var values: [Double?]
+        /// `value / first − 1` per configuration (nil for the first and for missing values).
+        public var deltas: [Double?]
+    }
+
+    /// The rows of one concurrency level.
+    public struct Section: Sendable, Equatable {
+        public var concurrency: Int
+        public var rows: [Row]
+    }
+
+    public var configurations: [Configuration]
+    public var sections: [Section]
+
+    /// The metrics shown unless asked otherwise: what a user comparing storage layouts wants first.
+    public static let defaultMetrics = [
+        "pages_per_s", "items_per_s", "drains_per_s", "pages", "items", "scanned_bytes", "empty_pages_wasted",
+        "empty_page_rate", "pages_per_drain_mean", "page_latency_p50_ns", "page_latency_p99_ns",
+        "drain_latency_p50_ns", "drain_latency_p99_ns", "cancel_latency_p50_ns", "cancel_latency_p99_ns",
+        "allocations_per_page", "peak_allocated_bytes", "peak_rss_bytes", "cpu_user_s",
+    ]
+
+    /// Numeric columns that make sense in a comparison: every non-context column.
+    public static var comparableMetrics: [String] {
+        ResultRow.columnDescriptors.filter { $0.kind != .context && $0.type != .text }.map(\.name)
+    }
+
+    /// Checks metric names, suggesting the closest known one for a typo.
+    public static func validateMetrics(_ names: [String]) throws {
+        let known = Set(comparableMetrics)
+        for name in names where !known.contains(name) {
+            let suggestion = Thresholds.closestName(to: name, in: comparableMetrics)
+            throw ReportError(
+                kind: .invalidRequest,
+                message: "unknown metric '\(name)'" + (suggestion.map { "; did you mean '\($0)'?" } ?? "")
+                    + " (every non-context column of README.md \"CSV columns\" may be compared)")
+        }
+    }
+
+    /// Builds the table from the rows of each input file, in argument order.
+    ///
+    /// - Parameter metrics: column names to show, in order (default ``defaultMetrics``).
+    ///   Rows no configuration has a value for are left out.
+    public init(files: [(path: String, rows: [ResultRow])], metrics: [String] = ConfigurationComparison.defaultMetrics) {
+        struct Key: Hashable {
+            var file: Int
+            var scenario: String
+            var configHash: String
+            var pagerKind: String
+        }
+        var keys: [Key] = []
+        var rowsByKey: [Key: [ResultRow]] = [:]
+        for (index, file) in files.enumerated() {
+            for row in file.rows {
+                let key = Key(file: index, scenario: row.scenario, configHash: row.configHash, pagerKind: row.pagerKind)
+                if rowsByKey[key] == nil { keys.append(key) }
+                rowsByKey[key, default: []].append(row)
+            }
+        }
+        // Labels: scenario, plus pager kind if it varies, plus hash if a scenario has several, plus file if still ambiguous.
+        let pagerKinds = Set(keys.map(\.pagerKind))
+        let hashesByScenario = Dictionary(grouping: keys, by: \.scenario).mapValues { Set($0.map(\.configHash)) }
+        func baseLabel(_ key: Key) -> String {
+            var label = key.scenario
+            if (hashesByScenario[key.scenario]?.count ?? 0) > 1 { label += " [\(key.configHash.prefix(8))]" }
+            if pagerKinds.count > 1 { label += " / \(key.pagerKind)" }
+            return label
+        }
+        let labelCounts = Dictionary(grouping: keys, by: baseLabel).mapValues(\.count)
+        configurations = keys.map { key in
+            var label = baseLabel(key)
+            if (labelCounts[label] ?? 0) > 1 {
+                let name = files[key.file].path.split(separator: "/").last.map(String.init) ?? files[key.file].path
+                label += " (\(name))"
+            }
+            return Configuration(
+                file: files[key.file].path, scenario: key.scenario, configHash: key.configHash,
+                pagerKind: key.pagerKind, label: label)
+        }
+        let columns = Dictionary(uniqueKeysWithValues: ResultRow.csvColumns.map { ($0.name, $0) })
+        let concurrencies = Set(rowsByKey.values.joined().map(\.concurrency)).sorted()
+        sections = concurrencies.map { concurrency in
+            let rows: [Row] = metrics.compactMap { metric in
+                guard let column = columns[metric] else { return nil }
+                let values: [Double?] = keys.map { key in
+                    let samples = (rowsByKey[key] ?? []).filter { $0.concurrency == concurrency }
+                        .compactMap { column.value($0).numericValue }
+                    return Statistics.median(samples)
+                }
+                guard values.contains(where: { $0 != nil }) else { return nil }
+                let deltas: [Double?] = values.enumerated().map { index, value in
+                    guard index > 0, let value, let first = values[0] else { return nil }
+                    return Statistics.ratio(value, over: first) - 1
+                }
+                return Row(
+                    metric: metric, unit: column.descriptor.unit, polarity: column.descriptor.polarity, values: values,
+                    deltas: deltas)
+            }
+            return Section(concurrency: concurrency, rows: rows)
+        }.filter { !$0.rows.isEmpty }
+    }
+
+    /// Whether a change is better, worse or neither for a metric of `polarity`.
+    static func judgement(_ delta: Double, _ polarity: Polarity) -> String {
+        if delta == 0 || polarity == .neutral { return "" }
+        let better = (delta > 0) == (polarity == .higherIsBetter)
+        return better ? "better" : "worse"
+    }
+
+    static func cellText(_ row: Row, _ index: Int) -> String {
+        guard let value = row.values[index] else { return "—" }
+        var text = Format.value(value, unit: row.unit)
+        if let delta = row.deltas[index] {
+            let judgement = judgement(delta, row.polarity)
+            text += " (\(Format.percent(delta))\(judgement.isEmpty ? "" : " " + judgement))"
+        }
+        return text
+    }
+
+    /// The table as text, markdown or CSV (json is not offered for comparisons).
+    public func rendered(_ format: OutputFormat) -> String {
+        switch format {
+        case .text, .json: text
+        case .markdown: markdown
+        case .csv: csv
+        }
+    }
+
+    /// Aligned plain-text tables, one per concurrency level.
+    public var text: String {
+        var output = "Configurations (changes are against the first):\n"
+        for (index, configuration) in configurations.enumerated() {
+            output += "  [\(index + 1)] \(configuration.label)  \(configuration.scenario) \(configuration.configHash) "
+                + "\(configuration.pagerKind) in \(configuration.file)\n"
+        }
+        for section in sections {
+            let header = ["concurrency \(section.concurrency)"] + configurations.indices.map { "[\($0 + 1)] \(configurations[$0].label)" }
+            let body = section.rows.map { row in [row.metric] + configurations.indices.map { Self.cellText(row, $0) } }
+            let widths = header.indices.map { column in ([header] + body).map { $0[column].count }.max() ?? 0 }
+            func line(_ cells: [String]) -> String {
+                zip(cells, widths).map { $0 + String(repeating: " ", count: $1 - $0.count) }.joined(separator: "  ")
+                    .trimmingTrailingSpaces()
+            }
+            output += "\n" + line(header) + "\n" + line(widths.map { String(repeating: "-", count: $0) }) + "\n"
+            for cells in body { output += line(cells) + "\n" }
+        }
+        return output
+    }
+
+    /// One markdown table per concurrency level.
+    public var markdown: String {
+        func cell(_ text: String) -> String { text.replacingOccurrences(of: "|", with: "\\|") }
+        var lines: [String] = []
+        for section in sections {
+            lines.append("#### Concurrency \(section.concurrency)")
+            lines.append("")
+            lines.append("| metric | " + configurations.map { cell($0.label) }.joined(separator: " | ") + " |")
+            lines.append("| --- |" + String(repeating: " ---: |", count: configurations.count))
+            for row in section.rows {
+                lines.append(
+                    "| `\(row.metric)` | " + configurations.indices.map { cell(Self.cellText(row, $0)) }.joined(separator: " | ")
+                        + " |")
+            }
+            lines.append("")
+        }
+        return "Changes are against the first configuration (\(cell(configurations.first?.label ?? "—"))).\n\n"
+            + lines.joined(separator: "\n")
+    }
+
+    /// Machine-readable: one record per concurrency × metric, a value and a delta column per configuration.
+    public var csv: String {
+        let writer = CSVWriter()
+        var header = ["concurrency", "metric", "unit", "polarity"]
+        for configuration in configurations { header += [configuration.label, configuration.label + " delta"] }
+        var records: [[String]] = []
+        for section in sections {
+            for row in section.rows {
+                var fields = [String(section.concurrency), row.metric, row.unit, row.polarity.rawValue]
+                for index in configurations.indices {
+                    fields.append(row.values[index].map { CSVValue.decimal($0).field } ?? "")
+                    fields.append(row.deltas[index].map { $0.isFinite ? CSVValue.decimal($0).field : "" } ?? "")
+                }
+                records.append(fields)
+            }
+        }
+        return writer.table(header: header, records: records)
+    }
+}
+
+extension String {
+    func trimmingTrailingSpaces() -> String {
+        var copy = self
+        while copy.last == " " { copy.removeLast() }
+        return copy
+    }
+}

@@ -1,0 +1,230 @@
+import PagebenchMetrics
+
+/// Compares a baseline results file with a current one (issue 5, README "Regression checking").
+///
+/// 1. Rows are grouped by ``ResultIdentity`` (scenario, configuration hash, pager kind,
+///    concurrency); the repetitions of a group are its samples. Groups present on one side only
+///    are listed as unmatched.
+/// 2. Deterministic columns (SEMANTICS H3) are compared exactly: any difference between the
+///    files, or between repetitions of one file, is a behaviour change. Runs bounded by
+///    duration rather than drain count have time-dependent counts; they are skipped with a warning.
+/// 3. Each measured column with a polarity gets a ``Verdict`` from its ``Thresholds/Rule``:
+///    the relative change of the medians, a seeded percentile-bootstrap interval of the ratio
+///    of medians and, with enough repetitions, the Mann–Whitney U test:
+///    - regression / improvement: the change is beyond the threshold (and the absolute floor)
+///      in the bad / good direction, the interval excludes "no change", and the rank test (when
+///      the sample sizes can reach alpha: 5 repetitions a side at alpha 0.01) gives p < alpha;
+///    - unchanged: the whole interval lies within ± the threshold, or the change of the medians
+///      is within the absolute floor;
+///    - inconclusive: anything else — the change may or may not exceed the threshold, the
+///      repetitions cannot tell.
+public struct RegressionChecker: Sendable {
+    public var thresholds: Thresholds
+
+    public init(thresholds: Thresholds = Thresholds()) {
+        self.thresholds = thresholds
+    }
+
+    /// The method line printed with every report.
+    public var methodDescription: String {
+        "median of repetitions; \(Format.number(thresholds.confidence * 100)) % percentile-bootstrap interval of the "
+            + "ratio of medians (\(thresholds.resamples) resamples, seed \(thresholds.seed)); Mann–Whitney U at "
+            + "α = \(Format.number(thresholds.alpha)) where the repetitions can reach it; default thresholds × "
+            + "\(Format.number(thresholds.scale))"
+    }
+
+    /// Compares two files' rows, refusing files that have no identity in common.
+    ///
+    /// - Throws: ``ReportError`` (`.malformedInput`) when not one group matches: the files describe
+    ///   different experiments (another scenario set, or configuration hashes that changed), so
+    ///   passing would hide everything; the message says to refresh the baseline.
+    public func checkFiles(
+        baseline: [ResultRow], current: [ResultRow], baselineFile: String, currentFile: String,
+        allowBehaviourChange: Bool = false, failOnUnmatched: Bool = false
+    ) throws -> CheckReport {
+        var report = check(
+            baseline: baseline, current: current, baselineFile: baselineFile, currentFile: currentFile,
+            allowBehaviourChange: allowBehaviourChange)
+        report.unmatchedFails = failOnUnmatched
+        if report.comparisons.isEmpty {
+            let example = report.onlyInBaseline.first.map { " (baseline has e.g. \($0.label), current \(report.onlyInCurrent.first?.label ?? "nothing"))" } ?? ""
+            throw ReportError(
+                kind: .malformedInput, file: currentFile,
+                message: "no row matches the baseline \(baselineFile) by scenario, configuration hash, pager and "
+                    + "concurrency\(example); if the scenarios or their configuration changed on purpose, refresh the "
+                    + "baseline (pagebench baseline update)")
+        }
+        return report
+    }
+
+    /// Compares two sets of rows. `baselineFile` and `currentFile` only label the report.
+    public func check(
+        baseline: [ResultRow], current: [ResultRow], baselineFile: String, currentFile: String,
+        allowBehaviourChange: Bool = false
+    ) -> CheckReport {
+        let baselineGroups = Self.group(baseline)
+        let currentGroups = Self.group(current)
+        var comparisons: [IdentityComparison] = []
+        for identity in baselineGroups.keys.sorted() {
+            guard let currentRows = currentGroups[identity], let baselineRows = baselineGroups[identity] else { continue }
+            comparisons.append(compare(identity, baselineRows, currentRows))
+        }
+        func unmatched(_ groups: [ResultIdentity: [ResultRow]], _ other: [ResultIdentity: [ResultRow]]) -> [UnmatchedIdentity] {
+            groups.keys.filter { other[$0] == nil }.sorted().map { identity in
+                UnmatchedIdentity(
+                    scenario: identity.scenario, configHash: identity.configHash, pagerKind: identity.pagerKind,
+                    concurrency: identity.concurrency, repetitions: groups[identity]?.count ?? 0)
+            }
+        }
+        return CheckReport(
+            baselineFile: baselineFile, currentFile: currentFile, method: methodDescription,
+            comparisons: comparisons, onlyInBaseline: unmatched(baselineGroups, currentGroups),
+            onlyInCurrent: unmatched(currentGroups, baselineGroups), behaviourChangeAllowed: allowBehaviourChange)
+    }
+
+    /// Rows grouped by identity, each group in repetition order.
+    static func group(_ rows: [ResultRow]) -> [ResultIdentity: [ResultRow]] {
+        Dictionary(grouping: rows, by: \.identity).mapValues { $0.sorted { $0.repetition < $1.repetition } }
+    }
+
+    private func compare(_ identity: ResultIdentity, _ baseline: [ResultRow], _ current: [ResultRow])
+        -> IdentityComparison
+    {
+        var warnings = contextWarnings(baseline, current)
+        let buildDiffers = Set(baseline.map(\.buildConfiguration)) != Set(current.map(\.buildConfiguration))
+        let durationBounded = (baseline + current).contains { $0.targetDrains == nil }
+        var changes: [BehaviourChange] = []
+        if durationBounded {
+            warnings.append(
+                "a run is bounded by duration, not drain count, so its counts depend on time: "
+                    + "deterministic metrics not compared (bound the run with a drain count)")
+        } else {
+            for column in ResultRow.csvColumns where column.descriptor.kind == .deterministic {
+                if let change = Self.behaviourChange(column, baseline, current) { changes.append(change) }
+            }
+        }
+        var verdicts: [MetricVerdict] = []
+        for column in ResultRow.csvColumns where column.descriptor.kind == .measured && column.descriptor.polarity != .neutral {
+            let baselineValues = baseline.compactMap { column.value($0).numericValue }
+            let currentValues = current.compactMap { column.value($0).numericValue }
+            if baselineValues.isEmpty && currentValues.isEmpty { continue }  // does not apply to this run
+            var verdict = judge(column.descriptor, baselineValues, currentValues)
+            if buildDiffers, verdict.verdict != .ignored {
+                verdict.verdict = .inconclusive
+                verdict.note = "build configurations differ"
+            }
+            verdicts.append(verdict)
+        }
+        return IdentityComparison(
+            scenario: identity.scenario, configHash: identity.configHash, pagerKind: identity.pagerKind,
+            concurrency: identity.concurrency, baselineRepetitions: baseline.count, currentRepetitions: current.count,
+            behaviourChanges: changes, metrics: verdicts, warnings: warnings)
+    }
+
+    static func behaviourChange(_ column: CSVColumn<ResultRow>, _ baseline: [ResultRow], _ current: [ResultRow])
+        -> BehaviourChange?
+    {
+        func distinct(_ rows: [ResultRow]) -> [String] {
+            var seen: [String] = []
+            for row in rows {
+                let field = column.value(row).field
+                if !seen.contains(field) { seen.append(field) }
+            }
+            return seen
+        }
+        let before = distinct(baseline)
+        let after = distinct(current)
+        if before == after && before.count == 1 { return nil }
+        let note: String
+        if before.count > 1 || after.count > 1 {
+            note = "differs between repetitions of the \(before.count > 1 ? "baseline" : "current") file (H3: same seed, same counts)"
+        } else {
+            note = "differs between baseline and current"
+        }
+        return BehaviourChange(metric: column.name, baselineValues: before, currentValues: after, note: note)
+    }
+
+    /// The verdict of one measured metric given its samples (see the type's documentation).
+    public func judge(_ column: ColumnDescriptor, _ baselineValues: [Double], _ currentValues: [Double]) -> MetricVerdict {
+        let rule = thresholds.rule(for: column)
+        var result = MetricVerdict(
+            metric: column.name, unit: column.unit,
+            polarity: column.polarity == .higherIsBetter ? "higher" : "lower", verdict: .inconclusive,
+            baselineMedian: Statistics.median(baselineValues), currentMedian: Statistics.median(currentValues),
+            baselineValues: baselineValues, currentValues: currentValues, relativeChange: nil, intervalLow: nil,
+            intervalHigh: nil, rankTestP: nil, threshold: rule.relative, absoluteFloor: rule.absolute, note: nil)
+        if rule.ignore {
+            result.verdict = .ignored
+            return result
+        }
+        guard let baselineMedian = result.baselineMedian, let currentMedian = result.currentMedian else {
+            result.note = baselineValues.isEmpty ? "no values in the baseline" : "no values in the current file"
+            return result
+        }
+        let change = Statistics.ratio(currentMedian, over: baselineMedian) - 1
+        result.relativeChange = change
+        // Seed per metric so metrics do not share one random stream, yet stay reproducible.
+        let seed = thresholds.seed ^ Self.stableHash(column.name)
+        let interval = Statistics.bootstrapRatioOfMedians(
+            baseline: baselineValues, current: currentValues, confidence: thresholds.confidence,
+            resamples: thresholds.resamples, seed: seed)
+        result.intervalLow = interval.low - 1
+        result.intervalHigh = interval.high - 1
+        let p = Statistics.mannWhitneyP(baselineValues, currentValues)
+        result.rankTestP = p
+
+        // The rank test only where it can say yes: with too few repetitions it could never reach alpha.
+        let rankTestApplies =
+            Statistics.smallestMannWhitneyP(baselineValues.count, currentValues.count) < thresholds.alpha
+        let intervalExcludesNoChange = interval.low > 1 || interval.high < 1
+        let significant = intervalExcludesNoChange && (!rankTestApplies || p < thresholds.alpha)
+        let withinFloor = abs(currentMedian - baselineMedian) <= rule.absolute
+        let beyondThreshold = abs(change) > rule.relative && !withinFloor
+        let worse = column.polarity == .higherIsBetter ? change < 0 : change > 0
+
+        if beyondThreshold && significant {
+            result.verdict = worse ? .regression : .improvement
+        } else if withinFloor || (interval.low - 1 >= -rule.relative && interval.high - 1 <= rule.relative) {
+            result.verdict = .unchanged
+        } else {
+            result.verdict = .inconclusive
+            if beyondThreshold {
+                result.note =
+                    intervalExcludesNoChange
+                    ? "rank test p = \(Format.number(p, digits: 2)) ≥ α" : "interval includes no change"
+            } else {
+                result.note = "interval reaches beyond the threshold"
+            }
+        }
+        return result
+    }
+
+    /// FNV-1a of the UTF-8 bytes: stable across runs and machines (never `hashValue`).
+    static func stableHash(_ text: String) -> UInt64 {
+        var hash: UInt64 = 0xCBF2_9CE4_8422_2325
+        for byte in text.utf8 {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x0000_0100_0000_01B3
+        }
+        return hash
+    }
+
+    private func contextWarnings(_ baseline: [ResultRow], _ current: [ResultRow]) -> [String] {
+        var warnings: [String] = []
+        func check<Value: Hashable & CustomStringConvertible>(_ name: String, _ keyPath: KeyPath<ResultRow, Value>, _ why: String) {
+            let before = Set(baseline.map { $0[keyPath: keyPath] })
+            let after = Set(current.map { $0[keyPath: keyPath] })
+            guard before != after else { return }
+            let list = { (values: Set<Value>) in values.map(\.description).sorted().joined(separator: "/") }
+            warnings.append("\(name) differs (\(list(before)) → \(list(after))): \(why)")
+        }
+        check("build_configuration", \.buildConfiguration, "measured metrics are not comparable")
+        check("seed", \.seed, "deterministic metrics will differ")
+        check("limit", \.limit, "pages and latencies are not comparable")
+        check("load_model", \.loadModel, "latencies are not comparable")
+        check("swift_version", \.swiftVersion, "a toolchain change may explain a difference")
+        check("host", \.host, "a machine change may explain a difference")
+        check("cores", \.cores, "a machine change may explain a difference")
+        return warnings
+    }
+}

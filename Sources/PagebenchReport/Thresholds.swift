@@ -1,0 +1,260 @@
+import PagebenchMetrics
+
+/// How large and how certain a change of a measured metric must be before `pagebench check`
+/// calls it a regression or an improvement.
+///
+/// Every measured column with a polarity has a ``Rule``; the defaults (``defaultRule(for:)``,
+/// documented in README.md "Regression checking") reflect how noisy each kind of figure is.
+/// A thresholds JSON file overrides them (``parse(_:file:)``):
+///
+/// ```json
+/// {
+///   "scale": 2.0,
+///   "confidence": 0.95,
+///   "alpha": 0.05,
+///   "resamples": 2000,
+///   "seed": 1,
+///   "metrics": {
+///     "pages_per_s": { "relative": 0.10 },
+///     "errors_other": { "absolute": 2 },
+///     "page_latency_max_ns": { "ignore": true }
+///   }
+/// }
+/// ```
+public struct Thresholds: Sendable, Equatable {
+    /// The threshold of one metric.
+    public struct Rule: Sendable, Equatable, Codable {
+        /// The smallest relative change of the median that counts (0.05 = 5 %).
+        public var relative: Double
+        /// Changes of the median no larger than this, in the metric's unit, never count (for
+        /// counts near zero, where one error more is +100 %).
+        public var absolute: Double
+        /// Not judged at all (reported as `ignored`).
+        public var ignore: Bool
+
+        public init(relative: Double, absolute: Double = 0, ignore: Bool = false) {
+            self.relative = relative
+            self.absolute = absolute
+            self.ignore = ignore
+        }
+    }
+
+    /// Multiplies every default relative threshold (not explicit per-metric ones): 2 on a noisy
+    /// shared machine doubles every tolerance.
+    public var scale: Double = 1
+    /// Confidence of the bootstrap interval (0.5 < c < 1).
+    public var confidence: Double = 0.95
+    /// Significance level of the Mann–Whitney U test, applied when the sample sizes can reach it
+    /// (``Statistics/smallestMannWhitneyP(_:_:)`` < alpha; with 0.01 that takes 5 repetitions a
+    /// side). Strict because one check judges some 30 metrics per group: measured with
+    /// `results/checker/measure.sh`, 0.05 let 2 of 20 A/A comparisons through.
+    public var alpha: Double = 0.01
+    /// Bootstrap rounds.
+    public var resamples: Int = 2000
+    /// Seed of the bootstrap generator: the same files and thresholds give the same verdicts.
+    public var seed: UInt64 = 0x7061_6765_6265_6E63  // "pagebenc"
+    /// Explicit per-metric rules, by column name.
+    public var metrics: [String: Rule] = [:]
+
+    public init() {}
+
+    /// The rule applied to `column` (a measured column with a polarity).
+    public func rule(for column: ColumnDescriptor) -> Rule {
+        if let explicit = metrics[column.name] { return explicit }
+        var rule = Self.defaultRule(for: column)
+        rule.relative *= scale
+        return rule
+    }
+
+    /// The documented default rule of a measured column, by what kind of figure it is.
+    public static func defaultRule(for column: ColumnDescriptor) -> Rule {
+        let name = column.name
+        if name.hasSuffix("_per_s") { return Rule(relative: 0.05) }
+        if name.hasPrefix("cancel_latency_") {
+            return Rule(relative: name.hasSuffix("_p50_ns") ? 0.25 : name.hasSuffix("_p90_ns") ? 0.50 : 2.00)
+        }
+        if name.hasSuffix("_p50_ns") { return Rule(relative: 0.10) }
+        if name.hasSuffix("_p90_ns") { return Rule(relative: 0.15) }
+        // Tails move with the machine's load (a scheduling hiccup of a few ms lands in p99.9 and max).
+        if name.hasSuffix("_p99_ns") { return Rule(relative: 0.50) }
+        if name.hasSuffix("_p999_ns") { return Rule(relative: 1.00) }
+        if name.hasSuffix("_max_ns") { return Rule(relative: 2.00) }
+        switch name {
+        // Whole-process jemalloc counts: timers, the sampler and the runtime allocate too, and vary
+        // by a factor of 2 between repetitions on a loaded machine. Allocation gating belongs to the
+        // package-benchmark suites (mallocCountTotal per benchmark).
+        case "allocations", "allocations_per_page": return Rule(relative: 0.50)
+        case "peak_allocated_bytes", "peak_rss_bytes": return Rule(relative: 0.15)
+        case "cpu_user_s": return Rule(relative: 0.25, absolute: 0.05)
+        case "cpu_system_s": return Rule(relative: 0.50, absolute: 0.05)
+        case "measurement_overhead_ratio": return Rule(relative: 0.10)
+        case "missed_starts": return Rule(relative: 0.25, absolute: 5)
+        default:
+            // Counts of rare events (errors, retries, throttles, pages after cancel).
+            return Rule(relative: 0.25, absolute: 2)
+        }
+    }
+
+    /// The columns the checker judges with a threshold: measured, with a polarity.
+    public static var judgedColumns: [ColumnDescriptor] {
+        ResultRow.columnDescriptors.filter { $0.kind == .measured && $0.polarity != .neutral }
+    }
+
+    /// The README table of default rules, generated from ``defaultRule(for:)`` (drift-tested).
+    public static func defaultsMarkdownTable() -> String {
+        var lines = ["| metric | polarity | relative | absolute floor |", "| --- | --- | --- | --- |"]
+        for column in judgedColumns {
+            let rule = defaultRule(for: column)
+            let absolute = rule.absolute == 0 ? "—" : "\(Format.number(rule.absolute)) \(column.unit)"
+            lines.append(
+                "| `\(column.name)` | \(column.polarity == .higherIsBetter ? "higher is better" : "lower is better") "
+                    + "| \(Format.number(rule.relative * 100)) % | \(absolute) |")
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// Reads a thresholds JSON file. Errors name the file, line and column of the offending value.
+    public static func read(from path: String) throws -> Thresholds {
+        try parse(TextFile.read(path), file: path)
+    }
+
+    /// Parses thresholds JSON text (see the type's documentation for the format).
+    public static func parse(_ text: String, file: String) throws -> Thresholds {
+        let root = try JSONDocument.parse(text, file: file)
+        guard case .object(let members) = root.value else {
+            throw ReportError.malformed(
+                file, root.line, root.column, "expected a JSON object at the top level, found \(root.typeName)")
+        }
+        var thresholds = Thresholds()
+        func fail(_ node: JSONDocument.Node, _ message: String) -> ReportError {
+            .malformed(file, node.line, node.column, message)
+        }
+        func number(_ member: JSONDocument.Member, in range: ClosedRange<Double>, _ what: String) throws -> Double {
+            guard case .number(let value) = member.value.value else {
+                throw fail(member.value, "\"\(member.key)\" must be a number (\(what)), found \(member.value.typeName)")
+            }
+            guard range.contains(value) else {
+                throw fail(
+                    member.value,
+                    "\"\(member.key)\" must be between \(Format.number(range.lowerBound)) and "
+                        + "\(Format.number(range.upperBound)) (\(what)), found \(Format.number(value))")
+            }
+            return value
+        }
+        let topKeys = ["scale", "confidence", "alpha", "resamples", "seed", "metrics"]
+        for member in members {
+            switch member.key {
+            case "scale":
+                thresholds.scale = try number(member, in: 0...100, "multiplier of every default relative threshold")
+            case "confidence":
+                thresholds.confidence = try number(member, in: 0.5...0.999, "confidence of the bootstrap interval")
+            case "alpha":
+                thresholds.alpha = try number(member, in: 0.0001...0.5, "significance level of the rank test")
+            case "resamples":
+                let value = try number(member, in: 100...100_000, "bootstrap rounds")
+                guard value == value.rounded() else { throw fail(member.value, "\"resamples\" must be a whole number") }
+                thresholds.resamples = Int(value)
+            case "seed":
+                let value = try number(member, in: 0...9_007_199_254_740_991, "bootstrap seed")
+                guard value == value.rounded() else { throw fail(member.value, "\"seed\" must be a whole number") }
+                thresholds.seed = UInt64(value)
+            case "metrics":
+                thresholds.metrics = try parseMetrics(member.value, file: file)
+            default:
+                throw ReportError.malformed(
+                    file, member.keyLine, member.keyColumn,
+                    "unknown key \"\(member.key)\"; expected one of \(topKeys.map { "\"\($0)\"" }.joined(separator: ", "))")
+            }
+        }
+        return thresholds
+    }
+
+    private static func parseMetrics(_ node: JSONDocument.Node, file: String) throws -> [String: Rule] {
+        guard case .object(let members) = node.value else {
+            throw ReportError.malformed(
+                file, node.line, node.column,
+                "\"metrics\" must be an object mapping column names to rules, found \(node.typeName)")
+        }
+        let columns = Dictionary(uniqueKeysWithValues: ResultRow.columnDescriptors.map { ($0.name, $0) })
+        var rules: [String: Rule] = [:]
+        for member in members {
+            guard let column = columns[member.key] else {
+                let suggestion = closestName(to: member.key, in: judgedColumns.map(\.name))
+                throw ReportError.malformed(
+                    file, member.keyLine, member.keyColumn,
+                    "unknown metric \"\(member.key)\""
+                        + (suggestion.map { "; did you mean \"\($0)\"?" } ?? "")
+                        + " (measured columns are listed in README.md, \"Regression checking\")")
+            }
+            guard column.kind == .measured, column.polarity != .neutral else {
+                let why =
+                    column.kind == .deterministic
+                    ? "it is deterministic and compared exactly (use --allow-behaviour-change to accept a change)"
+                    : column.kind == .context ? "it is a context column, used to match rows" : "it has no better direction"
+                throw ReportError.malformed(
+                    file, member.keyLine, member.keyColumn,
+                    "metric \"\(member.key)\" takes no threshold: \(why); remove it")
+            }
+            guard case .object(let fields) = member.value.value else {
+                throw ReportError.malformed(
+                    file, member.value.line, member.value.column,
+                    "the rule of \"\(member.key)\" must be an object like {\"relative\": 0.1}, found \(member.value.typeName)")
+            }
+            var rule = defaultRule(for: column)
+            for field in fields {
+                switch field.key {
+                case "relative", "absolute":
+                    guard case .number(let value) = field.value.value, value >= 0, value.isFinite else {
+                        throw ReportError.malformed(
+                            file, field.value.line, field.value.column,
+                            "\"\(field.key)\" of \"\(member.key)\" must be a number ≥ 0"
+                                + (field.key == "relative" ? " (0.05 means 5 %)" : " in \(column.unit)"))
+                    }
+                    if field.key == "relative" {
+                        guard value <= 100 else {
+                            throw ReportError.malformed(
+                                file, field.value.line, field.value.column,
+                                "\"relative\" of \"\(member.key)\" is \(Format.number(value)), i.e. "
+                                    + "\(Format.number(value * 100)) %; write 0.05 for 5 %")
+                        }
+                        rule.relative = value
+                    } else {
+                        rule.absolute = value
+                    }
+                case "ignore":
+                    guard case .bool(let value) = field.value.value else {
+                        throw ReportError.malformed(
+                            file, field.value.line, field.value.column,
+                            "\"ignore\" of \"\(member.key)\" must be true or false, found \(field.value.typeName)")
+                    }
+                    rule.ignore = value
+                default:
+                    throw ReportError.malformed(
+                        file, field.keyLine, field.keyColumn,
+                        "unknown key \"\(field.key)\" in the rule of \"\(member.key)\"; expected \"relative\", \"absolute\" or \"ignore\"")
+                }
+            }
+            rules[member.key] = rule
+        }
+        return rules
+    }
+
+    /// The candidate with the smallest edit distance, if it is close enough to be a typo.
+    static func closestName(to name: String, in candidates: [String]) -> String? {
+        func distance(_ a: [Character], _ b: [Character]) -> Int {
+            var previous = Array(0...b.count)
+            for (i, x) in a.enumerated() {
+                var row = [i + 1]
+                for (j, y) in b.enumerated() {
+                    row.append(min(previous[j + 1] + 1, row[j] + 1, previous[j] + (x == y ? 0 : 1)))
+                }
+                previous = row
+            }
+            return previous[b.count]
+        }
+        let target = Array(name)
+        let best = candidates.map { ($0, distance(target, Array($0))) }.min { $0.1 < $1.1 }
+        guard let best, best.1 <= max(2, name.count / 4) else { return nil }
+        return best.0
+    }
+}

@@ -1,0 +1,111 @@
+import Foundation
+import PagebenchMetrics
+import Testing
+
+#if canImport(FoundationXML)
+import FoundationXML
+#endif
+
+@testable import PagebenchReport
+
+@Suite struct HTMLReportTests {
+    /// Collects element names and attributes, and the first parse error.
+    final class Collector: NSObject, XMLParserDelegate {
+        var elements: [(name: String, attributes: [String: String])] = []
+        var error: Error?
+        func parser(
+            _ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?, qualifiedName: String?,
+            attributes: [String: String] = [:]
+        ) {
+            elements.append((elementName, attributes))
+        }
+        func parser(_ parser: XMLParser, parseErrorOccurred parseError: Error) { error = parseError }
+    }
+
+    func parse(_ html: String) -> Collector {
+        let collector = Collector()
+        let parser = XMLParser(data: Data(html.utf8))
+        parser.delegate = collector
+        let ok = parser.parse()
+        if !ok && collector.error == nil { collector.error = parser.parserError ?? CocoaError(.coderReadCorrupt) }
+        return collector
+    }
+
+    static func fixtureReport() -> HTMLReport {
+        var even = SyntheticResults()
+        var clustered = SyntheticResults()
+        clustered.scenario = "clustered & <hot>"  // must be escaped
+        clustered.pagesPerSecond = 7_000
+        clustered.emptyPagesWasted = 300
+        var rows: [ResultRow] = []
+        for concurrency in [1, 4, 16] {
+            even.concurrency = concurrency
+            even.pagesPerSecond = 3_000 * Double(concurrency).squareRoot()
+            clustered.concurrency = concurrency
+            rows += even.rows(seed: UInt64(concurrency)) + clustered.rows(seed: UInt64(concurrency + 50))
+        }
+        var history: [ResultRow] = []
+        for (index, commit) in ["aaaaaaa1", "bbbbbbb2", "ccccccc3"].enumerated() {
+            var run = SyntheticResults()
+            run.gitCommit = commit
+            run.timestampUTC = "2026-11-2\(index)T00:00:00Z"
+            run.pagesPerSecond = 10_000 - Double(index) * 500
+            history += run.rows(seed: UInt64(index))
+        }
+        return HTMLReport(files: [("results/fixture.csv", rows)], history: history, timeSeries: syntheticTimeSeries())
+    }
+
+    @Test func reportIsWellFormedAndHasEveryPlot() throws {
+        let html = Self.fixtureReport().render()
+        let collector = parse(html)
+        #expect(collector.error == nil, "not well-formed: \(String(describing: collector.error))")
+        let svgIDs = collector.elements.filter { $0.name == "svg" }.compactMap { $0.attributes["id"] }
+        #expect(svgIDs == HTMLReport.plotIDs)
+        // Every plot has data drawn in it.
+        for id in HTMLReport.plotIDs {
+            let start = try #require(html.range(of: "id=\"\(id)\""))
+            let end = try #require(html.range(of: "</svg>", range: start.upperBound..<html.endIndex))
+            let svg = html[start.lowerBound..<end.lowerBound]
+            #expect(svg.contains("<polyline") || svg.contains("<circle") || svg.contains("class=\"box\""), "\(id) is empty")
+        }
+        #expect(html.contains("clustered &amp; &lt;hot&gt;"))
+        // Values land on the axes in their units (page p50 is about 200 µs, cancellation about 40 µs).
+        for id in ["plot-page-latency", "plot-cancellation"] {
+            let start = try #require(html.range(of: "id=\"\(id)\""))
+            let end = try #require(html.range(of: "</svg>", range: start.upperBound..<html.endIndex))
+            #expect(html[start.lowerBound..<end.lowerBound].contains("µs</text>"), "\(id) axis has no µs tick")
+        }
+        #expect(!html.contains("clustered & <hot>"))
+    }
+
+    @Test func reportIsSelfContained() {
+        let html = Self.fixtureReport().render()
+        #expect(!html.contains("<script"))
+        #expect(!html.contains("<link"))
+        #expect(!html.contains("@import"))
+        #expect(!html.contains("url("))
+        let addresses = html.components(separatedBy: "http").dropFirst().map { String($0.prefix(30)) }
+        #expect(addresses.allSatisfy { $0.hasPrefix("://www.w3.org/") }, "only XML namespaces may name an address: \(addresses)")
+    }
+
+    @Test func missingInputsGivePlaceholdersNotEmptyAxes() throws {
+        var report = Self.fixtureReport()
+        report.history = nil
+        report.timeSeries = nil
+        let html = report.render()
+        let collector = parse(html)
+        #expect(collector.error == nil)
+        let placeholders = collector.elements.filter { $0.name == "p" && $0.attributes["class"] == "empty" }.compactMap { $0.attributes["id"] }
+        #expect(placeholders == ["plot-memory", "plot-history"])
+        #expect(html.contains("--timeseries FILE"))
+    }
+
+    @Test func writesAtomicallyCreatingDirectories() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pagebench-report-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("nested/report.html").path
+        try HTMLReport.write(Self.fixtureReport().render(), to: path)
+        let written = try String(contentsOfFile: path, encoding: .utf8)
+        #expect(written.hasPrefix("<!DOCTYPE html>"))
+    }
+}

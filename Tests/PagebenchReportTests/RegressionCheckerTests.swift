@@ -1,0 +1,210 @@
+import PagebenchMetrics
+import Testing
+
+@testable import PagebenchReport
+
+@Suite struct RegressionCheckerTests {
+    let checker = RegressionChecker()
+
+    func check(_ baseline: SyntheticResults, _ current: SyntheticResults, seeds: (UInt64, UInt64) = (1, 2),
+        allowBehaviourChange: Bool = false) throws -> CheckReport
+    {
+        checker.check(
+            baseline: try roundTrip(baseline.rows(seed: seeds.0)), current: try roundTrip(current.rows(seed: seeds.1)),
+            baselineFile: "baseline.csv", currentFile: "current.csv", allowBehaviourChange: allowBehaviourChange)
+    }
+
+    func verdict(_ report: CheckReport, _ metric: String) -> MetricVerdict? {
+        report.comparisons.first?.metrics.first { $0.metric == metric }
+    }
+
+    @Test func clearRegressionOfThroughputFailsTheCheck() throws {
+        var current = SyntheticResults()
+        current.pagesPerSecond = 8_500  // −15 %, noise 1 %
+        let report = try check(SyntheticResults(), current)
+        let pages = try #require(verdict(report, "pages_per_s"))
+        #expect(pages.verdict == .regression)
+        #expect(abs(pages.relativeChange! + 0.15) < 0.03)
+        #expect(pages.intervalHigh! < 0)
+        #expect(pages.rankTestP! < 0.05)
+        #expect(report.fails)
+        #expect(report.exitStatus == 1)
+        #expect(report.text.contains("REGRESSION"))
+        #expect(report.markdown.contains("**regression**"))
+    }
+
+    @Test func clearImprovementPassesAndIsReported() throws {
+        var current = SyntheticResults()
+        current.pagesPerSecond = 12_000
+        current.pageLatencyP50Nanoseconds = 150_000  // lower is better: −25 %
+        let report = try check(SyntheticResults(), current)
+        #expect(verdict(report, "pages_per_s")?.verdict == .improvement)
+        #expect(verdict(report, "page_latency_p50_ns")?.verdict == .improvement)
+        #expect(report.count(.regression) == 0)
+        #expect(!report.fails)
+        #expect(report.exitStatus == 0)
+    }
+
+    @Test func latencyIncreaseIsARegressionBecauseLowerIsBetter() throws {
+        var current = SyntheticResults()
+        current.pageLatencyP50Nanoseconds = 260_000  // +30 %
+        let report = try check(SyntheticResults(), current)
+        #expect(verdict(report, "page_latency_p50_ns")?.verdict == .regression)
+        #expect(verdict(report, "pages_per_s")?.verdict == .unchanged)
+        #expect(report.fails)
+    }
+
+    /// A/A on the same distribution, many seeds: noise must not be called a regression.
+    @Test func noiseIsNotARegression() throws {
+        var noisy = SyntheticResults()
+        noisy.noise = 0.03
+        var falseRegressions = 0
+        var verdicts: [Verdict: Int] = [:]
+        for trial in 0..<20 {
+            let report = try check(noisy, noisy, seeds: (UInt64(2 * trial + 100), UInt64(2 * trial + 101)))
+            if report.hasRegression { falseRegressions += 1 }
+            for (_, verdict) in report.allVerdicts { verdicts[verdict.verdict, default: 0] += 1 }
+            #expect(report.behaviourChangeCount == 0)
+        }
+        #expect(falseRegressions <= 1, "false regressions in 20 A/A trials: \(falseRegressions)")
+        #expect((verdicts[.unchanged] ?? 0) > (verdicts[.inconclusive] ?? 0))
+    }
+
+    /// A change larger than the threshold but inside wide noise cannot be told from noise.
+    @Test func changeInsideWideNoiseIsInconclusive() throws {
+        var baseline = SyntheticResults()
+        baseline.noise = 0.25
+        baseline.repetitions = 3
+        var current = baseline
+        current.pagesPerSecond = 9_200  // −8 %, threshold 5 %, noise 25 %
+        let report = try check(baseline, current, seeds: (7, 8))
+        #expect(verdict(report, "pages_per_s")?.verdict == .inconclusive)
+        #expect(!report.hasRegression)
+    }
+
+    @Test func unmatchedRowsAreListedOnBothSides() throws {
+        var other = SyntheticResults()
+        other.scenario = "clustered"
+        var sixteen = SyntheticResults()
+        sixteen.concurrency = 16
+        let baseline = try roundTrip(SyntheticResults().rows(seed: 1) + other.rows(seed: 3))
+        let current = try roundTrip(SyntheticResults().rows(seed: 2) + sixteen.rows(seed: 4))
+        let report = checker.check(baseline: baseline, current: current, baselineFile: "b", currentFile: "c")
+        #expect(report.comparisons.count == 1)
+        #expect(report.onlyInBaseline.map(\.scenario) == ["clustered"])
+        #expect(report.onlyInBaseline.first?.repetitions == 5)
+        #expect(report.onlyInCurrent.map(\.concurrency) == [16])
+        #expect(report.text.contains("Only in baseline (1)"))
+        #expect(report.text.contains("Only in current (1)"))
+        #expect(report.summaryLine.contains("2 unmatched"))
+    }
+
+    @Test func changedDeterministicMetricIsABehaviourChangeH3() throws {
+        var current = SyntheticResults()
+        current.pages = 1_201
+        let report = try check(SyntheticResults(), current)
+        let changes = try #require(report.comparisons.first?.behaviourChanges)
+        #expect(changes.map(\.metric).contains("pages"))
+        #expect(changes.map(\.metric).contains("empty_page_rate"))
+        let pages = try #require(changes.first { $0.metric == "pages" })
+        #expect(pages.baselineValues == ["1200"])
+        #expect(pages.currentValues == ["1201"])
+        #expect(report.fails)
+        #expect(report.summaryLine.hasPrefix("BEHAVIOUR CHANGE"))
+
+        let allowed = try check(SyntheticResults(), current, allowBehaviourChange: true)
+        #expect(!allowed.fails)
+        #expect(allowed.behaviourChangeCount == changes.count)
+    }
+
+    @Test func deterministicMetricThatVariesBetweenRepetitionsIsFlaggedH3() throws {
+        var rows = try roundTrip(SyntheticResults().rows(seed: 1))
+        rows[2].emptyPagesWasted += 1
+        let report = checker.check(
+            baseline: try roundTrip(SyntheticResults().rows(seed: 2)), current: rows, baselineFile: "b", currentFile: "c")
+        let change = try #require(report.comparisons.first?.behaviourChanges.first { $0.metric == "empty_pages_wasted" })
+        #expect(change.currentValues == ["40", "41"])
+        #expect(change.note.contains("repetitions of the current"))
+    }
+
+    @Test func durationBoundedRunsSkipDeterministicComparisonWithAWarning() throws {
+        var baseline = SyntheticResults()
+        baseline.targetDrains = nil
+        var current = baseline
+        current.pages = 1_300
+        let report = try check(baseline, current)
+        #expect(report.behaviourChangeCount == 0)
+        #expect(report.comparisons.first?.warnings.contains { $0.contains("bounded by duration") } == true)
+    }
+
+    @Test func differentBuildConfigurationsMakeMeasuredVerdictsInconclusive() throws {
+        var current = SyntheticResults()
+        current.buildConfiguration = "debug"
+        current.pagesPerSecond = 2_000
+        let report = try check(SyntheticResults(), current)
+        #expect(verdict(report, "pages_per_s")?.verdict == .inconclusive)
+        #expect(!report.hasRegression)
+        #expect(report.comparisons.first?.warnings.contains { $0.hasPrefix("build_configuration differs") } == true)
+    }
+
+    @Test func absoluteFloorKeepsRareCountsFromFlapping() throws {
+        var one = SyntheticResults()
+        one.errorsOther = 1
+        #expect(verdict(try check(SyntheticResults(), one), "errors_other")?.verdict == .unchanged)
+        var many = SyntheticResults()
+        many.errorsOther = 10
+        let report = try check(SyntheticResults(), many)
+        let errors = try #require(verdict(report, "errors_other"))
+        #expect(errors.verdict == .regression)
+        #expect(errors.relativeChange == .infinity)
+        #expect(report.json.contains("\"+inf\""))
+    }
+
+    @Test func singleRepetitionFallsBackToTheFixedThreshold() throws {
+        var baseline = SyntheticResults()
+        baseline.repetitions = 1
+        var slower = baseline
+        slower.pagesPerSecond = 9_000
+        #expect(verdict(try check(baseline, slower), "pages_per_s")?.verdict == .regression)
+        var slightly = baseline
+        slightly.pagesPerSecond = 9_800
+        #expect(verdict(try check(baseline, slightly), "pages_per_s")?.verdict == .unchanged)
+    }
+
+    @Test func thresholdsOverrideAndIgnore() throws {
+        var current = SyntheticResults()
+        current.pagesPerSecond = 8_500
+        var thresholds = Thresholds()
+        thresholds.metrics["pages_per_s"] = .init(relative: 0.20)
+        thresholds.metrics["items_per_s"] = .init(relative: 0.05, ignore: true)
+        let report = RegressionChecker(thresholds: thresholds).check(
+            baseline: SyntheticResults().rows(seed: 1), current: current.rows(seed: 2), baselineFile: "b", currentFile: "c")
+        #expect(verdict(report, "pages_per_s")?.verdict == .unchanged)
+        #expect(verdict(report, "items_per_s")?.verdict == .ignored)
+        // Scale multiplies default thresholds only.
+        var scaled = Thresholds()
+        scaled.scale = 4
+        let loose = RegressionChecker(thresholds: scaled).check(
+            baseline: SyntheticResults().rows(seed: 1), current: current.rows(seed: 2), baselineFile: "b", currentFile: "c")
+        #expect(verdict(loose, "pages_per_s")?.threshold == 0.20)
+        #expect(verdict(loose, "pages_per_s")?.verdict == .unchanged)
+    }
+
+    @Test func verdictsAreReproducible() throws {
+        var current = SyntheticResults()
+        current.pagesPerSecond = 9_400
+        current.noise = 0.04
+        let first = try check(SyntheticResults(), current)
+        let second = try check(SyntheticResults(), current)
+        #expect(first == second)
+        #expect(first.json == second.json)
+    }
+
+    @Test func jsonCarriesEveryVerdict() throws {
+        let report = try check(SyntheticResults(), SyntheticResults())
+        let json = report.json
+        #expect(json.contains("\"exitStatus\" : 0"))
+        #expect(json.contains("\"metric\" : \"pages_per_s\""))
+        #expect(json.contains("\"scenario\" : \"even\""))
+    }
+}
