@@ -43,6 +43,12 @@ public struct RunCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Write per-second rows (pages/s, page latency p99, memory) to this CSV.", valueName: "file"))
     public var timeseries: String?
 
+    @Option(
+        help: ArgumentHelp(
+            "Tick of the shared timer that waits out injected service times, in microseconds (delays round up to it); 0 arms one runtime timer per request.",
+            valueName: "us"))
+    public var serviceTimerMicroseconds: Int = 250
+
     @Flag(help: "No progress output and no summary table; errors only.")
     public var quiet = false
 
@@ -56,6 +62,10 @@ public struct RunCommand: AsyncParsableCommand {
             try workload.check()
         } catch {
             throw ValidationError(error.message)
+        }
+        guard serviceTimerMicroseconds == 0 || (10...1_000_000).contains(serviceTimerMicroseconds) else {
+            throw ValidationError(
+                "--service-timer-microseconds must be 0 (one timer per request) or 10...1000000, got \(serviceTimerMicroseconds)")
         }
         for path in [output] + [history, timeseries].compactMap({ $0 }) where path.isEmpty || path.hasSuffix("/") {
             throw ValidationError("'\(path)' is not a file path; give a file name such as results/latest.csv")
@@ -125,6 +135,8 @@ public struct RunCommand: AsyncParsableCommand {
         }
         var options = Harness.Options(context: RunContext.current(pagebenchVersion: PagebenchVersion.string))
         options.timeSeries = timeseries != nil
+        options.serviceTimerResolution =
+            serviceTimerMicroseconds == 0 ? nil : .microseconds(serviceTimerMicroseconds)
         if !quiet {
             let printer = ProgressPrinter(isTerminal: isatty(STDERR_FILENO) == 1) { text in
                 FileHandle.standardError.write(Data(text.utf8))

@@ -16,6 +16,11 @@ public struct Harness: Sendable {
         public var observer: (any RunObserver)?
         /// How often the observer gets progress snapshots.
         public var progressInterval: Duration = .seconds(1)
+        /// The tick of the shared timer that waits out the store's injected service times
+        /// (``CoalescingSleeper``); nil arms one `Task.sleep` per request instead. With
+        /// hundreds of pagers, per-request timers saturate a small machine's runtime timer
+        /// path, so the default coalesces them; delays are then rounded up to the tick.
+        public var serviceTimerResolution: Duration? = .microseconds(250)
 
         public init(context: RunContext) {
             self.context = context
@@ -60,37 +65,55 @@ public struct Harness: Sendable {
         var ordinal = 0
         let total = runCount
         for scenario in scenarios {
+            let sleeper = options.serviceTimerResolution.map { CoalescingSleeper(resolution: $0) }
             let store: SyntheticStore
             do {
-                store = try SyntheticStore(configuration: scenario.store)
+                if let sleeper {
+                    store = try SyntheticStore(configuration: scenario.store, sleep: { try await sleeper.sleep(for: $0) })
+                } else {
+                    store = try SyntheticStore(configuration: scenario.store)
+                }
             } catch {
                 throw HarnessError.invalidField("store", "\(error)")
             }
             let runner = LoadRunner(scenario: scenario, source: StoreSource(store: store))
-            let workload = scenario.workload
-            for concurrency in workload.concurrency {
-                for repetition in 1...workload.repetitions {
-                    if Task.isCancelled { return output }
-                    ordinal += 1
-                    var result = await measure(
-                        runner, concurrency: concurrency, repetition: repetition, ordinal: ordinal, total: total,
-                        timing: workload.pageTiming, overhead: false)
-                    if workload.measureOverhead {
-                        ordinal += 1
-                        let untimed = await measure(
-                            runner, concurrency: concurrency, repetition: repetition, ordinal: ordinal, total: total,
-                            timing: false, overhead: true)
-                        if result.pagesPerSecond > 0 {
-                            result.measurementOverheadRatio = untimed.pagesPerSecond / result.pagesPerSecond
-                        }
-                    }
-                    output.results.append(result)
-                    output.rows.append(result.row(context: options.context))
-                    output.timeSeries += result.timeSeries
-                }
+            let finished = await withTaskGroup(of: Void.self) { group -> Bool in
+                if let sleeper { group.addTask { await sleeper.run() } }
+                defer { group.cancelAll() }
+                return await runScenario(runner, ordinal: &ordinal, total: total, into: &output)
             }
+            if !finished { return output }
         }
         return output
+    }
+
+    /// Runs every concurrency × repetition of one scenario; false when cancelled.
+    private func runScenario(
+        _ runner: LoadRunner<StoreSource>, ordinal: inout Int, total: Int, into output: inout Output
+    ) async -> Bool {
+        let workload = runner.scenario.workload
+        for concurrency in workload.concurrency {
+            for repetition in 1...workload.repetitions {
+                if Task.isCancelled { return false }
+                ordinal += 1
+                var result = await measure(
+                    runner, concurrency: concurrency, repetition: repetition, ordinal: ordinal, total: total,
+                    timing: workload.pageTiming, overhead: false)
+                if workload.measureOverhead {
+                    ordinal += 1
+                    let untimed = await measure(
+                        runner, concurrency: concurrency, repetition: repetition, ordinal: ordinal, total: total,
+                        timing: false, overhead: true)
+                    if result.pagesPerSecond > 0 {
+                        result.measurementOverheadRatio = untimed.pagesPerSecond / result.pagesPerSecond
+                    }
+                }
+                output.results.append(result)
+                output.rows.append(result.row(context: options.context))
+                output.timeSeries += result.timeSeries
+            }
+        }
+        return true
     }
 
     private func measure(

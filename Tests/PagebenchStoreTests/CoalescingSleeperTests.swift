@@ -1,0 +1,104 @@
+import Testing
+
+@testable import PagebenchStore
+
+/// S20: the shared-timer sleeper that waits out injected service times for the load harness.
+/// Checks behaviour only (never wakes early, cancellation is immediate, never hangs), no
+/// wall-clock upper bounds.
+@Suite struct CoalescingSleeperTests {
+    /// Steps until `condition` holds (the driver or a waiter has got going), without sleeping.
+    func until(_ condition: () -> Bool) async {
+        while !condition() { await Task.yield() }
+    }
+
+    @Test func s20_withoutADriverASleepFallsBackToTheRuntimeTimer() async throws {
+        let sleeper = CoalescingSleeper(resolution: .microseconds(100))
+        let start = CoalescingSleeper.now()
+        try await sleeper.sleep(for: .milliseconds(2))
+        #expect(CoalescingSleeper.now() - start >= 2_000_000)
+    }
+
+    @Test func s20_manyConcurrentSleepsAllWakeAndNoneEarly() async throws {
+        let sleeper = CoalescingSleeper(resolution: .microseconds(250))
+        let early = try await withThrowingTaskGroup(of: Int.self) { group in
+            group.addTask { await sleeper.run(); return 0 }
+            await until { sleeper.isDriving }
+            let sleepers = try await withThrowingTaskGroup(of: Int.self) { inner in
+                for index in 0..<200 {
+                    inner.addTask {
+                        let duration = UInt64(100_000 + (index % 17) * 130_000)
+                        let start = CoalescingSleeper.now()
+                        try await sleeper.sleep(for: .nanoseconds(Int64(duration)))
+                        return CoalescingSleeper.now() - start >= duration ? 0 : 1
+                    }
+                }
+                return try await inner.reduce(0, +)
+            }
+            group.cancelAll()
+            return sleepers + (try await group.reduce(0, +))
+        }
+        #expect(early == 0)
+    }
+
+    @Test func s20_cancellingASleeperResumesItAtOnceWithCancellationError() async throws {
+        let sleeper = CoalescingSleeper()
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await sleeper.run() }
+            await until { sleeper.isDriving }
+            let sleeping = Task {
+                try await sleeper.sleep(for: .seconds(3600))
+            }
+            await until { sleeper.waiterCount == 1 }
+            sleeping.cancel()
+            await #expect(throws: CancellationError.self) { try await sleeping.value }
+            group.cancelAll()
+        }
+    }
+
+    @Test func s20_aTaskCancelledBeforeSleepingDoesNotSleep() async throws {
+        let sleeper = CoalescingSleeper()
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await sleeper.run() }
+            await until { sleeper.isDriving }
+            let sleeping = Task {
+                withUnsafeCurrentTask { $0?.cancel() }
+                try await sleeper.sleep(for: .seconds(3600))
+            }
+            await #expect(throws: CancellationError.self) { try await sleeping.value }
+            group.cancelAll()
+        }
+    }
+
+    @Test func s20_whenTheDriverStopsWaitersFinishOnTheRuntimeTimer() async throws {
+        let sleeper = CoalescingSleeper()
+        let driver = Task { await sleeper.run() }
+        await until { sleeper.isDriving }
+        // A sleeper registers with the driver, then the driver goes away under it.
+        let sleeping = Task {
+            let start = CoalescingSleeper.now()
+            try await sleeper.sleep(for: .milliseconds(30))
+            return CoalescingSleeper.now() - start
+        }
+        await until { sleeper.waiterCount == 1 }
+        driver.cancel()
+        await driver.value
+        let slept = try await sleeping.value
+        #expect(slept >= 30_000_000)
+    }
+
+    @Test func s20_aStoreOnTheSleeperIsCancellable() async throws {
+        var configuration = StoreConfiguration(partitions: 1, itemsPerPartition: .uniform(10), itemSize: .fixed(100))
+        configuration.serviceTime.base = .fixed(nanoseconds: 3_600_000_000_000)
+        let sleeper = CoalescingSleeper()
+        let store = try SyntheticStore(configuration: configuration, sleep: { try await sleeper.sleep(for: $0) })
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await sleeper.run() }
+            await until { sleeper.isDriving }
+            let paging = Task { try await store.page(PageRequest(range: .partition(0))) }
+            await until { sleeper.waiterCount == 1 }
+            paging.cancel()
+            await #expect(throws: CancellationError.self) { try await paging.value }
+            group.cancelAll()
+        }
+    }
+}
