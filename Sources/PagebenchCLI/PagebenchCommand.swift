@@ -10,6 +10,8 @@ public struct PagebenchCommand: AsyncParsableCommand {
         version: PagebenchVersion.string,
         subcommands: [
             // Each subcommand lives in its own file: <Name>Command.swift.
+            ItemsCommand.self,
+            PagesCommand.self,
         ]
     )
 

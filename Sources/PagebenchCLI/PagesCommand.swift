@@ -1,0 +1,112 @@
+import ArgumentParser
+import PagebenchStore
+
+/// `pagebench pages`: follows tokens from the first call (or from `--token`) and prints one
+/// JSON object per page, as the store serves them (service time and injected failures
+/// included).
+public struct PagesCommand: AsyncParsableCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "pages",
+        abstract: "Follow tokens through a range and print one JSON object per page.",
+        discussion: """
+            Each line has page, returned, scanned, scannedBytes, keys (the returned items' \
+            [partition, sortKey] pairs) and nextToken (null at the end). Exit codes: 0 success, \
+            64 invalid arguments, 65 invalid or mismatched token, 69 injected throttling or fault.
+            """
+    )
+
+    @OptionGroup public var store: StoreOptions
+    @OptionGroup public var range: RangeOptions
+
+    @Option(help: "Items to evaluate per page (S1, S2); the store's default limit when absent.")
+    public var limit: Int?
+
+    @Option(help: "Continue from this token instead of the first page.")
+    public var token: String?
+
+    @Option(help: "Stop after this many pages (the last line's nextToken continues).")
+    public var maxPages: Int?
+
+    @Flag(help: "Print a summary with pages, items and resident memory (VmRSS, VmHWM) to stderr.")
+    public var memory = false
+
+    public init() {}
+
+    public func validate() throws {
+        if let limit, limit < 1 { throw ValidationError("--limit must be at least 1, got \(limit) (S1)") }
+        if let maxPages, maxPages < 1 { throw ValidationError("--max-pages must be at least 1, got \(maxPages)") }
+    }
+
+    public func run() async throws {
+        var output = StandardOutput()
+        defer { output.flush() }
+        let summary: Summary
+        do {
+            summary = try await execute(into: &output)
+        } catch {
+            output.flush()
+            throw error.report()
+        }
+        output.flush()
+        if memory {
+            let rss = ProcessMemory.residentBytes().map(String.init) ?? "null"
+            let peak = ProcessMemory.peakResidentBytes().map(String.init) ?? "null"
+            var standardError = StandardError()
+            print(
+                "{\"pages\":\(summary.pages),\"returned\":\(summary.returned),\"scanned\":\(summary.scanned),\"vmRSSBytes\":\(rss),\"vmHWMBytes\":\(peak)}",
+                to: &standardError)
+        }
+    }
+
+    /// Totals of one run.
+    public struct Summary: Sendable, Equatable {
+        public var pages = 0
+        public var returned = 0
+        public var scanned = 0
+    }
+
+    /// Pages through the range and writes one line per page to `output`.
+    @discardableResult
+    public func execute(into output: inout some TextOutputStream) async throws(CommandFailure) -> Summary {
+        let configuration = try store.configuration()
+        let syntheticStore: SyntheticStore
+        do {
+            syntheticStore = try SyntheticStore(configuration: configuration)
+        } catch {
+            throw CommandFailure(wrapping: error)
+        }
+        var request = PageRequest(
+            range: range.range, reverse: range.reverse, limit: limit, filter: try range.parsedFilter(), token: token)
+        let maxPages = self.maxPages ?? Int.max  // a local: property reads cost in the loop
+        var summary = Summary()
+        while summary.pages < maxPages {
+            let page: Page
+            do {
+                page = try await syntheticStore.page(request)
+            } catch {
+                throw CommandFailure(wrapping: error)
+            }
+            summary.pages += 1
+            summary.returned += page.returnedCount
+            summary.scanned += page.scannedCount
+            var keys = ""
+            for (index, item) in page.items.enumerated() {
+                keys += index == 0 ? "[\(item.partition),\(item.sortKey)]" : ",[\(item.partition),\(item.sortKey)]"
+            }
+            let next = page.nextToken.map { "\"\($0)\"" } ?? "null"
+            output.write(
+                "{\"page\":\(summary.pages),\"returned\":\(page.returnedCount),\"scanned\":\(page.scannedCount),\"scannedBytes\":\(page.scannedBytes),\"keys\":[\(keys)],\"nextToken\":\(next)}\n"
+            )
+            guard let nextToken = page.nextToken else { break }
+            request.token = nextToken
+        }
+        return summary
+    }
+}
+
+extension Error {
+    /// Prints this error's message to stderr and returns its documented exit code.
+    func report() -> ExitCode {
+        CommandFailure(wrapping: self).report()
+    }
+}

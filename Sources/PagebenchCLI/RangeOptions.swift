@@ -1,0 +1,59 @@
+import ArgumentParser
+import PagebenchStore
+
+/// Which range a subcommand walks: `--partition P`, or `--segment I --total-segments N`,
+/// or (neither) the whole scan; plus `--filter SPEC` and `--reverse`.
+public struct RangeOptions: ParsableArguments {
+    @Option(help: "Query this partition only (S14).")
+    public var partition: Int?
+
+    @Option(help: "Scan parallel segment I of --total-segments N (S15).")
+    public var segment: Int?
+
+    @Option(help: "Number of parallel-scan segments (with --segment).")
+    public var totalSegments: Int?
+
+    @Option(help: ArgumentHelp("Filter: match (category 0), category=N, category!=N, size>=BYTES or size<=BYTES.", valueName: "spec"))
+    public var filter: String?
+
+    @Flag(help: "Walk in descending key order (S13).")
+    public var reverse = false
+
+    public init() {}
+
+    public func validate() throws {
+        if partition != nil, segment != nil || totalSegments != nil {
+            throw ValidationError("--partition cannot be combined with --segment/--total-segments; choose a query or a segment")
+        }
+        if (segment == nil) != (totalSegments == nil) {
+            throw ValidationError("--segment and --total-segments go together (S15): e.g. --segment 0 --total-segments 4")
+        }
+        if let segment, let totalSegments, totalSegments < 1 || segment < 0 || segment >= totalSegments {
+            throw ValidationError("--segment must be between 0 and --total-segments − 1, got segment \(segment) of \(totalSegments)")
+        }
+        if let filter {
+            do {
+                _ = try Filter(parsing: filter)
+            } catch {
+                throw ValidationError(error.message)
+            }
+        }
+    }
+
+    /// The range named by the flags.
+    public var range: ScanRange {
+        if let partition { return .partition(partition) }
+        if let segment, let totalSegments { return .segment(index: segment, total: totalSegments) }
+        return .scan
+    }
+
+    /// The parsed filter (validated in `validate()`).
+    public func parsedFilter() throws(CommandFailure) -> Filter? {
+        guard let filter else { return nil }
+        do {
+            return try Filter(parsing: filter)
+        } catch {
+            throw CommandFailure(ExitCodes.usage, error.message)
+        }
+    }
+}

@@ -1,0 +1,140 @@
+import ArgumentParser
+import Foundation
+import PagebenchStore
+
+/// Store options shared by every subcommand (`@OptionGroup var store: StoreOptions`):
+/// a JSON configuration file plus flags that override single fields.
+///
+/// Precedence: defaults < `--config FILE` < flags. Call ``configuration()`` for the
+/// validated result.
+public struct StoreOptions: ParsableArguments {
+    @Option(name: .customLong("config"), help: ArgumentHelp("A JSON store configuration; missing keys take their defaults.", valueName: "file"))
+    public var configFile: String?
+
+    @Option(help: "Number of partitions (default 64).")
+    public var partitions: Int?
+
+    @Option(help: ArgumentHelp("Items per partition: 10000, uniform:10000 or zipf:MEAN:EXPONENT (default 10000).", valueName: "spec"))
+    public var itemsPerPartition: String?
+
+    @Option(help: ArgumentHelp("Item sizes: fixed:1024, uniform:100-2000 or lognormal:median=512,sigma=1,min=64,max=409600 (the default).", valueName: "spec"))
+    public var itemSize: String?
+
+    @Option(help: "Fraction of items (0–1) in category 0, which `--filter match` selects (default 0.1).")
+    public var selectivity: Double?
+
+    @Option(help: ArgumentHelp("Layout of category-0 items: even, random or runs:LENGTH (default even).", valueName: "spec"))
+    public var clustering: String?
+
+    @Option(help: "Scan budget of one page in bytes, charged before the filter (default 1048576).")
+    public var budgetBytes: Int?
+
+    @Option(help: "S4: exclusive or inclusive (default exclusive).")
+    public var budgetBoundary: BudgetBoundary?
+
+    @Option(help: "S6: continuation or final (default continuation).")
+    public var exactEnd: ExactEnd?
+
+    @Option(help: "S18: strict or lenient (default strict).")
+    public var tokenPolicy: TokenPolicy?
+
+    @Option(help: "Limit of requests without --limit (default 10).")
+    public var defaultLimit: Int?
+
+    @Option(help: "Seed of all generated data (default 42).")
+    public var seed: UInt64?
+
+    @Option(help: ArgumentHelp("S20 base latency: none, fixed:2ms, uniform:1ms-5ms or lognormal:median=2ms,sigma=0.5,max=200ms.", valueName: "spec"))
+    public var serviceTime: String?
+
+    @Option(help: "S20 cost per scanned byte in nanoseconds (default 0).")
+    public var serviceNsPerByte: Double?
+
+    @Option(help: ArgumentHelp("S20 comma-separated hot partitions, e.g. 0,3.", valueName: "list"))
+    public var hotPartitions: String?
+
+    @Option(help: "S20 base-latency multiplier of hot partitions (default 1).")
+    public var hotMultiplier: Double?
+
+    @Option(help: "S21 fraction of requests throttled (default 0).")
+    public var throttleRate: Double?
+
+    @Option(help: "S21 fraction of requests failing with an injected fault (default 0).")
+    public var faultRate: Double?
+
+    public init() {}
+
+    public func validate() throws {
+        do {
+            var scratch = StoreConfiguration.default
+            try applyFlags(to: &scratch)
+        } catch {
+            throw ValidationError(error.message)
+        }
+    }
+
+    /// The configuration: defaults, then the file, then the flags; validated.
+    ///
+    /// - Throws: ``CommandFailure``: 66 when the file cannot be read, 65 when it is not a
+    ///   valid configuration, 64 when a flag is invalid or makes the result invalid.
+    public func configuration() throws(CommandFailure) -> StoreConfiguration {
+        var configuration = StoreConfiguration.default
+        if let configFile {
+            let data: Data
+            do {
+                data = try Data(contentsOf: URL(fileURLWithPath: configFile))
+            } catch {
+                throw CommandFailure(ExitCodes.noInput, "cannot read configuration file \(configFile): \(error.localizedDescription)")
+            }
+            do {
+                configuration = try StoreConfiguration.load(json: data)
+            } catch let error as StoreError {
+                throw CommandFailure(ExitCodes.dataError, "\(configFile): \(error.message)")
+            } catch {
+                throw CommandFailure(ExitCodes.dataError, "\(configFile): \(error)")
+            }
+        }
+        do {
+            try applyFlags(to: &configuration)
+            try configuration.validate()
+        } catch let error as StoreError {
+            throw CommandFailure(error)
+        } catch {
+            throw CommandFailure(wrapping: error)
+        }
+        return configuration
+    }
+
+    private func applyFlags(to configuration: inout StoreConfiguration) throws(StoreError) {
+        if let partitions { configuration.partitions = partitions }
+        if let itemsPerPartition { configuration.itemsPerPartition = try ItemsPerPartition(parsing: itemsPerPartition) }
+        if let itemSize { configuration.itemSize = try ItemSizeDistribution(parsing: itemSize) }
+        if let selectivity { configuration.selectivity = selectivity }
+        if let clustering { configuration.clustering = try Clustering(parsing: clustering) }
+        if let budgetBytes { configuration.scanBudgetBytes = budgetBytes }
+        if let budgetBoundary { configuration.budgetBoundary = budgetBoundary }
+        if let exactEnd { configuration.exactEnd = exactEnd }
+        if let tokenPolicy { configuration.tokenPolicy = tokenPolicy }
+        if let defaultLimit { configuration.defaultLimit = defaultLimit }
+        if let seed { configuration.seed = seed }
+        if let serviceTime { configuration.serviceTime.base = try LatencyDistribution(parsing: serviceTime) }
+        if let serviceNsPerByte { configuration.serviceTime.nanosecondsPerScannedByte = serviceNsPerByte }
+        if let hotPartitions {
+            var list: [Int] = []
+            for part in hotPartitions.split(separator: ",") {
+                guard let value = Int(part.filter { !$0.isWhitespace }) else {
+                    throw .invalidConfiguration("--hot-partitions: '\(part)' is not a partition number; write e.g. 0,3")
+                }
+                list.append(value)
+            }
+            configuration.serviceTime.hotPartitions = list
+        }
+        if let hotMultiplier { configuration.serviceTime.hotPartitionMultiplier = hotMultiplier }
+        if let throttleRate { configuration.throttleRate = throttleRate }
+        if let faultRate { configuration.faultRate = faultRate }
+    }
+}
+
+extension BudgetBoundary: ExpressibleByArgument {}
+extension ExactEnd: ExpressibleByArgument {}
+extension TokenPolicy: ExpressibleByArgument {}

@@ -1,0 +1,132 @@
+/// Computes item attributes from (seed, partition, sort key): size, category and payload
+/// fingerprint. Immutable after creation, so any number of tasks read it without a lock.
+///
+/// Each item costs one 64-bit hash: `h = mix(partitionSeed + (sortKey + 1)·φ)`
+/// (a SplitMix64 stream per partition). The size comes from the top bits of `h`, the
+/// category from the middle bits (or from the run's hash under `runs` clustering), and `h`
+/// itself seeds the payload.
+struct ItemModel: Sendable {
+    private enum SizeKind: Sendable {
+        case fixed
+        case uniform
+        case table
+    }
+
+    private let itemSeed: UInt64
+    private let runSeed: UInt64
+    private let sizeKind: SizeKind
+    private let sizeBase: Int
+    private let sizeSpan: UInt64
+    /// Log-normal quantiles at u = i / 4096 (i = 0…4096), clamped to the caps.
+    private let sizeQuantiles: [Int]
+    /// `selectivity` as a 32-bit fixed-point threshold (2^32 = always).
+    private let matchThreshold: UInt64
+    private let clusteringKind: UInt8  // 0 even, 1 random, 2 runs
+    private let runLength: UInt64
+
+    static let quantileBits = 12
+
+    init(configuration: StoreConfiguration) {
+        itemSeed = StableHash.combine(configuration.seed, 0x6974_656D)  // "item"
+        runSeed = StableHash.combine(configuration.seed, 0x7275_6E73)  // "runs"
+        switch configuration.itemSize {
+        case .fixed(let size):
+            sizeKind = .fixed
+            sizeBase = size
+            sizeSpan = 0
+            sizeQuantiles = []
+        case .uniform(let min, let max):
+            sizeKind = .uniform
+            sizeBase = min
+            sizeSpan = UInt64(max - min + 1)
+            sizeQuantiles = []
+        case .lognormal(let median, let sigma, let min, let max):
+            sizeKind = .table
+            sizeBase = min
+            sizeSpan = 0
+            let steps = 1 << Self.quantileBits
+            let logMedian = StoreMath.log(Double(median))
+            sizeQuantiles = (0...steps).map { step in
+                if step == 0 { return min }
+                if step == steps { return max }
+                let z = StoreMath.normalQuantile(Double(step) / Double(steps))
+                let value = StoreMath.exp(logMedian + sigma * z).rounded()
+                return Swift.min(max, Swift.max(min, value >= Double(max) ? max : Int(value)))
+            }
+        }
+        matchThreshold = UInt64((configuration.selectivity * 4_294_967_296).rounded())
+        switch configuration.clustering {
+        case .even:
+            clusteringKind = 0
+            runLength = 1
+        case .random:
+            clusteringKind = 1
+            runLength = 1
+        case .runs(let length):
+            clusteringKind = 2
+            runLength = UInt64(length)
+        }
+    }
+
+    /// The per-partition stream seed.
+    @inline(__always)
+    func partitionSeed(_ partition: Int) -> UInt64 {
+        StableHash.combine(itemSeed, UInt64(truncatingIfNeeded: partition))
+    }
+
+    /// The item hash of `sortKey` in the partition with seed `partitionSeed`.
+    @inline(__always)
+    func itemHash(partitionSeed: UInt64, sortKey: UInt64) -> UInt64 {
+        StableHash.mix(partitionSeed &+ (sortKey &+ 1) &* StableHash.golden)
+    }
+
+    /// The size in bytes of the item with hash `hash`.
+    @inline(__always)
+    func size(_ hash: UInt64) -> Int {
+        switch sizeKind {
+        case .fixed:
+            return sizeBase
+        case .uniform:
+            return sizeBase + Int(truncatingIfNeeded: hash.multipliedFullWidth(by: sizeSpan).high)
+        case .table:
+            let index = Int(truncatingIfNeeded: hash >> UInt64(64 - Self.quantileBits))
+            let fraction = Int(truncatingIfNeeded: (hash >> 36) & 0xFFFF)
+            return sizeQuantiles.withUnsafeBufferPointer { table in
+                let low = table[index]
+                return low + ((table[index + 1] - low) * fraction) >> 16
+            }
+        }
+    }
+
+    /// The category (0 = "matching", else 1…15) of an item.
+    @inline(__always)
+    func category(hash: UInt64, partitionSeed: UInt64, sortKey: UInt64) -> Int {
+        let isMatch: Bool
+        switch clusteringKind {
+        case 0:
+            // Evenly spaced: item k matches when frac(k·s) + s ≥ 1 (s = selectivity), so exactly
+            // ⌊(k+1)·s⌋ − ⌊k·s⌋ ∈ {0, 1}; a per-partition phase decorrelates partitions.
+            let position = sortKey &+ (partitionSeed >> 40)
+            isMatch = ((position &* matchThreshold) & 0xFFFF_FFFF) &+ matchThreshold >= 0x1_0000_0000
+        case 1:
+            isMatch = (hash >> 20) & 0xFFFF_FFFF < matchThreshold
+        default:
+            let run = (sortKey &+ (partitionSeed >> 40) % runLength) / runLength
+            isMatch = StableHash.mix((runSeed ^ partitionSeed) &+ run &* StableHash.golden) & 0xFFFF_FFFF < matchThreshold
+        }
+        return isMatch ? 0 : 1 + Int(truncatingIfNeeded: (hash & 0xFFFF) % 15)
+    }
+
+    /// The item at `sortKey` of `partition`.
+    @inline(__always)
+    func item(partition: Int, partitionSeed: UInt64, sortKey: UInt64) -> Item {
+        let hash = itemHash(partitionSeed: partitionSeed, sortKey: sortKey)
+        return Item(
+            partition: partition,
+            sortKey: sortKey,
+            sizeBytes: size(hash),
+            category: category(hash: hash, partitionSeed: partitionSeed, sortKey: sortKey),
+            fingerprint: hash
+        )
+    }
+}

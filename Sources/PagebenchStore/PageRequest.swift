@@ -1,0 +1,37 @@
+/// One call to the store: a range, a direction, an optional limit, filter and token.
+public struct PageRequest: Sendable, Hashable {
+    /// The largest accepted limit (tokens carry it as a 31-bit value).
+    public static let maximumLimit = Int(Int32.max)
+
+    /// Which items to walk (S14, S15).
+    public var range: ScanRange
+    /// Walk in descending key order (S13).
+    public var reverse: Bool
+    /// The most items to evaluate (not return, S2); `nil` means the store's default (S1).
+    public var limit: Int?
+    /// Only items passing the filter are returned; all evaluated items are charged (S3).
+    public var filter: Filter?
+    /// The `nextToken` of the previous page, or `nil` for the first call (S16–S19).
+    public var token: String?
+
+    public init(
+        range: ScanRange = .scan,
+        reverse: Bool = false,
+        limit: Int? = nil,
+        filter: Filter? = nil,
+        token: String? = nil
+    ) {
+        self.range = range
+        self.reverse = reverse
+        self.limit = limit
+        self.filter = filter
+        self.token = token
+    }
+
+    /// The same request continued with another token (or restarted with `nil`).
+    public func with(token: String?) -> PageRequest {
+        var copy = self
+        copy.token = token
+        return copy
+    }
+}

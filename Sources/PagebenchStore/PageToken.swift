@@ -1,0 +1,136 @@
+/// The content of a page token (S16): where to resume, and the request it is bound to.
+///
+/// Wire format, version 1: 40 bytes, encoded as 54 characters of unpadded URL-safe base64
+/// (RFC 4648 §5, canonical: the unused low bits of the last character must be zero).
+///
+/// | bytes | content |
+/// | --- | --- |
+/// | 0 | version (1) |
+/// | 1 | flags: bit 0 = reverse |
+/// | 2 | range kind: 0 partition, 1 scan, 2 segment |
+/// | 3 | filter kind: 0 none, 1 category=, 2 category!=, 3 size>=, 4 size<= |
+/// | 4–7 | partition, or segment index |
+/// | 8–11 | segment total |
+/// | 12–15 | limit |
+/// | 16–23 | filter value |
+/// | 24–31 | global position of the last evaluated item |
+/// | 32–39 | SipHash-2-4 MAC of bytes 0–31 |
+///
+/// All integers are little-endian. The MAC key is derived from the store configuration, so
+/// a token is also bound to the store and dataset that issued it (S18).
+struct PageToken: Sendable, Hashable {
+    static let version: UInt8 = 1
+    static let byteCount = 40
+    static let textCount = 54
+
+    var reverse: Bool
+    var rangeKind: UInt8
+    var rangeA: UInt32
+    var rangeB: UInt32
+    var limit: UInt32
+    var filterKind: UInt8
+    var filterValue: UInt64
+    var lastPosition: UInt64
+
+    init(request: PageRequest, limit: Int, lastPosition: Int) {
+        reverse = request.reverse
+        (rangeKind, rangeA, rangeB) = Self.rangeFields(request.range)
+        self.limit = UInt32(truncatingIfNeeded: limit)
+        (filterKind, filterValue) = Self.filterFields(request.filter)
+        self.lastPosition = UInt64(truncatingIfNeeded: lastPosition)
+    }
+
+    init(
+        reverse: Bool, rangeKind: UInt8, rangeA: UInt32, rangeB: UInt32, limit: UInt32,
+        filterKind: UInt8, filterValue: UInt64, lastPosition: UInt64
+    ) {
+        self.reverse = reverse
+        self.rangeKind = rangeKind
+        self.rangeA = rangeA
+        self.rangeB = rangeB
+        self.limit = limit
+        self.filterKind = filterKind
+        self.filterValue = filterValue
+        self.lastPosition = lastPosition
+    }
+
+    @inline(__always)
+    static func rangeFields(_ range: ScanRange) -> (UInt8, UInt32, UInt32) {
+        switch range {
+        case .partition(let partition): (0, UInt32(truncatingIfNeeded: partition), 0)
+        case .scan: (1, 0, 0)
+        case .segment(let index, let total): (2, UInt32(truncatingIfNeeded: index), UInt32(truncatingIfNeeded: total))
+        }
+    }
+
+    @inline(__always)
+    static func filterFields(_ filter: Filter?) -> (UInt8, UInt64) {
+        switch filter {
+        case nil: (0, 0)
+        case .categoryEquals(let value)?: (1, UInt64(truncatingIfNeeded: value))
+        case .categoryNotEquals(let value)?: (2, UInt64(truncatingIfNeeded: value))
+        case .sizeAtLeast(let value)?: (3, UInt64(truncatingIfNeeded: value))
+        case .sizeAtMost(let value)?: (4, UInt64(truncatingIfNeeded: value))
+        }
+    }
+
+    /// The range this token was issued for (for mismatch messages).
+    var range: ScanRange {
+        switch rangeKind {
+        case 0: .partition(Int(rangeA))
+        case 1: .scan
+        default: .segment(index: Int(rangeA), total: Int(rangeB))
+        }
+    }
+
+    /// The filter this token was issued for (for mismatch messages).
+    var filter: Filter? {
+        let value = Int(truncatingIfNeeded: filterValue)
+        switch filterKind {
+        case 1: return .categoryEquals(value)
+        case 2: return .categoryNotEquals(value)
+        case 3: return .sizeAtLeast(value)
+        case 4: return .sizeAtMost(value)
+        default: return nil
+        }
+    }
+
+    private var words: (UInt64, UInt64, UInt64, UInt64) {
+        let w0 =
+            UInt64(Self.version) | UInt64(reverse ? 1 : 0) << 8 | UInt64(rangeKind) << 16
+            | UInt64(filterKind) << 24 | UInt64(rangeA) << 32
+        let w1 = UInt64(rangeB) | UInt64(limit) << 32
+        return (w0, w1, filterValue, lastPosition)
+    }
+
+    /// The token text: 54 URL-safe base64 characters.
+    func encode(key: SipHash24) -> String {
+        let (w0, w1, w2, w3) = words
+        let mac = key.mac(w0, w1, w2, w3)
+        return Base64URL.encode40(w0, w1, w2, w3, mac)
+    }
+
+    /// Decodes and verifies a token. Never traps on any input.
+    static func decode(_ text: String, key: SipHash24) throws(StoreError) -> PageToken {
+        let w = try Base64URL.decode40(text)
+        guard key.mac(w.0, w.1, w.2, w.3) == w.4 else {
+            throw .invalidToken(
+                "its signature does not verify, so it was altered, forged, or issued by a store with a different configuration or seed"
+            )
+        }
+        let version = UInt8(truncatingIfNeeded: w.0)
+        guard version == Self.version else {
+            throw .invalidToken("token version \(version) is not supported (this store issues version \(Self.version))")
+        }
+        let flags = UInt8(truncatingIfNeeded: w.0 >> 8)
+        let rangeKind = UInt8(truncatingIfNeeded: w.0 >> 16)
+        let filterKind = UInt8(truncatingIfNeeded: w.0 >> 24)
+        guard flags <= 1, rangeKind <= 2, filterKind <= 4 else {
+            throw .invalidToken("it has fields this store never writes")
+        }
+        return PageToken(
+            reverse: flags == 1, rangeKind: rangeKind, rangeA: UInt32(truncatingIfNeeded: w.0 >> 32),
+            rangeB: UInt32(truncatingIfNeeded: w.1), limit: UInt32(truncatingIfNeeded: w.1 >> 32),
+            filterKind: filterKind, filterValue: w.2, lastPosition: w.3)
+    }
+}

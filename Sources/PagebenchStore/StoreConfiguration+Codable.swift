@@ -1,0 +1,101 @@
+import Foundation
+
+extension StoreConfiguration: Codable {
+    private enum CodingKeys: String, CodingKey, CaseIterable {
+        case partitions, itemsPerPartition, itemSize, selectivity, clustering, scanBudgetBytes
+        case budgetBoundary, exactEnd, tokenPolicy, defaultLimit, seed, serviceTime, throttleRate, faultRate
+    }
+
+    /// Decodes a configuration; every missing key takes its ``default`` value.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        var value = StoreConfiguration.default
+        func decode<T: Decodable>(_ type: T.Type, _ key: CodingKeys, into path: WritableKeyPath<StoreConfiguration, T>)
+            throws
+        {
+            if let decoded = try container.decodeIfPresent(type, forKey: key) { value[keyPath: path] = decoded }
+        }
+        try decode(Int.self, .partitions, into: \.partitions)
+        try decode(ItemsPerPartition.self, .itemsPerPartition, into: \.itemsPerPartition)
+        try decode(ItemSizeDistribution.self, .itemSize, into: \.itemSize)
+        try decode(Double.self, .selectivity, into: \.selectivity)
+        try decode(Clustering.self, .clustering, into: \.clustering)
+        try decode(Int.self, .scanBudgetBytes, into: \.scanBudgetBytes)
+        try decode(BudgetBoundary.self, .budgetBoundary, into: \.budgetBoundary)
+        try decode(ExactEnd.self, .exactEnd, into: \.exactEnd)
+        try decode(TokenPolicy.self, .tokenPolicy, into: \.tokenPolicy)
+        try decode(Int.self, .defaultLimit, into: \.defaultLimit)
+        try decode(UInt64.self, .seed, into: \.seed)
+        try decode(ServiceTimeModel.self, .serviceTime, into: \.serviceTime)
+        try decode(Double.self, .throttleRate, into: \.throttleRate)
+        try decode(Double.self, .faultRate, into: \.faultRate)
+        self = value
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(partitions, forKey: .partitions)
+        try container.encode(itemsPerPartition, forKey: .itemsPerPartition)
+        try container.encode(itemSize, forKey: .itemSize)
+        try container.encode(selectivity, forKey: .selectivity)
+        try container.encode(clustering, forKey: .clustering)
+        try container.encode(scanBudgetBytes, forKey: .scanBudgetBytes)
+        try container.encode(budgetBoundary, forKey: .budgetBoundary)
+        try container.encode(exactEnd, forKey: .exactEnd)
+        try container.encode(tokenPolicy, forKey: .tokenPolicy)
+        try container.encode(defaultLimit, forKey: .defaultLimit)
+        try container.encode(seed, forKey: .seed)
+        try container.encode(serviceTime, forKey: .serviceTime)
+        try container.encode(throttleRate, forKey: .throttleRate)
+        try container.encode(faultRate, forKey: .faultRate)
+    }
+
+    /// The configuration as pretty, key-sorted JSON (a starting point for a scenario file).
+    public func jsonText() throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        return String(decoding: try encoder.encode(self), as: UTF8.self)
+    }
+
+    /// Decodes and validates a JSON configuration. Missing keys take their defaults;
+    /// unknown keys are rejected (they are almost always typos).
+    ///
+    /// - Throws: ``StoreError`` with code `invalidConfiguration` naming the problem.
+    public static func load(json data: Data) throws -> StoreConfiguration {
+        let object: Any
+        do {
+            object = try JSONSerialization.jsonObject(with: data)
+        } catch {
+            throw StoreError.invalidConfiguration("the file is not valid JSON (\(error.localizedDescription))")
+        }
+        guard let dictionary = object as? [String: Any] else {
+            throw StoreError.invalidConfiguration("the top level must be a JSON object like {\"partitions\": 4}")
+        }
+        let known = Set(CodingKeys.allCases.map(\.rawValue))
+        if let unknown = dictionary.keys.sorted().first(where: { !known.contains($0) }) {
+            throw StoreError.invalidConfiguration(
+                "unknown key \"\(unknown)\"; known keys are \(known.sorted().joined(separator: ", "))")
+        }
+        let configuration: StoreConfiguration
+        do {
+            configuration = try JSONDecoder().decode(StoreConfiguration.self, from: data)
+        } catch let error as StoreError {
+            throw error
+        } catch let DecodingError.typeMismatch(type, context), let DecodingError.valueNotFound(type, context) {
+            let path = context.codingPath.map(\.stringValue).joined(separator: ".")
+            throw StoreError.invalidConfiguration("\"\(path)\" must be a \(type): \(context.debugDescription)")
+        } catch let DecodingError.dataCorrupted(context) {
+            let path = context.codingPath.map(\.stringValue).joined(separator: ".")
+            throw StoreError.invalidConfiguration("\"\(path)\": \(context.debugDescription)")
+        } catch {
+            throw StoreError.invalidConfiguration("\(error)")
+        }
+        try configuration.validate()
+        return configuration
+    }
+
+    /// Reads, decodes and validates a JSON configuration file.
+    public static func load(contentsOf url: URL) throws -> StoreConfiguration {
+        try load(json: Data(contentsOf: url))
+    }
+}

@@ -1,0 +1,125 @@
+extension SyntheticStore {
+    /// Evaluates one page: the pure semantics of S1–S19, with no service time, throttling or
+    /// faults. This is the CPU hot path.
+    ///
+    /// - Throws: ``StoreError``: `invalidLimit`, `unknownPartition`, `invalidSegment`,
+    ///   `invalidToken`, `tokenMismatch`.
+    public func evaluatePage(_ request: PageRequest) throws -> Page {
+        try evaluate(request)
+    }
+
+    /// The global positions `lo ..< hi` of a range, or the error for an invalid one.
+    @inline(__always)
+    func bounds(of range: ScanRange) throws(StoreError) -> (lo: Int, hi: Int) {
+        switch range {
+        case .partition(let partition):
+            guard partition >= 0, partition < layout.partitions else {
+                throw .unknownPartition(partition, partitions: layout.partitions)
+            }
+            return (layout.start(of: partition), layout.start(of: partition + 1))
+        case .scan:
+            return (0, layout.total)
+        case .segment(let index, let total):
+            guard total >= 1, total <= Int(Int32.max), index >= 0, index < total else {
+                throw .invalidSegment(index: index, total: total)
+            }
+            return layout.segmentBounds(index: index, of: total)
+        }
+    }
+
+    func evaluate(_ request: PageRequest) throws(StoreError) -> Page {
+        let limit = request.limit ?? defaultLimit
+        guard limit >= 1, limit <= PageRequest.maximumLimit else { throw .invalidLimit(limit) }
+        let (lo, hi) = try bounds(of: request.range)
+        let reverse = request.reverse
+        let step = reverse ? -1 : 1
+
+        var position: Int
+        if let token = request.token {
+            let decoded = try PageToken.decode(token, key: tokenKey)
+            try checkBinding(of: decoded, to: request, limit: limit)
+            let last = Int(truncatingIfNeeded: decoded.lastPosition)
+            guard last >= lo, last < hi else {
+                throw .invalidToken("its position lies outside the requested \(request.range)")
+            }
+            position = last + step
+        } else {
+            position = reverse ? hi - 1 : lo
+        }
+
+        let remaining = reverse ? position - lo + 1 : hi - position
+        var items: [Item] = []
+        let capacity = min(limit, remaining, itemsPerBudget, 4096)
+        if capacity > 0 { items.reserveCapacity(capacity) }
+
+        let filter = request.filter
+        let exclusive = exclusiveBoundary
+        let budget = budgetBytes
+        var scanned = 0
+        var bytes = 0
+        var partition = 0
+        var partitionStart = 0
+        var partitionEnd = 0
+        var partitionSeed: UInt64 = 0
+        while scanned < limit, position >= lo, position < hi {
+            if position < partitionStart || position >= partitionEnd {
+                partition = layout.partition(containing: position)
+                partitionStart = layout.start(of: partition)
+                partitionEnd = layout.start(of: partition + 1)
+                partitionSeed = model.partitionSeed(partition)
+            }
+            let sortKey = UInt64(truncatingIfNeeded: position - partitionStart)
+            let hash = model.itemHash(partitionSeed: partitionSeed, sortKey: sortKey)
+            let size = model.size(hash)
+            // S4 exclusive: the item that would cross the budget starts the next page, unless
+            // it is the first of this page (an oversized item is evaluated alone).
+            if exclusive, scanned > 0, size > budget - bytes { break }
+            scanned += 1
+            bytes += size
+            position += step
+            let category = model.category(hash: hash, partitionSeed: partitionSeed, sortKey: sortKey)
+            if filter?.matches(category: category, sizeBytes: size) ?? true {
+                items.append(
+                    Item(partition: partition, sortKey: sortKey, sizeBytes: size, category: category, fingerprint: hash))
+            }
+            // S4 inclusive: the crossing item was evaluated; stop.
+            if !exclusive, bytes >= budget { break }
+        }
+
+        // S5, S6: no token only when the range is exhausted and the page was not cut; a page
+        // that hits the limit exactly at the end still gets one under `continuation`.
+        let exhausted = reverse ? position < lo : position >= hi
+        var nextToken: String?
+        if scanned > 0, !exhausted || (scanned == limit && continuationAtExactEnd) {
+            nextToken = PageToken(request: request, limit: limit, lastPosition: position - step).encode(key: tokenKey)
+        }
+        return Page(items: items, scannedCount: scanned, scannedBytes: bytes, nextToken: nextToken)
+    }
+
+    /// S18: the token must have been issued for this range and direction, and under the
+    /// strict policy for this limit and filter. The error names every change.
+    @inline(__always)
+    func checkBinding(of token: PageToken, to request: PageRequest, limit: Int) throws(StoreError) {
+        let (kind, a, b) = PageToken.rangeFields(request.range)
+        let sameRange = token.rangeKind == kind && token.rangeA == a && token.rangeB == b
+        let sameDirection = token.reverse == request.reverse
+        var sameLimit = true
+        var sameFilter = true
+        if strictTokens {
+            sameLimit = token.limit == UInt32(truncatingIfNeeded: limit)
+            let (filterKind, filterValue) = PageToken.filterFields(request.filter)
+            sameFilter = token.filterKind == filterKind && token.filterValue == filterValue
+        }
+        if sameRange, sameDirection, sameLimit, sameFilter { return }
+
+        var changes: [String] = []
+        if !sameRange { changes.append("range was \(token.range), now \(request.range)") }
+        if !sameDirection {
+            let direction = { (reverse: Bool) in reverse ? "reverse" : "forward" }
+            changes.append("direction was \(direction(token.reverse)), now \(direction(request.reverse))")
+        }
+        if !sameLimit { changes.append("limit was \(token.limit), now \(limit)") }
+        if !sameFilter { changes.append("filter was \(token.filter.filterText), now \(request.filter.filterText)") }
+        throw .tokenMismatch(changes)
+    }
+}

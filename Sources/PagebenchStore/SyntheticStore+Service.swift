@@ -1,0 +1,58 @@
+extension SyntheticStore {
+    /// Serves one page as a remote store would: evaluates it (S1–S19), decides injected
+    /// throttling or faults (S21), waits out the service time (S20), then returns the page
+    /// or throws the injected error.
+    ///
+    /// The wait is cancellable: a cancelled caller gets `CancellationError` at once and
+    /// nothing else. Latency draws are a pure function of (seed, request, token); which
+    /// calls fail is a pure function of (seed, arrival ordinal), so a run makes the same
+    /// number of failures for the same number of calls however its tasks interleave, and a
+    /// retried call is a new draw.
+    ///
+    /// - Throws: `CancellationError`; ``StoreError`` (request errors, `throttled`, `injectedFault`).
+    public func page(_ request: PageRequest) async throws -> Page {
+        try Task.checkCancellation()
+        let page = try evaluate(request)
+        var failure: StoreError?
+        if service.injectsFailures {
+            failure = service.failure(ordinal: counters.requests.wrappingAdd(1, ordering: .relaxed).oldValue)
+        }
+        if !service.isZero {
+            let delay = serviceTime(for: request, scannedBytes: failure == nil ? page.scannedBytes : 0)
+            if delay > .zero { try await sleep(delay) }
+        }
+        if let failure { throw failure }
+        return page
+    }
+
+    /// The service time (S20) of a request that scanned `scannedBytes`:
+    /// base × (hot ? multiplier : 1) + nanosecondsPerScannedByte × scannedBytes.
+    /// Deterministic: the base draw is a hash of (seed, request, token).
+    public func serviceTime(for request: PageRequest, scannedBytes: Int) -> Duration {
+        var hash = StableHash.combine(service.latencySeed, UInt64(request.reverse ? 1 : 0))
+        let (kind, a, b) = PageToken.rangeFields(request.range)
+        hash = StableHash.combine(hash, UInt64(kind) << 48 ^ UInt64(a) << 16 ^ UInt64(b))
+        hash = StableHash.combine(hash, UInt64(truncatingIfNeeded: request.limit ?? defaultLimit))
+        hash = StableHash.combine(hash, StableHash.fnv1a64(request.token ?? ""))
+        var nanoseconds = service.baseNanoseconds(hash)
+        if !service.hotPartitions.isEmpty, let partition = startPartition(of: request),
+            service.hotPartitions.contains(partition)
+        {
+            nanoseconds *= service.hotMultiplier
+        }
+        nanoseconds += service.nanosecondsPerScannedByte * Double(scannedBytes)
+        return .nanoseconds(Int64(nanoseconds.rounded()))
+    }
+
+    /// The partition of the first item a request evaluates (its partition for a query).
+    func startPartition(of request: PageRequest) -> Int? {
+        if case .partition(let partition) = request.range { return partition }
+        guard let (lo, hi) = try? bounds(of: request.range) else { return nil }
+        var position = request.reverse ? hi - 1 : lo
+        if let text = request.token, let token = try? PageToken.decode(text, key: tokenKey) {
+            position = Int(truncatingIfNeeded: token.lastPosition) + (request.reverse ? -1 : 1)
+        }
+        guard position >= lo, position < hi else { return nil }
+        return layout.partition(containing: position)
+    }
+}

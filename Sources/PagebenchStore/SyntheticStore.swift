@@ -1,0 +1,97 @@
+import Synchronization
+
+/// A deterministic, seeded, partitioned item store with DynamoDB/AppSync paging semantics
+/// (SEMANTICS.md S1–S21).
+///
+/// Nothing is stored per item: every attribute is computed from (seed, partition, sort key),
+/// so a store of 10⁹ items is created at once and pages in a few megabytes. The store is an
+/// immutable value; any number of tasks may page it at once, and the read path takes no
+/// lock (the only shared mutable state is one atomic request counter, used only when
+/// throttling or faults are configured).
+public struct SyntheticStore: Sendable {
+    /// The validated configuration.
+    public let configuration: StoreConfiguration
+    /// ``StoreConfiguration/configurationHash`` of ``configuration``.
+    public let configurationHash: String
+
+    let layout: PartitionLayout
+    let model: ItemModel
+    /// The token MAC key, derived from the configuration (S18: tokens are bound to the store).
+    let tokenKey: SipHash24
+    let service: ServiceModel
+    let counters: Counters
+    let sleep: @Sendable (Duration) async throws -> Void
+    let budgetBytes: Int
+    let exclusiveBoundary: Bool
+    let continuationAtExactEnd: Bool
+    let strictTokens: Bool
+    let defaultLimit: Int
+    /// The most items a budget can hold, to size result arrays without over-allocating.
+    let itemsPerBudget: Int
+
+    /// Creates a store; `Task.sleep` provides the injected service times (S20).
+    ///
+    /// - Throws: ``StoreError`` (`invalidConfiguration`) naming the field that is out of range.
+    public init(configuration: StoreConfiguration) throws {
+        try self.init(configuration: configuration, sleep: { try await Task.sleep(for: $0) })
+    }
+
+    /// Creates a store whose service times (S20) sleep on `clock`.
+    public init<C: Clock>(configuration: StoreConfiguration, clock: C) throws where C.Duration == Duration {
+        try self.init(configuration: configuration, sleep: { try await clock.sleep(for: $0) })
+    }
+
+    /// Creates a store whose service times (S20) are waited out by `sleep`, which must throw
+    /// `CancellationError` when the calling task is cancelled.
+    public init(
+        configuration: StoreConfiguration,
+        sleep: @escaping @Sendable (Duration) async throws -> Void
+    ) throws {
+        try configuration.validateTyped()
+        self.configuration = configuration
+        let canonical = configuration.canonicalText
+        configurationHash = configuration.configurationHash
+        layout = PartitionLayout(partitions: configuration.partitions, items: configuration.itemsPerPartition)
+        model = ItemModel(configuration: configuration)
+        // Two SipHash-2-4 outputs under fixed domain-separation keys give the 128-bit token key.
+        let derive0 = SipHash24(k0: 0x7061_6765_6265_6E63, k1: 0x746F_6B65_6E2D_6B30)  // "pagebenc" "token-k0"
+        let derive1 = SipHash24(k0: 0x7061_6765_6265_6E63, k1: 0x746F_6B65_6E2D_6B31)
+        tokenKey = SipHash24(k0: derive0.mac(canonical.utf8), k1: derive1.mac(canonical.utf8))
+        service = ServiceModel(configuration: configuration)
+        counters = Counters()
+        self.sleep = sleep
+        budgetBytes = configuration.scanBudgetBytes
+        exclusiveBoundary = configuration.budgetBoundary == .exclusive
+        continuationAtExactEnd = configuration.exactEnd == .continuation
+        strictTokens = configuration.tokenPolicy == .strict
+        defaultLimit = configuration.defaultLimit
+        itemsPerBudget = configuration.scanBudgetBytes / configuration.itemSize.minimumBytes + 1
+    }
+
+    /// The number of items in the store.
+    public var totalItems: Int { layout.total }
+
+    /// The number of items in `partition` (0 for a partition the store does not have).
+    public func itemCount(inPartition partition: Int) -> Int {
+        guard partition >= 0, partition < layout.partitions else { return 0 }
+        return layout.count(of: partition)
+    }
+
+    /// The number of items a range holds (Σ scanned over its full traversal, S11).
+    ///
+    /// - Throws: ``StoreError`` for an unknown partition or invalid segment.
+    public func itemCount(in range: ScanRange) throws -> Int {
+        let (lo, hi) = try bounds(of: range)
+        return hi - lo
+    }
+
+    /// The number of ``page(_:)`` calls made so far (counted only when throttling or faults
+    /// are configured, since it decides which calls fail).
+    public var injectionOrdinal: UInt64 { counters.requests.load(ordering: .relaxed) }
+}
+
+/// The store's only shared mutable state.
+final class Counters: Sendable {
+    /// `page(_:)` calls that drew a throttle/fault decision, in arrival order.
+    let requests = Atomic<UInt64>(0)
+}

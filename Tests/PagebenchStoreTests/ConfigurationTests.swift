@@ -1,0 +1,186 @@
+import Foundation
+import Testing
+
+@testable import PagebenchStore
+
+@Suite struct ConfigurationTests {
+    @Test func theDefaultFollowsSEMANTICSDefaults() throws {
+        let configuration = StoreConfiguration.default
+        try configuration.validate()
+        #expect(configuration.scanBudgetBytes == 1_048_576)
+        #expect(configuration.defaultLimit == 10)
+        #expect(configuration.budgetBoundary == .exclusive)
+        #expect(configuration.exactEnd == .continuation)
+        #expect(configuration.tokenPolicy == .strict)
+    }
+
+    @Test(arguments: [
+        (StoreConfiguration(partitions: 0), "partitions"),
+        (StoreConfiguration(itemsPerPartition: .uniform(-1)), "itemsPerPartition"),
+        (StoreConfiguration(itemsPerPartition: .zipf(mean: 10, exponent: -1)), "zipf exponent"),
+        (StoreConfiguration(partitions: 2_000_000, itemsPerPartition: .zipf(mean: 1, exponent: 1)), "zipf"),
+        (StoreConfiguration(partitions: 1 << 30, itemsPerPartition: .uniform(1 << 30)), "partitions × itemsPerPartition"),
+        (StoreConfiguration(itemSize: .fixed(0)), "itemSize"),
+        (StoreConfiguration(itemSize: .uniform(min: 10, max: 5)), "itemSize"),
+        (StoreConfiguration(itemSize: .lognormal(median: 10, sigma: .nan, min: 1, max: 5)), "sigma"),
+        (StoreConfiguration(selectivity: 1.5), "selectivity"),
+        (StoreConfiguration(clustering: .runs(length: 0)), "run length"),
+        (StoreConfiguration(scanBudgetBytes: 0), "scanBudgetBytes"),
+        (StoreConfiguration(defaultLimit: 0), "defaultLimit"),
+        (StoreConfiguration(serviceTime: ServiceTimeModel(nanosecondsPerScannedByte: -1)), "nanosecondsPerScannedByte"),
+        (StoreConfiguration(serviceTime: ServiceTimeModel(hotPartitions: [64])), "hot partition 64"),
+        (StoreConfiguration(serviceTime: ServiceTimeModel(hotPartitionMultiplier: 0.5)), "hotPartitionMultiplier"),
+        (StoreConfiguration(throttleRate: -0.1), "throttleRate"),
+        (StoreConfiguration(throttleRate: 0.6, faultRate: 0.6), "throttleRate + faultRate"),
+    ])
+    func invalidFieldsAreNamed(configuration: StoreConfiguration, field: String) {
+        let error = storeError { try configuration.validate() }
+        #expect(error?.code == .invalidConfiguration)
+        #expect(error?.message.contains(field) == true, "\(error?.message ?? "no error")")
+        #expect(storeErrorCode { _ = try SyntheticStore(configuration: configuration) } == .invalidConfiguration)
+    }
+
+    @Test func jsonWithMissingKeysTakesDefaultsAndRoundTrips() throws {
+        let partial = #"{"partitions": 4, "itemSize": "uniform:100-2000", "clustering": "runs:50", "serviceTime": {"base": "fixed:2ms"}}"#
+        let configuration = try StoreConfiguration.load(json: Data(partial.utf8))
+        var expected = StoreConfiguration.default
+        expected.partitions = 4
+        expected.itemSize = .uniform(min: 100, max: 2000)
+        expected.clustering = .runs(length: 50)
+        expected.serviceTime.base = .fixed(nanoseconds: 2_000_000)
+        #expect(configuration == expected)
+        let text = try configuration.jsonText()
+        #expect(try StoreConfiguration.load(json: Data(text.utf8)) == configuration)
+        // Numbers are accepted where a count or fixed size is meant.
+        let numeric = try StoreConfiguration.load(json: Data(#"{"itemsPerPartition": 5, "itemSize": 64}"#.utf8))
+        #expect(numeric.itemsPerPartition == .uniform(5) && numeric.itemSize == .fixed(64))
+    }
+
+    @Test(arguments: [
+        (#"{"partitons": 4}"#, "unknown key \"partitons\""),
+        (#"{"partitions": "four"}"#, "partitions"),
+        (#"{"itemSize": "gaussian:5"}"#, "itemSize"),
+        (#"{"partitions": 0}"#, "partitions must be"),
+        (#"[1, 2]"#, "top level"),
+        (#"{"partitions": 4"#, "not valid JSON"),
+    ])
+    func badJSONIsRejectedWithItsReason(json: String, fragment: String) {
+        let error = storeError { _ = try StoreConfiguration.load(json: Data(json.utf8)) }
+        #expect(error?.code == .invalidConfiguration)
+        #expect(error?.message.contains(fragment) == true, "\(error?.message ?? "no error")")
+    }
+
+    @Test func configurationHashIsStableAndSensitiveToEveryField() throws {
+        let hash = StoreConfiguration.default.configurationHash
+        #expect(hash.count == 16 && hash.allSatisfy(\.isHexDigit))
+        #expect(hash == StoreConfiguration().configurationHash)
+        // Pinned: FNV-1a-64 of the canonical text is the same on every machine.
+        #expect(StableHash.fnv1a64("") == 0xCBF2_9CE4_8422_2325)
+        #expect(StableHash.fnv1a64("a") == 0xAF63_DC4C_8601_EC8C)
+        var hashes: Set<String> = [hash]
+        var changed = StoreConfiguration.default
+        changed.seed += 1
+        hashes.insert(changed.configurationHash)
+        changed.scanBudgetBytes += 1
+        hashes.insert(changed.configurationHash)
+        changed.tokenPolicy = .lenient
+        hashes.insert(changed.configurationHash)
+        changed.serviceTime.hotPartitions = [1]
+        hashes.insert(changed.configurationHash)
+        #expect(hashes.count == 5)
+    }
+
+    @Test func textFormsRoundTrip() throws {
+        let sizes: [ItemSizeDistribution] = [
+            .fixed(1024), .uniform(min: 100, max: 2000), .lognormal(median: 512, sigma: 1.5, min: 64, max: 409_600),
+        ]
+        for size in sizes { #expect(try ItemSizeDistribution(parsing: size.description) == size) }
+        #expect(try ItemSizeDistribution(parsing: "1024") == .fixed(1024))
+        #expect(try ItemSizeDistribution(parsing: "lognormal:median=300,sigma=0.5") == .lognormal(median: 300, sigma: 0.5, min: 1, max: 409_600))
+        for items in [ItemsPerPartition.uniform(1000), .zipf(mean: 1000, exponent: 1.1)] {
+            #expect(try ItemsPerPartition(parsing: items.description) == items)
+        }
+        #expect(try ItemsPerPartition(parsing: "1_000_000") == .uniform(1_000_000))
+        for latency in [
+            LatencyDistribution.none, .fixed(nanoseconds: 2_000_000), .uniform(minNanoseconds: 1000, maxNanoseconds: 5_000_000),
+            .lognormal(medianNanoseconds: 2_000_000, sigma: 0.5, maxNanoseconds: 200_000_000),
+        ] {
+            #expect(try LatencyDistribution(parsing: latency.description) == latency)
+        }
+        #expect(try LatencyDistribution(parsing: "fixed:1.5s") == .fixed(nanoseconds: 1_500_000_000))
+        for filter in [Filter.categoryEquals(3), .categoryNotEquals(0), .sizeAtLeast(100), .sizeAtMost(7)] {
+            #expect(try Filter(parsing: filter.description) == filter)
+        }
+        #expect(try Filter(parsing: "match") == .matching)
+        for clustering in [Clustering.even, .random, .runs(length: 64)] {
+            #expect(try Clustering(parsing: clustering.description) == clustering)
+        }
+        for bad in ["", "size>", "category=x", "color=red", "size>=-1"] {
+            #expect(storeErrorCode { _ = try Filter(parsing: bad) } == .invalidConfiguration, "\(bad)")
+        }
+        #expect(storeError { _ = try LatencyDistribution(parsing: "fixed:5") }?.message.contains("unit") == true)
+    }
+
+    @Test func sizeAndSelectivityDistributionsHaveTheConfiguredShape() throws {
+        for clustering in [Clustering.even, .random, .runs(length: 100)] {
+            let store = try SyntheticStore(
+                configuration: StoreConfiguration(
+                    partitions: 4, itemsPerPartition: .uniform(50_000), itemSize: .uniform(min: 100, max: 200),
+                    selectivity: 0.1, clustering: clustering))
+            let items = Array(try store.listing(in: .scan, filter: .matching, reverse: false).lazy.map(\.item))
+            let matching = items.filter { $0.category == 0 }.count
+            #expect(abs(Double(matching) / Double(items.count) - 0.1) < 0.02, "\(clustering)")
+            #expect(items.allSatisfy { (100...200).contains($0.sizeBytes) && (0..<16).contains($0.category) })
+        }
+        // Even clustering is exact: 10 % of every 10 consecutive items.
+        let even = try smallStore(partitions: 1, items: 1000, selectivity: 0.1, clustering: .even)
+        let flags = try even.listing(in: .scan, filter: .matching, reverse: false).map(\.matches)
+        for start in stride(from: 0, to: 1000, by: 10) { #expect(flags[start..<start + 10].filter { $0 }.count == 1) }
+        // Runs: long stretches without a match.
+        let runs = try smallStore(partitions: 1, items: 5000, selectivity: 0.1, clustering: .runs(length: 200))
+        let runFlags = try runs.listing(in: .scan, filter: .matching, reverse: false).map(\.matches)
+        var longest = 0
+        var current = 0
+        for flag in runFlags {
+            current = flag ? 0 : current + 1
+            longest = max(longest, current)
+        }
+        #expect(longest >= 400)
+        // Log-normal sizes stay within their caps and have about the configured median.
+        let lognormal = try SyntheticStore(
+            configuration: StoreConfiguration(
+                partitions: 1, itemsPerPartition: .uniform(20_000),
+                itemSize: .lognormal(median: 500, sigma: 1, min: 64, max: 10_000)))
+        let sizes = lognormal.items(in: .scan, filter: nil, reverse: false).map(\.sizeBytes).sorted()
+        #expect(sizes.first! >= 64 && sizes.last! <= 10_000)
+        #expect(abs(sizes[sizes.count / 2] - 500) < 40)
+    }
+
+    @Test func zipfCountsAreSkewedAndAddUp() throws {
+        let store = try SyntheticStore(
+            configuration: StoreConfiguration(partitions: 10, itemsPerPartition: .zipf(mean: 100, exponent: 1)))
+        let counts = (0..<10).map { store.itemCount(inPartition: $0) }
+        #expect(counts.reduce(0, +) == 1000)
+        #expect(counts == counts.sorted(by: >))
+        #expect(counts[0] > 3 * counts[9])
+    }
+
+    @Test func payloadsHaveExactlyTheItemSizeAndAreDeterministic() throws {
+        let store = try smallStore(size: .uniform(min: 1, max: 100))
+        for item in store.items(in: .scan, filter: nil, reverse: false) {
+            let payload = item.payload
+            #expect(payload.count == item.sizeBytes)
+            let bytes = payload.bytes
+            #expect(bytes.count == item.sizeBytes)
+            var sum: UInt64 = 0
+            for word in stride(from: 0, to: bytes.count, by: 8) {
+                var value: UInt64 = 0
+                for (shift, byte) in bytes[word..<min(word + 8, bytes.count)].enumerated() {
+                    value |= UInt64(byte) << (8 * UInt64(shift))
+                }
+                sum &+= value
+            }
+            #expect(payload.checksum() == sum)
+        }
+    }
+}
