@@ -12,6 +12,8 @@ public struct PagebenchCommand: AsyncParsableCommand {
             // Each subcommand lives in its own file: <Name>Command.swift.
             ItemsCommand.self,
             PagesCommand.self,
+            ServeCommand.self,
+            HTTPBenchCommand.self,
         ]
     )
 

@@ -174,4 +174,11 @@ public struct StoreHealth: Sendable, Hashable, Codable {
     public var partitions: Int
     /// Items in the whole store.
     public var items: Int
+
+    public init(status: String, configurationHash: String, partitions: Int, items: Int) {
+        self.status = status
+        self.configurationHash = configurationHash
+        self.partitions = partitions
+        self.items = items
+    }
 }
