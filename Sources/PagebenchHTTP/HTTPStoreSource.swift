@@ -75,6 +75,10 @@ public final class HTTPStoreSource: Sendable {
                 idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: configuration.connections),
             decompression: .disabled)
         clientConfiguration.httpVersion = .http1Only
+        // A refused connection fails the request at once (counted as a transport failure)
+        // instead of being retried silently until the connect timeout: the caller's retry
+        // policy decides, and a dead replica shows in the counts.
+        clientConfiguration.connectionPool.retryConnectionEstablishment = false
         client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: clientConfiguration)
     }
 
