@@ -1,37 +1,50 @@
 import NIOCore
 import Synchronization
 
-/// Lets a request handler wait, cancellably, until its client's connection closes, so a
-/// request whose client went away stops waiting out its injected service time (S20).
+/// Lets a request handler wait, cancellably, until its client gives up on the connection,
+/// so that a request whose client went away stops waiting out its injected service time
+/// (S20).
 ///
-/// `EventLoopFuture.get()` cannot be cancelled, and registering one `closeFuture`
-/// callback per request would pile up callbacks on a keep-alive connection for as long
-/// as it lives. So the monitor keeps one ``Watcher`` per open connection, created on the
-/// connection's first waiting request and dropped when it closes; the watcher resumes
-/// every waiter at close, and a waiter whose task is cancelled leaves at once.
+/// Hummingbird allows remote half-closure, so a client that closes its socket does not
+/// close the server's channel (and `closeFuture` does not fire) until the response is
+/// written. What the server does see at once is the end of the client's input:
+/// ``ConnectionCloseHandler``, one per connection in the channel pipeline, reports it
+/// here. The monitor keeps one ``Watcher`` per open connection (no per-request callbacks
+/// pile up on a keep-alive connection); the watcher resumes every waiter when the client
+/// leaves, and a waiter whose task is cancelled leaves at once.
+///
+/// A client that half-closes on purpose after sending its request (legal in HTTP/1.1,
+/// rare in practice) is treated as gone.
 final class ConnectionCloseMonitor: Sendable {
     private let watchers = Mutex<[ObjectIdentifier: Watcher]>([:])
 
-    /// Open connections with a watcher (for tests: must drop to zero once connections close).
+    /// Open connections being watched (for tests: drops to zero once connections close).
     var watchedConnections: Int { watchers.withLock { $0.count } }
 
-    /// Returns when `channel` has closed or the calling task is cancelled.
-    func waitForClose(of channel: any Channel) async {
-        let key = ObjectIdentifier(channel)
-        let (watcher, isNew) = watchers.withLock { watchers -> (Watcher, Bool) in
-            if let watcher = watchers[key] { return (watcher, false) }
-            let watcher = Watcher()
-            watchers[key] = watcher
-            return (watcher, true)
-        }
-        if isNew {
-            // Registered outside the lock: a closed channel runs the callback at once.
-            channel.closeFuture.whenComplete { [self] _ in
-                watchers.withLock { _ = $0.removeValue(forKey: key) }
-                watcher.close()
-            }
-        }
+    /// A handler for one new connection's pipeline.
+    func makeHandler() -> ConnectionCloseHandler {
+        ConnectionCloseHandler(monitor: self)
+    }
+
+    /// Returns when the client of `channel` has closed its side or the calling task is
+    /// cancelled. On a connection without a ``ConnectionCloseHandler`` (an in-process test
+    /// router) it returns only on cancellation.
+    func waitForClientClose(of channel: any Channel) async {
+        let watcher = watchers.withLock { $0[ObjectIdentifier(channel)] } ?? Watcher()
         await watcher.wait()
+    }
+
+    fileprivate func connectionOpened(_ channel: any Channel) {
+        watchers.withLock { $0[ObjectIdentifier(channel)] = Watcher() }
+    }
+
+    fileprivate func clientClosed(_ channel: any Channel) {
+        // Kept until the channel closes: a request that starts waiting later sees it closed.
+        watchers.withLock { $0[ObjectIdentifier(channel)] }?.close()
+    }
+
+    fileprivate func connectionClosed(_ channel: any Channel) {
+        watchers.withLock { $0.removeValue(forKey: ObjectIdentifier(channel)) }?.close()
     }
 
     /// The waiters of one connection.
@@ -80,3 +93,39 @@ final class ConnectionCloseMonitor: Sendable {
         }
     }
 }
+
+/// Tells the ``ConnectionCloseMonitor`` when a connection opens, when its client's input
+/// ends (half-closure, `ChannelEvent.inputClosed`) and when it closes. Passes everything on
+/// unchanged.
+final class ConnectionCloseHandler: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = NIOAny
+
+    private let monitor: ConnectionCloseMonitor
+
+    init(monitor: ConnectionCloseMonitor) {
+        self.monitor = monitor
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        monitor.connectionOpened(context.channel)
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        monitor.connectionClosed(context.channel)
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        monitor.connectionClosed(context.channel)
+        context.fireChannelInactive()
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if let event = event as? ChannelEvent, case .inputClosed = event {
+            monitor.clientClosed(context.channel)
+        }
+        context.fireUserInboundEventTriggered(event)
+    }
+}
+
+@available(*, unavailable)
+extension ConnectionCloseHandler: Sendable {}

@@ -93,8 +93,10 @@ public struct StoreServer: Sendable {
     ) -> Application<RouterResponder<StoreRequestContext>> {
         var quiet = Logger(label: "pagebench.serve")
         quiet.logLevel = .warning
+        let closeMonitor = self.closeMonitor
         return Application(
             router: buildRouter(),
+            server: .http1(configuration: .init(additionalChannelHandlers: [closeMonitor.makeHandler()])),
             configuration: .init(
                 address: .hostname(configuration.host, port: configuration.port),
                 serverName: "pagebench/\(store.configurationHash)",
@@ -181,7 +183,7 @@ public struct StoreServer: Sendable {
                 }
             }
             group.addTask {
-                await closeMonitor.waitForClose(of: channel)
+                await closeMonitor.waitForClientClose(of: channel)
                 return .abandoned
             }
             let first = await group.next() ?? .abandoned
