@@ -15,11 +15,14 @@ public struct HTTPDrainLoad: Sendable {
     public var concurrency: Int
     /// How long to run.
     public var duration: Duration
+    /// Each task stops after this many complete drains (nil: only the duration bounds it).
+    public var drainsPerTask: Int?
 
-    public init(request: PageRequest, concurrency: Int, duration: Duration) {
+    public init(request: PageRequest, concurrency: Int, duration: Duration, drainsPerTask: Int? = nil) {
         self.request = request.with(token: nil)
         self.concurrency = concurrency
         self.duration = duration
+        self.drainsPerTask = drainsPerTask
     }
 
     /// What one run did. Counts are totals over all tasks.
@@ -68,12 +71,13 @@ public struct HTTPDrainLoad: Sendable {
         let start = clock.now
         let deadline = start.advanced(by: duration)
         let request = self.request
+        let drainsPerTask = self.drainsPerTask ?? Int.max
         var total = await withTaskGroup(of: Result.self) { group in
             for _ in 0..<concurrency {
                 group.addTask {
                     var result = Result()
                     var current = request
-                    while clock.now < deadline, !Task.isCancelled {
+                    while result.drains < drainsPerTask, clock.now < deadline, !Task.isCancelled {
                         result.requests += 1
                         do {
                             let received = try await page(current)

@@ -1,4 +1,3 @@
-import Foundation
 public import NIOCore
 public import PagebenchStore
 
@@ -54,49 +53,90 @@ public enum PageBody {
         return json.buffer
     }
 
-    /// Reads a page body.
+    /// Reads a page body (keys in any order, whitespace anywhere; unknown keys such as
+    /// `payload` are skipped).
     ///
-    /// - Throws: ``HTTPSourceError`` (`malformedResponse`) when the body is not a page, or
-    ///   when its counts contradict its items (`returned ≠ items.count`, S2 violated).
+    /// - Throws: ``HTTPSourceError`` (`unexpectedResponse`) when the body is not a page:
+    ///   malformed JSON, a missing or mistyped field, or counts that contradict the items
+    ///   (`returned ≠ items.count` or `returned > scanned`, S2).
     public static func decode(_ buffer: ByteBuffer) throws(HTTPSourceError) -> Page {
-        let wire: WirePage
-        do {
-            wire = try JSONDecoder().decode(WirePage.self, from: Data(buffer.readableBytesView))
-        } catch {
-            throw .malformedResponse("the page body is not valid page JSON (\(error))", body: buffer)
-        }
-        var items: [Item] = []
-        items.reserveCapacity(wire.items.count)
-        for item in wire.items {
-            guard let fingerprint = UInt64(item.fingerprint, radix: 16) else {
-                throw .malformedResponse("item fingerprint '\(item.fingerprint)' is not 16 hex digits", body: buffer)
+        let result = buffer.withUnsafeReadableBytes { bytes -> Result<Page, JSONReadError> in
+            do throws(JSONReadError) {
+                return .success(try read(bytes))
+            } catch {
+                return .failure(error)
             }
-            items.append(
-                Item(
-                    partition: item.partition, sortKey: item.sortKey, sizeBytes: item.sizeBytes,
-                    category: item.category, fingerprint: fingerprint))
         }
-        guard wire.returned == items.count, items.count <= wire.scanned else {
-            throw .malformedResponse(
-                "the page says returned \(wire.returned), scanned \(wire.scanned) but carries \(items.count) items",
-                body: buffer)
+        let page: Page
+        switch result {
+        case .success(let value): page = value
+        case .failure(let error): throw .malformedResponse("the page body is not page JSON: \(error)", body: buffer)
         }
-        return Page(items: items, scannedCount: wire.scanned, scannedBytes: wire.scannedBytes, nextToken: wire.nextToken)
+        return page
     }
 
-    private struct WirePage: Decodable {
-        var items: [WireItem]
-        var nextToken: String?
-        var returned: Int
-        var scanned: Int
-        var scannedBytes: Int
+    private static func read(_ bytes: UnsafeRawBufferPointer) throws(JSONReadError) -> Page {
+        var reader = JSONReader(bytes)
+        var items: [Item]?
+        var nextToken: String??
+        var returned: Int?
+        var scanned: Int?
+        var scannedBytes: Int?
+        try reader.readObject { reader, key throws(JSONReadError) in
+            if key.is("items") {
+                var list: [Item] = []
+                try reader.readArray { reader throws(JSONReadError) in list.append(try readItem(&reader)) }
+                items = list
+            } else if key.is("nextToken") {
+                nextToken = .some(try reader.readOptionalString())
+            } else if key.is("returned") {
+                returned = try reader.readInt()
+            } else if key.is("scanned") {
+                scanned = try reader.readInt()
+            } else if key.is("scannedBytes") {
+                scannedBytes = try reader.readInt()
+            } else {
+                try reader.skipValue()
+            }
+        }
+        try reader.expectEnd()
+        guard let items, let nextToken, let returned, let scanned, let scannedBytes else {
+            throw reader.error("a page needs items, nextToken, returned, scanned and scannedBytes")
+        }
+        guard returned == items.count, returned <= scanned else {
+            throw reader.error("the page says returned \(returned), scanned \(scanned) but carries \(items.count) items")
+        }
+        return Page(items: items, scannedCount: scanned, scannedBytes: scannedBytes, nextToken: nextToken)
     }
 
-    private struct WireItem: Decodable {
-        var partition: Int
-        var sortKey: UInt64
-        var sizeBytes: Int
-        var category: Int
-        var fingerprint: String
+    private static func readItem(_ reader: inout JSONReader) throws(JSONReadError) -> Item {
+        var partition: Int?
+        var sortKey: UInt64?
+        var sizeBytes: Int?
+        var category: Int?
+        var fingerprint: UInt64?
+        try reader.readObject { reader, key throws(JSONReadError) in
+            if key.is("partition") {
+                partition = try reader.readInt()
+            } else if key.is("sortKey") {
+                sortKey = try reader.readUInt64()
+            } else if key.is("sizeBytes") {
+                sizeBytes = try reader.readInt()
+            } else if key.is("category") {
+                category = try reader.readInt()
+            } else if key.is("fingerprint") {
+                let text = try reader.readString()
+                guard text.utf8.count == 16, let value = UInt64(text, radix: 16) else {
+                    throw reader.error("item fingerprint '\(text)' is not 16 hex digits")
+                }
+                fingerprint = value
+            } else {
+                try reader.skipValue()
+            }
+        }
+        guard let partition, let sortKey, let sizeBytes, let category, let fingerprint else {
+            throw reader.error("an item needs partition, sortKey, sizeBytes, category and fingerprint")
+        }
+        return Item(partition: partition, sortKey: sortKey, sizeBytes: sizeBytes, category: category, fingerprint: fingerprint)
     }
 }

@@ -12,9 +12,10 @@ struct HTTPDrainLoadTests {
         let store = try TestStores.store(configuration)
         let request = PageRequest(range: .scan, limit: 9)
         let itemsPerDrain = store.totalItems
+        let pagesPerDrain = try await TestStores.pages(TestStores.store(), request).count  // same data, no throttling
         let (result, counts) = try await withLiveServer(StoreServer(store: store)) { target in
             try await HTTPStoreSource.withSource(target: target, configuration: .init(connections: 3)) { source in
-                let load = HTTPDrainLoad(request: request, concurrency: 3, duration: .milliseconds(400))
+                let load = HTTPDrainLoad(request: request, concurrency: 3, duration: .seconds(120), drainsPerTask: 2)
                 return (await load.run { try await source.page($0) }, source.statusCounts)
             }
         }
@@ -23,10 +24,9 @@ struct HTTPDrainLoadTests {
         #expect(result.retries > 0)
         #expect(counts[429] == result.retries)
         #expect(counts[200] == result.pages)
-        #expect(result.drains >= 1, "400 ms is enough for a 23-page drain on loopback")
-        // Every loop has completed drains plus at most one partial drain.
-        #expect(result.items >= result.drains * itemsPerDrain)
-        #expect(result.items < (result.drains + 3) * itemsPerDrain)
+        #expect(result.drains == 6)
+        #expect(result.pages == 6 * pagesPerDrain)
+        #expect(result.items == 6 * itemsPerDrain)
         #expect(result.requestsPerSecond > 0)
     }
 }
