@@ -83,9 +83,13 @@ struct JSONReader: ~Copyable {
         fileprivate let count: Int
 
         /// Whether the key is exactly `name` (ASCII).
+        @inline(__always)
         func `is`(_ name: StaticString) -> Bool {
-            if let text { return text == name.description }
-            guard count == name.utf8CodeUnitCount, let start else { return count == 0 && name.utf8CodeUnitCount == 0 }
+            guard let start else { return text == name.description }
+            guard count == name.utf8CodeUnitCount else { return false }
+            guard count > 0 else { return true }
+            // The first byte settles most mismatches without a call.
+            guard start.load(as: UInt8.self) == name.utf8Start.pointee else { return false }
             return memcmp(start, name.utf8Start, count) == 0
         }
 
@@ -107,6 +111,33 @@ struct JSONReader: ~Copyable {
         let (range, escaped) = try scanString()
         if escaped { return try decodeString(range) }
         return String(decoding: UnsafeRawBufferPointer(rebasing: bytes[range]), as: UTF8.self)
+    }
+
+    /// Reads a string of exactly 16 hex digits as a `UInt64` (an item fingerprint),
+    /// without building a `String`.
+    mutating func readHex64() throws(JSONReadError) -> UInt64 {
+        guard peek() == UInt8(ascii: "\"") else { throw error("expected a string of 16 hex digits") }
+        let start = offset
+        let (range, escaped) = try scanString()
+        guard !escaped, range.count == 16 else {
+            offset = start
+            throw error("expected a string of 16 hex digits")
+        }
+        var value: UInt64 = 0
+        for index in range {
+            let byte = bytes[index]
+            let digit: UInt8
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte &- UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte &- UInt8(ascii: "a") &+ 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte &- UInt8(ascii: "A") &+ 10
+            default:
+                offset = start
+                throw error("expected a string of 16 hex digits")
+            }
+            value = value << 4 | UInt64(digit)
+        }
+        return value
     }
 
     /// Reads a string or `null`.

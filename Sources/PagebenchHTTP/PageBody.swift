@@ -125,11 +125,7 @@ public enum PageBody {
             } else if key.is("category") {
                 category = try reader.readInt()
             } else if key.is("fingerprint") {
-                let text = try reader.readString()
-                guard text.utf8.count == 16, let value = UInt64(text, radix: 16) else {
-                    throw reader.error("item fingerprint '\(text)' is not 16 hex digits")
-                }
-                fingerprint = value
+                fingerprint = try reader.readHex64()
             } else {
                 try reader.skipValue()
             }

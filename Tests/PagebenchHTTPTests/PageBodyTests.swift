@@ -49,6 +49,8 @@ struct PageBodyTests {
             (#"{"items":[],"nextToken":"\q","returned":0}"#, "bad escape"),
             (#"{"items":[],"nextToken":"\uD800","returned":0}"#, "unpaired surrogate"),
             (#"{"items":[],"nextToken":null,"returned":99999999999999999999}"#, "number out of range"),
+            (#"{"items":[{"partition":1,"sortKey":0,"sizeBytes":1,"category":0,"fingerprint":"12345"}]}"#, "expected a string of 16 hex digits"),
+            (#"{"items":[{"partition":1,"sortKey":0,"sizeBytes":1,"category":0,"fingerprint":"000000000000000g"}]}"#, "expected a string of 16 hex digits"),
             ("<html>busy</html>", "expected '{'"),
             ("", "expected '{'"),
         ])
