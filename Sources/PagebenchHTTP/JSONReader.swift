@@ -44,6 +44,26 @@ struct JSONReader: ~Copyable {
         return true
     }
 
+    /// Consumes `text` if the bytes at the current offset are exactly it (no whitespace
+    /// skipped): the fast path for the canonical layout the server writes.
+    @inline(__always)
+    mutating func matchLiteral(_ text: StaticString) -> Bool {
+        let count = text.utf8CodeUnitCount
+        guard offset + count <= bytes.count, let base = bytes.baseAddress,
+            memcmp(base + offset, text.utf8Start, count) == 0
+        else { return false }
+        offset += count
+        return true
+    }
+
+    /// Moves back to an earlier offset (after a fast path did not match).
+    mutating func rewind(to earlier: Int) {
+        offset = earlier
+    }
+
+    /// The number of bytes being read.
+    var byteCount: Int { bytes.count }
+
     /// Fails unless only whitespace is left.
     mutating func expectEnd() throws(JSONReadError) {
         guard peek() == nil else { throw error("unexpected bytes after the value") }

@@ -85,6 +85,7 @@ public enum PageBody {
         try reader.readObject { reader, key throws(JSONReadError) in
             if key.is("items") {
                 var list: [Item] = []
+                list.reserveCapacity(reader.byteCount / 96)  // an item without payload is 80–110 bytes
                 try reader.readArray { reader throws(JSONReadError) in list.append(try readItem(&reader)) }
                 items = list
             } else if key.is("nextToken") {
@@ -110,6 +111,44 @@ public enum PageBody {
     }
 
     private static func readItem(_ reader: inout JSONReader) throws(JSONReadError) -> Item {
+        if let item = readCanonicalItem(&reader) { return item }
+        return try readAnyItem(&reader)
+    }
+
+    /// The item exactly as ``encode(_:includePayload:)`` writes it without payload, read
+    /// straight through; `nil` (and the reader rewound) for anything else, which
+    /// ``readAnyItem(_:)`` then reads or rejects with the reason.
+    private static func readCanonicalItem(_ reader: inout JSONReader) -> Item? {
+        let start = reader.offset
+        do throws(JSONReadError) {
+            if reader.matchLiteral("{\"partition\":") {
+                let partition = try reader.readInt()
+                if reader.matchLiteral(",\"sortKey\":") {
+                    let sortKey = try reader.readUInt64()
+                    if reader.matchLiteral(",\"sizeBytes\":") {
+                        let sizeBytes = try reader.readInt()
+                        if reader.matchLiteral(",\"category\":") {
+                            let category = try reader.readInt()
+                            if reader.matchLiteral(",\"fingerprint\":") {
+                                let fingerprint = try reader.readHex64()
+                                if reader.matchLiteral("}") {
+                                    return Item(
+                                        partition: partition, sortKey: sortKey, sizeBytes: sizeBytes,
+                                        category: category, fingerprint: fingerprint)
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        } catch {
+            // Fall through: the general reader reports the error with its reason.
+        }
+        reader.rewind(to: start)
+        return nil
+    }
+
+    private static func readAnyItem(_ reader: inout JSONReader) throws(JSONReadError) -> Item {
         var partition: Int?
         var sortKey: UInt64?
         var sizeBytes: Int?
