@@ -27,7 +27,7 @@ public struct PagesCommand: AsyncParsableCommand {
     @Option(help: "Stop after this many pages (the last line's nextToken continues).")
     public var maxPages: Int?
 
-    @Flag(help: "Print a summary with pages, items and resident memory (VmRSS, VmHWM) to stderr.")
+    @Flag(help: "Print a summary with the configuration hash, pages, items and resident memory (VmRSS, VmHWM) to stderr.")
     public var memory = false
 
     public init() {}
@@ -53,7 +53,7 @@ public struct PagesCommand: AsyncParsableCommand {
             let peak = ProcessMemory.peakResidentBytes().map(String.init) ?? "null"
             var standardError = StandardError()
             print(
-                "{\"pages\":\(summary.pages),\"returned\":\(summary.returned),\"scanned\":\(summary.scanned),\"vmRSSBytes\":\(rss),\"vmHWMBytes\":\(peak)}",
+                "{\"configurationHash\":\"\(summary.configurationHash)\",\"pages\":\(summary.pages),\"returned\":\(summary.returned),\"scanned\":\(summary.scanned),\"vmRSSBytes\":\(rss),\"vmHWMBytes\":\(peak)}",
                 to: &standardError)
         }
     }
@@ -63,6 +63,8 @@ public struct PagesCommand: AsyncParsableCommand {
         public var pages = 0
         public var returned = 0
         public var scanned = 0
+        /// ``StoreConfiguration/configurationHash`` of the store paged.
+        public var configurationHash = ""
     }
 
     /// Pages through the range and writes one line per page to `output`.
@@ -79,6 +81,7 @@ public struct PagesCommand: AsyncParsableCommand {
             range: range.range, reverse: range.reverse, limit: limit, filter: try range.parsedFilter(), token: token)
         let maxPages = self.maxPages ?? Int.max  // a local: property reads cost in the loop
         var summary = Summary()
+        summary.configurationHash = configuration.configurationHash
         while summary.pages < maxPages {
             let page: Page
             do {

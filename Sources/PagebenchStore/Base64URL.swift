@@ -11,6 +11,12 @@ enum Base64URL {
         return table
     }()
 
+    /// Two characters for every 12-bit value (little-endian pairs): half the lookups and
+    /// one 4-byte store per 3-byte group.
+    private static let pairs: [UInt16] = (0..<4096).map { value in
+        UInt16(alphabet[value >> 6]) | UInt16(alphabet[value & 63]) << 8
+    }
+
     /// Encodes five little-endian words (40 bytes) as 54 characters.
     static func encode40(_ w0: UInt64, _ w1: UInt64, _ w2: UInt64, _ w3: UInt64, _ w4: UInt64) -> String {
         String(unsafeUninitializedCapacity: PageToken.textCount) { output in
@@ -21,85 +27,94 @@ enum Base64URL {
                 words[3] = w3.littleEndian
                 words[4] = w4.littleEndian
                 let bytes = UnsafeRawBufferPointer(words)
-                alphabet.withUnsafeBufferPointer { alphabet in
-                    var out = 0
+                let out = UnsafeMutableRawPointer(output.baseAddress!)
+                pairs.withUnsafeBufferPointer { pairs in
                     var index = 0
-                    while index + 3 <= 39 {  // 13 full groups: bytes 0..<39
-                        let group = UInt32(bytes[index]) << 16 | UInt32(bytes[index + 1]) << 8 | UInt32(bytes[index + 2])
-                        output[out] = alphabet[Int(group >> 18)]
-                        output[out + 1] = alphabet[Int((group >> 12) & 63)]
-                        output[out + 2] = alphabet[Int((group >> 6) & 63)]
-                        output[out + 3] = alphabet[Int(group & 63)]
-                        out += 4
-                        index += 3
+                    var position = 0
+                    while index < 39 {  // 13 full groups: bytes 0..<39 → characters 0..<52
+                        let group =
+                            Int(bytes[index]) << 16 | Int(bytes[index &+ 1]) << 8 | Int(bytes[index &+ 2])
+                        let quad = UInt32(pairs[group >> 12]) | UInt32(pairs[group & 0xFFF]) << 16
+                        out.storeBytes(of: quad.littleEndian, toByteOffset: position, as: UInt32.self)
+                        position &+= 4
+                        index &+= 3
                     }
-                    let last = UInt32(bytes[39]) << 16  // one byte left: two characters
-                    output[out] = alphabet[Int(last >> 18)]
-                    output[out + 1] = alphabet[Int((last >> 12) & 63)]
+                    // One byte left: two characters, the low four bits zero.
+                    let last = pairs[Int(bytes[39]) << 4]
+                    out.storeBytes(of: last.littleEndian, toByteOffset: 52, as: UInt16.self)
                 }
             }
             return PageToken.textCount
         }
     }
 
-    /// Decodes 54 characters into five words, rejecting anything else with a reason.
-    static func decode40(_ text: String) throws(StoreError) -> (UInt64, UInt64, UInt64, UInt64, UInt64) {
-        var text = text
-        let result: Result<(UInt64, UInt64, UInt64, UInt64, UInt64), StoreError> = text.withUTF8 { utf8 in
-            decode40(utf8)
-        }
-        return try result.get()
+    private enum DecodeStatus {
+        case ok
+        case badLength(Int)
+        case badCharacter(index: Int, byte: UInt8)
+        case nonCanonical
     }
 
-    private static func decode40(
-        _ utf8: UnsafeBufferPointer<UInt8>
-    ) -> Result<(UInt64, UInt64, UInt64, UInt64, UInt64), StoreError> {
-        guard utf8.count == PageToken.textCount else {
-            let hint = utf8.count < PageToken.textCount ? "truncated?" : "extra characters?"
-            return .failure(
-                .invalidToken(
-                    "it has \(utf8.count) characters where a token has \(PageToken.textCount) (\(hint))"))
+    /// Decodes 54 characters into five words, rejecting anything else with a reason.
+    static func decode40(_ text: String) throws(StoreError) -> (UInt64, UInt64, UInt64, UInt64, UInt64) {
+        var text = text  // withUTF8 is mutating; a native string is not copied
+        var words: (UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0)
+        let status = text.withUTF8 { utf8 in decodeWords(utf8, into: &words) }
+        switch status {
+        case .ok:
+            return words
+        case .badLength(let count):
+            let hint = count < PageToken.textCount ? "truncated?" : "extra characters?"
+            throw .invalidToken("it has \(count) characters where a token has \(PageToken.textCount) (\(hint))")
+        case .badCharacter(let index, let byte):
+            let shown = byte < 0x80 ? "'\(Character(Unicode.Scalar(byte)))'" : "a non-ASCII byte"
+            throw .invalidToken(
+                "character \(index + 1) is \(shown), which is not URL-safe base64 (A–Z, a–z, 0–9, '-', '_', no padding)")
+        case .nonCanonical:
+            throw .invalidToken("its last character is not canonical base64 (altered?)")
         }
-        return withUnsafeTemporaryAllocation(of: UInt64.self, capacity: 5) { words in
-            let bytes = UnsafeMutableRawBufferPointer(words)
-            return values.withUnsafeBufferPointer { values in
-                var invalidAt = -1
-                var accumulated: UInt32 = 0
-                var out = 0
-                for index in 0..<PageToken.textCount {
-                    let value = values[Int(utf8[index])]
-                    if value == 0xFF {
-                        invalidAt = index
-                        break
-                    }
-                    accumulated = accumulated << 6 | UInt32(value)
-                    if index & 3 == 3 {
-                        bytes[out] = UInt8(truncatingIfNeeded: accumulated >> 16)
-                        bytes[out + 1] = UInt8(truncatingIfNeeded: accumulated >> 8)
-                        bytes[out + 2] = UInt8(truncatingIfNeeded: accumulated)
-                        out += 3
-                        accumulated = 0
-                    }
+    }
+
+    /// The hot path: four characters (three bytes) at a time, one validity check at the end.
+    @inline(__always)
+    private static func decodeWords(
+        _ utf8: UnsafeBufferPointer<UInt8>, into words: inout (UInt64, UInt64, UInt64, UInt64, UInt64)
+    ) -> DecodeStatus {
+        guard utf8.count == PageToken.textCount else { return .badLength(utf8.count) }
+        return values.withUnsafeBufferPointer { table in
+            withUnsafeTemporaryAllocation(of: UInt64.self, capacity: 5) { buffer in
+                let bytes = UnsafeMutableRawBufferPointer(buffer)
+                var invalid: UInt8 = 0
+                var input = 0
+                var output = 0
+                while output < 39 {  // 13 groups of 4 characters → 39 bytes
+                    let a = table[Int(utf8[input])]
+                    let b = table[Int(utf8[input + 1])]
+                    let c = table[Int(utf8[input + 2])]
+                    let d = table[Int(utf8[input + 3])]
+                    invalid |= a | b | c | d
+                    let group = UInt32(a) << 18 | UInt32(b) << 12 | UInt32(c) << 6 | UInt32(d)
+                    bytes[output] = UInt8(truncatingIfNeeded: group >> 16)
+                    bytes[output + 1] = UInt8(truncatingIfNeeded: group >> 8)
+                    bytes[output + 2] = UInt8(truncatingIfNeeded: group)
+                    input += 4
+                    output += 3
                 }
-                if invalidAt >= 0 {
-                    let character = Unicode.Scalar(utf8[invalidAt])
-                    let shown = utf8[invalidAt] < 0x80 ? "'\(Character(character))'" : "a non-ASCII byte"
-                    return .failure(
-                        .invalidToken(
-                            "character \(invalidAt + 1) is \(shown), which is not URL-safe base64 (A–Z, a–z, 0–9, '-', '_', no padding)"
-                        ))
+                let a = table[Int(utf8[52])]
+                let b = table[Int(utf8[53])]
+                invalid |= a | b
+                if invalid & 0xC0 != 0 {  // only 0xFF (not in the alphabet) has these bits
+                    let index = utf8.firstIndex { table[Int($0)] == 0xFF } ?? 0
+                    return .badCharacter(index: index, byte: utf8[index])
                 }
                 // 54 = 13·4 + 2: the last two characters carry 12 bits, of which 8 are the final byte.
-                guard accumulated & 0xF == 0 else {
-                    return .failure(.invalidToken("its last character is not canonical base64 (altered?)"))
-                }
-                bytes[out] = UInt8(truncatingIfNeeded: accumulated >> 4)
-                return .success(
-                    (
-                        UInt64(littleEndian: words[0]), UInt64(littleEndian: words[1]),
-                        UInt64(littleEndian: words[2]), UInt64(littleEndian: words[3]),
-                        UInt64(littleEndian: words[4])
-                    ))
+                if b & 0xF != 0 { return .nonCanonical }
+                bytes[39] = a << 2 | b >> 4
+                words = (
+                    UInt64(littleEndian: buffer[0]), UInt64(littleEndian: buffer[1]), UInt64(littleEndian: buffer[2]),
+                    UInt64(littleEndian: buffer[3]), UInt64(littleEndian: buffer[4])
+                )
+                return .ok
             }
         }
     }

@@ -17,14 +17,15 @@ struct ItemModel: Sendable {
     private let sizeKind: SizeKind
     private let sizeBase: Int
     private let sizeSpan: UInt64
-    /// Log-normal quantiles at u = i / 4096 (i = 0…4096), clamped to the caps.
-    private let sizeQuantiles: [Int]
+    /// Log-normal quantiles at u = (i + ½) / 2048 (i = 0…2048, the last repeated for
+    /// interpolation), clamped to the caps; 32-bit so the table (8 KiB) stays in L1.
+    private let sizeQuantiles: [UInt32]
     /// `selectivity` as a 32-bit fixed-point threshold (2^32 = always).
     private let matchThreshold: UInt64
     private let clusteringKind: UInt8  // 0 even, 1 random, 2 runs
     private let runLength: UInt64
 
-    static let quantileBits = 12
+    static let quantileBits = 11
 
     init(configuration: StoreConfiguration) {
         itemSeed = StableHash.combine(configuration.seed, 0x6974_656D)  // "item"
@@ -46,13 +47,12 @@ struct ItemModel: Sendable {
             sizeSpan = 0
             let steps = 1 << Self.quantileBits
             let logMedian = StoreMath.log(Double(median))
-            sizeQuantiles = (0...steps).map { step in
-                if step == 0 { return min }
-                if step == steps { return max }
-                let z = StoreMath.normalQuantile(Double(step) / Double(steps))
+            let quantiles = (0..<steps).map { step -> UInt32 in
+                let z = StoreMath.normalQuantile((Double(step) + 0.5) / Double(steps))
                 let value = StoreMath.exp(logMedian + sigma * z).rounded()
-                return Swift.min(max, Swift.max(min, value >= Double(max) ? max : Int(value)))
+                return UInt32(Swift.min(max, Swift.max(min, value >= Double(max) ? max : Int(value))))
             }
+            sizeQuantiles = quantiles + [quantiles[steps - 1]]
         }
         matchThreshold = UInt64((configuration.selectivity * 4_294_967_296).rounded())
         switch configuration.clustering {
@@ -92,8 +92,9 @@ struct ItemModel: Sendable {
             let index = Int(truncatingIfNeeded: hash >> UInt64(64 - Self.quantileBits))
             let fraction = Int(truncatingIfNeeded: (hash >> 36) & 0xFFFF)
             return sizeQuantiles.withUnsafeBufferPointer { table in
-                let low = table[index]
-                return low + ((table[index + 1] - low) * fraction) >> 16
+                let low = Int(truncatingIfNeeded: table[index])
+                let high = Int(truncatingIfNeeded: table[index &+ 1])
+                return low &+ (((high &- low) &* fraction) >> 16)
             }
         }
     }

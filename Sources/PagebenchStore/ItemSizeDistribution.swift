@@ -4,7 +4,9 @@
 /// `uniform:100-2000` (inclusive), or
 /// `lognormal:median=512,sigma=1.0,min=64,max=409600` — a log-normal distribution with the
 /// given median and shape, clamped to `[min, max]` (`min` defaults to 1, `max` to 409600,
-/// DynamoDB's 400 KiB item limit). Sizes are drawn per item from (seed, partition, sort key).
+/// DynamoDB's 400 KiB item limit, at most 2³²−1). Sizes are drawn per item from (seed,
+/// partition, sort key); log-normal sizes interpolate a table of 2048 quantiles, so the
+/// outermost 1/4096 of each tail is folded onto the last quantile.
 public enum ItemSizeDistribution: Sendable, Hashable {
     case fixed(Int)
     case uniform(min: Int, max: Int)

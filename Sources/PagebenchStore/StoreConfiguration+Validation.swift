@@ -51,8 +51,8 @@ extension StoreConfiguration {
             guard sigma.isFinite, sigma >= 0, sigma <= 10 else {
                 throw fail("itemSize: the lognormal sigma must be between 0 and 10, got \(sigma)")
             }
-            guard min >= 1, min <= max else {
-                throw fail("itemSize: lognormal needs 1 ≤ min ≤ max, got min=\(min), max=\(max)")
+            guard min >= 1, min <= max, max <= Int(UInt32.max) else {
+                throw fail("itemSize: lognormal needs 1 ≤ min ≤ max ≤ \(UInt32.max), got min=\(min), max=\(max)")
             }
         }
         guard itemSize.maximumBytes <= 1 << 40 else {

@@ -47,16 +47,39 @@ extension SyntheticStore {
             position = reverse ? hi - 1 : lo
         }
 
+        // An upper bound of the items this page can return: it evaluates at most `limit`
+        // items, the rest of the range, and what the budget holds.
         let remaining = reverse ? position - lo + 1 : hi - position
+        let bound = max(0, min(limit, remaining, itemsPerBudget))
+        var scanned = 0
+        var bytes = 0
         var items: [Item] = []
-        let capacity = min(limit, remaining, itemsPerBudget, 4096)
-        if capacity > 0 { items.reserveCapacity(capacity) }
+        items.reserveCapacity(min(bound, 4096))
+        scanPage(request, limit: limit, lo: lo, hi: hi, position: &position, scanned: &scanned, bytes: &bytes) {
+            items.append($0)
+        }
 
+        // S5, S6: no token only when the range is exhausted and the page was not cut; a page
+        // that hits the limit exactly at the end still gets one under `continuation`.
+        let exhausted = reverse ? position < lo : position >= hi
+        var nextToken: String?
+        if scanned > 0, !exhausted || (scanned == limit && continuationAtExactEnd) {
+            nextToken = PageToken(request: request, limit: limit, lastPosition: position - step).encode(key: tokenKey)
+        }
+        return Page(items: items, scannedCount: scanned, scannedBytes: bytes, nextToken: nextToken)
+    }
+
+    /// Evaluates items from `position` until the limit, the budget (S4) or the range end,
+    /// passing those that match the filter to `emit`.
+    @inline(__always)
+    private func scanPage(
+        _ request: PageRequest, limit: Int, lo: Int, hi: Int, position: inout Int, scanned: inout Int,
+        bytes: inout Int, emit: (Item) -> Void
+    ) {
+        let step = request.reverse ? -1 : 1
         let filter = request.filter
         let exclusive = exclusiveBoundary
         let budget = budgetBytes
-        var scanned = 0
-        var bytes = 0
         var partition = 0
         var partitionStart = 0
         var partitionEnd = 0
@@ -68,32 +91,22 @@ extension SyntheticStore {
                 partitionEnd = layout.start(of: partition + 1)
                 partitionSeed = model.partitionSeed(partition)
             }
-            let sortKey = UInt64(truncatingIfNeeded: position - partitionStart)
+            let sortKey = UInt64(truncatingIfNeeded: position &- partitionStart)
             let hash = model.itemHash(partitionSeed: partitionSeed, sortKey: sortKey)
             let size = model.size(hash)
             // S4 exclusive: the item that would cross the budget starts the next page, unless
             // it is the first of this page (an oversized item is evaluated alone).
-            if exclusive, scanned > 0, size > budget - bytes { break }
-            scanned += 1
-            bytes += size
-            position += step
+            if exclusive, scanned > 0, size > budget &- bytes { break }
+            scanned &+= 1
+            bytes &+= size
+            position &+= step
             let category = model.category(hash: hash, partitionSeed: partitionSeed, sortKey: sortKey)
             if filter?.matches(category: category, sizeBytes: size) ?? true {
-                items.append(
-                    Item(partition: partition, sortKey: sortKey, sizeBytes: size, category: category, fingerprint: hash))
+                emit(Item(partition: partition, sortKey: sortKey, sizeBytes: size, category: category, fingerprint: hash))
             }
             // S4 inclusive: the crossing item was evaluated; stop.
             if !exclusive, bytes >= budget { break }
         }
-
-        // S5, S6: no token only when the range is exhausted and the page was not cut; a page
-        // that hits the limit exactly at the end still gets one under `continuation`.
-        let exhausted = reverse ? position < lo : position >= hi
-        var nextToken: String?
-        if scanned > 0, !exhausted || (scanned == limit && continuationAtExactEnd) {
-            nextToken = PageToken(request: request, limit: limit, lastPosition: position - step).encode(key: tokenKey)
-        }
-        return Page(items: items, scannedCount: scanned, scannedBytes: bytes, nextToken: nextToken)
     }
 
     /// S18: the token must have been issued for this range and direction, and under the

@@ -90,6 +90,16 @@ import Testing
         #expect(hashes.count == 5)
     }
 
+    /// S8/H3 across machines: pinned outputs of the default store. If a change to the data
+    /// model or token format is intended, update these values and say so in the commit.
+    @Test func goldenValuesOfTheDefaultStoreArePinned() throws {
+        #expect(StoreConfiguration.default.configurationHash == "4f06b1e400e0dba9")
+        let store = try SyntheticStore(configuration: .default)
+        let page = try store.evaluatePage(PageRequest(range: .scan, limit: 4))
+        #expect(page.scannedBytes == 676)
+        #expect(page.nextToken == "AQABAAAAAAAAAAAABAAAAAAAAAAAAAAAAwAAAAAAAABKIr2OOp0QQg")
+    }
+
     @Test func textFormsRoundTrip() throws {
         let sizes: [ItemSizeDistribution] = [
             .fixed(1024), .uniform(min: 100, max: 2000), .lognormal(median: 512, sigma: 1.5, min: 64, max: 409_600),
