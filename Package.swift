@@ -24,6 +24,9 @@ let strict: [SwiftSetting] = [
 var dependencies: [Package.Dependency] = [
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
     .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
+    .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+    .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+    .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
 ]
 
 var targets: [Target] = [
@@ -50,10 +53,23 @@ var targets: [Target] = [
         swiftSettings: strict
     ),
     .target(name: "PagebenchReport", dependencies: ["PagebenchMetrics"], swiftSettings: strict),
+    // The store as an HTTP service and the HTTP client source; its own target so that the
+    // cost of Hummingbird / async-http-client stays out of everything else.
+    .target(
+        name: "PagebenchHTTP",
+        dependencies: [
+            "PagebenchStore",
+            .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+        ],
+        swiftSettings: strict
+    ),
     .target(
         name: "PagebenchCLI",
         dependencies: [
             "PagebenchStore", "PagebenchPager", "PagebenchMetrics", "PagebenchHarness", "PagebenchReport",
+            "PagebenchHTTP",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ],
         swiftSettings: strict
@@ -82,6 +98,14 @@ var targets: [Target] = [
     .testTarget(
         name: "PagebenchHarnessTests",
         dependencies: ["PagebenchHarness", "PagebenchTestSupport"],
+        swiftSettings: strict
+    ),
+    .testTarget(
+        name: "PagebenchHTTPTests",
+        dependencies: [
+            "PagebenchHTTP", "PagebenchStore",
+            .product(name: "HummingbirdTesting", package: "hummingbird"),
+        ],
         swiftSettings: strict
     ),
     .testTarget(name: "PagebenchReportTests", dependencies: ["PagebenchReport"], swiftSettings: strict),

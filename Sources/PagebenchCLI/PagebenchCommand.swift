@@ -17,6 +17,8 @@ public struct PagebenchCommand: AsyncParsableCommand {
             BaselineCommand.self,
             CompareCommand.self,
             ReportCommand.self,
+            ServeCommand.self,
+            HTTPBenchCommand.self,
         ]
     )
 

@@ -12,7 +12,9 @@ public struct Item: Sendable, Hashable {
     /// A 64-bit fingerprint of the item, the seed of its payload bytes.
     public let fingerprint: UInt64
 
-    init(partition: Int, sortKey: UInt64, sizeBytes: Int, category: Int, fingerprint: UInt64) {
+    /// Creates an item from its attributes; the store computes them, a remote source
+    /// (PagebenchHTTP's `HTTPStoreSource`) decodes them from the server's response.
+    public init(partition: Int, sortKey: UInt64, sizeBytes: Int, category: Int, fingerprint: UInt64) {
         self.partition = partition
         self.sortKey = sortKey
         self.sizeBytes = sizeBytes

@@ -1,0 +1,89 @@
+import ArgumentParser
+import Foundation
+import PagebenchHTTP
+import PagebenchStore
+
+/// `pagebench http-bench`: a closed-loop HTTP drain load against `pagebench serve`, to
+/// compare the HTTP client with wrk (`Benchmarks/wrk/follow-token.lua`) at the same
+/// connection count.
+public struct HTTPBenchCommand: AsyncParsableCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "http-bench",
+        abstract: "Drain a served store over HTTP with N connections for a fixed time; print requests/s.",
+        discussion: """
+            Each of --connections tasks follows nextToken from the first page to the last, then \
+            starts again, until --duration has passed; retryable failures (429, 503, broken \
+            connections) repeat the request. Prints one JSON line: requests, pages, items, drains, \
+            retries, failures, seconds, requestsPerSecond and the HTTP status counts.
+            """
+    )
+
+    @Option(help: "Base URL of `pagebench serve`, e.g. http://127.0.0.1:8080.")
+    public var target: String
+
+    @Option(help: "Concurrent connections (one drain loop each).")
+    public var connections = 8
+
+    @Option(help: "Seconds to run.")
+    public var duration = 10.0
+
+    @OptionGroup public var range: RangeOptions
+
+    @Option(help: "Items to evaluate per page; the server's default when absent.")
+    public var limit: Int?
+
+    @Flag(help: "Ask for item payloads (payload=true).")
+    public var payload = false
+
+    public init() {}
+
+    public func validate() throws {
+        guard connections >= 1 else { throw ValidationError("--connections must be at least 1, got \(connections)") }
+        guard duration > 0, duration <= 3600 else {
+            throw ValidationError("--duration must be between 0 and 3600 seconds, got \(duration)")
+        }
+        if let limit, limit < 1 { throw ValidationError("--limit must be at least 1, got \(limit) (S1)") }
+    }
+
+    public func run() async throws {
+        let line: String
+        do {
+            line = try await execute()
+        } catch {
+            throw error.report()
+        }
+        var output = StandardOutput()
+        output.write(line + "\n")
+        output.flush()
+    }
+
+    /// Runs the load and returns its JSON summary line.
+    public func execute() async throws -> String {
+        let request = PageRequest(range: range.range, reverse: range.reverse, limit: limit, filter: try range.parsedFilter())
+        let load = HTTPDrainLoad(request: request, concurrency: connections, duration: .seconds(duration))
+        let configuration = HTTPStoreSource.Configuration(connections: connections, requestPayload: payload)
+        let source: HTTPStoreSource
+        do {
+            source = try HTTPStoreSource(target: target, configuration: configuration)
+        } catch {
+            throw CommandFailure(ExitCodes.usage, error.message)
+        }
+        let result = await load.run { try await source.page($0) }
+        let counts = source.statusCounts
+        try await source.shutdown()
+        let seconds = Double(result.elapsed.components.seconds) + Double(result.elapsed.components.attoseconds) * 1e-18
+        let statuses = counts.byStatus.keys.sorted().map { "\"\($0)\":\(counts[$0])" }.joined(separator: ",")
+        let failure = result.firstFailure.map { ",\"firstFailure\":\(jsonString($0))" } ?? ""
+        if result.pages == 0 {
+            throw CommandFailure(
+                ExitCodes.unavailable,
+                "no page received from \(target) in \(duration) s (\(counts)); \(result.firstFailure ?? "is the server running?")")
+        }
+        return "{\"target\":\(jsonString(target)),\"connections\":\(connections),\"requests\":\(result.requests),\"pages\":\(result.pages),\"items\":\(result.items),\"drains\":\(result.drains),\"retries\":\(result.retries),\"failures\":\(result.failures),\"seconds\":\(seconds),\"requestsPerSecond\":\(result.requestsPerSecond),\"statusCounts\":{\(statuses)},\"transportFailures\":\(counts.transportFailures)\(failure)}"
+    }
+
+    private func jsonString(_ text: String) -> String {
+        let data = (try? JSONEncoder().encode(text)) ?? Data("\"\"".utf8)
+        return String(decoding: data, as: UTF8.self)
+    }
+}

@@ -1,0 +1,78 @@
+import ArgumentParser
+import Foundation
+import PagebenchHTTP
+import PagebenchStore
+
+/// `pagebench serve`: the synthetic store as an HTTP service (PagebenchHTTP's ``StoreServer``).
+public struct ServeCommand: AsyncParsableCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Serve the store over HTTP/1.1 until SIGINT or SIGTERM.",
+        discussion: """
+            Endpoints: GET /partitions/{p}/items, GET /scan, GET /scan/segments/{i}/{n} with query \
+            parameters limit, filter, reverse, nextToken, payload; GET /health. Pages are JSON \
+            {items, nextToken, returned, scanned, scannedBytes}; errors are JSON {code, message, \
+            retryable} with 400 (invalid limit, token, segment or parameter), 404 (unknown partition \
+            or route), 409 (token mismatch), 429 (throttled, with Retry-After) or 503 (injected fault). \
+            Prints "listening on http://HOST:PORT" once it accepts connections. Replicas started with \
+            the same store options continue each other's tokens.
+            """
+    )
+
+    @OptionGroup public var store: StoreOptions
+
+    @Option(help: "Address to bind; loopback by default. Use 0.0.0.0 only on a trusted network.")
+    public var host = "127.0.0.1"
+
+    @Option(help: "TCP port; 0 picks a free port (read it from the \"listening on\" line).")
+    public var port = 8080
+
+    @Flag(help: "Include each item's payload bytes (base64) unless a request says payload=false.")
+    public var payload = false
+
+    @Option(help: "Retry-After seconds of a 429 (throttled) response.")
+    public var retryAfter = 1
+
+    public init() {}
+
+    public func validate() throws {
+        guard (0...65535).contains(port) else { throw ValidationError("--port must be between 0 and 65535, got \(port)") }
+        guard retryAfter >= 0 else { throw ValidationError("--retry-after must be at least 0, got \(retryAfter)") }
+        guard !host.isEmpty else { throw ValidationError("--host must not be empty; use 127.0.0.1 for loopback") }
+    }
+
+    public func run() async throws {
+        let server: StoreServer
+        do {
+            server = try makeServer()
+        } catch {
+            throw error.report()
+        }
+        let host = self.host
+        do {
+            try await server.run { port in
+                var output = StandardOutput()
+                output.write(
+                    "listening on http://\(host):\(port) (store \(server.store.configurationHash), \(server.store.totalItems) items)\n"
+                )
+                output.flush()
+            }
+        } catch {
+            throw CommandFailure(ExitCodes.unavailable, "cannot serve on \(host):\(port): \(error)").report()
+        }
+    }
+
+    /// The server these options describe (not started).
+    public func makeServer() throws(CommandFailure) -> StoreServer {
+        let configuration = try store.configuration()
+        let syntheticStore: SyntheticStore
+        do {
+            syntheticStore = try SyntheticStore(configuration: configuration)
+        } catch {
+            throw CommandFailure(wrapping: error)
+        }
+        return StoreServer(
+            store: syntheticStore,
+            configuration: .init(host: host, port: port, includePayloadByDefault: payload, retryAfterSeconds: retryAfter))
+    }
+}

@@ -1,0 +1,49 @@
+import Foundation
+public import NIOCore
+
+/// The JSON body of every error response:
+/// `{"code":"tokenMismatch","message":"token mismatch: …","retryable":false}`.
+///
+/// `code` is the in-process ``PagebenchStore/StoreError/Code`` name, or one of the
+/// HTTP-only codes of ``StoreHTTPErrorCode``; `message` says what was wrong and how to fix
+/// it; `retryable` is true for 429 and 503 (S21).
+public struct ErrorBody: Sendable, Hashable {
+    /// The code's text (kept as text so that a newer server's codes still decode).
+    public var code: String
+    public var message: String
+    public var retryable: Bool
+
+    public init(code: StoreHTTPErrorCode, message: String) {
+        self.code = code.name
+        self.message = message
+        retryable = code.isRetryable
+    }
+
+    public init(code: String, message: String, retryable: Bool) {
+        self.code = code
+        self.message = message
+        self.retryable = retryable
+    }
+
+    /// The body as JSON.
+    public func encoded() -> ByteBuffer {
+        var json = JSONWriter(capacity: 64 + message.utf8.count)
+        json.raw("{\"code\":")
+        json.string(code)
+        json.raw(",\"message\":")
+        json.string(message)
+        json.raw(retryable ? ",\"retryable\":true}" : ",\"retryable\":false}")
+        return json.buffer
+    }
+
+    /// Reads an error body; `nil` when the bytes are not one (a proxy's HTML page, say).
+    public static func decode(_ buffer: ByteBuffer) -> ErrorBody? {
+        struct Wire: Decodable {
+            var code: String
+            var message: String
+            var retryable: Bool?
+        }
+        guard let wire = try? JSONDecoder().decode(Wire.self, from: Data(buffer.readableBytesView)) else { return nil }
+        return ErrorBody(code: wire.code, message: wire.message, retryable: wire.retryable ?? false)
+    }
+}

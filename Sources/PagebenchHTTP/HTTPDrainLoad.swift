@@ -1,0 +1,118 @@
+public import PagebenchStore
+
+/// A closed-loop HTTP load for measuring the client against `wrk`: `connections` tasks,
+/// each with its own connection's worth of work, drain a range by following `nextToken`
+/// for a fixed duration, then start the range again — exactly what
+/// `Benchmarks/wrk/follow-token.lua` makes each wrk connection do.
+///
+/// Harness-independent on purpose: `pagebench run --target URL` gives the full metrics;
+/// this only counts requests, pages, items and statuses, so that its own cost stays
+/// close to wrk's.
+public struct HTTPDrainLoad: Sendable {
+    /// The request every drain starts with (its token is ignored).
+    public var request: PageRequest
+    /// Concurrent drains; give the source at least as many connections.
+    public var concurrency: Int
+    /// How long to run.
+    public var duration: Duration
+    /// Each task stops after this many complete drains (nil: only the duration bounds it).
+    public var drainsPerTask: Int?
+
+    public init(request: PageRequest, concurrency: Int, duration: Duration, drainsPerTask: Int? = nil) {
+        self.request = request.with(token: nil)
+        self.concurrency = concurrency
+        self.duration = duration
+        self.drainsPerTask = drainsPerTask
+    }
+
+    /// What one run did. Counts are totals over all tasks.
+    public struct Result: Sendable, Hashable {
+        /// Requests answered (any status) or failed without an answer.
+        public var requests = 0
+        /// Pages received (200 responses).
+        public var pages = 0
+        /// Items returned in those pages.
+        public var items = 0
+        /// Drains that reached a nil token.
+        public var drains = 0
+        /// Retryable failures (429, 503, transport), after which the same request was repeated.
+        public var retries = 0
+        /// Other failures, after which the drain started over.
+        public var failures = 0
+        /// The first failure's message, if any.
+        public var firstFailure: String?
+        /// Wall-clock length of the run.
+        public var elapsed: Duration = .zero
+
+        public init() {}
+
+        /// Requests per second of wall-clock time (higher is better).
+        public var requestsPerSecond: Double {
+            let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
+            return seconds > 0 ? Double(requests) / seconds : 0
+        }
+
+        mutating func add(_ other: Result) {
+            requests += other.requests
+            pages += other.pages
+            items += other.items
+            drains += other.drains
+            retries += other.retries
+            failures += other.failures
+            if firstFailure == nil { firstFailure = other.firstFailure }
+        }
+    }
+
+    /// Runs the load through `page` (normally ``HTTPStoreSource/page(_:)``).
+    ///
+    /// The tasks run on the global concurrent executor: pinning each to an event loop of
+    /// the HTTP client (a task executor preference, to save the thread hop per request)
+    /// was measured slower on 2 cores, since decoding then competes with the I/O.
+    public func run(
+        page: @escaping @Sendable (PageRequest) async throws -> Page
+    ) async -> Result {
+        let clock = ContinuousClock()
+        let start = clock.now
+        let deadline = start.advanced(by: duration)
+        let request = self.request
+        let drainsPerTask = self.drainsPerTask ?? Int.max
+        var total = await withTaskGroup(of: Result.self) { group in
+            for _ in 0..<concurrency {
+                group.addTask {
+                    var result = Result()
+                    var current = request
+                    while result.drains < drainsPerTask, clock.now < deadline, !Task.isCancelled {
+                        result.requests += 1
+                        do {
+                            let received = try await page(current)
+                            result.pages += 1
+                            result.items += received.returnedCount
+                            if let token = received.nextToken {
+                                current.token = token
+                            } else {
+                                result.drains += 1
+                                current.token = nil
+                            }
+                        } catch is CancellationError {
+                            break
+                        } catch let error as StoreError where error.isRetryable {
+                            result.retries += 1
+                        } catch let error as HTTPSourceError where error.isRetryable {
+                            result.retries += 1
+                        } catch {
+                            result.failures += 1
+                            if result.firstFailure == nil { result.firstFailure = "\(error)" }
+                            current.token = nil
+                        }
+                    }
+                    return result
+                }
+            }
+            var total = Result()
+            for await result in group { total.add(result) }
+            return total
+        }
+        total.elapsed = start.duration(to: clock.now)
+        return total
+    }
+}

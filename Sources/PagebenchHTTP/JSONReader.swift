@@ -1,0 +1,361 @@
+import Foundation
+
+/// A minimal, strict JSON reader over raw bytes, for the page body on the client's hot
+/// path: Foundation's `JSONDecoder` spends most of a page's decode time in generic
+/// metadata lookups (measured with `perf`: 5× the cost of the HTTP request itself for a
+/// 100-item page), which would make the client, not the server, the bottleneck of a load
+/// test.
+///
+/// Reads RFC 8259 JSON: whitespace anywhere between tokens, strings with every escape
+/// (`\uXXXX` surrogate pairs included), integers, and skips any value it is not asked
+/// for (numbers with fractions or exponents, booleans, nested containers). Never reads
+/// past the buffer; every malformed input is a ``JSONReadError`` naming the offset.
+struct JSONReader: ~Copyable {
+    private let bytes: UnsafeRawBufferPointer
+    private(set) var offset = 0
+
+    init(_ bytes: UnsafeRawBufferPointer) {
+        self.bytes = bytes
+    }
+
+    // MARK: Structure
+
+    /// Skips whitespace and returns the next byte without consuming it (`nil` at the end).
+    mutating func peek() -> UInt8? {
+        while offset < bytes.count {
+            switch bytes[offset] {
+            case 0x20, 0x09, 0x0A, 0x0D: offset += 1
+            default: return bytes[offset]
+            }
+        }
+        return nil
+    }
+
+    /// Consumes `byte` (after whitespace) or fails.
+    mutating func expect(_ byte: UInt8) throws(JSONReadError) {
+        guard peek() == byte else { throw error("expected '\(Character(Unicode.Scalar(byte)))'") }
+        offset += 1
+    }
+
+    /// Consumes `byte` if it comes next.
+    mutating func consume(_ byte: UInt8) -> Bool {
+        guard peek() == byte else { return false }
+        offset += 1
+        return true
+    }
+
+    /// Consumes `text` if the bytes at the current offset are exactly it (no whitespace
+    /// skipped): the fast path for the canonical layout the server writes.
+    @inline(__always)
+    mutating func matchLiteral(_ text: StaticString) -> Bool {
+        let count = text.utf8CodeUnitCount
+        guard offset + count <= bytes.count, let base = bytes.baseAddress,
+            memcmp(base + offset, text.utf8Start, count) == 0
+        else { return false }
+        offset += count
+        return true
+    }
+
+    /// Moves back to an earlier offset (after a fast path did not match).
+    mutating func rewind(to earlier: Int) {
+        offset = earlier
+    }
+
+    /// The number of bytes being read.
+    var byteCount: Int { bytes.count }
+
+    /// Fails unless only whitespace is left.
+    mutating func expectEnd() throws(JSONReadError) {
+        guard peek() == nil else { throw error("unexpected bytes after the value") }
+    }
+
+    /// Reads the members of an object, calling `member` with each key; `member` must read
+    /// (or ``skipValue()``) the value.
+    mutating func readObject(
+        _ member: (inout JSONReader, _ key: Key) throws(JSONReadError) -> Void
+    ) throws(JSONReadError) {
+        try expect(UInt8(ascii: "{"))
+        if consume(UInt8(ascii: "}")) { return }
+        repeat {
+            let key = try readKey()
+            try expect(UInt8(ascii: ":"))
+            try member(&self, key)
+        } while consume(UInt8(ascii: ","))
+        try expect(UInt8(ascii: "}"))
+    }
+
+    /// Reads the elements of an array, calling `element` for each.
+    mutating func readArray(_ element: (inout JSONReader) throws(JSONReadError) -> Void) throws(JSONReadError) {
+        try expect(UInt8(ascii: "["))
+        if consume(UInt8(ascii: "]")) { return }
+        repeat {
+            try element(&self)
+        } while consume(UInt8(ascii: ","))
+        try expect(UInt8(ascii: "]"))
+    }
+
+    // MARK: Values
+
+    /// An object key, compared without allocating.
+    struct Key {
+        fileprivate let text: String?
+        fileprivate let start: UnsafeRawPointer?
+        fileprivate let count: Int
+
+        /// Whether the key is exactly `name` (ASCII).
+        @inline(__always)
+        func `is`(_ name: StaticString) -> Bool {
+            guard let start else { return text == name.description }
+            guard count == name.utf8CodeUnitCount else { return false }
+            guard count > 0 else { return true }
+            // The first byte settles most mismatches without a call.
+            guard start.load(as: UInt8.self) == name.utf8Start.pointee else { return false }
+            return memcmp(start, name.utf8Start, count) == 0
+        }
+
+        var description: String {
+            text ?? String(decoding: UnsafeRawBufferPointer(start: start, count: count), as: UTF8.self)
+        }
+    }
+
+    private mutating func readKey() throws(JSONReadError) -> Key {
+        guard peek() == UInt8(ascii: "\"") else { throw error("expected an object key") }
+        let (range, escaped) = try scanString()
+        if escaped { return Key(text: try decodeString(range), start: nil, count: 0) }
+        return Key(text: nil, start: bytes.baseAddress.map { $0 + range.lowerBound }, count: range.count)
+    }
+
+    /// Reads a string.
+    mutating func readString() throws(JSONReadError) -> String {
+        guard peek() == UInt8(ascii: "\"") else { throw error("expected a string") }
+        let (range, escaped) = try scanString()
+        if escaped { return try decodeString(range) }
+        return String(decoding: UnsafeRawBufferPointer(rebasing: bytes[range]), as: UTF8.self)
+    }
+
+    /// Reads a string of exactly 16 hex digits as a `UInt64` (an item fingerprint),
+    /// without building a `String`.
+    mutating func readHex64() throws(JSONReadError) -> UInt64 {
+        guard peek() == UInt8(ascii: "\"") else { throw error("expected a string of 16 hex digits") }
+        let start = offset
+        let (range, escaped) = try scanString()
+        guard !escaped, range.count == 16 else {
+            offset = start
+            throw error("expected a string of 16 hex digits")
+        }
+        var value: UInt64 = 0
+        for index in range {
+            let byte = bytes[index]
+            let digit: UInt8
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte &- UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte &- UInt8(ascii: "a") &+ 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte &- UInt8(ascii: "A") &+ 10
+            default:
+                offset = start
+                throw error("expected a string of 16 hex digits")
+            }
+            value = value << 4 | UInt64(digit)
+        }
+        return value
+    }
+
+    /// Reads a string or `null`.
+    mutating func readOptionalString() throws(JSONReadError) -> String? {
+        if try readNull() { return nil }
+        return try readString()
+    }
+
+    /// Consumes `null` if it comes next.
+    mutating func readNull() throws(JSONReadError) -> Bool {
+        guard peek() == UInt8(ascii: "n") else { return false }
+        try literal("null")
+        return true
+    }
+
+    /// Reads an integer that fits an `Int`.
+    mutating func readInt() throws(JSONReadError) -> Int {
+        guard peek() != nil else { throw error("expected a number") }
+        let negative = consume(UInt8(ascii: "-"))
+        let magnitude = try readDigits()
+        if negative {
+            guard magnitude <= UInt64(Int.max) + 1 else { throw error("number out of range") }
+            return magnitude == UInt64(Int.max) + 1 ? Int.min : -Int(magnitude)
+        }
+        guard magnitude <= UInt64(Int.max) else { throw error("number out of range") }
+        return Int(magnitude)
+    }
+
+    /// Reads a non-negative integer that fits a `UInt64`.
+    mutating func readUInt64() throws(JSONReadError) -> UInt64 {
+        guard peek() != nil else { throw error("expected a number") }
+        return try readDigits()
+    }
+
+    /// Skips any value.
+    mutating func skipValue() throws(JSONReadError) {
+        switch peek() {
+        case UInt8(ascii: "\""):
+            _ = try scanString()
+        case UInt8(ascii: "{"):
+            try readObject { reader, _ throws(JSONReadError) in try reader.skipValue() }
+        case UInt8(ascii: "["):
+            try readArray { reader throws(JSONReadError) in try reader.skipValue() }
+        case UInt8(ascii: "t"):
+            try literal("true")
+        case UInt8(ascii: "f"):
+            try literal("false")
+        case UInt8(ascii: "n"):
+            try literal("null")
+        case .some(let byte) where byte == UInt8(ascii: "-") || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")):
+            try skipNumber()
+        default:
+            throw error("expected a value")
+        }
+    }
+
+    // MARK: Internals
+
+    func error(_ reason: String) -> JSONReadError {
+        JSONReadError(reason: reason, offset: offset)
+    }
+
+    private mutating func literal(_ word: StaticString) throws(JSONReadError) {
+        let count = word.utf8CodeUnitCount
+        guard offset + count <= bytes.count, let base = bytes.baseAddress,
+            memcmp(base + offset, word.utf8Start, count) == 0
+        else { throw error("expected \(word)") }
+        offset += count
+    }
+
+    private mutating func readDigits() throws(JSONReadError) -> UInt64 {
+        let start = offset
+        var value: UInt64 = 0
+        while offset < bytes.count, bytes[offset] >= UInt8(ascii: "0"), bytes[offset] <= UInt8(ascii: "9") {
+            let (times10, overflow1) = value.multipliedReportingOverflow(by: 10)
+            let (sum, overflow2) = times10.addingReportingOverflow(UInt64(bytes[offset] - UInt8(ascii: "0")))
+            guard !overflow1, !overflow2 else { throw error("number out of range") }
+            value = sum
+            offset += 1
+        }
+        guard offset > start else { throw error("expected digits") }
+        guard offset - start == 1 || bytes[start] != UInt8(ascii: "0") else { throw error("leading zero") }
+        if offset < bytes.count, [UInt8(ascii: "."), UInt8(ascii: "e"), UInt8(ascii: "E")].contains(bytes[offset]) {
+            throw error("expected a whole number")
+        }
+        return value
+    }
+
+    private mutating func skipNumber() throws(JSONReadError) {
+        _ = consume(UInt8(ascii: "-"))
+        let start = offset
+        func isDigit(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }
+        while offset < bytes.count, isDigit(bytes[offset]) { offset += 1 }
+        guard offset > start else { throw error("expected digits") }
+        if offset < bytes.count, bytes[offset] == UInt8(ascii: ".") {
+            offset += 1
+            let fraction = offset
+            while offset < bytes.count, isDigit(bytes[offset]) { offset += 1 }
+            guard offset > fraction else { throw error("expected digits after '.'") }
+        }
+        if offset < bytes.count, bytes[offset] == UInt8(ascii: "e") || bytes[offset] == UInt8(ascii: "E") {
+            offset += 1
+            if offset < bytes.count, bytes[offset] == UInt8(ascii: "+") || bytes[offset] == UInt8(ascii: "-") { offset += 1 }
+            let exponent = offset
+            while offset < bytes.count, isDigit(bytes[offset]) { offset += 1 }
+            guard offset > exponent else { throw error("expected exponent digits") }
+        }
+    }
+
+    /// Consumes a string; returns the range of its content and whether it has escapes.
+    private mutating func scanString() throws(JSONReadError) -> (Range<Int>, escaped: Bool) {
+        offset += 1  // the opening quote, checked by the caller
+        let start = offset
+        var escaped = false
+        while offset < bytes.count {
+            let byte = bytes[offset]
+            if byte == UInt8(ascii: "\"") {
+                offset += 1
+                return (start..<offset - 1, escaped)
+            }
+            if byte == UInt8(ascii: "\\") {
+                escaped = true
+                offset += 2
+                continue
+            }
+            guard byte >= 0x20 else { throw error("control character in a string") }
+            offset += 1
+        }
+        throw error("unterminated string")
+    }
+
+    /// The text of a string with escapes.
+    private func decodeString(_ range: Range<Int>) throws(JSONReadError) -> String {
+        var scalars = String.UnicodeScalarView()
+        var utf8: [UInt8] = []
+        var index = range.lowerBound
+        func flush() {
+            scalars.append(contentsOf: String(decoding: utf8, as: UTF8.self).unicodeScalars)
+            utf8.removeAll(keepingCapacity: true)
+        }
+        func hex4(_ at: Int) throws(JSONReadError) -> UInt32 {
+            guard at + 4 <= range.upperBound else { throw JSONReadError(reason: "short \\u escape", offset: at) }
+            var value: UInt32 = 0
+            for byte in bytes[at..<at + 4] {
+                let digit: UInt8
+                switch byte {
+                case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
+                case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
+                case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte - UInt8(ascii: "A") + 10
+                default: throw JSONReadError(reason: "bad \\u escape", offset: at)
+                }
+                value = value << 4 | UInt32(digit)
+            }
+            return value
+        }
+        while index < range.upperBound {
+            let byte = bytes[index]
+            guard byte == UInt8(ascii: "\\") else {
+                utf8.append(byte)
+                index += 1
+                continue
+            }
+            guard index + 1 < range.upperBound else { throw JSONReadError(reason: "bad escape", offset: index) }
+            let escape = bytes[index + 1]
+            index += 2
+            switch escape {
+            case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): utf8.append(escape)
+            case UInt8(ascii: "b"): utf8.append(0x08)
+            case UInt8(ascii: "f"): utf8.append(0x0C)
+            case UInt8(ascii: "n"): utf8.append(0x0A)
+            case UInt8(ascii: "r"): utf8.append(0x0D)
+            case UInt8(ascii: "t"): utf8.append(0x09)
+            case UInt8(ascii: "u"):
+                var code = try hex4(index)
+                index += 4
+                if code >= 0xD800, code < 0xDC00 {
+                    guard index + 6 <= range.upperBound, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u")
+                    else { throw JSONReadError(reason: "unpaired surrogate", offset: index) }
+                    let low = try hex4(index + 2)
+                    guard low >= 0xDC00, low < 0xE000 else { throw JSONReadError(reason: "unpaired surrogate", offset: index) }
+                    code = 0x10000 + (code - 0xD800) << 10 + (low - 0xDC00)
+                    index += 6
+                }
+                guard let scalar = Unicode.Scalar(code) else { throw JSONReadError(reason: "unpaired surrogate", offset: index) }
+                flush()
+                scalars.append(scalar)
+            default:
+                throw JSONReadError(reason: "bad escape", offset: index - 1)
+            }
+        }
+        flush()
+        return String(scalars)
+    }
+}
+
+/// Malformed JSON: what was expected and at which byte offset.
+struct JSONReadError: Error, CustomStringConvertible {
+    let reason: String
+    let offset: Int
+    var description: String { "\(reason) at byte \(offset)" }
+}

@@ -1,0 +1,105 @@
+import NIOCore
+
+/// Appends JSON tokens to a `ByteBuffer` without building intermediate strings: the
+/// server writes one page per request, so numbers go in digit by digit.
+struct JSONWriter {
+    var buffer: ByteBuffer
+
+    init(capacity: Int) {
+        buffer = ByteBufferAllocator().buffer(capacity: capacity)
+    }
+
+    mutating func raw(_ text: StaticString) {
+        buffer.writeStaticString(text)
+    }
+
+    mutating func integer(_ value: Int) {
+        if value < 0 {
+            buffer.writeInteger(UInt8(ascii: "-"))
+            unsigned(value.magnitude)
+        } else {
+            unsigned(UInt(value))
+        }
+    }
+
+    mutating func unsigned(_ value: UInt64) {
+        unsigned(UInt(value))
+    }
+
+    mutating func unsigned(_ value: UInt) {
+        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // 24 bytes: enough for 20 digits
+        let count = withUnsafeMutableBytes(of: &digits) { bytes -> Int in
+            var value = value
+            var index = bytes.count
+            repeat {
+                index -= 1
+                bytes[index] = UInt8(ascii: "0") + UInt8(value % 10)
+                value /= 10
+            } while value > 0
+            return index
+        }
+        withUnsafeBytes(of: &digits) { bytes in
+            _ = buffer.writeBytes(UnsafeRawBufferPointer(rebasing: bytes[count...]))
+        }
+    }
+
+    /// A JSON string with `"`, `\` and control characters escaped.
+    mutating func string(_ text: String) {
+        buffer.writeInteger(UInt8(ascii: "\""))
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""): buffer.writeStaticString("\\\"")
+            case UInt8(ascii: "\\"): buffer.writeStaticString("\\\\")
+            case UInt8(ascii: "\n"): buffer.writeStaticString("\\n")
+            case UInt8(ascii: "\t"): buffer.writeStaticString("\\t")
+            case UInt8(ascii: "\r"): buffer.writeStaticString("\\r")
+            case 0..<0x20:
+                buffer.writeStaticString("\\u00")
+                buffer.writeInteger(Self.hexDigits[Int(byte >> 4)])
+                buffer.writeInteger(Self.hexDigits[Int(byte & 15)])
+            default: buffer.writeInteger(byte)
+            }
+        }
+        buffer.writeInteger(UInt8(ascii: "\""))
+    }
+
+    /// A string known to need no escaping (a page token: URL-safe base64).
+    mutating func plainString(_ text: String) {
+        buffer.writeInteger(UInt8(ascii: "\""))
+        buffer.writeString(text)
+        buffer.writeInteger(UInt8(ascii: "\""))
+    }
+
+    /// A 64-bit value as a string of 16 lowercase hex digits (JSON numbers lose precision
+    /// above 2⁵³ in many readers).
+    mutating func hex64(_ value: UInt64) {
+        buffer.writeInteger(UInt8(ascii: "\""))
+        var shift: UInt64 = 60
+        while true {
+            buffer.writeInteger(Self.hexDigits[Int((value >> shift) & 15)])
+            if shift == 0 { break }
+            shift -= 4
+        }
+        buffer.writeInteger(UInt8(ascii: "\""))
+    }
+
+    /// Standard base64 (RFC 4648 §4, padded) of `bytes`, as a JSON string.
+    mutating func base64<Bytes: Collection<UInt8>>(_ bytes: Bytes) {
+        buffer.writeInteger(UInt8(ascii: "\""))
+        var iterator = bytes.makeIterator()
+        while let b0 = iterator.next() {
+            let b1 = iterator.next()
+            let b2 = b1 == nil ? nil : iterator.next()
+            let group = UInt32(b0) << 16 | UInt32(b1 ?? 0) << 8 | UInt32(b2 ?? 0)
+            buffer.writeInteger(Self.base64Alphabet[Int(group >> 18)])
+            buffer.writeInteger(Self.base64Alphabet[Int((group >> 12) & 63)])
+            buffer.writeInteger(b1 == nil ? UInt8(ascii: "=") : Self.base64Alphabet[Int((group >> 6) & 63)])
+            buffer.writeInteger(b2 == nil ? UInt8(ascii: "=") : Self.base64Alphabet[Int(group & 63)])
+        }
+        buffer.writeInteger(UInt8(ascii: "\""))
+    }
+
+    private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
+    private static let base64Alphabet: [UInt8] = Array(
+        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
+}

@@ -1,0 +1,230 @@
+public import Hummingbird
+import Logging
+import NIOCore
+public import PagebenchStore
+import ServiceLifecycle
+
+/// The synthetic store served over HTTP/1.1 (Hummingbird 2): the list endpoints of
+/// ``PageQuery``, `GET /health`, and JSON errors carrying the in-process error codes
+/// (``StoreHTTPErrorCode``).
+///
+/// Stateless: a page depends only on the configuration and the request (S8), and tokens
+/// are MAC'd with a key derived from the configuration, so any number of replicas started
+/// with the same configuration serve one logical store — any replica continues any other
+/// replica's token. Each request draws the configured service time and injected failures
+/// (S20, S21) through ``SyntheticStore/page(_:)``; a request whose client closes the
+/// connection stops waiting at once.
+public struct StoreServer: Sendable {
+    /// Where and how to serve.
+    public struct Configuration: Sendable, Hashable {
+        /// The address to bind; loopback unless told otherwise.
+        public var host: String
+        /// The TCP port; 0 picks a free ephemeral port (see `onListening`).
+        public var port: Int
+        /// Whether items carry their payload when a request does not say (`payload=`).
+        public var includePayloadByDefault: Bool
+        /// The `Retry-After` header of a 429 (throttled) response, in whole seconds (S21).
+        public var retryAfterSeconds: Int
+
+        public init(host: String = "127.0.0.1", port: Int = 8080, includePayloadByDefault: Bool = false, retryAfterSeconds: Int = 1) {
+            self.host = host
+            self.port = port
+            self.includePayloadByDefault = includePayloadByDefault
+            self.retryAfterSeconds = retryAfterSeconds
+        }
+    }
+
+    /// The store every request pages.
+    public let store: SyntheticStore
+    public let configuration: Configuration
+    /// Live request counters.
+    public let statistics: ServerStatistics
+    let closeMonitor = ConnectionCloseMonitor()
+    /// Whether the store has a service time worth abandoning when a client leaves.
+    private let watchesConnections: Bool
+
+    public init(store: SyntheticStore, configuration: Configuration = Configuration()) {
+        self.store = store
+        self.configuration = configuration
+        statistics = ServerStatistics()
+        let service = store.configuration.serviceTime
+        watchesConnections = service.base != .none || service.nanosecondsPerScannedByte != 0
+    }
+
+    /// The routes, for an `Application` or for in-process tests.
+    public func buildRouter() -> Router<StoreRequestContext> {
+        let router = Router(context: StoreRequestContext.self)
+        router.add(middleware: JSONErrorMiddleware())
+        let health = healthBody()
+        router.get("/health") { _, _ in
+            Response(status: .ok, headers: Self.jsonHeaders, body: .init(byteBuffer: health))
+        }
+        router.get("/scan") { request, context in
+            await respond(range: .scan, to: request, context: context)
+        }
+        router.get("/scan/segments/:index/:total") { request, context in
+            let index: Int
+            let total: Int
+            do throws(QueryParameterError) {
+                index = try PageQuery.pathNumber("index", context.parameters.get("index"))
+                total = try PageQuery.pathNumber("total", context.parameters.get("total"))
+            } catch {
+                return errorResponse(.invalidParameter, error.message)
+            }
+            return await respond(range: .segment(index: index, total: total), to: request, context: context)
+        }
+        router.get("/partitions/:partition/items") { request, context in
+            let partition: Int
+            do throws(QueryParameterError) {
+                partition = try PageQuery.pathNumber("partition", context.parameters.get("partition"))
+            } catch {
+                return errorResponse(.invalidParameter, error.message)
+            }
+            return await respond(range: .partition(partition), to: request, context: context)
+        }
+        return router
+    }
+
+    /// The Hummingbird application; `onListening` receives the bound port once the server
+    /// accepts connections.
+    public func makeApplication(
+        logger: Logger? = nil,
+        onListening: @escaping @Sendable (_ port: Int) async -> Void = { _ in }
+    ) -> Application<RouterResponder<StoreRequestContext>> {
+        var quiet = Logger(label: "pagebench.serve")
+        quiet.logLevel = .warning
+        let closeMonitor = self.closeMonitor
+        return Application(
+            router: buildRouter(),
+            server: .http1(configuration: .init(additionalChannelHandlers: [closeMonitor.makeHandler()])),
+            configuration: .init(
+                address: .hostname(configuration.host, port: configuration.port),
+                serverName: "pagebench/\(store.configurationHash)",
+                reuseAddress: true
+            ),
+            onServerRunning: { channel in
+                await onListening(channel.localAddress?.port ?? -1)
+            },
+            logger: logger ?? quiet
+        )
+    }
+
+    /// Serves until SIGINT or SIGTERM, then shuts down gracefully: the listener closes,
+    /// requests in flight finish, and this returns (swift-service-lifecycle).
+    public func run(
+        logger: Logger? = nil,
+        onListening: @escaping @Sendable (_ port: Int) async -> Void = { _ in }
+    ) async throws {
+        try await makeApplication(logger: logger, onListening: onListening).runService(
+            gracefulShutdownSignals: [.sigint, .sigterm])
+    }
+
+    // MARK: - Requests
+
+    static let jsonHeaders: HTTPFields = [.contentType: "application/json"]
+
+    private func healthBody() -> ByteBuffer {
+        var json = JSONWriter(capacity: 128)
+        json.raw("{\"status\":\"ok\",\"configurationHash\":")
+        json.string(store.configurationHash)
+        json.raw(",\"partitions\":")
+        json.integer(store.configuration.partitions)
+        json.raw(",\"items\":")
+        json.integer(store.totalItems)
+        json.raw("}")
+        return json.buffer
+    }
+
+    private func respond(range: ScanRange, to request: Request, context: StoreRequestContext) async -> Response {
+        let query: PageQuery
+        do {
+            query = try PageQuery(range: range, parameters: request.uri.queryParameters)
+        } catch {
+            return errorResponse(.invalidParameter, error.message)
+        }
+        statistics.recordStart()
+        defer { statistics.recordFinish() }
+        let outcome = await page(query.request, channel: context.channel)
+        switch outcome {
+        case .page(let page):
+            let body = PageBody.encode(page, includePayload: query.includePayload ?? configuration.includePayloadByDefault)
+            return Response(status: .ok, headers: Self.jsonHeaders, body: .init(byteBuffer: body))
+        case .failed(let error as StoreError):
+            return errorResponse(.store(error.code), error.message)
+        case .failed(let error):
+            return errorResponse(.internalError, "the store failed unexpectedly: \(error)")
+        case .abandoned:
+            statistics.recordAbandoned()
+            return errorResponse(.internalError, "the client closed the connection before the page was ready")
+        }
+    }
+
+    private enum Outcome: Sendable {
+        case page(Page)
+        case failed(any Error)
+        case abandoned
+    }
+
+    /// Pages the store; with a service time, races it against the client's connection closing.
+    private func page(_ request: PageRequest, channel: any Channel) async -> Outcome {
+        guard watchesConnections else {
+            do {
+                return .page(try await store.page(request))
+            } catch {
+                return .failed(error)
+            }
+        }
+        return await withTaskGroup(of: Outcome.self) { group in
+            group.addTask {
+                do {
+                    return .page(try await store.page(request))
+                } catch {
+                    return .failed(error)
+                }
+            }
+            group.addTask {
+                await closeMonitor.waitForClientClose(of: channel)
+                return .abandoned
+            }
+            let first = await group.next() ?? .abandoned
+            group.cancelAll()
+            return first
+        }
+    }
+
+    func errorResponse(_ code: StoreHTTPErrorCode, _ message: String) -> Response {
+        var headers = Self.jsonHeaders
+        if code == .store(.throttled) { headers[.retryAfter] = String(configuration.retryAfterSeconds) }
+        return Response(
+            status: code.status, headers: headers,
+            body: .init(byteBuffer: ErrorBody(code: code, message: message).encoded()))
+    }
+}
+
+/// Turns the router's own failures (no such route, wrong method) into the JSON error body.
+struct JSONErrorMiddleware: RouterMiddleware {
+    typealias Context = StoreRequestContext
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        do {
+            return try await next(request, context)
+        } catch let error as HTTPError where error.status == .notFound {
+            return Self.response(
+                .notFound,
+                "no endpoint \(request.method) \(request.uri.path); endpoints: GET /partitions/{p}/items, GET /scan, GET /scan/segments/{i}/{n}, GET /health"
+            )
+        } catch let error as HTTPError {
+            return Self.response(.invalidParameter, error.body ?? "\(error.status)", status: error.status)
+        } catch {
+            return Self.response(.internalError, "internal error: \(error)")
+        }
+    }
+
+    private static func response(
+        _ code: StoreHTTPErrorCode, _ message: String, status: HTTPResponse.Status? = nil
+    ) -> Response {
+        Response(
+            status: status ?? code.status, headers: StoreServer.jsonHeaders,
+            body: .init(byteBuffer: ErrorBody(code: code, message: message).encoded()))
+    }
+}

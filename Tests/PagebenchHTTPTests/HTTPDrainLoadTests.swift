@@ -1,0 +1,32 @@
+import PagebenchHTTP
+import PagebenchStore
+import Testing
+
+/// The `http-bench` load loop: counts must be consistent with complete drains.
+@Suite("HTTP drain load")
+struct HTTPDrainLoadTests {
+    @Test("S10: each loop drains the range completely, again and again; retryable failures are repeated (S21)")
+    func countsAreConsistent() async throws {
+        var configuration = TestStores.configuration
+        configuration.throttleRate = 0.2
+        let store = try TestStores.store(configuration)
+        let request = PageRequest(range: .scan, limit: 9)
+        let itemsPerDrain = store.totalItems
+        let pagesPerDrain = try await TestStores.pages(TestStores.store(), request).count  // same data, no throttling
+        let (result, counts) = try await withLiveServer(StoreServer(store: store)) { target in
+            try await HTTPStoreSource.withSource(target: target, configuration: .init(connections: 3)) { source in
+                let load = HTTPDrainLoad(request: request, concurrency: 3, duration: .seconds(120), drainsPerTask: 2)
+                return (await load.run { try await source.page($0) }, source.statusCounts)
+            }
+        }
+        #expect(result.failures == 0, "\(result.firstFailure ?? "")")
+        #expect(result.requests == result.pages + result.retries)
+        #expect(result.retries > 0)
+        #expect(counts[429] == result.retries)
+        #expect(counts[200] == result.pages)
+        #expect(result.drains == 6)
+        #expect(result.pages == 6 * pagesPerDrain)
+        #expect(result.items == 6 * itemsPerDrain)
+        #expect(result.requestsPerSecond > 0)
+    }
+}
