@@ -108,6 +108,12 @@ func apolloPager(_ store: SyntheticStore, limit: Int) async throws -> Checksum {
 
 let pagesPerSecond = BenchmarkMetric.custom("pagesPerSecond", polarity: .prefersLarger, useScalingFactor: false)
 let pagesPerDrain = BenchmarkMetric.custom("pagesPerDrain", polarity: .prefersSmaller, useScalingFactor: false)
+let streamingPercentOfBare = BenchmarkMetric.custom(
+    "streamingPercentOfBarePagesPerSecond", polarity: .prefersLarger, useScalingFactor: false
+)
+let apolloPercentOfBare = BenchmarkMetric.custom(
+    "apolloPercentOfBarePagesPerSecond", polarity: .prefersLarger, useScalingFactor: false
+)
 
 let benchmarks: @Sendable () -> Void = {
     let store = makeStore(itemsPerPartition: 10_000)
@@ -139,6 +145,38 @@ let benchmarks: @Sendable () -> Void = {
                 benchmark.measurement(pagesPerSecond, Int(Double(checksum.pages) / seconds))
                 benchmark.measurement(pagesPerDrain, checksum.pages)
             }
+        }
+    }
+
+    // Ratios from the same iteration: the three drains run back to back, three rounds in
+    // rotating order, so load from other processes on this shared machine hits all three
+    // alike. Values: pages/s of the pager ÷ pages/s of the bare loop, in percent
+    // (larger is better; 100 = no overhead).
+    for limit in [10, 1_000] {
+        Benchmark(
+            "ratios limit \(limit)",
+            configuration: .init(
+                metrics: [streamingPercentOfBare, apolloPercentOfBare],
+                warmupIterations: 1,
+                maxDuration: .seconds(30),
+                maxIterations: 15
+            )
+        ) { benchmark in
+            var seconds = [Double](repeating: 0, count: drains.count)
+            let clock = ContinuousClock()
+            for round in 0..<3 {
+                for step in 0..<drains.count {
+                    let index = (step + round) % drains.count
+                    let start = clock.now
+                    let checksum = try await drains[index].1(store, limit)
+                    let elapsed = clock.now - start
+                    check(checksum, against: expected, "\(benchmark.name) \(drains[index].0)")
+                    blackHole(checksum.value)
+                    seconds[index] += Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+                }
+            }
+            benchmark.measurement(streamingPercentOfBare, Int((100 * seconds[0] / seconds[1]).rounded()))
+            benchmark.measurement(apolloPercentOfBare, Int((100 * seconds[0] / seconds[2]).rounded()))
         }
     }
 
