@@ -14,6 +14,20 @@ import Benchmark
 import PagebenchPager
 import PagebenchStore
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// CPU time of the whole process (all threads), in seconds: unlike wall-clock time it does
+/// not count the time this process waits while other processes use the shared cores.
+func processCPUSeconds() -> Double {
+    var time = timespec()
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &time)
+    return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
+}
+
 /// The store as a page source (the pager library knows no store; this is the adapter).
 struct StoreSource: PageSource {
     let store: SyntheticStore
@@ -108,6 +122,19 @@ func apolloPager(_ store: SyntheticStore, limit: Int) async throws -> Checksum {
 
 let pagesPerSecond = BenchmarkMetric.custom("pagesPerSecond", polarity: .prefersLarger, useScalingFactor: false)
 let pagesPerDrain = BenchmarkMetric.custom("pagesPerDrain", polarity: .prefersSmaller, useScalingFactor: false)
+let streamingPercentOfBare = BenchmarkMetric.custom(
+    "streamingPercentOfBarePagesPerSecond", polarity: .prefersLarger, useScalingFactor: false
+)
+let apolloPercentOfBare = BenchmarkMetric.custom(
+    "apolloPercentOfBarePagesPerSecond", polarity: .prefersLarger, useScalingFactor: false
+)
+/// The same ratios from process CPU time instead of wall-clock time (pages per CPU second).
+let streamingCPUPercentOfBare = BenchmarkMetric.custom(
+    "streamingPercentOfBarePagesPerCPUSecond", polarity: .prefersLarger, useScalingFactor: false
+)
+let apolloCPUPercentOfBare = BenchmarkMetric.custom(
+    "apolloPercentOfBarePagesPerCPUSecond", polarity: .prefersLarger, useScalingFactor: false
+)
 
 let benchmarks: @Sendable () -> Void = {
     let store = makeStore(itemsPerPartition: 10_000)
@@ -139,6 +166,43 @@ let benchmarks: @Sendable () -> Void = {
                 benchmark.measurement(pagesPerSecond, Int(Double(checksum.pages) / seconds))
                 benchmark.measurement(pagesPerDrain, checksum.pages)
             }
+        }
+    }
+
+    // Ratios from the same iteration: the three drains run back to back, three rounds in
+    // rotating order, so load from other processes on this shared machine hits all three
+    // alike. Values: pages/s of the pager ÷ pages/s of the bare loop, in percent
+    // (larger is better; 100 = no overhead).
+    for limit in [10, 1_000] {
+        Benchmark(
+            "ratios limit \(limit)",
+            configuration: .init(
+                metrics: [streamingPercentOfBare, apolloPercentOfBare, streamingCPUPercentOfBare, apolloCPUPercentOfBare],
+                warmupIterations: 1,
+                maxDuration: .seconds(30),
+                maxIterations: 15
+            )
+        ) { benchmark in
+            var seconds = [Double](repeating: 0, count: drains.count)
+            var cpuSeconds = [Double](repeating: 0, count: drains.count)
+            let clock = ContinuousClock()
+            for round in 0..<3 {
+                for step in 0..<drains.count {
+                    let index = (step + round) % drains.count
+                    let start = clock.now
+                    let cpuStart = processCPUSeconds()
+                    let checksum = try await drains[index].1(store, limit)
+                    cpuSeconds[index] += processCPUSeconds() - cpuStart
+                    let elapsed = clock.now - start
+                    check(checksum, against: expected, "\(benchmark.name) \(drains[index].0)")
+                    blackHole(checksum.value)
+                    seconds[index] += Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+                }
+            }
+            benchmark.measurement(streamingPercentOfBare, Int((100 * seconds[0] / seconds[1]).rounded()))
+            benchmark.measurement(apolloPercentOfBare, Int((100 * seconds[0] / seconds[2]).rounded()))
+            benchmark.measurement(streamingCPUPercentOfBare, Int((100 * cpuSeconds[0] / cpuSeconds[1]).rounded()))
+            benchmark.measurement(apolloCPUPercentOfBare, Int((100 * cpuSeconds[0] / cpuSeconds[2]).rounded()))
         }
     }
 

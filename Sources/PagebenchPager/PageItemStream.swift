@@ -36,8 +36,14 @@ public struct PageItemStream<Source: PageSource, Info: PaginationInfo, Item>: As
 
         @inlinable
         public mutating func next() async throws -> Item? {
+            try await next(isolation: nil)
+        }
+
+        /// Runs on the caller's isolation (no executor hop per item or page).
+        @inlinable
+        public mutating func next(isolation actor: isolated (any Actor)?) async throws -> Item? {
             while remainingReversed.isEmpty {
-                guard let page = try await pages.next() else { return nil }
+                guard let page = try await pages.next(isolation: actor) else { return nil }
                 remainingReversed = extractItems(consume page)
                 remainingReversed.reverse()
             }

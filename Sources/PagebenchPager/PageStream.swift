@@ -54,38 +54,35 @@ public struct PageStream<Source: PageSource, Info: PaginationInfo>: AsyncSequenc
 
     /// Iterates pages. Finished after the last page, a thrown error, or `repeatedToken`.
     public struct AsyncIterator: AsyncIteratorProtocol {
-        @usableFromInline enum Position {
-            case request(Source.Request, previous: Info?)
-            case failed(any Error)
-            case finished
-        }
-
         @usableFromInline let stream: PageStream
-        @usableFromInline var position: Position
+        /// The next request; nil once the sequence has ended (or is about to fail).
+        @usableFromInline var request: Source.Request?
+        /// The info of the last page, for the repeated-token guard.
+        @usableFromInline var previous: Info?
+        /// An error to throw on the next call (a resolver without a request, P3).
+        @usableFromInline var pendingError: PaginationError?
         @usableFromInline var random: SplitMix64
 
         @inlinable init(stream: PageStream) {
             self.stream = stream
-            self.position = .request(stream.initialRequest, previous: nil)
+            self.request = stream.initialRequest
             self.random = SplitMix64(seed: stream.retryPolicy.seed)
         }
 
         @inlinable
         public mutating func next() async throws -> Source.Response? {
-            let request: Source.Request
-            let previous: Info?
-            switch position {
-            case .request(let next, let info):
-                request = next
-                previous = info
-            case .failed(let error):
-                position = .finished
-                throw error
-            case .finished:
+            try await next(isolation: nil)
+        }
+
+        /// Runs on the caller's isolation, so a drain loop pays no executor hop per page.
+        @inlinable
+        public mutating func next(isolation actor: isolated (any Actor)?) async throws -> Source.Response? {
+            // Taking the request ends the sequence unless a next request is set below, so
+            // any throw ends it.
+            guard let request = request.take() else {
+                if let error = pendingError.take() { throw error }
                 return nil
             }
-            // Any throw below ends the sequence.
-            position = .finished
             let page = try await fetchRetrying(
                 stream.source, request, policy: stream.retryPolicy, random: &random, counters: stream.counters
             )
@@ -99,10 +96,11 @@ public struct PageStream<Source: PageSource, Info: PaginationInfo>: AsyncSequenc
             let more = stream.direction == .next ? info.canLoadNext : info.canLoadPrevious
             if more {
                 if let nextRequest = stream.pageResolver(info, stream.direction) {
-                    position = .request(nextRequest, previous: info)
+                    self.request = nextRequest
+                    self.previous = info
                 } else {
                     // The page itself is fine: yield it, fail on the next call.
-                    position = .failed(PaginationError.noQuery)
+                    pendingError = .noQuery
                 }
             }
             return page
