@@ -37,15 +37,30 @@ public struct LoadRunner<Source: PageSource>: Sendable where Source.Request == P
         public var observer: (any RunObserver)?
         /// How often the memory sampler reads jemalloc's `stats.allocated`.
         public var samplingInterval: Duration = .milliseconds(10)
+        /// This process's share of the run (``Shard``); ``Shard/whole`` runs everything.
+        public var shard: Shard = .whole
 
         public init() {}
     }
 
-    /// Runs warm-up (if any) and one measured phase at `concurrency`.
+    /// Runs warm-up (if any) and one measured phase at `concurrency`: all of it, or the
+    /// share of ``Options/shard`` (its pagers and its drains; nothing at all, not even the
+    /// warm-up, when the shard has no pager at this concurrency).
     public func run(concurrency: Int, repetition: Int, options: Options = Options()) async -> RunResult {
         let workload = scenario.workload
         let timing = options.pageTiming ?? workload.pageTiming
-        let slots = (0..<concurrency).map { _ in WorkerProgress() }
+        let shard = options.shard
+        let pagers = shard.pagers(ofConcurrency: concurrency)
+        var shardDrains: Int?
+        if case .drains(let total) = workload.bound { shardDrains = shard.drainCount(of: total, concurrency: concurrency) }
+        guard pagers > 0 else {
+            return RunResult(
+                scenario: scenario, concurrency: concurrency, repetition: repetition, pageTiming: timing,
+                metrics: TaskMetrics(), workersReturned: 0, measuredSeconds: 0, cpu: CPUTime(userSeconds: 0, systemSeconds: 0),
+                allocations: 0, peakAllocatedBytes: 0, peakRSSBytes: 0, timeSeries: [], startedAt: Date(),
+                shard: shard, pagers: 0, shardDrains: shardDrains)
+        }
+        let slots = (0..<pagers).map { _ in WorkerProgress() }
         let sampler = MemorySampler()
         let intervals = options.timeSeries ? IntervalLatencies() : nil
         let status = RunStatus()
@@ -75,7 +90,7 @@ public struct LoadRunner<Source: PageSource>: Sendable where Source.Request == P
             if workload.warmupSeconds > 0 {
                 status.begin(warmup: true, totals: totals(slots))
                 _ = await runPhase(
-                    concurrency: concurrency, slots: slots, intervals: intervals, timing: timing,
+                    concurrency: concurrency, shard: shard, slots: slots, intervals: intervals, timing: timing,
                     warmup: true, bound: .duration(seconds: workload.warmupSeconds))
             }
 
@@ -87,7 +102,7 @@ public struct LoadRunner<Source: PageSource>: Sendable where Source.Request == P
             let measuredStart = Date()
             status.begin(warmup: false, totals: totals(slots))
             let phase = await runPhase(
-                concurrency: concurrency, slots: slots, intervals: intervals, timing: timing,
+                concurrency: concurrency, shard: shard, slots: slots, intervals: intervals, timing: timing,
                 warmup: false, bound: workload.bound)
             let cpu = CPUTime.now().since(cpuBefore)
             let allocationsAfter = try? JemallocStats.read(flushingThreadCache: true)
@@ -108,7 +123,8 @@ public struct LoadRunner<Source: PageSource>: Sendable where Source.Request == P
                 metrics: phase.metrics, workersReturned: phase.workersReturned,
                 measuredSeconds: Double(phase.nanoseconds) / 1e9,
                 cpu: cpu, allocations: allocations, peakAllocatedBytes: sampler.peakAllocatedBytes,
-                peakRSSBytes: peakRSS, timeSeries: series, startedAt: measuredStart)
+                peakRSSBytes: peakRSS, timeSeries: series, startedAt: measuredStart,
+                shard: shard, pagers: pagers, shardDrains: shardDrains)
         }
     }
 
@@ -123,12 +139,13 @@ public struct LoadRunner<Source: PageSource>: Sendable where Source.Request == P
         case deadline(reached: Bool)
     }
 
-    /// One phase: `concurrency` workers in a task group, plus a deadline for a
-    /// duration-bound phase that cancels every drain still in flight.
+    /// One phase: one worker per slot (the shard's pagers) in a task group, plus a deadline
+    /// for a duration-bound phase that cancels every drain still in flight.
     private func runPhase(
-        concurrency: Int, slots: [WorkerProgress], intervals: IntervalLatencies?, timing: Bool, warmup: Bool,
-        bound: RunBound
+        concurrency total: Int, shard: Shard, slots: [WorkerProgress], intervals: IntervalLatencies?, timing: Bool,
+        warmup: Bool, bound: RunBound
     ) async -> PhaseOutcome {
+        let concurrency = slots.count
         var drainLimit: Int?
         var durationNanoseconds: Double?
         switch bound {
@@ -148,7 +165,7 @@ public struct LoadRunner<Source: PageSource>: Sendable where Source.Request == P
         let start = MonotonicTime.nanoseconds()
         let control = PhaseControl(
             planner: planner, isWarmup: warmup, start: start, drainLimit: drainLimit,
-            durationNanoseconds: durationNanoseconds)
+            durationNanoseconds: durationNanoseconds, shard: shard, concurrency: total)
 
         let (metrics, returned) = await withTaskGroup(of: PhaseChild.self) { group in
             for slot in 0..<concurrency {
