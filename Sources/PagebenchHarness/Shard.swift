@@ -60,6 +60,14 @@ public struct Shard: Sendable, Hashable, CustomStringConvertible {
         try self.init(index: index, count: count)
     }
 
+    /// Every shard of a run split `count` ways, in index order.
+    ///
+    /// - Precondition: `1 ≤ count ≤ maximumCount`.
+    public static func all(count: Int) -> [Shard] {
+        precondition(count >= 1 && count <= maximumCount, "shard count \(count) out of range")
+        return (0..<count).map { Shard(uncheckedIndex: $0, count: count) }
+    }
+
     /// `I/N`.
     public var description: String { "\(index)/\(count)" }
 
