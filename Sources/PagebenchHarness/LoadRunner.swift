@@ -51,8 +51,12 @@ public struct LoadRunner<Source: PageSource>: Sendable where Source.Request == P
         let timing = options.pageTiming ?? workload.pageTiming
         let shard = options.shard
         let pagers = shard.pagers(ofConcurrency: concurrency)
-        var shardDrains: Int?
-        if case .drains(let total) = workload.bound { shardDrains = shard.drainCount(of: total, concurrency: concurrency) }
+        let shardDrains: Int?
+        if case .drains(let total) = workload.bound {
+            shardDrains = shard.drainCount(of: total, concurrency: concurrency)
+        } else {
+            shardDrains = nil
+        }
         guard pagers > 0 else {
             return RunResult(
                 scenario: scenario, concurrency: concurrency, repetition: repetition, pageTiming: timing,
@@ -82,7 +86,7 @@ public struct LoadRunner<Source: PageSource>: Sendable where Source.Request == P
                 background.addTask {
                     await progressLoop(
                         every: interval, observer: observer, slots: slots, status: status,
-                        concurrency: concurrency, repetition: repetition)
+                        concurrency: concurrency, repetition: repetition, drainTarget: shardDrains)
                     return []
                 }
             }
@@ -277,7 +281,7 @@ public struct LoadRunner<Source: PageSource>: Sendable where Source.Request == P
 
     private func progressLoop(
         every interval: Duration, observer: any RunObserver, slots: [WorkerProgress], status: RunStatus,
-        concurrency: Int, repetition: Int
+        concurrency: Int, repetition: Int, drainTarget: Int?
     ) async {
         let step = LatencyRecorder.nanoseconds(interval)
         var lastPages = totals(slots).pages
@@ -295,7 +299,9 @@ public struct LoadRunner<Source: PageSource>: Sendable where Source.Request == P
                 fraction = scenario.workload.warmupSeconds > 0 ? elapsed / scenario.workload.warmupSeconds : 1
             } else {
                 switch scenario.workload.bound {
-                case .drains(let count): fraction = Double(drains - phase.drainsAtStart) / Double(count)
+                case .drains(let count):
+                    // This shard's drains, when sharded.
+                    fraction = Double(drains - phase.drainsAtStart) / Double(max(1, drainTarget ?? count))
                 case .duration(let seconds): fraction = elapsed / seconds
                 }
             }
