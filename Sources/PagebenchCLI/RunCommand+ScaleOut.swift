@@ -147,6 +147,13 @@ extension RunCommand {
         if !quiet {
             FileHandle.standardError.write(
                 Data("starting \(count) worker\(count == 1 ? "" : "s") at \(start); shards go to \(directory)/\n".utf8))
+            let phases = scenarios.reduce(0) { $0 + $1.workload.concurrency.count * $1.workload.repetitions }
+            if phases > 1 {
+                FileHandle.standardError.write(
+                    Data(
+                        ("note: \(phases) phases; only the first starts together, each later one when that worker "
+                            + "finishes the previous (README \"Scaling out\")\n").utf8))
+            }
         }
         let outcomes: [WorkerPool.Outcome]
         do {
