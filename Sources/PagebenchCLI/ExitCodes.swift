@@ -18,6 +18,9 @@ public enum ExitCodes {
     public static let noInput = ExitCode(66)
     /// An internal error pagebench did not expect (EX_SOFTWARE).
     public static let software = ExitCode(70)
+    /// `run --workers`: a worker process could not be started, was killed by a signal or
+    /// exited with a failure; the shards of the workers that finished are kept (EX_OSERR).
+    public static let workerFailed = ExitCode(71)
     /// An output file could not be created (EX_CANTCREAT).
     public static let cannotCreate = ExitCode(73)
     /// The store failed a request for a reason other than the caller's input, such as an

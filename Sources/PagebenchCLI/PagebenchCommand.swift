@@ -19,6 +19,7 @@ public struct PagebenchCommand: AsyncParsableCommand {
             ReportCommand.self,
             ServeCommand.self,
             HTTPBenchCommand.self,
+            MergeCommand.self,
         ]
     )
 

@@ -20,8 +20,11 @@ public struct RunCommand: AsyncParsableCommand {
             Without SCENARIO arguments runs the built-in default scenario (identical to \
             Benchmarks/Scenarios/default.json). A directory argument runs every *.json file in it. \
             Store flags override the scenario's store; workload flags override its workload. \
-            Exit codes: 0 success, 64 invalid flags, 65 invalid scenario file, 66 missing file, \
-            73 output not writable.
+            --shard I/N runs this process's share of every phase and writes a shard file instead of \
+            the CSV (merge the shards with `pagebench merge`); --workers N runs N local shards as \
+            processes and merges them. \
+            Exit codes: 0 success, 64 invalid flags, 65 invalid scenario or shard file, 66 missing file, \
+            71 a worker process failed, 73 output not writable.
             """
     )
 
@@ -34,8 +37,8 @@ public struct RunCommand: AsyncParsableCommand {
     @OptionGroup(title: "Workload options (override the scenario's workload)")
     public var workload: WorkloadOptions
 
-    @Option(help: ArgumentHelp("Where to write the results CSV (atomically).", valueName: "file"))
-    public var output: String = ResultFiles.defaultOutput
+    @Option(help: ArgumentHelp("Where to write the results CSV (atomically; default results/latest.csv).", valueName: "file"))
+    public var output: String?
 
     @Option(help: ArgumentHelp("Also append the rows to this history CSV.", valueName: "file"))
     public var history: String?
@@ -55,6 +58,24 @@ public struct RunCommand: AsyncParsableCommand {
     @Flag(help: "Print the effective scenarios as JSON and exit without running.")
     public var printScenarios = false
 
+    @Option(
+        help: ArgumentHelp(
+            "Run only shard I of N (0 ≤ I < N) of every phase and write a shard file to --shard-output instead of the CSV.",
+            valueName: "I/N"))
+    public var shard: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "Begin the first phase at this UTC time, ISO 8601 (2026-11-22T10:00:00Z); up to 5 s late starts at once.",
+            valueName: "time"))
+    public var startAt: String?
+
+    @Option(help: ArgumentHelp("Directory for shard files (shard-I-of-N.json).", valueName: "dir"))
+    public var shardOutput: String = RunCommand.defaultShardDirectory
+
+    @Option(help: ArgumentHelp("Run N local worker processes (shards 0/N … N-1/N), wait, and merge their shards.", valueName: "N"))
+    public var workers: Int?
+
     public init() {}
 
     public func validate() throws {
@@ -67,9 +88,10 @@ public struct RunCommand: AsyncParsableCommand {
             throw ValidationError(
                 "--service-timer-microseconds must be 0 (one timer per request) or 10...1000000, got \(serviceTimerMicroseconds)")
         }
-        for path in [output] + [history, timeseries].compactMap({ $0 }) where path.isEmpty || path.hasSuffix("/") {
+        for path in [output, history, timeseries].compactMap({ $0 }) where path.isEmpty || path.hasSuffix("/") {
             throw ValidationError("'\(path)' is not a file path; give a file name such as results/latest.csv")
         }
+        try validateScaleOut()
     }
 
     public func run() async throws {
@@ -124,8 +146,15 @@ public struct RunCommand: AsyncParsableCommand {
     }
 
     /// Runs the scenarios, writes the files, prints the summary table to `output`.
+    ///
+    /// - Parameters:
+    ///   - workerExecutable: `--workers`: the executable workers run (default: this one).
+    ///   - workerLaunched: `--workers`: called with each worker's index and process id.
     @discardableResult
-    public func execute(into out: inout some TextOutputStream) async throws(CommandFailure) -> Harness.Output {
+    public func execute(
+        into out: inout some TextOutputStream, workerExecutable: String? = nil,
+        workerLaunched: @Sendable (Int, Int32) -> Void = { _, _ in }
+    ) async throws(CommandFailure) -> Harness.Output {
         let scenarios = try self.scenarios()
         if printScenarios {
             for scenario in scenarios {
@@ -133,7 +162,16 @@ public struct RunCommand: AsyncParsableCommand {
             }
             return Harness.Output(rows: [], results: [], timeSeries: [])
         }
+        if workers != nil || shard != nil { try Self.checkShardable(scenarios) }
+        if let workers {
+            return try await runWorkers(
+                workers, scenarios: scenarios, into: &out, executable: workerExecutable, launched: workerLaunched)
+        }
+        let shard = try parsedShard()
+        let start = try parsedStartAt()
         var options = Harness.Options(context: RunContext.current(pagebenchVersion: PagebenchVersion.string))
+        options.shard = shard ?? .whole
+        options.startAt = start
         options.timeSeries = timeseries != nil
         options.serviceTimerResolution =
             serviceTimerMicroseconds == 0 ? nil : .microseconds(serviceTimerMicroseconds)
@@ -151,6 +189,15 @@ public struct RunCommand: AsyncParsableCommand {
         } catch {
             throw CommandFailure(wrapping: error)
         }
+        if let shard {
+            let path = try writeShard(result, shard: shard, startAt: start)
+            if !quiet {
+                out.write("\n" + SummaryTable.render(result.rows))
+                out.write("\nwrote shard \(shard) (\(result.rows.count) phases) to \(path)\n")
+            }
+            return result
+        }
+        let output = self.output ?? ResultFiles.defaultOutput
         do {
             try ResultFiles.write(result, to: output, history: history, timeSeries: timeseries)
         } catch {
@@ -176,6 +223,8 @@ extension CommandFailure {
         case .invalidArgument: code = ExitCodes.usage
         case .inputUnavailable: code = ExitCodes.noInput
         case .outputFailed: code = ExitCodes.cannotCreate
+        case .invalidShard: code = ExitCodes.dataError
+        case .workerFailed: code = ExitCodes.workerFailed
         }
         self.init(code, error.description)
     }

@@ -21,6 +21,11 @@ public struct Harness: Sendable {
         /// hundreds of pagers, per-request timers saturate a small machine's runtime timer
         /// path, so the default coalesces them; delays are then rounded up to the tick.
         public var serviceTimerResolution: Duration? = .microseconds(250)
+        /// This process's share of every phase (`--shard`); ``Shard/whole`` runs everything.
+        public var shard: Shard = .whole
+        /// Begin the first phase at this instant (`--start-at`): the first store is built
+        /// first, then the sweep waits. Later phases follow on from the previous one.
+        public var startAt: StartTime?
 
         public init(context: RunContext) {
             self.context = context
@@ -57,7 +62,8 @@ public struct Harness: Sendable {
         }
     }
 
-    /// Runs the sweep. Returns early (with the rows so far) if the task is cancelled.
+    /// Runs the sweep. Returns early (with the rows so far) if the task is cancelled, also
+    /// while waiting for ``Options/startAt``.
     ///
     /// - Throws: ``HarnessError`` if a store cannot be created from a scenario's configuration.
     public func run() async throws -> Output {
@@ -77,6 +83,9 @@ public struct Harness: Sendable {
                 throw HarnessError.invalidField("store", "\(error)")
             }
             let runner = LoadRunner(scenario: scenario, source: StoreSource(store: store))
+            if ordinal == 0, let startAt = options.startAt {
+                do { try await startAt.wait() } catch { return output }
+            }
             let finished = await withTaskGroup(of: Void.self) { group -> Bool in
                 if let sleeper { group.addTask { await sleeper.run() } }
                 defer { group.cancelAll() }
@@ -132,6 +141,7 @@ public struct Harness: Sendable {
         runOptions.timeSeries = options.timeSeries && !overhead
         runOptions.observer = options.observer
         runOptions.progressInterval = options.observer == nil ? nil : options.progressInterval
+        runOptions.shard = options.shard
         let result = await runner.run(concurrency: concurrency, repetition: repetition, options: runOptions)
         options.observer?.runEnded(description, result: result)
         return result

@@ -15,6 +15,12 @@ public struct HarnessError: Error, Sendable, Hashable, CustomStringConvertible {
         case inputUnavailable
         /// A results file could not be written (exit 73).
         case outputFailed
+        /// Result shards that cannot be merged: malformed, from different runs, duplicated or
+        /// missing (exit 65).
+        case invalidShard
+        /// A worker process of `run --workers` could not be started, died from a signal or
+        /// exited with a failure (exit 71).
+        case workerFailed
     }
 
     public let kind: Kind

@@ -37,15 +37,34 @@ public struct LoadRunner<Source: PageSource>: Sendable where Source.Request == P
         public var observer: (any RunObserver)?
         /// How often the memory sampler reads jemalloc's `stats.allocated`.
         public var samplingInterval: Duration = .milliseconds(10)
+        /// This process's share of the run (``Shard``); ``Shard/whole`` runs everything.
+        public var shard: Shard = .whole
 
         public init() {}
     }
 
-    /// Runs warm-up (if any) and one measured phase at `concurrency`.
+    /// Runs warm-up (if any) and one measured phase at `concurrency`: all of it, or the
+    /// share of ``Options/shard`` (its pagers and its drains; nothing at all, not even the
+    /// warm-up, when the shard has no pager at this concurrency).
     public func run(concurrency: Int, repetition: Int, options: Options = Options()) async -> RunResult {
         let workload = scenario.workload
         let timing = options.pageTiming ?? workload.pageTiming
-        let slots = (0..<concurrency).map { _ in WorkerProgress() }
+        let shard = options.shard
+        let pagers = shard.pagers(ofConcurrency: concurrency)
+        let shardDrains: Int?
+        if case .drains(let total) = workload.bound {
+            shardDrains = shard.drainCount(of: total, concurrency: concurrency)
+        } else {
+            shardDrains = nil
+        }
+        guard pagers > 0 else {
+            return RunResult(
+                scenario: scenario, concurrency: concurrency, repetition: repetition, pageTiming: timing,
+                metrics: TaskMetrics(), workersReturned: 0, measuredSeconds: 0, cpu: CPUTime(userSeconds: 0, systemSeconds: 0),
+                allocations: 0, peakAllocatedBytes: 0, peakRSSBytes: 0, timeSeries: [], startedAt: Date(),
+                shard: shard, pagers: 0, shardDrains: shardDrains)
+        }
+        let slots = (0..<pagers).map { _ in WorkerProgress() }
         let sampler = MemorySampler()
         let intervals = options.timeSeries ? IntervalLatencies() : nil
         let status = RunStatus()
@@ -67,7 +86,7 @@ public struct LoadRunner<Source: PageSource>: Sendable where Source.Request == P
                 background.addTask {
                     await progressLoop(
                         every: interval, observer: observer, slots: slots, status: status,
-                        concurrency: concurrency, repetition: repetition)
+                        concurrency: concurrency, repetition: repetition, drainTarget: shardDrains)
                     return []
                 }
             }
@@ -75,7 +94,7 @@ public struct LoadRunner<Source: PageSource>: Sendable where Source.Request == P
             if workload.warmupSeconds > 0 {
                 status.begin(warmup: true, totals: totals(slots))
                 _ = await runPhase(
-                    concurrency: concurrency, slots: slots, intervals: intervals, timing: timing,
+                    concurrency: concurrency, shard: shard, slots: slots, intervals: intervals, timing: timing,
                     warmup: true, bound: .duration(seconds: workload.warmupSeconds))
             }
 
@@ -87,7 +106,7 @@ public struct LoadRunner<Source: PageSource>: Sendable where Source.Request == P
             let measuredStart = Date()
             status.begin(warmup: false, totals: totals(slots))
             let phase = await runPhase(
-                concurrency: concurrency, slots: slots, intervals: intervals, timing: timing,
+                concurrency: concurrency, shard: shard, slots: slots, intervals: intervals, timing: timing,
                 warmup: false, bound: workload.bound)
             let cpu = CPUTime.now().since(cpuBefore)
             let allocationsAfter = try? JemallocStats.read(flushingThreadCache: true)
@@ -108,7 +127,8 @@ public struct LoadRunner<Source: PageSource>: Sendable where Source.Request == P
                 metrics: phase.metrics, workersReturned: phase.workersReturned,
                 measuredSeconds: Double(phase.nanoseconds) / 1e9,
                 cpu: cpu, allocations: allocations, peakAllocatedBytes: sampler.peakAllocatedBytes,
-                peakRSSBytes: peakRSS, timeSeries: series, startedAt: measuredStart)
+                peakRSSBytes: peakRSS, timeSeries: series, startedAt: measuredStart,
+                shard: shard, pagers: pagers, shardDrains: shardDrains)
         }
     }
 
@@ -123,12 +143,13 @@ public struct LoadRunner<Source: PageSource>: Sendable where Source.Request == P
         case deadline(reached: Bool)
     }
 
-    /// One phase: `concurrency` workers in a task group, plus a deadline for a
-    /// duration-bound phase that cancels every drain still in flight.
+    /// One phase: one worker per slot (the shard's pagers) in a task group, plus a deadline
+    /// for a duration-bound phase that cancels every drain still in flight.
     private func runPhase(
-        concurrency: Int, slots: [WorkerProgress], intervals: IntervalLatencies?, timing: Bool, warmup: Bool,
-        bound: RunBound
+        concurrency total: Int, shard: Shard, slots: [WorkerProgress], intervals: IntervalLatencies?, timing: Bool,
+        warmup: Bool, bound: RunBound
     ) async -> PhaseOutcome {
+        let concurrency = slots.count
         var drainLimit: Int?
         var durationNanoseconds: Double?
         switch bound {
@@ -148,7 +169,7 @@ public struct LoadRunner<Source: PageSource>: Sendable where Source.Request == P
         let start = MonotonicTime.nanoseconds()
         let control = PhaseControl(
             planner: planner, isWarmup: warmup, start: start, drainLimit: drainLimit,
-            durationNanoseconds: durationNanoseconds)
+            durationNanoseconds: durationNanoseconds, shard: shard, concurrency: total)
 
         let (metrics, returned) = await withTaskGroup(of: PhaseChild.self) { group in
             for slot in 0..<concurrency {
@@ -260,7 +281,7 @@ public struct LoadRunner<Source: PageSource>: Sendable where Source.Request == P
 
     private func progressLoop(
         every interval: Duration, observer: any RunObserver, slots: [WorkerProgress], status: RunStatus,
-        concurrency: Int, repetition: Int
+        concurrency: Int, repetition: Int, drainTarget: Int?
     ) async {
         let step = LatencyRecorder.nanoseconds(interval)
         var lastPages = totals(slots).pages
@@ -278,7 +299,9 @@ public struct LoadRunner<Source: PageSource>: Sendable where Source.Request == P
                 fraction = scenario.workload.warmupSeconds > 0 ? elapsed / scenario.workload.warmupSeconds : 1
             } else {
                 switch scenario.workload.bound {
-                case .drains(let count): fraction = Double(drains - phase.drainsAtStart) / Double(count)
+                case .drains(let count):
+                    // This shard's drains, when sharded.
+                    fraction = Double(drains - phase.drainsAtStart) / Double(max(1, drainTarget ?? count))
                 case .duration(let seconds): fraction = elapsed / seconds
                 }
             }

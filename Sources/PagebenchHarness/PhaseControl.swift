@@ -3,7 +3,8 @@ import Synchronization
 /// The shared state of one phase (warm-up or measured): which drain is next, when open-loop
 /// drains are meant to start, and when the final cancel-everything was requested.
 ///
-/// Workers touch it once per drain (a claim), never per page.
+/// Workers touch it once per drain (a claim), never per page. A sharded phase hands out only
+/// its shard's drains (``Shard``), with their one-process indices and intended starts.
 final class PhaseControl: Sendable {
     struct Claim: Sendable {
         var index: Int
@@ -12,8 +13,11 @@ final class PhaseControl: Sendable {
     }
 
     private struct State {
-        var next = 0
-        /// Open loop: the intended start of drain `next`, nanoseconds after the phase start.
+        /// How many drains this shard has handed out.
+        var claimed = 0
+        /// Open loop: the phase-wide drain index whose intended start is ``arrivalOffset``.
+        var arrivalIndex = 0
+        /// Open loop: the intended start of drain `arrivalIndex`, nanoseconds after the phase start.
         var arrivalOffset = 0.0
         var stopped = false
     }
@@ -23,12 +27,20 @@ final class PhaseControl: Sendable {
     let start: UInt64
     private let drainLimit: Int?
     private let arrivalLimitNanoseconds: Double?
+    /// This process's share and the one-process concurrency it is a share of.
+    private let shard: Shard
+    private let concurrency: Int
     private let state = Mutex(State())
     /// Monotonic instant at which the final cancel-everything was requested; 0 before.
     let cancelRequestedAt = Atomic<UInt64>(0)
 
-    init(planner: DrainPlanner, isWarmup: Bool, start: UInt64, drainLimit: Int?, durationNanoseconds: Double?) {
+    init(
+        planner: DrainPlanner, isWarmup: Bool, start: UInt64, drainLimit: Int?, durationNanoseconds: Double?,
+        shard: Shard = .whole, concurrency: Int = 1
+    ) {
         self.planner = planner
+        self.shard = shard
+        self.concurrency = concurrency
         self.isWarmup = isWarmup
         self.start = start
         self.drainLimit = drainLimit
@@ -41,15 +53,20 @@ final class PhaseControl: Sendable {
         if case .open = planner.workload.load { isOpen = true } else { isOpen = false }
         return state.withLock { state -> Claim? in
             guard !state.stopped else { return nil }
-            if let drainLimit, state.next >= drainLimit { return nil }
-            let index = state.next
+            let index = shard.isWhole ? state.claimed : shard.drainIndex(local: state.claimed, concurrency: concurrency)
+            if let drainLimit, index >= drainLimit { return nil }
             var intended: UInt64?
             if isOpen {
+                // Walk the one-process arrival schedule up to this drain, gap by gap, so the
+                // offsets are the same sums a single process computes.
+                while state.arrivalIndex < index {
+                    state.arrivalIndex += 1
+                    state.arrivalOffset += planner.arrivalGapNanoseconds(state.arrivalIndex)
+                }
                 if let limit = arrivalLimitNanoseconds, state.arrivalOffset >= limit { return nil }
                 intended = start &+ UInt64(state.arrivalOffset)
-                state.arrivalOffset += planner.arrivalGapNanoseconds(index + 1)
             }
-            state.next += 1
+            state.claimed += 1
             return Claim(index: index, intendedStart: intended)
         }
     }

@@ -32,8 +32,20 @@ public enum ResultFiles {
         }
     }
 
-    /// Creates the directory of `path` (one level, like `results/`) if it is missing.
-    static func createParentDirectory(of path: String) throws(HarnessError) {
+    /// Writes time-series rows to `path` atomically (a shard's `--timeseries`).
+    ///
+    /// - Throws: ``HarnessError`` (`outputFailed`).
+    public static func writeTimeSeries(_ rows: [TimeSeriesRow], to path: String) throws(HarnessError) {
+        try createParentDirectory(of: path)
+        do {
+            try CSVFile.write(rows, to: path)
+        } catch {
+            throw HarnessError(.outputFailed, file: path, "\(error)")
+        }
+    }
+
+    /// Creates the directory of `path` (and its missing parents) if it is missing.
+    public static func createParentDirectory(of path: String) throws(HarnessError) {
         guard let slash = path.lastIndex(of: "/") else { return }
         let directory = String(path[..<slash])
         guard !directory.isEmpty else { return }

@@ -29,11 +29,43 @@ public struct RunResult: Sendable {
     public var measurementOverheadRatio: Double?
     /// When the measured phase started (the row's `timestamp_utc`).
     public var startedAt: Date
+    /// The share of the run this process ran (``Shard/whole`` unless `--shard`).
+    public var shard: Shard
+    /// Pagers this process ran: ``concurrency`` unless sharded.
+    public var pagers: Int
+    /// Drain-count bound: how many of the phase's drains were this shard's; nil for a duration bound.
+    public var shardDrains: Int?
+
+    public init(
+        scenario: Scenario, concurrency: Int, repetition: Int, pageTiming: Bool, metrics: TaskMetrics,
+        workersReturned: Int, measuredSeconds: Double, cpu: CPUTime, allocations: UInt64, peakAllocatedBytes: Int,
+        peakRSSBytes: Int, timeSeries: [TimeSeriesRow], measurementOverheadRatio: Double? = nil, startedAt: Date,
+        shard: Shard = .whole, pagers: Int? = nil, shardDrains: Int? = nil
+    ) {
+        self.scenario = scenario
+        self.concurrency = concurrency
+        self.repetition = repetition
+        self.pageTiming = pageTiming
+        self.metrics = metrics
+        self.workersReturned = workersReturned
+        self.measuredSeconds = measuredSeconds
+        self.cpu = cpu
+        self.allocations = allocations
+        self.peakAllocatedBytes = peakAllocatedBytes
+        self.peakRSSBytes = peakRSSBytes
+        self.timeSeries = timeSeries
+        self.measurementOverheadRatio = measurementOverheadRatio
+        self.startedAt = startedAt
+        self.shard = shard
+        self.pagers = pagers ?? concurrency
+        self.shardDrains = shardDrains
+    }
 
     /// Pages per second of the measured phase.
     public var pagesPerSecond: Double { measuredSeconds > 0 ? Double(metrics.pages) / measuredSeconds : 0 }
 
-    /// The results CSV row of this phase.
+    /// The results CSV row of this phase. A shard's row carries the whole run's context
+    /// (`concurrency`, `target_drains`) and this shard's counts and rates.
     public func row(context: RunContext) -> ResultRow {
         let workload = scenario.workload
         var row = ResultRow()

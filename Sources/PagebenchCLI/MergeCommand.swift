@@ -1,0 +1,74 @@
+import ArgumentParser
+import Foundation
+import PagebenchHarness
+import PagebenchMetrics
+
+/// `pagebench merge`: combines the result shards of one run (`run --shard I/N`) into the
+/// CSV one process would have written: counters summed, histograms added, percentiles from
+/// the merged histograms (README "Scaling out").
+public struct MergeCommand: ParsableCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "merge",
+        abstract: "Merge the result shards of a run (pagebench run --shard I/N) into one results CSV.",
+        discussion: """
+            Give every shard file of the run, or the directories holding them (their shard-*.json files \
+            are read). The shards must be of one run: same shard count, each index once, same \
+            --start-at, same scenarios, configuration hashes, seeds and build. \
+            Exit codes: 0 success, 64 invalid flags, 65 shards that are malformed, of different runs, \
+            duplicated or missing, 66 a file or directory that does not exist, 73 output not writable.
+            """
+    )
+
+    @Argument(help: ArgumentHelp("Shard files, or directories of shard-*.json files.", valueName: "shard"))
+    public var paths: [String]
+
+    @Option(help: ArgumentHelp("Where to write the merged results CSV (atomically).", valueName: "file"))
+    public var output: String = ResultFiles.defaultOutput
+
+    @Option(help: ArgumentHelp("Also append the merged rows to this history CSV.", valueName: "file"))
+    public var history: String?
+
+    @Flag(help: "No summary table; errors only.")
+    public var quiet = false
+
+    public init() {}
+
+    public func validate() throws {
+        guard !paths.isEmpty else { throw ValidationError("give the shard files of the run, or their directory") }
+        for path in [output] + [history].compactMap({ $0 }) where path.isEmpty || path.hasSuffix("/") {
+            throw ValidationError("'\(path)' is not a file path; give a file name such as results/merged.csv")
+        }
+    }
+
+    public func run() throws {
+        var standardOutput = StandardOutput()
+        do {
+            try execute(into: &standardOutput)
+            standardOutput.flush()
+        } catch {
+            standardOutput.flush()
+            throw error.report()
+        }
+    }
+
+    /// Reads, checks and merges the shards, writes the CSV, prints the summary table to `out`.
+    @discardableResult
+    public func execute(into out: inout some TextOutputStream) throws(CommandFailure) -> [ResultRow] {
+        let rows: [ResultRow]
+        let inputs: [ShardMerge.Input]
+        do {
+            inputs = try ShardMerge.read(paths: paths)
+            rows = try ShardMerge.merge(inputs)
+            try ResultFiles.write(Harness.Output(rows: rows, results: [], timeSeries: []), to: output, history: history, timeSeries: nil)
+        } catch {
+            throw CommandFailure(error)
+        }
+        if !quiet {
+            out.write(SummaryTable.render(rows))
+            var files = [output]
+            if let history { files.append(history + " (appended)") }
+            out.write("\nmerged \(inputs.count) shards: wrote \(rows.count) rows to \(files.joined(separator: ", "))\n")
+        }
+        return rows
+    }
+}

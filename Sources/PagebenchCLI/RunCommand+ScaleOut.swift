@@ -1,0 +1,195 @@
+import ArgumentParser
+import Foundation
+import PagebenchHarness
+import PagebenchMetrics
+
+/// `pagebench run --shard I/N`, `--start-at` and `--workers N` (README "Scaling out").
+extension RunCommand {
+    /// The default `--shard-output`.
+    public static let defaultShardDirectory = "results/shards"
+
+    /// How far ahead `--workers` schedules the common start when no `--start-at` is given:
+    /// time for every worker process to start, load its scenarios and build its store.
+    public static let workerStartDelaySeconds = 2.0
+
+    /// The most local worker processes `--workers` starts.
+    public static let maximumWorkers = 256
+
+    /// Checks the scale-out flags on their own and against each other (exit 64).
+    func validateScaleOut() throws {
+        if let workers {
+            guard workers >= 1, workers <= Self.maximumWorkers else {
+                throw ValidationError("--workers must be between 1 and \(Self.maximumWorkers), got \(workers)")
+            }
+            guard shard == nil else {
+                throw ValidationError(
+                    "--workers and --shard exclude each other: --workers N starts the shards 0/N … N-1/N itself")
+            }
+            guard timeseries == nil else {
+                throw ValidationError(
+                    "--timeseries is not supported with --workers; run the shards yourself with --shard I/N and a "
+                        + "--timeseries file each")
+            }
+        }
+        if shard != nil {
+            for (flag, value) in [("--output", output), ("--history", history)] where value != nil {
+                throw ValidationError(
+                    "\(flag) does not apply to --shard: a shard writes its shard file to --shard-output; merge the "
+                        + "shards of all workers with `pagebench merge` to get the CSV")
+            }
+        }
+        if shard != nil || workers != nil {
+            guard !shardOutput.isEmpty else { throw ValidationError("--shard-output must name a directory") }
+        }
+        do throws(HarnessError) {
+            if let shard { _ = try Shard(parsing: shard) }
+            if let startAt { _ = try StartTime(parsing: startAt).check() }
+        } catch {
+            throw ValidationError(error.message)
+        }
+    }
+
+    /// `--shard`, parsed; nil without it.
+    func parsedShard() throws(CommandFailure) -> Shard? {
+        guard let shard else { return nil }
+        do {
+            return try Shard(parsing: shard)
+        } catch {
+            throw CommandFailure(error)
+        }
+    }
+
+    /// `--start-at`, parsed and checked against the clock now; prints the warning of a start
+    /// time that passed within the grace period.
+    func parsedStartAt() throws(CommandFailure) -> StartTime? {
+        guard let startAt else { return nil }
+        do {
+            let start = try StartTime(parsing: startAt)
+            if let warning = try start.check() {
+                FileHandle.standardError.write(Data("pagebench: warning: \(warning)\n".utf8))
+            }
+            return start
+        } catch {
+            throw CommandFailure(error)
+        }
+    }
+
+    /// Sharded runs merge exactly only what a shard file carries: not the overhead ratio,
+    /// which compares two phases of one process.
+    static func checkShardable(_ scenarios: [Scenario]) throws(CommandFailure) {
+        if let scenario = scenarios.first(where: { $0.workload.measureOverhead }) {
+            throw CommandFailure(
+                ExitCodes.usage,
+                "scenario '\(scenario.name)' measures overhead (measureOverhead / --measure-overhead), which a sharded "
+                    + "run cannot merge; measure overhead in one process")
+        }
+    }
+
+    /// Writes this process's shard file (and its time series, if asked) and returns its path.
+    func writeShard(_ result: Harness.Output, shard: Shard, startAt: StartTime?) throws(CommandFailure) -> String {
+        let path = Self.shardPath(directory: shardOutput, shard: shard)
+        do {
+            try ShardFile(shard: shard, startAt: startAt, output: result).write(to: path)
+            if let timeseries { try ResultFiles.writeTimeSeries(result.timeSeries, to: timeseries) }
+        } catch {
+            throw CommandFailure(error)
+        }
+        return path
+    }
+
+    static func shardPath(directory: String, shard: Shard) -> String {
+        (directory.hasSuffix("/") ? directory : directory + "/") + ShardFile.fileName(for: shard)
+    }
+
+    /// `--workers N`: the effective scenarios go to `<shard-output>/scenarios/`, N copies of
+    /// this executable run them as shards `i/N` from a common start, and their shard files
+    /// are merged into the CSV.
+    func runWorkers(
+        _ count: Int, scenarios: [Scenario], into out: inout some TextOutputStream, executable: String?,
+        launched: @Sendable (Int, Int32) -> Void
+    ) async throws(CommandFailure) -> Harness.Output {
+        guard let executable = executable ?? WorkerPool.currentExecutable else {
+            throw CommandFailure(ExitCodes.software, "cannot find this executable (/proc/self/exe) to start workers")
+        }
+        let directory = shardOutput.hasSuffix("/") ? String(shardOutput.dropLast()) : shardOutput
+        // The workers run exactly the scenarios this process resolved: flags already applied.
+        var scenarioFiles: [String] = []
+        do {
+            for (number, scenario) in scenarios.enumerated() {
+                let path = "\(directory)/scenarios/\(number + 1)-\(scenario.name).json"
+                try ResultFiles.createParentDirectory(of: path)
+                try AtomicFile.write(try scenario.jsonText(), to: path)
+                scenarioFiles.append(path)
+            }
+        } catch let error as HarnessError {
+            throw CommandFailure(error)
+        } catch {
+            throw CommandFailure(ExitCodes.cannotCreate, "\(directory)/scenarios: cannot write the workers' scenarios: \(error)")
+        }
+        let shards = Shard.all(count: count)
+        let paths = shards.map { Self.shardPath(directory: directory, shard: $0) }
+        // A stale shard of an earlier run must never be merged into this one.
+        for path in paths where FileManager.default.fileExists(atPath: path) {
+            do {
+                try FileManager.default.removeItem(atPath: path)
+            } catch {
+                throw CommandFailure(ExitCodes.cannotCreate, "\(path): cannot remove the old shard file: \(error)")
+            }
+        }
+        let start = try parsedStartAt() ?? StartTime(date: Date().addingTimeInterval(Self.workerStartDelaySeconds))
+        let pool = WorkerPool(
+            executable: executable,
+            arguments: shards.map { shard in
+                ["run"] + scenarioFiles + [
+                    "--shard", shard.description, "--start-at", start.description, "--shard-output", directory, "--quiet",
+                ]
+            })
+        if !quiet {
+            FileHandle.standardError.write(
+                Data("starting \(count) worker\(count == 1 ? "" : "s") at \(start); shards go to \(directory)/\n".utf8))
+            let phases = scenarios.reduce(0) { $0 + $1.workload.concurrency.count * $1.workload.repetitions }
+            if phases > 1 {
+                FileHandle.standardError.write(
+                    Data(
+                        ("note: \(phases) phases; only the first starts together, each later one when that worker "
+                            + "finishes the previous (README \"Scaling out\")\n").utf8))
+            }
+        }
+        let outcomes: [WorkerPool.Outcome]
+        do {
+            outcomes = try await pool.run(launched: launched)
+        } catch {
+            throw CommandFailure(error)
+        }
+        let failed = outcomes.filter { !$0.termination.succeeded }
+        guard failed.isEmpty else {
+            let kept = outcomes.filter { $0.termination.succeeded && FileManager.default.fileExists(atPath: paths[$0.index]) }
+            var message = failed.map { "worker \($0.index) (shard \(shards[$0.index]), pid \($0.processIdentifier)) \($0.termination)" }
+                .joined(separator: "; ")
+            message += "; the run failed"
+            message += kept.isEmpty
+                ? " and no worker finished" : "; kept the shards that finished: " + kept.map { paths[$0.index] }.joined(separator: ", ")
+            throw CommandFailure(ExitCodes.workerFailed, message)
+        }
+        let rows: [ResultRow]
+        do {
+            rows = try ShardMerge.merge(try ShardMerge.read(paths: paths))
+        } catch {
+            throw CommandFailure(error)
+        }
+        let output = Harness.Output(rows: rows, results: [], timeSeries: [])
+        let csv = self.output ?? ResultFiles.defaultOutput
+        do {
+            try ResultFiles.write(output, to: csv, history: history, timeSeries: nil)
+        } catch {
+            throw CommandFailure(error)
+        }
+        if !quiet {
+            out.write("\n" + SummaryTable.render(rows))
+            var files = [csv]
+            if let history { files.append(history + " (appended)") }
+            out.write("\nmerged \(count) shards from \(directory)/: wrote \(rows.count) rows to \(files.joined(separator: ", "))\n")
+        }
+        return output
+    }
+}
