@@ -83,7 +83,7 @@ struct BaselineUpdateCommand: AsyncParsableCommand {
         } catch {
             throw error.report()
         }
-        defer { try? FileManager.default.removeItem(atPath: command.output) }
+        defer { if let scratch = command.output { try? FileManager.default.removeItem(atPath: scratch) } }
         let path = try CLIFailure.mapErrors { try Baselines.write(result.rows, name: name, directory: directory) }
         print("pagebench: wrote \(result.rows.count) rows of a fresh run to \(path)")
     }
