@@ -103,7 +103,7 @@ var targets: [Target] = [
     .testTarget(
         name: "PagebenchHTTPTests",
         dependencies: [
-            "PagebenchHTTP", "PagebenchStore",
+            "PagebenchHTTP", "PagebenchStore", "PagebenchCLI", "PagebenchHarness",
             .product(name: "HummingbirdTesting", package: "hummingbird"),
         ],
         swiftSettings: strict

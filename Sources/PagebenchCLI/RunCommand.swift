@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import PagebenchHTTP
 import PagebenchHarness
 import PagebenchMetrics
 import PagebenchStore
@@ -45,6 +46,12 @@ public struct RunCommand: AsyncParsableCommand {
 
     @Option(help: ArgumentHelp("Write per-second rows (pages/s, page latency p99, memory) to this CSV.", valueName: "file"))
     public var timeseries: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "Page a store served by `pagebench serve` at this URL (http://host:port) instead of an in-process one; rows are named SCENARIO@http.",
+            valueName: "url"))
+    public var target: String?
 
     @Option(
         help: ArgumentHelp(
@@ -155,7 +162,7 @@ public struct RunCommand: AsyncParsableCommand {
         into out: inout some TextOutputStream, workerExecutable: String? = nil,
         workerLaunched: @Sendable (Int, Int32) -> Void = { _, _ in }
     ) async throws(CommandFailure) -> Harness.Output {
-        let scenarios = try self.scenarios()
+        var scenarios = try self.scenarios()
         if printScenarios {
             for scenario in scenarios {
                 out.write((try? scenario.jsonText()) ?? "")
@@ -163,6 +170,11 @@ public struct RunCommand: AsyncParsableCommand {
             return Harness.Output(rows: [], results: [], timeSeries: [])
         }
         if workers != nil || shard != nil { try Self.checkShardable(scenarios) }
+        if workers != nil, target != nil {
+            throw CommandFailure(
+                ExitCodes.usage,
+                "--workers with --target is not supported yet; start the workers yourself with --shard I/N --start-at TIME --target URL, then pagebench merge")
+        }
         if let workers {
             return try await runWorkers(
                 workers, scenarios: scenarios, into: &out, executable: workerExecutable, launched: workerLaunched)
@@ -175,6 +187,14 @@ public struct RunCommand: AsyncParsableCommand {
         options.timeSeries = timeseries != nil
         options.serviceTimerResolution =
             serviceTimerMicroseconds == 0 ? nil : .microseconds(serviceTimerMicroseconds)
+        var remote: HTTPStoreSource?
+        if let target {
+            let source = try await connectTarget(target, scenarios: scenarios)
+            remote = source
+            options.remoteSource = RemotePageSource(name: target) { try await source.page($0) }
+            // A row measured over HTTP must never be matched with an in-process one.
+            for index in scenarios.indices { scenarios[index].name += "@http" }
+        }
         if !quiet {
             let printer = ProgressPrinter(isTerminal: isatty(STDERR_FILENO) == 1) { text in
                 FileHandle.standardError.write(Data(text.utf8))
@@ -187,7 +207,13 @@ public struct RunCommand: AsyncParsableCommand {
         do {
             result = try await harness.run()
         } catch {
+            try? await remote?.shutdown()
             throw CommandFailure(wrapping: error)
+        }
+        if let remote {
+            let counts = remote.statusCounts
+            try? await remote.shutdown()
+            if !quiet { out.write("HTTP responses from \(remote.target): \(counts)\n") }
         }
         if let shard {
             let path = try writeShard(result, shard: shard, startAt: start)

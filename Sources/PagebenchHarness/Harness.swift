@@ -21,6 +21,10 @@ public struct Harness: Sendable {
         /// hundreds of pagers, per-request timers saturate a small machine's runtime timer
         /// path, so the default coalesces them; delays are then rounded up to the tick.
         public var serviceTimerResolution: Duration? = .microseconds(250)
+        /// Page a store served elsewhere instead of an in-process one (`--target URL`). The
+        /// scenario's store configuration must describe that store: drains pick partitions
+        /// and segments from it. Service time and faults are then the server's.
+        public var remoteSource: RemotePageSource?
         /// This process's share of every phase (`--shard`); ``Shard/whole`` runs everything.
         public var shard: Shard = .whole
         /// Begin the first phase at this instant (`--start-at`): the first store is built
@@ -71,6 +75,14 @@ public struct Harness: Sendable {
         var ordinal = 0
         let total = runCount
         for scenario in scenarios {
+            if let remote = options.remoteSource {
+                if ordinal == 0, let startAt = options.startAt {
+                    do { try await startAt.wait() } catch { return output }
+                }
+                let runner = LoadRunner(scenario: scenario, source: remote)
+                guard await runScenario(runner, ordinal: &ordinal, total: total, into: &output) else { return output }
+                continue
+            }
             let sleeper = options.serviceTimerResolution.map { CoalescingSleeper(resolution: $0) }
             let store: SyntheticStore
             do {
@@ -97,8 +109,8 @@ public struct Harness: Sendable {
     }
 
     /// Runs every concurrency × repetition of one scenario; false when cancelled.
-    private func runScenario(
-        _ runner: LoadRunner<StoreSource>, ordinal: inout Int, total: Int, into output: inout Output
+    private func runScenario<Source>(
+        _ runner: LoadRunner<Source>, ordinal: inout Int, total: Int, into output: inout Output
     ) async -> Bool {
         let workload = runner.scenario.workload
         for concurrency in workload.concurrency {
@@ -125,8 +137,8 @@ public struct Harness: Sendable {
         return true
     }
 
-    private func measure(
-        _ runner: LoadRunner<StoreSource>, concurrency: Int, repetition: Int, ordinal: Int, total: Int, timing: Bool,
+    private func measure<Source>(
+        _ runner: LoadRunner<Source>, concurrency: Int, repetition: Int, ordinal: Int, total: Int, timing: Bool,
         overhead: Bool
     ) async -> RunResult {
         let workload = runner.scenario.workload
@@ -136,7 +148,7 @@ public struct Harness: Sendable {
             scenario: runner.scenario.name, concurrency: concurrency, repetition: repetition,
             isOverheadRun: overhead, ordinal: ordinal, total: total, expectedSeconds: expected)
         options.observer?.runStarted(description)
-        var runOptions = LoadRunner<StoreSource>.Options()
+        var runOptions = LoadRunner<Source>.Options()
         runOptions.pageTiming = timing
         runOptions.timeSeries = options.timeSeries && !overhead
         runOptions.observer = options.observer

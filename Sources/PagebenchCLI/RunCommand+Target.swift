@@ -1,0 +1,43 @@
+import ArgumentParser
+import PagebenchHTTP
+import PagebenchHarness
+import PagebenchStore
+
+extension RunCommand {
+    /// `--target URL`: connects to a `pagebench serve` store, checks that it is the store
+    /// the scenarios describe (drains choose partitions and segments from it), and returns
+    /// the source the harness pages through.
+    ///
+    /// - Throws: exit 64 for a malformed URL or several scenarios with different stores,
+    ///   69 when the server cannot be reached, 65 when it serves another store.
+    func connectTarget(_ target: String, scenarios: [Scenario]) async throws(CommandFailure) -> HTTPStoreSource {
+        let hashes = Set(scenarios.map(\.store.configurationHash))
+        guard hashes.count == 1, let expected = hashes.first else {
+            throw CommandFailure(
+                ExitCodes.usage,
+                "--target pages one served store, but these scenarios describe \(hashes.count) different stores; run them one at a time")
+        }
+        let connections = max(1, scenarios.flatMap(\.workload.concurrency).max() ?? 1)
+        let source: HTTPStoreSource
+        do {
+            source = try HTTPStoreSource(target: target, configuration: .init(connections: connections))
+        } catch {
+            throw CommandFailure(ExitCodes.usage, "--target: \(error)")
+        }
+        let health: StoreHealth
+        do {
+            health = try await source.health()
+        } catch {
+            try? await source.shutdown()
+            throw CommandFailure(ExitCodes.unavailable, "--target \(target): the store did not answer /health: \(error)")
+        }
+        guard health.configurationHash == expected else {
+            try? await source.shutdown()
+            throw CommandFailure(
+                ExitCodes.dataError,
+                "--target \(target) serves store \(health.configurationHash), but the scenario describes store \(expected): "
+                    + "start `pagebench serve` with the same store options (or --config file) as `pagebench run`")
+        }
+        return source
+    }
+}

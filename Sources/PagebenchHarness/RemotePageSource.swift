@@ -1,0 +1,23 @@
+import PagebenchPager
+import PagebenchStore
+
+/// A page source the harness reaches through a closure: how `pagebench run --target URL`
+/// drives a store served elsewhere (over HTTP) without the harness knowing the transport.
+///
+/// The closure must behave like `SyntheticStore.page(_:)`: throw `StoreError` for the store's
+/// own errors (so retries and error columns classify them) and `CancellationError` untouched.
+public struct RemotePageSource: PageSource {
+    /// Where the pages come from, for messages (for example the target URL).
+    public let name: String
+    @usableFromInline let fetchPage: @Sendable (PageRequest) async throws -> Page
+
+    public init(name: String, fetch: @escaping @Sendable (PageRequest) async throws -> Page) {
+        self.name = name
+        fetchPage = fetch
+    }
+
+    @inlinable
+    public func fetch(_ request: PageRequest) async throws -> Page {
+        try await fetchPage(request)
+    }
+}

@@ -1,0 +1,83 @@
+import Foundation
+import PagebenchCLI
+import PagebenchHTTP
+import PagebenchHarness
+import PagebenchStore
+import Testing
+
+/// `pagebench run --target URL` (issue 6): the same workload driven over HTTP gives the same
+/// deterministic figures (H3) as in-process, and a server with another store is refused.
+@Suite struct RunTargetTests {
+    struct Capture: TextOutputStream {
+        var text = ""
+        mutating func write(_ string: String) { text += string }
+    }
+
+    static func scenarioFile(in directory: URL, seed: UInt64 = 7) throws -> String {
+        var store = TestStores.configuration
+        store.seed = seed
+        let scenario = """
+            {
+              "name": "remote",
+              "store": \(try store.jsonText()),
+              "workload": { "pager": "streaming", "concurrency": [1, 3], "filter": "match", "limit": 7,
+                            "drains": 15, "read": "partition:uniform" }
+            }
+            """
+        let path = directory.appendingPathComponent("remote-\(seed).json").path
+        try scenario.write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    func run(_ arguments: [String]) async throws -> Harness.Output {
+        var capture = Capture()
+        let command = try #require(try PagebenchCommand.parseAsRoot(["run"] + arguments) as? RunCommand)
+        return try await command.execute(into: &capture)
+    }
+
+    @Test func h3_runOverHTTPGivesTheInProcessDeterministicFigures() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pagebench-target-\(UUID())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let scenario = try Self.scenarioFile(in: directory)
+        let local = try await run([scenario, "--quiet", "--output", directory.appendingPathComponent("local.csv").path])
+        let server = StoreServer(store: try TestStores.store())
+        let remote = try await withLiveServer(server) { target in
+            try await run([
+                scenario, "--quiet", "--target", target, "--output", directory.appendingPathComponent("remote.csv").path,
+            ])
+        }
+        #expect(remote.rows.count == 2)
+        #expect(remote.rows.allSatisfy { $0.scenario == "remote@http" })
+        for (a, b) in zip(local.rows, remote.rows) {
+            #expect(a.concurrency == b.concurrency)
+            #expect(a.drains == b.drains)
+            #expect(a.pages == b.pages)
+            #expect(a.items == b.items)
+            #expect(a.scannedBytes == b.scannedBytes)
+            #expect(a.emptyPagesWasted == b.emptyPagesWasted)
+            #expect(a.pages > 0)
+        }
+    }
+
+    @Test func aServerWithAnotherStoreIsRefusedNamingBothStores() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pagebench-target-\(UUID())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let scenario = try Self.scenarioFile(in: directory, seed: 8)
+        let output = directory.appendingPathComponent("remote.csv").path
+        let server = StoreServer(store: try TestStores.store())
+        let failure: CommandFailure? = try await withLiveServer(server) { target in
+            do {
+                _ = try await run([scenario, "--quiet", "--target", target, "--output", output])
+                return nil
+            } catch let failure as CommandFailure {
+                return failure
+            }
+        }
+        let refused = try #require(failure)
+        #expect(refused.exitCode.rawValue == 65)
+        #expect(refused.message.contains("pagebench serve"))
+        #expect(!FileManager.default.fileExists(atPath: output))
+    }
+}
