@@ -1,19 +1,36 @@
 import Benchmark
 import PagebenchStore
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 // Store hot paths, in release: page evaluation (tokens and items included), a 1 MiB page,
 // and token encode/decode. Every closure black-holes a checksum so the work cannot be
 // optimised away. Units: throughput in operations per second (larger is better), wall
 // clock per operation (smaller is better), mallocs per operation (smaller is better).
 //
 //   PAGEBENCH_BENCHMARKS=1 swift package --scratch-path .build-benchmarks benchmark --target StoreBenchmarks
+//
+// CI's allocation gate (.ci/benchmark-gate, README "Allocation gate") sets
+// PAGEBENCH_ALLOCATION_GATE: then every benchmark runs a few iterations only, since the gated
+// metric, mallocCountTotal, is the same in every iteration; wall clock is still recorded
+// but no thresholds file holds it, so it never gates.
+
+/// Whether this run is CI's allocation gate (few iterations, see above).
+let allocationGate = getenv("PAGEBENCH_ALLOCATION_GATE") != nil
+
+/// `full` iterations normally, at most 5 under the allocation gate.
+func iterations(_ full: Int) -> Int { allocationGate ? min(full, 5) : full }
 
 let benchmarks: @Sendable () -> Void = {
     Benchmark.defaultConfiguration = .init(
         metrics: [.throughput, .wallClock, .mallocCountTotal],
         scalingFactor: .kilo,
-        maxDuration: .seconds(2),
-        maxIterations: 100_000
+        maxDuration: .seconds(allocationGate ? 1 : 2),
+        maxIterations: iterations(100_000)
     )
 
     let store: SyntheticStore
@@ -42,10 +59,10 @@ let benchmarks: @Sendable () -> Void = {
     Benchmark("Page evaluation limit 10 filter match", closure: pages(limit: 10, filter: .matching))
     Benchmark(
         "Page evaluation limit 1000",
-        configuration: .init(scalingFactor: .one, maxIterations: 100_000),
+        configuration: .init(scalingFactor: .one, maxIterations: iterations(100_000)),
         closure: pages(limit: 1000, filter: nil))
 
-    Benchmark("Scan of a 1 MiB page", configuration: .init(scalingFactor: .one, maxIterations: 100_000)) { benchmark in
+    Benchmark("Scan of a 1 MiB page", configuration: .init(scalingFactor: .one, maxIterations: iterations(100_000))) { benchmark in
         // A limit far above what fits: the 1 MiB budget cuts every page (S4).
         var request = PageRequest(range: .scan, limit: 1_000_000)
         var checksum: UInt64 = 0
@@ -58,7 +75,7 @@ let benchmarks: @Sendable () -> Void = {
         blackHole(checksum)
     }
 
-    Benchmark("Payload bytes of a 1 MiB page", configuration: .init(scalingFactor: .one, maxIterations: 10_000)) {
+    Benchmark("Payload bytes of a 1 MiB page", configuration: .init(scalingFactor: .one, maxIterations: iterations(10_000))) {
         benchmark in
         let page = try store.evaluatePage(PageRequest(range: .scan, limit: 1_000_000))
         var checksum: UInt64 = 0
