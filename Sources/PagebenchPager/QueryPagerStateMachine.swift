@@ -24,11 +24,28 @@ struct QueryPagerStateMachine<InitialPage: Sendable, Page: Sendable, Request: Se
         }
     }
 
-    /// The latest output, kept for late subscribers (P11). A raw output is transformed
-    /// lazily, only when someone subscribes, so a pager nobody watches never runs the
-    /// transform per page.
+    /// The latest published output, kept for late subscribers (P11).
+    ///
+    /// While nobody subscribes, a publication is recorded as `.prefix`: how many next and
+    /// previous pages it held. It is neither built nor transformed until someone
+    /// subscribes. Holding a built `Output` here instead would share the page arrays'
+    /// buffers with the state, so the next `receivePage` would copy the whole array
+    /// (copy-on-write) and draining n pages would cost O(n²).
+    ///
+    /// Invariant behind `.prefix`: between publications the held pages only *grow at the
+    /// end* — `receivePage` appends to `nextPages` and `previousPagesNewestLast`, nothing
+    /// else touches them except `dropHeldPages`, which materialises a `.prefix` into
+    /// `.raw` before dropping anything. So the first `nextCount` next pages, the first
+    /// `previousCount` previous pages and the initial page held now are exactly the
+    /// published output; pages appended since (by a load still in flight, or by a
+    /// cancelled `loadAll` that published nothing) lie beyond the prefix and are never
+    /// shown to a late subscriber (P11, P12).
     @usableFromInline enum Latest: Sendable {
         case none
+        /// The published output is a prefix of the pages held (see above).
+        case prefix(nextCount: Int, previousCount: Int)
+        /// A built, untransformed output; only when a `.prefix` had to be materialised
+        /// before the held pages were dropped.
         case raw(Output)
         case result(Result<Model, any Error>)
     }
@@ -62,6 +79,17 @@ struct QueryPagerStateMachine<InitialPage: Sendable, Page: Sendable, Request: Se
     @inlinable var output: Output? {
         initialPage.map {
             Output(previousPages: previousPagesNewestLast.reversed(), initialPage: $0, nextPages: nextPages)
+        }
+    }
+
+    /// The output published as `.prefix(nextCount:previousCount:)`, built now.
+    @inlinable func prefixOutput(nextCount: Int, previousCount: Int) -> Output? {
+        initialPage.map {
+            Output(
+                previousPages: previousPagesNewestLast[..<previousCount].reversed(),
+                initialPage: $0,
+                nextPages: Array(nextPages[..<nextCount])
+            )
         }
     }
 
@@ -124,8 +152,21 @@ struct QueryPagerStateMachine<InitialPage: Sendable, Page: Sendable, Request: Se
     /// orphaned or its task cancelled: the page is dropped, nothing partial is kept (P12, P13).
     @inlinable mutating func receiveInitialPage(_ page: InitialPage, info: Info, id: UInt64, isCancelled: Bool) throws {
         guard load?.id == id, !isCancelled else { throw CancellationError() }
+        dropHeldPages()
         initialPage = page
         initialInfo = info
+    }
+
+    /// Drops every page held. The only change to the held pages other than appending, so
+    /// it first materialises a `.prefix` latest output that still refers to them (see
+    /// `Latest`). Callers that also drop the latest output (`reset`) clear it first, so
+    /// nothing is built for nothing.
+    @inlinable mutating func dropHeldPages() {
+        if case .prefix(let nextCount, let previousCount) = latest {
+            latest = prefixOutput(nextCount: nextCount, previousCount: previousCount).map { .raw($0) } ?? .none
+        }
+        initialPage = nil
+        initialInfo = nil
         nextPages = []
         nextInfo = nil
         previousPagesNewestLast = []
@@ -211,17 +252,25 @@ struct QueryPagerStateMachine<InitialPage: Sendable, Page: Sendable, Request: Se
             publish(.failure(error))
             return .done
         case .publishOutput:
-            guard let output else {
+            guard let initialPage else {
                 load = nil
                 return .done
             }
             if subscribers.isEmpty {
+                // Record the publication without building an output: the state keeps the
+                // only reference to its page buffers, so the next load appends in place
+                // (amortised O(1)) instead of copying every page held.
                 load = nil
                 outputVersion &+= 1
-                latest = .raw(output)
+                latest = .prefix(nextCount: nextPages.count, previousCount: previousPagesNewestLast.count)
                 return .done
             }
-            return .transform(output)
+            // Subscribers need the output now. The pager drops it once transformed, so
+            // unless the transform's model keeps the arrays (as the identity transform
+            // does), the next append is still in place.
+            return .transform(
+                Output(previousPages: previousPagesNewestLast.reversed(), initialPage: initialPage, nextPages: nextPages)
+            )
         }
     }
 
@@ -248,14 +297,9 @@ struct QueryPagerStateMachine<InitialPage: Sendable, Page: Sendable, Request: Se
     @inlinable mutating func reset() -> Task<Void, any Error>? {
         let orphan = load?.task
         load = nil
-        initialPage = nil
-        initialInfo = nil
-        nextPages = []
-        nextInfo = nil
-        previousPagesNewestLast = []
-        previousInfo = nil
         latest = .none
         outputVersion &+= 1
+        dropHeldPages()
         return orphan
     }
 
@@ -282,8 +326,9 @@ struct QueryPagerStateMachine<InitialPage: Sendable, Page: Sendable, Request: Se
             break
         case .result(let result):
             subscriber.yield(result)
-        case .raw(let output):
+        case .prefix, .raw:
             guard let transformed, transformed.version == outputVersion else {
+                guard let output = latestOutput else { break }
                 return .transform(output, version: outputVersion)
             }
             latest = .result(transformed.result)
@@ -291,6 +336,15 @@ struct QueryPagerStateMachine<InitialPage: Sendable, Page: Sendable, Request: Se
         }
         subscribers[id] = subscriber
         return .subscribed
+    }
+
+    /// The latest published output while it is still untransformed, built if needed.
+    @inlinable var latestOutput: Output? {
+        switch latest {
+        case .prefix(let nextCount, let previousCount): prefixOutput(nextCount: nextCount, previousCount: previousCount)
+        case .raw(let output): output
+        case .none, .result: nil
+        }
     }
 
     @inlinable mutating func unsubscribe(id: UInt64) {
