@@ -52,20 +52,6 @@ enum PresizedRecorders {
     static let countsOnly = TaskMetrics()
 }
 
-extension TaskMetrics {
-    /// Adds another task's page counts and retries (not its histograms): what a probed
-    /// drain's child task counted.
-    mutating func addPageCounts(_ other: TaskMetrics) {
-        pages += other.pages
-        items += other.items
-        scannedItems += other.scannedItems
-        scannedBytes += other.scannedBytes
-        emptyPagesWasted += other.emptyPagesWasted
-        emptyPagesFinal += other.emptyPagesFinal
-        retries += other.retries
-    }
-}
-
 /// Hands a value to exactly one child task without leaving a second reference behind, so
 /// the task owns it uniquely (its first write does not copy it again).
 final class Handoff<Value: Sendable>: Sendable {

@@ -83,18 +83,12 @@ public struct TaskMetrics: Sendable, Equatable {
 
     /// Adds another task's figures: counts add, maxima take the larger, histograms merge exactly.
     public mutating func add(_ other: TaskMetrics) {
-        pages += other.pages
-        items += other.items
-        scannedItems += other.scannedItems
-        scannedBytes += other.scannedBytes
-        emptyPagesWasted += other.emptyPagesWasted
-        emptyPagesFinal += other.emptyPagesFinal
+        addPageCounts(other)
         drains += other.drains
         pagesInEndedDrains += other.pagesInEndedDrains
         pagesPerDrainMax = Swift.max(pagesPerDrainMax, other.pagesPerDrainMax)
         cancellations += other.cancellations
         pagesAfterCancel += other.pagesAfterCancel
-        retries += other.retries
         throttles += other.throttles
         missedStarts += other.missedStarts
         errors.add(other.errors)
@@ -102,6 +96,18 @@ public struct TaskMetrics: Sendable, Equatable {
         drainLatency.add(other.drainLatency)
         Self.merge(&drainLatencyCorrected, other.drainLatencyCorrected)
         Self.merge(&cancellationLatency, other.cancellationLatency)
+    }
+
+    /// Adds another task's page counts and retries, not its drains or histograms: what a
+    /// probed drain's child task counted, and the first part of ``add(_:)``.
+    public mutating func addPageCounts(_ other: TaskMetrics) {
+        pages += other.pages
+        items += other.items
+        scannedItems += other.scannedItems
+        scannedBytes += other.scannedBytes
+        emptyPagesWasted += other.emptyPagesWasted
+        emptyPagesFinal += other.emptyPagesFinal
+        retries += other.retries
     }
 
     /// The merge of several tasks' metrics.
