@@ -6,7 +6,7 @@
 /// category from the middle bits (or from the run's hash under `runs` clustering), and `h`
 /// itself seeds the payload.
 struct ItemModel: Sendable {
-    private enum SizeKind: Sendable {
+    enum SizeKind: Sendable {
         case fixed
         case uniform
         case table
@@ -14,7 +14,7 @@ struct ItemModel: Sendable {
 
     private let itemSeed: UInt64
     private let runSeed: UInt64
-    private let sizeKind: SizeKind
+    let sizeKind: SizeKind
     private let sizeBase: Int
     private let sizeSpan: UInt64
     /// Log-normal quantiles at u = (i + ½) / 2048 (i = 0…2048, the last repeated for
@@ -22,7 +22,7 @@ struct ItemModel: Sendable {
     private let sizeQuantiles: [UInt32]
     /// `selectivity` as a 32-bit fixed-point threshold (2^32 = always).
     private let matchThreshold: UInt64
-    private let clusteringKind: UInt8  // 0 even, 1 random, 2 runs
+    let clusteringKind: UInt8  // 0 even, 1 random, 2 runs
     private let runLength: UInt64
 
     static let quantileBits = 11
@@ -83,7 +83,14 @@ struct ItemModel: Sendable {
     /// The size in bytes of the item with hash `hash`.
     @inline(__always)
     func size(_ hash: UInt64) -> Int {
-        switch sizeKind {
+        size(hash, kind: sizeKind)
+    }
+
+    /// ``size(_:)`` with the size kind given: the scan passes a constant for the default
+    /// configuration so that its loop has no per-item dispatch.
+    @inline(__always)
+    func size(_ hash: UInt64, kind: SizeKind) -> Int {
+        switch kind {
         case .fixed:
             return sizeBase
         case .uniform:
@@ -102,8 +109,15 @@ struct ItemModel: Sendable {
     /// The category (0 = "matching", else 1…15) of an item.
     @inline(__always)
     func category(hash: UInt64, partitionSeed: UInt64, sortKey: UInt64) -> Int {
+        category(hash: hash, partitionSeed: partitionSeed, sortKey: sortKey, clustering: clusteringKind)
+    }
+
+    /// ``category(hash:partitionSeed:sortKey:)`` with the clustering kind given (see
+    /// ``size(_:kind:)``).
+    @inline(__always)
+    func category(hash: UInt64, partitionSeed: UInt64, sortKey: UInt64, clustering: UInt8) -> Int {
         let isMatch: Bool
-        switch clusteringKind {
+        switch clustering {
         case 0:
             // Evenly spaced: item k matches when frac(k·s) + s ≥ 1 (s = selectivity), so exactly
             // ⌊(k+1)·s⌋ − ⌊k·s⌋ ∈ {0, 1}; a per-partition phase decorrelates partitions.

@@ -32,11 +32,14 @@ extension SyntheticStore {
         guard limit >= 1, limit <= PageRequest.maximumLimit else { throw .invalidLimit(limit) }
         let (lo, hi) = try bounds(of: request.range)
         let reverse = request.reverse
+        let filter = request.filter
         let step = reverse ? -1 : 1
 
         var position: Int
+        var macPrefix: PageToken.MACPrefix?
         if let token = request.token {
-            let decoded = try PageToken.decode(token, key: tokenKey)
+            let (decoded, prefix) = try PageToken.decodeKeepingPrefix(token, key: tokenKey)
+            macPrefix = prefix
             try checkBinding(of: decoded, to: request, limit: limit)
             let last = Int(truncatingIfNeeded: decoded.lastPosition)
             guard last >= lo, last < hi else {
@@ -55,57 +58,87 @@ extension SyntheticStore {
         var bytes = 0
         var items: [Item] = []
         items.reserveCapacity(min(bound, 4096))
-        scanPage(request, limit: limit, lo: lo, hi: hi, position: &position, scanned: &scanned, bytes: &bytes) {
-            items.append($0)
-        }
+        scanPage(
+            reverse: reverse, filter: filter, limit: limit, lo: lo, hi: hi, position: &position, scanned: &scanned,
+            bytes: &bytes, items: &items)
 
         // S5, S6: no token only when the range is exhausted and the page was not cut; a page
         // that hits the limit exactly at the end still gets one under `continuation`.
         let exhausted = reverse ? position < lo : position >= hi
         var nextToken: String?
         if scanned > 0, !exhausted || (scanned == limit && continuationAtExactEnd) {
-            nextToken = PageToken(request: request, limit: limit, lastPosition: position - step).encode(key: tokenKey)
+            // From the request's fields, not the request: copying a PageRequest (two optionals,
+            // one a String) costs more here than building the token.
+            let (rangeKind, rangeA, rangeB) = PageToken.rangeFields(request.range)
+            let (filterKind, filterValue) = PageToken.filterFields(filter)
+            let next = PageToken(
+                reverse: reverse, rangeKind: rangeKind, rangeA: rangeA, rangeB: rangeB,
+                limit: UInt32(truncatingIfNeeded: limit), filterKind: filterKind, filterValue: filterValue,
+                lastPosition: UInt64(truncatingIfNeeded: position - step))
+            nextToken = next.encode(key: tokenKey, reusing: macPrefix)
         }
         return Page(items: items, scannedCount: scanned, scannedBytes: bytes, nextToken: nextToken)
     }
 
     /// Evaluates items from `position` until the limit, the budget (S4) or the range end,
-    /// passing those that match the filter to `emit`.
+    /// appending those that match the filter to `items`.
     @inline(__always)
     private func scanPage(
-        _ request: PageRequest, limit: Int, lo: Int, hi: Int, position: inout Int, scanned: inout Int,
-        bytes: inout Int, emit: (Item) -> Void
+        reverse: Bool, filter: Filter?, limit: Int, lo: Int, hi: Int, position: inout Int, scanned: inout Int,
+        bytes: inout Int, items: inout [Item]
     ) {
-        let step = request.reverse ? -1 : 1
-        let filter = request.filter
+        // The default configuration's item model (log-normal sizes, evenly spread matches) gets
+        // a loop of its own with the model's dispatch resolved; every other one the general loop.
+        // Both compute the same items (the same `ItemModel` functions).
+        if model.sizeKind == .table, model.clusteringKind == 0 {
+            scanRuns(
+                reverse: reverse, filter: filter, sizeKind: .table, clustering: 0, limit: limit, lo: lo, hi: hi,
+                position: &position, scanned: &scanned, bytes: &bytes, items: &items)
+        } else {
+            scanRuns(
+                reverse: reverse, filter: filter, sizeKind: model.sizeKind, clustering: model.clusteringKind,
+                limit: limit, lo: lo, hi: hi, position: &position, scanned: &scanned, bytes: &bytes, items: &items)
+        }
+    }
+
+    /// The scan loop of ``scanPage``. It walks runs of consecutive items within one
+    /// partition, so the partition, its seed and the run's length are worked out once per run
+    /// rather than once per item.
+    @inline(__always)
+    private func scanRuns(
+        reverse: Bool, filter: Filter?, sizeKind: ItemModel.SizeKind, clustering: UInt8, limit: Int, lo: Int,
+        hi: Int, position: inout Int, scanned: inout Int, bytes: inout Int, items: inout [Item]
+    ) {
+        let step = reverse ? -1 : 1
+        let keyStep: UInt64 = reverse ? .max : 1  // −1 or +1, wrapping
         let exclusive = exclusiveBoundary
         let budget = budgetBytes
-        var partition = 0
-        var partitionStart = 0
-        var partitionEnd = 0
-        var partitionSeed: UInt64 = 0
-        while scanned < limit, position >= lo, position < hi {
-            if position < partitionStart || position >= partitionEnd {
-                partition = layout.partition(containing: position)
-                partitionStart = layout.start(of: partition)
-                partitionEnd = layout.start(of: partition + 1)
-                partitionSeed = model.partitionSeed(partition)
+        scan: while scanned < limit, position >= lo, position < hi {
+            let partition = layout.partition(containing: position)
+            let partitionStart = layout.start(of: partition)
+            let partitionSeed = model.partitionSeed(partition)
+            let available = reverse ? position - max(lo, partitionStart) + 1 : min(hi, layout.start(of: partition + 1)) - position
+            let run = min(limit - scanned, available)  // ≥ 1
+            var sortKey = UInt64(truncatingIfNeeded: position &- partitionStart)
+            for _ in 0..<run {
+                let hash = model.itemHash(partitionSeed: partitionSeed, sortKey: sortKey)
+                let size = model.size(hash, kind: sizeKind)
+                // S4 exclusive: the item that would cross the budget starts the next page, unless
+                // it is the first of this page (an oversized item is evaluated alone).
+                if exclusive, scanned > 0, size > budget &- bytes { break scan }
+                scanned &+= 1
+                bytes &+= size
+                position &+= step
+                let category = model.category(
+                    hash: hash, partitionSeed: partitionSeed, sortKey: sortKey, clustering: clustering)
+                if filter?.matches(category: category, sizeBytes: size) ?? true {
+                    items.append(
+                        Item(partition: partition, sortKey: sortKey, sizeBytes: size, category: category, fingerprint: hash))
+                }
+                sortKey &+= keyStep
+                // S4 inclusive: the crossing item was evaluated; stop.
+                if !exclusive, bytes >= budget { break scan }
             }
-            let sortKey = UInt64(truncatingIfNeeded: position &- partitionStart)
-            let hash = model.itemHash(partitionSeed: partitionSeed, sortKey: sortKey)
-            let size = model.size(hash)
-            // S4 exclusive: the item that would cross the budget starts the next page, unless
-            // it is the first of this page (an oversized item is evaluated alone).
-            if exclusive, scanned > 0, size > budget &- bytes { break }
-            scanned &+= 1
-            bytes &+= size
-            position &+= step
-            let category = model.category(hash: hash, partitionSeed: partitionSeed, sortKey: sortKey)
-            if filter?.matches(category: category, sizeBytes: size) ?? true {
-                emit(Item(partition: partition, sortKey: sortKey, sizeBytes: size, category: category, fingerprint: hash))
-            }
-            // S4 inclusive: the crossing item was evaluated; stop.
-            if !exclusive, bytes >= budget { break }
         }
     }
 

@@ -17,7 +17,7 @@ public struct SyntheticStore: Sendable {
     let layout: PartitionLayout
     let model: ItemModel
     /// The token MAC key, derived from the configuration (S18: tokens are bound to the store).
-    let tokenKey: SipHash24
+    let tokenKey: SipHash13
     let service: ServiceModel
     let counters: Counters
     let sleep: @Sendable (Duration) async throws -> Void
@@ -53,10 +53,11 @@ public struct SyntheticStore: Sendable {
         configurationHash = configuration.configurationHash
         layout = PartitionLayout(partitions: configuration.partitions, items: configuration.itemsPerPartition)
         model = ItemModel(configuration: configuration)
-        // Two SipHash-2-4 outputs under fixed domain-separation keys give the 128-bit token key.
+        // Two SipHash-2-4 outputs under fixed domain-separation keys give the 128-bit key of
+        // the token MAC (SipHash-1-3).
         let derive0 = SipHash24(k0: 0x7061_6765_6265_6E63, k1: 0x746F_6B65_6E2D_6B30)  // "pagebenc" "token-k0"
         let derive1 = SipHash24(k0: 0x7061_6765_6265_6E63, k1: 0x746F_6B65_6E2D_6B31)
-        tokenKey = SipHash24(k0: derive0.mac(canonical.utf8), k1: derive1.mac(canonical.utf8))
+        tokenKey = SipHash13(k0: derive0.mac(canonical.utf8), k1: derive1.mac(canonical.utf8))
         service = ServiceModel(configuration: configuration)
         counters = Counters()
         self.sleep = sleep
