@@ -6,7 +6,7 @@ public import PagebenchStore
 ///
 /// ```json
 /// {"items":[{"partition":3,"sortKey":17,"sizeBytes":512,"category":0,"fingerprint":"9f0c…"}],
-///  "nextToken":"AQAB…","returned":1,"scanned":10,"scannedBytes":5120}
+///  "nextToken":"AgAB…","returned":1,"scanned":10,"scannedBytes":5120}
 /// ```
 ///
 /// `nextToken` is `null` at the end of the range (S5). `fingerprint` is the item's 64-bit

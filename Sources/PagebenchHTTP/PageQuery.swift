@@ -44,7 +44,7 @@ public struct PageQuery: Sendable, Hashable {
     }
 
     /// Path and query string of this request (percent-encoded), e.g.
-    /// `/scan?limit=100&filter=category%3D0&nextToken=AQAB…`.
+    /// `/scan?limit=100&filter=category%3D0&nextToken=AgAB…`.
     public var pathAndQuery: String {
         var text = Self.path(for: request.range)
         var separator = "?"
