@@ -57,10 +57,9 @@ extension SyntheticStore {
         var scanned = 0
         var bytes = 0
         var items: [Item] = []
-        items.reserveCapacity(min(bound, 4096))
         scanPage(
             reverse: reverse, filter: filter, limit: limit, lo: lo, hi: hi, position: &position, scanned: &scanned,
-            bytes: &bytes, items: &items)
+            bytes: &bytes, bound: bound, items: &items)
 
         // S5, S6: no token only when the range is exhausted and the page was not cut; a page
         // that hits the limit exactly at the end still gets one under `continuation`.
@@ -81,11 +80,11 @@ extension SyntheticStore {
     }
 
     /// Evaluates items from `position` until the limit, the budget (S4) or the range end,
-    /// appending those that match the filter to `items`.
+    /// appending those that match the filter to `items` (which reserves `bound` slots).
     @inline(__always)
     private func scanPage(
         reverse: Bool, filter: Filter?, limit: Int, lo: Int, hi: Int, position: inout Int, scanned: inout Int,
-        bytes: inout Int, items: inout [Item]
+        bytes: inout Int, bound: Int, items: inout [Item]
     ) {
         // The default configuration's item model (log-normal sizes, evenly spread matches) gets
         // a loop of its own with the model's dispatch resolved; every other one the general loop.
@@ -93,11 +92,12 @@ extension SyntheticStore {
         if model.sizeKind == .table, model.clusteringKind == 0 {
             scanRuns(
                 reverse: reverse, filter: filter, sizeKind: .table, clustering: 0, limit: limit, lo: lo, hi: hi,
-                position: &position, scanned: &scanned, bytes: &bytes, items: &items)
+                position: &position, scanned: &scanned, bytes: &bytes, bound: bound, items: &items)
         } else {
             scanRuns(
                 reverse: reverse, filter: filter, sizeKind: model.sizeKind, clustering: model.clusteringKind,
-                limit: limit, lo: lo, hi: hi, position: &position, scanned: &scanned, bytes: &bytes, items: &items)
+                limit: limit, lo: lo, hi: hi, position: &position, scanned: &scanned, bytes: &bytes, bound: bound,
+                items: &items)
         }
     }
 
@@ -107,17 +107,22 @@ extension SyntheticStore {
     @inline(__always)
     private func scanRuns(
         reverse: Bool, filter: Filter?, sizeKind: ItemModel.SizeKind, clustering: UInt8, limit: Int, lo: Int,
-        hi: Int, position: inout Int, scanned: inout Int, bytes: inout Int, items: inout [Item]
+        hi: Int, position: inout Int, scanned: inout Int, bytes: inout Int, bound: Int, items: inout [Item]
     ) {
         let step = reverse ? -1 : 1
         let keyStep: UInt64 = reverse ? .max : 1  // −1 or +1, wrapping
         let exclusive = exclusiveBoundary
         let budget = budgetBytes
+        // Reserved here, next to the loop, rather than by the caller: then the optimizer hoists
+        // the array's uniqueness check out of the loop in both copies of it, instead of calling
+        // the runtime on every append.
+        items.reserveCapacity(min(bound, 4096))
         scan: while scanned < limit, position >= lo, position < hi {
             let partition = layout.partition(containing: position)
             let partitionStart = layout.start(of: partition)
             let partitionSeed = model.partitionSeed(partition)
-            let available = reverse ? position - max(lo, partitionStart) + 1 : min(hi, layout.start(of: partition + 1)) - position
+            let available =
+                reverse ? position - max(lo, partitionStart) + 1 : min(hi, layout.start(of: partition + 1)) - position
             let run = min(limit - scanned, available)  // ≥ 1
             var sortKey = UInt64(truncatingIfNeeded: position &- partitionStart)
             for _ in 0..<run {
@@ -133,7 +138,9 @@ extension SyntheticStore {
                     hash: hash, partitionSeed: partitionSeed, sortKey: sortKey, clustering: clustering)
                 if filter?.matches(category: category, sizeBytes: size) ?? true {
                     items.append(
-                        Item(partition: partition, sortKey: sortKey, sizeBytes: size, category: category, fingerprint: hash))
+                        Item(
+                            partition: partition, sortKey: sortKey, sizeBytes: size, category: category,
+                            fingerprint: hash))
                 }
                 sortKey &+= keyStep
                 // S4 inclusive: the crossing item was evaluated; stop.
