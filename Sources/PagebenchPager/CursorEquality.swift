@@ -1,0 +1,31 @@
+/// Whether two cursors are equal as `String ==` says (canonical equivalence), decided for
+/// the common case without the standard library's out-of-line comparison: the pagers
+/// compare every page's cursor with the previous one (SEMANTICS P9), and consecutive
+/// cursors usually differ.
+///
+/// Scans for the first differing UTF-8 byte. No difference and the same length: equal.
+/// A first difference where both bytes are ASCII: not equal, because an ASCII character
+/// is a starter that neither decomposes nor reorders, so the canonical decompositions
+/// differ at that character too. Anything else (a non-ASCII difference, or one cursor a
+/// prefix of the other) falls back to `==`, so the answer is always the same as `==`.
+@inlinable
+func cursorsEqual(_ a: String, _ b: String) -> Bool {
+    let decided: Bool??? = a.utf8.withContiguousStorageIfAvailable { x in
+        b.utf8.withContiguousStorageIfAvailable { y -> Bool? in
+            let common = min(x.count, y.count)
+            var index = 0
+            // Eight bytes at a time, then byte by byte from the first differing word.
+            while index &+ 8 <= common {
+                let wx = UnsafeRawPointer(x.baseAddress!).loadUnaligned(fromByteOffset: index, as: UInt64.self)
+                let wy = UnsafeRawPointer(y.baseAddress!).loadUnaligned(fromByteOffset: index, as: UInt64.self)
+                if wx != wy { break }
+                index &+= 8
+            }
+            while index < common, x[index] == y[index] { index &+= 1 }
+            if index == common { return x.count == y.count ? true : nil }
+            return x[index] < 0x80 && y[index] < 0x80 ? false : nil
+        }
+    }
+    if case .some(.some(.some(let decided))) = decided { return decided }
+    return a == b
+}
