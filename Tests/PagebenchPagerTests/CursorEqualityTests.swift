@@ -20,6 +20,13 @@ struct CursorEqualityTests {
         ("AAAAAAAAAAXAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA", "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"),
         ("AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAX", "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"),
         ("AAAAAAAAAAAAAAAAAAAAAAAA", "AAAAAAAAAAAAAAAAAAAAAAAAB"),
+        // Same length, differing in the last word: ASCII, and non-ASCII in the last word.
+        ("token-0123456789-AAAAAAAX", "token-0123456789-AAAAAAAY"),
+        ("token-0123456789-AXAAAAAA", "token-0123456789-AYAAAAAA"),
+        ("xx-caf\u{E9}", "xx-caf\u{E8}"),
+        // Same length, canonically equivalent, differing only in the last word.
+        ("abcdefgh-\u{E9}x", "abcdefgh-e\u{301}"),
+        ("abcdefg-a\u{301}\u{323}", "abcdefg-a\u{323}\u{301}"),
         // Canonically equivalent, different bytes: precomposed vs decomposed "é".
         ("caf\u{E9}-token-0123456789", "cafe\u{301}-token-0123456789"),
         ("\u{E9}", "e\u{301}"),
