@@ -3,8 +3,9 @@
 /// compare every page's cursor with the previous one (SEMANTICS P9), and consecutive
 /// cursors usually differ.
 ///
-/// Checks the last eight bytes, then scans for the first differing UTF-8 byte. No difference and the same length: equal.
-/// A first difference where both bytes are ASCII: not equal, because an ASCII character
+/// Checks the last eight bytes, then scans for the first differing UTF-8 byte. No
+/// difference and the same length: equal. A first (or, in the last word, last) difference
+/// where both bytes are ASCII: not equal, because an ASCII character
 /// is a starter that neither decomposes nor reorders, so the canonical decompositions
 /// differ at that character too. Anything else (a non-ASCII difference, or one cursor a
 /// prefix of the other) falls back to `==`, so the answer is always the same as `==`.
