@@ -21,8 +21,10 @@ public enum CursorBasedPagination {
             self.init(hasNext: nextToken != nil, endCursor: nextToken)
         }
 
+        @inlinable
         public func repeatsPosition(of previous: Self, direction: PaginationDirection) -> Bool {
-            direction == .next && hasNext && endCursor != nil && endCursor == previous.endCursor
+            guard direction == .next, hasNext, let endCursor, let previousCursor = previous.endCursor else { return false }
+            return cursorsEqual(endCursor, previousCursor)
         }
 
         public func positionDescription(direction: PaginationDirection) -> String {
@@ -45,8 +47,11 @@ public enum CursorBasedPagination {
             self.startCursor = startCursor
         }
 
+        @inlinable
         public func repeatsPosition(of previous: Self, direction: PaginationDirection) -> Bool {
-            direction == .previous && hasPrevious && startCursor != nil && startCursor == previous.startCursor
+            guard direction == .previous, hasPrevious, let startCursor, let previousCursor = previous.startCursor
+            else { return false }
+            return cursorsEqual(startCursor, previousCursor)
         }
 
         public func positionDescription(direction: PaginationDirection) -> String {
@@ -71,10 +76,15 @@ public enum CursorBasedPagination {
             self.startCursor = startCursor
         }
 
+        @inlinable
         public func repeatsPosition(of previous: Self, direction: PaginationDirection) -> Bool {
             switch direction {
-            case .next: hasNext && endCursor != nil && endCursor == previous.endCursor
-            case .previous: hasPrevious && startCursor != nil && startCursor == previous.startCursor
+            case .next:
+                guard hasNext, let endCursor, let previousCursor = previous.endCursor else { return false }
+                return cursorsEqual(endCursor, previousCursor)
+            case .previous:
+                guard hasPrevious, let startCursor, let previousCursor = previous.startCursor else { return false }
+                return cursorsEqual(startCursor, previousCursor)
             }
         }
 

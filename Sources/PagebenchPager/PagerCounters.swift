@@ -17,7 +17,10 @@ public final class PagerCounters: Sendable {
     /// Pages received from the source and accepted (held or yielded). Unit: pages.
     public var pages: Int { pagesStorage.load(ordering: .relaxed) }
 
-    @inlinable func countRequest() { requestsStorage.add(1, ordering: .relaxed) }
-    @inlinable func countRetry() { retriesStorage.add(1, ordering: .relaxed) }
-    @inlinable func countPage() { pagesStorage.add(1, ordering: .relaxed) }
+    // wrappingAdd is one `lock xadd`; `add` checks for overflow and compiles to a
+    // load + compare-exchange loop (measured on x86_64). An Int counter of requests
+    // cannot overflow in practice.
+    @inlinable func countRequest() { requestsStorage.wrappingAdd(1, ordering: .relaxed) }
+    @inlinable func countRetry() { retriesStorage.wrappingAdd(1, ordering: .relaxed) }
+    @inlinable func countPage() { pagesStorage.wrappingAdd(1, ordering: .relaxed) }
 }
