@@ -5,8 +5,10 @@ import Testing
 /// The `http-bench` load loop: counts must be consistent with complete drains.
 @Suite("HTTP drain load")
 struct HTTPDrainLoadTests {
-    @Test("S10: each loop drains the range completely, again and again; retryable failures are repeated (S21)")
-    func countsAreConsistent() async throws {
+    @Test(
+        "S10: each loop drains the range completely, again and again; retryable failures are repeated (S21)",
+        arguments: [false, true])
+    func countsAreConsistent(onEventLoops: Bool) async throws {
         var configuration = TestStores.configuration
         configuration.throttleRate = 0.2
         let store = try TestStores.store(configuration)
@@ -16,7 +18,8 @@ struct HTTPDrainLoadTests {
         let (result, counts) = try await withLiveServer(StoreServer(store: store)) { target in
             try await HTTPStoreSource.withSource(target: target, configuration: .init(connections: 3)) { source in
                 let load = HTTPDrainLoad(request: request, concurrency: 3, duration: .seconds(120), drainsPerTask: 2)
-                return (await load.run { try await source.page($0) }, source.statusCounts)
+                let executor: (@Sendable (Int) -> (any TaskExecutor)?)? = onEventLoops ? { source.taskExecutor($0) } : nil
+                return (await load.run(executor: executor) { try await source.page($0) }, source.statusCounts)
             }
         }
         #expect(result.failures == 0, "\(result.firstFailure ?? "")")
