@@ -46,7 +46,7 @@ struct HTTP1ClientTests {
         }
         #expect(connections == 1)
         #expect(lines.count == 5)
-        #expect(lines.allSatisfy { $0.hasPrefix("GET /v2/scan?") && $0.contains("limit=7") && $0.hasSuffix(" HTTP/1.1") })
+        #expect(lines.allSatisfy { $0.hasPrefix("GET /v2/scan?") && $0.contains("limit=7") && $0.hasSuffix(" HTTP/1.1") }, "\(lines)")
         #expect(pages.allSatisfy { $0.items == [Self.item] && $0.nextToken == "abc" })
         #expect(counts == HTTPStatusCounts(byStatus: [200: 5]))
     }
@@ -316,11 +316,5 @@ struct HTTP1ResponseParserTests {
         var parser = HTTP1ResponseParser(maximumBodyBytes: 100)
         var buffer = ByteBuffer(string: "HTTP/1.1 200 OK\r\nX: " + String(repeating: "a", count: 20_000))
         #expect(throws: HTTP1ProtocolError.self) { try parser.parse(&buffer) }
-    }
-}
-
-extension HTTP1Response: Equatable {
-    static func == (lhs: HTTP1Response, rhs: HTTP1Response) -> Bool {
-        lhs.status == rhs.status && lhs.body == rhs.body && lhs.keepAlive == rhs.keepAlive
     }
 }

@@ -15,11 +15,14 @@ struct HTTPDrainLoadTests {
         let request = PageRequest(range: .scan, limit: 9)
         let itemsPerDrain = store.totalItems
         let pagesPerDrain = try await TestStores.pages(TestStores.store(), request).count  // same data, no throttling
+        let load = HTTPDrainLoad(request: request, concurrency: 3, duration: .seconds(120), drainsPerTask: 2)
         let (result, counts) = try await withLiveServer(StoreServer(store: store)) { target in
-            try await HTTPStoreSource.withSource(target: target, configuration: .init(connections: 3)) { source in
-                let load = HTTPDrainLoad(request: request, concurrency: 3, duration: .seconds(120), drainsPerTask: 2)
-                let executor: (@Sendable (Int) -> (any TaskExecutor)?)? = onEventLoops ? { source.taskExecutor($0) } : nil
-                return (await load.run(executor: executor) { try await source.page($0) }, source.statusCounts)
+            try await HTTPStoreSource.withSource(target: target, configuration: .init(connections: 3)) {
+                source -> (HTTPDrainLoad.Result, HTTPStatusCounts) in
+                var executor: (@Sendable (Int) -> (any TaskExecutor)?)?
+                if onEventLoops { executor = { source.taskExecutor($0) } }
+                let result = await load.run(executor: executor) { try await source.page($0) }
+                return (result, source.statusCounts)
             }
         }
         #expect(result.failures == 0, "\(result.firstFailure ?? "")")

@@ -120,7 +120,7 @@ private final class ScriptedConnectionHandler: ChannelInboundHandler {
         while let end = pending.range(of: "\r\n\r\n") {
             let head = String(pending[..<end.lowerBound])
             pending = String(pending[end.upperBound...])
-            let requestLine = String(head.prefix { $0 != "\r" })
+            let requestLine = head.range(of: "\r\n").map { String(head[..<$0.lowerBound]) } ?? head
             switch server.action(connection: connection, requestLine: requestLine) {
             case .respond(let bytes):
                 context.writeAndFlush(wrapOutboundOut(ByteBuffer(string: bytes)), promise: nil)
