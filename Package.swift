@@ -25,7 +25,6 @@ var dependencies: [Package.Dependency] = [
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
     .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
     .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
-    .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
     .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
 ]
 
@@ -53,14 +52,14 @@ var targets: [Target] = [
         swiftSettings: strict
     ),
     .target(name: "PagebenchReport", dependencies: ["PagebenchMetrics"], swiftSettings: strict),
-    // The store as an HTTP service and the HTTP client source; its own target so that the
-    // cost of Hummingbird / async-http-client stays out of everything else.
+    // The store as an HTTP service and the HTTP client source (its own HTTP/1.1 client on
+    // SwiftNIO, which Hummingbird brings); its own target so that the cost of Hummingbird
+    // stays out of everything else.
     .target(
         name: "PagebenchHTTP",
         dependencies: [
             "PagebenchStore",
             .product(name: "Hummingbird", package: "hummingbird"),
-            .product(name: "AsyncHTTPClient", package: "async-http-client"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ],
         swiftSettings: strict

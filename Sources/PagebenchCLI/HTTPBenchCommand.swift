@@ -35,6 +35,15 @@ public struct HTTPBenchCommand: AsyncParsableCommand {
     @Flag(help: "Ask for item payloads (payload=true).")
     public var payload = false
 
+    @Option(help: "Where the drain tasks run: event-loop (each on its connection's event loop, no thread hop per request) or global (the global concurrent executor, like the harness's pagers).")
+    public var tasks: TaskPlacement = .eventLoop
+
+    /// Where ``HTTPBenchCommand`` runs its drain tasks.
+    public enum TaskPlacement: String, ExpressibleByArgument, CaseIterable, Sendable {
+        case eventLoop = "event-loop"
+        case global
+    }
+
     public init() {}
 
     public func validate() throws {
@@ -68,7 +77,12 @@ public struct HTTPBenchCommand: AsyncParsableCommand {
         } catch {
             throw CommandFailure(ExitCodes.usage, error.message)
         }
-        let result = await load.run { try await source.page($0) }
+        let executor: (@Sendable (Int) -> (any TaskExecutor)?)? =
+            switch tasks {
+            case .eventLoop: { source.taskExecutor($0) }
+            case .global: nil
+            }
+        let result = await load.run(executor: executor) { try await source.page($0) }
         let counts = source.statusCounts
         try await source.shutdown()
         let seconds = Double(result.elapsed.components.seconds) + Double(result.elapsed.components.attoseconds) * 1e-18

@@ -65,10 +65,11 @@ public struct HTTPDrainLoad: Sendable {
 
     /// Runs the load through `page` (normally ``HTTPStoreSource/page(_:)``).
     ///
-    /// The tasks run on the global concurrent executor: pinning each to an event loop of
-    /// the HTTP client (a task executor preference, to save the thread hop per request)
-    /// was measured slower on 2 cores, since decoding then competes with the I/O.
+    /// - Parameter executor: the executor preference of task `i` (nil: the global
+    ///   concurrent executor). With ``HTTPStoreSource/taskExecutor(_:)`` each task runs on
+    ///   the event loop of its connection, so a request costs no thread hop.
     public func run(
+        executor: (@Sendable (Int) -> (any TaskExecutor)?)? = nil,
         page: @escaping @Sendable (PageRequest) async throws -> Page
     ) async -> Result {
         let clock = ContinuousClock()
@@ -77,8 +78,8 @@ public struct HTTPDrainLoad: Sendable {
         let request = self.request
         let drainsPerTask = self.drainsPerTask ?? Int.max
         var total = await withTaskGroup(of: Result.self) { group in
-            for _ in 0..<concurrency {
-                group.addTask {
+            for index in 0..<concurrency {
+                group.addTask(executorPreference: executor?(index)) {
                     var result = Result()
                     var current = request
                     while result.drains < drainsPerTask, clock.now < deadline, !Task.isCancelled {

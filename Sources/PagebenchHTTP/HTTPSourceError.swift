@@ -56,6 +56,12 @@ public struct HTTPSourceError: Error, Sendable, Hashable, CustomStringConvertibl
         HTTPSourceError(.unexpectedResponse, "unexpected response: \(reason); body starts: \(excerpt(body))", status: 200)
     }
 
+    static func malformedHTTP(_ url: String, _ reason: String) -> HTTPSourceError {
+        HTTPSourceError(
+            .unexpectedResponse,
+            "GET \(url) got a malformed HTTP response: \(reason); is the target a `pagebench serve` (or a proxy in front of one)?")
+    }
+
     static func unexpectedStatus(_ status: Int, url: String, body: ByteBuffer) -> HTTPSourceError {
         HTTPSourceError(
             .unexpectedResponse,

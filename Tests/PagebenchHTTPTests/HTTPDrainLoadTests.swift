@@ -5,18 +5,24 @@ import Testing
 /// The `http-bench` load loop: counts must be consistent with complete drains.
 @Suite("HTTP drain load")
 struct HTTPDrainLoadTests {
-    @Test("S10: each loop drains the range completely, again and again; retryable failures are repeated (S21)")
-    func countsAreConsistent() async throws {
+    @Test(
+        "S10: each loop drains the range completely, again and again; retryable failures are repeated (S21)",
+        arguments: [false, true])
+    func countsAreConsistent(onEventLoops: Bool) async throws {
         var configuration = TestStores.configuration
         configuration.throttleRate = 0.2
         let store = try TestStores.store(configuration)
         let request = PageRequest(range: .scan, limit: 9)
         let itemsPerDrain = store.totalItems
         let pagesPerDrain = try await TestStores.pages(TestStores.store(), request).count  // same data, no throttling
+        let load = HTTPDrainLoad(request: request, concurrency: 3, duration: .seconds(120), drainsPerTask: 2)
         let (result, counts) = try await withLiveServer(StoreServer(store: store)) { target in
-            try await HTTPStoreSource.withSource(target: target, configuration: .init(connections: 3)) { source in
-                let load = HTTPDrainLoad(request: request, concurrency: 3, duration: .seconds(120), drainsPerTask: 2)
-                return (await load.run { try await source.page($0) }, source.statusCounts)
+            try await HTTPStoreSource.withSource(target: target, configuration: .init(connections: 3)) {
+                source -> (HTTPDrainLoad.Result, HTTPStatusCounts) in
+                var executor: (@Sendable (Int) -> (any TaskExecutor)?)?
+                if onEventLoops { executor = { source.taskExecutor($0) } }
+                let result = await load.run(executor: executor) { try await source.page($0) }
+                return (result, source.statusCounts)
             }
         }
         #expect(result.failures == 0, "\(result.firstFailure ?? "")")

@@ -1,0 +1,326 @@
+import NIOCore
+import NIOPosix
+import Synchronization
+
+/// Why a request on an ``HTTP1Connection`` got no response.
+enum HTTP1ConnectionError: Error, Sendable, CustomStringConvertible {
+    /// The connection was closed (by the server, or it broke) before any byte of the
+    /// response arrived. `reused` says whether it had served a request before: a
+    /// keep-alive connection the server closed while idle fails this way, and a GET may
+    /// then be repeated on a new connection.
+    case closedBeforeResponse(reused: Bool)
+    /// The connection was closed (or broke) part way through the response.
+    case closedDuringResponse
+    /// No byte arrived from the server for the read timeout.
+    case readTimeout(Duration)
+    /// The request was cancelled (the connection is closed).
+    case cancelled
+    /// The response was not valid HTTP/1.1.
+    case malformed(HTTP1ProtocolError)
+    /// The socket failed.
+    case io(any Error)
+
+    var description: String {
+        switch self {
+        case .closedBeforeResponse:
+            "the server closed the connection before answering"
+        case .closedDuringResponse:
+            "the server closed the connection part way through the response"
+        case .readTimeout(let timeout):
+            "no response bytes from the server for \(timeout) (read timeout)"
+        case .cancelled:
+            "the request was cancelled"
+        case .malformed(let error):
+            "malformed HTTP response: \(error)"
+        case .io(let error):
+            "\(error)"
+        }
+    }
+}
+
+/// One HTTP/1.1 keep-alive connection to the store server, used by one request at a time
+/// (``HTTP1ConnectionPool`` lends it out).
+///
+/// A request costs one write of reused request bytes and one task resumption: the
+/// response is read and parsed on the channel's event loop by ``HTTP1ClientHandler`` and
+/// handed over whole. Called from a task running on that event loop (see
+/// ``EventLoopTaskExecutor``) there is no thread hop at all.
+final class HTTP1Connection: Sendable {
+    let channel: any Channel
+    var eventLoop: any EventLoop { channel.eventLoop }
+    private let handler: NIOLoopBound<HTTP1ClientHandler>
+    private let open: Atomic<Bool>
+    private let requestIDs = Atomic<UInt64>(0)
+
+    /// Connects to `host:port` on `eventLoop`.
+    static func connect(
+        host: String, port: Int, hostHeader: String, on eventLoop: any EventLoop, connectTimeout: TimeAmount,
+        readTimeout: Duration, maximumBodyBytes: Int
+    ) async throws -> HTTP1Connection {
+        let channel = try await ClientBootstrap(group: eventLoop)
+            .connectTimeout(connectTimeout)
+            .channelOption(.socketOption(.tcp_nodelay), value: 1)
+            .channelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    let handler = HTTP1ClientHandler(
+                        hostHeader: hostHeader, readTimeout: readTimeout, maximumBodyBytes: maximumBodyBytes)
+                    try channel.pipeline.syncOperations.addHandler(handler)
+                }
+            }
+            .connect(host: host, port: port)
+            .get()
+        return try await channel.eventLoop.submit {
+            let handler = try channel.pipeline.syncOperations.handler(type: HTTP1ClientHandler.self)
+            let connection = HTTP1Connection(channel: channel, handler: NIOLoopBound(handler, eventLoop: channel.eventLoop))
+            handler.connection = connection
+            if !channel.isActive { connection.markClosed() }
+            return connection
+        }.get()
+    }
+
+    private init(channel: any Channel, handler: NIOLoopBound<HTTP1ClientHandler>) {
+        self.channel = channel
+        self.handler = handler
+        open = Atomic(true)
+    }
+
+    /// Whether the connection may take another request (not closed by either side, last
+    /// response allowed keep-alive).
+    var isReusable: Bool { open.load(ordering: .relaxed) }
+
+    /// Called on the event loop once the connection must not be reused.
+    fileprivate func markClosed() {
+        open.store(false, ordering: .relaxed)
+    }
+
+    /// `GET target` on this connection; cancelling the calling task closes the connection.
+    func get(_ target: String) async throws(HTTP1ConnectionError) -> HTTP1Response {
+        let handler = self.handler
+        let loop = channel.eventLoop
+        // Numbers the request, so that a cancellation that reaches the event loop late
+        // (after this request finished and the connection went to another task) is ignored.
+        let id = requestIDs.add(1, ordering: .relaxed).newValue
+        let result = await withTaskCancellationHandler {
+            await withUnsafeContinuation { (continuation: UnsafeContinuation<Result<HTTP1Response, HTTP1ConnectionError>, Never>) in
+                if loop.inEventLoop {
+                    handler.value.start(id, target, continuation)
+                } else {
+                    loop.execute { handler.value.start(id, target, continuation) }
+                }
+            }
+        } onCancel: {
+            if loop.inEventLoop {
+                handler.value.cancel(id)
+            } else {
+                loop.execute { handler.value.cancel(id) }
+            }
+        }
+        return try result.get()
+    }
+
+    /// Closes the connection (idempotent).
+    func close() {
+        markClosed()
+        channel.close(mode: .all, promise: nil)
+    }
+}
+
+/// The event-loop side of an ``HTTP1Connection``: writes the request, parses the response
+/// (``HTTP1ResponseParser``), resumes the waiting task once, watches the read timeout.
+final class HTTP1ClientHandler: ChannelInboundHandler {
+    typealias InboundIn = ByteBuffer
+    typealias OutboundOut = ByteBuffer
+
+    fileprivate typealias Continuation = UnsafeContinuation<Result<HTTP1Response, HTTP1ConnectionError>, Never>
+
+    private let hostHeader: String
+    private let readTimeout: Duration
+    private let readTimeoutAmount: TimeAmount
+    private var parser: HTTP1ResponseParser
+    private var context: ChannelHandlerContext?
+    /// The task waiting for the response in flight, if any.
+    private var pending: Continuation?
+    /// Bytes read that the parser has not consumed yet.
+    private var received: ByteBuffer?
+    /// Reused for every request's bytes.
+    private var requestBytes: ByteBuffer
+    private var requestsSent = 0
+    /// The id of the request in flight or last finished.
+    private var currentRequest: UInt64 = 0
+    /// A request cancelled before it reached the event loop.
+    private var cancelledBeforeStart: UInt64 = 0
+    private var closed = false
+    /// When the last byte arrived or the request was sent; the read-timeout check compares.
+    private var lastActivity = NIODeadline.now()
+    private var timeoutCheck: Scheduled<Void>?
+    /// Set once the connection object exists (on the event loop, before any request).
+    var connection: HTTP1Connection?
+
+    init(hostHeader: String, readTimeout: Duration, maximumBodyBytes: Int) {
+        self.hostHeader = hostHeader
+        self.readTimeout = readTimeout
+        let nanoseconds = readTimeout.components.seconds * 1_000_000_000 + readTimeout.components.attoseconds / 1_000_000_000
+        readTimeoutAmount = .nanoseconds(max(1, nanoseconds))
+        parser = HTTP1ResponseParser(maximumBodyBytes: maximumBodyBytes)
+        requestBytes = ByteBuffer()
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        self.context = context
+        requestBytes = context.channel.allocator.buffer(capacity: 256)
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        shut(.closedBeforeResponse(reused: requestsSent > 1))
+        self.context = nil
+        connection = nil  // the connection holds this handler: break the cycle
+    }
+
+    /// Sends request `id`, `GET target`, and keeps `continuation` to resume with the response.
+    fileprivate func start(_ id: UInt64, _ target: String, _ continuation: Continuation) {
+        if cancelledBeforeStart == id {
+            continuation.resume(returning: .failure(.cancelled))
+            shut(.cancelled)
+            return
+        }
+        guard !closed, pending == nil, let context else {
+            continuation.resume(returning: .failure(.closedBeforeResponse(reused: requestsSent > 0)))
+            return
+        }
+        pending = continuation
+        currentRequest = id
+        requestsSent += 1
+        requestBytes.clear()
+        requestBytes.writeStaticString("GET ")
+        requestBytes.writeString(target)
+        requestBytes.writeStaticString(" HTTP/1.1\r\nHost: ")
+        requestBytes.writeString(hostHeader)
+        requestBytes.writeStaticString("\r\n\r\n")
+        lastActivity = .now()
+        if timeoutCheck == nil { scheduleTimeoutCheck(at: lastActivity + readTimeoutAmount) }
+        context.writeAndFlush(wrapOutboundOut(requestBytes), promise: nil)
+    }
+
+    /// The task waiting for request `id` was cancelled: close the connection (so the
+    /// server stops working on the request) and let the task go. A cancellation that
+    /// arrives before its request started fails the request when it starts; one for a
+    /// request already finished is ignored (the connection may serve another task now).
+    fileprivate func cancel(_ id: UInt64) {
+        if id == currentRequest {
+            if pending != nil { shut(.cancelled) }
+        } else if id > currentRequest {
+            cancelledBeforeStart = id
+        }
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        var bytes = unwrapInboundIn(data)
+        guard !closed else { return }
+        lastActivity = .now()
+        if received == nil {
+            received = bytes
+        } else {
+            received!.writeBuffer(&bytes)
+        }
+        guard pending != nil else {
+            shut(.malformed(HTTP1ProtocolError("the server sent bytes while no request was waiting")))
+            return
+        }
+        let response: HTTP1Response?
+        do {
+            response = try parser.parse(&received!)
+        } catch {
+            shut(.malformed(error))
+            return
+        }
+        guard let response else { return }
+        if received!.readableBytes == 0 {
+            received = nil
+        } else {
+            // No pipelining: bytes after a response are a protocol error.
+            received = nil
+            connection?.markClosed()
+            finish(.success(response))
+            shut(.malformed(HTTP1ProtocolError("the server sent bytes after the response")))
+            return
+        }
+        if !response.keepAlive {
+            connection?.markClosed()
+            finish(.success(response))
+            shut(.closedBeforeResponse(reused: true))
+            return
+        }
+        finish(.success(response))
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        if pending != nil, !closed {
+            // A body delimited by the end of the connection is complete now; anything
+            // else cut off part way fails below as closedDuringResponse.
+            if let response = try? parser.endOfInput() {
+                connection?.markClosed()
+                finish(.success(response))
+            }
+        }
+        shut(.closedBeforeResponse(reused: requestsSent > 1))
+        context.fireChannelInactive()
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        shut(.io(error))
+    }
+
+    private func finish(_ result: Result<HTTP1Response, HTTP1ConnectionError>) {
+        guard let continuation = pending else { return }
+        pending = nil
+        continuation.resume(returning: result)
+    }
+
+    /// Fails the request in flight (if any) with `error`, marks the connection closed and
+    /// closes the channel.
+    private func shut(_ error: HTTP1ConnectionError) {
+        let hadResponseBytes = !parser.isIdle || (received?.readableBytes ?? 0) > 0
+        var error = error
+        switch error {
+        case .closedBeforeResponse where hadResponseBytes:
+            error = .closedDuringResponse
+        case .io where !hadResponseBytes && pending != nil:
+            // A reset before any answer (a stale keep-alive connection) may be retried.
+            error = .closedBeforeResponse(reused: requestsSent > 1)
+        default:
+            break
+        }
+        finish(.failure(error))
+        guard !closed else { return }
+        closed = true
+        connection?.markClosed()
+        timeoutCheck?.cancel()
+        timeoutCheck = nil
+        received = nil
+        context?.close(mode: .all, promise: nil)
+    }
+
+    /// One check per read-timeout period, not one timer per request: under load the
+    /// timer is rescheduled rarely.
+    private func scheduleTimeoutCheck(at deadline: NIODeadline) {
+        guard let context else { return }
+        let loopBound = NIOLoopBound(self, eventLoop: context.eventLoop)
+        timeoutCheck = context.eventLoop.scheduleTask(deadline: deadline) {
+            loopBound.value.checkTimeout()
+        }
+    }
+
+    private func checkTimeout() {
+        timeoutCheck = nil
+        guard pending != nil, !closed else { return }
+        let deadline = lastActivity + readTimeoutAmount
+        if deadline <= .now() {
+            shut(.readTimeout(readTimeout))
+        } else {
+            scheduleTimeoutCheck(at: deadline)
+        }
+    }
+}
+
+@available(*, unavailable)
+extension HTTP1ClientHandler: Sendable {}

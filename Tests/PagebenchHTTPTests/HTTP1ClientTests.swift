@@ -1,0 +1,320 @@
+import NIOCore
+@testable import PagebenchHTTP
+import PagebenchStore
+import Testing
+
+/// The HTTP/1.1 client under ``HTTPStoreSource`` against a scripted server
+/// (``ScriptedHTTPServer``): keep-alive reuse, servers that close, break or stall
+/// connections, error statuses, malformed responses, cancellation.
+@Suite("HTTP/1.1 client")
+struct HTTP1ClientTests {
+    static let item = Item(partition: 1, sortKey: 2, sizeBytes: 3, category: 0, fingerprint: 0xFEED)
+
+    /// A page body with one item and `token`.
+    static func pageBody(token: String?) -> String {
+        String(buffer: PageBody.encode(Page(items: [item], scannedCount: 1, scannedBytes: 3, nextToken: token), includePayload: false))
+    }
+
+    static let okPage = ScriptedHTTPServer.response(200, pageBody(token: "abc"))
+
+    /// Runs `body` with a scripted server and a source for it (`prefix` appended to its URL).
+    func withScripted<Result: Sendable>(
+        prefix: String = "", configuration: HTTPStoreSource.Configuration = .init(connections: 2),
+        _ script: @escaping ScriptedHTTPServer.Script,
+        _ body: (ScriptedHTTPServer, HTTPStoreSource) async throws -> Result
+    ) async throws -> Result {
+        let server = try await ScriptedHTTPServer(script)
+        do {
+            let result = try await HTTPStoreSource.withSource(target: server.target + prefix, configuration: configuration) {
+                try await body(server, $0)
+            }
+            await server.shutdown()
+            return result
+        } catch {
+            await server.shutdown()
+            throw error
+        }
+    }
+
+    @Test("keep-alive: sequential requests share one connection; the path prefix and query reach the server")
+    func keepAliveReuse() async throws {
+        let (lines, connections, counts, pages) = try await withScripted(prefix: "/v2/") { _, _, _ in .respond(Self.okPage) } _: {
+            server, source in
+            var pages: [Page] = []
+            for _ in 0..<5 { pages.append(try await source.page(PageRequest(range: .scan, limit: 7))) }
+            return (server.requestLines, server.connectionsAccepted, source.statusCounts, pages)
+        }
+        #expect(connections == 1)
+        #expect(lines.count == 5)
+        #expect(lines.allSatisfy { $0.hasPrefix("GET /v2/scan?") && $0.contains("limit=7") && $0.hasSuffix(" HTTP/1.1") }, "\(lines)")
+        #expect(pages.allSatisfy { $0.items == [Self.item] && $0.nextToken == "abc" })
+        #expect(counts == HTTPStatusCounts(byStatus: [200: 5]))
+    }
+
+    @Test("a pool of 1 connection serves 6 concurrent requests one after another")
+    func waitersShareTheConnection() async throws {
+        let (connections, counts) = try await withScripted(configuration: .init(connections: 1)) { _, _, _ in
+            .respond(Self.okPage)
+        } _: { server, source in
+            try await withThrowingTaskGroup(of: Page.self) { group in
+                for _ in 0..<6 { group.addTask { try await source.page(PageRequest()) } }
+                for try await _ in group {}
+            }
+            return (server.connectionsAccepted, source.statusCounts)
+        }
+        #expect(connections == 1)
+        #expect(counts == HTTPStatusCounts(byStatus: [200: 6]))
+    }
+
+    @Test("the server closes after a response: the next request opens a new connection")
+    func serverClosesAfterResponse() async throws {
+        let (connections, counts) = try await withScripted { _, _, _ in .respondAndClose(Self.okPage) } _: { server, source in
+            for _ in 0..<3 { _ = try await source.page(PageRequest()) }
+            return (server.connectionsAccepted, source.statusCounts)
+        }
+        #expect(connections == 3)
+        #expect(counts == HTTPStatusCounts(byStatus: [200: 3]))
+    }
+
+    @Test("a reused keep-alive connection closed without an answer: the GET is repeated once on a new connection")
+    func staleConnectionIsRetried() async throws {
+        let (lines, connections, counts) = try await withScripted(configuration: .init(connections: 1)) { connection, request, _ in
+            // Connection 0 answers its first request, then closes on the second (as a server
+            // closing an idle connection does, racing the request).
+            connection == 0 && request == 1 ? .close : .respond(Self.okPage)
+        } _: { server, source in
+            _ = try await source.page(PageRequest())
+            _ = try await source.page(PageRequest())
+            return (server.requestLines.count, server.connectionsAccepted, source.statusCounts)
+        }
+        #expect(lines == 3)
+        #expect(connections == 2)
+        #expect(counts == HTTPStatusCounts(byStatus: [200: 2]))
+    }
+
+    @Test("a fresh connection closed without an answer is a retryable transport failure, not repeated")
+    func closedWithoutAnswer() async throws {
+        let (error, lines, counts) = try await withScripted { _, _, _ in .close } _: { server, source in
+            let error = await #expect(throws: HTTPSourceError.self) { try await source.page(PageRequest()) }
+            return (error, server.requestLines.count, source.statusCounts)
+        }
+        #expect(lines == 1)
+        #expect(error?.code == .transport)
+        #expect(error?.isRetryable == true)
+        #expect(error?.message.contains("closed the connection before answering") == true)
+        #expect(counts == HTTPStatusCounts(byStatus: [:], transportFailures: 1))
+    }
+
+    @Test("the server closes mid-body: a transport failure naming it; the next request works on a new connection")
+    func closedMidBody() async throws {
+        let (error, page, counts) = try await withScripted { connection, _, _ in
+            connection == 0 ? .respondAndClose("HTTP/1.1 200 OK\r\nContent-Length: 500\r\n\r\n{\"items\":[") : .respond(Self.okPage)
+        } _: { _, source in
+            let error = await #expect(throws: HTTPSourceError.self) { try await source.page(PageRequest()) }
+            let page = try await source.page(PageRequest())
+            return (error, page, source.statusCounts)
+        }
+        #expect(error?.code == .transport)
+        #expect(error?.message.contains("part way through the response") == true)
+        #expect(page.nextToken == "abc")
+        #expect(counts == HTTPStatusCounts(byStatus: [200: 1], transportFailures: 1))
+    }
+
+    @Test("non-2xx: a store error body maps to the store's error, anything else keeps the server's body in the message")
+    func errorStatuses() async throws {
+        let throttled = ErrorBody(code: StoreHTTPErrorCode.store(.throttled), message: "slow down").encoded()
+        let notFound = ErrorBody(code: "notFound", message: "no endpoint GET /x", retryable: false).encoded()
+        let responses = [
+            ScriptedHTTPServer.response(429, String(buffer: throttled), headers: "Retry-After: 1\r\n"),
+            ScriptedHTTPServer.response(404, String(buffer: notFound)),
+            ScriptedHTTPServer.response(502, "<html>bad gateway</html>"),
+            ScriptedHTTPServer.response(503, ""),
+        ]
+        let (errors, counts) = try await withScripted(configuration: .init(connections: 1)) { _, request, _ in
+            .respond(responses[request])
+        } _: { _, source in
+            var errors: [any Error] = []
+            for _ in responses {
+                do {
+                    _ = try await source.page(PageRequest())
+                } catch {
+                    errors.append(error)
+                }
+            }
+            return (errors.map { "\($0)" }, source.statusCounts)
+        }
+        try #require(errors.count == 4)
+        #expect(errors[0].contains("slow down"))
+        #expect(errors[1].contains("HTTP 404 notFound: no endpoint GET /x"))
+        #expect(errors[2].contains("HTTP 502") && errors[2].contains("<html>bad gateway</html>"))
+        #expect(errors[3].contains("HTTP 503"))
+        #expect(counts == HTTPStatusCounts(byStatus: [429: 1, 404: 1, 502: 1, 503: 1]))
+    }
+
+    @Test(
+        "malformed responses are refused with the reason, counted as transport failures",
+        arguments: [
+            ("HTTP/1.1 2x0 OK\r\nContent-Length: 0\r\n\r\n", "not 3 digits"),
+            ("SPDY/3 200 OK\r\n\r\n", "status line"),
+            ("HTTP/1.1 200 OK\r\nContent-Length: ten\r\n\r\n", "Content-Length is not a number"),
+            ("HTTP/1.1 200 OK\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n", "disagree"),
+            ("HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip\r\n\r\n", "unsupported Transfer-Encoding"),
+            ("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n{}EXTRA", "bytes after the response"),
+        ])
+    func malformed(response: String, reason: String) async throws {
+        let (error, counts) = try await withScripted { _, _, _ in .respond(response) } _: { _, source in
+            (await #expect(throws: HTTPSourceError.self) { try await source.page(PageRequest()) }, source.statusCounts)
+        }
+        if reason == "bytes after the response" {
+            // The response itself was complete (an empty object is not a page body).
+            #expect(error?.code == .unexpectedResponse)
+            #expect(counts[200] == 1)
+        } else {
+            #expect(error?.code == .unexpectedResponse)
+            #expect(error?.message.contains("malformed HTTP response") == true)
+            #expect(error?.message.contains(reason) == true, "\(error?.message ?? "")")
+            #expect(counts == HTTPStatusCounts(byStatus: [:], transportFailures: 1))
+        }
+    }
+
+    @Test("a chunked response and a body delimited by the connection's end are read whole")
+    func chunkedAndUntilClose() async throws {
+        let body = Self.pageBody(token: nil)
+        let split = body.utf8.count / 2
+        let first = String(body.utf8.prefix(split))!
+        let second = String(body.utf8.dropFirst(split))!
+        let chunked = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
+            + String(first.utf8.count, radix: 16) + ";ext=1\r\n" + first + "\r\n"
+            + String(second.utf8.count, radix: 16) + "\r\n" + second + "\r\n0\r\nX-Trailer: y\r\n\r\n"
+        let untilClose = "HTTP/1.0 200 OK\r\n\r\n" + body
+        let pages = try await withScripted { _, request, _ in
+            request == 0 ? .respond(chunked) : .respondAndClose(untilClose)
+        } _: { _, source in
+            [try await source.page(PageRequest()), try await source.page(PageRequest())]
+        }
+        #expect(pages.map(\.items) == [[Self.item], [Self.item]])
+        #expect(pages.map(\.nextToken) == [nil, nil])
+    }
+
+    @Test("P11 S20: cancelling a request in flight throws CancellationError, closes its connection, frees its slot")
+    func cancellation() async throws {
+        let (outcome, closed, next) = try await withScripted(configuration: .init(connections: 1)) { _, request, _ in
+            request == 0 ? .hang : .respond(Self.okPage)
+        } _: { server, source in
+            let task = Task { try await source.page(PageRequest()) }
+            _ = try await eventually { server.requestLines.count == 1 }
+            task.cancel()
+            let outcome: String
+            do {
+                _ = try await task.value
+                outcome = "returned a page"
+            } catch is CancellationError {
+                outcome = "cancelled"
+            } catch {
+                outcome = "threw \(error)"
+            }
+            let closed = try await eventually { server.connectionsClosed == 1 }
+            // The pool's only slot is free again: the next request gets a new connection.
+            let next = try await source.page(PageRequest())
+            return (outcome, closed, next)
+        }
+        #expect(outcome == "cancelled")
+        #expect(closed)
+        #expect(next.nextToken == "abc")
+    }
+
+    @Test("a task cancelled while waiting for a connection leaves the pool usable")
+    func cancelledWhileWaiting() async throws {
+        let outcome = try await withScripted(configuration: .init(connections: 1)) { _, request, _ in
+            request == 0 ? .hang : .respond(Self.okPage)
+        } _: { server, source in
+            let holder = Task { try await source.page(PageRequest()) }
+            _ = try await eventually { server.requestLines.count == 1 }
+            let waiter = Task { try await source.page(PageRequest()) }
+            waiter.cancel()
+            let waiterResult = await waiter.result
+            holder.cancel()
+            _ = await holder.result
+            let next = try await source.page(PageRequest())
+            return (waiterResult, next)
+        }
+        #expect(throws: CancellationError.self) { try outcome.0.get() }
+        #expect(outcome.1.nextToken == "abc")
+    }
+
+    @Test("no bytes for the read timeout: a retryable transport failure naming the timeout")
+    func readTimeout() async throws {
+        let error = try await withScripted(configuration: .init(connections: 1, requestTimeout: .milliseconds(100))) { _, _, _ in
+            .hang
+        } _: { _, source in
+            await #expect(throws: HTTPSourceError.self) { try await source.page(PageRequest()) }
+        }
+        #expect(error?.code == .transport)
+        #expect(error?.message.contains("read timeout") == true)
+    }
+
+    @Test("a body over maximumResponseBytes is refused before it is read")
+    func bodyTooLarge() async throws {
+        let error = try await withScripted(configuration: .init(connections: 1, maximumResponseBytes: 10)) { _, _, _ in
+            .respond(Self.okPage)
+        } _: { _, source in
+            await #expect(throws: HTTPSourceError.self) { try await source.page(PageRequest()) }
+        }
+        #expect(error?.message.contains("larger than the 10 bytes accepted") == true)
+    }
+}
+
+/// ``HTTP1ResponseParser`` on its own: every split of the input gives the same response.
+@Suite("HTTP/1.1 response parser")
+struct HTTP1ResponseParserTests {
+    /// Feeds `text` in two parts split at `split`, as reads from a socket may arrive.
+    func parse(_ text: String, split: Int, maximum: Int = 1 << 20) throws -> (HTTP1Response?, Int) {
+        var parser = HTTP1ResponseParser(maximumBodyBytes: maximum)
+        let bytes = Array(text.utf8)
+        var buffer = ByteBuffer(bytes: bytes[..<split])
+        if let response = try parser.parse(&buffer) { return (response, buffer.readableBytes) }
+        buffer.writeBytes(bytes[split...])
+        let response = try parser.parse(&buffer)
+        return (response, buffer.readableBytes)
+    }
+
+    @Test(
+        "Content-Length, chunked and interim 1xx responses parse the same at every split point",
+        arguments: [
+            "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello",
+            "HTTP/1.1 200 OK\r\ntransfer-encoding: Chunked\r\n\r\n2\r\nhe\r\n3;x=y\r\nllo\r\n0\r\n\r\n",
+            "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nCONTENT-LENGTH:   5  \r\n\r\nhello",
+        ])
+    func everySplit(text: String) throws {
+        for split in 0...text.utf8.count {
+            let (response, left) = try parse(text, split: split)
+            #expect(response?.status == 200, "split \(split)")
+            #expect(response.map { String(buffer: $0.body) } == "hello", "split \(split)")
+            #expect(response?.keepAlive == true)
+            #expect(left == 0)
+        }
+    }
+
+    @Test("Connection: close and HTTP/1.0 are not kept alive; HTTP/1.0 keep-alive with a length is")
+    func keepAlive() throws {
+        #expect(try parse("HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 0\r\n\r\n", split: 0).0?.keepAlive == false)
+        #expect(try parse("HTTP/1.0 200 OK\r\nContent-Length: 0\r\n\r\n", split: 0).0?.keepAlive == false)
+        #expect(try parse("HTTP/1.0 200 OK\r\nConnection: keep-alive\r\nContent-Length: 0\r\n\r\n", split: 0).0?.keepAlive == true)
+    }
+
+    @Test("a response cut off part way is an error at the end of input; nothing received is not")
+    func endOfInput() throws {
+        var parser = HTTP1ResponseParser(maximumBodyBytes: 100)
+        #expect(try parser.endOfInput() == nil)
+        var buffer = ByteBuffer(string: "HTTP/1.1 200 OK\r\nContent-Length: 9\r\n\r\nabc")
+        #expect(try parser.parse(&buffer) == nil)
+        #expect(throws: HTTP1ProtocolError.self) { try parser.endOfInput() }
+    }
+
+    @Test("a head larger than 16 KiB is refused")
+    func hugeHead() {
+        var parser = HTTP1ResponseParser(maximumBodyBytes: 100)
+        var buffer = ByteBuffer(string: "HTTP/1.1 200 OK\r\nX: " + String(repeating: "a", count: 20_000))
+        #expect(throws: HTTP1ProtocolError.self) { try parser.parse(&buffer) }
+    }
+}
