@@ -80,7 +80,9 @@ public struct Harness: Sendable {
                     do { try await startAt.wait() } catch { return output }
                 }
                 let runner = LoadRunner(scenario: scenario, source: remote)
-                guard await runScenario(runner, ordinal: &ordinal, total: total, into: &output) else { return output }
+                guard await runScenario(runner, sleeper: nil, ordinal: &ordinal, total: total, into: &output) else {
+                    return output
+                }
                 continue
             }
             let sleeper = options.serviceTimerResolution.map { CoalescingSleeper(resolution: $0) }
@@ -101,7 +103,7 @@ public struct Harness: Sendable {
             let finished = await withTaskGroup(of: Void.self) { group -> Bool in
                 if let sleeper { group.addTask { await sleeper.run() } }
                 defer { group.cancelAll() }
-                return await runScenario(runner, ordinal: &ordinal, total: total, into: &output)
+                return await runScenario(runner, sleeper: sleeper, ordinal: &ordinal, total: total, into: &output)
             }
             if !finished { return output }
         }
@@ -110,7 +112,8 @@ public struct Harness: Sendable {
 
     /// Runs every concurrency × repetition of one scenario; false when cancelled.
     private func runScenario<Source>(
-        _ runner: LoadRunner<Source>, ordinal: inout Int, total: Int, into output: inout Output
+        _ runner: LoadRunner<Source>, sleeper: CoalescingSleeper?, ordinal: inout Int, total: Int,
+        into output: inout Output
     ) async -> Bool {
         let workload = runner.scenario.workload
         for concurrency in workload.concurrency {
@@ -118,12 +121,12 @@ public struct Harness: Sendable {
                 if Task.isCancelled { return false }
                 ordinal += 1
                 var result = await measure(
-                    runner, concurrency: concurrency, repetition: repetition, ordinal: ordinal, total: total,
+                    runner, sleeper: sleeper, concurrency: concurrency, repetition: repetition, ordinal: ordinal, total: total,
                     timing: workload.pageTiming, overhead: false)
                 if workload.measureOverhead {
                     ordinal += 1
                     let untimed = await measure(
-                        runner, concurrency: concurrency, repetition: repetition, ordinal: ordinal, total: total,
+                        runner, sleeper: sleeper, concurrency: concurrency, repetition: repetition, ordinal: ordinal, total: total,
                         timing: false, overhead: true)
                     if result.pagesPerSecond > 0 {
                         result.measurementOverheadRatio = untimed.pagesPerSecond / result.pagesPerSecond
@@ -138,8 +141,8 @@ public struct Harness: Sendable {
     }
 
     private func measure<Source>(
-        _ runner: LoadRunner<Source>, concurrency: Int, repetition: Int, ordinal: Int, total: Int, timing: Bool,
-        overhead: Bool
+        _ runner: LoadRunner<Source>, sleeper: CoalescingSleeper?, concurrency: Int, repetition: Int, ordinal: Int,
+        total: Int, timing: Bool, overhead: Bool
     ) async -> RunResult {
         let workload = runner.scenario.workload
         var expected: Double?
@@ -154,6 +157,10 @@ public struct Harness: Sendable {
         runOptions.observer = options.observer
         runOptions.progressInterval = options.observer == nil ? nil : options.progressInterval
         runOptions.shard = options.shard
+        if let sleeper {
+            // Probes wait on the same shared timer as the store's service times.
+            runOptions.probeSleep = { try await sleeper.sleep(for: .nanoseconds(Int64(clamping: $0))) }
+        }
         let result = await runner.run(concurrency: concurrency, repetition: repetition, options: runOptions)
         options.observer?.runEnded(description, result: result)
         return result

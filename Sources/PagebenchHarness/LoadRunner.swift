@@ -39,6 +39,12 @@ public struct LoadRunner<Source: PageSource>: Sendable where Source.Request == P
         public var samplingInterval: Duration = .milliseconds(10)
         /// This process's share of the run (``Shard``); ``Shard/whole`` runs everything.
         public var shard: Shard = .whole
+        /// Waits out a cancellation probe's delay (nanoseconds) before it cancels its drain;
+        /// throws when the waiting task is cancelled. Nil arms one `Task.sleep` per probed
+        /// drain; ``Harness`` passes the shared service-time timer (``CoalescingSleeper``),
+        /// which rounds the cancel instant up to its tick. Latency is timed from the cancel
+        /// request itself, so the rounding does not enter it.
+        public var probeSleep: (@Sendable (UInt64) async throws -> Void)?
 
         public init() {}
     }
@@ -95,7 +101,7 @@ public struct LoadRunner<Source: PageSource>: Sendable where Source.Request == P
                 status.begin(warmup: true, totals: totals(slots))
                 _ = await runPhase(
                     concurrency: concurrency, shard: shard, slots: slots, intervals: intervals, timing: timing,
-                    warmup: true, bound: .duration(seconds: workload.warmupSeconds))
+                    probeSleep: options.probeSleep, warmup: true, bound: .duration(seconds: workload.warmupSeconds))
             }
 
             // The measured phase: resources are read around it.
@@ -107,7 +113,7 @@ public struct LoadRunner<Source: PageSource>: Sendable where Source.Request == P
             status.begin(warmup: false, totals: totals(slots))
             let phase = await runPhase(
                 concurrency: concurrency, shard: shard, slots: slots, intervals: intervals, timing: timing,
-                warmup: false, bound: workload.bound)
+                probeSleep: options.probeSleep, warmup: false, bound: workload.bound)
             let cpu = CPUTime.now().since(cpuBefore)
             let allocationsAfter = try? JemallocStats.read(flushingThreadCache: true)
             sampler.sample()
@@ -147,7 +153,7 @@ public struct LoadRunner<Source: PageSource>: Sendable where Source.Request == P
     /// for a duration-bound phase that cancels every drain still in flight.
     private func runPhase(
         concurrency total: Int, shard: Shard, slots: [WorkerProgress], intervals: IntervalLatencies?, timing: Bool,
-        warmup: Bool, bound: RunBound
+        probeSleep: (@Sendable (UInt64) async throws -> Void)?, warmup: Bool, bound: RunBound
     ) async -> PhaseOutcome {
         let concurrency = slots.count
         var drainLimit: Int?
@@ -162,6 +168,7 @@ public struct LoadRunner<Source: PageSource>: Sendable where Source.Request == P
 
         var isOpenLoop = false
         if case .open = workload.load { isOpenLoop = true }
+        let sleep = probeSleep ?? { try await Task.sleep(nanoseconds: $0) }
         let cancels = workload.cancelFraction > 0 || (durationNanoseconds != nil && cancelAtEnd)
         let prepared = (0..<concurrency).map { _ in
             Handoff(PresizedRecorders.taskMetrics(openLoop: isOpenLoop, cancels: cancels))
@@ -177,7 +184,7 @@ public struct LoadRunner<Source: PageSource>: Sendable where Source.Request == P
                     source: ObservedSource(base: source, failures: FailureLog()), kind: workload.pager,
                     retryPolicy: retryPolicy, timing: timing, yieldEveryPages: workload.yieldEveryPages,
                     progress: slots[slot], intervals: intervals)
-                let worker = Worker(control: control, executor: executor, timeSeries: intervals != nil)
+                let worker = Worker(control: control, executor: executor, timeSeries: intervals != nil, sleep: sleep)
                 let handoff = prepared[slot]
                 group.addTask {
                     var metrics = await worker.run(metrics: handoff.take() ?? TaskMetrics())

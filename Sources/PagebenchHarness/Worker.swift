@@ -9,6 +9,8 @@ struct Worker<Source: PageSource>: Sendable where Source.Request == PageRequest,
     let control: PhaseControl
     let executor: DrainExecutor<Source>
     let timeSeries: Bool
+    /// Waits out a probe's cancel delay (nanoseconds); throws when cancelled.
+    let sleep: @Sendable (UInt64) async throws -> Void
 
     /// A probed drain's cancel instant is drawn in `[0, expected drain time)`; before a
     /// worker has finished a drain it expects this long.
@@ -75,27 +77,32 @@ struct Worker<Source: PageSource>: Sendable where Source.Request == PageRequest,
     }
 
     private enum ProbeEvent: Sendable {
-        case drained(DrainResult, TaskMetrics, [UInt64])
+        /// The drain's child task ended; `returnedAt` is its last clock reading, taken just
+        /// before it returns.
+        case drained(DrainResult, TaskMetrics, [UInt64], returnedAt: UInt64)
         case cancelTimer(fired: Bool)
     }
 
     /// Runs a drain in a child task and cancels it after `cancelAfterNanoseconds` (H2): the
-    /// latency is from the cancel request to the child task having returned.
+    /// latency is from the cancel request (read just before `cancelAll()`) to the child
+    /// task's last instant before it returns (read by that task itself, so the time this
+    /// worker takes to notice the return is not counted).
     private func probe(_ plan: DrainPlan, cancelAfterNanoseconds delay: UInt64, pacing: inout Pacing)
         async -> (result: DrainResult, metrics: TaskMetrics, pageLatencies: [UInt64], cancelLatency: UInt64?)
     {
         let executor = self.executor
+        let sleep = self.sleep
         return await withTaskGroup(of: ProbeEvent.self) { group in
             group.addTask {
                 var metrics = PresizedRecorders.countsOnly
                 var pacing = Pacing(timeSeries: false, logLatencies: true)
                 let result = await executor.run(plan, into: &metrics, pacing: &pacing)
                 executor.publish(&pacing, force: true)
-                return .drained(result, metrics, pacing.latencyLog ?? [])
+                return .drained(result, metrics, pacing.latencyLog ?? [], returnedAt: MonotonicTime.nanoseconds())
             }
             group.addTask {
                 do {
-                    try await Task.sleep(nanoseconds: delay)
+                    try await sleep(delay)
                     return .cancelTimer(fired: true)
                 } catch {
                     return .cancelTimer(fired: false)
@@ -110,8 +117,7 @@ struct Worker<Source: PageSource>: Sendable where Source.Request == PageRequest,
                         cancelRequested = MonotonicTime.nanoseconds()
                         group.cancelAll()
                     }
-                case .drained(let result, let metrics, let latencies):
-                    let returned = MonotonicTime.nanoseconds()
+                case .drained(let result, let metrics, let latencies, let returned):
                     drained = (result, metrics, latencies)
                     if let cancelRequested, result.ending == .cancelled {
                         return (result, metrics, latencies, MonotonicTime.elapsed(from: cancelRequested, to: returned))

@@ -16,8 +16,17 @@ import Darwin
 /// (``run()``) wake every due bucket per tick, so the timer cost is per tick, not per
 /// request.
 ///
+/// Wake-ups are handed to the executor a few at a time (at most ``maxQueuedWakeUps``
+/// resumed waiters not yet running; each waiter, once it runs, resumes the next due one).
+/// With a fixed service time, hundreds of pagers fall into step, and one tick can find
+/// 256–1,000 waiters due at once; resuming them all puts milliseconds of work into the
+/// executor's FIFO queue ahead of anything resumed afterwards, such as a cancelled pager.
+/// Due waiters now wait here instead, in deadline order, and a cancelled one leaves this
+/// queue at once, so it queues behind at most a few wake-ups. The total work is the same.
+///
 /// - Delays are rounded **up** to the next tick: a sleep lasts at least its duration and at
-///   most one `resolution` (plus scheduling delay) longer.
+///   most one `resolution` (plus scheduling delay, which includes waiting for the wake-ups
+///   due before it) longer.
 /// - Cancellation does not wait for a tick: the cancelled caller is resumed at once with
 ///   `CancellationError`, as S20 and P13 require.
 /// - Without a running driver (before ``run()`` starts or after it returns) a sleep falls
@@ -26,10 +35,16 @@ public final class CoalescingSleeper: Sendable {
     /// The tick length in nanoseconds.
     public let resolutionNanoseconds: UInt64
 
-    private let state = Mutex(State())
+    /// How many waiters this sleeper has resumed that have not started running yet, at most.
+    public let maxQueuedWakeUps: Int
 
-    /// Creates a sleeper whose ticks last `resolution` (at least 10 µs).
-    public init(resolution: Duration = .microseconds(250)) {
+    private let state = Mutex(State())
+    private let nextID = Atomic<UInt64>(0)
+
+    /// Creates a sleeper whose ticks last `resolution` (at least 10 µs) and which keeps at
+    /// most `maxQueuedWakeUps` (at least 1) woken waiters queued for the executor at once.
+    public init(resolution: Duration = .microseconds(250), maxQueuedWakeUps: Int = 8) {
+        self.maxQueuedWakeUps = max(1, maxQueuedWakeUps)
         let (seconds, attoseconds) = resolution.components
         let nanoseconds = UInt64(max(0, seconds)) * 1_000_000_000 + UInt64(max(0, attoseconds) / 1_000_000_000)
         resolutionNanoseconds = max(10_000, nanoseconds)
@@ -46,10 +61,7 @@ public final class CoalescingSleeper: Sendable {
         }
         let deadline = Self.now() &+ nanoseconds
         let tick = (deadline + resolutionNanoseconds - 1) / resolutionNanoseconds
-        let id = state.withLock { state -> UInt64 in
-            state.nextID &+= 1
-            return state.nextID
-        }
+        let id = nextID.add(1, ordering: .relaxed).newValue
         let outcome: Wake = try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Wake, any Error>) in
                 let action = state.withLock { state -> RegisterAction in
@@ -80,8 +92,15 @@ public final class CoalescingSleeper: Sendable {
             let now = Self.now()
             if now < deadline { try await Task.sleep(nanoseconds: deadline - now) }
         }
-        // A cancellation that raced a tick's wake-up was recorded for an id that is gone.
-        state.withLock { _ = $0.cancelledBeforeRegistration.remove(id) }
+        // This waiter is running: it no longer counts as queued, so wake the next due one(s).
+        // A cancellation that raced the wake-up was recorded for an id that is gone.
+        let next = state.withLock { state -> [CheckedContinuation<Wake, any Error>] in
+            _ = state.cancelledBeforeRegistration.remove(id)
+            guard outcome == .fired else { return [] }
+            state.queuedWakeUps -= 1
+            return state.takeDue(upTo: maxQueuedWakeUps)
+        }
+        for waiter in next { waiter.resume(returning: .fired) }
     }
 
     /// Drives the ticks until the calling task is cancelled, then hands every remaining
@@ -96,6 +115,8 @@ public final class CoalescingSleeper: Sendable {
             let remaining = state.withLock { state -> [CheckedContinuation<Wake, any Error>] in
                 state.driverRunning = false
                 state.buckets.removeAll()
+                state.due.removeAll()
+                state.dueHead = 0
                 defer { state.waiters.removeAll() }
                 return Array(state.waiters.values)
             }
@@ -140,16 +161,14 @@ public final class CoalescingSleeper: Sendable {
 
     private func fireDueBuckets(upTo currentTick: UInt64) {
         let due = state.withLock { state -> [CheckedContinuation<Wake, any Error>] in
-            var due: [CheckedContinuation<Wake, any Error>] = []
-            guard currentTick > state.lastFiredTick else { return due }
-            for tick in (state.lastFiredTick + 1)...currentTick {
-                guard let ids = state.buckets.removeValue(forKey: tick) else { continue }
-                for id in ids {
-                    if let waiter = state.waiters.removeValue(forKey: id) { due.append(waiter) }
+            if currentTick > state.lastFiredTick {
+                for tick in (state.lastFiredTick + 1)...currentTick {
+                    guard let ids = state.buckets.removeValue(forKey: tick) else { continue }
+                    state.due.append(contentsOf: ids)
                 }
+                state.lastFiredTick = currentTick
             }
-            state.lastFiredTick = currentTick
-            return due
+            return state.takeDue(upTo: maxQueuedWakeUps)
         }
         for waiter in due { waiter.resume(returning: .fired) }
     }
@@ -169,7 +188,6 @@ public final class CoalescingSleeper: Sendable {
     }
 
     private struct State: ~Copyable {
-        var nextID: UInt64 = 0
         var driverRunning = false
         var driverCancelled = false
         /// Every bucket up to this tick has been woken; new waiters go after it.
@@ -178,5 +196,34 @@ public final class CoalescingSleeper: Sendable {
         var waiters: [UInt64: CheckedContinuation<Wake, any Error>] = [:]
         var buckets: [UInt64: [UInt64]] = [:]
         var cancelledBeforeRegistration: Set<UInt64> = []
+        /// Waiters whose tick has passed, in deadline order, not yet resumed (ids of
+        /// cancelled ones are skipped when they come up).
+        var due: [UInt64] = []
+        /// Where ``due`` starts: entries before it have been taken.
+        var dueHead = 0
+        /// Waiters resumed with `.fired` that have not started running yet.
+        var queuedWakeUps = 0
+
+        /// Takes due waiters until `limit` woken waiters are queued; the caller resumes them.
+        mutating func takeDue(upTo limit: Int) -> [CheckedContinuation<Wake, any Error>] {
+            var taken: [CheckedContinuation<Wake, any Error>] = []
+            while queuedWakeUps < limit, dueHead < due.count {
+                let id = due[dueHead]
+                dueHead += 1
+                if let waiter = waiters.removeValue(forKey: id) {
+                    taken.append(waiter)
+                    queuedWakeUps += 1
+                }
+            }
+            if dueHead == due.count {
+                due.removeAll(keepingCapacity: true)
+                dueHead = 0
+            } else if dueHead >= 4096, dueHead * 2 >= due.count {
+                due.removeFirst(dueHead)
+                dueHead = 0
+            }
+            return taken
+        }
     }
 }
+

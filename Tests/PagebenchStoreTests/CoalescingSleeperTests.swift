@@ -40,6 +40,49 @@ import Testing
         #expect(early == 0)
     }
 
+    /// One wake-up queued at a time: every waiter due in the same tick is still woken (each
+    /// running waiter hands on to the next), none early, and cancelling some of them while
+    /// they wait neither hangs the others nor loses a wake-up.
+    @Test(arguments: [1, 3])
+    func s20_pacedWakeUpsWakeEveryWaiterAndSkipCancelledOnes(maxQueued: Int) async throws {
+        let sleeper = CoalescingSleeper(resolution: .microseconds(500), maxQueuedWakeUps: maxQueued)
+        let (early, cancelled) = await withTaskGroup(of: (Int, Int).self) { group in
+            group.addTask { await sleeper.run(); return (0, 0) }
+            await until { sleeper.isDriving }
+            let outcome = await withTaskGroup(of: (Int, Int).self) { inner in
+                for _ in 0..<300 {
+                    inner.addTask {
+                        let start = CoalescingSleeper.now()
+                        do {
+                            try await sleeper.sleep(for: .milliseconds(2))
+                        } catch {
+                            return (0, 1)
+                        }
+                        return (CoalescingSleeper.now() - start >= 2_000_000 ? 0 : 1, 0)
+                    }
+                }
+                let held = Task {
+                    try await sleeper.sleep(for: .milliseconds(2))
+                }
+                await until { sleeper.waiterCount >= 150 }
+                held.cancel()
+                var sum = (0, 0)
+                for await (early, cancelled) in inner {
+                    sum.0 += early
+                    sum.1 += cancelled
+                }
+                let heldCancelled = (try? await held.value) == nil
+                return (sum.0, sum.1 + (heldCancelled ? 1 : 0))
+            }
+            group.cancelAll()
+            return outcome
+        }
+        #expect(early == 0)
+        // Only the held task was cancelled; it may have woken before the cancel reached it.
+        #expect(cancelled <= 1)
+        #expect(sleeper.waiterCount == 0)
+    }
+
     @Test func s20_cancellingASleeperResumesItAtOnceWithCancellationError() async throws {
         let sleeper = CoalescingSleeper()
         await withTaskGroup(of: Void.self) { group in
