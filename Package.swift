@@ -27,6 +27,9 @@ var dependencies: [Package.Dependency] = [
     .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
     // Already built for Hummingbird; named here because our HTTP client imports it directly.
     .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+    // The client the issue names for `run --target`, kept as `--http-client async-http-client`
+    // next to our own lean client (the default; see results/http-vs-wrk.md for why).
+    .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
     .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
 ]
 
@@ -64,6 +67,7 @@ var targets: [Target] = [
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),
+            .product(name: "AsyncHTTPClient", package: "async-http-client"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ],
         swiftSettings: strict

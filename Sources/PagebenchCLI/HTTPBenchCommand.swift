@@ -21,6 +21,9 @@ public struct HTTPBenchCommand: AsyncParsableCommand {
     @Option(help: "Base URL of `pagebench serve`, e.g. http://127.0.0.1:8080.")
     public var target: String
 
+    @Option(help: HTTPClientOption.help)
+    public var httpClient: HTTPClientOption = .lean
+
     @Option(help: "Concurrent connections (one drain loop each).")
     public var connections = 8
 
@@ -70,7 +73,8 @@ public struct HTTPBenchCommand: AsyncParsableCommand {
     public func execute() async throws -> String {
         let request = PageRequest(range: range.range, reverse: range.reverse, limit: limit, filter: try range.parsedFilter())
         let load = HTTPDrainLoad(request: request, concurrency: connections, duration: .seconds(duration))
-        let configuration = HTTPStoreSource.Configuration(connections: connections, requestPayload: payload)
+        let configuration = HTTPStoreSource.Configuration(
+            connections: connections, requestPayload: payload, client: httpClient.client)
         let source: HTTPStoreSource
         do {
             source = try HTTPStoreSource(target: target, configuration: configuration)

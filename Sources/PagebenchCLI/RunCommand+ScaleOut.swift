@@ -137,12 +137,15 @@ extension RunCommand {
             }
         }
         let start = try parsedStartAt() ?? StartTime(date: Date().addingTimeInterval(Self.workerStartDelaySeconds))
+        // Run options that are not part of a scenario go to every worker as they are.
+        var runOptions = ["--service-timer-microseconds", String(serviceTimerMicroseconds)]
+        if let target { runOptions += ["--target", target, "--http-client", httpClient.rawValue] }
         let pool = WorkerPool(
             executable: executable,
             arguments: shards.map { shard in
                 ["run"] + scenarioFiles + [
                     "--shard", shard.description, "--start-at", start.description, "--shard-output", directory, "--quiet",
-                ]
+                ] + runOptions
             })
         if !quiet {
             FileHandle.standardError.write(

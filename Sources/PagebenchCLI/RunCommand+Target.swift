@@ -20,7 +20,7 @@ extension RunCommand {
         let connections = max(1, scenarios.flatMap(\.workload.concurrency).max() ?? 1)
         let source: HTTPStoreSource
         do {
-            source = try HTTPStoreSource(target: target, configuration: .init(connections: connections))
+            source = try HTTPStoreSource(target: target, configuration: .init(connections: connections, client: httpClient.client))
         } catch {
             throw CommandFailure(ExitCodes.usage, "--target: \(error)")
         }

@@ -53,6 +53,9 @@ public struct RunCommand: AsyncParsableCommand {
             valueName: "url"))
     public var target: String?
 
+    @Option(help: HTTPClientOption.help)
+    public var httpClient: HTTPClientOption = .lean
+
     @Option(
         help: ArgumentHelp(
             "Tick of the shared timer that waits out injected service times, in microseconds (delays round up to it); 0 arms one runtime timer per request.",
@@ -170,12 +173,12 @@ public struct RunCommand: AsyncParsableCommand {
             return Harness.Output(rows: [], results: [], timeSeries: [])
         }
         if workers != nil || shard != nil { try Self.checkShardable(scenarios) }
-        if workers != nil, target != nil {
-            throw CommandFailure(
-                ExitCodes.usage,
-                "--workers with --target is not supported yet; start the workers yourself with --shard I/N --start-at TIME --target URL, then pagebench merge")
-        }
         if let workers {
+            if let target {
+                // Fail once, here, rather than in every worker: the same checks they make.
+                let source = try await connectTarget(target, scenarios: scenarios)
+                try? await source.shutdown()
+            }
             return try await runWorkers(
                 workers, scenarios: scenarios, into: &out, executable: workerExecutable, launched: workerLaunched)
         }

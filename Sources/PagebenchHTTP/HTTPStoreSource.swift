@@ -1,3 +1,4 @@
+import AsyncHTTPClient
 import Foundation
 import NIOCore
 import NIOPosix
@@ -19,6 +20,11 @@ public import PagebenchStore
 /// other failures as ``HTTPSourceError``; `CancellationError` untouched (a cancelled
 /// request closes its connection, so the server stops waiting out its service time).
 ///
+/// ``Configuration/client`` can swap the lean client for async-http-client
+/// (swift-server/async-http-client, the pooled client the issue first named): same
+/// requests, errors and status counts, about 4× the client CPU per small page
+/// (`results/http-vs-wrk.md`).
+///
 /// Call ``shutdown()`` when done (or use ``withSource(target:configuration:isolation:_:)``);
 /// idle connections stay open otherwise.
 public final class HTTPStoreSource: Sendable {
@@ -36,16 +42,34 @@ public final class HTTPStoreSource: Sendable {
         public var requestPayload: Bool
         /// The largest response body accepted, in bytes.
         public var maximumResponseBytes: Int
+        /// Which HTTP client sends the requests.
+        public var client: Client
 
         public init(
             connections: Int = 8, requestTimeout: Duration = .seconds(30), requestPayload: Bool = false,
-            maximumResponseBytes: Int = 64 << 20
+            maximumResponseBytes: Int = 64 << 20, client: Client = .lean
         ) {
             self.connections = connections
             self.requestTimeout = requestTimeout
             self.requestPayload = requestPayload
             self.maximumResponseBytes = maximumResponseBytes
+            self.client = client
         }
+    }
+
+    /// The HTTP client behind a source.
+    public enum Client: String, Sendable, Hashable, CaseIterable {
+        /// Our own HTTP/1.1 keep-alive client on SwiftNIO (``HTTP1ConnectionPool``).
+        case lean
+        /// swift-server/async-http-client with its connection pool (HTTP/1.1 only, no
+        /// redirects, no decompression).
+        case asyncHTTPClient = "async-http-client"
+    }
+
+    /// What sends the requests.
+    private enum Transport: Sendable {
+        case lean(HTTP1ConnectionPool)
+        case asyncHTTPClient(HTTPClient)
     }
 
     /// The base URL, without a trailing slash: `http://127.0.0.1:8080`.
@@ -53,7 +77,7 @@ public final class HTTPStoreSource: Sendable {
     public let configuration: Configuration
     /// The target's path prefix (`""` or `/v2`), put before every request path.
     private let pathPrefix: String
-    private let pool: HTTP1ConnectionPool
+    private let transport: Transport
     private let executors: [EventLoopTaskExecutor]
     private let counter = HTTPStatusCounter()
 
@@ -86,10 +110,16 @@ public final class HTTPStoreSource: Sendable {
         pathPrefix = String(base.dropFirst("http://".count + authority.count))
         let hostName = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
         let group = MultiThreadedEventLoopGroup.singleton
-        pool = HTTP1ConnectionPool(
-            endpoint: .init(host: hostName, port: port, hostHeader: String(authority)),
-            capacity: configuration.connections, group: group, connectTimeout: .seconds(10),
-            readTimeout: configuration.requestTimeout, maximumBodyBytes: configuration.maximumResponseBytes)
+        switch configuration.client {
+        case .lean:
+            transport = .lean(
+                HTTP1ConnectionPool(
+                    endpoint: .init(host: hostName, port: port, hostHeader: String(authority)),
+                    capacity: configuration.connections, group: group, connectTimeout: .seconds(10),
+                    readTimeout: configuration.requestTimeout, maximumBodyBytes: configuration.maximumResponseBytes))
+        case .asyncHTTPClient:
+            transport = .asyncHTTPClient(Self.makeAsyncHTTPClient(configuration, group: group))
+        }
         executors = group.makeIterator().map { EventLoopTaskExecutor(eventLoop: $0) }
     }
 
@@ -114,7 +144,10 @@ public final class HTTPStoreSource: Sendable {
 
     /// Closes the pool's connections; the source must not be used afterwards.
     public func shutdown() async throws {
-        await pool.shutdown()
+        switch transport {
+        case .lean(let pool): await pool.shutdown()
+        case .asyncHTTPClient(let client): try await client.shutdown()
+        }
     }
 
     /// Responses received so far, by HTTP status, and requests that got none.
@@ -157,6 +190,13 @@ public final class HTTPStoreSource: Sendable {
     /// closed by the server before it answered is replaced and the GET (idempotent)
     /// repeated once. Cancelling the calling task closes the connection in use.
     private func get(_ pathAndQuery: String) async throws -> HTTP1Response {
+        switch transport {
+        case .lean(let pool): try await get(pathAndQuery, pool: pool)
+        case .asyncHTTPClient(let client): try await get(pathAndQuery, client: client)
+        }
+    }
+
+    private func get(_ pathAndQuery: String, pool: HTTP1ConnectionPool) async throws -> HTTP1Response {
         let requestTarget = pathPrefix + pathAndQuery
         var repeated = false
         while true {
@@ -188,6 +228,48 @@ public final class HTTPStoreSource: Sendable {
                 throw HTTPSourceError.transport(target + pathAndQuery, error)
             }
         }
+    }
+
+    /// One GET through async-http-client, its whole body accumulated on the event loop
+    /// (one task resumption per request). Cancelling the calling task cancels the request.
+    private func get(_ pathAndQuery: String, client: HTTPClient) async throws -> HTTP1Response {
+        let url = target + pathAndQuery
+        do {
+            let request = try HTTPClient.Request(url: url, method: .GET)
+            let task = client.execute(
+                request: request,
+                delegate: ResponseAccumulator(request: request, maxBodySize: configuration.maximumResponseBytes))
+            let response = try await withTaskCancellationHandler {
+                try await task.futureResult.get()
+            } onCancel: {
+                task.cancel()
+            }
+            try Task.checkCancellation()
+            let status = Int(response.status.code)
+            counter.record(status: status)
+            return HTTP1Response(status: status, body: response.body ?? ByteBuffer(), keepAlive: true)
+        } catch {
+            if error is CancellationError || Task.isCancelled { throw CancellationError() }
+            counter.recordTransportFailure()
+            throw HTTPSourceError.transport(url, error)
+        }
+    }
+
+    private static func makeAsyncHTTPClient(_ configuration: Configuration, group: any EventLoopGroup) -> HTTPClient {
+        let timeout = configuration.requestTimeout.components
+        let nanoseconds = timeout.seconds * 1_000_000_000 + timeout.attoseconds / 1_000_000_000
+        var clientConfiguration = HTTPClient.Configuration(
+            redirectConfiguration: .disallow,
+            timeout: .init(connect: .seconds(10), read: .nanoseconds(max(1, nanoseconds))),
+            connectionPool: .init(
+                idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: configuration.connections),
+            decompression: .disabled)
+        clientConfiguration.httpVersion = .http1Only
+        // A refused connection fails the request at once (counted as a transport failure)
+        // instead of being retried silently until the connect timeout: the caller's retry
+        // policy decides, and a dead replica shows in the counts.
+        clientConfiguration.connectionPool.retryConnectionEstablishment = false
+        return HTTPClient(eventLoopGroup: group, configuration: clientConfiguration)
     }
 
     /// A connection failure in words: NIO's connection error lists every address tried.

@@ -8,8 +8,10 @@ import Testing
 /// ``HTTPStoreSource`` against a live server on a loopback ephemeral port.
 @Suite("HTTP store source")
 struct HTTPStoreSourceTests {
-    @Test("S8 S10: draining through the source gives the in-process pages; statuses are counted")
-    func drainMatchesInProcess() async throws {
+    @Test(
+        "S8 S10: draining through the source gives the in-process pages; statuses are counted",
+        arguments: HTTPStoreSource.Client.allCases)
+    func drainMatchesInProcess(client: HTTPStoreSource.Client) async throws {
         let store = try TestStores.store()
         let requests = [
             PageRequest(range: .scan, limit: 9, filter: .matching),
@@ -20,7 +22,7 @@ struct HTTPStoreSourceTests {
         for request in requests { expected.append(try await TestStores.pages(store, request)) }
         let pageCount = expected.map(\.count).reduce(0, +)
         let (received, counts, health) = try await withLiveServer(StoreServer(store: store)) { target in
-            try await HTTPStoreSource.withSource(target: target + "/", configuration: .init(connections: 2)) { source in
+            try await HTTPStoreSource.withSource(target: target + "/", configuration: .init(connections: 2, client: client)) { source in
                 var received: [[Page]] = []
                 for request in requests {
                     var pages: [Page] = []
@@ -41,8 +43,10 @@ struct HTTPStoreSourceTests {
         #expect(health.configurationHash == store.configurationHash)
     }
 
-    @Test("S17 S18 S1 S14 S15 S21: the source throws the store's own errors, with the same code and message")
-    func errorsMapBack() async throws {
+    @Test(
+        "S17 S18 S1 S14 S15 S21: the source throws the store's own errors, with the same code and message",
+        arguments: HTTPStoreSource.Client.allCases)
+    func errorsMapBack(client: HTTPStoreSource.Client) async throws {
         let store = try TestStores.store()
         let token = try #require(try await store.page(PageRequest(limit: 5)).nextToken)
         let requests = [
@@ -55,7 +59,7 @@ struct HTTPStoreSourceTests {
         var expected: [StoreError] = []
         for request in requests { expected.append(try #require(await TestStores.error(store, request))) }
         let (errors, counts) = try await withLiveServer(StoreServer(store: store)) { target in
-            try await HTTPStoreSource.withSource(target: target) { source in
+            try await HTTPStoreSource.withSource(target: target, configuration: .init(client: client)) { source in
                 var errors: [StoreError?] = []
                 for request in requests {
                     do {

@@ -60,6 +60,46 @@ import Testing
         }
     }
 
+    /// The `pagebench` executable next to the test binary (`swift build` puts it there).
+    static let pagebench: String? = {
+        guard let tests = WorkerPool.currentExecutable else { return nil }
+        let path = (tests as NSString).deletingLastPathComponent + "/pagebench"
+        return FileManager.default.isExecutableFile(atPath: path) ? path : nil
+    }()
+
+    /// `--workers 2 --target URL --http-client async-http-client`: the worker processes page
+    /// the served store with the client asked for, and their merged rows carry the same
+    /// deterministic figures as one in-process run (H3).
+    @Test(.enabled(if: pagebench != nil, "needs the pagebench executable: run `swift build` first"))
+    func h3_workersPageTheTargetAndMergeToTheInProcessFigures() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pagebench-target-\(UUID())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let scenario = try Self.scenarioFile(in: directory)
+        let local = try await run([scenario, "--quiet", "--output", directory.appendingPathComponent("local.csv").path])
+        let server = StoreServer(store: try TestStores.store())
+        let merged = try await withLiveServer(server) { target in
+            var capture = Capture()
+            let command = try #require(
+                try PagebenchCommand.parseAsRoot([
+                    "run", scenario, "--quiet", "--target", target, "--http-client", "async-http-client", "--workers", "2",
+                    "--shard-output", directory.appendingPathComponent("shards").path,
+                    "--output", directory.appendingPathComponent("merged.csv").path,
+                ]) as? RunCommand)
+            return try await command.execute(into: &capture, workerExecutable: Self.pagebench)
+        }
+        #expect(merged.rows.count == 2)
+        #expect(merged.rows.allSatisfy { $0.scenario == "remote@http" })
+        for (a, b) in zip(local.rows, merged.rows) {
+            #expect(a.concurrency == b.concurrency)
+            #expect(a.drains == b.drains)
+            #expect(a.pages == b.pages)
+            #expect(a.items == b.items)
+            #expect(a.scannedBytes == b.scannedBytes)
+            #expect(a.pages > 0)
+        }
+    }
+
     @Test func aServerWithAnotherStoreIsRefusedNamingBothStores() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pagebench-target-\(UUID())")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
