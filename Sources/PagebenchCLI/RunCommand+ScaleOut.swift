@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import PagebenchHTTP
 import PagebenchHarness
 import PagebenchMetrics
 
@@ -86,10 +87,13 @@ extension RunCommand {
     }
 
     /// Writes this process's shard file (and its time series, if asked) and returns its path.
-    func writeShard(_ result: Harness.Output, shard: Shard, startAt: StartTime?) throws(CommandFailure) -> String {
+    func writeShard(
+        _ result: Harness.Output, shard: Shard, startAt: StartTime?, httpResponses: HTTPStatusCounts?
+    ) throws(CommandFailure) -> String {
         let path = Self.shardPath(directory: shardOutput, shard: shard)
         do {
-            try ShardFile(shard: shard, startAt: startAt, output: result).write(to: path)
+            try ShardFile(shard: shard, startAt: startAt, output: result, httpResponses: httpResponses?.keyedCounts)
+                .write(to: path)
             if let timeseries { try ResultFiles.writeTimeSeries(result.timeSeries, to: timeseries) }
         } catch {
             throw CommandFailure(error)
@@ -175,8 +179,11 @@ extension RunCommand {
             throw CommandFailure(ExitCodes.workerFailed, message)
         }
         let rows: [ResultRow]
+        var responses = HTTPStatusCounts()
         do {
-            rows = try ShardMerge.merge(try ShardMerge.read(paths: paths))
+            let inputs = try ShardMerge.read(paths: paths)
+            rows = try ShardMerge.merge(inputs)
+            for input in inputs { responses.add(HTTPStatusCounts(keyedCounts: input.file.httpResponses ?? [:])) }
         } catch {
             throw CommandFailure(error)
         }
@@ -188,6 +195,7 @@ extension RunCommand {
             throw CommandFailure(error)
         }
         if !quiet {
+            if let target { out.write("HTTP responses from \(target), all workers: \(responses)\n") }
             out.write("\n" + SummaryTable.render(rows))
             var files = [csv]
             if let history { files.append(history + " (appended)") }

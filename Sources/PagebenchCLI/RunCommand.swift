@@ -213,13 +213,15 @@ public struct RunCommand: AsyncParsableCommand {
             try? await remote?.shutdown()
             throw CommandFailure(wrapping: error)
         }
+        var responses: HTTPStatusCounts?
         if let remote {
             let counts = remote.statusCounts
+            responses = counts
             try? await remote.shutdown()
             if !quiet { out.write("HTTP responses from \(remote.target): \(counts)\n") }
         }
         if let shard {
-            let path = try writeShard(result, shard: shard, startAt: start)
+            let path = try writeShard(result, shard: shard, startAt: start, httpResponses: responses)
             if !quiet {
                 out.write("\n" + SummaryTable.render(result.rows))
                 out.write("\nwrote shard \(shard) (\(result.rows.count) phases) to \(path)\n")

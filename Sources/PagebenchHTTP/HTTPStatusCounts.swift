@@ -27,6 +27,25 @@ public struct HTTPStatusCounts: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// `200=1234 429=5 transport=0`, statuses ascending.
+    /// The counts keyed as in a shard file: `"200"`, `"429"`, … and `"transport"`.
+    public var keyedCounts: [String: Int] {
+        var keyed = Dictionary(uniqueKeysWithValues: byStatus.map { (String($0.key), $0.value) })
+        keyed["transport"] = transportFailures
+        return keyed
+    }
+
+    /// The counts of ``keyedCounts``; keys that are neither a status nor `transport` are ignored.
+    public init(keyedCounts: [String: Int]) {
+        self.init()
+        for (key, count) in keyedCounts {
+            if key == "transport" {
+                transportFailures += count
+            } else if let status = Int(key) {
+                byStatus[status, default: 0] += count
+            }
+        }
+    }
+
     public var description: String {
         let statuses = byStatus.keys.sorted().map { "\($0)=\(byStatus[$0]!)" }
         return (statuses + ["transport=\(transportFailures)"]).joined(separator: " ")

@@ -15,8 +15,13 @@ import PagebenchMetrics
 ///                 "row": "schema_version,…\n1,…\n",
 ///                 "counters": { "pages": …, … , "errors": { "throttled": 0, … } },
 ///                 "histograms": { "page": "hdr1 digits=3 …", "drain": "hdr1 …",
-///                                 "drainCorrected": null, "cancellation": null } } ] }
+///                                 "drainCorrected": null, "cancellation": null } } ],
+///   "httpResponses": { "200": 51234, "429": 12, "transport": 0 } }
 /// ```
+///
+/// `httpResponses` (a `--target` run's HTTP responses by status, over all its phases, and
+/// requests that got none) is null for an in-process run, and may be absent in files of
+/// earlier builds.
 public struct ShardFile: Sendable, Equatable {
     /// The value of `format`.
     public static let formatName = "pagebench-shard"
@@ -27,18 +32,23 @@ public struct ShardFile: Sendable, Equatable {
     /// The `--start-at` the worker was given, as given to the run (nil without one).
     public var startAt: String?
     public var phases: [ShardPhase]
+    /// A `--target` run's HTTP responses by status (`"200"`, `"429"`, …) and `"transport"`
+    /// (requests that got no response), over all its phases; nil in-process.
+    public var httpResponses: [String: Int]?
 
-    public init(shard: Shard, startAt: String?, phases: [ShardPhase]) {
+    public init(shard: Shard, startAt: String?, phases: [ShardPhase], httpResponses: [String: Int]? = nil) {
         self.shard = shard
         self.startAt = startAt
         self.phases = phases
+        self.httpResponses = httpResponses
     }
 
     /// The shard of a sweep's output.
-    public init(shard: Shard, startAt: StartTime?, output: Harness.Output) {
+    public init(shard: Shard, startAt: StartTime?, output: Harness.Output, httpResponses: [String: Int]? = nil) {
         self.init(
             shard: shard, startAt: startAt?.description,
-            phases: zip(output.results, output.rows).map { ShardPhase(result: $0, row: $1) })
+            phases: zip(output.results, output.rows).map { ShardPhase(result: $0, row: $1) },
+            httpResponses: httpResponses)
     }
 
     /// `shard-I-of-N.json`: the file name of a shard in a shard directory.
@@ -126,7 +136,12 @@ public struct ShardFile: Sendable, Equatable {
         for (number, phase) in document.phases.enumerated() {
             phases.append(try phase.model(file: file, at: "phases[\(number)]"))
         }
-        return ShardFile(shard: shard, startAt: document.startAt, phases: phases)
+        if let responses = document.httpResponses,
+            let bad = responses.first(where: { $0.value < 0 || !($0.key == "transport" || Int($0.key).map { (100...599).contains($0) } == true) })
+        {
+            throw fail("'httpResponses.\(bad.key)': keys are HTTP statuses 100-599 or 'transport', counts are not negative")
+        }
+        return ShardFile(shard: shard, startAt: document.startAt, phases: phases, httpResponses: document.httpResponses)
     }
 
     private static func path(_ keys: [any CodingKey]) -> String {
@@ -151,11 +166,13 @@ private struct Document: Codable {
     var shard: ShardIndex
     var startAt: String?
     var phases: [PhaseDocument]
+    var httpResponses: [String: Int]?
 
     init(_ file: ShardFile) {
         shard = ShardIndex(index: file.shard.index, count: file.shard.count)
         startAt = file.startAt
         phases = file.phases.map(PhaseDocument.init)
+        httpResponses = file.httpResponses
     }
 
     func encode(to encoder: any Encoder) throws {
@@ -165,6 +182,7 @@ private struct Document: Codable {
         try container.encode(shard, forKey: .shard)
         try container.encode(startAt, forKey: .startAt)  // null when absent: every key always present
         try container.encode(phases, forKey: .phases)
+        try container.encode(httpResponses, forKey: .httpResponses)
     }
 }
 

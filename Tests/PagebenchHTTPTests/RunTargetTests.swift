@@ -98,6 +98,13 @@ import Testing
             #expect(a.scannedBytes == b.scannedBytes)
             #expect(a.pages > 0)
         }
+        // Each worker's shard carries its HTTP responses: every page plus its /health check.
+        var responses = HTTPStatusCounts()
+        for index in 0..<2 {
+            let shard = try ShardFile.read(path: directory.appendingPathComponent("shards/shard-\(index)-of-2.json").path)
+            responses.add(HTTPStatusCounts(keyedCounts: try #require(shard.httpResponses)))
+        }
+        #expect(responses == HTTPStatusCounts(byStatus: [200: merged.rows.map(\.pages).reduce(0, +) + 2]))
     }
 
     @Test func aServerWithAnotherStoreIsRefusedNamingBothStores() async throws {

@@ -248,6 +248,29 @@ import Testing
         }
     }
 
+    /// A `--target` shard's HTTP responses survive the file; an in-process shard writes null,
+    /// a file of an earlier build without the key still reads, a bad key is named.
+    @Test func httpResponsesRoundTripAndBadOnesAreNamed() throws {
+        var file = inputs(count: 1)[0].file
+        #expect(try file.jsonText().contains("\"httpResponses\" : null"))
+        let withoutKey = try file.jsonText().replacingOccurrences(of: ",\n  \"httpResponses\" : null", with: "")
+        #expect(!withoutKey.contains("httpResponses"))
+        #expect(try ShardFile.decode(json: Data(withoutKey.utf8), file: "old.json") == file)
+        file.httpResponses = ["200": 41, "429": 2, "transport": 1]
+        let text = try file.jsonText()
+        #expect(try ShardFile.decode(json: Data(text.utf8), file: "http.json") == file)
+        for bad in ["\"429\" : -2", "\"429\" : 2, \"ok\" : 3", "\"429\" : 2, \"99\" : 3"] {
+            let edited = text.replacingOccurrences(of: "\"429\" : 2", with: bad)
+            #expect(edited != text)
+            do {
+                _ = try ShardFile.decode(json: Data(edited.utf8), file: "bad.json")
+                Issue.record("decoded httpResponses with \(bad)")
+            } catch {
+                #expect(error.message.contains("'httpResponses."), "\(error.message)")
+            }
+        }
+    }
+
     @Test func corruptedHistogramAndRowAreNamed() throws {
         let file = inputs(count: 1)[0].file
         let text = try file.jsonText()
