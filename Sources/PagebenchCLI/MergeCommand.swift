@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import PagebenchHTTP
 import PagebenchHarness
 import PagebenchMetrics
 
@@ -68,6 +69,12 @@ public struct MergeCommand: ParsableCommand {
             var files = [output]
             if let history { files.append(history + " (appended)") }
             out.write("\nmerged \(inputs.count) shards: wrote \(rows.count) rows to \(files.joined(separator: ", "))\n")
+            let remote = inputs.compactMap(\.file.httpResponses)
+            if !remote.isEmpty {
+                var responses = HTTPStatusCounts()
+                for counts in remote { responses.add(HTTPStatusCounts(keyedCounts: counts)) }
+                out.write("HTTP responses of the \(remote.count) --target shards: \(responses)\n")
+            }
         }
         return rows
     }
