@@ -21,7 +21,7 @@ public enum CursorBasedPagination {
             self.init(hasNext: nextToken != nil, endCursor: nextToken)
         }
 
-        @inlinable
+        @inlinable @inline(__always)
         public func repeatsPosition(of previous: Self, direction: PaginationDirection) -> Bool {
             guard direction == .next, hasNext, let endCursor, let previousCursor = previous.endCursor else { return false }
             return cursorsEqual(endCursor, previousCursor)
@@ -47,7 +47,7 @@ public enum CursorBasedPagination {
             self.startCursor = startCursor
         }
 
-        @inlinable
+        @inlinable @inline(__always)
         public func repeatsPosition(of previous: Self, direction: PaginationDirection) -> Bool {
             guard direction == .previous, hasPrevious, let startCursor, let previousCursor = previous.startCursor
             else { return false }
@@ -76,7 +76,7 @@ public enum CursorBasedPagination {
             self.startCursor = startCursor
         }
 
-        @inlinable
+        @inlinable @inline(__always)
         public func repeatsPosition(of previous: Self, direction: PaginationDirection) -> Bool {
             switch direction {
             case .next:
