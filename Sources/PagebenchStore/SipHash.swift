@@ -9,24 +9,16 @@
 ///
 /// Both are written here, rather than taken from swift-crypto, to keep the store free of
 /// dependencies; reference test vectors are checked in `SipHashTests`.
-struct SipHash24: Sendable, Hashable {
+struct SipHash24: SipHashKey {
+    static let compressionRounds = 2
+    static let finalizationRounds = 4
+
     let k0: UInt64
     let k1: UInt64
 
     init(k0: UInt64, k1: UInt64) {
         self.k0 = k0
         self.k1 = k1
-    }
-
-    /// Creates a key from 16 bytes, little-endian, as the reference implementation does.
-    init(keyBytes: [UInt8]) {
-        let (k0, k1) = SipState.key(keyBytes)
-        self.init(k0: k0, k1: k1)
-    }
-
-    /// The MAC of an arbitrary byte string.
-    func mac(_ bytes: some Collection<UInt8>) -> UInt64 {
-        SipState.mac(bytes, k0: k0, k1: k1, compressionRounds: 2, finalizationRounds: 4)
     }
 
     /// The MAC of four little-endian 64-bit words (a 32-byte message).
@@ -37,16 +29,16 @@ struct SipHash24: Sendable, Hashable {
     }
 }
 
-/// SipHash-1-3: the token MAC (see ``SipHash24`` for the family).
-struct SipHash13: Sendable, Hashable {
-    let k0: UInt64
-    let k1: UInt64
+/// What both round counts share: the key and the MAC of an arbitrary byte string.
+protocol SipHashKey: Sendable, Hashable {
+    static var compressionRounds: Int { get }
+    static var finalizationRounds: Int { get }
+    var k0: UInt64 { get }
+    var k1: UInt64 { get }
+    init(k0: UInt64, k1: UInt64)
+}
 
-    init(k0: UInt64, k1: UInt64) {
-        self.k0 = k0
-        self.k1 = k1
-    }
-
+extension SipHashKey {
     /// Creates a key from 16 bytes, little-endian, as the reference implementation does.
     init(keyBytes: [UInt8]) {
         let (k0, k1) = SipState.key(keyBytes)
@@ -55,7 +47,22 @@ struct SipHash13: Sendable, Hashable {
 
     /// The MAC of an arbitrary byte string.
     func mac(_ bytes: some Collection<UInt8>) -> UInt64 {
-        SipState.mac(bytes, k0: k0, k1: k1, compressionRounds: 1, finalizationRounds: 3)
+        SipState.mac(
+            bytes, k0: k0, k1: k1, compressionRounds: Self.compressionRounds, finalizationRounds: Self.finalizationRounds)
+    }
+}
+
+/// SipHash-1-3: the token MAC (see ``SipHash24`` for the family).
+struct SipHash13: SipHashKey {
+    static let compressionRounds = 1
+    static let finalizationRounds = 3
+
+    let k0: UInt64
+    let k1: UInt64
+
+    init(k0: UInt64, k1: UInt64) {
+        self.k0 = k0
+        self.k1 = k1
     }
 
     /// The MAC of four little-endian 64-bit words (a 32-byte message), without touching memory.
