@@ -2,6 +2,7 @@ import Foundation
 import PagebenchCLI
 import PagebenchHTTP
 import PagebenchHarness
+import PagebenchMetrics
 import PagebenchStore
 import Testing
 
@@ -29,6 +30,26 @@ import Testing
         return path
     }
 
+    static func makeDirectory() throws -> URL {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pagebench-target-\(UUID())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        return directory
+    }
+
+    /// Rows of the same phases, in-process and over HTTP, agree on every deterministic figure (H3).
+    func expectSameDeterministicFigures(_ local: [ResultRow], _ remote: [ResultRow]) {
+        #expect(local.count == remote.count)
+        for (a, b) in zip(local, remote) {
+            #expect(a.concurrency == b.concurrency)
+            #expect(a.drains == b.drains)
+            #expect(a.pages == b.pages)
+            #expect(a.items == b.items)
+            #expect(a.scannedBytes == b.scannedBytes)
+            #expect(a.emptyPagesWasted == b.emptyPagesWasted)
+            #expect(a.pages > 0)
+        }
+    }
+
     func run(_ arguments: [String]) async throws -> Harness.Output {
         var capture = Capture()
         let command = try #require(try PagebenchCommand.parseAsRoot(["run"] + arguments) as? RunCommand)
@@ -36,8 +57,7 @@ import Testing
     }
 
     @Test func h3_runOverHTTPGivesTheInProcessDeterministicFigures() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pagebench-target-\(UUID())")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let directory = try Self.makeDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let scenario = try Self.scenarioFile(in: directory)
         let local = try await run([scenario, "--quiet", "--output", directory.appendingPathComponent("local.csv").path])
@@ -49,15 +69,7 @@ import Testing
         }
         #expect(remote.rows.count == 2)
         #expect(remote.rows.allSatisfy { $0.scenario == "remote@http" })
-        for (a, b) in zip(local.rows, remote.rows) {
-            #expect(a.concurrency == b.concurrency)
-            #expect(a.drains == b.drains)
-            #expect(a.pages == b.pages)
-            #expect(a.items == b.items)
-            #expect(a.scannedBytes == b.scannedBytes)
-            #expect(a.emptyPagesWasted == b.emptyPagesWasted)
-            #expect(a.pages > 0)
-        }
+        expectSameDeterministicFigures(local.rows, remote.rows)
     }
 
     /// The `pagebench` executable next to the test binary (`swift build` puts it there).
@@ -72,8 +84,7 @@ import Testing
     /// deterministic figures as one in-process run (H3).
     @Test(.enabled(if: pagebench != nil, "needs the pagebench executable: run `swift build` first"))
     func h3_workersPageTheTargetAndMergeToTheInProcessFigures() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pagebench-target-\(UUID())")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let directory = try Self.makeDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let scenario = try Self.scenarioFile(in: directory)
         let local = try await run([scenario, "--quiet", "--output", directory.appendingPathComponent("local.csv").path])
@@ -90,14 +101,7 @@ import Testing
         }
         #expect(merged.rows.count == 2)
         #expect(merged.rows.allSatisfy { $0.scenario == "remote@http" })
-        for (a, b) in zip(local.rows, merged.rows) {
-            #expect(a.concurrency == b.concurrency)
-            #expect(a.drains == b.drains)
-            #expect(a.pages == b.pages)
-            #expect(a.items == b.items)
-            #expect(a.scannedBytes == b.scannedBytes)
-            #expect(a.pages > 0)
-        }
+        expectSameDeterministicFigures(local.rows, merged.rows)
         // Each worker's shard carries its HTTP responses: every page plus its /health check.
         var responses = HTTPStatusCounts()
         for index in 0..<2 {
@@ -108,8 +112,7 @@ import Testing
     }
 
     @Test func aServerWithAnotherStoreIsRefusedNamingBothStores() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pagebench-target-\(UUID())")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let directory = try Self.makeDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let scenario = try Self.scenarioFile(in: directory, seed: 8)
         let output = directory.appendingPathComponent("remote.csv").path
