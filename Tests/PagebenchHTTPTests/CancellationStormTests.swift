@@ -40,14 +40,7 @@ struct CancellationStormTests {
                     abandonedPerRound.append(server.statistics.requestsAbandoned - before)
                 }
                 // Still serving, correctly: a full drain of the fast partition.
-                var pages: [Page] = []
-                var current = fastRequest
-                for _ in 0..<100 {
-                    let page = try await source.page(current)
-                    pages.append(page)
-                    guard let token = page.nextToken else { break }
-                    current.token = token
-                }
+                let pages = try await TestStores.drain(fastRequest, maxPages: 100) { try await source.page($0) }
                 return (pages, abandonedPerRound, inFlightReached)
             }
         }
@@ -86,15 +79,7 @@ struct CancellationStormTests {
                     group.cancelAll()
                 }
                 _ = try await eventually { server.statistics.requestsInFlight == 0 }
-                var pages: [Page] = []
-                var current = request
-                for _ in 0..<1000 {
-                    let page = try await source.page(current)
-                    pages.append(page)
-                    guard let token = page.nextToken else { break }
-                    current.token = token
-                }
-                return pages
+                return try await TestStores.drain(request, maxPages: 1000) { try await source.page($0) }
             }
         }
         #expect(drained == expected)

@@ -25,15 +25,7 @@ struct HTTPStoreSourceTests {
             try await HTTPStoreSource.withSource(target: target + "/", configuration: .init(connections: 2, client: client)) { source in
                 var received: [[Page]] = []
                 for request in requests {
-                    var pages: [Page] = []
-                    var current = request
-                    for _ in 0..<1000 {
-                        let page = try await source.page(current)
-                        pages.append(page)
-                        guard let token = page.nextToken else { break }
-                        current.token = token
-                    }
-                    received.append(pages)
+                    received.append(try await TestStores.drain(request, maxPages: 1000) { try await source.page($0) })
                 }
                 return (received, source.statusCounts, try await source.health())
             }

@@ -19,15 +19,29 @@ enum TestStores {
 
     /// Every page of a traversal in-process, following tokens (bounded: a loop would be a bug).
     static func pages(_ store: SyntheticStore, _ request: PageRequest) async throws -> [Page] {
+        try await drain(request) { try await store.page($0) }
+    }
+
+    /// Every page of a traversal through `page` (a source, a replica, …), following tokens;
+    /// `page` gets the request and the page's index. Fails past `maxPages` (a loop is a bug).
+    static func drain(
+        _ request: PageRequest, maxPages: Int = 10_000, page: (PageRequest, Int) async throws -> Page
+    ) async throws -> [Page] {
         var pages: [Page] = []
         var current = request
-        for _ in 0..<10_000 {
-            let page = try await store.page(current)
-            pages.append(page)
-            guard let token = page.nextToken else { return pages }
+        for index in 0..<maxPages {
+            let next = try await page(current, index)
+            pages.append(next)
+            guard let token = next.nextToken else { return pages }
             current.token = token
         }
-        throw TestFailure("traversal of \(request) did not end within 10,000 pages")
+        throw TestFailure("traversal of \(request) did not end within \(maxPages) pages")
+    }
+
+    static func drain(
+        _ request: PageRequest, maxPages: Int = 10_000, page: (PageRequest) async throws -> Page
+    ) async throws -> [Page] {
+        try await drain(request, maxPages: maxPages) { request, _ in try await page(request) }
     }
 
     /// The error the in-process store throws for `request`.

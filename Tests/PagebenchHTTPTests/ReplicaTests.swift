@@ -37,13 +37,8 @@ struct ReplicaTests {
                 for request in requests {
                     let expected = try await TestStores.pages(store, request)
                     #expect(expected.count >= 4, "the traversal must cross replicas several times")
-                    var pages: [Page] = []
-                    var current = request
-                    for index in 0..<expected.count + 1 {
-                        let page = try await (index.isMultiple(of: 2) ? sourceA : sourceB).page(current)
-                        pages.append(page)
-                        guard let token = page.nextToken else { break }
-                        current.token = token
+                    let pages = try await TestStores.drain(request, maxPages: expected.count + 1) { request, index in
+                        try await (index.isMultiple(of: 2) ? sourceA : sourceB).page(request)
                     }
                     #expect(pages == expected, "\(request)")
                 }
