@@ -109,6 +109,15 @@ import Testing
             responses.add(HTTPStatusCounts(keyedCounts: try #require(shard.httpResponses)))
         }
         #expect(responses == HTTPStatusCounts(byStatus: [200: merged.rows.map(\.pages).reduce(0, +) + 2]))
+        // `pagebench merge` of those shards prints the same sum.
+        var capture = Capture()
+        let merge = try #require(
+            try PagebenchCommand.parseAsRoot([
+                "merge", directory.appendingPathComponent("shards").path,
+                "--output", directory.appendingPathComponent("remerged.csv").path,
+            ]) as? MergeCommand)
+        #expect(try merge.execute(into: &capture) == merged.rows)
+        #expect(capture.text.contains("HTTP responses of the 2 --target shards: \(responses)"), "\(capture.text)")
     }
 
     @Test func aServerWithAnotherStoreIsRefusedNamingBothStores() async throws {
