@@ -54,12 +54,15 @@ extension SyntheticStore {
         // items, the rest of the range, and what the budget holds.
         let remaining = reverse ? position - lo + 1 : hi - position
         let bound = max(0, min(limit, remaining, itemsPerBudget))
-        var scanned = 0
-        var bytes = 0
+        var cursor = ScanCursor(position: position)
         var items: [Item] = []
-        scanPage(
-            reverse: reverse, filter: filter, limit: limit, lo: lo, hi: hi, position: &position, scanned: &scanned,
-            bytes: &bytes, bound: bound, items: &items)
+        if bound > 0 {
+            items = collectItems(
+                reverse: reverse, filter: filter, limit: limit, lo: lo, hi: hi, bound: bound, cursor: &cursor)
+        }
+        position = cursor.position
+        let scanned = cursor.scanned
+        let bytes = cursor.bytes
 
         // S5, S6: no token only when the range is exhausted and the page was not cut; a page
         // that hits the limit exactly at the end still gets one under `continuation`.
@@ -79,26 +82,76 @@ extension SyntheticStore {
         return Page(items: items, scannedCount: scanned, scannedBytes: bytes, nextToken: nextToken)
     }
 
-    /// Evaluates items from `position` until the limit, the budget (S4) or the range end,
-    /// appending those that match the filter to `items` (which reserves `bound` slots).
+    /// Items a page writes into a stack buffer before they go into its array: 24 items are
+    /// 960 bytes, within what `withUnsafeTemporaryAllocation` always puts on the stack.
+    static let stackChunk = 24
+
+    /// Where a page's scan stands: the next position to evaluate, items and bytes evaluated,
+    /// and whether it stopped only because its output buffer was full.
+    struct ScanCursor {
+        var position: Int
+        var scanned = 0
+        var bytes = 0
+        var bufferFull = false
+    }
+
+    /// Evaluates the page from `cursor` on and returns the items that pass the filter.
+    ///
+    /// Items are written into a small stack buffer. A page whose items fit it (every page at
+    /// the default limit) gets its array in one exactly-sized allocation and copy, which costs
+    /// less than reserving an array and appending item by item; a larger page reserves
+    /// `bound` (at most 4096) and appends the buffer each time it fills.
+    @inline(__always)
+    private func collectItems(
+        reverse: Bool, filter: Filter?, limit: Int, lo: Int, hi: Int, bound: Int, cursor: inout ScanCursor
+    ) -> [Item] {
+        withUnsafeTemporaryAllocation(of: Item.self, capacity: Self.stackChunk) { chunk in
+            var written = scanPage(
+                reverse: reverse, filter: filter, limit: limit, lo: lo, hi: hi, cursor: &cursor, into: chunk)
+            if !cursor.bufferFull {
+                return Array(UnsafeBufferPointer(rebasing: chunk[..<written]))
+            }
+            var items: [Item] = []
+            items.reserveCapacity(min(bound, 4096))
+            while true {
+                items.append(contentsOf: UnsafeBufferPointer(rebasing: chunk[..<written]))
+                chunk.baseAddress?.deinitialize(count: written)
+                guard cursor.bufferFull else { return items }
+                cursor.bufferFull = false
+                written = scanPage(
+                    reverse: reverse, filter: filter, limit: limit, lo: lo, hi: hi, cursor: &cursor, into: chunk)
+            }
+        }
+    }
+
+    /// Evaluates items from `cursor.position` until the limit, the budget (S4) or the range
+    /// end, writing those that match the filter into `buffer`. If `buffer` fills first, it
+    /// stops before the next item and sets `cursor.bufferFull`; calling it again resumes
+    /// where it stopped.
+    ///
+    /// - Returns: the number of items written (initialized) at the start of `buffer`.
     @inline(__always)
     private func scanPage(
-        reverse: Bool, filter: Filter?, limit: Int, lo: Int, hi: Int, position: inout Int, scanned: inout Int,
-        bytes: inout Int, bound: Int, items: inout [Item]
-    ) {
-        // The default configuration's item model (log-normal sizes, evenly spread matches) gets
-        // a loop of its own with the model's dispatch resolved; every other one the general loop.
-        // Both compute the same items (the same `ItemModel` functions).
-        if model.sizeKind == .table, model.clusteringKind == 0 {
-            scanRuns(
-                reverse: reverse, filter: filter, sizeKind: .table, clustering: 0, limit: limit, lo: lo, hi: hi,
-                position: &position, scanned: &scanned, bytes: &bytes, bound: bound, items: &items)
-        } else {
-            scanRuns(
-                reverse: reverse, filter: filter, sizeKind: model.sizeKind, clustering: model.clusteringKind,
-                limit: limit, lo: lo, hi: hi, position: &position, scanned: &scanned, bytes: &bytes, bound: bound,
-                items: &items)
+        reverse: Bool, filter: Filter?, limit: Int, lo: Int, hi: Int, cursor: inout ScanCursor,
+        into buffer: UnsafeMutableBufferPointer<Item>
+    ) -> Int {
+        // The default configuration (log-normal sizes, evenly spread matches, exclusive
+        // boundary) gets loops of its own with the model's dispatch resolved, one without a
+        // filter and one with; every other configuration the general loop. All compute the
+        // same items (the same `ItemModel` functions).
+        if model.sizeKind == .table, model.clusteringKind == 0, exclusiveBoundary {
+            if let filter {
+                return scanRuns(
+                    reverse: reverse, filter: filter, sizeKind: .table, clustering: 0, exclusive: true, limit: limit,
+                    lo: lo, hi: hi, cursor: &cursor, into: buffer)
+            }
+            return scanRuns(
+                reverse: reverse, filter: nil, sizeKind: .table, clustering: 0, exclusive: true, limit: limit, lo: lo,
+                hi: hi, cursor: &cursor, into: buffer)
         }
+        return scanRuns(
+            reverse: reverse, filter: filter, sizeKind: model.sizeKind, clustering: model.clusteringKind,
+            exclusive: exclusiveBoundary, limit: limit, lo: lo, hi: hi, cursor: &cursor, into: buffer)
     }
 
     /// The scan loop of ``scanPage``. It walks runs of consecutive items within one
@@ -106,17 +159,18 @@ extension SyntheticStore {
     /// rather than once per item.
     @inline(__always)
     private func scanRuns(
-        reverse: Bool, filter: Filter?, sizeKind: ItemModel.SizeKind, clustering: UInt8, limit: Int, lo: Int,
-        hi: Int, position: inout Int, scanned: inout Int, bytes: inout Int, bound: Int, items: inout [Item]
-    ) {
+        reverse: Bool, filter: Filter?, sizeKind: ItemModel.SizeKind, clustering: UInt8, exclusive: Bool, limit: Int,
+        lo: Int, hi: Int, cursor: inout ScanCursor, into buffer: UnsafeMutableBufferPointer<Item>
+    ) -> Int {
+        guard let output = buffer.baseAddress else { return 0 }  // never: the buffer has 24 slots
+        let capacity = buffer.count
         let step = reverse ? -1 : 1
         let keyStep: UInt64 = reverse ? .max : 1  // −1 or +1, wrapping
-        let exclusive = exclusiveBoundary
         let budget = budgetBytes
-        // Reserved here, next to the loop, rather than by the caller: then the optimizer hoists
-        // the array's uniqueness check out of the loop in both copies of it, instead of calling
-        // the runtime on every append.
-        items.reserveCapacity(min(bound, 4096))
+        var position = cursor.position
+        var scanned = cursor.scanned
+        var bytes = cursor.bytes
+        var written = 0
         scan: while scanned < limit, position >= lo, position < hi {
             let partition = layout.partition(containing: position)
             let partitionStart = layout.start(of: partition)
@@ -126,6 +180,10 @@ extension SyntheticStore {
             let run = min(limit - scanned, available)  // ≥ 1
             var sortKey = UInt64(truncatingIfNeeded: position &- partitionStart)
             for _ in 0..<run {
+                if written == capacity {
+                    cursor.bufferFull = true
+                    break scan
+                }
                 let hash = model.itemHash(partitionSeed: partitionSeed, sortKey: sortKey)
                 let size = model.size(hash, kind: sizeKind)
                 // S4 exclusive: the item that would cross the budget starts the next page, unless
@@ -137,16 +195,21 @@ extension SyntheticStore {
                 let category = model.category(
                     hash: hash, partitionSeed: partitionSeed, sortKey: sortKey, clustering: clustering)
                 if filter?.matches(category: category, sizeBytes: size) ?? true {
-                    items.append(
-                        Item(
+                    (output + written).initialize(
+                        to: Item(
                             partition: partition, sortKey: sortKey, sizeBytes: size, category: category,
                             fingerprint: hash))
+                    written &+= 1
                 }
                 sortKey &+= keyStep
                 // S4 inclusive: the crossing item was evaluated; stop.
                 if !exclusive, bytes >= budget { break scan }
             }
         }
+        cursor.position = position
+        cursor.scanned = scanned
+        cursor.bytes = bytes
+        return written
     }
 
     /// S18: the token must have been issued for this range and direction, and under the

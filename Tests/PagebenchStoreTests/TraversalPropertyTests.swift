@@ -100,6 +100,35 @@ import Testing
         #expect(emptyPagesSeen > 0)  // the generator does produce S3 empty pages
     }
 
+    /// The store writes a page's items into a 24-item stack buffer and, for larger pages, into
+    /// an array reserved for at most 4096 items: pages around and beyond both sizes, in the
+    /// default configuration's own scan loop (log-normal sizes, even matches, exclusive
+    /// boundary) and in the general one, must still return exactly the unpaginated items
+    /// (S2, S10, S11).
+    @Test(arguments: [
+        ItemSizeDistribution.lognormal(median: 64, sigma: 0.5, min: 16, max: 1024), .fixed(10),
+    ])
+    func pagesLargerThanTheResultBuffersMatchTheUnpaginatedResult(size: ItemSizeDistribution) throws {
+        for boundary in [BudgetBoundary.exclusive, .inclusive] {
+            let store = try smallStore(partitions: 3, items: 4000, size: size, boundary: boundary, selectivity: 0.6)
+            for filter in [nil, Filter.matching, .categoryNotEquals(0)] {
+                for limit in [23, 24, 25, 48, 49, 5000] {
+                    for reverse in [false, true] {
+                        let request = PageRequest(range: .scan, reverse: reverse, limit: limit, filter: filter)
+                        let pages = try drain(store, request, maxPages: 12_002)
+                        let expected = Array(store.items(in: .scan, filter: filter, reverse: reverse))
+                        #expect(pages.flatMap(\.items) == expected, "\(boundary) \(String(describing: filter)) limit \(limit)")
+                        #expect(pages.reduce(0) { $0 + $1.scannedCount } == 12_000)
+                        #expect(pages.allSatisfy { $0.scannedCount <= limit && $0.returnedCount <= $0.scannedCount })
+                    }
+                }
+            }
+        }
+        // The large limit does fill more than 4096 items into one page.
+        let store = try smallStore(partitions: 3, items: 4000, size: size)
+        #expect(try store.evaluatePage(PageRequest(range: .scan, limit: 5000)).returnedCount == 5000)
+    }
+
     @Test func reverseTraversalIsTheForwardOneReversed() throws {
         var random = SplitMix64(seed: 0xBAC4)
         for _ in 0..<300 {
