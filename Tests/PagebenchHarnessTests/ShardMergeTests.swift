@@ -238,13 +238,21 @@ import Testing
         (#"{"format": "pagebench-shard", "version": 1, "shard": {"index": "0", "count": 2}, "startAt": null, "phases": []}"#, "'shard.index' has the wrong type"),
     ])
     func malformedShardFilesAreRefused(json: String, expected: String) {
+        guard let error = refusal(json) else { return }
+        #expect(error.kind == .invalidShard)
+        #expect(error.description.hasPrefix("bad.json: "))
+        #expect(error.message.contains(expected), "\(error.message)")
+    }
+
+    /// The error decoding `json` as the shard file `bad.json` throws; when it decodes instead,
+    /// records an issue at the caller and returns nil.
+    func refusal(_ json: String, sourceLocation: SourceLocation = #_sourceLocation) -> HarnessError? {
         do {
             _ = try ShardFile.decode(json: Data(json.utf8), file: "bad.json")
-            Issue.record("decoded \(json)")
+            Issue.record("decoded \(json)", sourceLocation: sourceLocation)
+            return nil
         } catch {
-            #expect(error.kind == .invalidShard)
-            #expect(error.description.hasPrefix("bad.json: "))
-            #expect(error.message.contains(expected), "\(error.message)")
+            return error
         }
     }
 
@@ -262,11 +270,8 @@ import Testing
         for bad in ["\"429\" : -2", "\"429\" : 2, \"ok\" : 3", "\"429\" : 2, \"99\" : 3"] {
             let edited = text.replacingOccurrences(of: "\"429\" : 2", with: bad)
             #expect(edited != text)
-            do {
-                _ = try ShardFile.decode(json: Data(edited.utf8), file: "bad.json")
-                Issue.record("decoded httpResponses with \(bad)")
-            } catch {
-                #expect(error.message.contains("'httpResponses."), "\(error.message)")
+            if let error = refusal(edited) {
+                #expect(error.message.contains("'httpResponses."), "\(bad): \(error.message)")
             }
         }
     }
@@ -276,19 +281,13 @@ import Testing
         let text = try file.jsonText()
         let badHistogram = text.replacingOccurrences(of: "\"page\" : \"hdr1 digits=3", with: "\"page\" : \"hdr1 digits=2")
         #expect(badHistogram != text)
-        do {
-            _ = try ShardFile.decode(json: Data(badHistogram.utf8), file: "bad.json")
-            Issue.record("decoded a corrupted histogram")
-        } catch {
+        if let error = refusal(badHistogram) {
             #expect(error.message.contains("phases[0]: histogram 'page'"), "\(error.message)")
             #expect(error.message.contains("digits=2"), "\(error.message)")
         }
         let badRow = text.replacingOccurrences(of: "hand,0123456789abcdef", with: "other,0123456789abcdef")
         #expect(badRow != text)
-        do {
-            _ = try ShardFile.decode(json: Data(badRow.utf8), file: "bad.json")
-            Issue.record("decoded a row of another phase")
-        } catch {
+        if let error = refusal(badRow) {
             #expect(error.message.contains("was the file edited?"), "\(error.message)")
         }
     }
