@@ -27,8 +27,8 @@ var dependencies: [Package.Dependency] = [
     .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
     // Already built for Hummingbird; named here because our HTTP client imports it directly.
     .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
-    // The client the issue names for `run --target`, kept as `--http-client async-http-client`
-    // next to our own lean client (the default; see results/http-vs-wrk.md for why).
+    // `--http-client async-http-client`, next to our own lean client (the default; see
+    // results/http-vs-wrk.md for why). Only built with the AsyncHTTPClientSupport trait.
     .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
     .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
 ]
@@ -67,7 +67,9 @@ var targets: [Target] = [
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),
-            .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            .product(
+                name: "AsyncHTTPClient", package: "async-http-client",
+                condition: .when(traits: ["AsyncHTTPClientSupport"])),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ],
         swiftSettings: strict
@@ -111,7 +113,11 @@ var targets: [Target] = [
         name: "PagebenchHTTPTests",
         dependencies: [
             "PagebenchHTTP", "PagebenchStore", "PagebenchCLI", "PagebenchHarness",
-            .product(name: "HummingbirdTesting", package: "hummingbird"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOPosix", package: "swift-nio"),
+            .product(name: "NIOHTTP1", package: "swift-nio"),
         ],
         swiftSettings: strict
     ),
@@ -154,6 +160,13 @@ let package = Package(
         .library(name: "PagebenchStore", targets: ["PagebenchStore"]),
         .library(name: "PagebenchPager", targets: ["PagebenchPager"]),
         .library(name: "PagebenchHarness", targets: ["PagebenchHarness"]),
+    ],
+    traits: [
+        .trait(
+            name: "AsyncHTTPClientSupport",
+            description: "Adds `--http-client async-http-client` (swift-server/async-http-client, with NIOSSL, BoringSSL and NIOHTTP2)."
+        ),
+        .default(enabledTraits: []),
     ],
     dependencies: dependencies,
     targets: targets,

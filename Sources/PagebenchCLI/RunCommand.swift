@@ -102,6 +102,7 @@ public struct RunCommand: AsyncParsableCommand {
             throw ValidationError("'\(path)' is not a file path; give a file name such as results/latest.csv")
         }
         try validateScaleOut()
+        try httpClient.validate()
     }
 
     public func run() async throws {
