@@ -41,22 +41,25 @@ var targets: [Target] = [
         pkgConfig: "jemalloc",
         providers: [.apt(["libjemalloc-dev"])]
     ),
-    .target(name: "PagebenchStore", swiftSettings: strict),
-    .target(name: "PagebenchPager", swiftSettings: strict),
+    // The small helpers every other target shares (seeded generator, stable hash, clock,
+    // number text, files, retry back-off); depends on nothing.
+    .target(name: "PagebenchBase", swiftSettings: strict),
+    .target(name: "PagebenchStore", dependencies: ["PagebenchBase"], swiftSettings: strict),
+    .target(name: "PagebenchPager", dependencies: ["PagebenchBase"], swiftSettings: strict),
     .target(
         name: "PagebenchMetrics",
         dependencies: [
-            "CJemalloc",
+            "PagebenchBase", "CJemalloc",
             .product(name: "Histogram", package: "hdrhistogram-swift"),
         ],
         swiftSettings: strict
     ),
     .target(
         name: "PagebenchHarness",
-        dependencies: ["PagebenchStore", "PagebenchPager", "PagebenchMetrics"],
+        dependencies: ["PagebenchBase", "PagebenchStore", "PagebenchPager", "PagebenchMetrics"],
         swiftSettings: strict
     ),
-    .target(name: "PagebenchReport", dependencies: ["PagebenchMetrics"], swiftSettings: strict),
+    .target(name: "PagebenchReport", dependencies: ["PagebenchBase", "PagebenchMetrics"], swiftSettings: strict),
     // The store as an HTTP service and the HTTP client source (its own HTTP/1.1 client on
     // SwiftNIO, which Hummingbird brings); its own target so that the cost of Hummingbird
     // stays out of everything else.
@@ -77,8 +80,8 @@ var targets: [Target] = [
     .target(
         name: "PagebenchCLI",
         dependencies: [
-            "PagebenchStore", "PagebenchPager", "PagebenchMetrics", "PagebenchHarness", "PagebenchReport",
-            "PagebenchHTTP",
+            "PagebenchBase", "PagebenchStore", "PagebenchPager", "PagebenchMetrics", "PagebenchHarness",
+            "PagebenchReport", "PagebenchHTTP",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ],
         swiftSettings: strict
@@ -90,7 +93,7 @@ var targets: [Target] = [
     ),
     .target(
         name: "PagebenchTestSupport",
-        dependencies: ["PagebenchStore", "PagebenchPager"],
+        dependencies: ["PagebenchBase", "PagebenchStore", "PagebenchPager"],
         swiftSettings: strict
     ),
     .testTarget(
@@ -103,7 +106,8 @@ var targets: [Target] = [
         dependencies: ["PagebenchPager", "PagebenchStore", "PagebenchTestSupport"],
         swiftSettings: strict
     ),
-    .testTarget(name: "PagebenchMetricsTests", dependencies: ["PagebenchMetrics"], swiftSettings: strict),
+    .testTarget(
+        name: "PagebenchMetricsTests", dependencies: ["PagebenchMetrics", "PagebenchTestSupport"], swiftSettings: strict),
     .testTarget(
         name: "PagebenchHarnessTests",
         dependencies: ["PagebenchHarness", "PagebenchTestSupport"],
@@ -112,7 +116,7 @@ var targets: [Target] = [
     .testTarget(
         name: "PagebenchHTTPTests",
         dependencies: [
-            "PagebenchHTTP", "PagebenchStore", "PagebenchCLI", "PagebenchHarness",
+            "PagebenchHTTP", "PagebenchStore", "PagebenchCLI", "PagebenchHarness", "PagebenchTestSupport",
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "NIOCore", package: "swift-nio"),
@@ -121,7 +125,8 @@ var targets: [Target] = [
         ],
         swiftSettings: strict
     ),
-    .testTarget(name: "PagebenchReportTests", dependencies: ["PagebenchReport"], swiftSettings: strict),
+    .testTarget(
+        name: "PagebenchReportTests", dependencies: ["PagebenchReport", "PagebenchTestSupport"], swiftSettings: strict),
     .testTarget(
         name: "PagebenchCLITests",
         dependencies: ["PagebenchCLI", "PagebenchTestSupport"],
@@ -141,7 +146,7 @@ if ProcessInfo.processInfo.environment["PAGEBENCH_BENCHMARKS"] != nil {
                 // with both jemalloc and package-benchmark's malloc interposer frees one
                 // allocator's blocks with the other and crashes (SIGSEGV in replacement_free).
                 dependencies: [
-                    "PagebenchStore", "PagebenchPager",
+                    "PagebenchBase", "PagebenchStore", "PagebenchPager",
                     .product(name: "Benchmark", package: "benchmark"),
                 ],
                 path: "Benchmarks/\(suite)",

@@ -1,3 +1,4 @@
+import PagebenchBase
 import PagebenchMetrics
 import PagebenchPager
 import PagebenchStore
@@ -155,7 +156,7 @@ struct DrainExecutor<Source: PageSource>: Sendable where Source.Request == PageR
         var plan = plan
         var result = DrainResult(ending: .finished, pages: 0, pagesAfterCancel: 0)
         var request = plan.request
-        var backoffRandom = SeededRandom(seed: retryPolicy.seed, stream: 0x6C6F_6F70, index: UInt64(plan.index))
+        var backoffRandom = SplitMix64(seed: retryPolicy.seed, stream: 0x6C6F_6F70, index: UInt64(plan.index))
         while true {
             let started = timing ? MonotonicTime.nanoseconds() : 0
             let page: Page
@@ -172,20 +173,16 @@ struct DrainExecutor<Source: PageSource>: Sendable where Source.Request == PageR
         }
     }
 
-    private func fetchRetrying(_ request: PageRequest, random: inout SeededRandom, metrics: inout TaskMetrics)
+    private func fetchRetrying(_ request: PageRequest, random: inout SplitMix64, metrics: inout TaskMetrics)
         async throws -> Page
     {
-        var retry = 0
-        while true {
-            do {
-                return try await source.fetch(request)
-            } catch {
-                guard retry < retryPolicy.maxRetries, !(error is CancellationError), retryPolicy.isRetryable(error),
-                    !Task.isCancelled
-                else { throw error }
-                retry += 1
+        do {
+            return try await source.fetch(request)
+        } catch {
+            return try await retryPolicy.retry(after: error, random: &random) {
                 metrics.retries += 1
-                try await retryPolicy.sleep(retryPolicy.backoff(forRetry: retry, unit: random.nextUnit()))
+            } _: {
+                try await source.fetch(request)
             }
         }
     }

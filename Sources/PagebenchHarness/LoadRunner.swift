@@ -1,4 +1,5 @@
 import Foundation
+import PagebenchBase
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -1,3 +1,4 @@
+import PagebenchBase
 import PagebenchMetrics
 
 /// Writes a sweep's results: the CSV to `output` atomically (temporary file + rename), rows
@@ -46,18 +47,10 @@ public enum ResultFiles {
 
     /// Creates the directory of `path` (and its missing parents) if it is missing.
     public static func createParentDirectory(of path: String) throws(HarnessError) {
-        guard let slash = path.lastIndex(of: "/") else { return }
-        let directory = String(path[..<slash])
-        guard !directory.isEmpty else { return }
-        var isDirectory = false
-        if FileSystem.exists(directory, isDirectory: &isDirectory) {
-            guard isDirectory else {
-                throw HarnessError(.outputFailed, file: path, "'\(directory)' exists but is not a directory")
-            }
-            return
-        }
-        guard FileSystem.makeDirectory(directory) else {
-            throw HarnessError(.outputFailed, file: path, "cannot create the directory '\(directory)'; create it or choose another path")
+        do {
+            try FileSystem.createParentDirectory(of: path)
+        } catch {
+            throw HarnessError(.outputFailed, file: path, error.reason)
         }
     }
 }

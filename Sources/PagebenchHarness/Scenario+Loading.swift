@@ -1,4 +1,5 @@
 import Foundation
+import PagebenchBase
 import PagebenchStore
 
 extension Scenario {
@@ -28,12 +29,12 @@ extension Scenario {
     public static func load(path: String) throws(HarnessError) -> Scenario {
         let data: Data
         do {
-            data = try Data(contentsOf: URL(fileURLWithPath: path))
+            data = Data(try FileSystem.readBytes(path))
         } catch {
-            let missing = !FileManager.default.fileExists(atPath: path)
             throw HarnessError(
                 .inputUnavailable, file: path,
-                missing ? "no such scenario file; check the path (shipped scenarios are in Benchmarks/Scenarios/)" : "cannot read the file (\(error.localizedDescription))")
+                error.kind == .missing
+                    ? "no such scenario file; check the path (shipped scenarios are in Benchmarks/Scenarios/)" : error.reason)
         }
         let base = (path as NSString).lastPathComponent
         let name = base.hasSuffix(".json") ? String(base.dropLast(5)) : base

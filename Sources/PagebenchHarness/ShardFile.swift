@@ -1,4 +1,5 @@
 import Foundation
+import PagebenchBase
 import PagebenchMetrics
 
 /// The result shard one worker writes (`--shard I/N`): for every phase it ran, its CSV row,
@@ -85,14 +86,13 @@ public struct ShardFile: Sendable, Equatable {
     /// - Throws: ``HarnessError``: `inputUnavailable` when the file is missing or unreadable,
     ///   `invalidShard` for anything else, naming the phase and field.
     public static func read(path: String) throws(HarnessError) -> ShardFile {
-        guard FileManager.default.fileExists(atPath: path) else {
-            throw HarnessError(.inputUnavailable, file: path, "no such shard file; check the path")
-        }
         let data: Data
         do {
-            data = try Data(contentsOf: URL(fileURLWithPath: path))
+            data = Data(try FileSystem.readBytes(path))
         } catch {
-            throw HarnessError(.inputUnavailable, file: path, "cannot read the shard file (\(error.localizedDescription))")
+            throw HarnessError(
+                .inputUnavailable, file: path,
+                error.kind == .missing ? "no such shard file; check the path" : "cannot read the shard file (\(error.reason))")
         }
         return try decode(json: data, file: path)
     }

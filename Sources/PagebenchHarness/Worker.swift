@@ -1,3 +1,4 @@
+import PagebenchBase
 import PagebenchMetrics
 import PagebenchPager
 import PagebenchStore

@@ -1,3 +1,5 @@
+import PagebenchBase
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -61,30 +63,18 @@ public enum CSVFile {
         try AtomicFile.write(existing + newRecords, to: path)
     }
 
-    static func readText(_ path: String) throws -> String {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else {
-            let code = errno
-            throw MetricsError(
-                kind: .inputUnavailable, file: path,
-                message: code == ENOENT
-                    ? "no such file; check the path" : "cannot open (\(errnoDescription(code)))")
-        }
-        defer { close(descriptor) }
-        var bytes: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 65_536)
-        while true {
-            let count = buffer.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw MetricsError(kind: .inputUnavailable, file: path, message: "cannot read (\(errnoDescription()))")
+    static func readText(_ path: String) throws(MetricsError) -> String {
+        do {
+            return try FileSystem.readText(path)
+        } catch {
+            switch error.kind {
+            case .missing:
+                throw MetricsError(kind: .inputUnavailable, file: path, message: "no such file; check the path")
+            case .notUTF8:
+                throw MetricsError.malformed(file: path, line: nil, column: nil, error.reason)
+            default:
+                throw MetricsError(kind: .inputUnavailable, file: path, message: error.reason)
             }
-            if count == 0 { break }
-            bytes.append(contentsOf: buffer[0..<count])
         }
-        guard let text = String(validating: bytes, as: UTF8.self) else {
-            throw MetricsError.malformed(file: path, line: nil, column: nil, "not UTF-8 text; save it as UTF-8")
-        }
-        return text
     }
 }

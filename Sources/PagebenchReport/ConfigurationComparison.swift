@@ -1,3 +1,4 @@
+import PagebenchBase
 import PagebenchMetrics
 
 /// A side-by-side table of configurations (`pagebench compare`): one column per configuration,
@@ -134,10 +135,10 @@ public struct ConfigurationComparison: Sendable, Equatable {
 
     static func cellText(_ row: Row, _ index: Int) -> String {
         guard let value = row.values[index] else { return "—" }
-        var text = Format.value(value, unit: row.unit)
+        var text = NumberText.value(value, unit: row.unit)
         if let delta = row.deltas[index] {
             let judgement = judgement(delta, row.polarity)
-            text += " (\(Format.percent(delta))\(judgement.isEmpty ? "" : " " + judgement))"
+            text += " (\(NumberText.percent(delta))\(judgement.isEmpty ? "" : " " + judgement))"
         }
         return text
     }

@@ -1,3 +1,4 @@
+import PagebenchBase
 import PagebenchMetrics
 
 /// How large and how certain a change of a measured metric must be before `pagebench check`
@@ -105,10 +106,10 @@ public struct Thresholds: Sendable, Equatable {
         var lines = ["| metric | polarity | relative | absolute floor |", "| --- | --- | --- | --- |"]
         for column in judgedColumns {
             let rule = defaultRule(for: column)
-            let absolute = rule.absolute == 0 ? "—" : "\(Format.number(rule.absolute)) \(column.unit)"
+            let absolute = rule.absolute == 0 ? "—" : "\(NumberText.number(rule.absolute)) \(column.unit)"
             lines.append(
                 "| `\(column.name)` | \(column.polarity == .higherIsBetter ? "higher is better" : "lower is better") "
-                    + "| \(Format.number(rule.relative * 100)) % | \(absolute) |")
+                    + "| \(NumberText.number(rule.relative * 100)) % | \(absolute) |")
         }
         return lines.joined(separator: "\n") + "\n"
     }
@@ -136,8 +137,8 @@ public struct Thresholds: Sendable, Equatable {
             guard range.contains(value) else {
                 throw fail(
                     member.value,
-                    "\"\(member.key)\" must be between \(Format.number(range.lowerBound)) and "
-                        + "\(Format.number(range.upperBound)) (\(what)), found \(Format.number(value))")
+                    "\"\(member.key)\" must be between \(NumberText.number(range.lowerBound)) and "
+                        + "\(NumberText.number(range.upperBound)) (\(what)), found \(NumberText.number(value))")
             }
             return value
         }
@@ -214,8 +215,8 @@ public struct Thresholds: Sendable, Equatable {
                         guard value <= 100 else {
                             throw ReportError.malformed(
                                 file, field.value.line, field.value.column,
-                                "\"relative\" of \"\(member.key)\" is \(Format.number(value)), i.e. "
-                                    + "\(Format.number(value * 100)) %; write 0.05 for 5 %")
+                                "\"relative\" of \"\(member.key)\" is \(NumberText.number(value)), i.e. "
+                                    + "\(NumberText.number(value * 100)) %; write 0.05 for 5 %")
                         }
                         rule.relative = value
                     } else {

@@ -1,3 +1,4 @@
+import PagebenchBase
 import Synchronization
 
 #if canImport(Glibc)
@@ -173,11 +174,7 @@ public final class CoalescingSleeper: Sendable {
         for waiter in due { waiter.resume(returning: .fired) }
     }
 
-    static func now() -> UInt64 {
-        var spec = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &spec)
-        return UInt64(spec.tv_sec) * 1_000_000_000 + UInt64(spec.tv_nsec)
-    }
+    static func now() -> UInt64 { MonotonicTime.nanoseconds() }
 
     private enum Wake: Sendable { case fired, driverStopped }
 

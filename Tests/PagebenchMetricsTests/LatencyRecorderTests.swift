@@ -1,6 +1,6 @@
-import Testing
-
+import PagebenchBase
 @testable import PagebenchMetrics
+import Testing
 
 @Suite("LatencyRecorder")
 struct LatencyRecorderTests {

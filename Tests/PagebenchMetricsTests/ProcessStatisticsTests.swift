@@ -1,8 +1,8 @@
 import Foundation
+import PagebenchBase
+@testable import PagebenchMetrics
 import Synchronization
 import Testing
-
-@testable import PagebenchMetrics
 
 @Suite("Process statistics, sampler and run context")
 struct ProcessStatisticsTests {

@@ -1,15 +1,7 @@
-/// A seeded generator so test samples are the same on every run and machine.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
+import PagebenchBase
 
+/// Test samples from the seeded generator, the same on every run and machine.
+extension SplitMix64 {
     /// A latency spread log-uniformly over 1 ns … 10 s, with occasional zeros.
     mutating func latency() -> UInt64 {
         if next() % 97 == 0 { return 0 }
