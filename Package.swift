@@ -59,6 +59,12 @@ var targets: [Target] = [
         dependencies: ["PagebenchBase", "PagebenchStore", "PagebenchPager", "PagebenchMetrics"],
         swiftSettings: strict
     ),
+    // Running one sweep as shards in several processes (`run --shard`, `--workers`, `merge`).
+    .target(
+        name: "PagebenchScaleOut",
+        dependencies: ["PagebenchBase", "PagebenchMetrics", "PagebenchHarness"],
+        swiftSettings: strict
+    ),
     .target(name: "PagebenchReport", dependencies: ["PagebenchBase", "PagebenchMetrics"], swiftSettings: strict),
     // The store as an HTTP service and the HTTP client source (its own HTTP/1.1 client on
     // SwiftNIO, which Hummingbird brings); its own target so that the cost of Hummingbird
@@ -81,7 +87,7 @@ var targets: [Target] = [
         name: "PagebenchCLI",
         dependencies: [
             "PagebenchBase", "PagebenchStore", "PagebenchPager", "PagebenchMetrics", "PagebenchHarness",
-            "PagebenchReport", "PagebenchHTTP",
+            "PagebenchReport", "PagebenchHTTP", "PagebenchScaleOut",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ],
         swiftSettings: strict
@@ -93,7 +99,7 @@ var targets: [Target] = [
     ),
     .target(
         name: "PagebenchTestSupport",
-        dependencies: ["PagebenchBase", "PagebenchStore", "PagebenchPager"],
+        dependencies: ["PagebenchBase", "PagebenchStore", "PagebenchPager", "PagebenchHarness"],
         swiftSettings: strict
     ),
     .testTarget(
@@ -114,9 +120,15 @@ var targets: [Target] = [
         swiftSettings: strict
     ),
     .testTarget(
+        name: "PagebenchScaleOutTests",
+        dependencies: ["PagebenchScaleOut", "PagebenchTestSupport"],
+        swiftSettings: strict
+    ),
+    .testTarget(
         name: "PagebenchHTTPTests",
         dependencies: [
-            "PagebenchHTTP", "PagebenchStore", "PagebenchCLI", "PagebenchHarness", "PagebenchTestSupport",
+            "PagebenchHTTP", "PagebenchStore", "PagebenchCLI", "PagebenchHarness", "PagebenchScaleOut",
+            "PagebenchTestSupport",
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "NIOCore", package: "swift-nio"),
@@ -129,7 +141,7 @@ var targets: [Target] = [
         name: "PagebenchReportTests", dependencies: ["PagebenchReport", "PagebenchTestSupport"], swiftSettings: strict),
     .testTarget(
         name: "PagebenchCLITests",
-        dependencies: ["PagebenchCLI", "PagebenchTestSupport"],
+        dependencies: ["PagebenchCLI", "PagebenchScaleOut", "PagebenchTestSupport"],
         swiftSettings: strict
     ),
 ]

@@ -3,6 +3,7 @@ import Foundation
 import PagebenchHTTP
 import PagebenchHarness
 import PagebenchMetrics
+import PagebenchScaleOut
 
 /// `pagebench merge`: combines the result shards of one run (`run --shard I/N`) into the
 /// CSV one process would have written: counters summed, histograms added, percentiles from

@@ -3,6 +3,7 @@ import Foundation
 import PagebenchHTTP
 import PagebenchHarness
 import PagebenchMetrics
+import PagebenchScaleOut
 
 /// `pagebench run --shard I/N`, `--start-at` and `--workers N` (README "Scaling out").
 extension RunCommand {

@@ -3,6 +3,7 @@ import Foundation
 import PagebenchHTTP
 import PagebenchHarness
 import PagebenchMetrics
+import PagebenchScaleOut
 import PagebenchStore
 
 #if canImport(Glibc)
@@ -187,7 +188,7 @@ public struct RunCommand: AsyncParsableCommand {
         let start = try parsedStartAt()
         var options = Harness.Options(context: RunContext.current(pagebenchVersion: PagebenchVersion.string))
         options.shard = shard ?? .whole
-        options.startAt = start
+        if let start { options.waitForStart = { try await start.wait() } }
         options.timeSeries = timeseries != nil
         options.serviceTimerResolution =
             serviceTimerMicroseconds == 0 ? nil : .microseconds(serviceTimerMicroseconds)

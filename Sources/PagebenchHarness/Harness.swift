@@ -27,9 +27,10 @@ public struct Harness: Sendable {
         public var remoteSource: RemotePageSource?
         /// This process's share of every phase (`--shard`); ``Shard/whole`` runs everything.
         public var shard: Shard = .whole
-        /// Begin the first phase at this instant (`--start-at`): the first store is built
-        /// first, then the sweep waits. Later phases follow on from the previous one.
-        public var startAt: StartTime?
+        /// Awaited before the first phase, once the first store is built (`--start-at`
+        /// waits for a common start time here); throwing ends the sweep. Later phases
+        /// follow on from the previous one.
+        public var waitForStart: (@Sendable () async throws -> Void)?
 
         public init(context: RunContext) {
             self.context = context
@@ -67,7 +68,7 @@ public struct Harness: Sendable {
     }
 
     /// Runs the sweep. Returns early (with the rows so far) if the task is cancelled, also
-    /// while waiting for ``Options/startAt``.
+    /// while waiting for ``Options/waitForStart``.
     ///
     /// - Throws: ``HarnessError`` if a store cannot be created from a scenario's configuration.
     public func run() async throws -> Output {
@@ -76,8 +77,8 @@ public struct Harness: Sendable {
         let total = runCount
         for scenario in scenarios {
             if let remote = options.remoteSource {
-                if ordinal == 0, let startAt = options.startAt {
-                    do { try await startAt.wait() } catch { return output }
+                if ordinal == 0, let waitForStart = options.waitForStart {
+                    do { try await waitForStart() } catch { return output }
                 }
                 let runner = LoadRunner(scenario: scenario, source: remote)
                 guard await runScenario(runner, sleeper: nil, ordinal: &ordinal, total: total, into: &output) else {
@@ -97,8 +98,8 @@ public struct Harness: Sendable {
                 throw HarnessError.invalidField("store", "\(error)")
             }
             let runner = LoadRunner(scenario: scenario, source: StoreSource(store: store))
-            if ordinal == 0, let startAt = options.startAt {
-                do { try await startAt.wait() } catch { return output }
+            if ordinal == 0, let waitForStart = options.waitForStart {
+                do { try await waitForStart() } catch { return output }
             }
             let finished = await withTaskGroup(of: Void.self) { group -> Bool in
                 if let sleeper { group.addTask { await sleeper.run() } }

@@ -3,6 +3,7 @@ import Foundation
 import PagebenchCLI
 import PagebenchHarness
 import PagebenchMetrics
+import PagebenchScaleOut
 import Testing
 
 #if canImport(Glibc)

@@ -3,6 +3,7 @@ import PagebenchCLI
 import PagebenchHTTP
 import PagebenchHarness
 import PagebenchMetrics
+import PagebenchScaleOut
 import PagebenchStore
 import Testing
 

@@ -1,6 +1,7 @@
 import PagebenchHarness
 import PagebenchMetrics
 import PagebenchStore
+import PagebenchTestSupport
 import Testing
 
 @Suite struct MetricArithmeticTests {

@@ -2,6 +2,7 @@ import PagebenchBase
 import PagebenchHarness
 import PagebenchMetrics
 import PagebenchStore
+import PagebenchTestSupport
 import Synchronization
 import Testing
 

@@ -1,5 +1,6 @@
 import Foundation
 import PagebenchHarness
+import PagebenchScaleOut
 import Synchronization
 import Testing
 

@@ -1,7 +1,9 @@
 import Foundation
 import PagebenchHarness
+import PagebenchScaleOut
 import PagebenchMetrics
 import PagebenchStore
+import PagebenchTestSupport
 import Testing
 
 /// Result shards: a workload run as 4 shards and merged gives the deterministic figures of

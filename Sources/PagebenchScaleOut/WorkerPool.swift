@@ -1,4 +1,5 @@
 import Foundation
+import PagebenchHarness
 import Synchronization
 
 #if canImport(Glibc)

@@ -1,4 +1,5 @@
 import Foundation
+import PagebenchHarness
 import PagebenchMetrics
 
 /// Combines the result shards of one run into the rows one process would have written

@@ -1,5 +1,6 @@
 import Foundation
 import PagebenchBase
+import PagebenchHarness
 import PagebenchMetrics
 
 /// The result shard one worker writes (`--shard I/N`): for every phase it ran, its CSV row,

@@ -1,4 +1,5 @@
 import Foundation
+import PagebenchHarness
 
 /// The wall-clock instant independently launched workers begin their first phase at
 /// (`--start-at`), so they start together without a coordinator.

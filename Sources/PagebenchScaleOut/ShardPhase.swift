@@ -1,4 +1,5 @@
 import Foundation
+import PagebenchHarness
 import PagebenchMetrics
 
 /// One phase (scenario × concurrency × repetition) of a shard.
