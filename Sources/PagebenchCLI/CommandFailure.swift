@@ -43,7 +43,7 @@ public struct CommandFailure: Error, CustomStringConvertible, Sendable {
 
     /// Prints the message to stderr and returns the exit code to throw from `run()`.
     func report() -> ExitCode {
-        FileHandle.standardError.write(Data("pagebench: error: \(message)\n".utf8))
+        StandardError.write("pagebench: error: \(message)\n")
         return exitCode
     }
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import PagebenchMetrics
 import PagebenchStore
 
 /// `pagebench pages`: follows tokens from the first call (or from `--token`) and prints one
@@ -49,8 +50,9 @@ public struct PagesCommand: AsyncParsableCommand {
         }
         output.flush()
         if memory {
-            let rss = ProcessMemory.residentBytes().map(String.init) ?? "null"
-            let peak = ProcessMemory.peakResidentBytes().map(String.init) ?? "null"
+            let process = try? ProcessMemory.read()
+            let rss = process.map { String($0.residentBytes) } ?? "null"
+            let peak = process.map { String($0.peakResidentBytes) } ?? "null"
             var standardError = StandardError()
             print(
                 "{\"configurationHash\":\"\(summary.configurationHash)\",\"pages\":\(summary.pages),\"returned\":\(summary.returned),\"scanned\":\(summary.scanned),\"vmRSSBytes\":\(rss),\"vmHWMBytes\":\(peak)}",

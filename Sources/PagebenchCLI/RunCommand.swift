@@ -202,7 +202,7 @@ public struct RunCommand: AsyncParsableCommand {
         }
         if !quiet {
             let printer = ProgressPrinter(isTerminal: isatty(STDERR_FILENO) == 1) { text in
-                FileHandle.standardError.write(Data(text.utf8))
+                StandardError.write(text)
             }
             options.observer = printer
             options.progressInterval = printer.preferredInterval
