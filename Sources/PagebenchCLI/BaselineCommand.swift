@@ -76,7 +76,7 @@ struct BaselineUpdateCommand: AsyncParsableCommand {
         }
         let command = try freshRun()
         var output = StandardOutput()
-        let result: Harness.Output
+        let result: SweepRunner.Output
         do {
             result = try await command.execute(into: &output)
             output.flush()

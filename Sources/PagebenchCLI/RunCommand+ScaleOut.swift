@@ -89,13 +89,13 @@ extension RunCommand {
 
     /// Writes this process's shard file (and its time series, if asked) and returns its path.
     func writeShard(
-        _ result: Harness.Output, shard: Shard, startAt: StartTime?, httpResponses: HTTPStatusCounts?
+        _ result: SweepRunner.Output, shard: Shard, startAt: StartTime?, httpResponses: HTTPStatusCounts?
     ) throws(CommandFailure) -> String {
         let path = LocalWorkers.shardPath(directory: shardOutput, shard: shard)
         do {
             try ShardFile(shard: shard, startAt: startAt, output: result, httpResponses: httpResponses?.keyedCounts)
                 .write(to: path)
-            if let timeseries { try ResultFiles.writeTimeSeries(result.timeSeries, to: timeseries) }
+            if let timeseries { try ResultWriter.writeTimeSeries(result.timeSeries, to: timeseries) }
         } catch {
             throw CommandFailure(error)
         }
@@ -107,7 +107,7 @@ extension RunCommand {
     func runWorkers(
         _ count: Int, scenarios: [Scenario], into out: inout some TextOutputStream, executable: String?,
         launched: @Sendable (Int, Int32) -> Void
-    ) async throws(CommandFailure) -> Harness.Output {
+    ) async throws(CommandFailure) -> SweepRunner.Output {
         guard let executable = executable ?? WorkerPool.currentExecutable else {
             throw CommandFailure(ExitCodes.software, "cannot find this executable (/proc/self/exe) to start workers")
         }
@@ -134,10 +134,10 @@ extension RunCommand {
         }
         var responses = HTTPStatusCounts()
         for counts in merged.httpResponses { responses.add(HTTPStatusCounts(keyedCounts: counts)) }
-        let output = Harness.Output(rows: merged.rows, results: [], timeSeries: [])
-        let csv = self.output ?? ResultFiles.defaultOutput
+        let output = SweepRunner.Output(rows: merged.rows, results: [], timeSeries: [])
+        let csv = self.output ?? ResultWriter.defaultOutput
         do {
-            try ResultFiles.write(output, to: csv, history: history, timeSeries: nil)
+            try ResultWriter.write(output, to: csv, history: history, timeSeries: nil)
         } catch {
             throw CommandFailure(error)
         }

@@ -166,13 +166,13 @@ public struct RunCommand: AsyncParsableCommand {
     public func execute(
         into out: inout some TextOutputStream, workerExecutable: String? = nil,
         workerLaunched: @Sendable (Int, Int32) -> Void = { _, _ in }
-    ) async throws(CommandFailure) -> Harness.Output {
+    ) async throws(CommandFailure) -> SweepRunner.Output {
         var scenarios = try self.scenarios()
         if printScenarios {
             for scenario in scenarios {
                 out.write((try? scenario.jsonText()) ?? "")
             }
-            return Harness.Output(rows: [], results: [], timeSeries: [])
+            return SweepRunner.Output(rows: [], results: [], timeSeries: [])
         }
         if workers != nil || shard != nil { try Self.checkShardable(scenarios) }
         if let workers {
@@ -186,7 +186,7 @@ public struct RunCommand: AsyncParsableCommand {
         }
         let shard = try parsedShard()
         let start = try parsedStartAt()
-        var options = Harness.Options(context: RunContext.current(pagebenchVersion: PagebenchVersion.string))
+        var options = SweepRunner.Options(context: RunContext.current(pagebenchVersion: PagebenchVersion.string))
         options.shard = shard ?? .whole
         if let start { options.waitForStart = { try await start.wait() } }
         options.timeSeries = timeseries != nil
@@ -207,8 +207,8 @@ public struct RunCommand: AsyncParsableCommand {
             options.observer = printer
             options.progressInterval = printer.preferredInterval
         }
-        let harness = Harness(scenarios: scenarios, options: options)
-        let result: Harness.Output
+        let harness = SweepRunner(scenarios: scenarios, options: options)
+        let result: SweepRunner.Output
         do {
             result = try await harness.run()
         } catch {
@@ -230,9 +230,9 @@ public struct RunCommand: AsyncParsableCommand {
             }
             return result
         }
-        let output = self.output ?? ResultFiles.defaultOutput
+        let output = self.output ?? ResultWriter.defaultOutput
         do {
-            try ResultFiles.write(result, to: output, history: history, timeSeries: timeseries)
+            try ResultWriter.write(result, to: output, history: history, timeSeries: timeseries)
         } catch {
             throw CommandFailure(error)
         }

@@ -11,7 +11,7 @@ public struct RunResult: Sendable {
     public var pageTiming: Bool
     /// Every worker's metrics, merged (histograms merged exactly).
     public var metrics: TaskMetrics
-    /// Worker tasks that returned their metrics: always `concurrency` once the phase is over.
+    /// Pager tasks that returned their metrics: always `concurrency` once the phase is over.
     public var workersReturned: Int
     /// Wall-clock length of the measured phase.
     public var measuredSeconds: Double

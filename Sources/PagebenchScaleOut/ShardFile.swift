@@ -46,7 +46,7 @@ public struct ShardFile: Sendable, Equatable {
     }
 
     /// The shard of a sweep's output.
-    public init(shard: Shard, startAt: StartTime?, output: Harness.Output, httpResponses: [String: Int]? = nil) {
+    public init(shard: Shard, startAt: StartTime?, output: SweepRunner.Output, httpResponses: [String: Int]? = nil) {
         self.init(
             shard: shard, startAt: startAt?.description,
             phases: zip(output.results, output.rows).map { ShardPhase(result: $0, row: $1) },
@@ -72,7 +72,7 @@ public struct ShardFile: Sendable, Equatable {
     /// Writes the shard to `path` atomically (temporary file + rename), creating its directory.
     public func write(to path: String) throws(HarnessError) {
         let text = try jsonText()
-        try ResultFiles.createParentDirectory(of: path)
+        try ResultWriter.createParentDirectory(of: path)
         do {
             try AtomicFile.write(text, to: path)
         } catch {

@@ -13,9 +13,9 @@ public func scenario(
 }
 
 /// A phase runner over the in-process store of `scenario` (validated first).
-public func storeRunner(_ scenario: Scenario) throws -> LoadRunner<StoreSource> {
+public func storeRunner(_ scenario: Scenario) throws -> PhaseRunner<StoreSource> {
     try scenario.validate()
-    return LoadRunner(scenario: scenario, source: StoreSource(store: try SyntheticStore(configuration: scenario.store)))
+    return PhaseRunner(scenario: scenario, source: StoreSource(store: try SyntheticStore(configuration: scenario.store)))
 }
 
 /// The deterministic figures of a run (H3): identical for the same seed and configuration.

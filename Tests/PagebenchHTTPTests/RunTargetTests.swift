@@ -51,7 +51,7 @@ import Testing
         }
     }
 
-    func run(_ arguments: [String]) async throws -> Harness.Output {
+    func run(_ arguments: [String]) async throws -> SweepRunner.Output {
         var capture = Capture()
         let command = try #require(try PagebenchCommand.parseAsRoot(["run"] + arguments) as? RunCommand)
         return try await command.execute(into: &capture)

@@ -86,7 +86,7 @@ import Testing
             $0.bound = .duration(seconds: 0.3)
             $0.limit = 10
         }
-        var options = LoadRunner<StoreSource>.Options()
+        var options = PhaseRunner<StoreSource>.Options()
         options.timeSeries = true
         let result = try await storeRunner(scenario).run(concurrency: 3, repetition: 2, options: options)
         #expect(!result.timeSeries.isEmpty)

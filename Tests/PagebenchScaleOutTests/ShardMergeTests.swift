@@ -48,10 +48,10 @@ import Testing
     /// Runs `scenario` at `concurrency` as shard `shard` and returns its shard file, encoded
     /// to JSON and read back as `pagebench merge` would.
     func shardFile(_ scenario: Scenario, concurrency: Int, shard: Shard) async throws -> ShardFile {
-        var options = LoadRunner<StoreSource>.Options()
+        var options = PhaseRunner<StoreSource>.Options()
         options.shard = shard
         let result = try await storeRunner(scenario).run(concurrency: concurrency, repetition: 1, options: options)
-        let output = Harness.Output(rows: [result.row(context: Self.context)], results: [result], timeSeries: [])
+        let output = SweepRunner.Output(rows: [result.row(context: Self.context)], results: [result], timeSeries: [])
         let file = ShardFile(shard: shard, startAt: nil, output: output)
         let decoded = try ShardFile.decode(json: Data(try file.jsonText().utf8), file: "shard-\(shard.index).json")
         #expect(decoded == file, "the shard file does not read back as written")

@@ -5,7 +5,7 @@ import PagebenchStore
 /// value of its workload, each repetition, one measured phase (after warm-up); with
 /// `measureOverhead`, a second phase with per-page timing off. Produces one ``ResultRow``
 /// per scenario × concurrency × repetition.
-public struct Harness: Sendable {
+public struct SweepRunner: Sendable {
     /// Options of a sweep.
     public struct Options: Sendable {
         /// The context every row carries.
@@ -80,7 +80,7 @@ public struct Harness: Sendable {
                 if ordinal == 0, let waitForStart = options.waitForStart {
                     do { try await waitForStart() } catch { return output }
                 }
-                let runner = LoadRunner(scenario: scenario, source: remote)
+                let runner = PhaseRunner(scenario: scenario, source: remote)
                 guard await runScenario(runner, sleeper: nil, ordinal: &ordinal, total: total, into: &output) else {
                     return output
                 }
@@ -97,7 +97,7 @@ public struct Harness: Sendable {
             } catch {
                 throw HarnessError.invalidField("store", "\(error)")
             }
-            let runner = LoadRunner(scenario: scenario, source: StoreSource(store: store))
+            let runner = PhaseRunner(scenario: scenario, source: StoreSource(store: store))
             if ordinal == 0, let waitForStart = options.waitForStart {
                 do { try await waitForStart() } catch { return output }
             }
@@ -113,7 +113,7 @@ public struct Harness: Sendable {
 
     /// Runs every concurrency × repetition of one scenario; false when cancelled.
     private func runScenario<Source>(
-        _ runner: LoadRunner<Source>, sleeper: CoalescingSleeper?, ordinal: inout Int, total: Int,
+        _ runner: PhaseRunner<Source>, sleeper: CoalescingSleeper?, ordinal: inout Int, total: Int,
         into output: inout Output
     ) async -> Bool {
         let workload = runner.scenario.workload
@@ -142,7 +142,7 @@ public struct Harness: Sendable {
     }
 
     private func measure<Source>(
-        _ runner: LoadRunner<Source>, sleeper: CoalescingSleeper?, concurrency: Int, repetition: Int, ordinal: Int,
+        _ runner: PhaseRunner<Source>, sleeper: CoalescingSleeper?, concurrency: Int, repetition: Int, ordinal: Int,
         total: Int, timing: Bool, overhead: Bool
     ) async -> RunResult {
         let workload = runner.scenario.workload
@@ -152,7 +152,7 @@ public struct Harness: Sendable {
             scenario: runner.scenario.name, concurrency: concurrency, repetition: repetition,
             isOverheadRun: overhead, ordinal: ordinal, total: total, expectedSeconds: expected)
         options.observer?.runStarted(description)
-        var runOptions = LoadRunner<Source>.Options()
+        var runOptions = PhaseRunner<Source>.Options()
         runOptions.pageTiming = timing
         runOptions.timeSeries = options.timeSeries && !overhead
         runOptions.observer = options.observer

@@ -13,9 +13,9 @@ import Synchronization
 /// and returns them; they are merged when the group ends. A memory sampler, the progress
 /// ticker and the time-series ticker run beside the pagers.
 ///
-/// Generic over the source so tests can run it on scripted sources; ``Harness`` runs it on
+/// Generic over the source so tests can run it on scripted sources; ``SweepRunner`` runs it on
 /// the synthetic store through ``StoreSource``.
-public struct LoadRunner<Source: PageSource>: Sendable where Source.Request == PageRequest, Source.Response == Page {
+public struct PhaseRunner<Source: PageSource>: Sendable where Source.Request == PageRequest, Source.Response == Page {
     public let scenario: Scenario
     public let source: Source
     public let planner: DrainPlanner
@@ -42,7 +42,7 @@ public struct LoadRunner<Source: PageSource>: Sendable where Source.Request == P
         public var shard: Shard = .whole
         /// Waits out a cancellation probe's delay (nanoseconds) before it cancels its drain;
         /// throws when the waiting task is cancelled. Nil arms one `Task.sleep` per probed
-        /// drain; ``Harness`` passes the shared service-time timer (``CoalescingSleeper``),
+        /// drain; ``SweepRunner`` passes the shared service-time timer (``CoalescingSleeper``),
         /// which rounds the cancel instant up to its tick. Latency is timed from the cancel
         /// request itself, so the rounding does not enter it.
         public var probeSleep: (@Sendable (UInt64) async throws -> Void)?
@@ -181,11 +181,11 @@ public struct LoadRunner<Source: PageSource>: Sendable where Source.Request == P
 
         let (metrics, returned) = await withTaskGroup(of: PhaseChild.self) { group in
             for slot in 0..<concurrency {
-                let executor = DrainExecutor(
+                let executor = DrainRunner(
                     source: ObservedSource(base: source, failures: FailureLog()), kind: workload.pager,
                     retryPolicy: retryPolicy, timing: timing, yieldEveryPages: workload.yieldEveryPages,
                     progress: slots[slot], intervals: intervals)
-                let worker = Worker(control: control, executor: executor, timeSeries: intervals != nil, sleep: sleep)
+                let worker = PagerTask(control: control, executor: executor, timeSeries: intervals != nil, sleep: sleep)
                 let handoff = prepared[slot]
                 group.addTask {
                     var metrics = await worker.run(metrics: handoff.take() ?? TaskMetrics())

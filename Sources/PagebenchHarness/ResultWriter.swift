@@ -3,7 +3,7 @@ import PagebenchMetrics
 
 /// Writes a sweep's results: the CSV to `output` atomically (temporary file + rename), rows
 /// appended to a history file, and the time series.
-public enum ResultFiles {
+public enum ResultWriter {
     /// The default `--output`.
     public static let defaultOutput = "results/latest.csv"
 
@@ -11,7 +11,7 @@ public enum ResultFiles {
     ///
     /// - Throws: ``HarnessError`` (`outputFailed`) naming the file and the reason.
     public static func write(
-        _ output: Harness.Output, to path: String, history: String?, timeSeries: String?
+        _ output: SweepRunner.Output, to path: String, history: String?, timeSeries: String?
     ) throws(HarnessError) {
         do {
             try createParentDirectory(of: path)

@@ -70,7 +70,7 @@ struct DrainResult: Sendable {
 /// Runs single drains with one pager kind against a source, recording every page into the
 /// calling task's ``TaskMetrics``: the per-page path is plain arithmetic, two monotonic
 /// clock reads (when timed) and a histogram record, with no shared lock, actor or atomic.
-struct DrainExecutor<Source: PageSource>: Sendable where Source.Request == PageRequest, Source.Response == Page {
+struct DrainRunner<Source: PageSource>: Sendable where Source.Request == PageRequest, Source.Response == Page {
     let source: ObservedSource<Source>
     let kind: PagerKind
     let retryPolicy: RetryPolicy

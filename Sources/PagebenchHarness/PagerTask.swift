@@ -6,9 +6,9 @@ import PagebenchStore
 /// One pager of a phase: claims drains until there are none, runs each (inline, or under
 /// the cancellation probe), and returns everything it counted. Owns its ``TaskMetrics``:
 /// nothing it records on the per-page path is shared.
-struct Worker<Source: PageSource>: Sendable where Source.Request == PageRequest, Source.Response == Page {
+struct PagerTask<Source: PageSource>: Sendable where Source.Request == PageRequest, Source.Response == Page {
     let control: PhaseControl
-    let executor: DrainExecutor<Source>
+    let executor: DrainRunner<Source>
     let timeSeries: Bool
     /// Waits out a probe's cancel delay (nanoseconds); throws when cancelled.
     let sleep: @Sendable (UInt64) async throws -> Void
