@@ -5,7 +5,7 @@ import Synchronization
 /// Live counters of one worker, read by the progress display and the time series while the
 /// run goes on. The worker publishes into them only at its yield points (every
 /// `yieldEveryPages` pages) and at drain ends, never per page; no other worker touches them.
-final class WorkerProgress: Sendable {
+final class PagerTaskProgress: Sendable {
     let pages = Atomic<Int>(0)
     let drains = Atomic<Int>(0)
 }
@@ -56,7 +56,7 @@ extension DrainRunner {
         await Task.yield()
     }
 
-    /// Hands the pages and latencies counted since the last call to ``WorkerProgress``.
+    /// Hands the pages and latencies counted since the last call to ``PagerTaskProgress``.
     func publish(_ pacing: inout Pacing, force: Bool = false) {
         if pacing.pagesSinceCheckpoint > 0 {
             progress.pages.add(pacing.pagesSinceCheckpoint, ordering: .relaxed)

@@ -30,7 +30,7 @@ struct DrainRunner<Source: PageSource>: Sendable where Source.Request == PageReq
     let retryPolicy: RetryPolicy
     let timing: Bool
     let yieldEveryPages: Int
-    let progress: WorkerProgress
+    let progress: PagerTaskProgress
     /// Where time-series latencies go; nil without `--timeseries`.
     let intervals: IntervalLatencies?
     /// Counters of this worker's streaming drains (retries are read from them).

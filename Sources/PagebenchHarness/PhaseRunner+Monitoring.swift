@@ -6,7 +6,7 @@ import Synchronization
 /// ticker, reading the pager tasks' published counters (never the pagers' own state).
 extension PhaseRunner {
 
-    func totals(_ slots: [WorkerProgress]) -> (pages: Int, drains: Int) {
+    func totals(_ slots: [PagerTaskProgress]) -> (pages: Int, drains: Int) {
         slots.reduce(into: (0, 0)) { sum, slot in
             sum.0 += slot.pages.load(ordering: .relaxed)
             sum.1 += slot.drains.load(ordering: .relaxed)
@@ -14,7 +14,7 @@ extension PhaseRunner {
     }
 
     func timeSeriesLoop(
-        slots: [WorkerProgress], intervals: IntervalLatencies, sampler: MemorySampler, status: RunStatus,
+        slots: [PagerTaskProgress], intervals: IntervalLatencies, sampler: MemorySampler, status: RunStatus,
         runStart: UInt64,
         concurrency: Int, repetition: Int
     ) async -> [TimeSeriesRow] {
@@ -52,7 +52,7 @@ extension PhaseRunner {
     }
 
     func progressLoop(
-        every interval: Duration, observer: any RunObserver, slots: [WorkerProgress], status: RunStatus,
+        every interval: Duration, observer: any RunObserver, slots: [PagerTaskProgress], status: RunStatus,
         concurrency: Int, repetition: Int, drainTarget: Int?
     ) async {
         let step = LatencyRecorder.nanoseconds(interval)

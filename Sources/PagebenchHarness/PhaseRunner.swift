@@ -71,7 +71,7 @@ public struct PhaseRunner<Source: PageSource>: Sendable where Source.Request == 
                 allocations: 0, peakAllocatedBytes: 0, peakRSSBytes: 0, timeSeries: [], startedAt: Date(),
                 shard: shard, pagers: 0, shardDrains: shardDrains)
         }
-        let slots = (0..<pagers).map { _ in WorkerProgress() }
+        let slots = (0..<pagers).map { _ in PagerTaskProgress() }
         let sampler = MemorySampler()
         let intervals = options.timeSeries ? IntervalLatencies() : nil
         let status = RunStatus()
@@ -153,7 +153,7 @@ public struct PhaseRunner<Source: PageSource>: Sendable where Source.Request == 
     /// One phase: one worker per slot (the shard's pagers) in a task group, plus a deadline
     /// for a duration-bound phase that cancels every drain still in flight.
     private func runPhase(
-        concurrency total: Int, shard: Shard, slots: [WorkerProgress], intervals: IntervalLatencies?, timing: Bool,
+        concurrency total: Int, shard: Shard, slots: [PagerTaskProgress], intervals: IntervalLatencies?, timing: Bool,
         probeSleep: (@Sendable (UInt64) async throws -> Void)?, warmup: Bool, bound: RunBound
     ) async -> PhaseOutcome {
         let concurrency = slots.count

@@ -1,6 +1,8 @@
+import PagebenchBase
+import PagebenchStore
 import Testing
 
-@testable import PagebenchStore
+@testable import PagebenchHarness
 
 /// S20: the shared-timer sleeper that waits out injected service times for the load harness.
 /// Checks behaviour only (never wakes early, cancellation is immediate, never hangs), no
@@ -13,9 +15,9 @@ import Testing
 
     @Test func s20_withoutADriverASleepFallsBackToTheRuntimeTimer() async throws {
         let sleeper = CoalescingSleeper(resolution: .microseconds(100))
-        let start = CoalescingSleeper.now()
+        let start = MonotonicTime.nanoseconds()
         try await sleeper.sleep(for: .milliseconds(2))
-        #expect(CoalescingSleeper.now() - start >= 2_000_000)
+        #expect(MonotonicTime.nanoseconds() - start >= 2_000_000)
     }
 
     @Test func s20_manyConcurrentSleepsAllWakeAndNoneEarly() async throws {
@@ -27,9 +29,9 @@ import Testing
                 for index in 0..<200 {
                     inner.addTask {
                         let duration = UInt64(100_000 + (index % 17) * 130_000)
-                        let start = CoalescingSleeper.now()
+                        let start = MonotonicTime.nanoseconds()
                         try await sleeper.sleep(for: .nanoseconds(Int64(duration)))
-                        return CoalescingSleeper.now() - start >= duration ? 0 : 1
+                        return MonotonicTime.nanoseconds() - start >= duration ? 0 : 1
                     }
                 }
                 return try await inner.reduce(0, +)
@@ -52,13 +54,13 @@ import Testing
             let outcome = await withTaskGroup(of: (Int, Int).self) { inner in
                 for _ in 0..<300 {
                     inner.addTask {
-                        let start = CoalescingSleeper.now()
+                        let start = MonotonicTime.nanoseconds()
                         do {
                             try await sleeper.sleep(for: .milliseconds(2))
                         } catch {
                             return (0, 1)
                         }
-                        return (CoalescingSleeper.now() - start >= 2_000_000 ? 0 : 1, 0)
+                        return (MonotonicTime.nanoseconds() - start >= 2_000_000 ? 0 : 1, 0)
                     }
                 }
                 let held = Task {
@@ -118,9 +120,9 @@ import Testing
         await until { sleeper.isDriving }
         // A sleeper registers with the driver, then the driver goes away under it.
         let sleeping = Task {
-            let start = CoalescingSleeper.now()
+            let start = MonotonicTime.nanoseconds()
             try await sleeper.sleep(for: .milliseconds(30))
-            return CoalescingSleeper.now() - start
+            return MonotonicTime.nanoseconds() - start
         }
         await until { sleeper.waiterCount == 1 }
         driver.cancel()

@@ -1,12 +1,6 @@
 import PagebenchBase
 import Synchronization
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// Waits out many concurrent injected service times (S20) on one shared timer.
 ///
 /// `Task.sleep` arms one runtime timer per call. With hundreds of pagers each sleeping a
@@ -60,7 +54,7 @@ public final class CoalescingSleeper: Sendable {
             try Task.checkCancellation()
             return
         }
-        let deadline = Self.now() &+ nanoseconds
+        let deadline = MonotonicTime.nanoseconds() &+ nanoseconds
         let tick = (deadline + resolutionNanoseconds - 1) / resolutionNanoseconds
         let id = nextID.add(1, ordering: .relaxed).newValue
         let outcome: Wake = try await withTaskCancellationHandler {
@@ -90,7 +84,7 @@ public final class CoalescingSleeper: Sendable {
         }
         if outcome == .driverStopped {
             // No driver: wait out whatever is left on the runtime's own timer.
-            let now = Self.now()
+            let now = MonotonicTime.nanoseconds()
             if now < deadline { try await Task.sleep(nanoseconds: deadline - now) }
         }
         // This waiter is running: it no longer counts as queued, so wake the next due one(s).
@@ -110,7 +104,7 @@ public final class CoalescingSleeper: Sendable {
         let resolution = resolutionNanoseconds
         state.withLock {
             $0.driverRunning = true
-            $0.lastFiredTick = Self.now() / resolution
+            $0.lastFiredTick = MonotonicTime.nanoseconds() / resolution
         }
         defer {
             let remaining = state.withLock { state -> [CheckedContinuation<Wake, any Error>] in
@@ -143,14 +137,14 @@ public final class CoalescingSleeper: Sendable {
                 parked?.resume()
             }
             if Task.isCancelled { break }
-            let now = Self.now()
+            let now = MonotonicTime.nanoseconds()
             let nextTick = now / resolutionNanoseconds + 1
             do {
                 try await Task.sleep(nanoseconds: nextTick * resolutionNanoseconds - now)
             } catch {
                 break
             }
-            fireDueBuckets(upTo: Self.now() / resolutionNanoseconds)
+            fireDueBuckets(upTo: MonotonicTime.nanoseconds() / resolutionNanoseconds)
         }
     }
 
@@ -174,7 +168,6 @@ public final class CoalescingSleeper: Sendable {
         for waiter in due { waiter.resume(returning: .fired) }
     }
 
-    static func now() -> UInt64 { MonotonicTime.nanoseconds() }
 
     private enum Wake: Sendable { case fired, driverStopped }
 
