@@ -46,17 +46,24 @@ var targets: [Target] = [
     .target(name: "PagebenchBase", swiftSettings: strict),
     .target(name: "PagebenchStore", dependencies: ["PagebenchBase"], swiftSettings: strict),
     .target(name: "PagebenchPager", dependencies: ["PagebenchBase"], swiftSettings: strict),
+    // Pure results: rows, CSV, latency histograms, task metrics. No jemalloc, no /proc.
     .target(
         name: "PagebenchMetrics",
         dependencies: [
-            "PagebenchBase", "CJemalloc",
+            "PagebenchBase",
             .product(name: "Histogram", package: "hdrhistogram-swift"),
         ],
         swiftSettings: strict
     ),
+    // Statistics of the running process: jemalloc (mallctl), /proc, CPU time.
+    .target(
+        name: "PagebenchProcessStats",
+        dependencies: ["PagebenchBase", "PagebenchMetrics", "CJemalloc"],
+        swiftSettings: strict
+    ),
     .target(
         name: "PagebenchHarness",
-        dependencies: ["PagebenchBase", "PagebenchStore", "PagebenchPager", "PagebenchMetrics"],
+        dependencies: ["PagebenchBase", "PagebenchStore", "PagebenchPager", "PagebenchMetrics", "PagebenchProcessStats"],
         swiftSettings: strict
     ),
     // Running one sweep as shards in several processes (`run --shard`, `--workers`, `merge`).
@@ -86,8 +93,8 @@ var targets: [Target] = [
     .target(
         name: "PagebenchCLI",
         dependencies: [
-            "PagebenchBase", "PagebenchStore", "PagebenchPager", "PagebenchMetrics", "PagebenchHarness",
-            "PagebenchReport", "PagebenchHTTP", "PagebenchScaleOut",
+            "PagebenchBase", "PagebenchStore", "PagebenchPager", "PagebenchMetrics", "PagebenchProcessStats",
+            "PagebenchHarness", "PagebenchReport", "PagebenchHTTP", "PagebenchScaleOut",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ],
         swiftSettings: strict
@@ -113,7 +120,10 @@ var targets: [Target] = [
         swiftSettings: strict
     ),
     .testTarget(
-        name: "PagebenchMetricsTests", dependencies: ["PagebenchMetrics", "PagebenchTestSupport"], swiftSettings: strict),
+        name: "PagebenchMetricsTests",
+        dependencies: ["PagebenchMetrics", "PagebenchProcessStats", "PagebenchTestSupport"],
+        swiftSettings: strict
+    ),
     .testTarget(
         name: "PagebenchHarnessTests",
         dependencies: ["PagebenchHarness", "PagebenchTestSupport"],
@@ -154,7 +164,7 @@ if ProcessInfo.processInfo.environment["PAGEBENCH_BENCHMARKS"] != nil {
         targets.append(
             .executableTarget(
                 name: suite,
-                // Not PagebenchHarness: it links jemalloc (via PagebenchMetrics), and a process
+                // Not PagebenchHarness: it links jemalloc (via PagebenchProcessStats), and a process
                 // with both jemalloc and package-benchmark's malloc interposer frees one
                 // allocator's blocks with the other and crashes (SIGSEGV in replacement_free).
                 dependencies: [

@@ -1,5 +1,6 @@
 import ArgumentParser
 import PagebenchMetrics
+import PagebenchProcessStats
 import PagebenchStore
 
 /// `pagebench pages`: follows tokens from the first call (or from `--token`) and prints one

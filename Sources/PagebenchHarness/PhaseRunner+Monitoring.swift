@@ -1,5 +1,6 @@
 import PagebenchBase
 import PagebenchMetrics
+import PagebenchProcessStats
 import Synchronization
 
 /// The loops that run beside a phase's pagers: the per-second time series and the progress

@@ -4,6 +4,7 @@ import Glibc
 #endif
 import PagebenchBase
 import PagebenchMetrics
+import PagebenchProcessStats
 import PagebenchPager
 import PagebenchStore
 import Synchronization

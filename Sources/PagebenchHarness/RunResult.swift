@@ -1,5 +1,6 @@
 import Foundation
 import PagebenchMetrics
+import PagebenchProcessStats
 
 /// What one measured phase produced: merged metrics and resource readings, ready to become
 /// a CSV row with ``row(context:)``.

@@ -46,11 +46,11 @@ public struct MetricsError: Error, CustomStringConvertible, Sendable, Equatable 
         return prefix.isEmpty ? message : prefix + ": " + message
     }
 
-    static func malformed(file: String?, line: Int?, column: Int?, _ message: String) -> MetricsError {
+    package static func malformed(file: String?, line: Int?, column: Int?, _ message: String) -> MetricsError {
         MetricsError(kind: .malformedInput, file: file, line: line, column: column, message: message)
     }
 
-    static func statistics(_ message: String) -> MetricsError {
+    package static func statistics(_ message: String) -> MetricsError {
         MetricsError(kind: .statisticsUnavailable, message: message)
     }
 }

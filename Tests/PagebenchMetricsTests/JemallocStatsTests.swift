@@ -1,6 +1,7 @@
 import Testing
 
 @testable import PagebenchMetrics
+@testable import PagebenchProcessStats
 
 @Suite("JemallocStats")
 struct JemallocStatsTests {

@@ -1,6 +1,7 @@
 import Foundation
 import PagebenchBase
 @testable import PagebenchMetrics
+@testable import PagebenchProcessStats
 import Synchronization
 import Testing
 

@@ -1,4 +1,5 @@
 import PagebenchBase
+import PagebenchMetrics
 
 /// Reads small pseudo-files such as `/proc/self/status` (``PagebenchBase/FileSystem``),
 /// failing as ``MetricsError`` (`statisticsUnavailable`).

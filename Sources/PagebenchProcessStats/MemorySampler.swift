@@ -1,3 +1,4 @@
+import PagebenchMetrics
 import Synchronization
 
 /// Tracks the peak of jemalloc's `stats.allocated` during a run by sampling it periodically.

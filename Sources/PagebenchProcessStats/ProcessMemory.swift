@@ -1,3 +1,5 @@
+import PagebenchMetrics
+
 /// Resident memory of this process as Linux reports it in `/proc/self/status`.
 ///
 /// Unlike ``JemallocStats``, this includes everything resident: code, stacks, allocator

@@ -1,4 +1,5 @@
 import CJemalloc
+import PagebenchMetrics
 
 #if canImport(Glibc)
 import Glibc
