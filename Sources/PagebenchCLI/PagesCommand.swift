@@ -109,10 +109,3 @@ public struct PagesCommand: AsyncParsableCommand {
         return summary
     }
 }
-
-extension Error {
-    /// Prints this error's message to stderr and returns its documented exit code.
-    func report() -> ExitCode {
-        CommandFailure(wrapping: self).report()
-    }
-}

@@ -246,19 +246,3 @@ public struct RunCommand: AsyncParsableCommand {
         return result
     }
 }
-
-extension CommandFailure {
-    /// Maps a harness error to its documented exit code.
-    public init(_ error: HarnessError) {
-        let code: ExitCode
-        switch error.kind {
-        case .invalidScenario: code = ExitCodes.dataError
-        case .invalidArgument: code = ExitCodes.usage
-        case .inputUnavailable: code = ExitCodes.noInput
-        case .outputFailed: code = ExitCodes.cannotCreate
-        case .invalidShard: code = ExitCodes.dataError
-        case .workerFailed: code = ExitCodes.workerFailed
-        }
-        self.init(code, error.description)
-    }
-}

@@ -11,10 +11,23 @@ public enum CSVFile {
     /// - Throws: ``MetricsError``: `.inputUnavailable` if the file is missing or unreadable,
     ///   `.malformedInput` with line and column for bad content.
     public static func read<Row: CSVRecord>(_ type: Row.Type = Row.self, from path: String) throws -> [Row] {
-        try Row.parseCSV(readText(path), file: path)
+        try Row.parseCSV(TextFile.read(path), file: path)
     }
 
     /// Writes `rows` (with the header) to `path` atomically: the old file stays intact on failure.
+    /// Every row of the results file at `path`, which must hold at least one.
+    ///
+    /// - Throws: ``MetricsError``: `inputUnavailable` for a missing file, `malformedInput`
+    ///   with file, line and column for bad content, or for a header without rows.
+    public static func readResults(_ path: String) throws -> [ResultRow] {
+        let rows = try read(ResultRow.self, from: path)
+        guard !rows.isEmpty else {
+            throw MetricsError.malformed(
+                file: path, line: 2, column: nil, "the file has a header but no rows; was the run interrupted?")
+        }
+        return rows
+    }
+
     public static func write<Row: CSVRecord>(_ rows: [Row], to path: String, writer: CSVWriter = CSVWriter()) throws {
         try AtomicFile.write(Row.csvText(rows, writer: writer), to: path)
     }
@@ -32,7 +45,7 @@ public enum CSVFile {
             try AtomicFile.write(newText, to: path)
             return
         }
-        let existing = try readText(path)
+        let existing = try TextFile.read(path)
         if existing.isEmpty || existing == "\u{FEFF}" {
             try AtomicFile.write(newText, to: path)
             return
@@ -61,20 +74,5 @@ public enum CSVFile {
         // Drop the new text's header line.
         let newRecords = String(newText.drop { $0 != "\n" && $0 != "\r\n" }.dropFirst())
         try AtomicFile.write(existing + newRecords, to: path)
-    }
-
-    static func readText(_ path: String) throws(MetricsError) -> String {
-        do {
-            return try FileSystem.readText(path)
-        } catch {
-            switch error.kind {
-            case .missing:
-                throw MetricsError(kind: .inputUnavailable, file: path, message: "no such file; check the path")
-            case .notUTF8:
-                throw MetricsError.malformed(file: path, line: nil, column: nil, error.reason)
-            default:
-                throw MetricsError(kind: .inputUnavailable, file: path, message: error.reason)
-            }
-        }
     }
 }

@@ -56,7 +56,7 @@ public struct ConfigurationComparison: Sendable, Equatable {
         let known = Set(comparableMetrics)
         for name in names where !known.contains(name) {
             let suggestion = Thresholds.closestName(to: name, in: comparableMetrics)
-            throw ReportError(
+            throw MetricsError(
                 kind: .invalidRequest,
                 message: "unknown metric '\(name)'" + (suggestion.map { "; did you mean '\($0)'?" } ?? "")
                     + " (every non-context column of README.md \"CSV columns\" may be compared)")

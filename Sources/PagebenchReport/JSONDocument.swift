@@ -1,3 +1,5 @@
+import PagebenchMetrics
+
 /// A minimal JSON (RFC 8259) parser that remembers where every value starts, so that a
 /// thresholds file's semantic errors ("unknown metric", "relative must be ≥ 0") can name the
 /// line and column, not only its syntax errors.
@@ -37,7 +39,7 @@ struct JSONDocument {
         var value: Node
     }
 
-    /// Parses `text`; errors are ``ReportError`` (`.malformedInput`) naming `file`, line and column.
+    /// Parses `text`; errors are ``MetricsError`` (`.malformedInput`) naming `file`, line and column.
     static func parse(_ text: String, file: String) throws -> Node {
         var parser = Parser(scalars: Array(text.unicodeScalars), file: file)
         if parser.scalars.first == "\u{FEFF}" { parser.index = 1 }
@@ -62,8 +64,8 @@ struct JSONDocument {
             self.file = file
         }
 
-        func error(_ message: String) -> ReportError {
-            .malformed(file, line, column, message)
+        func error(_ message: String) -> MetricsError {
+            .malformed(file: file, line: line, column: column, message)
         }
 
         var current: Unicode.Scalar? { index < scalars.count ? scalars[index] : nil }
@@ -102,7 +104,7 @@ struct JSONDocument {
                     let (keyLine, keyColumn) = (line, column)
                     let key = try string()
                     if members.contains(where: { $0.key == key }) {
-                        throw ReportError.malformed(file, keyLine, keyColumn, "key \"\(key)\" appears twice in this object")
+                        throw MetricsError.malformed(file: file, line: keyLine, column: keyColumn, "key \"\(key)\" appears twice in this object")
                     }
                     skipWhitespace()
                     guard current == ":" else { throw error("expected ':' after the key \"\(key)\"") }

@@ -36,7 +36,7 @@ public struct RegressionChecker: Sendable {
 
     /// Compares two files' rows, refusing files that have no identity in common.
     ///
-    /// - Throws: ``ReportError`` (`.malformedInput`) when not one group matches: the files describe
+    /// - Throws: ``MetricsError`` (`.malformedInput`) when not one group matches: the files describe
     ///   different experiments (another scenario set, or configuration hashes that changed), so
     ///   passing would hide everything; the message says to refresh the baseline.
     public func checkFiles(
@@ -49,7 +49,7 @@ public struct RegressionChecker: Sendable {
         report.unmatchedFails = failOnUnmatched
         if report.comparisons.isEmpty {
             let example = report.onlyInBaseline.first.map { " (baseline has e.g. \($0.label), current \(report.onlyInCurrent.first?.label ?? "nothing"))" } ?? ""
-            throw ReportError(
+            throw MetricsError(
                 kind: .malformedInput, file: currentFile,
                 message: "no row matches the baseline \(baselineFile) by scenario, configuration hash, pager and "
                     + "concurrency\(example); if the scenarios or their configuration changed on purpose, refresh the "

@@ -123,12 +123,11 @@ public struct Thresholds: Sendable, Equatable {
     public static func parse(_ text: String, file: String) throws -> Thresholds {
         let root = try JSONDocument.parse(text, file: file)
         guard case .object(let members) = root.value else {
-            throw ReportError.malformed(
-                file, root.line, root.column, "expected a JSON object at the top level, found \(root.typeName)")
+            throw MetricsError.malformed(file: file, line: root.line, column: root.column, "expected a JSON object at the top level, found \(root.typeName)")
         }
         var thresholds = Thresholds()
-        func fail(_ node: JSONDocument.Node, _ message: String) -> ReportError {
-            .malformed(file, node.line, node.column, message)
+        func fail(_ node: JSONDocument.Node, _ message: String) -> MetricsError {
+            .malformed(file: file, line: node.line, column: node.column, message)
         }
         func number(_ member: JSONDocument.Member, in range: ClosedRange<Double>, _ what: String) throws -> Double {
             guard case .number(let value) = member.value.value else {
@@ -162,9 +161,7 @@ public struct Thresholds: Sendable, Equatable {
             case "metrics":
                 thresholds.metrics = try parseMetrics(member.value, file: file)
             default:
-                throw ReportError.malformed(
-                    file, member.keyLine, member.keyColumn,
-                    "unknown key \"\(member.key)\"; expected one of \(topKeys.map { "\"\($0)\"" }.joined(separator: ", "))")
+                throw MetricsError.malformed(file: file, line: member.keyLine, column: member.keyColumn, "unknown key \"\(member.key)\"; expected one of \(topKeys.map { "\"\($0)\"" }.joined(separator: ", "))")
             }
         }
         return thresholds
@@ -172,18 +169,14 @@ public struct Thresholds: Sendable, Equatable {
 
     private static func parseMetrics(_ node: JSONDocument.Node, file: String) throws -> [String: Rule] {
         guard case .object(let members) = node.value else {
-            throw ReportError.malformed(
-                file, node.line, node.column,
-                "\"metrics\" must be an object mapping column names to rules, found \(node.typeName)")
+            throw MetricsError.malformed(file: file, line: node.line, column: node.column, "\"metrics\" must be an object mapping column names to rules, found \(node.typeName)")
         }
         let columns = Dictionary(uniqueKeysWithValues: ResultRow.columnDescriptors.map { ($0.name, $0) })
         var rules: [String: Rule] = [:]
         for member in members {
             guard let column = columns[member.key] else {
                 let suggestion = closestName(to: member.key, in: judgedColumns.map(\.name))
-                throw ReportError.malformed(
-                    file, member.keyLine, member.keyColumn,
-                    "unknown metric \"\(member.key)\""
+                throw MetricsError.malformed(file: file, line: member.keyLine, column: member.keyColumn, "unknown metric \"\(member.key)\""
                         + (suggestion.map { "; did you mean \"\($0)\"?" } ?? "")
                         + " (measured columns are listed in README.md, \"Regression checking\")")
             }
@@ -192,30 +185,22 @@ public struct Thresholds: Sendable, Equatable {
                     column.kind == .deterministic
                     ? "it is deterministic and compared exactly (use --allow-behaviour-change to accept a change)"
                     : column.kind == .context ? "it is a context column, used to match rows" : "it has no better direction"
-                throw ReportError.malformed(
-                    file, member.keyLine, member.keyColumn,
-                    "metric \"\(member.key)\" takes no threshold: \(why); remove it")
+                throw MetricsError.malformed(file: file, line: member.keyLine, column: member.keyColumn, "metric \"\(member.key)\" takes no threshold: \(why); remove it")
             }
             guard case .object(let fields) = member.value.value else {
-                throw ReportError.malformed(
-                    file, member.value.line, member.value.column,
-                    "the rule of \"\(member.key)\" must be an object like {\"relative\": 0.1}, found \(member.value.typeName)")
+                throw MetricsError.malformed(file: file, line: member.value.line, column: member.value.column, "the rule of \"\(member.key)\" must be an object like {\"relative\": 0.1}, found \(member.value.typeName)")
             }
             var rule = defaultRule(for: column)
             for field in fields {
                 switch field.key {
                 case "relative", "absolute":
                     guard case .number(let value) = field.value.value, value >= 0, value.isFinite else {
-                        throw ReportError.malformed(
-                            file, field.value.line, field.value.column,
-                            "\"\(field.key)\" of \"\(member.key)\" must be a number ≥ 0"
+                        throw MetricsError.malformed(file: file, line: field.value.line, column: field.value.column, "\"\(field.key)\" of \"\(member.key)\" must be a number ≥ 0"
                                 + (field.key == "relative" ? " (0.05 means 5 %)" : " in \(column.unit)"))
                     }
                     if field.key == "relative" {
                         guard value <= 100 else {
-                            throw ReportError.malformed(
-                                file, field.value.line, field.value.column,
-                                "\"relative\" of \"\(member.key)\" is \(NumberText.number(value)), i.e. "
+                            throw MetricsError.malformed(file: file, line: field.value.line, column: field.value.column, "\"relative\" of \"\(member.key)\" is \(NumberText.number(value)), i.e. "
                                     + "\(NumberText.number(value * 100)) %; write 0.05 for 5 %")
                         }
                         rule.relative = value
@@ -224,15 +209,11 @@ public struct Thresholds: Sendable, Equatable {
                     }
                 case "ignore":
                     guard case .bool(let value) = field.value.value else {
-                        throw ReportError.malformed(
-                            file, field.value.line, field.value.column,
-                            "\"ignore\" of \"\(member.key)\" must be true or false, found \(field.value.typeName)")
+                        throw MetricsError.malformed(file: file, line: field.value.line, column: field.value.column, "\"ignore\" of \"\(member.key)\" must be true or false, found \(field.value.typeName)")
                     }
                     rule.ignore = value
                 default:
-                    throw ReportError.malformed(
-                        file, field.keyLine, field.keyColumn,
-                        "unknown key \"\(field.key)\" in the rule of \"\(member.key)\"; expected \"relative\", \"absolute\" or \"ignore\"")
+                    throw MetricsError.malformed(file: file, line: field.keyLine, column: field.keyColumn, "unknown key \"\(field.key)\" in the rule of \"\(member.key)\"; expected \"relative\", \"absolute\" or \"ignore\"")
                 }
             }
             rules[member.key] = rule

@@ -5,11 +5,11 @@ import Testing
 @testable import PagebenchReport
 
 @Suite struct ThresholdsTests {
-    func parseError(_ text: String) -> ReportError? {
+    func parseError(_ text: String) -> MetricsError? {
         do {
             _ = try Thresholds.parse(text, file: "t.json")
             return nil
-        } catch let error as ReportError {
+        } catch let error as MetricsError {
             return error
         } catch {
             return nil
@@ -89,7 +89,7 @@ import Testing
     @Test func missingFileIsInputUnavailable() throws {
         #expect {
             _ = try Thresholds.read(from: "/nonexistent/thresholds.json")
-        } throws: { ($0 as? ReportError)?.kind == .inputUnavailable }
+        } throws: { ($0 as? MetricsError)?.kind == .inputUnavailable }
     }
 
     @Test func everyJudgedColumnHasADefaultAndTheReadmeDocumentsThem() throws {
