@@ -2,11 +2,22 @@
 //
 // pagebench: load-tests and benchmarks token-paginated APIs.
 //
-// Dependencies point one way (see ../shared/docs/STYLE.md):
+// Dependencies point one way (see ../shared/docs/STYLE.md); every target below may use
+// PagebenchBase (seeded generator, stable hash, clock, math, number text, files), which
+// depends on nothing:
 //   PagebenchStore ← PagebenchHarness → PagebenchPager
-//   PagebenchHarness → PagebenchMetrics ← PagebenchReport
+//   PagebenchHarness → PagebenchProcessStats → PagebenchMetrics ← PagebenchReport
+//   PagebenchHarness → PagebenchMetrics
+//   PagebenchScaleOut → PagebenchHarness, PagebenchMetrics
+//   PagebenchHTTP → PagebenchStore (+ Hummingbird, SwiftNIO)
 //   PagebenchCLI → everything; `pagebench` is a one-line executable over PagebenchCLI.
-// The pager knows nothing of the synthetic store: it pages any source.
+//   PagebenchTestSupport (tests only) → PagebenchStore, PagebenchPager, PagebenchHarness
+// The pager knows nothing of the synthetic store: it pages any source. Only
+// PagebenchProcessStats links jemalloc (CJemalloc).
+//
+// async-http-client (`--http-client async-http-client`) and what it brings (NIOSSL,
+// BoringSSL, NIOHTTP2) are built only with the AsyncHTTPClientSupport package trait:
+//   swift build --traits AsyncHTTPClientSupport
 //
 // The package-benchmark suites under Benchmarks/ are only part of the package when
 // PAGEBENCH_BENCHMARKS is set, so that `swift build` and `swift test` do not resolve

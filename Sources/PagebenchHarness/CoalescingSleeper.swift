@@ -4,17 +4,16 @@ import Synchronization
 /// Waits out many concurrent injected service times (S20) on one shared timer.
 ///
 /// `Task.sleep` arms one runtime timer per call. With hundreds of pagers each sleeping a
-/// few milliseconds per page, the store asks for ~100 k timers a second, and on 2 cores the
-/// runtime's timer and thread wake-up path (~15 µs of CPU each, half of it in the kernel)
-/// saturates the machine: the load generator then measures its own queueing, not the
-/// pager. This sleeper keeps waiters in buckets of `resolution` and lets one driver task
+/// few milliseconds per page, the runtime's timer and wake-up path saturates a small
+/// machine, and the load generator then measures its own queueing, not the pager (figures:
+/// `results/design-measurements.md`). This sleeper keeps waiters in buckets of `resolution` and lets one driver task
 /// (``run()``) wake every due bucket per tick, so the timer cost is per tick, not per
 /// request.
 ///
 /// Wake-ups are handed to the executor a few at a time (at most ``maxQueuedWakeUps``
 /// resumed waiters not yet running; each waiter, once it runs, resumes the next due one).
 /// With a fixed service time, hundreds of pagers fall into step, and one tick can find
-/// 256–1,000 waiters due at once; resuming them all puts milliseconds of work into the
+/// hundreds of waiters due at once; resuming them all puts milliseconds of work into the
 /// executor's FIFO queue ahead of anything resumed afterwards, such as a cancelled pager.
 /// Due waiters now wait here instead, in deadline order, and a cancelled one leaves this
 /// queue at once, so it queues behind at most a few wake-ups. The total work is the same.

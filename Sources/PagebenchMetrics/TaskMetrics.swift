@@ -3,7 +3,7 @@
 /// Each child task of the harness's task group owns one `TaskMetrics`, records into it on the
 /// per-page path (plain integer adds and a histogram record), and returns it; the parent merges
 /// them with ``add(_:)`` and writes a ``ResultRow`` with ``ResultRow/apply(_:measuredSeconds:)``.
-/// No shared lock or actor is touched per page (issue 4).
+/// No shared lock or actor is touched per page.
 public struct TaskMetrics: Sendable, Equatable {
     public var pages = 0
     public var items = 0

@@ -7,7 +7,7 @@ import PagebenchScaleOut
 import PagebenchStore
 import Testing
 
-/// `pagebench run --target URL` (issue 6): the same workload driven over HTTP gives the same
+/// `pagebench run --target URL`: the same workload driven over HTTP gives the same
 /// deterministic figures (H3) as in-process, and a server with another store is refused.
 @Suite struct RunTargetTests {
     struct Capture: TextOutputStream {

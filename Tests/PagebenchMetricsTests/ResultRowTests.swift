@@ -76,7 +76,7 @@ struct ResultRowTests {
         }
     }
 
-    @Test("issue 4's metrics each have a column")
+    @Test("every task metric has a column")
     func issueFourColumns() {
         let names = Set(ResultRow.csvHeader)
         for required in [
