@@ -27,15 +27,8 @@ extension Scenario {
     /// - Throws: ``HarnessError``: `inputUnavailable` when the file is missing or unreadable,
     ///   `invalidScenario` for bad content.
     public static func load(path: String) throws(HarnessError) -> Scenario {
-        let data: Data
-        do {
-            data = Data(try FileSystem.readBytes(path))
-        } catch {
-            throw HarnessError(
-                .inputUnavailable, file: path,
-                error.kind == .missing
-                    ? "no such scenario file; check the path (shipped scenarios are in Benchmarks/Scenarios/)" : error.reason)
-        }
+        let data = try HarnessError.readInput(
+            path, ifMissing: "no such scenario file; check the path (shipped scenarios are in Benchmarks/Scenarios/)")
         let base = (path as NSString).lastPathComponent
         let name = base.hasSuffix(".json") ? String(base.dropLast(5)) : base
         return try load(json: data, defaultName: name, file: path)

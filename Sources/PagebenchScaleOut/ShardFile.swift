@@ -87,14 +87,7 @@ public struct ShardFile: Sendable, Equatable {
     /// - Throws: ``HarnessError``: `inputUnavailable` when the file is missing or unreadable,
     ///   `invalidShard` for anything else, naming the phase and field.
     public static func read(path: String) throws(HarnessError) -> ShardFile {
-        let data: Data
-        do {
-            data = Data(try FileSystem.readBytes(path))
-        } catch {
-            throw HarnessError(
-                .inputUnavailable, file: path,
-                error.kind == .missing ? "no such shard file; check the path" : "cannot read the shard file (\(error.reason))")
-        }
+        let data = try HarnessError.readInput(path, ifMissing: "no such shard file; check the path")
         return try decode(json: data, file: path)
     }
 
