@@ -94,6 +94,7 @@ var targets: [Target] = [
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),
+            .product(name: "NIOHTTP1", package: "swift-nio"),
             .product(
                 name: "AsyncHTTPClient", package: "async-http-client",
                 condition: .when(traits: ["AsyncHTTPClientSupport"])),

@@ -11,9 +11,9 @@ public import PagebenchStore
 ///
 /// A lean HTTP/1.1 client on SwiftNIO: a pool of at most ``Configuration/connections``
 /// keep-alive connections (``HTTP1ConnectionPool``), each used by one request at a time;
-/// a request is one write of the request line and one task resumption with the whole
-/// response, read and parsed on the connection's event loop (``HTTP1ResponseParser``),
-/// its body decoded straight from the bytes read. A task running on an event loop of the
+/// a request is one write (NIOHTTP1's encoder) and one task resumption with the whole
+/// response, read and decoded on the connection's event loop (NIOHTTP1's
+/// `HTTPResponseDecoder`), its body decoded straight from the bytes read. A task running on an event loop of the
 /// source (``taskExecutor(_:)``) pays no thread hop at all. A keep-alive connection the
 /// server closed while idle is replaced and the GET repeated once.
 ///
