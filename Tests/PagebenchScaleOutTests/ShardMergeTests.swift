@@ -1,4 +1,5 @@
 import Foundation
+import PagebenchBase
 import PagebenchHarness
 import PagebenchScaleOut
 import PagebenchMetrics
@@ -319,16 +320,10 @@ import Testing
 
 /// Seeded latencies spread over 100 ns … 100 ms (test data, same on every machine).
 struct SeededSamples {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
+    var random: SplitMix64
+    init(seed: UInt64) { random = SplitMix64(seed: seed) }
 
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
+    mutating func next() -> UInt64 { random.next() }
 
     mutating func latency() -> UInt64 {
         var value: UInt64 = 100
