@@ -12,6 +12,7 @@
 //   PagebenchHTTP → PagebenchStore (+ Hummingbird, SwiftNIO)
 //   PagebenchCLI → everything; `pagebench` is a one-line executable over PagebenchCLI.
 //   PagebenchTestSupport (tests only) → PagebenchStore, PagebenchPager, PagebenchHarness
+// Each source target has its test target of the same name + Tests.
 // The pager knows nothing of the synthetic store: it pages any source. Only
 // PagebenchProcessStats links jemalloc (CJemalloc).
 //
@@ -132,8 +133,10 @@ var targets: [Target] = [
         swiftSettings: strict
     ),
     .testTarget(
-        name: "PagebenchMetricsTests",
-        dependencies: ["PagebenchMetrics", "PagebenchProcessStats", "PagebenchTestSupport"],
+        name: "PagebenchMetricsTests", dependencies: ["PagebenchMetrics", "PagebenchTestSupport"], swiftSettings: strict),
+    .testTarget(
+        name: "PagebenchProcessStatsTests",
+        dependencies: ["PagebenchProcessStats", "PagebenchMetrics", "PagebenchTestSupport"],
         swiftSettings: strict
     ),
     .testTarget(

@@ -1,5 +1,6 @@
 import PagebenchBase
 @testable import PagebenchMetrics
+import PagebenchTestSupport
 import Testing
 
 @Suite("LatencyRecorder")

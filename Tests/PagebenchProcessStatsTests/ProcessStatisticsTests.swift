@@ -2,6 +2,7 @@ import Foundation
 import PagebenchBase
 @testable import PagebenchMetrics
 @testable import PagebenchProcessStats
+import PagebenchTestSupport
 import Synchronization
 import Testing
 
