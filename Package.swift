@@ -12,7 +12,7 @@
 //   PagebenchHTTP → PagebenchStore (+ Hummingbird, SwiftNIO)
 //   PagebenchCLI → everything; `pagebench` is a one-line executable over PagebenchCLI.
 //   PagebenchTestSupport (tests only) → PagebenchStore, PagebenchPager, PagebenchHarness
-// Each source target has its test target of the same name + Tests.
+// Each library target has a test target of its name + Tests (PagebenchBaseTests, …).
 // The pager knows nothing of the synthetic store: it pages any source. Only
 // PagebenchProcessStats links jemalloc (CJemalloc).
 //
@@ -122,6 +122,7 @@ var targets: [Target] = [
         dependencies: ["PagebenchBase", "PagebenchStore", "PagebenchPager", "PagebenchHarness"],
         swiftSettings: strict
     ),
+    .testTarget(name: "PagebenchBaseTests", dependencies: ["PagebenchBase"], swiftSettings: strict),
     .testTarget(
         name: "PagebenchStoreTests",
         dependencies: ["PagebenchStore", "PagebenchTestSupport"],

@@ -67,7 +67,7 @@ public enum NumberText {
     }
 
     /// `value` with up to `digits` significant digits, no exponent for ordinary magnitudes,
-    /// trailing zeros removed (`1234.5` → `1235`, `0.012345` → `0.01235`).
+    /// trailing zeros removed (`1234.56` → `1235`, `0.012345` → `0.01235`).
     public static func number(_ value: Double, digits: Int = 4) -> String {
         guard value.isFinite else { return value.isNaN ? "n/a" : (value > 0 ? "∞" : "−∞") }
         if value == 0 { return "0" }
