@@ -1,3 +1,5 @@
+import PagebenchBase
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -26,7 +28,7 @@ public enum AtomicFile {
         let descriptor = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
         guard descriptor >= 0 else {
             throw failure(
-                path, "cannot create a temporary file in '\(directory)' (\(errnoDescription()))",
+                path, "cannot create a temporary file in '\(directory)' (\(FileSystem.errnoDescription()))",
                 "check that the directory exists and is writable")
         }
         let temporary = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
@@ -35,19 +37,19 @@ public enum AtomicFile {
             defer { if !closed { close(descriptor) } }
             try writeAll(contents, to: descriptor, path: temporary)
             guard fchmod(descriptor, 0o644) == 0 else {
-                throw failure(path, "cannot set permissions of '\(temporary)' (\(errnoDescription()))", nil)
+                throw failure(path, "cannot set permissions of '\(temporary)' (\(FileSystem.errnoDescription()))", nil)
             }
             guard fsync(descriptor) == 0 else {
-                throw failure(path, "cannot flush '\(temporary)' to disk (\(errnoDescription()))", nil)
+                throw failure(path, "cannot flush '\(temporary)' to disk (\(FileSystem.errnoDescription()))", nil)
             }
             closed = true
             guard close(descriptor) == 0 else {
-                throw failure(path, "cannot close '\(temporary)' (\(errnoDescription()))", nil)
+                throw failure(path, "cannot close '\(temporary)' (\(FileSystem.errnoDescription()))", nil)
             }
             try beforeRename()
             guard rename(temporary, path) == 0 else {
                 throw failure(
-                    path, "cannot rename the temporary file over it (\(errnoDescription()))",
+                    path, "cannot rename the temporary file over it (\(FileSystem.errnoDescription()))",
                     "is '\(path)' a directory, or on a read-only file system?")
             }
         } catch {
@@ -78,7 +80,7 @@ public enum AtomicFile {
             }
             if written < 0 {
                 if errno == EINTR { continue }
-                throw failure(path, "cannot write (\(errnoDescription()))", "is the disk full?")
+                throw failure(path, "cannot write (\(FileSystem.errnoDescription()))", "is the disk full?")
             }
             offset += written
         }

@@ -1,3 +1,5 @@
+import PagebenchBase
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -9,10 +11,23 @@ public enum CSVFile {
     /// - Throws: ``MetricsError``: `.inputUnavailable` if the file is missing or unreadable,
     ///   `.malformedInput` with line and column for bad content.
     public static func read<Row: CSVRecord>(_ type: Row.Type = Row.self, from path: String) throws -> [Row] {
-        try Row.parseCSV(readText(path), file: path)
+        try Row.parseCSV(TextFile.read(path), file: path)
     }
 
     /// Writes `rows` (with the header) to `path` atomically: the old file stays intact on failure.
+    /// Every row of the results file at `path`, which must hold at least one.
+    ///
+    /// - Throws: ``MetricsError``: `inputUnavailable` for a missing file, `malformedInput`
+    ///   with file, line and column for bad content, or for a header without rows.
+    public static func readResults(_ path: String) throws -> [ResultRow] {
+        let rows = try read(ResultRow.self, from: path)
+        guard !rows.isEmpty else {
+            throw MetricsError.malformed(
+                file: path, line: 2, column: nil, "the file has a header but no rows; was the run interrupted?")
+        }
+        return rows
+    }
+
     public static func write<Row: CSVRecord>(_ rows: [Row], to path: String, writer: CSVWriter = CSVWriter()) throws {
         try AtomicFile.write(Row.csvText(rows, writer: writer), to: path)
     }
@@ -30,7 +45,7 @@ public enum CSVFile {
             try AtomicFile.write(newText, to: path)
             return
         }
-        let existing = try readText(path)
+        let existing = try TextFile.read(path)
         if existing.isEmpty || existing == "\u{FEFF}" {
             try AtomicFile.write(newText, to: path)
             return
@@ -59,32 +74,5 @@ public enum CSVFile {
         // Drop the new text's header line.
         let newRecords = String(newText.drop { $0 != "\n" && $0 != "\r\n" }.dropFirst())
         try AtomicFile.write(existing + newRecords, to: path)
-    }
-
-    static func readText(_ path: String) throws -> String {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else {
-            let code = errno
-            throw MetricsError(
-                kind: .inputUnavailable, file: path,
-                message: code == ENOENT
-                    ? "no such file; check the path" : "cannot open (\(errnoDescription(code)))")
-        }
-        defer { close(descriptor) }
-        var bytes: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 65_536)
-        while true {
-            let count = buffer.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw MetricsError(kind: .inputUnavailable, file: path, message: "cannot read (\(errnoDescription()))")
-            }
-            if count == 0 { break }
-            bytes.append(contentsOf: buffer[0..<count])
-        }
-        guard let text = String(validating: bytes, as: UTF8.self) else {
-            throw MetricsError.malformed(file: path, line: nil, column: nil, "not UTF-8 text; save it as UTF-8")
-        }
-        return text
     }
 }

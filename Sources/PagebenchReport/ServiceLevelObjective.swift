@@ -56,12 +56,12 @@ public struct ServiceLevelObjective: Sendable, Equatable, CustomStringConvertibl
 
     /// Parses `COLUMN OP BOUND` against the row type's columns.
     ///
-    /// - Throws: ``ReportError`` (`invalidRequest`, exit 64) naming what is wrong: no operator,
+    /// - Throws: ``MetricsError`` (`invalidRequest`, exit 64) naming what is wrong: no operator,
     ///   an unknown column (with the closest name), a text column, a bound that is not a
     ///   finite number or whose unit does not fit the column.
-    public init(parsing text: String, columns: [ColumnDescriptor] = ResultRow.columnDescriptors) throws(ReportError) {
-        func fail(_ message: String) -> ReportError {
-            ReportError(kind: .invalidRequest, message: "--slo '\(text)': \(message)")
+    public init(parsing text: String, columns: [ColumnDescriptor] = ResultRow.columnDescriptors) throws(MetricsError) {
+        func fail(_ message: String) -> MetricsError {
+            MetricsError(kind: .invalidRequest, message: "--slo '\(text)': \(message)")
         }
         let compact = String(text.unicodeScalars.filter { !$0.properties.isWhitespace })
         guard let operatorStart = compact.firstIndex(where: { $0 == "<" || $0 == ">" }) else {

@@ -1,4 +1,5 @@
 #if canImport(Glibc)
+import PagebenchBase
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
@@ -83,7 +84,7 @@ public enum Statistics {
         let count = sample.count
         for index in 0..<count {
             // Insertion sort as we draw: samples are repetitions, a handful of values.
-            let value = sample[generator.index(below: count)]
+            let value = sample[generator.next(below: count)]
             var position = index
             while position > 0 && scratch[position - 1] > value {
                 scratch[position] = scratch[position - 1]

@@ -1,4 +1,5 @@
 import Foundation
+import PagebenchBase
 import PagebenchHarness
 import Testing
 
@@ -98,7 +99,7 @@ import Testing
     @Test(arguments: 1...20)
     func aNoisyCurveTerminatesInBoundedStepsAndKeepsItsInvariant(seed: Int) throws {
         // Verdicts that flip at random around a knee near 400/s (a noisy service).
-        var random = SeededRandom(seed: UInt64(seed))
+        var random = SplitMix64(seed: UInt64(seed))
         let result = search(try KneeSearch(startRate: 10, resolution: 0.02)) { rate in
             let probabilityHeld = rate < 300 ? 0.95 : rate < 500 ? 0.5 : 0.05
             return random.nextUnit() < probabilityHeld

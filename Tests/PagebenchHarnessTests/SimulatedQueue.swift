@@ -1,3 +1,4 @@
+import PagebenchBase
 import PagebenchHarness
 
 /// A service whose capacity is known exactly, for checking the knee search (H5) without
@@ -21,7 +22,7 @@ struct SimulatedQueue {
     func latencies(rate: Double, durationSeconds: Double) -> [Double] {
         let arrivals = Int(rate * durationSeconds)
         var freeAt = [Double](repeating: 0, count: servers)
-        var random = SeededRandom(seed: seed, stream: UInt64(rate.bitPattern), index: 0)
+        var random = SplitMix64(seed: seed, stream: UInt64(rate.bitPattern), index: 0)
         var latencies: [Double] = []
         latencies.reserveCapacity(arrivals)
         for k in 0..<arrivals {

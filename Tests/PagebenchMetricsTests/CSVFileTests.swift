@@ -16,7 +16,7 @@ struct CSVFileTests {
         try body(path)
     }
 
-    static func contents(_ path: String) throws -> String { try CSVFile.readText(path) }
+    static func contents(_ path: String) throws -> String { try TextFile.read(path) }
 
     static func leftovers(_ directory: String) throws -> [String] {
         try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.contains(".tmp-") }

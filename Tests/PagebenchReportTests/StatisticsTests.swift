@@ -1,6 +1,6 @@
-import Testing
-
+import PagebenchBase
 @testable import PagebenchReport
+import Testing
 
 @Suite struct StatisticsTests {
     @Test func medianOfOddAndEvenCounts() {
@@ -56,20 +56,20 @@ import Testing
     @Test func generatorIndexIsUniformEnough() {
         var generator = SplitMix64(seed: 3)
         var counts = [Int](repeating: 0, count: 5)
-        for _ in 0..<50_000 { counts[generator.index(below: 5)] += 1 }
+        for _ in 0..<50_000 { counts[generator.next(below: 5)] += 1 }
         #expect(counts.allSatisfy { abs($0 - 10_000) < 400 })
     }
 
     @Test func formatScalesUnits() {
-        #expect(Format.value(1_500, unit: "ns") == "1.5 µs")
-        #expect(Format.value(2_500_000, unit: "ns") == "2.5 ms")
-        #expect(Format.value(3 * 1_048_576, unit: "bytes") == "3 MiB")
-        #expect(Format.number(1234.5678) == "1235")
-        #expect(Format.number(0.012345) == "0.01235")
-        #expect(Format.percent(-0.1234) == "−12.3 %")
-        #expect(Format.percent(0.05) == "+5 %")
-        #expect(Format.compact(2_500_000) == "2.5M")
-        #expect(Format.compact(12_345) == "12.3k")
-        #expect(Format.compact(950) == "950")
+        #expect(NumberText.value(1_500, unit: "ns") == "1.5 µs")
+        #expect(NumberText.value(2_500_000, unit: "ns") == "2.5 ms")
+        #expect(NumberText.value(3 * 1_048_576, unit: "bytes") == "3 MiB")
+        #expect(NumberText.number(1234.5678) == "1235")
+        #expect(NumberText.number(0.012345) == "0.01235")
+        #expect(NumberText.percent(-0.1234) == "−12.3 %")
+        #expect(NumberText.percent(0.05) == "+5 %")
+        #expect(NumberText.compact(2_500_000) == "2.5M")
+        #expect(NumberText.compact(12_345) == "12.3k")
+        #expect(NumberText.compact(950) == "950")
     }
 }
