@@ -29,8 +29,8 @@ extension CSVRecord {
         var decoder: CSVRowDecoder<Self>?
         var rows: [Self] = []
         try CSVReader(file: file).forEachRecord(text) { record in
-            if let decoder {
-                rows.append(try decoder.row(record))
+            if decoder != nil {
+                rows.append(try decoder!.row(record))
             } else {
                 decoder = try CSVRowDecoder(header: record, file: file)
             }
@@ -72,6 +72,10 @@ struct CSVRowDecoder<Row: CSVRecord> {
     let columnOfField: [Int]
     /// `Row.csvColumns`, read once.
     let columns: [CSVColumn<Row>]
+    /// The previous row's text per column: a row that repeats it (host, commit, scenario…)
+    /// shares its storage instead of holding another copy, which keeps a large file's rows
+    /// small.
+    private var previousText: [String?] = []
 
     init(header: CSVReader.Record, file: String) throws {
         let columns = Row.csvColumns
@@ -114,9 +118,10 @@ struct CSVRowDecoder<Row: CSVRecord> {
         self.file = file
         self.columnOfField = columnOfField
         self.columns = columns
+        previousText = Array(repeating: nil, count: columns.count)
     }
 
-    func row(_ record: CSVReader.Record) throws -> Row {
+    mutating func row(_ record: CSVReader.Record) throws -> Row {
         guard record.fields.count == header.fields.count else {
             let hint =
                 record.fields.count == 1 && record.fields[0].text.isEmpty
@@ -139,7 +144,14 @@ struct CSVRowDecoder<Row: CSVRecord> {
                     file: file, line: field.line, column: field.column,
                     "column '\(column.name)' is empty but requires a \(column.descriptor.type.rawValue) value")
             case .success(let value):
-                let stored: CSVValue = (value == .missing && column.descriptor.type == .text) ? .text("") : value
+                var stored: CSVValue = (value == .missing && column.descriptor.type == .text) ? .text("") : value
+                if case .text(let text) = stored {
+                    if let previous = previousText[index], previous == text {
+                        stored = .text(previous)
+                    } else {
+                        previousText[index] = text
+                    }
+                }
                 cells[index] = stored
                 column.store(&row, stored)
             }

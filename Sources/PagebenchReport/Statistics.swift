@@ -53,10 +53,17 @@ public enum Statistics {
         baseline: [Double], current: [Double], confidence: Double, resamples: Int, seed: UInt64
     ) -> (low: Double, high: Double) {
         precondition(!baseline.isEmpty && !current.isEmpty && resamples > 0)
-        var generator = SplitMix64(seed: seed)
-        var ratios = [Double](repeating: 0, count: resamples)
         var baselineResampler = Resampler(baseline)
         var currentResampler = Resampler(current)
+        // Two constant samples have one resampled ratio: the point ratio (common in a CSV,
+        // where many measured metrics do not vary; no draws are needed, and each metric has
+        // its own seed, so skipping them changes no other interval).
+        if let baselineValue = baselineResampler.constant, let currentValue = currentResampler.constant {
+            let point = ratio(currentValue, over: baselineValue)
+            return (point, point)
+        }
+        var generator = SplitMix64(seed: seed)
+        var ratios = [Double](repeating: 0, count: resamples)
         for round in 0..<resamples {
             let baselineMedian = baselineResampler.resampledMedian(&generator)
             let currentMedian = currentResampler.resampledMedian(&generator)
@@ -92,9 +99,20 @@ public enum Statistics {
             counts = [Int](repeating: 0, count: sample.count)
         }
 
+        /// The sample's only value when every value is the same.
+        var constant: Double? { sorted.first == sorted.last ? sorted.first : nil }
+
         /// Draws `count` values with replacement and returns their median.
         mutating func resampledMedian(_ generator: inout SplitMix64) -> Double {
             let count = sorted.count
+            if let constant {
+                // Every draw gives the same value: skip the draws, not their place in the
+                // stream, so the other sample's draws stay the same (exactly, unless one of
+                // the skipped draws would have hit next(below:)'s rejection step, a chance
+                // of about count / 2^64).
+                generator.advance(by: count)
+                return constant
+            }
             for _ in 0..<count { counts[rank[generator.next(below: count)]] += 1 }
             // The drawn values in ascending order are each rank repeated counts[rank] times: find
             // the one (two, for an even count) in the middle.

@@ -88,4 +88,17 @@ import Testing
             #expect(resampler.resampledMedian(&counting) == expected)
         }
     }
+
+    @Test func constantSamplesNeedNoDrawsAndGiveThePointRatio() {
+        let interval = Statistics.bootstrapRatioOfMedians(
+            baseline: [10, 10, 10], current: [12, 12], confidence: 0.95, resamples: 2000, seed: 3)
+        #expect(interval.low == 1.2 && interval.high == 1.2)
+        // One constant side keeps the other side's draws: the same interval as drawing both.
+        var resampler = Statistics.Resampler([5, 5, 5, 5])
+        var skipping = SplitMix64(seed: 11)
+        var drawing = SplitMix64(seed: 11)
+        #expect(resampler.resampledMedian(&skipping) == 5)
+        for _ in 0..<4 { _ = drawing.next(below: 4) }
+        #expect(skipping.next() == drawing.next())
+    }
 }
