@@ -25,6 +25,13 @@ public struct SplitMix64: RandomNumberGenerator, Sendable, Hashable {
         return Self.mix(state)
     }
 
+    /// Skips `count` outputs of ``next()`` in constant time: the generator is then where
+    /// `count` calls would have left it.
+    @inlinable
+    public mutating func advance(by count: Int) {
+        state &+= UInt64(truncatingIfNeeded: count) &* Self.golden
+    }
+
     /// Uniform in [0, 1) with 53 bits of precision.
     @inlinable
     public mutating func nextUnit() -> Double {

@@ -14,7 +14,6 @@ public enum CSVFile {
         try Row.parseCSV(TextFile.read(path), file: path)
     }
 
-    /// Writes `rows` (with the header) to `path` atomically: the old file stays intact on failure.
     /// Every row of the results file at `path`, which must hold at least one.
     ///
     /// - Throws: ``MetricsError``: `inputUnavailable` for a missing file, `malformedInput`
@@ -28,6 +27,7 @@ public enum CSVFile {
         return rows
     }
 
+    /// Writes `rows` (with the header) to `path` atomically: the old file stays intact on failure.
     public static func write<Row: CSVRecord>(_ rows: [Row], to path: String, writer: CSVWriter = CSVWriter()) throws {
         try AtomicFile.write(Row.csvText(rows, writer: writer), to: path)
     }
@@ -35,44 +35,43 @@ public enum CSVFile {
     /// Appends `rows` to a history file, creating it with a header if it does not exist or is empty.
     ///
     /// The existing header must equal this build's header exactly; otherwise nothing is written
-    /// and the error says to start a new history file. The file is rewritten atomically (old
-    /// content + new rows), so a crash never leaves half a row.
+    /// and the error says to start a new history file. The rows go in with one write under an
+    /// exclusive lock (``AtomicFile/appendLocked(to:_:)``), so concurrent runs appending to
+    /// one history file keep every row.
     public static func append<Row: CSVRecord>(_ rows: [Row], toHistory path: String, writer: CSVWriter = CSVWriter())
         throws
     {
         let newText = try Row.csvText(rows, writer: writer)
-        guard access(path, F_OK) == 0 else {
-            try AtomicFile.write(newText, to: path)
-            return
-        }
-        let existing = try TextFile.read(path)
-        if existing.isEmpty || existing == "\u{FEFF}" {
-            try AtomicFile.write(newText, to: path)
-            return
-        }
-        let records = try CSVReader(file: path).records(existing)
-        let header = records.first?.fields.map(\.text) ?? []
-        guard header == Row.csvHeader else {
-            let firstDifference = zip(header, Row.csvHeader).enumerated().first { $0.element.0 != $0.element.1 }
-            let detail: String
-            if let (index, (found, expected)) = firstDifference {
-                detail = "column \(index + 1) is '\(found)' there but '\(expected)' in this build"
-            } else {
-                detail = "it has \(header.count) columns, this build writes \(Row.csvHeader.count)"
+        try AtomicFile.appendLocked(to: path) { existing in
+            if existing.isEmpty || existing == "\u{FEFF}" {
+                // A BOM alone stays: the header follows it.
+                return newText
             }
-            throw MetricsError(
-                kind: .outputFailed, file: path, line: 1,
-                message: "cannot append: the history file's header differs from this build's (\(detail)); "
-                    + "start a new history file or move this one aside")
+            var header: [String] = []
+            try CSVReader(file: path).forEachRecord(String(existing.prefix { $0 != "\n" && $0 != "\r\n" })) {
+                header = $0.fields.map(\.text)
+            }
+            guard header == Row.csvHeader else {
+                let firstDifference = zip(header, Row.csvHeader).enumerated().first { $0.element.0 != $0.element.1 }
+                let detail: String
+                if let (index, (found, expected)) = firstDifference {
+                    detail = "column \(index + 1) is '\(found)' there but '\(expected)' in this build"
+                } else {
+                    detail = "it has \(header.count) columns, this build writes \(Row.csvHeader.count)"
+                }
+                throw MetricsError(
+                    kind: .outputFailed, file: path, line: 1,
+                    message: "cannot append: the history file's header differs from this build's (\(detail)); "
+                        + "start a new history file or move this one aside")
+            }
+            guard existing.hasSuffix("\n") else {
+                throw MetricsError(
+                    kind: .outputFailed, file: path,
+                    message: "cannot append: the history file does not end with a line break, so its last row "
+                        + "may be truncated; check and repair its last line")
+            }
+            // Drop the new text's header line.
+            return String(newText.drop { $0 != "\n" && $0 != "\r\n" }.dropFirst())
         }
-        guard existing.hasSuffix("\n") else {
-            throw MetricsError(
-                kind: .outputFailed, file: path,
-                message: "cannot append: the history file does not end with a line break, so its last row "
-                    + "may be truncated; check and repair its last line")
-        }
-        // Drop the new text's header line.
-        let newRecords = String(newText.drop { $0 != "\n" && $0 != "\r\n" }.dropFirst())
-        try AtomicFile.write(existing + newRecords, to: path)
     }
 }

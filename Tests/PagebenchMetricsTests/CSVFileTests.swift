@@ -141,6 +141,54 @@ struct CSVFileTests {
         }
     }
 
+    @Test("concurrent history appends keep every row: one locked in-place write each")
+    func concurrentHistoryAppends() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pagebench-history-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let path = directory + "/history.csv"
+        let appenders = 12
+        let rowsEach = 5
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for appender in 0..<appenders {
+                group.addTask {
+                    for batch in 0..<rowsEach {
+                        try CSVFile.append([ResultRowTests.sampleRow(repetition: appender * 100 + batch)], toHistory: path)
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        let rows = try CSVFile.read(ResultRow.self, from: path)
+        #expect(rows.count == appenders * rowsEach)
+        #expect(Set(rows.map(\.repetition)).count == appenders * rowsEach)
+        // The header is written once, by whichever appender came first.
+        #expect(try Self.contents(path).components(separatedBy: "schema_version,").count == 2)
+    }
+
+    @Test("a history path that is not a regular file is refused, and nothing is replaced")
+    func historyMustBeARegularFile() throws {
+        try Self.withTemporaryDirectory { directory in
+            let fifo = directory + "/fifo"
+            #expect(mkfifo(fifo, 0o644) == 0)
+            do {
+                try CSVFile.append([ResultRowTests.sampleRow(repetition: 1)], toHistory: fifo)
+                Issue.record("appending to a FIFO was accepted")
+            } catch let error as MetricsError {
+                #expect(error.kind == .outputFailed)
+                #expect(error.description.contains("not a regular file"))
+            }
+            var status = stat()
+            #expect(lstat(fifo, &status) == 0 && (status.st_mode & S_IFMT) == S_IFIFO)
+            do {
+                try CSVFile.append([ResultRowTests.sampleRow(repetition: 1)], toHistory: directory)
+                Issue.record("appending to a directory was accepted")
+            } catch let error as MetricsError {
+                #expect(error.kind == .outputFailed)
+            }
+        }
+    }
+
     @Test("time series rows round-trip through a file")
     func timeSeries() throws {
         try Self.withTemporaryDirectory { directory in

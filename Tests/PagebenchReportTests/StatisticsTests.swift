@@ -72,4 +72,33 @@ import Testing
         #expect(NumberText.compact(12_345) == "12.3k")
         #expect(NumberText.compact(950) == "950")
     }
+
+    /// The counting resampler gives exactly the medians that sorting each resample gives
+    /// (the draws are the same), also with ties and even counts.
+    @Test(arguments: [1, 2, 3, 4, 7, 10, 31, 200])
+    func countingResamplerMatchesSortingTheDraws(size: Int) {
+        var values = SplitMix64(seed: UInt64(size))
+        let sample = (0..<size).map { _ in Double(values.next(below: max(2, size / 3))) + 0.5 }
+        var resampler = Statistics.Resampler(sample)
+        var counting = SplitMix64(seed: 77)
+        var sorting = SplitMix64(seed: 77)
+        for _ in 0..<200 {
+            let drawn = (0..<size).map { _ in sample[sorting.next(below: size)] }.sorted()
+            let expected = size % 2 == 1 ? drawn[size / 2] : (drawn[size / 2 - 1] + drawn[size / 2]) / 2
+            #expect(resampler.resampledMedian(&counting) == expected)
+        }
+    }
+
+    @Test func constantSamplesNeedNoDrawsAndGiveThePointRatio() {
+        let interval = Statistics.bootstrapRatioOfMedians(
+            baseline: [10, 10, 10], current: [12, 12], confidence: 0.95, resamples: 2000, seed: 3)
+        #expect(interval.low == 1.2 && interval.high == 1.2)
+        // One constant side keeps the other side's draws: the same interval as drawing both.
+        var resampler = Statistics.Resampler([5, 5, 5, 5])
+        var skipping = SplitMix64(seed: 11)
+        var drawing = SplitMix64(seed: 11)
+        #expect(resampler.resampledMedian(&skipping) == 5)
+        for _ in 0..<4 { _ = drawing.next(below: 4) }
+        #expect(skipping.next() == drawing.next())
+    }
 }
