@@ -29,6 +29,9 @@ public enum ExitCodes {
     /// The store failed a request for a reason other than the caller's input, such as an
     /// injected fault or throttling that outlasted the retry policy (EX_UNAVAILABLE).
     public static let unavailable = ExitCode(69)
+    /// `run --slo`: the results were written, and at least one row broke a service-level
+    /// objective (the code k6 uses for breached thresholds).
+    public static let sloBroken = ExitCode(99)
 }
 
 extension ExitCodes {

@@ -13,6 +13,7 @@ public struct PagebenchCommand: AsyncParsableCommand {
             ItemsCommand.self,
             PagesCommand.self,
             RunCommand.self,
+            KneeCommand.self,
             CheckCommand.self,
             BaselineCommand.self,
             CompareCommand.self,

@@ -3,6 +3,7 @@ import Foundation
 import PagebenchHTTP
 import PagebenchHarness
 import PagebenchMetrics
+import PagebenchReport
 import PagebenchScaleOut
 import PagebenchStore
 
@@ -25,8 +26,10 @@ public struct RunCommand: AsyncParsableCommand {
             --shard I/N runs this process's share of every phase and writes a shard file instead of \
             the CSV (merge the shards with `pagebench merge`); --workers N runs N local shards as \
             processes and merges them. \
+            --slo bounds a column of every row (page_latency_p99_ns<5ms, error_rate<0.1%); a run that \
+            breaks one writes its results, names the bound, the row and by how much, and exits 99. \
             Exit codes: 0 success, 64 invalid flags, 65 invalid scenario or shard file, 66 missing file, \
-            71 a worker process failed, 73 output not writable.
+            71 a worker process failed, 73 output not writable, 99 an SLO broke.
             """
     )
 
@@ -87,7 +90,43 @@ public struct RunCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Run N local worker processes (shards 0/N … N-1/N), wait, and merge their shards.", valueName: "N"))
     public var workers: Int?
 
+    @Option(
+        name: .customLong("slo"),
+        help: ArgumentHelp(
+            "A service-level objective every row must meet, COLUMN<BOUND (also <=, >, >=) with units: page_latency_p99_ns<5ms, drain_latency_corrected_p99_ns<200ms, error_rate<0.1%. Repeatable.",
+            valueName: "expr"))
+    public var sloExpressions: [String] = []
+
     public init() {}
+
+    /// The parsed `--slo` bounds.
+    func objectives() throws(CommandFailure) -> [ServiceLevelObjective] {
+        var objectives: [ServiceLevelObjective] = []
+        for expression in sloExpressions {
+            do {
+                objectives.append(try ServiceLevelObjective(parsing: expression))
+            } catch {
+                throw CommandFailure(error)
+            }
+        }
+        return objectives
+    }
+
+    /// After the results are written: exit 99 naming every bound a row broke.
+    func checkObjectives(_ rows: [ResultRow], into out: inout some TextOutputStream) throws(CommandFailure) {
+        let objectives = try objectives()
+        guard !objectives.isEmpty else { return }
+        let violations = ServiceLevelObjective.violations(of: objectives, in: rows)
+        guard violations.isEmpty else {
+            throw CommandFailure(
+                ExitCodes.sloBroken,
+                "\(violations.count) SLO violation\(violations.count == 1 ? "" : "s") (results were written):\n  "
+                    + violations.joined(separator: "\n  "))
+        }
+        if !quiet {
+            out.write("every SLO held on every row: \(objectives.map(\.description).joined(separator: ", "))\n")
+        }
+    }
 
     public func validate() throws {
         do {
@@ -104,6 +143,13 @@ public struct RunCommand: AsyncParsableCommand {
         }
         try validateScaleOut()
         try httpClient.validate()
+        for expression in sloExpressions {
+            do {
+                _ = try ServiceLevelObjective(parsing: expression)
+            } catch {
+                throw ValidationError(error.message)
+            }
+        }
     }
 
     public func run() async throws {
@@ -181,8 +227,10 @@ public struct RunCommand: AsyncParsableCommand {
                 let source = try await connectTarget(target, scenarios: scenarios)
                 try? await source.shutdown()
             }
-            return try await runWorkers(
+            let merged = try await runWorkers(
                 workers, scenarios: scenarios, into: &out, executable: workerExecutable, launched: workerLaunched)
+            try checkObjectives(merged.rows, into: &out)
+            return merged
         }
         let shard = try parsedShard()
         let start = try parsedStartAt()
@@ -243,6 +291,7 @@ public struct RunCommand: AsyncParsableCommand {
             if let timeseries { files.append(timeseries) }
             out.write("\nwrote \(result.rows.count) rows to \(files.joined(separator: ", "))\n")
         }
+        try checkObjectives(result.rows, into: &out)
         return result
     }
 }

@@ -98,6 +98,9 @@ public struct ServiceLevelObjective: Sendable, Equatable, CustomStringConvertibl
 
     public var description: String { "\(column)\(comparison.rawValue)\(Self.format(bound, unit: unit))" }
 
+    /// A value of the bounded column, readable in its unit (`12.5ms`, `0.002`).
+    public func formatted(_ value: Double) -> String { Self.format(value, unit: unit) }
+
     /// The verdict of one SLO on one row.
     public enum Verdict: Sendable, Equatable {
         case held(value: Double)
@@ -189,5 +192,26 @@ public struct ServiceLevelObjective: Sendable, Equatable, CustomStringConvertibl
         default:
             return trimmed(value)
         }
+    }
+}
+
+extension ServiceLevelObjective {
+    /// Every bound of `objectives` that a row of `rows` breaks (or cannot be checked on), as
+    /// sentences naming the row (scenario, pager, concurrency, repetition), the bound and by
+    /// how much; empty when every SLO held on every row.
+    public static func violations(of objectives: [ServiceLevelObjective], in rows: [ResultRow]) -> [String] {
+        var messages: [String] = []
+        for row in rows {
+            let name = "\(row.scenario) \(row.pagerKind) ×\(row.concurrency) rep \(row.repetition)"
+            for objective in objectives {
+                if let message = objective.explain(objective.judge(row), row: name) { messages.append(message) }
+            }
+        }
+        return messages
+    }
+
+    /// Whether every SLO held on `row`.
+    public static func allHold(_ objectives: [ServiceLevelObjective], on row: ResultRow) -> Bool {
+        objectives.allSatisfy { if case .held = $0.judge(row) { true } else { false } }
     }
 }

@@ -1,0 +1,278 @@
+import ArgumentParser
+import Foundation
+import PagebenchHarness
+import PagebenchMetrics
+import PagebenchReport
+
+/// `pagebench knee`: the highest open-loop arrival rate at which every SLO holds over a
+/// whole step (SEMANTICS H5), found by doubling from `--from` and then bisecting to
+/// `--resolution`.
+///
+/// Thin wiring: ``KneeSearch`` decides the rates, each step is one `pagebench run` phase
+/// (open-fixed at that rate, `--duration` of one step, one repetition) with the arguments
+/// after `--` passed through, so a step runs wherever `run` can: in-process, against
+/// `--target`, or over `--workers` (its shards merged before the SLO is judged).
+public struct KneeCommand: AsyncParsableCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "knee",
+        abstract: "Find the highest arrival rate (drains/s) at which the SLOs hold: step up, then bisect (H5).",
+        discussion: """
+            Each step runs the scenario open-loop at a fixed rate for --step-duration seconds on \
+            --pagers slots and judges its row against every --slo. Judge latency on \
+            drain_latency_corrected_* (from the intended start): uncorrected drain latency hides the \
+            queue (coordinated omission) and finds a knee that is too high, so it is refused. \
+            Arguments after `--` go to every step's `pagebench run` (store and workload flags, \
+            --target URL, --workers N, --service-timer-microseconds). Every step's row goes to \
+            --output; the table and the knee are printed. \
+            Exit codes: 0 a knee was found (or the SLOs held up to --max-rate), 64 invalid flags, \
+            65 invalid scenario, 66 missing file, 69 target unavailable, 73 output not writable, \
+            99 the SLOs held at no rate tried.
+            """
+    )
+
+    @Argument(help: ArgumentHelp("A scenario file (default: the built-in default scenario).", valueName: "scenario"))
+    public var scenarioPath: String?
+
+    @Option(
+        name: .customLong("slo"),
+        help: ArgumentHelp(
+            "A service-level objective each step must meet, e.g. drain_latency_corrected_p99_ns<200ms or error_rate<0.1%. Repeatable; at least one.",
+            valueName: "expr"))
+    public var sloExpressions: [String] = []
+
+    @Option(help: ArgumentHelp("The first rate, drains per second.", valueName: "rate"))
+    public var from: Double = 10
+
+    @Option(help: ArgumentHelp("Never step above this rate (default: --from × 2^20).", valueName: "rate"))
+    public var maxRate: Double?
+
+    @Option(help: ArgumentHelp("Stop bisecting when the held and broken rates are this close: 5% or 0.05.", valueName: "fraction"))
+    public var resolution: String = "5%"
+
+    @Option(help: ArgumentHelp("Seconds each step runs.", valueName: "seconds"))
+    public var stepDuration: Double = 10
+
+    @Option(help: ArgumentHelp("Pager slots of every step (open loop: at most this many drains at once).", valueName: "n"))
+    public var pagers: Int = 64
+
+    @Option(help: "Give up after this many steps.")
+    public var maxSteps: Int = 40
+
+    @Option(help: ArgumentHelp("Where to write every step's row (CSV; atomically).", valueName: "file"))
+    public var output: String = "results/knee.csv"
+
+    @Flag(help: "Print only the knee line and errors.")
+    public var quiet = false
+
+    @Argument(
+        parsing: .postTerminator,
+        help: ArgumentHelp("Arguments for every step's `pagebench run`, after `--`.", valueName: "run-arguments"))
+    public var runArguments: [String] = []
+
+    public init() {}
+
+    /// Flags the search sets on every step itself.
+    static let reservedRunFlags = [
+        "--load", "--duration", "--drains", "--concurrency", "--repetitions", "--output", "--history", "--slo",
+        "--shard", "--shard-output", "--start-at", "--print-scenarios", "--quiet",
+    ]
+
+    public func validate() throws {
+        guard !sloExpressions.isEmpty else {
+            throw ValidationError("give at least one --slo, e.g. --slo 'drain_latency_corrected_p99_ns<200ms'")
+        }
+        _ = try Self.reporting { () throws(CommandFailure) in try objectives() }
+        _ = try Self.reporting { () throws(CommandFailure) in try search() }
+        guard stepDuration.isFinite, stepDuration >= 0.1, stepDuration <= 86_400 else {
+            throw ValidationError("--step-duration must be 0.1 to 86400 seconds, got \(stepDuration)")
+        }
+        guard (1...1_000_000).contains(pagers) else {
+            throw ValidationError("--pagers must be 1 to 1000000, got \(pagers)")
+        }
+        if output.isEmpty || output.hasSuffix("/") {
+            throw ValidationError("'\(output)' is not a file path; give a file name such as results/knee.csv")
+        }
+        for argument in runArguments {
+            let flag = String(argument.prefix { $0 != "=" })
+            if Self.reservedRunFlags.contains(flag) {
+                throw ValidationError("\(flag) after `--`: the knee search sets it on every step itself; leave it out")
+            }
+        }
+    }
+
+    private static func reporting<T>(_ body: () throws(CommandFailure) -> T) throws -> T {
+        do {
+            return try body()
+        } catch {
+            throw ValidationError(error.message)
+        }
+    }
+
+    /// The parsed SLOs; uncorrected drain latency is refused (H5).
+    func objectives() throws(CommandFailure) -> [ServiceLevelObjective] {
+        var objectives: [ServiceLevelObjective] = []
+        for expression in sloExpressions {
+            let objective: ServiceLevelObjective
+            do {
+                objective = try ServiceLevelObjective(parsing: expression)
+            } catch {
+                throw CommandFailure(error)
+            }
+            if objective.column.hasPrefix("drain_latency_p") || objective.column == "drain_latency_max_ns" {
+                throw CommandFailure(
+                    ExitCodes.usage,
+                    "--slo '\(expression)': \(objective.column) is measured from when a drain started, not from when it "
+                        + "was meant to start, so a queue of late drains never breaks it and the knee comes out too high; "
+                        + "use \(objective.column.replacingOccurrences(of: "drain_latency_", with: "drain_latency_corrected_"))")
+            }
+            objectives.append(objective)
+        }
+        return objectives
+    }
+
+    func search() throws(CommandFailure) -> KneeSearch {
+        let trimmed = resolution.trimmingCharacters(in: .whitespaces)
+        let fraction: Double?
+        if trimmed.hasSuffix("%") {
+            fraction = Double(trimmed.dropLast()).map { $0 / 100 }
+        } else {
+            fraction = Double(trimmed)
+        }
+        guard let fraction else {
+            throw CommandFailure(ExitCodes.usage, "--resolution '\(resolution)' is not a fraction (0.05) or percentage (5%)")
+        }
+        do {
+            return try KneeSearch(startRate: from, maxRate: maxRate, resolution: fraction, maxSteps: maxSteps)
+        } catch {
+            throw CommandFailure(error)
+        }
+    }
+
+    public func run() async throws {
+        var standardOutput = StandardOutput()
+        do {
+            try await execute(into: &standardOutput)
+            standardOutput.flush()
+        } catch {
+            standardOutput.flush()
+            throw error.report()
+        }
+    }
+
+    /// One measured step: its rate, its row, and what broke.
+    public struct Step: Sendable {
+        public var rate: Double
+        public var row: ResultRow
+        public var held: Bool
+        public var violations: [String]
+    }
+
+    /// Runs the search; returns the result and every step's row.
+    @discardableResult
+    public func execute(into out: inout some TextOutputStream) async throws(CommandFailure) -> (
+        result: KneeSearch.Result, steps: [Step]
+    ) {
+        let objectives = try objectives()
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        if !quiet {
+            out.write("knee search: \(objectives.map(\.description).joined(separator: ", ")); steps of \(stepDuration) s on \(pagers) pagers, from \(from) drains/s\n")
+        }
+        var steps: [Step] = []
+        var search = try search()
+        let result: KneeSearch.Result
+        loop: while true {
+            switch search.next() {
+            case .finished(let finished):
+                result = finished
+                break loop
+            case .measure(let rate):
+                let row = try await runStep(rate: rate, number: steps.count + 1, directory: directory)
+                let violations = ServiceLevelObjective.violations(of: objectives, in: [row])
+                let step = Step(rate: rate, row: row, held: violations.isEmpty, violations: violations)
+                steps.append(step)
+                search.record(rate: rate, held: step.held)
+                if !quiet { out.write(Self.describe(step, number: steps.count, objectives: objectives)) }
+            }
+        }
+        do {
+            try ResultWriter.createParentDirectory(of: output)
+            try CSVFile.write(steps.map(\.row), to: output)
+        } catch {
+            throw CommandFailure(wrapping: error)
+        }
+        out.write(Self.summary(result) + "\n")
+        if !quiet { out.write("wrote \(steps.count) step rows to \(output)\n") }
+        if result.ending == .neverHeld {
+            throw CommandFailure(
+                ExitCodes.sloBroken,
+                "the SLOs held at no rate tried, down to \(Self.rate(result.lowestBroken ?? from)) drains/s")
+        }
+        return (result, steps)
+    }
+
+    /// One step: `pagebench run` at `rate`, its row.
+    private func runStep(rate: Double, number: Int, directory: String) async throws(CommandFailure) -> ResultRow {
+        var arguments: [String] = []
+        if let scenarioPath { arguments.append(scenarioPath) }
+        arguments += runArguments
+        arguments += [
+            "--load", "open-fixed:\(rate)", "--duration", String(stepDuration), "--repetitions", "1",
+            "--concurrency", String(pagers), "--output", "\(directory)/step-\(number).csv", "--quiet",
+        ]
+        let command: RunCommand
+        do {
+            command = try RunCommand.parse(arguments)
+        } catch {
+            throw CommandFailure(ExitCodes.usage, "a step's run arguments are invalid: \(RunCommand.message(for: error))")
+        }
+        var discard = ""
+        let output = try await command.execute(into: &discard)
+        guard output.rows.count == 1, let row = output.rows.first else {
+            throw CommandFailure(
+                ExitCodes.usage,
+                "a knee step must be one phase, but the scenario and flags give \(output.rows.count); give one scenario")
+        }
+        return row
+    }
+
+    private func temporaryDirectory() throws(CommandFailure) -> String {
+        var template = Array((FileManager.default.temporaryDirectory.path + "/pagebench-knee-XXXXXX").utf8CString)
+        guard template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) != nil else {
+            throw CommandFailure(ExitCodes.cannotCreate, "cannot create a temporary directory for the steps' files")
+        }
+        return String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    static func rate(_ value: Double) -> String {
+        value == value.rounded() && value < 1e15 ? String(Int(value)) : String(format: "%.2f", value)
+    }
+
+    static func describe(_ step: Step, number: Int, objectives: [ServiceLevelObjective]) -> String {
+        let figures = objectives.map { objective -> String in
+            switch objective.judge(step.row) {
+            case .held(let value), .broke(let value, _): "\(objective.column)=\(objective.formatted(value))"
+            case .missing: "\(objective.column)=-"
+            }
+        }
+        let verdict = step.held ? "held" : "broke"
+        return "step \(number): \(rate(step.rate)) drains/s: \(verdict) (\(figures.joined(separator: ", ")); "
+            + "\(step.row.drains) drains, \(step.row.missedStarts ?? 0) missed starts)\n"
+    }
+
+    static func summary(_ result: KneeSearch.Result) -> String {
+        let broken = result.lowestBroken.map { "; lowest rate that broke: \(rate($0)) drains/s" } ?? ""
+        let steps = "\(result.steps.count) step\(result.steps.count == 1 ? "" : "s")"
+        switch result.ending {
+        case .resolved:
+            return "knee: \(rate(result.knee ?? 0)) drains/s, the highest rate at which every SLO held\(broken) (\(steps))"
+        case .heldAtMaxRate:
+            return "knee: at least \(rate(result.knee ?? 0)) drains/s: every SLO held up to --max-rate (\(steps))"
+        case .neverHeld:
+            return "knee: none: the SLOs broke at every rate tried\(broken) (\(steps))"
+        case .stepLimit:
+            let knee = result.knee.map { "\(rate($0)) drains/s" } ?? "none"
+            return "knee: \(knee) so far: --max-steps reached before the resolution\(broken) (\(steps))"
+        }
+    }
+}
