@@ -35,6 +35,8 @@ final class IntervalLatencies: Sendable {
 /// A worker's per-page bookkeeping between yield points: owned by one task, no sharing.
 struct Pacing: Sendable {
     var pagesSinceCheckpoint = 0
+    /// When this task last called `Task.yield()` (monotonic nanoseconds; 0 before the first).
+    var yieldedAt: UInt64 = 0
     /// Page latencies not yet handed to ``IntervalLatencies`` (time series only).
     var intervalSamples: [UInt64]?
     var intervalFlushedAt: UInt64 = 0
@@ -121,10 +123,23 @@ struct DrainExecutor<Source: PageSource>: Sendable where Source.Request == PageR
         return !plan.abandonsAfterPage()
     }
 
-    /// Publishes progress and lets other tasks (timers, sampler, progress) run.
+    /// The least time between two `Task.yield()`s of a CPU-bound drain, in nanoseconds: the
+    /// timers, the memory sampler (every 10 ms) and progress (every second) still run when
+    /// every pool thread is busy paging, while a pager alone on a core is not parked and
+    /// resumed (often on the other thread) every few dozen pages. Yielding every 64 pages
+    /// (about 20 µs) cost a fifth of a limit-10 page in context switches
+    /// (results/harness-overhead.md).
+    static var yieldIntervalNanoseconds: UInt64 { 1_000_000 }
+
+    /// Publishes progress; lets other tasks (timers, sampler, progress) run if the last yield
+    /// was at least ``yieldIntervalNanoseconds`` ago.
     func checkpoint(_ pacing: inout Pacing) async {
         publish(&pacing)
-        await Task.yield()
+        let now = MonotonicTime.nanoseconds()
+        if now &- pacing.yieldedAt >= Self.yieldIntervalNanoseconds {
+            pacing.yieldedAt = now
+            await Task.yield()
+        }
     }
 
     /// Hands the pages and latencies counted since the last call to ``WorkerProgress``.
@@ -156,14 +171,24 @@ struct DrainExecutor<Source: PageSource>: Sendable where Source.Request == PageR
         var result = DrainResult(ending: .finished, pages: 0, pagesAfterCancel: 0)
         var request = plan.request
         var backoffRandom = SeededRandom(seed: retryPolicy.seed, stream: 0x6C6F_6F70, index: UInt64(plan.index))
+        // A local copy, made once: read through `self` inside the loop, the source (the
+        // synthetic store's references) was copied and destroyed around every page.
+        let source = self.source
         while true {
             let started = timing ? MonotonicTime.nanoseconds() : 0
             let page: Page
             do {
-                page = try await fetchRetrying(request, random: &backoffRandom, metrics: &metrics)
+                // The first attempt inline, the retries in a separate function: an
+                // in-process store serves it without suspending (StoreSource), so there is
+                // no async frame or executor check per page.
+                page = try await source.fetch(request)
             } catch {
-                result.ending = ending(for: error)
-                return result
+                do {
+                    page = try await retryAfterFailure(error, request, random: &backoffRandom, metrics: &metrics)
+                } catch {
+                    result.ending = ending(for: error)
+                    return result
+                }
             }
             guard account(page, startedAt: started, plan: &plan, result: &result, metrics: &metrics, pacing: &pacing)
             else { return result }
@@ -172,20 +197,24 @@ struct DrainExecutor<Source: PageSource>: Sendable where Source.Request == PageR
         }
     }
 
-    private func fetchRetrying(_ request: PageRequest, random: inout SeededRandom, metrics: inout TaskMetrics)
-        async throws -> Page
-    {
+    /// Retries a request whose first attempt failed with `firstError`, as the retry policy
+    /// allows; rethrows the last error when it gives up. Off the per-page path.
+    private func retryAfterFailure(
+        _ firstError: any Error, _ request: PageRequest, random: inout SeededRandom, metrics: inout TaskMetrics
+    ) async throws -> Page {
+        var error = firstError
         var retry = 0
         while true {
+            guard retry < retryPolicy.maxRetries, !(error is CancellationError), retryPolicy.isRetryable(error),
+                !Task.isCancelled
+            else { throw error }
+            retry += 1
+            metrics.retries += 1
+            try await retryPolicy.sleep(retryPolicy.backoff(forRetry: retry, unit: random.nextUnit()))
             do {
                 return try await source.fetch(request)
-            } catch {
-                guard retry < retryPolicy.maxRetries, !(error is CancellationError), retryPolicy.isRetryable(error),
-                    !Task.isCancelled
-                else { throw error }
-                retry += 1
-                metrics.retries += 1
-                try await retryPolicy.sleep(retryPolicy.backoff(forRetry: retry, unit: random.nextUnit()))
+            } catch let next {
+                error = next
             }
         }
     }
@@ -206,7 +235,8 @@ struct DrainExecutor<Source: PageSource>: Sendable where Source.Request == PageR
             let started = timing ? MonotonicTime.nanoseconds() : 0
             let page: Page
             do {
-                guard let next = try await iterator.next() else { return result }
+                // On this task's isolation: the inlined `next`, no async call per page.
+                guard let next = try await iterator.next(isolation: #isolation) else { return result }
                 page = next
             } catch {
                 result.ending = ending(for: error)
