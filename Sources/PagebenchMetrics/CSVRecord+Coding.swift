@@ -22,7 +22,8 @@ extension CSVRecord {
     /// Errors carry `file`, line and column: no header, unknown, duplicate or missing columns,
     /// a record with the wrong number of fields, a value of the wrong type, an empty cell in a
     /// required column, a partly filled group of optional columns, or a `schema_version` this
-    /// build does not read.
+    /// build does not read. A file of an ``CSVRecord/earlierSchemaVersions`` version lacks
+    /// exactly the columns added since; its rows read with those empty, as this version.
     public static func parseCSV(_ text: String, file: String) throws -> [Self] {
         let records = try CSVReader(file: file).records(text)
         guard let header = records.first else {
@@ -60,7 +61,8 @@ extension CSVRecord {
             columnOfField.append(index)
         }
         let missing = columns.indices.filter { seen[$0] == nil }.map { columns[$0].name }
-        guard missing.isEmpty else {
+        let missingSet = Set(missing)
+        guard missing.isEmpty || earlierSchemaVersions.values.contains(missingSet) else {
             throw MetricsError.malformed(
                 file: file, line: header.line, column: nil,
                 "header lacks column\(missing.count == 1 ? "" : "s") \(missing.map { "'\($0)'" }.joined(separator: ", ")); "
@@ -109,7 +111,7 @@ extension CSVRecord {
                             + "columns of its group are not; fill all of them or leave all empty")
                 }
             }
-            try checkSchemaVersion(row, record: record, columnOfField: columnOfField, file: file)
+            try checkSchemaVersion(&row, record: record, columnOfField: columnOfField, missing: missingSet, file: file)
             rows.append(row)
         }
         return rows
@@ -122,13 +124,27 @@ extension CSVRecord {
         return String(version)
     }
 
+    /// Accepts this build's version, or an earlier one whose file lacks exactly the columns
+    /// added since (`missing`), which it upgrades to this version (those cells stay empty).
     private static func checkSchemaVersion(
-        _ row: Self, record: CSVReader.Record, columnOfField: [Int], file: String
+        _ row: inout Self, record: CSVReader.Record, columnOfField: [Int], missing: Set<String>, file: String
     ) throws {
         guard let position = columnOfField.firstIndex(where: { csvColumns[$0].name == "schema_version" }) else { return }
         let column = csvColumns[columnOfField[position]]
-        guard column.value(row) != column.value(blank) else { return }
         let field = record.fields[position]
+        if column.value(row) == column.value(blank) {
+            guard missing.isEmpty else {
+                throw MetricsError.malformed(
+                    file: file, line: record.line, column: nil,
+                    "schema_version \(field.text) rows need column\(missing.count == 1 ? "" : "s") "
+                        + "\(missing.sorted().map { "'\($0)'" }.joined(separator: ", ")), which the header lacks")
+            }
+            return
+        }
+        if case .integer(let version) = column.value(row), earlierSchemaVersions[version] == missing {
+            column.store(&row, column.value(blank))
+            return
+        }
         throw MetricsError.malformed(
             file: file, line: field.line, column: field.column,
             "schema_version \(field.text) is not the version this pagebench reads (\(schemaVersionHint)); "
