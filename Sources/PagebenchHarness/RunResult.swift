@@ -101,6 +101,7 @@ public struct RunResult: Sendable {
         row.applyResources(
             cpu: cpu, allocationRequests: allocations, peakAllocatedBytes: peakAllocatedBytes, peakRSSBytes: peakRSSBytes)
         row.measurementOverheadRatio = measurementOverheadRatio
+        row.harnessOverheadRatio = harnessOverheadRatio
         return row
     }
 }
