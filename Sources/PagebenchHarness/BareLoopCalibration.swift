@@ -44,11 +44,14 @@ struct BareLoopCalibration: Sendable {
     /// One loop: whole drains, one after another, until `deadline` or cancellation; returns
     /// the pages it fetched. Synchronous on purpose: nothing between two pages but the
     /// store, a token copy and a counter (and one clock read per ``pagesPerClockRead``).
+    /// Each loop fetches at least ``pagesPerClockRead`` pages, also one that starts after the
+    /// deadline because every thread was busy: the calibration always has a figure, and the
+    /// late pages extend the measured time with them.
     private func drain(first: Int, stride: Int, until deadline: UInt64) -> Int {
         var pages = 0
         var index = first
         var sinceClock = 0
-        while !Task.isCancelled, MonotonicTime.nanoseconds() < deadline {
+        while !Task.isCancelled {
             var plan = planner.plan(index)
             var request = plan.request
             var drainPages = 0
@@ -67,6 +70,7 @@ struct BareLoopCalibration: Sendable {
                 request.token = token
             }
             index += stride
+            if pages >= Self.pagesPerClockRead, MonotonicTime.nanoseconds() >= deadline { return pages }
         }
         return pages
     }
