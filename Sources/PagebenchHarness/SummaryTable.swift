@@ -5,7 +5,7 @@ import PagebenchMetrics
 public enum SummaryTable {
     public static let headers = [
         "scenario", "pager", "conc", "rep", "pages/s", "items/s", "empty%", "pages/drain", "page p50", "page p99",
-        "drain p99", "cancel p99", "allocs/page", "peak alloc", "peak RSS", "overhead",
+        "drain p99", "cancel p99", "allocs/page", "peak alloc", "peak RSS", "overhead", "harness",
     ]
 
     /// The rendered table, columns aligned, numbers right-aligned.
@@ -22,6 +22,7 @@ public enum SummaryTable {
                 Formatting.fixed(row.allocationsPerPage, 1), Formatting.bytes(row.peakAllocatedBytes),
                 Formatting.bytes(row.peakRSSBytes),
                 row.measurementOverheadRatio.map { Formatting.fixed($0, 3) } ?? "-",
+                row.harnessOverheadRatio.map { Formatting.fixed($0, 2) } ?? "-",
             ]
         }
         let all = [headers] + body
