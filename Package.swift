@@ -2,11 +2,23 @@
 //
 // pagebench: load-tests and benchmarks token-paginated APIs.
 //
-// Dependencies point one way (see ../shared/docs/STYLE.md):
+// Dependencies point one way (see ../shared/docs/STYLE.md); every target below may use
+// PagebenchBase (seeded generator, stable hash, clock, math, number text, files), which
+// depends on nothing:
 //   PagebenchStore ← PagebenchHarness → PagebenchPager
-//   PagebenchHarness → PagebenchMetrics ← PagebenchReport
+//   PagebenchHarness → PagebenchProcessStats → PagebenchMetrics ← PagebenchReport
+//   PagebenchHarness → PagebenchMetrics
+//   PagebenchScaleOut → PagebenchHarness, PagebenchMetrics
+//   PagebenchHTTP → PagebenchStore (+ Hummingbird, SwiftNIO)
 //   PagebenchCLI → everything; `pagebench` is a one-line executable over PagebenchCLI.
-// The pager knows nothing of the synthetic store: it pages any source.
+//   PagebenchTestSupport (tests only) → PagebenchStore, PagebenchPager, PagebenchHarness
+// Each library target has a test target of its name + Tests (PagebenchBaseTests, …).
+// The pager knows nothing of the synthetic store: it pages any source. Only
+// PagebenchProcessStats links jemalloc (CJemalloc).
+//
+// async-http-client (`--http-client async-http-client`) and what it brings (NIOSSL,
+// BoringSSL, NIOHTTP2) are built only with the AsyncHTTPClientSupport package trait:
+//   swift build --traits AsyncHTTPClientSupport
 //
 // The package-benchmark suites under Benchmarks/ are only part of the package when
 // PAGEBENCH_BENCHMARKS is set, so that `swift build` and `swift test` do not resolve
@@ -27,8 +39,8 @@ var dependencies: [Package.Dependency] = [
     .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
     // Already built for Hummingbird; named here because our HTTP client imports it directly.
     .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
-    // The client the issue names for `run --target`, kept as `--http-client async-http-client`
-    // next to our own lean client (the default; see results/http-vs-wrk.md for why).
+    // `--http-client async-http-client`, next to our own lean client (the default; see
+    // results/http-vs-wrk.md for why). Only built with the AsyncHTTPClientSupport trait.
     .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
     .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
 ]
@@ -41,22 +53,38 @@ var targets: [Target] = [
         pkgConfig: "jemalloc",
         providers: [.apt(["libjemalloc-dev"])]
     ),
-    .target(name: "PagebenchStore", swiftSettings: strict),
-    .target(name: "PagebenchPager", swiftSettings: strict),
+    // The small helpers every other target shares (seeded generator, stable hash, clock,
+    // number text, files, retry back-off); depends on nothing.
+    .target(name: "PagebenchBase", swiftSettings: strict),
+    .target(name: "PagebenchStore", dependencies: ["PagebenchBase"], swiftSettings: strict),
+    .target(name: "PagebenchPager", dependencies: ["PagebenchBase"], swiftSettings: strict),
+    // Pure results: rows, CSV, latency histograms, task metrics. No jemalloc, no /proc.
     .target(
         name: "PagebenchMetrics",
         dependencies: [
-            "CJemalloc",
+            "PagebenchBase",
             .product(name: "Histogram", package: "hdrhistogram-swift"),
         ],
         swiftSettings: strict
     ),
+    // Statistics of the running process: jemalloc (mallctl), /proc, CPU time.
     .target(
-        name: "PagebenchHarness",
-        dependencies: ["PagebenchStore", "PagebenchPager", "PagebenchMetrics"],
+        name: "PagebenchProcessStats",
+        dependencies: ["PagebenchBase", "PagebenchMetrics", "CJemalloc"],
         swiftSettings: strict
     ),
-    .target(name: "PagebenchReport", dependencies: ["PagebenchMetrics"], swiftSettings: strict),
+    .target(
+        name: "PagebenchHarness",
+        dependencies: ["PagebenchBase", "PagebenchStore", "PagebenchPager", "PagebenchMetrics", "PagebenchProcessStats"],
+        swiftSettings: strict
+    ),
+    // Running one sweep as shards in several processes (`run --shard`, `--workers`, `merge`).
+    .target(
+        name: "PagebenchScaleOut",
+        dependencies: ["PagebenchBase", "PagebenchMetrics", "PagebenchHarness"],
+        swiftSettings: strict
+    ),
+    .target(name: "PagebenchReport", dependencies: ["PagebenchBase", "PagebenchMetrics"], swiftSettings: strict),
     // The store as an HTTP service and the HTTP client source (its own HTTP/1.1 client on
     // SwiftNIO, which Hummingbird brings); its own target so that the cost of Hummingbird
     // stays out of everything else.
@@ -67,7 +95,10 @@ var targets: [Target] = [
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),
-            .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            .product(name: "NIOHTTP1", package: "swift-nio"),
+            .product(
+                name: "AsyncHTTPClient", package: "async-http-client",
+                condition: .when(traits: ["AsyncHTTPClientSupport"])),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ],
         swiftSettings: strict
@@ -75,8 +106,8 @@ var targets: [Target] = [
     .target(
         name: "PagebenchCLI",
         dependencies: [
-            "PagebenchStore", "PagebenchPager", "PagebenchMetrics", "PagebenchHarness", "PagebenchReport",
-            "PagebenchHTTP",
+            "PagebenchBase", "PagebenchStore", "PagebenchPager", "PagebenchMetrics", "PagebenchProcessStats",
+            "PagebenchHarness", "PagebenchReport", "PagebenchHTTP", "PagebenchScaleOut",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ],
         swiftSettings: strict
@@ -88,9 +119,10 @@ var targets: [Target] = [
     ),
     .target(
         name: "PagebenchTestSupport",
-        dependencies: ["PagebenchStore", "PagebenchPager"],
+        dependencies: ["PagebenchBase", "PagebenchStore", "PagebenchPager", "PagebenchHarness"],
         swiftSettings: strict
     ),
+    .testTarget(name: "PagebenchBaseTests", dependencies: ["PagebenchBase"], swiftSettings: strict),
     .testTarget(
         name: "PagebenchStoreTests",
         dependencies: ["PagebenchStore", "PagebenchTestSupport"],
@@ -101,24 +133,41 @@ var targets: [Target] = [
         dependencies: ["PagebenchPager", "PagebenchStore", "PagebenchTestSupport"],
         swiftSettings: strict
     ),
-    .testTarget(name: "PagebenchMetricsTests", dependencies: ["PagebenchMetrics"], swiftSettings: strict),
+    .testTarget(
+        name: "PagebenchMetricsTests", dependencies: ["PagebenchMetrics", "PagebenchTestSupport"], swiftSettings: strict),
+    .testTarget(
+        name: "PagebenchProcessStatsTests",
+        dependencies: ["PagebenchProcessStats", "PagebenchMetrics", "PagebenchTestSupport"],
+        swiftSettings: strict
+    ),
     .testTarget(
         name: "PagebenchHarnessTests",
         dependencies: ["PagebenchHarness", "PagebenchTestSupport"],
         swiftSettings: strict
     ),
     .testTarget(
+        name: "PagebenchScaleOutTests",
+        dependencies: ["PagebenchScaleOut", "PagebenchTestSupport"],
+        swiftSettings: strict
+    ),
+    .testTarget(
         name: "PagebenchHTTPTests",
         dependencies: [
-            "PagebenchHTTP", "PagebenchStore", "PagebenchCLI", "PagebenchHarness",
-            .product(name: "HummingbirdTesting", package: "hummingbird"),
+            "PagebenchHTTP", "PagebenchStore", "PagebenchCLI", "PagebenchHarness", "PagebenchScaleOut",
+            "PagebenchTestSupport",
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOPosix", package: "swift-nio"),
+            .product(name: "NIOHTTP1", package: "swift-nio"),
         ],
         swiftSettings: strict
     ),
-    .testTarget(name: "PagebenchReportTests", dependencies: ["PagebenchReport"], swiftSettings: strict),
+    .testTarget(
+        name: "PagebenchReportTests", dependencies: ["PagebenchReport", "PagebenchTestSupport"], swiftSettings: strict),
     .testTarget(
         name: "PagebenchCLITests",
-        dependencies: ["PagebenchCLI", "PagebenchTestSupport"],
+        dependencies: ["PagebenchCLI", "PagebenchScaleOut", "PagebenchTestSupport"],
         swiftSettings: strict
     ),
 ]
@@ -131,11 +180,11 @@ if ProcessInfo.processInfo.environment["PAGEBENCH_BENCHMARKS"] != nil {
         targets.append(
             .executableTarget(
                 name: suite,
-                // Not PagebenchHarness: it links jemalloc (via PagebenchMetrics), and a process
+                // Not PagebenchHarness: it links jemalloc (via PagebenchProcessStats), and a process
                 // with both jemalloc and package-benchmark's malloc interposer frees one
                 // allocator's blocks with the other and crashes (SIGSEGV in replacement_free).
                 dependencies: [
-                    "PagebenchStore", "PagebenchPager",
+                    "PagebenchBase", "PagebenchStore", "PagebenchPager",
                     .product(name: "Benchmark", package: "benchmark"),
                 ],
                 path: "Benchmarks/\(suite)",
@@ -154,6 +203,13 @@ let package = Package(
         .library(name: "PagebenchStore", targets: ["PagebenchStore"]),
         .library(name: "PagebenchPager", targets: ["PagebenchPager"]),
         .library(name: "PagebenchHarness", targets: ["PagebenchHarness"]),
+    ],
+    traits: [
+        .trait(
+            name: "AsyncHTTPClientSupport",
+            description: "Adds `--http-client async-http-client` (swift-server/async-http-client, with NIOSSL, BoringSSL and NIOHTTP2)."
+        ),
+        .default(enabledTraits: []),
     ],
     dependencies: dependencies,
     targets: targets,

@@ -1,4 +1,4 @@
-// Pager benchmarks (issue 3): draining the default synthetic store through
+// Pager benchmarks: draining the default synthetic store through
 //   (a) a bare loop calling the store directly,
 //   (b) the streaming pager (`PageStream`),
 //   (c) the Apollo-style pager (`QueryPager.loadAll`),

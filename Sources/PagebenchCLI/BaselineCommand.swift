@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import PagebenchHarness
+import PagebenchMetrics
 import PagebenchReport
 
 /// `pagebench baseline`: manages the committed baselines under `results/baselines/`.
@@ -46,7 +47,7 @@ struct BaselineUpdateCommand: AsyncParsableCommand {
     func validate() throws {
         do {
             try Baselines.validateName(name)
-        } catch let error as ReportError {
+        } catch let error as MetricsError {
             throw ValidationError(error.message)
         }
         if from != nil && !runArguments.isEmpty {
@@ -70,13 +71,13 @@ struct BaselineUpdateCommand: AsyncParsableCommand {
 
     func run() async throws {
         if let from {
-            let written = try CLIFailure.mapErrors { try Baselines.update(name: name, directory: directory, from: from) }
+            let written = try CommandFailure.reporting { try Baselines.update(name: name, directory: directory, from: from) }
             print("pagebench: wrote \(written.rows) rows to \(written.path)")
             return
         }
         let command = try freshRun()
         var output = StandardOutput()
-        let result: Harness.Output
+        let result: SweepRunner.Output
         do {
             result = try await command.execute(into: &output)
             output.flush()
@@ -84,7 +85,7 @@ struct BaselineUpdateCommand: AsyncParsableCommand {
             throw error.report()
         }
         defer { if let scratch = command.output { try? FileManager.default.removeItem(atPath: scratch) } }
-        let path = try CLIFailure.mapErrors { try Baselines.write(result.rows, name: name, directory: directory) }
+        let path = try CommandFailure.reporting { try Baselines.write(result.rows, name: name, directory: directory) }
         print("pagebench: wrote \(result.rows.count) rows of a fresh run to \(path)")
     }
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import PagebenchMetrics
 import PagebenchReport
 
 /// `pagebench check`: compares a results CSV with a baseline and exits 1 on a regression.
@@ -53,10 +54,10 @@ struct CheckCommand: ParsableCommand {
             return
         }
         guard let baseline, let current else { throw ExitCodes.usage }
-        let report = try CLIFailure.mapErrors {
+        let report = try CommandFailure.reporting {
             let rules = try thresholds.map(Thresholds.read(from:)) ?? Thresholds()
-            let baselineRows = try ResultsFile.read(baseline)
-            let currentRows = try ResultsFile.read(current)
+            let baselineRows = try CSVFile.readResults(baseline)
+            let currentRows = try CSVFile.readResults(current)
             return try RegressionChecker(thresholds: rules).checkFiles(
                 baseline: baselineRows, current: currentRows, baselineFile: baseline, currentFile: current,
                 allowBehaviourChange: allowBehaviourChange, failOnUnmatched: failOnUnmatched)
@@ -65,3 +66,5 @@ struct CheckCommand: ParsableCommand {
         if report.fails { throw ExitCodes.regression }
     }
 }
+
+extension OutputFormat: ExpressibleByArgument {}

@@ -1,11 +1,15 @@
 import ArgumentParser
-import Foundation
+import PagebenchHarness
+import PagebenchMetrics
 import PagebenchStore
 
-/// A failure of a subcommand with its documented exit code (README.md, "Exit codes").
+/// The one failure of the CLI: a message and its documented exit code (``ExitCodes``,
+/// README "Exit codes"). Every library error becomes one through ``init(wrapping:)``, and
+/// ``report()`` is the one place that prints it: `pagebench: error: MESSAGE` on standard
+/// error.
 ///
 /// Subcommands do their work in an `execute` method that throws this, so tests can check
-/// the exit code and message in-process; `run()` prints the message to stderr and exits.
+/// the exit code and message in-process; `run()` reports it and exits with its code.
 public struct CommandFailure: Error, CustomStringConvertible, Sendable {
     public let exitCode: ExitCode
     public let message: String
@@ -17,33 +21,56 @@ public struct CommandFailure: Error, CustomStringConvertible, Sendable {
 
     public var description: String { message }
 
-    /// Maps a store error to its exit code: request errors 64, token errors 65, injected
-    /// failures 69, a bad configuration 64 (flags) or 65 (file, `fromFile`).
+    /// A store error with its exit code; `fromFile`: the configuration came from a file.
     public init(_ error: StoreError, fromFile: Bool = false) {
-        let code: ExitCode
-        switch error.code {
-        case .invalidLimit, .invalidSegment, .unknownPartition: code = ExitCodes.usage
-        case .invalidConfiguration: code = fromFile ? ExitCodes.dataError : ExitCodes.usage
-        case .invalidToken, .tokenMismatch: code = ExitCodes.dataError
-        case .throttled, .injectedFault: code = ExitCodes.unavailable
-        }
-        self.init(code, error.message)
+        self.init(ExitCodes.code(for: error.code, fromFile: fromFile), error.message)
     }
 
-    /// Wraps any error: store errors by their code, `CommandFailure` unchanged, the rest as 70.
+    /// A harness error with its exit code, naming its file.
+    public init(_ error: HarnessError) {
+        self.init(ExitCodes.code(for: error.kind), error.description)
+    }
+
+    /// A results, thresholds, report or process-statistics error with its exit code, as
+    /// `file:line:column: message`.
+    public init(_ error: MetricsError) {
+        self.init(ExitCodes.code(for: error.kind), error.description)
+    }
+
+    /// Any error: each library error by its kind, `CommandFailure` unchanged, anything else
+    /// an internal error (70).
     public init(wrapping error: any Error) {
-        if let failure = error as? CommandFailure {
-            self = failure
-        } else if let storeError = error as? StoreError {
-            self.init(storeError)
-        } else {
-            self.init(ExitCodes.software, "internal error: \(error)")
+        switch error {
+        case let failure as CommandFailure: self = failure
+        case let error as StoreError: self.init(error)
+        case let error as HarnessError: self.init(error)
+        case let error as MetricsError: self.init(error)
+        default: self.init(ExitCodes.software, "internal error: \(error)")
         }
     }
 
     /// Prints the message to stderr and returns the exit code to throw from `run()`.
     func report() -> ExitCode {
-        FileHandle.standardError.write(Data("pagebench: error: \(message)\n".utf8))
+        StandardError.write("pagebench: error: \(message)\n")
         return exitCode
+    }
+
+    /// Runs `body`; any error it throws is reported and becomes its exit code (an
+    /// `ExitCode` passes through).
+    static func reporting<Result>(_ body: () throws -> Result) throws -> Result {
+        do {
+            return try body()
+        } catch let code as ExitCode {
+            throw code
+        } catch {
+            throw error.report()
+        }
+    }
+}
+
+extension Error {
+    /// Prints this error's message to stderr and returns its documented exit code.
+    func report() -> ExitCode {
+        CommandFailure(wrapping: self).report()
     }
 }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import PagebenchMetrics
 import PagebenchReport
 
 /// `pagebench compare`: configurations side by side.
@@ -40,14 +41,14 @@ struct CompareCommand: ParsableCommand {
         guard !(allMetrics && metrics != nil) else { throw ValidationError("use either --metrics or --all-metrics, not both") }
         do {
             try ConfigurationComparison.validateMetrics(metricList)
-        } catch let error as ReportError {
+        } catch let error as MetricsError {
             throw ValidationError(error.message)
         }
     }
 
     func run() throws {
-        let table = try CLIFailure.mapErrors {
-            let inputs = try files.map { (path: $0, rows: try ResultsFile.read($0)) }
+        let table = try CommandFailure.reporting {
+            let inputs = try files.map { (path: $0, rows: try CSVFile.readResults($0)) }
             return ConfigurationComparison(files: inputs, metrics: metricList)
         }
         print(table.rendered(format), terminator: "")

@@ -1,4 +1,7 @@
 import ArgumentParser
+import PagebenchHarness
+import PagebenchMetrics
+import PagebenchStore
 
 /// Documented exit codes of the `pagebench` executable (README.md, "Exit codes").
 ///
@@ -26,4 +29,43 @@ public enum ExitCodes {
     /// The store failed a request for a reason other than the caller's input, such as an
     /// injected fault or throttling that outlasted the retry policy (EX_UNAVAILABLE).
     public static let unavailable = ExitCode(69)
+}
+
+extension ExitCodes {
+    // The one table from library errors to exit codes.
+
+    /// Store errors: request errors 64, token errors 65, injected failures 69, a bad
+    /// configuration 64 (flags) or 65 (`fromFile`).
+    public static func code(for code: StoreError.Code, fromFile: Bool = false) -> ExitCode {
+        switch code {
+        case .invalidLimit, .invalidSegment, .unknownPartition: usage
+        case .invalidConfiguration: fromFile ? dataError : usage
+        case .invalidToken, .tokenMismatch: dataError
+        case .throttled, .injectedFault: unavailable
+        }
+    }
+
+    /// Harness errors: scenarios and shards 65, flags 64, missing input 66, output 73,
+    /// workers 71.
+    public static func code(for kind: HarnessError.Kind) -> ExitCode {
+        switch kind {
+        case .invalidScenario, .invalidShard: dataError
+        case .invalidArgument: usage
+        case .inputUnavailable: noInput
+        case .outputFailed: cannotCreate
+        case .workerFailed: workerFailed
+        }
+    }
+
+    /// Results, thresholds and report errors: malformed or unrepresentable data 65, missing
+    /// input 66, a request that cannot be served 64, output (and process statistics that
+    /// could not be read for it) 73.
+    public static func code(for kind: MetricsError.Kind) -> ExitCode {
+        switch kind {
+        case .malformedInput, .invalidValue: dataError
+        case .inputUnavailable: noInput
+        case .invalidRequest: usage
+        case .outputFailed, .statisticsUnavailable: cannotCreate
+        }
+    }
 }

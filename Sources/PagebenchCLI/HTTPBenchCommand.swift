@@ -55,6 +55,7 @@ public struct HTTPBenchCommand: AsyncParsableCommand {
             throw ValidationError("--duration must be between 0 and 3600 seconds, got \(duration)")
         }
         if let limit, limit < 1 { throw ValidationError("--limit must be at least 1, got \(limit) (S1)") }
+        try httpClient.validate()
     }
 
     public func run() async throws {

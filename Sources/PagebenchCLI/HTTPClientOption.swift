@@ -14,7 +14,14 @@ public enum HTTPClientOption: String, ExpressibleByArgument, CaseIterable, Senda
         }
     }
 
+    /// A usage error (exit 64) when this build lacks the client.
+    func validate() throws {
+        guard client.isAvailable else {
+            throw ValidationError("--http-client \(rawValue): \(HTTPStoreSource.Client.asyncHTTPClientBuildHint)")
+        }
+    }
+
     static let help = ArgumentHelp(
-        "HTTP client for --target: lean (our own HTTP/1.1 client on SwiftNIO, the default) or async-http-client (swift-server/async-http-client; about 4x the client CPU per small page).",
+        "HTTP client for --target: lean (our own HTTP/1.1 client on SwiftNIO, the default) or async-http-client (swift-server/async-http-client, more client CPU per small page; only in a build with `--traits AsyncHTTPClientSupport`).",
         valueName: "client")
 }

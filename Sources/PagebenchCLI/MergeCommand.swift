@@ -3,6 +3,7 @@ import Foundation
 import PagebenchHTTP
 import PagebenchHarness
 import PagebenchMetrics
+import PagebenchScaleOut
 
 /// `pagebench merge`: combines the result shards of one run (`run --shard I/N`) into the
 /// CSV one process would have written: counters summed, histograms added, percentiles from
@@ -24,7 +25,7 @@ public struct MergeCommand: ParsableCommand {
     public var paths: [String]
 
     @Option(help: ArgumentHelp("Where to write the merged results CSV (atomically).", valueName: "file"))
-    public var output: String = ResultFiles.defaultOutput
+    public var output: String = ResultWriter.defaultOutput
 
     @Option(help: ArgumentHelp("Also append the merged rows to this history CSV.", valueName: "file"))
     public var history: String?
@@ -60,7 +61,7 @@ public struct MergeCommand: ParsableCommand {
         do {
             inputs = try ShardMerge.read(paths: paths)
             rows = try ShardMerge.merge(inputs)
-            try ResultFiles.write(Harness.Output(rows: rows, results: [], timeSeries: []), to: output, history: history, timeSeries: nil)
+            try ResultWriter.write(SweepRunner.Output(rows: rows, results: [], timeSeries: []), to: output, history: history, timeSeries: nil)
         } catch {
             throw CommandFailure(error)
         }

@@ -1,4 +1,6 @@
 import ArgumentParser
+import PagebenchMetrics
+import PagebenchProcessStats
 import PagebenchStore
 
 /// `pagebench pages`: follows tokens from the first call (or from `--token`) and prints one
@@ -49,8 +51,9 @@ public struct PagesCommand: AsyncParsableCommand {
         }
         output.flush()
         if memory {
-            let rss = ProcessMemory.residentBytes().map(String.init) ?? "null"
-            let peak = ProcessMemory.peakResidentBytes().map(String.init) ?? "null"
+            let process = try? ProcessMemory.read()
+            let rss = process.map { String($0.residentBytes) } ?? "null"
+            let peak = process.map { String($0.peakResidentBytes) } ?? "null"
             var standardError = StandardError()
             print(
                 "{\"configurationHash\":\"\(summary.configurationHash)\",\"pages\":\(summary.pages),\"returned\":\(summary.returned),\"scanned\":\(summary.scanned),\"vmRSSBytes\":\(rss),\"vmHWMBytes\":\(peak)}",
@@ -104,12 +107,5 @@ public struct PagesCommand: AsyncParsableCommand {
             request.token = nextToken
         }
         return summary
-    }
-}
-
-extension Error {
-    /// Prints this error's message to stderr and returns its documented exit code.
-    func report() -> ExitCode {
-        CommandFailure(wrapping: self).report()
     }
 }

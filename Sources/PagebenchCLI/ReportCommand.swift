@@ -1,4 +1,5 @@
 import ArgumentParser
+import PagebenchMetrics
 import PagebenchReport
 
 /// `pagebench report`: one self-contained HTML file of plots.
@@ -31,11 +32,11 @@ struct ReportCommand: ParsableCommand {
     }
 
     func run() throws {
-        try CLIFailure.mapErrors {
+        try CommandFailure.reporting {
             var report = HTMLReport(
-                files: try files.map { (path: $0, rows: try ResultsFile.read($0)) },
-                history: try history.map(ResultsFile.read),
-                timeSeries: try timeseries.map(ResultsFile.readTimeSeries))
+                files: try files.map { (path: $0, rows: try CSVFile.readResults($0)) },
+                history: try history.map { try CSVFile.readResults($0) },
+                timeSeries: try timeseries.map { try CSVFile.read(TimeSeriesRow.self, from: $0) })
             report.title = title
             try HTMLReport.write(report.render(), to: output)
         }

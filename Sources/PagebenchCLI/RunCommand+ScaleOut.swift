@@ -3,6 +3,7 @@ import Foundation
 import PagebenchHTTP
 import PagebenchHarness
 import PagebenchMetrics
+import PagebenchScaleOut
 
 /// `pagebench run --shard I/N`, `--start-at` and `--workers N` (README "Scaling out").
 extension RunCommand {
@@ -67,7 +68,7 @@ extension RunCommand {
         do {
             let start = try StartTime(parsing: startAt)
             if let warning = try start.check() {
-                FileHandle.standardError.write(Data("pagebench: warning: \(warning)\n".utf8))
+                StandardError.write("pagebench: warning: \(warning)\n")
             }
             return start
         } catch {
@@ -88,118 +89,64 @@ extension RunCommand {
 
     /// Writes this process's shard file (and its time series, if asked) and returns its path.
     func writeShard(
-        _ result: Harness.Output, shard: Shard, startAt: StartTime?, httpResponses: HTTPStatusCounts?
+        _ result: SweepRunner.Output, shard: Shard, startAt: StartTime?, httpResponses: HTTPStatusCounts?
     ) throws(CommandFailure) -> String {
-        let path = Self.shardPath(directory: shardOutput, shard: shard)
+        let path = LocalWorkers.shardPath(directory: shardOutput, shard: shard)
         do {
             try ShardFile(shard: shard, startAt: startAt, output: result, httpResponses: httpResponses?.keyedCounts)
                 .write(to: path)
-            if let timeseries { try ResultFiles.writeTimeSeries(result.timeSeries, to: timeseries) }
+            if let timeseries { try ResultWriter.writeTimeSeries(result.timeSeries, to: timeseries) }
         } catch {
             throw CommandFailure(error)
         }
         return path
     }
 
-    static func shardPath(directory: String, shard: Shard) -> String {
-        (directory.hasSuffix("/") ? directory : directory + "/") + ShardFile.fileName(for: shard)
-    }
-
-    /// `--workers N`: the effective scenarios go to `<shard-output>/scenarios/`, N copies of
-    /// this executable run them as shards `i/N` from a common start, and their shard files
-    /// are merged into the CSV.
+    /// `--workers N` (``PagebenchScaleOut/LocalWorkers``): checks, progress lines and the
+    /// merged CSV around the workers' run.
     func runWorkers(
         _ count: Int, scenarios: [Scenario], into out: inout some TextOutputStream, executable: String?,
         launched: @Sendable (Int, Int32) -> Void
-    ) async throws(CommandFailure) -> Harness.Output {
+    ) async throws(CommandFailure) -> SweepRunner.Output {
         guard let executable = executable ?? WorkerPool.currentExecutable else {
             throw CommandFailure(ExitCodes.software, "cannot find this executable (/proc/self/exe) to start workers")
-        }
-        let directory = shardOutput.hasSuffix("/") ? String(shardOutput.dropLast()) : shardOutput
-        // The workers run exactly the scenarios this process resolved: flags already applied.
-        var scenarioFiles: [String] = []
-        do {
-            for (number, scenario) in scenarios.enumerated() {
-                let path = "\(directory)/scenarios/\(number + 1)-\(scenario.name).json"
-                try ResultFiles.createParentDirectory(of: path)
-                try AtomicFile.write(try scenario.jsonText(), to: path)
-                scenarioFiles.append(path)
-            }
-        } catch let error as HarnessError {
-            throw CommandFailure(error)
-        } catch {
-            throw CommandFailure(ExitCodes.cannotCreate, "\(directory)/scenarios: cannot write the workers' scenarios: \(error)")
-        }
-        let shards = Shard.all(count: count)
-        let paths = shards.map { Self.shardPath(directory: directory, shard: $0) }
-        // A stale shard of an earlier run must never be merged into this one.
-        for path in paths where FileManager.default.fileExists(atPath: path) {
-            do {
-                try FileManager.default.removeItem(atPath: path)
-            } catch {
-                throw CommandFailure(ExitCodes.cannotCreate, "\(path): cannot remove the old shard file: \(error)")
-            }
         }
         let start = try parsedStartAt() ?? StartTime(date: Date().addingTimeInterval(Self.workerStartDelaySeconds))
         // Run options that are not part of a scenario go to every worker as they are.
         var runOptions = ["--service-timer-microseconds", String(serviceTimerMicroseconds)]
         if let target { runOptions += ["--target", target, "--http-client", httpClient.rawValue] }
-        let pool = WorkerPool(
-            executable: executable,
-            arguments: shards.map { shard in
-                ["run"] + scenarioFiles + [
-                    "--shard", shard.description, "--start-at", start.description, "--shard-output", directory, "--quiet",
-                ] + runOptions
-            })
+        let workers = LocalWorkers(
+            executable: executable, count: count, directory: shardOutput, start: start, runOptions: runOptions)
         if !quiet {
-            FileHandle.standardError.write(
-                Data("starting \(count) worker\(count == 1 ? "" : "s") at \(start); shards go to \(directory)/\n".utf8))
+            var notes = "starting \(count) worker\(count == 1 ? "" : "s") at \(start); shards go to \(workers.directory)/\n"
             let phases = scenarios.reduce(0) { $0 + $1.workload.concurrency.count * $1.workload.repetitions }
             if phases > 1 {
-                FileHandle.standardError.write(
-                    Data(
-                        ("note: \(phases) phases; only the first starts together, each later one when that worker "
-                            + "finishes the previous (README \"Scaling out\")\n").utf8))
+                notes += "note: \(phases) phases; only the first starts together, each later one when that worker "
+                    + "finishes the previous (README \"Scaling out\")\n"
             }
+            StandardError.write(notes)
         }
-        let outcomes: [WorkerPool.Outcome]
+        let merged: LocalWorkers.Merged
         do {
-            outcomes = try await pool.run(launched: launched)
+            merged = try await workers.run(scenarios, launched: launched)
         } catch {
             throw CommandFailure(error)
         }
-        let failed = outcomes.filter { !$0.termination.succeeded }
-        guard failed.isEmpty else {
-            let kept = outcomes.filter { $0.termination.succeeded && FileManager.default.fileExists(atPath: paths[$0.index]) }
-            var message = failed.map { "worker \($0.index) (shard \(shards[$0.index]), pid \($0.processIdentifier)) \($0.termination)" }
-                .joined(separator: "; ")
-            message += "; the run failed"
-            message += kept.isEmpty
-                ? " and no worker finished" : "; kept the shards that finished: " + kept.map { paths[$0.index] }.joined(separator: ", ")
-            throw CommandFailure(ExitCodes.workerFailed, message)
-        }
-        let rows: [ResultRow]
         var responses = HTTPStatusCounts()
+        for counts in merged.httpResponses { responses.add(HTTPStatusCounts(keyedCounts: counts)) }
+        let output = SweepRunner.Output(rows: merged.rows, results: [], timeSeries: [])
+        let csv = self.output ?? ResultWriter.defaultOutput
         do {
-            let inputs = try ShardMerge.read(paths: paths)
-            rows = try ShardMerge.merge(inputs)
-            for input in inputs { responses.add(HTTPStatusCounts(keyedCounts: input.file.httpResponses ?? [:])) }
-        } catch {
-            throw CommandFailure(error)
-        }
-        let output = Harness.Output(rows: rows, results: [], timeSeries: [])
-        let csv = self.output ?? ResultFiles.defaultOutput
-        do {
-            try ResultFiles.write(output, to: csv, history: history, timeSeries: nil)
+            try ResultWriter.write(output, to: csv, history: history, timeSeries: nil)
         } catch {
             throw CommandFailure(error)
         }
         if !quiet {
             if let target { out.write("HTTP responses from \(target), all workers: \(responses)\n") }
-            out.write("\n" + SummaryTable.render(rows))
+            out.write("\n" + SummaryTable.render(merged.rows))
             var files = [csv]
             if let history { files.append(history + " (appended)") }
-            out.write("\nmerged \(count) shards from \(directory)/: wrote \(rows.count) rows to \(files.joined(separator: ", "))\n")
+            out.write("\nmerged \(count) shards from \(workers.directory)/: wrote \(merged.rows.count) rows to \(files.joined(separator: ", "))\n")
         }
         return output
     }

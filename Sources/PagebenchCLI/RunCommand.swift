@@ -3,6 +3,7 @@ import Foundation
 import PagebenchHTTP
 import PagebenchHarness
 import PagebenchMetrics
+import PagebenchScaleOut
 import PagebenchStore
 
 #if canImport(Glibc)
@@ -102,6 +103,7 @@ public struct RunCommand: AsyncParsableCommand {
             throw ValidationError("'\(path)' is not a file path; give a file name such as results/latest.csv")
         }
         try validateScaleOut()
+        try httpClient.validate()
     }
 
     public func run() async throws {
@@ -164,13 +166,13 @@ public struct RunCommand: AsyncParsableCommand {
     public func execute(
         into out: inout some TextOutputStream, workerExecutable: String? = nil,
         workerLaunched: @Sendable (Int, Int32) -> Void = { _, _ in }
-    ) async throws(CommandFailure) -> Harness.Output {
+    ) async throws(CommandFailure) -> SweepRunner.Output {
         var scenarios = try self.scenarios()
         if printScenarios {
             for scenario in scenarios {
                 out.write((try? scenario.jsonText()) ?? "")
             }
-            return Harness.Output(rows: [], results: [], timeSeries: [])
+            return SweepRunner.Output(rows: [], results: [], timeSeries: [])
         }
         if workers != nil || shard != nil { try Self.checkShardable(scenarios) }
         if let workers {
@@ -184,9 +186,9 @@ public struct RunCommand: AsyncParsableCommand {
         }
         let shard = try parsedShard()
         let start = try parsedStartAt()
-        var options = Harness.Options(context: RunContext.current(pagebenchVersion: PagebenchVersion.string))
+        var options = SweepRunner.Options(context: RunContext.current(pagebenchVersion: PagebenchVersion.string))
         options.shard = shard ?? .whole
-        options.startAt = start
+        if let start { options.waitForStart = { try await start.wait() } }
         options.timeSeries = timeseries != nil
         options.serviceTimerResolution =
             serviceTimerMicroseconds == 0 ? nil : .microseconds(serviceTimerMicroseconds)
@@ -200,13 +202,13 @@ public struct RunCommand: AsyncParsableCommand {
         }
         if !quiet {
             let printer = ProgressPrinter(isTerminal: isatty(STDERR_FILENO) == 1) { text in
-                FileHandle.standardError.write(Data(text.utf8))
+                StandardError.write(text)
             }
             options.observer = printer
             options.progressInterval = printer.preferredInterval
         }
-        let harness = Harness(scenarios: scenarios, options: options)
-        let result: Harness.Output
+        let harness = SweepRunner(scenarios: scenarios, options: options)
+        let result: SweepRunner.Output
         do {
             result = try await harness.run()
         } catch {
@@ -228,9 +230,9 @@ public struct RunCommand: AsyncParsableCommand {
             }
             return result
         }
-        let output = self.output ?? ResultFiles.defaultOutput
+        let output = self.output ?? ResultWriter.defaultOutput
         do {
-            try ResultFiles.write(result, to: output, history: history, timeSeries: timeseries)
+            try ResultWriter.write(result, to: output, history: history, timeSeries: timeseries)
         } catch {
             throw CommandFailure(error)
         }
@@ -242,21 +244,5 @@ public struct RunCommand: AsyncParsableCommand {
             out.write("\nwrote \(result.rows.count) rows to \(files.joined(separator: ", "))\n")
         }
         return result
-    }
-}
-
-extension CommandFailure {
-    /// Maps a harness error to its documented exit code.
-    public init(_ error: HarnessError) {
-        let code: ExitCode
-        switch error.kind {
-        case .invalidScenario: code = ExitCodes.dataError
-        case .invalidArgument: code = ExitCodes.usage
-        case .inputUnavailable: code = ExitCodes.noInput
-        case .outputFailed: code = ExitCodes.cannotCreate
-        case .invalidShard: code = ExitCodes.dataError
-        case .workerFailed: code = ExitCodes.workerFailed
-        }
-        self.init(code, error.description)
     }
 }

@@ -1,5 +1,9 @@
 import Foundation
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// A buffered `TextOutputStream` over standard output, flushed every 64 KiB and on
 /// ``flush()``: one JSON line per item must not cost one system call per item.
 public struct StandardOutput: TextOutputStream {
@@ -19,31 +23,24 @@ public struct StandardOutput: TextOutputStream {
     }
 }
 
-/// Resident memory of this process, from `/proc/self/status` (Linux).
-public enum ProcessMemory {
-    /// VmRSS in bytes, or nil where `/proc` is not available.
-    public static func residentBytes() -> Int? {
-        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return nil }
-        for line in status.split(separator: "\n") where line.hasPrefix("VmRSS:") {
-            return line.split(separator: " ").compactMap { Int($0) }.first.map { $0 * 1024 }
-        }
-        return nil
-    }
-
-    /// VmHWM (peak resident memory) in bytes, or nil where `/proc` is not available.
-    public static func peakResidentBytes() -> Int? {
-        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return nil }
-        for line in status.split(separator: "\n") where line.hasPrefix("VmHWM:") {
-            return line.split(separator: " ").compactMap { Int($0) }.first.map { $0 * 1024 }
-        }
-        return nil
-    }
-}
-
-/// Standard error as a `TextOutputStream`.
+/// Standard error, unbuffered: the one way the CLI writes to it (errors, warnings,
+/// progress, `--memory` lines).
 public struct StandardError: TextOutputStream {
     public init() {}
+
     public mutating func write(_ string: String) {
-        FileHandle.standardError.write(Data(string.utf8))
+        Self.write(string)
+    }
+
+    /// Writes `text` to file descriptor 2 whole (a short write is continued).
+    public static func write(_ text: String) {
+        var bytes = Array(text.utf8)
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes.withUnsafeMutableBytes { Glibc.write(2, $0.baseAddress! + offset, $0.count - offset) }
+            if written < 0, errno == EINTR { continue }
+            if written <= 0 { return }
+            offset += written
+        }
     }
 }

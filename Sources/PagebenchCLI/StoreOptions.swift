@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import PagebenchBase
 import PagebenchStore
 
 /// Store options shared by every subcommand (`@OptionGroup var store: StoreOptions`):
@@ -82,9 +83,9 @@ public struct StoreOptions: ParsableArguments {
         if let configFile {
             let data: Data
             do {
-                data = try Data(contentsOf: URL(fileURLWithPath: configFile))
+                data = Data(try FileSystem.readBytes(configFile))
             } catch {
-                throw CommandFailure(ExitCodes.noInput, "cannot read configuration file \(configFile): \(error.localizedDescription)")
+                throw CommandFailure(ExitCodes.noInput, "cannot read configuration file \(configFile): \(error.reason)")
             }
             do {
                 configuration = try StoreConfiguration.load(json: data)

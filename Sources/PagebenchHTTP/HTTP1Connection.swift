@@ -1,6 +1,24 @@
 import NIOCore
+import NIOHTTP1
 import NIOPosix
 import Synchronization
+
+/// One HTTP/1.x response as ``HTTP1Connection`` hands it over: the status and the whole
+/// body (the bytes NIOHTTP1 delivered, not copied when they came in one read).
+struct HTTP1Response: Sendable {
+    var status: Int
+    var body: ByteBuffer
+    /// Whether the server will take another request on this connection (HTTP/1.1 without
+    /// `Connection: close`, or HTTP/1.0 with `Connection: keep-alive`).
+    var keepAlive: Bool
+}
+
+/// A response that is not valid HTTP/1.1 (NIOHTTP1's parser refused it) or is larger than
+/// the client accepts.
+struct HTTP1ProtocolError: Error, Sendable, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
 
 /// Why a request on an ``HTTP1Connection`` got no response.
 enum HTTP1ConnectionError: Error, Sendable, CustomStringConvertible {
@@ -41,9 +59,9 @@ enum HTTP1ConnectionError: Error, Sendable, CustomStringConvertible {
 /// One HTTP/1.1 keep-alive connection to the store server, used by one request at a time
 /// (``HTTP1ConnectionPool`` lends it out).
 ///
-/// A request costs one write of reused request bytes and one task resumption: the
-/// response is read and parsed on the channel's event loop by ``HTTP1ClientHandler`` and
-/// handed over whole. Called from a task running on that event loop (see
+/// A request costs one write (a reused request head through NIOHTTP1's encoder) and one
+/// task resumption: the response is decoded on the channel's event loop by NIOHTTP1's
+/// `HTTPResponseDecoder` (llhttp), gathered by ``HTTP1ClientHandler`` and handed over whole. Called from a task running on that event loop (see
 /// ``EventLoopTaskExecutor``) there is no thread hop at all.
 final class HTTP1Connection: Sendable {
     let channel: any Channel
@@ -62,9 +80,9 @@ final class HTTP1Connection: Sendable {
             .channelOption(.socketOption(.tcp_nodelay), value: 1)
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
-                    let handler = HTTP1ClientHandler(
-                        hostHeader: hostHeader, readTimeout: readTimeout, maximumBodyBytes: maximumBodyBytes)
-                    try channel.pipeline.syncOperations.addHandler(handler)
+                    try configure(
+                        channel.pipeline.syncOperations, hostHeader: hostHeader, readTimeout: readTimeout,
+                        maximumBodyBytes: maximumBodyBytes)
                 }
             }
             .connect(host: host, port: port)
@@ -76,6 +94,18 @@ final class HTTP1Connection: Sendable {
             if !channel.isActive { connection.markClosed() }
             return connection
         }.get()
+    }
+
+    /// The one place a connection's channel pipeline is set up: NIOHTTP1's request encoder
+    /// and response decoder, then ``HTTP1ClientHandler``. Anything that wraps the byte
+    /// stream (TLS) goes in front of them, here.
+    static func configure(
+        _ pipeline: ChannelPipeline.SynchronousOperations, hostHeader: String, readTimeout: Duration,
+        maximumBodyBytes: Int
+    ) throws {
+        try pipeline.addHTTPClientHandlers()
+        try pipeline.addHandler(
+            HTTP1ClientHandler(hostHeader: hostHeader, readTimeout: readTimeout, maximumBodyBytes: maximumBodyBytes))
     }
 
     private init(channel: any Channel, handler: NIOLoopBound<HTTP1ClientHandler>) {
@@ -125,25 +155,26 @@ final class HTTP1Connection: Sendable {
     }
 }
 
-/// The event-loop side of an ``HTTP1Connection``: writes the request, parses the response
-/// (``HTTP1ResponseParser``), resumes the waiting task once, watches the read timeout.
+/// The event-loop side of an ``HTTP1Connection``: writes the request, gathers the decoded
+/// response, resumes the waiting task once, watches the read timeout.
 final class HTTP1ClientHandler: ChannelInboundHandler {
-    typealias InboundIn = ByteBuffer
-    typealias OutboundOut = ByteBuffer
+    typealias InboundIn = HTTPClientResponsePart
+    typealias OutboundOut = HTTPClientRequestPart
 
     fileprivate typealias Continuation = UnsafeContinuation<Result<HTTP1Response, HTTP1ConnectionError>, Never>
 
-    private let hostHeader: String
     private let readTimeout: Duration
     private let readTimeoutAmount: TimeAmount
-    private var parser: HTTP1ResponseParser
+    private let maximumBodyBytes: Int
     private var context: ChannelHandlerContext?
     /// The task waiting for the response in flight, if any.
     private var pending: Continuation?
-    /// Bytes read that the parser has not consumed yet.
-    private var received: ByteBuffer?
-    /// Reused for every request's bytes.
-    private var requestBytes: ByteBuffer
+    /// Reused for every request: only the target changes.
+    private var requestHead: HTTPRequestHead
+    /// The response being gathered: its status once its head arrived, its body so far.
+    private var status: Int?
+    private var keepAlive = true
+    private var body: ByteBuffer?
     private var requestsSent = 0
     /// The id of the request in flight or last finished.
     private var currentRequest: UInt64 = 0
@@ -157,17 +188,15 @@ final class HTTP1ClientHandler: ChannelInboundHandler {
     var connection: HTTP1Connection?
 
     init(hostHeader: String, readTimeout: Duration, maximumBodyBytes: Int) {
-        self.hostHeader = hostHeader
         self.readTimeout = readTimeout
         let nanoseconds = readTimeout.components.seconds * 1_000_000_000 + readTimeout.components.attoseconds / 1_000_000_000
         readTimeoutAmount = .nanoseconds(max(1, nanoseconds))
-        parser = HTTP1ResponseParser(maximumBodyBytes: maximumBodyBytes)
-        requestBytes = ByteBuffer()
+        self.maximumBodyBytes = maximumBodyBytes
+        requestHead = HTTPRequestHead(version: .http1_1, method: .GET, uri: "/", headers: ["Host": hostHeader])
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
         self.context = context
-        requestBytes = context.channel.allocator.buffer(capacity: 256)
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
@@ -190,15 +219,11 @@ final class HTTP1ClientHandler: ChannelInboundHandler {
         pending = continuation
         currentRequest = id
         requestsSent += 1
-        requestBytes.clear()
-        requestBytes.writeStaticString("GET ")
-        requestBytes.writeString(target)
-        requestBytes.writeStaticString(" HTTP/1.1\r\nHost: ")
-        requestBytes.writeString(hostHeader)
-        requestBytes.writeStaticString("\r\n\r\n")
+        requestHead.uri = target
         lastActivity = .now()
         if timeoutCheck == nil { scheduleTimeoutCheck(at: lastActivity + readTimeoutAmount) }
-        context.writeAndFlush(wrapOutboundOut(requestBytes), promise: nil)
+        context.write(wrapOutboundOut(.head(requestHead)), promise: nil)
+        context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
     }
 
     /// The task waiting for request `id` was cancelled: close the connection (so the
@@ -214,60 +239,70 @@ final class HTTP1ClientHandler: ChannelInboundHandler {
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        var bytes = unwrapInboundIn(data)
         guard !closed else { return }
         lastActivity = .now()
-        if received == nil {
-            received = bytes
-        } else {
-            received!.writeBuffer(&bytes)
-        }
         guard pending != nil else {
-            shut(.malformed(HTTP1ProtocolError("the server sent bytes while no request was waiting")))
+            shut(.malformed(HTTP1ProtocolError("the server sent a response while no request was waiting")))
             return
         }
-        let response: HTTP1Response?
-        do {
-            response = try parser.parse(&received!)
-        } catch {
-            shut(.malformed(error))
-            return
-        }
-        guard let response else { return }
-        if received!.readableBytes == 0 {
-            received = nil
-        } else {
-            // No pipelining: bytes after a response are a protocol error.
-            received = nil
-            connection?.markClosed()
+        switch unwrapInboundIn(data) {
+        case .head(let head):
+            if let length = head.headers.first(name: "content-length").flatMap({ Int($0) }), length > maximumBodyBytes {
+                shut(.malformed(tooLarge(length)))
+                return
+            }
+            status = Int(head.status.code)
+            keepAlive = head.isKeepAlive
+            body = nil
+        case .body(var bytes):
+            let size = (body?.readableBytes ?? 0) + bytes.readableBytes
+            guard size <= maximumBodyBytes else {
+                shut(.malformed(tooLarge(size)))
+                return
+            }
+            if body == nil {
+                body = bytes
+            } else {
+                body!.writeBuffer(&bytes)
+            }
+        case .end:
+            guard let status else {
+                shut(.malformed(HTTP1ProtocolError("a response ended before its head")))
+                return
+            }
+            let response = HTTP1Response(status: status, body: body ?? ByteBuffer(), keepAlive: keepAlive)
+            self.status = nil
+            body = nil
+            if !response.keepAlive {
+                connection?.markClosed()
+                finish(.success(response))
+                shut(.closedBeforeResponse(reused: true))
+                return
+            }
             finish(.success(response))
-            shut(.malformed(HTTP1ProtocolError("the server sent bytes after the response")))
-            return
         }
-        if !response.keepAlive {
-            connection?.markClosed()
-            finish(.success(response))
-            shut(.closedBeforeResponse(reused: true))
-            return
-        }
-        finish(.success(response))
+    }
+
+    private func tooLarge(_ bytes: Int) -> HTTP1ProtocolError {
+        HTTP1ProtocolError("the response body (\(bytes) bytes) is larger than the \(maximumBodyBytes) bytes accepted")
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        if pending != nil, !closed {
-            // A body delimited by the end of the connection is complete now; anything
-            // else cut off part way fails below as closedDuringResponse.
-            if let response = try? parser.endOfInput() {
-                connection?.markClosed()
-                finish(.success(response))
-            }
-        }
+        // NIOHTTP1 has already delivered the end of a body delimited by the connection's
+        // close; a response cut off part way arrived as an error.
         shut(.closedBeforeResponse(reused: requestsSent > 1))
         context.fireChannelInactive()
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        shut(.io(error))
+        switch error {
+        case HTTPParserError.invalidEOFState:
+            shut(.closedDuringResponse)
+        case let error as HTTPParserError:
+            shut(.malformed(HTTP1ProtocolError("\(error)")))
+        default:
+            shut(.io(error))
+        }
     }
 
     private func finish(_ result: Result<HTTP1Response, HTTP1ConnectionError>) {
@@ -279,7 +314,7 @@ final class HTTP1ClientHandler: ChannelInboundHandler {
     /// Fails the request in flight (if any) with `error`, marks the connection closed and
     /// closes the channel.
     private func shut(_ error: HTTP1ConnectionError) {
-        let hadResponseBytes = !parser.isIdle || (received?.readableBytes ?? 0) > 0
+        let hadResponseBytes = status != nil
         var error = error
         switch error {
         case .closedBeforeResponse where hadResponseBytes:
@@ -296,7 +331,7 @@ final class HTTP1ClientHandler: ChannelInboundHandler {
         connection?.markClosed()
         timeoutCheck?.cancel()
         timeoutCheck = nil
-        received = nil
+        body = nil
         context?.close(mode: .all, promise: nil)
     }
 

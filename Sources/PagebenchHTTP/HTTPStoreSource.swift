@@ -1,4 +1,6 @@
+#if AsyncHTTPClientSupport
 import AsyncHTTPClient
+#endif
 import Foundation
 import NIOCore
 import NIOPosix
@@ -9,9 +11,9 @@ public import PagebenchStore
 ///
 /// A lean HTTP/1.1 client on SwiftNIO: a pool of at most ``Configuration/connections``
 /// keep-alive connections (``HTTP1ConnectionPool``), each used by one request at a time;
-/// a request is one write of the request line and one task resumption with the whole
-/// response, read and parsed on the connection's event loop (``HTTP1ResponseParser``),
-/// its body decoded straight from the bytes read. A task running on an event loop of the
+/// a request is one write (NIOHTTP1's encoder) and one task resumption with the whole
+/// response, read and decoded on the connection's event loop (NIOHTTP1's
+/// `HTTPResponseDecoder`), its body decoded straight from the bytes read. A task running on an event loop of the
 /// source (``taskExecutor(_:)``) pays no thread hop at all. A keep-alive connection the
 /// server closed while idle is replaced and the GET repeated once.
 ///
@@ -21,8 +23,8 @@ public import PagebenchStore
 /// request closes its connection, so the server stops waiting out its service time).
 ///
 /// ``Configuration/client`` can swap the lean client for async-http-client
-/// (swift-server/async-http-client, the pooled client the issue first named): same
-/// requests, errors and status counts, about 4× the client CPU per small page
+/// (swift-server/async-http-client) in a build with the `AsyncHTTPClientSupport` package
+/// trait: same requests, errors and status counts, more client CPU per small page
 /// (`results/http-vs-wrk.md`).
 ///
 /// Call ``shutdown()`` when done (or use ``withSource(target:configuration:isolation:_:)``);
@@ -62,14 +64,35 @@ public final class HTTPStoreSource: Sendable {
         /// Our own HTTP/1.1 keep-alive client on SwiftNIO (``HTTP1ConnectionPool``).
         case lean
         /// swift-server/async-http-client with its connection pool (HTTP/1.1 only, no
-        /// redirects, no decompression).
+        /// redirects, no decompression). Only in a build with the `AsyncHTTPClientSupport`
+        /// package trait (``isAvailable``); otherwise creating a source with it throws.
         case asyncHTTPClient = "async-http-client"
+
+        /// Whether this build can send requests with the client.
+        public var isAvailable: Bool {
+            switch self {
+            case .lean: true
+            case .asyncHTTPClient: Self.asyncHTTPClientBuilt
+            }
+        }
+
+        #if AsyncHTTPClientSupport
+        private static let asyncHTTPClientBuilt = true
+        #else
+        private static let asyncHTTPClientBuilt = false
+        #endif
+
+        /// How to get a build that has the async-http-client client.
+        public static let asyncHTTPClientBuildHint =
+            "this pagebench was built without async-http-client; rebuild with `swift build --traits AsyncHTTPClientSupport` (add `-c release` for a release build)"
     }
 
     /// What sends the requests.
     private enum Transport: Sendable {
         case lean(HTTP1ConnectionPool)
+        #if AsyncHTTPClientSupport
         case asyncHTTPClient(HTTPClient)
+        #endif
     }
 
     /// The base URL, without a trailing slash: `http://127.0.0.1:8080`.
@@ -118,7 +141,11 @@ public final class HTTPStoreSource: Sendable {
                     capacity: configuration.connections, group: group, connectTimeout: .seconds(10),
                     readTimeout: configuration.requestTimeout, maximumBodyBytes: configuration.maximumResponseBytes))
         case .asyncHTTPClient:
+            #if AsyncHTTPClientSupport
             transport = .asyncHTTPClient(Self.makeAsyncHTTPClient(configuration, group: group))
+            #else
+            throw .invalidTarget(target, Client.asyncHTTPClientBuildHint)
+            #endif
         }
         executors = group.makeIterator().map { EventLoopTaskExecutor(eventLoop: $0) }
     }
@@ -146,7 +173,9 @@ public final class HTTPStoreSource: Sendable {
     public func shutdown() async throws {
         switch transport {
         case .lean(let pool): await pool.shutdown()
+        #if AsyncHTTPClientSupport
         case .asyncHTTPClient(let client): try await client.shutdown()
+        #endif
         }
     }
 
@@ -192,7 +221,9 @@ public final class HTTPStoreSource: Sendable {
     private func get(_ pathAndQuery: String) async throws -> HTTP1Response {
         switch transport {
         case .lean(let pool): try await get(pathAndQuery, pool: pool)
+        #if AsyncHTTPClientSupport
         case .asyncHTTPClient(let client): try await get(pathAndQuery, client: client)
+        #endif
         }
     }
 
@@ -230,6 +261,7 @@ public final class HTTPStoreSource: Sendable {
         }
     }
 
+    #if AsyncHTTPClientSupport
     /// One GET through async-http-client, its whole body accumulated on the event loop
     /// (one task resumption per request). Cancelling the calling task cancels the request.
     private func get(_ pathAndQuery: String, client: HTTPClient) async throws -> HTTP1Response {
@@ -271,6 +303,7 @@ public final class HTTPStoreSource: Sendable {
         clientConfiguration.connectionPool.retryConnectionEstablishment = false
         return HTTPClient(eventLoopGroup: group, configuration: clientConfiguration)
     }
+    #endif
 
     /// A connection failure in words: NIO's connection error lists every address tried.
     private static func describe(_ error: any Error) -> any Error {

@@ -2,9 +2,8 @@ import Foundation
 
 /// A minimal, strict JSON reader over raw bytes, for the page body on the client's hot
 /// path: Foundation's `JSONDecoder` spends most of a page's decode time in generic
-/// metadata lookups (measured with `perf`: 5× the cost of the HTTP request itself for a
-/// 100-item page), which would make the client, not the server, the bottleneck of a load
-/// test.
+/// metadata lookups, which would make the client, not the server, the bottleneck of a
+/// load test (figures: `results/design-measurements.md`).
 ///
 /// Reads RFC 8259 JSON: whitespace anywhere between tokens, strings with every escape
 /// (`\uXXXX` surrogate pairs included), integers, and skips any value it is not asked

@@ -86,9 +86,10 @@ public struct StoreServer: Sendable {
     }
 
     /// The Hummingbird application; `onListening` receives the bound port once the server
-    /// accepts connections.
+    /// accepts connections. `port` overrides ``Configuration/port`` (0: an ephemeral port).
     public func makeApplication(
         logger: Logger? = nil,
+        port: Int? = nil,
         onListening: @escaping @Sendable (_ port: Int) async -> Void = { _ in }
     ) -> Application<RouterResponder<StoreRequestContext>> {
         var quiet = Logger(label: "pagebench.serve")
@@ -98,7 +99,7 @@ public struct StoreServer: Sendable {
             router: buildRouter(),
             server: .http1(configuration: .init(additionalChannelHandlers: [closeMonitor.makeHandler()])),
             configuration: .init(
-                address: .hostname(configuration.host, port: configuration.port),
+                address: .hostname(configuration.host, port: port ?? configuration.port),
                 serverName: "pagebench/\(store.configurationHash)",
                 reuseAddress: true
             ),

@@ -1,3 +1,4 @@
+import PagebenchBase
 import PagebenchStore
 
 /// A short run of the bare store loop over a phase's own drain plans, just before the phase

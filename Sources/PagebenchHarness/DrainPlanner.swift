@@ -1,3 +1,4 @@
+import PagebenchBase
 import PagebenchStore
 
 /// Everything one drain does, decided before it starts: a pure function of the workload,
@@ -17,7 +18,7 @@ public struct DrainPlan: Sendable, Hashable {
     /// Where in the drain the probe cancels it, as a fraction (0…1) of the expected drain time.
     public var cancelPoint: Double
     /// The drain's own generator for abandonment draws.
-    var random: SeededRandom
+    var random: SplitMix64
 
     /// Draws whether to abandon after a page (always false when the probability is 0).
     mutating func abandonsAfterPage() -> Bool {
@@ -47,7 +48,7 @@ public struct DrainPlanner: Sendable {
         partitions = store.partitions
         limit = workload.effectiveLimit(store: store)
         if case .partition(.zipf(let exponent)) = workload.read {
-            var weights = (1...store.partitions).map { 1 / Self.power(Double($0), exponent) }
+            var weights = (1...store.partitions).map { 1 / Math.power(Double($0), exponent) }
             let total = weights.reduce(0, +)
             var running = 0.0
             for index in weights.indices {
@@ -65,7 +66,7 @@ public struct DrainPlanner: Sendable {
     /// draw from a stream of their own so that the measured drains are the same with or
     /// without warm-up).
     public func plan(_ index: Int, warmup: Bool = false) -> DrainPlan {
-        var random = SeededRandom(
+        var random = SplitMix64(
             seed: seed, stream: (warmup ? Stream.warmup : Stream.drain).rawValue, index: UInt64(index))
         let range: ScanRange
         switch workload.read {
@@ -112,46 +113,7 @@ public struct DrainPlanner: Sendable {
         guard case .open(let rate, let poisson) = workload.load else { return 0 }
         let mean = 1e9 / rate
         guard poisson else { return mean }
-        var random = SeededRandom(seed: seed, stream: Stream.arrivals.rawValue, index: UInt64(index))
-        return -mean * Self.logarithm(1 - random.nextUnit())
-    }
-
-    static func power(_ base: Double, _ exponent: Double) -> Double {
-        // exp(exponent · ln base) with the standard library only.
-        exponential(exponent * logarithm(base))
-    }
-
-    /// Natural logarithm by range reduction and the atanh series; accurate to ~1e-15.
-    static func logarithm(_ x: Double) -> Double {
-        precondition(x > 0)
-        let exponent = x.exponent
-        let mantissa = x.significand  // 1 ≤ m < 2
-        let y = (mantissa - 1) / (mantissa + 1)
-        let y2 = y * y
-        var term = y
-        var sum = 0.0
-        var k = 1.0
-        while abs(term / k) > 1e-17 {
-            sum += term / k
-            term *= y2
-            k += 2
-        }
-        return 2 * sum + Double(exponent) * 0.693_147_180_559_945_309_417_232_121_458
-    }
-
-    /// e^x by range reduction and a Taylor series.
-    static func exponential(_ x: Double) -> Double {
-        let ln2 = 0.693_147_180_559_945_309_417_232_121_458
-        let n = (x / ln2).rounded()
-        let r = x - n * ln2
-        var term = 1.0
-        var sum = 1.0
-        var k = 1.0
-        while abs(term) > 1e-17 {
-            term *= r / k
-            sum += term
-            k += 1
-        }
-        return Double(sign: .plus, exponent: Int(n), significand: 1) * sum
+        var random = SplitMix64(seed: seed, stream: Stream.arrivals.rawValue, index: UInt64(index))
+        return -mean * Math.log(1 - random.nextUnit())
     }
 }

@@ -1,3 +1,6 @@
+import Foundation
+import PagebenchBase
+
 /// An error of the load harness: a bad scenario or flag, a missing file, an output that
 /// could not be written. ``kind`` decides the CLI's exit code; ``message`` names the field
 /// or file that is wrong and says how to fix it.
@@ -50,5 +53,19 @@ public struct HarnessError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The same error as a command-line problem (exit 64): the value came from a flag.
     public func asArgumentError() -> HarnessError {
         HarnessError(.invalidArgument, file: file, message)
+    }
+}
+
+extension HarnessError {
+    /// The bytes of the input file `path` (a scenario, a shard).
+    ///
+    /// - Throws: `inputUnavailable` with `ifMissing` when there is no such file, with the
+    ///   OS's reason when it cannot be read.
+    public static func readInput(_ path: String, ifMissing: String) throws(HarnessError) -> Data {
+        do {
+            return Data(try FileSystem.readBytes(path))
+        } catch {
+            throw HarnessError(.inputUnavailable, file: path, error.kind == .missing ? ifMissing : error.reason)
+        }
     }
 }

@@ -5,14 +5,12 @@ import PagebenchMetrics
 ///
 /// An HdrHistogram grows its counts array as larger values arrive, and the growth path of
 /// hdrhistogram-swift appends zeros one element at a time through unspecialised generic
-/// code (about 180 ns per element here). With 512 pagers each growing three recorders to
-/// millisecond range, that growth took ~90 % of the run's CPU and pushed page latency p99
-/// to hundreds of milliseconds. Instead, one recorder is grown once per process and every
+/// code; with hundreds of pagers each growing three recorders, that growth dominated a
+/// run's CPU and its page latency (figures: `results/design-measurements.md`). Instead, one recorder is grown once per process and every
 /// task starts from a copy of it: the first write copies the counts array with one
-/// `memcpy` (copy-on-write). Values above 1 s still grow a recorder the slow way, 1,024 counts (~0.2 ms) per doubling.
+/// `memcpy` (copy-on-write). Values above 1 s still grow a recorder the slow way (1,024 counts per doubling).
 ///
-/// The memory is the same as grown recorders would reach at a 1 s maximum (about 170 KiB
-/// each: 512 pagers hold about 170 MiB of page and drain histograms), and it shows in `peak_allocated_bytes` like any other memory of the run.
+/// The memory is the same as grown recorders would reach at a 1 s maximum, and it shows in `peak_allocated_bytes` like any other memory of the run.
 enum PresizedRecorders {
     /// The largest value the presized recorders cover without growing.
     static let coveredNanoseconds: UInt64 = 1_000_000_000

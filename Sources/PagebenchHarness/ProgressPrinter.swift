@@ -1,3 +1,4 @@
+import PagebenchBase
 import PagebenchMetrics
 import Synchronization
 
@@ -36,11 +37,11 @@ public final class ProgressPrinter: RunObserver {
         let eta: String
         if snapshot.phaseFraction > 0.01 {
             let remaining = snapshot.phaseElapsedSeconds / snapshot.phaseFraction - snapshot.phaseElapsedSeconds
-            eta = Formatting.seconds(remaining)
+            eta = NumberText.seconds(remaining)
         } else {
             eta = "?"
         }
-        let figures = "\(phase) \(Formatting.fixed(snapshot.phaseFraction * 100, 0))%  elapsed \(Formatting.seconds(elapsed))  ETA \(eta)  \(Formatting.count(snapshot.pagesPerSecond)) pages/s"
+        let figures = "\(phase) \(NumberText.fixed(snapshot.phaseFraction * 100, 0))%  elapsed \(NumberText.seconds(elapsed))  ETA \(eta)  \(NumberText.count(snapshot.pagesPerSecond)) pages/s"
         if isTerminal {
             let width = 20
             let filled = Int((snapshot.phaseFraction * Double(width)).rounded(.down))
@@ -55,15 +56,15 @@ public final class ProgressPrinter: RunObserver {
     public func runEnded(_ run: RunDescription, result: RunResult) {
         state.withLock { $0.run = nil }
         let metrics = result.metrics
-        var line = "\(label(run)): \(Formatting.count(result.pagesPerSecond)) pages/s, \(metrics.pages) pages, \(metrics.drains) drains"
+        var line = "\(label(run)): \(NumberText.count(result.pagesPerSecond)) pages/s, \(metrics.pages) pages, \(metrics.drains) drains"
         if !metrics.pageLatency.isEmpty {
-            line += ", page p99 \(Formatting.nanoseconds(metrics.pageLatency.valueAtPercentile(99)))"
+            line += ", page p99 \(NumberText.nanoseconds(metrics.pageLatency.valueAtPercentile(99)))"
         }
         if metrics.cancellations > 0 {
-            line += ", \(metrics.cancellations) cancelled (p99 \(Formatting.nanoseconds(metrics.cancellationLatency?.valueAtPercentile(99) ?? 0)))"
+            line += ", \(metrics.cancellations) cancelled (p99 \(NumberText.nanoseconds(metrics.cancellationLatency?.valueAtPercentile(99) ?? 0)))"
         }
         if metrics.errors.total > 0 { line += ", \(metrics.errors.total) failed" }
-        line += " in \(Formatting.seconds(result.measuredSeconds))"
+        line += " in \(NumberText.seconds(result.measuredSeconds))"
         write((isTerminal ? "\r\u{1B}[2K" : "") + line + "\n")
     }
 

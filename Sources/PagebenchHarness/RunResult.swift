@@ -1,5 +1,6 @@
 import Foundation
 import PagebenchMetrics
+import PagebenchProcessStats
 
 /// What one measured phase produced: merged metrics and resource readings, ready to become
 /// a CSV row with ``row(context:)``.
@@ -11,7 +12,7 @@ public struct RunResult: Sendable {
     public var pageTiming: Bool
     /// Every worker's metrics, merged (histograms merged exactly).
     public var metrics: TaskMetrics
-    /// Worker tasks that returned their metrics: always `concurrency` once the phase is over.
+    /// Pager tasks that returned their metrics: always `concurrency` once the phase is over.
     public var workersReturned: Int
     /// Wall-clock length of the measured phase.
     public var measuredSeconds: Double

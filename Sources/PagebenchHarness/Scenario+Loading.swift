@@ -1,4 +1,5 @@
 import Foundation
+import PagebenchBase
 import PagebenchStore
 
 extension Scenario {
@@ -26,15 +27,8 @@ extension Scenario {
     /// - Throws: ``HarnessError``: `inputUnavailable` when the file is missing or unreadable,
     ///   `invalidScenario` for bad content.
     public static func load(path: String) throws(HarnessError) -> Scenario {
-        let data: Data
-        do {
-            data = try Data(contentsOf: URL(fileURLWithPath: path))
-        } catch {
-            let missing = !FileManager.default.fileExists(atPath: path)
-            throw HarnessError(
-                .inputUnavailable, file: path,
-                missing ? "no such scenario file; check the path (shipped scenarios are in Benchmarks/Scenarios/)" : "cannot read the file (\(error.localizedDescription))")
-        }
+        let data = try HarnessError.readInput(
+            path, ifMissing: "no such scenario file; check the path (shipped scenarios are in Benchmarks/Scenarios/)")
         let base = (path as NSString).lastPathComponent
         let name = base.hasSuffix(".json") ? String(base.dropLast(5)) : base
         return try load(json: data, defaultName: name, file: path)

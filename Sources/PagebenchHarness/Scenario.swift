@@ -1,4 +1,5 @@
 import Foundation
+import PagebenchBase
 import PagebenchStore
 
 /// One benchmark: a store configuration (the store's JSON format) and a workload, under a
@@ -65,7 +66,7 @@ public struct Scenario: Sendable, Hashable {
     /// The stable identity of the whole configuration (store and workload, concurrency and
     /// repetitions excepted): 16 hex digits of FNV-1a-64, the CSV `config_hash`.
     public var configurationHash: String {
-        StableText.hex(StableText.fnv1a64(store.canonicalText + "|" + workload.canonicalText))
+        StableHash.hex(StableHash.fnv1a64(store.canonicalText + "|" + workload.canonicalText))
     }
 
     /// The scenario as pretty, key-sorted JSON: the scenario file format.

@@ -1,3 +1,4 @@
+import PagebenchBase
 import PagebenchMetrics
 
 /// The table `pagebench run` prints at the end: one line per result row with the figures
@@ -13,16 +14,16 @@ public enum SummaryTable {
         let body = rows.map { row -> [String] in
             [
                 row.scenario, row.pagerKind, "\(row.concurrency)", "\(row.repetition)",
-                Formatting.count(row.pagesPerSecond), Formatting.count(row.itemsPerSecond),
-                Formatting.fixed(row.emptyPageRate * 100, 1), Formatting.fixed(row.pagesPerDrainMean, 1),
-                row.pageLatency.map { Formatting.nanoseconds($0.p50Nanoseconds) } ?? "-",
-                row.pageLatency.map { Formatting.nanoseconds($0.p99Nanoseconds) } ?? "-",
-                row.drainLatency.map { Formatting.nanoseconds($0.p99Nanoseconds) } ?? "-",
-                row.cancellationLatency.map { Formatting.nanoseconds($0.p99Nanoseconds) } ?? "-",
-                Formatting.fixed(row.allocationsPerPage, 1), Formatting.bytes(row.peakAllocatedBytes),
-                Formatting.bytes(row.peakRSSBytes),
-                row.measurementOverheadRatio.map { Formatting.fixed($0, 3) } ?? "-",
-                row.harnessOverheadRatio.map { Formatting.fixed($0, 2) } ?? "-",
+                NumberText.count(row.pagesPerSecond), NumberText.count(row.itemsPerSecond),
+                NumberText.fixed(row.emptyPageRate * 100, 1), NumberText.fixed(row.pagesPerDrainMean, 1),
+                row.pageLatency.map { NumberText.nanoseconds($0.p50Nanoseconds) } ?? "-",
+                row.pageLatency.map { NumberText.nanoseconds($0.p99Nanoseconds) } ?? "-",
+                row.drainLatency.map { NumberText.nanoseconds($0.p99Nanoseconds) } ?? "-",
+                row.cancellationLatency.map { NumberText.nanoseconds($0.p99Nanoseconds) } ?? "-",
+                NumberText.fixed(row.allocationsPerPage, 1), NumberText.bytes(row.peakAllocatedBytes),
+                NumberText.bytes(row.peakRSSBytes),
+                row.measurementOverheadRatio.map { NumberText.fixed($0, 3) } ?? "-",
+                row.harnessOverheadRatio.map { NumberText.fixed($0, 2) } ?? "-",
             ]
         }
         let all = [headers] + body

@@ -1,3 +1,5 @@
+import PagebenchBase
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -26,7 +28,7 @@ public enum AtomicFile {
         let descriptor = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
         guard descriptor >= 0 else {
             throw failure(
-                path, "cannot create a temporary file in '\(directory)' (\(errnoDescription()))",
+                path, "cannot create a temporary file in '\(directory)' (\(FileSystem.errnoDescription()))",
                 "check that the directory exists and is writable")
         }
         let temporary = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
@@ -35,19 +37,19 @@ public enum AtomicFile {
             defer { if !closed { close(descriptor) } }
             try writeAll(contents, to: descriptor, path: temporary)
             guard fchmod(descriptor, 0o644) == 0 else {
-                throw failure(path, "cannot set permissions of '\(temporary)' (\(errnoDescription()))", nil)
+                throw failure(path, "cannot set permissions of '\(temporary)' (\(FileSystem.errnoDescription()))", nil)
             }
             guard fsync(descriptor) == 0 else {
-                throw failure(path, "cannot flush '\(temporary)' to disk (\(errnoDescription()))", nil)
+                throw failure(path, "cannot flush '\(temporary)' to disk (\(FileSystem.errnoDescription()))", nil)
             }
             closed = true
             guard close(descriptor) == 0 else {
-                throw failure(path, "cannot close '\(temporary)' (\(errnoDescription()))", nil)
+                throw failure(path, "cannot close '\(temporary)' (\(FileSystem.errnoDescription()))", nil)
             }
             try beforeRename()
             guard rename(temporary, path) == 0 else {
                 throw failure(
-                    path, "cannot rename the temporary file over it (\(errnoDescription()))",
+                    path, "cannot rename the temporary file over it (\(FileSystem.errnoDescription()))",
                     "is '\(path)' a directory, or on a read-only file system?")
             }
         } catch {
@@ -59,6 +61,53 @@ public enum AtomicFile {
         if directoryDescriptor >= 0 {
             fsync(directoryDescriptor)
             close(directoryDescriptor)
+        }
+    }
+
+    /// Appends to `path` in place, under an exclusive `flock`, creating the file if it is
+    /// missing: `addition` gets the file's current text (read under the lock) and returns what
+    /// to append, or throws to append nothing. Concurrent appenders (several `pagebench run
+    /// --history` at once) queue on the lock, so none loses another's rows; the addition goes
+    /// in with `O_APPEND`, so it lands after whatever is there.
+    ///
+    /// - Throws: ``MetricsError`` (`.outputFailed`) naming the path and the failing step; a
+    ///   path that is not a regular file (a directory, a FIFO, a device) is refused.
+    public static func appendLocked(to path: String, _ addition: (String) throws -> String) throws {
+        let descriptor = open(path, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC | O_NONBLOCK, 0o644)
+        guard descriptor >= 0 else {
+            throw failure(
+                path, "cannot open for appending (\(FileSystem.errnoDescription()))",
+                "check that the directory exists and is writable")
+        }
+        defer { close(descriptor) }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else {
+            throw failure(path, "is not a regular file", "give the path of a CSV file")
+        }
+        while flock(descriptor, LOCK_EX) != 0 {
+            if errno == EINTR { continue }
+            throw failure(path, "cannot lock (\(FileSystem.errnoDescription()))", nil)
+        }
+        defer { flock(descriptor, LOCK_UN) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress!, $0.count, off_t(bytes.count)) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw failure(path, "cannot read (\(FileSystem.errnoDescription()))", nil)
+            }
+            if count == 0 { break }
+            bytes += chunk[..<count]
+        }
+        guard let existing = String(validating: bytes, as: UTF8.self) else {
+            throw MetricsError.malformed(file: path, line: nil, column: nil, "the file is not UTF-8 text")
+        }
+        let text = try addition(existing)
+        guard !text.isEmpty else { return }
+        try writeAll(text, to: descriptor, path: path)
+        guard fsync(descriptor) == 0 else {
+            throw failure(path, "cannot flush to disk (\(FileSystem.errnoDescription()))", nil)
         }
     }
 
@@ -78,7 +127,7 @@ public enum AtomicFile {
             }
             if written < 0 {
                 if errno == EINTR { continue }
-                throw failure(path, "cannot write (\(errnoDescription()))", "is the disk full?")
+                throw failure(path, "cannot write (\(FileSystem.errnoDescription()))", "is the disk full?")
             }
             offset += written
         }

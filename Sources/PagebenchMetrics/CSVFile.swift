@@ -1,3 +1,5 @@
+import PagebenchBase
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -9,7 +11,20 @@ public enum CSVFile {
     /// - Throws: ``MetricsError``: `.inputUnavailable` if the file is missing or unreadable,
     ///   `.malformedInput` with line and column for bad content.
     public static func read<Row: CSVRecord>(_ type: Row.Type = Row.self, from path: String) throws -> [Row] {
-        try Row.parseCSV(readText(path), file: path)
+        try Row.parseCSV(TextFile.read(path), file: path)
+    }
+
+    /// Every row of the results file at `path`, which must hold at least one.
+    ///
+    /// - Throws: ``MetricsError``: `inputUnavailable` for a missing file, `malformedInput`
+    ///   with file, line and column for bad content, or for a header without rows.
+    public static func readResults(_ path: String) throws -> [ResultRow] {
+        let rows = try read(ResultRow.self, from: path)
+        guard !rows.isEmpty else {
+            throw MetricsError.malformed(
+                file: path, line: 2, column: nil, "the file has a header but no rows; was the run interrupted?")
+        }
+        return rows
     }
 
     /// Writes `rows` (with the header) to `path` atomically: the old file stays intact on failure.
@@ -20,71 +35,43 @@ public enum CSVFile {
     /// Appends `rows` to a history file, creating it with a header if it does not exist or is empty.
     ///
     /// The existing header must equal this build's header exactly; otherwise nothing is written
-    /// and the error says to start a new history file. The file is rewritten atomically (old
-    /// content + new rows), so a crash never leaves half a row.
+    /// and the error says to start a new history file. The rows go in with one write under an
+    /// exclusive lock (``AtomicFile/appendLocked(to:_:)``), so concurrent runs appending to
+    /// one history file keep every row.
     public static func append<Row: CSVRecord>(_ rows: [Row], toHistory path: String, writer: CSVWriter = CSVWriter())
         throws
     {
         let newText = try Row.csvText(rows, writer: writer)
-        guard access(path, F_OK) == 0 else {
-            try AtomicFile.write(newText, to: path)
-            return
-        }
-        let existing = try readText(path)
-        if existing.isEmpty || existing == "\u{FEFF}" {
-            try AtomicFile.write(newText, to: path)
-            return
-        }
-        let records = try CSVReader(file: path).records(existing)
-        let header = records.first?.fields.map(\.text) ?? []
-        guard header == Row.csvHeader else {
-            let firstDifference = zip(header, Row.csvHeader).enumerated().first { $0.element.0 != $0.element.1 }
-            let detail: String
-            if let (index, (found, expected)) = firstDifference {
-                detail = "column \(index + 1) is '\(found)' there but '\(expected)' in this build"
-            } else {
-                detail = "it has \(header.count) columns, this build writes \(Row.csvHeader.count)"
+        try AtomicFile.appendLocked(to: path) { existing in
+            if existing.isEmpty || existing == "\u{FEFF}" {
+                // A BOM alone stays: the header follows it.
+                return newText
             }
-            throw MetricsError(
-                kind: .outputFailed, file: path, line: 1,
-                message: "cannot append: the history file's header differs from this build's (\(detail)); "
-                    + "start a new history file or move this one aside")
-        }
-        guard existing.hasSuffix("\n") else {
-            throw MetricsError(
-                kind: .outputFailed, file: path,
-                message: "cannot append: the history file does not end with a line break, so its last row "
-                    + "may be truncated; check and repair its last line")
-        }
-        // Drop the new text's header line.
-        let newRecords = String(newText.drop { $0 != "\n" && $0 != "\r\n" }.dropFirst())
-        try AtomicFile.write(existing + newRecords, to: path)
-    }
-
-    static func readText(_ path: String) throws -> String {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else {
-            let code = errno
-            throw MetricsError(
-                kind: .inputUnavailable, file: path,
-                message: code == ENOENT
-                    ? "no such file; check the path" : "cannot open (\(errnoDescription(code)))")
-        }
-        defer { close(descriptor) }
-        var bytes: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 65_536)
-        while true {
-            let count = buffer.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw MetricsError(kind: .inputUnavailable, file: path, message: "cannot read (\(errnoDescription()))")
+            var header: [String] = []
+            try CSVReader(file: path).forEachRecord(String(existing.prefix { $0 != "\n" && $0 != "\r\n" })) {
+                header = $0.fields.map(\.text)
             }
-            if count == 0 { break }
-            bytes.append(contentsOf: buffer[0..<count])
+            guard header == Row.csvHeader else {
+                let firstDifference = zip(header, Row.csvHeader).enumerated().first { $0.element.0 != $0.element.1 }
+                let detail: String
+                if let (index, (found, expected)) = firstDifference {
+                    detail = "column \(index + 1) is '\(found)' there but '\(expected)' in this build"
+                } else {
+                    detail = "it has \(header.count) columns, this build writes \(Row.csvHeader.count)"
+                }
+                throw MetricsError(
+                    kind: .outputFailed, file: path, line: 1,
+                    message: "cannot append: the history file's header differs from this build's (\(detail)); "
+                        + "start a new history file or move this one aside")
+            }
+            guard existing.hasSuffix("\n") else {
+                throw MetricsError(
+                    kind: .outputFailed, file: path,
+                    message: "cannot append: the history file does not end with a line break, so its last row "
+                        + "may be truncated; check and repair its last line")
+            }
+            // Drop the new text's header line.
+            return String(newText.drop { $0 != "\n" && $0 != "\r\n" }.dropFirst())
         }
-        guard let text = String(validating: bytes, as: UTF8.self) else {
-            throw MetricsError.malformed(file: path, line: nil, column: nil, "not UTF-8 text; save it as UTF-8")
-        }
-        return text
     }
 }

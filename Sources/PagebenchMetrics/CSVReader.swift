@@ -34,6 +34,13 @@ public struct CSVReader: Sendable {
     /// Parses `text` into records. An empty input (or only a BOM) gives no records.
     public func records(_ text: String) throws -> [Record] {
         var records: [Record] = []
+        try forEachRecord(text) { records.append($0) }
+        return records
+    }
+
+    /// Parses `text` and hands each record to `body` as soon as it is complete, so that a
+    /// large file is never held as records all at once (only as text).
+    public func forEachRecord(_ text: String, _ body: (Record) throws -> Void) throws {
         var fields: [Field] = []
         var current = String.UnicodeScalarView()
         var line = 1
@@ -43,7 +50,7 @@ public struct CSVReader: Sendable {
         var recordLine = 1
         var scalars = text.unicodeScalars[...]
         if scalars.first == "\u{FEFF}" { scalars = scalars.dropFirst() }
-        if scalars.isEmpty { return [] }
+        if scalars.isEmpty { return }
 
         enum State { case fieldStart, unquoted, quoted, afterClosingQuote }
         var state = State.fieldStart
@@ -77,7 +84,7 @@ public struct CSVReader: Sendable {
                     fieldColumn = column + 1
                 } else if isLineEnd {
                     endField()
-                    records.append(Record(fields: fields, line: recordLine))
+                    try body(Record(fields: fields, line: recordLine))
                     fields = []
                     state = .fieldStart
                     if scalar == "\r" { index = next }
@@ -133,8 +140,7 @@ public struct CSVReader: Sendable {
         // A last record without a line terminator.
         if state != .fieldStart || !fields.isEmpty {
             endField()
-            records.append(Record(fields: fields, line: recordLine))
+            try body(Record(fields: fields, line: recordLine))
         }
-        return records
     }
 }

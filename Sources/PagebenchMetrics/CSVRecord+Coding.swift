@@ -25,99 +25,26 @@ extension CSVRecord {
     /// build does not read. A file of an ``CSVRecord/earlierSchemaVersions`` version lacks
     /// exactly the columns added since; its rows read with those empty, as this version.
     public static func parseCSV(_ text: String, file: String) throws -> [Self] {
-        let records = try CSVReader(file: file).records(text)
-        guard let header = records.first else {
+        // Records are decoded as they are read: a 100 MB file is held once as text and once
+        // as rows, never as a third copy of fields.
+        var decoder: CSVRowDecoder<Self>?
+        var rows: [Self] = []
+        try CSVReader(file: file).forEachRecord(text) { record in
+            if decoder != nil {
+                rows.append(try decoder!.row(record))
+            } else {
+                decoder = try CSVRowDecoder(header: record, file: file)
+            }
+        }
+        guard decoder != nil else {
             throw MetricsError.malformed(
                 file: file, line: 1, column: 1,
                 "the file is empty; expected a header line starting '\(csvHeader.prefix(3).joined(separator: ","))…'")
         }
-        let columns = csvColumns
-        var byName: [String: Int] = [:]
-        for (index, column) in columns.enumerated() { byName[column.name] = index }
-
-        // Map each header field to a column.
-        var columnOfField: [Int] = []
-        var seen: [Int: CSVReader.Field] = [:]
-        let known = header.fields.filter { byName[$0.text] != nil }.count
-        for field in header.fields {
-            guard let index = byName[field.text] else {
-                if known == 0 {
-                    throw MetricsError.malformed(
-                        file: file, line: field.line, column: field.column,
-                        "missing header: line \(field.line) does not name any known column (found '\(field.text)'); "
-                            + "the first line must be the header, starting '\(csvHeader.prefix(3).joined(separator: ","))…'")
-                }
-                throw MetricsError.malformed(
-                    file: file, line: field.line, column: field.column,
-                    "unknown column '\(field.text)'; this pagebench reads schema version \(schemaVersionHint) "
-                        + "(columns are listed in README.md, \"CSV columns\")")
-            }
-            if let earlier = seen[index] {
-                throw MetricsError.malformed(
-                    file: file, line: field.line, column: field.column,
-                    "column '\(field.text)' appears twice (first at column \(earlier.column))")
-            }
-            seen[index] = field
-            columnOfField.append(index)
-        }
-        let missing = columns.indices.filter { seen[$0] == nil }.map { columns[$0].name }
-        let missingSet = Set(missing)
-        guard missing.isEmpty || earlierSchemaVersions.values.contains(missingSet) else {
-            throw MetricsError.malformed(
-                file: file, line: header.line, column: nil,
-                "header lacks column\(missing.count == 1 ? "" : "s") \(missing.map { "'\($0)'" }.joined(separator: ", ")); "
-                    + "was the file written by another pagebench version? Regenerate it with this one")
-        }
-
-        var rows: [Self] = []
-        rows.reserveCapacity(records.count - 1)
-        for record in records.dropFirst() {
-            guard record.fields.count == header.fields.count else {
-                let hint =
-                    record.fields.count == 1 && record.fields[0].text.isEmpty
-                    ? " (a blank line; remove it)" : " (an unquoted comma in a text field? quote the field)"
-                throw MetricsError.malformed(
-                    file: file, line: record.line, column: record.fields.count > header.fields.count
-                        ? record.fields[header.fields.count].column : nil,
-                    "expected \(header.fields.count) fields as in the header, found \(record.fields.count)\(hint)")
-            }
-            var row = blank
-            var cells: [CSVValue] = Array(repeating: .missing, count: columns.count)
-            for (field, index) in zip(record.fields, columnOfField) {
-                let column = columns[index]
-                switch CSVValue.parse(field.text[...], as: column.descriptor.type) {
-                case .failure(let failure):
-                    throw MetricsError.malformed(
-                        file: file, line: field.line, column: field.column, "column '\(column.name)': \(failure.message)")
-                case .success(.missing) where !column.descriptor.isOptional && column.descriptor.type != .text:
-                    throw MetricsError.malformed(
-                        file: file, line: field.line, column: field.column,
-                        "column '\(column.name)' is empty but requires a \(column.descriptor.type.rawValue) value")
-                case .success(let value):
-                    let stored: CSVValue = (value == .missing && column.descriptor.type == .text) ? .text("") : value
-                    cells[index] = stored
-                    column.store(&row, stored)
-                }
-            }
-            // A cell that was empty but reads back filled (or the reverse) belongs to a group of
-            // optional columns that must be filled all together.
-            for (field, index) in zip(record.fields, columnOfField) {
-                let column = columns[index]
-                let written = column.value(row)
-                if (written == .missing) != (cells[index] == .missing) {
-                    throw MetricsError.malformed(
-                        file: file, line: field.line, column: field.column,
-                        "column '\(column.name)' is \(cells[index] == .missing ? "empty" : "filled") but the other "
-                            + "columns of its group are not; fill all of them or leave all empty")
-                }
-            }
-            try checkSchemaVersion(&row, record: record, columnOfField: columnOfField, missing: missingSet, file: file)
-            rows.append(row)
-        }
         return rows
     }
 
-    private static var schemaVersionHint: String {
+    fileprivate static var schemaVersionHint: String {
         guard let column = csvColumns.first(where: { $0.name == "schema_version" }),
             case .integer(let version) = column.value(blank)
         else { return "(unversioned)" }
@@ -126,7 +53,7 @@ extension CSVRecord {
 
     /// Accepts this build's version, or an earlier one whose file lacks exactly the columns
     /// added since (`missing`), which it upgrades to this version (those cells stay empty).
-    private static func checkSchemaVersion(
+    fileprivate static func checkSchemaVersion(
         _ row: inout Self, record: CSVReader.Record, columnOfField: [Int], missing: Set<String>, file: String
     ) throws {
         guard let position = columnOfField.firstIndex(where: { csvColumns[$0].name == "schema_version" }) else { return }
@@ -149,5 +76,118 @@ extension CSVRecord {
             file: file, line: field.line, column: field.column,
             "schema_version \(field.text) is not the version this pagebench reads (\(schemaVersionHint)); "
                 + "regenerate the file with this build or use the pagebench version that wrote it")
+    }
+}
+
+/// Decodes records into rows against one header (the header checks of ``CSVRecord/parseCSV(_:file:)``).
+struct CSVRowDecoder<Row: CSVRecord> {
+    let header: CSVReader.Record
+    let file: String
+    /// The column index of each header field.
+    let columnOfField: [Int]
+    /// Columns the header lacks: empty, or exactly those added since an earlier schema version.
+    let missing: Set<String>
+    /// `Row.csvColumns`, read once.
+    let columns: [CSVColumn<Row>]
+    /// The previous row's text per column: a row that repeats it (host, commit, scenario…)
+    /// shares its storage instead of holding another copy, which keeps a large file's rows
+    /// small.
+    private var previousText: [String?] = []
+
+    init(header: CSVReader.Record, file: String) throws {
+        let columns = Row.csvColumns
+        var byName: [String: Int] = [:]
+        for (index, column) in columns.enumerated() { byName[column.name] = index }
+
+        // Map each header field to a column.
+        var columnOfField: [Int] = []
+        var seen: [Int: CSVReader.Field] = [:]
+        let known = header.fields.filter { byName[$0.text] != nil }.count
+        for field in header.fields {
+            guard let index = byName[field.text] else {
+                if known == 0 {
+                    throw MetricsError.malformed(
+                        file: file, line: field.line, column: field.column,
+                        "missing header: line \(field.line) does not name any known column (found '\(field.text)'); "
+                            + "the first line must be the header, starting '\(Row.csvHeader.prefix(3).joined(separator: ","))…'")
+                }
+                throw MetricsError.malformed(
+                    file: file, line: field.line, column: field.column,
+                    "unknown column '\(field.text)'; this pagebench reads schema version \(Row.schemaVersionHint) "
+                        + "(columns are listed in README.md, \"CSV columns\")")
+            }
+            if let earlier = seen[index] {
+                throw MetricsError.malformed(
+                    file: file, line: field.line, column: field.column,
+                    "column '\(field.text)' appears twice (first at column \(earlier.column))")
+            }
+            seen[index] = field
+            columnOfField.append(index)
+        }
+        let missing = columns.indices.filter { seen[$0] == nil }.map { columns[$0].name }
+        let missingSet = Set(missing)
+        guard missing.isEmpty || Row.earlierSchemaVersions.values.contains(missingSet) else {
+            throw MetricsError.malformed(
+                file: file, line: header.line, column: nil,
+                "header lacks column\(missing.count == 1 ? "" : "s") \(missing.map { "'\($0)'" }.joined(separator: ", ")); "
+                    + "was the file written by another pagebench version? Regenerate it with this one")
+        }
+        self.header = header
+        self.file = file
+        self.columnOfField = columnOfField
+        self.missing = missingSet
+        self.columns = columns
+        previousText = Array(repeating: nil, count: columns.count)
+    }
+
+    mutating func row(_ record: CSVReader.Record) throws -> Row {
+        guard record.fields.count == header.fields.count else {
+            let hint =
+                record.fields.count == 1 && record.fields[0].text.isEmpty
+                ? " (a blank line; remove it)" : " (an unquoted comma in a text field? quote the field)"
+            throw MetricsError.malformed(
+                file: file, line: record.line, column: record.fields.count > header.fields.count
+                    ? record.fields[header.fields.count].column : nil,
+                "expected \(header.fields.count) fields as in the header, found \(record.fields.count)\(hint)")
+        }
+        var row = Row.blank
+        var cells: [CSVValue] = Array(repeating: .missing, count: columns.count)
+        for (field, index) in zip(record.fields, columnOfField) {
+            let column = columns[index]
+            switch CSVValue.parse(field.text[...], as: column.descriptor.type) {
+            case .failure(let failure):
+                throw MetricsError.malformed(
+                    file: file, line: field.line, column: field.column, "column '\(column.name)': \(failure.message)")
+            case .success(.missing) where !column.descriptor.isOptional && column.descriptor.type != .text:
+                throw MetricsError.malformed(
+                    file: file, line: field.line, column: field.column,
+                    "column '\(column.name)' is empty but requires a \(column.descriptor.type.rawValue) value")
+            case .success(let value):
+                var stored: CSVValue = (value == .missing && column.descriptor.type == .text) ? .text("") : value
+                if case .text(let text) = stored {
+                    if let previous = previousText[index], previous == text {
+                        stored = .text(previous)
+                    } else {
+                        previousText[index] = text
+                    }
+                }
+                cells[index] = stored
+                column.store(&row, stored)
+            }
+        }
+        // A cell that was empty but reads back filled (or the reverse) belongs to a group of
+        // optional columns that must be filled all together.
+        for (field, index) in zip(record.fields, columnOfField) {
+            let column = columns[index]
+            let written = column.value(row)
+            if (written == .missing) != (cells[index] == .missing) {
+                throw MetricsError.malformed(
+                    file: file, line: field.line, column: field.column,
+                    "column '\(column.name)' is \(cells[index] == .missing ? "empty" : "filled") but the other "
+                        + "columns of its group are not; fill all of them or leave all empty")
+            }
+        }
+        try Row.checkSchemaVersion(&row, record: record, columnOfField: columnOfField, missing: missing, file: file)
+        return row
     }
 }

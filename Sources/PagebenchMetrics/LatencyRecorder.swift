@@ -4,7 +4,7 @@ import Histogram
 ///
 /// A value type with no lock: each task of a run owns its recorders and records into them on
 /// the per-page path without touching shared state; the harness merges them with ``add(_:)``
-/// when the tasks return (issue 4: "one histogram per task merged at the end"). Merging is
+/// when the tasks return (one histogram per task, merged at the end). Merging is
 /// exact: the merged recorder equals one that recorded every sample itself.
 ///
 /// Resolution is 3 significant decimal digits (a value is stored to within 0.1 %, exactly

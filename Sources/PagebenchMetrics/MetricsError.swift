@@ -1,5 +1,6 @@
-/// An error from the metrics layer: reading allocator or process statistics, CSV files,
-/// serialised histograms, or writing results.
+/// An error about results and the files that hold them: reading CSV files, thresholds,
+/// serialised histograms or process statistics, writing results and reports. The metrics,
+/// process-statistics and report layers all throw this one shape.
 ///
 /// The ``description`` says what was wrong and, where the reader can act, how to fix it.
 /// Errors about a file carry its path and, for parse errors, the 1-based line and column
@@ -7,16 +8,20 @@
 public struct MetricsError: Error, CustomStringConvertible, Sendable, Equatable {
     /// What kind of failure this is; a CLI maps it to an exit code.
     public enum Kind: String, Sendable, Equatable {
-        /// Malformed input data: CSV, a serialised histogram, /proc contents (exit 65).
+        /// Malformed input data: CSV, a thresholds file, a serialised histogram, /proc
+        /// contents (exit 65).
         case malformedInput
         /// An input file does not exist or cannot be read (exit 66).
         case inputUnavailable
         /// An output file could not be created or replaced (exit 73).
         case outputFailed
-        /// The allocator or operating system could not report a statistic (exit 70).
+        /// The allocator or operating system could not report a statistic (exit 73: the
+        /// results that needed it cannot be written).
         case statisticsUnavailable
-        /// A value cannot be represented, e.g. a non-finite number in a CSV row (exit 70).
+        /// A value cannot be represented, e.g. a non-finite number in a CSV row (exit 65).
         case invalidValue
+        /// A request that cannot be served, e.g. an empty list of files (exit 64).
+        case invalidRequest
     }
 
     public let kind: Kind
@@ -46,11 +51,11 @@ public struct MetricsError: Error, CustomStringConvertible, Sendable, Equatable 
         return prefix.isEmpty ? message : prefix + ": " + message
     }
 
-    static func malformed(file: String?, line: Int?, column: Int?, _ message: String) -> MetricsError {
+    public static func malformed(file: String?, line: Int?, column: Int?, _ message: String) -> MetricsError {
         MetricsError(kind: .malformedInput, file: file, line: line, column: column, message: message)
     }
 
-    static func statistics(_ message: String) -> MetricsError {
+    package static func statistics(_ message: String) -> MetricsError {
         MetricsError(kind: .statisticsUnavailable, message: message)
     }
 }

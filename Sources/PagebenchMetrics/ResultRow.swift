@@ -129,7 +129,7 @@ public struct ResultRow: CSVRecord, Hashable {
 
     public static var blank: ResultRow { ResultRow() }
 
-    /// The identity the checker matches rows by (issue 5): scenario, configuration, pager, concurrency.
+    /// The identity the checker matches rows by: scenario, configuration, pager, concurrency.
     public var identity: ResultIdentity {
         ResultIdentity(scenario: scenario, configHash: configHash, pagerKind: pagerKind, concurrency: concurrency)
     }
@@ -146,7 +146,7 @@ public struct ResultRow: CSVRecord, Hashable {
     }
 }
 
-/// Which rows of two results files describe the same experiment (issue 5).
+/// Which rows of two results files describe the same experiment.
 public struct ResultIdentity: Sendable, Hashable, Comparable, CustomStringConvertible {
     public var scenario: String
     public var configHash: String

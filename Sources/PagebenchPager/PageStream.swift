@@ -1,3 +1,5 @@
+import PagebenchBase
+
 /// The streaming pager: an `AsyncSequence` of pages that follows the source's tokens from
 /// the initial request until there is no next page, and retains nothing it has yielded,
 /// so a store of any size drains in constant memory (SEMANTICS P7, P9, P15).

@@ -1,3 +1,4 @@
+import PagebenchBase
 import Synchronization
 
 /// An Apollo-iOS-style pager (after `AsyncGraphQLQueryPager`) for any page source: fetch

@@ -1,3 +1,35 @@
+import PagebenchBase
+
+extension RetryPolicy {
+    /// The retry loop of every pager and of the harness's bare loop, after `firstError`:
+    /// while the policy allows (retries left, the error retryable, the task not cancelled),
+    /// sleeps the jittered back-off, calls `willRetry` (a retry is counted when its request
+    /// is sent) and runs `attempt` again. Throws the last error otherwise.
+    /// The caller makes the first attempt itself (its hot path); this is the cold one.
+    public func retry<Response>(
+        after firstError: any Error,
+        random: inout SplitMix64,
+        willRetry: () -> Void,
+        _ attempt: () async throws -> Response
+    ) async throws -> Response {
+        var error = firstError
+        var retry = 0
+        while true {
+            guard retry < maxRetries, !(error is CancellationError), isRetryable(error), !Task.isCancelled
+            else { throw error }
+            retry += 1
+            try await sleep(backoff(forRetry: retry, unit: random.nextUnit()))
+            try Task.checkCancellation()
+            willRetry()
+            do {
+                return try await attempt()
+            } catch let next {
+                error = next
+            }
+        }
+    }
+}
+
 /// Fetches one page, retrying retryable errors as `policy` allows, counting every attempt.
 /// The first attempt is the hot path; the retry loop lives in a separate cold function.
 @inlinable
@@ -25,21 +57,10 @@ func retryAfterFailure<Source: PageSource>(
     random: inout SplitMix64,
     counters: PagerCounters
 ) async throws -> Source.Response {
-    var error = firstError
-    var retry = 0
-    while true {
-        guard retry < policy.maxRetries, !(error is CancellationError), policy.isRetryable(error),
-            !Task.isCancelled
-        else { throw error }
-        retry += 1
-        try await policy.sleep(policy.backoff(forRetry: retry, unit: random.nextUnit()))
-        try Task.checkCancellation()
+    try await policy.retry(after: firstError, random: &random) {
         counters.countRetry()
         counters.countRequest()
-        do {
-            return try await source.fetch(request)
-        } catch let next {
-            error = next
-        }
+    } _: {
+        try await source.fetch(request)
     }
 }

@@ -1,3 +1,5 @@
+import PagebenchBase
+
 /// How a pager retries retryable source errors: exponential backoff with seeded jitter.
 /// Off by default (`RetryPolicy.none`).
 ///

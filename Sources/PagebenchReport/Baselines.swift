@@ -9,7 +9,7 @@ public enum Baselines {
                 || $0 == "."
         }
         guard !name.isEmpty, allowed, !name.hasPrefix("."), name.count <= 100 else {
-            throw ReportError(
+            throw MetricsError(
                 kind: .invalidRequest,
                 message: "baseline name '\(name)' is not allowed; use letters, digits, '-', '_' and '.' "
                     + "(not starting with '.'), e.g. --name ci")
@@ -28,22 +28,16 @@ public enum Baselines {
     public static func write(_ rows: [ResultRow], name: String, directory: String) throws -> String {
         try validateName(name)
         guard !rows.isEmpty else {
-            throw ReportError(kind: .invalidRequest, message: "no rows to write into baseline '\(name)'")
+            throw MetricsError(kind: .invalidRequest, message: "no rows to write into baseline '\(name)'")
         }
         let path = path(name: name, directory: directory)
-        let text: String
-        do {
-            text = try ResultRow.csvText(rows)
-        } catch let error as MetricsError {
-            throw ReportError(error)
-        }
-        try TextFile.write(text, to: path)
+        try TextFile.write(try ResultRow.csvText(rows), to: path)
         return path
     }
 
     /// Validates the results file `source` and writes its rows as baseline `name`.
     public static func update(name: String, directory: String, from source: String) throws -> (path: String, rows: Int) {
-        let rows = try ResultsFile.read(source)
+        let rows = try CSVFile.readResults(source)
         return (try write(rows, name: name, directory: directory), rows.count)
     }
 }

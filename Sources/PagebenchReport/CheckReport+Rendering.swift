@@ -1,4 +1,5 @@
 import Foundation
+import PagebenchBase
 
 extension CheckReport {
     /// The report as `format` (text, markdown or json; csv is not offered for checks).
@@ -38,16 +39,16 @@ extension CheckReport {
     }
 
     private func describe(_ verdict: MetricVerdict) -> (values: String, change: String, evidence: String) {
-        let before = verdict.baselineMedian.map { Format.value($0, unit: verdict.unit) } ?? "—"
-        let after = verdict.currentMedian.map { Format.value($0, unit: verdict.unit) } ?? "—"
-        let change = verdict.relativeChange.map(Format.percent) ?? "—"
+        let before = verdict.baselineMedian.map { NumberText.value($0, unit: verdict.unit) } ?? "—"
+        let after = verdict.currentMedian.map { NumberText.value($0, unit: verdict.unit) } ?? "—"
+        let change = verdict.relativeChange.map(NumberText.percent) ?? "—"
         var evidence: [String] = []
         if let low = verdict.intervalLow, let high = verdict.intervalHigh {
-            evidence.append("CI \(Format.percent(low)) … \(Format.percent(high))")
+            evidence.append("CI \(NumberText.percent(low)) … \(NumberText.percent(high))")
         }
-        if let p = verdict.rankTestP { evidence.append("p \(Format.number(p, digits: 2))") }
+        if let p = verdict.rankTestP { evidence.append("p \(NumberText.number(p, digits: 2))") }
         evidence.append("n \(verdict.baselineValues.count)/\(verdict.currentValues.count)")
-        evidence.append("threshold ±\(Format.number(verdict.threshold * 100, digits: 3)) %")
+        evidence.append("threshold ±\(NumberText.number(verdict.threshold * 100, digits: 3)) %")
         if let note = verdict.note { evidence.append(note) }
         return ("\(before) → \(after)", change, evidence.joined(separator: ", "))
     }

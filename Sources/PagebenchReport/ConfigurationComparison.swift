@@ -1,3 +1,4 @@
+import PagebenchBase
 import PagebenchMetrics
 
 /// A side-by-side table of configurations (`pagebench compare`): one column per configuration,
@@ -55,7 +56,7 @@ public struct ConfigurationComparison: Sendable, Equatable {
         let known = Set(comparableMetrics)
         for name in names where !known.contains(name) {
             let suggestion = Thresholds.closestName(to: name, in: comparableMetrics)
-            throw ReportError(
+            throw MetricsError(
                 kind: .invalidRequest,
                 message: "unknown metric '\(name)'" + (suggestion.map { "; did you mean '\($0)'?" } ?? "")
                     + " (every non-context column of README.md \"CSV columns\" may be compared)")
@@ -134,10 +135,10 @@ public struct ConfigurationComparison: Sendable, Equatable {
 
     static func cellText(_ row: Row, _ index: Int) -> String {
         guard let value = row.values[index] else { return "—" }
-        var text = Format.value(value, unit: row.unit)
+        var text = NumberText.value(value, unit: row.unit)
         if let delta = row.deltas[index] {
             let judgement = judgement(delta, row.polarity)
-            text += " (\(Format.percent(delta))\(judgement.isEmpty ? "" : " " + judgement))"
+            text += " (\(NumberText.percent(delta))\(judgement.isEmpty ? "" : " " + judgement))"
         }
         return text
     }

@@ -1,3 +1,4 @@
+import PagebenchBase
 import PagebenchMetrics
 
 /// One self-contained HTML page of plots (`pagebench report`): inline SVG drawn here, inline CSS,
@@ -108,8 +109,8 @@ public struct HTMLReport: Sendable {
         "<p class=\"empty\" id=\"\(id)\">\(escape(message))</p>\n"
     }
 
-    private func bytes(_ value: Double) -> String { Format.value(value, unit: "bytes") }
-    private func nanoseconds(_ value: Double) -> String { Format.value(value, unit: "ns") }
+    private func bytes(_ value: Double) -> String { NumberText.value(value, unit: "bytes") }
+    private func nanoseconds(_ value: Double) -> String { NumberText.value(value, unit: "ns") }
 
     // MARK: Plots
 
@@ -133,14 +134,14 @@ public struct HTMLReport: Sendable {
         let logX = (concurrencies.max() ?? 1) / max(concurrencies.min() ?? 1, 1) >= 8
         var chart = SVGChart(id: "plot-throughput", title: "Pages per second against concurrency", xLabel: "concurrent pagers", yLabel: "pages/s")
         chart.xScale = logX ? .log : .linear
-        chart.xFormat = { Format.number($0, digits: 3) }
+        chart.xFormat = { NumberText.number($0, digits: 3) }
         // Configurations a hundred times apart stay readable on a log axis.
         let throughputs = series.flatMap { $0.points.map(\.y) }.filter { $0 > 0 }
         if let low = throughputs.min(), let high = throughputs.max(), high / low >= 50 {
             chart.yScale = .log
             chart.yLabel = "pages/s (log scale)"
         }
-        chart.yFormat = Format.compact
+        chart.yFormat = NumberText.compact
         chart.series = Array(series.prefix(maximumSeries * 2))
         return chart.render()
     }
@@ -163,8 +164,8 @@ public struct HTMLReport: Sendable {
         let xs = series.flatMap { $0.points.map(\.x) }.filter { $0 > 0 }
         var chart = SVGChart(id: "plot-empty-pages", title: "Empty-page rate against selectivity", xLabel: "selectivity (items returned ÷ items scanned)", yLabel: "empty-page rate")
         if let low = xs.min(), let high = xs.max(), high / low >= 20 { chart.xScale = .log }
-        chart.xFormat = { Format.number($0, digits: 2) }
-        chart.yFormat = { Format.percent($0).replacingOccurrences(of: "+", with: "") }
+        chart.xFormat = { NumberText.number($0, digits: 2) }
+        chart.yFormat = { NumberText.percent($0).replacingOccurrences(of: "+", with: "") }
         chart.series = Array(series.prefix(maximumSeries * 2))
         return chart.render()
     }
@@ -243,7 +244,7 @@ public struct HTMLReport: Sendable {
         chart.series = series
         chart.yFormat = bytes
         chart.yTickUnit = 1_048_576
-        chart.xFormat = { Format.number($0, digits: 3) + " s" }
+        chart.xFormat = { NumberText.number($0, digits: 3) + " s" }
         let warmupEnd = timeSeries.filter(\.isWarmup).map(\.elapsedSeconds).max()
         if let warmupEnd, let start = timeSeries.map(\.elapsedSeconds).min() {
             chart.bands = [(min(0, start), warmupEnd, "warm-up")]
@@ -292,7 +293,7 @@ public struct HTMLReport: Sendable {
         }
         var chart = SVGChart(id: "plot-history", title: "Pages per second across commits", xLabel: "commit (oldest first)", yLabel: "pages/s")
         chart.xScale = .categorical(commits.map { String($0.prefix(7)) + ($0.hasSuffix("-dirty") ? "*" : "") })
-        chart.yFormat = Format.compact
+        chart.yFormat = NumberText.compact
         chart.series = series
         return chart.render()
     }

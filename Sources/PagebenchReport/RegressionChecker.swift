@@ -1,6 +1,7 @@
+import PagebenchBase
 import PagebenchMetrics
 
-/// Compares a baseline results file with a current one (issue 5, README "Regression checking").
+/// Compares a baseline results file with a current one (README "Regression checking").
 ///
 /// 1. Rows are grouped by ``ResultIdentity`` (scenario, configuration hash, pager kind,
 ///    concurrency); the repetitions of a group are its samples. Groups present on one side only
@@ -27,15 +28,15 @@ public struct RegressionChecker: Sendable {
 
     /// The method line printed with every report.
     public var methodDescription: String {
-        "median of repetitions; \(Format.number(thresholds.confidence * 100)) % percentile-bootstrap interval of the "
+        "median of repetitions; \(NumberText.number(thresholds.confidence * 100)) % percentile-bootstrap interval of the "
             + "ratio of medians (\(thresholds.resamples) resamples, seed \(thresholds.seed)); Mann–Whitney U at "
-            + "α = \(Format.number(thresholds.alpha)) where the repetitions can reach it; default thresholds × "
-            + "\(Format.number(thresholds.scale))"
+            + "α = \(NumberText.number(thresholds.alpha)) where the repetitions can reach it; default thresholds × "
+            + "\(NumberText.number(thresholds.scale))"
     }
 
     /// Compares two files' rows, refusing files that have no identity in common.
     ///
-    /// - Throws: ``ReportError`` (`.malformedInput`) when not one group matches: the files describe
+    /// - Throws: ``MetricsError`` (`.malformedInput`) when not one group matches: the files describe
     ///   different experiments (another scenario set, or configuration hashes that changed), so
     ///   passing would hide everything; the message says to refresh the baseline.
     public func checkFiles(
@@ -48,7 +49,7 @@ public struct RegressionChecker: Sendable {
         report.unmatchedFails = failOnUnmatched
         if report.comparisons.isEmpty {
             let example = report.onlyInBaseline.first.map { " (baseline has e.g. \($0.label), current \(report.onlyInCurrent.first?.label ?? "nothing"))" } ?? ""
-            throw ReportError(
+            throw MetricsError(
                 kind: .malformedInput, file: currentFile,
                 message: "no row matches the baseline \(baselineFile) by scenario, configuration hash, pager and "
                     + "concurrency\(example); if the scenarios or their configuration changed on purpose, refresh the "
@@ -164,7 +165,7 @@ public struct RegressionChecker: Sendable {
         let change = Statistics.ratio(currentMedian, over: baselineMedian) - 1
         result.relativeChange = change
         // Seed per metric so metrics do not share one random stream, yet stay reproducible.
-        let seed = thresholds.seed ^ Self.stableHash(column.name)
+        let seed = thresholds.seed ^ StableHash.fnv1a64(column.name)
         let interval = Statistics.bootstrapRatioOfMedians(
             baseline: baselineValues, current: currentValues, confidence: thresholds.confidence,
             resamples: thresholds.resamples, seed: seed)
@@ -191,22 +192,12 @@ public struct RegressionChecker: Sendable {
             if beyondThreshold {
                 result.note =
                     intervalExcludesNoChange
-                    ? "rank test p = \(Format.number(p, digits: 2)) ≥ α" : "interval includes no change"
+                    ? "rank test p = \(NumberText.number(p, digits: 2)) ≥ α" : "interval includes no change"
             } else {
                 result.note = "interval reaches beyond the threshold"
             }
         }
         return result
-    }
-
-    /// FNV-1a of the UTF-8 bytes: stable across runs and machines (never `hashValue`).
-    static func stableHash(_ text: String) -> UInt64 {
-        var hash: UInt64 = 0xCBF2_9CE4_8422_2325
-        for byte in text.utf8 {
-            hash ^= UInt64(byte)
-            hash = hash &* 0x0000_0100_0000_01B3
-        }
-        return hash
     }
 
     private func contextWarnings(_ baseline: [ResultRow], _ current: [ResultRow]) -> [String] {

@@ -1,4 +1,5 @@
 import Foundation
+import PagebenchBase
 
 /// A small SVG chart renderer: line, point and range plots on linear, log or categorical axes,
 /// drawn as plain inline SVG (no scripts, no fonts or styles fetched from anywhere).
@@ -33,8 +34,8 @@ struct SVGChart {
     var yLabel: String
     var xScale: ScaleKind = .linear
     var yScale: ScaleKind = .linear
-    var xFormat: (Double) -> String = { Format.number($0, digits: 3) }
-    var yFormat: (Double) -> String = { Format.number($0, digits: 3) }
+    var xFormat: (Double) -> String = { NumberText.number($0, digits: 3) }
+    var yFormat: (Double) -> String = { NumberText.number($0, digits: 3) }
     var series: [Series] = []
     var boxes: [Box] = []
     /// Shaded x intervals (e.g. warm-up), with a caption.

@@ -1,3 +1,5 @@
+import Foundation
+import PagebenchBase
 import PagebenchMetrics
 
 /// How large and how certain a change of a measured metric must be before `pagebench check`
@@ -107,138 +109,175 @@ public struct Thresholds: Sendable, Equatable {
         var lines = ["| metric | polarity | relative | absolute floor |", "| --- | --- | --- | --- |"]
         for column in judgedColumns {
             let rule = defaultRule(for: column)
-            let absolute = rule.absolute == 0 ? "—" : "\(Format.number(rule.absolute)) \(column.unit)"
+            let absolute = rule.absolute == 0 ? "—" : "\(NumberText.number(rule.absolute)) \(column.unit)"
             lines.append(
                 "| `\(column.name)` | \(column.polarity == .higherIsBetter ? "higher is better" : "lower is better") "
-                    + "| \(Format.number(rule.relative * 100)) % | \(absolute) |")
+                    + "| \(NumberText.number(rule.relative * 100)) % | \(absolute) |")
         }
         return lines.joined(separator: "\n") + "\n"
     }
 
-    /// Reads a thresholds JSON file. Errors name the file, line and column of the offending value.
+    /// Reads a thresholds JSON file. Errors name the file and the field (`metrics.pages_per_s.relative`).
     public static func read(from path: String) throws -> Thresholds {
         try parse(TextFile.read(path), file: path)
     }
 
-    /// Parses thresholds JSON text (see the type's documentation for the format).
+    /// Parses thresholds JSON text (see the type's documentation for the format), decoded with
+    /// `Codable` like scenario files and checked field by field.
+    ///
+    /// - Throws: ``PagebenchMetrics/MetricsError`` (`malformedInput`) naming `file` and the
+    ///   field: `t.json: metrics.pages_per_s.relative: must be a number ≥ 0 (0.05 means 5 %)`.
     public static func parse(_ text: String, file: String) throws -> Thresholds {
-        let root = try JSONDocument.parse(text, file: file)
-        guard case .object(let members) = root.value else {
-            throw ReportError.malformed(
-                file, root.line, root.column, "expected a JSON object at the top level, found \(root.typeName)")
+        do {
+            return try JSONDecoder().decode(Document.self, from: Data(text.utf8)).thresholds
+        } catch let error as FieldError {
+            throw MetricsError.malformed(file: file, line: nil, column: nil, "\(error.field): \(error.problem)")
+        } catch DecodingError.typeMismatch(_, let context) where context.codingPath.isEmpty {
+            throw MetricsError.malformed(
+                file: file, line: nil, column: nil, "expected a JSON object at the top level, like {\"scale\": 2}")
+        } catch DecodingError.dataCorrupted(let context) where context.codingPath.isEmpty {
+            let reason = (context.underlyingError as? NSError)?.userInfo[NSDebugDescriptionErrorKey] as? String
+            throw MetricsError.malformed(
+                file: file, line: nil, column: nil, "not valid JSON (\(reason ?? context.debugDescription))")
+        } catch {
+            throw MetricsError.malformed(file: file, line: nil, column: nil, "not a thresholds file (\(error))")
         }
+    }
+
+    /// A field with a bad value: its JSON path and what is wrong.
+    private struct FieldError: Error {
+        let field: String
+        let problem: String
+    }
+
+    /// Any key of a JSON object.
+    private struct AnyKey: CodingKey {
+        let stringValue: String
+        var intValue: Int? { nil }
+        init(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
+    }
+
+    /// The file as decoded: every key checked as it is read.
+    private struct Document: Decodable {
         var thresholds = Thresholds()
-        func fail(_ node: JSONDocument.Node, _ message: String) -> ReportError {
-            .malformed(file, node.line, node.column, message)
+
+        static let topKeys = ["scale", "confidence", "alpha", "resamples", "seed", "metrics"]
+
+        init(from decoder: any Decoder) throws {
+            let object = try decoder.container(keyedBy: AnyKey.self)
+            for key in object.allKeys.sorted(by: { $0.stringValue < $1.stringValue }) {
+                let name = key.stringValue
+                switch name {
+                case "scale":
+                    thresholds.scale = try Self.number(object, key, name, in: 0...100, "multiplier of every default relative threshold")
+                case "confidence":
+                    thresholds.confidence = try Self.number(object, key, name, in: 0.5...0.999, "confidence of the bootstrap interval")
+                case "alpha":
+                    thresholds.alpha = try Self.number(object, key, name, in: 0.0001...0.5, "significance level of the rank test")
+                case "resamples":
+                    let value = try Self.number(object, key, name, in: 100...100_000, "bootstrap rounds")
+                    guard value == value.rounded() else { throw FieldError(field: name, problem: "must be a whole number") }
+                    thresholds.resamples = Int(value)
+                case "seed":
+                    let value = try Self.number(object, key, name, in: 0...9_007_199_254_740_991, "bootstrap seed")
+                    guard value == value.rounded() else { throw FieldError(field: name, problem: "must be a whole number") }
+                    thresholds.seed = UInt64(value)
+                case "metrics":
+                    let metrics: KeyedDecodingContainer<AnyKey>
+                    do {
+                        metrics = try object.nestedContainer(keyedBy: AnyKey.self, forKey: key)
+                    } catch {
+                        throw FieldError(field: name, problem: "must be an object mapping column names to rules, like {\"pages_per_s\": {\"relative\": 0.1}}")
+                    }
+                    thresholds.metrics = try Self.rules(metrics)
+                default:
+                    throw FieldError(
+                        field: name,
+                        problem: "unknown key \"\(name)\"; expected one of \(Self.topKeys.map { "\"\($0)\"" }.joined(separator: ", "))")
+                }
+            }
         }
-        func number(_ member: JSONDocument.Member, in range: ClosedRange<Double>, _ what: String) throws -> Double {
-            guard case .number(let value) = member.value.value else {
-                throw fail(member.value, "\"\(member.key)\" must be a number (\(what)), found \(member.value.typeName)")
+
+        /// A number in `range`; `what` says what it means.
+        private static func number(
+            _ object: KeyedDecodingContainer<AnyKey>, _ key: AnyKey, _ field: String, in range: ClosedRange<Double>,
+            _ what: String
+        ) throws -> Double {
+            guard let value = try? object.decode(Double.self, forKey: key) else {
+                throw FieldError(field: field, problem: "must be a number (\(what))")
             }
             guard range.contains(value) else {
-                throw fail(
-                    member.value,
-                    "\"\(member.key)\" must be between \(Format.number(range.lowerBound)) and "
-                        + "\(Format.number(range.upperBound)) (\(what)), found \(Format.number(value))")
+                throw FieldError(
+                    field: field,
+                    problem: "must be between \(NumberText.number(range.lowerBound)) and "
+                        + "\(NumberText.number(range.upperBound)) (\(what)), found \(NumberText.number(value))")
             }
             return value
         }
-        let topKeys = ["scale", "confidence", "alpha", "resamples", "seed", "metrics"]
-        for member in members {
-            switch member.key {
-            case "scale":
-                thresholds.scale = try number(member, in: 0...100, "multiplier of every default relative threshold")
-            case "confidence":
-                thresholds.confidence = try number(member, in: 0.5...0.999, "confidence of the bootstrap interval")
-            case "alpha":
-                thresholds.alpha = try number(member, in: 0.0001...0.5, "significance level of the rank test")
-            case "resamples":
-                let value = try number(member, in: 100...100_000, "bootstrap rounds")
-                guard value == value.rounded() else { throw fail(member.value, "\"resamples\" must be a whole number") }
-                thresholds.resamples = Int(value)
-            case "seed":
-                let value = try number(member, in: 0...9_007_199_254_740_991, "bootstrap seed")
-                guard value == value.rounded() else { throw fail(member.value, "\"seed\" must be a whole number") }
-                thresholds.seed = UInt64(value)
-            case "metrics":
-                thresholds.metrics = try parseMetrics(member.value, file: file)
-            default:
-                throw ReportError.malformed(
-                    file, member.keyLine, member.keyColumn,
-                    "unknown key \"\(member.key)\"; expected one of \(topKeys.map { "\"\($0)\"" }.joined(separator: ", "))")
-            }
-        }
-        return thresholds
-    }
 
-    private static func parseMetrics(_ node: JSONDocument.Node, file: String) throws -> [String: Rule] {
-        guard case .object(let members) = node.value else {
-            throw ReportError.malformed(
-                file, node.line, node.column,
-                "\"metrics\" must be an object mapping column names to rules, found \(node.typeName)")
-        }
-        let columns = Dictionary(uniqueKeysWithValues: ResultRow.columnDescriptors.map { ($0.name, $0) })
-        var rules: [String: Rule] = [:]
-        for member in members {
-            guard let column = columns[member.key] else {
-                let suggestion = closestName(to: member.key, in: judgedColumns.map(\.name))
-                throw ReportError.malformed(
-                    file, member.keyLine, member.keyColumn,
-                    "unknown metric \"\(member.key)\""
-                        + (suggestion.map { "; did you mean \"\($0)\"?" } ?? "")
-                        + " (measured columns are listed in README.md, \"Regression checking\")")
-            }
-            guard column.kind == .measured, column.polarity != .neutral else {
-                let why =
-                    column.kind == .deterministic
-                    ? "it is deterministic and compared exactly (use --allow-behaviour-change to accept a change)"
-                    : column.kind == .context ? "it is a context column, used to match rows" : "it has no better direction"
-                throw ReportError.malformed(
-                    file, member.keyLine, member.keyColumn,
-                    "metric \"\(member.key)\" takes no threshold: \(why); remove it")
-            }
-            guard case .object(let fields) = member.value.value else {
-                throw ReportError.malformed(
-                    file, member.value.line, member.value.column,
-                    "the rule of \"\(member.key)\" must be an object like {\"relative\": 0.1}, found \(member.value.typeName)")
-            }
-            var rule = defaultRule(for: column)
-            for field in fields {
-                switch field.key {
-                case "relative", "absolute":
-                    guard case .number(let value) = field.value.value, value >= 0, value.isFinite else {
-                        throw ReportError.malformed(
-                            file, field.value.line, field.value.column,
-                            "\"\(field.key)\" of \"\(member.key)\" must be a number ≥ 0"
-                                + (field.key == "relative" ? " (0.05 means 5 %)" : " in \(column.unit)"))
-                    }
-                    if field.key == "relative" {
-                        guard value <= 100 else {
-                            throw ReportError.malformed(
-                                file, field.value.line, field.value.column,
-                                "\"relative\" of \"\(member.key)\" is \(Format.number(value)), i.e. "
-                                    + "\(Format.number(value * 100)) %; write 0.05 for 5 %")
-                        }
-                        rule.relative = value
-                    } else {
-                        rule.absolute = value
-                    }
-                case "ignore":
-                    guard case .bool(let value) = field.value.value else {
-                        throw ReportError.malformed(
-                            file, field.value.line, field.value.column,
-                            "\"ignore\" of \"\(member.key)\" must be true or false, found \(field.value.typeName)")
-                    }
-                    rule.ignore = value
-                default:
-                    throw ReportError.malformed(
-                        file, field.keyLine, field.keyColumn,
-                        "unknown key \"\(field.key)\" in the rule of \"\(member.key)\"; expected \"relative\", \"absolute\" or \"ignore\"")
+        private static func rules(_ metrics: KeyedDecodingContainer<AnyKey>) throws -> [String: Rule] {
+            let columns = Dictionary(uniqueKeysWithValues: ResultRow.columnDescriptors.map { ($0.name, $0) })
+            var rules: [String: Rule] = [:]
+            for key in metrics.allKeys.sorted(by: { $0.stringValue < $1.stringValue }) {
+                let name = key.stringValue
+                let field = "metrics.\(name)"
+                guard let column = columns[name] else {
+                    let suggestion = closestName(to: name, in: judgedColumns.map(\.name))
+                    throw FieldError(
+                        field: field,
+                        problem: "unknown metric \"\(name)\"" + (suggestion.map { "; did you mean \"\($0)\"?" } ?? "")
+                            + " (measured columns are listed in README.md, \"Regression checking\")")
                 }
+                guard column.kind == .measured, column.polarity != .neutral else {
+                    let why =
+                        column.kind == .deterministic
+                        ? "it is deterministic and compared exactly (use --allow-behaviour-change to accept a change)"
+                        : column.kind == .context ? "it is a context column, used to match rows" : "it has no better direction"
+                    throw FieldError(field: field, problem: "metric \"\(name)\" takes no threshold: \(why); remove it")
+                }
+                let fields: KeyedDecodingContainer<AnyKey>
+                do {
+                    fields = try metrics.nestedContainer(keyedBy: AnyKey.self, forKey: key)
+                } catch {
+                    throw FieldError(field: field, problem: "the rule of \"\(name)\" must be an object like {\"relative\": 0.1}")
+                }
+                var rule = defaultRule(for: column)
+                for ruleKey in fields.allKeys.sorted(by: { $0.stringValue < $1.stringValue }) {
+                    let ruleField = "\(field).\(ruleKey.stringValue)"
+                    switch ruleKey.stringValue {
+                    case "relative", "absolute":
+                        guard let value = try? fields.decode(Double.self, forKey: ruleKey), value >= 0, value.isFinite else {
+                            throw FieldError(
+                                field: ruleField,
+                                problem: "must be a number ≥ 0"
+                                    + (ruleKey.stringValue == "relative" ? " (0.05 means 5 %)" : " in \(column.unit)"))
+                        }
+                        if ruleKey.stringValue == "relative" {
+                            guard value <= 100 else {
+                                throw FieldError(
+                                    field: ruleField,
+                                    problem: "is \(NumberText.number(value)), i.e. \(NumberText.number(value * 100)) %; write 0.05 for 5 %")
+                            }
+                            rule.relative = value
+                        } else {
+                            rule.absolute = value
+                        }
+                    case "ignore":
+                        guard let value = try? fields.decode(Bool.self, forKey: ruleKey) else {
+                            throw FieldError(field: ruleField, problem: "must be true or false")
+                        }
+                        rule.ignore = value
+                    default:
+                        throw FieldError(
+                            field: ruleField,
+                            problem: "unknown key \"\(ruleKey.stringValue)\" in the rule of \"\(name)\"; expected \"relative\", \"absolute\" or \"ignore\"")
+                    }
+                }
+                rules[name] = rule
             }
-            rules[member.key] = rule
+            return rules
         }
-        return rules
     }
 
     /// The candidate with the smallest edit distance, if it is close enough to be a typo.

@@ -1,3 +1,5 @@
+import PagebenchBase
+
 /// Computes item attributes from (seed, partition, sort key): size, category and payload
 /// fingerprint. Immutable after creation, so any number of tasks read it without a lock.
 ///
@@ -46,10 +48,10 @@ struct ItemModel: Sendable {
             sizeBase = min
             sizeSpan = 0
             let steps = 1 << Self.quantileBits
-            let logMedian = StoreMath.log(Double(median))
+            let logMedian = Math.log(Double(median))
             let quantiles = (0..<steps).map { step -> UInt32 in
                 let z = StoreMath.normalQuantile((Double(step) + 0.5) / Double(steps))
-                let value = StoreMath.exp(logMedian + sigma * z).rounded()
+                let value = Math.exp(logMedian + sigma * z).rounded()
                 return UInt32(Swift.min(max, Swift.max(min, value >= Double(max) ? max : Int(value))))
             }
             sizeQuantiles = quantiles + [quantiles[steps - 1]]

@@ -1,3 +1,5 @@
+import PagebenchBase
+
 /// Where each partition's items sit in the global scan order (partition 0's sort keys
 /// first, then partition 1's, …), without storing items.
 ///
@@ -24,7 +26,7 @@ struct PartitionLayout: Sendable {
             var weights = [Double](repeating: 0, count: partitions)
             var weightSum = 0.0
             for partition in 0..<partitions {
-                let weight = 1 / Self.power(Double(partition + 1), exponent)
+                let weight = 1 / Math.power(Double(partition + 1), exponent)
                 weights[partition] = weight
                 weightSum += weight
             }
@@ -42,11 +44,6 @@ struct PartitionLayout: Sendable {
             self.starts = starts
             self.total = target
         }
-    }
-
-    /// `base^exponent` through exp/log (deterministic across IEEE platforms for the values used).
-    private static func power(_ base: Double, _ exponent: Double) -> Double {
-        exponent == 0 ? 1 : StoreMath.exp(exponent * StoreMath.log(base))
     }
 
     /// The first global position of `partition` (`partition == partitions` gives `total`).

@@ -1,3 +1,5 @@
+import PagebenchBase
+
 /// The bytes of an item, generated on access from a seed: a random-access collection of
 /// exactly `count` bytes that allocates nothing.
 public struct Payload: RandomAccessCollection, Sendable, Hashable {

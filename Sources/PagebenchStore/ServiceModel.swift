@@ -1,3 +1,5 @@
+import PagebenchBase
+
 /// The precomputed service-time and failure-injection model of a store (S20, S21).
 struct ServiceModel: Sendable {
     let base: LatencyDistribution
@@ -34,7 +36,7 @@ struct ServiceModel: Sendable {
             return Double(low) + Double(hash.multipliedFullWidth(by: UInt64(high - low + 1)).high)
         case .lognormal(let median, let sigma, let max):
             let z = StoreMath.normalQuantile(StoreMath.unitInterval(hash))
-            return Swift.min(Double(max), Double(median) * StoreMath.exp(sigma * z))
+            return Swift.min(Double(max), Double(median) * Math.exp(sigma * z))
         }
     }
 

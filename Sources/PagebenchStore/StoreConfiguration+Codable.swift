@@ -1,4 +1,5 @@
 import Foundation
+import PagebenchBase
 
 extension StoreConfiguration: Codable {
     private enum CodingKeys: String, CodingKey, CaseIterable {
@@ -96,6 +97,6 @@ extension StoreConfiguration: Codable {
 
     /// Reads, decodes and validates a JSON configuration file.
     public static func load(contentsOf url: URL) throws -> StoreConfiguration {
-        try load(json: Data(contentsOf: url))
+        try load(json: Data(try FileSystem.readBytes(url.path)))
     }
 }

@@ -1,3 +1,5 @@
+import PagebenchBase
+
 /// Everything that defines a synthetic store: its data (partitions, counts, sizes,
 /// attributes, seed) and its paging semantics (budget, boundary, exact end, token policy,
 /// default limit), plus the load model (service time, throttling and faults).

@@ -1,11 +1,8 @@
-import Foundation
+import PagebenchBase
 
-/// The few transcendental functions the store needs, in one place. They are used only when
-/// a store is created (tables) and for service-time draws, never per item.
+/// The store's numeric helpers beyond ``PagebenchBase/Math``. Used only when a store is
+/// created (tables) and for service-time draws, never per item.
 enum StoreMath {
-    static func exp(_ x: Double) -> Double { Foundation.exp(x) }
-    static func log(_ x: Double) -> Double { Foundation.log(x) }
-
     /// The standard normal quantile Φ⁻¹(p) for 0 < p < 1 (Acklam's rational approximation,
     /// relative error < 1.2 × 10⁻⁹).
     static func normalQuantile(_ p: Double) -> Double {
@@ -18,12 +15,12 @@ enum StoreMath {
         let d = [7.784695709041462e-03, 3.224671290700398e-01, 2.445134137142996e+00, 3.754408661907416e+00]
         let low = 0.02425
         if p < low {
-            let q = (-2 * log(p)).squareRoot()
+            let q = (-2 * Math.log(p)).squareRoot()
             return (((((c[0] * q + c[1]) * q + c[2]) * q + c[3]) * q + c[4]) * q + c[5])
                 / ((((d[0] * q + d[1]) * q + d[2]) * q + d[3]) * q + 1)
         }
         if p > 1 - low {
-            let q = (-2 * log(1 - p)).squareRoot()
+            let q = (-2 * Math.log(1 - p)).squareRoot()
             return -(((((c[0] * q + c[1]) * q + c[2]) * q + c[3]) * q + c[4]) * q + c[5])
                 / ((((d[0] * q + d[1]) * q + d[2]) * q + d[3]) * q + 1)
         }

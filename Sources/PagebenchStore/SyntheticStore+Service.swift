@@ -1,3 +1,5 @@
+import PagebenchBase
+
 extension SyntheticStore {
     /// Serves one page as a remote store would: evaluates it (S1–S19), decides injected
     /// throttling or faults (S21), waits out the service time (S20), then returns the page

@@ -29,7 +29,7 @@ import Testing
         }
         """
 
-    func run(_ arguments: [String]) async -> (Capture, Harness.Output?, CommandFailure?) {
+    func run(_ arguments: [String]) async -> (Capture, SweepRunner.Output?, CommandFailure?) {
         var capture = Capture()
         do {
             let command = try #require(try PagebenchCommand.parseAsRoot(["run"] + arguments) as? RunCommand)

@@ -3,6 +3,7 @@ import Foundation
 import PagebenchCLI
 import PagebenchHarness
 import PagebenchMetrics
+import PagebenchScaleOut
 import Testing
 
 #if canImport(Glibc)
@@ -44,7 +45,7 @@ import Glibc
 
     func run(
         _ arguments: [String], executable: String? = nil, launched: @escaping @Sendable (Int, Int32) -> Void = { _, _ in }
-    ) async -> (Harness.Output?, CommandFailure?) {
+    ) async -> (SweepRunner.Output?, CommandFailure?) {
         var capture = Capture()
         do {
             let command = try #require(try PagebenchCommand.parseAsRoot(["run"] + arguments) as? RunCommand)

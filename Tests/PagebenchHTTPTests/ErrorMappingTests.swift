@@ -1,6 +1,5 @@
 import Foundation
 import Hummingbird
-import HummingbirdTesting
 import PagebenchHTTP
 import PagebenchStore
 import Testing
@@ -41,11 +40,12 @@ struct ErrorMappingTests {
             Case(name: "S14 negative partition", request: PageRequest(range: .partition(-1)), status: .notFound, code: .unknownPartition),
         ]
         let server = StoreServer(store: store)
-        try await server.makeApplication().test(.router) { client in
+        try await withLiveServer(server) { target in
+            let client = try TestHTTPClient(target)
             for testCase in cases {
                 let inProcess = try #require(await TestStores.error(store, testCase.request), "\(testCase)")
                 #expect(inProcess.code == testCase.code, "\(testCase)")
-                let response = try await client.execute(uri: PageQuery(request: testCase.request).pathAndQuery, method: .get)
+                let response = try await client.execute(uri: PageQuery(request: testCase.request).pathAndQuery, method: .GET)
                 #expect(response.status == testCase.status, "\(testCase): \(response.text)")
                 let body = try response.errorBody()
                 #expect(body == ErrorBody(code: testCase.code.rawValue, message: inProcess.message, retryable: false), "\(testCase)")
@@ -58,8 +58,9 @@ struct ErrorMappingTests {
         let throttling = StoreServer(
             store: try TestStores.store(StoreConfiguration(partitions: 2, itemsPerPartition: .uniform(10), throttleRate: 1)),
             configuration: .init(retryAfterSeconds: 3))
-        let throttled = try await throttling.makeApplication().test(.router) { client in
-            try await client.execute(uri: "/scan", method: .get)
+        let throttled = try await withLiveServer(throttling) { target in
+            let client = try TestHTTPClient(target)
+            return try await client.execute(uri: "/scan", method: .GET)
         }
         #expect(throttled.status == .tooManyRequests)
         #expect(throttled.headers[.retryAfter] == "3")
@@ -70,8 +71,9 @@ struct ErrorMappingTests {
 
         let faulty = StoreServer(
             store: try TestStores.store(StoreConfiguration(partitions: 2, itemsPerPartition: .uniform(10), faultRate: 1)))
-        let fault = try await faulty.makeApplication().test(.router) { client in
-            try await client.execute(uri: "/partitions/1/items?limit=2", method: .get)
+        let fault = try await withLiveServer(faulty) { target in
+            let client = try TestHTTPClient(target)
+            return try await client.execute(uri: "/partitions/1/items?limit=2", method: .GET)
         }
         #expect(fault.status == .serviceUnavailable)
         #expect(fault.headers[.retryAfter] == nil)
@@ -93,8 +95,9 @@ struct ErrorMappingTests {
         ])
     func badParameters(uri: String, message: String) async throws {
         let server = StoreServer(store: try TestStores.store())
-        let response = try await server.makeApplication().test(.router) { client in
-            try await client.execute(uri: uri, method: .get)
+        let response = try await withLiveServer(server) { target in
+            let client = try TestHTTPClient(target)
+            return try await client.execute(uri: uri, method: .GET)
         }
         #expect(response.status == .badRequest)
         #expect(try response.errorBody() == ErrorBody(code: .invalidParameter, message: message))
@@ -104,11 +107,12 @@ struct ErrorMappingTests {
     @Test("unknown routes and methods are 404 notFound listing the endpoints")
     func unknownRoute() async throws {
         let server = StoreServer(store: try TestStores.store())
-        let responses = try await server.makeApplication().test(.router) { client in
-            [
-                try await client.execute(uri: "/items", method: .get),
-                try await client.execute(uri: "/partitions/1", method: .get),
-                try await client.execute(uri: "/scan", method: .post),
+        let responses = try await withLiveServer(server) { target in
+            let client = try TestHTTPClient(target)
+            return [
+                try await client.execute(uri: "/items", method: .GET),
+                try await client.execute(uri: "/partitions/1", method: .GET),
+                try await client.execute(uri: "/scan", method: .POST),
             ]
         }
         for response in responses {

@@ -1,9 +1,13 @@
 import Foundation
+import HTTPTypes
 import Hummingbird
-import HummingbirdTesting
+import Logging
 import NIOCore
+import NIOHTTP1
+import NIOPosix
 import PagebenchHTTP
 import PagebenchStore
+import ServiceLifecycle
 
 /// Small stores: every test drains them completely in milliseconds.
 enum TestStores {
@@ -60,7 +64,47 @@ struct TestFailure: Error, CustomStringConvertible {
     init(_ description: String) { self.description = description }
 }
 
-extension TestResponse {
+/// Runs `body` against a live `StoreServer` (its own application, routes and connection
+/// monitor) listening on an ephemeral loopback port; `body` gets `http://127.0.0.1:PORT`.
+/// The server shuts down gracefully afterwards, whether `body` returns or throws.
+func withLiveServer<Result: Sendable>(
+    _ server: StoreServer,
+    _ body: (_ target: String) async throws -> Result
+) async throws -> Result {
+    let (ports, listening) = AsyncStream<Int>.makeStream()
+    let app = server.makeApplication(port: 0) { port in
+        listening.yield(port)
+        listening.finish()
+    }
+    let serviceGroup = ServiceGroup(services: [app], logger: Logger(label: "pagebench.tests"))
+    return try await withThrowingTaskGroup(of: Void.self) { group in
+        group.addTask { try await serviceGroup.run() }
+        var iterator = ports.makeAsyncIterator()
+        guard let port = await iterator.next(), port > 0 else {
+            await serviceGroup.triggerGracefulShutdown()
+            try await group.waitForAll()
+            throw TestFailure("the live server reported no port")
+        }
+        let result: Result
+        do {
+            result = try await body("http://127.0.0.1:\(port)")
+        } catch {
+            await serviceGroup.triggerGracefulShutdown()
+            try? await group.waitForAll()
+            throw error
+        }
+        await serviceGroup.triggerGracefulShutdown()
+        try await group.waitForAll()
+        return result
+    }
+}
+
+/// A response as ``TestHTTPClient`` received it.
+struct TestHTTPResponse: Sendable {
+    var status: HTTPResponse.Status
+    var headers: HTTPFields
+    var body: ByteBuffer
+
     /// The body as text.
     var text: String { String(buffer: body) }
     /// The error body, or a failure naming what arrived instead.
@@ -70,16 +114,90 @@ extension TestResponse {
     }
 }
 
-/// Runs `body` against a live `StoreServer` on an ephemeral loopback port.
-func withLiveServer<Result: Sendable>(
-    _ server: StoreServer,
-    _ body: @escaping @Sendable (_ target: String) async throws -> Result
-) async throws -> Result {
-    let app = server.makeApplication()
-    return try await app.test(.live) { client in
-        guard let port = client.port else { throw TestFailure("the live test server reported no port") }
-        // The live framework binds "localhost" (IPv4 or IPv6, whichever resolves first).
-        return try await body("http://localhost:\(port)")
+/// A plain HTTP/1.1 client for tests of the server's responses (status, headers, body) with
+/// any method: one connection per request (`Connection: close`), NIOHTTP1's encoder and
+/// decoder. The store source's own client only sends GETs and keeps no headers.
+struct TestHTTPClient: Sendable {
+    let host: String
+    let port: Int
+
+    /// A client for `target` (`http://host:port`, as ``withLiveServer(_:_:)`` passes it).
+    init(_ target: String) throws {
+        let authority = target.dropFirst("http://".count)
+        guard target.hasPrefix("http://"), let colon = authority.lastIndex(of: ":"),
+            let port = Int(authority[authority.index(after: colon)...])
+        else { throw TestFailure("not an http://host:port target: \(target)") }
+        host = String(authority[..<colon])
+        self.port = port
+    }
+
+    func execute(uri: String, method: HTTPMethod = .GET) async throws -> TestHTTPResponse {
+        let eventLoop = MultiThreadedEventLoopGroup.singleton.next()
+        let promise = eventLoop.makePromise(of: TestHTTPResponse.self)
+        var head = HTTPRequestHead(version: .http1_1, method: method, uri: uri)
+        head.headers.add(name: "Host", value: "\(host):\(port)")
+        head.headers.add(name: "Connection", value: "close")
+        let request = head
+        let channel = try await ClientBootstrap(group: eventLoop)
+            .channelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHTTPClientHandlers()
+                    try channel.pipeline.syncOperations.addHandler(ResponseCollector(request: request, promise: promise))
+                }
+            }
+            .connect(host: host, port: port)
+            .get()
+        defer { channel.close(promise: nil) }
+        return try await promise.futureResult.get()
+    }
+}
+
+/// Sends one request once the connection is up and gathers its response.
+private final class ResponseCollector: ChannelInboundHandler {
+    typealias InboundIn = HTTPClientResponsePart
+    typealias OutboundOut = HTTPClientRequestPart
+
+    private let request: HTTPRequestHead
+    private let promise: EventLoopPromise<TestHTTPResponse>
+    private var response: TestHTTPResponse?
+
+    init(request: HTTPRequestHead, promise: EventLoopPromise<TestHTTPResponse>) {
+        self.request = request
+        self.promise = promise
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        context.write(wrapOutboundOut(.head(request)), promise: nil)
+        context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+        context.fireChannelActive()
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch unwrapInboundIn(data) {
+        case .head(let head):
+            var fields = HTTPFields()
+            for (name, value) in head.headers {
+                if let name = HTTPField.Name(name) { fields.append(HTTPField(name: name, value: value)) }
+            }
+            response = TestHTTPResponse(
+                status: HTTPResponse.Status(code: Int(head.status.code)), headers: fields, body: ByteBuffer())
+        case .body(var bytes):
+            response?.body.writeBuffer(&bytes)
+        case .end:
+            if let response { promise.succeed(response) }
+            response = nil
+            context.close(promise: nil)
+        }
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        promise.fail(TestFailure("the connection closed before a whole response"))
+        context.fireChannelInactive()
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        promise.fail(error)
+        context.close(promise: nil)
     }
 }
 

@@ -1,4 +1,5 @@
 import NIOCore
+import PagebenchBase
 import PagebenchHTTP
 import PagebenchStore
 import Testing
@@ -70,14 +71,8 @@ struct PageBodyTests {
         for length in 0..<original.count {
             #expect(throws: HTTPSourceError.self) { try PageBody.decode(ByteBuffer(bytes: original.prefix(length))) }
         }
-        var state: UInt64 = 0x5EED
-        func next() -> UInt64 {  // SplitMix64
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
+        var random = SplitMix64(seed: 0x5EED)
+        func next() -> UInt64 { random.next() }
         var decoded = 0
         for _ in 0..<3000 {
             var bytes = original

@@ -3,10 +3,11 @@ import PagebenchCLI
 import PagebenchHTTP
 import PagebenchHarness
 import PagebenchMetrics
+import PagebenchScaleOut
 import PagebenchStore
 import Testing
 
-/// `pagebench run --target URL` (issue 6): the same workload driven over HTTP gives the same
+/// `pagebench run --target URL`: the same workload driven over HTTP gives the same
 /// deterministic figures (H3) as in-process, and a server with another store is refused.
 @Suite struct RunTargetTests {
     struct Capture: TextOutputStream {
@@ -50,7 +51,7 @@ import Testing
         }
     }
 
-    func run(_ arguments: [String]) async throws -> Harness.Output {
+    func run(_ arguments: [String]) async throws -> SweepRunner.Output {
         var capture = Capture()
         let command = try #require(try PagebenchCommand.parseAsRoot(["run"] + arguments) as? RunCommand)
         return try await command.execute(into: &capture)
@@ -79,9 +80,13 @@ import Testing
         return FileManager.default.isExecutableFile(atPath: path) ? path : nil
     }()
 
-    /// `--workers 2 --target URL --http-client async-http-client`: the worker processes page
-    /// the served store with the client asked for, and their merged rows carry the same
-    /// deterministic figures as one in-process run (H3).
+    /// The client the worker test asks for: async-http-client when this build has it (the
+    /// `AsyncHTTPClientSupport` trait), so that the option reaches the workers; else lean.
+    static let workerClient = HTTPStoreSource.Client.asyncHTTPClient.isAvailable ? "async-http-client" : "lean"
+
+    /// `--workers 2 --target URL --http-client CLIENT`: the worker processes page the served
+    /// store with the client asked for, and their merged rows carry the same deterministic
+    /// figures as one in-process run (H3).
     @Test(.enabled(if: pagebench != nil, "needs the pagebench executable: run `swift build` first"))
     func h3_workersPageTheTargetAndMergeToTheInProcessFigures() async throws {
         let directory = try Self.makeDirectory()
@@ -93,7 +98,7 @@ import Testing
             var capture = Capture()
             let command = try #require(
                 try PagebenchCommand.parseAsRoot([
-                    "run", scenario, "--quiet", "--target", target, "--http-client", "async-http-client", "--workers", "2",
+                    "run", scenario, "--quiet", "--target", target, "--http-client", Self.workerClient, "--workers", "2",
                     "--shard-output", directory.appendingPathComponent("shards").path,
                     "--output", directory.appendingPathComponent("merged.csv").path,
                 ]) as? RunCommand)
@@ -138,5 +143,23 @@ import Testing
         #expect(refused.exitCode.rawValue == 65)
         #expect(refused.message.contains("pagebench serve"))
         #expect(!FileManager.default.fileExists(atPath: output))
+    }
+
+    /// Without the `AsyncHTTPClientSupport` trait, asking for async-http-client is a usage
+    /// error (exit 64) that says how to build it in, before anything runs.
+    @Test(.enabled(if: !HTTPStoreSource.Client.asyncHTTPClient.isAvailable))
+    func asyncHTTPClientOutsideItsBuildIsAUsageErrorNamingTheTrait() throws {
+        for arguments in [
+            ["run", "scenario.json", "--target", "http://127.0.0.1:9", "--http-client", "async-http-client"],
+            ["http-bench", "--target", "http://127.0.0.1:9", "--http-client", "async-http-client"],
+        ] {
+            #expect(throws: (any Error).self) { try PagebenchCommand.parseAsRoot(arguments) }
+            do {
+                _ = try PagebenchCommand.parseAsRoot(arguments)
+            } catch {
+                #expect(PagebenchCommand.exitCode(for: error).rawValue == 64, "\(arguments)")
+                #expect(PagebenchCommand.message(for: error).contains("--traits AsyncHTTPClientSupport"), "\(arguments)")
+            }
+        }
     }
 }

@@ -1,12 +1,11 @@
 import Foundation
 import Hummingbird
-import HummingbirdTesting
 import NIOCore
 import PagebenchHTTP
 import PagebenchStore
 import Testing
 
-/// Every endpoint through the router (HummingbirdTesting `.router`), compared page by page
+/// Every endpoint through a live server and a plain HTTP client, compared page by page
 /// with the in-process store.
 @Suite("Server endpoints")
 struct ServerRoundTripTests {
@@ -25,11 +24,12 @@ struct ServerRoundTripTests {
         let store = try TestStores.store()
         let expected = try await TestStores.pages(store, request)
         let server = StoreServer(store: store)
-        let received = try await server.makeApplication().test(.router) { client in
+        let received = try await withLiveServer(server) { target in
+            let client = try TestHTTPClient(target)
             var pages: [Page] = []
             var current = request
             for _ in 0..<expected.count + 1 {
-                let response = try await client.execute(uri: PageQuery(request: current).pathAndQuery, method: .get)
+                let response = try await client.execute(uri: PageQuery(request: current).pathAndQuery, method: .GET)
                 #expect(response.status == .ok, "\(response.text)")
                 #expect(response.headers[.contentType] == "application/json")
                 let page = try PageBody.decode(response.body)
@@ -49,8 +49,9 @@ struct ServerRoundTripTests {
         let store = try TestStores.store()
         let request = PageRequest(range: .partition(1), limit: 2)
         let page = try await store.page(request)
-        let body = try await StoreServer(store: store).makeApplication().test(.router) { client in
-            try await client.execute(uri: "/partitions/1/items?limit=2", method: .get).text
+        let body = try await withLiveServer(StoreServer(store: store)) { target in
+            let client = try TestHTTPClient(target)
+            return try await client.execute(uri: "/partitions/1/items?limit=2", method: .GET).text
         }
         let object = try #require(try JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any])
         #expect(Set(object.keys) == ["items", "nextToken", "returned", "scanned", "scannedBytes"])
@@ -69,21 +70,23 @@ struct ServerRoundTripTests {
     func payload() async throws {
         let store = try TestStores.store()
         let page = try await store.page(PageRequest(range: .partition(0), limit: 3))
-        let decodeFirstPayload: @Sendable (TestResponse) throws -> [UInt8] = { response in
+        let decodeFirstPayload: @Sendable (TestHTTPResponse) throws -> [UInt8] = { response in
             let object = try JSONSerialization.jsonObject(with: Data(response.text.utf8)) as? [String: Any]
             let items = object?["items"] as? [[String: Any]]
             let text = try #require(items?.first?["payload"] as? String)
             return Array(try #require(Data(base64Encoded: text)))
         }
-        let explicit = try await StoreServer(store: store).makeApplication().test(.router) { client in
-            try decodeFirstPayload(try await client.execute(uri: "/partitions/0/items?limit=3&payload=true", method: .get))
+        let explicit = try await withLiveServer(StoreServer(store: store)) { target in
+            let client = try TestHTTPClient(target)
+            return try decodeFirstPayload(try await client.execute(uri: "/partitions/0/items?limit=3&payload=true", method: .GET))
         }
         #expect(explicit == page.items[0].payload.bytes)
         #expect(explicit.count == 512)
         let server = StoreServer(store: store, configuration: .init(includePayloadByDefault: true))
-        let (byDefault, optedOut) = try await server.makeApplication().test(.router) { client in
-            let byDefault = try decodeFirstPayload(try await client.execute(uri: "/partitions/0/items?limit=3", method: .get))
-            let optedOut = try await client.execute(uri: "/partitions/0/items?limit=3&payload=0", method: .get)
+        let (byDefault, optedOut) = try await withLiveServer(server) { target in
+            let client = try TestHTTPClient(target)
+            let byDefault = try decodeFirstPayload(try await client.execute(uri: "/partitions/0/items?limit=3", method: .GET))
+            let optedOut = try await client.execute(uri: "/partitions/0/items?limit=3&payload=0", method: .GET)
             return (byDefault, optedOut.text.contains("\"payload\""))
         }
         #expect(byDefault == page.items[0].payload.bytes)
@@ -93,8 +96,9 @@ struct ServerRoundTripTests {
     @Test("GET /health names the configuration hash, partitions and items")
     func health() async throws {
         let store = try TestStores.store()
-        let text = try await StoreServer(store: store).makeApplication().test(.router) { client in
-            let response = try await client.execute(uri: "/health", method: .get)
+        let text = try await withLiveServer(StoreServer(store: store)) { target in
+            let client = try TestHTTPClient(target)
+            let response = try await client.execute(uri: "/health", method: .GET)
             #expect(response.status == .ok)
             return response.text
         }

@@ -1,5 +1,6 @@
 import PagebenchHarness
 import PagebenchStore
+import PagebenchTestSupport
 import Testing
 
 @Suite struct CancellationStormTests {
@@ -21,7 +22,7 @@ import Testing
         let result: RunResult
         do {
             let source = TrackingSource(base: StoreSource(store: try SyntheticStore(configuration: store)), tracker: tracker)
-            result = await LoadRunner(scenario: scenario, source: source).run(concurrency: 300, repetition: 1)
+            result = await PhaseRunner(scenario: scenario, source: source).run(concurrency: 300, repetition: 1)
         }
         let metrics = result.metrics
         #expect(result.workersReturned == 300)
@@ -46,7 +47,7 @@ import Testing
         }
         let tracker = TrackingSource<StoreSource>.Tracker()
         let source = TrackingSource(base: StoreSource(store: try SyntheticStore(configuration: store)), tracker: tracker)
-        let result = await LoadRunner(scenario: scenario, source: source).run(concurrency: 50, repetition: 1)
+        let result = await PhaseRunner(scenario: scenario, source: source).run(concurrency: 50, repetition: 1)
         #expect(result.workersReturned == 50)
         // Each drain is 101 pages of 2 ms: every pager is mid-drain at the deadline.
         #expect(result.metrics.cancellations == 50)

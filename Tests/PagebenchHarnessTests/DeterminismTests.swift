@@ -1,5 +1,6 @@
 import PagebenchHarness
 import PagebenchStore
+import PagebenchTestSupport
 import Testing
 
 @Suite struct DeterminismTests {

@@ -2,6 +2,7 @@ import PagebenchHarness
 import PagebenchMetrics
 import PagebenchPager
 import PagebenchStore
+import PagebenchTestSupport
 import Testing
 
 /// Issue 17: the bare-loop calibration behind `harness_overhead_ratio`, and the direct
@@ -31,7 +32,7 @@ import Testing
         let plain = try storeRunner(scenario(store: Self.failingStore, Self.workload))
         let calibrated = try storeRunner(scenario(store: Self.failingStore, Self.workload))
         let without = await plain.run(concurrency: 1, repetition: 1)
-        var options = LoadRunner<StoreSource>.Options()
+        var options = PhaseRunner<StoreSource>.Options()
         options.calibrationStore = calibrated.source.store
         let with = await calibrated.run(concurrency: 1, repetition: 1, options: options)
 
@@ -60,7 +61,7 @@ import Testing
             workload.measureOverhead = true
         }
         try scenario.validate()
-        let output = try await Harness(scenarios: [scenario], options: Harness.Options(context: Self.context)).run()
+        let output = try await SweepRunner(scenarios: [scenario], options: SweepRunner.Options(context: Self.context)).run()
         #expect(output.rows.count == 2)
         for row in output.rows {
             let ratio = try #require(row.harnessOverheadRatio, "concurrency \(row.concurrency)")

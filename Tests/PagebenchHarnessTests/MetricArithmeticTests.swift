@@ -1,6 +1,7 @@
 import PagebenchHarness
 import PagebenchMetrics
 import PagebenchStore
+import PagebenchTestSupport
 import Testing
 
 @Suite struct MetricArithmeticTests {
@@ -12,7 +13,7 @@ import Testing
             $0.bound = .drains(6)
             $0.read = .scan
         }
-        let runner = LoadRunner(scenario: scenario, source: ScriptedStoreSource())
+        let runner = PhaseRunner(scenario: scenario, source: ScriptedStoreSource())
         let result = await runner.run(concurrency: 3, repetition: 1)
         let metrics = result.metrics
         #expect(result.workersReturned == 3)
@@ -44,7 +45,7 @@ import Testing
             $0.bound = .drains(4)
             $0.drain = .firstPages(2)
         }
-        let result = await LoadRunner(scenario: scenario, source: ScriptedStoreSource()).run(concurrency: 2, repetition: 1)
+        let result = await PhaseRunner(scenario: scenario, source: ScriptedStoreSource()).run(concurrency: 2, repetition: 1)
         #expect(result.metrics.pages == 8)
         #expect(result.metrics.items == 12)
         #expect(result.metrics.emptyPagesWasted == 4)
@@ -54,9 +55,9 @@ import Testing
 
     @Test func pageTimingOffRecordsNoPageLatency() async {
         let scenario = scenario(store: .default) { $0.bound = .drains(3) }
-        var options = LoadRunner<ScriptedStoreSource>.Options()
+        var options = PhaseRunner<ScriptedStoreSource>.Options()
         options.pageTiming = false
-        let result = await LoadRunner(scenario: scenario, source: ScriptedStoreSource())
+        let result = await PhaseRunner(scenario: scenario, source: ScriptedStoreSource())
             .run(concurrency: 1, repetition: 1, options: options)
         #expect(result.metrics.pages == 15)
         #expect(result.metrics.pageLatency.isEmpty)
@@ -151,7 +152,7 @@ import Testing
             $0.load = .open(drainsPerSecond: 2000, poisson: true)
             $0.bound = .drains(20)
         }
-        let result = await LoadRunner(scenario: scenario, source: ScriptedStoreSource()).run(concurrency: 2, repetition: 1)
+        let result = await PhaseRunner(scenario: scenario, source: ScriptedStoreSource()).run(concurrency: 2, repetition: 1)
         #expect(result.metrics.drains == 20)
         #expect(result.metrics.drainLatencyCorrected?.count == 20)
         let row = result.row(context: .current(pagebenchVersion: "t"))

@@ -1,6 +1,8 @@
+import PagebenchBase
 import PagebenchHarness
 import PagebenchMetrics
 import PagebenchStore
+import PagebenchTestSupport
 import Synchronization
 import Testing
 
@@ -65,16 +67,16 @@ import Testing
     }
 
     @Test func formattingIsExact() {
-        #expect(Formatting.count(950) == "950")
-        #expect(Formatting.count(12_345) == "12.3k")
-        #expect(Formatting.count(1_234_567) == "1.23M")
-        #expect(Formatting.nanoseconds(850) == "850ns")
-        #expect(Formatting.nanoseconds(12_340) == "12.3µs")
-        #expect(Formatting.nanoseconds(4_560_000) == "4.56ms")
-        #expect(Formatting.bytes(512) == "512B")
-        #expect(Formatting.bytes(3 << 20) == "3.0MiB")
-        #expect(Formatting.seconds(125) == "2m05s")
-        #expect(Formatting.fixed(-0.25, 1) == "-0.3" || Formatting.fixed(-0.25, 1) == "-0.2")
+        #expect(NumberText.count(950) == "950")
+        #expect(NumberText.count(12_345) == "12.3k")
+        #expect(NumberText.count(1_234_567) == "1.23M")
+        #expect(NumberText.nanoseconds(850) == "850ns")
+        #expect(NumberText.nanoseconds(12_340) == "12.3µs")
+        #expect(NumberText.nanoseconds(4_560_000) == "4.56ms")
+        #expect(NumberText.bytes(512) == "512B")
+        #expect(NumberText.bytes(3 << 20) == "3.0MiB")
+        #expect(NumberText.seconds(125) == "2m05s")
+        #expect(NumberText.fixed(-0.25, 1) == "-0.3" || NumberText.fixed(-0.25, 1) == "-0.2")
     }
 
     /// A duration-bound run with a time series: at least the closing interval is written,
@@ -86,7 +88,7 @@ import Testing
             $0.bound = .duration(seconds: 0.3)
             $0.limit = 10
         }
-        var options = LoadRunner<StoreSource>.Options()
+        var options = PhaseRunner<StoreSource>.Options()
         options.timeSeries = true
         let result = try await storeRunner(scenario).run(concurrency: 3, repetition: 2, options: options)
         #expect(!result.timeSeries.isEmpty)

@@ -45,39 +45,3 @@ struct TrackingSource<Base: PageSource>: PageSource where Base.Request == PageRe
         return try await base.fetch(request)
     }
 }
-
-/// The deterministic figures of a run (H3): identical for the same seed and configuration.
-struct DeterministicFigures: Equatable, CustomStringConvertible {
-    var drains, pages, items, scannedItems, scannedBytes, emptyPagesWasted, emptyPagesFinal, pagesInEndedDrains,
-        pagesPerDrainMax: Int
-
-    init(_ metrics: TaskMetrics) {
-        drains = metrics.drains
-        pages = metrics.pages
-        items = metrics.items
-        scannedItems = metrics.scannedItems
-        scannedBytes = metrics.scannedBytes
-        emptyPagesWasted = metrics.emptyPagesWasted
-        emptyPagesFinal = metrics.emptyPagesFinal
-        pagesInEndedDrains = metrics.pagesInEndedDrains
-        pagesPerDrainMax = metrics.pagesPerDrainMax
-    }
-
-    var description: String {
-        "drains \(drains) pages \(pages) items \(items) scanned \(scannedItems)/\(scannedBytes)B empty \(emptyPagesWasted)+\(emptyPagesFinal) max \(pagesPerDrainMax)"
-    }
-}
-
-func scenario(
-    _ name: String = "test", store: StoreConfiguration, _ configure: (inout Workload) -> Void
-) -> Scenario {
-    var workload = Workload()
-    workload.warmupSeconds = 0
-    configure(&workload)
-    return Scenario(name: name, store: store, workload: workload)
-}
-
-func storeRunner(_ scenario: Scenario) throws -> LoadRunner<StoreSource> {
-    try scenario.validate()
-    return LoadRunner(scenario: scenario, source: StoreSource(store: try SyntheticStore(configuration: scenario.store)))
-}

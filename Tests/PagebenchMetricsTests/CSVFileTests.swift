@@ -16,7 +16,7 @@ struct CSVFileTests {
         try body(path)
     }
 
-    static func contents(_ path: String) throws -> String { try CSVFile.readText(path) }
+    static func contents(_ path: String) throws -> String { try TextFile.read(path) }
 
     static func leftovers(_ directory: String) throws -> [String] {
         try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.contains(".tmp-") }
@@ -137,6 +137,54 @@ struct CSVFileTests {
             try AtomicFile.write(String(text.dropLast(3)), to: cut)
             #expect { try CSVFile.append([ResultRow()], toHistory: cut) } throws: { error in
                 (error as? MetricsError)?.message.contains("does not end with a line break") == true
+            }
+        }
+    }
+
+    @Test("concurrent history appends keep every row: one locked in-place write each")
+    func concurrentHistoryAppends() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pagebench-history-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let path = directory + "/history.csv"
+        let appenders = 12
+        let rowsEach = 5
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for appender in 0..<appenders {
+                group.addTask {
+                    for batch in 0..<rowsEach {
+                        try CSVFile.append([ResultRowTests.sampleRow(repetition: appender * 100 + batch)], toHistory: path)
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        let rows = try CSVFile.read(ResultRow.self, from: path)
+        #expect(rows.count == appenders * rowsEach)
+        #expect(Set(rows.map(\.repetition)).count == appenders * rowsEach)
+        // The header is written once, by whichever appender came first.
+        #expect(try Self.contents(path).components(separatedBy: "schema_version,").count == 2)
+    }
+
+    @Test("a history path that is not a regular file is refused, and nothing is replaced")
+    func historyMustBeARegularFile() throws {
+        try Self.withTemporaryDirectory { directory in
+            let fifo = directory + "/fifo"
+            #expect(mkfifo(fifo, 0o644) == 0)
+            do {
+                try CSVFile.append([ResultRowTests.sampleRow(repetition: 1)], toHistory: fifo)
+                Issue.record("appending to a FIFO was accepted")
+            } catch let error as MetricsError {
+                #expect(error.kind == .outputFailed)
+                #expect(error.description.contains("not a regular file"))
+            }
+            var status = stat()
+            #expect(lstat(fifo, &status) == 0 && (status.st_mode & S_IFMT) == S_IFIFO)
+            do {
+                try CSVFile.append([ResultRowTests.sampleRow(repetition: 1)], toHistory: directory)
+                Issue.record("appending to a directory was accepted")
+            } catch let error as MetricsError {
+                #expect(error.kind == .outputFailed)
             }
         }
     }

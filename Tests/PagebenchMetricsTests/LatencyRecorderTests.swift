@@ -1,6 +1,7 @@
-import Testing
-
+import PagebenchBase
 @testable import PagebenchMetrics
+import PagebenchTestSupport
+import Testing
 
 @Suite("LatencyRecorder")
 struct LatencyRecorderTests {

@@ -77,7 +77,7 @@ struct ResultRowTests {
         }
     }
 
-    @Test("issue 4's metrics each have a column")
+    @Test("every task metric has a column")
     func issueFourColumns() {
         let names = Set(ResultRow.csvHeader)
         for required in [
@@ -235,7 +235,7 @@ struct ResultRowTests {
     func readmeMatchesRegistry() throws {
         let path = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent("README.md").path
-        let readme = try CSVFile.readText(path)
+        let readme = try TextFile.read(path)
         let updated = CSVDocumentation.updating(readme)
         if updated != readme, ProcessInfo.processInfo.environment["PAGEBENCH_UPDATE_README"] == "1" {
             try AtomicFile.write(updated, to: path)

@@ -1,3 +1,4 @@
+import PagebenchBase
 import PagebenchPager
 import PagebenchStore
 import PagebenchTestSupport
@@ -164,16 +165,9 @@ struct StorePagingTests {
 }
 
 /// SplitMix64 for deterministic test cases.
-struct TestRandom {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
+typealias TestRandom = SplitMix64
+
+extension SplitMix64 {
     mutating func int(in range: ClosedRange<Int>) -> Int {
         range.lowerBound + Int(next() % UInt64(range.count))
     }

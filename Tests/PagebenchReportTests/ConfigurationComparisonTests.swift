@@ -76,7 +76,7 @@ import Testing
         #expect {
             try ConfigurationComparison.validateMetrics(["pages_per_s", "empty_pages_rate"])
         } throws: { error in
-            (error as? ReportError)?.message.contains("did you mean 'empty_page_rate'") == true
+            (error as? MetricsError)?.message.contains("did you mean 'empty_page_rate'") == true
         }
     }
 }

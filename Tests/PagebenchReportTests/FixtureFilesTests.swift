@@ -124,10 +124,10 @@ import Testing
     }
 
     @Test func fixtureVerdictsAreTheDocumentedOnes() throws {
-        let baseline = try ResultsFile.read(Self.directory.appendingPathComponent("check/baseline.csv").path)
+        let baseline = try CSVFile.readResults(Self.directory.appendingPathComponent("check/baseline.csv").path)
         func check(_ name: String) throws -> CheckReport {
             RegressionChecker().check(
-                baseline: baseline, current: try ResultsFile.read(Self.directory.appendingPathComponent(name).path),
+                baseline: baseline, current: try CSVFile.readResults(Self.directory.appendingPathComponent(name).path),
                 baselineFile: "baseline.csv", currentFile: name)
         }
         let same = try check("check/current-same.csv")

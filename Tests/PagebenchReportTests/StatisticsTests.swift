@@ -1,6 +1,6 @@
-import Testing
-
+import PagebenchBase
 @testable import PagebenchReport
+import Testing
 
 @Suite struct StatisticsTests {
     @Test func medianOfOddAndEvenCounts() {
@@ -56,20 +56,49 @@ import Testing
     @Test func generatorIndexIsUniformEnough() {
         var generator = SplitMix64(seed: 3)
         var counts = [Int](repeating: 0, count: 5)
-        for _ in 0..<50_000 { counts[generator.index(below: 5)] += 1 }
+        for _ in 0..<50_000 { counts[generator.next(below: 5)] += 1 }
         #expect(counts.allSatisfy { abs($0 - 10_000) < 400 })
     }
 
     @Test func formatScalesUnits() {
-        #expect(Format.value(1_500, unit: "ns") == "1.5 µs")
-        #expect(Format.value(2_500_000, unit: "ns") == "2.5 ms")
-        #expect(Format.value(3 * 1_048_576, unit: "bytes") == "3 MiB")
-        #expect(Format.number(1234.5678) == "1235")
-        #expect(Format.number(0.012345) == "0.01235")
-        #expect(Format.percent(-0.1234) == "−12.3 %")
-        #expect(Format.percent(0.05) == "+5 %")
-        #expect(Format.compact(2_500_000) == "2.5M")
-        #expect(Format.compact(12_345) == "12.3k")
-        #expect(Format.compact(950) == "950")
+        #expect(NumberText.value(1_500, unit: "ns") == "1.5 µs")
+        #expect(NumberText.value(2_500_000, unit: "ns") == "2.5 ms")
+        #expect(NumberText.value(3 * 1_048_576, unit: "bytes") == "3 MiB")
+        #expect(NumberText.number(1234.5678) == "1235")
+        #expect(NumberText.number(0.012345) == "0.01235")
+        #expect(NumberText.percent(-0.1234) == "−12.3 %")
+        #expect(NumberText.percent(0.05) == "+5 %")
+        #expect(NumberText.compact(2_500_000) == "2.5M")
+        #expect(NumberText.compact(12_345) == "12.3k")
+        #expect(NumberText.compact(950) == "950")
+    }
+
+    /// The counting resampler gives exactly the medians that sorting each resample gives
+    /// (the draws are the same), also with ties and even counts.
+    @Test(arguments: [1, 2, 3, 4, 7, 10, 31, 200])
+    func countingResamplerMatchesSortingTheDraws(size: Int) {
+        var values = SplitMix64(seed: UInt64(size))
+        let sample = (0..<size).map { _ in Double(values.next(below: max(2, size / 3))) + 0.5 }
+        var resampler = Statistics.Resampler(sample)
+        var counting = SplitMix64(seed: 77)
+        var sorting = SplitMix64(seed: 77)
+        for _ in 0..<200 {
+            let drawn = (0..<size).map { _ in sample[sorting.next(below: size)] }.sorted()
+            let expected = size % 2 == 1 ? drawn[size / 2] : (drawn[size / 2 - 1] + drawn[size / 2]) / 2
+            #expect(resampler.resampledMedian(&counting) == expected)
+        }
+    }
+
+    @Test func constantSamplesNeedNoDrawsAndGiveThePointRatio() {
+        let interval = Statistics.bootstrapRatioOfMedians(
+            baseline: [10, 10, 10], current: [12, 12], confidence: 0.95, resamples: 2000, seed: 3)
+        #expect(interval.low == 1.2 && interval.high == 1.2)
+        // One constant side keeps the other side's draws: the same interval as drawing both.
+        var resampler = Statistics.Resampler([5, 5, 5, 5])
+        var skipping = SplitMix64(seed: 11)
+        var drawing = SplitMix64(seed: 11)
+        #expect(resampler.resampledMedian(&skipping) == 5)
+        for _ in 0..<4 { _ = drawing.next(below: 4) }
+        #expect(skipping.next() == drawing.next())
     }
 }

@@ -1,18 +1,13 @@
+import PagebenchBase
 import PagebenchMetrics
 
 /// A seeded generator of test samples (SplitMix64), the same on every machine.
 struct SampleGenerator {
-    private var state: UInt64
+    private var random: SplitMix64
 
-    init(seed: UInt64) { state = seed }
+    init(seed: UInt64) { random = SplitMix64(seed: seed) }
 
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
+    mutating func next() -> UInt64 { random.next() }
 
     /// Uniform in [0, 1).
     mutating func unit() -> Double { Double(next() >> 11) / Double(1 << 53) }

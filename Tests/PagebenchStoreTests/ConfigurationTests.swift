@@ -1,7 +1,7 @@
 import Foundation
-import Testing
-
+import PagebenchBase
 @testable import PagebenchStore
+import Testing
 
 @Suite struct ConfigurationTests {
     @Test func theDefaultFollowsSEMANTICSDefaults() throws {

@@ -1,6 +1,6 @@
-import Testing
-
+import PagebenchBase
 @testable import PagebenchStore
+import Testing
 
 @Suite struct SipHashTests {
     /// Key 00 01 … 0f, as in the reference implementation's test vectors.

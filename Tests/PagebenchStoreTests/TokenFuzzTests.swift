@@ -1,6 +1,6 @@
-import Testing
-
+import PagebenchBase
 @testable import PagebenchStore
+import Testing
 
 /// S17–S19 under fuzzing: truncated, bit-flipped, re-encoded, forged and cross-request
 /// tokens are all rejected with the right error, and no input traps.

@@ -1,6 +1,6 @@
-import Testing
-
+import PagebenchBase
 @testable import PagebenchStore
+import Testing
 
 /// Property-based traversal (S2–S7, S10–S15): thousands of random configurations × limits ×
 /// budgets × directions × ranges × filters, each fully paged and compared with the

@@ -1,0 +1,256 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+import PagebenchBase
+import PagebenchMetrics
+import PagebenchProcessStats
+import PagebenchPager
+import PagebenchStore
+import Synchronization
+
+/// Runs a scenario's workload against a page source: one measured phase (after its warm-up)
+/// per call, with `concurrency` pagers in one task group. Each pager task owns its metrics
+/// and returns them; they are merged when the group ends. A memory sampler, the progress
+/// ticker and the time-series ticker run beside the pagers.
+///
+/// Generic over the source so tests can run it on scripted sources; ``SweepRunner`` runs it on
+/// the synthetic store through ``StoreSource``.
+public struct PhaseRunner<Source: PageSource>: Sendable where Source.Request == PageRequest, Source.Response == Page {
+    public let scenario: Scenario
+    public let source: Source
+    public let planner: DrainPlanner
+
+    public init(scenario: Scenario, source: Source) {
+        self.scenario = scenario
+        self.source = source
+        self.planner = DrainPlanner(workload: scenario.workload, store: scenario.store)
+    }
+
+    /// Options of one run.
+    public struct Options: Sendable {
+        /// Time each page (default: the workload's `pageTiming`).
+        public var pageTiming: Bool?
+        /// Collect per-second ``TimeSeriesRow``s.
+        public var timeSeries = false
+        /// How often the observer gets a ``ProgressSnapshot``; nil for never.
+        public var progressInterval: Duration? = nil
+        /// Receives progress snapshots.
+        public var observer: (any RunObserver)?
+        /// How often the memory sampler reads jemalloc's `stats.allocated`.
+        public var samplingInterval: Duration = .milliseconds(10)
+        /// This process's share of the run (``Shard``); ``Shard/whole`` runs everything.
+        public var shard: Shard = .whole
+        /// Waits out a cancellation probe's delay (nanoseconds) before it cancels its drain;
+        /// throws when the waiting task is cancelled. Nil arms one `Task.sleep` per probed
+        /// drain; ``SweepRunner`` passes the shared service-time timer (``CoalescingSleeper``),
+        /// which rounds the cancel instant up to its tick. Latency is timed from the cancel
+        /// request itself, so the rounding does not enter it.
+        public var probeSleep: (@Sendable (UInt64) async throws -> Void)?
+        /// The in-process store the source serves, for the bare-loop calibration before the
+        /// measured phase (``BareLoopCalibration``, `harness_overhead_ratio`); nil for none.
+        public var calibrationStore: SyntheticStore?
+
+        public init() {}
+    }
+
+    /// Runs warm-up (if any) and one measured phase at `concurrency`: all of it, or the
+    /// share of ``Options/shard`` (its pagers and its drains; nothing at all, not even the
+    /// warm-up, when the shard has no pager at this concurrency).
+    public func run(concurrency: Int, repetition: Int, options: Options = Options()) async -> RunResult {
+        let workload = scenario.workload
+        let timing = options.pageTiming ?? workload.pageTiming
+        let shard = options.shard
+        let pagers = shard.pagers(ofConcurrency: concurrency)
+        let shardDrains: Int?
+        if case .drains(let total) = workload.bound {
+            shardDrains = shard.drainCount(of: total, concurrency: concurrency)
+        } else {
+            shardDrains = nil
+        }
+        guard pagers > 0 else {
+            return RunResult(
+                scenario: scenario, concurrency: concurrency, repetition: repetition, pageTiming: timing,
+                metrics: TaskMetrics(), workersReturned: 0, measuredSeconds: 0, cpu: CPUTime(userSeconds: 0, systemSeconds: 0),
+                allocations: 0, peakAllocatedBytes: 0, peakRSSBytes: 0, timeSeries: [], startedAt: Date(),
+                shard: shard, pagers: 0, shardDrains: shardDrains)
+        }
+        let slots = (0..<pagers).map { _ in PagerTaskProgress() }
+        let sampler = MemorySampler()
+        let intervals = options.timeSeries ? IntervalLatencies() : nil
+        let status = RunStatus()
+        let runStart = MonotonicTime.nanoseconds()
+
+        return await withTaskGroup(of: [TimeSeriesRow].self) { background in
+            background.addTask {
+                await sampler.run(every: options.samplingInterval)
+                return []
+            }
+            if options.timeSeries {
+                background.addTask {
+                    await timeSeriesLoop(
+                        slots: slots, intervals: intervals!, sampler: sampler, status: status, runStart: runStart,
+                        concurrency: concurrency, repetition: repetition)
+                }
+            }
+            if let interval = options.progressInterval, let observer = options.observer {
+                background.addTask {
+                    await progressLoop(
+                        every: interval, observer: observer, slots: slots, status: status,
+                        concurrency: concurrency, repetition: repetition, drainTarget: shardDrains)
+                    return []
+                }
+            }
+
+            if workload.warmupSeconds > 0 {
+                status.begin(warmup: true, totals: totals(slots))
+                _ = await runPhase(
+                    concurrency: concurrency, shard: shard, slots: slots, intervals: intervals, timing: timing,
+                    probeSleep: options.probeSleep, warmup: true, bound: .duration(seconds: workload.warmupSeconds))
+            }
+
+            // The bare store loop over the same store and drain plans, for harness_overhead_ratio.
+            var bareLoopPagesPerSecond: Double?
+            if let store = options.calibrationStore {
+                let calibration = BareLoopCalibration(
+                    store: store, planner: planner, durationNanoseconds: BareLoopCalibration.defaultDurationNanoseconds)
+                bareLoopPagesPerSecond = await calibration.pagesPerSecond(pagers: pagers)
+            }
+
+            // The measured phase: resources are read around it.
+            sampler.resetPeak()
+            PeakResidentMemory.reset()
+            let allocationsBefore = try? JemallocStats.read(flushingThreadCache: true)
+            let cpuBefore = CPUTime.now()
+            let measuredStart = Date()
+            status.begin(warmup: false, totals: totals(slots))
+            let phase = await runPhase(
+                concurrency: concurrency, shard: shard, slots: slots, intervals: intervals, timing: timing,
+                probeSleep: options.probeSleep, warmup: false, bound: workload.bound)
+            let cpu = CPUTime.now().since(cpuBefore)
+            let allocationsAfter = try? JemallocStats.read(flushingThreadCache: true)
+            sampler.sample()
+            let peakRSS = (try? ProcessMemory.read().peakResidentBytes) ?? 0
+
+            background.cancelAll()
+            var series: [TimeSeriesRow] = []
+            for await rows in background { series += rows }
+            series.sort { $0.elapsedSeconds < $1.elapsedSeconds }
+
+            var allocations: UInt64 = 0
+            if let allocationsBefore, let allocationsAfter {
+                allocations = allocationsAfter.allocationRequests(since: allocationsBefore)
+            }
+            var result = RunResult(
+                scenario: scenario, concurrency: concurrency, repetition: repetition, pageTiming: timing,
+                metrics: phase.metrics, workersReturned: phase.workersReturned,
+                measuredSeconds: Double(phase.nanoseconds) / 1e9,
+                cpu: cpu, allocations: allocations, peakAllocatedBytes: sampler.peakAllocatedBytes,
+                peakRSSBytes: peakRSS, timeSeries: series, startedAt: measuredStart,
+                shard: shard, pagers: pagers, shardDrains: shardDrains)
+            result.bareLoopPagesPerSecond = bareLoopPagesPerSecond
+            return result
+        }
+    }
+
+    private struct PhaseOutcome {
+        var metrics: TaskMetrics
+        var workersReturned: Int
+        var nanoseconds: UInt64
+    }
+
+    private enum PhaseChild: Sendable {
+        case worker(TaskMetrics)
+        case deadline(reached: Bool)
+    }
+
+    /// One phase: one worker per slot (the shard's pagers) in a task group, plus a deadline
+    /// for a duration-bound phase that cancels every drain still in flight.
+    private func runPhase(
+        concurrency total: Int, shard: Shard, slots: [PagerTaskProgress], intervals: IntervalLatencies?, timing: Bool,
+        probeSleep: (@Sendable (UInt64) async throws -> Void)?, warmup: Bool, bound: RunBound
+    ) async -> PhaseOutcome {
+        let concurrency = slots.count
+        var drainLimit: Int?
+        var durationNanoseconds: Double?
+        switch bound {
+        case .drains(let count): drainLimit = count
+        case .duration(let seconds): durationNanoseconds = seconds * 1e9
+        }
+        let workload = scenario.workload
+        let retryPolicy = Self.retryPolicy(workload.retry, seed: planner.seed)
+        let cancelAtEnd = warmup || workload.cancelAtEnd
+
+        var isOpenLoop = false
+        if case .open = workload.load { isOpenLoop = true }
+        let sleep = probeSleep ?? { try await Task.sleep(nanoseconds: $0) }
+        let cancels = workload.cancelFraction > 0 || (durationNanoseconds != nil && cancelAtEnd)
+        let prepared = (0..<concurrency).map { _ in
+            Handoff(PresizedRecorders.taskMetrics(openLoop: isOpenLoop, cancels: cancels))
+        }
+        let start = MonotonicTime.nanoseconds()
+        let control = PhaseControl(
+            planner: planner, isWarmup: warmup, start: start, drainLimit: drainLimit,
+            durationNanoseconds: durationNanoseconds, shard: shard, concurrency: total)
+
+        let (metrics, returned) = await withTaskGroup(of: PhaseChild.self) { group in
+            for slot in 0..<concurrency {
+                let executor = DrainRunner(
+                    source: ObservedSource(base: source, failures: FailureLog()), kind: workload.pager,
+                    retryPolicy: retryPolicy, timing: timing, yieldEveryPages: workload.yieldEveryPages,
+                    progress: slots[slot], intervals: intervals)
+                let worker = PagerTask(control: control, executor: executor, timeSeries: intervals != nil, sleep: sleep)
+                let handoff = prepared[slot]
+                group.addTask {
+                    var metrics = await worker.run(metrics: handoff.take() ?? TaskMetrics())
+                    metrics.throttles += executor.source.failures.throttles
+                    return .worker(metrics)
+                }
+            }
+            if let durationNanoseconds {
+                group.addTask {
+                    do {
+                        try await MonotonicTime.sleep(until: start + UInt64(durationNanoseconds))
+                        return .deadline(reached: true)
+                    } catch {
+                        return .deadline(reached: false)
+                    }
+                }
+            }
+            var all: [TaskMetrics] = []
+            while let child = await group.next() {
+                switch child {
+                case .worker(let metrics):
+                    all.append(metrics)
+                    // Every worker is done: end the deadline timer too.
+                    if all.count == concurrency { group.cancelAll() }
+                case .deadline(let reached):
+                    guard reached, all.count < concurrency else { continue }
+                    if cancelAtEnd {
+                        control.cancelRequestedAt.store(MonotonicTime.nanoseconds(), ordering: .releasing)
+                        group.cancelAll()
+                    } else {
+                        control.stop()
+                    }
+                }
+            }
+            return (TaskMetrics.merged(all), all.count)
+        }
+        return PhaseOutcome(
+            metrics: metrics, workersReturned: returned,
+            nanoseconds: MonotonicTime.elapsed(from: start, to: MonotonicTime.nanoseconds()))
+    }
+
+    /// The pager retry policy of a workload; the store's throttling and faults are retryable.
+    static func retryPolicy(_ settings: RetrySettings, seed: UInt64) -> RetryPolicy {
+        guard settings.maxRetries > 0 else { return .none }
+        return RetryPolicy(
+            maxRetries: settings.maxRetries,
+            initialBackoff: .nanoseconds(settings.initialBackoffNanoseconds),
+            multiplier: settings.multiplier,
+            maxBackoff: .nanoseconds(settings.maxBackoffNanoseconds),
+            jitterFraction: settings.jitter,
+            seed: seed,
+            isRetryable: { ($0 as? StoreError)?.isRetryable == true })
+    }
+}

@@ -1,0 +1,176 @@
+import PagebenchMetrics
+import PagebenchStore
+
+/// Runs a list of scenarios on the synthetic store: for each scenario, each concurrency
+/// value of its workload, each repetition, one measured phase (after warm-up); with
+/// `measureOverhead`, a second phase with per-page timing off. Produces one ``ResultRow``
+/// per scenario × concurrency × repetition.
+public struct SweepRunner: Sendable {
+    /// Options of a sweep.
+    public struct Options: Sendable {
+        /// The context every row carries.
+        public var context: RunContext
+        /// Collect per-second time-series rows.
+        public var timeSeries = false
+        /// Receives progress; nil for none.
+        public var observer: (any RunObserver)?
+        /// How often the observer gets progress snapshots.
+        public var progressInterval: Duration = .seconds(1)
+        /// The tick of the shared timer that waits out the store's injected service times
+        /// (``CoalescingSleeper``); nil arms one `Task.sleep` per request instead. With
+        /// hundreds of pagers, per-request timers saturate a small machine's runtime timer
+        /// path, so the default coalesces them; delays are then rounded up to the tick.
+        public var serviceTimerResolution: Duration? = .microseconds(250)
+        /// Page a store served elsewhere instead of an in-process one (`--target URL`). The
+        /// scenario's store configuration must describe that store: drains pick partitions
+        /// and segments from it. Service time and faults are then the server's.
+        public var remoteSource: RemotePageSource?
+        /// This process's share of every phase (`--shard`); ``Shard/whole`` runs everything.
+        public var shard: Shard = .whole
+        /// Awaited before the first phase, once the first store is built (`--start-at`
+        /// waits for a common start time here); throwing ends the sweep. Later phases
+        /// follow on from the previous one.
+        public var waitForStart: (@Sendable () async throws -> Void)?
+
+        public init(context: RunContext) {
+            self.context = context
+        }
+    }
+
+    /// Everything a sweep produced.
+    public struct Output: Sendable {
+        public var rows: [ResultRow]
+        public var results: [RunResult]
+        public var timeSeries: [TimeSeriesRow]
+
+        public init(rows: [ResultRow], results: [RunResult], timeSeries: [TimeSeriesRow]) {
+            self.rows = rows
+            self.results = results
+            self.timeSeries = timeSeries
+        }
+    }
+
+    public let scenarios: [Scenario]
+    public let options: Options
+
+    /// - Precondition: every scenario was validated (``Scenario/validate()``).
+    public init(scenarios: [Scenario], options: Options) {
+        self.scenarios = scenarios
+        self.options = options
+    }
+
+    /// How many measured phases the sweep runs (overhead runs included).
+    public var runCount: Int {
+        scenarios.reduce(0) { sum, scenario in
+            let workload = scenario.workload
+            return sum + workload.concurrency.count * workload.repetitions * (workload.measureOverhead ? 2 : 1)
+        }
+    }
+
+    /// Runs the sweep. Returns early (with the rows so far) if the task is cancelled, also
+    /// while waiting for ``Options/waitForStart``.
+    ///
+    /// - Throws: ``HarnessError`` if a store cannot be created from a scenario's configuration.
+    public func run() async throws -> Output {
+        var output = Output(rows: [], results: [], timeSeries: [])
+        var ordinal = 0
+        let total = runCount
+        for scenario in scenarios {
+            if let remote = options.remoteSource {
+                if ordinal == 0, let waitForStart = options.waitForStart {
+                    do { try await waitForStart() } catch { return output }
+                }
+                let runner = PhaseRunner(scenario: scenario, source: remote)
+                guard
+                    await runScenario(
+                        runner, sleeper: nil, calibrationStore: nil, ordinal: &ordinal, total: total, into: &output)
+                else {
+                    return output
+                }
+                continue
+            }
+            let sleeper = options.serviceTimerResolution.map { CoalescingSleeper(resolution: $0) }
+            let store: SyntheticStore
+            do {
+                if let sleeper {
+                    store = try SyntheticStore(configuration: scenario.store, sleep: { try await sleeper.sleep(for: $0) })
+                } else {
+                    store = try SyntheticStore(configuration: scenario.store)
+                }
+            } catch {
+                throw HarnessError.invalidField("store", "\(error)")
+            }
+            let runner = PhaseRunner(scenario: scenario, source: StoreSource(store: store))
+            if ordinal == 0, let waitForStart = options.waitForStart {
+                do { try await waitForStart() } catch { return output }
+            }
+            let finished = await withTaskGroup(of: Void.self) { group -> Bool in
+                if let sleeper { group.addTask { await sleeper.run() } }
+                defer { group.cancelAll() }
+                return await runScenario(
+                    runner, sleeper: sleeper, calibrationStore: store, ordinal: &ordinal, total: total, into: &output)
+            }
+            if !finished { return output }
+        }
+        return output
+    }
+
+    /// Runs every concurrency × repetition of one scenario; false when cancelled. With an
+    /// in-process `calibrationStore`, each measured phase (not the timing-off rerun) is
+    /// preceded by the bare-loop calibration of `harness_overhead_ratio`.
+    private func runScenario<Source>(
+        _ runner: PhaseRunner<Source>, sleeper: CoalescingSleeper?, calibrationStore: SyntheticStore?, ordinal: inout Int,
+        total: Int, into output: inout Output
+    ) async -> Bool {
+        let workload = runner.scenario.workload
+        for concurrency in workload.concurrency {
+            for repetition in 1...workload.repetitions {
+                if Task.isCancelled { return false }
+                ordinal += 1
+                var result = await measure(
+                    runner, sleeper: sleeper, concurrency: concurrency, repetition: repetition, ordinal: ordinal, total: total,
+                    timing: workload.pageTiming, overhead: false, calibrationStore: calibrationStore)
+                if workload.measureOverhead {
+                    ordinal += 1
+                    let untimed = await measure(
+                        runner, sleeper: sleeper, concurrency: concurrency, repetition: repetition, ordinal: ordinal, total: total,
+                        timing: false, overhead: true, calibrationStore: nil)
+                    if result.pagesPerSecond > 0 {
+                        result.measurementOverheadRatio = untimed.pagesPerSecond / result.pagesPerSecond
+                    }
+                }
+                output.results.append(result)
+                output.rows.append(result.row(context: options.context))
+                output.timeSeries += result.timeSeries
+            }
+        }
+        return true
+    }
+
+    private func measure<Source>(
+        _ runner: PhaseRunner<Source>, sleeper: CoalescingSleeper?, concurrency: Int, repetition: Int, ordinal: Int,
+        total: Int, timing: Bool, overhead: Bool, calibrationStore: SyntheticStore?
+    ) async -> RunResult {
+        let workload = runner.scenario.workload
+        var expected: Double?
+        if case .duration(let seconds) = workload.bound { expected = seconds + workload.warmupSeconds }
+        let description = RunDescription(
+            scenario: runner.scenario.name, concurrency: concurrency, repetition: repetition,
+            isOverheadRun: overhead, ordinal: ordinal, total: total, expectedSeconds: expected)
+        options.observer?.runStarted(description)
+        var runOptions = PhaseRunner<Source>.Options()
+        runOptions.pageTiming = timing
+        runOptions.timeSeries = options.timeSeries && !overhead
+        runOptions.observer = options.observer
+        runOptions.progressInterval = options.observer == nil ? nil : options.progressInterval
+        runOptions.shard = options.shard
+        runOptions.calibrationStore = calibrationStore
+        if let sleeper {
+            // Probes wait on the same shared timer as the store's service times.
+            runOptions.probeSleep = { try await sleeper.sleep(for: .nanoseconds(Int64(clamping: $0))) }
+        }
+        let result = await runner.run(concurrency: concurrency, repetition: repetition, options: runOptions)
+        options.observer?.runEnded(description, result: result)
+        return result
+    }
+}

@@ -1,0 +1,47 @@
+extension ResultRow {
+    /// Sets the throughput, deterministic-count, latency, cancellation, retry and error columns
+    /// from merged task metrics of a measured phase lasting `measuredSeconds`.
+    ///
+    /// Leaves context, load-model and resource columns alone. Rates are 0 when `measuredSeconds`
+    /// is not positive. `missed_starts` is set only for open-loop rows (``loadModel`` not `closed`).
+    public mutating func apply(_ metrics: TaskMetrics, measuredSeconds: Double) {
+        func rate(_ count: Int) -> Double { measuredSeconds > 0 ? Double(count) / measuredSeconds : 0 }
+        durationSeconds = measuredSeconds
+        pagesPerSecond = rate(metrics.pages)
+        itemsPerSecond = rate(metrics.items)
+        scannedBytesPerSecond = rate(metrics.scannedBytes)
+        drainsPerSecond = rate(metrics.drains)
+        drains = metrics.drains
+        pages = metrics.pages
+        items = metrics.items
+        scannedItems = metrics.scannedItems
+        scannedBytes = metrics.scannedBytes
+        emptyPagesWasted = metrics.emptyPagesWasted
+        emptyPagesFinal = metrics.emptyPagesFinal
+        emptyPageRate = metrics.pages > 0 ? Double(metrics.emptyPagesWasted) / Double(metrics.pages) : 0
+        pagesPerDrainMean = metrics.drains > 0 ? Double(metrics.pagesInEndedDrains) / Double(metrics.drains) : 0
+        pagesPerDrainMax = metrics.pagesPerDrainMax
+        pageLatency = metrics.pageLatency.percentilesIfRecorded
+        drainLatency = metrics.drainLatency.percentilesIfRecorded
+        drainLatencyCorrected = metrics.drainLatencyCorrected?.percentilesIfRecorded
+        missedStarts = loadModel == "closed" ? nil : metrics.missedStarts
+        cancellations = metrics.cancellations
+        cancellationLatency = metrics.cancellationLatency?.percentilesIfRecorded
+        pagesAfterCancel = metrics.pagesAfterCancel
+        retries = metrics.retries
+        throttles = metrics.throttles
+        errors = metrics.errors
+    }
+
+    /// Sets the resource columns from readings taken at the start and end of the measured phase.
+    public mutating func applyResources(
+        cpu: CPUTime, allocationRequests: UInt64, peakAllocatedBytes: Int, peakRSSBytes: Int
+    ) {
+        cpuUserSeconds = cpu.userSeconds
+        cpuSystemSeconds = cpu.systemSeconds
+        allocations = allocationRequests
+        allocationsPerPage = pages > 0 ? Double(allocationRequests) / Double(pages) : 0
+        self.peakAllocatedBytes = peakAllocatedBytes
+        self.peakRSSBytes = peakRSSBytes
+    }
+}

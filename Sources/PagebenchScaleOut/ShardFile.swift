@@ -1,0 +1,333 @@
+import Foundation
+import PagebenchBase
+import PagebenchHarness
+import PagebenchMetrics
+
+/// The result shard one worker writes (`--shard I/N`): for every phase it ran, its CSV row,
+/// its counters and its latency histograms in their lossless text form, so that
+/// ``ShardMerge`` can combine the shards of a run exactly. README "Scaling out" documents
+/// the JSON layout:
+///
+/// ```json
+/// { "format": "pagebench-shard", "version": 1, "shard": { "index": 0, "count": 4 },
+///   "startAt": "2026-11-22T10:00:00.000Z",
+///   "phases": [ { "scenario": "default", "configHash": "…", "seed": 42, "concurrency": 64,
+///                 "repetition": 1, "pagers": 16, "drains": 500,
+///                 "startedAtUnixNanoseconds": …, "durationNanoseconds": …,
+///                 "row": "schema_version,…\n1,…\n",
+///                 "counters": { "pages": …, … , "errors": { "throttled": 0, … } },
+///                 "histograms": { "page": "hdr1 digits=3 …", "drain": "hdr1 …",
+///                                 "drainCorrected": null, "cancellation": null } } ],
+///   "httpResponses": { "200": 51234, "429": 12, "transport": 0 } }
+/// ```
+///
+/// `httpResponses` (a `--target` run's HTTP responses by status, over all its phases, and
+/// requests that got none) is null for an in-process run, and may be absent in files of
+/// earlier builds.
+public struct ShardFile: Sendable, Equatable {
+    /// The value of `format`.
+    public static let formatName = "pagebench-shard"
+    /// The layout version this build writes and reads.
+    public static let currentVersion = 1
+
+    public var shard: Shard
+    /// The `--start-at` the worker was given, as given to the run (nil without one).
+    public var startAt: String?
+    public var phases: [ShardPhase]
+    /// A `--target` run's HTTP responses by status (`"200"`, `"429"`, …) and `"transport"`
+    /// (requests that got no response), over all its phases; nil in-process.
+    public var httpResponses: [String: Int]?
+
+    public init(shard: Shard, startAt: String?, phases: [ShardPhase], httpResponses: [String: Int]? = nil) {
+        self.shard = shard
+        self.startAt = startAt
+        self.phases = phases
+        self.httpResponses = httpResponses
+    }
+
+    /// The shard of a sweep's output.
+    public init(shard: Shard, startAt: StartTime?, output: SweepRunner.Output, httpResponses: [String: Int]? = nil) {
+        self.init(
+            shard: shard, startAt: startAt?.description,
+            phases: zip(output.results, output.rows).map { ShardPhase(result: $0, row: $1) },
+            httpResponses: httpResponses)
+    }
+
+    /// `shard-I-of-N.json`: the file name of a shard in a shard directory.
+    public static func fileName(for shard: Shard) -> String { "shard-\(shard.index)-of-\(shard.count).json" }
+
+    // MARK: Writing
+
+    /// The JSON text (pretty, keys sorted, one trailing line break).
+    public func jsonText() throws(HarnessError) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        do {
+            return String(decoding: try encoder.encode(Document(self)), as: UTF8.self) + "\n"
+        } catch {
+            throw HarnessError(.outputFailed, "cannot encode the shard file: \(error)")
+        }
+    }
+
+    /// Writes the shard to `path` atomically (temporary file + rename), creating its directory.
+    public func write(to path: String) throws(HarnessError) {
+        let text = try jsonText()
+        try ResultWriter.createParentDirectory(of: path)
+        do {
+            try AtomicFile.write(text, to: path)
+        } catch {
+            throw HarnessError(.outputFailed, file: path, "cannot write the shard file: \(error)")
+        }
+    }
+
+    // MARK: Reading
+
+    /// Reads a shard file.
+    ///
+    /// - Throws: ``HarnessError``: `inputUnavailable` when the file is missing or unreadable,
+    ///   `invalidShard` for anything else, naming the phase and field.
+    public static func read(path: String) throws(HarnessError) -> ShardFile {
+        let data = try HarnessError.readInput(path, ifMissing: "no such shard file; check the path")
+        return try decode(json: data, file: path)
+    }
+
+    /// Decodes a shard file's JSON; `file` names it in errors.
+    public static func decode(json data: Data, file: String) throws(HarnessError) -> ShardFile {
+        func fail(_ message: String) -> HarnessError { HarnessError(.invalidShard, file: file, message) }
+        // The format tag first, so that a wrong file gets a useful message, not a missing key.
+        guard let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
+            throw fail("not a JSON object; a shard file is written by `pagebench run --shard I/N`")
+        }
+        guard object["format"] as? String == formatName else {
+            throw fail("'format' is \(object["format"].map { "'\($0)'" } ?? "missing"), expected '\(formatName)': not a pagebench shard file")
+        }
+        guard let version = object["version"] as? Int, version == currentVersion else {
+            throw fail(
+                "shard format version \(object["version"].map { "\($0)" } ?? "missing") is not the one this pagebench reads "
+                    + "(\(currentVersion)); merge with the pagebench version that wrote it")
+        }
+        let document: Document
+        do {
+            document = try JSONDecoder().decode(Document.self, from: data)
+        } catch let DecodingError.keyNotFound(key, context) {
+            throw fail("missing key '\(path(context.codingPath + [key]))'")
+        } catch let DecodingError.typeMismatch(_, context) {
+            throw fail("'\(path(context.codingPath))' has the wrong type: \(context.debugDescription)")
+        } catch let DecodingError.valueNotFound(_, context) {
+            throw fail("'\(path(context.codingPath))' is null but needs a value")
+        } catch let DecodingError.dataCorrupted(context) {
+            throw fail("'\(path(context.codingPath))': \(context.debugDescription)")
+        } catch {
+            throw fail("\(error)")
+        }
+        let shard: Shard
+        do {
+            shard = try Shard(index: document.shard.index, count: document.shard.count)
+        } catch {
+            throw fail("'shard': " + error.message.replacingOccurrences(of: "--shard ", with: ""))
+        }
+        var phases: [ShardPhase] = []
+        for (number, phase) in document.phases.enumerated() {
+            phases.append(try phase.model(file: file, at: "phases[\(number)]"))
+        }
+        if let responses = document.httpResponses,
+            let bad = responses.first(where: { $0.value < 0 || !($0.key == "transport" || Int($0.key).map { (100...599).contains($0) } == true) })
+        {
+            throw fail("'httpResponses.\(bad.key)': keys are HTTP statuses 100-599 or 'transport', counts are not negative")
+        }
+        return ShardFile(shard: shard, startAt: document.startAt, phases: phases, httpResponses: document.httpResponses)
+    }
+
+    private static func path(_ keys: [any CodingKey]) -> String {
+        var text = ""
+        for key in keys {
+            if let index = key.intValue { text += "[\(index)]" } else { text += (text.isEmpty ? "" : ".") + key.stringValue }
+        }
+        return text
+    }
+}
+
+// MARK: - JSON layout
+
+private struct Document: Codable {
+    struct ShardIndex: Codable {
+        var index: Int
+        var count: Int
+    }
+
+    var format = ShardFile.formatName
+    var version = ShardFile.currentVersion
+    var shard: ShardIndex
+    var startAt: String?
+    var phases: [PhaseDocument]
+    var httpResponses: [String: Int]?
+
+    init(_ file: ShardFile) {
+        shard = ShardIndex(index: file.shard.index, count: file.shard.count)
+        startAt = file.startAt
+        phases = file.phases.map(PhaseDocument.init)
+        httpResponses = file.httpResponses
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(format, forKey: .format)
+        try container.encode(version, forKey: .version)
+        try container.encode(shard, forKey: .shard)
+        try container.encode(startAt, forKey: .startAt)  // null when absent: every key always present
+        try container.encode(phases, forKey: .phases)
+        try container.encode(httpResponses, forKey: .httpResponses)
+    }
+}
+
+private struct PhaseDocument: Codable {
+    struct Errors: Codable {
+        var throttled, fault, invalidToken, tokenMismatch, validation, other: Int
+    }
+
+    struct Counters: Codable {
+        var pages, items, scannedItems, scannedBytes, emptyPagesWasted, emptyPagesFinal, drains, pagesInEndedDrains,
+            pagesPerDrainMax, cancellations, pagesAfterCancel, retries, throttles, missedStarts: Int
+        var errors: Errors
+    }
+
+    struct Histograms: Codable {
+        var page: String
+        var drain: String
+        var drainCorrected: String?
+        var cancellation: String?
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(page, forKey: .page)
+            try container.encode(drain, forKey: .drain)
+            try container.encode(drainCorrected, forKey: .drainCorrected)
+            try container.encode(cancellation, forKey: .cancellation)
+        }
+    }
+
+    var scenario: String
+    var configHash: String
+    var seed: UInt64
+    var concurrency: Int
+    var repetition: Int
+    var pagers: Int
+    var drains: Int?
+    var startedAtUnixNanoseconds: UInt64
+    var durationNanoseconds: UInt64
+    var row: String
+    var counters: Counters
+    var histograms: Histograms
+
+    init(_ phase: ShardPhase) {
+        scenario = phase.scenario
+        configHash = phase.configHash
+        seed = phase.seed
+        concurrency = phase.concurrency
+        repetition = phase.repetition
+        pagers = phase.pagers
+        drains = phase.drains
+        startedAtUnixNanoseconds = phase.startedAtUnixNanoseconds
+        durationNanoseconds = phase.durationNanoseconds
+        // A row's decimals are finite by construction (rates over a zero-length phase are 0).
+        row = (try? ResultRow.csvText([phase.row])) ?? ""
+        let m = phase.metrics
+        counters = Counters(
+            pages: m.pages, items: m.items, scannedItems: m.scannedItems, scannedBytes: m.scannedBytes,
+            emptyPagesWasted: m.emptyPagesWasted, emptyPagesFinal: m.emptyPagesFinal, drains: m.drains,
+            pagesInEndedDrains: m.pagesInEndedDrains, pagesPerDrainMax: m.pagesPerDrainMax,
+            cancellations: m.cancellations, pagesAfterCancel: m.pagesAfterCancel, retries: m.retries,
+            throttles: m.throttles, missedStarts: m.missedStarts,
+            errors: Errors(
+                throttled: m.errors.throttled, fault: m.errors.fault, invalidToken: m.errors.invalidToken,
+                tokenMismatch: m.errors.tokenMismatch, validation: m.errors.validation, other: m.errors.other))
+        histograms = Histograms(
+            page: m.pageLatency.serialized(), drain: m.drainLatency.serialized(),
+            drainCorrected: m.drainLatencyCorrected?.serialized(), cancellation: m.cancellationLatency?.serialized())
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(scenario, forKey: .scenario)
+        try container.encode(configHash, forKey: .configHash)
+        try container.encode(seed, forKey: .seed)
+        try container.encode(concurrency, forKey: .concurrency)
+        try container.encode(repetition, forKey: .repetition)
+        try container.encode(pagers, forKey: .pagers)
+        try container.encode(drains, forKey: .drains)
+        try container.encode(startedAtUnixNanoseconds, forKey: .startedAtUnixNanoseconds)
+        try container.encode(durationNanoseconds, forKey: .durationNanoseconds)
+        try container.encode(row, forKey: .row)
+        try container.encode(counters, forKey: .counters)
+        try container.encode(histograms, forKey: .histograms)
+    }
+
+    func model(file: String, at location: String) throws(HarnessError) -> ShardPhase {
+        func fail(_ message: String) -> HarnessError { HarnessError(.invalidShard, file: file, "\(location): \(message)") }
+        let rows: [ResultRow]
+        do {
+            rows = try ResultRow.parseCSV(row, file: "\(file) \(location).row")
+        } catch {
+            throw fail("'row' is not a results CSV row: \(error)")
+        }
+        guard rows.count == 1, let parsed = rows.first else {
+            throw fail("'row' must hold a header and exactly one row, found \(rows.count) rows")
+        }
+        guard parsed.scenario == scenario, parsed.configHash == configHash, parsed.seed == seed,
+            parsed.concurrency == concurrency, parsed.repetition == repetition
+        else {
+            throw fail(
+                "'row' describes \(parsed.scenario) [\(parsed.configHash)] seed \(parsed.seed) ×\(parsed.concurrency) "
+                    + "rep \(parsed.repetition), but the phase says \(scenario) [\(configHash)] seed \(seed) ×\(concurrency) "
+                    + "rep \(repetition); was the file edited?")
+        }
+        let c = counters
+        let negative = [
+            ("pages", c.pages), ("items", c.items), ("scannedItems", c.scannedItems), ("scannedBytes", c.scannedBytes),
+            ("emptyPagesWasted", c.emptyPagesWasted), ("emptyPagesFinal", c.emptyPagesFinal), ("drains", c.drains),
+            ("pagesInEndedDrains", c.pagesInEndedDrains), ("pagesPerDrainMax", c.pagesPerDrainMax),
+            ("cancellations", c.cancellations), ("pagesAfterCancel", c.pagesAfterCancel), ("retries", c.retries),
+            ("throttles", c.throttles), ("missedStarts", c.missedStarts), ("pagers", pagers),
+            ("concurrency", concurrency), ("repetition", repetition),
+        ].first { $0.1 < 0 }
+        if let (name, value) = negative { throw fail("'\(name)' must not be negative, found \(value)") }
+        var metrics = TaskMetrics()
+        metrics.pages = c.pages
+        metrics.items = c.items
+        metrics.scannedItems = c.scannedItems
+        metrics.scannedBytes = c.scannedBytes
+        metrics.emptyPagesWasted = c.emptyPagesWasted
+        metrics.emptyPagesFinal = c.emptyPagesFinal
+        metrics.drains = c.drains
+        metrics.pagesInEndedDrains = c.pagesInEndedDrains
+        metrics.pagesPerDrainMax = c.pagesPerDrainMax
+        metrics.cancellations = c.cancellations
+        metrics.pagesAfterCancel = c.pagesAfterCancel
+        metrics.retries = c.retries
+        metrics.throttles = c.throttles
+        metrics.missedStarts = c.missedStarts
+        var errors = ErrorCounts()
+        errors.throttled = c.errors.throttled
+        errors.fault = c.errors.fault
+        errors.invalidToken = c.errors.invalidToken
+        errors.tokenMismatch = c.errors.tokenMismatch
+        errors.validation = c.errors.validation
+        errors.other = c.errors.other
+        metrics.errors = errors
+        func histogram(_ name: String, _ text: String) throws(HarnessError) -> LatencyRecorder {
+            do {
+                return try LatencyRecorder(serialized: text, file: "\(file) \(location).histograms.\(name)")
+            } catch {
+                throw fail("histogram '\(name)': \(error)")
+            }
+        }
+        metrics.pageLatency = try histogram("page", histograms.page)
+        metrics.drainLatency = try histogram("drain", histograms.drain)
+        if let text = histograms.drainCorrected { metrics.drainLatencyCorrected = try histogram("drainCorrected", text) }
+        if let text = histograms.cancellation { metrics.cancellationLatency = try histogram("cancellation", text) }
+        return ShardPhase(
+            scenario: scenario, configHash: configHash, seed: seed, concurrency: concurrency, repetition: repetition,
+            pagers: pagers, drains: drains, startedAtUnixNanoseconds: startedAtUnixNanoseconds,
+            durationNanoseconds: durationNanoseconds, row: parsed, metrics: metrics)
+    }
+}

@@ -1,0 +1,59 @@
+import Foundation
+import PagebenchHarness
+import PagebenchMetrics
+
+/// One phase (scenario × concurrency × repetition) of a shard.
+public struct ShardPhase: Sendable, Equatable {
+    public var scenario: String
+    public var configHash: String
+    public var seed: UInt64
+    /// The whole run's concurrency.
+    public var concurrency: Int
+    public var repetition: Int
+    /// Pagers this shard ran (``Shard/pagers(ofConcurrency:)``).
+    public var pagers: Int
+    /// Drains this shard was given (drain-count bound), nil for a duration bound.
+    public var drains: Int?
+    /// When its measured phase started, nanoseconds since 1970 UTC (wall clock).
+    public var startedAtUnixNanoseconds: UInt64
+    /// Length of its measured phase (monotonic clock).
+    public var durationNanoseconds: UInt64
+    /// The shard's own results row: the run's context, this shard's counts and rates.
+    public var row: ResultRow
+    /// Its counters and histograms.
+    public var metrics: TaskMetrics
+
+    public init(
+        scenario: String, configHash: String, seed: UInt64, concurrency: Int, repetition: Int, pagers: Int,
+        drains: Int?, startedAtUnixNanoseconds: UInt64, durationNanoseconds: UInt64, row: ResultRow,
+        metrics: TaskMetrics
+    ) {
+        self.scenario = scenario
+        self.configHash = configHash
+        self.seed = seed
+        self.concurrency = concurrency
+        self.repetition = repetition
+        self.pagers = pagers
+        self.drains = drains
+        self.startedAtUnixNanoseconds = startedAtUnixNanoseconds
+        self.durationNanoseconds = durationNanoseconds
+        self.row = row
+        self.metrics = metrics
+    }
+
+    init(result: RunResult, row: ResultRow) {
+        self.init(
+            scenario: result.scenario.name, configHash: result.scenario.configurationHash, seed: row.seed,
+            concurrency: result.concurrency, repetition: result.repetition, pagers: result.pagers,
+            drains: result.shardDrains,
+            startedAtUnixNanoseconds: UInt64(max(0, result.startedAt.timeIntervalSince1970 * 1e9)),
+            durationNanoseconds: UInt64(max(0, result.measuredSeconds * 1e9)), row: row, metrics: result.metrics)
+    }
+
+    /// Scenario, configuration hash, seed, concurrency and repetition: what the shards of one
+    /// phase share.
+    public var identity: String { "\(scenario) [\(configHash)] seed \(seed) ×\(concurrency) rep \(repetition)" }
+
+    /// End of the measured phase, nanoseconds since 1970 UTC.
+    public var endedAtUnixNanoseconds: UInt64 { startedAtUnixNanoseconds + durationNanoseconds }
+}

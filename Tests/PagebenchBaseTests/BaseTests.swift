@@ -1,0 +1,141 @@
+import Foundation
+import PagebenchBase
+import Testing
+
+/// The shared helpers: the generator and hash every seeded figure depends on (H3), the
+/// number text of tables and reports, the file reader.
+@Suite struct SplitMix64Tests {
+    @Test("H3: the reference SplitMix64 sequence, on every machine")
+    func referenceSequence() {
+        // SplitMix64 seeded with 0 (Steele, Lea, Flood 2014; the sequence java.util.SplittableRandom starts with).
+        var random = SplitMix64(seed: 0)
+        #expect(random.next() == 0xE220_A839_7B1D_CDAF)
+        #expect(random.next() == 0x6E78_9E6A_A1B9_65F4)
+        #expect(random.next() == 0x06C4_5D18_8009_454F)
+    }
+
+    @Test("H3: next(below:) draws what the plain multiply-shift drew, for the bounds a run uses")
+    func unbiasedKeepsTheOldDraws() {
+        for bound in [1, 2, 3, 7, 10, 64, 1000, 1_000_003] {
+            var unbiased = SplitMix64(seed: UInt64(bound))
+            var plain = SplitMix64(seed: UInt64(bound))
+            for _ in 0..<10_000 {
+                let old = Int(plain.next().multipliedFullWidth(by: UInt64(bound)).high)
+                #expect(unbiased.next(below: bound) == old, "bound \(bound)")
+            }
+        }
+    }
+
+    @Test("next(below:) rejects the biased low products: a bound near 2^63 stays in range and uniform halves")
+    func unbiasedForHugeBounds() {
+        let bound = Int(1 << 62) + 1
+        var random = SplitMix64(seed: 9)
+        var low = 0
+        for _ in 0..<4000 {
+            let value = random.next(below: bound)
+            #expect((0..<bound).contains(value))
+            if value < bound / 2 { low += 1 }
+        }
+        #expect((1800...2200).contains(low))
+    }
+
+    @Test("stream generators do not depend on how many numbers other items drew")
+    func streams() {
+        var a = SplitMix64(seed: 5, stream: 1, index: 7)
+        var b = SplitMix64(seed: 5, stream: 1, index: 7)
+        _ = SplitMix64(seed: 5, stream: 1, index: 6)
+        #expect(a.next() == b.next())
+        var other = SplitMix64(seed: 5, stream: 2, index: 7)
+        #expect(other.next() != SplitMix64(seed: 5, stream: 1, index: 7).nextUnitSample())
+    }
+}
+
+extension SplitMix64 {
+    fileprivate func nextUnitSample() -> UInt64 {
+        var copy = self
+        return copy.next()
+    }
+}
+
+@Suite struct StableHashTests {
+    @Test("FNV-1a 64 of the standard test vectors")
+    func fnv() {
+        #expect(StableHash.fnv1a64("") == 0xCBF2_9CE4_8422_2325)
+        #expect(StableHash.fnv1a64("a") == 0xAF63_DC4C_8601_EC8C)
+        #expect(StableHash.fnv1a64("foobar") == 0x85944171F73967E8)
+        #expect(StableHash.hex(0xAB) == "00000000000000ab")
+    }
+}
+
+@Suite struct MathTests {
+    @Test("power: exactly 1 for exponent 0; exp and log agree with Foundation's")
+    func power() {
+        #expect(Math.power(123.4, 0) == 1)
+        #expect(Math.power(2, 10).rounded() == 1024)
+        for x in [0.5, 1, 2.5, 1e6] {
+            #expect(Math.log(x) == Foundation.log(x))
+            #expect(Math.exp(x / 10) == Foundation.exp(x / 10))
+        }
+    }
+}
+
+@Suite struct NumberTextTests {
+    @Test("short forms (progress, summary table) and significant-digit forms (reports)")
+    func forms() {
+        #expect(NumberText.count(950) == "950")
+        #expect(NumberText.count(12_345) == "12.3k")
+        #expect(NumberText.nanoseconds(12_345) == "12.3µs")
+        #expect(NumberText.bytes(3 << 20) == "3.0MiB")
+        #expect(NumberText.seconds(125) == "2m05s")
+        #expect(NumberText.fixed(-1.005, 1) == "-1.0")
+        #expect(NumberText.number(1234.56) == "1235")
+        #expect(NumberText.number(0.012345) == "0.01235")
+        #expect(NumberText.number(2e16) == "2.000e+16")
+        #expect(NumberText.value(12_345, unit: "ns") == "12.35 µs")
+        #expect(NumberText.percent(-0.045) == "−4.5 %")
+        #expect(NumberText.compact(2_500_000) == "2.5M")
+    }
+
+    @Test("number(_:digits:) prints exactly what Foundation's String(format:) printed before")
+    func sameAsFoundation() {
+        for value in [1234.5, 0.125, 2.5e-7, 9.99999e14, 123_456.789, -0.5, 1e-6, 42] {
+            for digits in [1, 3, 4] {
+                let exponent = Int(Foundation.log10(abs(value)).rounded(.down))
+                var expected: String
+                if abs(value) >= 1e15 || abs(value) < 1e-6 {
+                    expected = String(format: "%.\(max(digits - 1, 0))e", value)
+                } else {
+                    expected = String(format: "%.\(max(0, digits - 1 - exponent))f", value)
+                    if expected.contains(".") {
+                        while expected.hasSuffix("0") { expected.removeLast() }
+                        if expected.hasSuffix(".") { expected.removeLast() }
+                    }
+                }
+                #expect(NumberText.number(value, digits: digits) == expected, "\(value) \(digits)")
+            }
+        }
+    }
+}
+
+@Suite struct FileSystemTests {
+    @Test("readText: missing, a directory, not UTF-8, and a file read whole; createParentDirectory makes the parents")
+    func reading() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pagebench-base-\(UUID())").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        #expect { try FileSystem.readText(directory + "/none") } throws: { ($0 as? FileSystem.Failure)?.kind == .missing }
+        let nested = directory + "/a/b/c.txt"
+        try FileSystem.createParentDirectory(of: nested)
+        var isDirectory = false
+        #expect(FileSystem.exists(directory + "/a/b", isDirectory: &isDirectory) && isDirectory)
+        #expect { try FileSystem.readText(directory + "/a") } throws: { ($0 as? FileSystem.Failure)?.kind == .unreadable }
+        let text = String(repeating: "pagebench ", count: 20_000)
+        try text.write(toFile: nested, atomically: true, encoding: .utf8)
+        #expect(try FileSystem.readText(nested) == text)
+        try Data([0xFF, 0xFE]).write(to: URL(fileURLWithPath: nested))
+        #expect { try FileSystem.readText(nested) } throws: { ($0 as? FileSystem.Failure)?.kind == .notUTF8 }
+        try "x".write(toFile: directory + "/file", atomically: true, encoding: .utf8)
+        #expect { try FileSystem.createParentDirectory(of: directory + "/file/y") } throws: {
+            ($0 as? FileSystem.Failure)?.kind == .notADirectory
+        }
+    }
+}

@@ -1,0 +1,45 @@
+import PagebenchBase
+import PagebenchHarness
+
+/// A service whose capacity is known exactly, for checking the knee search (H5) without
+/// wall-clock time: `servers` servers, each taking `serviceNanoseconds` per drain (plus an
+/// optional seeded jitter), first come first served, fed by an open-loop arrival stream at a
+/// constant rate. Time is simulated: arrivals are at k / rate seconds on a manual clock, and
+/// latency is measured from the *intended* arrival (corrected for coordinated omission).
+///
+/// Theoretical capacity: servers / service time. Below it (no jitter) every drain takes
+/// exactly the service time; above it the queue and the latency grow for the whole step.
+struct SimulatedQueue {
+    var servers: Int
+    var serviceNanoseconds: Double
+    /// Each drain's service time is multiplied by a factor uniform in [1 − jitter, 1 + jitter].
+    var jitter: Double = 0
+    var seed: UInt64 = 1
+
+    var capacityPerSecond: Double { Double(servers) * 1e9 / serviceNanoseconds }
+
+    /// The corrected latencies of a step of `durationSeconds` at `rate` drains/s, sorted.
+    func latencies(rate: Double, durationSeconds: Double) -> [Double] {
+        let arrivals = Int(rate * durationSeconds)
+        var freeAt = [Double](repeating: 0, count: servers)
+        var random = SplitMix64(seed: seed, stream: UInt64(rate.bitPattern), index: 0)
+        var latencies: [Double] = []
+        latencies.reserveCapacity(arrivals)
+        for k in 0..<arrivals {
+            let arrival = Double(k) * 1e9 / rate
+            let server = freeAt.indices.min { freeAt[$0] < freeAt[$1] }!
+            let start = max(arrival, freeAt[server])
+            let service = serviceNanoseconds * (1 + jitter * (2 * random.nextUnit() - 1))
+            freeAt[server] = start + service
+            latencies.append(freeAt[server] - arrival)
+        }
+        return latencies.sorted()
+    }
+
+    /// The p-th percentile (0 < p < 1) of a step's corrected latency.
+    func percentile(_ p: Double, rate: Double, durationSeconds: Double) -> Double {
+        let sorted = latencies(rate: rate, durationSeconds: durationSeconds)
+        guard !sorted.isEmpty else { return 0 }
+        return sorted[min(sorted.count - 1, Int((Double(sorted.count) * p).rounded(.up)) - 1)]
+    }
+}
