@@ -34,6 +34,8 @@ final class IntervalLatencies: Sendable {
 /// A worker's per-page bookkeeping between yield points: owned by one task, no sharing.
 struct Pacing: Sendable {
     var pagesSinceCheckpoint = 0
+    /// When this task last called `Task.yield()` (monotonic nanoseconds; 0 before the first).
+    var yieldedAt: UInt64 = 0
     /// Page latencies not yet handed to ``IntervalLatencies`` (time series only).
     var intervalSamples: [UInt64]?
     var intervalFlushedAt: UInt64 = 0
@@ -50,10 +52,23 @@ struct Pacing: Sendable {
 
 /// Progress publishing: what a drain hands to the shared counters at its yield points.
 extension DrainRunner {
-    /// Publishes progress and lets other tasks (timers, sampler, progress) run.
+    /// The least time between two `Task.yield()`s of a CPU-bound drain, in nanoseconds: the
+    /// timers, the memory sampler (every 10 ms) and progress (every second) still run when
+    /// every pool thread is busy paging, while a pager alone on a core is not parked and
+    /// resumed (often on the other thread) every few dozen pages. Yielding every 64 pages
+    /// (about 20 µs) cost a fifth of a limit-10 page in context switches
+    /// (results/harness-overhead.md).
+    static var yieldIntervalNanoseconds: UInt64 { 1_000_000 }
+
+    /// Publishes progress; lets other tasks (timers, sampler, progress) run if the last yield
+    /// was at least ``yieldIntervalNanoseconds`` ago.
     func checkpoint(_ pacing: inout Pacing) async {
         publish(&pacing)
-        await Task.yield()
+        let now = MonotonicTime.nanoseconds()
+        if now &- pacing.yieldedAt >= Self.yieldIntervalNanoseconds {
+            pacing.yieldedAt = now
+            await Task.yield()
+        }
     }
 
     /// Hands the pages and latencies counted since the last call to ``PagerTaskProgress``.

@@ -89,14 +89,24 @@ struct DrainRunner<Source: PageSource>: Sendable where Source.Request == PageReq
         var result = DrainResult(ending: .finished, pages: 0, pagesAfterCancel: 0)
         var request = plan.request
         var backoffRandom = SplitMix64(seed: retryPolicy.seed, stream: 0x6C6F_6F70, index: UInt64(plan.index))
+        // A local copy, made once: read through `self` inside the loop, the source (the
+        // synthetic store's references) was copied and destroyed around every page.
+        let source = self.source
         while true {
             let started = timing ? MonotonicTime.nanoseconds() : 0
             let page: Page
             do {
-                page = try await fetchRetrying(request, random: &backoffRandom, metrics: &metrics)
+                // The first attempt inline, the retries in a separate function: an
+                // in-process store serves it without suspending (StoreSource), so there is
+                // no async frame or executor check per page.
+                page = try await source.fetch(request)
             } catch {
-                result.ending = ending(for: error)
-                return result
+                do {
+                    page = try await retryAfterFailure(error, request, random: &backoffRandom, metrics: &metrics)
+                } catch {
+                    result.ending = ending(for: error)
+                    return result
+                }
             }
             guard account(page, startedAt: started, plan: &plan, result: &result, metrics: &metrics, pacing: &pacing)
             else { return result }
@@ -105,17 +115,15 @@ struct DrainRunner<Source: PageSource>: Sendable where Source.Request == PageReq
         }
     }
 
-    private func fetchRetrying(_ request: PageRequest, random: inout SplitMix64, metrics: inout TaskMetrics)
-        async throws -> Page
-    {
-        do {
-            return try await source.fetch(request)
-        } catch {
-            return try await retryPolicy.retry(after: error, random: &random) {
-                metrics.retries += 1
-            } _: {
-                try await source.fetch(request)
-            }
+    /// Retries a request whose first attempt (made inline by the caller) failed with
+    /// `error`, as the retry policy allows; rethrows the last error when it gives up.
+    private func retryAfterFailure(
+        _ error: any Error, _ request: PageRequest, random: inout SplitMix64, metrics: inout TaskMetrics
+    ) async throws -> Page {
+        try await retryPolicy.retry(after: error, random: &random) {
+            metrics.retries += 1
+        } _: {
+            try await source.fetch(request)
         }
     }
 
@@ -135,7 +143,8 @@ struct DrainRunner<Source: PageSource>: Sendable where Source.Request == PageReq
             let started = timing ? MonotonicTime.nanoseconds() : 0
             let page: Page
             do {
-                guard let next = try await iterator.next() else { return result }
+                // On this task's isolation: the inlined `next`, no async call per page.
+                guard let next = try await iterator.next(isolation: #isolation) else { return result }
                 page = next
             } catch {
                 result.ending = ending(for: error)

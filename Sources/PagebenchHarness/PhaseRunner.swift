@@ -47,6 +47,9 @@ public struct PhaseRunner<Source: PageSource>: Sendable where Source.Request == 
         /// which rounds the cancel instant up to its tick. Latency is timed from the cancel
         /// request itself, so the rounding does not enter it.
         public var probeSleep: (@Sendable (UInt64) async throws -> Void)?
+        /// The in-process store the source serves, for the bare-loop calibration before the
+        /// measured phase (``BareLoopCalibration``, `harness_overhead_ratio`); nil for none.
+        public var calibrationStore: SyntheticStore?
 
         public init() {}
     }
@@ -106,6 +109,14 @@ public struct PhaseRunner<Source: PageSource>: Sendable where Source.Request == 
                     probeSleep: options.probeSleep, warmup: true, bound: .duration(seconds: workload.warmupSeconds))
             }
 
+            // The bare store loop over the same store and drain plans, for harness_overhead_ratio.
+            var bareLoopPagesPerSecond: Double?
+            if let store = options.calibrationStore {
+                let calibration = BareLoopCalibration(
+                    store: store, planner: planner, durationNanoseconds: BareLoopCalibration.defaultDurationNanoseconds)
+                bareLoopPagesPerSecond = await calibration.pagesPerSecond(pagers: pagers)
+            }
+
             // The measured phase: resources are read around it.
             sampler.resetPeak()
             PeakResidentMemory.reset()
@@ -130,13 +141,15 @@ public struct PhaseRunner<Source: PageSource>: Sendable where Source.Request == 
             if let allocationsBefore, let allocationsAfter {
                 allocations = allocationsAfter.allocationRequests(since: allocationsBefore)
             }
-            return RunResult(
+            var result = RunResult(
                 scenario: scenario, concurrency: concurrency, repetition: repetition, pageTiming: timing,
                 metrics: phase.metrics, workersReturned: phase.workersReturned,
                 measuredSeconds: Double(phase.nanoseconds) / 1e9,
                 cpu: cpu, allocations: allocations, peakAllocatedBytes: sampler.peakAllocatedBytes,
                 peakRSSBytes: peakRSS, timeSeries: series, startedAt: measuredStart,
                 shard: shard, pagers: pagers, shardDrains: shardDrains)
+            result.bareLoopPagesPerSecond = bareLoopPagesPerSecond
+            return result
         }
     }
 

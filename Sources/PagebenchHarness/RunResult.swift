@@ -28,6 +28,10 @@ public struct RunResult: Sendable {
     public var timeSeries: [TimeSeriesRow]
     /// pages/s with per-page timing off ÷ with it on, when measured.
     public var measurementOverheadRatio: Double?
+    /// Pages per second of the bare store loop run just before the measured phase over the
+    /// same store and drain plans (``BareLoopCalibration``); nil when not calibrated
+    /// (a remote source).
+    public var bareLoopPagesPerSecond: Double?
     /// When the measured phase started (the row's `timestamp_utc`).
     public var startedAt: Date
     /// The share of the run this process ran (``Shard/whole`` unless `--shard`).
@@ -65,6 +69,14 @@ public struct RunResult: Sendable {
     /// Pages per second of the measured phase.
     public var pagesPerSecond: Double { measuredSeconds > 0 ? Double(metrics.pages) / measuredSeconds : 0 }
 
+    /// ``bareLoopPagesPerSecond`` ÷ ``pagesPerSecond``: how many times faster the bare store
+    /// loop pages than this phase did (1 = the harness and pager cost nothing); nil when not
+    /// calibrated or no page was fetched.
+    public var harnessOverheadRatio: Double? {
+        guard let bareLoopPagesPerSecond, pagesPerSecond > 0 else { return nil }
+        return bareLoopPagesPerSecond / pagesPerSecond
+    }
+
     /// The results CSV row of this phase. A shard's row carries the whole run's context
     /// (`concurrency`, `target_drains`) and this shard's counts and rates.
     public func row(context: RunContext) -> ResultRow {
@@ -90,6 +102,7 @@ public struct RunResult: Sendable {
         row.applyResources(
             cpu: cpu, allocationRequests: allocations, peakAllocatedBytes: peakAllocatedBytes, peakRSSBytes: peakRSSBytes)
         row.measurementOverheadRatio = measurementOverheadRatio
+        row.harnessOverheadRatio = harnessOverheadRatio
         return row
     }
 }

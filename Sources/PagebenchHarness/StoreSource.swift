@@ -5,16 +5,28 @@ import Synchronization
 
 /// The synthetic store as a pager `PageSource`: one `store.page(_:)` per request. The pager
 /// library knows nothing of the store; the harness is where they meet.
+///
+/// A store with no service time and no injected failures is served by a plain call
+/// (``SyntheticStore/servesWithoutWaiting``): the cancellation check and the evaluation
+/// that `page(_:)` would make, without entering an async function per page (its frame on
+/// the task allocator, an executor check and a copy of the store's references cost about
+/// as much as the page itself at limit 10; results/harness-overhead.md).
 public struct StoreSource: PageSource {
     public let store: SyntheticStore
+    @usableFromInline let servesWithoutWaiting: Bool
 
     public init(store: SyntheticStore) {
         self.store = store
+        self.servesWithoutWaiting = store.servesWithoutWaiting
     }
 
     @inlinable
     public func fetch(_ request: PageRequest) async throws -> Page {
-        try await store.page(request)
+        if servesWithoutWaiting {
+            try Task.checkCancellation()
+            return try store.evaluatePage(request)
+        }
+        return try await store.page(request)
     }
 }
 

@@ -6,7 +6,7 @@ import PagebenchMetrics
 public enum SummaryTable {
     public static let headers = [
         "scenario", "pager", "conc", "rep", "pages/s", "items/s", "empty%", "pages/drain", "page p50", "page p99",
-        "drain p99", "cancel p99", "allocs/page", "peak alloc", "peak RSS", "overhead",
+        "drain p99", "cancel p99", "allocs/page", "peak alloc", "peak RSS", "overhead", "harness",
     ]
 
     /// The rendered table, columns aligned, numbers right-aligned.
@@ -23,6 +23,7 @@ public enum SummaryTable {
                 NumberText.fixed(row.allocationsPerPage, 1), NumberText.bytes(row.peakAllocatedBytes),
                 NumberText.bytes(row.peakRSSBytes),
                 row.measurementOverheadRatio.map { NumberText.fixed($0, 3) } ?? "-",
+                row.harnessOverheadRatio.map { NumberText.fixed($0, 2) } ?? "-",
             ]
         }
         let all = [headers] + body

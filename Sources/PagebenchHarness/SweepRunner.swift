@@ -81,7 +81,10 @@ public struct SweepRunner: Sendable {
                     do { try await waitForStart() } catch { return output }
                 }
                 let runner = PhaseRunner(scenario: scenario, source: remote)
-                guard await runScenario(runner, sleeper: nil, ordinal: &ordinal, total: total, into: &output) else {
+                guard
+                    await runScenario(
+                        runner, sleeper: nil, calibrationStore: nil, ordinal: &ordinal, total: total, into: &output)
+                else {
                     return output
                 }
                 continue
@@ -104,17 +107,20 @@ public struct SweepRunner: Sendable {
             let finished = await withTaskGroup(of: Void.self) { group -> Bool in
                 if let sleeper { group.addTask { await sleeper.run() } }
                 defer { group.cancelAll() }
-                return await runScenario(runner, sleeper: sleeper, ordinal: &ordinal, total: total, into: &output)
+                return await runScenario(
+                    runner, sleeper: sleeper, calibrationStore: store, ordinal: &ordinal, total: total, into: &output)
             }
             if !finished { return output }
         }
         return output
     }
 
-    /// Runs every concurrency × repetition of one scenario; false when cancelled.
+    /// Runs every concurrency × repetition of one scenario; false when cancelled. With an
+    /// in-process `calibrationStore`, each measured phase (not the timing-off rerun) is
+    /// preceded by the bare-loop calibration of `harness_overhead_ratio`.
     private func runScenario<Source>(
-        _ runner: PhaseRunner<Source>, sleeper: CoalescingSleeper?, ordinal: inout Int, total: Int,
-        into output: inout Output
+        _ runner: PhaseRunner<Source>, sleeper: CoalescingSleeper?, calibrationStore: SyntheticStore?, ordinal: inout Int,
+        total: Int, into output: inout Output
     ) async -> Bool {
         let workload = runner.scenario.workload
         for concurrency in workload.concurrency {
@@ -123,12 +129,12 @@ public struct SweepRunner: Sendable {
                 ordinal += 1
                 var result = await measure(
                     runner, sleeper: sleeper, concurrency: concurrency, repetition: repetition, ordinal: ordinal, total: total,
-                    timing: workload.pageTiming, overhead: false)
+                    timing: workload.pageTiming, overhead: false, calibrationStore: calibrationStore)
                 if workload.measureOverhead {
                     ordinal += 1
                     let untimed = await measure(
                         runner, sleeper: sleeper, concurrency: concurrency, repetition: repetition, ordinal: ordinal, total: total,
-                        timing: false, overhead: true)
+                        timing: false, overhead: true, calibrationStore: nil)
                     if result.pagesPerSecond > 0 {
                         result.measurementOverheadRatio = untimed.pagesPerSecond / result.pagesPerSecond
                     }
@@ -143,7 +149,7 @@ public struct SweepRunner: Sendable {
 
     private func measure<Source>(
         _ runner: PhaseRunner<Source>, sleeper: CoalescingSleeper?, concurrency: Int, repetition: Int, ordinal: Int,
-        total: Int, timing: Bool, overhead: Bool
+        total: Int, timing: Bool, overhead: Bool, calibrationStore: SyntheticStore?
     ) async -> RunResult {
         let workload = runner.scenario.workload
         var expected: Double?
@@ -158,6 +164,7 @@ public struct SweepRunner: Sendable {
         runOptions.observer = options.observer
         runOptions.progressInterval = options.observer == nil ? nil : options.progressInterval
         runOptions.shard = options.shard
+        runOptions.calibrationStore = calibrationStore
         if let sleeper {
             // Probes wait on the same shared timer as the store's service times.
             runOptions.probeSleep = { try await sleeper.sleep(for: .nanoseconds(Int64(clamping: $0))) }

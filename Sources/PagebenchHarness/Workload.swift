@@ -48,8 +48,9 @@ public struct Workload: Sendable, Hashable {
     /// Whether each measured phase is repeated with per-page timing off, to report
     /// `measurement_overhead_ratio` (pages/s off ÷ pages/s on).
     public var measureOverhead: Bool = false
-    /// A CPU-bound drain calls `Task.yield()` after this many pages, so that timers,
-    /// the memory sampler and progress still run on a busy cooperative pool.
+    /// Every this many pages a drain publishes its progress and, if a millisecond has
+    /// passed since its last `Task.yield()`, yields, so that timers, the memory sampler and
+    /// progress still run on a busy cooperative pool.
     public var yieldEveryPages: Int = 64
 
     public init() {}

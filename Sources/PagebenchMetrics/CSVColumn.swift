@@ -24,6 +24,13 @@ public protocol CSVRecord: Sendable, Equatable {
     static var csvColumns: [CSVColumn<Self>] { get }
     /// A row to start decoding from: every non-optional field is overwritten by the decoder.
     static var blank: Self { get }
+    /// Earlier `schema_version`s this type still reads, each with the columns it lacked
+    /// (optional columns added since). Empty by default.
+    static var earlierSchemaVersions: [Int: Set<String>] { get }
+}
+
+extension CSVRecord {
+    public static var earlierSchemaVersions: [Int: Set<String>] { [:] }
 }
 
 extension CSVRecord {

@@ -10,7 +10,7 @@ public enum CSVDocumentation {
     public static var generatedMarkdown: String {
         """
         \(beginMarker)
-        Results (`--output`, default `results/latest.csv`; schema version \(ResultRow.currentSchemaVersion)):
+        Results (`--output`, default `results/latest.csv`; schema version \(ResultRow.currentSchemaVersion)\(earlierVersionsNote)):
         one row per scenario × concurrency × repetition.
 
         \(ColumnDescriptor.markdownTable(ResultRow.columnDescriptors))
@@ -18,6 +18,14 @@ public enum CSVDocumentation {
 
         \(ColumnDescriptor.markdownTable(TimeSeriesRow.columnDescriptors))\(endMarker)
         """
+    }
+
+    /// "; files of version 1, without `x`, are still read" for each earlier version read.
+    static var earlierVersionsNote: String {
+        ResultRow.earlierSchemaVersions.keys.sorted().map { version in
+            let columns = ResultRow.earlierSchemaVersions[version, default: []].sorted().map { "`\($0)`" }
+            return "; files of version \(version), without \(columns.joined(separator: ", ")), are still read"
+        }.joined()
     }
 
     /// The fixed prose of the section, before the generated tables.

@@ -22,7 +22,8 @@ extension CSVRecord {
     /// Errors carry `file`, line and column: no header, unknown, duplicate or missing columns,
     /// a record with the wrong number of fields, a value of the wrong type, an empty cell in a
     /// required column, a partly filled group of optional columns, or a `schema_version` this
-    /// build does not read.
+    /// build does not read. A file of an ``CSVRecord/earlierSchemaVersions`` version lacks
+    /// exactly the columns added since; its rows read with those empty, as this version.
     public static func parseCSV(_ text: String, file: String) throws -> [Self] {
         // Records are decoded as they are read: a 100 MB file is held once as text and once
         // as rows, never as a third copy of fields.
@@ -50,13 +51,27 @@ extension CSVRecord {
         return String(version)
     }
 
+    /// Accepts this build's version, or an earlier one whose file lacks exactly the columns
+    /// added since (`missing`), which it upgrades to this version (those cells stay empty).
     fileprivate static func checkSchemaVersion(
-        _ row: Self, record: CSVReader.Record, columnOfField: [Int], file: String
+        _ row: inout Self, record: CSVReader.Record, columnOfField: [Int], missing: Set<String>, file: String
     ) throws {
         guard let position = columnOfField.firstIndex(where: { csvColumns[$0].name == "schema_version" }) else { return }
         let column = csvColumns[columnOfField[position]]
-        guard column.value(row) != column.value(blank) else { return }
         let field = record.fields[position]
+        if column.value(row) == column.value(blank) {
+            guard missing.isEmpty else {
+                throw MetricsError.malformed(
+                    file: file, line: record.line, column: nil,
+                    "schema_version \(field.text) rows need column\(missing.count == 1 ? "" : "s") "
+                        + "\(missing.sorted().map { "'\($0)'" }.joined(separator: ", ")), which the header lacks")
+            }
+            return
+        }
+        if case .integer(let version) = column.value(row), earlierSchemaVersions[version] == missing {
+            column.store(&row, column.value(blank))
+            return
+        }
         throw MetricsError.malformed(
             file: file, line: field.line, column: field.column,
             "schema_version \(field.text) is not the version this pagebench reads (\(schemaVersionHint)); "
@@ -70,6 +85,8 @@ struct CSVRowDecoder<Row: CSVRecord> {
     let file: String
     /// The column index of each header field.
     let columnOfField: [Int]
+    /// Columns the header lacks: empty, or exactly those added since an earlier schema version.
+    let missing: Set<String>
     /// `Row.csvColumns`, read once.
     let columns: [CSVColumn<Row>]
     /// The previous row's text per column: a row that repeats it (host, commit, scenario…)
@@ -108,7 +125,8 @@ struct CSVRowDecoder<Row: CSVRecord> {
             columnOfField.append(index)
         }
         let missing = columns.indices.filter { seen[$0] == nil }.map { columns[$0].name }
-        guard missing.isEmpty else {
+        let missingSet = Set(missing)
+        guard missing.isEmpty || Row.earlierSchemaVersions.values.contains(missingSet) else {
             throw MetricsError.malformed(
                 file: file, line: header.line, column: nil,
                 "header lacks column\(missing.count == 1 ? "" : "s") \(missing.map { "'\($0)'" }.joined(separator: ", ")); "
@@ -117,6 +135,7 @@ struct CSVRowDecoder<Row: CSVRecord> {
         self.header = header
         self.file = file
         self.columnOfField = columnOfField
+        self.missing = missingSet
         self.columns = columns
         previousText = Array(repeating: nil, count: columns.count)
     }
@@ -168,7 +187,7 @@ struct CSVRowDecoder<Row: CSVRecord> {
                         + "columns of its group are not; fill all of them or leave all empty")
             }
         }
-        try Row.checkSchemaVersion(row, record: record, columnOfField: columnOfField, file: file)
+        try Row.checkSchemaVersion(&row, record: record, columnOfField: columnOfField, missing: missing, file: file)
         return row
     }
 }

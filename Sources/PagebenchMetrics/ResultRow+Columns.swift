@@ -74,6 +74,7 @@ extension ResultRow {
             .integer("peak_allocated_bytes", \.peakAllocatedBytes, unit: "bytes", .lowerIsBetter, .measured, "Highest jemalloc `stats.allocated` sampled during the measured phase."),
             .integer("peak_rss_bytes", \.peakRSSBytes, unit: "bytes", .lowerIsBetter, .measured, "Peak resident set size of the process (`VmHWM`)."),
             .decimal("measurement_overhead_ratio", \.measurementOverheadRatio, unit: "ratio", .lowerIsBetter, .measured, "pages/s with per-page timing off ÷ with it on; empty when not measured."),
+            .decimal("harness_overhead_ratio", \.harnessOverheadRatio, unit: "ratio", .lowerIsBetter, .measured, "Bare store loop pages/s (50 ms over the same store and drain plans just before the phase) ÷ `pages_per_s`; empty when not run in-process."),
             .decimal("duration_s", \.durationSeconds, unit: "s", .neutral, .measured, "Wall-clock length of the measured phase."),
         ]
         return columns

@@ -9,7 +9,9 @@
 /// Bump ``currentSchemaVersion`` whenever a column is added, removed, renamed or changes meaning.
 public struct ResultRow: CSVRecord, Hashable {
     /// The schema this build writes and reads.
-    public static let currentSchemaVersion = 1
+    public static let currentSchemaVersion = 2
+    /// Version 1 had no `harness_overhead_ratio`; its files read with that column empty.
+    public static var earlierSchemaVersions: [Int: Set<String>] { [1: ["harness_overhead_ratio"]] }
 
     // MARK: Context: identifies the run; matched on, never compared.
 
@@ -117,6 +119,9 @@ public struct ResultRow: CSVRecord, Hashable {
     public var peakRSSBytes: Int = 0
     /// pages/s with per-page timing off ÷ pages/s with it on; nil when not measured.
     public var measurementOverheadRatio: Double?
+    /// Bare store loop pages/s (calibrated just before the phase) ÷ this row's pages/s; nil
+    /// for rows not run in-process.
+    public var harnessOverheadRatio: Double?
     /// Wall-clock length of the measured phase.
     public var durationSeconds: Double = 0
 

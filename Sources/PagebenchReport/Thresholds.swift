@@ -90,6 +90,8 @@ public struct Thresholds: Sendable, Equatable {
         case "cpu_user_s": return Rule(relative: 0.25, absolute: 0.05)
         case "cpu_system_s": return Rule(relative: 0.50, absolute: 0.05)
         case "measurement_overhead_ratio": return Rule(relative: 0.10)
+        // Two short wall-clock figures divided: the 50 ms calibration moves with the machine's load.
+        case "harness_overhead_ratio": return Rule(relative: 0.25)
         case "missed_starts": return Rule(relative: 0.25, absolute: 5)
         default:
             // Counts of rare events (errors, retries, throttles, pages after cancel).

@@ -27,6 +27,11 @@ extension SyntheticStore {
         return page
     }
 
+    /// Whether ``page(_:)`` is exactly a cancellation check plus ``evaluatePage(_:)``: no
+    /// service time (S20) and no injected failures (S21) are configured, so a caller may call
+    /// those two itself and skip the async call (the in-process harness does, per page).
+    public var servesWithoutWaiting: Bool { service.isZero && !service.injectsFailures }
+
     /// The service time (S20) of a request that scanned `scannedBytes`:
     /// base × (hot ? multiplier : 1) + nanosecondsPerScannedByte × scannedBytes.
     /// Deterministic: the base draw is a hash of (seed, request, token).

@@ -55,6 +55,7 @@ import Testing
         row.pagesPerSecond = 2_310_000
         row.pageLatency = LatencyPercentiles(p50Nanoseconds: 611, p99Nanoseconds: 752)
         row.peakAllocatedBytes = 28_835_840
+        row.harnessOverheadRatio = 1.734
         let table = SummaryTable.render([row, row])
         let lines = table.split(separator: "\n")
         #expect(lines.count == 3)
@@ -62,6 +63,7 @@ import Testing
         #expect(lines[1].contains("2.31M"))
         #expect(lines[1].contains("611ns"))
         #expect(lines[1].contains("27.5MiB"))
+        #expect(lines[1].hasSuffix("1.73"), "harness_overhead_ratio is the last column")
     }
 
     @Test func formattingIsExact() {

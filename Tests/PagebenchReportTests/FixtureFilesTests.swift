@@ -98,6 +98,16 @@ import Testing
         ]
     }
 
+    /// `check/baseline-schema1.csv` is `check/baseline.csv` as schema version 1 wrote it
+    /// (before `harness_overhead_ratio`): it must read as the same rows.
+    @Test func schemaVersionOneBaselineReadsAsTheCurrentRows() throws {
+        let old = try CSVFile.read(ResultRow.self, from: Self.directory.appendingPathComponent("check/baseline-schema1.csv").path)
+        let current = try CSVFile.read(ResultRow.self, from: Self.directory.appendingPathComponent("check/baseline.csv").path)
+        #expect(!old.isEmpty)
+        #expect(old == current)
+        #expect(old.allSatisfy { $0.schemaVersion == ResultRow.currentSchemaVersion && $0.harnessOverheadRatio == nil })
+    }
+
     @Test func committedFixturesMatchTheGenerator() throws {
         let regenerate = ProcessInfo.processInfo.environment["PAGEBENCH_REGENERATE_FIXTURES"] != nil
         let texts = try Self.files.mapValues { try ResultRow.csvText($0) }

@@ -1,0 +1,107 @@
+import PagebenchHarness
+import PagebenchMetrics
+import PagebenchPager
+import PagebenchStore
+import PagebenchTestSupport
+import Testing
+
+/// Issue 17: the bare-loop calibration behind `harness_overhead_ratio`, and the direct
+/// store path of ``StoreSource``, change no figure a run reports except the new column.
+@Suite struct HarnessOverheadTests {
+    static let context = RunContext(
+        timestampUTC: "2026-11-24T00:00:00Z", pagebenchVersion: "test", gitCommit: "abc", swiftVersion: "6.3",
+        buildConfiguration: "debug", host: "test-host", cores: 2)
+
+    /// Throttling and faults with retries, so that S21 failure draws (by arrival ordinal)
+    /// would shift if the calibration made a single store request.
+    static let failingStore = StoreConfiguration(
+        partitions: 6, itemsPerPartition: .uniform(300), selectivity: 0.3, throttleRate: 0.05, faultRate: 0.01)
+
+    static func workload(_ workload: inout Workload) {
+        workload.pager = .loop
+        workload.read = .partition(.uniform)
+        workload.limit = 7
+        workload.concurrency = [1]
+        workload.bound = .drains(30)
+        workload.retry.initialBackoffNanoseconds = 1000
+        workload.retry.maxBackoffNanoseconds = 10_000
+    }
+
+    @Test("the calibration leaves deterministic figures, failures and the store's request ordinal unchanged (H3, S21)")
+    func calibrationChangesNoFigure() async throws {
+        let plain = try storeRunner(scenario(store: Self.failingStore, Self.workload))
+        let calibrated = try storeRunner(scenario(store: Self.failingStore, Self.workload))
+        let without = await plain.run(concurrency: 1, repetition: 1)
+        var options = PhaseRunner<StoreSource>.Options()
+        options.calibrationStore = calibrated.source.store
+        let with = await calibrated.run(concurrency: 1, repetition: 1, options: options)
+
+        #expect(DeterministicFigures(with.metrics) == DeterministicFigures(without.metrics))
+        #expect(with.metrics.errors == without.metrics.errors)
+        #expect(with.metrics.retries == without.metrics.retries)
+        #expect(with.metrics.throttles == without.metrics.throttles)
+        #expect(without.metrics.throttles > 0, "the workload must meet throttling for this test to mean anything")
+        #expect(calibrated.source.store.injectionOrdinal == plain.source.store.injectionOrdinal)
+
+        #expect(without.bareLoopPagesPerSecond == nil)
+        #expect(without.row(context: Self.context).harnessOverheadRatio == nil)
+        let bare = try #require(with.bareLoopPagesPerSecond)
+        #expect(bare > 0)
+        let ratio = try #require(with.row(context: Self.context).harnessOverheadRatio)
+        #expect(ratio == bare / with.pagesPerSecond)
+    }
+
+    @Test("every in-process row of a sweep carries harness_overhead_ratio; the timing-off rerun does not replace it")
+    func sweepRowsCarryTheRatio() async throws {
+        let scenario = scenario(store: StoreConfiguration(partitions: 4, itemsPerPartition: .uniform(200))) { workload in
+            workload.pager = .streaming
+            workload.read = .scan
+            workload.concurrency = [1, 3]
+            workload.bound = .drains(4)
+            workload.measureOverhead = true
+        }
+        try scenario.validate()
+        let output = try await SweepRunner(scenarios: [scenario], options: SweepRunner.Options(context: Self.context)).run()
+        #expect(output.rows.count == 2)
+        for row in output.rows {
+            let ratio = try #require(row.harnessOverheadRatio, "concurrency \(row.concurrency)")
+            #expect(ratio > 0 && ratio.isFinite)
+            #expect(row.measurementOverheadRatio != nil)
+        }
+    }
+
+    @Test("the direct store path keeps page(_:)'s contract: a cancelled caller gets CancellationError and no page")
+    func directPathHonoursCancellation() async throws {
+        let source = StoreSource(store: try SyntheticStore(configuration: StoreConfiguration(partitions: 2)))
+        #expect(source.store.servesWithoutWaiting)
+        let request = PageRequest(range: .partition(1), limit: 5)
+        let direct = try await source.fetch(request)
+        let served = try await source.store.page(request)
+        #expect(direct.items.map(\.fingerprint) == served.items.map(\.fingerprint))
+        #expect(direct.nextToken == served.nextToken && direct.scannedBytes == served.scannedBytes)
+
+        let outcome = await withTaskGroup(of: Result<Page, any Error>.self) { group in
+            group.cancelAll()
+            group.addTask {
+                do { return .success(try await source.fetch(request)) } catch { return .failure(error) }
+            }
+            return await group.next()!
+        }
+        guard case .failure(let error) = outcome else {
+            Issue.record("a cancelled fetch returned a page")
+            return
+        }
+        #expect(error is CancellationError)
+    }
+
+    @Test("a store with service time or injected failures is not served directly (S20, S21)")
+    func directPathOnlyWithoutServiceModel() throws {
+        let slow = StoreConfiguration(partitions: 2, serviceTime: ServiceTimeModel(base: .fixed(nanoseconds: 1000)))
+        let perByte = StoreConfiguration(partitions: 2, serviceTime: ServiceTimeModel(nanosecondsPerScannedByte: 0.5))
+        let throttled = StoreConfiguration(partitions: 2, throttleRate: 0.1)
+        let faulty = StoreConfiguration(partitions: 2, faultRate: 0.1)
+        for configuration in [slow, perByte, throttled, faulty] {
+            #expect(try !SyntheticStore(configuration: configuration).servesWithoutWaiting)
+        }
+    }
+}
