@@ -31,6 +31,9 @@ var dependencies: [Package.Dependency] = [
     // next to our own lean client (the default; see results/http-vs-wrk.md for why).
     .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
     .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+    // HTTPS for the lean client and `serve --tls-cert` (issue 14); SHA-256/HMAC for SigV4.
+    .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
+    .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
 ]
 
 var targets: [Target] = [
@@ -65,10 +68,23 @@ var targets: [Target] = [
         dependencies: [
             "PagebenchStore",
             .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "HummingbirdTLS", package: "hummingbird"),
             .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOSSL", package: "swift-nio-ssl"),
             .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "AsyncHTTPClient", package: "async-http-client"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+        ],
+        swiftSettings: strict
+    ),
+    // Real list APIs as page sources (`run --target-file`): target files, the dynamodb, http
+    // and graphql kinds, SigV4; over PagebenchHTTP's lean client.
+    .target(
+        name: "PagebenchTargets",
+        dependencies: [
+            "PagebenchStore", "PagebenchHTTP",
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "Crypto", package: "swift-crypto"),
         ],
         swiftSettings: strict
     ),
@@ -76,7 +92,7 @@ var targets: [Target] = [
         name: "PagebenchCLI",
         dependencies: [
             "PagebenchStore", "PagebenchPager", "PagebenchMetrics", "PagebenchHarness", "PagebenchReport",
-            "PagebenchHTTP",
+            "PagebenchHTTP", "PagebenchTargets",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ],
         swiftSettings: strict
@@ -113,6 +129,12 @@ var targets: [Target] = [
             "PagebenchHTTP", "PagebenchStore", "PagebenchCLI", "PagebenchHarness",
             .product(name: "HummingbirdTesting", package: "hummingbird"),
         ],
+        swiftSettings: strict
+    ),
+    .testTarget(
+        name: "PagebenchTargetsTests",
+        dependencies: ["PagebenchTargets", "PagebenchHTTP", "PagebenchCLI", "PagebenchHarness", "PagebenchMetrics", "PagebenchStore"],
+        resources: [.copy("Fixtures")],
         swiftSettings: strict
     ),
     .testTarget(name: "PagebenchReportTests", dependencies: ["PagebenchReport"], swiftSettings: strict),

@@ -144,6 +144,9 @@ extension RunCommand {
         // Run options that are not part of a scenario go to every worker as they are.
         var runOptions = ["--service-timer-microseconds", String(serviceTimerMicroseconds)]
         if let target { runOptions += ["--target", target, "--http-client", httpClient.rawValue] }
+        if let targetFile { runOptions += ["--target-file", targetFile] }
+        if let caFile { runOptions += ["--ca-file", caFile] }
+        if insecure { runOptions += ["--insecure"] }
         let pool = WorkerPool(
             executable: executable,
             arguments: shards.map { shard in

@@ -4,6 +4,7 @@ import PagebenchHTTP
 import PagebenchHarness
 import PagebenchMetrics
 import PagebenchStore
+import PagebenchTargets
 
 #if canImport(Glibc)
 import Glibc
@@ -24,8 +25,9 @@ public struct RunCommand: AsyncParsableCommand {
             --shard I/N runs this process's share of every phase and writes a shard file instead of \
             the CSV (merge the shards with `pagebench merge`); --workers N runs N local shards as \
             processes and merges them. \
-            Exit codes: 0 success, 64 invalid flags, 65 invalid scenario or shard file, 66 missing file, \
-            71 a worker process failed, 73 output not writable.
+            --target-file FILE (or a scenario's target section) pages a real API instead. \
+            Exit codes: 0 success, 64 invalid flags, 65 invalid scenario, target or shard file, 66 missing file, \
+            69 target unreachable or answering no page, 71 a worker process failed, 73 output not writable.
             """
     )
 
@@ -55,6 +57,18 @@ public struct RunCommand: AsyncParsableCommand {
 
     @Option(help: HTTPClientOption.help)
     public var httpClient: HTTPClientOption = .lean
+
+    @Option(
+        help: ArgumentHelp(
+            "Page a real list API described by this target file (kinds dynamodb, http, graphql; README \"Target files\"); rows are named SCENARIO@NAME.",
+            valueName: "file"))
+    public var targetFile: String?
+
+    @Option(help: ArgumentHelp("HTTPS targets: trust the certificates in this PEM file instead of the system store.", valueName: "file"))
+    public var caFile: String?
+
+    @Flag(help: "HTTPS targets: accept any certificate and host name (self-signed test servers only).")
+    public var insecure = false
 
     @Option(
         help: ArgumentHelp(
@@ -102,6 +116,12 @@ public struct RunCommand: AsyncParsableCommand {
             throw ValidationError("'\(path)' is not a file path; give a file name such as results/latest.csv")
         }
         try validateScaleOut()
+        if targetFile != nil, target != nil {
+            throw ValidationError("--target-file and --target exclude each other: --target is for a `pagebench serve`")
+        }
+        if (caFile != nil || insecure), target != nil {
+            throw ValidationError("--ca-file and --insecure apply to --target-file targets")
+        }
     }
 
     public func run() async throws {
@@ -173,7 +193,13 @@ public struct RunCommand: AsyncParsableCommand {
             return Harness.Output(rows: [], results: [], timeSeries: [])
         }
         if workers != nil || shard != nil { try Self.checkShardable(scenarios) }
+        let realTarget = try loadRealTarget(&scenarios)
         if let workers {
+            if let realTarget {
+                // Fail once, here, rather than in every worker: the same checks they make.
+                let source = try await connectRealTarget(realTarget, scenarios: scenarios)
+                await source.shutdown()
+            }
             if let target {
                 // Fail once, here, rather than in every worker: the same checks they make.
                 let source = try await connectTarget(target, scenarios: scenarios)
@@ -191,6 +217,14 @@ public struct RunCommand: AsyncParsableCommand {
         options.serviceTimerResolution =
             serviceTimerMicroseconds == 0 ? nil : .microseconds(serviceTimerMicroseconds)
         var remote: HTTPStoreSource?
+        var realSource: TargetSource?
+        if let realTarget {
+            let source = try await connectRealTarget(realTarget, scenarios: scenarios)
+            realSource = source
+            options.remoteSource = RemotePageSource(name: realTarget.endpoint) { try await source.page($0) }
+            // A row measured against a real API must never be matched with an in-process one.
+            for index in scenarios.indices { scenarios[index].name += "@" + realTarget.name }
+        }
         if let target {
             let source = try await connectTarget(target, scenarios: scenarios)
             remote = source
@@ -206,14 +240,21 @@ public struct RunCommand: AsyncParsableCommand {
             options.progressInterval = printer.preferredInterval
         }
         let harness = Harness(scenarios: scenarios, options: options)
+        var responses: HTTPStatusCounts?
         let result: Harness.Output
         do {
             result = try await harness.run()
         } catch {
             try? await remote?.shutdown()
+            await realSource?.shutdown()
             throw CommandFailure(wrapping: error)
         }
-        var responses: HTTPStatusCounts?
+        if let realSource {
+            await realSource.shutdown()
+            responses = realSource.statusCounts
+            if !quiet { out.write(Self.targetSummary(realSource)) }
+            try Self.checkTargetAnswered(realSource, rows: result.rows)
+        }
         if let remote {
             let counts = remote.statusCounts
             responses = counts

@@ -1,6 +1,26 @@
 import NIOCore
 import NIOPosix
+import NIOSSL
 import Synchronization
+
+/// A request other than the store's plain GET (``HTTP1Connection/send(_:)``): any method,
+/// extra header lines and a body, for targets pagebench did not write.
+struct HTTP1Request: Sendable {
+    var method: String
+    /// The request target: path and query.
+    var target: String
+    /// Extra header lines, each `Name: value\r\n` (validated by the caller).
+    var headerLines: String
+    var body: ByteBuffer?
+}
+
+/// TLS on a client connection: one `NIOSSLClientHandler` at the front of the pipeline.
+struct HTTP1TLS: Sendable {
+    let context: NIOSSLContext
+    /// The SNI and certificate host name; nil for an IP address (the certificate is then
+    /// checked against the address connected to).
+    let serverHostname: String?
+}
 
 /// Why a request on an ``HTTP1Connection`` got no response.
 enum HTTP1ConnectionError: Error, Sendable, CustomStringConvertible {
@@ -19,6 +39,9 @@ enum HTTP1ConnectionError: Error, Sendable, CustomStringConvertible {
     case malformed(HTTP1ProtocolError)
     /// The socket failed.
     case io(any Error)
+    /// The TLS handshake or record layer failed (certificate not trusted, wrong host name,
+    /// not a TLS server).
+    case tls(any Error)
 
     var description: String {
         switch self {
@@ -34,6 +57,8 @@ enum HTTP1ConnectionError: Error, Sendable, CustomStringConvertible {
             "malformed HTTP response: \(error)"
         case .io(let error):
             "\(error)"
+        case .tls(let error):
+            "TLS failed: \(error)"
         }
     }
 }
@@ -55,13 +80,17 @@ final class HTTP1Connection: Sendable {
     /// Connects to `host:port` on `eventLoop`.
     static func connect(
         host: String, port: Int, hostHeader: String, on eventLoop: any EventLoop, connectTimeout: TimeAmount,
-        readTimeout: Duration, maximumBodyBytes: Int
+        readTimeout: Duration, maximumBodyBytes: Int, tls: HTTP1TLS? = nil
     ) async throws -> HTTP1Connection {
         let channel = try await ClientBootstrap(group: eventLoop)
             .connectTimeout(connectTimeout)
             .channelOption(.socketOption(.tcp_nodelay), value: 1)
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
+                    if let tls {
+                        try channel.pipeline.syncOperations.addHandler(
+                            NIOSSLClientHandler(context: tls.context, serverHostname: tls.serverHostname))
+                    }
                     let handler = HTTP1ClientHandler(
                         hostHeader: hostHeader, readTimeout: readTimeout, maximumBodyBytes: maximumBodyBytes)
                     try channel.pipeline.syncOperations.addHandler(handler)
@@ -95,6 +124,15 @@ final class HTTP1Connection: Sendable {
 
     /// `GET target` on this connection; cancelling the calling task closes the connection.
     func get(_ target: String) async throws(HTTP1ConnectionError) -> HTTP1Response {
+        try await send(target, nil)
+    }
+
+    /// `request` on this connection; cancelling the calling task closes the connection.
+    func send(_ request: HTTP1Request) async throws(HTTP1ConnectionError) -> HTTP1Response {
+        try await send(request.target, request)
+    }
+
+    private func send(_ target: String, _ request: HTTP1Request?) async throws(HTTP1ConnectionError) -> HTTP1Response {
         let handler = self.handler
         let loop = channel.eventLoop
         // Numbers the request, so that a cancellation that reaches the event loop late
@@ -103,9 +141,9 @@ final class HTTP1Connection: Sendable {
         let result = await withTaskCancellationHandler {
             await withUnsafeContinuation { (continuation: UnsafeContinuation<Result<HTTP1Response, HTTP1ConnectionError>, Never>) in
                 if loop.inEventLoop {
-                    handler.value.start(id, target, continuation)
+                    handler.value.start(id, target, request, continuation)
                 } else {
-                    loop.execute { handler.value.start(id, target, continuation) }
+                    loop.execute { handler.value.start(id, target, request, continuation) }
                 }
             }
         } onCancel: {
@@ -176,8 +214,9 @@ final class HTTP1ClientHandler: ChannelInboundHandler {
         connection = nil  // the connection holds this handler: break the cycle
     }
 
-    /// Sends request `id`, `GET target`, and keeps `continuation` to resume with the response.
-    fileprivate func start(_ id: UInt64, _ target: String, _ continuation: Continuation) {
+    /// Sends request `id`, `GET target` (or `request`), and keeps `continuation` to resume
+    /// with the response.
+    fileprivate func start(_ id: UInt64, _ target: String, _ request: HTTP1Request?, _ continuation: Continuation) {
         if cancelledBeforeStart == id {
             continuation.resume(returning: .failure(.cancelled))
             shut(.cancelled)
@@ -191,11 +230,29 @@ final class HTTP1ClientHandler: ChannelInboundHandler {
         currentRequest = id
         requestsSent += 1
         requestBytes.clear()
-        requestBytes.writeStaticString("GET ")
+        if let request {
+            requestBytes.writeString(request.method)
+            requestBytes.writeStaticString(" ")
+        } else {
+            requestBytes.writeStaticString("GET ")
+        }
         requestBytes.writeString(target)
         requestBytes.writeStaticString(" HTTP/1.1\r\nHost: ")
         requestBytes.writeString(hostHeader)
-        requestBytes.writeStaticString("\r\n\r\n")
+        requestBytes.writeStaticString("\r\n")
+        if let request {
+            requestBytes.writeString(request.headerLines)
+            if let body = request.body {
+                requestBytes.writeStaticString("Content-Length: ")
+                requestBytes.writeString(String(body.readableBytes))
+                requestBytes.writeStaticString("\r\n\r\n")
+                requestBytes.writeImmutableBuffer(body)
+            } else {
+                requestBytes.writeStaticString("\r\n")
+            }
+        } else {
+            requestBytes.writeStaticString("\r\n")
+        }
         lastActivity = .now()
         if timeoutCheck == nil { scheduleTimeoutCheck(at: lastActivity + readTimeoutAmount) }
         context.writeAndFlush(wrapOutboundOut(requestBytes), promise: nil)
@@ -233,7 +290,8 @@ final class HTTP1ClientHandler: ChannelInboundHandler {
             shut(.malformed(error))
             return
         }
-        guard let response else { return }
+        guard var response else { return }
+        response.retryAfterSeconds = parser.retryAfterSeconds
         if received!.readableBytes == 0 {
             received = nil
         } else {
@@ -267,7 +325,14 @@ final class HTTP1ClientHandler: ChannelInboundHandler {
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        shut(.io(error))
+        // A TLS failure keeps its reason (an unclean shutdown is just a closed connection).
+        if let ssl = error as? NIOSSLError, case .uncleanShutdown = ssl {
+            shut(.io(error))
+        } else if error is NIOSSLError || error is BoringSSLError || error is NIOSSLExtraError {
+            shut(.tls(error))
+        } else {
+            shut(.io(error))
+        }
     }
 
     private func finish(_ result: Result<HTTP1Response, HTTP1ConnectionError>) {

@@ -9,6 +9,8 @@ struct HTTP1Response: Sendable {
     /// Whether the server will take another request on this connection (HTTP/1.1 without
     /// `Connection: close`, or HTTP/1.0 with `Connection: keep-alive`, and a delimited body).
     var keepAlive: Bool
+    /// The `Retry-After` header in whole seconds, when the server sent one (T3).
+    var retryAfterSeconds: Int? = nil
 }
 
 /// A response that is not valid HTTP/1.1 (or is larger than the client accepts).
@@ -40,6 +42,8 @@ struct HTTP1ResponseParser {
 
     private var state = State.head(scanned: 0)
     let maximumBodyBytes: Int
+    /// The `Retry-After` seconds of the last response head parsed (nil without one).
+    private(set) var retryAfterSeconds: Int?
 
     init(maximumBodyBytes: Int) {
         self.maximumBodyBytes = maximumBodyBytes
@@ -76,6 +80,7 @@ struct HTTP1ResponseParser {
                     try Head(UnsafeRawBufferPointer(rebasing: bytes[..<headLength]))
                 }
                 buffer.moveReaderIndex(forwardBy: headLength)
+                retryAfterSeconds = head.retryAfterSeconds
                 if head.status < 200 {
                     guard head.status != 101 else { throw HTTP1ProtocolError("the server switched protocols (HTTP 101)") }
                     state = .head(scanned: 0)  // an interim response: the real one follows
@@ -225,6 +230,7 @@ struct HTTP1ResponseParser {
         var contentLength: Int?
         var chunked = false
         var keepAlive = true
+        var retryAfterSeconds: Int?
 
         /// Parses `bytes`: the status line and header lines, each ending in CRLF, then CRLF.
         init(_ bytes: UnsafeRawBufferPointer) throws(HTTP1ProtocolError) {
@@ -273,6 +279,11 @@ struct HTTP1ResponseParser {
                         throw HTTP1ProtocolError("unsupported Transfer-Encoding '\(Self.text(value))' (only chunked is)")
                     }
                     chunked = true
+                } else if Self.equalsIgnoringCase(name, "retry-after") {
+                    // Delay-seconds only; an HTTP-date is ignored (the retry policy's back-off applies).
+                    if !value.isEmpty, value.count <= 9, value.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) {
+                        retryAfterSeconds = value.reduce(0) { $0 * 10 + Int($1 - UInt8(ascii: "0")) }
+                    }
                 } else if Self.equalsIgnoringCase(name, "connection") {
                     for token in value.split(separator: UInt8(ascii: ",")) {
                         let token = Self.trimmed(UnsafeRawBufferPointer(rebasing: token))
