@@ -45,6 +45,9 @@ public struct LoadRunner<Source: PageSource>: Sendable where Source.Request == P
         /// which rounds the cancel instant up to its tick. Latency is timed from the cancel
         /// request itself, so the rounding does not enter it.
         public var probeSleep: (@Sendable (UInt64) async throws -> Void)?
+        /// A remote target's live counters (``RemotePageSource/counters``), read at the start
+        /// and end of the measured phase.
+        public var remoteCounters: (@Sendable () -> RemoteCounts)?
 
         public init() {}
     }
@@ -111,10 +114,12 @@ public struct LoadRunner<Source: PageSource>: Sendable where Source.Request == P
             let cpuBefore = CPUTime.now()
             let measuredStart = Date()
             status.begin(warmup: false, totals: totals(slots))
+            let remoteBefore = options.remoteCounters?()
             let phase = await runPhase(
                 concurrency: concurrency, shard: shard, slots: slots, intervals: intervals, timing: timing,
                 probeSleep: options.probeSleep, warmup: false, bound: workload.bound)
             let cpu = CPUTime.now().since(cpuBefore)
+            let remote = remoteBefore.flatMap { before in options.remoteCounters.map { $0().since(before) } }
             let allocationsAfter = try? JemallocStats.read(flushingThreadCache: true)
             sampler.sample()
             let peakRSS = (try? ProcessMemory.read().peakResidentBytes) ?? 0
@@ -128,13 +133,15 @@ public struct LoadRunner<Source: PageSource>: Sendable where Source.Request == P
             if let allocationsBefore, let allocationsAfter {
                 allocations = allocationsAfter.allocationRequests(since: allocationsBefore)
             }
-            return RunResult(
+            var result = RunResult(
                 scenario: scenario, concurrency: concurrency, repetition: repetition, pageTiming: timing,
                 metrics: phase.metrics, workersReturned: phase.workersReturned,
                 measuredSeconds: Double(phase.nanoseconds) / 1e9,
                 cpu: cpu, allocations: allocations, peakAllocatedBytes: sampler.peakAllocatedBytes,
                 peakRSSBytes: peakRSS, timeSeries: series, startedAt: measuredStart,
                 shard: shard, pagers: pagers, shardDrains: shardDrains)
+            result.remoteCounts = remote
+            return result
         }
     }
 

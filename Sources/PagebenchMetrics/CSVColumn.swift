@@ -24,6 +24,13 @@ public protocol CSVRecord: Sendable, Equatable {
     static var csvColumns: [CSVColumn<Self>] { get }
     /// A row to start decoding from: every non-optional field is overwritten by the decoder.
     static var blank: Self { get }
+    /// The columns the current schema version added: a file of the previous version (its
+    /// `schema_version` one less) lacks exactly these and reads with their blank values.
+    static var columnsAddedInCurrentVersion: [String] { get }
+}
+
+extension CSVRecord {
+    public static var columnsAddedInCurrentVersion: [String] { [] }
 }
 
 extension CSVRecord {

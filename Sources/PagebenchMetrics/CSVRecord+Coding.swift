@@ -60,7 +60,9 @@ extension CSVRecord {
             columnOfField.append(index)
         }
         let missing = columns.indices.filter { seen[$0] == nil }.map { columns[$0].name }
-        guard missing.isEmpty else {
+        // A file of the previous schema version lacks exactly the columns the current one added.
+        let previousVersion = !missing.isEmpty && Set(missing) == Set(columnsAddedInCurrentVersion)
+        guard missing.isEmpty || previousVersion else {
             throw MetricsError.malformed(
                 file: file, line: header.line, column: nil,
                 "header lacks column\(missing.count == 1 ? "" : "s") \(missing.map { "'\($0)'" }.joined(separator: ", ")); "
@@ -109,7 +111,7 @@ extension CSVRecord {
                             + "columns of its group are not; fill all of them or leave all empty")
                 }
             }
-            try checkSchemaVersion(row, record: record, columnOfField: columnOfField, file: file)
+            try checkSchemaVersion(row, record: record, columnOfField: columnOfField, file: file, previous: previousVersion)
             rows.append(row)
         }
         return rows
@@ -123,15 +125,18 @@ extension CSVRecord {
     }
 
     private static func checkSchemaVersion(
-        _ row: Self, record: CSVReader.Record, columnOfField: [Int], file: String
+        _ row: Self, record: CSVReader.Record, columnOfField: [Int], file: String, previous: Bool
     ) throws {
         guard let position = columnOfField.firstIndex(where: { csvColumns[$0].name == "schema_version" }) else { return }
         let column = csvColumns[columnOfField[position]]
-        guard column.value(row) != column.value(blank) else { return }
+        var expected = column.value(blank)
+        if previous, case .integer(let current) = expected { expected = .integer(current - 1) }
+        guard column.value(row) != expected else { return }
         let field = record.fields[position]
         throw MetricsError.malformed(
             file: file, line: field.line, column: field.column,
-            "schema_version \(field.text) is not the version this pagebench reads (\(schemaVersionHint)); "
+            "schema_version \(field.text) is not the version this pagebench reads (\(schemaVersionHint)"
+                + (previous ? ", or \(schemaVersionHint) minus one without its new columns" : "") + "); "
                 + "regenerate the file with this build or use the pagebench version that wrote it")
     }
 }

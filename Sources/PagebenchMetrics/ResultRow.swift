@@ -9,7 +9,16 @@
 /// Bump ``currentSchemaVersion`` whenever a column is added, removed, renamed or changes meaning.
 public struct ResultRow: CSVRecord, Hashable {
     /// The schema this build writes and reads.
-    public static let currentSchemaVersion = 1
+    public static let currentSchemaVersion = 2
+
+    /// The columns version 2 added (issue 14, real targets); a version-1 file lacks them and
+    /// reads with their blank values.
+    public static let columnsAddedInCurrentVersion = [
+        "target_kind", "target_hash", "http_responses", "target_errors_transport", "target_errors_unauthorized",
+        "target_errors_http_status", "target_errors_not_json", "target_errors_missing_items",
+        "target_errors_bad_continuation", "target_errors_graphql", "target_errors_api",
+        "target_errors_repeated_continuation", "consumed_capacity_units",
+    ]
 
     // MARK: Context: identifies the run; matched on, never compared.
 
@@ -103,6 +112,19 @@ public struct ResultRow: CSVRecord, Hashable {
     public var throttles: Int = 0
     public var errors: ErrorCounts = ErrorCounts()
 
+    // MARK: Target (issue 14; empty or zero for in-process rows)
+
+    /// `serve` (`--target URL`), `http`, `graphql` or `dynamodb`; empty in-process.
+    public var targetKind: String = ""
+    /// SHA-256 prefix of the target file without header values; empty otherwise.
+    public var targetHash: String = ""
+    /// Responses by HTTP status in the measured phase (`200=1234 429=5 transport=0`); empty in-process.
+    public var httpResponses: String = ""
+    /// Drains ended by a response that is not a page, by kind (T2).
+    public var targetErrors: TargetErrorCounts = TargetErrorCounts()
+    /// DynamoDB consumed capacity units over the measured phase (W4); nil when not reported.
+    public var consumedCapacityUnits: Double?
+
     // MARK: Resources (measured, lower is better)
 
     public var cpuUserSeconds: Double = 0
@@ -127,6 +149,13 @@ public struct ResultRow: CSVRecord, Hashable {
     /// The identity the checker matches rows by (issue 5): scenario, configuration, pager, concurrency.
     public var identity: ResultIdentity {
         ResultIdentity(scenario: scenario, configHash: configHash, pagerKind: pagerKind, concurrency: concurrency)
+    }
+
+    /// Fills the target columns from what the target answered in the phase.
+    public mutating func apply(_ remote: RemoteCounts) {
+        httpResponses = remote.responsesText
+        targetErrors = TargetErrorCounts(remote.targetErrors)
+        consumedCapacityUnits = remote.consumedCapacityUnits
     }
 
     /// Fills the context columns from a ``RunContext``.

@@ -51,10 +51,10 @@ struct ResultRowTests {
     @Test("golden header: changing columns must bump schema_version and update this test and README")
     func goldenHeader() {
         let golden = """
-            schema_version,timestamp_utc,pagebench_version,git_commit,swift_version,build_configuration,host,cores,scenario,config_hash,seed,pager_kind,load_model,target_drains_per_s,concurrency,repetition,limit,target_drains,target_duration_s,warmup_s,pages_per_s,items_per_s,scanned_bytes_per_s,drains_per_s,drains,pages,items,scanned_items,scanned_bytes,empty_pages_wasted,empty_pages_final,empty_page_rate,pages_per_drain_mean,pages_per_drain_max,page_latency_p50_ns,page_latency_p90_ns,page_latency_p99_ns,page_latency_p999_ns,page_latency_max_ns,drain_latency_p50_ns,drain_latency_p90_ns,drain_latency_p99_ns,drain_latency_p999_ns,drain_latency_max_ns,drain_latency_corrected_p50_ns,drain_latency_corrected_p90_ns,drain_latency_corrected_p99_ns,drain_latency_corrected_p999_ns,drain_latency_corrected_max_ns,missed_starts,cancellations,cancel_latency_p50_ns,cancel_latency_p90_ns,cancel_latency_p99_ns,cancel_latency_p999_ns,cancel_latency_max_ns,pages_after_cancel,retries,throttles,errors_throttled,errors_fault,errors_invalid_token,errors_token_mismatch,errors_validation,errors_other,cpu_user_s,cpu_system_s,allocations,allocations_per_page,peak_allocated_bytes,peak_rss_bytes,measurement_overhead_ratio,duration_s
+            schema_version,timestamp_utc,pagebench_version,git_commit,swift_version,build_configuration,host,cores,scenario,config_hash,seed,pager_kind,load_model,target_drains_per_s,concurrency,repetition,limit,target_drains,target_duration_s,warmup_s,pages_per_s,items_per_s,scanned_bytes_per_s,drains_per_s,drains,pages,items,scanned_items,scanned_bytes,empty_pages_wasted,empty_pages_final,empty_page_rate,pages_per_drain_mean,pages_per_drain_max,page_latency_p50_ns,page_latency_p90_ns,page_latency_p99_ns,page_latency_p999_ns,page_latency_max_ns,drain_latency_p50_ns,drain_latency_p90_ns,drain_latency_p99_ns,drain_latency_p999_ns,drain_latency_max_ns,drain_latency_corrected_p50_ns,drain_latency_corrected_p90_ns,drain_latency_corrected_p99_ns,drain_latency_corrected_p999_ns,drain_latency_corrected_max_ns,missed_starts,cancellations,cancel_latency_p50_ns,cancel_latency_p90_ns,cancel_latency_p99_ns,cancel_latency_p999_ns,cancel_latency_max_ns,pages_after_cancel,retries,throttles,errors_throttled,errors_fault,errors_invalid_token,errors_token_mismatch,errors_validation,errors_other,target_kind,target_hash,http_responses,target_errors_transport,target_errors_unauthorized,target_errors_http_status,target_errors_not_json,target_errors_missing_items,target_errors_bad_continuation,target_errors_graphql,target_errors_api,target_errors_repeated_continuation,consumed_capacity_units,cpu_user_s,cpu_system_s,allocations,allocations_per_page,peak_allocated_bytes,peak_rss_bytes,measurement_overhead_ratio,duration_s
             """
         #expect(ResultRow.csvHeader.joined(separator: ",") == golden)
-        #expect(ResultRow.currentSchemaVersion == 1)
+        #expect(ResultRow.currentSchemaVersion == 2)
         #expect(Set(ResultRow.csvHeader).count == ResultRow.csvHeader.count, "column names are unique")
     }
 
@@ -174,7 +174,7 @@ struct ResultRowTests {
         ("cpu_user_s", "1,5", "finite decimal"),
         ("pages", "", "is empty but requires"),
         ("page_latency_p90_ns", "", "other columns of its group"),
-        ("schema_version", "2", "schema_version 2"),
+        ("schema_version", "3", "schema_version 3"),
     ])
     func badNumbers(column: String, value: String, fragment: String) throws {
         let (text, position) = try Self.text(replacing: column, with: value)
@@ -201,6 +201,28 @@ struct ResultRowTests {
         let shifted = fields.joined(separator: ",")
         let surplusColumn = shifted.unicodeScalars.count - fields.last!.unicodeScalars.count + 1
         Self.expectMalformed(header + "\n" + shifted + "\n", line: 2, column: surplusColumn, "unquoted comma")
+    }
+
+    /// Issue 14 added the target columns in version 2: a version-1 file (without them, its
+    /// rows saying schema_version 1) still reads, with the target columns blank; anything in
+    /// between (some new columns, or version 2 without them) is refused.
+    @Test("a schema version 1 file still reads; a half-migrated one does not")
+    func previousSchemaVersionReads() throws {
+        var row = Self.sampleRow()
+        row.schemaVersion = 1
+        let added = Set(ResultRow.columnsAddedInCurrentVersion)
+        let keep = ResultRow.csvHeader.indices.filter { !added.contains(ResultRow.csvHeader[$0]) }
+        let header = keep.map { ResultRow.csvHeader[$0] }.joined(separator: ",")
+        let fields = row.csvFields
+        let line = keep.map { CSVWriter.escape(fields[$0]) }.joined(separator: ",")
+        let rows = try ResultRow.parseCSV(header + "\n" + line + "\n", file: "v1.csv")
+        #expect(rows == [row])
+        #expect(rows[0].targetKind.isEmpty && rows[0].consumedCapacityUnits == nil)
+
+        let version2 = "2" + line.dropFirst()
+        #expect(throws: MetricsError.self) { try ResultRow.parseCSV(header + "\n" + version2 + "\n", file: "v2.csv") }
+        let withKind = header + ",target_kind\n" + line + ",http\n"
+        #expect(throws: MetricsError.self) { try ResultRow.parseCSV(withKind, file: "half.csv") }
     }
 
     @Test("non-finite numbers are refused when writing")
