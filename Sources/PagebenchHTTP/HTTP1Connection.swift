@@ -1,6 +1,7 @@
 import NIOCore
 import NIOPosix
 import NIOSSL
+import NIOTLS
 import Synchronization
 
 /// A request other than the store's plain GET (``HTTP1Connection/send(_:)``): any method,
@@ -82,6 +83,10 @@ final class HTTP1Connection: Sendable {
         host: String, port: Int, hostHeader: String, on eventLoop: any EventLoop, connectTimeout: TimeAmount,
         readTimeout: Duration, maximumBodyBytes: Int, tls: HTTP1TLS? = nil
     ) async throws -> HTTP1Connection {
+        // The handler is kept here rather than looked up in the pipeline afterwards: a TLS
+        // handshake can fail (and the pipeline empty) before the lookup runs, and the handler
+        // holds the reason for the request that finds the connection closed.
+        let created = NIOLoopBoundBox.makeEmptyBox(valueType: HTTP1ClientHandler.self, eventLoop: eventLoop)
         let channel = try await ClientBootstrap(group: eventLoop)
             .connectTimeout(connectTimeout)
             .channelOption(.socketOption(.tcp_nodelay), value: 1)
@@ -93,16 +98,21 @@ final class HTTP1Connection: Sendable {
                     }
                     let handler = HTTP1ClientHandler(
                         hostHeader: hostHeader, readTimeout: readTimeout, maximumBodyBytes: maximumBodyBytes)
+                    handler.awaitsTLSHandshake = tls != nil
+                    created.value = handler
                     try channel.pipeline.syncOperations.addHandler(handler)
                 }
             }
             .connect(host: host, port: port)
             .get()
         return try await channel.eventLoop.submit {
-            let handler = try channel.pipeline.syncOperations.handler(type: HTTP1ClientHandler.self)
+            guard let handler = created.value else { throw ChannelPipelineError.notFound }
             let connection = HTTP1Connection(channel: channel, handler: NIOLoopBound(handler, eventLoop: channel.eventLoop))
-            handler.connection = connection
-            if !channel.isActive { connection.markClosed() }
+            if channel.isActive {
+                handler.connection = connection
+            } else {
+                connection.markClosed()
+            }
             return connection
         }.get()
     }
@@ -196,6 +206,9 @@ final class HTTP1ClientHandler: ChannelInboundHandler {
     private var timeoutCheck: Scheduled<Void>?
     /// Set once the connection object exists (on the event loop, before any request).
     var connection: HTTP1Connection?
+    /// Whether a TLS handshake is still to complete: any failure before it completes is a
+    /// TLS failure (an untrusted certificate can surface as a lookup error of the trust store).
+    var awaitsTLSHandshake = false
 
     init(hostHeader: String, readTimeout: Duration, maximumBodyBytes: Int) {
         self.hostHeader = hostHeader
@@ -327,9 +340,16 @@ final class HTTP1ClientHandler: ChannelInboundHandler {
         context.fireChannelInactive()
     }
 
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if let tls = event as? TLSUserEvent, case .handshakeCompleted = tls { awaitsTLSHandshake = false }
+        context.fireUserInboundEventTriggered(event)
+    }
+
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         // A TLS failure keeps its reason (an unclean shutdown is just a closed connection).
-        if let ssl = error as? NIOSSLError, case .uncleanShutdown = ssl {
+        if awaitsTLSHandshake {
+            shut(.tls(error))
+        } else if let ssl = error as? NIOSSLError, case .uncleanShutdown = ssl {
             shut(.io(error))
         } else if error is NIOSSLError || error is BoringSSLError || error is NIOSSLExtraError {
             shut(.tls(error))
