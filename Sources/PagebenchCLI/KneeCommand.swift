@@ -110,22 +110,20 @@ public struct KneeCommand: AsyncParsableCommand {
 
     /// The parsed SLOs; uncorrected drain latency is refused (H5).
     func objectives() throws(CommandFailure) -> [ServiceLevelObjective] {
-        var objectives: [ServiceLevelObjective] = []
-        for expression in sloExpressions {
-            let objective: ServiceLevelObjective
-            do {
-                objective = try ServiceLevelObjective(parsing: expression)
-            } catch {
-                throw CommandFailure(error)
-            }
+        let objectives: [ServiceLevelObjective]
+        do {
+            objectives = try ServiceLevelObjective.parseAll(sloExpressions)
+        } catch {
+            throw CommandFailure(error)
+        }
+        for objective in objectives {
             if objective.column.hasPrefix("drain_latency_p") || objective.column == "drain_latency_max_ns" {
                 throw CommandFailure(
                     ExitCodes.usage,
-                    "--slo '\(expression)': \(objective.column) is measured from when a drain started, not from when it "
+                    "--slo '\(objective.text)': \(objective.column) is measured from when a drain started, not from when it "
                         + "was meant to start, so a queue of late drains never breaks it and the knee comes out too high; "
                         + "use \(objective.column.replacingOccurrences(of: "drain_latency_", with: "drain_latency_corrected_"))")
             }
-            objectives.append(objective)
         }
         return objectives
     }

@@ -101,15 +101,11 @@ public struct RunCommand: AsyncParsableCommand {
 
     /// The parsed `--slo` bounds.
     func objectives() throws(CommandFailure) -> [ServiceLevelObjective] {
-        var objectives: [ServiceLevelObjective] = []
-        for expression in sloExpressions {
-            do {
-                objectives.append(try ServiceLevelObjective(parsing: expression))
-            } catch {
-                throw CommandFailure(error)
-            }
+        do {
+            return try ServiceLevelObjective.parseAll(sloExpressions)
+        } catch {
+            throw CommandFailure(error)
         }
-        return objectives
     }
 
     /// After the results are written: exit 99 naming every bound a row broke.
@@ -143,12 +139,14 @@ public struct RunCommand: AsyncParsableCommand {
         }
         try validateScaleOut()
         try httpClient.validate()
-        for expression in sloExpressions {
-            do {
-                _ = try ServiceLevelObjective(parsing: expression)
-            } catch {
-                throw ValidationError(error.message)
-            }
+        do {
+            _ = try ServiceLevelObjective.parseAll(sloExpressions)
+        } catch {
+            throw ValidationError(error.message)
+        }
+        if shard != nil && !sloExpressions.isEmpty {
+            // A shard writes a shard file, not rows: its share of a phase is not the phase.
+            throw ValidationError("--slo does not apply to --shard: judge the merged rows (`pagebench merge`, or --workers N)")
         }
     }
 

@@ -196,6 +196,15 @@ public struct ServiceLevelObjective: Sendable, Equatable, CustomStringConvertibl
 }
 
 extension ServiceLevelObjective {
+    /// Parses every `--slo` expression, in order.
+    ///
+    /// - Throws: the first expression's ``MetricsError`` (`invalidRequest`).
+    public static func parseAll(_ expressions: [String]) throws(MetricsError) -> [ServiceLevelObjective] {
+        var objectives: [ServiceLevelObjective] = []
+        for expression in expressions { objectives.append(try ServiceLevelObjective(parsing: expression)) }
+        return objectives
+    }
+
     /// Every bound of `objectives` that a row of `rows` breaks (or cannot be checked on), as
     /// sentences naming the row (scenario, pager, concurrency, repetition), the bound and by
     /// how much; empty when every SLO held on every row.

@@ -10,16 +10,9 @@ import Testing
 /// in KneeSearchTests; these check the wiring: steps are open-loop phases, rows are written,
 /// exit codes are the documented ones.
 @Suite struct KneeCommandTests {
-    struct Capture: TextOutputStream {
-        var text = ""
-        mutating func write(_ string: String) { text += string }
-    }
+    typealias Capture = RunCommandTests.Capture
 
-    func temporaryDirectory() throws -> String {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("pagebench-knee-test-\(UUID())")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-        return url.path
-    }
+    func temporaryDirectory() throws -> String { try RunCommandTests().temporaryDirectory() }
 
     static let tinyScenario = """
         {
@@ -83,6 +76,8 @@ import Testing
     @Test func badSLOsAndKneeFlagsAreUsageErrors() {
         #expect(exitCode(["run", "--slo", "page_latency_p99_ns"]) == 64)
         #expect(exitCode(["run", "--slo", "no_such_column<5"]) == 64)
+        #expect(exitCode(["run", "--slo", "error_rate<1%", "--shard", "0/2"]) == 64)
+        #expect(exitCode(["run", "--slo", "error_rate<1%", "--slo", "pages_per_s>"]) == 64)
         #expect(exitCode(["knee"]) == 64)  // no --slo
         // H5: uncorrected drain latency hides the queue.
         #expect(exitCode(["knee", "--slo", "drain_latency_p99_ns<10ms"]) == 64)
