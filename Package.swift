@@ -9,7 +9,8 @@
 //   PagebenchHarness → PagebenchProcessStats → PagebenchMetrics ← PagebenchReport
 //   PagebenchHarness → PagebenchMetrics
 //   PagebenchScaleOut → PagebenchHarness, PagebenchMetrics
-//   PagebenchHTTP → PagebenchStore (+ Hummingbird, SwiftNIO)
+//   PagebenchHTTP → PagebenchStore (+ Hummingbird, SwiftNIO, NIOSSL for HTTPS)
+//   PagebenchTargets → PagebenchHTTP, PagebenchStore (+ swift-crypto for SigV4): real APIs
 //   PagebenchCLI → everything; `pagebench` is a one-line executable over PagebenchCLI.
 //   PagebenchTestSupport (tests only) → PagebenchStore, PagebenchPager, PagebenchHarness
 // Each library target has a test target of its name + Tests (PagebenchBaseTests, …).
@@ -43,6 +44,9 @@ var dependencies: [Package.Dependency] = [
     // results/http-vs-wrk.md for why). Only built with the AsyncHTTPClientSupport trait.
     .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
     .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+    // HTTPS for the lean client and `serve --tls-cert` (issue 14); SHA-256/HMAC for SigV4.
+    .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
+    .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
 ]
 
 var targets: [Target] = [
@@ -93,7 +97,9 @@ var targets: [Target] = [
         dependencies: [
             "PagebenchStore",
             .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "HummingbirdTLS", package: "hummingbird"),
             .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOSSL", package: "swift-nio-ssl"),
             .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "NIOHTTP1", package: "swift-nio"),
             .product(
@@ -103,11 +109,22 @@ var targets: [Target] = [
         ],
         swiftSettings: strict
     ),
+    // Real list APIs as page sources (`run --target-file`): target files, the dynamodb, http
+    // and graphql kinds, SigV4; over PagebenchHTTP's lean client.
+    .target(
+        name: "PagebenchTargets",
+        dependencies: [
+            "PagebenchStore", "PagebenchHTTP",
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "Crypto", package: "swift-crypto"),
+        ],
+        swiftSettings: strict
+    ),
     .target(
         name: "PagebenchCLI",
         dependencies: [
             "PagebenchBase", "PagebenchStore", "PagebenchPager", "PagebenchMetrics", "PagebenchProcessStats",
-            "PagebenchHarness", "PagebenchReport", "PagebenchHTTP", "PagebenchScaleOut",
+            "PagebenchHarness", "PagebenchReport", "PagebenchHTTP", "PagebenchScaleOut", "PagebenchTargets",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ],
         swiftSettings: strict
@@ -161,6 +178,12 @@ var targets: [Target] = [
             .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "NIOHTTP1", package: "swift-nio"),
         ],
+        swiftSettings: strict
+    ),
+    .testTarget(
+        name: "PagebenchTargetsTests",
+        dependencies: ["PagebenchTargets", "PagebenchHTTP", "PagebenchCLI", "PagebenchHarness", "PagebenchMetrics", "PagebenchStore"],
+        resources: [.copy("Fixtures")],
         swiftSettings: strict
     ),
     .testTarget(

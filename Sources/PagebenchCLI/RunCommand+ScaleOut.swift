@@ -115,6 +115,9 @@ extension RunCommand {
         // Run options that are not part of a scenario go to every worker as they are.
         var runOptions = ["--service-timer-microseconds", String(serviceTimerMicroseconds)]
         if let target { runOptions += ["--target", target, "--http-client", httpClient.rawValue] }
+        if let targetFile { runOptions += ["--target-file", targetFile] }
+        if let caFile { runOptions += ["--ca-file", caFile] }
+        if insecure { runOptions += ["--insecure"] }
         let workers = LocalWorkers(
             executable: executable, count: count, directory: shardOutput, start: start, runOptions: runOptions)
         if !quiet {

@@ -6,6 +6,7 @@ import PagebenchMetrics
 import PagebenchReport
 import PagebenchScaleOut
 import PagebenchStore
+import PagebenchTargets
 
 #if canImport(Glibc)
 import Glibc
@@ -28,8 +29,10 @@ public struct RunCommand: AsyncParsableCommand {
             processes and merges them. \
             --slo bounds a column of every row (page_latency_p99_ns<5ms, error_rate<0.1%); a run that \
             breaks one writes its results, names the bound, the row and by how much, and exits 99. \
-            Exit codes: 0 success, 64 invalid flags, 65 invalid scenario or shard file, 66 missing file, \
-            71 a worker process failed, 73 output not writable, 99 an SLO broke.
+            --target-file FILE (or a scenario's target section) pages a real API instead. \
+            Exit codes: 0 success, 64 invalid flags, 65 invalid scenario, target or shard file, 66 missing file, \
+            69 target unreachable or answering no page, 71 a worker process failed, 73 output not writable, \
+            99 an SLO broke.
             """
     )
 
@@ -59,6 +62,18 @@ public struct RunCommand: AsyncParsableCommand {
 
     @Option(help: HTTPClientOption.help)
     public var httpClient: HTTPClientOption = .lean
+
+    @Option(
+        help: ArgumentHelp(
+            "Page a real list API described by this target file (kinds dynamodb, http, graphql; README \"Target files\"); rows are named SCENARIO@NAME.",
+            valueName: "file"))
+    public var targetFile: String?
+
+    @Option(help: ArgumentHelp("HTTPS targets: trust the certificates in this PEM file instead of the system store.", valueName: "file"))
+    public var caFile: String?
+
+    @Flag(help: "HTTPS targets: accept any certificate and host name (self-signed test servers only).")
+    public var insecure = false
 
     @Option(
         help: ArgumentHelp(
@@ -148,6 +163,12 @@ public struct RunCommand: AsyncParsableCommand {
             // A shard writes a shard file, not rows: its share of a phase is not the phase.
             throw ValidationError("--slo does not apply to --shard: judge the merged rows (`pagebench merge`, or --workers N)")
         }
+        if targetFile != nil, target != nil {
+            throw ValidationError("--target-file and --target exclude each other: --target is for a `pagebench serve`")
+        }
+        if (caFile != nil || insecure), target != nil {
+            throw ValidationError("--ca-file and --insecure apply to --target-file targets")
+        }
     }
 
     public func run() async throws {
@@ -219,7 +240,13 @@ public struct RunCommand: AsyncParsableCommand {
             return SweepRunner.Output(rows: [], results: [], timeSeries: [])
         }
         if workers != nil || shard != nil { try Self.checkShardable(scenarios) }
+        let realTarget = try loadRealTarget(&scenarios)
         if let workers {
+            if let realTarget {
+                // Fail once, here, rather than in every worker: the same checks they make.
+                let source = try await connectRealTarget(realTarget, scenarios: scenarios)
+                await source.shutdown()
+            }
             if let target {
                 // Fail once, here, rather than in every worker: the same checks they make.
                 let source = try await connectTarget(target, scenarios: scenarios)
@@ -239,6 +266,14 @@ public struct RunCommand: AsyncParsableCommand {
         options.serviceTimerResolution =
             serviceTimerMicroseconds == 0 ? nil : .microseconds(serviceTimerMicroseconds)
         var remote: HTTPStoreSource?
+        var realSource: TargetSource?
+        if let realTarget {
+            let source = try await connectRealTarget(realTarget, scenarios: scenarios)
+            realSource = source
+            options.remoteSource = RemotePageSource(name: realTarget.endpoint) { try await source.page($0) }
+            // A row measured against a real API must never be matched with an in-process one.
+            for index in scenarios.indices { scenarios[index].name += "@" + realTarget.name }
+        }
         if let target {
             let source = try await connectTarget(target, scenarios: scenarios)
             remote = source
@@ -254,14 +289,21 @@ public struct RunCommand: AsyncParsableCommand {
             options.progressInterval = printer.preferredInterval
         }
         let harness = SweepRunner(scenarios: scenarios, options: options)
+        var responses: HTTPStatusCounts?
         let result: SweepRunner.Output
         do {
             result = try await harness.run()
         } catch {
             try? await remote?.shutdown()
+            await realSource?.shutdown()
             throw CommandFailure(wrapping: error)
         }
-        var responses: HTTPStatusCounts?
+        if let realSource {
+            await realSource.shutdown()
+            responses = realSource.statusCounts
+            if !quiet { out.write(Self.targetSummary(realSource)) }
+            try Self.checkTargetAnswered(realSource, rows: result.rows)
+        }
         if let remote {
             let counts = remote.statusCounts
             responses = counts

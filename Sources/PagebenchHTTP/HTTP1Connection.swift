@@ -1,7 +1,28 @@
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+import NIOSSL
+import NIOTLS
 import Synchronization
+
+/// A request other than the store's plain GET (``HTTP1Connection/send(_:)``): any method,
+/// extra headers and a body, for targets pagebench did not write.
+struct HTTP1Request: Sendable {
+    var method: HTTPMethod
+    /// The request target: path and query.
+    var target: String
+    /// Extra headers (validated by the caller); `Host` and `Content-Length` are added.
+    var headers: [(name: String, value: String)]
+    var body: ByteBuffer?
+}
+
+/// TLS on a client connection: one `NIOSSLClientHandler` at the front of the pipeline.
+struct HTTP1TLS: Sendable {
+    let context: NIOSSLContext
+    /// The SNI and certificate host name; nil for an IP address (the certificate is then
+    /// checked against the address connected to).
+    let serverHostname: String?
+}
 
 /// One HTTP/1.x response as ``HTTP1Connection`` hands it over: the status and the whole
 /// body (the bytes NIOHTTP1 delivered, not copied when they came in one read).
@@ -11,6 +32,8 @@ struct HTTP1Response: Sendable {
     /// Whether the server will take another request on this connection (HTTP/1.1 without
     /// `Connection: close`, or HTTP/1.0 with `Connection: keep-alive`).
     var keepAlive: Bool
+    /// The `Retry-After` header in whole seconds, when the server sent one (T3).
+    var retryAfterSeconds: Int? = nil
 }
 
 /// A response that is not valid HTTP/1.1 (NIOHTTP1's parser refused it) or is larger than
@@ -37,6 +60,9 @@ enum HTTP1ConnectionError: Error, Sendable, CustomStringConvertible {
     case malformed(HTTP1ProtocolError)
     /// The socket failed.
     case io(any Error)
+    /// The TLS handshake or record layer failed (certificate not trusted, wrong host name,
+    /// not a TLS server).
+    case tls(any Error)
 
     var description: String {
         switch self {
@@ -52,6 +78,8 @@ enum HTTP1ConnectionError: Error, Sendable, CustomStringConvertible {
             "malformed HTTP response: \(error)"
         case .io(let error):
             "\(error)"
+        case .tls(let error):
+            "TLS failed: \(error)"
         }
     }
 }
@@ -73,39 +101,52 @@ final class HTTP1Connection: Sendable {
     /// Connects to `host:port` on `eventLoop`.
     static func connect(
         host: String, port: Int, hostHeader: String, on eventLoop: any EventLoop, connectTimeout: TimeAmount,
-        readTimeout: Duration, maximumBodyBytes: Int
+        readTimeout: Duration, maximumBodyBytes: Int, tls: HTTP1TLS? = nil
     ) async throws -> HTTP1Connection {
+        // The handler is kept here rather than looked up in the pipeline afterwards: a TLS
+        // handshake can fail (and the pipeline empty) before the lookup runs, and the handler
+        // holds the reason for the request that finds the connection closed.
+        let created = NIOLoopBoundBox.makeEmptyBox(valueType: HTTP1ClientHandler.self, eventLoop: eventLoop)
         let channel = try await ClientBootstrap(group: eventLoop)
             .connectTimeout(connectTimeout)
             .channelOption(.socketOption(.tcp_nodelay), value: 1)
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
-                    try configure(
+                    created.value = try configure(
                         channel.pipeline.syncOperations, hostHeader: hostHeader, readTimeout: readTimeout,
-                        maximumBodyBytes: maximumBodyBytes)
+                        maximumBodyBytes: maximumBodyBytes, tls: tls)
                 }
             }
             .connect(host: host, port: port)
             .get()
         return try await channel.eventLoop.submit {
-            let handler = try channel.pipeline.syncOperations.handler(type: HTTP1ClientHandler.self)
+            guard let handler = created.value else { throw ChannelPipelineError.notFound }
             let connection = HTTP1Connection(channel: channel, handler: NIOLoopBound(handler, eventLoop: channel.eventLoop))
-            handler.connection = connection
-            if !channel.isActive { connection.markClosed() }
+            if channel.isActive {
+                handler.connection = connection
+            } else {
+                connection.markClosed()
+            }
             return connection
         }.get()
     }
 
-    /// The one place a connection's channel pipeline is set up: NIOHTTP1's request encoder
-    /// and response decoder, then ``HTTP1ClientHandler``. Anything that wraps the byte
-    /// stream (TLS) goes in front of them, here.
+    /// The one place a connection's channel pipeline is set up: TLS (when asked) wrapping
+    /// the byte stream, NIOHTTP1's request encoder and response decoder, then
+    /// ``HTTP1ClientHandler``, which it returns.
+    @discardableResult
     static func configure(
         _ pipeline: ChannelPipeline.SynchronousOperations, hostHeader: String, readTimeout: Duration,
-        maximumBodyBytes: Int
-    ) throws {
+        maximumBodyBytes: Int, tls: HTTP1TLS? = nil
+    ) throws -> HTTP1ClientHandler {
+        if let tls {
+            try pipeline.addHandler(NIOSSLClientHandler(context: tls.context, serverHostname: tls.serverHostname))
+        }
         try pipeline.addHTTPClientHandlers()
-        try pipeline.addHandler(
-            HTTP1ClientHandler(hostHeader: hostHeader, readTimeout: readTimeout, maximumBodyBytes: maximumBodyBytes))
+        let handler = HTTP1ClientHandler(hostHeader: hostHeader, readTimeout: readTimeout, maximumBodyBytes: maximumBodyBytes)
+        handler.awaitsTLSHandshake = tls != nil
+        try pipeline.addHandler(handler)
+        return handler
     }
 
     private init(channel: any Channel, handler: NIOLoopBound<HTTP1ClientHandler>) {
@@ -125,6 +166,15 @@ final class HTTP1Connection: Sendable {
 
     /// `GET target` on this connection; cancelling the calling task closes the connection.
     func get(_ target: String) async throws(HTTP1ConnectionError) -> HTTP1Response {
+        try await send(target, nil)
+    }
+
+    /// `request` on this connection; cancelling the calling task closes the connection.
+    func send(_ request: HTTP1Request) async throws(HTTP1ConnectionError) -> HTTP1Response {
+        try await send(request.target, request)
+    }
+
+    private func send(_ target: String, _ request: HTTP1Request?) async throws(HTTP1ConnectionError) -> HTTP1Response {
         let handler = self.handler
         let loop = channel.eventLoop
         // Numbers the request, so that a cancellation that reaches the event loop late
@@ -133,9 +183,9 @@ final class HTTP1Connection: Sendable {
         let result = await withTaskCancellationHandler {
             await withUnsafeContinuation { (continuation: UnsafeContinuation<Result<HTTP1Response, HTTP1ConnectionError>, Never>) in
                 if loop.inEventLoop {
-                    handler.value.start(id, target, continuation)
+                    handler.value.start(id, target, request, continuation)
                 } else {
-                    loop.execute { handler.value.start(id, target, continuation) }
+                    loop.execute { handler.value.start(id, target, request, continuation) }
                 }
             }
         } onCancel: {
@@ -186,12 +236,18 @@ final class HTTP1ClientHandler: ChannelInboundHandler {
     private var timeoutCheck: Scheduled<Void>?
     /// Set once the connection object exists (on the event loop, before any request).
     var connection: HTTP1Connection?
+    /// Whether a TLS handshake is still to complete: any failure before it completes is a
+    /// TLS failure (an untrusted certificate can surface as a lookup error of the trust store).
+    var awaitsTLSHandshake = false
+    private var retryAfterSeconds: Int?
+    private let hostHeader: String
 
     init(hostHeader: String, readTimeout: Duration, maximumBodyBytes: Int) {
         self.readTimeout = readTimeout
         let nanoseconds = readTimeout.components.seconds * 1_000_000_000 + readTimeout.components.attoseconds / 1_000_000_000
         readTimeoutAmount = .nanoseconds(max(1, nanoseconds))
         self.maximumBodyBytes = maximumBodyBytes
+        self.hostHeader = hostHeader
         requestHead = HTTPRequestHead(version: .http1_1, method: .GET, uri: "/", headers: ["Host": hostHeader])
     }
 
@@ -205,8 +261,9 @@ final class HTTP1ClientHandler: ChannelInboundHandler {
         connection = nil  // the connection holds this handler: break the cycle
     }
 
-    /// Sends request `id`, `GET target`, and keeps `continuation` to resume with the response.
-    fileprivate func start(_ id: UInt64, _ target: String, _ continuation: Continuation) {
+    /// Sends request `id` (`GET target`, or `request`), and keeps `continuation` to resume
+    /// with the response.
+    fileprivate func start(_ id: UInt64, _ target: String, _ request: HTTP1Request?, _ continuation: Continuation) {
         if cancelledBeforeStart == id {
             continuation.resume(returning: .failure(.cancelled))
             shut(.cancelled)
@@ -219,10 +276,23 @@ final class HTTP1ClientHandler: ChannelInboundHandler {
         pending = continuation
         currentRequest = id
         requestsSent += 1
-        requestHead.uri = target
         lastActivity = .now()
         if timeoutCheck == nil { scheduleTimeoutCheck(at: lastActivity + readTimeoutAmount) }
-        context.write(wrapOutboundOut(.head(requestHead)), promise: nil)
+        if let request {
+            var head = HTTPRequestHead(version: .http1_1, method: request.method, uri: target)
+            head.headers.add(name: "Host", value: hostHeader)
+            for header in request.headers { head.headers.add(name: header.name, value: header.value) }
+            if let body = request.body {
+                head.headers.add(name: "Content-Length", value: String(body.readableBytes))
+                context.write(wrapOutboundOut(.head(head)), promise: nil)
+                context.write(wrapOutboundOut(.body(.byteBuffer(body))), promise: nil)
+            } else {
+                context.write(wrapOutboundOut(.head(head)), promise: nil)
+            }
+        } else {
+            requestHead.uri = target
+            context.write(wrapOutboundOut(.head(requestHead)), promise: nil)
+        }
         context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
     }
 
@@ -253,6 +323,7 @@ final class HTTP1ClientHandler: ChannelInboundHandler {
             }
             status = Int(head.status.code)
             keepAlive = head.isKeepAlive
+            retryAfterSeconds = head.headers.first(name: "retry-after").flatMap(Self.delaySeconds)
             body = nil
         case .body(var bytes):
             let size = (body?.readableBytes ?? 0) + bytes.readableBytes
@@ -270,7 +341,8 @@ final class HTTP1ClientHandler: ChannelInboundHandler {
                 shut(.malformed(HTTP1ProtocolError("a response ended before its head")))
                 return
             }
-            let response = HTTP1Response(status: status, body: body ?? ByteBuffer(), keepAlive: keepAlive)
+            let response = HTTP1Response(
+                status: status, body: body ?? ByteBuffer(), keepAlive: keepAlive, retryAfterSeconds: retryAfterSeconds)
             self.status = nil
             body = nil
             if !response.keepAlive {
@@ -281,6 +353,13 @@ final class HTTP1ClientHandler: ChannelInboundHandler {
             }
             finish(.success(response))
         }
+    }
+
+    /// `Retry-After` as delay-seconds; an HTTP-date is ignored (the retry policy's back-off applies).
+    private static func delaySeconds(_ value: String) -> Int? {
+        guard !value.isEmpty, value.utf8.count <= 9, value.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") })
+        else { return nil }
+        return Int(value)
     }
 
     private func tooLarge(_ bytes: Int) -> HTTP1ProtocolError {
@@ -294,12 +373,24 @@ final class HTTP1ClientHandler: ChannelInboundHandler {
         context.fireChannelInactive()
     }
 
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if let tls = event as? TLSUserEvent, case .handshakeCompleted = tls { awaitsTLSHandshake = false }
+        context.fireUserInboundEventTriggered(event)
+    }
+
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         switch error {
+        case _ where awaitsTLSHandshake:
+            shut(.tls(error))
         case HTTPParserError.invalidEOFState:
             shut(.closedDuringResponse)
         case let error as HTTPParserError:
             shut(.malformed(HTTP1ProtocolError("\(error)")))
+        case NIOSSLError.uncleanShutdown:
+            // An unclean TLS shutdown is just a closed connection.
+            shut(.io(error))
+        case is NIOSSLError, is BoringSSLError, is NIOSSLExtraError:
+            shut(.tls(error))
         default:
             shut(.io(error))
         }

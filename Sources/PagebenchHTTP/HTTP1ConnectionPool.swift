@@ -15,6 +15,8 @@ final class HTTP1ConnectionPool: Sendable {
         var port: Int
         /// The `Host` header's value.
         var hostHeader: String
+        /// TLS for `https://` targets; nil for plain HTTP.
+        var tls: HTTP1TLS? = nil
     }
 
     private struct State {
@@ -144,7 +146,7 @@ final class HTTP1ConnectionPool: Sendable {
             return try await HTTP1Connection.connect(
                 host: endpoint.host, port: endpoint.port, hostHeader: endpoint.hostHeader,
                 on: current ?? group.next(), connectTimeout: connectTimeout, readTimeout: readTimeout,
-                maximumBodyBytes: maximumBodyBytes)
+                maximumBodyBytes: maximumBodyBytes, tls: endpoint.tls)
         } catch {
             // Give the slot back (or to a waiter, which then tries to connect itself).
             let waiter = state.withLock { state -> CheckedContinuation<HTTP1Connection?, any Error>? in

@@ -52,6 +52,15 @@ public struct HTTPSourceError: Error, Sendable, Hashable, CustomStringConvertibl
             "GET \(url) failed: \(error); is `pagebench serve` running there and reachable?")
     }
 
+    /// A request of ``HTTPRequestClient`` that got no response; `request` is `METHOD URL`.
+    static func transport(_ request: String, _ error: any Error, hint: String) -> HTTPSourceError {
+        HTTPSourceError(.transport, "\(request) failed: \(error); \(hint)")
+    }
+
+    static func malformedHTTP(_ request: String, _ reason: String, hint: String) -> HTTPSourceError {
+        HTTPSourceError(.unexpectedResponse, "\(request) got a malformed HTTP response: \(reason); \(hint)")
+    }
+
     static func malformedResponse(_ reason: String, body: ByteBuffer) -> HTTPSourceError {
         HTTPSourceError(.unexpectedResponse, "unexpected response: \(reason); body starts: \(excerpt(body))", status: 200)
     }

@@ -306,7 +306,7 @@ public final class HTTPStoreSource: Sendable {
     #endif
 
     /// A connection failure in words: NIO's connection error lists every address tried.
-    private static func describe(_ error: any Error) -> any Error {
+    static func describe(_ error: any Error) -> any Error {
         guard let error = error as? NIOConnectionError else { return error }
         let attempts = error.connectionErrors.map { "\($0.target): \($0.error)" }
         let reason = attempts.isEmpty ? "\(error)" : attempts.joined(separator: "; ")

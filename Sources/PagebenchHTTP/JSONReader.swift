@@ -9,18 +9,18 @@ import Foundation
 /// (`\uXXXX` surrogate pairs included), integers, and skips any value it is not asked
 /// for (numbers with fractions or exponents, booleans, nested containers). Never reads
 /// past the buffer; every malformed input is a ``JSONReadError`` naming the offset.
-struct JSONReader: ~Copyable {
+package struct JSONReader: ~Copyable {
     private let bytes: UnsafeRawBufferPointer
-    private(set) var offset = 0
+    package private(set) var offset = 0
 
-    init(_ bytes: UnsafeRawBufferPointer) {
+    package init(_ bytes: UnsafeRawBufferPointer) {
         self.bytes = bytes
     }
 
     // MARK: Structure
 
     /// Skips whitespace and returns the next byte without consuming it (`nil` at the end).
-    mutating func peek() -> UInt8? {
+    package mutating func peek() -> UInt8? {
         while offset < bytes.count {
             switch bytes[offset] {
             case 0x20, 0x09, 0x0A, 0x0D: offset += 1
@@ -31,13 +31,13 @@ struct JSONReader: ~Copyable {
     }
 
     /// Consumes `byte` (after whitespace) or fails.
-    mutating func expect(_ byte: UInt8) throws(JSONReadError) {
+    package mutating func expect(_ byte: UInt8) throws(JSONReadError) {
         guard peek() == byte else { throw error("expected '\(Character(Unicode.Scalar(byte)))'") }
         offset += 1
     }
 
     /// Consumes `byte` if it comes next.
-    mutating func consume(_ byte: UInt8) -> Bool {
+    package mutating func consume(_ byte: UInt8) -> Bool {
         guard peek() == byte else { return false }
         offset += 1
         return true
@@ -64,13 +64,13 @@ struct JSONReader: ~Copyable {
     var byteCount: Int { bytes.count }
 
     /// Fails unless only whitespace is left.
-    mutating func expectEnd() throws(JSONReadError) {
+    package mutating func expectEnd() throws(JSONReadError) {
         guard peek() == nil else { throw error("unexpected bytes after the value") }
     }
 
     /// Reads the members of an object, calling `member` with each key; `member` must read
     /// (or ``skipValue()``) the value.
-    mutating func readObject(
+    package mutating func readObject(
         _ member: (inout JSONReader, _ key: Key) throws(JSONReadError) -> Void
     ) throws(JSONReadError) {
         try expect(UInt8(ascii: "{"))
@@ -84,7 +84,7 @@ struct JSONReader: ~Copyable {
     }
 
     /// Reads the elements of an array, calling `element` for each.
-    mutating func readArray(_ element: (inout JSONReader) throws(JSONReadError) -> Void) throws(JSONReadError) {
+    package mutating func readArray(_ element: (inout JSONReader) throws(JSONReadError) -> Void) throws(JSONReadError) {
         try expect(UInt8(ascii: "["))
         if consume(UInt8(ascii: "]")) { return }
         repeat {
@@ -96,7 +96,7 @@ struct JSONReader: ~Copyable {
     // MARK: Values
 
     /// An object key, compared without allocating.
-    struct Key {
+    package struct Key {
         fileprivate let text: String?
         fileprivate let start: UnsafeRawPointer?
         fileprivate let count: Int
@@ -112,7 +112,7 @@ struct JSONReader: ~Copyable {
             return memcmp(start, name.utf8Start, count) == 0
         }
 
-        var description: String {
+        package var description: String {
             text ?? String(decoding: UnsafeRawBufferPointer(start: start, count: count), as: UTF8.self)
         }
     }
@@ -125,7 +125,7 @@ struct JSONReader: ~Copyable {
     }
 
     /// Reads a string.
-    mutating func readString() throws(JSONReadError) -> String {
+    package mutating func readString() throws(JSONReadError) -> String {
         guard peek() == UInt8(ascii: "\"") else { throw error("expected a string") }
         let (range, escaped) = try scanString()
         if escaped { return try decodeString(range) }
@@ -166,14 +166,14 @@ struct JSONReader: ~Copyable {
     }
 
     /// Consumes `null` if it comes next.
-    mutating func readNull() throws(JSONReadError) -> Bool {
+    package mutating func readNull() throws(JSONReadError) -> Bool {
         guard peek() == UInt8(ascii: "n") else { return false }
         try literal("null")
         return true
     }
 
     /// Reads an integer that fits an `Int`.
-    mutating func readInt() throws(JSONReadError) -> Int {
+    package mutating func readInt() throws(JSONReadError) -> Int {
         guard peek() != nil else { throw error("expected a number") }
         let negative = consume(UInt8(ascii: "-"))
         let magnitude = try readDigits()
@@ -192,7 +192,7 @@ struct JSONReader: ~Copyable {
     }
 
     /// Skips any value.
-    mutating func skipValue() throws(JSONReadError) {
+    package mutating func skipValue() throws(JSONReadError) {
         switch peek() {
         case UInt8(ascii: "\""):
             _ = try scanString()
@@ -215,7 +215,7 @@ struct JSONReader: ~Copyable {
 
     // MARK: Internals
 
-    func error(_ reason: String) -> JSONReadError {
+    package func error(_ reason: String) -> JSONReadError {
         JSONReadError(reason: reason, offset: offset)
     }
 
@@ -353,8 +353,8 @@ struct JSONReader: ~Copyable {
 }
 
 /// Malformed JSON: what was expected and at which byte offset.
-struct JSONReadError: Error, CustomStringConvertible {
-    let reason: String
-    let offset: Int
-    var description: String { "\(reason) at byte \(offset)" }
+package struct JSONReadError: Error, CustomStringConvertible {
+    package let reason: String
+    package let offset: Int
+    package var description: String { "\(reason) at byte \(offset)" }
 }

@@ -3,7 +3,7 @@ import PagebenchBase
 import PagebenchStore
 
 extension Scenario {
-    static let jsonKeys = ["name", "description", "store", "workload"]
+    static let jsonKeys = ["name", "description", "store", "workload", "target"]
 
     /// Decodes and validates a scenario from JSON.
     ///
@@ -93,6 +93,14 @@ extension Scenario {
             } catch {
                 throw .invalidField("store", "\(error)")
             }
+        }
+        if let target = dictionary["target"] {
+            guard target is [String: Any],
+                let data = try? JSONSerialization.data(withJSONObject: target, options: [.sortedKeys, .withoutEscapingSlashes])
+            else {
+                throw .invalidField("target", "must be a JSON object describing a target (README \"Target files\")")
+            }
+            scenario.target = String(decoding: data, as: UTF8.self)
         }
         if let workload = dictionary["workload"] {
             guard workload is [String: Any], let workloadData = try? JSONSerialization.data(withJSONObject: workload) else {

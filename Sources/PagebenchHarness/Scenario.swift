@@ -17,6 +17,9 @@ public struct Scenario: Sendable, Hashable {
     public var description: String
     public var store: StoreConfiguration
     public var workload: Workload
+    /// The scenario's `target` section (a real API to page, README "Target files") as compact
+    /// JSON text, or nil. The harness does not read it: `pagebench run` loads it as a target.
+    public var target: String?
 
     public init(name: String, description: String = "", store: StoreConfiguration = .default, workload: Workload = Workload()) {
         self.name = name
@@ -77,7 +80,11 @@ public struct Scenario: Sendable, Hashable {
             "name": AnyEncodable(name), "store": AnyEncodable(store), "workload": AnyEncodable(workload),
         ]
         if !description.isEmpty { object["description"] = AnyEncodable(description) }
-        return String(decoding: try encoder.encode(object), as: UTF8.self) + "\n"
+        let text = String(decoding: try encoder.encode(object), as: UTF8.self)
+        guard let target else { return text + "\n" }
+        // The target section is kept as the JSON it was given: splice it in as the last key.
+        guard text.hasSuffix("}") else { return text + "\n" }
+        return String(text.dropLast()).trimmingCharacters(in: .whitespacesAndNewlines) + ",\n  \"target\" : " + target + "\n}\n"
     }
 }
 

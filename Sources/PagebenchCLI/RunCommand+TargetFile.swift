@@ -1,0 +1,113 @@
+import ArgumentParser
+import Foundation
+import PagebenchHTTP
+import PagebenchHarness
+import PagebenchMetrics
+import PagebenchStore
+import PagebenchTargets
+
+extension RunCommand {
+    /// The real target of this run: `--target-file`, or the scenarios' `target` section (all
+    /// the same). Adapts the scenarios to it: drains choose among the target's partition
+    /// values, so the store's partition count becomes their number.
+    ///
+    /// - Throws: 66 for a missing target file, 65 for an invalid one, 64 when the scenarios
+    ///   name different targets or read partitions the target does not list.
+    func loadRealTarget(_ scenarios: inout [Scenario]) throws(CommandFailure) -> Target? {
+        let loaded: Target
+        if let targetFile {
+            do {
+                loaded = try Target.load(path: targetFile)
+            } catch {
+                throw CommandFailure(error.isMissingFile ? ExitCodes.noInput : ExitCodes.dataError, error.message)
+            }
+        } else {
+            let sections = Set(scenarios.map(\.target))
+            guard sections.contains(where: { $0 != nil }) else { return nil }
+            guard sections.count == 1, let section = sections.first!, self.target == nil else {
+                throw CommandFailure(
+                    ExitCodes.usage,
+                    self.target != nil
+                        ? "--target pages a `pagebench serve`, but a scenario has a target section; leave one out"
+                        : "these scenarios name different targets (or some none); run them one at a time")
+            }
+            do {
+                loaded = try Target.load(JSONValue.parse(section), defaultName: "target")
+            } catch let error as TargetFileError {
+                throw CommandFailure(error.isMissingFile ? ExitCodes.noInput : ExitCodes.dataError, "target: \(error.message)")
+            } catch {
+                throw CommandFailure(ExitCodes.dataError, "target: \(error)")
+            }
+        }
+        let target = loaded
+        for index in scenarios.indices {
+            let read = scenarios[index].workload.read
+            guard case .partition = read else { continue }
+            guard let partitions = target.partitions else {
+                throw CommandFailure(
+                    ExitCodes.usage,
+                    "scenario \(scenarios[index].name) reads \(read) but target \(target.name) lists no partitions; "
+                        + "add a partitions section to the target or use read scan (or segment:N)")
+            }
+            scenarios[index].store.partitions = partitions.count
+            do {
+                try scenarios[index].validate()
+            } catch {
+                throw CommandFailure(error.asArgumentError())
+            }
+        }
+        return target
+    }
+
+    /// A source for `target` with one connection per pager of the widest phase, checked by
+    /// fetching the first page of the first drain: a target that is down, refuses the
+    /// credentials or answers no page stops the run before it starts.
+    ///
+    /// - Throws: 65 for a target the environment cannot complete (an unset variable, no AWS
+    ///   credentials), 64 for a bad --ca-file, 69 when the first page fails.
+    func connectRealTarget(_ target: Target, scenarios: [Scenario]) async throws(CommandFailure) -> TargetSource {
+        let connections = max(1, scenarios.flatMap(\.workload.concurrency).max() ?? 1)
+        let source: TargetSource
+        do {
+            source = try TargetSource(target: target, connections: connections, caFile: caFile, insecure: insecure)
+        } catch {
+            let usage = error.message.contains("CA file") || error.message.contains("--ca-file")
+            throw CommandFailure(usage ? ExitCodes.usage : ExitCodes.dataError, "target \(target.name): \(error.message)")
+        }
+        guard let first = scenarios.first else { return source }
+        let request = DrainPlanner(workload: first.workload, store: first.store).plan(0).request
+        do {
+            _ = try await source.page(request)
+        } catch let error as StoreError where error.isRetryable {
+            // Throttled: the target is up; the run's retry policy deals with it.
+        } catch {
+            await source.shutdown()
+            throw CommandFailure(ExitCodes.unavailable, "target \(target.name): the first page failed: \(error)")
+        }
+        return source
+    }
+
+    /// What the target answered over the run, for the end of the output.
+    static func targetSummary(_ source: TargetSource) -> String {
+        var text = "responses from \(source.target.kind.rawValue) target \(source.target.name) (\(source.target.endpoint)): \(source.statusCounts)\n"
+        let errors = source.errorCountsByKind
+        if !errors.isEmpty {
+            text += "target errors: " + errors.keys.map(\.rawValue).sorted().map { name in
+                "\(name)=\(errors[TargetError.Kind(rawValue: name)!]!)"
+            }.joined(separator: " ") + "\n"
+        }
+        if source.throttles > 0 { text += "throttling answers: \(source.throttles)\n" }
+        if let units = source.consumedCapacityUnits { text += "consumed capacity: \(units) units\n" }
+        return text
+    }
+
+    /// A run in which a phase got no page at all while drains failed cannot stand as a
+    /// result: exit 69 with the first error (T2: errors never count as pages).
+    static func checkTargetAnswered(_ source: TargetSource, rows: [ResultRow]) throws(CommandFailure) {
+        guard let row = rows.first(where: { $0.pages == 0 && $0.errors.total > 0 }) else { return }
+        throw CommandFailure(
+            ExitCodes.unavailable,
+            "target \(source.target.name) answered no page in phase \(row.scenario) ×\(row.concurrency) (\(row.errors.total) drains failed: "
+                + "\(source.errorCountsByKind.map { "\($0.key.rawValue)=\($0.value)" }.sorted().joined(separator: " "))); last error: \(source.lastError ?? "none")")
+    }
+}

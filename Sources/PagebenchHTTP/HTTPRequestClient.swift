@@ -1,0 +1,200 @@
+import Foundation
+public import NIOCore
+import NIOHTTP1
+import NIOPosix
+import NIOSSL
+
+/// The lean HTTP/1.1 client (``HTTP1ConnectionPool``) for APIs pagebench did not write:
+/// any method, headers and body, over `http://` or `https://` (swift-nio-ssl), with the same
+/// pool, event-loop placement and status counts as ``HTTPStoreSource``.
+///
+/// A keep-alive connection the server closed while idle is replaced and the request
+/// repeated once (list requests are reads, so repeating one is safe). Cancelling the
+/// calling task closes the connection in use and throws `CancellationError`.
+public final class HTTPRequestClient: Sendable {
+    /// How the client connects.
+    public struct Configuration: Sendable, Hashable {
+        /// The most connections at once; requests beyond it wait for a free one.
+        public var connections: Int
+        /// How long a request may wait for the server's next bytes (a read timeout).
+        public var requestTimeout: Duration
+        /// The largest response body accepted, in bytes.
+        public var maximumResponseBytes: Int
+        /// HTTPS: a PEM file of trusted roots instead of the system trust store.
+        public var caFile: String?
+        /// HTTPS: accept any certificate and host name (self-signed test servers only).
+        public var insecure: Bool
+
+        public init(
+            connections: Int = 8, requestTimeout: Duration = .seconds(30), maximumResponseBytes: Int = 64 << 20,
+            caFile: String? = nil, insecure: Bool = false
+        ) {
+            self.connections = connections
+            self.requestTimeout = requestTimeout
+            self.maximumResponseBytes = maximumResponseBytes
+            self.caFile = caFile
+            self.insecure = insecure
+        }
+    }
+
+    /// One request: method, path and query, extra headers, body.
+    public struct Request: Sendable {
+        public var method: String
+        /// Path and query, percent-encoded: `/items?limit=10`.
+        public var pathAndQuery: String
+        /// Extra headers (`Host` and `Content-Length` are the client's).
+        public var headers: [(name: String, value: String)]
+        public var body: ByteBuffer?
+
+        public init(method: String, pathAndQuery: String, headers: [(name: String, value: String)] = [], body: ByteBuffer? = nil) {
+            self.method = method
+            self.pathAndQuery = pathAndQuery
+            self.headers = headers
+            self.body = body
+        }
+    }
+
+    /// One response.
+    public struct Response: Sendable {
+        public var status: Int
+        public var body: ByteBuffer
+        /// The `Retry-After` header in seconds, when sent.
+        public var retryAfterSeconds: Int?
+    }
+
+    /// `http` or `https`.
+    public let scheme: String
+    /// `host:port` as given.
+    public let authority: String
+    /// The base URL's path (`""` or `/v1`), put before every request path.
+    public let pathPrefix: String
+    public let configuration: Configuration
+    private let pool: HTTP1ConnectionPool
+    private let executors: [EventLoopTaskExecutor]
+    private let counter = HTTPStatusCounter()
+
+    /// The base URL without a trailing slash, for messages.
+    public var baseURL: String { scheme + "://" + authority + pathPrefix }
+
+    /// Creates a client for the server at `baseURL` (`http[s]://host[:port][/prefix]`).
+    /// Connects lazily.
+    ///
+    /// - Throws: ``HTTPSourceError`` (`invalidTarget`) for a URL that is not of that form, or
+    ///   an unreadable `caFile`.
+    public init(baseURL: String, configuration: Configuration = Configuration()) throws(HTTPSourceError) {
+        var base = baseURL
+        while base.hasSuffix("/") { base.removeLast() }
+        let scheme: String
+        if base.hasPrefix("https://") {
+            scheme = "https"
+        } else if base.hasPrefix("http://") {
+            scheme = "http"
+        } else {
+            throw .invalidTarget(baseURL, "the URL must start with http:// or https://")
+        }
+        guard let url = URL(string: base), let host = url.host, !host.isEmpty, url.query == nil, url.fragment == nil,
+            url.user == nil
+        else {
+            throw .invalidTarget(baseURL, "it is not a URL with a host and no query")
+        }
+        guard configuration.connections >= 1 else {
+            throw .invalidTarget(baseURL, "connections must be at least 1, got \(configuration.connections)")
+        }
+        let port = url.port ?? (scheme == "https" ? 443 : 80)
+        guard (1...65535).contains(port) else { throw .invalidTarget(baseURL, "port \(port) is not in 1...65535") }
+        let afterScheme = base.dropFirst(scheme.count + 3)
+        let authority = afterScheme.prefix { $0 != "/" }
+        self.scheme = scheme
+        self.authority = String(authority)
+        self.configuration = configuration
+        pathPrefix = String(afterScheme.dropFirst(authority.count))
+        let hostName = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
+        var tls: HTTP1TLS?
+        if scheme == "https" {
+            tls = try Self.makeTLS(host: hostName, configuration: configuration, url: baseURL)
+        } else if configuration.caFile != nil || configuration.insecure {
+            throw .invalidTarget(baseURL, "--ca-file and --insecure apply to https:// targets only")
+        }
+        let group = MultiThreadedEventLoopGroup.singleton
+        pool = HTTP1ConnectionPool(
+            endpoint: .init(host: hostName, port: port, hostHeader: String(authority), tls: tls),
+            capacity: configuration.connections, group: group, connectTimeout: .seconds(10),
+            readTimeout: configuration.requestTimeout, maximumBodyBytes: configuration.maximumResponseBytes)
+        executors = group.makeIterator().map { EventLoopTaskExecutor(eventLoop: $0) }
+    }
+
+    private static func makeTLS(host: String, configuration: Configuration, url: String) throws(HTTPSourceError) -> HTTP1TLS {
+        var tls = TLSConfiguration.makeClientConfiguration()
+        if let caFile = configuration.caFile {
+            guard FileManager.default.isReadableFile(atPath: caFile) else {
+                throw .invalidTarget(url, "the CA file '\(caFile)' does not exist or cannot be read")
+            }
+            tls.trustRoots = .file(caFile)
+        }
+        if configuration.insecure { tls.certificateVerification = .none }
+        let context: NIOSSLContext
+        do {
+            context = try NIOSSLContext(configuration: tls)
+        } catch {
+            throw .invalidTarget(url, "cannot set up TLS (\(error)); is the CA file a PEM certificate?")
+        }
+        // SNI carries host names only; an IP address is checked against the certificate's IP SANs.
+        let isAddress = (try? SocketAddress(ipAddress: host, port: 0)) != nil
+        return HTTP1TLS(context: context, serverHostname: isAddress ? nil : host)
+    }
+
+    /// Closes the pool's connections; the client must not be used afterwards.
+    public func shutdown() async {
+        await pool.shutdown()
+    }
+
+    /// Responses received so far, by HTTP status, and requests that got none.
+    public var statusCounts: HTTPStatusCounts { counter.snapshot }
+
+    /// An executor on one of the client's event loops (`index` modulo their number).
+    public func taskExecutor(_ index: Int) -> EventLoopTaskExecutor {
+        executors[index % executors.count]
+    }
+
+    /// Sends `request` on a pooled connection and returns the whole response, any status.
+    ///
+    /// - Throws: `CancellationError`; ``HTTPSourceError`` (`transport`, retryable) when no
+    ///   response arrived, (`unexpectedResponse`) for a response that is not HTTP/1.1.
+    public func send(_ request: Request) async throws -> Response {
+        let path = pathPrefix + request.pathAndQuery
+        let wire = HTTP1Request(
+            method: HTTPMethod(rawValue: request.method), target: path.isEmpty ? "/" : path, headers: request.headers,
+            body: request.body)
+        let url = request.method + " " + baseURL + request.pathAndQuery
+        var repeated = false
+        while true {
+            let connection: HTTP1Connection
+            do {
+                connection = try await pool.lease()
+            } catch {
+                if error is CancellationError || Task.isCancelled { throw CancellationError() }
+                counter.recordTransportFailure()
+                throw HTTPSourceError.transport(url, HTTPStoreSource.describe(error), hint: "is the target running and reachable?")
+            }
+            do throws(HTTP1ConnectionError) {
+                let response = try await connection.send(wire)
+                pool.release(connection)
+                counter.record(status: response.status)
+                return Response(status: response.status, body: response.body, retryAfterSeconds: response.retryAfterSeconds)
+            } catch {
+                pool.release(connection)
+                if case .cancelled = error { throw CancellationError() }
+                if Task.isCancelled { throw CancellationError() }
+                if case .closedBeforeResponse(reused: true) = error, !repeated {
+                    repeated = true
+                    continue
+                }
+                counter.recordTransportFailure()
+                if case .malformed(let reason) = error {
+                    throw HTTPSourceError.malformedHTTP(url, reason.description, hint: "is the target an HTTP/1.1 server?")
+                }
+                throw HTTPSourceError.transport(url, error, hint: "is the target running and reachable?")
+            }
+        }
+    }
+}

@@ -1,0 +1,462 @@
+import Foundation
+import NIOCore
+public import PagebenchHTTP
+public import PagebenchStore
+import Synchronization
+
+/// A real list API as the harness's page source (T1): each ``PageRequest`` of a drain
+/// becomes one HTTP request of the target's kind, and each response one ``Page`` whose
+/// items are the elements of the configured items array and whose `nextToken` is the API's
+/// continuation (a token, a cursor, or a DynamoDB `LastEvaluatedKey` as JSON text).
+///
+/// A page's items are counted, not decoded: each becomes an ``Item`` of its drain's
+/// partition, sort key = its index in the page, `sizeBytes` = its JSON length, so
+/// `scannedBytes` is the JSON bytes of the items received. `scannedCount` is the API's own
+/// count when the target names one (DynamoDB's `ScannedCount`), else the items.
+///
+/// Errors (T2, T3): HTTP 429 and 503 and DynamoDB throttling are thrown as retryable
+/// `StoreError.throttled` after waiting out `Retry-After` (at most
+/// ``maximumRetryAfterSeconds``), so the workload's retry policy retries them and counts
+/// them; everything else that is not a page is a ``TargetError`` counted by kind.
+public final class TargetSource: Sendable {
+    /// The longest `Retry-After` honoured; a longer one is waited this long.
+    public static let maximumRetryAfterSeconds = 30
+
+    public let target: Target
+    let client: HTTPRequestClient
+    /// The target's headers with `${VAR}` filled from the environment (never printed).
+    private let headers: [(name: String, value: String)]
+    private let signer: SigV4Signer?
+    /// Written only on the (rare) failure path.
+    private let errorCounts = Mutex<[TargetError.Kind: Int]>([:])
+    private let lastErrorMessage = Mutex<String?>(nil)
+    private let capacityMilliUnits = Atomic<Int>(0)
+    private let capacityResponses = Atomic<Int>(0)
+    private let throttleResponses = Atomic<Int>(0)
+
+    /// Connects lazily to `target`.
+    ///
+    /// - Parameters:
+    ///   - environment: where `${VAR}` in headers and the AWS credentials come from (T4).
+    /// - Throws: ``TargetFileError`` for a header naming an unset variable, missing AWS
+    ///   credentials, or an endpoint the client cannot use.
+    public init(
+        target: Target, connections: Int, caFile: String? = nil, insecure: Bool = false,
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    ) throws(TargetFileError) {
+        self.target = target
+        do {
+            client = try HTTPRequestClient(
+                baseURL: target.endpoint,
+                configuration: .init(
+                    connections: max(1, connections), requestTimeout: .milliseconds(Int64(target.timeoutSeconds * 1000)),
+                    maximumResponseBytes: target.maximumResponseBytes, caFile: caFile, insecure: insecure))
+        } catch {
+            throw TargetFileError("endpoint: \(error.message)")
+        }
+        var headers: [(name: String, value: String)] = []
+        for (name, template) in target.headers {
+            for variable in template.environmentNames where environment[variable] == nil {
+                throw TargetFileError("headers.\(name): the environment variable \(variable) is not set")
+            }
+            headers.append((name, template.render(TemplateBindings(), environment: environment)))
+        }
+        self.headers = headers
+        if case .dynamodb(let request) = target.request {
+            signer = SigV4Signer(
+                credentials: try AWSCredentials.fromEnvironment(environment), region: request.region, service: "dynamodb")
+        } else {
+            signer = nil
+        }
+    }
+
+    /// Closes the connections.
+    public func shutdown() async {
+        await client.shutdown()
+    }
+
+    /// Responses by HTTP status, and requests that got none.
+    public var statusCounts: HTTPStatusCounts { client.statusCounts }
+
+    /// Non-page responses so far, by kind (kinds with none left out).
+    public var errorCountsByKind: [TargetError.Kind: Int] { errorCounts.withLock { $0 } }
+
+    /// The message of the last non-page response, if any.
+    public var lastError: String? { lastErrorMessage.withLock { $0 } }
+
+    /// Throttling answers received (429, 503, DynamoDB throttling), retried or not.
+    public var throttles: Int { throttleResponses.load(ordering: .relaxed) }
+
+    /// DynamoDB `ConsumedCapacity.CapacityUnits` summed over the responses that carried it
+    /// (W4), and how many did; nil when none did.
+    public var consumedCapacityUnits: Double? {
+        capacityResponses.load(ordering: .relaxed) > 0 ? Double(capacityMilliUnits.load(ordering: .relaxed)) / 1000 : nil
+    }
+
+    /// An executor on one of the client's event loops.
+    public func taskExecutor(_ index: Int) -> EventLoopTaskExecutor { client.taskExecutor(index) }
+
+    /// Fetches one page of the drain `request` describes.
+    ///
+    /// - Throws: `CancellationError`; `StoreError` (`throttled`, retryable) for throttling
+    ///   answers; ``TargetError`` for everything that is not a page (T2).
+    public func page(_ request: PageRequest) async throws -> Page {
+        do {
+            return try await fetch(request)
+        } catch let error as TargetError {
+            errorCounts.withLock { $0[error.kind, default: 0] += 1 }
+            lastErrorMessage.withLock { $0 = error.message }
+            throw error
+        }
+    }
+
+    private func fetch(_ request: PageRequest) async throws -> Page {
+        let outgoing = makeRequest(request)
+        let described = outgoing.method + " " + client.baseURL + outgoing.pathAndQuery
+        let response: HTTPRequestClient.Response
+        do {
+            response = try await client.send(outgoing)
+        } catch let error as HTTPSourceError {
+            throw TargetError(.transport, error.message)
+        }
+        if let throttle = throttling(response, described) {
+            throttleResponses.add(1, ordering: .relaxed)
+            if let seconds = response.retryAfterSeconds, seconds > 0 {
+                try await Task.sleep(for: .seconds(min(seconds, Self.maximumRetryAfterSeconds)))
+            }
+            throw throttle
+        }
+        switch response.status {
+        case 200:
+            break
+        case 401, 403:
+            throw TargetError(
+                .unauthorized,
+                "\(described) answered HTTP \(response.status): the target refused the credentials; check the headers' variables (or AWS_* for dynamodb); body starts: \(Self.excerpt(response.body))",
+                status: response.status)
+        default:
+            if case .dynamodb = target.request, let type = Self.dynamoDBErrorType(response.body) {
+                throw TargetError(
+                    .apiError, "\(described) answered HTTP \(response.status) \(type): \(Self.excerpt(response.body))",
+                    status: response.status)
+            }
+            throw TargetError(
+                .httpStatus, "\(described) answered HTTP \(response.status); body starts: \(Self.excerpt(response.body))",
+                status: response.status)
+        }
+        let page = try readPage(response.body, request: request, described: described)
+        if let sent = request.token, page.nextToken == sent {
+            throw TargetError(
+                .repeatedContinuation,
+                "\(described) returned the continuation it was sent; following it would loop forever (P9)", status: 200)
+        }
+        return page
+    }
+
+    // MARK: Requests
+
+    private func bindings(_ request: PageRequest) -> TemplateBindings {
+        var bindings = TemplateBindings()
+        if case .partition(let index) = request.range, let values = target.partitions {
+            let value = values[index % values.count]
+            if case .dynamodb = target.request, case .number(let text) = value {
+                bindings.partition = .string(text)  // DynamoDB's wire form carries N as a string
+            } else {
+                bindings.partition = value
+            }
+        }
+        if case .segment(let index, let total) = request.range {
+            bindings.segment = index
+            bindings.totalSegments = total
+        }
+        bindings.limit = request.limit
+        bindings.continuation = request.token
+        bindings.filter = request.filter?.description
+        bindings.reverse = request.reverse
+        return bindings
+    }
+
+    func makeRequest(_ request: PageRequest) -> HTTPRequestClient.Request {
+        let bindings = bindings(request)
+        switch target.request {
+        case .http(let http):
+            var path = http.path.render(bindings, encode: Self.percentEncoded)
+            var headers = self.headers
+            var body = http.body?.render(bindings)
+            if let token = request.token {
+                switch http.continuationIn {
+                case .query(let name)?:
+                    path += (path.contains("?") ? "&" : "?") + Self.percentEncoded(name) + "=" + Self.percentEncoded(token)
+                case .header(let name)?:
+                    headers.append((name, token))
+                case .body(let pointer)?:
+                    if let current = body { body = Self.setting(current, at: pointer.tokens[...], to: .string(token)) }
+                case nil:
+                    break
+                }
+            }
+            var buffer: ByteBuffer?
+            if let body {
+                buffer = ByteBuffer(string: body.text)
+                if !headers.contains(where: { $0.name.lowercased() == "content-type" }) {
+                    headers.append(("Content-Type", "application/json"))
+                }
+            }
+            return .init(method: http.method, pathAndQuery: path, headers: headers, body: buffer)
+        case .graphql(let graphql):
+            var variables = graphql.variables.render(bindings).objectValue ?? [:]
+            variables[graphql.continuationVariable] = request.token.map { .string($0) } ?? .null
+            var document: [String: JSONValue] = ["query": .string(graphql.query), "variables": .object(variables)]
+            if let name = graphql.operationName { document["operationName"] = .string(name) }
+            var headers = self.headers
+            if !headers.contains(where: { $0.name.lowercased() == "content-type" }) {
+                headers.append(("Content-Type", "application/json"))
+            }
+            return .init(method: "POST", pathAndQuery: "", headers: headers, body: ByteBuffer(string: JSONValue.object(document).text))
+        case .dynamodb(let dynamo):
+            let body = dynamoDBBody(dynamo, request: request, bindings: bindings)
+            var headers: [(name: String, value: String)] = [
+                ("Host", client.authority), ("Content-Type", "application/x-amz-json-1.0"),
+                ("X-Amz-Target", "DynamoDB_20120810." + dynamo.operation.rawValue),
+            ]
+            let bytes = Array(body.utf8)
+            headers += signer!.signedHeaders(
+                method: "POST", path: client.pathPrefix.isEmpty ? "/" : client.pathPrefix, headers: headers, payload: bytes,
+                date: Date())
+            headers.removeFirst()  // the client writes Host itself
+            return .init(method: "POST", pathAndQuery: "", headers: headers, body: ByteBuffer(bytes: bytes))
+        }
+    }
+
+    private func dynamoDBBody(_ dynamo: Target.DynamoDBRequest, request: PageRequest, bindings: TemplateBindings) -> String {
+        var body: [String: JSONValue] = ["TableName": .string(dynamo.table)]
+        if let limit = request.limit { body["Limit"] = .number(String(limit)) }
+        if let value = dynamo.indexName { body["IndexName"] = .string(value) }
+        if let value = dynamo.keyConditionExpression { body["KeyConditionExpression"] = .string(value) }
+        if let value = dynamo.filterExpression { body["FilterExpression"] = .string(value) }
+        if let value = dynamo.projectionExpression { body["ProjectionExpression"] = .string(value) }
+        if let names = dynamo.expressionAttributeNames { body["ExpressionAttributeNames"] = .object(names.mapValues { .string($0) }) }
+        if let values = dynamo.expressionAttributeValues { body["ExpressionAttributeValues"] = values.render(bindings) }
+        if let consistent = dynamo.consistentRead { body["ConsistentRead"] = .bool(consistent) }
+        if dynamo.returnConsumedCapacity { body["ReturnConsumedCapacity"] = .string("TOTAL") }
+        switch dynamo.operation {
+        case .query:
+            body["ScanIndexForward"] = .bool(dynamo.scanIndexForward ?? !request.reverse)
+        case .scan:
+            if case .segment(let index, let total) = request.range {
+                body["Segment"] = .number(String(index))
+                body["TotalSegments"] = .number(String(total))
+            }
+        }
+        if let token = request.token { body["ExclusiveStartKey"] = .raw(token) }
+        return JSONValue.object(body).text
+    }
+
+    /// `value` with the member at `path` set (objects created on the way).
+    static func setting(_ value: JSONValue, at path: ArraySlice<String>, to newValue: JSONValue) -> JSONValue {
+        guard let first = path.first else { return newValue }
+        var members = value.objectValue ?? [:]
+        members[first] = setting(members[first] ?? .object([:]), at: path.dropFirst(), to: newValue)
+        return .object(members)
+    }
+
+    /// RFC 3986 unreserved characters stay; everything else is percent-encoded.
+    static func percentEncoded(_ text: String) -> String {
+        var encoded = ""
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+                UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
+                encoded.unicodeScalars.append(Unicode.Scalar(byte))
+            default:
+                let hex = Array("0123456789ABCDEF".unicodeScalars)
+                encoded.unicodeScalars.append("%")
+                encoded.unicodeScalars.append(hex[Int(byte >> 4)])
+                encoded.unicodeScalars.append(hex[Int(byte & 0xF)])
+            }
+        }
+        return encoded
+    }
+
+    // MARK: Responses
+
+    /// The retryable error a throttling answer stands for (T3), or nil.
+    private func throttling(_ response: HTTPRequestClient.Response, _ described: String) -> StoreError? {
+        switch response.status {
+        case 429:
+            return StoreError(remote: .throttled, message: "\(described) throttled (HTTP 429)")
+        case 503:
+            return StoreError(remote: .throttled, message: "\(described) unavailable (HTTP 503)")
+        case 400:
+            guard case .dynamodb = target.request, let type = Self.dynamoDBErrorType(response.body) else { return nil }
+            let throttlingTypes = ["ProvisionedThroughputExceededException", "ThrottlingException", "RequestLimitExceeded"]
+            guard throttlingTypes.contains(where: { type.hasSuffix($0) }) else { return nil }
+            return StoreError(remote: .throttled, message: "\(described) throttled (\(type))")
+        default:
+            return nil
+        }
+    }
+
+    /// The `__type` of a DynamoDB error body.
+    static func dynamoDBErrorType(_ body: ByteBuffer) -> String? {
+        body.withUnsafeReadableBytes { bytes in
+            guard let range = try? JSONPointer.type.locate(in: bytes) else { return nil }
+            var reader = JSONReader(UnsafeRawBufferPointer(rebasing: bytes[range]))
+            return try? reader.readString()
+        }
+    }
+
+    private func readPage(_ body: ByteBuffer, request: PageRequest, described: String) throws(TargetError) -> Page {
+        let partition: Int
+        if case .partition(let index) = request.range { partition = index } else { partition = 0 }
+        let kind = target.request
+        return try body.withUnsafeReadableBytes { bytes throws(TargetError) -> Page in
+            do {
+                var whole = JSONReader(bytes)
+                try whole.skipValue()
+                try whole.expectEnd()
+            } catch {
+                throw TargetError(.notJSON, "\(described): the body is not JSON (\(error)); it starts: \(Self.excerpt(body))", status: 200)
+            }
+            // The document is valid JSON from here on: locating cannot fail.
+            func locate(_ pointer: JSONPointer) -> Range<Int>? { (try? pointer.locate(in: bytes)) ?? nil }
+            func value(_ range: Range<Int>) -> JSONValue {
+                (try? JSONValue.parse(UnsafeRawBufferPointer(rebasing: bytes[range]))) ?? .null
+            }
+            func text(_ range: Range<Int>) -> String {
+                String(decoding: UnsafeRawBufferPointer(rebasing: bytes[range]), as: UTF8.self)
+            }
+            let items: JSONPointer
+            var scannedPointer: JSONPointer?
+            switch kind {
+            case .http(let http):
+                items = http.items
+                scannedPointer = http.scannedCount
+            case .graphql(let graphql):
+                items = graphql.items
+                scannedPointer = graphql.scannedCount
+                if let range = locate(.errors) {
+                    let errors = value(range)
+                    if errors != .null, errors != .array([]) {
+                        let excerpt = String(text(range).prefix(300))
+                        throw TargetError(.graphQLError, "\(described) answered with GraphQL errors (T2): \(excerpt)", status: 200)
+                    }
+                }
+            case .dynamodb:
+                items = .dynamoItems
+                scannedPointer = .dynamoScannedCount
+            }
+            guard let itemsRange = locate(items) else {
+                throw TargetError(
+                    .missingItems, "\(described): the response has nothing at the items pointer '\(items)'; it starts: \(Self.excerpt(body))",
+                    status: 200)
+            }
+            var sizes: [Int] = []
+            do {
+                var reader = JSONReader(UnsafeRawBufferPointer(rebasing: bytes[itemsRange]))
+                guard reader.peek() == UInt8(ascii: "[") else { throw reader.error("not an array") }
+                try reader.readArray { element throws(JSONReadError) in
+                    _ = element.peek()
+                    let start = element.offset
+                    try element.skipValue()
+                    sizes.append(element.offset - start)
+                }
+            } catch {
+                throw TargetError(
+                    .missingItems, "\(described): the value at the items pointer '\(items)' is not an array: \(String(text(itemsRange).prefix(100)))",
+                    status: 200)
+            }
+            let continuation: String?
+            switch kind {
+            case .http(let http):
+                continuation = try Self.token(at: http.continuation, locate(http.continuation).map(value), described)
+            case .graphql(let graphql):
+                if let pageInfo = graphql.pageInfo {
+                    continuation = try Self.relayCursor(
+                        locate(pageInfo).map(value), backward: graphql.backward, pointer: pageInfo, described)
+                } else {
+                    let pointer = graphql.continuation!
+                    continuation = try Self.token(at: pointer, locate(pointer).map(value), described)
+                }
+            case .dynamodb:
+                if let range = locate(.lastEvaluatedKey) {
+                    switch bytes[range.lowerBound] {
+                    case UInt8(ascii: "{"): continuation = text(range)
+                    case UInt8(ascii: "n"): continuation = nil
+                    default:
+                        throw TargetError(
+                            .badContinuation, "\(described): LastEvaluatedKey must be an object, got \(String(text(range).prefix(80)))",
+                            status: 200)
+                    }
+                } else {
+                    continuation = nil
+                }
+                if let range = locate(.consumedCapacityUnits), case .number(let units) = value(range), let parsed = Double(units) {
+                    capacityMilliUnits.add(Int((parsed * 1000).rounded()), ordering: .relaxed)
+                    capacityResponses.add(1, ordering: .relaxed)
+                }
+            }
+            var scanned = sizes.count
+            if let scannedPointer, let range = locate(scannedPointer), case .number(let count) = value(range), let number = Int(count) {
+                scanned = max(number, sizes.count)
+            }
+            var pageItems: [Item] = []
+            pageItems.reserveCapacity(sizes.count)
+            var scannedBytes = 0
+            for (index, size) in sizes.enumerated() {
+                pageItems.append(Item(partition: partition, sortKey: UInt64(index), sizeBytes: size, category: 0, fingerprint: 0))
+                scannedBytes += size
+            }
+            return Page(items: pageItems, scannedCount: scanned, scannedBytes: scannedBytes, nextToken: continuation)
+        }
+    }
+
+    /// A token continuation: absent, `null` or `""` ends the drain; a string continues it;
+    /// anything else is the wrong type (T2).
+    private static func token(at pointer: JSONPointer, _ value: JSONValue?, _ described: String) throws(TargetError) -> String? {
+        switch value {
+        case nil, .null?: return nil
+        case .string(let token)?: return token.isEmpty ? nil : token
+        case let other?:
+            throw TargetError(
+                .badContinuation, "\(described): the continuation at '\(pointer)' must be a string or null, got \(other.kindName)",
+                status: 200)
+        }
+    }
+
+    /// A Relay `pageInfo`: `hasNextPage` + `endCursor` (or `hasPreviousPage` +
+    /// `startCursor` backwards).
+    private static func relayCursor(
+        _ value: JSONValue?, backward: Bool, pointer: JSONPointer, _ described: String
+    ) throws(TargetError) -> String? {
+        let (flag, cursor) = backward ? ("hasPreviousPage", "startCursor") : ("hasNextPage", "endCursor")
+        guard let info = value?.objectValue else {
+            throw TargetError(.badContinuation, "\(described): no pageInfo object at '\(pointer)'", status: 200)
+        }
+        guard case .bool(let more)? = info[flag] else {
+            throw TargetError(.badContinuation, "\(described): pageInfo.\(flag) must be true or false", status: 200)
+        }
+        guard more else { return nil }
+        guard case .string(let text)? = info[cursor], !text.isEmpty else {
+            throw TargetError(
+                .badContinuation, "\(described): pageInfo.\(flag) is true but pageInfo.\(cursor) is not a cursor string", status: 200)
+        }
+        return text
+    }
+
+    /// The first 200 bytes of a body, for messages.
+    static func excerpt(_ body: ByteBuffer) -> String {
+        let bytes = body.readableBytesView.prefix(200)
+        return "'" + String(decoding: bytes, as: UTF8.self) + (body.readableBytes > 200 ? "…'" : "'")
+    }
+}
+
+extension JSONPointer {
+    // Pointers the kinds read; literal and valid, so the force-try cannot fail.
+    static let errors = try! JSONPointer("/errors")
+    static let type = try! JSONPointer("/__type")
+    static let dynamoItems = try! JSONPointer("/Items")
+    static let dynamoScannedCount = try! JSONPointer("/ScannedCount")
+    static let lastEvaluatedKey = try! JSONPointer("/LastEvaluatedKey")
+    static let consumedCapacityUnits = try! JSONPointer("/ConsumedCapacity/CapacityUnits")
+}
