@@ -1,0 +1,138 @@
+import Foundation
+import Testing
+
+@testable import PagebenchTargets
+
+/// Target files are validated like scenarios: unknown keys and bad values are rejected with
+/// the field named (the CLI exits 65), and a valid file keeps every setting.
+@Suite struct TargetFileTests {
+    static let http = """
+        {"kind": "http", "endpoint": "http://127.0.0.1:8080", "partitions": {"range": [0, 3]},
+         "path": "/partitions/${partition}/items?limit=${limit}", "items": "/items", "continuation": "/nextToken",
+         "continuationIn": {"query": "nextToken"}, "headers": {"Authorization": "Bearer ${API_TOKEN}"}}
+        """
+
+    func load(_ text: String) throws(TargetFileError) -> Target {
+        try Target.load(json: Data(text.utf8), defaultName: "t")
+    }
+
+    func rejection(_ text: String) -> String {
+        do {
+            _ = try load(text)
+            return "accepted"
+        } catch {
+            return error.message
+        }
+    }
+
+    /// `text` with one top-level member replaced (nil removes it).
+    func http(_ key: String, _ value: String?) -> String {
+        var object = try! JSONValue.parse(Self.http).objectValue!
+        object[key] = try! value.map { try JSONValue.parse($0) }
+        return JSONValue.object(object).text
+    }
+
+    @Test func aValidHTTPTargetKeepsEverySetting() throws {
+        let target = try load(Self.http)
+        #expect(target.kind == .http)
+        #expect(target.name == "t")
+        #expect(target.partitions?.count == 4)
+        #expect(target.headers.map(\.name) == ["Authorization"])
+        guard case .http(let request) = target.request else { Issue.record("not http"); return }
+        #expect(request.items.tokens == ["items"])
+        #expect(request.continuationIn == .query("nextToken"))
+        #expect(request.path.placeholders == [.partition, .limit])
+    }
+
+    @Test func unknownKeysAreRejectedNamingTheKeyAndTheKnownOnes() {
+        let message = rejection(http("itemz", "\"/items\""))
+        #expect(message.hasPrefix("itemz: unknown key for kind http"))
+        #expect(message.contains("continuationIn"))
+        // A key of another kind is unknown here too.
+        #expect(rejection(http("table", "\"Items\"")).hasPrefix("table: unknown key"))
+    }
+
+    @Test func badValuesNameTheirField() {
+        #expect(rejection(http("kind", "\"rest\"")).hasPrefix("kind: 'rest' is not a kind"))
+        #expect(rejection(http("endpoint", "\"ftp://x\"")).hasPrefix("endpoint:"))
+        #expect(rejection(http("endpoint", nil)).hasPrefix("endpoint: missing"))
+        #expect(rejection(http("items", "\"items\"")).hasPrefix("items: 'items' is not a JSON Pointer"))
+        #expect(rejection(http("items", "3")).hasPrefix("items: must be a string"))
+        #expect(rejection(http("path", "\"/x/${partitionn}\"")).hasPrefix("path: unknown placeholder '${partitionn}'"))
+        #expect(rejection(http("path", "\"/x/${limit\"")).hasPrefix("path:"))
+        #expect(rejection(http("continuationIn", "{\"cookie\": \"t\"}")).hasPrefix("continuationIn: 'cookie' is not a place"))
+        #expect(rejection(http("continuationIn", nil)).hasPrefix("continuationIn: missing"))
+        #expect(rejection(http("partitions", "{\"range\": [5, 1]}")).hasPrefix("partitions.range:"))
+        #expect(rejection(http("partitions", "{\"values\": []}")).hasPrefix("partitions: no values"))
+        #expect(rejection(http("partitions", "{\"file\": \"/nonexistent/keys.txt\"}")).hasPrefix("partitions.file: cannot read"))
+        #expect(rejection(http("headers", "{\"Host\": \"x\"}")).hasPrefix("headers.Host: set by the client"))
+        #expect(rejection(http("headers", "{\"X\": \"${not a name}\"}")).hasPrefix("headers.X:"))
+        #expect(rejection(http("timeoutSeconds", "0")).hasPrefix("timeoutSeconds:"))
+        #expect(rejection(http("method", "\"get\"")).hasPrefix("method:"))
+        #expect(rejection("[1]").contains("must be a JSON object"))
+        #expect(rejection("{\"kind\": \"http\",").contains("not valid JSON"))
+        #expect(rejection("{\"kind\": \"http\", \"kind\": \"graphql\"}").contains("appears twice"))
+    }
+
+    @Test func graphQLShapesAreCheckedAgainstTheirKeys() throws {
+        let relay = """
+            {"kind": "graphql", "endpoint": "http://127.0.0.1:1/graphql", "shape": "relay", "direction": "backward",
+             "query": "query($last: Int, $before: String) { c(last: $last, before: $before) { edges { cursor } pageInfo { hasPreviousPage startCursor } } }",
+             "variables": {"last": "${limit}"}, "items": "/data/c/edges", "pageInfo": "/data/c/pageInfo"}
+            """
+        let target = try load(relay)
+        guard case .graphql(let request) = target.request else { Issue.record("not graphql"); return }
+        #expect(request.backward)
+        #expect(request.continuationVariable == "before")
+        #expect(rejection(relay.replacingOccurrences(of: "\"pageInfo\"", with: "\"continuation\"")).hasPrefix("pageInfo: missing"))
+        #expect(rejection(relay.replacingOccurrences(of: "\"last\": \"${limit}\"", with: "\"before\": null")).hasPrefix("variables.before:"))
+        #expect(rejection(relay.replacingOccurrences(of: "relay", with: "appsync")).hasPrefix("direction: backward applies"))
+    }
+
+    @Test func dynamoDBQueriesNeedAKeyConditionAndTakeNoHeaders() throws {
+        let query = """
+            {"kind": "dynamodb", "endpoint": "http://127.0.0.1:5000", "region": "us-east-1", "table": "Items",
+             "keyConditionExpression": "pk = :pk", "expressionAttributeValues": {":pk": {"S": "${partition}"}},
+             "partitions": {"values": ["a", "b"]}}
+            """
+        let target = try load(query)
+        guard case .dynamodb(let request) = target.request else { Issue.record("not dynamodb"); return }
+        #expect(request.operation == .query)
+        #expect(request.returnConsumedCapacity)
+        #expect(rejection(query.replacingOccurrences(of: "\"keyConditionExpression\": \"pk = :pk\",", with: "")).hasPrefix("keyConditionExpression:"))
+        #expect(rejection(query.replacingOccurrences(of: "\"table\"", with: "\"headers\": {}, \"table\"")).hasPrefix("headers:"))
+        #expect(rejection(query.replacingOccurrences(of: "us-east-1", with: "US East")).hasPrefix("region:"))
+        #expect(rejection(query.replacingOccurrences(of: "{\"S\": \"${partition}\"}", with: "\"a\"")).hasPrefix("expressionAttributeValues:"))
+    }
+
+    @Test func theTargetHashIgnoresHeaderValuesNameAndDescription() throws {
+        let a = try load(Self.http)
+        var renamed = try JSONValue.parse(http("headers", "{\"Authorization\": \"literal-secret\"}")).objectValue!
+        renamed["name"] = .string("other")
+        renamed["description"] = .string("the same API")
+        let b = try load(JSONValue.object(renamed).text)
+        #expect(b.name == "other")
+        #expect(a.targetHash == b.targetHash)
+        let c = try load(http("items", "\"/data\""))
+        #expect(a.targetHash != c.targetHash)
+        #expect(a.targetHash.count == 16)
+    }
+
+    @Test func partitionFilesAreReadRelativeToTheTargetFile() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pagebench-targetfile-\(UUID())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try "user-1\n\nuser-2\n  user-3  \n".write(to: directory.appendingPathComponent("keys.txt"), atomically: true, encoding: .utf8)
+        let path = directory.appendingPathComponent("api.json").path
+        try http("partitions", "{\"file\": \"keys.txt\"}").write(toFile: path, atomically: true, encoding: .utf8)
+        let target = try Target.load(path: path)
+        #expect(target.name == "api")
+        #expect(target.partitions == [.string("user-1"), .string("user-2"), .string("user-3")])
+        do {
+            _ = try Target.load(path: directory.appendingPathComponent("missing.json").path)
+            Issue.record("a missing file loaded")
+        } catch {
+            #expect(error.isMissingFile)
+        }
+    }
+}
