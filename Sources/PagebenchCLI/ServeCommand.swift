@@ -33,12 +33,19 @@ public struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Retry-After seconds of a 429 (throttled) response.")
     public var retryAfter = 1
 
+    @Option(help: ArgumentHelp("Serve HTTPS with this PEM certificate chain (needs --tls-key).", valueName: "file"))
+    public var tlsCert: String?
+
+    @Option(help: ArgumentHelp("The PEM private key of --tls-cert.", valueName: "file"))
+    public var tlsKey: String?
+
     public init() {}
 
     public func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be between 0 and 65535, got \(port)") }
         guard retryAfter >= 0 else { throw ValidationError("--retry-after must be at least 0, got \(retryAfter)") }
         guard !host.isEmpty else { throw ValidationError("--host must not be empty; use 127.0.0.1 for loopback") }
+        guard (tlsCert == nil) == (tlsKey == nil) else { throw ValidationError("--tls-cert and --tls-key go together") }
     }
 
     public func run() async throws {
@@ -49,11 +56,21 @@ public struct ServeCommand: AsyncParsableCommand {
             throw error.report()
         }
         let host = self.host
+        var tls: TLSFiles?
+        if let tlsCert, let tlsKey {
+            tls = TLSFiles(certificateFile: tlsCert, keyFile: tlsKey)
+            do {
+                try tls?.check()
+            } catch {
+                throw CommandFailure(ExitCodes.noInput, "--tls-cert/--tls-key: cannot load \(tlsCert) and \(tlsKey) as PEM: \(error)").report()
+            }
+        }
+        let scheme = tls == nil ? "http" : "https"
         do {
-            try await server.run { port in
+            try await server.run(tls: tls) { port in
                 var output = StandardOutput()
                 output.write(
-                    "listening on http://\(host):\(port) (store \(server.store.configurationHash), \(server.store.totalItems) items)\n"
+                    "listening on \(scheme)://\(host):\(port) (store \(server.store.configurationHash), \(server.store.totalItems) items)\n"
                 )
                 output.flush()
             }

@@ -231,6 +231,9 @@ final class HTTP1ClientHandler: ChannelInboundHandler {
     /// A request cancelled before it reached the event loop.
     private var cancelledBeforeStart: UInt64 = 0
     private var closed = false
+    /// A TLS failure that closed the connection before a request started (the handshake
+    /// runs on connect): the request that finds the connection closed reports it.
+    private var tlsFailure: HTTP1ConnectionError?
     /// When the last byte arrived or the request was sent; the read-timeout check compares.
     private var lastActivity = NIODeadline.now()
     private var timeoutCheck: Scheduled<Void>?
@@ -270,7 +273,7 @@ final class HTTP1ClientHandler: ChannelInboundHandler {
             return
         }
         guard !closed, pending == nil, let context else {
-            continuation.resume(returning: .failure(.closedBeforeResponse(reused: requestsSent > 0)))
+            continuation.resume(returning: .failure(tlsFailure ?? .closedBeforeResponse(reused: requestsSent > 0)))
             return
         }
         pending = continuation
@@ -416,6 +419,7 @@ final class HTTP1ClientHandler: ChannelInboundHandler {
         default:
             break
         }
+        if case .tls = error, pending == nil { tlsFailure = error }
         finish(.failure(error))
         guard !closed else { return }
         closed = true

@@ -1,4 +1,6 @@
 public import Hummingbird
+import HummingbirdCore
+import HummingbirdTLS
 import Logging
 import NIOCore
 public import PagebenchStore
@@ -92,12 +94,23 @@ public struct StoreServer: Sendable {
         port: Int? = nil,
         onListening: @escaping @Sendable (_ port: Int) async -> Void = { _ in }
     ) -> Application<RouterResponder<StoreRequestContext>> {
+        makeApplication(logger: logger, server: .http1(configuration: http1Configuration), onListening: onListening)
+    }
+
+    /// HTTP/1.1 with the handler that notices clients leaving.
+    var http1Configuration: HTTP1Channel.Configuration {
+        .init(additionalChannelHandlers: [closeMonitor.makeHandler()])
+    }
+
+    /// The application on `server` (plain HTTP/1.1, or HTTPS around it).
+    func makeApplication(
+        logger: Logger?, server: HTTPServerBuilder, onListening: @escaping @Sendable (_ port: Int) async -> Void
+    ) -> Application<RouterResponder<StoreRequestContext>> {
         var quiet = Logger(label: "pagebench.serve")
         quiet.logLevel = .warning
-        let closeMonitor = self.closeMonitor
         return Application(
             router: buildRouter(),
-            server: .http1(configuration: .init(additionalChannelHandlers: [closeMonitor.makeHandler()])),
+            server: server,
             configuration: .init(
                 address: .hostname(configuration.host, port: port ?? configuration.port),
                 serverName: "pagebench/\(store.configurationHash)",
@@ -114,10 +127,18 @@ public struct StoreServer: Sendable {
     /// requests in flight finish, and this returns (swift-service-lifecycle).
     public func run(
         logger: Logger? = nil,
+        tls: TLSFiles? = nil,
         onListening: @escaping @Sendable (_ port: Int) async -> Void = { _ in }
     ) async throws {
-        try await makeApplication(logger: logger, onListening: onListening).runService(
-            gracefulShutdownSignals: [.sigint, .sigterm])
+        let application =
+            if let tls {
+                makeApplication(
+                    logger: logger, server: try .tls(.http1(configuration: http1Configuration), tlsConfiguration: try tls.configuration()),
+                    onListening: onListening)
+            } else {
+                makeApplication(logger: logger, onListening: onListening)
+            }
+        try await application.runService(gracefulShutdownSignals: [.sigint, .sigterm])
     }
 
     // MARK: - Requests

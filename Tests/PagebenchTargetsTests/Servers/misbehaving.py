@@ -1,0 +1,111 @@
+#!/usr/bin/env python3
+"""A JSON list API that misbehaves on purpose, for pagebench's T2/T3 tests (issue 14).
+
+GET /ok?limit=N[&nextToken=T]   20 items, pages of N, nextToken = next offset as a string
+GET /auth?...                   as /ok, but 401 unless `Authorization: Bearer $EXPECTED_SECRET`
+GET /forbidden                  403
+GET /notjson                    200 with an HTML body
+GET /noitems                    200 {"data": []}
+GET /badtoken                   200 with a numeric nextToken
+GET /repeat?[nextToken=T]       200 {"items": [], "nextToken": "same"} forever (P9)
+GET /throttle?...               as /ok, but the first request for each token answers 429 Retry-After: 1
+GET /unavailable                503 without Retry-After, always
+GET /status/CODE                that status with a small JSON body
+
+Prints `listening on http://127.0.0.1:PORT`; stops when stdin closes or on SIGTERM.
+"""
+import json
+import os
+import socket
+import sys
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import parse_qs, urlparse
+
+SECRET = os.environ.get("EXPECTED_SECRET", "")
+throttled = set()
+lock = threading.Lock()
+
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def setup(self):
+        super().setup()
+        # Without this, Python's server stalls ~40 ms per response (Nagle + delayed ACK).
+        self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
+    def log_message(self, *args):
+        pass
+
+    def send(self, status, body, content_type="application/json", headers=()):
+        data = body.encode() if isinstance(body, str) else body
+        self.send_response(status)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(len(data)))
+        for name, value in headers:
+            self.send_header(name, value)
+        self.end_headers()
+        self.wfile.write(data)
+
+    def page(self, query):
+        limit = int(query.get("limit", ["5"])[0])
+        start = int(query.get("nextToken", ["0"])[0])
+        end = min(start + limit, 20)
+        items = [{"id": i, "name": f"item {i}"} for i in range(start, end)]
+        token = str(end) if end < 20 else None
+        self.send(200, json.dumps({"items": items, "nextToken": token}))
+
+    def do_GET(self):
+        url = urlparse(self.path)
+        query = parse_qs(url.query)
+        path = url.path
+        if path == "/ok":
+            self.page(query)
+        elif path == "/auth":
+            if self.headers.get("Authorization") != f"Bearer {SECRET}":
+                self.send(401, json.dumps({"message": "bad credentials"}))
+            else:
+                self.page(query)
+        elif path == "/forbidden":
+            self.send(403, json.dumps({"message": "forbidden"}))
+        elif path == "/notjson":
+            self.send(200, "<html><body>maintenance</body></html>", content_type="text/html")
+        elif path == "/noitems":
+            self.send(200, json.dumps({"data": []}))
+        elif path == "/badtoken":
+            self.send(200, json.dumps({"items": [{"id": 1}], "nextToken": 5}))
+        elif path == "/repeat":
+            self.send(200, json.dumps({"items": [], "nextToken": "same"}))
+        elif path == "/throttle":
+            key = query.get("nextToken", ["0"])[0]
+            with lock:
+                first = key not in throttled
+                throttled.add(key)
+            if first:
+                self.send(429, json.dumps({"message": "slow down"}), headers=[("Retry-After", "1")])
+            else:
+                self.page(query)
+        elif path == "/unavailable":
+            self.send(503, json.dumps({"message": "down"}))
+        elif path.startswith("/status/"):
+            self.send(int(path.split("/")[2]), json.dumps({"message": "as asked"}))
+        else:
+            self.send(404, json.dumps({"message": "no such path"}))
+
+
+def main():
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server.daemon_threads = True
+    print(f"listening on http://127.0.0.1:{server.server_address[1]}", flush=True)
+
+    def watch_stdin():
+        sys.stdin.read()
+        server.shutdown()
+
+    threading.Thread(target=watch_stdin, daemon=True).start()
+    server.serve_forever()
+
+
+if __name__ == "__main__":
+    main()
