@@ -1,0 +1,149 @@
+import Foundation
+import PagebenchCLI
+import PagebenchMetrics
+import Testing
+
+/// The http kind against `pagebench serve`'s REST endpoint: the same workload gives the
+/// in-process deterministic figures (H3, T1), over HTTP and HTTPS, in one process and
+/// with --workers, from a target file or a scenario's target section.
+@Suite(.serialized) struct HTTPKindRunTests {
+    static let store = """
+        {"partitions": 5, "itemsPerPartition": 40, "itemSize": "fixed:512", "selectivity": 0.25, "scanBudgetBytes": 4096, "seed": 7}
+        """
+
+    static func scenario(target: String? = nil) -> String {
+        """
+        {"name": "rest", "store": \(store),
+         "workload": {"pager": "streaming", "concurrency": [1, 3], "filter": "match", "limit": 7, "drains": 15,
+                      "read": "partition:uniform", "warmupSeconds": 0}\(target.map { ", \"target\": \($0)" } ?? "")}
+        """
+    }
+
+    /// The REST endpoint as an http target: placeholders for partition, limit and filter, the
+    /// token as the `nextToken` query parameter, the page's own scanned count.
+    static func target(_ endpoint: String) -> String {
+        """
+        {"kind": "http", "endpoint": "\(endpoint)", "partitions": {"range": [0, 4]},
+         "path": "/partitions/${partition}/items?limit=${limit}&filter=${filter}",
+         "items": "/items", "continuation": "/nextToken", "continuationIn": {"query": "nextToken"},
+         "scannedCount": "/scanned"}
+        """
+    }
+
+    /// Rows of the same phases agree on every deterministic figure a target reports (H3):
+    /// scanned bytes are the JSON bytes received, so they are not compared.
+    static func expectSameDeterministicFigures(_ local: [ResultRow], _ remote: [ResultRow]) {
+        #expect(local.count == remote.count)
+        for (a, b) in zip(local, remote) {
+            #expect(a.concurrency == b.concurrency)
+            #expect(a.drains == b.drains)
+            #expect(a.pages == b.pages)
+            #expect(a.items == b.items)
+            #expect(a.scannedItems == b.scannedItems)
+            #expect(a.emptyPagesWasted == b.emptyPagesWasted)
+            #expect(a.emptyPagesFinal == b.emptyPagesFinal)
+            #expect(a.pagesPerDrainMean == b.pagesPerDrainMean)
+            #expect(a.pagesPerDrainMax == b.pagesPerDrainMax)
+            #expect(b.errors.total == 0)
+            #expect(a.pages > 0)
+        }
+    }
+
+    func inProcess(_ directory: URL) async throws -> [ResultRow] {
+        let scenario = try write(Self.scenario(), "rest.json", in: directory)
+        let local = await runPagebench([scenario, "--quiet", "--output", directory.appendingPathComponent("local.csv").path])
+        return try #require(local.output).rows
+    }
+
+    @Test func h3_httpKindAgainstServeGivesTheInProcessFigures() async throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let local = try await inProcess(directory)
+        let server = try ChildServer.serve(["--config", try write(Self.store, "store.json", in: directory)])
+        defer { server.stop() }
+        let targetFile = try write(Self.target(server.url), "serve-rest.json", in: directory)
+        let remote = await runPagebench([
+            directory.appendingPathComponent("rest.json").path, "--target-file", targetFile,
+            "--output", directory.appendingPathComponent("remote.csv").path,
+        ])
+        #expect(remote.failure == nil, "\(remote.failure?.message ?? "")")
+        let rows = try #require(remote.output).rows
+        #expect(rows.allSatisfy { $0.scenario == "rest@serve-rest" })
+        Self.expectSameDeterministicFigures(local, rows)
+        #expect(remote.text.contains("responses from http target serve-rest"))
+
+        // The same target as the scenario's own section.
+        let withSection = try write(Self.scenario(target: Self.target(server.url)), "with-target.json", in: directory)
+        let sectioned = await runPagebench([withSection, "--quiet", "--output", directory.appendingPathComponent("s.csv").path])
+        #expect(sectioned.failure == nil, "\(sectioned.failure?.message ?? "")")
+        Self.expectSameDeterministicFigures(local, try #require(sectioned.output).rows)
+    }
+
+    @Test func h3_workersPageAnHTTPTargetAndMergeToTheInProcessFigures() async throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let local = try await inProcess(directory)
+        let server = try ChildServer.serve(["--config", try write(Self.store, "store.json", in: directory)])
+        defer { server.stop() }
+        let targetFile = try write(Self.target(server.url), "serve-rest.json", in: directory)
+        let merged = await runPagebench(
+            [
+                directory.appendingPathComponent("rest.json").path, "--target-file", targetFile, "--workers", "2", "--quiet",
+                "--shard-output", directory.appendingPathComponent("shards").path,
+                "--output", directory.appendingPathComponent("merged.csv").path,
+            ], workerExecutable: try ChildServer.pagebench())
+        #expect(merged.failure == nil, "\(merged.failure?.message ?? "")")
+        let rows = try #require(merged.output).rows
+        #expect(rows.allSatisfy { $0.scenario == "rest@serve-rest" })
+        Self.expectSameDeterministicFigures(local, rows)
+    }
+
+    /// HTTPS through swift-nio-ssl: a certificate made with openssl for 127.0.0.1 is trusted
+    /// with --ca-file, refused (a TLS handshake failure, exit 69) without it, and accepted
+    /// with --insecure.
+    @Test func httpsWithACAFileGivesTheSameFiguresAndAnUntrustedCertificateFailsTheHandshake() async throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let key = directory.appendingPathComponent("key.pem").path
+        let certificate = directory.appendingPathComponent("cert.pem").path
+        let openssl = Process()
+        openssl.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        openssl.arguments = [
+            "openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", certificate, "-days", "2",
+            "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1",
+        ]
+        openssl.standardError = FileHandle.nullDevice
+        try openssl.run()
+        openssl.waitUntilExit()
+        try #require(openssl.terminationStatus == 0, "openssl is needed (Debian package openssl)")
+        let local = try await inProcess(directory)
+        let server = try ChildServer.serve([
+            "--config", try write(Self.store, "store.json", in: directory), "--tls-cert", certificate, "--tls-key", key,
+        ])
+        defer { server.stop() }
+        #expect(server.url.hasPrefix("https://127.0.0.1:"))
+        let targetFile = try write(Self.target(server.url), "tls.json", in: directory)
+        let scenario = directory.appendingPathComponent("rest.json").path
+        let output = directory.appendingPathComponent("tls.csv").path
+        let trusted = await runPagebench([scenario, "--target-file", targetFile, "--ca-file", certificate, "--quiet", "--output", output])
+        #expect(trusted.failure == nil, "\(trusted.failure?.message ?? "")")
+        Self.expectSameDeterministicFigures(local, try #require(trusted.output).rows)
+
+        let untrusted = await runPagebench([scenario, "--target-file", targetFile, "--quiet", "--output", output])
+        let failure = try #require(untrusted.failure)
+        #expect(failure.exitCode.rawValue == 69)
+        #expect(failure.message.contains("TLS failed"), "\(failure.message)")
+        #expect(failure.message.contains("CERTIFICATE_VERIFY_FAILED"), "\(failure.message)")
+
+        let insecure = await runPagebench([scenario, "--target-file", targetFile, "--insecure", "--quiet", "--output", output])
+        #expect(insecure.failure == nil, "\(insecure.failure?.message ?? "")")
+
+        // TLS to a plain HTTP server fails the handshake too.
+        let plain = try ChildServer.serve(["--config", directory.appendingPathComponent("store.json").path])
+        defer { plain.stop() }
+        let wrong = try write(Self.target(plain.url.replacingOccurrences(of: "http://", with: "https://")), "wrong.json", in: directory)
+        let handshake = await runPagebench([scenario, "--target-file", wrong, "--quiet", "--output", output])
+        #expect(handshake.failure?.exitCode.rawValue == 69)
+        #expect(handshake.failure?.message.contains("TLS failed") == true, "\(handshake.failure?.message ?? "")")
+    }
+}
