@@ -1,0 +1,202 @@
+import Foundation
+import PagebenchCLI
+import PagebenchHarness
+import PagebenchMetrics
+import PagebenchStore
+import PagebenchTargets
+import Testing
+
+/// T2, T3, T4 against a JSON API that misbehaves on purpose (Servers/misbehaving.py): every
+/// response that is not a page ends its drain as an error counted by kind, never a page and
+/// never the end of a drain; a run that cannot go on exits 69 naming the problem; throttling
+/// is retried and counted; no secret from the environment reaches any output.
+@Suite(.serialized) struct TargetErrorRunTests {
+    static let scenario = """
+        {"name": "api", "workload": {"pager": "streaming", "concurrency": [2], "limit": 5, "drains": 6,
+                                     "read": "scan", "warmupSeconds": 0, "filter": "none"}}
+        """
+
+    static func target(_ endpoint: String, path: String, headers: String = "{}") -> String {
+        """
+        {"kind": "http", "endpoint": "\(endpoint)", "path": "\(path)?limit=${limit}", "items": "/items",
+         "continuation": "/nextToken", "continuationIn": {"query": "nextToken"}, "headers": \(headers)}
+        """
+    }
+
+    /// Runs the scenario against `path` of the server; returns the run's result.
+    func run(_ server: ChildServer, path: String, in directory: URL, extra: [String] = [], headers: String = "{}", csv: Bool = true)
+        async throws -> (output: Harness.Output?, text: String, failure: CommandFailure?)
+    {
+        let scenario = try write(Self.scenario, "api.json", in: directory)
+        let name = "t" + path.replacingOccurrences(of: "/", with: "-")
+        let target = try write(Self.target(server.url, path: path, headers: headers), name + ".json", in: directory)
+        let output = csv ? ["--output", directory.appendingPathComponent(name + ".csv").path] : []
+        return await runPagebench([scenario, "--target-file", target] + output + extra)
+    }
+
+    @Test func aWellBehavedPageIsCountedAndEveryDrainEnds() async throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let server = try ChildServer.python("misbehaving.py")
+        defer { server.stop() }
+        let result = try await run(server, path: "/ok", in: directory)
+        let row = try #require(result.output?.rows.first, "\(result.failure?.message ?? "")")
+        // 20 items in pages of 5: 4 pages per drain, the last without a token (T1).
+        #expect(row.drains == 6)
+        #expect(row.pages == 24)
+        #expect(row.items == 120)
+        #expect(row.errors.total == 0)
+    }
+
+    /// The first page of the run fails: the run cannot go on, exit 69 with the reason (T2).
+    @Test(arguments: [
+        ("/notjson", "the body is not JSON", "notJSON"),
+        ("/noitems", "nothing at the items pointer '/items'", "missingItems"),
+        ("/badtoken", "must be a string or null, got a number", "badContinuation"),
+        ("/forbidden", "answered HTTP 403", "unauthorized"),
+        ("/status/404", "answered HTTP 404", "httpStatus"),
+        ("/status/500", "answered HTTP 500", "httpStatus"),
+    ])
+    func aResponseThatIsNotAPageStopsTheRunWithItsReason(path: String, reason: String, kind: String) async throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let server = try ChildServer.python("misbehaving.py")
+        defer { server.stop() }
+        let result = try await run(server, path: path, in: directory)
+        let failure = try #require(result.failure, "\(path) was accepted as a page")
+        #expect(failure.exitCode.rawValue == 69)
+        #expect(failure.message.contains(reason), "\(failure.message)")
+        #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("t" + path.replacingOccurrences(of: "/", with: "-") + ".csv").path))
+        // The source itself classifies the response by kind, and never as a page.
+        let target = try Target.load(json: Data(Self.target(server.url, path: path).utf8), defaultName: "direct")
+        let source = try TargetSource(target: target, connections: 1)
+        do {
+            let page = try await source.page(PageRequest(range: .scan, limit: 5))
+            Issue.record("\(path) gave a page: \(page)")
+        } catch let error as TargetError {
+            #expect(error.kind.rawValue == kind)
+        }
+        #expect(source.errorCountsByKind[TargetError.Kind(rawValue: kind)!] == 1)
+        await source.shutdown()
+    }
+
+    /// A server that answers the continuation it was sent (P9): the first page is a page, the
+    /// repeat ends every drain as a counted `repeatedContinuation` error, nothing loops.
+    @Test func p9_theSameContinuationForeverEndsEachDrainAsACountedError() async throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let server = try ChildServer.python("misbehaving.py")
+        defer { server.stop() }
+        let result = try await run(server, path: "/repeat", in: directory)
+        let row = try #require(result.output?.rows.first, "\(result.failure?.message ?? "")")
+        #expect(row.pages == 6)  // one page per drain, then the repeat
+        #expect(row.errors.other == 6)
+        #expect(row.drains == 0)
+        #expect(result.text.contains("repeatedContinuation=6"), "\(result.text)")
+    }
+
+    /// 429 with Retry-After is retried per the retry policy and counted (T3); the drains
+    /// then complete with every page.
+    @Test func t3_throttlingIsRetriedAndCounted() async throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let server = try ChildServer.python("misbehaving.py")
+        defer { server.stop() }
+        let result = try await run(server, path: "/throttle", in: directory)
+        let row = try #require(result.output?.rows.first, "\(result.failure?.message ?? "")")
+        #expect(row.pages == 24)
+        #expect(row.errors.total == 0)
+        // Each of the 4 tokens is throttled once; the first one by the run's first-page check.
+        #expect(row.retries == 3)
+        #expect(row.throttles == row.retries)
+    }
+
+    /// 503 forever: every retry is counted, every drain fails as throttled, no page: exit 69.
+    @Test func t3_unavailableForeverExhaustsTheRetriesAndStopsTheRun() async throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let server = try ChildServer.python("misbehaving.py")
+        defer { server.stop() }
+        let result = try await run(server, path: "/unavailable", in: directory)
+        let failure = try #require(result.failure)
+        #expect(failure.exitCode.rawValue == 69)
+        #expect(failure.message.contains("answered no page"), "\(failure.message)")
+    }
+
+    @Test func aTargetThatIsDownStopsTheRunBeforeItStarts() async throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        // A port that was just free: nothing listens there.
+        let server = try ChildServer.python("misbehaving.py")
+        server.stop()
+        let result = try await run(server, path: "/ok", in: directory)
+        let failure = try #require(result.failure)
+        #expect(failure.exitCode.rawValue == 69)
+        #expect(failure.message.contains("cannot connect") || failure.message.contains("refused"), "\(failure.message)")
+    }
+
+    /// The server goes away part way through a timed run: the drains that meet the refused
+    /// connection end as counted errors, the run ends on time, the pages before stay.
+    @Test func aConnectionRefusedMidRunIsCountedAndTheRunEnds() async throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let server = try ChildServer.python("misbehaving.py")
+        let scenario = try write(
+            Self.scenario.replacingOccurrences(of: "\"drains\": 6", with: "\"durationSeconds\": 2"), "timed.json", in: directory)
+        let target = try write(Self.target(server.url, path: "/ok"), "t.json", in: directory)
+        let result = await withTaskGroup(of: (Harness.Output?, String, CommandFailure?)?.self) { group in
+            group.addTask {
+                await runPagebench([scenario, "--target-file", target, "--quiet", "--output", directory.appendingPathComponent("t.csv").path])
+            }
+            group.addTask {
+                try? await Task.sleep(for: .milliseconds(700))
+                server.stop()
+                return nil
+            }
+            var result: (Harness.Output?, String, CommandFailure?)?
+            for await outcome in group where outcome != nil { result = outcome }
+            return result!
+        }
+        let row = try #require(result.0?.rows.first, "\(result.2?.message ?? "")")
+        #expect(row.pages > 0)
+        #expect(row.errors.other > 0)
+    }
+
+    /// T4: a secret in the environment, sent as a header, is accepted by the server and
+    /// appears in no results file, shard file, printed text or error message.
+    @Test func t4_aSecretFromTheEnvironmentNeverAppearsInAnyOutput() async throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let secret = "s3cr3t-\(UUID().uuidString)"
+        let variable = "PAGEBENCH_T4_SECRET_\(UInt32.random(in: 0...UInt32.max))"
+        setenv(variable, secret, 1)
+        defer { unsetenv(variable) }
+        let server = try ChildServer.python("misbehaving.py", environment: ["EXPECTED_SECRET": secret])
+        defer { server.stop() }
+        let headers = "{\"Authorization\": \"Bearer ${\(variable)}\"}"
+        let accepted = try await run(
+            server, path: "/auth", in: directory, extra: ["--history", directory.appendingPathComponent("history.csv").path],
+            headers: headers)
+        #expect(accepted.failure == nil, "\(accepted.failure?.message ?? "")")
+        #expect(accepted.output?.rows.first?.pages == 24)
+        let sharded = try await run(
+            server, path: "/auth", in: directory, extra: ["--shard", "0/2", "--shard-output", directory.appendingPathComponent("shards").path],
+            headers: headers, csv: false)
+        #expect(sharded.failure == nil, "\(sharded.failure?.message ?? "")")
+        // A wrong secret: 401, exit 69, and the message names neither secret.
+        setenv(variable, secret + "-wrong", 1)
+        let refused = try await run(server, path: "/auth", in: directory, headers: headers)
+        let failure = try #require(refused.failure)
+        #expect(failure.exitCode.rawValue == 69)
+        #expect(failure.message.contains("HTTP 401"))
+        var everything = accepted.text + sharded.text + refused.text + failure.message
+        let files = FileManager.default.enumerator(atPath: directory.path)!.compactMap { $0 as? String }
+        #expect(files.contains { $0.hasSuffix(".csv") })
+        #expect(files.contains { $0.hasPrefix("shards/") })
+        for file in files {
+            everything += (try? String(contentsOf: directory.appendingPathComponent(file), encoding: .utf8)) ?? ""
+        }
+        #expect(!everything.contains(secret))
+        #expect(!everything.contains("s3cr3t"))
+    }
+}
