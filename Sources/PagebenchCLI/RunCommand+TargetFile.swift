@@ -87,6 +87,14 @@ extension RunCommand {
         return source
     }
 
+    /// A snapshot of the target's live counters, as rows carry them.
+    static func remoteCounts(_ source: TargetSource) -> RemoteCounts {
+        RemoteCounts(
+            responses: source.statusCounts.keyedCounts,
+            targetErrors: Dictionary(uniqueKeysWithValues: source.errorCountsByKind.map { ($0.key.rawValue, $0.value) }),
+            consumedCapacityUnits: source.consumedCapacityUnits)
+    }
+
     /// What the target answered over the run, for the end of the output.
     static func targetSummary(_ source: TargetSource) -> String {
         var text = "responses from \(source.target.kind.rawValue) target \(source.target.name) (\(source.target.endpoint)): \(source.statusCounts)\n"

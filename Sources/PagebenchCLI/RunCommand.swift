@@ -270,14 +270,18 @@ public struct RunCommand: AsyncParsableCommand {
         if let realTarget {
             let source = try await connectRealTarget(realTarget, scenarios: scenarios)
             realSource = source
-            options.remoteSource = RemotePageSource(name: realTarget.endpoint) { try await source.page($0) }
+            options.remoteSource = RemotePageSource(name: realTarget.endpoint, counters: { Self.remoteCounts(source) }) {
+                try await source.page($0)
+            }
             // A row measured against a real API must never be matched with an in-process one.
             for index in scenarios.indices { scenarios[index].name += "@" + realTarget.name }
         }
         if let target {
             let source = try await connectTarget(target, scenarios: scenarios)
             remote = source
-            options.remoteSource = RemotePageSource(name: target) { try await source.page($0) }
+            options.remoteSource = RemotePageSource(
+                name: target, counters: { RemoteCounts(responses: source.statusCounts.keyedCounts) }
+            ) { try await source.page($0) }
             // A row measured over HTTP must never be matched with an in-process one.
             for index in scenarios.indices { scenarios[index].name += "@http" }
         }
@@ -290,13 +294,22 @@ public struct RunCommand: AsyncParsableCommand {
         }
         let harness = SweepRunner(scenarios: scenarios, options: options)
         var responses: HTTPStatusCounts?
-        let result: SweepRunner.Output
+        var result: SweepRunner.Output
         do {
             result = try await harness.run()
         } catch {
             try? await remote?.shutdown()
             await realSource?.shutdown()
             throw CommandFailure(wrapping: error)
+        }
+        // Rows name what they paged, so that they are never matched with in-process rows.
+        for index in result.rows.indices {
+            if let realTarget {
+                result.rows[index].targetKind = realTarget.kind.rawValue
+                result.rows[index].targetHash = realTarget.targetHash
+            } else if target != nil {
+                result.rows[index].targetKind = "serve"
+            }
         }
         if let realSource {
             await realSource.shutdown()

@@ -1,3 +1,4 @@
+public import PagebenchMetrics
 import PagebenchPager
 import PagebenchStore
 
@@ -10,9 +11,15 @@ public struct RemotePageSource: PageSource {
     /// Where the pages come from, for messages (for example the target URL).
     public let name: String
     @usableFromInline let fetchPage: @Sendable (PageRequest) async throws -> Page
+    /// A snapshot of what the target answered so far; each row gets the difference over its
+    /// measured phase (status counts, non-page responses by kind, consumed capacity).
+    public let counters: (@Sendable () -> RemoteCounts)?
 
-    public init(name: String, fetch: @escaping @Sendable (PageRequest) async throws -> Page) {
+    public init(
+        name: String, counters: (@Sendable () -> RemoteCounts)? = nil, fetch: @escaping @Sendable (PageRequest) async throws -> Page
+    ) {
         self.name = name
+        self.counters = counters
         fetchPage = fetch
     }
 

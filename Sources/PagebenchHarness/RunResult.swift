@@ -40,6 +40,8 @@ public struct RunResult: Sendable {
     public var pagers: Int
     /// Drain-count bound: how many of the phase's drains were this shard's; nil for a duration bound.
     public var shardDrains: Int?
+    /// What a remote target answered in the measured phase; nil in-process.
+    public var remoteCounts: RemoteCounts?
 
     public init(
         scenario: Scenario, concurrency: Int, repetition: Int, pageTiming: Bool, metrics: TaskMetrics,
@@ -102,7 +104,7 @@ public struct RunResult: Sendable {
         row.applyResources(
             cpu: cpu, allocationRequests: allocations, peakAllocatedBytes: peakAllocatedBytes, peakRSSBytes: peakRSSBytes)
         row.measurementOverheadRatio = measurementOverheadRatio
-        row.harnessOverheadRatio = harnessOverheadRatio
+        if let remoteCounts { row.apply(remoteCounts) }
         return row
     }
 }

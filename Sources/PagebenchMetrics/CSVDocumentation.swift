@@ -20,12 +20,12 @@ public enum CSVDocumentation {
         """
     }
 
-    /// "; files of version 1, without `x`, are still read" for each earlier version read.
+    /// "; files of version 1 or 2, without the columns added since, are still read".
     static var earlierVersionsNote: String {
-        ResultRow.earlierSchemaVersions.keys.sorted().map { version in
-            let columns = ResultRow.earlierSchemaVersions[version, default: []].sorted().map { "`\($0)`" }
-            return "; files of version \(version), without \(columns.joined(separator: ", ")), are still read"
-        }.joined()
+        let versions = ResultRow.earlierSchemaVersions.keys.sorted().map(String.init)
+        guard let last = versions.last else { return "" }
+        let list = versions.count == 1 ? last : versions.dropLast().joined(separator: ", ") + " or " + last
+        return "; files of version \(list), without the columns added since, are still read"
     }
 
     /// The fixed prose of the section, before the generated tables.

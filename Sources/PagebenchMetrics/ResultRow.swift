@@ -9,9 +9,20 @@
 /// Bump ``currentSchemaVersion`` whenever a column is added, removed, renamed or changes meaning.
 public struct ResultRow: CSVRecord, Hashable {
     /// The schema this build writes and reads.
-    public static let currentSchemaVersion = 2
-    /// Version 1 had no `harness_overhead_ratio`; its files read with that column empty.
-    public static var earlierSchemaVersions: [Int: Set<String>] { [1: ["harness_overhead_ratio"]] }
+    public static let currentSchemaVersion = 3
+
+    /// The columns version 3 added (issue 14, real targets).
+    static let targetColumns: Set<String> = [
+        "target_kind", "target_hash", "http_responses", "target_errors_transport", "target_errors_unauthorized",
+        "target_errors_http_status", "target_errors_not_json", "target_errors_missing_items",
+        "target_errors_bad_continuation", "target_errors_graphql", "target_errors_api",
+        "target_errors_repeated_continuation", "consumed_capacity_units",
+    ]
+    /// Version 1 had no `harness_overhead_ratio` (added in 2) and neither had the target
+    /// columns of version 3; their files read with those columns empty.
+    public static var earlierSchemaVersions: [Int: Set<String>] {
+        [1: targetColumns.union(["harness_overhead_ratio"]), 2: targetColumns]
+    }
 
     // MARK: Context: identifies the run; matched on, never compared.
 
@@ -105,6 +116,19 @@ public struct ResultRow: CSVRecord, Hashable {
     public var throttles: Int = 0
     public var errors: ErrorCounts = ErrorCounts()
 
+    // MARK: Target (issue 14; empty or zero for in-process rows)
+
+    /// `serve` (`--target URL`), `http`, `graphql` or `dynamodb`; empty in-process.
+    public var targetKind: String = ""
+    /// SHA-256 prefix of the target file without header values; empty otherwise.
+    public var targetHash: String = ""
+    /// Responses by HTTP status in the measured phase (`200=1234 429=5 transport=0`); empty in-process.
+    public var httpResponses: String = ""
+    /// Drains ended by a response that is not a page, by kind (T2).
+    public var targetErrors: TargetErrorCounts = TargetErrorCounts()
+    /// DynamoDB consumed capacity units over the measured phase (W4); nil when not reported.
+    public var consumedCapacityUnits: Double?
+
     // MARK: Resources (measured, lower is better)
 
     public var cpuUserSeconds: Double = 0
@@ -132,6 +156,13 @@ public struct ResultRow: CSVRecord, Hashable {
     /// The identity the checker matches rows by: scenario, configuration, pager, concurrency.
     public var identity: ResultIdentity {
         ResultIdentity(scenario: scenario, configHash: configHash, pagerKind: pagerKind, concurrency: concurrency)
+    }
+
+    /// Fills the target columns from what the target answered in the phase.
+    public mutating func apply(_ remote: RemoteCounts) {
+        httpResponses = remote.responsesText
+        targetErrors = TargetErrorCounts(remote.targetErrors)
+        consumedCapacityUnits = remote.consumedCapacityUnits
     }
 
     /// Fills the context columns from a ``RunContext``.

@@ -188,7 +188,18 @@ public enum ShardMerge {
             peakAllocatedBytes: phases.reduce(0) { $0 + $1.row.peakAllocatedBytes },
             peakRSSBytes: phases.reduce(0) { $0 + $1.row.peakRSSBytes })
         row.measurementOverheadRatio = nil
-        row.harnessOverheadRatio = nil
+        if !row.targetKind.isEmpty {
+            // What the target answered, summed over the shards (each counted its own requests).
+            var remote = RemoteCounts()
+            for phase in phases {
+                remote.add(
+                    RemoteCounts(
+                        responses: RemoteCounts.responses(fromText: phase.row.httpResponses) ?? [:],
+                        targetErrors: phase.row.targetErrors.byKind,
+                        consumedCapacityUnits: phase.row.consumedCapacityUnits))
+            }
+            row.apply(remote)
+        }
         return row
     }
 }

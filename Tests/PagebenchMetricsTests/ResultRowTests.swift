@@ -52,10 +52,10 @@ struct ResultRowTests {
     @Test("golden header: changing columns must bump schema_version and update this test and README")
     func goldenHeader() {
         let golden = """
-            schema_version,timestamp_utc,pagebench_version,git_commit,swift_version,build_configuration,host,cores,scenario,config_hash,seed,pager_kind,load_model,target_drains_per_s,concurrency,repetition,limit,target_drains,target_duration_s,warmup_s,pages_per_s,items_per_s,scanned_bytes_per_s,drains_per_s,drains,pages,items,scanned_items,scanned_bytes,empty_pages_wasted,empty_pages_final,empty_page_rate,pages_per_drain_mean,pages_per_drain_max,page_latency_p50_ns,page_latency_p90_ns,page_latency_p99_ns,page_latency_p999_ns,page_latency_max_ns,drain_latency_p50_ns,drain_latency_p90_ns,drain_latency_p99_ns,drain_latency_p999_ns,drain_latency_max_ns,drain_latency_corrected_p50_ns,drain_latency_corrected_p90_ns,drain_latency_corrected_p99_ns,drain_latency_corrected_p999_ns,drain_latency_corrected_max_ns,missed_starts,cancellations,cancel_latency_p50_ns,cancel_latency_p90_ns,cancel_latency_p99_ns,cancel_latency_p999_ns,cancel_latency_max_ns,pages_after_cancel,retries,throttles,errors_throttled,errors_fault,errors_invalid_token,errors_token_mismatch,errors_validation,errors_other,cpu_user_s,cpu_system_s,allocations,allocations_per_page,peak_allocated_bytes,peak_rss_bytes,measurement_overhead_ratio,harness_overhead_ratio,duration_s
+            schema_version,timestamp_utc,pagebench_version,git_commit,swift_version,build_configuration,host,cores,scenario,config_hash,seed,pager_kind,load_model,target_drains_per_s,concurrency,repetition,limit,target_drains,target_duration_s,warmup_s,pages_per_s,items_per_s,scanned_bytes_per_s,drains_per_s,drains,pages,items,scanned_items,scanned_bytes,empty_pages_wasted,empty_pages_final,empty_page_rate,pages_per_drain_mean,pages_per_drain_max,page_latency_p50_ns,page_latency_p90_ns,page_latency_p99_ns,page_latency_p999_ns,page_latency_max_ns,drain_latency_p50_ns,drain_latency_p90_ns,drain_latency_p99_ns,drain_latency_p999_ns,drain_latency_max_ns,drain_latency_corrected_p50_ns,drain_latency_corrected_p90_ns,drain_latency_corrected_p99_ns,drain_latency_corrected_p999_ns,drain_latency_corrected_max_ns,missed_starts,cancellations,cancel_latency_p50_ns,cancel_latency_p90_ns,cancel_latency_p99_ns,cancel_latency_p999_ns,cancel_latency_max_ns,pages_after_cancel,retries,throttles,errors_throttled,errors_fault,errors_invalid_token,errors_token_mismatch,errors_validation,errors_other,target_kind,target_hash,http_responses,target_errors_transport,target_errors_unauthorized,target_errors_http_status,target_errors_not_json,target_errors_missing_items,target_errors_bad_continuation,target_errors_graphql,target_errors_api,target_errors_repeated_continuation,consumed_capacity_units,cpu_user_s,cpu_system_s,allocations,allocations_per_page,peak_allocated_bytes,peak_rss_bytes,measurement_overhead_ratio,harness_overhead_ratio,duration_s
             """
         #expect(ResultRow.csvHeader.joined(separator: ",") == golden)
-        #expect(ResultRow.currentSchemaVersion == 2)
+        #expect(ResultRow.currentSchemaVersion == 3)
         #expect(Set(ResultRow.csvHeader).count == ResultRow.csvHeader.count, "column names are unique")
     }
 
@@ -167,15 +167,15 @@ struct ResultRowTests {
         }
     }
 
-    @Test("a schema_version 1 file, without harness_overhead_ratio, reads as version 2 with that cell empty")
+    @Test("a schema_version 1 file, without harness_overhead_ratio and the target columns, reads as the current version with those cells empty")
     func readsVersionOne() throws {
         var row = Self.sampleRow()
         row.harnessOverheadRatio = nil
-        var header = ResultRow.csvHeader
-        var fields = row.csvFields
-        let index = try #require(header.firstIndex(of: "harness_overhead_ratio"))
-        header.remove(at: index)
-        fields.remove(at: index)
+        let lacking = try #require(ResultRow.earlierSchemaVersions[1])
+        #expect(lacking.contains("harness_overhead_ratio") && lacking.contains("target_kind"))
+        let keep = ResultRow.csvHeader.indices.filter { !lacking.contains(ResultRow.csvHeader[$0]) }
+        let header = keep.map { ResultRow.csvHeader[$0] }
+        var fields = keep.map { row.csvFields[$0] }
         fields[0] = "1"
         let text = CSVWriter().table(header: header, records: [fields])
         #expect(try ResultRow.parseCSV(text, file: "v1.csv") == [row])
@@ -193,9 +193,10 @@ struct ResultRowTests {
         ("cpu_user_s", "1,5", "finite decimal"),
         ("pages", "", "is empty but requires"),
         ("page_latency_p90_ns", "", "other columns of its group"),
-        ("schema_version", "3", "schema_version 3"),
-        // A version-1 row in a file with the version-2 header (harness_overhead_ratio present).
+        ("schema_version", "4", "schema_version 4"),
+        // A version-1 or -2 row in a file with the version-3 header (all columns present).
         ("schema_version", "1", "schema_version 1"),
+        ("schema_version", "2", "schema_version 2"),
     ])
     func badNumbers(column: String, value: String, fragment: String) throws {
         let (text, position) = try Self.text(replacing: column, with: value)
@@ -222,6 +223,27 @@ struct ResultRowTests {
         let shifted = fields.joined(separator: ",")
         let surplusColumn = shifted.unicodeScalars.count - fields.last!.unicodeScalars.count + 1
         Self.expectMalformed(header + "\n" + shifted + "\n", line: 2, column: surplusColumn, "unquoted comma")
+    }
+
+    /// Issue 14 added the target columns in version 3: a version-2 file (without them, its
+    /// rows saying schema_version 2) still reads, with the target columns blank; anything in
+    /// between (some new columns, or version 3 without them) is refused.
+    @Test("a schema version 2 file still reads; a half-migrated one does not")
+    func previousSchemaVersionReads() throws {
+        let row = Self.sampleRow()
+        let added = try #require(ResultRow.earlierSchemaVersions[2])
+        let keep = ResultRow.csvHeader.indices.filter { !added.contains(ResultRow.csvHeader[$0]) }
+        let header = keep.map { ResultRow.csvHeader[$0] }.joined(separator: ",")
+        let fields = row.csvFields
+        let line = "2" + keep.map { CSVWriter.escape(fields[$0]) }.joined(separator: ",").dropFirst()
+        let rows = try ResultRow.parseCSV(header + "\n" + line + "\n", file: "v2.csv")
+        #expect(rows == [row])
+        #expect(rows[0].targetKind.isEmpty && rows[0].consumedCapacityUnits == nil)
+
+        let version3 = "3" + line.dropFirst()
+        #expect(throws: MetricsError.self) { try ResultRow.parseCSV(header + "\n" + version3 + "\n", file: "v3.csv") }
+        let withKind = header + ",target_kind\n" + line + ",http\n"
+        #expect(throws: MetricsError.self) { try ResultRow.parseCSV(withKind, file: "half.csv") }
     }
 
     @Test("non-finite numbers are refused when writing")
