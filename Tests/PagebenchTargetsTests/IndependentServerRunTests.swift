@@ -157,7 +157,10 @@ import Testing
         #expect(row.emptyPagesWasted > 0)
         #expect(row.scannedItems >= row.items)
         #expect(row.errors.total == 0)
-        // W4: moto returns ConsumedCapacity; the run reports its sum.
+        // W4: moto returns ConsumedCapacity; the run reports its sum, the row its phase's.
+        #expect(row.targetKind == "dynamodb")
+        let units = partitions.map { expected["user-\($0)"]!["capacityUnits"] as! Double }.reduce(0, +)
+        #expect(row.consumedCapacityUnits == units)
         #expect(result.text.contains("consumed capacity: "), "\(result.text)")
         #expect(!result.text.contains("pagebench-moto-secret"))
         let csv = try String(contentsOf: directory.appendingPathComponent("ddb.csv"), encoding: .utf8)

@@ -93,6 +93,11 @@ import Testing
         #expect(row.errors.other == 6)
         #expect(row.drains == 0)
         #expect(result.text.contains("repeatedContinuation=6"), "\(result.text)")
+        // The CSV row carries the kind of target, the responses and the errors by kind.
+        #expect(row.targetKind == "http")
+        #expect(row.targetHash.count == 16)
+        #expect(row.targetErrors.repeatedContinuation == 6)
+        #expect(row.httpResponses == "200=12 transport=0")
     }
 
     /// 429 with Retry-After is retried per the retry policy and counted (T3); the drains
