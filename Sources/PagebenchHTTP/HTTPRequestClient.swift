@@ -166,33 +166,18 @@ public final class HTTPRequestClient: Sendable {
             method: HTTPMethod(rawValue: request.method), target: path.isEmpty ? "/" : path, headers: request.headers,
             body: request.body)
         let url = request.method + " " + baseURL + request.pathAndQuery
-        var repeated = false
-        while true {
-            let connection: HTTP1Connection
-            do {
-                connection = try await pool.lease()
-            } catch {
-                if error is CancellationError || Task.isCancelled { throw CancellationError() }
-                counter.recordTransportFailure()
-                throw HTTPSourceError.transport(url, HTTPStoreSource.describe(error), hint: "is the target running and reachable?")
+        do {
+            let response = try await pool.request(counting: counter) { (connection) throws(HTTP1ConnectionError) in
+                try await connection.send(wire)
             }
-            do throws(HTTP1ConnectionError) {
-                let response = try await connection.send(wire)
-                pool.release(connection)
-                counter.record(status: response.status)
-                return Response(status: response.status, body: response.body, retryAfterSeconds: response.retryAfterSeconds)
-            } catch {
-                pool.release(connection)
-                if case .cancelled = error { throw CancellationError() }
-                if Task.isCancelled { throw CancellationError() }
-                if case .closedBeforeResponse(reused: true) = error, !repeated {
-                    repeated = true
-                    continue
-                }
-                counter.recordTransportFailure()
-                if case .malformed(let reason) = error {
-                    throw HTTPSourceError.malformedHTTP(url, reason.description, hint: "is the target an HTTP/1.1 server?")
-                }
+            return Response(status: response.status, body: response.body, retryAfterSeconds: response.retryAfterSeconds)
+        } catch let failure as HTTP1ConnectionPool.RequestFailure {
+            switch failure {
+            case .connect(let error):
+                throw HTTPSourceError.transport(url, HTTPStoreSource.describe(error), hint: "is the target running and reachable?")
+            case .connection(.malformed(let reason)):
+                throw HTTPSourceError.malformedHTTP(url, reason.description, hint: "is the target an HTTP/1.1 server?")
+            case .connection(let error):
                 throw HTTPSourceError.transport(url, error, hint: "is the target running and reachable?")
             }
         }

@@ -229,33 +229,17 @@ public final class HTTPStoreSource: Sendable {
 
     private func get(_ pathAndQuery: String, pool: HTTP1ConnectionPool) async throws -> HTTP1Response {
         let requestTarget = pathPrefix + pathAndQuery
-        var repeated = false
-        while true {
-            let connection: HTTP1Connection
-            do {
-                connection = try await pool.lease()
-            } catch {
-                if error is CancellationError || Task.isCancelled { throw CancellationError() }
-                counter.recordTransportFailure()
-                throw HTTPSourceError.transport(target + pathAndQuery, Self.describe(error))
+        do {
+            return try await pool.request(counting: counter) { (connection) throws(HTTP1ConnectionError) in
+                try await connection.get(requestTarget)
             }
-            do throws(HTTP1ConnectionError) {
-                let response = try await connection.get(requestTarget)
-                pool.release(connection)
-                counter.record(status: response.status)
-                return response
-            } catch {
-                pool.release(connection)
-                if case .cancelled = error { throw CancellationError() }
-                if Task.isCancelled { throw CancellationError() }
-                if case .closedBeforeResponse(reused: true) = error, !repeated {
-                    repeated = true
-                    continue
-                }
-                counter.recordTransportFailure()
-                if case .malformed(let reason) = error {
-                    throw HTTPSourceError.malformedHTTP(target + pathAndQuery, reason.description)
-                }
+        } catch let failure as HTTP1ConnectionPool.RequestFailure {
+            switch failure {
+            case .connect(let error):
+                throw HTTPSourceError.transport(target + pathAndQuery, Self.describe(error))
+            case .connection(.malformed(let reason)):
+                throw HTTPSourceError.malformedHTTP(target + pathAndQuery, reason.description)
+            case .connection(let error):
                 throw HTTPSourceError.transport(target + pathAndQuery, error)
             }
         }
