@@ -55,13 +55,18 @@ import Testing
         return try #require(local.output).rows
     }
 
+    /// The in-process rows, a `pagebench serve` of the same store, and a target file for it.
+    func inProcessAndServed(_ directory: URL) async throws -> ([ResultRow], ChildServer, String) {
+        let local = try await inProcess(directory)
+        let server = try ChildServer.serve(["--config", try write(Self.store, "store.json", in: directory)])
+        return (local, server, try write(Self.target(server.url), "serve-rest.json", in: directory))
+    }
+
     @Test func h3_httpKindAgainstServeGivesTheInProcessFigures() async throws {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let local = try await inProcess(directory)
-        let server = try ChildServer.serve(["--config", try write(Self.store, "store.json", in: directory)])
+        let (local, server, targetFile) = try await inProcessAndServed(directory)
         defer { server.stop() }
-        let targetFile = try write(Self.target(server.url), "serve-rest.json", in: directory)
         let remote = await runPagebench([
             directory.appendingPathComponent("rest.json").path, "--target-file", targetFile,
             "--output", directory.appendingPathComponent("remote.csv").path,
@@ -82,10 +87,8 @@ import Testing
     @Test func h3_workersPageAnHTTPTargetAndMergeToTheInProcessFigures() async throws {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let local = try await inProcess(directory)
-        let server = try ChildServer.serve(["--config", try write(Self.store, "store.json", in: directory)])
+        let (local, server, targetFile) = try await inProcessAndServed(directory)
         defer { server.stop() }
-        let targetFile = try write(Self.target(server.url), "serve-rest.json", in: directory)
         let merged = await runPagebench(
             [
                 directory.appendingPathComponent("rest.json").path, "--target-file", targetFile, "--workers", "2", "--quiet",
