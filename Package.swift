@@ -184,6 +184,7 @@ var targets: [Target] = [
     .testTarget(
         name: "PagebenchTargetsTests",
         dependencies: ["PagebenchTargets", "PagebenchHTTP", "PagebenchCLI", "PagebenchHarness", "PagebenchMetrics", "PagebenchStore"],
+        exclude: ["Servers"],
         resources: [.copy("Fixtures")],
         swiftSettings: strict
     ),
