@@ -94,7 +94,7 @@ public struct StoreServer: Sendable {
         port: Int? = nil,
         onListening: @escaping @Sendable (_ port: Int) async -> Void = { _ in }
     ) -> Application<RouterResponder<StoreRequestContext>> {
-        makeApplication(logger: logger, server: .http1(configuration: http1Configuration), onListening: onListening)
+        makeApplication(logger: logger, server: .http1(configuration: http1Configuration), port: port, onListening: onListening)
     }
 
     /// HTTP/1.1 with the handler that notices clients leaving.
@@ -104,7 +104,8 @@ public struct StoreServer: Sendable {
 
     /// The application on `server` (plain HTTP/1.1, or HTTPS around it).
     func makeApplication(
-        logger: Logger?, server: HTTPServerBuilder, onListening: @escaping @Sendable (_ port: Int) async -> Void
+        logger: Logger?, server: HTTPServerBuilder, port: Int? = nil,
+        onListening: @escaping @Sendable (_ port: Int) async -> Void
     ) -> Application<RouterResponder<StoreRequestContext>> {
         var quiet = Logger(label: "pagebench.serve")
         quiet.logLevel = .warning

@@ -47,6 +47,9 @@ public struct PhaseRunner<Source: PageSource>: Sendable where Source.Request == 
         /// which rounds the cancel instant up to its tick. Latency is timed from the cancel
         /// request itself, so the rounding does not enter it.
         public var probeSleep: (@Sendable (UInt64) async throws -> Void)?
+        /// The in-process store the source serves, for the bare-loop calibration before the
+        /// measured phase (``BareLoopCalibration``, `harness_overhead_ratio`); nil for none.
+        public var calibrationStore: SyntheticStore?
         /// A remote target's live counters (``RemotePageSource/counters``), read at the start
         /// and end of the measured phase.
         public var remoteCounters: (@Sendable () -> RemoteCounts)?
@@ -150,6 +153,7 @@ public struct PhaseRunner<Source: PageSource>: Sendable where Source.Request == 
                 cpu: cpu, allocations: allocations, peakAllocatedBytes: sampler.peakAllocatedBytes,
                 peakRSSBytes: peakRSS, timeSeries: series, startedAt: measuredStart,
                 shard: shard, pagers: pagers, shardDrains: shardDrains)
+            result.bareLoopPagesPerSecond = bareLoopPagesPerSecond
             result.remoteCounts = remote
             return result
         }

@@ -104,6 +104,7 @@ public struct RunResult: Sendable {
         row.applyResources(
             cpu: cpu, allocationRequests: allocations, peakAllocatedBytes: peakAllocatedBytes, peakRSSBytes: peakRSSBytes)
         row.measurementOverheadRatio = measurementOverheadRatio
+        row.harnessOverheadRatio = harnessOverheadRatio
         if let remoteCounts { row.apply(remoteCounts) }
         return row
     }

@@ -164,6 +164,7 @@ public struct SweepRunner: Sendable {
         runOptions.observer = options.observer
         runOptions.progressInterval = options.observer == nil ? nil : options.progressInterval
         runOptions.shard = options.shard
+        runOptions.calibrationStore = calibrationStore
         runOptions.remoteCounters = options.remoteSource?.counters
         if let sleeper {
             // Probes wait on the same shared timer as the store's service times.

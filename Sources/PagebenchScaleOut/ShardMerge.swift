@@ -188,6 +188,7 @@ public enum ShardMerge {
             peakAllocatedBytes: phases.reduce(0) { $0 + $1.row.peakAllocatedBytes },
             peakRSSBytes: phases.reduce(0) { $0 + $1.row.peakRSSBytes })
         row.measurementOverheadRatio = nil
+        row.harnessOverheadRatio = nil
         if !row.targetKind.isEmpty {
             // What the target answered, summed over the shards (each counted its own requests).
             var remote = RemoteCounts()

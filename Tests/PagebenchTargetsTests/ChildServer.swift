@@ -107,7 +107,7 @@ final class ChildServer: Sendable {
 
 /// Runs `pagebench run ARGUMENTS…` in this process, returning its output and printed text,
 /// or the failure it ended with.
-func runPagebench(_ arguments: [String], workerExecutable: String? = nil) async -> (output: Harness.Output?, text: String, failure: CommandFailure?) {
+func runPagebench(_ arguments: [String], workerExecutable: String? = nil) async -> (output: SweepRunner.Output?, text: String, failure: CommandFailure?) {
     struct Capture: TextOutputStream {
         var text = ""
         mutating func write(_ string: String) { text += string }

@@ -25,7 +25,7 @@ import Testing
 
     /// Runs the scenario against `path` of the server; returns the run's result.
     func run(_ server: ChildServer, path: String, in directory: URL, extra: [String] = [], headers: String = "{}", csv: Bool = true)
-        async throws -> (output: Harness.Output?, text: String, failure: CommandFailure?)
+        async throws -> (output: SweepRunner.Output?, text: String, failure: CommandFailure?)
     {
         let scenario = try write(Self.scenario, "api.json", in: directory)
         let name = "t" + path.replacingOccurrences(of: "/", with: "-")
@@ -149,7 +149,7 @@ import Testing
         let scenario = try write(
             Self.scenario.replacingOccurrences(of: "\"drains\": 6", with: "\"durationSeconds\": 2"), "timed.json", in: directory)
         let target = try write(Self.target(server.url, path: "/ok"), "t.json", in: directory)
-        let result = await withTaskGroup(of: (Harness.Output?, String, CommandFailure?)?.self) { group in
+        let result = await withTaskGroup(of: (SweepRunner.Output?, String, CommandFailure?)?.self) { group in
             group.addTask {
                 await runPagebench([scenario, "--target-file", target, "--quiet", "--output", directory.appendingPathComponent("t.csv").path])
             }
@@ -158,7 +158,7 @@ import Testing
                 server.stop()
                 return nil
             }
-            var result: (Harness.Output?, String, CommandFailure?)?
+            var result: (SweepRunner.Output?, String, CommandFailure?)?
             for await outcome in group where outcome != nil { result = outcome }
             return result!
         }
