@@ -82,33 +82,16 @@ public final class HTTPRequestClient: Sendable {
     /// - Throws: ``HTTPSourceError`` (`invalidTarget`) for a URL that is not of that form, or
     ///   an unreadable `caFile`.
     public init(baseURL: String, configuration: Configuration = Configuration()) throws(HTTPSourceError) {
-        var base = baseURL
-        while base.hasSuffix("/") { base.removeLast() }
-        let scheme: String
-        if base.hasPrefix("https://") {
-            scheme = "https"
-        } else if base.hasPrefix("http://") {
-            scheme = "http"
-        } else {
-            throw .invalidTarget(baseURL, "the URL must start with http:// or https://")
-        }
-        guard let url = URL(string: base), let host = url.host, !host.isEmpty, url.query == nil, url.fragment == nil,
-            url.user == nil
-        else {
-            throw .invalidTarget(baseURL, "it is not a URL with a host and no query")
-        }
+        let url = try HTTPBaseURL(
+            baseURL, schemes: ["http", "https"], schemeHint: "the URL must start with http:// or https://")
         guard configuration.connections >= 1 else {
             throw .invalidTarget(baseURL, "connections must be at least 1, got \(configuration.connections)")
         }
-        let port = url.port ?? (scheme == "https" ? 443 : 80)
-        guard (1...65535).contains(port) else { throw .invalidTarget(baseURL, "port \(port) is not in 1...65535") }
-        let afterScheme = base.dropFirst(scheme.count + 3)
-        let authority = afterScheme.prefix { $0 != "/" }
+        let (scheme, hostName, port, authority) = (url.scheme, url.host, url.port, url.authority)
         self.scheme = scheme
-        self.authority = String(authority)
+        self.authority = authority
         self.configuration = configuration
-        pathPrefix = String(afterScheme.dropFirst(authority.count))
-        let hostName = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
+        pathPrefix = url.pathPrefix
         var tls: HTTP1TLS?
         if scheme == "https" {
             tls = try Self.makeTLS(host: hostName, configuration: configuration, url: baseURL)
@@ -117,7 +100,7 @@ public final class HTTPRequestClient: Sendable {
         }
         let group = MultiThreadedEventLoopGroup.singleton
         pool = HTTP1ConnectionPool(
-            endpoint: .init(host: hostName, port: port, hostHeader: String(authority), tls: tls),
+            endpoint: .init(host: hostName, port: port, hostHeader: authority, tls: tls),
             capacity: configuration.connections, group: group, connectTimeout: .seconds(10),
             readTimeout: configuration.requestTimeout, maximumBodyBytes: configuration.maximumResponseBytes)
         executors = group.makeIterator().map { EventLoopTaskExecutor(eventLoop: $0) }

@@ -109,29 +109,18 @@ public final class HTTPStoreSource: Sendable {
     ///
     /// - Throws: ``HTTPSourceError`` (`invalidTarget`) for anything else.
     public init(target: String, configuration: Configuration = Configuration()) throws(HTTPSourceError) {
-        var base = target
-        while base.hasSuffix("/") { base.removeLast() }
-        guard base.hasPrefix("http://") else {
-            throw .invalidTarget(target, "only http:// is supported (the store serves plain HTTP/1.1)")
-        }
-        guard let url = URL(string: base), let host = url.host, !host.isEmpty, url.query == nil, url.fragment == nil,
-            url.user == nil
-        else {
-            throw .invalidTarget(target, "it is not a URL with a host and no query")
-        }
+        let url = try HTTPBaseURL(
+            target, schemes: ["http"], schemeHint: "only http:// is supported (the store serves plain HTTP/1.1)")
         guard configuration.connections >= 1 else {
             throw .invalidTarget(target, "connections must be at least 1, got \(configuration.connections)")
         }
         guard configuration.maximumResponseBytes >= 1 else {
             throw .invalidTarget(target, "maximumResponseBytes must be at least 1, got \(configuration.maximumResponseBytes)")
         }
-        let port = url.port ?? 80
-        guard (1...65535).contains(port) else { throw .invalidTarget(target, "port \(port) is not in 1...65535") }
-        let authority = base.dropFirst("http://".count).prefix { $0 != "/" }
-        self.target = base
+        let (hostName, port, authority) = (url.host, url.port, url.authority)
+        self.target = url.text
         self.configuration = configuration
-        pathPrefix = String(base.dropFirst("http://".count + authority.count))
-        let hostName = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
+        pathPrefix = url.pathPrefix
         let group = MultiThreadedEventLoopGroup.singleton
         switch configuration.client {
         case .lean:
