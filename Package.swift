@@ -128,6 +128,7 @@ var targets: [Target] = [
             "PagebenchBase", "PagebenchStore", "PagebenchPager", "PagebenchMetrics", "PagebenchProcessStats",
             "PagebenchHarness", "PagebenchReport", "PagebenchHTTP", "PagebenchScaleOut", "PagebenchTargets",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            .product(name: "UnixSignals", package: "swift-service-lifecycle"),
         ],
         swiftSettings: strict
     ),

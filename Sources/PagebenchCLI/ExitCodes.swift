@@ -32,6 +32,10 @@ public enum ExitCodes {
     /// `run --slo`: the results were written, and at least one row broke a service-level
     /// objective (the code k6 uses for breached thresholds).
     public static let sloBroken = ExitCode(99)
+
+    /// `run`: SIGINT (130) or SIGTERM (143) stopped it; what was measured was written, the
+    /// phase cut short marked `partial` (H6). The shell's convention for a signalled process.
+    public static func interrupted(signal: Int32) -> ExitCode { ExitCode(128 + signal) }
 }
 
 extension ExitCodes {

@@ -89,12 +89,15 @@ extension RunCommand {
 
     /// Writes this process's shard file (and its time series, if asked) and returns its path.
     func writeShard(
-        _ result: SweepRunner.Output, shard: Shard, startAt: StartTime?, httpResponses: HTTPStatusCounts?
+        _ result: SweepRunner.Output, shard: Shard, startAt: StartTime?, httpResponses: HTTPStatusCounts?,
+        interrupted: Bool
     ) throws(CommandFailure) -> String {
         let path = LocalWorkers.shardPath(directory: shardOutput, shard: shard)
         do {
-            try ShardFile(shard: shard, startAt: startAt, output: result, httpResponses: httpResponses?.keyedCounts)
-                .write(to: path)
+            try ShardFile(
+                shard: shard, startAt: startAt, output: result, httpResponses: httpResponses?.keyedCounts,
+                interrupted: interrupted
+            ).write(to: path)
             if let timeseries { try ResultWriter.writeTimeSeries(result.timeSeries, to: timeseries) }
         } catch {
             throw CommandFailure(error)
@@ -106,7 +109,7 @@ extension RunCommand {
     /// merged CSV around the workers' run.
     func runWorkers(
         _ count: Int, scenarios: [Scenario], into out: inout some TextOutputStream, executable: String?,
-        launched: @Sendable (Int, Int32) -> Void
+        launched: @Sendable (Int, Int32) -> Void, interruption: Interruption?
     ) async throws(CommandFailure) -> SweepRunner.Output {
         guard let executable = executable ?? WorkerPool.currentExecutable else {
             throw CommandFailure(ExitCodes.software, "cannot find this executable (/proc/self/exe) to start workers")
@@ -131,10 +134,12 @@ extension RunCommand {
         }
         let merged: LocalWorkers.Merged
         do {
-            merged = try await workers.run(scenarios, launched: launched)
+            merged = try await workers.run(scenarios, interruption: interruption, launched: launched)
         } catch {
             throw CommandFailure(error)
         }
+        if let note = merged.note { StandardError.write("pagebench: \(note)\n") }
+        if merged.rows.isEmpty { try Self.checkInterrupted(interruption, rows: []) }
         var responses = HTTPStatusCounts()
         for counts in merged.httpResponses { responses.add(HTTPStatusCounts(keyedCounts: counts)) }
         let output = SweepRunner.Output(rows: merged.rows, results: [], timeSeries: [])

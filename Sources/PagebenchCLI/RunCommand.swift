@@ -174,7 +174,10 @@ public struct RunCommand: AsyncParsableCommand {
     public func run() async throws {
         var standardOutput = StandardOutput()
         do {
-            try await execute(into: &standardOutput)
+            let interruption = Interruption()
+            _ = try await SignalTrap.run(interruption) {
+                try await execute(into: &standardOutput, interruption: interruption)
+            }
             standardOutput.flush()
         } catch {
             standardOutput.flush()
@@ -227,10 +230,13 @@ public struct RunCommand: AsyncParsableCommand {
     /// - Parameters:
     ///   - workerExecutable: `--workers`: the executable workers run (default: this one).
     ///   - workerLaunched: `--workers`: called with each worker's index and process id.
+    ///   - interruption: stops the run early (H6; `run()` requests it on SIGINT or SIGTERM):
+    ///     what was measured is written, the cut-short phase marked partial, and this throws
+    ///     exit status 128 + the signal.
     @discardableResult
     public func execute(
         into out: inout some TextOutputStream, workerExecutable: String? = nil,
-        workerLaunched: @Sendable (Int, Int32) -> Void = { _, _ in }
+        workerLaunched: @Sendable (Int, Int32) -> Void = { _, _ in }, interruption: Interruption? = nil
     ) async throws(CommandFailure) -> SweepRunner.Output {
         var scenarios = try self.scenarios()
         if printScenarios {
@@ -253,7 +259,9 @@ public struct RunCommand: AsyncParsableCommand {
                 try? await source.shutdown()
             }
             let merged = try await runWorkers(
-                workers, scenarios: scenarios, into: &out, executable: workerExecutable, launched: workerLaunched)
+                workers, scenarios: scenarios, into: &out, executable: workerExecutable, launched: workerLaunched,
+                interruption: interruption)
+            try Self.checkInterrupted(interruption, rows: merged.rows)
             try checkObjectives(merged.rows, into: &out)
             return merged
         }
@@ -263,6 +271,7 @@ public struct RunCommand: AsyncParsableCommand {
         options.shard = shard ?? .whole
         if let start { options.waitForStart = { try await start.wait() } }
         options.timeSeries = timeseries != nil
+        options.interruption = interruption
         options.serviceTimerResolution =
             serviceTimerMicroseconds == 0 ? nil : .microseconds(serviceTimerMicroseconds)
         var remote: HTTPStoreSource?
@@ -324,13 +333,16 @@ public struct RunCommand: AsyncParsableCommand {
             if !quiet { out.write("HTTP responses from \(remote.target): \(counts)\n") }
         }
         if let shard {
-            let path = try writeShard(result, shard: shard, startAt: start, httpResponses: responses)
+            let path = try writeShard(
+                result, shard: shard, startAt: start, httpResponses: responses, interrupted: interruption?.isRequested == true)
             if !quiet {
                 out.write("\n" + SummaryTable.render(result.rows))
                 out.write("\nwrote shard \(shard) (\(result.rows.count) phases) to \(path)\n")
             }
+            try Self.checkInterrupted(interruption, rows: result.rows, wroteEmpty: true)
             return result
         }
+        if interruption?.isRequested == true, result.rows.isEmpty { try Self.checkInterrupted(interruption, rows: []) }
         let output = self.output ?? ResultWriter.defaultOutput
         do {
             try ResultWriter.write(result, to: output, history: history, timeSeries: timeseries)
@@ -344,7 +356,24 @@ public struct RunCommand: AsyncParsableCommand {
             if let timeseries { files.append(timeseries) }
             out.write("\nwrote \(result.rows.count) rows to \(files.joined(separator: ", "))\n")
         }
+        try Self.checkInterrupted(interruption, rows: result.rows)
         try checkObjectives(result.rows, into: &out)
         return result
+    }
+
+    /// After an interruption (H6), once what was measured is written: the exit status
+    /// 128 + the signal (130 for SIGINT, 143 for SIGTERM), saying what was kept.
+    static func checkInterrupted(
+        _ interruption: Interruption?, rows: [ResultRow], wroteEmpty: Bool = false
+    ) throws(CommandFailure) {
+        guard let signal = interruption?.signal else { return }
+        let name = signal == SIGINT ? "SIGINT" : signal == SIGTERM ? "SIGTERM" : "signal \(signal)"
+        let partial = rows.filter { $0.partial == 1 }.count
+        let kept =
+            rows.isEmpty
+            ? (wroteEmpty ? "no phase had begun measuring (an empty shard was written)" : "no phase had begun measuring; nothing was written")
+            : "kept \(rows.count) row\(rows.count == 1 ? "" : "s")"
+                + (partial > 0 ? ", \(partial) marked partial (cut short)" : ", none cut short")
+        throw CommandFailure(ExitCodes.interrupted(signal: signal), "interrupted by \(name): \(kept)")
     }
 }

@@ -53,6 +53,9 @@ public struct PhaseRunner<Source: PageSource>: Sendable where Source.Request == 
         /// A remote target's live counters (``RemotePageSource/counters``), read at the start
         /// and end of the measured phase.
         public var remoteCounters: (@Sendable () -> RemoteCounts)?
+        /// Stops the phase early when requested (H6): its pagers are cancelled and the
+        /// result is marked partial; a request during warm-up skips the measured phase.
+        public var interruption: Interruption?
 
         public init() {}
     }
@@ -109,7 +112,21 @@ public struct PhaseRunner<Source: PageSource>: Sendable where Source.Request == 
                 status.begin(warmup: true, totals: totals(slots))
                 _ = await runPhase(
                     concurrency: concurrency, shard: shard, slots: slots, intervals: intervals, timing: timing,
-                    probeSleep: options.probeSleep, warmup: true, bound: .duration(seconds: workload.warmupSeconds))
+                    probeSleep: options.probeSleep, warmup: true, bound: .duration(seconds: workload.warmupSeconds),
+                    interruption: options.interruption)
+            }
+            if options.interruption?.isRequested == true {
+                // Stopped before measuring: nothing of this phase is a result.
+                background.cancelAll()
+                for await _ in background {}
+                var result = RunResult(
+                    scenario: scenario, concurrency: concurrency, repetition: repetition, pageTiming: timing,
+                    metrics: TaskMetrics(), workersReturned: 0, measuredSeconds: 0,
+                    cpu: CPUTime(userSeconds: 0, systemSeconds: 0), allocations: 0, peakAllocatedBytes: 0, peakRSSBytes: 0,
+                    timeSeries: [], startedAt: Date(), shard: shard, pagers: pagers, shardDrains: shardDrains)
+                result.partial = true
+                result.measured = false
+                return result
             }
 
             // The bare store loop over the same store and drain plans, for harness_overhead_ratio.
@@ -130,7 +147,7 @@ public struct PhaseRunner<Source: PageSource>: Sendable where Source.Request == 
             let remoteBefore = options.remoteCounters?()
             let phase = await runPhase(
                 concurrency: concurrency, shard: shard, slots: slots, intervals: intervals, timing: timing,
-                probeSleep: options.probeSleep, warmup: false, bound: workload.bound)
+                probeSleep: options.probeSleep, warmup: false, bound: workload.bound, interruption: options.interruption)
             let cpu = CPUTime.now().since(cpuBefore)
             let remote = remoteBefore.flatMap { before in options.remoteCounters.map { $0().since(before) } }
             let allocationsAfter = try? JemallocStats.read(flushingThreadCache: true)
@@ -155,6 +172,7 @@ public struct PhaseRunner<Source: PageSource>: Sendable where Source.Request == 
                 shard: shard, pagers: pagers, shardDrains: shardDrains)
             result.bareLoopPagesPerSecond = bareLoopPagesPerSecond
             result.remoteCounts = remote
+            result.partial = phase.interrupted
             return result
         }
     }
@@ -163,18 +181,22 @@ public struct PhaseRunner<Source: PageSource>: Sendable where Source.Request == 
         var metrics: TaskMetrics
         var workersReturned: Int
         var nanoseconds: UInt64
+        /// Whether an ``Interruption`` ended the phase before its bound.
+        var interrupted: Bool
     }
 
     private enum PhaseChild: Sendable {
         case worker(TaskMetrics)
         case deadline(reached: Bool)
+        case interrupted
     }
 
     /// One phase: one worker per slot (the shard's pagers) in a task group, plus a deadline
     /// for a duration-bound phase that cancels every drain still in flight.
     private func runPhase(
         concurrency total: Int, shard: Shard, slots: [PagerTaskProgress], intervals: IntervalLatencies?, timing: Bool,
-        probeSleep: (@Sendable (UInt64) async throws -> Void)?, warmup: Bool, bound: RunBound
+        probeSleep: (@Sendable (UInt64) async throws -> Void)?, warmup: Bool, bound: RunBound,
+        interruption: Interruption?
     ) async -> PhaseOutcome {
         let concurrency = slots.count
         var drainLimit: Int?
@@ -199,7 +221,7 @@ public struct PhaseRunner<Source: PageSource>: Sendable where Source.Request == 
             planner: planner, isWarmup: warmup, start: start, drainLimit: drainLimit,
             durationNanoseconds: durationNanoseconds, shard: shard, concurrency: total)
 
-        let (metrics, returned) = await withTaskGroup(of: PhaseChild.self) { group in
+        let (metrics, returned, interrupted) = await withTaskGroup(of: PhaseChild.self) { group in
             for slot in 0..<concurrency {
                 let executor = DrainRunner(
                     source: ObservedSource(base: source, failures: FailureLog()), kind: workload.pager,
@@ -223,7 +245,14 @@ public struct PhaseRunner<Source: PageSource>: Sendable where Source.Request == 
                     }
                 }
             }
+            if let interruption {
+                group.addTask {
+                    await interruption.wait()
+                    return .interrupted
+                }
+            }
             var all: [TaskMetrics] = []
+            var interrupted = false
             while let child = await group.next() {
                 switch child {
                 case .worker(let metrics):
@@ -238,13 +267,19 @@ public struct PhaseRunner<Source: PageSource>: Sendable where Source.Request == 
                     } else {
                         control.stop()
                     }
+                case .interrupted:
+                    // Returns at once also when the group is cancelled: only a real request counts.
+                    guard interruption?.isRequested == true, all.count < concurrency else { continue }
+                    interrupted = true
+                    control.cancelRequestedAt.store(MonotonicTime.nanoseconds(), ordering: .releasing)
+                    group.cancelAll()
                 }
             }
-            return (TaskMetrics.merged(all), all.count)
+            return (TaskMetrics.merged(all), all.count, interrupted)
         }
         return PhaseOutcome(
             metrics: metrics, workersReturned: returned,
-            nanoseconds: MonotonicTime.elapsed(from: start, to: MonotonicTime.nanoseconds()))
+            nanoseconds: MonotonicTime.elapsed(from: start, to: MonotonicTime.nanoseconds()), interrupted: interrupted)
     }
 
     /// The pager retry policy of a workload; the store's throttling and faults are retryable.

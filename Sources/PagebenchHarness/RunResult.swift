@@ -42,6 +42,11 @@ public struct RunResult: Sendable {
     public var shardDrains: Int?
     /// What a remote target answered in the measured phase; nil in-process.
     public var remoteCounts: RemoteCounts?
+    /// Whether an interruption (SIGINT, SIGTERM: H6) ended the phase before its bound.
+    public var partial = false
+    /// False when the interruption came before the measured phase began: then nothing of
+    /// the phase is a result, and it gets no row.
+    public var measured = true
 
     public init(
         scenario: Scenario, concurrency: Int, repetition: Int, pageTiming: Bool, metrics: TaskMetrics,
@@ -105,6 +110,7 @@ public struct RunResult: Sendable {
             cpu: cpu, allocationRequests: allocations, peakAllocatedBytes: peakAllocatedBytes, peakRSSBytes: peakRSSBytes)
         row.measurementOverheadRatio = measurementOverheadRatio
         row.harnessOverheadRatio = harnessOverheadRatio
+        row.partial = partial ? 1 : 0
         if let remoteCounts { row.apply(remoteCounts) }
         return row
     }

@@ -9,11 +9,12 @@ public enum SummaryTable {
         "drain p99", "cancel p99", "allocs/page", "peak alloc", "peak RSS", "overhead", "harness",
     ]
 
-    /// The rendered table, columns aligned, numbers right-aligned.
+    /// The rendered table, columns aligned, numbers right-aligned; a phase cut short by a
+    /// signal (H6) has `(partial)` after its scenario.
     public static func render(_ rows: [ResultRow]) -> String {
         let body = rows.map { row -> [String] in
             [
-                row.scenario, row.pagerKind, "\(row.concurrency)", "\(row.repetition)",
+                row.scenario + (row.partial == 1 ? " (partial)" : ""), row.pagerKind, "\(row.concurrency)", "\(row.repetition)",
                 NumberText.count(row.pagesPerSecond), NumberText.count(row.itemsPerSecond),
                 NumberText.fixed(row.emptyPageRate * 100, 1), NumberText.fixed(row.pagesPerDrainMean, 1),
                 row.pageLatency.map { NumberText.nanoseconds($0.p50Nanoseconds) } ?? "-",

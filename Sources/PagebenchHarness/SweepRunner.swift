@@ -31,6 +31,8 @@ public struct SweepRunner: Sendable {
         /// waits for a common start time here); throwing ends the sweep. Later phases
         /// follow on from the previous one.
         public var waitForStart: (@Sendable () async throws -> Void)?
+        /// Stops the sweep early (H6): the phase in progress ends partial, no other starts.
+        public var interruption: Interruption?
 
         public init(context: RunContext) {
             self.context = context
@@ -78,7 +80,7 @@ public struct SweepRunner: Sendable {
         for scenario in scenarios {
             if let remote = options.remoteSource {
                 if ordinal == 0, let waitForStart = options.waitForStart {
-                    do { try await waitForStart() } catch { return output }
+                    guard await startTogether(waitForStart) else { return output }
                 }
                 let runner = PhaseRunner(scenario: scenario, source: remote)
                 guard
@@ -102,7 +104,7 @@ public struct SweepRunner: Sendable {
             }
             let runner = PhaseRunner(scenario: scenario, source: StoreSource(store: store))
             if ordinal == 0, let waitForStart = options.waitForStart {
-                do { try await waitForStart() } catch { return output }
+                guard await startTogether(waitForStart) else { return output }
             }
             let finished = await withTaskGroup(of: Void.self) { group -> Bool in
                 if let sleeper { group.addTask { await sleeper.run() } }
@@ -115,7 +117,28 @@ public struct SweepRunner: Sendable {
         return output
     }
 
-    /// Runs every concurrency × repetition of one scenario; false when cancelled. With an
+    /// Waits for the common start unless interrupted or cancelled first; true when it came.
+    private func startTogether(_ wait: @escaping @Sendable () async throws -> Void) async -> Bool {
+        guard let interruption = options.interruption else {
+            do { try await wait() } catch { return false }
+            return true
+        }
+        return await withTaskGroup(of: Bool.self) { group in
+            group.addTask {
+                do { try await wait() } catch { return false }
+                return true
+            }
+            group.addTask {
+                await interruption.wait()
+                return false
+            }
+            let started = await group.next() ?? false
+            group.cancelAll()
+            return started && !interruption.isRequested
+        }
+    }
+
+    /// Runs every concurrency × repetition of one scenario; false when cancelled or interrupted. With an
     /// in-process `calibrationStore`, each measured phase (not the timing-off rerun) is
     /// preceded by the bare-loop calibration of `harness_overhead_ratio`.
     private func runScenario<Source>(
@@ -125,23 +148,25 @@ public struct SweepRunner: Sendable {
         let workload = runner.scenario.workload
         for concurrency in workload.concurrency {
             for repetition in 1...workload.repetitions {
-                if Task.isCancelled { return false }
+                if Task.isCancelled || options.interruption?.isRequested == true { return false }
                 ordinal += 1
                 var result = await measure(
                     runner, sleeper: sleeper, concurrency: concurrency, repetition: repetition, ordinal: ordinal, total: total,
                     timing: workload.pageTiming, overhead: false, calibrationStore: calibrationStore)
-                if workload.measureOverhead {
+                guard result.measured else { return false }
+                if workload.measureOverhead, !result.partial {
                     ordinal += 1
                     let untimed = await measure(
                         runner, sleeper: sleeper, concurrency: concurrency, repetition: repetition, ordinal: ordinal, total: total,
                         timing: false, overhead: true, calibrationStore: nil)
-                    if result.pagesPerSecond > 0 {
+                    if result.pagesPerSecond > 0, !untimed.partial {
                         result.measurementOverheadRatio = untimed.pagesPerSecond / result.pagesPerSecond
                     }
                 }
                 output.results.append(result)
                 output.rows.append(result.row(context: options.context))
                 output.timeSeries += result.timeSeries
+                if result.partial { return false }
             }
         }
         return true
@@ -166,6 +191,7 @@ public struct SweepRunner: Sendable {
         runOptions.shard = options.shard
         runOptions.calibrationStore = calibrationStore
         runOptions.remoteCounters = options.remoteSource?.counters
+        runOptions.interruption = options.interruption
         if let sleeper {
             // Probes wait on the same shared timer as the store's service times.
             runOptions.probeSleep = { try await sleeper.sleep(for: .nanoseconds(Int64(clamping: $0))) }

@@ -90,6 +90,7 @@ extension ResultRow {
             .decimal("measurement_overhead_ratio", \.measurementOverheadRatio, unit: "ratio", .lowerIsBetter, .measured, "pages/s with per-page timing off ÷ with it on; empty when not measured."),
             .decimal("harness_overhead_ratio", \.harnessOverheadRatio, unit: "ratio", .lowerIsBetter, .measured, "Bare store loop pages/s (50 ms over the same store and drain plans just before the phase) ÷ `pages_per_s`; empty when not run in-process."),
             .decimal("duration_s", \.durationSeconds, unit: "s", .neutral, .measured, "Wall-clock length of the measured phase."),
+            .integer("partial", \.partial, unit: "0/1", .neutral, .deterministic, "1 when SIGINT or SIGTERM ended the phase before its bound (H6): its figures cover only the time it ran; else 0."),
         ]
         return columns
     }()

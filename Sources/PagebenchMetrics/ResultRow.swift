@@ -11,17 +11,17 @@ public struct ResultRow: CSVRecord, Hashable {
     /// The schema this build writes and reads.
     public static let currentSchemaVersion = 3
 
-    /// The columns version 3 added (issue 14, real targets).
-    static let targetColumns: Set<String> = [
+    /// The columns version 3 added: real targets (issue 14) and `partial` (H6).
+    static let addedInVersion3: Set<String> = [
         "target_kind", "target_hash", "http_responses", "target_errors_transport", "target_errors_unauthorized",
         "target_errors_http_status", "target_errors_not_json", "target_errors_missing_items",
         "target_errors_bad_continuation", "target_errors_graphql", "target_errors_api",
-        "target_errors_repeated_continuation", "consumed_capacity_units",
+        "target_errors_repeated_continuation", "consumed_capacity_units", "partial",
     ]
-    /// Version 1 had no `harness_overhead_ratio` (added in 2) and neither had the target
-    /// columns of version 3; their files read with those columns empty.
+    /// Version 1 had no `harness_overhead_ratio` (added in 2) and neither had the columns
+    /// of version 3; their files read with those columns empty (`partial` 0).
     public static var earlierSchemaVersions: [Int: Set<String>] {
-        [1: targetColumns.union(["harness_overhead_ratio"]), 2: targetColumns]
+        [1: addedInVersion3.union(["harness_overhead_ratio"]), 2: addedInVersion3]
     }
 
     // MARK: Context: identifies the run; matched on, never compared.
@@ -128,6 +128,8 @@ public struct ResultRow: CSVRecord, Hashable {
     public var targetErrors: TargetErrorCounts = TargetErrorCounts()
     /// DynamoDB consumed capacity units over the measured phase (W4); nil when not reported.
     public var consumedCapacityUnits: Double?
+    /// 1 when SIGINT or SIGTERM ended the phase before its bound (H6), else 0.
+    public var partial: Int = 0
 
     // MARK: Resources (measured, lower is better)
 

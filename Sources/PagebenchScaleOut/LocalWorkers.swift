@@ -24,6 +24,8 @@ public struct LocalWorkers: Sendable {
         public var rows: [ResultRow]
         /// Each shard's HTTP responses by status (`--target` runs; empty otherwise).
         public var httpResponses: [[String: Int]]
+        /// What the caller should tell the user about an interrupted run, if anything.
+        public var note: String? = nil
     }
 
     public init(executable: String, count: Int, directory: String, start: StartTime, runOptions: [String]) {
@@ -50,12 +52,31 @@ public struct LocalWorkers: Sendable {
     ///   be written or an old shard removed, `workerFailed` when a worker did not finish
     ///   (the shards of those that did are kept and named), `invalidShard` when the shards
     ///   do not merge.
-    public func run(_ scenarios: [Scenario], launched: @Sendable (Int, Int32) -> Void) async throws(HarnessError) -> Merged {
+    public func run(
+        _ scenarios: [Scenario], interruption: Interruption? = nil, launched: @Sendable (Int, Int32) -> Void
+    ) async throws(HarnessError) -> Merged {
         let scenarioFiles = try writeScenarios(scenarios)
         try removeStaleShards()
         let pool = WorkerPool(executable: executable, arguments: arguments(scenarioFiles: scenarioFiles))
-        let outcomes = try await pool.run(launched: launched)
+        let outcomes = try await pool.run(interruption: interruption, launched: launched)
         let paths = shardPaths
+        if let signal = interruption?.signal {
+            // An interrupted worker exits 128 + the signal after writing its shard (H6); one
+            // signalled before it could trap the signal ends by it and measured nothing.
+            let stopped: Set<WorkerPool.Termination> = [.exited(0), .exited(128 + signal), .signalled(signal)]
+            if outcomes.allSatisfy({ stopped.contains($0.termination) }) {
+                let written = paths.filter { FileManager.default.fileExists(atPath: $0) }
+                guard written.count == paths.count else {
+                    // Not every shard exists: no phase can be merged exactly; keep what was written.
+                    let note =
+                        "interrupted before every worker had written its shard; "
+                        + (written.isEmpty ? "no shard was written" : "kept " + written.joined(separator: ", "))
+                    return Merged(rows: [], httpResponses: [], note: note)
+                }
+                let inputs = try ShardMerge.read(paths: paths)
+                return Merged(rows: try ShardMerge.merge(inputs), httpResponses: inputs.map { $0.file.httpResponses ?? [:] })
+            }
+        }
         let failed = outcomes.filter { !$0.termination.succeeded }
         guard failed.isEmpty else {
             let kept = outcomes.filter { $0.termination.succeeded && FileManager.default.fileExists(atPath: paths[$0.index]) }

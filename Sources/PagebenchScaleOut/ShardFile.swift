@@ -37,20 +37,29 @@ public struct ShardFile: Sendable, Equatable {
     /// A `--target` run's HTTP responses by status (`"200"`, `"429"`, …) and `"transport"`
     /// (requests that got no response), over all its phases; nil in-process.
     public var httpResponses: [String: Int]?
+    /// Whether SIGINT or SIGTERM stopped the worker (H6): its phases end where it stopped,
+    /// the last one possibly partial. Absent (false) in files of earlier builds.
+    public var interrupted: Bool
 
-    public init(shard: Shard, startAt: String?, phases: [ShardPhase], httpResponses: [String: Int]? = nil) {
+    public init(
+        shard: Shard, startAt: String?, phases: [ShardPhase], httpResponses: [String: Int]? = nil, interrupted: Bool = false
+    ) {
         self.shard = shard
         self.startAt = startAt
         self.phases = phases
         self.httpResponses = httpResponses
+        self.interrupted = interrupted
     }
 
     /// The shard of a sweep's output.
-    public init(shard: Shard, startAt: StartTime?, output: SweepRunner.Output, httpResponses: [String: Int]? = nil) {
+    public init(
+        shard: Shard, startAt: StartTime?, output: SweepRunner.Output, httpResponses: [String: Int]? = nil,
+        interrupted: Bool = false
+    ) {
         self.init(
             shard: shard, startAt: startAt?.description,
             phases: zip(output.results, output.rows).map { ShardPhase(result: $0, row: $1) },
-            httpResponses: httpResponses)
+            httpResponses: httpResponses, interrupted: interrupted)
     }
 
     /// `shard-I-of-N.json`: the file name of a shard in a shard directory.
@@ -135,7 +144,9 @@ public struct ShardFile: Sendable, Equatable {
         {
             throw fail("'httpResponses.\(bad.key)': keys are HTTP statuses 100-599 or 'transport', counts are not negative")
         }
-        return ShardFile(shard: shard, startAt: document.startAt, phases: phases, httpResponses: document.httpResponses)
+        return ShardFile(
+            shard: shard, startAt: document.startAt, phases: phases, httpResponses: document.httpResponses,
+            interrupted: document.interrupted ?? false)
     }
 
     private static func path(_ keys: [any CodingKey]) -> String {
@@ -161,12 +172,14 @@ private struct Document: Codable {
     var startAt: String?
     var phases: [PhaseDocument]
     var httpResponses: [String: Int]?
+    var interrupted: Bool?
 
     init(_ file: ShardFile) {
         shard = ShardIndex(index: file.shard.index, count: file.shard.count)
         startAt = file.startAt
         phases = file.phases.map(PhaseDocument.init)
         httpResponses = file.httpResponses
+        interrupted = file.interrupted
     }
 
     func encode(to encoder: any Encoder) throws {
@@ -177,6 +190,7 @@ private struct Document: Codable {
         try container.encode(startAt, forKey: .startAt)  // null when absent: every key always present
         try container.encode(phases, forKey: .phases)
         try container.encode(httpResponses, forKey: .httpResponses)
+        try container.encode(interrupted, forKey: .interrupted)
     }
 }
 

@@ -100,7 +100,13 @@ public enum ShardMerge {
                     + "(have \(byIndex.keys.sorted().map { "\($0)/\(count)" }.joined(separator: ", "))); an exact merge "
                     + "needs the shard file of every worker")
         }
-        let ordered = (0..<count).map { byIndex[$0]! }
+        var ordered = (0..<count).map { byIndex[$0]! }
+        // Interrupted workers (H6) stop at different points: the phases every shard reached
+        // merge (the cut-short one partial); a phase only some shards began is incomplete.
+        let reached = ordered.map(\.file.phases.count).min() ?? 0
+        if ordered.contains(where: \.file.interrupted) {
+            for index in ordered.indices { ordered[index].file.phases = Array(ordered[index].file.phases.prefix(reached)) }
+        }
         let reference = ordered[0]
         for input in ordered.dropFirst() {
             guard input.file.startAt == reference.file.startAt else {
@@ -189,6 +195,8 @@ public enum ShardMerge {
             peakRSSBytes: phases.reduce(0) { $0 + $1.row.peakRSSBytes })
         row.measurementOverheadRatio = nil
         row.harnessOverheadRatio = nil
+        // A phase any shard cut short is partial (H6).
+        row.partial = phases.map(\.row.partial).max() ?? 0
         if !row.targetKind.isEmpty {
             // What the target answered, summed over the shards (each counted its own requests).
             var remote = RemoteCounts()

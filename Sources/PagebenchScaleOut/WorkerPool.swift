@@ -66,11 +66,15 @@ public struct WorkerPool: Sendable {
     }
 
     /// Starts every worker, calls `launched(index, pid)` for each once it runs, and waits
-    /// until all have ended; returns their outcomes in index order.
+    /// until all have ended; returns their outcomes in index order. An `interruption`
+    /// (H6) is passed on: its signal goes to every worker still running, which stops the
+    /// same way.
     ///
     /// - Throws: ``HarnessError`` (`workerFailed`) when a process cannot be started (the
     ///   ones already started are sent SIGTERM and waited for).
-    public func run(launched: @Sendable (Int, Int32) -> Void = { _, _ in }) async throws(HarnessError) -> [Outcome] {
+    public func run(
+        interruption: Interruption? = nil, launched: @Sendable (Int, Int32) -> Void = { _, _ in }
+    ) async throws(HarnessError) -> [Outcome] {
         let running = RunningSet()
         var waits: [(index: Int, pid: Int32, ended: AsyncStream<Termination>)] = []
         for (index, arguments) in arguments.enumerated() {
@@ -89,7 +93,7 @@ public struct WorkerPool: Sendable {
             do {
                 try process.run()
             } catch {
-                running.terminateAll()
+                running.signalAll(SIGTERM)
                 for wait in waits { for await _ in wait.ended {} }
                 throw HarnessError(
                     .workerFailed, "cannot start worker \(index) (\(executable)): \(error.localizedDescription)")
@@ -100,15 +104,24 @@ public struct WorkerPool: Sendable {
             launched(index, pid)
         }
         return await withTaskCancellationHandler {
-            var outcomes: [Outcome] = []
-            for wait in waits {
-                var termination = Termination.signalled(0)
-                for await ended in wait.ended { termination = ended }
-                outcomes.append(Outcome(index: wait.index, processIdentifier: wait.pid, termination: termination))
+            await withTaskGroup(of: Void.self) { group in
+                if let interruption {
+                    group.addTask {
+                        await interruption.wait()
+                        if let signal = interruption.signal { running.signalAll(signal) }
+                    }
+                }
+                var outcomes: [Outcome] = []
+                for wait in waits {
+                    var termination = Termination.signalled(0)
+                    for await ended in wait.ended { termination = ended }
+                    outcomes.append(Outcome(index: wait.index, processIdentifier: wait.pid, termination: termination))
+                }
+                group.cancelAll()
+                return outcomes
             }
-            return outcomes
         } onCancel: {
-            running.terminateAll()
+            running.signalAll(SIGTERM)
         }
     }
 
@@ -134,9 +147,9 @@ public struct WorkerPool: Sendable {
             }
         }
 
-        func terminateAll() {
+        func signalAll(_ signal: Int32) {
             state.withLock { state in
-                for pid in state.running { kill(pid, SIGTERM) }
+                for pid in state.running { kill(pid, signal) }
             }
         }
     }

@@ -27,6 +27,8 @@ from pathlib import Path
 import pytest
 import yaml
 
+from pagebench_support import pagebench_binary
+
 ROOT = Path(__file__).resolve().parents[2]
 MANIFESTS = sorted((ROOT / "deploy" / "kubernetes").glob("*.yaml"))
 
@@ -47,13 +49,6 @@ def documents():
             docs += [(path, d) for d in yaml.safe_load_all(handle) if d is not None]
     return docs
 
-
-def pagebench_binary():
-    if os.environ.get("PAGEBENCH_BIN"):
-        return os.environ["PAGEBENCH_BIN"]
-    bin_path = subprocess.run(["swift", "build", "--show-bin-path"], cwd=ROOT, check=True,
-                              capture_output=True, text=True).stdout.strip()
-    return os.path.join(bin_path, "pagebench")
 
 
 def test_there_are_manifests():

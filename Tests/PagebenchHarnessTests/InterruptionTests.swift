@@ -1,0 +1,125 @@
+import PagebenchHarness
+import PagebenchMetrics
+import PagebenchStore
+import PagebenchTestSupport
+import Synchronization
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// SEMANTICS H6: an interruption stops new work, cancels the pagers (timed as
+/// cancellations) and keeps the rows of every phase that ran, the cut-short one partial.
+@Suite struct InterruptionTests {
+    static let context = RunContext(
+        timestampUTC: "2026-11-24T00:00:00Z", pagebenchVersion: "test", gitCommit: "abc", swiftVersion: "6.3",
+        buildConfiguration: "debug", host: "test-host", cores: 2)
+    static let store = StoreConfiguration(partitions: 4, itemsPerPartition: .uniform(200))
+
+    /// Requests the interruption at the first progress snapshot of `scenario` in the
+    /// chosen part of its phase (warm-up or measured) once it has paged.
+    final class InterruptingObserver: RunObserver {
+        let interruption: Interruption
+        let scenario: String
+        let duringWarmup: Bool
+        let started = Mutex<[String]>([])
+
+        init(_ interruption: Interruption, scenario: String, duringWarmup: Bool) {
+            self.interruption = interruption
+            self.scenario = scenario
+            self.duringWarmup = duringWarmup
+        }
+
+        func runStarted(_ run: RunDescription) { started.withLock { $0.append(run.scenario) } }
+        func progress(_ snapshot: ProgressSnapshot) {
+            if snapshot.scenario == scenario, snapshot.isWarmup == duringWarmup, snapshot.pages > 0 {
+                interruption.request(signal: SIGINT)
+            }
+        }
+        func runEnded(_ run: RunDescription, result: RunResult) {}
+    }
+
+    /// `first` (short, finishes), then `long` (never finishes on its own), then `never`.
+    static func sweep(longWarmup: Double) -> [Scenario] {
+        let first = scenario("first", store: store) { workload in
+            workload.read = .scan
+            workload.concurrency = [1]
+            workload.bound = .drains(3)
+        }
+        let long = scenario("long", store: store) { workload in
+            workload.read = .scan
+            workload.concurrency = [2]
+            workload.bound = .duration(seconds: 3600)
+            workload.warmupSeconds = longWarmup
+        }
+        let never = scenario("never", store: store) { workload in
+            workload.read = .scan
+            workload.concurrency = [1]
+            workload.bound = .drains(3)
+        }
+        return [first, long, never]
+    }
+
+    static func run(_ scenarios: [Scenario], duringWarmup: Bool) async throws -> (SweepRunner.Output, [String]) {
+        let interruption = Interruption()
+        let observer = InterruptingObserver(interruption, scenario: "long", duringWarmup: duringWarmup)
+        var options = SweepRunner.Options(context: context)
+        options.interruption = interruption
+        options.observer = observer
+        options.progressInterval = .milliseconds(5)
+        for scenario in scenarios { try scenario.validate() }
+        let output = try await SweepRunner(scenarios: scenarios, options: options).run()
+        return (output, observer.started.withLock { $0 })
+    }
+
+    @Test("H6: the phase that was interrupted ends partial with its pagers cancelled; earlier rows are whole; no later phase starts")
+    func interruptedPhaseIsPartial() async throws {
+        let (output, started) = try await Self.run(Self.sweep(longWarmup: 0), duringWarmup: false)
+        #expect(started == ["first", "long"])
+        try #require(output.rows.count == 2)
+        let whole = output.rows[0]
+        let cut = output.rows[1]
+        #expect(whole.scenario == "first" && whole.partial == 0 && whole.drains == 3)
+        #expect(cut.scenario == "long" && cut.partial == 1)
+        #expect(cut.pages > 0)
+        // Both pagers were cancelled, and the cancellations were timed (H2).
+        #expect(cut.cancellations == 2)
+        #expect(cut.cancellationLatency != nil)
+        #expect(cut.durationSeconds < 3600)
+    }
+
+    @Test("H6: an interruption during warm-up keeps the rows before it and writes none for the phase that measured nothing")
+    func interruptedWarmupHasNoRow() async throws {
+        let (output, started) = try await Self.run(Self.sweep(longWarmup: 3600), duringWarmup: true)
+        #expect(started == ["first", "long"])
+        #expect(output.rows.map(\.scenario) == ["first"])
+        #expect(output.rows.map(\.partial) == [0])
+    }
+
+    @Test("H6: without an interruption nothing is partial")
+    func uninterruptedSweepIsWhole() async throws {
+        let scenarios = [Self.sweep(longWarmup: 0)[0], Self.sweep(longWarmup: 0)[2]]
+        let (output, _) = try await Self.run(scenarios, duringWarmup: false)
+        #expect(output.rows.map(\.partial) == [0, 0])
+    }
+
+    @Test("Interruption: waiters wake on the request, at once after it, and on cancellation; the first signal is kept")
+    func interruptionWaits() async {
+        let interruption = Interruption()
+        #expect(!interruption.isRequested)
+        // A cancelled waiter returns without a request.
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await interruption.wait() }
+            group.cancelAll()
+        }
+        #expect(!interruption.isRequested)
+        await withTaskGroup(of: Void.self) { group in
+            for _ in 0..<3 { group.addTask { await interruption.wait() } }
+            interruption.request(signal: SIGTERM)
+        }
+        interruption.request(signal: SIGINT)
+        #expect(interruption.signal == SIGTERM)
+        await interruption.wait()  // already requested: returns at once
+    }
+}

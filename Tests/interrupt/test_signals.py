@@ -1,0 +1,131 @@
+"""SEMANTICS H6 from outside: SIGINT/SIGTERM to a running `pagebench run` (alone and with
+--workers) keeps what was measured, marks the cut-short phase partial and exits 128 + the
+signal. The process is spawned with default signal dispositions (a non-interactive shell's
+background jobs would ignore SIGINT), and signalled once stderr shows the phase running:
+no timing is asserted.
+
+The binary is $PAGEBENCH_BIN, else `swift build --show-bin-path`/pagebench.
+"""
+import csv
+import datetime
+import json
+import os
+import signal
+import subprocess
+import threading
+import time
+
+import pytest
+
+from pagebench_support import pagebench_binary
+
+
+
+
+def default_signals():
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
+def scenario(directory, name, **workload):
+    text = subprocess.run([pagebench_binary(), "run", "--print-scenarios"], check=True,
+                          capture_output=True, text=True).stdout
+    document = json.loads(text)
+    document["name"] = name
+    document["store"]["partitions"] = 8
+    document["store"]["itemsPerPartition"] = 2000
+    document["workload"]["warmupSeconds"] = 0
+    for key in ("drains", "durationSeconds"):
+        document["workload"].pop(key, None)
+    document["workload"].update(workload)
+    path = os.path.join(directory, name + ".json")
+    with open(path, "w", encoding="utf-8") as handle:
+        json.dump(document, handle)
+    return path
+
+
+def run_and_signal(arguments, marker, send, directory):
+    """Starts `pagebench run ARGUMENTS`, waits for `marker` on stderr, calls `send(process)`."""
+    stdout_file = open(os.path.join(directory, "stdout.txt"), "w+", encoding="utf-8")
+    process = subprocess.Popen([pagebench_binary(), "run"] + arguments, cwd=directory, stdin=subprocess.DEVNULL,
+                               stdout=stdout_file, stderr=subprocess.PIPE, text=True,
+                               preexec_fn=default_signals, start_new_session=True)
+    stderr_lines = []
+    seen = threading.Event()
+
+    def read_stderr():
+        for line in process.stderr:
+            stderr_lines.append(line)
+            if marker in line:
+                seen.set()
+        seen.set()
+
+    reader = threading.Thread(target=read_stderr)
+    reader.start()
+    try:
+        seen.wait(timeout=300)
+        assert process.poll() is None, "pagebench ended before it was signalled:\n" + "".join(stderr_lines)
+        send(process)
+        process.wait(timeout=300)
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+        reader.join()
+        stdout_file.seek(0)
+        stdout = stdout_file.read()
+        stdout_file.close()
+    return process.returncode, stdout, "".join(stderr_lines)
+
+
+def rows(path):
+    with open(path, newline="", encoding="utf-8") as handle:
+        return list(csv.DictReader(handle))
+
+
+@pytest.mark.parametrize("signum, status", [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+def test_a_signal_keeps_the_finished_phase_and_marks_the_interrupted_one_partial(tmp_path, signum, status):
+    first = scenario(tmp_path, "first", concurrency=[1], drains=3)
+    endless = scenario(tmp_path, "endless", concurrency=[2], durationSeconds=3600)
+    never = scenario(tmp_path, "never", concurrency=[1], drains=3)
+    code, stdout, stderr = run_and_signal(
+        [first, endless, never, "--output", "out.csv"], "endless ×2 rep 1: measuring",
+        lambda process: process.send_signal(signum), tmp_path)
+    assert code == status, stderr
+    assert "interrupted by" in stderr and "1 marked partial" in stderr, stderr
+    written = rows(tmp_path / "out.csv")
+    assert [row["scenario"] for row in written] == ["first", "endless"]
+    assert [row["partial"] for row in written] == ["0", "1"]
+    assert written[0]["drains"] == "3"
+    # The pagers of the interrupted phase were cancelled, and timed as cancellations (H2).
+    assert written[1]["cancellations"] == "2"
+    assert written[1]["cancel_latency_p99_ns"] != ""
+    assert int(written[1]["pages"]) > 0
+    assert "endless (partial)" in stdout
+
+
+def test_workers_get_the_signal_and_the_parent_merges_what_they_measured(tmp_path):
+    endless = scenario(tmp_path, "endless", concurrency=[2], durationSeconds=3600, repetitions=2)
+    # The workers print nothing (--quiet): signal the parent once their common start is past.
+    start = datetime.datetime.now(datetime.timezone.utc) + datetime.timedelta(seconds=3)
+    start_text = start.strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
+
+    def after_start(process):
+        time.sleep(max(0.0, (start - datetime.datetime.now(datetime.timezone.utc)).total_seconds()) + 2)
+        process.send_signal(signal.SIGTERM)
+
+    code, stdout, stderr = run_and_signal(
+        [endless, "--workers", "2", "--start-at", start_text, "--output", "merged.csv", "--shard-output", "shards"],
+        "starting 2 workers", after_start, tmp_path)
+    assert code == 143, stderr
+    for index in range(2):
+        with open(tmp_path / "shards" / f"shard-{index}-of-2.json", encoding="utf-8") as handle:
+            assert json.load(handle)["interrupted"] is True
+    merged = rows(tmp_path / "merged.csv")
+    assert len(merged) == 1, stderr
+    assert merged[0]["partial"] == "1"
+    # Each worker's pager was cancelled and timed (one of the two pagers each).
+    assert merged[0]["cancellations"] == "2"
+    assert "merged 2 shards" in stdout
+    # No worker is left running.
+    leftover = subprocess.run(["pgrep", "-f", str(tmp_path / "shards")], capture_output=True, text=True)
+    assert leftover.stdout.strip() == "", leftover.stdout
