@@ -12,9 +12,14 @@ public struct HTTPBenchCommand: AsyncParsableCommand {
         abstract: "Drain a served store over HTTP with N connections for a fixed time; print requests/s.",
         discussion: """
             Each of --connections tasks follows nextToken from the first page to the last, then \
-            starts again, until --duration has passed; retryable failures (429, 503, broken \
-            connections) repeat the request. Prints one JSON line: requests, pages, items, drains, \
-            retries, failures, seconds, requestsPerSecond and the HTTP status counts.
+            starts again, until --duration has passed (the duration holds: whatever is still \
+            connecting or waiting then is cancelled); retryable answers (429, 503) repeat the \
+            request, and so does a request that got no answer, after a back-off. Prints one JSON \
+            line: requests (answered), unanswered, pages, items, drains, retries, failures, seconds, \
+            requestsPerSecond (answered requests) and the HTTP status counts. A non-retryable \
+            failure (a 404, a bad token) ends the run, and so does a server that stops answering \
+            (6 unanswered requests in a row on one connection): the line is printed, then the \
+            error, exit 69.
             """
     )
 
@@ -59,19 +64,21 @@ public struct HTTPBenchCommand: AsyncParsableCommand {
     }
 
     public func run() async throws {
-        let line: String
+        let outcome: (line: String, failure: CommandFailure?)
         do {
-            line = try await execute()
+            outcome = try await execute()
         } catch {
             throw error.report()
         }
         var output = StandardOutput()
-        output.write(line + "\n")
+        output.write(outcome.line + "\n")
         output.flush()
+        if let failure = outcome.failure { throw failure.report() }
     }
 
-    /// Runs the load and returns its JSON summary line.
-    public func execute() async throws -> String {
+    /// Runs the load and returns its JSON summary line, and the failure that ended it early
+    /// (a non-retryable answer, or a server that stopped answering), if one did.
+    public func execute() async throws -> (line: String, failure: CommandFailure?) {
         let request = PageRequest(range: range.range, reverse: range.reverse, limit: limit, filter: try range.parsedFilter())
         let load = HTTPDrainLoad(request: request, concurrency: connections, duration: .seconds(duration))
         let configuration = HTTPStoreSource.Configuration(
@@ -92,13 +99,24 @@ public struct HTTPBenchCommand: AsyncParsableCommand {
         try await source.shutdown()
         let seconds = Double(result.elapsed.components.seconds) + Double(result.elapsed.components.attoseconds) * 1e-18
         let statuses = counts.byStatus.keys.sorted().map { "\"\($0)\":\(counts[$0])" }.joined(separator: ",")
-        let failure = result.firstFailure.map { ",\"firstFailure\":\(jsonString($0))" } ?? ""
-        if result.pages == 0 {
+        let firstFailure = result.firstFailure.map { ",\"firstFailure\":\(jsonString($0))" } ?? ""
+        if result.pages == 0 && result.failures == 0 && !result.serverStoppedAnswering {
             throw CommandFailure(
                 ExitCodes.unavailable,
-                "no page received from \(target) in \(duration) s (\(counts)); \(result.firstFailure ?? "is the server running?")")
+                "no page received from \(target) in \(duration) s (\(counts)); \(result.lastUnanswered ?? "is the server running?")")
         }
-        return "{\"target\":\(jsonString(target)),\"connections\":\(connections),\"requests\":\(result.requests),\"pages\":\(result.pages),\"items\":\(result.items),\"drains\":\(result.drains),\"retries\":\(result.retries),\"failures\":\(result.failures),\"seconds\":\(seconds),\"requestsPerSecond\":\(result.requestsPerSecond),\"statusCounts\":{\(statuses)},\"transportFailures\":\(counts.transportFailures)\(failure)}"
+        var failure: CommandFailure?
+        if let first = result.firstFailure, result.failures > 0 {
+            failure = CommandFailure(
+                ExitCodes.unavailable, "a non-retryable failure ended the run (repeating it would only measure the error): \(first)")
+        } else if result.serverStoppedAnswering {
+            failure = CommandFailure(
+                ExitCodes.unavailable,
+                "\(target) stopped answering (\(HTTPDrainLoad.giveUpAfterUnanswered) requests in a row got no answer); "
+                    + "the figures cover the time before: \(result.lastUnanswered ?? "")")
+        }
+        let line = "{\"target\":\(jsonString(target)),\"connections\":\(connections),\"requests\":\(result.requests),\"unanswered\":\(result.unanswered),\"pages\":\(result.pages),\"items\":\(result.items),\"drains\":\(result.drains),\"retries\":\(result.retries),\"failures\":\(result.failures),\"seconds\":\(seconds),\"requestsPerSecond\":\(result.requestsPerSecond),\"statusCounts\":{\(statuses)},\"transportFailures\":\(counts.transportFailures)\(firstFailure)}"
+        return (line, failure)
     }
 
     private func jsonString(_ text: String) -> String {

@@ -109,13 +109,31 @@ extension RunCommand {
         return text
     }
 
-    /// A run in which a phase got no page at all while drains failed cannot stand as a
-    /// result: exit 69 with the first error (T2: errors never count as pages).
-    static func checkTargetAnswered(_ source: TargetSource, rows: [ResultRow]) throws(CommandFailure) {
-        guard let row = rows.first(where: { $0.pages == 0 && $0.errors.total > 0 }) else { return }
-        throw CommandFailure(
-            ExitCodes.unavailable,
-            "target \(source.target.name) answered no page in phase \(row.scenario) ×\(row.concurrency) (\(row.errors.total) drains failed: "
-                + "\(source.errorCountsByKind.map { "\($0.key.rawValue)=\($0.value)" }.sorted().joined(separator: " "))); last error: \(source.lastError ?? "none")")
+    /// After the rows are written (with their error counts): a phase in which a remote
+    /// target answered no page, or stopped answering (drains failed and requests got no
+    /// response at all), is a failed run, exit 69 — a failure is never a result.
+    static func checkTargetAnswered(
+        _ rows: [ResultRow], target: String, detail: String? = nil, lastError: String? = nil
+    ) throws(CommandFailure) {
+        for row in rows {
+            let failed = row.errors.total
+            guard failed > 0 else { continue }
+            let unanswered = RemoteCounts.responses(fromText: row.httpResponses)?["transport"] ?? 0
+            let what: String
+            if row.pages == 0 {
+                what = "answered no page"
+            } else if unanswered > 0 {
+                what = "stopped answering"
+            } else {
+                continue
+            }
+            var message =
+                "target \(target) \(what) in phase \(row.scenario) ×\(row.concurrency) rep \(row.repetition): \(failed) of "
+                + "\(failed + row.drains) drains failed, \(unanswered) request\(unanswered == 1 ? "" : "s") got no response"
+            if let detail { message += " (\(detail))" }
+            message += "; the rows were written with their error counts (errors_*, http_responses) and no later phase ran"
+            if let lastError { message += "; last error: \(lastError)" }
+            throw CommandFailure(ExitCodes.unavailable, message)
+        }
     }
 }

@@ -262,6 +262,7 @@ public struct RunCommand: AsyncParsableCommand {
                 workers, scenarios: scenarios, into: &out, executable: workerExecutable, launched: workerLaunched,
                 interruption: interruption)
             try Self.checkInterrupted(interruption, rows: merged.rows)
+            if let target = realTarget?.name ?? target { try Self.checkTargetAnswered(merged.rows, target: target) }
             try checkObjectives(merged.rows, into: &out)
             return merged
         }
@@ -272,6 +273,8 @@ public struct RunCommand: AsyncParsableCommand {
         if let start { options.waitForStart = { try await start.wait() } }
         options.timeSeries = timeseries != nil
         options.interruption = interruption
+        // Against a target that stopped answering, later phases would only measure failures.
+        options.stopAfter = { $0.targetStoppedAnswering }
         options.serviceTimerResolution =
             serviceTimerMicroseconds == 0 ? nil : .microseconds(serviceTimerMicroseconds)
         var remote: HTTPStoreSource?
@@ -324,13 +327,21 @@ public struct RunCommand: AsyncParsableCommand {
             await realSource.shutdown()
             responses = realSource.statusCounts
             if !quiet { out.write(Self.targetSummary(realSource)) }
-            try Self.checkTargetAnswered(realSource, rows: result.rows)
         }
         if let remote {
             let counts = remote.statusCounts
             responses = counts
             try? await remote.shutdown()
             if !quiet { out.write("HTTP responses from \(remote.target): \(counts)\n") }
+        }
+        let checkAnswered = { (rows: [ResultRow]) throws(CommandFailure) in
+            if let realSource {
+                let detail = realSource.errorCountsByKind.map { "\($0.key.rawValue)=\($0.value)" }.sorted().joined(separator: " ")
+                try Self.checkTargetAnswered(
+                    rows, target: realSource.target.name, detail: detail.isEmpty ? nil : detail, lastError: realSource.lastError)
+            } else if let target = self.target {
+                try Self.checkTargetAnswered(rows, target: target)
+            }
         }
         if let shard {
             let path = try writeShard(
@@ -340,6 +351,7 @@ public struct RunCommand: AsyncParsableCommand {
                 out.write("\nwrote shard \(shard) (\(result.rows.count) phases) to \(path)\n")
             }
             try Self.checkInterrupted(interruption, rows: result.rows, wroteEmpty: true)
+            try checkAnswered(result.rows)
             return result
         }
         if interruption?.isRequested == true, result.rows.isEmpty { try Self.checkInterrupted(interruption, rows: []) }
@@ -357,6 +369,7 @@ public struct RunCommand: AsyncParsableCommand {
             out.write("\nwrote \(result.rows.count) rows to \(files.joined(separator: ", "))\n")
         }
         try Self.checkInterrupted(interruption, rows: result.rows)
+        try checkAnswered(result.rows)
         try checkObjectives(result.rows, into: &out)
         return result
     }

@@ -27,8 +27,10 @@ public struct HTTPDrainLoad: Sendable {
 
     /// What one run did. Counts are totals over all tasks.
     public struct Result: Sendable, Hashable {
-        /// Requests answered (any status) or failed without an answer.
+        /// Requests answered (any status). Requests that got no answer are ``unanswered``.
         public var requests = 0
+        /// Requests that got no answer (refused, reset, timed out); retried with back-off.
+        public var unanswered = 0
         /// Pages received (200 responses).
         public var pages = 0
         /// Items returned in those pages.
@@ -37,10 +39,16 @@ public struct HTTPDrainLoad: Sendable {
         public var drains = 0
         /// Retryable failures (429, 503, transport), after which the same request was repeated.
         public var retries = 0
-        /// Other failures, after which the drain started over.
+        /// Non-retryable failures (a 404, a bad token, a malformed answer): the first one
+        /// ends the run, since repeating it would only measure the error.
         public var failures = 0
         /// The first failure's message, if any.
         public var firstFailure: String?
+        /// Whether the server stopped answering: a task met ``HTTPDrainLoad/giveUpAfterUnanswered``
+        /// unanswered requests in a row and gave up.
+        public var serverStoppedAnswering = false
+        /// The last message of a request that got no answer.
+        public var lastUnanswered: String?
         /// Wall-clock length of the run.
         public var elapsed: Duration = .zero
 
@@ -59,8 +67,20 @@ public struct HTTPDrainLoad: Sendable {
             drains += other.drains
             retries += other.retries
             failures += other.failures
+            unanswered += other.unanswered
             if firstFailure == nil { firstFailure = other.firstFailure }
+            serverStoppedAnswering = serverStoppedAnswering || other.serverStoppedAnswering
+            lastUnanswered = other.lastUnanswered ?? lastUnanswered
         }
+    }
+
+    /// Unanswered requests in a row after which a task gives up on the server (waiting
+    /// 10 ms, doubling to 1 s, between them).
+    public static let giveUpAfterUnanswered = 6
+
+    private enum Child: Sendable {
+        case task(Result)
+        case deadline
     }
 
     /// Runs the load through `page` (normally ``HTTPStoreSource/page(_:)``).
@@ -77,15 +97,23 @@ public struct HTTPDrainLoad: Sendable {
         let deadline = start.advanced(by: duration)
         let request = self.request
         let drainsPerTask = self.drainsPerTask ?? Int.max
-        var total = await withTaskGroup(of: Result.self) { group in
+        let concurrency = self.concurrency
+        var total = await withTaskGroup(of: Child.self) { group in
+            // The duration holds whatever the tasks are waiting for (connections, answers).
+            group.addTask {
+                try? await Task.sleep(until: deadline, clock: clock)
+                return .deadline
+            }
             for index in 0..<concurrency {
                 group.addTask(executorPreference: executor?(index)) {
                     var result = Result()
                     var current = request
+                    var unansweredInARow = 0
                     while result.drains < drainsPerTask, clock.now < deadline, !Task.isCancelled {
-                        result.requests += 1
                         do {
                             let received = try await page(current)
+                            unansweredInARow = 0
+                            result.requests += 1
                             result.pages += 1
                             result.items += received.returnedCount
                             if let token = received.nextToken {
@@ -97,20 +125,44 @@ public struct HTTPDrainLoad: Sendable {
                         } catch is CancellationError {
                             break
                         } catch let error as StoreError where error.isRetryable {
+                            unansweredInARow = 0
+                            result.requests += 1
                             result.retries += 1
                         } catch let error as HTTPSourceError where error.isRetryable {
+                            if Task.isCancelled { break }
+                            result.unanswered += 1
                             result.retries += 1
+                            result.lastUnanswered = error.message
+                            unansweredInARow += 1
+                            if unansweredInARow >= Self.giveUpAfterUnanswered {
+                                result.serverStoppedAnswering = true
+                                break
+                            }
+                            let backoff = Duration.milliseconds(min(1000, 10 << (unansweredInARow - 1)))
+                            do { try await Task.sleep(for: backoff) } catch { break }
                         } catch {
+                            result.requests += 1
                             result.failures += 1
                             if result.firstFailure == nil { result.firstFailure = "\(error)" }
-                            current.token = nil
+                            break
                         }
                     }
-                    return result
+                    return .task(result)
                 }
             }
             var total = Result()
-            for await result in group { total.add(result) }
+            var finished = 0
+            for await child in group {
+                switch child {
+                case .deadline:
+                    group.cancelAll()
+                case .task(let result):
+                    total.add(result)
+                    finished += 1
+                    // A non-retryable failure or a server that stopped answering ends the run.
+                    if finished == concurrency || result.failures > 0 || result.serverStoppedAnswering { group.cancelAll() }
+                }
+            }
             return total
         }
         total.elapsed = start.duration(to: clock.now)

@@ -42,6 +42,12 @@ public struct RunResult: Sendable {
     public var shardDrains: Int?
     /// What a remote target answered in the measured phase; nil in-process.
     public var remoteCounts: RemoteCounts?
+    /// Whether a remote target stopped answering: drains failed and requests got no response
+    /// at all (refused, reset, timed out) in the measured phase.
+    public var targetStoppedAnswering: Bool {
+        metrics.errors.total > 0 && (remoteCounts?.responses["transport"] ?? 0) > 0
+    }
+
     /// Whether an interruption (SIGINT, SIGTERM: H6) ended the phase before its bound.
     public var partial = false
     /// False when the interruption came before the measured phase began: then nothing of

@@ -33,6 +33,9 @@ public struct SweepRunner: Sendable {
         public var waitForStart: (@Sendable () async throws -> Void)?
         /// Stops the sweep early (H6): the phase in progress ends partial, no other starts.
         public var interruption: Interruption?
+        /// Ends the sweep after a phase for which this returns true (a remote target that
+        /// stopped answering: later phases would only measure failures).
+        public var stopAfter: (@Sendable (RunResult) -> Bool)?
 
         public init(context: RunContext) {
             self.context = context
@@ -166,7 +169,7 @@ public struct SweepRunner: Sendable {
                 output.results.append(result)
                 output.rows.append(result.row(context: options.context))
                 output.timeSeries += result.timeSeries
-                if result.partial { return false }
+                if result.partial || options.stopAfter?(result) == true { return false }
             }
         }
         return true

@@ -16,6 +16,8 @@ extension CheckReport {
         let outcome: String
         if hasRegression {
             outcome = "REGRESSION"
+        } else if !failedRows.isEmpty {
+            outcome = "FAILED RUN"
         } else if unmatchedFails && !(onlyInBaseline.isEmpty && onlyInCurrent.isEmpty) {
             outcome = "UNMATCHED ROWS"
         } else if behaviourChangeCount > 0 {
@@ -25,6 +27,7 @@ extension CheckReport {
         }
         var parts = [
             "\(count(.regression)) regression\(count(.regression) == 1 ? "" : "s")",
+            "\(failedRows.count) failed row\(failedRows.count == 1 ? "" : "s")",
             "\(behaviourChangeCount) behaviour change\(behaviourChangeCount == 1 ? "" : "s")",
             "\(count(.improvement)) improvement\(count(.improvement) == 1 ? "" : "s")",
             "\(count(.unchanged)) unchanged",
@@ -79,6 +82,11 @@ extension CheckReport {
                 lines.append("  \(identity)  \(verdict.metric)  \(parts.values)  \(parts.change)  (\(parts.evidence))")
             }
         }
+        if !failedRows.isEmpty {
+            lines.append("")
+            lines.append("Failed rows, not compared (\(failedRows.count)):")
+            for (identity, row) in failedRows { lines.append("  \(identity)  \(row)") }
+        }
         if !behaviourChanges.isEmpty {
             lines.append("")
             lines.append("Behaviour changes (\(behaviourChanges.count))\(behaviourChangeAllowed ? ", allowed" : ""):")
@@ -118,6 +126,12 @@ extension CheckReport {
                     "| \(verdict.verdict == .regression ? "**regression**" : verdict.verdict.rawValue) | \(cell(identity)) "
                         + "| `\(verdict.metric)` | \(cell(parts.values)) | \(parts.change) | \(cell(parts.evidence)) |")
             }
+            lines.append("")
+        }
+        if !failedRows.isEmpty {
+            lines.append("**Failed rows** (not compared):")
+            lines.append("")
+            for (identity, row) in failedRows { lines.append("- \(cell(identity)): \(row)") }
             lines.append("")
         }
         if !behaviourChanges.isEmpty {

@@ -59,6 +59,9 @@ public struct IdentityComparison: Sendable, Equatable, Codable {
     public var baselineRepetitions: Int
     public var currentRepetitions: Int
     public var behaviourChanges: [BehaviourChange]
+    /// Rows refused because too many of their drains failed (``Thresholds/maxFailedDrainFraction``):
+    /// each says which file and repetition, and the fraction.
+    public var failedRows: [String] = []
     public var metrics: [MetricVerdict]
     /// Context differences that weaken the comparison (build configuration, seed, host, …).
     public var warnings: [String]
@@ -110,10 +113,15 @@ public struct CheckReport: Sendable, Equatable, Codable {
 
     public var hasRegression: Bool { count(.regression) > 0 }
 
-    /// Whether the check fails: a regression, a behaviour change that was not allowed, or (with
+    /// Rows refused as failed runs, with their group's label.
+    public var failedRows: [(identity: String, row: String)] {
+        comparisons.flatMap { comparison in comparison.failedRows.map { (comparison.label, $0) } }
+    }
+
+    /// Whether the check fails: a regression, a row of failed drains, a behaviour change that was not allowed, or (with
     /// ``unmatchedFails``) a group present in only one file.
     public var fails: Bool {
-        hasRegression || (behaviourChangeCount > 0 && !behaviourChangeAllowed)
+        hasRegression || !failedRows.isEmpty || (behaviourChangeCount > 0 && !behaviourChangeAllowed)
             || (unmatchedFails && !(onlyInBaseline.isEmpty && onlyInCurrent.isEmpty))
     }
 

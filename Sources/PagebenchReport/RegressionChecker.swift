@@ -88,14 +88,21 @@ public struct RegressionChecker: Sendable {
         Dictionary(grouping: rows, by: \.identity).mapValues { $0.sorted { $0.repetition < $1.repetition } }
     }
 
-    private func compare(_ identity: ResultIdentity, _ baseline: [ResultRow], _ current: [ResultRow])
+    private func compare(_ identity: ResultIdentity, _ allBaseline: [ResultRow], _ allCurrent: [ResultRow])
         -> IdentityComparison
     {
+        // Rows of mostly failed drains are refused, not compared.
+        let refused = failedRows(allBaseline, file: "baseline") + failedRows(allCurrent, file: "current")
+        let baseline = allBaseline.filter { !isFailed($0) }
+        let current = allCurrent.filter { !isFailed($0) }
         var warnings = contextWarnings(baseline, current)
         let buildDiffers = Set(baseline.map(\.buildConfiguration)) != Set(current.map(\.buildConfiguration))
         let durationBounded = (baseline + current).contains { $0.targetDrains == nil }
         var changes: [BehaviourChange] = []
-        if durationBounded {
+        var verdicts: [MetricVerdict] = []
+        if baseline.isEmpty || current.isEmpty {
+            // Every row of one side was refused as failed: nothing left to compare.
+        } else if durationBounded {
             warnings.append(
                 "a run is bounded by duration, not drain count, so its counts depend on time: "
                     + "deterministic metrics not compared (bound the run with a drain count)")
@@ -104,8 +111,8 @@ public struct RegressionChecker: Sendable {
                 if let change = Self.behaviourChange(column, baseline, current) { changes.append(change) }
             }
         }
-        var verdicts: [MetricVerdict] = []
-        for column in ResultRow.csvColumns where column.descriptor.kind == .measured && column.descriptor.polarity != .neutral {
+        for column in ResultRow.csvColumns
+        where column.descriptor.kind == .measured && column.descriptor.polarity != .neutral && !baseline.isEmpty && !current.isEmpty {
             let baselineValues = baseline.compactMap { column.value($0).numericValue }
             let currentValues = current.compactMap { column.value($0).numericValue }
             if baselineValues.isEmpty && currentValues.isEmpty { continue }  // does not apply to this run
@@ -119,7 +126,27 @@ public struct RegressionChecker: Sendable {
         return IdentityComparison(
             scenario: identity.scenario, configHash: identity.configHash, pagerKind: identity.pagerKind,
             concurrency: identity.concurrency, baselineRepetitions: baseline.count, currentRepetitions: current.count,
-            behaviourChanges: changes, metrics: verdicts, warnings: warnings)
+            behaviourChanges: changes, failedRows: refused,
+            metrics: verdicts, warnings: warnings)
+    }
+
+    /// The rows whose failed drains exceed ``Thresholds/maxFailedDrainFraction``: their
+    /// figures describe failures (a target that stopped answering, a store that failed), not
+    /// the system under test, so they are refused rather than compared.
+    func failedRows(_ rows: [ResultRow], file: String) -> [String] {
+        rows.filter(isFailed).map { row in
+            let failed = row.errors.total
+            let fraction = Double(failed) / Double(failed + row.drains)
+            return "\(file) repetition \(row.repetition): \(failed) of \(failed + row.drains) drains failed "
+                + "(\(NumberText.number(fraction * 100, digits: 3)) %, more than the \(NumberText.number(thresholds.maxFailedDrainFraction * 100, digits: 3)) % "
+                + "maxFailedDrainFraction): not a measurement; rerun it"
+        }
+    }
+
+    /// Whether more than ``Thresholds/maxFailedDrainFraction`` of the row's drains failed.
+    func isFailed(_ row: ResultRow) -> Bool {
+        let failed = row.errors.total
+        return failed > 0 && Double(failed) / Double(failed + row.drains) > thresholds.maxFailedDrainFraction
     }
 
     static func behaviourChange(_ column: CSVColumn<ResultRow>, _ baseline: [ResultRow], _ current: [ResultRow])

@@ -57,6 +57,10 @@ public struct Thresholds: Sendable, Equatable {
     public var seed: UInt64 = 0x7061_6765_6265_6E63  // "pagebenc"
     /// Explicit per-metric rules, by column name.
     public var metrics: [String: Rule] = [:]
+    /// The largest fraction of failed drains (the `errors_*` columns ÷ ended + failed drains)
+    /// a row may have and still be compared: a row past it (a target that stopped answering,
+    /// a store that failed) is not a measurement, and the check fails naming it.
+    public var maxFailedDrainFraction: Double = 0.01
 
     public init() {}
 
@@ -162,7 +166,7 @@ public struct Thresholds: Sendable, Equatable {
     private struct Document: Decodable {
         var thresholds = Thresholds()
 
-        static let topKeys = ["scale", "confidence", "alpha", "resamples", "seed", "metrics"]
+        static let topKeys = ["scale", "confidence", "alpha", "resamples", "seed", "maxFailedDrainFraction", "metrics"]
 
         init(from decoder: any Decoder) throws {
             let object = try decoder.container(keyedBy: AnyKey.self)
@@ -183,6 +187,9 @@ public struct Thresholds: Sendable, Equatable {
                     let value = try Self.number(object, key, name, in: 0...9_007_199_254_740_991, "bootstrap seed")
                     guard value == value.rounded() else { throw FieldError(field: name, problem: "must be a whole number") }
                     thresholds.seed = UInt64(value)
+                case "maxFailedDrainFraction":
+                    thresholds.maxFailedDrainFraction = try Self.number(
+                        object, key, name, in: 0...1, "largest fraction of failed drains a compared row may have")
                 case "metrics":
                     let metrics: KeyedDecodingContainer<AnyKey>
                     do {

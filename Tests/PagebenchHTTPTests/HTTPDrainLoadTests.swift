@@ -36,3 +36,35 @@ struct HTTPDrainLoadTests {
         #expect(result.requestsPerSecond > 0)
     }
 }
+
+/// Issue 12: errors are counted as errors, non-retryable ones stop, a dead server ends the run.
+@Suite("HTTP drain load failures")
+struct HTTPDrainLoadFailureTests {
+    @Test("a non-retryable answer (404) ends the run at once instead of being repeated for the duration")
+    func nonRetryableFailureEndsTheRun() async throws {
+        let load = HTTPDrainLoad(request: PageRequest(range: .scan, limit: 9), concurrency: 3, duration: .seconds(600))
+        let result = try await withLiveServer(StoreServer(store: try TestStores.store())) { target in
+            try await HTTPStoreSource.withSource(target: target + "/no-such-prefix", configuration: .init(connections: 3)) { source in
+                await load.run { try await source.page($0) }
+            }
+        }
+        #expect(result.failures >= 1 && result.failures <= 3)
+        #expect(result.requests == result.failures)
+        #expect(result.pages == 0 && result.retries == 0)
+        #expect(result.firstFailure?.contains("404") == true)
+    }
+
+    @Test("requests that get no answer are not counted as requests; a server that never answers ends the run")
+    func unansweredRequestsAreNotRequests() async throws {
+        let load = HTTPDrainLoad(request: PageRequest(range: .scan, limit: 9), concurrency: 2, duration: .seconds(600))
+        // Port 9 (discard) on loopback: nothing listens, every connect is refused.
+        let result = try await HTTPStoreSource.withSource(target: "http://127.0.0.1:9", configuration: .init(connections: 2)) { source in
+            await load.run { try await source.page($0) }
+        }
+        #expect(result.requests == 0)
+        #expect(result.requestsPerSecond == 0)
+        #expect(result.unanswered >= HTTPDrainLoad.giveUpAfterUnanswered)
+        #expect(result.serverStoppedAnswering)
+        #expect(result.lastUnanswered != nil)
+    }
+}

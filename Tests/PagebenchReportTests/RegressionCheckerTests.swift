@@ -137,6 +137,25 @@ import Testing
         #expect(report.comparisons.first?.warnings.contains { $0.contains("bounded by duration") } == true)
     }
 
+    /// Issue 12: a row most of whose drains failed (a target that stopped answering) is not
+    /// a measurement: it is refused, never compared, and fails the check.
+    @Test func rowsOfFailedDrainsAreRefusedAndFailTheCheck() throws {
+        var failing = SyntheticResults()
+        failing.errorsOther = 2  // of 102 drains: 1.96 %, past the default 1 %
+        let report = try check(SyntheticResults(), failing)
+        #expect(report.fails)
+        #expect(report.failedRows.count == failing.repetitions)
+        #expect(report.failedRows.allSatisfy { $0.row.hasPrefix("current repetition") && $0.row.contains("2 of 102 drains failed") })
+        #expect(report.comparisons.first?.metrics.isEmpty == true)
+        #expect(report.comparisons.first?.behaviourChanges.isEmpty == true)
+        #expect(report.summaryLine.hasPrefix("FAILED RUN"))
+        #expect(report.text.contains("Failed rows, not compared"))
+        // One failed drain in 101 is within the allowance and compared as usual.
+        var rare = SyntheticResults()
+        rare.errorsOther = 1
+        #expect(try check(SyntheticResults(), rare).failedRows.isEmpty)
+    }
+
     @Test func differentBuildConfigurationsMakeMeasuredVerdictsInconclusive() throws {
         var current = SyntheticResults()
         current.buildConfiguration = "debug"
@@ -152,8 +171,12 @@ import Testing
         one.errorsOther = 1
         #expect(verdict(try check(SyntheticResults(), one), "errors_other")?.verdict == .unchanged)
         var many = SyntheticResults()
-        many.errorsOther = 10
-        let report = try check(SyntheticResults(), many)
+        many.errorsOther = 10  // of 110 drains: compared only with a failed-drain allowance above 9 %
+        var thresholds = Thresholds()
+        thresholds.maxFailedDrainFraction = 0.5
+        let report = RegressionChecker(thresholds: thresholds).check(
+            baseline: try roundTrip(SyntheticResults().rows(seed: 1)), current: try roundTrip(many.rows(seed: 2)),
+            baselineFile: "baseline.csv", currentFile: "current.csv")
         let errors = try #require(verdict(report, "errors_other"))
         #expect(errors.verdict == .regression)
         #expect(errors.relativeChange == .infinity)

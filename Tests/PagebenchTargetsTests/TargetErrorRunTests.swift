@@ -141,7 +141,9 @@ import Testing
     }
 
     /// The server goes away part way through a timed run: the drains that meet the refused
-    /// connection end as counted errors, the run ends on time, the pages before stay.
+    /// connection end as counted errors, the rows are written with the pages before, and the
+    /// run fails with exit 69 saying the target stopped answering (issue 12: a failure is
+    /// never a result).
     @Test func aConnectionRefusedMidRunIsCountedAndTheRunEnds() async throws {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -162,7 +164,12 @@ import Testing
             for await outcome in group where outcome != nil { result = outcome }
             return result!
         }
-        let row = try #require(result.0?.rows.first, "\(result.2?.message ?? "")")
+        let failure = try #require(result.2, "the run must fail")
+        #expect(failure.exitCode == ExitCodes.unavailable)
+        #expect(failure.message.contains("stopped answering") && failure.message.contains("got no response"), "\(failure.message)")
+        let rows = try ResultRow.parseCSV(
+            try String(contentsOf: directory.appendingPathComponent("t.csv"), encoding: .utf8), file: "t.csv")
+        let row = try #require(rows.first)
         #expect(row.pages > 0)
         #expect(row.errors.other > 0)
     }
