@@ -314,6 +314,7 @@ public struct RunCommand: AsyncParsableCommand {
             await realSource?.shutdown()
             throw CommandFailure(wrapping: error)
         }
+        for warning in result.results.compactMap(\.probeWarning) { StandardError.write("pagebench: warning: \(warning)\n") }
         // Rows name what they paged, so that they are never matched with in-process rows.
         for index in result.rows.indices {
             if let realTarget {

@@ -43,6 +43,11 @@ struct Pacing: Sendable {
     /// histogram: a probed drain runs in a child task, and handing a few numbers back to
     /// the worker is far cheaper than a histogram per drain merged into the worker's.
     var latencyLog: [UInt64]?
+    /// A probed drain cancelled by page count (drains too short for a timer): after this
+    /// many pages the drain cancels its own task, once.
+    var cancelAfterPages: Int?
+    /// When the drain cancelled itself (monotonic nanoseconds; 0 if it did not).
+    var selfCancelledAt: UInt64 = 0
 
     init(timeSeries: Bool, logLatencies: Bool = false) {
         intervalSamples = timeSeries ? [] : nil

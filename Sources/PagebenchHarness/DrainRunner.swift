@@ -73,7 +73,15 @@ struct DrainRunner<Source: PageSource>: Sendable where Source.Request == PageReq
         }
         guard page.nextToken != nil else { return false }
         if let maxPages = plan.maxPages, result.pages >= maxPages { return false }
-        return !plan.abandonsAfterPage()
+        guard !plan.abandonsAfterPage() else { return false }
+        if let pages = pacing.cancelAfterPages, result.pages >= pages {
+            // The cancellation probe of a drain shorter than a timer tick: the request for the
+            // next page starts cancelled, and the latency runs from here.
+            pacing.cancelAfterPages = nil
+            pacing.selfCancelledAt = MonotonicTime.nanoseconds()
+            withUnsafeCurrentTask { $0?.cancel() }
+        }
+        return true
     }
 
     private func ending(for error: any Error) -> DrainResult.Ending {

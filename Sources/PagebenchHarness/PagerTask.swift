@@ -17,13 +17,62 @@ struct PagerTask<Source: PageSource>: Sendable where Source.Request == PageReque
     /// worker has finished a drain it expects this long.
     static var initialDrainEstimateNanoseconds: Double { 1_000_000 }
 
+    /// Drains whose pages are expected to take less than this each are cancelled by page
+    /// count rather than by a timer: a timer instant (the shared timer ticks every 250 µs,
+    /// and a busy machine wakes sleepers late) lands inside a request only when requests
+    /// wait for longer than that (service times, remote targets); CPU-bound pages of a few
+    /// microseconds would end before it.
+    static var timedProbeMinimumPageNanoseconds: Double { 2_000_000 }
+
+    /// What a worker expects of its drains, for placing cancel instants inside them (H2).
+    struct DrainEstimate {
+        var nanoseconds = PagerTask.initialDrainEstimateNanoseconds
+        var pages = 1.0
+        var finished = 0.0
+        /// Timed probes in a row whose drain ended before the timer fired although its cancel
+        /// point was in the drain's first half: on a starved machine timers wake too late, and
+        /// after two such misses this pager cancels by page count for the rest of the phase.
+        var timerMisses = 0
+
+        /// Whether the next probe cancels by page count rather than by a timer.
+        func cancelsByPages(kind: PagerKind) -> Bool {
+            guard kind != .apolloLoadAll else { return false }  // no page boundary to count
+            return timerMisses >= 2 || nanoseconds / max(1, pages) < PagerTask.timedProbeMinimumPageNanoseconds
+        }
+
+        /// A timed probe ended: `cancelled` says whether the timer fired inside the drain.
+        mutating func timedProbe(cancelled: Bool, point: Double) {
+            if cancelled {
+                timerMisses = 0
+            } else if point < 0.5 {
+                timerMisses += 1
+            }
+        }
+
+        /// A drain ran to its end: move towards its length (a running mean over the last ~16).
+        mutating func finished(nanoseconds drain: UInt64, pages drainPages: Int) {
+            finished += 1
+            let weight = 1 / min(finished, 16)
+            nanoseconds += (Double(drain) - nanoseconds) * weight
+            pages += (Double(drainPages) - pages) * weight
+        }
+
+        /// A probe cancelled a drain at `point` (0…1) of the estimate: it was still running
+        /// there, so a late cancel point means the estimate is probably short, and it doubles.
+        /// Without this, at cancelFraction 1 no drain ever finishes and the estimate never
+        /// moves; with it, the estimate grows until drains end before late cancel points.
+        mutating func outlived(point: Double, byPages: Bool) {
+            guard point > 2.0 / 3.0 else { return }
+            if byPages { pages *= 2 } else { nanoseconds *= 2 }
+        }
+    }
+
     /// Runs drains until the phase has no more, recording into `metrics` (prepared by the
     /// caller, outside the measured time) and returning them.
     func run(metrics initial: consuming TaskMetrics) async -> TaskMetrics {
         var metrics = initial
         var pacing = Pacing(timeSeries: timeSeries)
-        var finishedDrains = 0.0
-        var meanDrainNanoseconds = Self.initialDrainEstimateNanoseconds
+        var estimate = DrainEstimate()
         while !Task.isCancelled, let claim = control.claim() {
             if let intended = claim.intendedStart {
                 if MonotonicTime.nanoseconds() > intended {
@@ -38,10 +87,18 @@ struct PagerTask<Source: PageSource>: Sendable where Source.Request == PageReque
             let result: DrainResult
             var probeLatency: UInt64?
             if plan.isCancelled {
-                let delay = UInt64(plan.cancelPoint * meanDrainNanoseconds)
-                let probed = await probe(plan, cancelAfterNanoseconds: delay, pacing: &pacing)
+                let byPages = estimate.cancelsByPages(kind: executor.kind)
+                let probed = await probe(
+                    plan, cancelAfterNanoseconds: UInt64(plan.cancelPoint * estimate.nanoseconds),
+                    orPages: byPages ? max(1, Int(plan.cancelPoint * estimate.pages)) : nil, pacing: &pacing)
                 result = probed.result
                 probeLatency = probed.cancelLatency
+                control.probesArmed.add(1, ordering: .relaxed)
+                if !byPages { estimate.timedProbe(cancelled: probeLatency != nil, point: plan.cancelPoint) }
+                if probeLatency != nil {
+                    control.probesCancelled.add(1, ordering: .relaxed)
+                    estimate.outlived(point: plan.cancelPoint, byPages: byPages)
+                }
                 metrics.addPageCounts(probed.metrics)
                 for latency in probed.pageLatencies { metrics.pageLatency.record(nanoseconds: latency) }
                 pacing.intervalSamples?.append(contentsOf: probed.pageLatencies)
@@ -55,8 +112,7 @@ struct PagerTask<Source: PageSource>: Sendable where Source.Request == PageReque
                 metrics.recordDrain(
                     pageCount: result.pages, latencyNanoseconds: latency,
                     correctedLatencyNanoseconds: claim.intendedStart.map { MonotonicTime.elapsed(from: $0, to: ended) })
-                finishedDrains += 1
-                meanDrainNanoseconds += (Double(latency) - meanDrainNanoseconds) / finishedDrains
+                estimate.finished(nanoseconds: latency, pages: result.pages)
             case .failed(let kind):
                 metrics.recordError(kind)
             case .cancelled:
@@ -80,15 +136,16 @@ struct PagerTask<Source: PageSource>: Sendable where Source.Request == PageReque
     private enum ProbeEvent: Sendable {
         /// The drain's child task ended; `returnedAt` is its last clock reading, taken just
         /// before it returns.
-        case drained(DrainResult, TaskMetrics, [UInt64], returnedAt: UInt64)
+        case drained(DrainResult, TaskMetrics, [UInt64], returnedAt: UInt64, selfCancelledAt: UInt64)
         case cancelTimer(fired: Bool)
     }
 
     /// Runs a drain in a child task and cancels it after `cancelAfterNanoseconds` (H2): the
     /// latency is from the cancel request (read just before `cancelAll()`) to the child
     /// task's last instant before it returns (read by that task itself, so the time this
-    /// worker takes to notice the return is not counted).
-    private func probe(_ plan: DrainPlan, cancelAfterNanoseconds delay: UInt64, pacing: inout Pacing)
+    /// worker takes to notice the return is not counted). With `pages`, the drain cancels
+    /// itself after that many pages instead, and the latency runs from that instant.
+    private func probe(_ plan: DrainPlan, cancelAfterNanoseconds delay: UInt64, orPages pages: Int?, pacing: inout Pacing)
         async -> (result: DrainResult, metrics: TaskMetrics, pageLatencies: [UInt64], cancelLatency: UInt64?)
     {
         let executor = self.executor
@@ -97,16 +154,21 @@ struct PagerTask<Source: PageSource>: Sendable where Source.Request == PageReque
             group.addTask {
                 var metrics = PresizedRecorders.countsOnly
                 var pacing = Pacing(timeSeries: false, logLatencies: true)
+                pacing.cancelAfterPages = pages
                 let result = await executor.run(plan, into: &metrics, pacing: &pacing)
                 executor.publish(&pacing, force: true)
-                return .drained(result, metrics, pacing.latencyLog ?? [], returnedAt: MonotonicTime.nanoseconds())
+                return .drained(
+                    result, metrics, pacing.latencyLog ?? [], returnedAt: MonotonicTime.nanoseconds(),
+                    selfCancelledAt: pacing.selfCancelledAt)
             }
-            group.addTask {
-                do {
-                    try await sleep(delay)
-                    return .cancelTimer(fired: true)
-                } catch {
-                    return .cancelTimer(fired: false)
+            if pages == nil {
+                group.addTask {
+                    do {
+                        try await sleep(delay)
+                        return .cancelTimer(fired: true)
+                    } catch {
+                        return .cancelTimer(fired: false)
+                    }
                 }
             }
             var cancelRequested: UInt64?
@@ -118,8 +180,11 @@ struct PagerTask<Source: PageSource>: Sendable where Source.Request == PageReque
                         cancelRequested = MonotonicTime.nanoseconds()
                         group.cancelAll()
                     }
-                case .drained(let result, let metrics, let latencies, let returned):
+                case .drained(let result, let metrics, let latencies, let returned, let selfCancelled):
                     drained = (result, metrics, latencies)
+                    if selfCancelled != 0, result.ending == .cancelled {
+                        return (result, metrics, latencies, MonotonicTime.elapsed(from: selfCancelled, to: returned))
+                    }
                     if let cancelRequested, result.ending == .cancelled {
                         return (result, metrics, latencies, MonotonicTime.elapsed(from: cancelRequested, to: returned))
                     }

@@ -33,6 +33,9 @@ final class PhaseControl: Sendable {
     private let state = Mutex(State())
     /// Monotonic instant at which the final cancel-everything was requested; 0 before.
     let cancelRequestedAt = Atomic<UInt64>(0)
+    /// Drains the cancellation probe was asked to cancel, and those it did cancel (H2).
+    let probesArmed = Atomic<Int>(0)
+    let probesCancelled = Atomic<Int>(0)
 
     init(
         planner: DrainPlanner, isWarmup: Bool, start: UInt64, drainLimit: Int?, durationNanoseconds: Double?,

@@ -173,6 +173,8 @@ public struct PhaseRunner<Source: PageSource>: Sendable where Source.Request == 
             result.bareLoopPagesPerSecond = bareLoopPagesPerSecond
             result.remoteCounts = remote
             result.partial = phase.interrupted
+            result.probesArmed = phase.probes.armed
+            result.probesCancelled = phase.probes.cancelled
             return result
         }
     }
@@ -183,6 +185,8 @@ public struct PhaseRunner<Source: PageSource>: Sendable where Source.Request == 
         var nanoseconds: UInt64
         /// Whether an ``Interruption`` ended the phase before its bound.
         var interrupted: Bool
+        /// Drains the cancellation probe was asked to cancel, and cancelled.
+        var probes: (armed: Int, cancelled: Int)
     }
 
     private enum PhaseChild: Sendable {
@@ -279,7 +283,8 @@ public struct PhaseRunner<Source: PageSource>: Sendable where Source.Request == 
         }
         return PhaseOutcome(
             metrics: metrics, workersReturned: returned,
-            nanoseconds: MonotonicTime.elapsed(from: start, to: MonotonicTime.nanoseconds()), interrupted: interrupted)
+            nanoseconds: MonotonicTime.elapsed(from: start, to: MonotonicTime.nanoseconds()), interrupted: interrupted,
+            probes: (control.probesArmed.load(ordering: .relaxed), control.probesCancelled.load(ordering: .relaxed)))
     }
 
     /// The pager retry policy of a workload; the store's throttling and faults are retryable.

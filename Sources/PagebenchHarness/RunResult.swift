@@ -48,6 +48,20 @@ public struct RunResult: Sendable {
         metrics.errors.total > 0 && (remoteCounts?.responses["transport"] ?? 0) > 0
     }
 
+    /// Drains of the measured phase the cancellation probe was asked to cancel
+    /// (`cancelFraction`), and how many it cancelled: the others ended before their cancel
+    /// instant (or the probe could not place one inside them).
+    public var probesArmed = 0
+    public var probesCancelled = 0
+
+    /// A warning when the probe cancelled less than half of what it was asked to (H2).
+    public var probeWarning: String? {
+        guard probesArmed >= 4, probesCancelled * 2 < probesArmed else { return nil }
+        return "\(scenario.name) ×\(concurrency) rep \(repetition): the cancellation probe was asked to cancel "
+            + "\(probesArmed) drains (cancelFraction \(scenario.workload.cancelFraction)) but cancelled \(probesCancelled); "
+            + "the others ended before their cancel instant, so cancel_latency_* describes fewer drains than asked"
+    }
+
     /// Whether an interruption (SIGINT, SIGTERM: H6) ended the phase before its bound.
     public var partial = false
     /// False when the interruption came before the measured phase began: then nothing of

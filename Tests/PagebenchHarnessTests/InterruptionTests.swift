@@ -123,3 +123,50 @@ import Glibc
         await interruption.wait()  // already requested: returns at once
     }
 }
+
+/// Issue 12, H2: the cancellation probe cancels inside drains whatever their length, and
+/// says when it could not.
+@Suite struct CancellationProbeTests {
+    /// Drains of 20 pages in-process: far shorter than any timer tick.
+    static func fastStore(cancelFraction: Double, limit: Int = 10) throws -> PhaseRunner<StoreSource> {
+        try storeRunner(
+            scenario(store: StoreConfiguration(partitions: 8, itemsPerPartition: .uniform(200))) { workload in
+                workload.pager = .loop
+                workload.read = .partition(.uniform)
+                workload.filter = nil
+                workload.limit = limit
+                workload.concurrency = [1]
+                workload.bound = .drains(60)
+                workload.cancelFraction = cancelFraction
+            })
+    }
+
+    @Test("H2: on a store whose drains end within microseconds, the probe still cancels the drains it picks")
+    func fastDrainsAreCancelled() async throws {
+        let result = try await Self.fastStore(cancelFraction: 0.5).run(concurrency: 1, repetition: 1)
+        #expect(result.probesArmed >= 10)
+        #expect(result.probesCancelled * 2 >= result.probesArmed)
+        #expect(result.metrics.cancellations == result.probesCancelled)
+        #expect(result.probeWarning == nil)
+    }
+
+    @Test("H2: at cancelFraction 1 cancel points move into the drains instead of staying at their start")
+    func everyDrainProbedStillSpreads() async throws {
+        let result = try await Self.fastStore(cancelFraction: 1).run(concurrency: 1, repetition: 1)
+        #expect(result.probesArmed == 60)
+        #expect(result.metrics.cancellations > 0)
+        // Cancelled drains average more than two pages: the estimate grew past the first page.
+        let pagesOfCancelled = result.metrics.pages - result.metrics.pagesInEndedDrains
+        #expect(pagesOfCancelled > 2 * result.metrics.cancellations)
+    }
+
+    @Test("H2: a probe that could not cancel what it was asked to says so")
+    func singlePageDrainsWarn() async throws {
+        // limit 1000 > 200 items: every drain is one page, over before any cancel instant.
+        let result = try await Self.fastStore(cancelFraction: 0.5, limit: 1000).run(concurrency: 1, repetition: 1)
+        #expect(result.probesArmed >= 10)
+        #expect(result.probesCancelled == 0)
+        let warning = try #require(result.probeWarning)
+        #expect(warning.contains("asked to cancel \(result.probesArmed) drains") && warning.contains("cancelled 0"))
+    }
+}
