@@ -44,6 +44,8 @@ var dependencies: [Package.Dependency] = [
     // results/http-vs-wrk.md for why). Only built with the AsyncHTTPClientSupport trait.
     .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
     .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+    // Already built for Hummingbird; named because the server's parse-error handler speaks its HTTP parts.
+    .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
     // HTTPS for the lean client and `serve --tls-cert` (issue 14); SHA-256/HMAC for SigV4.
     .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
     .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
@@ -104,6 +106,7 @@ var targets: [Target] = [
             .product(name: "NIOTLS", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "NIOHTTP1", package: "swift-nio"),
+            .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
             .product(
                 name: "AsyncHTTPClient", package: "async-http-client",
                 condition: .when(traits: ["AsyncHTTPClientSupport"])),

@@ -27,12 +27,20 @@ public struct StoreServer: Sendable {
         public var includePayloadByDefault: Bool
         /// The `Retry-After` header of a 429 (throttled) response, in whole seconds (S21).
         public var retryAfterSeconds: Int
+        /// A connection with no request in progress is closed after this long without a
+        /// complete request head — idle keep-alive connections, and clients that trickle a
+        /// head byte by byte (slowloris), which never complete one. Nil: never.
+        public var idleTimeout: Duration?
 
-        public init(host: String = "127.0.0.1", port: Int = 8080, includePayloadByDefault: Bool = false, retryAfterSeconds: Int = 1) {
+        public init(
+            host: String = "127.0.0.1", port: Int = 8080, includePayloadByDefault: Bool = false, retryAfterSeconds: Int = 1,
+            idleTimeout: Duration? = .seconds(60)
+        ) {
             self.host = host
             self.port = port
             self.includePayloadByDefault = includePayloadByDefault
             self.retryAfterSeconds = retryAfterSeconds
+            self.idleTimeout = idleTimeout
         }
     }
 
@@ -53,18 +61,28 @@ public struct StoreServer: Sendable {
         watchesConnections = service.base != .none || service.nanosecondsPerScannedByte != 0
     }
 
+    /// `handler` on GET and HEAD (HEAD is GET without the body, RFC 9110; the HTTP encoder
+    /// drops the body of a HEAD response).
+    private func getAndHead(
+        _ router: Router<StoreRequestContext>, _ path: RouterPath,
+        _ handler: @escaping @Sendable (Request, StoreRequestContext) async throws -> Response
+    ) {
+        router.get(path, use: handler)
+        router.head(path, use: handler)
+    }
+
     /// The routes, for an `Application` or for in-process tests.
     public func buildRouter() -> Router<StoreRequestContext> {
         let router = Router(context: StoreRequestContext.self)
         router.add(middleware: JSONErrorMiddleware())
         let health = healthBody()
-        router.get("/health") { _, _ in
+        getAndHead(router, "/health") { _, _ in
             Response(status: .ok, headers: Self.jsonHeaders, body: .init(byteBuffer: health))
         }
-        router.get("/scan") { request, context in
+        getAndHead(router, "/scan") { request, context in
             await respond(range: .scan, to: request, context: context)
         }
-        router.get("/scan/segments/:index/:total") { request, context in
+        getAndHead(router, "/scan/segments/:index/:total") { request, context in
             let index: Int
             let total: Int
             do throws(QueryParameterError) {
@@ -75,7 +93,7 @@ public struct StoreServer: Sendable {
             }
             return await respond(range: .segment(index: index, total: total), to: request, context: context)
         }
-        router.get("/partitions/:partition/items") { request, context in
+        getAndHead(router, "/partitions/:partition/items") { request, context in
             let partition: Int
             do throws(QueryParameterError) {
                 partition = try PageQuery.pathNumber("partition", context.parameters.get("partition"))
@@ -97,9 +115,12 @@ public struct StoreServer: Sendable {
         makeApplication(logger: logger, server: .http1(configuration: http1Configuration), port: port, onListening: onListening)
     }
 
-    /// HTTP/1.1 with the handler that notices clients leaving.
+    /// HTTP/1.1 with the handlers that notice clients leaving and answer unparsable requests
+    /// with the JSON error body, and the idle timeout.
     var http1Configuration: HTTP1Channel.Configuration {
-        .init(additionalChannelHandlers: [closeMonitor.makeHandler()])
+        .init(
+            additionalChannelHandlers: [closeMonitor.makeHandler(), ParseErrorResponder()],
+            idleTimeout: configuration.idleTimeout.map { TimeAmount($0) })
     }
 
     /// The application on `server` (plain HTTP/1.1, or HTTPS around it).
@@ -232,6 +253,13 @@ struct JSONErrorMiddleware: RouterMiddleware {
         do {
             return try await next(request, context)
         } catch let error as HTTPError where error.status == .notFound {
+            if request.method != .get, request.method != .head, Self.isGETRoute(request.uri.path) {
+                var response = Self.response(
+                    .invalidParameter, "\(request.method) is not allowed on \(request.uri.path); use GET or HEAD",
+                    status: .methodNotAllowed)
+                response.headers[.allow] = "GET, HEAD"
+                return response
+            }
             return Self.response(
                 .notFound,
                 "no endpoint \(request.method) \(request.uri.path); endpoints: GET /partitions/{p}/items, GET /scan, GET /scan/segments/{i}/{n}, GET /health"
@@ -240,6 +268,17 @@ struct JSONErrorMiddleware: RouterMiddleware {
             return Self.response(.invalidParameter, error.body ?? "\(error.status)", status: error.status)
         } catch {
             return Self.response(.internalError, "internal error: \(error)")
+        }
+    }
+
+    /// Whether `path` is one of the GET routes (so another method gets 405, not 404).
+    static func isGETRoute(_ path: String) -> Bool {
+        let parts = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
+        switch parts.count {
+        case 1: return parts.first == "health" || parts.first == "scan"
+        case 3: return parts.first == "partitions" && parts.last == "items"
+        case 4: return parts.first == "scan" && parts.dropFirst().first == "segments"
+        default: return false
         }
     }
 

@@ -29,9 +29,9 @@ struct PagerTask<Source: PageSource>: Sendable where Source.Request == PageReque
         var nanoseconds = PagerTask.initialDrainEstimateNanoseconds
         var pages = 1.0
         var finished = 0.0
-        /// Timed probes in a row whose drain ended before the timer fired although its cancel
-        /// point was in the drain's first half: on a starved machine timers wake too late, and
-        /// after two such misses this pager cancels by page count for the rest of the phase.
+        /// Timed probes in a row whose drain ended before the timer fired: on a starved machine
+        /// timers wake too late, and after two such misses this pager cancels by page count
+        /// for the rest of the phase.
         var timerMisses = 0
 
         /// Whether the next probe cancels by page count rather than by a timer.
@@ -41,12 +41,8 @@ struct PagerTask<Source: PageSource>: Sendable where Source.Request == PageReque
         }
 
         /// A timed probe ended: `cancelled` says whether the timer fired inside the drain.
-        mutating func timedProbe(cancelled: Bool, point: Double) {
-            if cancelled {
-                timerMisses = 0
-            } else if point < 0.5 {
-                timerMisses += 1
-            }
+        mutating func timedProbe(cancelled: Bool) {
+            timerMisses = cancelled ? 0 : timerMisses + 1
         }
 
         /// A drain ran to its end: move towards its length (a running mean over the last ~16).
@@ -94,7 +90,7 @@ struct PagerTask<Source: PageSource>: Sendable where Source.Request == PageReque
                 result = probed.result
                 probeLatency = probed.cancelLatency
                 control.probesArmed.add(1, ordering: .relaxed)
-                if !byPages { estimate.timedProbe(cancelled: probeLatency != nil, point: plan.cancelPoint) }
+                if !byPages { estimate.timedProbe(cancelled: probeLatency != nil) }
                 if probeLatency != nil {
                     control.probesCancelled.add(1, ordering: .relaxed)
                     estimate.outlived(point: plan.cancelPoint, byPages: byPages)

@@ -88,6 +88,16 @@ public struct JemallocStats: Sendable, Equatable {
         return try readInt("stats.allocated")
     }
 
+    /// Turns on jemalloc's background purging threads (`background_thread`), so that memory
+    /// freed after a burst (a connection storm on `serve`) goes back to the system within
+    /// seconds instead of waiting for later allocations to trigger its decay. Returns
+    /// whether jemalloc accepted it.
+    @discardableResult
+    public static func enableBackgroundPurging() -> Bool {
+        var enabled = true
+        return mallctl("background_thread", nil, nil, &enabled, MemoryLayout<Bool>.size) == 0
+    }
+
     /// Whether this process's jemalloc collects statistics (`config.stats`).
     public static var statisticsEnabled: Bool {
         var enabled = false

@@ -141,9 +141,19 @@ import Glibc
             })
     }
 
+    /// A probe timer that never fires: only cancellation by page count can cancel, whatever
+    /// the load on the machine running the tests (a loaded machine slows CPU-bound pages to
+    /// milliseconds, where a timer could land inside them).
+    static var timerNeverFires: PhaseRunner<StoreSource>.Options {
+        var options = PhaseRunner<StoreSource>.Options()
+        options.probeSleep = { _ in try await Task.sleep(for: .seconds(3600)) }
+        return options
+    }
+
     @Test("H2: on a store whose drains end within microseconds, the probe still cancels the drains it picks")
     func fastDrainsAreCancelled() async throws {
-        let result = try await Self.fastStore(cancelFraction: 0.5).run(concurrency: 1, repetition: 1)
+        let result = try await Self.fastStore(cancelFraction: 0.5).run(
+            concurrency: 1, repetition: 1, options: Self.timerNeverFires)
         #expect(result.probesArmed >= 10)
         #expect(result.probesCancelled * 2 >= result.probesArmed)
         #expect(result.metrics.cancellations == result.probesCancelled)
@@ -152,7 +162,8 @@ import Glibc
 
     @Test("H2: at cancelFraction 1 cancel points move into the drains instead of staying at their start")
     func everyDrainProbedStillSpreads() async throws {
-        let result = try await Self.fastStore(cancelFraction: 1).run(concurrency: 1, repetition: 1)
+        let result = try await Self.fastStore(cancelFraction: 1).run(
+            concurrency: 1, repetition: 1, options: Self.timerNeverFires)
         #expect(result.probesArmed == 60)
         #expect(result.metrics.cancellations > 0)
         // Cancelled drains average more than two pages: the estimate grew past the first page.
