@@ -72,7 +72,7 @@ struct BaselineUpdateCommand: AsyncParsableCommand {
     func run() async throws {
         if let from {
             let written = try CommandFailure.reporting { try Baselines.update(name: name, directory: directory, from: from) }
-            print("pagebench: wrote \(written.rows) rows to \(written.path)")
+            try CommandFailure.reporting { try StandardOutput.write("pagebench: wrote \(written.rows) rows to \(written.path)\n") }
             return
         }
         let command = try freshRun()
@@ -80,12 +80,12 @@ struct BaselineUpdateCommand: AsyncParsableCommand {
         let result: SweepRunner.Output
         do {
             result = try await command.execute(into: &output)
-            output.flush()
+            try output.finish()
         } catch {
             throw error.report()
         }
         defer { if let scratch = command.output { try? FileManager.default.removeItem(atPath: scratch) } }
         let path = try CommandFailure.reporting { try Baselines.write(result.rows, name: name, directory: directory) }
-        print("pagebench: wrote \(result.rows.count) rows of a fresh run to \(path)")
+        try CommandFailure.reporting { try StandardOutput.write("pagebench: wrote \(result.rows.count) rows of a fresh run to \(path)\n") }
     }
 }

@@ -50,7 +50,7 @@ struct CheckCommand: ParsableCommand {
 
     func run() throws {
         if listThresholds {
-            print(Thresholds.defaultsMarkdownTable(), terminator: "")
+            try CommandFailure.reporting { try StandardOutput.write(Thresholds.defaultsMarkdownTable()) }
             return
         }
         guard let baseline, let current else { throw ExitCodes.usage }
@@ -62,7 +62,7 @@ struct CheckCommand: ParsableCommand {
                 baseline: baselineRows, current: currentRows, baselineFile: baseline, currentFile: current,
                 allowBehaviourChange: allowBehaviourChange, failOnUnmatched: failOnUnmatched)
         }
-        print(report.rendered(format), terminator: "")
+        try CommandFailure.reporting { try StandardOutput.write(report.rendered(format)) }
         if report.fails { throw ExitCodes.regression }
     }
 }

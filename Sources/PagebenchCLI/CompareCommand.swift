@@ -51,6 +51,6 @@ struct CompareCommand: ParsableCommand {
             let inputs = try files.map { (path: $0, rows: try CSVFile.readResults($0)) }
             return ConfigurationComparison(files: inputs, metrics: metricList)
         }
-        print(table.rendered(format), terminator: "")
+        try CommandFailure.reporting { try StandardOutput.write(table.rendered(format)) }
     }
 }

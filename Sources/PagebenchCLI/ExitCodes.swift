@@ -26,6 +26,8 @@ public enum ExitCodes {
     public static let workerFailed = ExitCode(71)
     /// An output file could not be created (EX_CANTCREAT).
     public static let cannotCreate = ExitCode(73)
+    /// Writing to standard output failed (EX_IOERR): a full disk, `> /dev/full`.
+    public static let ioError = ExitCode(74)
     /// The store failed a request for a reason other than the caller's input, such as an
     /// injected fault or throttling that outlasted the retry policy (EX_UNAVAILABLE).
     public static let unavailable = ExitCode(69)

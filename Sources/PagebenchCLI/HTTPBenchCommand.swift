@@ -72,7 +72,7 @@ public struct HTTPBenchCommand: AsyncParsableCommand {
         }
         var output = StandardOutput()
         output.write(outcome.line + "\n")
-        output.flush()
+        do { try output.finish() } catch { throw error.report() }
         if let failure = outcome.failure { throw failure.report() }
     }
 

@@ -27,9 +27,9 @@ public struct ItemsCommand: AsyncParsableCommand {
 
     public func run() async throws {
         var output = StandardOutput()
-        defer { output.flush() }
         do {
             try execute(into: &output)
+            try output.finish()
         } catch {
             output.flush()
             throw error.report()

@@ -150,7 +150,7 @@ public struct KneeCommand: AsyncParsableCommand {
         var standardOutput = StandardOutput()
         do {
             try await execute(into: &standardOutput)
-            standardOutput.flush()
+            try standardOutput.finish()
         } catch {
             standardOutput.flush()
             throw error.report()

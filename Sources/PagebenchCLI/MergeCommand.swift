@@ -46,7 +46,7 @@ public struct MergeCommand: ParsableCommand {
         var standardOutput = StandardOutput()
         do {
             try execute(into: &standardOutput)
-            standardOutput.flush()
+            try standardOutput.finish()
         } catch {
             standardOutput.flush()
             throw error.report()

@@ -41,15 +41,14 @@ public struct PagesCommand: AsyncParsableCommand {
 
     public func run() async throws {
         var output = StandardOutput()
-        defer { output.flush() }
         let summary: Summary
         do {
             summary = try await execute(into: &output)
+            try output.finish()
         } catch {
             output.flush()
             throw error.report()
         }
-        output.flush()
         if memory {
             let process = try? ProcessMemory.read()
             let rss = process.map { String($0.residentBytes) } ?? "null"

@@ -40,6 +40,6 @@ struct ReportCommand: ParsableCommand {
             report.title = title
             try HTMLReport.write(report.render(), to: output)
         }
-        print("pagebench: wrote \(output)")
+        try CommandFailure.reporting { try StandardOutput.write("pagebench: wrote \(output)\n") }
     }
 }

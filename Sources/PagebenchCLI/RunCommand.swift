@@ -178,7 +178,7 @@ public struct RunCommand: AsyncParsableCommand {
             _ = try await SignalTrap.run(interruption) {
                 try await execute(into: &standardOutput, interruption: interruption)
             }
-            standardOutput.flush()
+            try standardOutput.finish()
         } catch {
             standardOutput.flush()
             throw error.report()

@@ -6,8 +6,14 @@ import Glibc
 
 /// A buffered `TextOutputStream` over standard output, flushed every 64 KiB and on
 /// ``flush()``: one JSON line per item must not cost one system call per item.
+///
+/// A write that fails (a full disk, `> /dev/full`, a closed pipe) is remembered, not
+/// fatal: later output is dropped and ``finish()`` throws it (exit 74), so a command never
+/// reports success after losing its output.
 public struct StandardOutput: TextOutputStream {
     private var buffer: [UInt8] = []
+    /// The `errno` of the first failed write.
+    private(set) var failure: Int32?
 
     public init() { buffer.reserveCapacity(1 << 16) }
 
@@ -16,10 +22,36 @@ public struct StandardOutput: TextOutputStream {
         if buffer.count >= 1 << 16 { flush() }
     }
 
+    /// Writes what is buffered to file descriptor 1 (a short write is continued).
     public mutating func flush() {
-        guard !buffer.isEmpty else { return }
-        FileHandle.standardOutput.write(Data(buffer))
-        buffer.removeAll(keepingCapacity: true)
+        defer { buffer.removeAll(keepingCapacity: true) }
+        guard !buffer.isEmpty, failure == nil else { return }
+        var offset = 0
+        while offset < buffer.count {
+            let written = buffer.withUnsafeBytes { Glibc.write(1, $0.baseAddress! + offset, $0.count - offset) }
+            if written < 0, errno == EINTR { continue }
+            if written <= 0 {
+                failure = written < 0 ? errno : EIO
+                return
+            }
+            offset += written
+        }
+    }
+
+    /// Flushes, then throws if any write to standard output failed.
+    public mutating func finish() throws(CommandFailure) {
+        flush()
+        if let failure {
+            throw CommandFailure(
+                ExitCodes.ioError, "cannot write to standard output: \(String(cString: strerror(failure))) (errno \(failure))")
+        }
+    }
+
+    /// Writes `text` and finishes: for commands whose whole output is one string.
+    public static func write(_ text: String) throws(CommandFailure) {
+        var output = StandardOutput()
+        output.write(text)
+        try output.finish()
     }
 }
 

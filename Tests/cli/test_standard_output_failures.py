@@ -1,0 +1,28 @@
+"""Issue 12: a write to standard output that fails (`> /dev/full`) is an error naming it,
+exit 74 (EX_IOERR), for every command that prints; never a crash, never a silent exit 0."""
+import os
+import subprocess
+
+import pytest
+
+from pagebench_support import ROOT, pagebench_binary
+
+FIXTURES = os.path.join(ROOT, "Tests", "Fixtures", "check")
+
+
+@pytest.mark.parametrize("arguments", [
+    ["items", "--partition", "1"],
+    ["pages", "--partition", "1", "--limit", "10"],
+    ["check", "--baseline", os.path.join(FIXTURES, "baseline.csv"), "--current", os.path.join(FIXTURES, "current-same.csv")],
+    ["check", "--list-thresholds"],
+    ["compare", os.path.join(FIXTURES, "baseline.csv")],
+    ["run", "--drains", "2", "--concurrency", "1", "--output", "{tmp}/out.csv"],
+])
+def test_a_failed_write_to_standard_output_is_exit_74(tmp_path, arguments):
+    arguments = [a.replace("{tmp}", str(tmp_path)) for a in arguments]
+    with open("/dev/full", "w") as full:
+        result = subprocess.run([pagebench_binary()] + arguments, stdout=full, stderr=subprocess.PIPE, text=True,
+                                timeout=300)
+    assert result.returncode == 74, result.stderr
+    assert "cannot write to standard output" in result.stderr, result.stderr
+    assert "Fatal error" not in result.stderr
