@@ -246,6 +246,17 @@ public struct RunCommand: AsyncParsableCommand {
             return SweepRunner.Output(rows: [], results: [], timeSeries: [])
         }
         if workers != nil || shard != nil { try Self.checkShardable(scenarios) }
+        // Every output path is checked before anything is measured, not after an hour.
+        do {
+            if shard != nil {
+                try ResultWriter.checkWritable(output: nil, history: nil, timeSeries: timeseries)
+            } else {
+                try ResultWriter.checkWritable(
+                    output: output ?? ResultWriter.defaultOutput, history: history, timeSeries: workers == nil ? timeseries : nil)
+            }
+        } catch {
+            throw CommandFailure(error)
+        }
         let realTarget = try loadRealTarget(&scenarios)
         if let workers {
             if let realTarget {

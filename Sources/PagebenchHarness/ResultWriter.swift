@@ -1,3 +1,4 @@
+import Foundation
 import PagebenchBase
 import PagebenchMetrics
 
@@ -7,10 +8,53 @@ public enum ResultWriter {
     /// The default `--output`.
     public static let defaultOutput = "results/latest.csv"
 
-    /// Writes every file asked for.
+    /// Checks, before a run measures anything, that every output path can be written: no
+    /// directory, FIFO or device where a file goes, writable directories, and a `history`
+    /// file that holds rows this build can append to.
     ///
-    /// - Throws: ``HarnessError`` (`outputFailed`) naming the file and the reason.
+    /// - Throws: ``HarnessError`` (`outputFailed`) naming the path and what is wrong.
+    public static func checkWritable(output: String?, history: String?, timeSeries: String?) throws(HarnessError) {
+        for (flag, path) in [("--output", output), ("--history", history), ("--timeseries", timeSeries)] {
+            guard let path else { continue }
+            do {
+                try AtomicFile.checkWritable(path)
+            } catch let error as MetricsError {
+                throw HarnessError(.outputFailed, "\(flag) \(error.description)")
+            } catch {
+                throw HarnessError(.outputFailed, file: path, "\(flag): \(error)")
+            }
+        }
+        if let history, ((try? FileManager.default.attributesOfItem(atPath: history)[.size] as? Int) ?? 0) > 0 {
+            do {
+                _ = try CSVFile.readResults(history)
+            } catch {
+                throw HarnessError(
+                    .outputFailed, file: history,
+                    "--history cannot take this run's rows: \(error); give another file or regenerate it")
+            }
+        }
+    }
+
+    /// Writes every file asked for. If one cannot be written after all, the rows are saved to
+    /// a rescue file in the temporary directory, which the error names: a run's measurements
+    /// are never lost to a full disk or a vanished directory.
+    ///
+    /// - Throws: ``HarnessError`` (`outputFailed`) naming the file, the reason and the rescue file.
     public static func write(
+        _ output: SweepRunner.Output, to path: String, history: String?, timeSeries: String?
+    ) throws(HarnessError) {
+        do {
+            try writeFiles(output, to: path, history: history, timeSeries: timeSeries)
+        } catch {
+            let rescue = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "pagebench-rescued-\(ProcessInfo.processInfo.processIdentifier).csv"
+            ).path
+            guard !output.rows.isEmpty, (try? CSVFile.write(output.rows, to: rescue)) != nil else { throw error }
+            throw HarnessError(.outputFailed, "\(error.description); the \(output.rows.count) rows were saved to \(rescue)")
+        }
+    }
+
+    private static func writeFiles(
         _ output: SweepRunner.Output, to path: String, history: String?, timeSeries: String?
     ) throws(HarnessError) {
         do {

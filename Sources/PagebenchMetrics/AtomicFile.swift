@@ -10,8 +10,73 @@ import Glibc
 /// `fsync`s it, renames it over the destination, then `fsync`s the directory so the rename
 /// survives a crash. On any failure the temporary file is removed and the destination is left
 /// exactly as it was.
+///
+/// Only regular files are replaced: a path naming a directory, FIFO, socket or device is
+/// refused (as root, replacing `/dev/null` would otherwise turn it into a file). A symbolic
+/// link is followed: its target is replaced and the link kept. A replaced file keeps its mode.
 public enum AtomicFile {
-    /// Writes `contents` to `path` atomically, creating or replacing it (mode 0644 before umask).
+    /// What stands at a path to be written, after following symbolic links.
+    enum Existing {
+        case none
+        /// A regular file: its resolved path and permission bits.
+        case regular(path: String, mode: mode_t)
+        case other(String)
+    }
+
+    /// Looks at `path`: nothing, a regular file (resolved through links), or something else.
+    static func existing(_ path: String) -> Existing {
+        var status = stat()
+        guard stat(path, &status) == 0 else { return .none }
+        switch status.st_mode & S_IFMT {
+        case S_IFREG:
+            var resolved = path
+            if let real = realpath(path, nil) {
+                resolved = String(cString: real)
+                free(real)
+            }
+            return .regular(path: resolved, mode: status.st_mode & 0o7777)
+        case S_IFDIR: return .other("a directory")
+        case S_IFIFO: return .other("a FIFO (named pipe)")
+        case S_IFCHR: return .other("a character device")
+        case S_IFBLK: return .other("a block device")
+        case S_IFSOCK: return .other("a socket")
+        default: return .other("not a regular file")
+        }
+    }
+
+    /// Checks, before any work, that `path` can be written the way ``write(_:to:)`` will:
+    /// not something other than a regular file, and in a directory this process may create
+    /// files in (or whose nearest existing ancestor it may create directories in).
+    ///
+    /// - Throws: ``MetricsError`` (`.outputFailed`) naming the path and what is wrong.
+    public static func checkWritable(_ path: String) throws {
+        var target = path
+        switch existing(path) {
+        case .other(let what):
+            throw failure(path, "it is \(what), not a regular file", "give the path of a file to create or replace")
+        case .regular(let resolved, _):
+            target = resolved
+        case .none:
+            break
+        }
+        var directory = directoryOf(target)
+        var status = stat()
+        while stat(directory, &status) != 0 {
+            guard errno == ENOENT, directory != "/", directory != "." else { break }
+            directory = directoryOf(directory)
+        }
+        guard stat(directory, &status) == 0, status.st_mode & S_IFMT == S_IFDIR else {
+            throw failure(path, "'\(directory)' is not a directory", "choose a path in an existing directory")
+        }
+        guard access(directory, W_OK | X_OK) == 0 else {
+            throw failure(
+                path, "the directory '\(directory)' is not writable (\(FileSystem.errnoDescription()))",
+                "choose a writable directory")
+        }
+    }
+
+    /// Writes `contents` to `path` atomically, creating or replacing it (mode 0644 before
+    /// umask for a new file; a replaced file keeps its mode).
     ///
     /// - Throws: ``MetricsError`` (`.outputFailed`) naming the path, the failing step and the OS
     ///   error, e.g. a missing or unwritable directory.
@@ -21,7 +86,18 @@ public enum AtomicFile {
 
     /// ``write(_:to:)`` with a hook run after the temporary file is complete and before the
     /// rename, so tests can make the write fail at its last step.
-    static func write(_ contents: String, to path: String, beforeRename: () throws -> Void) throws {
+    static func write(_ contents: String, to requestedPath: String, beforeRename: () throws -> Void) throws {
+        var path = requestedPath
+        var mode: mode_t = 0o644
+        switch existing(requestedPath) {
+        case .other(let what):
+            throw failure(requestedPath, "it is \(what), not a regular file", "give the path of a file to create or replace")
+        case .regular(let resolved, let existingMode):
+            path = resolved
+            mode = existingMode
+        case .none:
+            break
+        }
         let directory = directoryOf(path)
         let name = path.split(separator: "/").last.map(String.init) ?? path
         var template = Array("\(directory)/.\(name).tmp-XXXXXX".utf8CString)
@@ -36,7 +112,7 @@ public enum AtomicFile {
         do {
             defer { if !closed { close(descriptor) } }
             try writeAll(contents, to: descriptor, path: temporary)
-            guard fchmod(descriptor, 0o644) == 0 else {
+            guard fchmod(descriptor, mode) == 0 else {
                 throw failure(path, "cannot set permissions of '\(temporary)' (\(FileSystem.errnoDescription()))", nil)
             }
             guard fsync(descriptor) == 0 else {

@@ -3,6 +3,7 @@ import PagebenchMetrics
 import PagebenchStore
 import PagebenchTestSupport
 import Synchronization
+import Foundation
 import Testing
 
 #if canImport(Glibc)
@@ -179,5 +180,42 @@ import Glibc
         #expect(result.probesCancelled == 0)
         let warning = try #require(result.probeWarning)
         #expect(warning.contains("asked to cancel \(result.probesArmed) drains") && warning.contains("cancelled 0"))
+    }
+}
+
+/// Issue 12: nothing measured is lost to an output that cannot be written.
+@Suite struct ResultWriterTests {
+    @Test("rows that cannot be written where asked are saved to a rescue file the error names")
+    func rowsAreRescued() throws {
+        var row = ResultRow()
+        row.scenario = "rescued"
+        let output = SweepRunner.Output(rows: [row], results: [], timeSeries: [])
+        // /proc/self exists but no file can be created in it: the write fails at its last step.
+        #expect {
+            try ResultWriter.write(output, to: "/proc/self/pagebench.csv", history: nil, timeSeries: nil)
+        } throws: { error in
+            guard let error = error as? HarnessError, error.kind == .outputFailed,
+                let range = error.message.range(of: "rows were saved to ")
+            else { return false }
+            let rescue = String(error.message[range.upperBound...])
+            defer { try? FileManager.default.removeItem(atPath: rescue) }
+            return (try? CSVFile.readResults(rescue).map(\.scenario)) == ["rescued"]
+        }
+    }
+
+    @Test("the precheck refuses a FIFO as --output and a history file of another format, before any run")
+    func precheckRefusesBadOutputs() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pagebench-writer-\(UUID())").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        #expect(mkfifo(directory + "/fifo", 0o644) == 0)
+        #expect(throws: HarnessError.self) {
+            try ResultWriter.checkWritable(output: directory + "/fifo", history: nil, timeSeries: nil)
+        }
+        try AtomicFile.write("name,value\na,1\n", to: directory + "/other.csv")
+        #expect(throws: HarnessError.self) {
+            try ResultWriter.checkWritable(output: directory + "/ok.csv", history: directory + "/other.csv", timeSeries: nil)
+        }
+        try ResultWriter.checkWritable(output: directory + "/ok.csv", history: directory + "/new-history.csv", timeSeries: nil)
     }
 }

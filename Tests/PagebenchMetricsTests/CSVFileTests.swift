@@ -211,3 +211,52 @@ struct CSVFileTests {
         }
     }
 }
+
+/// Issue 12: atomic replacement replaces regular files only, follows links, keeps modes.
+@Suite("AtomicFile replaces only regular files")
+struct AtomicFileTargetTests {
+    @Test("a directory, a FIFO or a device is refused (write and precheck) and left as it was")
+    func nonRegularFilesAreRefused() throws {
+        try CSVFileTests.withTemporaryDirectory { directory in
+            let fifo = directory + "/fifo"
+            #expect(mkfifo(fifo, 0o644) == 0)
+            let subdirectory = directory + "/dir"
+            try FileManager.default.createDirectory(atPath: subdirectory, withIntermediateDirectories: false)
+            for (path, what) in [(fifo, "a FIFO"), (subdirectory, "a directory"), ("/dev/null", "a character device")] {
+                for attempt in [{ try AtomicFile.write("x", to: path) }, { try AtomicFile.checkWritable(path) }] {
+                    #expect { try attempt() } throws: { error in
+                        (error as? MetricsError)?.kind == .outputFailed && "\(error)".contains("it is \(what)") && "\(error)".contains("not a regular file")
+                    }
+                }
+            }
+            var status = stat()
+            #expect(stat(fifo, &status) == 0 && status.st_mode & S_IFMT == S_IFIFO)
+            #expect(stat("/dev/null", &status) == 0 && status.st_mode & S_IFMT == S_IFCHR)
+            #expect(try CSVFileTests.leftovers(directory).isEmpty)
+        }
+    }
+
+    @Test("a symbolic link is followed: its target is replaced, the link kept; a replaced file keeps its mode")
+    func linksAreFollowedAndModesKept() throws {
+        try CSVFileTests.withTemporaryDirectory { directory in
+            let target = directory + "/target.csv"
+            let link = directory + "/link.csv"
+            try AtomicFile.write("old\n", to: target)
+            #expect(chmod(target, 0o600) == 0)
+            #expect(symlink("target.csv", link) == 0)
+            try AtomicFile.write("new\n", to: link)
+            var status = stat()
+            #expect(lstat(link, &status) == 0 && status.st_mode & S_IFMT == S_IFLNK)
+            #expect(try CSVFileTests.contents(target) == "new\n")
+            #expect(stat(target, &status) == 0 && status.st_mode & 0o777 == 0o600)
+        }
+    }
+
+    @Test("the precheck refuses a directory this process cannot write, and accepts a path whose directories are still to be made")
+    func precheckLooksAtTheDirectory() throws {
+        try CSVFileTests.withTemporaryDirectory { directory in
+            try AtomicFile.checkWritable(directory + "/new/deeper/file.csv")
+            #expect { try AtomicFile.checkWritable("/proc/self/nope/file.csv") } throws: { _ in true }
+        }
+    }
+}
