@@ -18,8 +18,14 @@ struct CompareCommand: ParsableCommand {
     @Argument(help: "Results CSV files (one file may hold several configurations).")
     var files: [String] = []
 
-    @Option(help: "Output format: text, markdown or csv.")
-    var format: OutputFormat = .text
+    @Option(help: "Output format.")
+    var format: Format = .text
+
+    /// The formats a comparison table has.
+    enum Format: String, ExpressibleByArgument, CaseIterable {
+        case text, markdown, csv
+        var outputFormat: OutputFormat { OutputFormat(rawValue: rawValue)! }
+    }
 
     @Option(help: "Comma-separated metric columns to show (default: a curated set).")
     var metrics: String?
@@ -37,7 +43,6 @@ struct CompareCommand: ParsableCommand {
 
     func validate() throws {
         guard !files.isEmpty else { throw ValidationError("give at least one results CSV file") }
-        guard format != .json else { throw ValidationError("--format json is not offered by compare; use text, markdown or csv") }
         guard !(allMetrics && metrics != nil) else { throw ValidationError("use either --metrics or --all-metrics, not both") }
         do {
             try ConfigurationComparison.validateMetrics(metricList)
@@ -51,6 +56,6 @@ struct CompareCommand: ParsableCommand {
             let inputs = try files.map { (path: $0, rows: try CSVFile.readResults($0)) }
             return ConfigurationComparison(files: inputs, metrics: metricList)
         }
-        try CommandFailure.reporting { try StandardOutput.write(table.rendered(format)) }
+        try CommandFailure.reporting { try StandardOutput.write(table.rendered(format.outputFormat)) }
     }
 }

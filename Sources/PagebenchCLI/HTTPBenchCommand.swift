@@ -37,7 +37,7 @@ public struct HTTPBenchCommand: AsyncParsableCommand {
 
     @OptionGroup public var range: RangeOptions
 
-    @Option(help: "Items to evaluate per page; the server's default when absent.")
+    @Option(parsing: .unconditional, help: "Items to evaluate per page; the server's default when absent.")
     public var limit: Int?
 
     @Flag(help: "Ask for item payloads (payload=true).")

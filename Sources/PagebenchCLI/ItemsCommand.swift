@@ -16,7 +16,7 @@ public struct ItemsCommand: AsyncParsableCommand {
     @OptionGroup public var store: StoreOptions
     @OptionGroup public var range: RangeOptions
 
-    @Option(help: "Stop after this many items.")
+    @Option(parsing: .unconditional, help: "Stop after this many items.")
     public var maxItems: Int?
 
     public init() {}

@@ -40,22 +40,22 @@ public struct KneeCommand: AsyncParsableCommand {
             valueName: "expr"))
     public var sloExpressions: [String] = []
 
-    @Option(help: ArgumentHelp("The first rate, drains per second.", valueName: "rate"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("The first rate, drains per second.", valueName: "rate"))
     public var from: Double = 10
 
-    @Option(help: ArgumentHelp("Never step above this rate (default: --from × 2^20).", valueName: "rate"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Never step above this rate (default: --from × 2^20).", valueName: "rate"))
     public var maxRate: Double?
 
     @Option(help: ArgumentHelp("Stop bisecting when the held and broken rates are this close: 5% or 0.05.", valueName: "fraction"))
     public var resolution: String = "5%"
 
-    @Option(help: ArgumentHelp("Seconds each step runs.", valueName: "seconds"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Seconds each step runs.", valueName: "seconds"))
     public var stepDuration: Double = 10
 
-    @Option(help: ArgumentHelp("Pager slots of every step (open loop: at most this many drains at once).", valueName: "n"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Pager slots of every step (open loop: at most this many drains at once).", valueName: "n"))
     public var pagers: Int = 64
 
-    @Option(help: "Give up after this many steps.")
+    @Option(parsing: .unconditional, help: "Give up after this many steps.")
     public var maxSteps: Int = 40
 
     @Option(help: ArgumentHelp("Where to write every step's row (CSV; atomically).", valueName: "file"))

@@ -20,13 +20,13 @@ public struct PagesCommand: AsyncParsableCommand {
     @OptionGroup public var store: StoreOptions
     @OptionGroup public var range: RangeOptions
 
-    @Option(help: "Items to evaluate per page (S1, S2); the store's default limit when absent.")
+    @Option(parsing: .unconditional, help: "Items to evaluate per page (S1, S2); the store's default limit when absent.")
     public var limit: Int?
 
     @Option(help: "Continue from this token instead of the first page.")
     public var token: String?
 
-    @Option(help: "Stop after this many pages (the last line's nextToken continues).")
+    @Option(parsing: .unconditional, help: "Stop after this many pages (the last line's nextToken continues).")
     public var maxPages: Int?
 
     @Flag(help: "Print a summary with the configuration hash, pages, items and resident memory (VmRSS, VmHWM) to stderr.")

@@ -4,13 +4,13 @@ import PagebenchStore
 /// Which range a subcommand walks: `--partition P`, or `--segment I --total-segments N`,
 /// or (neither) the whole scan; plus `--filter SPEC` and `--reverse`.
 public struct RangeOptions: ParsableArguments {
-    @Option(help: "Query this partition only (S14).")
+    @Option(parsing: .unconditional, help: "Query this partition only (S14).")
     public var partition: Int?
 
-    @Option(help: "Scan parallel segment I of --total-segments N (S15).")
+    @Option(parsing: .unconditional, help: "Scan parallel segment I of --total-segments N (S15).")
     public var segment: Int?
 
-    @Option(help: "Number of parallel-scan segments (with --segment).")
+    @Option(parsing: .unconditional, help: "Number of parallel-scan segments (with --segment).")
     public var totalSegments: Int?
 
     @Option(help: ArgumentHelp("Filter: match (category 0), category=N, category!=N, size>=BYTES or size<=BYTES.", valueName: "spec"))

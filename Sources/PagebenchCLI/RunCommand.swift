@@ -75,7 +75,7 @@ public struct RunCommand: AsyncParsableCommand {
     @Flag(help: "HTTPS targets: accept any certificate and host name (self-signed test servers only).")
     public var insecure = false
 
-    @Option(
+    @Option(parsing: .unconditional, 
         help: ArgumentHelp(
             "Tick of the shared timer that waits out injected service times, in microseconds (delays round up to it); 0 arms one runtime timer per request.",
             valueName: "us"))
@@ -102,7 +102,7 @@ public struct RunCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Directory for shard files (shard-I-of-N.json).", valueName: "dir"))
     public var shardOutput: String = RunCommand.defaultShardDirectory
 
-    @Option(help: ArgumentHelp("Run N local worker processes (shards 0/N … N-1/N), wait, and merge their shards.", valueName: "N"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Run N local worker processes (shards 0/N … N-1/N), wait, and merge their shards.", valueName: "N"))
     public var workers: Int?
 
     @Option(
@@ -219,6 +219,13 @@ public struct RunCommand: AsyncParsableCommand {
             } catch {
                 // The file was valid on its own: the flags made it invalid.
                 throw CommandFailure(error.asArgumentError())
+            }
+            if let earlier = scenarios.first(where: { $0.name == scenario.name }) {
+                // Their rows would share identities (scenario, configuration, pager, concurrency).
+                throw CommandFailure(
+                    ExitCodes.usage,
+                    "scenario '\(scenario.name)' is given twice\(earlier.store == scenario.store ? "" : " (with different stores)"); "
+                        + "give each scenario once (use --repetitions to repeat it), or rename one")
             }
             scenarios.append(scenario)
         }

@@ -12,7 +12,7 @@ public struct StoreOptions: ParsableArguments {
     @Option(name: .customLong("config"), help: ArgumentHelp("A JSON store configuration; missing keys take their defaults.", valueName: "file"))
     public var configFile: String?
 
-    @Option(help: "Number of partitions (default 64).")
+    @Option(parsing: .unconditional, help: "Number of partitions (default 64).")
     public var partitions: Int?
 
     @Option(help: ArgumentHelp("Items per partition: 10000, uniform:10000 or zipf:MEAN:EXPONENT (default 10000).", valueName: "spec"))
@@ -21,13 +21,13 @@ public struct StoreOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Item sizes: fixed:1024, uniform:100-2000 or lognormal:median=512,sigma=1,min=64,max=409600 (the default).", valueName: "spec"))
     public var itemSize: String?
 
-    @Option(help: "Fraction of items (0–1) in category 0, which `--filter match` selects (default 0.1).")
+    @Option(parsing: .unconditional, help: "Fraction of items (0–1) in category 0, which `--filter match` selects (default 0.1).")
     public var selectivity: Double?
 
     @Option(help: ArgumentHelp("Layout of category-0 items: even, random or runs:LENGTH (default even).", valueName: "spec"))
     public var clustering: String?
 
-    @Option(help: "Scan budget of one page in bytes, charged before the filter (default 1048576).")
+    @Option(parsing: .unconditional, help: "Scan budget of one page in bytes, charged before the filter (default 1048576).")
     public var budgetBytes: Int?
 
     @Option(help: "S4: exclusive or inclusive (default exclusive).")
@@ -39,28 +39,28 @@ public struct StoreOptions: ParsableArguments {
     @Option(help: "S18: strict or lenient (default strict).")
     public var tokenPolicy: TokenPolicy?
 
-    @Option(help: "Limit of requests without --limit (default 10).")
+    @Option(parsing: .unconditional, help: "Limit of requests without --limit (default 10).")
     public var defaultLimit: Int?
 
-    @Option(help: "Seed of all generated data (default 42).")
+    @Option(parsing: .unconditional, help: "Seed of all generated data (default 42).")
     public var seed: UInt64?
 
     @Option(help: ArgumentHelp("S20 base latency: none, fixed:2ms, uniform:1ms-5ms or lognormal:median=2ms,sigma=0.5,max=200ms.", valueName: "spec"))
     public var serviceTime: String?
 
-    @Option(help: "S20 cost per scanned byte in nanoseconds (default 0).")
+    @Option(parsing: .unconditional, help: "S20 cost per scanned byte in nanoseconds (default 0).")
     public var serviceNsPerByte: Double?
 
     @Option(help: ArgumentHelp("S20 comma-separated hot partitions, e.g. 0,3.", valueName: "list"))
     public var hotPartitions: String?
 
-    @Option(help: "S20 base-latency multiplier of hot partitions (default 1).")
+    @Option(parsing: .unconditional, help: "S20 base-latency multiplier of hot partitions (default 1).")
     public var hotMultiplier: Double?
 
-    @Option(help: "S21 fraction of requests throttled (default 0).")
+    @Option(parsing: .unconditional, help: "S21 fraction of requests throttled (default 0).")
     public var throttleRate: Double?
 
-    @Option(help: "S21 fraction of requests failing with an injected fault (default 0).")
+    @Option(parsing: .unconditional, help: "S21 fraction of requests failing with an injected fault (default 0).")
     public var faultRate: Double?
 
     public init() {}

@@ -13,7 +13,7 @@ public struct WorkloadOptions: ParsableArguments {
     @Option(help: ArgumentHelp("What each drain reads: partition:uniform, partition:zipf:1.1, partition:N, scan or segment:TOTAL.", valueName: "spec"))
     public var read: String?
 
-    @Option(help: "Items evaluated per page (S1, S2).")
+    @Option(parsing: .unconditional, help: "Items evaluated per page (S1, S2).")
     public var limit: Int?
 
     @Option(help: ArgumentHelp("match, category=N, category!=N, size>=BYTES, size<=BYTES, or none.", valueName: "spec"))
@@ -28,28 +28,28 @@ public struct WorkloadOptions: ParsableArguments {
     @Option(help: ArgumentHelp("closed, open-fixed:RATE or open-poisson:RATE (drains per second).", valueName: "spec"))
     public var load: String?
 
-    @Option(help: "Drains per measured phase (deterministic metrics are exact in this mode, H3).")
+    @Option(parsing: .unconditional, help: "Drains per measured phase (deterministic metrics are exact in this mode, H3).")
     public var drains: Int?
 
-    @Option(help: ArgumentHelp("Seconds per measured phase instead of a drain count.", valueName: "seconds"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Seconds per measured phase instead of a drain count.", valueName: "seconds"))
     public var duration: Double?
 
-    @Option(help: ArgumentHelp("Seconds of warm-up before each measured phase (excluded).", valueName: "seconds"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Seconds of warm-up before each measured phase (excluded).", valueName: "seconds"))
     public var warmup: Double?
 
-    @Option(help: "Measured phases per concurrency value.")
+    @Option(parsing: .unconditional, help: "Measured phases per concurrency value.")
     public var repetitions: Int?
 
-    @Option(help: ArgumentHelp("Fraction of drains the cancellation probe cancels at a random instant (H2).", valueName: "fraction"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Fraction of drains the cancellation probe cancels at a random instant (H2).", valueName: "fraction"))
     public var cancelFraction: Double?
 
     @Flag(help: "Let a duration-bound phase's drains finish instead of cancelling them at the end.")
     public var noCancelAtEnd = false
 
-    @Option(help: "Retries of throttled or faulted requests (S21).")
+    @Option(parsing: .unconditional, help: "Retries of throttled or faulted requests (S21).")
     public var maxRetries: Int?
 
-    @Option(help: "Seed of the workload's random choices (default: the store's seed).")
+    @Option(parsing: .unconditional, help: "Seed of the workload's random choices (default: the store's seed).")
     public var workloadSeed: UInt64?
 
     @Flag(help: "Also run each phase with per-page timing off and report the ratio (measurement_overhead_ratio).")

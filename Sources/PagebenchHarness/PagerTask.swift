@@ -54,11 +54,11 @@ struct PagerTask<Source: PageSource>: Sendable where Source.Request == PageReque
         }
 
         /// A probe cancelled a drain at `point` (0…1) of the estimate: it was still running
-        /// there, so a late cancel point means the estimate is probably short, and it doubles.
-        /// Without this, at cancelFraction 1 no drain ever finishes and the estimate never
-        /// moves; with it, the estimate grows until drains end before late cancel points.
+        /// there. While no drain has finished to say how long drains are (cancelFraction 1),
+        /// a late cancel point means the estimate is probably short, and it doubles, until
+        /// drains end before late cancel points; once drains finish, their lengths lead.
         mutating func outlived(point: Double, byPages: Bool) {
-            guard point > 2.0 / 3.0 else { return }
+            guard finished == 0, point > 2.0 / 3.0 else { return }
             if byPages { pages *= 2 } else { nanoseconds *= 2 }
         }
     }

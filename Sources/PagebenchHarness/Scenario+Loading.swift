@@ -63,10 +63,11 @@ extension Scenario {
     private static func decode(json data: Data, defaultName: String) throws(HarnessError) -> Scenario {
         let object: Any
         do {
-            object = try JSONSerialization.jsonObject(with: data)
+            object = try JSONSerialization.jsonObject(with: data, options: .fragmentsAllowed)
         } catch {
             throw HarnessError(.invalidScenario, "the file is not valid JSON (\(error.localizedDescription))")
         }
+        if let problem = StrictJSON.firstProblem(in: Array(data)) { throw HarnessError(.invalidScenario, problem) }
         guard let dictionary = object as? [String: Any] else {
             throw HarnessError(.invalidScenario, "the top level must be a JSON object like {\"name\": \"x\", \"store\": {}, \"workload\": {}}")
         }
@@ -76,10 +77,16 @@ extension Scenario {
         var scenario = Scenario(name: defaultName)
         if let name = dictionary["name"] {
             guard let text = name as? String else { throw .invalidField("name", "must be a string") }
+            guard !StrictJSON.containsControlCharacter(text) else {
+                throw .invalidField("name", "holds a control character (NUL, TAB, ESC, …); names reach terminals, CSV and HTML")
+            }
             scenario.name = text
         }
         if let description = dictionary["description"] {
             guard let text = description as? String else { throw .invalidField("description", "must be a string") }
+            guard !StrictJSON.containsControlCharacter(text) else {
+                throw .invalidField("description", "holds a control character (NUL, TAB, ESC, …); use plain text")
+            }
             scenario.description = text
         }
         if let store = dictionary["store"] {

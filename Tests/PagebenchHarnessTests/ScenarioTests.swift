@@ -82,6 +82,17 @@ let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().de
         (#"{"stor": {}}"#, "stor"),
         (#"[1, 2]"#, "top level"),
         (#"{"workload": "#, "not valid JSON"),
+        // Issue 12: nested unknown keys, duplicate keys, nulls, control characters, scalars,
+        // repeated phases.
+        (#"{"store": {"serviceTime": {"bse": "fixed:1ms"}}}"#, "serviceTime.bse"),
+        (#"{"name": "a", "name": "b"}"#, "'name' appears twice"),
+        (#"{"workload": {"limit": 5, "limit": 6}}"#, "'workload.limit' appears twice"),
+        (#"{"store": {"partitions": null}}"#, "'store.partitions' is null"),
+        (#"{"workload": {"concurrency": [1, null]}}"#, "'workload.concurrency[1]' is null"),
+        ("{\"name\": \"x\\u001b[2J\"}", "control character"),
+        ("{\"description\": \"tab\\there\"}", "control character"),
+        (#"2.5"#, "top level must be a JSON object"),
+        (#"{"workload": {"concurrency": [1, 8, 1]}}"#, "lists 1 twice"),
     ])
     func badScenarioNamesTheField(json: String, field: String) {
         do {

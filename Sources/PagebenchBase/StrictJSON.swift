@@ -1,0 +1,140 @@
+/// What `JSONSerialization` and `JSONDecoder` let through silently and configuration files
+/// must not have: a key repeated in one object (the last one would win) and `null` values
+/// (a key present that says nothing). ``firstProblem(in:)`` finds the first of either,
+/// named by its path (`store.serviceTime.base`), in text that is otherwise valid JSON.
+public enum StrictJSON {
+    /// The first duplicate key or `null` value in `bytes`, described with its path, or nil.
+    /// Text that is not JSON is left to the JSON parser to describe (nil here).
+    public static func firstProblem(in bytes: [UInt8]) -> String? {
+        var scanner = Scanner(bytes: bytes)
+        return scanner.value(path: "")
+    }
+
+    private struct Scanner {
+        let bytes: [UInt8]
+        var index = 0
+        /// Set when the text turns out not to be JSON: the scan stops without a finding.
+        var malformed = false
+
+        init(bytes: [UInt8]) { self.bytes = bytes }
+
+        mutating func skipWhitespace() {
+            while index < bytes.count, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[index]) { index += 1 }
+        }
+
+        /// Scans one value; returns the first problem inside it.
+        mutating func value(path: String) -> String? {
+            skipWhitespace()
+            guard index < bytes.count else {
+                malformed = true
+                return nil
+            }
+            switch bytes[index] {
+            case UInt8(ascii: "{"): return object(path: path)
+            case UInt8(ascii: "["): return array(path: path)
+            case UInt8(ascii: "\""):
+                _ = string()
+                return nil
+            case UInt8(ascii: "n"):
+                index += 4
+                return "'\(path.isEmpty ? "(top level)" : path)' is null; give a value or leave the key out"
+            default:
+                // A number, true or false: skip to the next delimiter.
+                while index < bytes.count, ![UInt8(ascii: ","), UInt8(ascii: "}"), UInt8(ascii: "]")].contains(bytes[index]),
+                    ![0x20, 0x09, 0x0A, 0x0D].contains(bytes[index])
+                {
+                    index += 1
+                }
+                return nil
+            }
+        }
+
+        mutating func object(path: String) -> String? {
+            index += 1
+            var keys: Set<String> = []
+            skipWhitespace()
+            if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
+                index += 1
+                return nil
+            }
+            while !malformed {
+                skipWhitespace()
+                guard index < bytes.count, bytes[index] == UInt8(ascii: "\""), let key = string() else {
+                    malformed = true
+                    return nil
+                }
+                let keyPath = path.isEmpty ? key : path + "." + key
+                guard keys.insert(key).inserted else {
+                    return "key '\(keyPath)' appears twice; keep one (JSON parsers would silently use the last)"
+                }
+                skipWhitespace()
+                guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else {
+                    malformed = true
+                    return nil
+                }
+                index += 1
+                if let problem = value(path: keyPath) { return problem }
+                guard another(closing: UInt8(ascii: "}")) else { return nil }
+            }
+            return nil
+        }
+
+        /// After a member: true at a comma (another follows), false at `closing` (the
+        /// container ends) or anything else (malformed, noted).
+        mutating func another(closing: UInt8) -> Bool {
+            skipWhitespace()
+            guard index < bytes.count else {
+                malformed = true
+                return false
+            }
+            let byte = bytes[index]
+            if byte == UInt8(ascii: ",") || byte == closing {
+                index += 1
+                return byte == UInt8(ascii: ",")
+            }
+            malformed = true
+            return false
+        }
+
+        mutating func array(path: String) -> String? {
+            index += 1
+            skipWhitespace()
+            if index < bytes.count, bytes[index] == UInt8(ascii: "]") {
+                index += 1
+                return nil
+            }
+            var element = 0
+            while !malformed {
+                if let problem = value(path: "\(path)[\(element)]") { return problem }
+                element += 1
+                guard another(closing: UInt8(ascii: "]")) else { return nil }
+            }
+            return nil
+        }
+
+        /// Scans a string at `index` (its opening quote); returns its text with escapes
+        /// kept as written (enough to compare keys), or nil if it does not end.
+        mutating func string() -> String? {
+            let start = index + 1
+            index += 1
+            while index < bytes.count {
+                switch bytes[index] {
+                case UInt8(ascii: "\\"): index += 2
+                case UInt8(ascii: "\""):
+                    let text = String(decoding: bytes[start..<index], as: UTF8.self)
+                    index += 1
+                    return text
+                default: index += 1
+                }
+            }
+            malformed = true
+            return nil
+        }
+    }
+
+    /// Whether `text` holds a control character (C0, DEL or C1: NUL, TAB, ESC, …) that would
+    /// corrupt a terminal, a CSV cell or an HTML page it reaches.
+    public static func containsControlCharacter(_ text: String) -> Bool {
+        text.unicodeScalars.contains { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) }
+    }
+}
