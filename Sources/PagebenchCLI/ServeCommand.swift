@@ -102,6 +102,12 @@ public struct ServeCommand: AsyncParsableCommand {
         } catch {
             throw CommandFailure(wrapping: error)
         }
+        if payload, configuration.itemSize.maximumBytes > StoreServer.maximumPayloadBytes {
+            throw CommandFailure(
+                ExitCodes.usage,
+                "--payload serves items of at most \(StoreServer.maximumPayloadBytes) bytes (64 MiB), but --item-size allows "
+                    + "\(configuration.itemSize.maximumBytes); lower its maximum or serve without --payload")
+        }
         return StoreServer(
             store: syntheticStore,
             configuration: .init(

@@ -167,6 +167,9 @@ public struct StoreServer: Sendable {
 
     static let jsonHeaders: HTTPFields = [.contentType: "application/json"]
 
+    /// The largest item whose payload is served (base64 in a JSON body): 64 MiB.
+    public static let maximumPayloadBytes = 64 << 20
+
     private func healthBody() -> ByteBuffer {
         var json = JSONWriter(capacity: 128)
         json.raw("{\"status\":\"ok\",\"configurationHash\":")
@@ -191,7 +194,14 @@ public struct StoreServer: Sendable {
         let outcome = await page(query.request, channel: context.channel)
         switch outcome {
         case .page(let page):
-            let body = PageBody.encode(page, includePayload: query.includePayload ?? configuration.includePayloadByDefault)
+            let includePayload = query.includePayload ?? configuration.includePayloadByDefault
+            if includePayload, let large = page.items.first(where: { $0.sizeBytes > Self.maximumPayloadBytes }) {
+                return errorResponse(
+                    .invalidParameter,
+                    "item \(large.partition)/\(large.sortKey) is \(large.sizeBytes) bytes; payloads are served for items of at most "
+                        + "\(Self.maximumPayloadBytes) bytes (64 MiB): ask with payload=false")
+            }
+            let body = PageBody.encode(page, includePayload: includePayload)
             return Response(status: .ok, headers: Self.jsonHeaders, body: .init(byteBuffer: body))
         case .failed(let error as StoreError):
             return errorResponse(.store(error.code), error.message)

@@ -276,6 +276,10 @@ private struct PhaseDocument: Codable {
         try container.encode(histograms, forKey: .histograms)
     }
 
+    /// The largest count a shard file may hold: 2^50, so that the counts of
+    /// ``Shard/maximumCount`` (2^12) shards add up within Int64.
+    static let maximumCount = 1 << 50
+
     func model(file: String, at location: String) throws(HarnessError) -> ShardPhase {
         func fail(_ message: String) -> HarnessError { HarnessError(.invalidShard, file: file, "\(location): \(message)") }
         let rows: [ResultRow]
@@ -303,8 +307,15 @@ private struct PhaseDocument: Codable {
             ("cancellations", c.cancellations), ("pagesAfterCancel", c.pagesAfterCancel), ("retries", c.retries),
             ("throttles", c.throttles), ("missedStarts", c.missedStarts), ("pagers", pagers),
             ("concurrency", concurrency), ("repetition", repetition),
-        ].first { $0.1 < 0 }
-        if let (name, value) = negative { throw fail("'\(name)' must not be negative, found \(value)") }
+            ("errors.throttled", c.errors.throttled), ("errors.fault", c.errors.fault),
+            ("errors.invalidToken", c.errors.invalidToken), ("errors.tokenMismatch", c.errors.tokenMismatch),
+            ("errors.validation", c.errors.validation), ("errors.other", c.errors.other),
+        ].first { $0.1 < 0 || $0.1 > Self.maximumCount }
+        if let (name, value) = negative {
+            throw fail(
+                "'\(name)' must be between 0 and \(Self.maximumCount) (so that \(Shard.maximumCount) shards add up "
+                    + "without overflow), found \(value)")
+        }
         var metrics = TaskMetrics()
         metrics.pages = c.pages
         metrics.items = c.items

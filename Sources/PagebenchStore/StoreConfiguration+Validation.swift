@@ -6,6 +6,9 @@ extension StoreConfiguration {
     public static let maximumSkewedPartitions = 1_000_000
     /// The largest number of items in a store (2^48, about 2.8 × 10^14).
     public static let maximumItems = 1 << 48
+    /// The longest service time (S20) one request may be given: 11 days, the longest duration
+    /// the spec text accepts.
+    public static let maximumServiceNanoseconds: Double = 11 * 86_400 * 1e9
 
     /// Checks every field and throws a ``StoreError`` (`invalidConfiguration`) naming the
     /// first field that is out of range, its value, and what is accepted.
@@ -107,6 +110,24 @@ extension StoreConfiguration {
             serviceTime.hotPartitionMultiplier <= 1e6
         else {
             throw fail("hotPartitionMultiplier must be between 1 and 1e6, got \(serviceTime.hotPartitionMultiplier)")
+        }
+        // The longest service time these settings allow must fit a Duration (and a test run):
+        // a long base × a large hot multiplier, or a per-byte cost × a large page, overflowed.
+        let baseMaximum: Double =
+            switch serviceTime.base {
+            case .none: 0
+            case .fixed(let nanoseconds): Double(nanoseconds)
+            case .uniform(_, let maximum): Double(maximum)
+            case .lognormal(_, _, let maximum): Double(maximum)
+            }
+        let longest =
+            baseMaximum * (serviceTime.hotPartitions.isEmpty ? 1 : serviceTime.hotPartitionMultiplier)
+            + serviceTime.nanosecondsPerScannedByte * (Double(scanBudgetBytes) + Double(itemSize.maximumBytes))
+        guard longest <= Self.maximumServiceNanoseconds else {
+            throw fail(
+                "the longest service time these settings allow (base maximum × hotPartitionMultiplier + "
+                    + "nanosecondsPerScannedByte × (scanBudgetBytes + the largest item)) is \(SpecText.durationText(Int(min(longest, 9e18)))), "
+                    + "more than \(SpecText.durationText(Int(Self.maximumServiceNanoseconds))); lower one of them")
         }
         if let bad = serviceTime.hotPartitions.first(where: { $0 < 0 || $0 >= partitions }) {
             throw fail("hot partition \(bad) does not exist; partitions are 0 to \(partitions - 1)")

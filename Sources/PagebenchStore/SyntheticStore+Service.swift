@@ -48,7 +48,8 @@ extension SyntheticStore {
             nanoseconds *= service.hotMultiplier
         }
         nanoseconds += service.nanosecondsPerScannedByte * Double(scannedBytes)
-        return .nanoseconds(Int64(nanoseconds.rounded()))
+        // Validation bounds it (StoreConfiguration.maximumServiceNanoseconds); never trap here.
+        return .nanoseconds(Int64(min(nanoseconds.rounded(), StoreConfiguration.maximumServiceNanoseconds)))
     }
 
     /// The partition of the first item a request evaluates (its partition for a query).

@@ -96,4 +96,20 @@ struct ServerAbuseTests {
         let text = try #require(answer, "the server held an incomplete request head open")
         #expect(!text.contains("200 OK"))
     }
+
+    @Test("a payload of an item too large to serve is a 400 naming the limit, not a crash")
+    func oversizedPayloadIsRefused() async throws {
+        let store = try SyntheticStore(
+            configuration: StoreConfiguration(partitions: 1, itemsPerPartition: .uniform(2), itemSize: .fixed((64 << 20) + 1)))
+        let (refused, plain) = try await withLiveServer(StoreServer(store: store)) { target in
+            let client = try TestHTTPClient(target)
+            return (
+                try await client.execute(uri: "/partitions/0/items?limit=1&payload=true"),
+                try await client.execute(uri: "/partitions/0/items?limit=1")
+            )
+        }
+        #expect(refused.status == .badRequest)
+        #expect(try refused.errorBody().message.contains("payloads are served for items of at most"))
+        #expect(plain.status == .ok)
+    }
 }

@@ -279,6 +279,16 @@ import Testing
         }
     }
 
+    /// Issue 12: counts large enough to overflow when shards are added are refused on reading,
+    /// not trapped on merging.
+    @Test func countsThatWouldOverflowTheMergeAreRefused() throws {
+        let text = try inputs(count: 1)[0].file.jsonText()
+        let pages = try #require(text.range(of: #""pages" : \d+"#, options: .regularExpression))
+        let edited = text.replacingCharacters(in: pages, with: "\"pages\" : \(Int64.max)")
+        let error = try #require(refusal(edited))
+        #expect(error.message.contains("'pages' must be between 0 and \(1 << 50)"), "\(error.message)")
+    }
+
     @Test func corruptedHistogramAndRowAreNamed() throws {
         let file = inputs(count: 1)[0].file
         let text = try file.jsonText()

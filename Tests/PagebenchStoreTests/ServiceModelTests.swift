@@ -14,6 +14,27 @@ import Testing
         return try SyntheticStore(configuration: configuration)
     }
 
+    /// Issue 12: settings whose longest service time overflows are refused at validation,
+    /// naming what to lower, instead of trapping when a request draws it.
+    @Test(arguments: [
+        "--service-time fixed:9000s --hot-partitions 0 --hot-multiplier 1000000",
+        "--service-ns-per-byte 1000000 --item-size fixed:1099511627776",
+    ])
+    func s20_serviceTimesThatOverflowAreRefused(flags: String) throws {
+        var configuration = StoreConfiguration()
+        if flags.contains("hot") {
+            configuration.serviceTime.base = .fixed(nanoseconds: 9_000_000_000_000)
+            configuration.serviceTime.hotPartitions = [0]
+            configuration.serviceTime.hotPartitionMultiplier = 1_000_000
+        } else {
+            configuration.serviceTime.nanosecondsPerScannedByte = 1_000_000
+            configuration.itemSize = .fixed(1 << 40)
+        }
+        #expect { try configuration.validate() } throws: { error in
+            "\(error)".contains("the longest service time these settings allow")
+        }
+    }
+
     @Test func s20_serviceTimeIsBasePlusPerByteCostTimesTheHotMultiplier() throws {
         let store = try store {
             $0.serviceTime = ServiceTimeModel(
