@@ -185,8 +185,9 @@ public struct KneeCommand: AsyncParsableCommand {
                 result = finished
                 break loop
             case .measure(let rate):
-                let row = try await runStep(rate: rate, number: steps.count + 1, directory: directory)
+                var row = try await runStep(rate: rate, number: steps.count + 1, directory: directory)
                 let violations = ServiceLevelObjective.violations(of: objectives, in: [row])
+                row.sloHeld = violations.isEmpty ? 1 : 0
                 let step = Step(rate: rate, row: row, held: violations.isEmpty, violations: violations)
                 steps.append(step)
                 search.record(rate: rate, held: step.held)

@@ -142,7 +142,9 @@ extension RunCommand {
         if merged.rows.isEmpty { try Self.checkInterrupted(interruption, rows: []) }
         var responses = HTTPStatusCounts()
         for counts in merged.httpResponses { responses.add(HTTPStatusCounts(keyedCounts: counts)) }
-        let output = SweepRunner.Output(rows: merged.rows, results: [], timeSeries: [])
+        var rows = merged.rows
+        try markObjectives(&rows)
+        let output = SweepRunner.Output(rows: rows, results: [], timeSeries: [])
         let csv = self.output ?? ResultWriter.defaultOutput
         do {
             try ResultWriter.write(output, to: csv, history: history, timeSeries: nil)
@@ -151,7 +153,7 @@ extension RunCommand {
         }
         if !quiet {
             if let target { out.write("HTTP responses from \(target), all workers: \(responses)\n") }
-            out.write("\n" + SummaryTable.render(merged.rows))
+            out.write("\n" + SummaryTable.render(rows))
             var files = [csv]
             if let history { files.append(history + " (appended)") }
             out.write("\nmerged \(count) shards from \(workers.directory)/: wrote \(merged.rows.count) rows to \(files.joined(separator: ", "))\n")

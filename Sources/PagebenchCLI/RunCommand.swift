@@ -124,6 +124,15 @@ public struct RunCommand: AsyncParsableCommand {
     }
 
     /// After the results are written: exit 99 naming every bound a row broke.
+    /// Sets `slo_held` on every row when SLOs were given (before the rows are written).
+    func markObjectives(_ rows: inout [ResultRow]) throws(CommandFailure) {
+        let objectives = try objectives()
+        guard !objectives.isEmpty else { return }
+        for index in rows.indices {
+            rows[index].sloHeld = ServiceLevelObjective.violations(of: objectives, in: [rows[index]]).isEmpty ? 1 : 0
+        }
+    }
+
     func checkObjectives(_ rows: [ResultRow], into out: inout some TextOutputStream) throws(CommandFailure) {
         let objectives = try objectives()
         guard !objectives.isEmpty else { return }
@@ -375,6 +384,7 @@ public struct RunCommand: AsyncParsableCommand {
         }
         if interruption?.isRequested == true, result.rows.isEmpty { try Self.checkInterrupted(interruption, rows: []) }
         let output = self.output ?? ResultWriter.defaultOutput
+        try markObjectives(&result.rows)
         do {
             try ResultWriter.write(result, to: output, history: history, timeSeries: timeseries)
         } catch {

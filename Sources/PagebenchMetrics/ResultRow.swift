@@ -11,12 +11,12 @@ public struct ResultRow: CSVRecord, Hashable {
     /// The schema this build writes and reads.
     public static let currentSchemaVersion = 3
 
-    /// The columns version 3 added: real targets (issue 14) and `partial` (H6).
+    /// The columns version 3 added: real targets (issue 14), `partial` (H6), `slo_held` (H5).
     static let addedInVersion3: Set<String> = [
         "target_kind", "target_hash", "http_responses", "target_errors_transport", "target_errors_unauthorized",
         "target_errors_http_status", "target_errors_not_json", "target_errors_missing_items",
         "target_errors_bad_continuation", "target_errors_graphql", "target_errors_api",
-        "target_errors_repeated_continuation", "consumed_capacity_units", "partial",
+        "target_errors_repeated_continuation", "consumed_capacity_units", "partial", "slo_held",
     ]
     /// Version 1 had no `harness_overhead_ratio` (added in 2) and neither had the columns
     /// of version 3; their files read with those columns empty (`partial` 0).
@@ -130,6 +130,9 @@ public struct ResultRow: CSVRecord, Hashable {
     public var consumedCapacityUnits: Double?
     /// 1 when SIGINT or SIGTERM ended the phase before its bound (H6), else 0.
     public var partial: Int = 0
+    /// 1 when every `--slo` held on this row, 0 when one broke; nil without SLOs. Knee steps
+    /// always carry it (H5).
+    public var sloHeld: Int?
 
     // MARK: Resources (measured, lower is better)
 

@@ -67,6 +67,10 @@ public struct HTMLReport: Sendable {
         body += section("Drain latency percentiles", latencyPlot(groups, id: "plot-drain-latency", "drain latency", \.drainLatency),
             "Time to drain a query from its actual start; log scale.")
         body += section("Memory over a run", memoryPlot(), "jemalloc allocated bytes (solid) and resident set size (dashed) per second of the run; the shaded interval is warm-up.")
+        if files.contains(where: { $0.rows.contains(where: Self.isKneeStep) }) {
+            body += section("Latency against throughput (knee)", kneePlot(),
+                "Each open-loop step with an SLO verdict (pagebench knee, or run --slo): corrected drain latency p99 (from each drain's intended start, H5) against the drains/s achieved; filled points held every SLO, hollow ones broke one; the band marks the knee, the highest offered rate that held.")
+        }
         body += section("Cancellation latency", cancellationPlot(groups),
             "From the cancel request to the pager's task having returned (H2): box p50–p99, bar at p50, ticks at p90 and p99.9, whiskers to the maximum; log scale.")
         body += section("History across commits", historyPlot(), "Median pages/s per commit, in the order the commits were first measured.")
@@ -248,6 +252,36 @@ public struct HTMLReport: Sendable {
         let warmupEnd = timeSeries.filter(\.isWarmup).map(\.elapsedSeconds).max()
         if let warmupEnd, let start = timeSeries.map(\.elapsedSeconds).min() {
             chart.bands = [(min(0, start), warmupEnd, "warm-up")]
+        }
+        return chart.render()
+    }
+
+    /// A step of a knee search: an open-loop row at an offered rate with an SLO verdict.
+    static func isKneeStep(_ row: ResultRow) -> Bool {
+        row.sloHeld != nil && row.targetDrainsPerSecond != nil && row.drainLatencyCorrected != nil
+    }
+
+    /// Corrected drain latency p99 against achieved drains/s for every knee step, held and
+    /// broken apart, with the knee (the highest offered rate that held) marked.
+    func kneePlot() -> String {
+        let steps = files.flatMap { file in file.rows.filter(Self.isKneeStep).map { (file.path, $0) } }
+        var held = SVGChart.Series(name: "SLOs held", points: [], connect: false)
+        var broke = SVGChart.Series(name: "an SLO broke", points: [], connect: false, dashed: true)
+        for (_, row) in steps.sorted(by: { $0.1.drainsPerSecond < $1.1.drainsPerSecond }) {
+            guard let latency = row.drainLatencyCorrected?.p99Nanoseconds else { continue }
+            let point = (x: row.drainsPerSecond, y: Double(latency))
+            if row.sloHeld == 1 { held.points.append(point) } else { broke.points.append(point) }
+        }
+        var chart = SVGChart(
+            id: "plot-knee", title: "Corrected drain latency p99 against throughput", xLabel: "drains/s achieved",
+            yLabel: "drain latency p99, corrected")
+        chart.yScale = .log
+        chart.yFormat = { NumberText.value($0, unit: "ns") }
+        chart.xFormat = NumberText.compact
+        chart.series = [held, broke].filter { !$0.points.isEmpty }
+        if let knee = steps.filter({ $0.1.sloHeld == 1 }).max(by: { $0.1.targetDrainsPerSecond! < $1.1.targetDrainsPerSecond! })?.1 {
+            let x = knee.drainsPerSecond
+            chart.bands = [(from: x * 0.99, to: x * 1.01, caption: "knee \(NumberText.compact(knee.targetDrainsPerSecond!)) drains/s")]
         }
         return chart.render()
     }

@@ -57,8 +57,8 @@ import Testing
             #expect(error.message.contains("tiny streaming ×2 rep 1"))
             #expect(!error.message.contains("empty_page_rate"))
         }
-        // The rows were written before the verdict.
-        #expect(try CSVFile.read(ResultRow.self, from: output).count == 1)
+        // The rows were written before the verdict, with it.
+        #expect(try CSVFile.read(ResultRow.self, from: output).map(\.sloHeld) == [0])
     }
 
     @Test func anSLOThatHoldsExitsZero() async throws {
@@ -114,6 +114,7 @@ import Testing
         let rows = try CSVFile.read(ResultRow.self, from: output)
         #expect(rows.map(\.targetDrainsPerSecond) == [20, 40, 70])
         #expect(rows.allSatisfy { $0.loadModel == "open-fixed" && $0.concurrency == 3 && $0.repetition == 1 })
+        #expect(rows.map(\.sloHeld) == [1, 1, 1])
         #expect(capture.text.contains("knee: at least 70 drains/s"))
     }
 

@@ -78,6 +78,32 @@ import FoundationXML
         #expect(!html.contains("clustered & <hot>"))
     }
 
+    /// H5: the rows of a knee search draw latency against throughput with the knee marked;
+    /// a report without knee steps has no such plot.
+    @Test func kneeStepsDrawTheCurveWithTheKnee() throws {
+        var rows: [ResultRow] = []
+        for (rate, p99, held) in [(100.0, 20_000_000, 1), (200.0, 22_000_000, 1), (400.0, 30_000_000, 1), (800.0, 900_000_000, 0)] {
+            var row = ResultRow()
+            row.scenario = "slow-store"
+            row.loadModel = "open-fixed"
+            row.targetDrainsPerSecond = rate
+            row.drainsPerSecond = rate * 0.98
+            row.drainLatencyCorrected = LatencyPercentiles(
+                p50Nanoseconds: UInt64(p99 / 2), p90Nanoseconds: UInt64(p99 / 2), p99Nanoseconds: UInt64(p99),
+                p999Nanoseconds: UInt64(p99), maxNanoseconds: UInt64(p99))
+            row.sloHeld = held
+            rows.append(row)
+        }
+        let html = HTMLReport(files: [("results/knee.csv", rows)], history: nil, timeSeries: nil).render()
+        #expect(parse(html).error == nil)
+        let start = try #require(html.range(of: "id=\"plot-knee\""))
+        let end = try #require(html.range(of: "</svg>", range: start.upperBound..<html.endIndex))
+        let svg = html[start.lowerBound..<end.lowerBound]
+        #expect(svg.contains("<circle"))
+        #expect(svg.contains("knee 400 drains/s"), "\(svg)")
+        #expect(!Self.fixtureReport().render().contains("plot-knee"))
+    }
+
     @Test func reportIsSelfContained() {
         let html = Self.fixtureReport().render()
         #expect(!html.contains("<script"))

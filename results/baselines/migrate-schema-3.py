@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Migrates results CSVs from schema_version 2 to 3 (issue 14 added the target columns after
 errors_other: empty text, zero error counts, empty consumed capacity; H6 added `partial`
-last: 0). pagebench reads
+and H5 `slo_held` last: 0 and empty). pagebench reads
 version-1 and -2 files as they are; this keeps committed baselines at the version it writes.
 
     python3 results/baselines/migrate-schema-3.py results/baselines/ci.csv
@@ -24,11 +24,11 @@ for path in sys.argv[1:]:
         continue
     at = header.index("errors_other") + 1
     version = header.index("schema_version")
-    out = [header[:at] + ADDED + header[at:] + ["partial"]]
+    out = [header[:at] + ADDED + header[at:] + ["partial", "slo_held"]]
     for row in rows[1:]:
         assert row[version] == "2", f"{path}: a row of schema_version {row[version]}"
         row[version] = "3"
-        out.append(row[:at] + VALUES + row[at:] + ["0"])
+        out.append(row[:at] + VALUES + row[at:] + ["0", ""])
     with open(path, "w", newline="") as f:
         csv.writer(f, lineterminator="\n").writerows(out)
     print(f"{path}: {len(out) - 1} rows migrated to version 3")
