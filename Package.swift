@@ -119,7 +119,7 @@ var targets: [Target] = [
     .target(
         name: "PagebenchTargets",
         dependencies: [
-            "PagebenchStore", "PagebenchHTTP",
+            "PagebenchBase", "PagebenchStore", "PagebenchHTTP",
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "Crypto", package: "swift-crypto"),
         ],

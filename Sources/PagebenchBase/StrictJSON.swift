@@ -15,6 +15,13 @@ public enum StrictJSON {
         var index = 0
         /// Set when the text turns out not to be JSON: the scan stops without a finding.
         var malformed = false
+        /// Where and why the text stopped being JSON (the first place).
+        var failure: (index: Int, expected: String)?
+
+        mutating func fail(_ expected: String) {
+            if failure == nil { failure = (index, expected) }
+            malformed = true
+        }
 
         init(bytes: [UInt8]) { self.bytes = bytes }
 
@@ -26,7 +33,7 @@ public enum StrictJSON {
         mutating func value(path: String) -> String? {
             skipWhitespace()
             guard index < bytes.count else {
-                malformed = true
+                fail("a value")
                 return nil
             }
             switch bytes[index] {
@@ -38,6 +45,9 @@ public enum StrictJSON {
             case UInt8(ascii: "n"):
                 index += 4
                 return "'\(path.isEmpty ? "(top level)" : path)' is null; give a value or leave the key out"
+            case UInt8(ascii: ","), UInt8(ascii: "}"), UInt8(ascii: "]"), UInt8(ascii: ":"):
+                fail("a value")
+                return nil
             default:
                 // A number, true or false: skip to the next delimiter.
                 while index < bytes.count, ![UInt8(ascii: ","), UInt8(ascii: "}"), UInt8(ascii: "]")].contains(bytes[index]),
@@ -60,7 +70,7 @@ public enum StrictJSON {
             while !malformed {
                 skipWhitespace()
                 guard index < bytes.count, bytes[index] == UInt8(ascii: "\""), let key = string() else {
-                    malformed = true
+                    fail("a key in double quotes")
                     return nil
                 }
                 let keyPath = path.isEmpty ? key : path + "." + key
@@ -69,7 +79,7 @@ public enum StrictJSON {
                 }
                 skipWhitespace()
                 guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else {
-                    malformed = true
+                    fail("':' after the key")
                     return nil
                 }
                 index += 1
@@ -83,8 +93,9 @@ public enum StrictJSON {
         /// container ends) or anything else (malformed, noted).
         mutating func another(closing: UInt8) -> Bool {
             skipWhitespace()
+            let expected = "',' or '\(Character(UnicodeScalar(closing)))'"
             guard index < bytes.count else {
-                malformed = true
+                fail(expected)
                 return false
             }
             let byte = bytes[index]
@@ -92,7 +103,7 @@ public enum StrictJSON {
                 index += 1
                 return byte == UInt8(ascii: ",")
             }
-            malformed = true
+            fail(expected)
             return false
         }
 
@@ -127,9 +138,34 @@ public enum StrictJSON {
                 default: index += 1
                 }
             }
-            malformed = true
+            fail("the closing '\"' of a string")
             return nil
         }
+    }
+
+    /// Where text that is not JSON goes wrong, as `line L, column C: expected X`, or nil
+    /// when this scanner finds nothing wrong (the JSON parser's own message then stands).
+    public static func syntaxError(in bytes: [UInt8]) -> String? {
+        var scanner = Scanner(bytes: bytes)
+        // A duplicate key or null ends the scan early: that is not a syntax error.
+        let problem = scanner.value(path: "")
+        if scanner.failure == nil, problem == nil {
+            scanner.skipWhitespace()
+            if scanner.index < bytes.count { scanner.fail("the end of the text after the value") }
+        }
+        guard let failure = scanner.failure else { return nil }
+        let before = bytes[..<min(failure.index, bytes.count)]
+        let line = before.count { $0 == 0x0A } + 1
+        let column = before.count - (before.lastIndex(of: 0x0A).map { $0 + 1 } ?? 0) + 1
+        let found: String
+        if failure.index >= bytes.count {
+            found = "found the end of the text"
+        } else if (0x21..<0x7F).contains(bytes[failure.index]) {
+            found = "found '\(Character(UnicodeScalar(bytes[failure.index])))'"
+        } else {
+            found = "found the byte 0x" + String(bytes[failure.index], radix: 16, uppercase: true)
+        }
+        return "line \(line), column \(column): expected \(failure.expected), \(found)"
     }
 
     /// Whether `text` holds a control character (C0, DEL or C1: NUL, TAB, ESC, …) that would

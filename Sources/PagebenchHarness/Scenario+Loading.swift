@@ -65,7 +65,7 @@ extension Scenario {
         do {
             object = try JSONSerialization.jsonObject(with: data, options: .fragmentsAllowed)
         } catch {
-            throw HarnessError(.invalidScenario, "the file is not valid JSON (\(error.localizedDescription))")
+            throw HarnessError(.invalidScenario, "the file is not valid JSON\(StrictJSON.syntaxError(in: Array(data)).map { ": " + $0 } ?? " (\(error.localizedDescription))")")
         }
         if let problem = StrictJSON.firstProblem(in: Array(data)) { throw HarnessError(.invalidScenario, problem) }
         guard let dictionary = object as? [String: Any] else {

@@ -67,7 +67,7 @@ extension StoreConfiguration: Codable {
         do {
             object = try JSONSerialization.jsonObject(with: data, options: .fragmentsAllowed)
         } catch {
-            throw StoreError.invalidConfiguration("the file is not valid JSON (\(error.localizedDescription))")
+            throw StoreError.invalidConfiguration("the file is not valid JSON\(StrictJSON.syntaxError(in: Array(data)).map { ": " + $0 } ?? " (\(error.localizedDescription))")")
         }
         if let problem = StrictJSON.firstProblem(in: Array(data)) { throw StoreError.invalidConfiguration(problem) }
         guard let dictionary = object as? [String: Any] else {

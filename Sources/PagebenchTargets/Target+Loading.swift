@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import PagebenchBase
 
 extension Target {
     static let commonKeys = ["name", "description", "kind", "endpoint", "partitions", "headers", "timeoutSeconds", "maxResponseBytes"]
@@ -46,7 +47,8 @@ extension Target {
         do {
             document = try JSONValue.parse(data)
         } catch {
-            throw TargetFileError("the file is not valid JSON (\(error))")
+            throw TargetFileError(
+                "the file is not valid JSON" + (StrictJSON.syntaxError(in: Array(data)).map { ": " + $0 } ?? " (\(error))"))
         }
         return try load(document, defaultName: defaultName, baseDirectory: baseDirectory)
     }

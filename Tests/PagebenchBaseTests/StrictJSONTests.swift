@@ -28,4 +28,21 @@ import Testing
         #expect(StrictJSON.containsControlCharacter("c1\u{85}"))
         #expect(!StrictJSON.containsControlCharacter("plain name-1 ünïcode ✓"))
     }
+
+    @Test("text that is not JSON is located by line and column, with what was expected", arguments: [
+        ("{\"a\": 1\n  \"b\": 2}", "line 2, column 3: expected ',' or '}', found '\"'"),
+        ("{\"a\": }", "line 1, column 7: expected a value, found '}'"),
+        ("{\"a\" 1}", "line 1, column 6: expected ':' after the key, found '1'"),
+        ("[1, 2", "line 1, column 6: expected ',' or ']', found the end of the text"),
+        ("{\"a\u{0}", "line 1, column 5: expected the closing '\"' of a string, found the end of the text"),
+        ("{} {}", "line 1, column 4: expected the end of the text after the value, found '{'"),
+    ])
+    func syntaxErrorsAreLocated(text: String, expected: String) {
+        let error = StrictJSON.syntaxError(in: Array(text.utf8))
+        #expect(error?.hasPrefix(expected) == true, "\(error ?? "nil")")
+    }
+
+    @Test func validTextHasNoSyntaxError() {
+        #expect(StrictJSON.syntaxError(in: Array(#"{"a": [1, {"b": "c\"d"}], "e": true}"#.utf8)) == nil)
+    }
 }
