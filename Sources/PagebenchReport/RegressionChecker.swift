@@ -43,6 +43,17 @@ public struct RegressionChecker: Sendable {
         baseline: [ResultRow], current: [ResultRow], baselineFile: String, currentFile: String,
         allowBehaviourChange: Bool = false, failOnUnmatched: Bool = false
     ) throws -> CheckReport {
+        for (rows, file) in [(baseline, baselineFile), (current, currentFile)] {
+            // Two rows of one identity and repetition (a file concatenated with itself, a scenario
+            // run twice) would count as two samples of one measurement.
+            var seen: Set<RowKey> = []
+            for row in rows where !seen.insert(RowKey(identity: row.identity, repetition: row.repetition)).inserted {
+                throw MetricsError(
+                    kind: .malformedInput, file: file,
+                    message: "two rows are \(row.scenario) [\(row.configHash)] \(row.pagerKind) ×\(row.concurrency) repetition "
+                        + "\(row.repetition): a measurement counted twice would be two samples; give each row once")
+            }
+        }
         var report = check(
             baseline: baseline, current: current, baselineFile: baselineFile, currentFile: currentFile,
             allowBehaviourChange: allowBehaviourChange)
@@ -81,6 +92,11 @@ public struct RegressionChecker: Sendable {
             baselineFile: baselineFile, currentFile: currentFile, method: methodDescription,
             comparisons: comparisons, onlyInBaseline: unmatched(baselineGroups, currentGroups),
             onlyInCurrent: unmatched(currentGroups, baselineGroups), behaviourChangeAllowed: allowBehaviourChange)
+    }
+
+    private struct RowKey: Hashable {
+        var identity: ResultIdentity
+        var repetition: Int
     }
 
     /// Rows grouped by identity, each group in repetition order.

@@ -137,6 +137,16 @@ import Testing
         #expect(report.comparisons.first?.warnings.contains { $0.contains("bounded by duration") } == true)
     }
 
+    /// Issue 12: a row given twice (same identity and repetition) is refused, not counted as a
+    /// second sample.
+    @Test func aRowGivenTwiceIsRefused() throws {
+        let rows = try roundTrip(SyntheticResults().rows(seed: 1))
+        #expect(throws: MetricsError.self) {
+            try checker.checkFiles(baseline: rows, current: rows + [rows[0]], baselineFile: "b.csv", currentFile: "c.csv")
+        }
+        _ = try checker.checkFiles(baseline: rows, current: rows, baselineFile: "b.csv", currentFile: "c.csv")
+    }
+
     /// Issue 12: a row most of whose drains failed (a target that stopped answering) is not
     /// a measurement: it is refused, never compared, and fails the check.
     @Test func rowsOfFailedDrainsAreRefusedAndFailTheCheck() throws {
