@@ -52,10 +52,16 @@ public struct StoreServer: Sendable {
     let closeMonitor = ConnectionCloseMonitor()
     /// Whether the store has a service time worth abandoning when a client leaves.
     private let watchesConnections: Bool
+    /// Protocol front ends' routes, added after the REST routes (see ``StoreRouteRegistration``).
+    private let extraRoutes: [any StoreRouteRegistration]
 
-    public init(store: SyntheticStore, configuration: Configuration = Configuration()) {
+    public init(
+        store: SyntheticStore, configuration: Configuration = Configuration(),
+        extraRoutes: [any StoreRouteRegistration] = []
+    ) {
         self.store = store
         self.configuration = configuration
+        self.extraRoutes = extraRoutes
         statistics = ServerStatistics()
         let service = store.configuration.serviceTime
         watchesConnections = service.base != .none || service.nanosecondsPerScannedByte != 0
@@ -102,6 +108,7 @@ public struct StoreServer: Sendable {
             }
             return await respond(range: .partition(partition), to: request, context: context)
         }
+        for routes in extraRoutes { routes.register(on: router, server: self) }
         return router
     }
 
@@ -213,10 +220,15 @@ public struct StoreServer: Sendable {
         }
     }
 
-    private enum Outcome: Sendable {
-        case page(Page)
-        case failed(any Error)
-        case abandoned
+    private typealias Outcome = StorePageOutcome
+
+    /// Pages the store for a protocol front end, counted in ``statistics`` like a REST request.
+    public func servePage(_ request: PageRequest, context: StoreRequestContext) async -> StorePageOutcome {
+        statistics.recordStart()
+        defer { statistics.recordFinish() }
+        let outcome = await page(request, channel: context.channel)
+        if case .abandoned = outcome { statistics.recordAbandoned() }
+        return outcome
     }
 
     /// Pages the store; with a service time, races it against the client's connection closing.
