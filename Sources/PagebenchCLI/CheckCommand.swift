@@ -72,4 +72,3 @@ struct CheckCommand: ParsableCommand {
     }
 }
 
-extension OutputFormat: ExpressibleByArgument {}

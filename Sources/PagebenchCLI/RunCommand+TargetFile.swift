@@ -117,21 +117,15 @@ extension RunCommand {
     ) throws(CommandFailure) {
         for row in rows {
             let failed = row.errors.total
-            guard failed > 0 else { continue }
-            let unanswered = RemoteCounts.responses(fromText: row.httpResponses)?["transport"] ?? 0
-            let what: String
-            if row.pages == 0 {
-                what = "answered no page"
-            } else if unanswered > 0 {
-                what = "stopped answering"
-            } else {
-                continue
-            }
+            let unanswered = row.unansweredRequests
+            guard let what = ResultRow.targetFailure(pages: row.pages, failedDrains: failed, unansweredRequests: unanswered)
+            else { continue }
             var message =
                 "target \(target) \(what) in phase \(row.scenario) ×\(row.concurrency) rep \(row.repetition): \(failed) of "
                 + "\(failed + row.drains) drains failed, \(unanswered) request\(unanswered == 1 ? "" : "s") got no response"
             if let detail { message += " (\(detail))" }
-            message += "; the rows were written with their error counts (errors_*, http_responses) and no later phase ran"
+            message += "; the rows were written to the output with their error counts (errors_*, http_responses), "
+                + "not to the history, and no later phase ran"
             if let lastError { message += "; last error: \(lastError)" }
             throw CommandFailure(ExitCodes.unavailable, message)
         }

@@ -74,13 +74,15 @@ public struct PhaseRunner<Source: PageSource>: Sendable where Source.Request == 
         } else {
             shardDrains = nil
         }
-        guard pagers > 0 else {
-            return RunResult(
+        /// A phase that measured nothing (this shard has no pager, or it was interrupted first).
+        func nothingMeasured(pagers: Int) -> RunResult {
+            RunResult(
                 scenario: scenario, concurrency: concurrency, repetition: repetition, pageTiming: timing,
                 metrics: TaskMetrics(), workersReturned: 0, measuredSeconds: 0, cpu: CPUTime(userSeconds: 0, systemSeconds: 0),
                 allocations: 0, peakAllocatedBytes: 0, peakRSSBytes: 0, timeSeries: [], startedAt: Date(),
-                shard: shard, pagers: 0, shardDrains: shardDrains)
+                shard: shard, pagers: pagers, shardDrains: shardDrains)
         }
+        guard pagers > 0 else { return nothingMeasured(pagers: 0) }
         let slots = (0..<pagers).map { _ in PagerTaskProgress() }
         let sampler = MemorySampler()
         let intervals = options.timeSeries ? IntervalLatencies() : nil
@@ -119,11 +121,7 @@ public struct PhaseRunner<Source: PageSource>: Sendable where Source.Request == 
                 // Stopped before measuring: nothing of this phase is a result.
                 background.cancelAll()
                 for await _ in background {}
-                var result = RunResult(
-                    scenario: scenario, concurrency: concurrency, repetition: repetition, pageTiming: timing,
-                    metrics: TaskMetrics(), workersReturned: 0, measuredSeconds: 0,
-                    cpu: CPUTime(userSeconds: 0, systemSeconds: 0), allocations: 0, peakAllocatedBytes: 0, peakRSSBytes: 0,
-                    timeSeries: [], startedAt: Date(), shard: shard, pagers: pagers, shardDrains: shardDrains)
+                var result = nothingMeasured(pagers: pagers)
                 result.partial = true
                 result.measured = false
                 return result

@@ -24,13 +24,12 @@ public enum ResultWriter {
                 throw HarnessError(.outputFailed, file: path, "\(flag): \(error)")
             }
         }
-        if let history, ((try? FileManager.default.attributesOfItem(atPath: history)[.size] as? Int) ?? 0) > 0 {
+        if let history {
+            // The same check the append makes under its lock, made before measuring.
             do {
-                _ = try CSVFile.readResults(history)
+                try CSVFile.checkAppendable(toHistory: history, as: ResultRow.self)
             } catch {
-                throw HarnessError(
-                    .outputFailed, file: history,
-                    "--history cannot take this run's rows: \(error); give another file or regenerate it")
+                throw HarnessError(.outputFailed, "--history \(error)")
             }
         }
     }
@@ -60,9 +59,10 @@ public enum ResultWriter {
         do {
             try createParentDirectory(of: path)
             try CSVFile.write(output.rows, to: path)
-            if let history {
+            // A history keeps results only: not rows cut short or of a target that failed them.
+            if let history, case let rows = output.rows.filter({ $0.notAResult == nil }), !rows.isEmpty {
                 try createParentDirectory(of: history)
-                try CSVFile.append(output.rows, toHistory: history)
+                try CSVFile.append(rows, toHistory: history)
             }
             if let timeSeries {
                 try createParentDirectory(of: timeSeries)

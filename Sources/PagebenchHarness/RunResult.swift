@@ -42,10 +42,13 @@ public struct RunResult: Sendable {
     public var shardDrains: Int?
     /// What a remote target answered in the measured phase; nil in-process.
     public var remoteCounts: RemoteCounts?
-    /// Whether a remote target stopped answering: drains failed and requests got no response
-    /// at all (refused, reset, timed out) in the measured phase.
+    /// Whether a remote target failed the measured phase (answered no page, or stopped
+    /// answering: ``ResultRow/targetFailure(pages:failedDrains:unansweredRequests:)``).
     public var targetStoppedAnswering: Bool {
-        metrics.errors.total > 0 && (remoteCounts?.responses["transport"] ?? 0) > 0
+        guard let remoteCounts else { return false }
+        return ResultRow.targetFailure(
+            pages: metrics.pages, failedDrains: metrics.errors.total,
+            unansweredRequests: remoteCounts.responses["transport"] ?? 0) != nil
     }
 
     /// Drains of the measured phase the cancellation probe was asked to cancel

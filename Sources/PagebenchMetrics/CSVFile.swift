@@ -43,35 +43,50 @@ public enum CSVFile {
     {
         let newText = try Row.csvText(rows, writer: writer)
         try AtomicFile.appendLocked(to: path) { existing in
-            if existing.isEmpty || existing == "\u{FEFF}" {
-                // A BOM alone stays: the header follows it.
-                return newText
-            }
-            var header: [String] = []
-            try CSVReader(file: path).forEachRecord(String(existing.prefix { $0 != "\n" && $0 != "\r\n" })) {
-                header = $0.fields.map(\.text)
-            }
-            guard header == Row.csvHeader else {
-                let firstDifference = zip(header, Row.csvHeader).enumerated().first { $0.element.0 != $0.element.1 }
-                let detail: String
-                if let (index, (found, expected)) = firstDifference {
-                    detail = "column \(index + 1) is '\(found)' there but '\(expected)' in this build"
-                } else {
-                    detail = "it has \(header.count) columns, this build writes \(Row.csvHeader.count)"
-                }
-                throw MetricsError(
-                    kind: .outputFailed, file: path, line: 1,
-                    message: "cannot append: the history file's header differs from this build's (\(detail)); "
-                        + "start a new history file or move this one aside")
-            }
-            guard existing.hasSuffix("\n") else {
-                throw MetricsError(
-                    kind: .outputFailed, file: path,
-                    message: "cannot append: the history file does not end with a line break, so its last row "
-                        + "may be truncated; check and repair its last line")
-            }
+            guard try checkAppendable(existing, path: path, as: Row.self) else { return newText }
             // Drop the new text's header line.
             return String(newText.drop { $0 != "\n" && $0 != "\r\n" }.dropFirst())
         }
+    }
+
+    /// Checks, without writing, that ``append(_:toHistory:writer:)`` would take rows of `Row`
+    /// at `path` (missing or empty, or this build's exact header and a whole last line): what
+    /// `run` asks before it measures anything.
+    public static func checkAppendable<Row: CSVRecord>(toHistory path: String, as type: Row.Type) throws {
+        var isDirectory = false
+        guard FileSystem.exists(path, isDirectory: &isDirectory), !isDirectory else { return }
+        _ = try checkAppendable(TextFile.read(path), path: path, as: type)
+    }
+
+    /// Whether `existing` (a history file's text) already has rows to append after: false for
+    /// an empty file (or a byte-order mark alone, which stays: the header follows it).
+    ///
+    /// - Throws: ``MetricsError`` (`.outputFailed`) for another header or a cut last line.
+    private static func checkAppendable<Row: CSVRecord>(_ existing: String, path: String, as type: Row.Type) throws -> Bool {
+        if existing.isEmpty || existing == "\u{FEFF}" { return false }
+        var header: [String] = []
+        try CSVReader(file: path).forEachRecord(String(existing.prefix { $0 != "\n" && $0 != "\r\n" })) {
+            header = $0.fields.map(\.text)
+        }
+        guard header == Row.csvHeader else {
+            let firstDifference = zip(header, Row.csvHeader).enumerated().first { $0.element.0 != $0.element.1 }
+            let detail: String
+            if let (index, (found, expected)) = firstDifference {
+                detail = "column \(index + 1) is '\(found)' there but '\(expected)' in this build"
+            } else {
+                detail = "it has \(header.count) columns, this build writes \(Row.csvHeader.count)"
+            }
+            throw MetricsError(
+                kind: .outputFailed, file: path, line: 1,
+                message: "cannot append: the history file's header differs from this build's (\(detail)); "
+                    + "start a new history file or move this one aside")
+        }
+        guard existing.hasSuffix("\n") else {
+            throw MetricsError(
+                kind: .outputFailed, file: path,
+                message: "cannot append: the history file does not end with a line break, so its last row "
+                    + "may be truncated; check and repair its last line")
+        }
+        return true
     }
 }

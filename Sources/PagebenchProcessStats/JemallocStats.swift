@@ -15,9 +15,10 @@ import Glibc
 /// Allocation request counts are cumulative since process start: subtract two snapshots
 /// (``allocationRequests(since:)``) to count the allocations of an interval. Requests served
 /// from a thread's cache are merged into these counters when that cache is flushed or
-/// refilled (at most a few hundred per size class per thread, negligible over a run);
-/// ``read(flushingThreadCache:)`` can flush the calling thread's cache first for an exact
-/// count of that thread's allocations.
+/// refilled, in bursts on whichever thread ran them: over a measured phase this is not
+/// negligible (a steady 2.07 allocations per page read as 2.1–6.0 across repetitions;
+/// results/allocation-count-noise.md). ``read(flushingThreadCache:)`` flushes only the
+/// calling thread's cache.
 public struct JemallocStats: Sendable, Equatable {
     /// Bytes in live allocations requested by the application (`stats.allocated`). Lower is better.
     public var allocatedBytes: Int

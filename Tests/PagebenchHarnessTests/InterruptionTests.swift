@@ -217,5 +217,35 @@ import Glibc
             try ResultWriter.checkWritable(output: directory + "/ok.csv", history: directory + "/other.csv", timeSeries: nil)
         }
         try ResultWriter.checkWritable(output: directory + "/ok.csv", history: directory + "/new-history.csv", timeSeries: nil)
+        // A history of an earlier schema (what the append would refuse after the run) is refused before it.
+        var earlier = ResultRow.csvHeader
+        earlier.removeLast()
+        try AtomicFile.write(earlier.joined(separator: ",") + "\n", to: directory + "/v2.csv")
+        #expect(throws: HarnessError.self) {
+            try ResultWriter.checkWritable(output: directory + "/ok.csv", history: directory + "/v2.csv", timeSeries: nil)
+        }
+    }
+
+    @Test("a history keeps results only: rows cut short (H6) or of a target that failed them are not appended")
+    func historyKeepsResultsOnly() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pagebench-history-\(UUID())").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        var whole = ResultRow()
+        whole.scenario = "whole"
+        whole.pages = 10
+        var partial = whole
+        partial.scenario = "partial"
+        partial.partial = 1
+        var dead = whole
+        dead.scenario = "dead@http"
+        dead.targetKind = "http"
+        dead.errors.other = 3
+        dead.httpResponses = "200=10 transport=3"
+        let output = SweepRunner.Output(rows: [whole, partial, dead], results: [], timeSeries: [])
+        try ResultWriter.write(output, to: directory + "/out.csv", history: directory + "/history.csv", timeSeries: nil)
+        #expect(try CSVFile.readResults(directory + "/out.csv").map(\.scenario) == ["whole", "partial", "dead@http"])
+        #expect(try CSVFile.readResults(directory + "/history.csv").map(\.scenario) == ["whole"])
+        #expect(dead.notAResult == "stopped answering" && partial.notAResult != nil && whole.notAResult == nil)
     }
 }

@@ -189,6 +189,27 @@ import Testing
         #expect(rows[0].pages == 3)
     }
 
+    /// H6: interrupted workers stop at different phases; the phases every shard reached merge,
+    /// the cut-short one partial. Without the interruption mark the same files are refused.
+    @Test func interruptedShardsMergeThePhasesEveryShardReached() throws {
+        func files(interrupted: Bool) -> [ShardMerge.Input] {
+            inputs { index, file in
+                file.interrupted = interrupted
+                file.phases[0].row.partial = index == 1 ? 1 : 0
+                if index == 0 {
+                    // This worker had begun the next phase when the signal came.
+                    var next = self.phase(file.phases[0].metrics, shard: file.shard, concurrency: 16)
+                    next.row.partial = 1
+                    file.phases.append(next)
+                }
+            }
+        }
+        let rows = try ShardMerge.merge(files(interrupted: true))
+        #expect(rows.map(\.concurrency) == [8])
+        #expect(rows[0].partial == 1)
+        #expect(mergeError(files(interrupted: false))?.message.contains("stopped early") == true)
+    }
+
     @Test func missingDuplicateAndForeignShardsAreRefused() throws {
         let all = inputs()
         var error = mergeError([all[0], all[2]])
