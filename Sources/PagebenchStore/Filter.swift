@@ -1,8 +1,12 @@
 /// A filter on item attributes, applied after the scan budget is charged (S3).
 ///
 /// Text form (CLI `--filter`, JSON): `match` (category 0, the configured selectivity),
-/// `category=N`, `category!=N`, `size>=N`, `size<=N` (sizes in bytes). Filters
-/// are part of a token's binding under the strict policy (S18).
+/// `category=N`, `category!=N`, `size>=N`, `size<=N` (sizes in bytes), or a compound
+/// condition in DynamoDB's grammar with whole-number literals: comparisons (`=`, `<>` or
+/// `!=`, `<`, `<=`, `>`, `>=`) and `BETWEEN` on `category` and `size` (or `sizeBytes`),
+/// joined by `and`, `or`, `not` and parentheses: `category=0 and size>=1000`. Filters
+/// are part of a token's binding under the strict policy (S18); a compound one by the hash
+/// of its canonical text.
 public enum Filter: Sendable, Hashable {
     /// Items whose category equals the value. Category 0 holds `selectivity` of the items.
     case categoryEquals(Int)
@@ -12,6 +16,8 @@ public enum Filter: Sendable, Hashable {
     case sizeAtLeast(Int)
     /// Items of at most this many bytes.
     case sizeAtMost(Int)
+    /// Any other condition over category and size (W2, W6).
+    case expression(FilterExpression)
 
     /// The filter selecting the configured fraction of items (`selectivity`, category 0).
     public static let matching = Filter.categoryEquals(0)
@@ -29,6 +35,20 @@ public enum Filter: Sendable, Hashable {
         case .categoryNotEquals(let value): category != value
         case .sizeAtLeast(let value): sizeBytes >= value
         case .sizeAtMost(let value): sizeBytes <= value
+        case .expression(let expression): expression.matches(category: category, sizeBytes: sizeBytes)
+        }
+    }
+
+    /// The filter for a condition: one of the simple cases when the condition is one of
+    /// their forms (so that its text and token binding are the simple case's), else
+    /// ``expression(_:)``.
+    public init(_ expression: FilterExpression) {
+        switch expression {
+        case .comparison(.category, .equal, let value) where value >= 0: self = .categoryEquals(value)
+        case .comparison(.category, .notEqual, let value) where value >= 0: self = .categoryNotEquals(value)
+        case .comparison(.sizeBytes, .greaterOrEqual, let value) where value >= 0: self = .sizeAtLeast(value)
+        case .comparison(.sizeBytes, .lessOrEqual, let value) where value >= 0: self = .sizeAtMost(value)
+        default: self = .expression(expression)
         }
     }
 }
@@ -41,6 +61,7 @@ extension Filter: CustomStringConvertible, Codable {
         case .categoryNotEquals(let value): "category!=\(value)"
         case .sizeAtLeast(let value): "size>=\(value)"
         case .sizeAtMost(let value): "size<=\(value)"
+        case .expression(let expression): expression.description
         }
     }
 
@@ -49,27 +70,44 @@ extension Filter: CustomStringConvertible, Codable {
     /// - Throws: ``StoreError`` (`invalidConfiguration`) listing the accepted forms.
     public init(parsing text: String) throws(StoreError) {
         let spec = text.filter { !$0.isWhitespace }.lowercased()
+        if spec == "match" {
+            self = .matching
+            return
+        }
         let forms: [(prefix: String, make: (Int) -> Filter)] = [
             ("category!=", Filter.categoryNotEquals),
             ("category=", Filter.categoryEquals),
             ("size>=", Filter.sizeAtLeast),
             ("size<=", Filter.sizeAtMost),
         ]
-        if spec == "match" {
-            self = .matching
-            return
-        }
         for form in forms where spec.hasPrefix(form.prefix) {
             if let value = Int(spec.dropFirst(form.prefix.count)), value >= 0 {
                 self = form.make(value)
                 return
             }
-            throw .invalidConfiguration(
-                "filter '\(text)': the value after '\(form.prefix)' must be a whole number ≥ 0")
         }
-        throw .invalidConfiguration(
-            "filter '\(text)' is not understood; use 'match', 'category=N', 'category!=N', 'size>=BYTES' or 'size<=BYTES'"
-        )
+        let understood = "use 'match', 'category=N', 'category!=N', 'size>=BYTES', 'size<=BYTES', or conditions on category and size joined by and, or, not"
+        do {
+            let condition = try ConditionExpression(parsing: text, dialect: .filterText)
+            let expression = try FilterExpression(
+                condition,
+                attribute: { (name: String) throws(ExpressionError) -> FilterAttribute in
+                    switch name.lowercased() {
+                    case "category": return .category
+                    case "size", "sizebytes": return .sizeBytes
+                    default: throw ExpressionError("unknown attribute '\(name)'")
+                    }
+                },
+                value: { (operand: ConditionExpression.Operand) throws(ExpressionError) -> Int in
+                    guard case .number(let number) = operand, number >= 0 else {
+                        throw ExpressionError("categories and sizes are whole numbers ≥ 0")
+                    }
+                    return number
+                })
+            self = Filter(expression)
+        } catch {
+            throw .invalidConfiguration("filter '\(text)' is not understood (\(error.message)); \(understood)")
+        }
     }
 
     public init(from decoder: any Decoder) throws {

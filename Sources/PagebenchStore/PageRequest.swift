@@ -13,19 +13,27 @@ public struct PageRequest: Sendable, Hashable {
     public var filter: Filter?
     /// The `nextToken` of the previous page, or `nil` for the first call (S16–S19).
     public var token: String?
+    /// Only with a partition range: the sort keys the query walks (DynamoDB's key
+    /// condition on the sort key, W2); `nil` for the whole partition. Keys past the
+    /// partition's end are simply absent; an empty range gives one empty page without a
+    /// token. Not part of a token's binding: a token continues only if its position lies
+    /// inside the window (S19).
+    public var sortKeys: Range<UInt64>?
 
     public init(
         range: ScanRange = .scan,
         reverse: Bool = false,
         limit: Int? = nil,
         filter: Filter? = nil,
-        token: String? = nil
+        token: String? = nil,
+        sortKeys: Range<UInt64>? = nil
     ) {
         self.range = range
         self.reverse = reverse
         self.limit = limit
         self.filter = filter
         self.token = token
+        self.sortKeys = sortKeys
     }
 
     /// The same request continued with another token (or restarted with `nil`).

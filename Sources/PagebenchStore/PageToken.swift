@@ -1,3 +1,5 @@
+import PagebenchBase
+
 /// The content of a page token (S16): where to resume, and the request it is bound to.
 ///
 /// Wire format, version 2: 40 bytes, encoded as 54 characters of unpadded URL-safe base64
@@ -8,11 +10,11 @@
 /// | 0 | version (2; version 1, signed with SipHash-2-4, is no longer accepted) |
 /// | 1 | flags: bit 0 = reverse |
 /// | 2 | range kind: 0 partition, 1 scan, 2 segment |
-/// | 3 | filter kind: 0 none, 1 category=, 2 category!=, 3 size>=, 4 size<= |
+/// | 3 | filter kind: 0 none, 1 category=, 2 category!=, 3 size>=, 4 size<=, 5 compound |
 /// | 4–7 | partition, or segment index |
 /// | 8–11 | segment total |
 /// | 12–15 | limit |
-/// | 16–23 | filter value |
+/// | 16–23 | filter value (compound: FNV-1a of its canonical text) |
 /// | 24–31 | global position of the last evaluated item |
 /// | 32–39 | SipHash-1-3 MAC of bytes 0–31 |
 ///
@@ -71,6 +73,7 @@ struct PageToken: Sendable, Hashable {
         case .categoryNotEquals(let value)?: (2, UInt64(truncatingIfNeeded: value))
         case .sizeAtLeast(let value)?: (3, UInt64(truncatingIfNeeded: value))
         case .sizeAtMost(let value)?: (4, UInt64(truncatingIfNeeded: value))
+        case .expression(let expression)?: (5, StableHash.fnv1a64(expression.description))
         }
     }
 
@@ -83,7 +86,7 @@ struct PageToken: Sendable, Hashable {
         }
     }
 
-    /// The filter this token was issued for (for mismatch messages).
+    /// The filter this token was issued for, `nil` for none or a compound one (carried as a hash).
     var filter: Filter? {
         let value = Int(truncatingIfNeeded: filterValue)
         switch filterKind {
@@ -161,7 +164,7 @@ struct PageToken: Sendable, Hashable {
         let flags = UInt8(truncatingIfNeeded: w.0 >> 8)
         let rangeKind = UInt8(truncatingIfNeeded: w.0 >> 16)
         let filterKind = UInt8(truncatingIfNeeded: w.0 >> 24)
-        guard flags <= 1, rangeKind <= 2, filterKind <= 4 else {
+        guard flags <= 1, rangeKind <= 2, filterKind <= 5 else {
             throw .invalidToken("it has fields this store never writes")
         }
         let token = PageToken(

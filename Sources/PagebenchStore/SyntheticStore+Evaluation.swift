@@ -27,10 +27,22 @@ extension SyntheticStore {
         }
     }
 
+    /// The global positions of a request's range narrowed to its sort-key window.
+    @inline(__always)
+    func bounds(of request: PageRequest) throws(StoreError) -> (lo: Int, hi: Int) {
+        let (lo, hi) = try bounds(of: request.range)
+        guard let keys = request.sortKeys else { return (lo, hi) }
+        guard case .partition = request.range else {
+            throw .invalidConfiguration("a sort-key range applies to a partition query only, not to a \(request.range)")
+        }
+        let count = UInt64(hi - lo)
+        return (lo + Int(min(keys.lowerBound, count)), lo + Int(min(keys.upperBound, count)))
+    }
+
     func evaluate(_ request: PageRequest) throws(StoreError) -> Page {
         let limit = request.limit ?? defaultLimit
         guard limit >= 1, limit <= PageRequest.maximumLimit else { throw .invalidLimit(limit) }
-        let (lo, hi) = try bounds(of: request.range)
+        let (lo, hi) = try bounds(of: request)
         let reverse = request.reverse
         let filter = request.filter
         let step = reverse ? -1 : 1
@@ -235,7 +247,10 @@ extension SyntheticStore {
             changes.append("direction was \(direction(token.reverse)), now \(direction(request.reverse))")
         }
         if !sameLimit { changes.append("limit was \(token.limit), now \(limit)") }
-        if !sameFilter { changes.append("filter was \(token.filter.filterText), now \(request.filter.filterText)") }
+        if !sameFilter {
+            let was = token.filterKind == 5 ? "a compound condition" : token.filter.filterText
+            changes.append("filter was \(was), now \(request.filter.filterText)")
+        }
         throw .tokenMismatch(changes)
     }
 }

@@ -55,7 +55,7 @@ extension SyntheticStore {
     /// The partition of the first item a request evaluates (its partition for a query).
     func startPartition(of request: PageRequest) -> Int? {
         if case .partition(let partition) = request.range { return partition }
-        guard let (lo, hi) = try? bounds(of: request.range) else { return nil }
+        guard let (lo, hi) = try? bounds(of: request) else { return nil }
         var position = request.reverse ? hi - 1 : lo
         if let text = request.token, let token = try? PageToken.decode(text, key: tokenKey) {
             position = Int(truncatingIfNeeded: token.lastPosition) + (request.reverse ? -1 : 1)

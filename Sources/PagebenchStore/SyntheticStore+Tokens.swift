@@ -37,7 +37,7 @@ extension SyntheticStore {
     public func token(for request: PageRequest, resumingAfter partition: Int, sortKey: UInt64) throws -> String {
         let limit = request.limit ?? defaultLimit
         guard limit >= 1, limit <= PageRequest.maximumLimit else { throw StoreError.invalidLimit(limit) }
-        let (lo, hi) = try bounds(of: request.range)
+        let (lo, hi) = try bounds(of: request)
         guard partition >= 0, partition < layout.partitions, sortKey < UInt64(layout.count(of: partition)) else {
             throw StoreError.invalidToken("item (\(partition), \(sortKey)) does not exist")
         }

@@ -47,7 +47,7 @@ struct PageQueryTests {
             ("/scan?reverse=maybe", "reverse='maybe' must be true, false, 1 or 0"),
             ("/scan?payload=yes", "payload='yes' must be true, false, 1 or 0"),
             ("/scan?filter=colour%3Dred", "filter 'colour=red' is not understood"),
-            ("/scan?filter=size%3E%3D-1", "the value after 'size>=' must be a whole number"),
+            ("/scan?filter=size%3E%3D-1", "whole numbers ≥ 0"),
         ])
     func badParameters(pathAndQuery: String, expected: String) {
         #expect {
