@@ -1,3 +1,4 @@
+public import PagebenchHTTP
 import Crypto
 import Foundation
 import PagebenchBase

@@ -1,3 +1,4 @@
+public import PagebenchHTTP
 /// What a drain's request fills a target's templates with (README "Target files",
 /// placeholders).
 public struct TemplateBindings: Sendable {

@@ -1,5 +1,4 @@
 import Foundation
-import PagebenchHTTP
 
 /// A JSON value as a target file gives it (request bodies, GraphQL variables, DynamoDB
 /// expression values): numbers keep the text they were written with, so a key or a
@@ -15,12 +14,16 @@ public indirect enum JSONValue: Sendable, Hashable {
     /// Already-serialised JSON, written as is (a `LastEvaluatedKey` passed back verbatim).
     case raw(String)
 
+    /// Containers nest at most this deep: the parser recurses, and a request body of a
+    /// million `[` must be an error, not a stack overflow.
+    package static let maximumDepth = 64
+
     /// Parses one JSON document.
     ///
     /// - Throws: `JSONReadError` naming the offset of the first problem.
     package static func parse(_ bytes: UnsafeRawBufferPointer) throws(JSONReadError) -> JSONValue {
         var reader = JSONReader(bytes)
-        let value = try read(&reader, bytes)
+        let value = try read(&reader, bytes, depth: 0)
         try reader.expectEnd()
         return value
     }
@@ -35,19 +38,25 @@ public indirect enum JSONValue: Sendable, Hashable {
         try data.withUnsafeBytes { bytes throws(JSONReadError) in try parse(bytes) }
     }
 
-    private static func read(_ reader: inout JSONReader, _ bytes: UnsafeRawBufferPointer) throws(JSONReadError) -> JSONValue {
-        switch reader.peek() {
+    private static func read(
+        _ reader: inout JSONReader, _ bytes: UnsafeRawBufferPointer, depth: Int
+    ) throws(JSONReadError) -> JSONValue {
+        let next = reader.peek()
+        if next == UInt8(ascii: "{") || next == UInt8(ascii: "["), depth >= maximumDepth {
+            throw reader.error("objects and arrays nest deeper than \(maximumDepth) levels")
+        }
+        switch next {
         case UInt8(ascii: "{"):
             var members: [String: JSONValue] = [:]
             try reader.readObject { reader, key throws(JSONReadError) in
                 let name = key.description
                 guard members[name] == nil else { throw reader.error("the key '\(name)' appears twice") }
-                members[name] = try read(&reader, bytes)
+                members[name] = try read(&reader, bytes, depth: depth + 1)
             }
             return .object(members)
         case UInt8(ascii: "["):
             var elements: [JSONValue] = []
-            try reader.readArray { reader throws(JSONReadError) in elements.append(try read(&reader, bytes)) }
+            try reader.readArray { reader throws(JSONReadError) in elements.append(try read(&reader, bytes, depth: depth + 1)) }
             return .array(elements)
         case UInt8(ascii: "\""):
             return .string(try reader.readString())
