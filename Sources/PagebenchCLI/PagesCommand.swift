@@ -12,7 +12,8 @@ public struct PagesCommand: AsyncParsableCommand {
         abstract: "Follow tokens through a range and print one JSON object per page.",
         discussion: """
             Each line has page, returned, scanned, scannedBytes, keys (the returned items' \
-            [partition, sortKey] pairs) and nextToken (null at the end). Exit codes: 0 success, \
+            [partition, sortKey] pairs), nextToken (null at the end) and lastEvaluatedKey (the \
+            [partition, sortKey] the token resumes after: DynamoDB's LastEvaluatedKey, W3). Exit codes: 0 success, \
             64 invalid arguments, 65 invalid or mismatched token, 69 injected throttling or fault.
             """
     )
@@ -22,6 +23,12 @@ public struct PagesCommand: AsyncParsableCommand {
 
     @Option(parsing: .unconditional, help: "Items to evaluate per page (S1, S2); the store's default limit when absent.")
     public var limit: Int?
+
+    @Option(parsing: .unconditional, help: "With --partition: walk sort keys from this one (inclusive; DynamoDB's sk >= / BETWEEN, W2).")
+    public var sortKeyMin: UInt64?
+
+    @Option(parsing: .unconditional, help: "With --partition: walk sort keys up to this one (inclusive).")
+    public var sortKeyMax: UInt64?
 
     @Option(help: "Continue from this token instead of the first page.")
     public var token: String?
@@ -37,6 +44,20 @@ public struct PagesCommand: AsyncParsableCommand {
     public func validate() throws {
         if let limit, limit < 1 { throw ValidationError("--limit must be at least 1, got \(limit) (S1)") }
         if let maxPages, maxPages < 1 { throw ValidationError("--max-pages must be at least 1, got \(maxPages)") }
+        if sortKeyMin != nil || sortKeyMax != nil, range.partition == nil {
+            throw ValidationError("--sort-key-min/--sort-key-max narrow a query: give --partition too")
+        }
+        if let sortKeyMax, sortKeyMax == .max {
+            throw ValidationError("--sort-key-max must be below \(UInt64.max)")
+        }
+    }
+
+    /// The sort-key window of --sort-key-min/--sort-key-max (an empty one when min > max).
+    var sortKeys: Range<UInt64>? {
+        guard sortKeyMin != nil || sortKeyMax != nil else { return nil }
+        let lower = sortKeyMin ?? 0
+        let upper = sortKeyMax.map { $0 + 1 } ?? .max
+        return lower <= upper ? lower..<upper : lower..<lower
     }
 
     public func run() async throws {
@@ -80,7 +101,8 @@ public struct PagesCommand: AsyncParsableCommand {
             throw CommandFailure(wrapping: error)
         }
         var request = PageRequest(
-            range: range.range, reverse: range.reverse, limit: limit, filter: try range.parsedFilter(), token: token)
+            range: range.range, reverse: range.reverse, limit: limit, filter: try range.parsedFilter(), token: token,
+            sortKeys: sortKeys)
         let maxPages = self.maxPages ?? Int.max  // a local: property reads cost in the loop
         var summary = Summary()
         summary.configurationHash = configuration.configurationHash
@@ -99,8 +121,10 @@ public struct PagesCommand: AsyncParsableCommand {
                 keys += index == 0 ? "[\(item.partition),\(item.sortKey)]" : ",[\(item.partition),\(item.sortKey)]"
             }
             let next = page.nextToken.map { "\"\($0)\"" } ?? "null"
+            let last = page.nextToken.flatMap { try? syntheticStore.decodeToken($0) }
+                .map { "[\($0.lastEvaluatedPartition),\($0.lastEvaluatedSortKey)]" } ?? "null"
             output.write(
-                "{\"page\":\(summary.pages),\"returned\":\(page.returnedCount),\"scanned\":\(page.scannedCount),\"scannedBytes\":\(page.scannedBytes),\"keys\":[\(keys)],\"nextToken\":\(next)}\n"
+                "{\"page\":\(summary.pages),\"returned\":\(page.returnedCount),\"scanned\":\(page.scannedCount),\"scannedBytes\":\(page.scannedBytes),\"keys\":[\(keys)],\"nextToken\":\(next),\"lastEvaluatedKey\":\(last)}\n"
             )
             guard let nextToken = page.nextToken else { break }
             request.token = nextToken

@@ -16,7 +16,10 @@ public struct ServeCommand: AsyncParsableCommand {
             retryable} with 400 (invalid limit, token, segment or parameter), 404 (unknown partition \
             or route), 409 (token mismatch), 429 (throttled, with Retry-After) or 503 (injected fault). \
             Prints "listening on http://HOST:PORT" once it accepts connections. Replicas started with \
-            the same store options continue each other's tokens.
+            the same store options continue each other's tokens. The same port speaks DynamoDB's JSON \
+            API (POST / with X-Amz-Target: DynamoDB_20120810.Query, Scan, GetItem, DescribeTable, \
+            ListTables; one table, --table, key pk/sk): point boto3 or the AWS CLI at it with \
+            --endpoint-url.
             """
     )
 
@@ -40,6 +43,9 @@ public struct ServeCommand: AsyncParsableCommand {
             valueName: "seconds"))
     public var idleTimeout = 60.0
 
+    @Option(help: "The DynamoDB table name of the DynamoDB JSON endpoint (POST /, W1).")
+    public var table = "pagebench"
+
     @Option(help: ArgumentHelp("Serve HTTPS with this PEM certificate chain (needs --tls-key).", valueName: "file"))
     public var tlsCert: String?
 
@@ -56,6 +62,12 @@ public struct ServeCommand: AsyncParsableCommand {
         }
         guard !host.isEmpty else { throw ValidationError("--host must not be empty; use 127.0.0.1 for loopback") }
         guard (tlsCert == nil) == (tlsKey == nil) else { throw ValidationError("--tls-cert and --tls-key go together") }
+        // DynamoDB's table-name rule: 3–255 of letters, digits, _ - .
+        guard (3...255).contains(table.utf8.count),
+            table.unicodeScalars.allSatisfy({ $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "_-.".unicodeScalars.contains($0)) })
+        else {
+            throw ValidationError("--table must be 3 to 255 letters, digits, '_', '-' or '.', got '\(table)'")
+        }
     }
 
     public func run() async throws {
@@ -112,6 +124,7 @@ public struct ServeCommand: AsyncParsableCommand {
             store: syntheticStore,
             configuration: .init(
                 host: host, port: port, includePayloadByDefault: payload, retryAfterSeconds: retryAfter,
-                idleTimeout: idleTimeout == 0 ? nil : .milliseconds(Int64(idleTimeout * 1000))))
+                idleTimeout: idleTimeout == 0 ? nil : .milliseconds(Int64(idleTimeout * 1000))),
+            extraRoutes: [DynamoDBRoutes(tableName: table)])
     }
 }

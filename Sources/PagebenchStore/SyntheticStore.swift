@@ -72,6 +72,11 @@ public struct SyntheticStore: Sendable {
     /// The number of items in the store.
     public var totalItems: Int { layout.total }
 
+    /// Whether the store has `partition` (0 ..< partitions).
+    public func hasPartition(_ partition: Int) -> Bool {
+        partition >= 0 && partition < layout.partitions
+    }
+
     /// The number of items in `partition` (0 for a partition the store does not have).
     public func itemCount(inPartition partition: Int) -> Int {
         guard partition >= 0, partition < layout.partitions else { return 0 }

@@ -131,18 +131,24 @@ struct TestHTTPClient: Sendable {
         self.port = port
     }
 
-    func execute(uri: String, method: HTTPMethod = .GET) async throws -> TestHTTPResponse {
+    func execute(
+        uri: String, method: HTTPMethod = .GET, headers: [(String, String)] = [], body: String? = nil
+    ) async throws -> TestHTTPResponse {
         let eventLoop = MultiThreadedEventLoopGroup.singleton.next()
         let promise = eventLoop.makePromise(of: TestHTTPResponse.self)
         var head = HTTPRequestHead(version: .http1_1, method: method, uri: uri)
         head.headers.add(name: "Host", value: "\(host):\(port)")
         head.headers.add(name: "Connection", value: "close")
+        for (name, value) in headers { head.headers.add(name: name, value: value) }
+        if let body { head.headers.add(name: "Content-Length", value: String(body.utf8.count)) }
         let request = head
+        let requestBody = body.map { ByteBuffer(string: $0) }
         let channel = try await ClientBootstrap(group: eventLoop)
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.addHTTPClientHandlers()
-                    try channel.pipeline.syncOperations.addHandler(ResponseCollector(request: request, promise: promise))
+                    try channel.pipeline.syncOperations.addHandler(
+                        ResponseCollector(request: request, body: requestBody, promise: promise))
                 }
             }
             .connect(host: host, port: port)
@@ -158,16 +164,19 @@ private final class ResponseCollector: ChannelInboundHandler {
     typealias OutboundOut = HTTPClientRequestPart
 
     private let request: HTTPRequestHead
+    private let body: ByteBuffer?
     private let promise: EventLoopPromise<TestHTTPResponse>
     private var response: TestHTTPResponse?
 
-    init(request: HTTPRequestHead, promise: EventLoopPromise<TestHTTPResponse>) {
+    init(request: HTTPRequestHead, body: ByteBuffer?, promise: EventLoopPromise<TestHTTPResponse>) {
         self.request = request
+        self.body = body
         self.promise = promise
     }
 
     func channelActive(context: ChannelHandlerContext) {
         context.write(wrapOutboundOut(.head(request)), promise: nil)
+        if let body { context.write(wrapOutboundOut(.body(.byteBuffer(body))), promise: nil) }
         context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
         context.fireChannelActive()
     }

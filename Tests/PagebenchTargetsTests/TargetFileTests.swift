@@ -1,3 +1,4 @@
+import PagebenchHTTP
 import Foundation
 import Testing
 
