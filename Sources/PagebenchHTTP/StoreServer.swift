@@ -284,7 +284,7 @@ struct JSONErrorMiddleware: RouterMiddleware {
             }
             return Self.response(
                 .notFound,
-                "no endpoint \(request.method) \(request.uri.path); endpoints: GET /partitions/{p}/items, GET /scan, GET /scan/segments/{i}/{n}, GET /health"
+                "no endpoint \(request.method) \(request.uri.path); endpoints: GET /partitions/{p}/items, GET /scan, GET /scan/segments/{i}/{n}, GET /health, POST / (DynamoDB JSON API)"
             )
         } catch let error as HTTPError {
             return Self.response(.invalidParameter, error.body ?? "\(error.status)", status: error.status)

@@ -101,6 +101,32 @@ import Testing
         Self.expectSameDeterministicFigures(local, rows)
     }
 
+    /// The same workload through `pagebench serve`'s DynamoDB endpoint with the dynamodb kind
+    /// (SigV4-signed Query, filter in FilterExpression, LastEvaluatedKey as the continuation)
+    /// gives the in-process figures too (T1, W2, W3): the protocol front end pages the store.
+    @Test func t1_dynamoDBKindAgainstServeGivesTheInProcessFigures() async throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let (local, server, _) = try await inProcessAndServed(directory)
+        defer { server.stop() }
+        setenv("AWS_ACCESS_KEY_ID", "AKIDPAGEBENCH", 1)
+        setenv("AWS_SECRET_ACCESS_KEY", "pagebench-serve-secret", 1)
+        let target = """
+            {"kind": "dynamodb", "endpoint": "\(server.url)", "region": "us-east-1", "table": "pagebench", "operation": "Query",
+             "keyConditionExpression": "pk = :p", "filterExpression": "category = :c",
+             "expressionAttributeValues": {":p": {"N": "${partition}"}, ":c": {"N": "0"}},
+             "partitions": {"range": [0, 4]}}
+            """
+        let remote = await runPagebench([
+            directory.appendingPathComponent("rest.json").path, "--target-file", try write(target, "serve-ddb.json", in: directory),
+            "--output", directory.appendingPathComponent("ddb.csv").path,
+        ])
+        #expect(remote.failure == nil, "\(remote.failure?.message ?? "")")
+        let rows = try #require(remote.output).rows
+        #expect(rows.allSatisfy { $0.scenario == "rest@serve-ddb" && $0.targetKind == "dynamodb" })
+        Self.expectSameDeterministicFigures(local, rows)
+    }
+
     /// HTTPS through swift-nio-ssl: a certificate made with openssl for 127.0.0.1 is trusted
     /// with --ca-file, refused (a TLS handshake failure, exit 69) without it, and accepted
     /// with --insecure.
