@@ -73,14 +73,19 @@ struct JSONWriter {
     /// A 64-bit value as a string of 16 lowercase hex digits (JSON numbers lose precision
     /// above 2⁵³ in many readers).
     mutating func hex64(_ value: UInt64) {
-        buffer.writeInteger(UInt8(ascii: "\""))
-        var shift: UInt64 = 60
-        while true {
-            buffer.writeInteger(Self.hexDigits[Int((value >> shift) & 15)])
-            if shift == 0 { break }
-            shift -= 4
+        // Written as one 18-byte run (quote, 16 digits, quote): one buffer write, not 18.
+        var text: (UInt64, UInt64, UInt64) = (0, 0, 0)
+        withUnsafeMutableBytes(of: &text) { bytes in
+            bytes[0] = UInt8(ascii: "\"")
+            for index in 0..<16 {
+                let nibble = Int((value >> UInt64(60 - 4 * index)) & 15)
+                bytes[1 + index] = nibble < 10 ? UInt8(ascii: "0") + UInt8(nibble) : UInt8(ascii: "a") + UInt8(nibble - 10)
+            }
+            bytes[17] = UInt8(ascii: "\"")
         }
-        buffer.writeInteger(UInt8(ascii: "\""))
+        withUnsafeBytes(of: &text) { bytes in
+            _ = buffer.writeBytes(UnsafeRawBufferPointer(rebasing: bytes[..<18]))
+        }
     }
 
     /// Standard base64 (RFC 4648 §4, padded) of `bytes`, as a JSON string.

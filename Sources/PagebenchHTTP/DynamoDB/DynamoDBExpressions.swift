@@ -7,12 +7,14 @@ import PagebenchStore
 struct DynamoDBExpressions {
     let names: [String: String]
     let values: [String: DynamoDBValue]
+    let cache: ConditionCache
     private var usedNames: Set<String> = []
     private var usedValues: Set<String> = []
 
-    init(names: [String: String]?, values: [String: DynamoDBValue]?) {
+    init(names: [String: String]?, values: [String: DynamoDBValue]?, cache: ConditionCache) {
         self.names = names ?? [:]
         self.values = values ?? [:]
+        self.cache = cache
     }
 
     /// An attribute name operand: a `#placeholder` resolved, or the name itself.
@@ -56,7 +58,7 @@ struct DynamoDBExpressions {
                 default: conjuncts.append(condition)
                 }
             }
-            try flatten(try ConditionExpression(parsing: text, dialect: .dynamoDB))
+            try flatten(try cache.condition(text))
             var partition: Int?
             var sortKeys: Range<UInt64>?
             for conjunct in conjuncts {
@@ -127,7 +129,7 @@ struct DynamoDBExpressions {
     /// `FilterExpression` over `category` and `sizeBytes` (W2).
     mutating func filter(_ text: String) throws(DynamoDBError) -> Filter {
         do throws(ExpressionError) {
-            let condition = try ConditionExpression(parsing: text, dialect: .dynamoDB)
+            let condition = try cache.condition(text)
             let expression = try FilterExpression(
                 condition,
                 attribute: { (operand: String) throws(ExpressionError) -> FilterAttribute in

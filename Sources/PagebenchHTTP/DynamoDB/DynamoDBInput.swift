@@ -9,19 +9,20 @@ struct DynamoDBInput {
         guard case .object(let members) = body else {
             throw .validation("the \(operation) request body must be a JSON object")
         }
-        for name in members.keys.sorted() {
-            if let advice = unsupported[name] {
-                throw .validation("\(name) is not supported by pagebench's DynamoDB endpoint; \(advice)")
-            }
-            if !known.contains(name) {
-                throw .validation("unknown parameter '\(name)' for \(operation)")
+        // Sorted only when something is wrong, so that the first offender named is stable.
+        if members.keys.contains(where: { unsupported[$0] != nil || !known.contains($0) }) {
+            for name in members.keys.sorted() {
+                if let advice = unsupported[name] {
+                    throw .validation("\(name) is not supported by pagebench's DynamoDB endpoint; \(advice)")
+                }
+                if !known.contains(name) {
+                    throw .validation("unknown parameter '\(name)' for \(operation)")
+                }
             }
         }
         self.operation = operation
         self.members = members
     }
-
-    func has(_ name: String) -> Bool { members[name] != nil }
 
     func string(_ name: String) throws(DynamoDBError) -> String? {
         switch members[name] {

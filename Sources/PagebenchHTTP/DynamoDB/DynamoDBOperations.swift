@@ -7,6 +7,7 @@ struct DynamoDBOperations {
     let tableName: String
     let server: StoreServer
     let context: StoreRequestContext
+    let conditions: ConditionCache
 
     enum ReadKind: String {
         case query = "Query"
@@ -55,7 +56,8 @@ struct DynamoDBOperations {
         let input = try DynamoDBInput(operation: kind.rawValue, body: body, known: known, unsupported: unsupported)
         try input.table(served: tableName)
         var expressions = DynamoDBExpressions(
-            names: try input.stringMap("ExpressionAttributeNames"), values: try input.attributeMap("ExpressionAttributeValues"))
+            names: try input.stringMap("ExpressionAttributeNames"), values: try input.attributeMap("ExpressionAttributeValues"),
+            cache: conditions)
 
         var request = PageRequest(limit: PageRequest.maximumLimit)
         if let limit = try input.integer("Limit") {
@@ -230,6 +232,21 @@ struct DynamoDBOperations {
     }
 
     func encode(_ item: Item, selection: Selection, payloads: Bool, into json: inout JSONWriter) {
+        if case .all = selection, !payloads {
+            // Every attribute, in as few writes as the REST body's item.
+            json.raw("{\"pk\":{\"N\":\"")
+            json.integer(item.partition)
+            json.raw("\"},\"sk\":{\"N\":\"")
+            json.unsigned(item.sortKey)
+            json.raw("\"},\"sizeBytes\":{\"N\":\"")
+            json.integer(item.sizeBytes)
+            json.raw("\"},\"category\":{\"N\":\"")
+            json.integer(item.category)
+            json.raw("\"},\"fingerprint\":{\"S\":")
+            json.hex64(item.fingerprint)
+            json.raw("}}")
+            return
+        }
         var names: Set<String>?
         if case .specific(let projected) = selection { names = projected }
         func wanted(_ name: String) -> Bool { names?.contains(name) ?? true }
@@ -293,7 +310,8 @@ struct DynamoDBOperations {
         try input.table(served: tableName)
         guard let keyMap = try input.attributeMap("Key") else { throw .validation("GetItem needs a Key") }
         let (partition, sortKey) = try Self.key(keyMap, what: "Key")
-        var expressions = DynamoDBExpressions(names: try input.stringMap("ExpressionAttributeNames"), values: nil)
+        var expressions = DynamoDBExpressions(
+            names: try input.stringMap("ExpressionAttributeNames"), values: nil, cache: conditions)
         let projection = try input.string("ProjectionExpression").map { (text: String) throws(DynamoDBError) in
             try expressions.projection(text)
         }

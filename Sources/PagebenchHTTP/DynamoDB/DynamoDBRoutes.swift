@@ -14,6 +14,8 @@ import NIOCore
 public struct DynamoDBRoutes: StoreRouteRegistration {
     /// The table's name (`serve --table`).
     public let tableName: String
+    /// Parsed key conditions and filters by their text.
+    let conditions = ConditionCache()
 
     public init(tableName: String = "pagebench") {
         self.tableName = tableName
@@ -56,7 +58,7 @@ public struct DynamoDBRoutes: StoreRouteRegistration {
                 throw DynamoDBError.validation("the request body is not valid JSON: \(error)")
             }
             bodyBuffer.clear()
-            let operations = DynamoDBOperations(tableName: tableName, server: server, context: context)
+            let operations = DynamoDBOperations(tableName: tableName, server: server, context: context, conditions: conditions)
             switch operation {
             case "Query": return try await operations.read(.query, body)
             case "Scan": return try await operations.read(.scan, body)
