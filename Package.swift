@@ -11,6 +11,9 @@
 //   PagebenchScaleOut → PagebenchHarness, PagebenchMetrics
 //   PagebenchHTTP → PagebenchStore (+ Hummingbird, SwiftNIO, NIOSSL for HTTPS)
 //   PagebenchTargets → PagebenchHTTP, PagebenchStore (+ swift-crypto for SigV4): real APIs
+//   PagebenchGraphQL → PagebenchHTTP, PagebenchStore (+ GraphQLSwift): serve's GraphQL (W6);
+//     its tests live in PagebenchHTTPTests beside the other front end's, on the same
+//     live-server helpers
 //   PagebenchCLI → everything; `pagebench` is a one-line executable over PagebenchCLI.
 //   PagebenchTestSupport (tests only) → PagebenchStore, PagebenchPager, PagebenchHarness
 // Each library target has a test target of its name + Tests (PagebenchBaseTests, …).
@@ -49,6 +52,10 @@ var dependencies: [Package.Dependency] = [
     // HTTPS for the lean client and `serve --tls-cert` (issue 14); SHA-256/HMAC for SigV4.
     .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
     .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
+    // The GraphQL front end of `serve` (W6): parser, validation, execution, introspection.
+    .package(url: "https://github.com/GraphQLSwift/GraphQL", from: "4.3.0"),
+    // Already built for GraphQL; named because the GraphQL front end builds its Map values.
+    .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
 ]
 
 var targets: [Target] = [
@@ -125,11 +132,25 @@ var targets: [Target] = [
         ],
         swiftSettings: strict
     ),
+    // GraphQL over HTTP on the served store (W6), through PagebenchHTTP's route hook.
+    .target(
+        name: "PagebenchGraphQL",
+        dependencies: [
+            "PagebenchStore", "PagebenchHTTP",
+            .product(name: "GraphQL", package: "GraphQL"),
+            // GraphQLSwift's Map holds objects in OrderedDictionary.
+            .product(name: "OrderedCollections", package: "swift-collections"),
+            .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "NIOCore", package: "swift-nio"),
+        ],
+        swiftSettings: strict
+    ),
     .target(
         name: "PagebenchCLI",
         dependencies: [
             "PagebenchBase", "PagebenchStore", "PagebenchPager", "PagebenchMetrics", "PagebenchProcessStats",
             "PagebenchHarness", "PagebenchReport", "PagebenchHTTP", "PagebenchScaleOut", "PagebenchTargets",
+            "PagebenchGraphQL",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "UnixSignals", package: "swift-service-lifecycle"),
         ],
@@ -176,7 +197,7 @@ var targets: [Target] = [
     .testTarget(
         name: "PagebenchHTTPTests",
         dependencies: [
-            "PagebenchHTTP", "PagebenchStore", "PagebenchCLI", "PagebenchHarness", "PagebenchScaleOut",
+            "PagebenchHTTP", "PagebenchGraphQL", "PagebenchStore", "PagebenchCLI", "PagebenchHarness", "PagebenchScaleOut",
             "PagebenchTestSupport",
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             .product(name: "Hummingbird", package: "hummingbird"),

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import PagebenchGraphQL
 import PagebenchHTTP
 import PagebenchProcessStats
 import PagebenchStore
@@ -19,7 +20,8 @@ public struct ServeCommand: AsyncParsableCommand {
             the same store options continue each other's tokens. The same port speaks DynamoDB's JSON \
             API (POST / with X-Amz-Target: DynamoDB_20120810.Query, Scan, GetItem, DescribeTable, \
             ListTables; one table, --table, key pk/sk): point boto3 or the AWS CLI at it with \
-            --endpoint-url.
+            --endpoint-url. POST /graphql (and GET /graphql?query=…) is GraphQL over HTTP: \
+            listItems (AppSync nextToken) and itemsConnection (Relay), with introspection.
             """
     )
 
@@ -105,6 +107,15 @@ public struct ServeCommand: AsyncParsableCommand {
         }
     }
 
+    /// The GraphQL front end (W6).
+    func graphQLRoutes() throws(CommandFailure) -> GraphQLRoutes {
+        do {
+            return try GraphQLRoutes()
+        } catch {
+            throw CommandFailure(ExitCodes.software, "the GraphQL schema could not be built: \(error)")
+        }
+    }
+
     /// The server these options describe (not started).
     public func makeServer() throws(CommandFailure) -> StoreServer {
         let configuration = try store.configuration()
@@ -125,6 +136,6 @@ public struct ServeCommand: AsyncParsableCommand {
             configuration: .init(
                 host: host, port: port, includePayloadByDefault: payload, retryAfterSeconds: retryAfter,
                 idleTimeout: idleTimeout == 0 ? nil : .milliseconds(Int64(idleTimeout * 1000))),
-            extraRoutes: [DynamoDBRoutes(tableName: table)])
+            extraRoutes: [DynamoDBRoutes(tableName: table), try graphQLRoutes()])
     }
 }

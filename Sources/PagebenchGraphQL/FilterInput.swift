@@ -1,0 +1,71 @@
+import GraphQL
+import PagebenchStore
+
+/// AppSync-style filter input objects (W6) as store filters:
+/// `{category: {eq: 0}, sizeBytes: {ge: 1000}}` — the conditions of one object are ANDed —
+/// with `and: [...]`, `or: [...]` and `not: {...}` as in AppSync's generated
+/// `ModelFilterInput`. Operators of `ModelIntInput`: `eq`, `ne`, `lt`, `le`, `gt`, `ge`,
+/// `between: [low, high]`.
+enum FilterInput {
+    struct Invalid: Error {
+        let message: String
+    }
+
+    /// The filter of an argument value; nil for an absent or empty filter (no filter).
+    static func filter(_ value: Map) throws(Invalid) -> Filter? {
+        try expression(value, path: "filter").map(Filter.init)
+    }
+
+    static func expression(_ value: Map, path: String) throws(Invalid) -> FilterExpression? {
+        if value.isNull || value.isUndefined { return nil }
+        guard let fields = value.dictionary else { throw Invalid(message: "\(path) must be an input object") }
+        var parts: [FilterExpression] = []
+        for (name, field) in fields where !(field.isNull || field.isUndefined) {
+            let fieldPath = "\(path).\(name)"
+            switch name {
+            case "category": parts += try conditions(.category, field, path: fieldPath)
+            case "sizeBytes": parts += try conditions(.sizeBytes, field, path: fieldPath)
+            case "and", "or":
+                guard let list = field.array, !list.isEmpty else { throw Invalid(message: "\(fieldPath) must be a non-empty list") }
+                var operands: [FilterExpression] = []
+                for (index, element) in list.enumerated() {
+                    guard let operand = try expression(element, path: "\(fieldPath)[\(index)]") else {
+                        throw Invalid(message: "\(fieldPath)[\(index)] has no condition")
+                    }
+                    operands.append(operand)
+                }
+                parts.append(operands.dropFirst().reduce(operands[0]) { name == "and" ? .and($0, $1) : .or($0, $1) })
+            case "not":
+                guard let inner = try expression(field, path: fieldPath) else {
+                    throw Invalid(message: "\(fieldPath) has no condition")
+                }
+                parts.append(.not(inner))
+            default:
+                throw Invalid(message: "\(fieldPath) is not a filter field")
+            }
+        }
+        guard let first = parts.first else { return nil }
+        return parts.dropFirst().reduce(first) { .and($0, $1) }
+    }
+
+    static func conditions(_ attribute: FilterAttribute, _ value: Map, path: String) throws(Invalid) -> [FilterExpression] {
+        guard let operators = value.dictionary else { throw Invalid(message: "\(path) must be an input object") }
+        var result: [FilterExpression] = []
+        for (name, operand) in operators where !(operand.isNull || operand.isUndefined) {
+            if name == "between" {
+                guard let bounds = operand.array, bounds.count == 2, let low = bounds[0].int, let high = bounds[1].int else {
+                    throw Invalid(message: "\(path).between must be [low, high]")
+                }
+                result.append(.between(attribute, low, high))
+                continue
+            }
+            let comparisons: [String: ComparisonOperator] = [
+                "eq": .equal, "ne": .notEqual, "lt": .less, "le": .lessOrEqual, "gt": .greater, "ge": .greaterOrEqual,
+            ]
+            guard let comparison = comparisons[name] else { throw Invalid(message: "\(path).\(name) is not an operator") }
+            guard let number = operand.int else { throw Invalid(message: "\(path).\(name) must be an integer") }
+            result.append(.comparison(attribute, comparison, number))
+        }
+        return result
+    }
+}
