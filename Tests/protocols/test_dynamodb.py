@@ -6,7 +6,6 @@ boto3 receives can be compared page by page with what the store itself says.
 """
 import json
 import os
-import re
 import subprocess
 
 import boto3
@@ -14,7 +13,8 @@ import botocore.config
 import pytest
 from botocore.exceptions import ClientError
 
-from pagebench_support import pagebench_binary
+from pagebench_support import ServedStore
+from pagebench_support import store_pages as pagebench_pages
 
 # 6 partitions of 120 items, sizes 200-3000 bytes, a 16 KB budget so that both Limit and
 # the budget end pages, 20 % of items in category 0.
@@ -24,27 +24,16 @@ CREDENTIALS = {"AWS_ACCESS_KEY_ID": "pagebench", "AWS_SECRET_ACCESS_KEY": "pageb
                "AWS_DEFAULT_REGION": "us-east-1", "AWS_EC2_METADATA_DISABLED": "true"}
 
 
-class Server:
-    """`pagebench serve --port 0` with extra options; `endpoint` once it listens."""
+class Server(ServedStore):
+    """A served store with the test's store options; `client()` is a boto3 DynamoDB client for it."""
 
     def __init__(self, *options):
-        self.process = subprocess.Popen([pagebench_binary(), "serve", "--port", "0", *STORE, *options],
-                                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        line = self.process.stdout.readline()
-        match = re.search(r"listening on (http://[\d.]+:\d+)", line)
-        if not match:
-            self.process.kill()
-            raise AssertionError(f"serve did not start: {line!r} {self.process.stderr.read()}")
-        self.endpoint = match.group(1)
+        super().__init__(*STORE, *options)
 
     def client(self, **config):
         return boto3.client("dynamodb", endpoint_url=self.endpoint, region_name="us-east-1",
                             aws_access_key_id="pagebench", aws_secret_access_key="pagebench",
                             config=botocore.config.Config(**config))
-
-    def stop(self):
-        self.process.terminate()
-        self.process.wait(timeout=30)
 
 
 @pytest.fixture(scope="module")
@@ -54,11 +43,9 @@ def server():
     served.stop()
 
 
-def store_pages(*arguments, store=STORE):
-    """`pagebench pages` for the same request: one dict per page."""
-    result = subprocess.run([pagebench_binary(), "pages", *store, *arguments],
-                            capture_output=True, text=True, check=True)
-    return [json.loads(line) for line in result.stdout.splitlines()]
+def store_pages(*arguments):
+    """`pagebench pages` for the same request on the test's store."""
+    return pagebench_pages(*STORE, *arguments)
 
 
 def boto_keys(page):
