@@ -127,6 +127,48 @@ import Testing
         Self.expectSameDeterministicFigures(local, rows)
     }
 
+    /// The same workload through `pagebench serve`'s GraphQL endpoint with the graphql kind,
+    /// AppSync style (nextToken) and Relay style (pageInfo.endCursor, which carries the
+    /// token on empty pages too), gives the in-process figures (T1, W6).
+    @Test(arguments: ["appsync", "relay"])
+    func t1_graphQLKindAgainstServeGivesTheInProcessFigures(shape: String) async throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let (local, server, _) = try await inProcessAndServed(directory)
+        defer { server.stop() }
+        let target =
+            shape == "appsync"
+            ? """
+            {"kind": "graphql", "endpoint": "\(server.url)/graphql", "shape": "appsync",
+             "query": "query($p: Int, $l: Int, $t: String) { listItems(partition: $p, limit: $l, nextToken: $t, filter: {category: {eq: 0}}) { items { sortKey } nextToken scannedCount } }",
+             "variables": {"p": "${partition}", "l": "${limit}"}, "continuationVariable": "t",
+             "partitions": {"range": [0, 4]}, "items": "/data/listItems/items", "continuation": "/data/listItems/nextToken",
+             "scannedCount": "/data/listItems/scannedCount"}
+            """
+            : """
+            {"kind": "graphql", "endpoint": "\(server.url)/graphql", "shape": "relay",
+             "query": "query($p: Int, $first: Int, $after: String) { itemsConnection(partition: $p, first: $first, after: $after, filter: {category: {eq: 0}}) { edges { node { sortKey } } pageInfo { hasNextPage endCursor } } }",
+             "variables": {"p": "${partition}", "first": "${limit}"},
+             "partitions": {"range": [0, 4]}, "items": "/data/itemsConnection/edges", "pageInfo": "/data/itemsConnection/pageInfo"}
+            """
+        let remote = await runPagebench([
+            directory.appendingPathComponent("rest.json").path, "--target-file", try write(target, "serve-gql.json", in: directory),
+            "--output", directory.appendingPathComponent("gql.csv").path,
+        ])
+        #expect(remote.failure == nil, "\(remote.failure?.message ?? "")")
+        let rows = try #require(remote.output).rows
+        #expect(rows.allSatisfy { $0.scenario == "rest@serve-gql" && $0.targetKind == "graphql" })
+        if shape == "appsync" {
+            Self.expectSameDeterministicFigures(local, rows)
+        } else {
+            // Relay reports no scanned count: everything else agrees.
+            #expect(local.map(\.pages) == rows.map(\.pages))
+            #expect(local.map(\.items) == rows.map(\.items))
+            #expect(local.map(\.emptyPagesWasted) == rows.map(\.emptyPagesWasted))
+            #expect(rows.allSatisfy { $0.errors.total == 0 && $0.pages > 0 })
+        }
+    }
+
     /// HTTPS through swift-nio-ssl: a certificate made with openssl for 127.0.0.1 is trusted
     /// with --ca-file, refused (a TLS handshake failure, exit 69) without it, and accepted
     /// with --insecure.
