@@ -1,4 +1,5 @@
 import GraphQL
+import OrderedCollections
 import PagebenchStore
 
 /// AppSync-style filter input objects (W6) as store filters:
@@ -11,6 +12,21 @@ enum FilterInput {
         let message: String
     }
 
+    /// The fields of `ItemFilterInput` and `ModelIntInput` in the schema's order.
+    static let filterFields = ["category", "sizeBytes", "and", "or", "not"]
+    static let operatorFields = ["eq", "ne", "lt", "le", "gt", "ge", "between"]
+
+    /// An input object's fields in the schema's order (GraphQLSwift's coercion order), unknown
+    /// names last by name. The order of an input object's fields means nothing in GraphQL, but
+    /// the filter's form is what a token is bound to (S18): one filter must have one form,
+    /// whichever order a client wrote it in and whichever executor read it.
+    static func inSchemaOrder(_ fields: OrderedDictionary<String, Map>, _ order: [String]) -> [(key: String, value: Map)] {
+        fields.sorted { a, b in
+            let (i, j) = (order.firstIndex(of: a.key) ?? order.count, order.firstIndex(of: b.key) ?? order.count)
+            return i != j ? i < j : a.key < b.key
+        }
+    }
+
     /// The filter of an argument value; nil for an absent or empty filter (no filter).
     static func filter(_ value: Map) throws(Invalid) -> Filter? {
         try expression(value, path: "filter").map(Filter.init)
@@ -20,7 +36,7 @@ enum FilterInput {
         if value.isNull || value.isUndefined { return nil }
         guard let fields = value.dictionary else { throw Invalid(message: "\(path) must be an input object") }
         var parts: [FilterExpression] = []
-        for (name, field) in fields where !(field.isNull || field.isUndefined) {
+        for (name, field) in inSchemaOrder(fields, filterFields) where !(field.isNull || field.isUndefined) {
             let fieldPath = "\(path).\(name)"
             switch name {
             case "category": parts += try conditions(.category, field, path: fieldPath)
@@ -51,7 +67,7 @@ enum FilterInput {
     static func conditions(_ attribute: FilterAttribute, _ value: Map, path: String) throws(Invalid) -> [FilterExpression] {
         guard let operators = value.dictionary else { throw Invalid(message: "\(path) must be an input object") }
         var result: [FilterExpression] = []
-        for (name, operand) in operators where !(operand.isNull || operand.isUndefined) {
+        for (name, operand) in inSchemaOrder(operators, operatorFields) where !(operand.isNull || operand.isUndefined) {
             if name == "between" {
                 guard let bounds = operand.array, bounds.count == 2, let low = bounds[0].int, let high = bounds[1].int else {
                     throw Invalid(message: "\(path).between must be [low, high]")
