@@ -48,6 +48,12 @@ public struct ServeCommand: AsyncParsableCommand {
     @Option(help: "The DynamoDB table name of the DynamoDB JSON endpoint (POST /, W1).")
     public var table = "pagebench"
 
+    @Option(
+        help: ArgumentHelp(
+            "How POST /graphql runs a valid document: 'compiled' runs plain listItems/itemsConnection queries as one store request written straight to JSON, and anything else with GraphQLSwift's executor; 'generic' runs everything with GraphQLSwift's executor (same answers, slower: to compare the two).",
+            valueName: "compiled|generic"))
+    public var graphqlExecution: GraphQLRoutes.Execution = .compiled
+
     @Option(help: ArgumentHelp("Serve HTTPS with this PEM certificate chain (needs --tls-key).", valueName: "file"))
     public var tlsCert: String?
 
@@ -110,7 +116,7 @@ public struct ServeCommand: AsyncParsableCommand {
     /// The GraphQL front end (W6).
     func graphQLRoutes() throws(CommandFailure) -> GraphQLRoutes {
         do {
-            return try GraphQLRoutes()
+            return try GraphQLRoutes(execution: graphqlExecution)
         } catch {
             throw CommandFailure(ExitCodes.software, "the GraphQL schema could not be built: \(error)")
         }
@@ -139,3 +145,5 @@ public struct ServeCommand: AsyncParsableCommand {
             extraRoutes: [DynamoDBRoutes(tableName: table), try graphQLRoutes()])
     }
 }
+
+extension GraphQLRoutes.Execution: ExpressibleByArgument {}

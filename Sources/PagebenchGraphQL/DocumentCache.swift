@@ -9,7 +9,9 @@ final class DocumentCache: Sendable {
     static let capacity = 256
 
     enum Entry: Sendable {
-        case valid(Document)
+        /// A valid document, with its compiled form when it is a plain list query
+        /// (``CompiledQuery``).
+        case valid(Document, CompiledQuery?)
         case invalid([GraphQLError])
     }
 
@@ -25,7 +27,7 @@ final class DocumentCache: Sendable {
         return GraphQLError(message: error.message, locations: error.locations, path: error.path, extensions: extensions)
     }
 
-    /// The document of `query` against `schema`, parsed and validated once.
+    /// The document of `query` against `schema`, parsed, validated and compiled once.
     func document(_ query: String, schema: GraphQLSchema) -> Entry {
         if let cached = entries.withLock({ $0[query] }) {
             hits.add(1, ordering: .relaxed)
@@ -36,7 +38,7 @@ final class DocumentCache: Sendable {
         do {
             let document = try parse(source: Source(body: query, name: "GraphQL request"))
             let errors = validate(schema: schema, ast: document)
-            entry = errors.isEmpty ? .valid(document) : .invalid(errors.map { Self.coded($0, "GRAPHQL_VALIDATION_FAILED") })
+            entry = errors.isEmpty ? .valid(document, CompiledQuery.compile(document)) : .invalid(errors.map { Self.coded($0, "GRAPHQL_VALIDATION_FAILED") })
         } catch let error as GraphQLError {
             entry = .invalid([Self.coded(error, "GRAPHQL_PARSE_FAILED")])
         } catch {

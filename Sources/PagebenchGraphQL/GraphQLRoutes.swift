@@ -3,6 +3,7 @@ public import GraphQL
 public import Hummingbird
 import NIOCore
 import OrderedCollections
+import Synchronization
 public import PagebenchHTTP
 
 /// GraphQL over HTTP on the served store (W6): `POST /graphql` with
@@ -12,13 +13,31 @@ public import PagebenchHTTP
 /// every well-formed request, errors included, as GraphQL-over-HTTP specifies for that
 /// media type; a body that is not a GraphQL request is a 400 with a GraphQL error list.
 public struct GraphQLRoutes: StoreRouteRegistration {
+    /// How valid documents are run.
+    public enum Execution: String, Sendable, CaseIterable {
+        /// Plain list queries by ``CompiledQuery`` (one store request, one direct JSON
+        /// write); everything else by GraphQLSwift's executor. The default.
+        case compiled
+        /// Every document by GraphQLSwift's executor (to compare the two, or to rule the
+        /// compiled path out).
+        case generic
+    }
+
     public let schema: GraphQLSchema
+    public let execution: Execution
     let documents = DocumentCache()
+    let executions = ExecutionCounts()
     static let maximumBodyBytes = 1 << 20
     static let headers: HTTPFields = [.contentType: "application/json"]
 
-    public init() throws {
+    public init(execution: Execution = .compiled) throws {
         schema = try StoreSchema.make()
+        self.execution = execution
+    }
+
+    /// Valid documents run by the compiled path and by GraphQLSwift's executor.
+    public var executionCounts: (compiled: Int, generic: Int) {
+        (executions.compiled.load(ordering: .relaxed), executions.generic.load(ordering: .relaxed))
     }
 
     /// Documents answered from the parsed-document cache, and documents parsed.
@@ -75,7 +94,21 @@ public struct GraphQLRoutes: StoreRouteRegistration {
                 GraphQLError(message: "a variable nests deeper than \(limit) levels", extensions: ["code": "invalidParameter"])
             ])
         } else {
-            result = await execute(document: request, server: server, context: context)
+            switch documents.document(request.query, schema: schema) {
+            case .invalid(let errors):
+                result = GraphQLResult(errors: errors)
+            case .valid(let document, let compiled):
+                let resolverContext = ResolverContext(server: server, request: context)
+                if execution == .compiled, let compiled,
+                    let body = await compiled.run(
+                        operationName: request.operationName, variables: request.variables, context: resolverContext)
+                {
+                    executions.compiled.add(1, ordering: .relaxed)
+                    return Response(status: .ok, headers: Self.headers, body: .init(byteBuffer: body))
+                }
+                executions.generic.add(1, ordering: .relaxed)
+                result = await execute(document, request, context: resolverContext)
+            }
         }
         do {
             let data = try GraphQLJSONEncoder().encode(result)
@@ -85,25 +118,22 @@ public struct GraphQLRoutes: StoreRouteRegistration {
         }
     }
 
-    /// Parses (or finds) and runs the document of a request whose nesting is within bounds.
-    func execute(document request: GraphQLRequest, server: StoreServer, context: StoreRequestContext) async -> GraphQLResult {
-        let result: GraphQLResult
-        switch documents.document(request.query, schema: schema) {
-        case .invalid(let errors):
-            result = GraphQLResult(errors: errors)
-        case .valid(let document):
-            do {
-                result = try await GraphQL.execute(
-                    schema: schema, documentAST: document, rootValue: (),
-                    context: ResolverContext(server: server, request: context), variableValues: request.variables,
-                    operationName: request.operationName)
-            } catch let error as GraphQLError {
-                result = GraphQLResult(errors: [error])
-            } catch {
-                result = GraphQLResult(errors: [GraphQLError(message: "\(error)")])
-            }
+    /// Runs a valid document with GraphQLSwift's executor.
+    func execute(_ document: Document, _ request: GraphQLRequest, context: ResolverContext) async -> GraphQLResult {
+        do {
+            return try await GraphQL.execute(
+                schema: schema, documentAST: document, rootValue: (), context: context, variableValues: request.variables,
+                operationName: request.operationName)
+        } catch let error as GraphQLError {
+            return GraphQLResult(errors: [error])
+        } catch {
+            return GraphQLResult(errors: [GraphQLError(message: "\(error)")])
         }
-        return result
+    }
+
+    final class ExecutionCounts: Sendable {
+        let compiled = Atomic<Int>(0)
+        let generic = Atomic<Int>(0)
     }
 
     struct RequestError: Error, CustomStringConvertible {

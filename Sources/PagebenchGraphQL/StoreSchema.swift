@@ -160,7 +160,7 @@ enum StoreSchema {
                         "sortDirection": GraphQLArgument(type: direction, defaultValue: .string("ASC")),
                     ],
                     resolve: { (_: any Sendable, arguments: Map, context: any Sendable, info: GraphQLResolveInfo) async throws -> (any Sendable)? in
-                        try await listItems(arguments, context, info)
+                        try await listItems(arguments, context, fail: failure(info))
                     }),
                 "itemsConnection": GraphQLField(
                     type: connection,
@@ -174,7 +174,7 @@ enum StoreSchema {
                         "before": GraphQLArgument(type: GraphQLString),
                     ],
                     resolve: { (_: any Sendable, arguments: Map, context: any Sendable, info: GraphQLResolveInfo) async throws -> (any Sendable)? in
-                        try await itemsConnection(arguments, context, info)
+                        try await itemsConnection(arguments, context, fail: failure(info))
                     }),
             ])
         return try GraphQLSchema(query: query)
@@ -182,36 +182,39 @@ enum StoreSchema {
 
     // MARK: Resolvers
 
-    /// A GraphQL error at the field, with `extensions.code` (W6).
-    static func error(_ message: String, code: String, _ info: GraphQLResolveInfo) -> GraphQLError {
-        GraphQLError(message: message, nodes: info.fieldASTs, path: info.path, extensions: ["code": .string(code)])
+    /// Makes a field's error from a message and an `extensions.code`.
+    typealias Failure = @Sendable (_ message: String, _ code: String) -> any Error
+
+    /// GraphQL errors at the field, with `extensions.code` (W6).
+    static func failure(_ info: GraphQLResolveInfo) -> Failure {
+        { message, code in
+            GraphQLError(message: message, nodes: info.fieldASTs, path: info.path, extensions: ["code": .string(code)])
+        }
     }
 
-    /// A bad argument: the REST endpoint's `invalidParameter` code.
-    static func invalid(_ message: String, _ info: GraphQLResolveInfo) -> GraphQLError {
-        error(message, code: "invalidParameter", info)
-    }
+    /// Bad arguments get the REST endpoint's `invalidParameter` code.
+    static let invalidParameter = "invalidParameter"
 
-    static func filter(_ arguments: Map, _ info: GraphQLResolveInfo) throws -> Filter? {
+    static func filter(_ arguments: Map, fail: Failure) throws -> Filter? {
         do {
             return try FilterInput.filter(arguments["filter"])
         } catch {
-            throw invalid(error.message, info)
+            throw fail(error.message, invalidParameter)
         }
     }
 
-    /// Pages the store through the server; a store error becomes the field's GraphQL error.
-    static func page(_ request: PageRequest, _ context: any Sendable, _ info: GraphQLResolveInfo) async throws -> Page {
-        guard let context = context as? ResolverContext else { throw error("no store", code: "internalError", info) }
+    /// Pages the store through the server; a store error becomes the field's error.
+    static func page(_ request: PageRequest, _ context: any Sendable, fail: Failure) async throws -> Page {
+        guard let context = context as? ResolverContext else { throw fail("no store", "internalError") }
         switch await context.server.servePage(request, context: context.request) {
         case .page(let page): return page
-        case .failed(let failure as StoreError): throw error(failure.message, code: failure.code.rawValue, info)
-        case .failed(let failure): throw error("the store failed unexpectedly: \(failure)", code: "internalError", info)
-        case .abandoned: throw error("the client closed the connection", code: "internalError", info)
+        case .failed(let failure as StoreError): throw fail(failure.message, failure.code.rawValue)
+        case .failed(let failure): throw fail("the store failed unexpectedly: \(failure)", "internalError")
+        case .abandoned: throw fail("the client closed the connection", "internalError")
         }
     }
 
-    static func listItems(_ arguments: Map, _ context: any Sendable, _ info: GraphQLResolveInfo) async throws -> ItemList {
+    static func listItems(_ arguments: Map, _ context: any Sendable, fail: Failure) async throws -> ItemList {
         var request = PageRequest()
         let partition = arguments["partition"].int
         let segment = arguments["segment"].int
@@ -220,32 +223,32 @@ enum StoreSchema {
         case (let partition?, nil, nil): request.range = .partition(partition)
         case (nil, let segment?, let total?): request.range = .segment(index: segment, total: total)
         case (nil, nil, nil): request.range = .scan
-        case (_?, _, _): throw invalid("partition cannot be combined with segment/totalSegments", info)
-        default: throw invalid("segment and totalSegments go together (S15)", info)
+        case (_?, _, _): throw fail("partition cannot be combined with segment/totalSegments", invalidParameter)
+        default: throw fail("segment and totalSegments go together (S15)", invalidParameter)
         }
-        request.filter = try filter(arguments, info)
+        request.filter = try filter(arguments, fail: fail)
         request.limit = arguments["limit"].int
         request.token = arguments["nextToken"].string
         request.reverse = arguments["sortDirection"].string == "DESC"
-        let page = try await page(request, context, info)
+        let page = try await page(request, context, fail: fail)
         return ItemList(items: page.items, nextToken: page.nextToken, scannedCount: page.scannedCount)
     }
 
-    static func itemsConnection(_ arguments: Map, _ context: any Sendable, _ info: GraphQLResolveInfo) async throws -> ItemConnection {
+    static func itemsConnection(_ arguments: Map, _ context: any Sendable, fail: Failure) async throws -> ItemConnection {
         let first = arguments["first"].int
         let last = arguments["last"].int
         let after = arguments["after"].string
         let before = arguments["before"].string
         if first != nil || after != nil, last != nil || before != nil {
-            throw invalid("page forward (first, after) or backward (last, before), not both", info)
+            throw fail("page forward (first, after) or backward (last, before), not both", invalidParameter)
         }
         let backward = last != nil || before != nil
         var request = PageRequest(
             range: arguments["partition"].int.map(ScanRange.partition) ?? .scan, reverse: backward,
-            limit: backward ? last : first, filter: try filter(arguments, info), token: backward ? before : after)
-        if let limit = request.limit, limit < 1 { throw error("first/last must be at least 1, got \(limit)", code: "invalidLimit", info) }
-        let page = try await page(request, context, info)
-        guard let store = (context as? ResolverContext)?.server.store else { throw error("no store", code: "internalError", info) }
+            limit: backward ? last : first, filter: try filter(arguments, fail: fail), token: backward ? before : after)
+        if let limit = request.limit, limit < 1 { throw fail("first/last must be at least 1, got \(limit)", "invalidLimit") }
+        let page = try await page(request, context, fail: fail)
+        guard let store = (context as? ResolverContext)?.server.store else { throw fail("no store", "internalError") }
         request.token = nil
         var edges = page.items.map { ItemEdge(item: $0, request: request, store: store) }
         if backward {

@@ -2,18 +2,18 @@ import NIOCore
 
 /// Appends JSON tokens to a `ByteBuffer` without building intermediate strings: the
 /// server writes one page per request, so numbers go in digit by digit.
-struct JSONWriter {
-    var buffer: ByteBuffer
+package struct JSONWriter {
+    package var buffer: ByteBuffer
 
-    init(capacity: Int) {
+    package init(capacity: Int) {
         buffer = ByteBufferAllocator().buffer(capacity: capacity)
     }
 
-    mutating func raw(_ text: StaticString) {
+    package mutating func raw(_ text: StaticString) {
         buffer.writeStaticString(text)
     }
 
-    mutating func integer(_ value: Int) {
+    package mutating func integer(_ value: Int) {
         if value < 0 {
             buffer.writeInteger(UInt8(ascii: "-"))
             unsigned(value.magnitude)
@@ -22,11 +22,11 @@ struct JSONWriter {
         }
     }
 
-    mutating func unsigned(_ value: UInt64) {
+    package mutating func unsigned(_ value: UInt64) {
         unsigned(UInt(value))
     }
 
-    mutating func unsigned(_ value: UInt) {
+    package mutating func unsigned(_ value: UInt) {
         var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // 24 bytes: enough for 20 digits
         let count = withUnsafeMutableBytes(of: &digits) { bytes -> Int in
             var value = value
@@ -44,7 +44,7 @@ struct JSONWriter {
     }
 
     /// A JSON string with `"`, `\` and control characters escaped.
-    mutating func string(_ text: String) {
+    package mutating func string(_ text: String) {
         buffer.writeInteger(UInt8(ascii: "\""))
         for byte in text.utf8 {
             switch byte {
@@ -64,7 +64,7 @@ struct JSONWriter {
     }
 
     /// A string known to need no escaping (a page token: URL-safe base64).
-    mutating func plainString(_ text: String) {
+    package mutating func plainString(_ text: String) {
         buffer.writeInteger(UInt8(ascii: "\""))
         buffer.writeString(text)
         buffer.writeInteger(UInt8(ascii: "\""))
@@ -72,7 +72,7 @@ struct JSONWriter {
 
     /// A 64-bit value as a string of 16 lowercase hex digits (JSON numbers lose precision
     /// above 2⁵³ in many readers).
-    mutating func hex64(_ value: UInt64) {
+    package mutating func hex64(_ value: UInt64) {
         // Written as one 18-byte run (quote, 16 digits, quote): one buffer write, not 18.
         var text: (UInt64, UInt64, UInt64) = (0, 0, 0)
         withUnsafeMutableBytes(of: &text) { bytes in
@@ -89,7 +89,7 @@ struct JSONWriter {
     }
 
     /// Standard base64 (RFC 4648 §4, padded) of `bytes`, as a JSON string.
-    mutating func base64<Bytes: Collection<UInt8>>(_ bytes: Bytes) {
+    package mutating func base64<Bytes: Collection<UInt8>>(_ bytes: Bytes) {
         buffer.writeInteger(UInt8(ascii: "\""))
         var iterator = bytes.makeIterator()
         while let b0 = iterator.next() {
