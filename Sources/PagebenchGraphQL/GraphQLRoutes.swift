@@ -120,6 +120,9 @@ public struct GraphQLRoutes: StoreRouteRegistration {
 
     /// Runs a valid document with GraphQLSwift's executor.
     func execute(_ document: Document, _ request: GraphQLRequest, context: ResolverContext) async -> GraphQLResult {
+        if let error = EmptyEnumValueGuard.error(document, variables: request.variables, schema: schema) {
+            return GraphQLResult(errors: [error])
+        }
         do {
             return try await GraphQL.execute(
                 schema: schema, documentAST: document, rootValue: (), context: context, variableValues: request.variables,

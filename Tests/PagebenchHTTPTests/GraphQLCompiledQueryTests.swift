@@ -179,6 +179,9 @@ struct GraphQLCompiledQueryTests {
                 (Self.listQuery, #"{"l": 4294967296}"#, nil),
                 ("query($p: Int!) { listItems(partition: $p) { nextToken } }", "{}", nil),
                 (Self.listQuery, #"{"d": "SIDEWAYS"}"#, nil),
+                // An empty enum value: GraphQLSwift's "did you mean" trapped on it and took the
+                // server down (EmptyEnumValueGuard).
+                (Self.listQuery, #"{"d": ""}"#, nil),
                 (Self.listQuery, #"{"f": {"colour": {"eq": 1}}}"#, nil),
                 // A missing variable inside an input-object literal.
                 ("query($c: Int) { listItems(partition: 1, filter: {category: {eq: $c}}) { scannedCount } }", "{}", nil),
