@@ -74,7 +74,7 @@ public struct KneeCommand: AsyncParsableCommand {
     /// Flags the search sets on every step itself.
     static let reservedRunFlags = [
         "--load", "--duration", "--drains", "--concurrency", "--repetitions", "--output", "--history", "--slo",
-        "--shard", "--shard-output", "--start-at", "--print-scenarios", "--quiet",
+        "--shard", "--shard-output", "--start-at", "--print-scenarios", "--quiet", "--stages", "--ramp-down",
     ]
 
     public func validate() throws {
