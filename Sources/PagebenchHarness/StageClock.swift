@@ -91,8 +91,11 @@ struct StageClock<C: Clock>: Sendable where C.Duration == Duration {
                 pool.currentStage.store(stage, ordering: .releasing)
                 sampler.resetPeak()
                 PeakResidentMemory.reset()
-                meter = Meter(index: stage, start: now, remote: remoteCounters?())
-                nextTick = now + Self.tickNanoseconds
+                // The plan starts at `start`, whenever this task first ran; later stages start
+                // where the clock saw their boundary, as their drains do.
+                let stageStart = outcome.spans.isEmpty ? 0 : now
+                meter = Meter(index: stage, start: stageStart, remote: remoteCounters?())
+                nextTick = stageStart + Self.tickNanoseconds
             }
             switch plan.target {
             case .pagers: pool.setActive(shard.pagers(ofConcurrency: plan.pagers(atNanoseconds: now)))
