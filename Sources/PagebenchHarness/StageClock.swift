@@ -67,7 +67,10 @@ struct StageClock<C: Clock>: Sendable where C.Duration == Duration {
             var row = sample(&cursor, now)
             row.stage = stage + 1
             row.activePagers = pool.activeCount.load(ordering: .relaxed)
-            let target = plan.position(atNanoseconds: min(now, plan.durationNanoseconds - 1)).value
+            // The plan's target at the row's end, within its own stage (a boundary row ends
+            // where the clock saw the boundary, a little after it).
+            let stageEnd = plan.stageStartsNanoseconds[stage] + plan.stages[stage].durationNanoseconds
+            let target = now >= stageEnd ? plan.stages[stage].end : plan.position(atNanoseconds: now).value
             if plan.target == .pagers { row.targetPagers = target } else { row.targetDrainsPerSecond = target }
             outcome.series.append(row)
         }

@@ -98,36 +98,54 @@ import Testing
         }
     }
 
-    static func stagedScenario(_ stages: String, rampDown: RampDown) throws -> Scenario {
-        var workload = Workload()
-        workload.pager = .loop
-        workload.warmupSeconds = 0
-        workload.setStages(try StagePlan(parsing: stages))
-        workload.rampDown = rampDown
-        let scenario = Scenario(name: "ramp", store: store, workload: workload)
-        try scenario.validate()
-        return scenario
-    }
+    /// A staged run over a ``HeldSource`` on a manual clock.
+    struct Staged {
+        let plan: StagePlan
+        let clock = ManualClock()
+        let gate = Gate()
+        let runner: PhaseRunner<HeldSource>
 
-    static func instant(_ nanoseconds: Int) -> ManualClock.Instant { .init(offset: .nanoseconds(nanoseconds)) }
+        init(_ stages: String, rampDown: RampDown) throws {
+            var workload = Workload()
+            workload.pager = .loop
+            workload.warmupSeconds = 0
+            workload.setStages(try StagePlan(parsing: stages))
+            workload.rampDown = rampDown
+            let scenario = Scenario(name: "ramp", store: StagedRunTests.store, workload: workload)
+            try scenario.validate()
+            plan = workload.stages!
+            runner = PhaseRunner(scenario: scenario, source: HeldSource(gate: gate))
+        }
+
+        /// Runs one repetition while `steps` moves the clock (it starts asleep at 0).
+        func run(options: PhaseRunner<HeldSource>.Options = .init(), _ steps: () async -> Void) async -> [RunResult] {
+            let (runner, clock) = (self.runner, self.clock)
+            return await withTaskGroup(of: [RunResult].self) { group in
+                group.addTask { await runner.runStages(repetition: 1, options: options, clock: clock) }
+                await clock.waitForSleepers(1)
+                await steps()
+                return await group.next()!
+            }
+        }
+
+        /// Moves the clock to `nanoseconds` and waits until the stage clock is asleep again.
+        func advance(to nanoseconds: Int) async {
+            clock.advance(to: ManualClock.Instant(offset: .nanoseconds(nanoseconds)))
+            if nanoseconds < plan.durationNanoseconds { await clock.waitForSleepers(1) }
+        }
+    }
 
     /// H4 with ramp-down `cancel`: at every sampled instant (every 250 ms of the manual clock)
     /// exactly `round(plan(t))` pagers are inside a drain: the ones a ramp-up admits start at
     /// once, the ones a ramp-down removes are cancelled at once (H2, timed), the others go on.
     @Test(.timeLimit(.minutes(2)))
     func pagersInDrainsFollowThePlanExactlyWithCancellingRampDown() async throws {
-        let scenario = try Self.stagedScenario("10s:0-8,5s:8,10s:8-0", rampDown: .cancel)
-        let plan = scenario.workload.stages!
-        let clock = ManualClock()
-        let gate = Gate()
-        let runner = PhaseRunner(scenario: scenario, source: HeldSource(gate: gate))
-        let results = await withTaskGroup(of: [RunResult].self) { group in
-            group.addTask { await runner.runStages(repetition: 1, clock: clock) }
-            await clock.waitForSleepers(1)
+        let staged = try Staged("10s:0-8,5s:8,10s:8-0", rampDown: .cancel)
+        let (plan, gate) = (staged.plan, staged.gate)
+        let results = await staged.run {
             var previous = 0
             for t in stride(from: 250_000_000, to: plan.durationNanoseconds, by: 250_000_000) {
-                clock.advance(to: Self.instant(t))
-                await clock.waitForSleepers(1)
+                await staged.advance(to: t)
                 let expected = plan.pagers(atNanoseconds: t)
                 await gate.waitUntil(inFlight: expected)
                 #expect(gate.inFlight == expected, "at \(t) ns")
@@ -135,8 +153,7 @@ import Testing
                 previous = max(previous, expected)
                 #expect(gate.fetches == previous, "at \(t) ns")
             }
-            clock.advance(to: Self.instant(plan.durationNanoseconds))
-            return await group.next()!
+            await staged.advance(to: plan.durationNanoseconds)
         }
         // One result per stage, in order; every pager task returned (none leaked).
         #expect(results.map { $0.stage?.index } == [0, 1, 2])
@@ -159,21 +176,15 @@ import Testing
     /// count in the stage they started in, exactly as a model of the plan says.
     @Test(.timeLimit(.minutes(2)))
     func removedPagersFinishTheirDrainAndDrainsCountInTheirStartingStage() async throws {
-        let scenario = try Self.stagedScenario("3s:0-6,2s:6,3s:6-1", rampDown: .finish)
-        let plan = scenario.workload.stages!
-        let clock = ManualClock()
-        let gate = Gate()
-        let runner = PhaseRunner(scenario: scenario, source: HeldSource(gate: gate))
+        let staged = try Staged("3s:0-6,2s:6,3s:6-1", rampDown: .finish)
+        let (plan, gate) = (staged.plan, staged.gate)
         // The model: the stage each drain in flight started in; drains ended per stage.
         var inFlight: [Int] = []
         var ended = [0, 0, 0]
-        let results = await withTaskGroup(of: [RunResult].self) { group in
-            group.addTask { await runner.runStages(repetition: 1, clock: clock) }
-            await clock.waitForSleepers(1)
+        let results = await staged.run {
             var previous = 0
             for t in stride(from: 125_000_000, to: plan.durationNanoseconds, by: 125_000_000) {
-                clock.advance(to: Self.instant(t))
-                await clock.waitForSleepers(1)
+                await staged.advance(to: t)
                 let pagers = plan.pagers(atNanoseconds: t)
                 let stage = plan.position(atNanoseconds: t).stage
                 // Admitted pagers start a drain; removed ones are still finishing theirs.
@@ -188,8 +199,7 @@ import Testing
                 #expect(gate.inFlight == pagers, "at \(t) ns")
                 previous = pagers
             }
-            clock.advance(to: Self.instant(plan.durationNanoseconds))
-            return await group.next()!
+            await staged.advance(to: plan.durationNanoseconds)
         }
         #expect(results.map { $0.metrics.drains } == ended)
         #expect(results.map { $0.metrics.pages } == ended)
@@ -203,22 +213,13 @@ import Testing
     /// rows end at its end), and each row has the pagers admitted and the plan's target.
     @Test(.timeLimit(.minutes(2)))
     func timeSeriesRowsAreMarkedByStageAndEndAtBoundaries() async throws {
-        let scenario = try Self.stagedScenario("2500ms:0-4,1500ms:4", rampDown: .cancel)
-        let plan = scenario.workload.stages!
-        let clock = ManualClock()
-        let gate = Gate()
-        let runner = PhaseRunner(scenario: scenario, source: HeldSource(gate: gate))
-        var timeSeries = PhaseRunner<HeldSource>.Options()
-        timeSeries.timeSeries = true
-        let options = timeSeries
-        let results = await withTaskGroup(of: [RunResult].self) { group in
-            group.addTask { await runner.runStages(repetition: 1, options: options, clock: clock) }
-            await clock.waitForSleepers(1)
-            for t in stride(from: 250_000_000, through: plan.durationNanoseconds, by: 250_000_000) {
-                clock.advance(to: Self.instant(t))
-                if t < plan.durationNanoseconds { await clock.waitForSleepers(1) }
+        let staged = try Staged("2500ms:0-4,1500ms:4", rampDown: .cancel)
+        var options = PhaseRunner<HeldSource>.Options()
+        options.timeSeries = true
+        let results = await staged.run(options: options) {
+            for t in stride(from: 250_000_000, through: staged.plan.durationNanoseconds, by: 250_000_000) {
+                await staged.advance(to: t)
             }
-            return await group.next()!
         }
         let first = results[0].timeSeries, second = results[1].timeSeries
         #expect(first.map(\.elapsedSeconds) == [1, 2, 2.5])
@@ -233,24 +234,17 @@ import Testing
     /// before it are whole, later ones get no result, and every pager returns.
     @Test(.timeLimit(.minutes(2)))
     func anInterruptionEndsTheStageInProgressAsPartial() async throws {
-        let scenario = try Self.stagedScenario("2s:0-4,2s:4,2s:4-0", rampDown: .finish)
-        let clock = ManualClock()
-        let gate = Gate()
-        let runner = PhaseRunner(scenario: scenario, source: HeldSource(gate: gate))
+        let staged = try Staged("2s:0-4,2s:4,2s:4-0", rampDown: .finish)
+        let gate = staged.gate
         let interruption = Interruption()
-        var interruptible = PhaseRunner<HeldSource>.Options()
-        interruptible.interruption = interruption
-        let options = interruptible
-        let results = await withTaskGroup(of: [RunResult].self) { group in
-            group.addTask { await runner.runStages(repetition: 1, options: options, clock: clock) }
-            await clock.waitForSleepers(1)
+        var options = PhaseRunner<HeldSource>.Options()
+        options.interruption = interruption
+        let results = await staged.run(options: options) {
             for t in stride(from: Self.second / 2, through: 3 * Self.second, by: Self.second / 2) {
-                clock.advance(to: Self.instant(t))
-                await clock.waitForSleepers(1)
+                await staged.advance(to: t)
             }
             await gate.waitUntil(inFlight: 4)
             interruption.request(signal: 2)
-            return await group.next()!
         }
         #expect(results.map { $0.stage?.index } == [0, 1])
         #expect(results.map(\.partial) == [false, true])
