@@ -317,9 +317,9 @@ public struct HTMLReport: Sendable {
         latency.yFormat = nanoseconds
         for key in keys {
             let rows = runs[key]!
-            latency.series.append(SVGChart.Series(name: key.name + " p50", points: points(rows) { $0.pageLatencyP50Nanoseconds.map(Double.init) }))
+            latency.series.append(SVGChart.Series(name: key.name + " p50", points: points(rows) { $0.pageLatencyP50Nanoseconds.map { Double($0) } }))
             latency.series.append(
-                SVGChart.Series(name: key.name + " p99", points: points(rows) { $0.pageLatencyP99Nanoseconds.map(Double.init) }, dashed: true))
+                SVGChart.Series(name: key.name + " p99", points: points(rows) { $0.pageLatencyP99Nanoseconds.map { Double($0) } }, dashed: true))
         }
         latency.series = latency.series.filter { !$0.points.isEmpty }
 
@@ -331,7 +331,7 @@ public struct HTMLReport: Sendable {
         for key in keys {
             let rows = runs[key]!
             if closedLoop {
-                load.series.append(SVGChart.Series(name: key.name + " admitted", points: points(rows) { $0.activePagers.map(Double.init) }))
+                load.series.append(SVGChart.Series(name: key.name + " admitted", points: points(rows) { $0.activePagers.map { Double($0) } }))
                 load.series.append(SVGChart.Series(name: key.name + " plan", points: points(rows) { $0.targetPagers }, dashed: true))
             } else {
                 load.series.append(SVGChart.Series(name: key.name + " drains/s", points: points(rows) { $0.drainsPerSecond }))

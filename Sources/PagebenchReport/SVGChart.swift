@@ -163,11 +163,6 @@ struct SVGChart {
             svg += "<rect x=\"\(f(from))\" y=\"\(f(top))\" width=\"\(f(max(0, to - from)))\" height=\"\(f(plotBottom - top))\" fill=\"#eeeeee\"/>\n"
             svg += "<text x=\"\(f(from + 4))\" y=\"\(f(top + 12))\" class=\"band\">\(escape(band.caption))</text>\n"
         }
-        for marker in markers {
-            let position = x.position(marker.x)
-            svg += "<line x1=\"\(f(position))\" y1=\"\(f(top))\" x2=\"\(f(position))\" y2=\"\(f(plotBottom))\" class=\"marker\" stroke=\"#555555\" stroke-width=\"1\" stroke-dasharray=\"4 3\"/>\n"
-            svg += "<text x=\"\(f(position + 3))\" y=\"\(f(top + 12))\" class=\"band\">\(escape(marker.caption))</text>\n"
-        }
         // Gridlines and tick labels.
         for tick in y.ticks() {
             let position = y.position(tick)
@@ -182,6 +177,12 @@ struct SVGChart {
             let label: String
             if case .categorical(let labels) = xScale { label = labels[Int(tick)] } else { label = xFormat(tick) }
             svg += "<text x=\"\(f(position))\" y=\"\(f(plotBottom + 16))\" class=\"tick\" text-anchor=\"middle\">\(escape(label))</text>\n"
+        }
+        // Markers over the gridlines, so that one on a gridline still shows.
+        for marker in markers {
+            let position = x.position(marker.x)
+            svg += "<line x1=\"\(f(position))\" y1=\"\(f(top))\" x2=\"\(f(position))\" y2=\"\(f(plotBottom))\" class=\"marker\" stroke=\"#555555\" stroke-width=\"1\" stroke-dasharray=\"4 3\"/>\n"
+            svg += "<text x=\"\(f(position + 3))\" y=\"\(f(top + 12))\" class=\"band\">\(escape(marker.caption))</text>\n"
         }
         svg += "<rect x=\"\(f(left))\" y=\"\(f(top))\" width=\"\(f(plotRight - left))\" height=\"\(f(plotBottom - top))\" class=\"frame\"/>\n"
         svg += "<text x=\"\(f((left + plotRight) / 2))\" y=\"\(f(height - 12))\" class=\"axis-label\" text-anchor=\"middle\">\(escape(xLabel))</text>\n"

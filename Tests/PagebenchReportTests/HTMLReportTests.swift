@@ -145,6 +145,10 @@ import FoundationXML
             #expect(svg.components(separatedBy: "class=\"marker\"").count - 1 == 3, "\(id)")
             #expect(svg.contains("stage 2") && svg.contains("stage 3"), "\(id)")
         }
+        // Latencies of 2 and 4 ms are plotted as such (not as their bit patterns).
+        let latency = try #require(html.range(of: "id=\"plot-stage-latency\""))
+        let latencyEnd = try #require(html.range(of: "</svg>", range: latency.upperBound..<html.endIndex))
+        #expect(html[latency.lowerBound..<latencyEnd.lowerBound].contains(" ms</text>"))
         // The stage rows are not points of pages/s against concurrency.
         #expect(html.contains("id=\"plot-throughput\"") && html.contains("No rows to plot."))
         for stage in 1...3 { #expect(html.contains("Concurrency 64 stage \(stage)</h3>")) }
