@@ -74,7 +74,7 @@ public struct KneeCommand: AsyncParsableCommand {
     /// Flags the search sets on every step itself.
     static let reservedRunFlags = [
         "--load", "--duration", "--drains", "--concurrency", "--repetitions", "--output", "--history", "--slo",
-        "--shard", "--shard-output", "--start-at", "--print-scenarios", "--quiet",
+        "--shard", "--shard-output", "--start-at", "--print-scenarios", "--quiet", "--stages", "--ramp-down",
     ]
 
     public func validate() throws {
@@ -171,6 +171,13 @@ public struct KneeCommand: AsyncParsableCommand {
         result: KneeSearch.Result, steps: [Step]
     ) {
         let objectives = try objectives()
+        if let scenarioPath, let scenario = try? Scenario.load(path: scenarioPath), scenario.workload.stages != nil {
+            // A knee step holds one rate for its whole length (H5); a stage plan ramps it (H4).
+            throw CommandFailure(
+                ExitCodes.usage,
+                "scenario '\(scenario.name)' has stages (H4), but a knee step holds one rate: remove workload.stages, "
+                    + "or run the stages with `pagebench run --slo` to judge each stage")
+        }
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         if !quiet {

@@ -58,6 +58,15 @@ public struct WorkloadOptions: ParsableArguments {
     @Flag(help: "Do not time pages (no page latency).")
     public var noPageTiming = false
 
+    @Option(
+        help: ArgumentHelp(
+            "A load shape instead of fixed concurrency (H4): DURATION:PAGERS or DURATION:FROM-TO stages, e.g. 30s:0-64,60s:64,30s:64-0; rates with /s are open loop, e.g. 20s:100/s-2000/s. One row per stage.",
+            valueName: "spec"))
+    public var stages: String?
+
+    @Option(help: ArgumentHelp("What a ramp-down does to a removed pager: finish (its drain ends first) or cancel (timed, H2).", valueName: "mode"))
+    public var rampDown: String?
+
     public init() {}
 
     /// Checks every given flag on its own (exit 64 on failure).
@@ -119,5 +128,26 @@ public struct WorkloadOptions: ParsableArguments {
         if let workloadSeed { workload.seed = workloadSeed }
         if measureOverhead { workload.measureOverhead = true }
         if noPageTiming { workload.pageTiming = false }
+        if let rampDown { workload.rampDown = try flag("ramp-down") { () throws(HarnessError) in try RampDown(parsing: rampDown) } }
+        if let stages {
+            let plan = try flag("stages") { () throws(HarnessError) in try StagePlan(parsing: stages) }
+            // What the plan sets may not also be given (H4).
+            if drains != nil || duration != nil {
+                throw HarnessError(.invalidArgument, "--stages sets the phase's length; drop --\(drains != nil ? "drains" : "duration")")
+            }
+            if plan.target == .pagers, concurrency != nil {
+                throw HarnessError(.invalidArgument, "--stages with pagers sets the pagers (the pool is the plan's peak); drop --concurrency")
+            }
+            if warmup.map({ $0 > 0 }) == true {
+                throw HarnessError(
+                    .invalidArgument, "--stages ramps from its first stage; give a warm-up as a stage of its own instead of --warmup")
+            }
+            // The plan replaces the scenario's phase shape, warm-up included.
+            workload.warmupSeconds = 0
+            if plan.target == .rate, let load, case .open(let rate, _) = workload.load, rate != 0 {
+                throw HarnessError(.invalidArgument, "--stages with rates sets the rate; write --load \(load.split(separator: ":").first ?? "open-fixed") without a rate")
+            }
+            workload.setStages(plan)
+        }
     }
 }

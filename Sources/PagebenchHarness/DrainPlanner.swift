@@ -110,10 +110,16 @@ public struct DrainPlanner: Sendable {
     /// The intended start of open-loop drain `index` after the previous one's, in
     /// nanoseconds: `1/rate` for a fixed rate, an exponential draw for Poisson arrivals.
     func arrivalGapNanoseconds(_ index: Int) -> Double {
-        guard case .open(let rate, let poisson) = workload.load else { return 0 }
-        let mean = 1e9 / rate
-        guard poisson else { return mean }
+        guard case .open(let rate, _) = workload.load else { return 0 }
+        return 1e9 / rate * unitArrivalGap(index)
+    }
+
+    /// The gap before open-loop drain `index` in units of the mean gap: 1 for fixed arrivals,
+    /// a unit-mean exponential draw for Poisson arrivals. A rate plan (H4) spends these units
+    /// against the integral of its rate (``StagePlan/arrivalOffsetNanoseconds(arrivals:)``).
+    func unitArrivalGap(_ index: Int) -> Double {
+        guard workload.load.isPoisson else { return 1 }
         var random = SplitMix64(seed: seed, stream: Stream.arrivals.rawValue, index: UInt64(index))
-        return -mean * Math.log(1 - random.nextUnit())
+        return -Math.log(1 - random.nextUnit())
     }
 }

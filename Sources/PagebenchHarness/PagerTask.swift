@@ -12,6 +12,9 @@ struct PagerTask<Source: PageSource>: Sendable where Source.Request == PageReque
     let timeSeries: Bool
     /// Waits out a probe's cancel delay (nanoseconds); throws when cancelled.
     let sleep: @Sendable (UInt64) async throws -> Void
+    /// A staged phase's pool slot (H4): drains start only while it is admitted, and count in
+    /// the stage they start in. Nil outside staged phases.
+    var slot: PoolSlot? = nil
 
     /// A probed drain's cancel instant is drawn in `[0, expected drain time)`; before a
     /// worker has finished a drain it expects this long.
@@ -69,7 +72,8 @@ struct PagerTask<Source: PageSource>: Sendable where Source.Request == PageReque
         var metrics = initial
         var pacing = Pacing(timeSeries: timeSeries)
         var estimate = DrainEstimate()
-        while !Task.isCancelled, let claim = control.claim() {
+        while !Task.isCancelled, slot?.isAdmitted != false, let claim = control.claim() {
+            slot?.enter(stage: claim.stage, metrics: &metrics)
             if let intended = claim.intendedStart {
                 if MonotonicTime.nanoseconds() > intended {
                     // Every slot was busy when this drain was meant to start.
@@ -116,8 +120,9 @@ struct PagerTask<Source: PageSource>: Sendable where Source.Request == PageReque
                 if let probeLatency {
                     metrics.recordCancellation(latencyNanoseconds: probeLatency, pagesAfterCancel: result.pagesAfterCancel)
                 } else {
-                    // The final cancel-everything: latency from its request to this task returning.
-                    let requested = control.cancelRequestedAt.load(ordering: .acquiring)
+                    // The final cancel-everything (or a ramp-down's cancel): latency from its
+                    // request to this task returning.
+                    let requested = slot?.cancelRequestedAt(phase: control) ?? control.cancelRequestedAt.load(ordering: .acquiring)
                     metrics.recordCancellation(
                         latencyNanoseconds: requested == 0 ? 0 : MonotonicTime.elapsed(from: requested, to: ended),
                         pagesAfterCancel: result.pagesAfterCancel)

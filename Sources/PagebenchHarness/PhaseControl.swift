@@ -10,6 +10,9 @@ final class PhaseControl: Sendable {
         var index: Int
         /// Open loop: the monotonic instant the drain is meant to start.
         var intendedStart: UInt64?
+        /// A rate plan (H4): the stage (0-based) of the intended start, whose row the drain
+        /// belongs to.
+        var stage: Int?
     }
 
     private struct State {
@@ -19,7 +22,11 @@ final class PhaseControl: Sendable {
         var arrivalIndex = 0
         /// Open loop: the intended start of drain `arrivalIndex`, nanoseconds after the phase start.
         var arrivalOffset = 0.0
+        /// A rate plan: the arrivals (in mean gaps) offered up to drain `arrivalIndex`.
+        var arrivalUnits = 0.0
         var stopped = false
+        /// Whether a claim found no drain: none will ever be handed out again.
+        var exhausted = false
     }
 
     let planner: DrainPlanner
@@ -30,7 +37,9 @@ final class PhaseControl: Sendable {
     /// This process's share and the one-process concurrency it is a share of.
     private let shard: Shard
     private let concurrency: Int
-    private let state = Mutex(State())
+    private let state: Mutex<State>
+    /// The workload's rate plan (H4), if its stages set the arrival rate.
+    private let ratePlan: StagePlan?
     /// Monotonic instant at which the final cancel-everything was requested; 0 before.
     let cancelRequestedAt = Atomic<UInt64>(0)
     /// Drains the cancellation probe was asked to cancel, and those it did cancel (H2).
@@ -48,6 +57,11 @@ final class PhaseControl: Sendable {
         self.start = start
         self.drainLimit = drainLimit
         self.arrivalLimitNanoseconds = durationNanoseconds
+        let stages = planner.workload.stages
+        ratePlan = stages?.target == .rate ? stages : nil
+        var initial = State()
+        if ratePlan != nil { initial.arrivalUnits = planner.unitArrivalGap(0) }
+        state = Mutex(initial)
     }
 
     /// The next drain to run, or nil when the phase has no more.
@@ -55,23 +69,44 @@ final class PhaseControl: Sendable {
         let isOpen: Bool
         if case .open = planner.workload.load { isOpen = true } else { isOpen = false }
         return state.withLock { state -> Claim? in
-            guard !state.stopped else { return nil }
-            let index = shard.isWhole ? state.claimed : shard.drainIndex(local: state.claimed, concurrency: concurrency)
-            if let drainLimit, index >= drainLimit { return nil }
-            var intended: UInt64?
-            if isOpen {
-                // Walk the one-process arrival schedule up to this drain, gap by gap, so the
-                // offsets are the same sums a single process computes.
-                while state.arrivalIndex < index {
-                    state.arrivalIndex += 1
-                    state.arrivalOffset += planner.arrivalGapNanoseconds(state.arrivalIndex)
-                }
-                if let limit = arrivalLimitNanoseconds, state.arrivalOffset >= limit { return nil }
-                intended = start &+ UInt64(state.arrivalOffset)
-            }
-            state.claimed += 1
-            return Claim(index: index, intendedStart: intended)
+            let claim = nextClaim(&state, isOpen: isOpen)
+            if claim == nil { state.exhausted = true }
+            return claim
         }
+    }
+
+    /// Whether the phase has handed out its last drain (a staged phase's pagers then stop
+    /// for good, rather than waiting to be admitted again).
+    var isExhausted: Bool { state.withLock { $0.exhausted } }
+
+    private func nextClaim(_ state: inout State, isOpen: Bool) -> Claim? {
+        guard !state.stopped else { return nil }
+        let index = shard.isWhole ? state.claimed : shard.drainIndex(local: state.claimed, concurrency: concurrency)
+        if let drainLimit, index >= drainLimit { return nil }
+        var intended: UInt64?
+        var stage: Int?
+        if let ratePlan {
+            // The same walk in units of the mean gap, spent against the plan's rate integral.
+            while state.arrivalIndex < index {
+                state.arrivalIndex += 1
+                state.arrivalUnits += planner.unitArrivalGap(state.arrivalIndex)
+            }
+            guard let offset = ratePlan.arrivalOffsetNanoseconds(arrivals: state.arrivalUnits) else { return nil }
+            if let limit = arrivalLimitNanoseconds, offset >= limit { return nil }
+            intended = start &+ UInt64(offset)
+            stage = ratePlan.position(atNanoseconds: Int(offset)).stage
+        } else if isOpen {
+            // Walk the one-process arrival schedule up to this drain, gap by gap, so the
+            // offsets are the same sums a single process computes.
+            while state.arrivalIndex < index {
+                state.arrivalIndex += 1
+                state.arrivalOffset += planner.arrivalGapNanoseconds(state.arrivalIndex)
+            }
+            if let limit = arrivalLimitNanoseconds, state.arrivalOffset >= limit { return nil }
+            intended = start &+ UInt64(state.arrivalOffset)
+        }
+        state.claimed += 1
+        return Claim(index: index, intendedStart: intended, stage: stage)
     }
 
     /// Stops handing out drains (a duration-bound phase that lets drains in flight finish).

@@ -20,23 +20,13 @@ extension PhaseRunner {
         concurrency: Int, repetition: Int
     ) async -> [TimeSeriesRow] {
         var rows: [TimeSeriesRow] = []
-        var lastPages = totals(slots).pages
-        var last = runStart
+        var cursor = TimeSeriesCursor(totals: totals(slots), at: runStart)
         var tick = runStart
         func emit(now: UInt64) {
-            let pages = totals(slots).pages
-            let interval = intervals.take()
-            let seconds = Double(now - last) / 1e9
             rows.append(
-                TimeSeriesRow(
-                    scenario: scenario.name, pagerKind: scenario.workload.pager.rawValue, concurrency: concurrency,
-                    repetition: repetition, elapsedSeconds: Double(now - runStart) / 1e9, isWarmup: status.isWarmup,
-                    pagesPerSecond: seconds > 0 ? Double(pages - lastPages) / seconds : 0,
-                    pageLatencyP99Nanoseconds: interval.isEmpty ? nil : interval.valueAtPercentile(99),
-                    allocatedBytes: sampler.latestAllocatedBytes,
-                    rssBytes: (try? ProcessMemory.read().residentBytes) ?? 0))
-            lastPages = pages
-            last = now
+                timeSeriesRow(
+                    &cursor, now: now, elapsedNanoseconds: now - runStart, slots: slots, intervals: intervals,
+                    sampler: sampler, concurrency: concurrency, repetition: repetition, isWarmup: status.isWarmup))
         }
         while true {
             tick += 1_000_000_000
@@ -45,11 +35,33 @@ extension PhaseRunner {
             } catch {
                 // The run ended: a last, partial interval if it is worth a row.
                 let now = MonotonicTime.nanoseconds()
-                if now - last >= 100_000_000 { emit(now: now) }
+                if now - cursor.at >= 100_000_000 { emit(now: now) }
                 return rows
             }
             emit(now: MonotonicTime.nanoseconds())
         }
+    }
+
+    /// The time-series row of the interval from `cursor` to `now` (nanoseconds in the caller's
+    /// time base), which then starts the next interval.
+    func timeSeriesRow(
+        _ cursor: inout TimeSeriesCursor, now: UInt64, elapsedNanoseconds: UInt64, slots: [PagerTaskProgress],
+        intervals: IntervalLatencies, sampler: MemorySampler, concurrency: Int, repetition: Int, isWarmup: Bool
+    ) -> TimeSeriesRow {
+        let (pages, drains) = totals(slots)
+        let interval = intervals.take()
+        let seconds = Double(MonotonicTime.elapsed(from: cursor.at, to: now)) / 1e9
+        var row = TimeSeriesRow(
+            scenario: scenario.name, pagerKind: scenario.workload.pager.rawValue, concurrency: concurrency,
+            repetition: repetition, elapsedSeconds: Double(elapsedNanoseconds) / 1e9, isWarmup: isWarmup,
+            pagesPerSecond: seconds > 0 ? Double(pages - cursor.pages) / seconds : 0,
+            pageLatencyP99Nanoseconds: interval.isEmpty ? nil : interval.valueAtPercentile(99),
+            allocatedBytes: sampler.latestAllocatedBytes,
+            rssBytes: (try? ProcessMemory.read().residentBytes) ?? 0)
+        row.drainsPerSecond = seconds > 0 ? Double(drains - cursor.drains) / seconds : 0
+        row.pageLatencyP50Nanoseconds = interval.isEmpty ? nil : interval.valueAtPercentile(50)
+        cursor = TimeSeriesCursor(totals: (pages, drains), at: now)
+        return row
     }
 
     func progressLoop(
@@ -88,6 +100,20 @@ extension PhaseRunner {
             lastPages = pages
             last = now
         }
+    }
+}
+
+/// Where the previous time-series interval ended: its instant and the pages and drains
+/// counted by then.
+struct TimeSeriesCursor {
+    var pages: Int
+    var drains: Int
+    var at: UInt64
+
+    init(totals: (pages: Int, drains: Int), at: UInt64) {
+        pages = totals.pages
+        drains = totals.drains
+        self.at = at
     }
 }
 

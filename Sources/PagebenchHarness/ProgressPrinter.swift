@@ -56,7 +56,8 @@ public final class ProgressPrinter: RunObserver {
     public func runEnded(_ run: RunDescription, result: RunResult) {
         state.withLock { $0.run = nil }
         let metrics = result.metrics
-        var line = "\(label(run)): \(NumberText.count(result.pagesPerSecond)) pages/s, \(metrics.pages) pages, \(metrics.drains) drains"
+        let stage = result.stage.map { " stage \($0.index + 1)" } ?? ""
+        var line = "\(label(run))\(stage): \(NumberText.count(result.pagesPerSecond)) pages/s, \(metrics.pages) pages, \(metrics.drains) drains"
         if !metrics.pageLatency.isEmpty {
             line += ", page p99 \(NumberText.nanoseconds(metrics.pageLatency.valueAtPercentile(99)))"
         }

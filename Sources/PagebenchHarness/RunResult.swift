@@ -65,6 +65,28 @@ public struct RunResult: Sendable {
             + "the others ended before their cancel instant, so cancel_latency_* describes fewer drains than asked"
     }
 
+    /// The stage of a staged phase this result measured (H4); nil for a fixed concurrency or rate.
+    public var stage: Stage?
+
+    /// One stage of a staged phase: which, when it began, and what it ramped between.
+    public struct Stage: Sendable, Equatable {
+        /// 0-based position in the plan.
+        public var index: Int
+        /// When the stage began, nanoseconds after the plan started (as measured).
+        public var startNanoseconds: Int
+        /// The plan's stage: its length and its target at start and end.
+        public var plan: StagePlan.Stage
+        /// What the targets are: pagers or drains per second.
+        public var target: StagePlan.Target
+
+        public init(index: Int, startNanoseconds: Int, plan: StagePlan.Stage, target: StagePlan.Target) {
+            self.index = index
+            self.startNanoseconds = startNanoseconds
+            self.plan = plan
+            self.target = target
+        }
+    }
+
     /// Whether an interruption (SIGINT, SIGTERM: H6) ended the phase before its bound.
     public var partial = false
     /// False when the interruption came before the measured phase began: then nothing of
@@ -128,6 +150,20 @@ public struct RunResult: Sendable {
         case .duration(let seconds): row.targetDurationSeconds = seconds
         }
         row.warmupSeconds = workload.warmupSeconds
+        if let stage {
+            row.stage = stage.index + 1
+            row.stageStartSeconds = Double(stage.startNanoseconds) / 1e9
+            row.targetDurationSeconds = Double(stage.plan.durationNanoseconds) / 1e9
+            switch stage.target {
+            case .pagers:
+                row.stagePagersFrom = Int(stage.plan.start)
+                row.stagePagersTo = Int(stage.plan.end)
+            case .rate:
+                row.stageRateFrom = stage.plan.start
+                row.stageRateTo = stage.plan.end
+                row.targetDrainsPerSecond = (stage.plan.start + stage.plan.end) / 2
+            }
+        }
         row.apply(metrics, measuredSeconds: measuredSeconds)
         row.applyResources(
             cpu: cpu, allocationRequests: allocations, peakAllocatedBytes: peakAllocatedBytes, peakRSSBytes: peakRSSBytes)

@@ -8,9 +8,9 @@
 ///
 /// Text form (`--stages`): comma-separated `DURATION:TARGET` or `DURATION:FROM-TO`, with rates
 /// written `N/s`: `30s:0-64,60s:64,30s:64-0` or `20s:100/s-2000/s`.
-public struct StagePlan: Sendable, Equatable, CustomStringConvertible {
+public struct StagePlan: Sendable, Hashable, CustomStringConvertible {
     /// What the stages set.
-    public enum Target: String, Sendable, Equatable {
+    public enum Target: String, Sendable, Hashable {
         /// Concurrent pagers (closed loop); fractional values along a ramp are rounded to the
         /// nearest pager.
         case pagers
@@ -19,7 +19,7 @@ public struct StagePlan: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// One stage: `durationNanoseconds` long, moving linearly from `start` to `end`.
-    public struct Stage: Sendable, Equatable {
+    public struct Stage: Sendable, Hashable {
         public var durationNanoseconds: Int
         /// The target at the stage's first instant (the previous stage's `end` unless written).
         public var start: Double
@@ -150,6 +150,71 @@ public struct StagePlan: Sendable, Equatable, CustomStringConvertible {
         return starts
     }
 
+    /// The first whole nanosecond after `elapsed` at which the plan moves on: the pager count
+    /// (``pagers(atNanoseconds:)``) changes, or a stage (or the plan) ends; nil from the end
+    /// of the plan on. A closed-loop controller sleeps until this instant, so it wakes exactly
+    /// when there is something to do and never misses a change (H4).
+    public func nextChangeNanoseconds(after elapsed: Int) -> Int? {
+        let elapsed = max(0, elapsed)
+        guard elapsed < durationNanoseconds else { return nil }
+        var stageStart = 0
+        for stage in stages {
+            let stageEnd = stageStart + stage.durationNanoseconds
+            defer { stageStart = stageEnd }
+            guard elapsed < stageEnd else { continue }
+            guard target == .pagers, stage.start != stage.end else { return stageEnd }
+            let current = pagers(atNanoseconds: elapsed)
+            // Rounding changes where the line crosses the next half pager.
+            let threshold = Double(current) + (stage.end > stage.start ? 0.5 : -0.5)
+            let offset = (threshold - stage.start) * Double(stage.durationNanoseconds) / (stage.end - stage.start)
+            var candidate = offset.isFinite ? stageStart + Int(min(offset.rounded(.up), 1e15)) : stageEnd
+            candidate = min(max(candidate, elapsed + 1), stageEnd)
+            // The formula is within a rounding error of the answer: settle it on the integer
+            // instants the controller samples, so that it is the first changed one.
+            while candidate - 1 > elapsed, pagers(atNanoseconds: candidate - 1) != current { candidate -= 1 }
+            while candidate < stageEnd, pagers(atNanoseconds: candidate) == current { candidate += 1 }
+            return candidate
+        }
+        return nil
+    }
+
+    /// An open-loop plan's arrival schedule: the instant (nanoseconds after the plan started)
+    /// at which `arrivals` drains have been offered, counting the rate's integral (drains
+    /// per second, linear within each stage) from the start; nil when the plan ends first.
+    ///
+    /// Drain `k` of a fixed schedule starts at `arrivals = k + 1`, so a steady rate `r` offers
+    /// its first drain at `1/r`, and a stage at rate 0 offers none. A Poisson schedule passes
+    /// the running sum of unit-mean exponential draws (the time change of a unit-rate Poisson
+    /// process). Within a stage from rate `a` to `b` over `D` seconds the integral is
+    /// `a·t + (b−a)·t²/(2D)`, solved for `t` exactly rather than stepped per tick.
+    public func arrivalOffsetNanoseconds(arrivals: Double) -> Double? {
+        guard target == .rate, arrivals.isFinite else { return nil }
+        var remaining = max(0, arrivals)
+        var offset = 0.0
+        for stage in stages {
+            let seconds = Double(stage.durationNanoseconds) / 1e9
+            let a = stage.start, b = stage.end
+            let mass = (a + b) / 2 * seconds
+            if remaining <= mass {
+                let t: Double
+                if remaining <= 0 {
+                    t = 0
+                } else if a == b {
+                    t = remaining / a
+                } else {
+                    // The root of (b−a)/(2D)·t² + a·t − m = 0 in [0, D], in the form that does
+                    // not cancel when b−a is small.
+                    let discriminant = max(0, a * a + 2 * (b - a) * remaining / seconds)
+                    t = 2 * remaining / (a + discriminant.squareRoot())
+                }
+                return offset + min(max(0, t), seconds) * 1e9
+            }
+            remaining -= mass
+            offset += seconds * 1e9
+        }
+        return nil
+    }
+
     /// The text form, which parses back to the same plan.
     public var description: String {
         func value(_ number: Double) -> String {
@@ -158,5 +223,75 @@ public struct StagePlan: Sendable, Equatable, CustomStringConvertible {
         }
         return stages.map { "\(WorkloadText.durationText($0.durationNanoseconds)):\(value($0.start))-\(value($0.end))" }
             .joined(separator: ",")
+    }
+}
+
+extension StagePlan: Codable {
+    static let stageKeys = ["duration", "pagers", "rate", "from"]
+
+    /// Decodes a scenario's `workload.stages`: the text form (`"30s:0-64,60s:64"`) or a list of
+    /// `{"duration": "30s", "pagers": 64}` / `{"duration": "20s", "rate": 2000}` objects, each
+    /// ramping from the previous stage's target (0 before the first) unless it gives `from`.
+    ///
+    /// - Throws: ``HarnessError`` naming `workload.stages[i].<key>`.
+    public init(from decoder: any Decoder) throws {
+        let field = "workload.stages"
+        if let text = try? decoder.singleValueContainer().decode(String.self) {
+            try self.init(parsing: text, field: field)
+            return
+        }
+        guard var list = try? decoder.unkeyedContainer() else {
+            throw HarnessError.invalidField(
+                field, "give a list of stages, e.g. [{\"duration\": \"30s\", \"pagers\": 64}], or the text form \"30s:0-64,60s:64\"")
+        }
+        var target: Target?
+        var stages: [Stage] = []
+        var previous = 0.0
+        while !list.isAtEnd {
+            let name = "\(field)[\(stages.count)]"
+            let container: KeyedDecodingContainer<AnyKey>
+            do {
+                container = try list.nestedContainer(keyedBy: AnyKey.self)
+            } catch {
+                throw HarnessError.invalidField(name, "a stage is an object such as {\"duration\": \"30s\", \"pagers\": 64}")
+            }
+            try Workload.rejectUnknownKeys(container, known: Self.stageKeys, path: name)
+            guard let duration = try container.decodeIfPresent(String.self, forKey: AnyKey("duration")) else {
+                throw HarnessError.invalidField(name + ".duration", "give the stage's length with a unit, e.g. \"30s\"")
+            }
+            let nanoseconds = try WorkloadText.durationNanoseconds(duration, field: name + ".duration")
+            let pagers = try container.decodeIfPresent(Double.self, forKey: AnyKey("pagers"))
+            let rate = try container.decodeIfPresent(Double.self, forKey: AnyKey("rate"))
+            let kind: Target
+            let end: Double
+            switch (pagers, rate) {
+            case (.some(let value), nil): (kind, end) = (.pagers, value)
+            case (nil, .some(let value)): (kind, end) = (.rate, value)
+            default:
+                throw HarnessError.invalidField(
+                    name, "give either pagers (closed loop) or rate (open loop, drains per second), not \(pagers == nil ? "neither" : "both")")
+            }
+            if let target, target != kind {
+                throw HarnessError.invalidField(name, "every stage of a plan sets pagers, or every stage sets rate; not both")
+            }
+            target = kind
+            let start = try container.decodeIfPresent(Double.self, forKey: AnyKey("from")) ?? previous
+            stages.append(Stage(durationNanoseconds: nanoseconds, start: start, end: end))
+            previous = end
+        }
+        try self.init(target: target ?? .pagers, stages: stages, field: field)
+    }
+
+    /// Encodes the list form; `from` only where a stage does not start at the previous target.
+    public func encode(to encoder: any Encoder) throws {
+        var list = encoder.unkeyedContainer()
+        var previous = 0.0
+        for stage in stages {
+            var container = list.nestedContainer(keyedBy: AnyKey.self)
+            try container.encode(WorkloadText.durationText(stage.durationNanoseconds), forKey: AnyKey("duration"))
+            if stage.start != previous { try container.encode(stage.start, forKey: AnyKey("from")) }
+            try container.encode(stage.end, forKey: AnyKey(target == .pagers ? "pagers" : "rate"))
+            previous = stage.end
+        }
     }
 }

@@ -9,12 +9,12 @@ public enum SummaryTable {
         "drain p99", "cancel p99", "allocs/page", "peak alloc", "peak RSS", "overhead", "harness",
     ]
 
-    /// The rendered table, columns aligned, numbers right-aligned; a phase cut short by a
-    /// signal (H6) has `(partial)` after its scenario.
+    /// The rendered table, columns aligned, numbers right-aligned; a stage's row (H4) has
+    /// `stage K` after its scenario, a phase cut short by a signal (H6) `(partial)`.
     public static func render(_ rows: [ResultRow]) -> String {
         let body = rows.map { row -> [String] in
             [
-                row.scenario + (row.partial == 1 ? " (partial)" : ""), row.pagerKind, "\(row.concurrency)", "\(row.repetition)",
+                row.scenario + (row.stage.map { " stage \($0)" } ?? "") + (row.partial == 1 ? " (partial)" : ""), row.pagerKind, "\(row.concurrency)", "\(row.repetition)",
                 NumberText.count(row.pagesPerSecond), NumberText.count(row.itemsPerSecond),
                 NumberText.fixed(row.emptyPageRate * 100, 1), NumberText.fixed(row.pagesPerDrainMean, 1),
                 row.pageLatency.map { NumberText.nanoseconds($0.p50Nanoseconds) } ?? "-",

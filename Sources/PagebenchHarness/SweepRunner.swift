@@ -152,6 +152,23 @@ public struct SweepRunner: Sendable {
         for concurrency in workload.concurrency {
             for repetition in 1...workload.repetitions {
                 if Task.isCancelled || options.interruption?.isRequested == true { return false }
+                if workload.stages != nil {
+                    // A stage plan: one result and row per stage (H4).
+                    ordinal += 1
+                    let results = await measureStages(
+                        runner, sleeper: sleeper, repetition: repetition, ordinal: ordinal, total: total)
+                    for result in results {
+                        output.results.append(result)
+                        output.rows.append(result.row(context: options.context))
+                        output.timeSeries += result.timeSeries
+                    }
+                    if results.isEmpty || results.contains(where: \.partial)
+                        || results.contains(where: { options.stopAfter?($0) == true })
+                    {
+                        return false
+                    }
+                    continue
+                }
                 ordinal += 1
                 var result = await measure(
                     runner, sleeper: sleeper, concurrency: concurrency, repetition: repetition, ordinal: ordinal, total: total,
@@ -175,6 +192,40 @@ public struct SweepRunner: Sendable {
         return true
     }
 
+    /// One repetition of a stage plan (``PhaseRunner/runStages(repetition:options:clock:)``).
+    private func measureStages<Source>(
+        _ runner: PhaseRunner<Source>, sleeper: CoalescingSleeper?, repetition: Int, ordinal: Int, total: Int
+    ) async -> [RunResult] {
+        let workload = runner.scenario.workload
+        let description = RunDescription(
+            scenario: runner.scenario.name, concurrency: workload.concurrency[0], repetition: repetition,
+            isOverheadRun: false, ordinal: ordinal, total: total,
+            expectedSeconds: workload.stages.map { Double($0.durationNanoseconds) / 1e9 })
+        options.observer?.runStarted(description)
+        let results = await runner.runStages(
+            repetition: repetition, options: phaseOptions(sleeper: sleeper, timing: workload.pageTiming, overhead: false),
+            clock: ContinuousClock())
+        for result in results { options.observer?.runEnded(description, result: result) }
+        return results
+    }
+
+    /// The options of one measured phase of the sweep.
+    private func phaseOptions<Source>(sleeper: CoalescingSleeper?, timing: Bool, overhead: Bool) -> PhaseRunner<Source>.Options {
+        var runOptions = PhaseRunner<Source>.Options()
+        runOptions.pageTiming = timing
+        runOptions.timeSeries = options.timeSeries && !overhead
+        runOptions.observer = options.observer
+        runOptions.progressInterval = options.observer == nil ? nil : options.progressInterval
+        runOptions.shard = options.shard
+        runOptions.remoteCounters = options.remoteSource?.counters
+        runOptions.interruption = options.interruption
+        if let sleeper {
+            // Probes wait on the same shared timer as the store's service times.
+            runOptions.probeSleep = { try await sleeper.sleep(for: .nanoseconds(Int64(clamping: $0))) }
+        }
+        return runOptions
+    }
+
     private func measure<Source>(
         _ runner: PhaseRunner<Source>, sleeper: CoalescingSleeper?, concurrency: Int, repetition: Int, ordinal: Int,
         total: Int, timing: Bool, overhead: Bool, calibrationStore: SyntheticStore?
@@ -186,19 +237,8 @@ public struct SweepRunner: Sendable {
             scenario: runner.scenario.name, concurrency: concurrency, repetition: repetition,
             isOverheadRun: overhead, ordinal: ordinal, total: total, expectedSeconds: expected)
         options.observer?.runStarted(description)
-        var runOptions = PhaseRunner<Source>.Options()
-        runOptions.pageTiming = timing
-        runOptions.timeSeries = options.timeSeries && !overhead
-        runOptions.observer = options.observer
-        runOptions.progressInterval = options.observer == nil ? nil : options.progressInterval
-        runOptions.shard = options.shard
+        var runOptions: PhaseRunner<Source>.Options = phaseOptions(sleeper: sleeper, timing: timing, overhead: overhead)
         runOptions.calibrationStore = calibrationStore
-        runOptions.remoteCounters = options.remoteSource?.counters
-        runOptions.interruption = options.interruption
-        if let sleeper {
-            // Probes wait on the same shared timer as the store's service times.
-            runOptions.probeSleep = { try await sleeper.sleep(for: .nanoseconds(Int64(clamping: $0))) }
-        }
         let result = await runner.run(concurrency: concurrency, repetition: repetition, options: runOptions)
         options.observer?.runEnded(description, result: result)
         return result

@@ -13,7 +13,7 @@ extension Workload: Codable {
     static let jsonKeys = [
         "pager", "concurrency", "read", "limit", "filter", "reverse", "drain", "load", "drains", "durationSeconds",
         "warmupSeconds", "repetitions", "cancelFraction", "cancelAtEnd", "retry", "seed", "pageTiming",
-        "measureOverhead", "yieldEveryPages",
+        "measureOverhead", "yieldEveryPages", "stages", "rampDown",
     ]
 
     /// Decodes the `workload` object of a scenario file. Missing keys take their defaults;
@@ -63,12 +63,33 @@ extension Workload: Codable {
         pageTiming = try container.decodeIfPresent(Bool.self, forKey: AnyKey("pageTiming")) ?? pageTiming
         measureOverhead = try container.decodeIfPresent(Bool.self, forKey: AnyKey("measureOverhead")) ?? measureOverhead
         yieldEveryPages = try container.decodeIfPresent(Int.self, forKey: AnyKey("yieldEveryPages")) ?? yieldEveryPages
+        if let value = try text("rampDown") { rampDown = try RampDown(parsing: value) }
+        if let plan = try container.decodeIfPresent(StagePlan.self, forKey: AnyKey("stages")) {
+            // What the plan sets may not also be given (H4).
+            for key in ["drains", "durationSeconds"] where container.contains(AnyKey(key)) {
+                throw HarnessError.invalidField("workload.\(key)", "the stages set the phase's length; drop \(key)")
+            }
+            if plan.target == .pagers, container.contains(AnyKey("concurrency")) {
+                throw HarnessError.invalidField(
+                    "workload.concurrency", "pager stages set the pagers (the pool is the plan's peak); drop concurrency")
+            }
+            if plan.target == .rate, case .open(let rate, _) = load, rate != 0 {
+                throw HarnessError.invalidField(
+                    "workload.load", "the stages set the rate; write '\(LoadModel.open(drainsPerSecond: 0, poisson: load.isPoisson))' without ':\(rate)'")
+            }
+            if plan.target == .rate, container.contains(AnyKey("load")), load == .closed {
+                throw HarnessError.invalidField(
+                    "workload.load", "rate stages are open loop: give load 'open-fixed' or 'open-poisson' (without a rate)")
+            }
+            setStages(plan)
+        }
     }
 
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: AnyKey.self)
         try container.encode(pager.rawValue, forKey: AnyKey("pager"))
-        try container.encode(concurrency, forKey: AnyKey("concurrency"))
+        // What a stage plan sets is left to it, so that the text decodes again (H4).
+        if stages?.target != .pagers { try container.encode(concurrency, forKey: AnyKey("concurrency")) }
         try container.encode(read.description, forKey: AnyKey("read"))
         try container.encodeIfPresent(limit, forKey: AnyKey("limit"))
         try container.encodeIfPresent(filter?.description, forKey: AnyKey("filter"))
@@ -76,6 +97,7 @@ extension Workload: Codable {
         try container.encode(drain.description, forKey: AnyKey("drain"))
         try container.encode(load.description, forKey: AnyKey("load"))
         switch bound {
+        case _ where stages != nil: break
         case .drains(let count): try container.encode(count, forKey: AnyKey("drains"))
         case .duration(let seconds): try container.encode(seconds, forKey: AnyKey("durationSeconds"))
         }
@@ -88,6 +110,10 @@ extension Workload: Codable {
         try container.encode(pageTiming, forKey: AnyKey("pageTiming"))
         try container.encode(measureOverhead, forKey: AnyKey("measureOverhead"))
         try container.encode(yieldEveryPages, forKey: AnyKey("yieldEveryPages"))
+        if let stages {
+            try container.encode(stages, forKey: AnyKey("stages"))
+            try container.encode(rampDown.rawValue, forKey: AnyKey("rampDown"))
+        }
     }
 
     static func rejectUnknownKeys(_ container: KeyedDecodingContainer<AnyKey>, known: [String], path: String) throws {

@@ -116,8 +116,14 @@ extension LoadModel: CustomStringConvertible {
     public var description: String {
         switch self {
         case .closed: "closed"
-        case .open(let rate, let poisson): "\(poisson ? "open-poisson" : "open-fixed"):\(rate)"
+        case .open(let rate, let poisson): "\(poisson ? "open-poisson" : "open-fixed")" + (rate == 0 ? "" : ":\(rate)")
         }
+    }
+
+    /// Whether open-loop arrivals have exponential gaps.
+    public var isPoisson: Bool {
+        if case .open(_, true) = self { return true }
+        return false
     }
 
     /// Parses `closed`, `open-fixed:RATE` or `open-poisson:RATE` (drains per second).
@@ -129,8 +135,11 @@ extension LoadModel: CustomStringConvertible {
         case ("open-fixed", 2), ("open-poisson", 2):
             let rate = try WorkloadText.number(parts[1], field: field, example: "open-poisson:200")
             self = .open(drainsPerSecond: rate, poisson: parts[0] == "open-poisson")
+        case ("open-fixed", 1), ("open-poisson", 1):
+            // The rate comes from rate stages (H4); validation refuses it anywhere else.
+            self = .open(drainsPerSecond: 0, poisson: parts[0] == "open-poisson")
         default:
-            throw .invalidField(field, "'\(text)' is not a load model; use 'closed', 'open-fixed:RATE' or 'open-poisson:RATE' (drains per second)")
+            throw .invalidField(field, "'\(text)' is not a load model; use 'closed', 'open-fixed:RATE' or 'open-poisson:RATE' (drains per second; without :RATE when rate stages set it)")
         }
     }
 }

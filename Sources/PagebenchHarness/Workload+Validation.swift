@@ -57,8 +57,18 @@ extension Workload {
         if pager == .apolloLoadAll, drain != .full {
             throw fail("drain", "'\(drain)' cannot be used with the apollo-loadAll pager, which always loads every page; use apollo-loadNext or streaming")
         }
-        if case .open(let rate, _) = load, !(rate > 0 && rate <= 10_000_000) {
-            throw fail("load", "the open-loop rate must be greater than 0 and at most 10000000 drains per second, got \(rate)")
+        if let stages {
+            try validateStages(stages)
+        } else {
+            if case .open(let rate, _) = load, !(rate > 0 && rate <= 10_000_000) {
+                throw fail(
+                    "load", rate == 0
+                        ? "'\(load)' needs a rate, e.g. '\(load):200' (drains per second); only rate stages may leave it out"
+                        : "the open-loop rate must be greater than 0 and at most 10000000 drains per second, got \(rate)")
+            }
+            if rampDown != .finish {
+                throw fail("rampDown", "applies to pager stages only; give workload.stages (or --stages) too")
+            }
         }
         switch bound {
         case .drains(let count):
@@ -102,6 +112,54 @@ extension Workload {
         }
     }
 
+    /// The checks of a staged workload (H4): what the plan sets (length, pool or rate) must
+    /// not be given otherwise, and what a ramp has no place for (warm-up, the overhead rerun)
+    /// is refused.
+    private func validateStages(_ plan: StagePlan) throws(HarnessError) {
+        func fail(_ field: String, _ problem: String) -> HarnessError { .invalidField("workload." + field, problem) }
+        guard bound == .duration(seconds: Double(plan.durationNanoseconds) / 1e9) else {
+            throw fail("stages", "the stages set the phase's length (\(WorkloadText.durationText(plan.durationNanoseconds))); drop drains and durationSeconds")
+        }
+        guard plan.durationNanoseconds <= 86_400_000_000_000 else {
+            throw fail("stages", "the stages last \(WorkloadText.durationText(plan.durationNanoseconds)); a phase lasts at most 24h")
+        }
+        guard warmupSeconds == 0 else {
+            throw fail("warmupSeconds", "a staged workload ramps from its first stage; give a warm-up as a stage of its own (its row shows it)")
+        }
+        guard !measureOverhead else {
+            throw fail("measureOverhead", "cannot rerun a stage plan with timing off; measure overhead at a fixed concurrency")
+        }
+        switch plan.target {
+        case .pagers:
+            guard load == .closed else {
+                throw fail("load", "pager stages are closed loop; for open loop give the stages as rates (e.g. '20s:100/s-2000/s')")
+            }
+            let peak = Int(plan.peak)
+            guard peak <= Self.maximumConcurrency else {
+                throw fail("stages", "the plan asks for \(peak) pagers; at most \(Self.maximumConcurrency)")
+            }
+            guard concurrency == [peak] else {
+                throw fail("concurrency", "pager stages set the pagers (the pool is the plan's peak, \(peak)); drop concurrency")
+            }
+        case .rate:
+            guard case .open(let rate, _) = load else {
+                throw fail("load", "rate stages are open loop: give load 'open-fixed' or 'open-poisson' (without a rate)")
+            }
+            guard rate == 0 else {
+                throw fail("load", "the stages set the rate; write '\(LoadModel.open(drainsPerSecond: 0, poisson: load.isPoisson))' without ':\(rate)'")
+            }
+            guard plan.peak <= 10_000_000 else {
+                throw fail("stages", "the open-loop rate must be at most 10000000 drains per second, got \(plan.peak)")
+            }
+            guard concurrency.count == 1 else {
+                throw fail("concurrency", "a rate plan runs on one number of slots (drains in flight at most); give one value, e.g. 64")
+            }
+            guard rampDown == .finish else {
+                throw fail("rampDown", "applies to pager stages; a rate plan keeps its slots and changes the arrival rate")
+            }
+        }
+    }
+
     /// A canonical text of every field that changes what a row measures (concurrency and
     /// repetitions are columns of their own and are left out).
     public var canonicalText: String {
@@ -123,5 +181,7 @@ extension Workload {
             "pageTiming=\(pageTiming)",
             "yieldEveryPages=\(yieldEveryPages)",
         ].joined(separator: ";")
+            // Only staged workloads name their plan: the hashes of the others stay as they were.
+            + (stages.map { ";stages=\($0);rampDown=\(rampDown.rawValue)" } ?? "")
     }
 }

@@ -52,8 +52,30 @@ public struct Workload: Sendable, Hashable {
     /// passed since its last `Task.yield()`, yields, so that timers, the memory sampler and
     /// progress still run on a busy cooperative pool.
     public var yieldEveryPages: Int = 64
+    /// A load shape (H4): the phase follows these stages instead of running at a fixed
+    /// concurrency or rate, and each stage gets its own row. Pager stages are closed loop
+    /// (``concurrency`` is then the plan's peak, the pool of pagers); rate stages are open
+    /// loop (``load`` says fixed or Poisson arrivals, ``concurrency`` the slots). The plan's
+    /// length is the phase's ``bound``.
+    public var stages: StagePlan?
+    /// What happens to a pager a ramp-down removes (pager stages only).
+    public var rampDown: RampDown = .finish
 
     public init() {}
+
+    /// Makes `plan` the workload's load shape, with what it sets (H4): the phase lasts the
+    /// plan; pager stages run a closed-loop pool of the plan's peak; rate stages are open
+    /// loop at the plan's rate (fixed arrivals unless the load already says Poisson).
+    public mutating func setStages(_ plan: StagePlan) {
+        stages = plan
+        bound = .duration(seconds: Double(plan.durationNanoseconds) / 1e9)
+        switch plan.target {
+        case .pagers:
+            concurrency = [Int(plan.peak)]
+        case .rate:
+            load = .open(drainsPerSecond: 0, poisson: load.isPoisson)
+        }
+    }
 
     /// The seed of the workload's random choices.
     public func effectiveSeed(store: StoreConfiguration) -> UInt64 { seed ?? store.seed }
@@ -132,6 +154,24 @@ public enum RunBound: Sendable, Hashable {
     /// This many seconds; drains still running then are cancelled. How many drains run
     /// depends on the machine, so counts are not comparable between machines.
     case duration(seconds: Double)
+}
+
+/// What a ramp-down does to the pagers it removes (H4).
+public enum RampDown: String, Sendable, Hashable, CaseIterable {
+    /// The pager finishes the drain it is in, then stops: the active count follows the plan
+    /// at once, the pagers still finishing a drain follow it as their drains end.
+    case finish
+    /// The pager's drain is cancelled at once; the cancellation is timed (H2) and counted in
+    /// the stage the drain started in.
+    case cancel
+
+    /// Parses `finish` or `cancel`.
+    public init(parsing text: String, field: String = "workload.rampDown") throws(HarnessError) {
+        guard let value = RampDown(rawValue: WorkloadText.trimmed(text)) else {
+            throw .invalidField(field, "'\(text)' is not a ramp-down; use 'finish' (let the drain end) or 'cancel' (cancel it, timed as H2)")
+        }
+        self = value
+    }
 }
 
 /// Retries of retryable store failures (throttling, injected faults; S21): exponential

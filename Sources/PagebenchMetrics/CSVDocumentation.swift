@@ -11,10 +11,11 @@ public enum CSVDocumentation {
         """
         \(beginMarker)
         Results (`--output`, default `results/latest.csv`; schema version \(ResultRow.currentSchemaVersion)\(earlierVersionsNote)):
-        one row per scenario × concurrency × repetition.
+        one row per scenario × concurrency × repetition (× stage, for a workload with stages).
 
         \(ColumnDescriptor.markdownTable(ResultRow.columnDescriptors))
-        Time series (`--timeseries FILE`): one row per second of each run.
+        Time series (`--timeseries FILE`): one row per second of each run (and per stage end, for
+        a staged run); files written before the stage columns are still read.
 
         \(ColumnDescriptor.markdownTable(TimeSeriesRow.columnDescriptors))\(endMarker)
         """

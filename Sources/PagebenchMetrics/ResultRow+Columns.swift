@@ -92,6 +92,13 @@ extension ResultRow {
             .decimal("duration_s", \.durationSeconds, unit: "s", .neutral, .measured, "Wall-clock length of the measured phase."),
             .integer("partial", \.partial, unit: "0/1", .neutral, .deterministic, "1 when SIGINT or SIGTERM ended the phase before its bound (H6): its figures cover only the time it ran; else 0."),
             .integer("slo_held", \.sloHeld, unit: "0/1", .neutral, .context, "1 when every `--slo` held on this row, 0 when one broke; empty without SLOs (`knee` steps always have it)."),
+            // Stages (H4): empty unless the workload has stages
+            .integer("stage", \.stage, .neutral, .context, "Stage of a staged run (H4), 1-based: each stage is its own row and its own identity; empty without stages."),
+            .decimal("stage_start_s", \.stageStartSeconds, unit: "s", .neutral, .context, "When the stage began, seconds after the stage plan started; empty without stages."),
+            .integer("stage_pagers_from", \.stagePagersFrom, unit: "pagers", .neutral, .context, "Pager stages: pagers at the stage's start (ramped linearly to `stage_pagers_to`); empty otherwise."),
+            .integer("stage_pagers_to", \.stagePagersTo, unit: "pagers", .neutral, .context, "Pager stages: pagers at the stage's end; empty otherwise."),
+            .decimal("stage_rate_from", \.stageRateFrom, unit: "drains/s", .neutral, .context, "Rate stages: arrival rate at the stage's start (ramped linearly to `stage_rate_to`); `target_drains_per_s` is the stage's mean; empty otherwise."),
+            .decimal("stage_rate_to", \.stageRateTo, unit: "drains/s", .neutral, .context, "Rate stages: arrival rate at the stage's end; empty otherwise."),
         ]
         return columns
     }()

@@ -9,7 +9,7 @@
 /// Bump ``currentSchemaVersion`` whenever a column is added, removed, renamed or changes meaning.
 public struct ResultRow: CSVRecord, Hashable {
     /// The schema this build writes and reads.
-    public static let currentSchemaVersion = 3
+    public static let currentSchemaVersion = 4
 
     /// The columns version 3 added: real targets (issue 14), `partial` (H6), `slo_held` (H5).
     static let addedInVersion3: Set<String> = [
@@ -18,10 +18,18 @@ public struct ResultRow: CSVRecord, Hashable {
         "target_errors_bad_continuation", "target_errors_graphql", "target_errors_api",
         "target_errors_repeated_continuation", "consumed_capacity_units", "partial", "slo_held",
     ]
+    /// The columns version 4 added: stages (H4).
+    static let addedInVersion4: Set<String> = [
+        "stage", "stage_start_s", "stage_pagers_from", "stage_pagers_to", "stage_rate_from", "stage_rate_to",
+    ]
     /// Version 1 had no `harness_overhead_ratio` (added in 2) and neither had the columns
-    /// of version 3; their files read with those columns empty (`partial` 0).
+    /// of versions 3 and 4; their files read with those columns empty (`partial` 0).
     public static var earlierSchemaVersions: [Int: Set<String>] {
-        [1: addedInVersion3.union(["harness_overhead_ratio"]), 2: addedInVersion3]
+        [
+            1: addedInVersion3.union(addedInVersion4).union(["harness_overhead_ratio"]),
+            2: addedInVersion3.union(addedInVersion4),
+            3: addedInVersion4,
+        ]
     }
 
     // MARK: Context: identifies the run; matched on, never compared.
@@ -134,6 +142,19 @@ public struct ResultRow: CSVRecord, Hashable {
     /// always carry it (H5).
     public var sloHeld: Int?
 
+    // MARK: Stages (H4; empty for rows of a fixed concurrency or rate)
+
+    /// The stage of a staged phase this row measured, 1-based; nil when the workload has no stages.
+    public var stage: Int?
+    /// When the stage began, seconds after the stage plan started.
+    public var stageStartSeconds: Double?
+    /// Pager stages: the pagers at the stage's start and end (ramped linearly between).
+    public var stagePagersFrom: Int?
+    public var stagePagersTo: Int?
+    /// Rate stages: the arrival rate at the stage's start and end, drains per second.
+    public var stageRateFrom: Double?
+    public var stageRateTo: Double?
+
     // MARK: Resources (measured, lower is better)
 
     public var cpuUserSeconds: Double = 0
@@ -158,9 +179,10 @@ public struct ResultRow: CSVRecord, Hashable {
 
     public static var blank: ResultRow { ResultRow() }
 
-    /// The identity the checker matches rows by: scenario, configuration, pager, concurrency.
+    /// The identity the checker matches rows by: scenario, configuration, pager, concurrency,
+    /// and the stage of a staged run (its stages are different measurements, not repetitions).
     public var identity: ResultIdentity {
-        ResultIdentity(scenario: scenario, configHash: configHash, pagerKind: pagerKind, concurrency: concurrency)
+        ResultIdentity(scenario: scenario, configHash: configHash, pagerKind: pagerKind, concurrency: concurrency, stage: stage)
     }
 
     /// How a remote target failed a phase, or nil: it "answered no page" (drains failed and not
@@ -208,20 +230,25 @@ public struct ResultIdentity: Sendable, Hashable, Comparable, CustomStringConver
     public var configHash: String
     public var pagerKind: String
     public var concurrency: Int
+    /// The stage (1-based) of a staged run (H4); nil otherwise.
+    public var stage: Int?
 
-    public init(scenario: String, configHash: String, pagerKind: String, concurrency: Int) {
+    public init(scenario: String, configHash: String, pagerKind: String, concurrency: Int, stage: Int? = nil) {
         self.scenario = scenario
         self.configHash = configHash
         self.pagerKind = pagerKind
         self.concurrency = concurrency
+        self.stage = stage
     }
 
     public static func < (lhs: ResultIdentity, rhs: ResultIdentity) -> Bool {
-        (lhs.scenario, lhs.configHash, lhs.pagerKind, lhs.concurrency)
-            < (rhs.scenario, rhs.configHash, rhs.pagerKind, rhs.concurrency)
+        (lhs.scenario, lhs.configHash, lhs.pagerKind, lhs.concurrency, lhs.stage ?? 0)
+            < (rhs.scenario, rhs.configHash, rhs.pagerKind, rhs.concurrency, rhs.stage ?? 0)
     }
 
-    public var description: String { "\(scenario) [\(configHash)] \(pagerKind) ×\(concurrency)" }
+    public var description: String {
+        "\(scenario) [\(configHash)] \(pagerKind) ×\(concurrency)" + (stage.map { " stage \($0)" } ?? "")
+    }
 }
 
 /// Failed drains by cause. Lower is better.

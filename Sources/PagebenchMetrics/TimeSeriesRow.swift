@@ -1,6 +1,9 @@
 /// One second of a run, for `--timeseries FILE`: throughput, tail latency and memory over time.
 ///
 /// Rows of several runs can share a file; scenario, concurrency and repetition tell them apart.
+/// A staged run (H4) marks every row with its stage, the pagers admitted and the plan's
+/// target; its intervals end at every stage boundary as well as every second, so no row
+/// straddles two stages.
 public struct TimeSeriesRow: CSVRecord, Hashable {
     public var scenario: String = ""
     public var pagerKind: String = ""
@@ -18,6 +21,24 @@ public struct TimeSeriesRow: CSVRecord, Hashable {
     public var allocatedBytes: Int = 0
     /// Resident set size (`VmRSS`) at the end of the interval.
     public var rssBytes: Int = 0
+    /// Drains ended in this interval ÷ its length. Higher is better.
+    public var drainsPerSecond: Double = 0
+    /// Median page latency of this interval; nil when no page completed or timing was off.
+    public var pageLatencyP50Nanoseconds: UInt64?
+    /// A staged run's stage (1-based) this interval belongs to; nil without stages.
+    public var stage: Int?
+    /// A staged run: pagers admitted at the end of the interval (this process's; open loop:
+    /// its drain slots).
+    public var activePagers: Int?
+    /// Pager stages: the plan's pagers at the end of the interval (the whole run's).
+    public var targetPagers: Double?
+    /// Rate stages: the plan's arrival rate at the end of the interval (the whole run's).
+    public var targetDrainsPerSecond: Double?
+
+    /// The columns a file written before stages lacks; it reads with them empty.
+    public static var earlierSchemaVersions: [Int: Set<String>] {
+        [1: ["drains_per_s", "page_latency_p50_ns", "stage", "active_pagers", "target_pagers", "target_drains_per_s"]]
+    }
 
     public init() {}
 
@@ -56,5 +77,11 @@ public struct TimeSeriesRow: CSVRecord, Hashable {
         .unsigned("page_latency_p99_ns", \.pageLatencyP99Nanoseconds, unit: "ns", .lowerIsBetter, .measured, "99th percentile page latency in the interval; empty if no page completed."),
         .integer("allocated_bytes", \.allocatedBytes, unit: "bytes", .lowerIsBetter, .measured, "jemalloc `stats.allocated` at the end of the interval."),
         .integer("rss_bytes", \.rssBytes, unit: "bytes", .lowerIsBetter, .measured, "Resident set size (`VmRSS`) at the end of the interval."),
+        .decimal("drains_per_s", \.drainsPerSecond, unit: "drains/s", .higherIsBetter, .measured, "Drains ended in the interval ÷ its length."),
+        .unsigned("page_latency_p50_ns", \.pageLatencyP50Nanoseconds, unit: "ns", .lowerIsBetter, .measured, "Median page latency in the interval; empty if no page completed."),
+        .integer("stage", \.stage, .neutral, .context, "Staged runs (H4): the stage (1-based) the interval belongs to; empty without stages."),
+        .integer("active_pagers", \.activePagers, unit: "pagers", .neutral, .measured, "Staged runs: pagers admitted at the end of the interval (open loop: drain slots); empty without stages."),
+        .decimal("target_pagers", \.targetPagers, unit: "pagers", .neutral, .context, "Pager stages: the plan's pagers at the end of the interval, before rounding; empty otherwise."),
+        .decimal("target_drains_per_s", \.targetDrainsPerSecond, unit: "drains/s", .neutral, .context, "Rate stages: the plan's arrival rate at the end of the interval; empty otherwise."),
     ]
 }

@@ -50,12 +50,14 @@ public struct BehaviourChange: Sendable, Equatable, Codable {
     public var note: String
 }
 
-/// The comparison of one identity (scenario, configuration, pager, concurrency) present in both files.
+/// The comparison of one identity (scenario, configuration, pager, concurrency, stage) present in both files.
 public struct IdentityComparison: Sendable, Equatable, Codable {
     public var scenario: String
     public var configHash: String
     public var pagerKind: String
     public var concurrency: Int
+    /// The stage (1-based) of a staged run (H4); nil otherwise.
+    public var stage: Int? = nil
     public var baselineRepetitions: Int
     public var currentRepetitions: Int
     public var behaviourChanges: [BehaviourChange]
@@ -67,7 +69,7 @@ public struct IdentityComparison: Sendable, Equatable, Codable {
     public var warnings: [String]
 
     public var label: String {
-        ResultIdentity(scenario: scenario, configHash: configHash, pagerKind: pagerKind, concurrency: concurrency)
+        ResultIdentity(scenario: scenario, configHash: configHash, pagerKind: pagerKind, concurrency: concurrency, stage: stage)
             .description
     }
 }
@@ -78,10 +80,12 @@ public struct UnmatchedIdentity: Sendable, Equatable, Codable {
     public var configHash: String
     public var pagerKind: String
     public var concurrency: Int
+    /// The stage (1-based) of a staged run (H4); nil otherwise.
+    public var stage: Int? = nil
     public var repetitions: Int
 
     public var label: String {
-        ResultIdentity(scenario: scenario, configHash: configHash, pagerKind: pagerKind, concurrency: concurrency)
+        ResultIdentity(scenario: scenario, configHash: configHash, pagerKind: pagerKind, concurrency: concurrency, stage: stage)
             .description
     }
 }

@@ -3,7 +3,7 @@ import PagebenchMetrics
 
 /// A side-by-side table of configurations (`pagebench compare`): one column per configuration,
 /// one row per metric, the median of the repetitions in each cell and the change against the
-/// first configuration, with one section per concurrency level.
+/// first configuration, with one section per concurrency level (and stage, for staged runs: H4).
 ///
 /// A configuration is a scenario + configuration hash + pager kind of one input file; the file
 /// name joins its label only when the same configuration appears in more than one file.
@@ -29,10 +29,15 @@ public struct ConfigurationComparison: Sendable, Equatable {
         public var deltas: [Double?]
     }
 
-    /// The rows of one concurrency level.
+    /// The rows of one concurrency level, or of one stage of a staged run.
     public struct Section: Sendable, Equatable {
         public var concurrency: Int
+        /// The stage (1-based) of a staged run (H4); nil otherwise.
+        public var stage: Int? = nil
         public var rows: [Row]
+
+        /// `concurrency 64`, or `concurrency 64 stage 2`.
+        public var title: String { "concurrency \(concurrency)" + (stage.map { " stage \($0)" } ?? "") }
     }
 
     public var configurations: [Configuration]
@@ -104,12 +109,17 @@ public struct ConfigurationComparison: Sendable, Equatable {
                 pagerKind: key.pagerKind, label: label)
         }
         let columns = Dictionary(uniqueKeysWithValues: ResultRow.csvColumns.map { ($0.name, $0) })
-        let concurrencies = Set(rowsByKey.values.joined().map(\.concurrency)).sorted()
-        sections = concurrencies.map { concurrency in
+        struct Level: Hashable {
+            var concurrency: Int
+            var stage: Int
+        }
+        let levels = Set(rowsByKey.values.joined().map { Level(concurrency: $0.concurrency, stage: $0.stage ?? 0) })
+            .sorted { ($0.concurrency, $0.stage) < ($1.concurrency, $1.stage) }
+        sections = levels.map { level in
             let rows: [Row] = metrics.compactMap { metric in
                 guard let column = columns[metric] else { return nil }
                 let values: [Double?] = keys.map { key in
-                    let samples = (rowsByKey[key] ?? []).filter { $0.concurrency == concurrency }
+                    let samples = (rowsByKey[key] ?? []).filter { $0.concurrency == level.concurrency && ($0.stage ?? 0) == level.stage }
                         .compactMap { column.value($0).numericValue }
                     return Statistics.median(samples)
                 }
@@ -122,7 +132,7 @@ public struct ConfigurationComparison: Sendable, Equatable {
                     metric: metric, unit: column.descriptor.unit, polarity: column.descriptor.polarity, values: values,
                     deltas: deltas)
             }
-            return Section(concurrency: concurrency, rows: rows)
+            return Section(concurrency: level.concurrency, stage: level.stage == 0 ? nil : level.stage, rows: rows)
         }.filter { !$0.rows.isEmpty }
     }
 
@@ -160,7 +170,7 @@ public struct ConfigurationComparison: Sendable, Equatable {
                 + "\(configuration.pagerKind) in \(configuration.file)\n"
         }
         for section in sections {
-            let header = ["concurrency \(section.concurrency)"] + configurations.indices.map { "[\($0 + 1)] \(configurations[$0].label)" }
+            let header = [section.title] + configurations.indices.map { "[\($0 + 1)] \(configurations[$0].label)" }
             let body = section.rows.map { row in [row.metric] + configurations.indices.map { Self.cellText(row, $0) } }
             let widths = header.indices.map { column in ([header] + body).map { $0[column].count }.max() ?? 0 }
             func line(_ cells: [String]) -> String {
@@ -178,7 +188,7 @@ public struct ConfigurationComparison: Sendable, Equatable {
         func cell(_ text: String) -> String { text.replacingOccurrences(of: "|", with: "\\|") }
         var lines: [String] = []
         for section in sections {
-            lines.append("#### Concurrency \(section.concurrency)")
+            lines.append("#### " + section.title.prefix(1).uppercased() + section.title.dropFirst())
             lines.append("")
             lines.append("| metric | " + configurations.map { cell($0.label) }.joined(separator: " | ") + " |")
             lines.append("| --- |" + String(repeating: " ---: |", count: configurations.count))
@@ -193,15 +203,18 @@ public struct ConfigurationComparison: Sendable, Equatable {
             + lines.joined(separator: "\n")
     }
 
-    /// Machine-readable: one record per concurrency × metric, a value and a delta column per configuration.
+    /// Machine-readable: one record per concurrency × metric, a value and a delta column per
+    /// configuration; a `stage` column after `concurrency` when a row is of a stage (H4).
     public var csv: String {
         let writer = CSVWriter()
-        var header = ["concurrency", "metric", "unit", "polarity"]
+        let staged = sections.contains { $0.stage != nil }
+        var header = ["concurrency"] + (staged ? ["stage"] : []) + ["metric", "unit", "polarity"]
         for configuration in configurations { header += [configuration.label, configuration.label + " delta"] }
         var records: [[String]] = []
         for section in sections {
             for row in section.rows {
-                var fields = [String(section.concurrency), row.metric, row.unit, row.polarity.rawValue]
+                var fields = [String(section.concurrency)] + (staged ? [section.stage.map(String.init) ?? ""] : [])
+                    + [row.metric, row.unit, row.polarity.rawValue]
                 for index in configurations.indices {
                     fields.append(row.values[index].map { CSVValue.decimal($0).field } ?? "")
                     fields.append(row.deltas[index].map { $0.isFinite ? CSVValue.decimal($0).field : "" } ?? "")

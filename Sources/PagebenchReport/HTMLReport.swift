@@ -13,12 +13,17 @@ import PagebenchMetrics
 /// - `plot-memory`: allocated and resident bytes over a run, from the time series;
 /// - `plot-cancellation`: cancellation latency distribution (H2), box p50–p99, whiskers to max;
 /// - `plot-history`: pages/s across commits, from a history file.
+/// Staged runs (H4) add `plot-stage-throughput`, `plot-stage-latency` and `plot-stage-pagers`:
+/// pages/s, page latency p50/p99 and pagers admitted (or the arrival rate) over the run, with
+/// the stage boundaries drawn; their rows stay out of the plots against concurrency.
 /// A plot without data says what input would fill it instead of drawing empty axes.
 public struct HTMLReport: Sendable {
     public static let plotIDs = [
         "plot-throughput", "plot-empty-pages", "plot-page-latency", "plot-drain-latency", "plot-memory",
         "plot-cancellation", "plot-history",
     ]
+    /// The plots of staged runs (H4), shown when a row or the time series has a stage.
+    public static let stagePlotIDs = ["plot-stage-throughput", "plot-stage-latency", "plot-stage-pagers"]
 
     public var files: [(path: String, rows: [ResultRow])]
     public var history: [ResultRow]?
@@ -66,6 +71,10 @@ public struct HTMLReport: Sendable {
             "Median over repetitions of each percentile; log scale.")
         body += section("Drain latency percentiles", latencyPlot(groups, id: "plot-drain-latency", "drain latency", \.drainLatency),
             "Time to drain a query from its actual start; log scale.")
+        if files.contains(where: { $0.rows.contains { $0.stage != nil } }) || timeSeries?.contains(where: { $0.stage != nil }) == true {
+            body += section("Stages over time", stagePlots(),
+                "A staged run (H4) from its time series: pages/s, page latency p50 and p99, and the pagers admitted against the plan's target (open loop: drains/s achieved against the offered rate), per interval; dashed lines mark where each stage begins. Its rows are one per stage, in the tables below.")
+        }
         body += section("Memory over a run", memoryPlot(), "jemalloc allocated bytes (solid) and resident set size (dashed) per second of the run; the shaded interval is warm-up.")
         if files.contains(where: { $0.rows.contains(where: Self.isKneeStep) }) {
             body += section("Latency against throughput (knee)", kneePlot(),
@@ -121,7 +130,8 @@ public struct HTMLReport: Sendable {
     func throughputPlot(_ groups: [Group]) -> String {
         var series: [SVGChart.Series] = []
         for group in groups {
-            let byConcurrency = Dictionary(grouping: group.rows, by: \.concurrency)
+            // A stage's concurrency is the pool of its plan, not its load: stages are plotted over time.
+            let byConcurrency = Dictionary(grouping: group.rows.filter { $0.stage == nil }, by: \.concurrency)
             var item = SVGChart.Series(name: group.label, points: [])
             for concurrency in byConcurrency.keys.sorted() {
                 let values = byConcurrency[concurrency]!.map(\.pagesPerSecond)
@@ -154,7 +164,9 @@ public struct HTMLReport: Sendable {
         var series: [SVGChart.Series] = []
         for group in groups {
             var item = SVGChart.Series(name: group.label, points: [], connect: false)
-            for (_, rows) in Dictionary(grouping: group.rows, by: \.concurrency).sorted(by: { $0.key < $1.key }) {
+            for (_, rows) in Dictionary(grouping: group.rows.filter { $0.stage == nil }, by: \.concurrency)
+                .sorted(by: { $0.key < $1.key })
+            {
                 let selectivities = rows.filter { $0.scannedItems > 0 }.map { Double($0.items) / Double($0.scannedItems) }
                 guard let selectivity = Statistics.median(selectivities), let rate = Statistics.median(rows.map(\.emptyPageRate))
                 else { continue }
@@ -174,20 +186,22 @@ public struct HTMLReport: Sendable {
         return chart.render()
     }
 
-    /// The series of a percentile plot: one per configuration × concurrency, or only each
-    /// configuration's highest concurrency when that would be too many lines.
+    /// The series of a percentile plot: one per configuration × concurrency (× stage), or only
+    /// each configuration's highest concurrency when that would be too many lines.
     func percentileSeries(_ groups: [Group], _ keyPath: KeyPath<ResultRow, LatencyPercentiles?>)
         -> [(name: String, percentiles: [[Double]])]
     {
         var all: [(name: String, concurrency: Int, group: String, percentiles: [[Double]])] = []
         for group in groups {
-            for (concurrency, rows) in Dictionary(grouping: group.rows, by: \.concurrency).sorted(by: { $0.key < $1.key }) {
+            let levels = Dictionary(grouping: group.rows) { [$0.concurrency, $0.stage ?? 0] }
+            for (level, rows) in levels.sorted(by: { $0.key.lexicographicallyPrecedes($1.key) }) {
                 let values = rows.compactMap { $0[keyPath: keyPath] }
                 guard !values.isEmpty else { continue }
                 let percentiles = values.map {
                     [$0.p50Nanoseconds, $0.p90Nanoseconds, $0.p99Nanoseconds, $0.p999Nanoseconds, $0.maxNanoseconds].map { Double($0) }
                 }
-                all.append(("\(group.label) ×\(concurrency)", concurrency, group.label, percentiles))
+                let stage = level[1] == 0 ? "" : " stage \(level[1])"
+                all.append(("\(group.label) ×\(level[0])\(stage)", level[0], group.label, percentiles))
             }
         }
         if all.count > maximumSeries {
@@ -256,9 +270,81 @@ public struct HTMLReport: Sendable {
         return chart.render()
     }
 
+    /// The three plots of staged runs over time: throughput, latency, and pagers (or rate),
+    /// each with the stage boundaries marked (from the first run's time series).
+    func stagePlots() -> String {
+        let staged = (timeSeries ?? []).filter { $0.stage != nil }
+        guard !staged.isEmpty else {
+            return Self.stagePlotIDs.map {
+                placeholder($0, "No staged time series given: run the stages with --timeseries FILE and pass it to pagebench report --timeseries FILE.")
+            }.joined()
+        }
+        struct RunKey: Hashable, Comparable {
+            var scenario: String, pagerKind: String, concurrency: Int, repetition: Int
+            static func < (a: RunKey, b: RunKey) -> Bool {
+                (a.scenario, a.pagerKind, a.concurrency, a.repetition) < (b.scenario, b.pagerKind, b.concurrency, b.repetition)
+            }
+            var name: String { "\(scenario) #\(repetition)" }
+        }
+        let runs = Dictionary(grouping: staged) {
+            RunKey(scenario: $0.scenario, pagerKind: $0.pagerKind, concurrency: $0.concurrency, repetition: $0.repetition)
+        }.mapValues { $0.sorted { $0.elapsedSeconds < $1.elapsedSeconds } }
+        let keys = Array(runs.keys.sorted().prefix(maximumSeries / 2))
+        // A stage begins where the previous stage's last interval ends.
+        var markers: [(x: Double, caption: String)] = []
+        if let first = keys.first.flatMap({ runs[$0] }) {
+            markers.append((0, "stage \(first[0].stage ?? 1)"))
+            for (previous, row) in zip(first, first.dropFirst()) where row.stage != previous.stage {
+                markers.append((previous.elapsedSeconds, "stage \(row.stage ?? 0)"))
+            }
+        }
+        func chart(_ id: String, _ title: String, _ yLabel: String) -> SVGChart {
+            var chart = SVGChart(id: id, title: title, xLabel: "seconds since the plan started", yLabel: yLabel)
+            chart.xFormat = { NumberText.number($0, digits: 3) + " s" }
+            chart.markers = markers
+            return chart
+        }
+        func points(_ rows: [TimeSeriesRow], _ value: (TimeSeriesRow) -> Double?) -> [(x: Double, y: Double)] {
+            rows.compactMap { row in value(row).map { (row.elapsedSeconds, $0) } }
+        }
+
+        var throughput = chart("plot-stage-throughput", "Pages per second over the stages", "pages/s")
+        throughput.yFormat = NumberText.compact
+        throughput.series = keys.map { SVGChart.Series(name: $0.name, points: points(runs[$0]!) { $0.pagesPerSecond }) }
+
+        var latency = chart("plot-stage-latency", "Page latency over the stages", "page latency (log scale)")
+        latency.yScale = .log
+        latency.yFormat = nanoseconds
+        for key in keys {
+            let rows = runs[key]!
+            latency.series.append(SVGChart.Series(name: key.name + " p50", points: points(rows) { $0.pageLatencyP50Nanoseconds.map { Double($0) } }))
+            latency.series.append(
+                SVGChart.Series(name: key.name + " p99", points: points(rows) { $0.pageLatencyP99Nanoseconds.map { Double($0) } }, dashed: true))
+        }
+        latency.series = latency.series.filter { !$0.points.isEmpty }
+
+        let closedLoop = staged.contains { $0.targetPagers != nil }
+        var load = chart(
+            "plot-stage-pagers", closedLoop ? "Pagers over the stages" : "Arrival rate over the stages",
+            closedLoop ? "pagers" : "drains/s")
+        load.yFormat = NumberText.compact
+        for key in keys {
+            let rows = runs[key]!
+            if closedLoop {
+                load.series.append(SVGChart.Series(name: key.name + " admitted", points: points(rows) { $0.activePagers.map { Double($0) } }))
+                load.series.append(SVGChart.Series(name: key.name + " plan", points: points(rows) { $0.targetPagers }, dashed: true))
+            } else {
+                load.series.append(SVGChart.Series(name: key.name + " drains/s", points: points(rows) { $0.drainsPerSecond }))
+                load.series.append(SVGChart.Series(name: key.name + " offered", points: points(rows) { $0.targetDrainsPerSecond }, dashed: true))
+            }
+        }
+        load.series = load.series.filter { !$0.points.isEmpty }
+        return [throughput, latency, load].map { $0.series.isEmpty ? placeholder($0.id, "No values to plot.") : $0.render() }.joined()
+    }
+
     /// A step of a knee search: an open-loop row at an offered rate with an SLO verdict.
     static func isKneeStep(_ row: ResultRow) -> Bool {
-        row.sloHeld != nil && row.targetDrainsPerSecond != nil && row.drainLatencyCorrected != nil
+        row.sloHeld != nil && row.targetDrainsPerSecond != nil && row.drainLatencyCorrected != nil && row.stage == nil
     }
 
     /// Corrected drain latency p99 against achieved drains/s for every knee step, held and
@@ -345,7 +431,7 @@ public struct HTMLReport: Sendable {
         let table = ConfigurationComparison(files: files)
         var html = ""
         for section in table.sections {
-            html += "<h3>Concurrency \(section.concurrency)</h3>\n<table>\n<tr><th>metric</th>"
+            html += "<h3>\(escape(section.title.prefix(1).uppercased() + section.title.dropFirst()))</h3>\n<table>\n<tr><th>metric</th>"
                 + table.configurations.map { "<th>\(escape($0.label))</th>" }.joined() + "</tr>\n"
             for row in section.rows {
                 html += "<tr><td><code>\(escape(row.metric))</code></td>"

@@ -4,7 +4,7 @@ import PagebenchMetrics
 /// Compares a baseline results file with a current one (README "Regression checking").
 ///
 /// 1. Rows are grouped by ``ResultIdentity`` (scenario, configuration hash, pager kind,
-///    concurrency); the repetitions of a group are its samples. Groups present on one side only
+///    concurrency, and stage for the stages of a staged run, H4); the repetitions of a group are its samples. Groups present on one side only
 ///    are listed as unmatched.
 /// 2. Deterministic columns (SEMANTICS H3) are compared exactly: any difference between the
 ///    files, or between repetitions of one file, is a behaviour change. Runs bounded by
@@ -50,7 +50,7 @@ public struct RegressionChecker: Sendable {
             for row in rows where !seen.insert(RowKey(identity: row.identity, repetition: row.repetition)).inserted {
                 throw MetricsError(
                     kind: .malformedInput, file: file,
-                    message: "two rows are \(row.scenario) [\(row.configHash)] \(row.pagerKind) ×\(row.concurrency) repetition "
+                    message: "two rows are \(row.identity) repetition "
                         + "\(row.repetition): a measurement counted twice would be two samples; give each row once")
             }
         }
@@ -85,7 +85,7 @@ public struct RegressionChecker: Sendable {
             groups.keys.filter { other[$0] == nil }.sorted().map { identity in
                 UnmatchedIdentity(
                     scenario: identity.scenario, configHash: identity.configHash, pagerKind: identity.pagerKind,
-                    concurrency: identity.concurrency, repetitions: groups[identity]?.count ?? 0)
+                    concurrency: identity.concurrency, stage: identity.stage, repetitions: groups[identity]?.count ?? 0)
             }
         }
         return CheckReport(
@@ -141,7 +141,8 @@ public struct RegressionChecker: Sendable {
         }
         return IdentityComparison(
             scenario: identity.scenario, configHash: identity.configHash, pagerKind: identity.pagerKind,
-            concurrency: identity.concurrency, baselineRepetitions: baseline.count, currentRepetitions: current.count,
+            concurrency: identity.concurrency, stage: identity.stage, baselineRepetitions: baseline.count,
+            currentRepetitions: current.count,
             behaviourChanges: changes, failedRows: refused,
             metrics: verdicts, warnings: warnings)
     }

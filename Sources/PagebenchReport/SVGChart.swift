@@ -40,6 +40,8 @@ struct SVGChart {
     var boxes: [Box] = []
     /// Shaded x intervals (e.g. warm-up), with a caption.
     var bands: [(from: Double, to: Double, caption: String)] = []
+    /// Vertical lines at x positions (e.g. stage boundaries), with a caption.
+    var markers: [(x: Double, caption: String)] = []
     var yIncludesZero = true
     /// Linear ticks fall on round multiples of this unit (1 MiB for bytes gives 8 MiB, 16 MiB, … not 19.07 MiB).
     var yTickUnit = 1.0
@@ -137,7 +139,7 @@ struct SVGChart {
     func render() -> String {
         let plotRight = width - right
         let plotBottom = height - bottom
-        var xs: [Double] = series.flatMap { $0.points.map(\.x) } + bands.flatMap { [$0.from, $0.to] }
+        var xs: [Double] = series.flatMap { $0.points.map(\.x) } + bands.flatMap { [$0.from, $0.to] } + markers.map(\.x)
         var ys: [Double] = series.flatMap { $0.points.map(\.y) + $0.ranges.flatMap { [$0.low, $0.high] } }
         if !boxes.isEmpty {
             xs += boxes.flatMap { [$0.low, $0.high] }
@@ -175,6 +177,12 @@ struct SVGChart {
             let label: String
             if case .categorical(let labels) = xScale { label = labels[Int(tick)] } else { label = xFormat(tick) }
             svg += "<text x=\"\(f(position))\" y=\"\(f(plotBottom + 16))\" class=\"tick\" text-anchor=\"middle\">\(escape(label))</text>\n"
+        }
+        // Markers over the gridlines, so that one on a gridline still shows.
+        for marker in markers {
+            let position = x.position(marker.x)
+            svg += "<line x1=\"\(f(position))\" y1=\"\(f(top))\" x2=\"\(f(position))\" y2=\"\(f(plotBottom))\" class=\"marker\" stroke=\"#555555\" stroke-width=\"1\" stroke-dasharray=\"4 3\"/>\n"
+            svg += "<text x=\"\(f(position + 3))\" y=\"\(f(top + 12))\" class=\"band\">\(escape(marker.caption))</text>\n"
         }
         svg += "<rect x=\"\(f(left))\" y=\"\(f(top))\" width=\"\(f(plotRight - left))\" height=\"\(f(plotBottom - top))\" class=\"frame\"/>\n"
         svg += "<text x=\"\(f((left + plotRight) / 2))\" y=\"\(f(height - 12))\" class=\"axis-label\" text-anchor=\"middle\">\(escape(xLabel))</text>\n"

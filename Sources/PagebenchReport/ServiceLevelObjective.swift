@@ -206,12 +206,13 @@ extension ServiceLevelObjective {
     }
 
     /// Every bound of `objectives` that a row of `rows` breaks (or cannot be checked on), as
-    /// sentences naming the row (scenario, pager, concurrency, repetition), the bound and by
+    /// sentences naming the row (scenario, pager, concurrency, repetition, stage), the bound and by
     /// how much; empty when every SLO held on every row.
     public static func violations(of objectives: [ServiceLevelObjective], in rows: [ResultRow]) -> [String] {
         var messages: [String] = []
         for row in rows {
             let name = "\(row.scenario) \(row.pagerKind) ×\(row.concurrency) rep \(row.repetition)"
+                + (row.stage.map { " stage \($0)" } ?? "")
             for objective in objectives {
                 if let message = objective.explain(objective.judge(row), row: name) { messages.append(message) }
             }

@@ -2,7 +2,7 @@ import Foundation
 import PagebenchHarness
 import PagebenchMetrics
 
-/// One phase (scenario × concurrency × repetition) of a shard.
+/// One phase (scenario × concurrency × repetition, or one stage of a staged phase) of a shard.
 public struct ShardPhase: Sendable, Equatable {
     public var scenario: String
     public var configHash: String
@@ -50,9 +50,11 @@ public struct ShardPhase: Sendable, Equatable {
             durationNanoseconds: UInt64(max(0, result.measuredSeconds * 1e9)), row: row, metrics: result.metrics)
     }
 
-    /// Scenario, configuration hash, seed, concurrency and repetition: what the shards of one
-    /// phase share.
-    public var identity: String { "\(scenario) [\(configHash)] seed \(seed) ×\(concurrency) rep \(repetition)" }
+    /// Scenario, configuration hash, seed, concurrency, repetition and stage (H4): what the
+    /// shards of one phase (or one stage of a staged phase) share.
+    public var identity: String {
+        "\(scenario) [\(configHash)] seed \(seed) ×\(concurrency) rep \(repetition)" + (row.stage.map { " stage \($0)" } ?? "")
+    }
 
     /// End of the measured phase, nanoseconds since 1970 UTC.
     public var endedAtUnixNanoseconds: UInt64 { startedAtUnixNanoseconds + durationNanoseconds }

@@ -100,6 +100,22 @@ import Testing
         return (capture, outcome)
     }
 
+    /// H5 steps hold one rate; a scenario with stages (H4) is refused, naming what to do.
+    @Test func aStagedScenarioIsRefused() async throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let path = directory + "/staged.json"
+        try #"{"name": "staged", "workload": {"stages": "1s:0-4"}}"#.write(toFile: path, atomically: true, encoding: .utf8)
+        let (_, outcome) = try await knee([path, "--slo", "error_rate<1%", "--output", directory + "/knee.csv"])
+        guard case .failure(let error) = outcome else {
+            Issue.record("a staged scenario was searched")
+            return
+        }
+        #expect(error.exitCode == ExitCodes.usage)
+        #expect(error.message.contains("has stages"))
+        #expect(!FileManager.default.fileExists(atPath: directory + "/knee.csv"))
+    }
+
     @Test func stepsAreOpenLoopPhasesAndEveryStepIsARow() async throws {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }

@@ -93,6 +93,23 @@ let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().de
         ("{\"description\": \"tab\\there\"}", "control character"),
         (#"2.5"#, "top level must be a JSON object"),
         (#"{"workload": {"concurrency": [1, 8, 1]}}"#, "lists 1 twice"),
+        // H4: what a stage plan sets is given once; a plan is pagers or rates.
+        (#"{"workload": {"stages": "1s:0-4", "drains": 10}}"#, "workload.drains"),
+        (#"{"workload": {"stages": "1s:0-4", "concurrency": 4}}"#, "workload.concurrency"),
+        (#"{"workload": {"stages": "1s:0-4", "warmupSeconds": 1}}"#, "workload.warmupSeconds"),
+        (#"{"workload": {"stages": "1s:0-4", "load": "open-fixed"}}"#, "workload.load"),
+        (#"{"workload": {"stages": "1s:50/s", "load": "open-fixed:50"}}"#, "workload.load"),
+        (#"{"workload": {"stages": "1s:50/s", "load": "closed"}}"#, "workload.load"),
+        (#"{"workload": {"stages": "1s:50/s", "concurrency": [1, 2]}}"#, "workload.concurrency"),
+        (#"{"workload": {"stages": [{"duration": "1s", "pagers": 4, "rate": 5}]}}"#, "workload.stages[0]"),
+        (#"{"workload": {"stages": [{"duration": "1s"}]}}"#, "workload.stages[0]"),
+        (#"{"workload": {"stages": [{"pagers": 4}]}}"#, "workload.stages[0].duration"),
+        (#"{"workload": {"stages": [{"duration": "1s", "pagers": 4, "ramp": 1}]}}"#, "workload.stages[0].ramp"),
+        (#"{"workload": {"stages": [{"duration": "1s", "pagers": 2.5}]}}"#, "workload.stages[0]"),
+        (#"{"workload": {"stages": 5}}"#, "workload.stages"),
+        (#"{"workload": {"stages": "1s:0-4", "rampDown": "abruptly"}}"#, "workload.rampDown"),
+        (#"{"workload": {"rampDown": "cancel"}}"#, "workload.rampDown"),
+        (#"{"workload": {"load": "open-fixed"}}"#, "needs a rate"),
     ])
     func badScenarioNamesTheField(json: String, field: String) {
         do {
@@ -103,6 +120,40 @@ let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().de
             #expect(error.description.hasPrefix("bad.json: "))
             #expect(error.description.contains(field), "\(error.description) does not name \(field)")
         }
+    }
+
+    /// H4: a plan written as a list or as text loads to the same workload, sets what it
+    /// implies (length, pool, open loop), survives the scenario's JSON text, and changes the
+    /// configuration hash; a workload without stages keeps its hash.
+    @Test func stagesLoadAsListOrTextAndRoundTrip() throws {
+        let list = try Scenario.load(
+            json: Data(
+                #"{"workload": {"stages": [{"duration": "30s", "pagers": 64}, {"duration": "60s", "pagers": 64}, {"duration": "30s", "from": 32, "pagers": 0}], "rampDown": "cancel"}}"#
+                    .utf8),
+            defaultName: "staged")
+        let text = try Scenario.load(
+            json: Data(#"{"workload": {"stages": "30s:0-64, 60s:64, 30s:32-0", "rampDown": "cancel"}}"#.utf8),
+            defaultName: "staged")
+        #expect(list == text)
+        let workload = list.workload
+        #expect(workload.stages == (try StagePlan(parsing: "30s:0-64,60s:64,30s:32-0")))
+        #expect(workload.concurrency == [64] && workload.bound == .duration(seconds: 120) && workload.load == .closed)
+        #expect(workload.rampDown == .cancel)
+        #expect(try Scenario.load(json: Data(try list.jsonText().utf8), defaultName: "x") == list)
+        #expect(list.configurationHash != Scenario(name: "staged").configurationHash)
+        #expect(!Scenario.default.workload.canonicalText.contains("stages"))
+
+        let rates = try Scenario.load(
+            json: Data(#"{"workload": {"concurrency": 16, "load": "open-poisson", "stages": [{"duration": "20s", "rate": 100}, {"duration": "10s", "rate": 2000}]}}"#.utf8),
+            defaultName: "rates")
+        #expect(rates.workload.load == .open(drainsPerSecond: 0, poisson: true))
+        #expect(rates.workload.concurrency == [16])
+        #expect(rates.workload.stages?.description == "20s:0/s-100/s,10s:100/s-2000/s")
+        #expect(try Scenario.load(json: Data(try rates.jsonText().utf8), defaultName: "x") == rates)
+        // Rates without a load are fixed arrivals.
+        let fixed = try Scenario.load(json: Data(#"{"workload": {"concurrency": 4, "stages": "5s:10/s"}}"#.utf8), defaultName: "f")
+        #expect(fixed.workload.load == .open(drainsPerSecond: 0, poisson: false))
+        #expect(fixed.workload.load.description == "open-fixed")
     }
 
     @Test func missingFileIsInputUnavailable() {

@@ -189,6 +189,18 @@ struct CSVFileTests {
         }
     }
 
+    /// H4 added the stage columns (and drains/s, page p50) to the time series: a file written
+    /// before them still reads, with them empty; a file with only some of them is refused.
+    @Test func timeSeriesWrittenBeforeStagesStillReads() throws {
+        let old = "scenario,pager_kind,concurrency,repetition,elapsed_s,warmup,pages_per_s,page_latency_p99_ns,allocated_bytes,rss_bytes\n"
+            + "default,loop,8,1,1,0,1234.5,88000,1048576,41943040\n"
+        let rows = try TimeSeriesRow.parseCSV(old, file: "old.csv")
+        #expect(rows.count == 1 && rows[0].stage == nil && rows[0].activePagers == nil && rows[0].drainsPerSecond == 0)
+        #expect(rows[0].pagesPerSecond == 1234.5)
+        let partly = old.replacingOccurrences(of: "rss_bytes\n", with: "rss_bytes,stage\n").replacingOccurrences(of: "41943040\n", with: "41943040,2\n")
+        #expect(throws: MetricsError.self) { try TimeSeriesRow.parseCSV(partly, file: "partly.csv") }
+    }
+
     @Test("time series rows round-trip through a file")
     func timeSeries() throws {
         try Self.withTemporaryDirectory { directory in
@@ -207,7 +219,7 @@ struct CSVFileTests {
             #expect(try CSVFile.read(TimeSeriesRow.self, from: path) == rows)
             #expect(
                 TimeSeriesRow.csvHeader.joined(separator: ",")
-                    == "scenario,pager_kind,concurrency,repetition,elapsed_s,warmup,pages_per_s,page_latency_p99_ns,allocated_bytes,rss_bytes")
+                    == "scenario,pager_kind,concurrency,repetition,elapsed_s,warmup,pages_per_s,page_latency_p99_ns,allocated_bytes,rss_bytes,drains_per_s,page_latency_p50_ns,stage,active_pagers,target_pagers,target_drains_per_s")
         }
     }
 }

@@ -104,6 +104,57 @@ import FoundationXML
         #expect(!Self.fixtureReport().render().contains("plot-knee"))
     }
 
+    /// H4: a staged run's time series gives throughput, latency percentiles and pagers over
+    /// time with a marker at each stage boundary; its stage rows stay out of the plots
+    /// against concurrency and get a comparison section each.
+    @Test func stagedRunsArePlottedOverTimeWithStageBoundaries() throws {
+        var series: [TimeSeriesRow] = []
+        let plan: [(stage: Int, seconds: ClosedRange<Int>)] = [(1, 1...5), (2, 6...10), (3, 11...15)]
+        for (stage, seconds) in plan {
+            for second in seconds {
+                var row = TimeSeriesRow(
+                    scenario: "ramp", pagerKind: "streaming", concurrency: 64, repetition: 1,
+                    elapsedSeconds: Double(second), isWarmup: false, pagesPerSecond: 1_000 * Double(second),
+                    pageLatencyP99Nanoseconds: 4_000_000, allocatedBytes: 1_000_000, rssBytes: 2_000_000)
+                row.pageLatencyP50Nanoseconds = 2_000_000
+                row.stage = stage
+                row.targetPagers = stage == 2 ? 64 : Double(second) * 64 / 5
+                row.activePagers = Int(row.targetPagers!.rounded())
+                series.append(row)
+            }
+        }
+        var rows: [ResultRow] = []
+        for stage in 1...3 {
+            var row = ResultRow()
+            row.scenario = "ramp"
+            row.configHash = "00aa00aa00aa00aa"
+            row.concurrency = 64
+            row.repetition = 1
+            row.stage = stage
+            row.pagesPerSecond = 1_000 * Double(stage)
+            rows.append(row)
+        }
+        let html = HTMLReport(files: [("results/ramp.csv", rows)], timeSeries: series).render()
+        #expect(parse(html).error == nil)
+        for id in HTMLReport.stagePlotIDs {
+            let start = try #require(html.range(of: "id=\"\(id)\""), "\(id)")
+            let end = try #require(html.range(of: "</svg>", range: start.upperBound..<html.endIndex))
+            let svg = html[start.lowerBound..<end.lowerBound]
+            #expect(svg.contains("<polyline"), "\(id)")
+            // Boundaries at the plan's start, after 5 s and after 10 s.
+            #expect(svg.components(separatedBy: "class=\"marker\"").count - 1 == 3, "\(id)")
+            #expect(svg.contains("stage 2") && svg.contains("stage 3"), "\(id)")
+        }
+        // Latencies of 2 and 4 ms are plotted as such (not as their bit patterns).
+        let latency = try #require(html.range(of: "id=\"plot-stage-latency\""))
+        let latencyEnd = try #require(html.range(of: "</svg>", range: latency.upperBound..<html.endIndex))
+        #expect(html[latency.lowerBound..<latencyEnd.lowerBound].contains(" ms</text>"))
+        // The stage rows are not points of pages/s against concurrency.
+        #expect(html.contains("id=\"plot-throughput\"") && html.contains("No rows to plot."))
+        for stage in 1...3 { #expect(html.contains("Concurrency 64 stage \(stage)</h3>")) }
+        #expect(!Self.fixtureReport().render().contains("plot-stage-"))
+    }
+
     @Test func reportIsSelfContained() {
         let html = Self.fixtureReport().render()
         #expect(!html.contains("<script"))

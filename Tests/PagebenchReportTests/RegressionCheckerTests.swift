@@ -139,6 +139,29 @@ import Testing
 
     /// Issue 12: a row given twice (same identity and repetition) is refused, not counted as a
     /// second sample.
+    /// H4: the stages of one staged run are separate identities, not repetitions of one.
+    @Test func stagesOfOneRunAreSeparateIdentities() throws {
+        var rows: [ResultRow] = []
+        for stage in 1...3 {
+            var row = ResultRow()
+            row.scenario = "ramp"
+            row.configHash = "00aa00aa00aa00aa"
+            row.pagerKind = "streaming"
+            row.concurrency = 64
+            row.repetition = 1
+            row.stage = stage
+            row.targetDurationSeconds = 5
+            row.pagesPerSecond = 1_000 * Double(stage)
+            rows.append(row)
+        }
+        let report = try RegressionChecker().checkFiles(
+            baseline: roundTrip(rows), current: roundTrip(rows), baselineFile: "b.csv", currentFile: "c.csv")
+        #expect(report.comparisons.map(\.stage) == [1, 2, 3])
+        #expect(report.comparisons.allSatisfy { $0.baselineRepetitions == 1 })
+        #expect(report.comparisons[1].label.hasSuffix("×64 stage 2"))
+        #expect(!report.fails)
+    }
+
     @Test func aRowGivenTwiceIsRefused() throws {
         let rows = try roundTrip(SyntheticResults().rows(seed: 1))
         #expect(throws: MetricsError.self) {

@@ -103,6 +103,30 @@ def test_a_signal_keeps_the_finished_phase_and_marks_the_interrupted_one_partial
     assert "endless (partial)" in stdout
 
 
+def test_a_signal_ends_a_staged_run_with_the_stage_in_progress_partial(tmp_path):
+    # H4 with H6: a 2 s ramp, then an hour-long hold that the signal cuts short (progress
+    # lines come every 5 s, so the ramp is over when the first one shows).
+    staged = scenario(tmp_path, "staged", stages="2s:0-4,3600s:4", rampDown="cancel")
+    with open(staged, encoding="utf-8") as handle:
+        document = json.load(handle)
+    del document["workload"]["concurrency"]  # the plan sets the pagers
+    with open(staged, "w", encoding="utf-8") as handle:
+        json.dump(document, handle)
+    code, stdout, stderr = run_and_signal(
+        [staged, "--output", "out.csv", "--timeseries", "series.csv"], "staged ×4 rep 1: measuring",
+        lambda process: process.send_signal(signal.SIGINT), tmp_path)
+    assert code == 130, stderr
+    assert "interrupted by SIGINT" in stderr and "1 marked partial" in stderr, stderr
+    written = rows(tmp_path / "out.csv")
+    assert [row["stage"] for row in written] == ["1", "2"]
+    assert [row["partial"] for row in written] == ["0", "1"]
+    assert int(written[0]["pages"]) > 0 and int(written[1]["pages"]) > 0
+    # The four pagers of the hold were cancelled, timed as cancellations (H2).
+    assert int(written[0]["cancellations"]) + int(written[1]["cancellations"]) == 4
+    assert {row["stage"] for row in rows(tmp_path / "series.csv")} == {"1", "2"}
+    assert "staged stage 2 (partial)" in stdout
+
+
 def test_workers_get_the_signal_and_the_parent_merges_what_they_measured(tmp_path):
     endless = scenario(tmp_path, "endless", concurrency=[2], durationSeconds=3600, repetitions=2)
     # The workers print nothing (--quiet): signal the parent once their common start is past.

@@ -1,0 +1,242 @@
+import Foundation
+import PagebenchBase
+import PagebenchMetrics
+import PagebenchProcessStats
+
+/// Staged phases (SEMANTICS H4): the workload's stage plan instead of a fixed concurrency.
+extension PhaseRunner {
+    /// Runs one repetition of the workload's stage plan and returns one result per stage it
+    /// reached, in order; a workload without stages runs its first concurrency value instead.
+    ///
+    /// Pager stages run a pool of the plan's peak pagers (this shard's share) in one task
+    /// group; ``StageClock`` admits `round(plan(t))` of them, and a pager a ramp-down removes
+    /// finishes its drain or has it cancelled (`rampDown`). Rate stages run `concurrency`
+    /// slots and offer drains at the plan's rate (``StagePlan/arrivalOffsetNanoseconds(arrivals:)``).
+    /// A closed-loop drain belongs to the stage it started in, an open-loop drain to the stage
+    /// of its intended start. An interruption (H6) ends the stage in progress, marked partial;
+    /// later stages get no result.
+    ///
+    /// - Parameter clock: the clock the plan runs on (tests pass a manual one). Drain and page
+    ///   latencies are timed on the monotonic clock whatever it is.
+    public func runStages<C: Clock>(repetition: Int, options: Options = Options(), clock: C) async -> [RunResult]
+    where C.Duration == Duration {
+        let workload = scenario.workload
+        guard let plan = workload.stages else {
+            return [await run(concurrency: workload.concurrency[0], repetition: repetition, options: options)]
+        }
+        let concurrency = workload.concurrency[0]
+        let timing = options.pageTiming ?? workload.pageTiming
+        let shard = options.shard
+        let poolSize = shard.pagers(ofConcurrency: concurrency)
+        guard poolSize > 0 else {
+            // A shard without pagers measures nothing, but has every stage, so that it merges.
+            return plan.stages.indices.map { index in
+                var result = RunResult(
+                    scenario: scenario, concurrency: concurrency, repetition: repetition, pageTiming: timing,
+                    metrics: TaskMetrics(), workersReturned: 0, measuredSeconds: 0, cpu: CPUTime(userSeconds: 0, systemSeconds: 0),
+                    allocations: 0, peakAllocatedBytes: 0, peakRSSBytes: 0, timeSeries: [], startedAt: Date(), shard: shard,
+                    pagers: 0)
+                result.stage = RunResult.Stage(
+                    index: index, startNanoseconds: plan.stageStartsNanoseconds[index], plan: plan.stages[index],
+                    target: plan.target)
+                return result
+            }
+        }
+        let slots = (0..<poolSize).map { _ in PagerTaskProgress() }
+        let sampler = MemorySampler()
+        let intervals = options.timeSeries ? IntervalLatencies() : nil
+        let status = RunStatus()
+        var cancels = workload.cancelFraction > 0 || workload.cancelAtEnd || options.interruption != nil
+        if plan.target == .pagers, workload.rampDown == .cancel { cancels = true }
+        let pool = PagerPool(size: poolSize, stages: plan.stages.count, openLoop: plan.target == .rate, cancels: cancels)
+
+        return await withTaskGroup(of: Void.self) { background in
+            background.addTask { await sampler.run(every: options.samplingInterval) }
+            if let interval = options.progressInterval, let observer = options.observer {
+                background.addTask {
+                    await progressLoop(
+                        every: interval, observer: observer, slots: slots, status: status,
+                        concurrency: concurrency, repetition: repetition, drainTarget: nil)
+                }
+            }
+            status.begin(warmup: false, totals: totals(slots))
+            var sample: (@Sendable (inout TimeSeriesCursor, Int) -> TimeSeriesRow)?
+            if let intervals {
+                sample = { cursor, now in
+                    timeSeriesRow(
+                        &cursor, now: UInt64(now), elapsedNanoseconds: UInt64(now), slots: slots, intervals: intervals,
+                        sampler: sampler, concurrency: concurrency, repetition: repetition, isWarmup: false)
+                }
+            }
+            let stageClock = StageClock(
+                clock: clock, plan: plan, pool: pool, shard: shard, sampler: sampler, sample: sample,
+                totals: { totals(slots) }, remoteCounters: options.remoteCounters)
+            let phase = await runStagedPhase(
+                plan: plan, pool: pool, stageClock: stageClock, slots: slots, intervals: intervals, timing: timing,
+                options: options)
+            background.cancelAll()
+            for await _ in background {}
+
+            let metrics = pool.totals()
+            let spans = phase.clock.spans
+            return spans.enumerated().map { position, span in
+                var result = RunResult(
+                    scenario: scenario, concurrency: concurrency, repetition: repetition, pageTiming: timing,
+                    metrics: metrics[span.index], workersReturned: phase.pagersReturned,
+                    measuredSeconds: Double(span.endNanoseconds - span.startNanoseconds) / 1e9, cpu: span.cpu,
+                    allocations: span.allocations, peakAllocatedBytes: span.peakAllocatedBytes, peakRSSBytes: span.peakRSSBytes,
+                    timeSeries: phase.clock.series.filter { $0.stage == span.index + 1 }, startedAt: span.startedAt,
+                    shard: shard, pagers: poolSize)
+                result.stage = RunResult.Stage(
+                    index: span.index, startNanoseconds: span.startNanoseconds, plan: plan.stages[span.index],
+                    target: plan.target)
+                result.remoteCounts = span.remote
+                let isLast = position == spans.count - 1
+                result.partial = isLast && phase.interrupted
+                if isLast {
+                    // The probe's counts are the phase's; its warning is given once.
+                    result.probesArmed = phase.probes.armed
+                    result.probesCancelled = phase.probes.cancelled
+                }
+                return result
+            }
+        }
+    }
+
+    private struct StagedOutcome {
+        var clock: StageTimeline
+        var pagersReturned: Int
+        var interrupted: Bool
+        var probes: (armed: Int, cancelled: Int)
+    }
+
+    private enum StagedChild: Sendable {
+        case pager
+        case clock(StageTimeline)
+        case interrupted
+    }
+
+    /// The staged phase itself: the pool's pager tasks, the stage clock (which is also the
+    /// deadline) and the interruption waiter in one task group.
+    private func runStagedPhase<C: Clock>(
+        plan: StagePlan, pool: PagerPool, stageClock: StageClock<C>, slots: [PagerTaskProgress],
+        intervals: IntervalLatencies?, timing: Bool, options: Options
+    ) async -> StagedOutcome where C.Duration == Duration {
+        let workload = scenario.workload
+        let retryPolicy = Self.retryPolicy(workload.retry, seed: planner.seed)
+        let sleep = options.probeSleep ?? { try await Task.sleep(nanoseconds: $0) }
+        let cancelOnRemoval = plan.target == .pagers && workload.rampDown == .cancel
+        let prepared = slots.map { _ in Handoff(pool.freshMetrics()) }
+        let start = MonotonicTime.nanoseconds()
+        let clockStart = stageClock.clock.now
+        let control = PhaseControl(
+            planner: planner, isWarmup: false, start: start, drainLimit: nil,
+            durationNanoseconds: Double(plan.durationNanoseconds), shard: options.shard,
+            concurrency: workload.concurrency[0])
+        let interruption = options.interruption
+
+        return await withTaskGroup(of: StagedChild.self) { group in
+            for index in slots.indices {
+                let failures = FailureLog()
+                let executor = DrainRunner(
+                    source: ObservedSource(base: source, failures: failures), kind: workload.pager,
+                    retryPolicy: retryPolicy, timing: timing, yieldEveryPages: workload.yieldEveryPages,
+                    progress: slots[index], intervals: intervals)
+                let slot = PoolSlot(index: index, pool: pool, failures: failures)
+                let worker = PagerTask(
+                    control: control, executor: executor, timeSeries: intervals != nil, sleep: sleep, slot: slot)
+                let handoff = prepared[index]
+                group.addTask {
+                    var metrics = handoff.take() ?? TaskMetrics()
+                    // Parked until admitted; each admission runs drains until the slot is removed.
+                    while await pool.waitUntilAdmitted(index) {
+                        slot.removalRequestedAt.store(0, ordering: .relaxed)
+                        metrics = await Self.activation(
+                            worker, metrics: consume metrics, slot: slot, cancelOnRemoval: cancelOnRemoval)
+                        slot.flush(&metrics)
+                        // The phase handed out its last drain (the arrivals ran out, or its end
+                        // let drains finish): nothing to wait for.
+                        if control.isExhausted { break }
+                    }
+                    return .pager
+                }
+            }
+            group.addTask { .clock(await stageClock.run(from: clockStart)) }
+            if let interruption {
+                group.addTask {
+                    await interruption.wait()
+                    return .interrupted
+                }
+            }
+            var timeline: StageTimeline?
+            var returned = 0
+            var interrupted = false
+            func finished() -> Bool { timeline != nil && returned == slots.count }
+            while let child = await group.next() {
+                switch child {
+                case .pager:
+                    returned += 1
+                case .clock(let outcome):
+                    timeline = outcome
+                    guard outcome.reachedEnd else { break }
+                    // The plan's end is the phase's deadline.
+                    if workload.cancelAtEnd {
+                        control.cancelRequestedAt.store(MonotonicTime.nanoseconds(), ordering: .releasing)
+                        pool.end()
+                        group.cancelAll()
+                    } else {
+                        control.stop()
+                        pool.end()
+                    }
+                case .interrupted:
+                    // Returns at once also when the group is cancelled: only a real request counts.
+                    guard interruption?.isRequested == true, !finished() else { continue }
+                    interrupted = true
+                    control.cancelRequestedAt.store(MonotonicTime.nanoseconds(), ordering: .releasing)
+                    pool.end()
+                    group.cancelAll()
+                }
+                // Every pager is back and the clock is done: end the interruption waiter too.
+                if finished() { group.cancelAll() }
+            }
+            return StagedOutcome(
+                clock: timeline ?? StageTimeline(reachedEnd: false, spans: [], series: []), pagersReturned: returned,
+                interrupted: interrupted,
+                probes: (control.probesArmed.load(ordering: .relaxed), control.probesCancelled.load(ordering: .relaxed)))
+        }
+    }
+
+    private enum ActivationEvent: Sendable {
+        case ran(TaskMetrics)
+        case removal(PagerPoolState.Removal)
+    }
+
+    /// One admission of a pager: drains until its slot is removed (then its drain finishes)
+    /// or, with `cancelOnRemoval`, until a ramp-down removes it, which cancels the drain in
+    /// flight; that cancellation is timed from the removal (H2).
+    private static func activation(
+        _ worker: PagerTask<Source>, metrics: consuming TaskMetrics, slot: PoolSlot, cancelOnRemoval: Bool
+    ) async -> TaskMetrics {
+        guard cancelOnRemoval else { return await worker.run(metrics: metrics) }
+        let handoff = Handoff(metrics)
+        return await withTaskGroup(of: ActivationEvent.self) { group in
+            group.addTask { .ran(await worker.run(metrics: handoff.take() ?? TaskMetrics())) }
+            group.addTask { .removal(await slot.pool.waitUntilRemoved(slot.index)) }
+            var result: TaskMetrics?
+            while let event = await group.next() {
+                switch event {
+                case .ran(let metrics):
+                    result = metrics
+                    group.cancelAll()
+                case .removal(.removed) where result == nil:
+                    slot.removalRequestedAt.store(MonotonicTime.nanoseconds(), ordering: .releasing)
+                    group.cancelAll()
+                case .removal:
+                    // The phase ended (its end decides about cancelling) or the pager is done.
+                    break
+                }
+            }
+            return result ?? TaskMetrics()
+        }
+    }
+}

@@ -1,0 +1,103 @@
+import Synchronization
+
+/// A clock that moves only when a test moves it: `sleep(until:)` holds its task until
+/// ``advance(to:)`` passes the deadline (or the task is cancelled), and ``waitForSleepers(_:)``
+/// lets the test wait until the code under test has done its work and gone back to sleep.
+/// Tests step through a staged run's instants with it instead of sleeping and hoping.
+public final class ManualClock: Clock, Sendable {
+    public typealias Duration = Swift.Duration
+
+    /// An instant: the time since the clock was made.
+    public struct Instant: InstantProtocol {
+        public var offset: Duration
+
+        public init(offset: Duration) {
+            self.offset = offset
+        }
+
+        public func advanced(by duration: Duration) -> Instant { Instant(offset: offset + duration) }
+        public func duration(to other: Instant) -> Duration { other.offset - offset }
+        public static func < (lhs: Instant, rhs: Instant) -> Bool { lhs.offset < rhs.offset }
+    }
+
+    private struct State {
+        var now = Instant(offset: .zero)
+        var nextID: UInt64 = 0
+        var sleepers: [UInt64: (deadline: Instant, continuation: CheckedContinuation<Void, any Error>)] = [:]
+        var waiters: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
+
+        /// The waiters whose count of sleepers is reached, removed.
+        mutating func satisfiedWaiters() -> [CheckedContinuation<Void, Never>] {
+            let ready = waiters.filter { sleepers.count >= $0.count }.map(\.continuation)
+            waiters.removeAll { sleepers.count >= $0.count }
+            return ready
+        }
+    }
+
+    private let state = Mutex(State())
+
+    public init() {}
+
+    public var now: Instant { state.withLock { $0.now } }
+    public var minimumResolution: Duration { .nanoseconds(1) }
+
+    /// How many tasks sleep on the clock now.
+    public var sleeperCount: Int { state.withLock { $0.sleepers.count } }
+
+    public func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {
+        try Task.checkCancellation()
+        let id = state.withLock { state -> UInt64 in
+            state.nextID += 1
+            return state.nextID
+        }
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                enum Now { case wait([CheckedContinuation<Void, Never>]), resume, cancel }
+                let now = state.withLock { state -> Now in
+                    // Under the lock the cancellation handler takes: seen here or it finds the sleeper.
+                    if Task.isCancelled { return .cancel }
+                    if deadline <= state.now { return .resume }
+                    state.sleepers[id] = (deadline, continuation)
+                    return .wait(state.satisfiedWaiters())
+                }
+                switch now {
+                case .cancel: continuation.resume(throwing: CancellationError())
+                case .resume: continuation.resume()
+                case .wait(let ready): for waiter in ready { waiter.resume() }
+                }
+            }
+        } onCancel: {
+            let sleeper = state.withLock { $0.sleepers.removeValue(forKey: id) }
+            sleeper?.continuation.resume(throwing: CancellationError())
+        }
+    }
+
+    /// Moves the clock to `instant` (never back) and wakes every sleeper whose deadline has come.
+    public func advance(to instant: Instant) {
+        let woken = state.withLock { state -> [CheckedContinuation<Void, any Error>] in
+            if instant > state.now { state.now = instant }
+            let due = state.sleepers.filter { $0.value.deadline <= state.now }
+            for id in due.keys { state.sleepers.removeValue(forKey: id) }
+            return due.values.map(\.continuation)
+        }
+        for continuation in woken { continuation.resume() }
+    }
+
+    /// Moves the clock on by `duration`.
+    public func advance(by duration: Duration) {
+        advance(to: now.advanced(by: duration))
+    }
+
+    /// Returns once at least `count` tasks sleep on the clock: the woken ones did their work
+    /// and went back to sleep.
+    public func waitForSleepers(_ count: Int) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let ready = state.withLock { state -> Bool in
+                if state.sleepers.count >= count { return true }
+                state.waiters.append((count, continuation))
+                return false
+            }
+            if ready { continuation.resume() }
+        }
+    }
+}
