@@ -1,4 +1,5 @@
 import ArgumentParser
+import PagebenchBase
 import PagebenchHarness
 import PagebenchMetrics
 import PagebenchStore
@@ -46,6 +47,17 @@ public struct CommandFailure: Error, CustomStringConvertible, Sendable {
         case let error as HarnessError: self.init(error)
         case let error as MetricsError: self.init(error)
         default: self.init(ExitCodes.software, "internal error: \(error)")
+        }
+    }
+
+    /// Checks that the file a flag names can be opened for reading, so that the reason a
+    /// library would report in its own words (a TLS library's "failed to load") is said
+    /// plainly first: `--tls-cert /x: permission denied: …`, `… is a directory, not a file`.
+    static func checkReadable(_ path: String, flag: String, exitCode: ExitCode = ExitCodes.noInput) throws(CommandFailure) {
+        do {
+            _ = try FileSystem.InputFile(path)
+        } catch {
+            throw CommandFailure(exitCode, "\(flag) \(path): \(error.kind == .missing ? "no such file; check the path" : error.reason)")
         }
     }
 
