@@ -47,6 +47,49 @@ public enum FileSystem {
         return true
     }
 
+    /// Whether `path` is a directory (false: anything else that exists).
+    ///
+    /// - Throws: ``Failure``: `missing` when nothing is there, `unreadable` when a directory
+    ///   on the way may not be searched (`EACCES`), which is not the same as missing.
+    public static func isDirectory(_ path: String) throws(Failure) -> Bool {
+        var info = stat()
+        guard stat(path, &info) == 0 else {
+            let code = errno
+            switch code {
+            case ENOENT, ENOTDIR:
+                throw Failure(kind: .missing, path: path, reason: "no such file or directory")
+            case EACCES:
+                throw Failure(
+                    kind: .unreadable, path: path,
+                    reason: "permission denied: this user may not search a directory on the way to it; check their permissions")
+            default:
+                throw Failure(kind: .unreadable, path: path, reason: "cannot be reached (\(errnoDescription(code)))")
+            }
+        }
+        return (info.st_mode & S_IFMT) == S_IFDIR
+    }
+
+    /// The names in the directory `path` (not `.` and `..`), in no particular order.
+    ///
+    /// - Throws: ``Failure`` (`unreadable`) when it cannot be listed, naming why.
+    public static func directoryEntries(_ path: String) throws(Failure) -> [String] {
+        guard let directory = opendir(path) else {
+            let code = errno
+            throw code == EACCES
+                ? Failure(kind: .unreadable, path: path, reason: "permission denied: this user may not list the directory; check its permissions")
+                : Failure(kind: .unreadable, path: path, reason: "cannot list the directory (\(errnoDescription(code)))")
+        }
+        defer { closedir(directory) }
+        var names: [String] = []
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { bytes in
+                String(decoding: bytes.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names
+    }
+
     /// Creates `path` and its missing parents (mode 0755); true when it is a directory afterwards.
     public static func makeDirectory(_ path: String) -> Bool {
         var isDirectory = false
