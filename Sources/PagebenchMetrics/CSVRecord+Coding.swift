@@ -25,22 +25,13 @@ extension CSVRecord {
     /// build does not read. A file of an ``CSVRecord/earlierSchemaVersions`` version lacks
     /// exactly the columns added since; its rows read with those empty, as this version.
     public static func parseCSV(_ text: String, file: String) throws -> [Self] {
-        // Records are decoded as they are read: a 100 MB file is held once as text and once
-        // as rows, never as a third copy of fields.
-        var decoder: CSVRowDecoder<Self>?
+        // Records are decoded as they are read: the text is never held a second time as fields.
+        var reader = CSVRowReader<Self>(file: file)
         var rows: [Self] = []
         try CSVReader(file: file).forEachRecord(text) { record in
-            if decoder != nil {
-                rows.append(try decoder!.row(record))
-            } else {
-                decoder = try CSVRowDecoder(header: record, file: file)
-            }
+            if let row = try reader.take(record) { rows.append(row) }
         }
-        guard decoder != nil else {
-            throw MetricsError.malformed(
-                file: file, line: 1, column: 1,
-                "the file is empty; expected a header line starting '\(csvHeader.prefix(3).joined(separator: ","))…'")
-        }
+        try reader.finish()
         return rows
     }
 
@@ -76,6 +67,33 @@ extension CSVRecord {
             file: file, line: field.line, column: field.column,
             "schema_version \(field.text) is not the version this pagebench reads (\(schemaVersionHint)); "
                 + "regenerate the file with this build or use the pagebench version that wrote it")
+    }
+}
+
+/// Turns the records of one file into rows: the first record is the header, every later
+/// one a row decoded against it (``CSVRecord/parseCSV(_:file:)``, ``CSVFile/forEachRow(_:from:_:)``).
+struct CSVRowReader<Row: CSVRecord> {
+    let file: String
+    private var decoder: CSVRowDecoder<Row>?
+
+    init(file: String) {
+        self.file = file
+    }
+
+    /// The row of `record`, or nil for the header.
+    mutating func take(_ record: CSVReader.Record) throws -> Row? {
+        if decoder != nil { return try decoder!.row(record) }
+        decoder = try CSVRowDecoder(header: record, file: file)
+        return nil
+    }
+
+    /// Refuses a file that had no header.
+    func finish() throws {
+        guard decoder != nil else {
+            throw MetricsError.malformed(
+                file: file, line: 1, column: 1,
+                "the file is empty; expected a header line starting '\(Row.csvHeader.prefix(3).joined(separator: ","))…'")
+        }
     }
 }
 
