@@ -91,7 +91,7 @@ extension ResultRow {
             .decimal("harness_overhead_ratio", \.harnessOverheadRatio, unit: "ratio", .lowerIsBetter, .measured, "Bare store loop pages/s (50 ms over the same store and drain plans just before the phase) ÷ `pages_per_s`; empty when not run in-process."),
             .decimal("duration_s", \.durationSeconds, unit: "s", .neutral, .measured, "Wall-clock length of the measured phase."),
             .integer("partial", \.partial, unit: "0/1", .neutral, .deterministic, "1 when SIGINT or SIGTERM ended the phase before its bound (H6): its figures cover only the time it ran; else 0."),
-            .integer("slo_held", \.sloHeld, unit: "0/1", .neutral, .context, "1 when every `--slo` held on this row, 0 when one broke; empty without SLOs (`knee` steps always have it)."),
+            .integer("slo_held", \.sloHeld, unit: "0/1", .neutral, .context, "1 when every `--slo` held on this row, 0 when one broke; empty without SLOs (`knee` steps always have it, except one cut short by a signal)."),
         ]
         return columns
     }()

@@ -136,3 +136,63 @@ def test_workers_get_the_signal_and_the_parent_merges_what_they_measured(tmp_pat
     # No worker is left running.
     leftover = subprocess.run(["pgrep", "-f", str(tmp_path / "shards")], capture_output=True, text=True)
     assert leftover.stdout.strip() == "", leftover.stdout
+
+
+def knee_and_signal(arguments, marker, send, directory):
+    """Starts `pagebench knee ARGUMENTS`, waits for `marker` on stdout (a step's line, printed
+    as the step ends), calls `send(process)`."""
+    process = subprocess.Popen([pagebench_binary(), "knee"] + arguments, cwd=directory, stdin=subprocess.DEVNULL,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               preexec_fn=default_signals, start_new_session=True)
+    stdout_lines = []
+    seen = threading.Event()
+
+    def read_stdout():
+        for line in process.stdout:
+            stdout_lines.append(line)
+            if marker in line:
+                seen.set()
+        seen.set()
+
+    reader = threading.Thread(target=read_stdout)
+    reader.start()
+    try:
+        seen.wait(timeout=300)
+        assert process.poll() is None, "pagebench ended before it was signalled:\n" + "".join(stdout_lines)
+        send(process)
+        process.wait(timeout=300)
+        stderr = process.stderr.read()
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+        reader.join()
+    return process.returncode, "".join(stdout_lines), stderr
+
+
+@pytest.mark.parametrize("signum, status", [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+def test_a_signal_stops_a_knee_search_keeping_its_steps(tmp_path, signum, status):
+    """H6 for `knee` (H5): the steps judged so far are written, the step in progress is cut
+    short and written marked partial without a verdict, the summary says what was found."""
+    tiny = scenario(tmp_path, "tiny", concurrency=[1], durationSeconds=1)
+
+    def during_the_second_step(process):
+        time.sleep(1)  # the second step runs 5 s from when the first one's line is printed
+        process.send_signal(signum)
+
+    code, stdout, stderr = knee_and_signal(
+        [tiny, "--slo", "drain_latency_corrected_p99_ns<100s", "--from", "5", "--pagers", "2",
+         "--step-duration", "5", "--output", "knee.csv"],
+        "step 1:", during_the_second_step, tmp_path)
+    assert code == status, stdout + stderr
+    assert "knee so far: 5 drains/s" in stdout and "interrupted" in stdout, stdout
+    assert "interrupted by" in stderr and "kept 1 judged step" in stderr, stderr
+    written = rows(tmp_path / "knee.csv")
+    assert written[0]["partial"] == "0" and written[0]["slo_held"] == "1"
+    assert float(written[0]["target_drains_per_s"]) == 5
+    if len(written) == 2:
+        # The second step had begun measuring: kept, marked partial, and not judged.
+        assert written[1]["partial"] == "1" and written[1]["slo_held"] == ""
+        assert float(written[1]["target_drains_per_s"]) == 10
+        assert "cut short" in stdout and "cut short (partial)" in stderr
+    else:
+        assert len(written) == 1, written
