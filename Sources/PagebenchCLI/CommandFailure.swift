@@ -63,7 +63,9 @@ public struct CommandFailure: Error, CustomStringConvertible, Sendable {
 
     /// Prints the message to stderr and returns the exit code to throw from `run()`.
     func report() -> ExitCode {
-        StandardError.write("pagebench: error: \(message)\n")
+        // A message may quote input (a key, a name, a cell): its control characters are
+        // shown as escapes, never sent to the terminal raw.
+        StandardError.write("pagebench: error: \(ControlCharacters.escaped(message))\n")
         return exitCode
     }
 

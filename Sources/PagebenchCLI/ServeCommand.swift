@@ -109,7 +109,12 @@ public struct ServeCommand: AsyncParsableCommand {
                 output.write(
                     "listening on \(scheme)://\(host):\(port) (store \(server.store.configurationHash), \(server.store.totalItems) items)\n"
                 )
-                output.flush()
+                do {
+                    try output.finish()
+                } catch {
+                    // Scripts read the port from this line: a server nobody can find is a failure.
+                    Glibc.exit(error.report().rawValue)
+                }
             }
         } catch {
             throw CommandFailure(ExitCodes.unavailable, "cannot serve on \(host):\(port): \(error)").report()

@@ -80,14 +80,14 @@ extension Scenario {
         var scenario = Scenario(name: defaultName)
         if let name = dictionary["name"] {
             guard let text = name as? String else { throw .invalidField("name", "must be a string") }
-            guard !StrictJSON.containsControlCharacter(text) else {
+            guard !ControlCharacters.contains(text) else {
                 throw .invalidField("name", "holds a control character (NUL, TAB, ESC, …); names reach terminals, CSV and HTML")
             }
             scenario.name = text
         }
         if let description = dictionary["description"] {
             guard let text = description as? String else { throw .invalidField("description", "must be a string") }
-            guard !StrictJSON.containsControlCharacter(text) else {
+            guard !ControlCharacters.contains(text) else {
                 throw .invalidField("description", "holds a control character (NUL, TAB, ESC, …); use plain text")
             }
             scenario.description = text

@@ -1,8 +1,9 @@
 """Issue 12: inputs are validated with messages that name what is wrong."""
 import json
+import os
 import subprocess
 
-from pagebench_support import pagebench_binary
+from pagebench_support import ROOT, pagebench_binary
 
 
 def run(*arguments, cwd=None):
@@ -111,3 +112,52 @@ def test_a_file_this_user_may_not_read_says_permission_denied():
             assert message in result.stderr, (arguments, result.stderr)
     finally:
         shutil.rmtree(directory)
+
+
+def test_control_characters_in_what_is_refused_are_not_echoed_raw(tmp_path):
+    """Issue 12: a refusal that quotes input (a key, a flag's value, a metric) shows its
+    control characters as escapes; ESC [2J would clear the terminal it is printed on."""
+    scenario = tmp_path / "key.json"
+    scenario.write_text('{"name": "x", "\\u001b[2J": 1}')
+    thresholds = tmp_path / "thresholds.json"
+    thresholds.write_text('{"metrics": {"\\u001b[2J": {"relative": 0.1}}}')
+    baseline = os.path.join(ROOT, "Tests", "Fixtures", "check", "baseline.csv")
+    for arguments, status in ((["run", str(scenario)], 65),
+                              (["run", "--slo", "\x1b[2J<1"], 64),
+                              (["check", "--baseline", baseline, "--current", baseline, "--thresholds", str(thresholds)], 65)):
+        result = run(*arguments)
+        assert result.returncode == status, (arguments, result.stderr)
+        assert "\x1b" not in result.stderr and "\\u{1B}[2J" in result.stderr, (arguments, result.stderr)
+
+
+def test_a_results_csv_whose_text_holds_a_control_character_is_refused(tmp_path):
+    """Issue 12: text that reaches a terminal or a report (a scenario name in `check` or
+    `compare` output) is refused at load, as scenario names are."""
+    import csv
+    source = os.path.join(ROOT, "Tests", "Fixtures", "check", "baseline.csv")
+    with open(source, newline="", encoding="utf-8") as handle:
+        rows = list(csv.reader(handle))
+    column = rows[0].index("scenario")
+    rows[3][column] += "\x1b[2J"
+    hostile = tmp_path / "hostile.csv"
+    with open(hostile, "w", newline="", encoding="utf-8") as handle:
+        csv.writer(handle, lineterminator="\n").writerows(rows)
+    for arguments in (["check", "--baseline", source, "--current", str(hostile)], ["compare", str(hostile)]):
+        result = run(*arguments)
+        assert result.returncode == 65, (arguments, result.stderr)
+        assert f"{hostile}:4:" in result.stderr and "control character \\u{1B}" in result.stderr, result.stderr
+        assert "\x1b" not in result.stdout + result.stderr
+
+
+def test_a_thresholds_file_is_as_strict_as_a_scenario(tmp_path):
+    baseline = os.path.join(ROOT, "Tests", "Fixtures", "check", "baseline.csv")
+    cases = [('{"scale": 2, "scale": 3}', "key 'scale' appears twice"),
+             ('{"metrics": {"pages_per_s": {"relative": 0.1, "relative": 5}}}',
+              "key 'metrics.pages_per_s.relative' appears twice"),
+             ('{"scale":', "not valid JSON: line 1, column 10: expected a value, found the end of the text")]
+    for text, message in cases:
+        thresholds = tmp_path / "t.json"
+        thresholds.write_text(text)
+        result = run("check", "--baseline", baseline, "--current", baseline, "--thresholds", str(thresholds))
+        assert result.returncode == 65, (text, result.stderr)
+        assert message in result.stderr, (text, result.stderr)
