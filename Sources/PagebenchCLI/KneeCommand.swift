@@ -154,6 +154,7 @@ public struct KneeCommand: AsyncParsableCommand {
             // SIGINT and SIGTERM stop the search as they stop `run` (H6): the step in progress
             // is cut short and written marked partial, the steps so far are kept and the
             // summary says what was found; exit 130 / 143. A second signal exits at once.
+            try ExactAllocations.reexecuteIfAsked(by: runArguments)
             let interruption = Interruption()
             _ = try await SignalTrap.run(interruption) {
                 try await execute(into: &standardOutput, interruption: interruption)

@@ -83,8 +83,9 @@ extension ResultRow {
             // Resources
             .decimal("cpu_user_s", \.cpuUserSeconds, unit: "s", .lowerIsBetter, .measured, "User CPU time of the process during the measured phase (all threads)."),
             .decimal("cpu_system_s", \.cpuSystemSeconds, unit: "s", .lowerIsBetter, .measured, "System CPU time of the process during the measured phase."),
-            .unsigned("allocations", \.allocations, unit: "allocations", .lowerIsBetter, .measured, "jemalloc allocation requests during the measured phase (whole process)."),
-            .decimal("allocations_per_page", \.allocationsPerPage, unit: "allocations/page", .lowerIsBetter, .measured, "`allocations / pages`."),
+            .unsigned("allocations", \.allocations, unit: "allocations", .lowerIsBetter, .measured, "jemalloc allocation requests during the measured phase (whole process), counted as `allocation_counting` says."),
+            .decimal("allocations_per_page", \.allocationsPerPage, unit: "allocations/page", .lowerIsBetter, .measured, "`allocations / pages`; exact only when `allocation_counting` is `exact`."),
+            .text("allocation_counting", \.allocationCounting, .context, "How `allocations` was counted. `exact` (`run --exact-allocations`: jemalloc's thread caches off, so every allocation request of the process during the measured phase — the pagers', the store's and the harness's own — is counted as it is made; repeatable to a few percent, slower to run). `cached` (the default: requests a thread's cache serves are counted when the cache is flushed or refilled, in bursts, so one repetition can read several allocations per page more than another; results/allocation-count-noise.md). Empty in files of schema 3 and earlier (counted as `cached`)."),
             .integer("peak_allocated_bytes", \.peakAllocatedBytes, unit: "bytes", .lowerIsBetter, .measured, "Highest jemalloc `stats.allocated` sampled during the measured phase."),
             .integer("peak_rss_bytes", \.peakRSSBytes, unit: "bytes", .lowerIsBetter, .measured, "Peak resident set size of the process (`VmHWM`)."),
             .decimal("measurement_overhead_ratio", \.measurementOverheadRatio, unit: "ratio", .lowerIsBetter, .measured, "pages/s with per-page timing off ÷ with it on; empty when not measured."),

@@ -9,7 +9,7 @@
 /// Bump ``currentSchemaVersion`` whenever a column is added, removed, renamed or changes meaning.
 public struct ResultRow: CSVRecord, Hashable {
     /// The schema this build writes and reads.
-    public static let currentSchemaVersion = 3
+    public static let currentSchemaVersion = 4
 
     /// The columns version 3 added: real targets (issue 14), `partial` (H6), `slo_held` (H5).
     static let addedInVersion3: Set<String> = [
@@ -18,10 +18,16 @@ public struct ResultRow: CSVRecord, Hashable {
         "target_errors_bad_continuation", "target_errors_graphql", "target_errors_api",
         "target_errors_repeated_continuation", "consumed_capacity_units", "partial", "slo_held",
     ]
+    /// The columns version 4 added: `allocation_counting` (issue 12, measurement integrity).
+    static let addedInVersion4: Set<String> = ["allocation_counting"]
     /// Version 1 had no `harness_overhead_ratio` (added in 2) and neither had the columns
-    /// of version 3; their files read with those columns empty (`partial` 0).
+    /// of versions 3 and 4; their files read with those columns empty (`partial` 0).
     public static var earlierSchemaVersions: [Int: Set<String>] {
-        [1: addedInVersion3.union(["harness_overhead_ratio"]), 2: addedInVersion3]
+        [
+            1: addedInVersion3.union(addedInVersion4).union(["harness_overhead_ratio"]),
+            2: addedInVersion3.union(addedInVersion4),
+            3: addedInVersion4,
+        ]
     }
 
     // MARK: Context: identifies the run; matched on, never compared.
@@ -142,6 +148,10 @@ public struct ResultRow: CSVRecord, Hashable {
     public var allocations: UInt64 = 0
     /// `allocations / pages`.
     public var allocationsPerPage: Double = 0
+    /// How ``allocations`` was counted: `exact` (jemalloc's thread caches off,
+    /// `run --exact-allocations`), `cached` (on), or empty (unknown; files of schema 3 and
+    /// earlier, which were all counted with the caches on unless `MALLOC_CONF` said otherwise).
+    public var allocationCounting: String = ""
     /// Highest jemalloc `stats.allocated` sampled during the measured phase.
     public var peakAllocatedBytes: Int = 0
     /// Peak resident set size of the process (`VmHWM`) at the end of the run.
@@ -199,6 +209,7 @@ public struct ResultRow: CSVRecord, Hashable {
         buildConfiguration = context.buildConfiguration
         host = context.host
         cores = context.cores
+        allocationCounting = context.allocationCounting
     }
 }
 
