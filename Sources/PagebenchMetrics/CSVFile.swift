@@ -22,17 +22,19 @@ public enum CSVFile {
     ///   with file, line and column for bad content, or for a header without rows.
     public static func readResults(_ path: String) throws -> [ResultRow] {
         var rows: [ResultRow] = []
-        try forEachResult(path) { rows.append($0) }
+        try forEachResult(path) { row, _ in rows.append(row) }
         return rows
     }
 
-    /// Hands every row of the results file at `path` to `body` as it is read; the file must
-    /// hold at least one (errors as ``readResults(_:)``).
-    public static func forEachResult(_ path: String, _ body: (ResultRow) throws -> Void) throws {
+    /// Hands every row of the results file at `path` to `body` as it is read, with its typed
+    /// cells (by ``ResultRow/csvColumns`` index: what a reader of a few columns of many rows
+    /// takes instead of the row's key paths); the file must hold at least one (errors as
+    /// ``readResults(_:)``).
+    public static func forEachResult(_ path: String, _ body: (ResultRow, [CSVValue]) throws -> Void) throws {
         var count = 0
-        try forEachRow(ResultRow.self, from: path) { row in
+        try forEachRow(ResultRow.self, from: path, pieceBytes: pieceBytes) { row, cells in
             count += 1
-            try body(row)
+            try body(row, cells)
         }
         guard count > 0 else {
             throw MetricsError.malformed(
@@ -52,12 +54,13 @@ public enum CSVFile {
     public static func forEachRow<Row: CSVRecord>(
         _ type: Row.Type = Row.self, from path: String, _ body: (Row) throws -> Void
     ) throws {
-        try forEachRow(type, from: path, pieceBytes: pieceBytes, body)
+        try forEachRow(type, from: path, pieceBytes: pieceBytes) { row, _ in try body(row) }
     }
 
-    /// ``forEachRow(_:from:_:)`` reading `pieceBytes` at a time (tests cut files into tiny pieces).
+    /// ``forEachRow(_:from:_:)`` reading `pieceBytes` at a time (tests cut files into tiny
+    /// pieces), handing each row's typed cells along.
     static func forEachRow<Row: CSVRecord>(
-        _ type: Row.Type, from path: String, pieceBytes: Int, _ body: (Row) throws -> Void
+        _ type: Row.Type, from path: String, pieceBytes: Int, _ body: (Row, [CSVValue]) throws -> Void
     ) throws {
         let file: FileSystem.InputFile
         do {
@@ -85,7 +88,7 @@ public enum CSVFile {
             }
             let parsed = try text.withUTF8 { bytes in
                 try reader.parseRecords(bytes, line: line, atStart: atStart, isEnd: isEnd) { record in
-                    if let row = try rows.take(record) { try body(row) }
+                    if let row = try rows.take(record) { try body(row, rows.cells) }
                 }
             }
             buffer.removeFirst(parsed.consumed)

@@ -45,9 +45,9 @@ extension CSVRecord {
     /// Accepts this build's version, or an earlier one whose file lacks exactly the columns
     /// added since (`missing`), which it upgrades to this version (those cells stay empty).
     fileprivate static func checkSchemaVersion(
-        _ row: inout Self, record: CSVReader.Record, columnOfField: [Int], missing: Set<String>, file: String
+        _ row: inout Self, record: CSVReader.Record, position: Int?, columnOfField: [Int], missing: Set<String>, file: String
     ) throws {
-        guard let position = columnOfField.firstIndex(where: { csvColumns[$0].name == "schema_version" }) else { return }
+        guard let position else { return }
         let column = csvColumns[columnOfField[position]]
         let field = record.fields[position]
         if column.value(row) == column.value(blank) {
@@ -87,6 +87,10 @@ struct CSVRowReader<Row: CSVRecord> {
         return nil
     }
 
+    /// The typed cells of the last row ``take(_:)`` returned, by ``CSVRecord/csvColumns``
+    /// index: what the row holds (for a column the file lacks, the row's default).
+    var cells: [CSVValue] { decoder?.cells ?? [] }
+
     /// Refuses a file that had no header.
     func finish() throws {
         guard decoder != nil else {
@@ -107,6 +111,21 @@ struct CSVRowDecoder<Row: CSVRecord> {
     let missing: Set<String>
     /// `Row.csvColumns`, read once.
     let columns: [CSVColumn<Row>]
+    /// Each column's type and whether it is optional, read once: a row reads them per field,
+    /// and copying a `CSVColumn` out of the array (its closures and names) costs more than
+    /// parsing the field.
+    let types: [ColumnType]
+    let optional: [Bool]
+    /// The fields of optional columns: only those can read back otherwise than written (a
+    /// group of them filled in part), so only those are checked after a row is stored.
+    let optionalFields: [Int]
+    /// Which field is `schema_version`, if the header has it.
+    let schemaVersionField: Int?
+    /// The columns the header lacks (an earlier schema version), whose cells are the row's
+    /// defaults.
+    let missingColumns: [Int]
+    /// The typed cells of the last row decoded, by column index.
+    private(set) var cells: [CSVValue] = []
     /// The previous row's text per column: a row that repeats it (host, commit, scenario…)
     /// shares its storage instead of holding another copy, which keeps a large file's rows
     /// small.
@@ -155,7 +174,13 @@ struct CSVRowDecoder<Row: CSVRecord> {
         self.columnOfField = columnOfField
         self.missing = missingSet
         self.columns = columns
+        types = columns.map(\.descriptor.type)
+        optional = columns.map(\.descriptor.isOptional)
+        optionalFields = columnOfField.indices.filter { columns[columnOfField[$0]].descriptor.isOptional }
+        schemaVersionField = columnOfField.firstIndex { columns[$0].name == "schema_version" }
+        missingColumns = columns.indices.filter { missingSet.contains(columns[$0].name) }
         previousText = Array(repeating: nil, count: columns.count)
+        cells = Array(repeating: .missing, count: columns.count)
     }
 
     mutating func row(_ record: CSVReader.Record) throws -> Row {
@@ -169,19 +194,19 @@ struct CSVRowDecoder<Row: CSVRecord> {
                 "expected \(header.fields.count) fields as in the header, found \(record.fields.count)\(hint)")
         }
         var row = Row.blank
-        var cells: [CSVValue] = Array(repeating: .missing, count: columns.count)
+        for index in cells.indices { cells[index] = .missing }
         for (field, index) in zip(record.fields, columnOfField) {
-            let column = columns[index]
-            switch CSVValue.parse(field.text[...], as: column.descriptor.type) {
+            let type = types[index]
+            switch CSVValue.parse(field.text[...], as: type) {
             case .failure(let failure):
                 throw MetricsError.malformed(
-                    file: file, line: field.line, column: field.column, "column '\(column.name)': \(failure.message)")
-            case .success(.missing) where !column.descriptor.isOptional && column.descriptor.type != .text:
+                    file: file, line: field.line, column: field.column, "column '\(columns[index].name)': \(failure.message)")
+            case .success(.missing) where !optional[index] && type != .text:
                 throw MetricsError.malformed(
                     file: file, line: field.line, column: field.column,
-                    "column '\(column.name)' is empty but requires a \(column.descriptor.type.rawValue) value")
+                    "column '\(columns[index].name)' is empty but requires a \(type.rawValue) value")
             case .success(let value):
-                var stored: CSVValue = (value == .missing && column.descriptor.type == .text) ? .text("") : value
+                var stored: CSVValue = (value == .missing && type == .text) ? .text("") : value
                 if case .text(let text) = stored {
                     if let previous = previousText[index], previous == text {
                         stored = .text(previous)
@@ -190,22 +215,27 @@ struct CSVRowDecoder<Row: CSVRecord> {
                     }
                 }
                 cells[index] = stored
-                column.store(&row, stored)
+                columns[index].store(&row, stored)
             }
         }
         // A cell that was empty but reads back filled (or the reverse) belongs to a group of
         // optional columns that must be filled all together.
-        for (field, index) in zip(record.fields, columnOfField) {
-            let column = columns[index]
-            let written = column.value(row)
+        for position in optionalFields {
+            let field = record.fields[position]
+            let index = columnOfField[position]
+            let written = columns[index].value(row)
             if (written == .missing) != (cells[index] == .missing) {
                 throw MetricsError.malformed(
                     file: file, line: field.line, column: field.column,
-                    "column '\(column.name)' is \(cells[index] == .missing ? "empty" : "filled") but the other "
+                    "column '\(columns[index].name)' is \(cells[index] == .missing ? "empty" : "filled") but the other "
                         + "columns of its group are not; fill all of them or leave all empty")
             }
         }
-        try Row.checkSchemaVersion(&row, record: record, columnOfField: columnOfField, missing: missing, file: file)
+        try Row.checkSchemaVersion(
+            &row, record: record, position: schemaVersionField, columnOfField: columnOfField, missing: missing, file: file)
+        // The cells say what the row holds: the upgraded version, the defaults of columns added since.
+        if let schemaVersionField { cells[columnOfField[schemaVersionField]] = columns[columnOfField[schemaVersionField]].value(row) }
+        for index in missingColumns { cells[index] = columns[index].value(row) }
         return row
     }
 }

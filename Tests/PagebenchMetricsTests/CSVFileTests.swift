@@ -45,14 +45,14 @@ struct CSVFileTests {
             let text = try Self.contents(path)
             for size in [1, 2, 3, 5, 64, 1000, text.utf8.count] {
                 var read: [ResultRow] = []
-                try CSVFile.forEachRow(ResultRow.self, from: path, pieceBytes: size) { read.append($0) }
+                try CSVFile.forEachRow(ResultRow.self, from: path, pieceBytes: size) { row, _ in read.append(row) }
                 #expect(read == rows, "pieces of \(size)")
             }
             // CRLF line ends and a byte-order mark, as a spreadsheet saves them.
             try ("\u{FEFF}" + text.replacingOccurrences(of: "\n", with: "\r\n")).write(toFile: path, atomically: true, encoding: .utf8)
             for size in [1, 2, 7] {
                 var read: [ResultRow] = []
-                try CSVFile.forEachRow(ResultRow.self, from: path, pieceBytes: size) { read.append($0) }
+                try CSVFile.forEachRow(ResultRow.self, from: path, pieceBytes: size) { row, _ in read.append(row) }
                 #expect(read == rows, "CRLF and BOM in pieces of \(size)")
             }
             // A defect on line 5 is reported there whatever the pieces, after the rows before it.
@@ -62,7 +62,7 @@ struct CSVFileTests {
             for size in [1, 3, 64, 1 << 20] {
                 var read = 0
                 #expect {
-                    try CSVFile.forEachRow(ResultRow.self, from: path, pieceBytes: size) { _ in read += 1 }
+                    try CSVFile.forEachRow(ResultRow.self, from: path, pieceBytes: size) { _, _ in read += 1 }
                 } throws: { error in
                     (error as? MetricsError)?.line == 5 && (error as? MetricsError)?.message.contains("after a closing quote") == true
                 }
@@ -72,7 +72,7 @@ struct CSVFileTests {
             try Data(Array((ResultRow.csvHeader.joined(separator: ",") + "\n").utf8) + [0xFF, 0x0A])
                 .write(to: URL(fileURLWithPath: path))
             #expect {
-                try CSVFile.forEachRow(ResultRow.self, from: path, pieceBytes: 1) { _ in }
+                try CSVFile.forEachRow(ResultRow.self, from: path, pieceBytes: 1) { _, _ in }
             } throws: { ($0 as? MetricsError)?.message.contains("not UTF-8") == true }
         }
     }
