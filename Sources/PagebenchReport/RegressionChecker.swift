@@ -136,6 +136,7 @@ public struct RegressionChecker: Sendable {
         let buildDiffers = Set(baselineProfiles.map(\.buildConfiguration)) != Set(currentProfiles.map(\.buildConfiguration))
         // Exact counting runs without jemalloc's thread caches: slower, and counted otherwise.
         let countingDiffers = Set(baselineProfiles.map(\.allocationCounting)) != Set(currentProfiles.map(\.allocationCounting))
+        let exactAllocations = (baselineProfiles + currentProfiles).allSatisfy { $0.allocationCounting == "exact" }
         let durationBounded = (baselineProfiles + currentProfiles).contains { $0.durationBounded }
         var changes: [BehaviourChange] = []
         var verdicts: [MetricVerdict] = []
@@ -159,7 +160,7 @@ public struct RegressionChecker: Sendable {
             let baselineValues = baseline.values(index)
             let currentValues = current.values(index)
             if baselineValues.isEmpty && currentValues.isEmpty { continue }  // does not apply to this run
-            var verdict = judge(column.descriptor, baselineValues, currentValues)
+            var verdict = judge(column.descriptor, baselineValues, currentValues, exactAllocations: exactAllocations)
             if buildDiffers, verdict.verdict != .ignored {
                 verdict.verdict = .inconclusive
                 verdict.note = "build configurations differ"
@@ -216,8 +217,13 @@ public struct RegressionChecker: Sendable {
     }
 
     /// The verdict of one measured metric given its samples (see the type's documentation).
-    public func judge(_ column: ColumnDescriptor, _ baselineValues: [Double], _ currentValues: [Double]) -> MetricVerdict {
-        let rule = thresholds.rule(for: column)
+    ///
+    /// - Parameter exactAllocations: both sides counted allocations exactly
+    ///   (``Thresholds/rule(for:exactAllocations:)``).
+    public func judge(
+        _ column: ColumnDescriptor, _ baselineValues: [Double], _ currentValues: [Double], exactAllocations: Bool = false
+    ) -> MetricVerdict {
+        let rule = thresholds.rule(for: column, exactAllocations: exactAllocations)
         var result = MetricVerdict(
             metric: column.name, unit: column.unit,
             polarity: column.polarity == .higherIsBetter ? "higher" : "lower", verdict: .inconclusive,

@@ -65,12 +65,25 @@ public struct Thresholds: Sendable, Equatable {
     public init() {}
 
     /// The rule applied to `column` (a measured column with a polarity).
-    public func rule(for column: ColumnDescriptor) -> Rule {
+    ///
+    /// - Parameter exactAllocations: every row of both sides counted allocations exactly
+    ///   (`allocation_counting` = `exact`): then the allocation columns, repeatable to about
+    ///   1 % (results/allocation-exact.md), default to ``exactAllocationRule`` instead of the
+    ///   50 % that the thread caches' bursts need.
+    public func rule(for column: ColumnDescriptor, exactAllocations: Bool = false) -> Rule {
         if let explicit = metrics[column.name] { return explicit }
-        var rule = Self.defaultRule(for: column)
+        var rule =
+            exactAllocations && Self.allocationColumns.contains(column.name)
+            ? Self.exactAllocationRule : Self.defaultRule(for: column)
         rule.relative *= scale
         return rule
     }
+
+    /// The columns whose default rule depends on how allocations were counted.
+    static let allocationColumns: Set<String> = ["allocations", "allocations_per_page"]
+
+    /// The default rule of the allocation columns when both sides counted exactly.
+    public static let exactAllocationRule = Rule(relative: 0.05)
 
     /// The documented default rule of a measured column, by what kind of figure it is.
     public static func defaultRule(for column: ColumnDescriptor) -> Rule {

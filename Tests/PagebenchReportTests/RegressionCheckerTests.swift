@@ -228,6 +228,22 @@ import Testing
         #expect(verdict(same, "pages_per_s")?.verdict == .regression)
     }
 
+    /// Issue 12: exactly counted allocations repeat to about 1 %, so +10 % allocations per page
+    /// is a regression between exact rows, while the cached default (50 %) calls it unchanged.
+    @Test func exactAllocationCountsAreJudgedAtFivePercent() throws {
+        var baseline = try roundTrip(SyntheticResults().rows(seed: 1))
+        var current = try roundTrip(SyntheticResults().rows(seed: 2))
+        for index in baseline.indices { baseline[index].allocationsPerPage = 2.07 + Double(index) * 0.003 }
+        for index in current.indices { current[index].allocationsPerPage = 2.28 + Double(index) * 0.003 }
+        let cached = checker.check(baseline: baseline, current: current, baselineFile: "b.csv", currentFile: "c.csv")
+        #expect(verdict(cached, "allocations_per_page")?.verdict == .unchanged)
+        for index in baseline.indices { baseline[index].allocationCounting = "exact" }
+        for index in current.indices { current[index].allocationCounting = "exact" }
+        let exact = checker.check(baseline: baseline, current: current, baselineFile: "b.csv", currentFile: "c.csv")
+        #expect(verdict(exact, "allocations_per_page")?.verdict == .regression, "\(String(describing: verdict(exact, "allocations_per_page")))")
+        #expect(verdict(exact, "allocations_per_page")?.threshold == 0.05)
+    }
+
     @Test func absoluteFloorKeepsRareCountsFromFlapping() throws {
         var one = SyntheticResults()
         one.errorsOther = 1
