@@ -21,14 +21,22 @@ public enum FileSystem {
             case cannotCreate
             /// The bytes are not UTF-8 text.
             case notUTF8
+            /// A directory was given where a file was expected.
+            case directory
         }
 
         public let kind: Kind
         public let path: String
-        /// What went wrong, with the OS error where there is one: `cannot open (Permission denied (errno 13))`.
+        /// What went wrong, said for a reader: `permission denied: this user may not read it; check its permissions`.
         public let reason: String
 
         public var description: String { "\(path): \(reason)" }
+
+        public init(kind: Kind, path: String, reason: String) {
+            self.kind = kind
+            self.path = path
+            self.reason = reason
+        }
     }
 
     /// Whether `path` exists; `isDirectory` tells whether it is a directory.
@@ -37,6 +45,49 @@ public enum FileSystem {
         guard stat(path, &info) == 0 else { return false }
         isDirectory = (info.st_mode & S_IFMT) == S_IFDIR
         return true
+    }
+
+    /// Whether `path` is a directory (false: anything else that exists).
+    ///
+    /// - Throws: ``Failure``: `missing` when nothing is there, `unreadable` when a directory
+    ///   on the way may not be searched (`EACCES`), which is not the same as missing.
+    public static func isDirectory(_ path: String) throws(Failure) -> Bool {
+        var info = stat()
+        guard stat(path, &info) == 0 else {
+            let code = errno
+            switch code {
+            case ENOENT, ENOTDIR:
+                throw Failure(kind: .missing, path: path, reason: "no such file or directory")
+            case EACCES:
+                throw Failure(
+                    kind: .unreadable, path: path,
+                    reason: "permission denied: this user may not search a directory on the way to it; check their permissions")
+            default:
+                throw Failure(kind: .unreadable, path: path, reason: "cannot be reached (\(errnoDescription(code)))")
+            }
+        }
+        return (info.st_mode & S_IFMT) == S_IFDIR
+    }
+
+    /// The names in the directory `path` (not `.` and `..`), in no particular order.
+    ///
+    /// - Throws: ``Failure`` (`unreadable`) when it cannot be listed, naming why.
+    public static func directoryEntries(_ path: String) throws(Failure) -> [String] {
+        guard let directory = opendir(path) else {
+            let code = errno
+            throw code == EACCES
+                ? Failure(kind: .unreadable, path: path, reason: "permission denied: this user may not list the directory; check its permissions")
+                : Failure(kind: .unreadable, path: path, reason: "cannot list the directory (\(errnoDescription(code)))")
+        }
+        defer { closedir(directory) }
+        var names: [String] = []
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { bytes in
+                String(decoding: bytes.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names
     }
 
     /// Creates `path` and its missing parents (mode 0755); true when it is a directory afterwards.
@@ -73,28 +124,85 @@ public enum FileSystem {
     /// Every byte of `path`, read until end of file (so `/proc` files, which report a size
     /// of 0, read whole).
     ///
-    /// - Throws: ``Failure`` (`missing`, `unreadable`).
+    /// - Throws: ``Failure`` (`missing`, `unreadable`, `directory`).
     public static func readBytes(_ path: String) throws(Failure) -> [UInt8] {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else {
-            let code = errno
-            throw code == ENOENT
-                ? Failure(kind: .missing, path: path, reason: "no such file")
-                : Failure(kind: .unreadable, path: path, reason: "cannot open (\(errnoDescription(code)))")
-        }
-        defer { close(descriptor) }
+        let file = try InputFile(path)
         var bytes: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 65_536)
-        while true {
-            let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw Failure(kind: .unreadable, path: path, reason: "cannot read (\(errnoDescription()))")
-            }
-            if count == 0 { break }
-            bytes.append(contentsOf: buffer[0..<count])
-        }
+        while try file.read(appendingTo: &bytes, atMost: 65_536) {}
         return bytes
+    }
+
+    /// A file open for reading in pieces, closed when it goes away: how a large input is
+    /// read without holding all of it.
+    public struct InputFile: ~Copyable {
+        public let path: String
+        private let descriptor: Int32
+
+        /// Opens `path` for reading.
+        ///
+        /// - Throws: ``Failure``: `missing` (ENOENT), `directory` (a directory, not a file),
+        ///   `unreadable` (permissions and anything else), each naming the path.
+        public init(_ path: String) throws(Failure) {
+            let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+            guard descriptor >= 0 else { throw FileSystem.openFailure(path, code: errno) }
+            var info = stat()
+            if fstat(descriptor, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR {
+                close(descriptor)
+                throw Failure(kind: .directory, path: path, reason: "is a directory, not a file; give the path of a file")
+            }
+            self.path = path
+            self.descriptor = descriptor
+        }
+
+        deinit { close(descriptor) }
+
+        /// Appends up to `count` more bytes to `bytes`, fewer only at the end of the file.
+        /// Returns false once the end of the file is reached (nothing more will come).
+        ///
+        /// - Throws: ``Failure`` (`unreadable`, `directory`) naming the path.
+        public func read(appendingTo bytes: inout [UInt8], atMost count: Int) throws(Failure) -> Bool {
+            let start = bytes.count
+            var filled = 0
+            var failure: Int32 = 0
+            var atEnd = false
+            bytes.append(contentsOf: repeatElement(0, count: count))
+            bytes.withUnsafeMutableBytes { buffer in
+                while filled < count {
+                    let got = readDescriptor(descriptor, buffer.baseAddress! + start + filled, count - filled)
+                    if got < 0 {
+                        if errno == EINTR { continue }
+                        failure = errno
+                        return
+                    }
+                    if got == 0 {
+                        atEnd = true
+                        return
+                    }
+                    filled += got
+                }
+            }
+            bytes.removeLast(count - filled)
+            if failure != 0 {
+                throw failure == EISDIR
+                    ? Failure(kind: .directory, path: path, reason: "is a directory, not a file; give the path of a file")
+                    : Failure(kind: .unreadable, path: path, reason: "cannot be read (\(errnoDescription(failure)))")
+            }
+            return !atEnd
+        }
+    }
+
+    /// Why `open(path)` failed, said plainly.
+    static func openFailure(_ path: String, code: Int32) -> Failure {
+        switch code {
+        case ENOENT:
+            Failure(kind: .missing, path: path, reason: "no such file")
+        case EACCES, EPERM:
+            Failure(kind: .unreadable, path: path, reason: "permission denied: this user may not read it; check its permissions")
+        case ENOTDIR:
+            Failure(kind: .missing, path: path, reason: "no such file (a directory on the way is a file)")
+        default:
+            Failure(kind: .unreadable, path: path, reason: "cannot be opened (\(errnoDescription(code)))")
+        }
     }
 
     /// The UTF-8 text of `path`.
@@ -112,4 +220,9 @@ public enum FileSystem {
     public static func errnoDescription(_ code: Int32 = errno) -> String {
         "\(String(cString: strerror(code))) (errno \(code))"
     }
+}
+
+/// `read(2)`, under a name the methods called `read` do not shadow.
+private func readDescriptor(_ descriptor: Int32, _ buffer: UnsafeMutableRawPointer, _ count: Int) -> Int {
+    read(descriptor, buffer, count)
 }

@@ -167,10 +167,4 @@ public enum StrictJSON {
         }
         return "line \(line), column \(column): expected \(failure.expected), \(found)"
     }
-
-    /// Whether `text` holds a control character (C0, DEL or C1: NUL, TAB, ESC, …) that would
-    /// corrupt a terminal, a CSV cell or an HTML page it reaches.
-    public static func containsControlCharacter(_ text: String) -> Bool {
-        text.unicodeScalars.contains { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) }
-    }
 }

@@ -75,6 +75,7 @@ struct BaselineUpdateCommand: AsyncParsableCommand {
             try CommandFailure.reporting { try StandardOutput.write("pagebench: wrote \(written.rows) rows to \(written.path)\n") }
             return
         }
+        try CommandFailure.reporting { try ExactAllocations.reexecuteIfAsked(by: runArguments) }
         let command = try freshRun()
         var output = StandardOutput()
         let result: SweepRunner.Output

@@ -61,10 +61,14 @@ struct CheckCommand: ParsableCommand {
         guard let baseline, let current else { throw ExitCodes.usage }
         let report = try CommandFailure.reporting {
             let rules = try thresholds.map(Thresholds.read(from:)) ?? Thresholds()
-            let baselineRows = try CSVFile.readResults(baseline)
-            let currentRows = try CSVFile.readResults(current)
+            // Each file is read a piece at a time and kept only as the samples judged, so memory
+            // follows the groups and their repetitions, not the size of the files.
+            var baselineSamples = CheckSamples(file: baseline)
+            try CSVFile.forEachResult(baseline) { baselineSamples.add($0, cells: $1) }
+            var currentSamples = CheckSamples(file: current)
+            try CSVFile.forEachResult(current) { currentSamples.add($0, cells: $1) }
             return try RegressionChecker(thresholds: rules).checkFiles(
-                baseline: baselineRows, current: currentRows, baselineFile: baseline, currentFile: current,
+                baseline: baselineSamples, current: currentSamples,
                 allowBehaviourChange: allowBehaviourChange, failOnUnmatched: failOnUnmatched)
         }
         try CommandFailure.reporting { try StandardOutput.write(report.rendered(format.outputFormat)) }

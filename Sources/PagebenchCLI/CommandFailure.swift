@@ -1,4 +1,5 @@
 import ArgumentParser
+import PagebenchBase
 import PagebenchHarness
 import PagebenchMetrics
 import PagebenchStore
@@ -49,9 +50,22 @@ public struct CommandFailure: Error, CustomStringConvertible, Sendable {
         }
     }
 
+    /// Checks that the file a flag names can be opened for reading, so that the reason a
+    /// library would report in its own words (a TLS library's "failed to load") is said
+    /// plainly first: `--tls-cert /x: permission denied: …`, `… is a directory, not a file`.
+    static func checkReadable(_ path: String, flag: String, exitCode: ExitCode = ExitCodes.noInput) throws(CommandFailure) {
+        do {
+            _ = try FileSystem.InputFile(path)
+        } catch {
+            throw CommandFailure(exitCode, "\(flag) \(path): \(error.kind == .missing ? "no such file; check the path" : error.reason)")
+        }
+    }
+
     /// Prints the message to stderr and returns the exit code to throw from `run()`.
     func report() -> ExitCode {
-        StandardError.write("pagebench: error: \(message)\n")
+        // A message may quote input (a key, a name, a cell): its control characters are
+        // shown as escapes, never sent to the terminal raw.
+        StandardError.write("pagebench: error: \(ControlCharacters.escaped(message))\n")
         return exitCode
     }
 

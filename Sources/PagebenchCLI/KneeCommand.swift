@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import PagebenchBase
 import PagebenchHarness
 import PagebenchMetrics
 import PagebenchReport
@@ -147,9 +148,17 @@ public struct KneeCommand: AsyncParsableCommand {
     }
 
     public func run() async throws {
-        var standardOutput = StandardOutput()
+        // A step line is printed when its step ends, minutes apart: each reaches the terminal then.
+        var standardOutput = StandardOutput(flushesEveryLine: true)
         do {
-            try await execute(into: &standardOutput)
+            // SIGINT and SIGTERM stop the search as they stop `run` (H6): the step in progress
+            // is cut short and written marked partial, the steps so far are kept and the
+            // summary says what was found; exit 130 / 143. A second signal exits at once.
+            try ExactAllocations.reexecuteIfAsked(by: runArguments)
+            let interruption = Interruption()
+            _ = try await SignalTrap.run(interruption) {
+                try await execute(into: &standardOutput, interruption: interruption)
+            }
             try standardOutput.finish()
         } catch {
             standardOutput.flush()
@@ -166,10 +175,15 @@ public struct KneeCommand: AsyncParsableCommand {
     }
 
     /// Runs the search; returns the result and every step's row.
+    ///
+    /// - Parameter interruption: stops the search early (H6; `run()` requests it on SIGINT or
+    ///   SIGTERM): the step in progress is cut short (its row, if it began measuring, is
+    ///   written marked `partial` and not judged), the steps so far are written, the summary
+    ///   says what they found, and this throws exit status 128 + the signal.
     @discardableResult
-    public func execute(into out: inout some TextOutputStream) async throws(CommandFailure) -> (
-        result: KneeSearch.Result, steps: [Step]
-    ) {
+    public func execute(into out: inout some TextOutputStream, interruption: Interruption? = nil) async throws(CommandFailure)
+        -> (result: KneeSearch.Result, steps: [Step])
+    {
         let objectives = try objectives()
         if let scenarioPath, let scenario = try? Scenario.load(path: scenarioPath), scenario.workload.stages != nil {
             // A knee step holds one rate for its whole length (H5); a stage plan ramps it (H4).
@@ -186,13 +200,29 @@ public struct KneeCommand: AsyncParsableCommand {
         var steps: [Step] = []
         var search = try search()
         let result: KneeSearch.Result
+        var cutShort: Step?
         loop: while true {
+            if interruption?.isRequested == true {
+                result = search.interrupted()
+                break loop
+            }
             switch search.next() {
             case .finished(let finished):
                 result = finished
                 break loop
             case .measure(let rate):
-                var row = try await runStep(rate: rate, number: steps.count + 1, directory: directory)
+                let measured = try await runStep(rate: rate, number: steps.count + 1, directory: directory, interruption: interruption)
+                guard case .whole(var row) = measured else {
+                    if case .cutShort(let row?) = measured {
+                        // Not a whole step, so no verdict (H5): it is kept, marked partial, and
+                        // drawn nowhere (slo_held stays empty).
+                        cutShort = Step(rate: rate, row: row, held: false, violations: [])
+                        steps.append(cutShort!)
+                        if !quiet { out.write(Self.describeCutShort(cutShort!, number: steps.count)) }
+                    }
+                    result = search.interrupted()
+                    break loop
+                }
                 let violations = ServiceLevelObjective.violations(of: objectives, in: [row])
                 row.sloHeld = violations.isEmpty ? 1 : 0
                 let step = Step(rate: rate, row: row, held: violations.isEmpty, violations: violations)
@@ -209,6 +239,15 @@ public struct KneeCommand: AsyncParsableCommand {
         }
         out.write(Self.summary(result) + "\n")
         if !quiet { out.write("wrote \(steps.count) step rows to \(output)\n") }
+        if let signal = interruption?.signal {
+            let name = signal == SIGINT ? "SIGINT" : signal == SIGTERM ? "SIGTERM" : "signal \(signal)"
+            let judged = steps.count - (cutShort == nil ? 0 : 1)
+            throw CommandFailure(
+                ExitCodes.interrupted(signal: signal),
+                "interrupted by \(name): kept \(judged) judged step\(judged == 1 ? "" : "s")"
+                    + (cutShort.map { ", and the step at \(Self.rate($0.rate)) drains/s cut short (partial)" } ?? "")
+                    + " in \(output)")
+        }
         if result.ending == .neverHeld {
             throw CommandFailure(
                 ExitCodes.sloBroken,
@@ -217,14 +256,25 @@ public struct KneeCommand: AsyncParsableCommand {
         return (result, steps)
     }
 
+    /// What one step's run gave.
+    enum StepOutcome {
+        /// The step ran its whole duration.
+        case whole(ResultRow)
+        /// A signal cut it short: its row marked partial, or nil if it had not begun measuring.
+        case cutShort(ResultRow?)
+    }
+
     /// One step: `pagebench run` at `rate`, its row.
-    private func runStep(rate: Double, number: Int, directory: String) async throws(CommandFailure) -> ResultRow {
+    private func runStep(rate: Double, number: Int, directory: String, interruption: Interruption?) async throws(CommandFailure)
+        -> StepOutcome
+    {
+        let stepFile = "\(directory)/step-\(number).csv"
         var arguments: [String] = []
         if let scenarioPath { arguments.append(scenarioPath) }
         arguments += runArguments
         arguments += [
             "--load", "open-fixed:\(rate)", "--duration", String(stepDuration), "--repetitions", "1",
-            "--concurrency", String(pagers), "--output", "\(directory)/step-\(number).csv", "--quiet",
+            "--concurrency", String(pagers), "--output", stepFile, "--quiet",
         ]
         let command: RunCommand
         do {
@@ -233,13 +283,22 @@ public struct KneeCommand: AsyncParsableCommand {
             throw CommandFailure(ExitCodes.usage, "a step's run arguments are invalid: \(RunCommand.message(for: error))")
         }
         var discard = ""
-        let output = try await command.execute(into: &discard)
+        let output: SweepRunner.Output
+        do {
+            output = try await command.execute(into: &discard, interruption: interruption)
+        } catch where interruption?.isRequested == true {
+            // The run wrote what it measured (H6) before it reported the signal.
+            // A signal that came after the phase ended leaves a whole step.
+            let rows = (try? CSVFile.read(ResultRow.self, from: stepFile)) ?? []
+            if let row = rows.first, rows.count == 1, row.partial == 0 { return .whole(row) }
+            return .cutShort(rows.first)
+        }
         guard output.rows.count == 1, let row = output.rows.first else {
             throw CommandFailure(
                 ExitCodes.usage,
                 "a knee step must be one phase, but the scenario and flags give \(output.rows.count); give one scenario")
         }
-        return row
+        return .whole(row)
     }
 
     private func temporaryDirectory() throws(CommandFailure) -> String {
@@ -266,6 +325,11 @@ public struct KneeCommand: AsyncParsableCommand {
             + "\(step.row.drains) drains, \(step.row.missedStarts ?? 0) missed starts)\n"
     }
 
+    static func describeCutShort(_ step: Step, number: Int) -> String {
+        "step \(number): \(rate(step.rate)) drains/s: cut short by a signal after "
+            + "\(NumberText.fixed(step.row.durationSeconds, 1)) s (partial, not judged; \(step.row.drains) drains)\n"
+    }
+
     static func summary(_ result: KneeSearch.Result) -> String {
         let broken = result.lowestBroken.map { "; lowest rate that broke: \(rate($0)) drains/s" } ?? ""
         let steps = "\(result.steps.count) step\(result.steps.count == 1 ? "" : "s")"
@@ -279,6 +343,9 @@ public struct KneeCommand: AsyncParsableCommand {
         case .stepLimit:
             let knee = result.knee.map { "\(rate($0)) drains/s" } ?? "none"
             return "knee: \(knee) so far: --max-steps reached before the resolution\(broken) (\(steps))"
+        case .interrupted:
+            let knee = result.knee.map { "\(rate($0)) drains/s, the highest rate at which every SLO held" } ?? "none held"
+            return "knee so far: \(knee)\(broken); interrupted before the resolution (\(steps) judged)"
         }
     }
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import PagebenchBase
 
 /// The `pagebench` command line: argument parsing, validation and wiring only.
 ///
@@ -25,6 +26,31 @@ public struct PagebenchCommand: AsyncParsableCommand {
     )
 
     public init() {}
+
+    /// What `main()` of swift-argument-parser does, except that a usage error's message (which
+    /// quotes the arguments given) is printed with its control characters escaped: `--slo
+    /// $'\e[2J'` must not clear the terminal it is refused on.
+    public static func runAsMain() async {
+        do {
+            var command = try parseAsRoot()
+            if var asynchronous = command as? any AsyncParsableCommand {
+                try await asynchronous.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            let code = exitCode(for: error)
+            let message = fullMessage(for: error)
+            if !message.isEmpty {
+                if code == .success {
+                    print(message)
+                } else {
+                    StandardError.write(ControlCharacters.escaped(message) + "\n")
+                }
+            }
+            exit(withError: code)
+        }
+    }
 }
 
 /// The pagebench version reported by `--version` and written into every CSV row's context.

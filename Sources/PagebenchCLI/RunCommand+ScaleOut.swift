@@ -121,6 +121,9 @@ extension RunCommand {
         if let targetFile { runOptions += ["--target-file", targetFile] }
         if let caFile { runOptions += ["--ca-file", caFile] }
         if insecure { runOptions += ["--insecure"] }
+        // Workers inherit MALLOC_CONF=tcache:false from this re-executed process; the flag
+        // makes each of them check it.
+        if exactAllocations { runOptions += [ExactAllocations.flag] }
         let workers = LocalWorkers(
             executable: executable, count: count, directory: shardOutput, start: start, runOptions: runOptions)
         if !quiet {

@@ -67,6 +67,7 @@ extension RunCommand {
     ///   credentials), 64 for a bad --ca-file, 69 when the first page fails.
     func connectRealTarget(_ target: Target, scenarios: [Scenario]) async throws(CommandFailure) -> TargetSource {
         let connections = max(1, scenarios.flatMap(\.workload.concurrency).max() ?? 1)
+        if let caFile { try CommandFailure.checkReadable(caFile, flag: "--ca-file", exitCode: ExitCodes.usage) }
         let source: TargetSource
         do {
             source = try TargetSource(target: target, connections: connections, caFile: caFile, insecure: insecure)

@@ -81,6 +81,10 @@ public struct RunCommand: AsyncParsableCommand {
             valueName: "us"))
     public var serviceTimerMicroseconds: Int = 250
 
+    @Flag(
+        help: "Count allocations exactly (allocation_counting=exact): run with jemalloc's thread caches off, which makes allocation-heavy runs slower (README \"What is measured\").")
+    public var exactAllocations = false
+
     @Flag(help: "No progress output and no summary table; errors only.")
     public var quiet = false
 
@@ -183,6 +187,7 @@ public struct RunCommand: AsyncParsableCommand {
     public func run() async throws {
         var standardOutput = StandardOutput()
         do {
+            if exactAllocations { try ExactAllocations.reexecuteIfAsked(by: [ExactAllocations.flag]) }
             let interruption = Interruption()
             _ = try await SignalTrap.run(interruption) {
                 try await execute(into: &standardOutput, interruption: interruption)
@@ -262,6 +267,7 @@ public struct RunCommand: AsyncParsableCommand {
             return SweepRunner.Output(rows: [], results: [], timeSeries: [])
         }
         if workers != nil || shard != nil { try Self.checkShardable(scenarios) }
+        try ExactAllocations.check(asked: exactAllocations)
         // Every output path is checked before anything is measured, not after an hour.
         do {
             if shard != nil {
@@ -295,7 +301,9 @@ public struct RunCommand: AsyncParsableCommand {
         }
         let shard = try parsedShard()
         let start = try parsedStartAt()
-        var options = SweepRunner.Options(context: RunContext.current(pagebenchVersion: PagebenchVersion.string))
+        var context = RunContext.current(pagebenchVersion: PagebenchVersion.string)
+        context.allocationCounting = ExactAllocations.counting
+        var options = SweepRunner.Options(context: context)
         options.shard = shard ?? .whole
         if let start { options.waitForStart = { try await start.wait() } }
         options.timeSeries = timeseries != nil

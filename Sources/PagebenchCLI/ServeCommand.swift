@@ -90,9 +90,18 @@ public struct ServeCommand: AsyncParsableCommand {
         if let tlsCert, let tlsKey {
             tls = TLSFiles(certificateFile: tlsCert, keyFile: tlsKey)
             do {
+                try CommandFailure.checkReadable(tlsCert, flag: "--tls-cert")
+                try CommandFailure.checkReadable(tlsKey, flag: "--tls-key")
+            } catch {
+                throw error.report()
+            }
+            do {
                 try tls?.check()
             } catch {
-                throw CommandFailure(ExitCodes.noInput, "--tls-cert/--tls-key: cannot load \(tlsCert) and \(tlsKey) as PEM: \(error)").report()
+                throw CommandFailure(
+                    ExitCodes.dataError,
+                    "--tls-cert \(tlsCert) / --tls-key \(tlsKey): not a PEM certificate chain and its private key (\(error))"
+                ).report()
             }
         }
         let scheme = tls == nil ? "http" : "https"
@@ -106,7 +115,12 @@ public struct ServeCommand: AsyncParsableCommand {
                 output.write(
                     "listening on \(scheme)://\(host):\(port) (store \(server.store.configurationHash), \(server.store.totalItems) items)\n"
                 )
-                output.flush()
+                do {
+                    try output.finish()
+                } catch {
+                    // Scripts read the port from this line: a server nobody can find is a failure.
+                    Glibc.exit(error.report().rawValue)
+                }
             }
         } catch {
             throw CommandFailure(ExitCodes.unavailable, "cannot serve on \(host):\(port): \(error)").report()

@@ -14,12 +14,18 @@ public struct StandardOutput: TextOutputStream {
     private var buffer: [UInt8] = []
     /// The `errno` of the first failed write.
     private(set) var failure: Int32?
+    /// Whether every write that ends a line is flushed at once: for commands that print a
+    /// line now and then over a long time (a knee search's steps), not a stream of items.
+    private let flushesEveryLine: Bool
 
-    public init() { buffer.reserveCapacity(1 << 16) }
+    public init(flushesEveryLine: Bool = false) {
+        self.flushesEveryLine = flushesEveryLine
+        buffer.reserveCapacity(1 << 16)
+    }
 
     public mutating func write(_ string: String) {
         buffer.append(contentsOf: string.utf8)
-        if buffer.count >= 1 << 16 { flush() }
+        if buffer.count >= 1 << 16 || (flushesEveryLine && buffer.last == UInt8(ascii: "\n")) { flush() }
     }
 
     /// Writes what is buffered to file descriptor 1 (a short write is continued).

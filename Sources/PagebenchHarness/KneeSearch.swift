@@ -32,6 +32,9 @@ public struct KneeSearch: Sendable, Equatable {
         case neverHeld
         /// `maxSteps` steps were measured before the resolution was reached.
         case stepLimit
+        /// A signal stopped the search (H6) before it ended: ``Result/knee`` is the highest
+        /// rate that held so far.
+        case interrupted
     }
 
     /// The outcome: the highest rate that held (nil when none did), the lowest that broke
@@ -107,6 +110,12 @@ public struct KneeSearch: Sendable, Equatable {
         }
         pending = rate
         return .measure(rate: rate)
+    }
+
+    /// What the steps recorded so far found, for a search a signal stopped (H6): the step in
+    /// progress, cut short, is not one of them.
+    public func interrupted() -> Result {
+        Result(knee: highestHeld, lowestBroken: lowestBroken, ending: .interrupted, steps: steps)
     }
 
     /// Takes the verdict of the step at `rate` (the rate ``next()`` asked for).

@@ -42,15 +42,18 @@ extension Scenario {
     public static func files(expanding paths: [String]) throws(HarnessError) -> [String] {
         var files: [String] = []
         for path in paths {
-            var isDirectory: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-                throw HarnessError(.inputUnavailable, file: path, "no such scenario file or directory; check the path")
+            let entries: [String]
+            do {
+                guard try FileSystem.isDirectory(path) else {
+                    files.append(path)
+                    continue
+                }
+                entries = try FileSystem.directoryEntries(path)
+            } catch {
+                throw HarnessError(
+                    .inputUnavailable, file: path,
+                    error.kind == .missing ? "no such scenario file or directory; check the path" : error.reason)
             }
-            guard isDirectory.boolValue else {
-                files.append(path)
-                continue
-            }
-            let entries = (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []
             let json = entries.filter { $0.hasSuffix(".json") && !$0.hasPrefix(".") }.sorted()
             guard !json.isEmpty else {
                 throw HarnessError(.inputUnavailable, file: path, "the directory holds no *.json scenario files")
@@ -77,14 +80,14 @@ extension Scenario {
         var scenario = Scenario(name: defaultName)
         if let name = dictionary["name"] {
             guard let text = name as? String else { throw .invalidField("name", "must be a string") }
-            guard !StrictJSON.containsControlCharacter(text) else {
+            guard !ControlCharacters.contains(text) else {
                 throw .invalidField("name", "holds a control character (NUL, TAB, ESC, …); names reach terminals, CSV and HTML")
             }
             scenario.name = text
         }
         if let description = dictionary["description"] {
             guard let text = description as? String else { throw .invalidField("description", "must be a string") }
-            guard !StrictJSON.containsControlCharacter(text) else {
+            guard !ControlCharacters.contains(text) else {
                 throw .invalidField("description", "holds a control character (NUL, TAB, ESC, …); use plain text")
             }
             scenario.description = text

@@ -11,7 +11,9 @@ public enum CSVFile {
     /// - Throws: ``MetricsError``: `.inputUnavailable` if the file is missing or unreadable,
     ///   `.malformedInput` with line and column for bad content.
     public static func read<Row: CSVRecord>(_ type: Row.Type = Row.self, from path: String) throws -> [Row] {
-        try Row.parseCSV(TextFile.read(path), file: path)
+        var rows: [Row] = []
+        try forEachRow(Row.self, from: path) { rows.append($0) }
+        return rows
     }
 
     /// Every row of the results file at `path`, which must hold at least one.
@@ -19,12 +21,83 @@ public enum CSVFile {
     /// - Throws: ``MetricsError``: `inputUnavailable` for a missing file, `malformedInput`
     ///   with file, line and column for bad content, or for a header without rows.
     public static func readResults(_ path: String) throws -> [ResultRow] {
-        let rows = try read(ResultRow.self, from: path)
-        guard !rows.isEmpty else {
+        var rows: [ResultRow] = []
+        try forEachResult(path) { row, _ in rows.append(row) }
+        return rows
+    }
+
+    /// Hands every row of the results file at `path` to `body` as it is read, with its typed
+    /// cells (by ``ResultRow/csvColumns`` index: what a reader of a few columns of many rows
+    /// takes instead of the row's key paths); the file must hold at least one (errors as
+    /// ``readResults(_:)``).
+    public static func forEachResult(_ path: String, _ body: (ResultRow, [CSVValue]) throws -> Void) throws {
+        var count = 0
+        try forEachRow(ResultRow.self, from: path, pieceBytes: pieceBytes) { row, cells in
+            count += 1
+            try body(row, cells)
+        }
+        guard count > 0 else {
             throw MetricsError.malformed(
                 file: path, line: 2, column: nil, "the file has a header but no rows; was the run interrupted?")
         }
-        return rows
+    }
+
+    /// How much of a file is read at a time: a file of any size is held as at most this
+    /// much text (plus one record), never whole.
+    static let pieceBytes = 4 << 20
+
+    /// Reads `path` a piece at a time and hands each row to `body` as soon as its record is
+    /// complete, so that memory does not grow with the file (only with what `body` keeps).
+    ///
+    /// - Throws: ``MetricsError`` as ``read(_:from:)``: rows before a defect have been handed
+    ///   to `body` by then.
+    public static func forEachRow<Row: CSVRecord>(
+        _ type: Row.Type = Row.self, from path: String, _ body: (Row) throws -> Void
+    ) throws {
+        try forEachRow(type, from: path, pieceBytes: pieceBytes) { row, _ in try body(row) }
+    }
+
+    /// ``forEachRow(_:from:_:)`` reading `pieceBytes` at a time (tests cut files into tiny
+    /// pieces), handing each row's typed cells along.
+    static func forEachRow<Row: CSVRecord>(
+        _ type: Row.Type, from path: String, pieceBytes: Int, _ body: (Row, [CSVValue]) throws -> Void
+    ) throws {
+        let file: FileSystem.InputFile
+        do {
+            file = try FileSystem.InputFile(path)
+        } catch {
+            throw TextFile.inputError(error)
+        }
+        let reader = CSVReader(file: path)
+        var rows = CSVRowReader<Row>(file: path)
+        var buffer: [UInt8] = []
+        var line = 1
+        var atStart = true
+        var isEnd = false
+        var piece = pieceBytes
+        while !isEnd {
+            do {
+                isEnd = try !file.read(appendingTo: &buffer, atMost: piece)
+            } catch {
+                throw TextFile.inputError(error)
+            }
+            // Whole lines are UTF-8 on their own: a line feed is never part of a multi-byte scalar.
+            let complete = isEnd ? buffer.count : (buffer.lastIndex(of: UInt8(ascii: "\n")).map { $0 + 1 } ?? 0)
+            guard var text = String(validating: buffer[..<complete], as: UTF8.self) else {
+                throw TextFile.inputError(FileSystem.Failure(kind: .notUTF8, path: path, reason: "not UTF-8 text; save it as UTF-8"))
+            }
+            let parsed = try text.withUTF8 { bytes in
+                try reader.parseRecords(bytes, line: line, atStart: atStart, isEnd: isEnd) { record in
+                    if let row = try rows.take(record) { try body(row, rows.cells) }
+                }
+            }
+            buffer.removeFirst(parsed.consumed)
+            line = parsed.line
+            if parsed.consumed > 0 { atStart = false }
+            // A record longer than a piece: read more before trying again.
+            piece = parsed.consumed == 0 ? piece * 2 : pieceBytes
+        }
+        try rows.finish()
     }
 
     /// Writes `rows` (with the header) to `path` atomically: the old file stays intact on failure.

@@ -25,22 +25,13 @@ extension CSVRecord {
     /// build does not read. A file of an ``CSVRecord/earlierSchemaVersions`` version lacks
     /// exactly the columns added since; its rows read with those empty, as this version.
     public static func parseCSV(_ text: String, file: String) throws -> [Self] {
-        // Records are decoded as they are read: a 100 MB file is held once as text and once
-        // as rows, never as a third copy of fields.
-        var decoder: CSVRowDecoder<Self>?
+        // Records are decoded as they are read: the text is never held a second time as fields.
+        var reader = CSVRowReader<Self>(file: file)
         var rows: [Self] = []
         try CSVReader(file: file).forEachRecord(text) { record in
-            if decoder != nil {
-                rows.append(try decoder!.row(record))
-            } else {
-                decoder = try CSVRowDecoder(header: record, file: file)
-            }
+            if let row = try reader.take(record) { rows.append(row) }
         }
-        guard decoder != nil else {
-            throw MetricsError.malformed(
-                file: file, line: 1, column: 1,
-                "the file is empty; expected a header line starting '\(csvHeader.prefix(3).joined(separator: ","))…'")
-        }
+        try reader.finish()
         return rows
     }
 
@@ -54,9 +45,9 @@ extension CSVRecord {
     /// Accepts this build's version, or an earlier one whose file lacks exactly the columns
     /// added since (`missing`), which it upgrades to this version (those cells stay empty).
     fileprivate static func checkSchemaVersion(
-        _ row: inout Self, record: CSVReader.Record, columnOfField: [Int], missing: Set<String>, file: String
+        _ row: inout Self, record: CSVReader.Record, position: Int?, columnOfField: [Int], missing: Set<String>, file: String
     ) throws {
-        guard let position = columnOfField.firstIndex(where: { csvColumns[$0].name == "schema_version" }) else { return }
+        guard let position else { return }
         let column = csvColumns[columnOfField[position]]
         let field = record.fields[position]
         if column.value(row) == column.value(blank) {
@@ -79,6 +70,37 @@ extension CSVRecord {
     }
 }
 
+/// Turns the records of one file into rows: the first record is the header, every later
+/// one a row decoded against it (``CSVRecord/parseCSV(_:file:)``, ``CSVFile/forEachRow(_:from:_:)``).
+struct CSVRowReader<Row: CSVRecord> {
+    let file: String
+    private var decoder: CSVRowDecoder<Row>?
+
+    init(file: String) {
+        self.file = file
+    }
+
+    /// The row of `record`, or nil for the header.
+    mutating func take(_ record: CSVReader.Record) throws -> Row? {
+        if decoder != nil { return try decoder!.row(record) }
+        decoder = try CSVRowDecoder(header: record, file: file)
+        return nil
+    }
+
+    /// The typed cells of the last row ``take(_:)`` returned, by ``CSVRecord/csvColumns``
+    /// index: what the row holds (for a column the file lacks, the row's default).
+    var cells: [CSVValue] { decoder?.cells ?? [] }
+
+    /// Refuses a file that had no header.
+    func finish() throws {
+        guard decoder != nil else {
+            throw MetricsError.malformed(
+                file: file, line: 1, column: 1,
+                "the file is empty; expected a header line starting '\(Row.csvHeader.prefix(3).joined(separator: ","))…'")
+        }
+    }
+}
+
 /// Decodes records into rows against one header (the header checks of ``CSVRecord/parseCSV(_:file:)``).
 struct CSVRowDecoder<Row: CSVRecord> {
     let header: CSVReader.Record
@@ -89,6 +111,21 @@ struct CSVRowDecoder<Row: CSVRecord> {
     let missing: Set<String>
     /// `Row.csvColumns`, read once.
     let columns: [CSVColumn<Row>]
+    /// Each column's type and whether it is optional, read once: a row reads them per field,
+    /// and copying a `CSVColumn` out of the array (its closures and names) costs more than
+    /// parsing the field.
+    let types: [ColumnType]
+    let optional: [Bool]
+    /// The fields of optional columns: only those can read back otherwise than written (a
+    /// group of them filled in part), so only those are checked after a row is stored.
+    let optionalFields: [Int]
+    /// Which field is `schema_version`, if the header has it.
+    let schemaVersionField: Int?
+    /// The columns the header lacks (an earlier schema version), whose cells are the row's
+    /// defaults.
+    let missingColumns: [Int]
+    /// The typed cells of the last row decoded, by column index.
+    private(set) var cells: [CSVValue] = []
     /// The previous row's text per column: a row that repeats it (host, commit, scenario…)
     /// shares its storage instead of holding another copy, which keeps a large file's rows
     /// small.
@@ -137,7 +174,13 @@ struct CSVRowDecoder<Row: CSVRecord> {
         self.columnOfField = columnOfField
         self.missing = missingSet
         self.columns = columns
+        types = columns.map(\.descriptor.type)
+        optional = columns.map(\.descriptor.isOptional)
+        optionalFields = columnOfField.indices.filter { columns[columnOfField[$0]].descriptor.isOptional }
+        schemaVersionField = columnOfField.firstIndex { columns[$0].name == "schema_version" }
+        missingColumns = columns.indices.filter { missingSet.contains(columns[$0].name) }
         previousText = Array(repeating: nil, count: columns.count)
+        cells = Array(repeating: .missing, count: columns.count)
     }
 
     mutating func row(_ record: CSVReader.Record) throws -> Row {
@@ -151,19 +194,19 @@ struct CSVRowDecoder<Row: CSVRecord> {
                 "expected \(header.fields.count) fields as in the header, found \(record.fields.count)\(hint)")
         }
         var row = Row.blank
-        var cells: [CSVValue] = Array(repeating: .missing, count: columns.count)
+        for index in cells.indices { cells[index] = .missing }
         for (field, index) in zip(record.fields, columnOfField) {
-            let column = columns[index]
-            switch CSVValue.parse(field.text[...], as: column.descriptor.type) {
+            let type = types[index]
+            switch CSVValue.parse(field.text[...], as: type) {
             case .failure(let failure):
                 throw MetricsError.malformed(
-                    file: file, line: field.line, column: field.column, "column '\(column.name)': \(failure.message)")
-            case .success(.missing) where !column.descriptor.isOptional && column.descriptor.type != .text:
+                    file: file, line: field.line, column: field.column, "column '\(columns[index].name)': \(failure.message)")
+            case .success(.missing) where !optional[index] && type != .text:
                 throw MetricsError.malformed(
                     file: file, line: field.line, column: field.column,
-                    "column '\(column.name)' is empty but requires a \(column.descriptor.type.rawValue) value")
+                    "column '\(columns[index].name)' is empty but requires a \(type.rawValue) value")
             case .success(let value):
-                var stored: CSVValue = (value == .missing && column.descriptor.type == .text) ? .text("") : value
+                var stored: CSVValue = (value == .missing && type == .text) ? .text("") : value
                 if case .text(let text) = stored {
                     if let previous = previousText[index], previous == text {
                         stored = .text(previous)
@@ -172,22 +215,27 @@ struct CSVRowDecoder<Row: CSVRecord> {
                     }
                 }
                 cells[index] = stored
-                column.store(&row, stored)
+                columns[index].store(&row, stored)
             }
         }
         // A cell that was empty but reads back filled (or the reverse) belongs to a group of
         // optional columns that must be filled all together.
-        for (field, index) in zip(record.fields, columnOfField) {
-            let column = columns[index]
-            let written = column.value(row)
+        for position in optionalFields {
+            let field = record.fields[position]
+            let index = columnOfField[position]
+            let written = columns[index].value(row)
             if (written == .missing) != (cells[index] == .missing) {
                 throw MetricsError.malformed(
                     file: file, line: field.line, column: field.column,
-                    "column '\(column.name)' is \(cells[index] == .missing ? "empty" : "filled") but the other "
+                    "column '\(columns[index].name)' is \(cells[index] == .missing ? "empty" : "filled") but the other "
                         + "columns of its group are not; fill all of them or leave all empty")
             }
         }
-        try Row.checkSchemaVersion(&row, record: record, columnOfField: columnOfField, missing: missing, file: file)
+        try Row.checkSchemaVersion(
+            &row, record: record, position: schemaVersionField, columnOfField: columnOfField, missing: missing, file: file)
+        // The cells say what the row holds: the upgraded version, the defaults of columns added since.
+        if let schemaVersionField { cells[columnOfField[schemaVersionField]] = columns[columnOfField[schemaVersionField]].value(row) }
+        for index in missingColumns { cells[index] = columns[index].value(row) }
         return row
     }
 }

@@ -1,3 +1,5 @@
+import PagebenchBase
+
 /// One typed CSV cell value.
 public enum CSVValue: Sendable, Hashable, CustomStringConvertible {
     case text(String)
@@ -38,6 +40,12 @@ public enum CSVValue: Sendable, Hashable, CustomStringConvertible {
         if field.isEmpty { return .success(.missing) }
         switch type {
         case .text:
+            if let control = field.unicodeScalars.first(where: ControlCharacters.isControl) {
+                return .failure(
+                    ParseFailure(
+                        "holds the control character \(ControlCharacters.escaped(String(control))); text cells may not "
+                            + "(it would reach a terminal or a report)"))
+            }
             return .success(.text(String(field)))
         case .integer:
             guard let value = Int(field) else {

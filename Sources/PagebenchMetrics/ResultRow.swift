@@ -18,9 +18,11 @@ public struct ResultRow: CSVRecord, Hashable {
         "target_errors_bad_continuation", "target_errors_graphql", "target_errors_api",
         "target_errors_repeated_continuation", "consumed_capacity_units", "partial", "slo_held",
     ]
-    /// The columns version 4 added: stages (H4).
+    /// The columns version 4 added: stages (H4) and `allocation_counting` (issue 12,
+    /// measurement integrity).
     static let addedInVersion4: Set<String> = [
         "stage", "stage_start_s", "stage_pagers_from", "stage_pagers_to", "stage_rate_from", "stage_rate_to",
+        "allocation_counting",
     ]
     /// Version 1 had no `harness_overhead_ratio` (added in 2) and neither had the columns
     /// of versions 3 and 4; their files read with those columns empty (`partial` 0).
@@ -163,6 +165,10 @@ public struct ResultRow: CSVRecord, Hashable {
     public var allocations: UInt64 = 0
     /// `allocations / pages`.
     public var allocationsPerPage: Double = 0
+    /// How ``allocations`` was counted: `exact` (jemalloc's thread caches off,
+    /// `run --exact-allocations`), `cached` (on), or empty (unknown; files of schema 3 and
+    /// earlier, which were all counted with the caches on unless `MALLOC_CONF` said otherwise).
+    public var allocationCounting: String = ""
     /// Highest jemalloc `stats.allocated` sampled during the measured phase.
     public var peakAllocatedBytes: Int = 0
     /// Peak resident set size of the process (`VmHWM`) at the end of the run.
@@ -221,6 +227,7 @@ public struct ResultRow: CSVRecord, Hashable {
         buildConfiguration = context.buildConfiguration
         host = context.host
         cores = context.cores
+        allocationCounting = context.allocationCounting
     }
 }
 

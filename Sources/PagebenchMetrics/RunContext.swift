@@ -16,6 +16,9 @@ public struct RunContext: Sendable, Equatable {
     public var host: String
     /// CPU cores the process may use.
     public var cores: Int
+    /// How allocation requests are counted (`exact`, `cached` or empty): the CLI asks
+    /// jemalloc, which this module does not link.
+    public var allocationCounting: String = ""
 
     public init(
         timestampUTC: String, pagebenchVersion: String, gitCommit: String, swiftVersion: String,

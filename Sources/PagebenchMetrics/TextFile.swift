@@ -11,14 +11,21 @@ public enum TextFile {
         do {
             return try FileSystem.readText(path)
         } catch {
-            switch error.kind {
-            case .missing:
-                throw MetricsError(kind: .inputUnavailable, file: path, message: "no such file; check the path")
-            case .notUTF8:
-                throw MetricsError.malformed(file: path, line: nil, column: nil, error.reason)
-            default:
-                throw MetricsError(kind: .inputUnavailable, file: path, message: "\(error.reason); check its permissions")
-            }
+            throw inputError(error)
+        }
+    }
+
+    /// A failure to read an input file as the error every reader of results reports: a
+    /// missing or unreadable file (`inputUnavailable`, exit 66), bytes that are not UTF-8
+    /// (`malformedInput`, exit 65).
+    public static func inputError(_ error: FileSystem.Failure) -> MetricsError {
+        switch error.kind {
+        case .missing:
+            MetricsError(kind: .inputUnavailable, file: error.path, message: "no such file; check the path")
+        case .notUTF8:
+            MetricsError.malformed(file: error.path, line: nil, column: nil, error.reason)
+        default:
+            MetricsError(kind: .inputUnavailable, file: error.path, message: error.reason)
         }
     }
 

@@ -99,6 +99,19 @@ public struct JemallocStats: Sendable, Equatable {
         return mallctl("background_thread", nil, nil, &enabled, MemoryLayout<Bool>.size) == 0
     }
 
+    /// Whether jemalloc's per-thread caches are on (`opt.tcache`), nil if it cannot say.
+    ///
+    /// With them off (`MALLOC_CONF=tcache:false`, what `run --exact-allocations` sets), every
+    /// allocation request is counted in the arena counters as it is made, so
+    /// ``allocationRequests(since:)`` over an interval is exact; with them on, requests a
+    /// cache serves are merged in bursts (see the type's documentation).
+    public static var threadCachesEnabled: Bool? {
+        var enabled = false
+        var size = MemoryLayout<Bool>.size
+        guard mallctl("opt.tcache", &enabled, &size, nil, 0) == 0 else { return nil }
+        return enabled
+    }
+
     /// Whether this process's jemalloc collects statistics (`config.stats`).
     public static var statisticsEnabled: Bool {
         var enabled = false

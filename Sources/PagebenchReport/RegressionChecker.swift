@@ -43,26 +43,32 @@ public struct RegressionChecker: Sendable {
         baseline: [ResultRow], current: [ResultRow], baselineFile: String, currentFile: String,
         allowBehaviourChange: Bool = false, failOnUnmatched: Bool = false
     ) throws -> CheckReport {
-        for (rows, file) in [(baseline, baselineFile), (current, currentFile)] {
-            // Two rows of one identity and repetition (a file concatenated with itself, a scenario
-            // run twice) would count as two samples of one measurement.
-            var seen: Set<RowKey> = []
-            for row in rows where !seen.insert(RowKey(identity: row.identity, repetition: row.repetition)).inserted {
-                throw MetricsError(
-                    kind: .malformedInput, file: file,
-                    message: "two rows are \(row.identity) repetition "
-                        + "\(row.repetition): a measurement counted twice would be two samples; give each row once")
+        try checkFiles(
+            baseline: CheckSamples(baseline, file: baselineFile), current: CheckSamples(current, file: currentFile),
+            allowBehaviourChange: allowBehaviourChange, failOnUnmatched: failOnUnmatched)
+    }
+
+    /// Compares two files read into ``CheckSamples`` (as `pagebench check` does, a row at a
+    /// time), refusing a row given twice and files that have no identity in common.
+    ///
+    /// - Throws: ``MetricsError`` (`.malformedInput`): two rows of one identity and repetition
+    ///   in one file (a file concatenated with itself, a scenario run twice: they would count
+    ///   as two samples of one measurement); not one group in common (see above).
+    public func checkFiles(
+        baseline: CheckSamples, current: CheckSamples, allowBehaviourChange: Bool = false, failOnUnmatched: Bool = false
+    ) throws -> CheckReport {
+        for samples in [baseline, current] {
+            if let duplicate = samples.duplicate {
+                throw MetricsError(kind: .malformedInput, file: samples.file, message: duplicate)
             }
         }
-        var report = check(
-            baseline: baseline, current: current, baselineFile: baselineFile, currentFile: currentFile,
-            allowBehaviourChange: allowBehaviourChange)
+        var report = check(baseline: baseline, current: current, allowBehaviourChange: allowBehaviourChange)
         report.unmatchedFails = failOnUnmatched
         if report.comparisons.isEmpty {
             let example = report.onlyInBaseline.first.map { " (baseline has e.g. \($0.label), current \(report.onlyInCurrent.first?.label ?? "nothing"))" } ?? ""
             throw MetricsError(
-                kind: .malformedInput, file: currentFile,
-                message: "no row matches the baseline \(baselineFile) by scenario, configuration hash, pager and "
+                kind: .malformedInput, file: current.file,
+                message: "no row matches the baseline \(baseline.file) by scenario, configuration hash, pager and "
                     + "concurrency\(example); if the scenarios or their configuration changed on purpose, refresh the "
                     + "baseline (pagebench baseline update)")
         }
@@ -74,107 +80,128 @@ public struct RegressionChecker: Sendable {
         baseline: [ResultRow], current: [ResultRow], baselineFile: String, currentFile: String,
         allowBehaviourChange: Bool = false
     ) -> CheckReport {
-        let baselineGroups = Self.group(baseline)
-        let currentGroups = Self.group(current)
+        check(
+            baseline: CheckSamples(baseline, file: baselineFile), current: CheckSamples(current, file: currentFile),
+            allowBehaviourChange: allowBehaviourChange)
+    }
+
+    /// Compares two files' samples; their file names label the report.
+    public func check(baseline: CheckSamples, current: CheckSamples, allowBehaviourChange: Bool = false) -> CheckReport {
         var comparisons: [IdentityComparison] = []
-        for identity in baselineGroups.keys.sorted() {
-            guard let currentRows = currentGroups[identity], let baselineRows = baselineGroups[identity] else { continue }
-            comparisons.append(compare(identity, baselineRows, currentRows))
+        for identity in baseline.groups.keys.sorted() {
+            guard let currentGroup = current.groups[identity], let baselineGroup = baseline.groups[identity] else { continue }
+            comparisons.append(compare(identity, baselineGroup, currentGroup))
         }
-        func unmatched(_ groups: [ResultIdentity: [ResultRow]], _ other: [ResultIdentity: [ResultRow]]) -> [UnmatchedIdentity] {
+        func unmatched(_ groups: [ResultIdentity: CheckSamples.Group], _ other: [ResultIdentity: CheckSamples.Group])
+            -> [UnmatchedIdentity]
+        {
             groups.keys.filter { other[$0] == nil }.sorted().map { identity in
                 UnmatchedIdentity(
                     scenario: identity.scenario, configHash: identity.configHash, pagerKind: identity.pagerKind,
-                    concurrency: identity.concurrency, stage: identity.stage, repetitions: groups[identity]?.count ?? 0)
+                    concurrency: identity.concurrency, stage: identity.stage, repetitions: groups[identity]?.samples.count ?? 0)
             }
         }
         return CheckReport(
-            baselineFile: baselineFile, currentFile: currentFile, method: methodDescription,
-            comparisons: comparisons, onlyInBaseline: unmatched(baselineGroups, currentGroups),
-            onlyInCurrent: unmatched(currentGroups, baselineGroups), behaviourChangeAllowed: allowBehaviourChange)
+            baselineFile: baseline.file, currentFile: current.file, method: methodDescription,
+            comparisons: comparisons, onlyInBaseline: unmatched(baseline.groups, current.groups),
+            onlyInCurrent: unmatched(current.groups, baseline.groups), behaviourChangeAllowed: allowBehaviourChange)
     }
 
-    private struct RowKey: Hashable {
-        var identity: ResultIdentity
-        var repetition: Int
+    /// One side of a comparison: a group's samples that are compared, in repetition order.
+    private struct Side {
+        let group: CheckSamples.Group
+        /// Sample indices, repetition order, failed rows left out.
+        let compared: [Int]
+
+        var profiles: [CheckSamples.Profile] { compared.map { group.profiles[group.samples[$0].profile] } }
+
+        /// The non-empty values of judged column `column`, in repetition order.
+        func values(_ column: Int) -> [Double] { compared.compactMap { group.value($0, column) } }
     }
 
-    /// Rows grouped by identity, each group in repetition order.
-    static func group(_ rows: [ResultRow]) -> [ResultIdentity: [ResultRow]] {
-        Dictionary(grouping: rows, by: \.identity).mapValues { $0.sorted { $0.repetition < $1.repetition } }
-    }
-
-    private func compare(_ identity: ResultIdentity, _ allBaseline: [ResultRow], _ allCurrent: [ResultRow])
+    private func compare(_ identity: ResultIdentity, _ baselineGroup: CheckSamples.Group, _ currentGroup: CheckSamples.Group)
         -> IdentityComparison
     {
         // Rows of mostly failed drains are refused, not compared.
-        let refused = failedRows(allBaseline, file: "baseline") + failedRows(allCurrent, file: "current")
-        let baseline = allBaseline.filter { !isFailed($0) }
-        let current = allCurrent.filter { !isFailed($0) }
-        var warnings = contextWarnings(baseline, current)
-        let buildDiffers = Set(baseline.map(\.buildConfiguration)) != Set(current.map(\.buildConfiguration))
-        let durationBounded = (baseline + current).contains { $0.targetDrains == nil }
+        let baselineOrder = baselineGroup.inRepetitionOrder
+        let currentOrder = currentGroup.inRepetitionOrder
+        let refused =
+            failedRows(baselineOrder.map { baselineGroup.samples[$0] }, file: "baseline")
+            + failedRows(currentOrder.map { currentGroup.samples[$0] }, file: "current")
+        let baseline = Side(group: baselineGroup, compared: baselineOrder.filter { !isFailed(baselineGroup.samples[$0]) })
+        let current = Side(group: currentGroup, compared: currentOrder.filter { !isFailed(currentGroup.samples[$0]) })
+        let baselineProfiles = baseline.profiles
+        let currentProfiles = current.profiles
+        var warnings = contextWarnings(baselineProfiles, currentProfiles)
+        let buildDiffers = Set(baselineProfiles.map(\.buildConfiguration)) != Set(currentProfiles.map(\.buildConfiguration))
+        // Exact counting runs without jemalloc's thread caches: slower, and counted otherwise.
+        let countingDiffers = Set(baselineProfiles.map(\.allocationCounting)) != Set(currentProfiles.map(\.allocationCounting))
+        let exactAllocations = (baselineProfiles + currentProfiles).allSatisfy { $0.allocationCounting == "exact" }
+        let durationBounded = (baselineProfiles + currentProfiles).contains { $0.durationBounded }
         var changes: [BehaviourChange] = []
         var verdicts: [MetricVerdict] = []
-        if baseline.isEmpty || current.isEmpty {
+        let bothSides = !baseline.compared.isEmpty && !current.compared.isEmpty
+        if !bothSides {
             // Every row of one side was refused as failed: nothing left to compare.
         } else if durationBounded {
             warnings.append(
                 "a run is bounded by duration, not drain count, so its counts depend on time: "
                     + "deterministic metrics not compared (bound the run with a drain count)")
         } else {
-            for column in ResultRow.csvColumns where column.descriptor.kind == .deterministic {
-                if let change = Self.behaviourChange(column, baseline, current) { changes.append(change) }
+            for (index, column) in CheckSamples.deterministicColumns.enumerated() {
+                if let change = Self.behaviourChange(
+                    column.name, baselineProfiles.map { $0.deterministic[index] }, currentProfiles.map { $0.deterministic[index] })
+                {
+                    changes.append(change)
+                }
             }
         }
-        for column in ResultRow.csvColumns
-        where column.descriptor.kind == .measured && column.descriptor.polarity != .neutral && !baseline.isEmpty && !current.isEmpty {
-            let baselineValues = baseline.compactMap { column.value($0).numericValue }
-            let currentValues = current.compactMap { column.value($0).numericValue }
+        for (index, column) in CheckSamples.judgedColumns.enumerated() where bothSides {
+            let baselineValues = baseline.values(index)
+            let currentValues = current.values(index)
             if baselineValues.isEmpty && currentValues.isEmpty { continue }  // does not apply to this run
-            var verdict = judge(column.descriptor, baselineValues, currentValues)
+            var verdict = judge(column.descriptor, baselineValues, currentValues, exactAllocations: exactAllocations)
             if buildDiffers, verdict.verdict != .ignored {
                 verdict.verdict = .inconclusive
                 verdict.note = "build configurations differ"
+            } else if countingDiffers, verdict.verdict != .ignored {
+                verdict.verdict = .inconclusive
+                verdict.note = "allocation counting differs"
             }
             verdicts.append(verdict)
         }
         return IdentityComparison(
             scenario: identity.scenario, configHash: identity.configHash, pagerKind: identity.pagerKind,
-            concurrency: identity.concurrency, stage: identity.stage, baselineRepetitions: baseline.count,
-            currentRepetitions: current.count,
-            behaviourChanges: changes, failedRows: refused,
+            concurrency: identity.concurrency, stage: identity.stage, baselineRepetitions: baseline.compared.count,
+            currentRepetitions: current.compared.count, behaviourChanges: changes, failedRows: refused,
             metrics: verdicts, warnings: warnings)
     }
 
     /// The rows whose failed drains exceed ``Thresholds/maxFailedDrainFraction``: their
     /// figures describe failures (a target that stopped answering, a store that failed), not
     /// the system under test, so they are refused rather than compared.
-    func failedRows(_ rows: [ResultRow], file: String) -> [String] {
-        rows.filter(isFailed).map { row in
-            let failed = row.errors.total
-            let fraction = Double(failed) / Double(failed + row.drains)
-            return "\(file) repetition \(row.repetition): \(failed) of \(failed + row.drains) drains failed "
+    func failedRows(_ samples: [CheckSamples.Sample], file: String) -> [String] {
+        samples.filter(isFailed).map { sample in
+            let failed = sample.failedDrains
+            let fraction = Double(failed) / Double(failed + sample.drains)
+            return "\(file) repetition \(sample.repetition): \(failed) of \(failed + sample.drains) drains failed "
                 + "(\(NumberText.number(fraction * 100, digits: 3)) %, more than the \(NumberText.number(thresholds.maxFailedDrainFraction * 100, digits: 3)) % "
                 + "maxFailedDrainFraction): not a measurement; rerun it"
         }
     }
 
     /// Whether more than ``Thresholds/maxFailedDrainFraction`` of the row's drains failed.
-    func isFailed(_ row: ResultRow) -> Bool {
-        let failed = row.errors.total
-        return failed > 0 && Double(failed) / Double(failed + row.drains) > thresholds.maxFailedDrainFraction
+    func isFailed(_ sample: CheckSamples.Sample) -> Bool {
+        let failed = sample.failedDrains
+        return failed > 0 && Double(failed) / Double(failed + sample.drains) > thresholds.maxFailedDrainFraction
     }
 
-    static func behaviourChange(_ column: CSVColumn<ResultRow>, _ baseline: [ResultRow], _ current: [ResultRow])
-        -> BehaviourChange?
-    {
-        func distinct(_ rows: [ResultRow]) -> [String] {
+    /// A deterministic column's fields per compared row of each side, in repetition order:
+    /// a behaviour change when they are not one and the same value (H3).
+    static func behaviourChange(_ name: String, _ baseline: [String], _ current: [String]) -> BehaviourChange? {
+        func distinct(_ fields: [String]) -> [String] {
             var seen: [String] = []
-            for row in rows {
-                let field = column.value(row).field
-                if !seen.contains(field) { seen.append(field) }
-            }
+            for field in fields where !seen.contains(field) { seen.append(field) }
             return seen
         }
         let before = distinct(baseline)
@@ -186,12 +213,17 @@ public struct RegressionChecker: Sendable {
         } else {
             note = "differs between baseline and current"
         }
-        return BehaviourChange(metric: column.name, baselineValues: before, currentValues: after, note: note)
+        return BehaviourChange(metric: name, baselineValues: before, currentValues: after, note: note)
     }
 
     /// The verdict of one measured metric given its samples (see the type's documentation).
-    public func judge(_ column: ColumnDescriptor, _ baselineValues: [Double], _ currentValues: [Double]) -> MetricVerdict {
-        let rule = thresholds.rule(for: column)
+    ///
+    /// - Parameter exactAllocations: both sides counted allocations exactly
+    ///   (``Thresholds/rule(for:exactAllocations:)``).
+    public func judge(
+        _ column: ColumnDescriptor, _ baselineValues: [Double], _ currentValues: [Double], exactAllocations: Bool = false
+    ) -> MetricVerdict {
+        let rule = thresholds.rule(for: column, exactAllocations: exactAllocations)
         var result = MetricVerdict(
             metric: column.name, unit: column.unit,
             polarity: column.polarity == .higherIsBetter ? "higher" : "lower", verdict: .inconclusive,
@@ -244,9 +276,11 @@ public struct RegressionChecker: Sendable {
         return result
     }
 
-    private func contextWarnings(_ baseline: [ResultRow], _ current: [ResultRow]) -> [String] {
+    private func contextWarnings(_ baseline: [CheckSamples.Profile], _ current: [CheckSamples.Profile]) -> [String] {
         var warnings: [String] = []
-        func check<Value: Hashable & CustomStringConvertible>(_ name: String, _ keyPath: KeyPath<ResultRow, Value>, _ why: String) {
+        func check<Value: Hashable & CustomStringConvertible>(
+            _ name: String, _ keyPath: KeyPath<CheckSamples.Profile, Value>, _ why: String
+        ) {
             let before = Set(baseline.map { $0[keyPath: keyPath] })
             let after = Set(current.map { $0[keyPath: keyPath] })
             guard before != after else { return }
@@ -260,6 +294,9 @@ public struct RegressionChecker: Sendable {
         check("swift_version", \.swiftVersion, "a toolchain change may explain a difference")
         check("host", \.host, "a machine change may explain a difference")
         check("cores", \.cores, "a machine change may explain a difference")
+        check(
+            "allocation_counting", \.allocationCounting,
+            "exact counting runs without jemalloc's thread caches (slower, every allocation counted): measured metrics are not comparable")
         return warnings
     }
 }

@@ -65,12 +65,25 @@ public struct Thresholds: Sendable, Equatable {
     public init() {}
 
     /// The rule applied to `column` (a measured column with a polarity).
-    public func rule(for column: ColumnDescriptor) -> Rule {
+    ///
+    /// - Parameter exactAllocations: every row of both sides counted allocations exactly
+    ///   (`allocation_counting` = `exact`): then the allocation columns, repeatable to about
+    ///   1 % (results/allocation-exact.md), default to ``exactAllocationRule`` instead of the
+    ///   50 % that the thread caches' bursts need.
+    public func rule(for column: ColumnDescriptor, exactAllocations: Bool = false) -> Rule {
         if let explicit = metrics[column.name] { return explicit }
-        var rule = Self.defaultRule(for: column)
+        var rule =
+            exactAllocations && Self.allocationColumns.contains(column.name)
+            ? Self.exactAllocationRule : Self.defaultRule(for: column)
         rule.relative *= scale
         return rule
     }
+
+    /// The columns whose default rule depends on how allocations were counted.
+    static let allocationColumns: Set<String> = ["allocations", "allocations_per_page"]
+
+    /// The default rule of the allocation columns when both sides counted exactly.
+    public static let exactAllocationRule = Rule(relative: 0.05)
 
     /// The documented default rule of a measured column, by what kind of figure it is.
     public static func defaultRule(for column: ColumnDescriptor) -> Rule {
@@ -132,17 +145,26 @@ public struct Thresholds: Sendable, Equatable {
     /// - Throws: ``PagebenchMetrics/MetricsError`` (`malformedInput`) naming `file` and the
     ///   field: `t.json: metrics.pages_per_s.relative: must be a number ≥ 0 (0.05 means 5 %)`.
     public static func parse(_ text: String, file: String) throws -> Thresholds {
+        let bytes = Array(text.utf8)
         do {
-            return try JSONDecoder().decode(Document.self, from: Data(text.utf8)).thresholds
+            let thresholds = try JSONDecoder().decode(Document.self, from: Data(bytes)).thresholds
+            // What JSONDecoder lets through: a key given twice (the last one would win), nulls.
+            if let problem = StrictJSON.firstProblem(in: bytes) {
+                throw MetricsError.malformed(file: file, line: nil, column: nil, problem)
+            }
+            return thresholds
+        } catch let error as MetricsError {
+            throw error
         } catch let error as FieldError {
             throw MetricsError.malformed(file: file, line: nil, column: nil, "\(error.field): \(error.problem)")
         } catch DecodingError.typeMismatch(_, let context) where context.codingPath.isEmpty {
             throw MetricsError.malformed(
                 file: file, line: nil, column: nil, "expected a JSON object at the top level, like {\"scale\": 2}")
         } catch DecodingError.dataCorrupted(let context) where context.codingPath.isEmpty {
-            let reason = (context.underlyingError as? NSError)?.userInfo[NSDebugDescriptionErrorKey] as? String
+            // Located, as scenario and target files are: not Foundation's "The given data was not valid JSON."
             throw MetricsError.malformed(
-                file: file, line: nil, column: nil, "not valid JSON (\(reason ?? context.debugDescription))")
+                file: file, line: nil, column: nil,
+                "not valid JSON: \(StrictJSON.syntaxError(in: bytes) ?? context.debugDescription)")
         } catch {
             throw MetricsError.malformed(file: file, line: nil, column: nil, "not a thresholds file (\(error))")
         }

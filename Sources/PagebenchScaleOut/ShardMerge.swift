@@ -1,4 +1,5 @@
 import Foundation
+import PagebenchBase
 import PagebenchHarness
 import PagebenchMetrics
 
@@ -42,16 +43,19 @@ public enum ShardMerge {
     public static func read(paths: [String]) throws(HarnessError) -> [Input] {
         var files: [String] = []
         for path in paths {
-            var isDirectory: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-                throw HarnessError(.inputUnavailable, file: path, "no such shard file or directory; check the path")
+            let listed: [String]
+            do {
+                guard try FileSystem.isDirectory(path) else {
+                    files.append(path)
+                    continue
+                }
+                listed = try FileSystem.directoryEntries(path)
+            } catch {
+                throw HarnessError(
+                    .inputUnavailable, file: path,
+                    error.kind == .missing ? "no such shard file or directory; check the path" : error.reason)
             }
-            guard isDirectory.boolValue else {
-                files.append(path)
-                continue
-            }
-            let entries = ((try? FileManager.default.contentsOfDirectory(atPath: path)) ?? [])
-                .filter { $0.hasPrefix("shard-") && $0.hasSuffix(".json") }.sorted()
+            let entries = listed.filter { $0.hasPrefix("shard-") && $0.hasSuffix(".json") }.sorted()
             guard !entries.isEmpty else {
                 throw HarnessError(
                     .inputUnavailable, file: path, "the directory holds no shard-*.json files; is it the --shard-output directory?")

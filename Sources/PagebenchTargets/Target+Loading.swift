@@ -24,12 +24,10 @@ extension Target {
     public static func load(path: String) throws(TargetFileError) -> Target {
         let data: Data
         do {
-            data = try Data(contentsOf: URL(fileURLWithPath: path))
+            data = Data(try FileSystem.readBytes(path))
         } catch {
-            let missing = !FileManager.default.fileExists(atPath: path)
             throw TargetFileError(
-                "\(path): " + (missing ? "no such target file; check the path" : "cannot read the file (\(error.localizedDescription))"),
-                missingFile: true)
+                "\(path): " + (error.kind == .missing ? "no such target file; check the path" : error.reason), missingFile: true)
         }
         let base = (path as NSString).lastPathComponent
         let name = base.hasSuffix(".json") ? String(base.dropLast(5)) : base
@@ -295,8 +293,13 @@ extension Target {
         case "file":
             guard let file = spec.stringValue, !file.isEmpty else { throw TargetFileError("partitions.file: must be a path") }
             let path = file.hasPrefix("/") ? file : (baseDirectory as NSString).appendingPathComponent(file)
-            guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
-                throw TargetFileError("partitions.file: cannot read '\(path)'", missingFile: true)
+            let text: String
+            do {
+                text = try FileSystem.readText(path)
+            } catch {
+                throw TargetFileError(
+                    "partitions.file: '\(path)': \(error.kind == .missing ? "no such file; check the path (a relative path is read from the target file's directory)" : error.reason)",
+                    missingFile: error.kind != .notUTF8)
             }
             values = text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
                 .filter { !$0.isEmpty }.map { .string($0) }

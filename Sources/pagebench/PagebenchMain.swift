@@ -5,7 +5,6 @@ import PagebenchCLI
 @main
 enum PagebenchMain {
     static func main() async {
-        let command: any AsyncParsableCommand.Type = PagebenchCommand.self
-        await command.main()
+        await PagebenchCommand.runAsMain()
     }
 }

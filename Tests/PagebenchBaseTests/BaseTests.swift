@@ -1,6 +1,7 @@
 import Foundation
-import PagebenchBase
 import Testing
+
+@testable import PagebenchBase
 
 /// The shared helpers: the generator and hash every seeded figure depends on (H3), the
 /// number text of tables and reports, the file reader.
@@ -127,7 +128,12 @@ extension SplitMix64 {
         try FileSystem.createParentDirectory(of: nested)
         var isDirectory = false
         #expect(FileSystem.exists(directory + "/a/b", isDirectory: &isDirectory) && isDirectory)
-        #expect { try FileSystem.readText(directory + "/a") } throws: { ($0 as? FileSystem.Failure)?.kind == .unreadable }
+        // Issue 12: a directory given as a file is said to be one, not "cannot read (Is a directory (errno 21))".
+        #expect { try FileSystem.readText(directory + "/a") } throws: {
+            guard let failure = $0 as? FileSystem.Failure else { return false }
+            return failure.kind == .directory && failure.path == directory + "/a"
+                && failure.reason == "is a directory, not a file; give the path of a file"
+        }
         let text = String(repeating: "pagebench ", count: 20_000)
         try text.write(toFile: nested, atomically: true, encoding: .utf8)
         #expect(try FileSystem.readText(nested) == text)
@@ -137,5 +143,32 @@ extension SplitMix64 {
         #expect { try FileSystem.createParentDirectory(of: directory + "/file/y") } throws: {
             ($0 as? FileSystem.Failure)?.kind == .notADirectory
         }
+    }
+}
+
+@Suite struct FileSystemInputTests {
+    @Test("issue 12: why a file cannot be opened is said plainly, one reason per errno")
+    func openFailuresArePlain() {
+        #expect(FileSystem.openFailure("/x", code: ENOENT).kind == .missing)
+        let denied = FileSystem.openFailure("/x", code: EACCES)
+        #expect(denied.kind == .unreadable)
+        #expect(denied.description == "/x: permission denied: this user may not read it; check its permissions")
+        #expect(FileSystem.openFailure("/x/y", code: ENOTDIR).reason.hasPrefix("no such file"))
+        #expect(FileSystem.openFailure("/x", code: EMFILE).reason.hasPrefix("cannot be opened (Too many open files"))
+    }
+
+    @Test("InputFile reads a file in pieces of at most the size asked, and says when it has ended")
+    func readsInPieces() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("pagebench-pieces-\(UUID())").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let bytes = (0..<1000).map { UInt8($0 % 251) }
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        let file = try FileSystem.InputFile(path)
+        var read: [UInt8] = []
+        var pieces = 0
+        while try file.read(appendingTo: &read, atMost: 300) { pieces += 1 }
+        #expect(read == bytes)
+        #expect(pieces == 3)  // 300, 300, 300, then 100 and the end
+        #expect(try FileSystem.readBytes(path) == bytes)
     }
 }

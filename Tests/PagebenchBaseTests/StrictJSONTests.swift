@@ -22,11 +22,11 @@ import Testing
     }
 
     @Test func controlCharacters() {
-        #expect(StrictJSON.containsControlCharacter("a\u{1B}[2J"))
-        #expect(StrictJSON.containsControlCharacter("tab\there"))
-        #expect(StrictJSON.containsControlCharacter("nul\u{0}"))
-        #expect(StrictJSON.containsControlCharacter("c1\u{85}"))
-        #expect(!StrictJSON.containsControlCharacter("plain name-1 ünïcode ✓"))
+        #expect(ControlCharacters.contains("a\u{1B}[2J"))
+        #expect(ControlCharacters.contains("tab\there"))
+        #expect(ControlCharacters.contains("nul\u{0}"))
+        #expect(ControlCharacters.contains("c1\u{85}"))
+        #expect(!ControlCharacters.contains("plain name-1 ünïcode ✓"))
     }
 
     @Test("text that is not JSON is located by line and column, with what was expected", arguments: [

@@ -134,6 +134,42 @@ import Testing
         #expect(capture.text.contains("knee: at least 70 drains/s"))
     }
 
+    /// Requests a stop (as SIGINT would, H6) as soon as step 1's line is printed.
+    struct InterruptingCapture: TextOutputStream {
+        var text = ""
+        let interruption: Interruption
+        mutating func write(_ string: String) {
+            text += string
+            if string.hasPrefix("step 1:") { interruption.request(signal: SIGINT) }
+        }
+    }
+
+    /// H6 for `knee`: a stop requested between steps ends the search with what the judged steps
+    /// found, writes them, and exits 130; no later step runs.
+    @Test func anInterruptionEndsTheSearchWithTheStepsSoFar() async throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let output = directory + "/knee.csv"
+        let command = try #require(
+            try PagebenchCommand.parseAsRoot([
+                "knee", try scenario(in: directory), "--slo", "error_rate<1%", "--from", "20", "--max-rate", "70",
+                "--step-duration", "0.2", "--pagers", "3", "--output", output,
+            ]) as? KneeCommand)
+        let interruption = Interruption()
+        var capture = InterruptingCapture(interruption: interruption)
+        do {
+            try await command.execute(into: &capture, interruption: interruption)
+            Issue.record("an interrupted knee search returned normally")
+        } catch {
+            #expect(error.exitCode.rawValue == 130)
+            #expect(error.message == "interrupted by SIGINT: kept 1 judged step in \(output)")
+        }
+        let rows = try CSVFile.read(ResultRow.self, from: output)
+        #expect(rows.map(\.targetDrainsPerSecond) == [20])
+        #expect(rows.map(\.sloHeld) == [1] && rows.map(\.partial) == [0])
+        #expect(capture.text.contains("knee so far: 20 drains/s, the highest rate at which every SLO held; interrupted"))
+    }
+
     @Test func anSLOThatNeverHoldsExits99() async throws {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }

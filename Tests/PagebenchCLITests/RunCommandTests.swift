@@ -52,6 +52,22 @@ import Testing
         }
     }
 
+    /// Issue 12: exact allocation counts need jemalloc's thread caches off from the process's
+    /// start; a run made in this (test) process, whose caches are on, is refused rather than
+    /// written with counts that say `exact` and are not. Rows otherwise say how they counted.
+    @Test func exactAllocationsInAProcessWithThreadCachesIsRefused() async throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let output = directory + "/out.csv"
+        let (_, _, failure) = await run(["--drains", "2", "--concurrency", "1", "--quiet", "--exact-allocations", "--output", output])
+        #expect(failure?.exitCode.rawValue == 64)
+        #expect(failure?.message.contains("--exact-allocations needs jemalloc's thread caches off") == true)
+        #expect(!FileManager.default.fileExists(atPath: output))
+        let (_, result, none) = await run(["--drains", "2", "--concurrency", "1", "--quiet", "--output", output])
+        #expect(none == nil)
+        #expect(result?.rows.map(\.allocationCounting) == ["cached"])
+    }
+
     @Test func runWritesOneRowPerConcurrencyAndRepetition() async throws {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }

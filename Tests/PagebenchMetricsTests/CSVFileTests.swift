@@ -35,6 +35,61 @@ struct CSVFileTests {
         }
     }
 
+    @Test("issue 12: a file read a piece at a time gives the rows, and the errors, of the file read whole")
+    func readInPieces() throws {
+        try Self.withTemporaryDirectory { directory in
+            let path = directory + "/rows.csv"
+            var rows = (1...5).map { ResultRowTests.sampleRow(repetition: $0) }
+            rows[2].scenario = "ünïcødé, with a comma and \"quotes\""
+            try CSVFile.write(rows, to: path)
+            let text = try Self.contents(path)
+            for size in [1, 2, 3, 5, 64, 1000, text.utf8.count] {
+                var read: [ResultRow] = []
+                try CSVFile.forEachRow(ResultRow.self, from: path, pieceBytes: size) { row, _ in read.append(row) }
+                #expect(read == rows, "pieces of \(size)")
+            }
+            // CRLF line ends and a byte-order mark, as a spreadsheet saves them.
+            try ("\u{FEFF}" + text.replacingOccurrences(of: "\n", with: "\r\n")).write(toFile: path, atomically: true, encoding: .utf8)
+            for size in [1, 2, 7] {
+                var read: [ResultRow] = []
+                try CSVFile.forEachRow(ResultRow.self, from: path, pieceBytes: size) { row, _ in read.append(row) }
+                #expect(read == rows, "CRLF and BOM in pieces of \(size)")
+            }
+            // A defect on line 5 is reported there whatever the pieces, after the rows before it.
+            var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+            lines[4] = lines[4].replacingOccurrences(of: ",", with: ",\"x\"y", options: [], range: lines[4].range(of: ","))
+            try lines.joined(separator: "\n").write(toFile: path, atomically: true, encoding: .utf8)
+            for size in [1, 3, 64, 1 << 20] {
+                var read = 0
+                #expect {
+                    try CSVFile.forEachRow(ResultRow.self, from: path, pieceBytes: size) { _, _ in read += 1 }
+                } throws: { error in
+                    (error as? MetricsError)?.line == 5 && (error as? MetricsError)?.message.contains("after a closing quote") == true
+                }
+                #expect(read == 3, "pieces of \(size)")
+            }
+            // Bytes that are not UTF-8 are refused as the whole-file reader refused them.
+            try Data(Array((ResultRow.csvHeader.joined(separator: ",") + "\n").utf8) + [0xFF, 0x0A])
+                .write(to: URL(fileURLWithPath: path))
+            #expect {
+                try CSVFile.forEachRow(ResultRow.self, from: path, pieceBytes: 1) { _, _ in }
+            } throws: { ($0 as? MetricsError)?.message.contains("not UTF-8") == true }
+        }
+    }
+
+    @Test("issue 12: a directory, or a file this user may not read, is named with what is wrong")
+    func unreadableInputs() throws {
+        try Self.withTemporaryDirectory { directory in
+            #expect {
+                try CSVFile.readResults(directory)
+            } throws: { error in
+                guard let error = error as? MetricsError else { return false }
+                return error.kind == .inputUnavailable
+                    && error.description == "\(directory): is a directory, not a file; give the path of a file"
+            }
+        }
+    }
+
     @Test("a failed atomic write leaves the old file intact and no temporary file behind")
     func failedWriteKeepsOldFile() throws {
         guard geteuid() != 0 else {

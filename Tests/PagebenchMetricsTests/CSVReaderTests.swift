@@ -64,4 +64,72 @@ struct CSVReaderTests {
         }
         #expect(CSVWriter(lineEnding: .crlf).record(["a", "b"]) == "a,b\r\n")
     }
+
+    /// What `records` gives for `input` when it arrives in pieces of `size` bytes, as
+    /// ``CSVFile`` reads a file: each call parses what has arrived, keeps the unfinished
+    /// record for the next call, and only the last call is told the input has ended.
+    func piecewise(_ input: String, size: Int) -> Result<[[String]], MetricsError> {
+        let bytes = Array(input.utf8)
+        var records: [[String]] = []
+        var buffer: [UInt8] = []
+        var offset = 0
+        var line = 1
+        var atStart = true
+        do {
+            repeat {
+                let take = min(size, bytes.count - offset)
+                buffer += bytes[offset..<(offset + take)]
+                offset += take
+                let isEnd = offset == bytes.count
+                let parsed = try buffer.withUnsafeBufferPointer { piece in
+                    try reader.parseRecords(piece, line: line, atStart: atStart, isEnd: isEnd) {
+                        records.append($0.fields.map(\.text) + ["@\($0.line)"])
+                    }
+                }
+                buffer.removeFirst(parsed.consumed)
+                line = parsed.line
+                if parsed.consumed > 0 { atStart = false }
+            } while offset < bytes.count
+            return .success(records)
+        } catch {
+            return .failure(error as! MetricsError)
+        }
+    }
+
+    @Test("issue 12: input read in pieces of any size parses to the same records, lines and errors as whole")
+    func piecesOfAnySize() throws {
+        let inputs = [
+            "a,b,c\r\n\"x, y\",\"say \"\"hi\"\"\",\"two\nlines\"\nplain,,last",
+            "\u{FEFF}name,value\r\n1,2\r\n\"\"\"\",\"\"\r\n",
+            "ünï,cødé\n\"é\"\"è\",日本\n,\n",
+            "a,b\nx\"y,z\n",
+            "a,b\n\"x\"é,z\n",
+            "a,b\n1,\"never closed\n2,3\n",
+            "a,b\r1,2\n",
+            "a\r",
+            "\n\n",
+            "",
+        ]
+        for input in inputs {
+            let whole: Result<[[String]], MetricsError>
+            do {
+                whole = .success(try reader.records(input).map { $0.fields.map(\.text) + ["@\($0.line)"] })
+            } catch {
+                whole = .failure(error as! MetricsError)
+            }
+            for size in 1...(input.utf8.count + 1) {
+                let pieces = piecewise(input, size: size)
+                switch (whole, pieces) {
+                case (.success(let a), .success(let b)):
+                    #expect(a == b, "\(input.debugDescription) in pieces of \(size)")
+                case (.failure(let a), .failure(let b)):
+                    #expect(
+                        a.line == b.line && a.column == b.column && a.message == b.message,
+                        "\(input.debugDescription) in pieces of \(size): \(a) vs \(b)")
+                default:
+                    Issue.record("\(input.debugDescription) in pieces of \(size): \(whole) vs \(pieces)")
+                }
+            }
+        }
+    }
 }

@@ -52,7 +52,7 @@ struct ResultRowTests {
     @Test("golden header: changing columns must bump schema_version and update this test and README")
     func goldenHeader() {
         let golden = """
-            schema_version,timestamp_utc,pagebench_version,git_commit,swift_version,build_configuration,host,cores,scenario,config_hash,seed,pager_kind,load_model,target_drains_per_s,concurrency,repetition,limit,target_drains,target_duration_s,warmup_s,pages_per_s,items_per_s,scanned_bytes_per_s,drains_per_s,drains,pages,items,scanned_items,scanned_bytes,empty_pages_wasted,empty_pages_final,empty_page_rate,pages_per_drain_mean,pages_per_drain_max,page_latency_p50_ns,page_latency_p90_ns,page_latency_p99_ns,page_latency_p999_ns,page_latency_max_ns,drain_latency_p50_ns,drain_latency_p90_ns,drain_latency_p99_ns,drain_latency_p999_ns,drain_latency_max_ns,drain_latency_corrected_p50_ns,drain_latency_corrected_p90_ns,drain_latency_corrected_p99_ns,drain_latency_corrected_p999_ns,drain_latency_corrected_max_ns,missed_starts,cancellations,cancel_latency_p50_ns,cancel_latency_p90_ns,cancel_latency_p99_ns,cancel_latency_p999_ns,cancel_latency_max_ns,pages_after_cancel,retries,throttles,errors_throttled,errors_fault,errors_invalid_token,errors_token_mismatch,errors_validation,errors_other,target_kind,target_hash,http_responses,target_errors_transport,target_errors_unauthorized,target_errors_http_status,target_errors_not_json,target_errors_missing_items,target_errors_bad_continuation,target_errors_graphql,target_errors_api,target_errors_repeated_continuation,consumed_capacity_units,cpu_user_s,cpu_system_s,allocations,allocations_per_page,peak_allocated_bytes,peak_rss_bytes,measurement_overhead_ratio,harness_overhead_ratio,duration_s,partial,slo_held,stage,stage_start_s,stage_pagers_from,stage_pagers_to,stage_rate_from,stage_rate_to
+            schema_version,timestamp_utc,pagebench_version,git_commit,swift_version,build_configuration,host,cores,scenario,config_hash,seed,pager_kind,load_model,target_drains_per_s,concurrency,repetition,limit,target_drains,target_duration_s,warmup_s,pages_per_s,items_per_s,scanned_bytes_per_s,drains_per_s,drains,pages,items,scanned_items,scanned_bytes,empty_pages_wasted,empty_pages_final,empty_page_rate,pages_per_drain_mean,pages_per_drain_max,page_latency_p50_ns,page_latency_p90_ns,page_latency_p99_ns,page_latency_p999_ns,page_latency_max_ns,drain_latency_p50_ns,drain_latency_p90_ns,drain_latency_p99_ns,drain_latency_p999_ns,drain_latency_max_ns,drain_latency_corrected_p50_ns,drain_latency_corrected_p90_ns,drain_latency_corrected_p99_ns,drain_latency_corrected_p999_ns,drain_latency_corrected_max_ns,missed_starts,cancellations,cancel_latency_p50_ns,cancel_latency_p90_ns,cancel_latency_p99_ns,cancel_latency_p999_ns,cancel_latency_max_ns,pages_after_cancel,retries,throttles,errors_throttled,errors_fault,errors_invalid_token,errors_token_mismatch,errors_validation,errors_other,target_kind,target_hash,http_responses,target_errors_transport,target_errors_unauthorized,target_errors_http_status,target_errors_not_json,target_errors_missing_items,target_errors_bad_continuation,target_errors_graphql,target_errors_api,target_errors_repeated_continuation,consumed_capacity_units,cpu_user_s,cpu_system_s,allocations,allocations_per_page,allocation_counting,peak_allocated_bytes,peak_rss_bytes,measurement_overhead_ratio,harness_overhead_ratio,duration_s,partial,slo_held,stage,stage_start_s,stage_pagers_from,stage_pagers_to,stage_rate_from,stage_rate_to
             """
         #expect(ResultRow.csvHeader.joined(separator: ",") == golden)
         #expect(ResultRow.currentSchemaVersion == 4)
@@ -194,9 +194,10 @@ struct ResultRowTests {
         ("pages", "", "is empty but requires"),
         ("page_latency_p90_ns", "", "other columns of its group"),
         ("schema_version", "5", "schema_version 5"),
-        // A version-1 or -2 row in a file with the version-3 header (all columns present).
+        // A version-1, -2 or -3 row in a file with the version-4 header (all columns present).
         ("schema_version", "1", "schema_version 1"),
         ("schema_version", "2", "schema_version 2"),
+        ("schema_version", "3", "schema_version 3"),
     ])
     func badNumbers(column: String, value: String, fragment: String) throws {
         let (text, position) = try Self.text(replacing: column, with: value)
@@ -225,6 +226,26 @@ struct ResultRowTests {
         Self.expectMalformed(header + "\n" + shifted + "\n", line: 2, column: surplusColumn, "unquoted comma")
     }
 
+    /// Version 4 added `allocation_counting` (issue 12) and the stage columns (H4): a
+    /// version-3 file reads with them empty.
+    @Test("a schema version 3 file still reads, allocation_counting and the stage columns empty")
+    func version3Reads() throws {
+        var row = Self.sampleRow()
+        row.allocationCounting = "exact"
+        let addedInVersion4: Set<String> = [
+            "allocation_counting", "stage", "stage_start_s", "stage_pagers_from", "stage_pagers_to", "stage_rate_from",
+            "stage_rate_to",
+        ]
+        #expect(row.stage == nil && row.stagePagersFrom == nil && row.stageRateFrom == nil)
+        let keep = ResultRow.csvHeader.indices.filter { !addedInVersion4.contains(ResultRow.csvHeader[$0]) }
+        let fields = row.csvFields
+        let text = keep.map { ResultRow.csvHeader[$0] }.joined(separator: ",") + "\n" + "3"
+            + keep.map { CSVWriter.escape(fields[$0]) }.joined(separator: ",").dropFirst() + "\n"
+        let rows = try ResultRow.parseCSV(text, file: "v3.csv")
+        row.allocationCounting = ""
+        #expect(rows == [row])
+    }
+
     /// Issue 14 added the target columns in version 3: a version-2 file (without them, its
     /// rows saying schema_version 2) still reads, with the target columns blank; anything in
     /// between (some new columns, or version 3 without them) is refused.
@@ -240,7 +261,7 @@ struct ResultRowTests {
         #expect(rows == [row])
         #expect(rows[0].targetKind.isEmpty && rows[0].consumedCapacityUnits == nil)
 
-        let version3 = "3" + line.dropFirst()
+        let version3 = "4" + line.dropFirst()
         #expect(throws: MetricsError.self) { try ResultRow.parseCSV(header + "\n" + version3 + "\n", file: "v3.csv") }
         let withKind = header + ",target_kind\n" + line + ",http\n"
         #expect(throws: MetricsError.self) { try ResultRow.parseCSV(withKind, file: "half.csv") }

@@ -1,3 +1,4 @@
+import Foundation
 import PagebenchMetrics
 import Testing
 
@@ -170,6 +171,39 @@ import Testing
         _ = try checker.checkFiles(baseline: rows, current: rows, baselineFile: "b.csv", currentFile: "c.csv")
     }
 
+    /// Issue 12: `check` reads files a row at a time into ``CheckSamples`` from the typed cells;
+    /// the report is the one the rows give, for files of this schema and of schema 1 (whose
+    /// missing columns read as the row's defaults, so `partial` is 0 on both sides).
+    @Test func samplesReadFromCellsJudgeAsTheRowsDo() throws {
+        let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Fixtures/check")
+        for (baseline, current) in [("baseline.csv", "current-regression.csv"), ("baseline-schema1.csv", "current-same.csv")] {
+            let baselinePath = fixtures.appendingPathComponent(baseline).path
+            let currentPath = fixtures.appendingPathComponent(current).path
+            var baselineSamples = CheckSamples(file: baselinePath)
+            try CSVFile.forEachResult(baselinePath) { baselineSamples.add($0, cells: $1) }
+            var currentSamples = CheckSamples(file: currentPath)
+            try CSVFile.forEachResult(currentPath) { currentSamples.add($0, cells: $1) }
+            let streamed = try checker.checkFiles(baseline: baselineSamples, current: currentSamples)
+            let fromRows = try checker.checkFiles(
+                baseline: CSVFile.readResults(baselinePath), current: CSVFile.readResults(currentPath),
+                baselineFile: baselinePath, currentFile: currentPath)
+            #expect(streamed == fromRows, "\(baseline) against \(current)")
+            #expect(streamed.behaviourChangeCount == 0 || current != "current-same.csv")
+        }
+    }
+
+    /// A judged column is held as one value while every repetition has it, and as every
+    /// repetition's value once one differs (empty cells included).
+    @Test func columnSamplesKeepEveryValueOnceTheyVary() {
+        var column = CheckSamples.ColumnSamples()
+        for (index, value) in [5.0, 5, 5, nil, 7].enumerated() { column.append(value, at: index) }
+        #expect((0..<5).map { column.value(at: $0) } == [5, 5, 5, nil, 7])
+        var constant = CheckSamples.ColumnSamples()
+        for index in 0..<4 { constant.append(nil, at: index) }
+        #expect((0..<4).map { constant.value(at: $0) } == [nil, nil, nil, nil])
+    }
+
     /// Issue 12: a row most of whose drains failed (a target that stopped answering) is not
     /// a measurement: it is refused, never compared, and fails the check.
     @Test func rowsOfFailedDrainsAreRefusedAndFailTheCheck() throws {
@@ -197,6 +231,40 @@ import Testing
         #expect(verdict(report, "pages_per_s")?.verdict == .inconclusive)
         #expect(!report.hasRegression)
         #expect(report.comparisons.first?.warnings.contains { $0.hasPrefix("build_configuration differs") } == true)
+    }
+
+    /// Issue 12: rows counted exactly (`--exact-allocations`, thread caches off, slower) are not
+    /// compared with rows counted with the caches on; an empty cell (schema 3) reads as cached.
+    @Test func differentAllocationCountingMakesMeasuredVerdictsInconclusive() throws {
+        let baseline = try roundTrip(SyntheticResults().rows(seed: 1))
+        var current = SyntheticResults()
+        current.pagesPerSecond = 7_000
+        var exact = try roundTrip(current.rows(seed: 2))
+        for index in exact.indices { exact[index].allocationCounting = "exact" }
+        let report = checker.check(baseline: baseline, current: exact, baselineFile: "b.csv", currentFile: "c.csv")
+        #expect(verdict(report, "pages_per_s")?.verdict == .inconclusive)
+        #expect(verdict(report, "pages_per_s")?.note == "allocation counting differs")
+        #expect(report.comparisons.first?.warnings.contains { $0.hasPrefix("allocation_counting differs (cached → exact)") } == true)
+        var cached = try roundTrip(current.rows(seed: 2))
+        for index in cached.indices { cached[index].allocationCounting = "cached" }
+        let same = checker.check(baseline: baseline, current: cached, baselineFile: "b.csv", currentFile: "c.csv")
+        #expect(verdict(same, "pages_per_s")?.verdict == .regression)
+    }
+
+    /// Issue 12: exactly counted allocations repeat to about 1 %, so +10 % allocations per page
+    /// is a regression between exact rows, while the cached default (50 %) calls it unchanged.
+    @Test func exactAllocationCountsAreJudgedAtFivePercent() throws {
+        var baseline = try roundTrip(SyntheticResults().rows(seed: 1))
+        var current = try roundTrip(SyntheticResults().rows(seed: 2))
+        for index in baseline.indices { baseline[index].allocationsPerPage = 2.07 + Double(index) * 0.003 }
+        for index in current.indices { current[index].allocationsPerPage = 2.28 + Double(index) * 0.003 }
+        let cached = checker.check(baseline: baseline, current: current, baselineFile: "b.csv", currentFile: "c.csv")
+        #expect(verdict(cached, "allocations_per_page")?.verdict == .unchanged)
+        for index in baseline.indices { baseline[index].allocationCounting = "exact" }
+        for index in current.indices { current[index].allocationCounting = "exact" }
+        let exact = checker.check(baseline: baseline, current: current, baselineFile: "b.csv", currentFile: "c.csv")
+        #expect(verdict(exact, "allocations_per_page")?.verdict == .regression, "\(String(describing: verdict(exact, "allocations_per_page")))")
+        #expect(verdict(exact, "allocations_per_page")?.threshold == 0.05)
     }
 
     @Test func absoluteFloorKeepsRareCountsFromFlapping() throws {

@@ -65,7 +65,8 @@ import Testing
         #expect(rejection(http("continuationIn", nil)).hasPrefix("continuationIn: missing"))
         #expect(rejection(http("partitions", "{\"range\": [5, 1]}")).hasPrefix("partitions.range:"))
         #expect(rejection(http("partitions", "{\"values\": []}")).hasPrefix("partitions: no values"))
-        #expect(rejection(http("partitions", "{\"file\": \"/nonexistent/keys.txt\"}")).hasPrefix("partitions.file: cannot read"))
+        // Issue 12: what is wrong with the path, said plainly.
+        #expect(rejection(http("partitions", "{\"file\": \"/nonexistent/keys.txt\"}")).hasPrefix("partitions.file: '/nonexistent/keys.txt': no such file"))
         #expect(rejection(http("headers", "{\"Host\": \"x\"}")).hasPrefix("headers.Host: set by the client"))
         #expect(rejection(http("headers", "{\"X\": \"${not a name}\"}")).hasPrefix("headers.X:"))
         #expect(rejection(http("timeoutSeconds", "0")).hasPrefix("timeoutSeconds:"))

@@ -17,6 +17,11 @@ FIXTURES = os.path.join(ROOT, "Tests", "Fixtures", "check")
     ["check", "--list-thresholds"],
     ["compare", os.path.join(FIXTURES, "baseline.csv")],
     ["run", "--drains", "2", "--concurrency", "1", "--output", "{tmp}/out.csv"],
+    # The knee prints each step as it ends; the summary still fails the run.
+    ["knee", "--slo", "error_rate<1%", "--from", "5", "--max-rate", "5", "--step-duration", "0.2",
+     "--output", "{tmp}/knee.csv"],
+    # A server whose "listening on" line (the port, for --port 0) cannot be written is of no use.
+    ["serve", "--port", "0", "--partitions", "2", "--items-per-partition", "10"],
 ])
 def test_a_failed_write_to_standard_output_is_exit_74(tmp_path, arguments):
     arguments = [a.replace("{tmp}", str(tmp_path)) for a in arguments]

@@ -44,37 +44,43 @@ def scenario(directory, name, **workload):
     return path
 
 
-def run_and_signal(arguments, marker, send, directory):
-    """Starts `pagebench run ARGUMENTS`, waits for `marker` on stderr, calls `send(process)`."""
-    stdout_file = open(os.path.join(directory, "stdout.txt"), "w+", encoding="utf-8")
-    process = subprocess.Popen([pagebench_binary(), "run"] + arguments, cwd=directory, stdin=subprocess.DEVNULL,
-                               stdout=stdout_file, stderr=subprocess.PIPE, text=True,
+def run_and_signal(arguments, marker, send, directory, command="run", watch="stderr"):
+    """Starts `pagebench COMMAND ARGUMENTS`, waits for `marker` on the `watch` stream
+    (stderr: progress; stdout: a knee's step lines), calls `send(process)`."""
+    other_file = open(os.path.join(directory, "other.txt"), "w+", encoding="utf-8")
+    watched = subprocess.PIPE
+    process = subprocess.Popen([pagebench_binary(), command] + arguments, cwd=directory, stdin=subprocess.DEVNULL,
+                               stdout=watched if watch == "stdout" else other_file,
+                               stderr=watched if watch == "stderr" else other_file, text=True,
                                preexec_fn=default_signals, start_new_session=True)
-    stderr_lines = []
+    stream = process.stdout if watch == "stdout" else process.stderr
+    lines = []
     seen = threading.Event()
 
-    def read_stderr():
-        for line in process.stderr:
-            stderr_lines.append(line)
+    def read_watched():
+        for line in stream:
+            lines.append(line)
             if marker in line:
                 seen.set()
         seen.set()
 
-    reader = threading.Thread(target=read_stderr)
+    reader = threading.Thread(target=read_watched)
     reader.start()
     try:
         seen.wait(timeout=300)
-        assert process.poll() is None, "pagebench ended before it was signalled:\n" + "".join(stderr_lines)
+        assert process.poll() is None, "pagebench ended before it was signalled:\n" + "".join(lines)
         send(process)
         process.wait(timeout=300)
     finally:
         if process.poll() is None:
             os.killpg(process.pid, signal.SIGKILL)
         reader.join()
-        stdout_file.seek(0)
-        stdout = stdout_file.read()
-        stdout_file.close()
-    return process.returncode, stdout, "".join(stderr_lines)
+        other_file.seek(0)
+        other = other_file.read()
+        other_file.close()
+    watched_text = "".join(lines)
+    # (returncode, stdout, stderr)
+    return (process.returncode, watched_text, other) if watch == "stdout" else (process.returncode, other, watched_text)
 
 
 def rows(path):
@@ -160,3 +166,32 @@ def test_workers_get_the_signal_and_the_parent_merges_what_they_measured(tmp_pat
     # No worker is left running.
     leftover = subprocess.run(["pgrep", "-f", str(tmp_path / "shards")], capture_output=True, text=True)
     assert leftover.stdout.strip() == "", leftover.stdout
+
+
+@pytest.mark.parametrize("signum, status", [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+def test_a_signal_stops_a_knee_search_keeping_its_steps(tmp_path, signum, status):
+    """H6 for `knee` (H5): the steps judged so far are written, the step in progress is cut
+    short and written marked partial without a verdict, the summary says what was found."""
+    tiny = scenario(tmp_path, "tiny", concurrency=[1], durationSeconds=1)
+
+    def during_the_second_step(process):
+        time.sleep(2)  # the second step runs 10 s from when the first one's line is printed
+        process.send_signal(signum)
+
+    code, stdout, stderr = run_and_signal(
+        [tiny, "--slo", "drain_latency_corrected_p99_ns<100s", "--from", "5", "--pagers", "2",
+         "--step-duration", "10", "--output", "knee.csv"],
+        "step 1:", during_the_second_step, tmp_path, command="knee", watch="stdout")
+    assert code == status, stdout + stderr
+    assert "knee so far: 5 drains/s" in stdout and "interrupted" in stdout, stdout
+    assert "interrupted by" in stderr and "kept 1 judged step" in stderr, stderr
+    written = rows(tmp_path / "knee.csv")
+    assert written[0]["partial"] == "0" and written[0]["slo_held"] == "1"
+    assert float(written[0]["target_drains_per_s"]) == 5
+    if len(written) == 2:
+        # The second step had begun measuring: kept, marked partial, and not judged.
+        assert written[1]["partial"] == "1" and written[1]["slo_held"] == ""
+        assert float(written[1]["target_drains_per_s"]) == 10
+        assert "cut short" in stdout and "cut short (partial)" in stderr
+    else:
+        assert len(written) == 1, written
