@@ -22,8 +22,8 @@ struct DrainResult: Sendable {
 }
 
 /// Runs single drains with one pager kind against a source, recording every page into the
-/// calling task's ``TaskMetrics``: the per-page path is plain arithmetic, two monotonic
-/// clock reads (when timed) and a histogram record, with no shared lock, actor or atomic.
+/// calling task's ``TaskMetrics``: the per-page path is plain arithmetic, two page-clock
+/// reads (when timed) and a histogram record, with no shared lock, actor or atomic.
 struct DrainRunner<Source: PageSource>: Sendable where Source.Request == PageRequest, Source.Response == Page {
     let source: ObservedSource<Source>
     let kind: PagerKind
@@ -35,6 +35,8 @@ struct DrainRunner<Source: PageSource>: Sendable where Source.Request == PageReq
     let intervals: IntervalLatencies?
     /// Counters of this worker's streaming drains (retries are read from them).
     let streamCounters = PagerCounters()
+    /// Times pages: the CPU's counter where it can be trusted (``MonotonicTime/PageClock``).
+    let clock = MonotonicTime.PageClock.process
 
     typealias Info = CursorBasedPagination.Forward
 
@@ -57,7 +59,7 @@ struct DrainRunner<Source: PageSource>: Sendable where Source.Request == PageReq
     ) -> Bool {
         var latency: UInt64?
         if timing {
-            let elapsed = MonotonicTime.elapsed(from: startedAt, to: MonotonicTime.nanoseconds())
+            let elapsed = clock.nanoseconds(from: startedAt, to: clock.now())
             pacing.intervalSamples?.append(elapsed)
             if pacing.latencyLog != nil { pacing.latencyLog!.append(elapsed) } else { latency = elapsed }
         }
@@ -101,7 +103,7 @@ struct DrainRunner<Source: PageSource>: Sendable where Source.Request == PageReq
         // synthetic store's references) was copied and destroyed around every page.
         let source = self.source
         while true {
-            let started = timing ? MonotonicTime.nanoseconds() : 0
+            let started = timing ? clock.now() : 0
             let page: Page
             do {
                 // The first attempt inline, the retries in a separate function: an
@@ -148,7 +150,7 @@ struct DrainRunner<Source: PageSource>: Sendable where Source.Request == PageReq
             pageResolver: { info, _ in info.endCursor.map { first.with(token: $0) } })
         var iterator = stream.makeAsyncIterator()
         while true {
-            let started = timing ? MonotonicTime.nanoseconds() : 0
+            let started = timing ? clock.now() : 0
             let page: Page
             do {
                 // On this task's isolation: the inlined `next`, no async call per page.
@@ -180,7 +182,7 @@ struct DrainRunner<Source: PageSource>: Sendable where Source.Request == PageReq
         let pager = makeQueryPager(plan.request)
         defer { metrics.retries += pager.counters.retries }
         _ = source.failures.takeLast()
-        var started = timing ? MonotonicTime.nanoseconds() : 0
+        var started = timing ? clock.now() : 0
         await pager.fetch()
         guard let initial = pager.output?.initialPage else {
             // fetch() publishes failures instead of throwing them.
@@ -191,7 +193,7 @@ struct DrainRunner<Source: PageSource>: Sendable where Source.Request == PageReq
         while account(page, startedAt: started, plan: &plan, result: &result, metrics: &metrics, pacing: &pacing) {
             if pacing.pagesSinceCheckpoint >= yieldEveryPages { await checkpoint(&pacing) }
             guard pager.canLoadNext else { return result }
-            started = timing ? MonotonicTime.nanoseconds() : 0
+            started = timing ? clock.now() : 0
             do {
                 try await pager.loadNext()
             } catch {

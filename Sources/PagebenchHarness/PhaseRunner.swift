@@ -83,6 +83,8 @@ public struct PhaseRunner<Source: PageSource>: Sendable where Source.Request == 
                 shard: shard, pagers: pagers, shardDrains: shardDrains)
         }
         guard pagers > 0 else { return nothingMeasured(pagers: 0) }
+        // The page clock calibrates on first use (a few ms, once per process): not inside a phase.
+        _ = MonotonicTime.PageClock.process
         let slots = (0..<pagers).map { _ in PagerTaskProgress() }
         let sampler = MemorySampler()
         let intervals = options.timeSeries ? IntervalLatencies() : nil
