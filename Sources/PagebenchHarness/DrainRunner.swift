@@ -136,10 +136,14 @@ struct DrainRunner<Source: PageSource>: Sendable where Source.Request == PageReq
             let started = timing ? clock.now() : 0
             let page: Page
             do {
-                // The first attempt inline, the retries in a separate function: an
-                // in-process store serves it without suspending (StoreSource), so there is
-                // no async frame or executor check per page.
-                page = try await source.fetch(request)
+                // The first attempt inline, the retries in a separate function. An in-process
+                // store answers without suspending (StoreSource): no async frame, and no
+                // executor switch after an `await`, per page.
+                if let immediate = try source.fetchWithoutWaiting(request) {
+                    page = immediate
+                } else {
+                    page = try await source.fetch(request)
+                }
             } catch {
                 do {
                     page = try await retryAfterFailure(error, request, random: &backoffRandom, metrics: &metrics)

@@ -36,11 +36,15 @@ public struct StoreSource: PageSource {
 
     @inlinable
     public func fetch(_ request: PageRequest) async throws -> Page {
-        if servesWithoutWaiting {
-            if !callerChecksCancellation { try Task.checkCancellation() }
-            return try store.evaluatePage(request)
-        }
+        if let page = try fetchWithoutWaiting(request) { return page }
         return try await store.page(request)
+    }
+
+    @inlinable
+    public func fetchWithoutWaiting(_ request: PageRequest) throws -> Page? {
+        guard servesWithoutWaiting else { return nil }
+        if !callerChecksCancellation { try Task.checkCancellation() }
+        return try store.evaluatePage(request)
     }
 }
 
@@ -55,6 +59,16 @@ struct ObservedSource<Base: PageSource>: PageSource where Base.Request == PageRe
     func fetch(_ request: PageRequest) async throws -> Page {
         do {
             return try await base.fetch(request)
+        } catch {
+            failures.record(error)
+            throw error
+        }
+    }
+
+    @inlinable
+    func fetchWithoutWaiting(_ request: PageRequest) throws -> Page? {
+        do {
+            return try base.fetchWithoutWaiting(request)
         } catch {
             failures.record(error)
             throw error
