@@ -75,6 +75,10 @@ struct DrainRunner<Source: PageSource>: Sendable where Source.Request == PageReq
         _ page: Page, startedAt: UInt64, plan: inout DrainPlan, result: inout DrainResult,
         metrics: inout TaskMetrics, pacing: inout Pacing, cancelled: borrowing Atomic<Bool>
     ) -> Bool {
+        // A pattern, not `!= nil`: the generic comparison retained and released the token
+        // around its use (measured, disassembly).
+        let hasNextToken: Bool
+        if case .some = page.nextToken { hasNextToken = true } else { hasNextToken = false }
         var latency: UInt64?
         if timing {
             let elapsed = clock.nanoseconds(from: startedAt, to: clock.now())
@@ -83,7 +87,7 @@ struct DrainRunner<Source: PageSource>: Sendable where Source.Request == PageReq
         }
         metrics.recordPage(
             itemCount: page.items.count, scannedCount: page.scannedCount, scannedBytes: page.scannedBytes,
-            hasNextToken: page.nextToken != nil, latencyNanoseconds: latency)
+            hasNextToken: hasNextToken, latencyNanoseconds: latency)
         result.pages += 1
         pacing.pagesSinceCheckpoint += 1
         if cancelled.load(ordering: .relaxed) {
@@ -91,7 +95,7 @@ struct DrainRunner<Source: PageSource>: Sendable where Source.Request == PageReq
             result.ending = .cancelled
             return false
         }
-        guard page.nextToken != nil else { return false }
+        guard hasNextToken else { return false }
         if let maxPages = plan.maxPages, result.pages >= maxPages { return false }
         guard !plan.abandonsAfterPage() else { return false }
         if let pages = pacing.cancelAfterPages, result.pages >= pages {
