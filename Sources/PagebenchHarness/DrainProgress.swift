@@ -57,20 +57,30 @@ struct Pacing: Sendable {
 
 /// Progress publishing: what a drain hands to the shared counters at its yield points.
 extension DrainRunner {
-    /// The least time between two `Task.yield()`s of a CPU-bound drain, in nanoseconds: the
-    /// timers, the memory sampler (every 10 ms) and progress (every second) still run when
-    /// every pool thread is busy paging, while a pager alone on a core is not parked and
-    /// resumed (often on the other thread) every few dozen pages. Yielding every 64 pages
-    /// (about 20 µs) cost a fifth of a limit-10 page in context switches
-    /// (results/harness-overhead.md).
-    static var yieldIntervalNanoseconds: UInt64 { 1_000_000 }
+    /// The least time between two `Task.yield()`s of a CPU-bound drain when the phase has at
+    /// least as many pagers as cores, in nanoseconds: the timers, the memory sampler (every
+    /// 10 ms) and progress (every second) still run when every pool thread is busy paging,
+    /// while a pager alone on a core is not parked and resumed (often on the other thread)
+    /// every few dozen pages. Yielding every 64 pages (about 20 µs) cost a fifth of a
+    /// limit-10 page in context switches (results/harness-overhead.md).
+    static var busyPoolYieldIntervalNanoseconds: UInt64 { 1_000_000 }
+
+    /// The same with fewer pagers than cores: a pool thread is free for the timers, sampler
+    /// and progress, so a pager yields only in case other work shares the process's pool
+    /// (tests run phases side by side). Each yield may resume the pager on another thread.
+    static var sparePoolYieldIntervalNanoseconds: UInt64 { 10_000_000 }
+
+    /// The yield interval of a phase with `pagers` pagers in this process on `cores` cores.
+    static func yieldIntervalNanoseconds(pagers: Int, cores: Int) -> UInt64 {
+        pagers < cores ? sparePoolYieldIntervalNanoseconds : busyPoolYieldIntervalNanoseconds
+    }
 
     /// Publishes progress; lets other tasks (timers, sampler, progress) run if the last yield
     /// was at least ``yieldIntervalNanoseconds`` ago.
     func checkpoint(_ pacing: inout Pacing) async {
         publish(&pacing)
         let now = MonotonicTime.nanoseconds()
-        if now &- pacing.yieldedAt >= Self.yieldIntervalNanoseconds {
+        if now &- pacing.yieldedAt >= yieldIntervalNanoseconds {
             pacing.yieldedAt = now
             await Task.yield()
         }

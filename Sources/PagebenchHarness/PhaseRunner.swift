@@ -220,6 +220,8 @@ public struct PhaseRunner<Source: PageSource>: Sendable where Source.Request == 
         let prepared = (0..<concurrency).map { _ in
             Handoff(PresizedRecorders.taskMetrics(openLoop: isOpenLoop, cancels: cancels))
         }
+        let yieldInterval = DrainRunner<Source>.yieldIntervalNanoseconds(
+            pagers: concurrency, cores: ProcessInfo.processInfo.activeProcessorCount)
         let start = MonotonicTime.nanoseconds()
         let control = PhaseControl(
             planner: planner, isWarmup: warmup, start: start, drainLimit: drainLimit,
@@ -230,6 +232,7 @@ public struct PhaseRunner<Source: PageSource>: Sendable where Source.Request == 
                 let executor = DrainRunner(
                     source: ObservedSource(base: source, failures: FailureLog()), kind: workload.pager,
                     retryPolicy: retryPolicy, timing: timing, yieldEveryPages: workload.yieldEveryPages,
+                    yieldIntervalNanoseconds: yieldInterval,
                     progress: slots[slot], intervals: intervals)
                 let worker = PagerTask(control: control, executor: executor, timeSeries: intervals != nil, sleep: sleep)
                 let handoff = prepared[slot]

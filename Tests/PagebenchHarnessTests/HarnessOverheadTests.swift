@@ -1,4 +1,4 @@
-import PagebenchHarness
+@testable import PagebenchHarness
 import PagebenchMetrics
 import PagebenchPager
 import PagebenchStore
@@ -144,6 +144,15 @@ import Testing
         let slow = try SyntheticStore(
             configuration: StoreConfiguration(partitions: 2, serviceTime: ServiceTimeModel(base: .fixed(nanoseconds: 1000))))
         #expect(await !fetchCancelled(StoreSource(store: slow, pager: .loop)))
+    }
+
+    @Test("a pager yields every millisecond when the phase has a pager per core or more, every 10 ms with a spare core")
+    func yieldIntervalFollowsSpareCores() {
+        typealias Runner = DrainRunner<StoreSource>
+        #expect(Runner.yieldIntervalNanoseconds(pagers: 1, cores: 2) == 10_000_000)
+        #expect(Runner.yieldIntervalNanoseconds(pagers: 2, cores: 2) == 1_000_000)
+        #expect(Runner.yieldIntervalNanoseconds(pagers: 64, cores: 2) == 1_000_000)
+        #expect(Runner.yieldIntervalNanoseconds(pagers: 1, cores: 1) == 1_000_000)
     }
 
     @Test("a store with service time or injected failures is not served directly (S20, S21)")
