@@ -39,8 +39,8 @@ struct DrainRunner<Source: PageSource>: Sendable where Source.Request == PageReq
     let retryPolicy: RetryPolicy
     let timing: Bool
     let yieldEveryPages: Int
-    /// The least time between two yields (``yieldIntervalNanoseconds(pagers:cores:)``).
-    let yieldIntervalNanoseconds: UInt64
+    /// When checkpoints yield the thread.
+    let yieldPolicy: YieldPolicy
     let progress: PagerTaskProgress
     /// Where time-series latencies go; nil without `--timeseries`.
     let intervals: IntervalLatencies?

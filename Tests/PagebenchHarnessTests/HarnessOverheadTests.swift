@@ -3,6 +3,7 @@ import PagebenchMetrics
 import PagebenchPager
 import PagebenchStore
 import PagebenchTestSupport
+import Synchronization
 import Testing
 
 /// Issue 17: the bare-loop calibration behind `harness_overhead_ratio`, and the direct
@@ -146,13 +147,29 @@ import Testing
         #expect(await !fetchCancelled(StoreSource(store: slow, pager: .loop)))
     }
 
-    @Test("a pager yields every millisecond when the phase has a pager per core or more, every 10 ms with a spare core")
-    func yieldIntervalFollowsSpareCores() {
-        typealias Runner = DrainRunner<StoreSource>
-        #expect(Runner.yieldIntervalNanoseconds(pagers: 1, cores: 2) == 10_000_000)
-        #expect(Runner.yieldIntervalNanoseconds(pagers: 2, cores: 2) == 1_000_000)
-        #expect(Runner.yieldIntervalNanoseconds(pagers: 64, cores: 2) == 1_000_000)
-        #expect(Runner.yieldIntervalNanoseconds(pagers: 1, cores: 1) == 1_000_000)
+    @Test("with a pager per core or more a drain yields every millisecond; with a spare core only when the background work is starved")
+    func yieldPolicyFollowsSpareCores() {
+        let ticks = Atomic<Int>(0)
+        let spare = YieldPolicy.forPhase(pagers: 1, cores: 2) { ticks.load(ordering: .relaxed) }
+        let busy = YieldPolicy.forPhase(pagers: 2, cores: 2) { ticks.load(ordering: .relaxed) }
+        #expect(busy.intervalNanoseconds == 1_000_000 && busy.backgroundTicks == nil)
+        #expect(YieldPolicy.forPhase(pagers: 64, cores: 2) { 0 }.backgroundTicks == nil)
+        #expect(spare.intervalNanoseconds == 20_000_000)
+
+        var pacing = Pacing(timeSeries: false)
+        let ms: UInt64 = 1_000_000
+        #expect(busy.shouldYield(now: 5 * ms, &pacing))
+        #expect(!busy.shouldYield(now: 5 * ms + ms / 2, &pacing), "within the interval")
+        #expect(busy.shouldYield(now: 6 * ms, &pacing))
+
+        pacing = Pacing(timeSeries: false)
+        #expect(!spare.shouldYield(now: 30 * ms, &pacing), "first look: the background work's count is new")
+        ticks.store(2, ordering: .relaxed)
+        #expect(!spare.shouldYield(now: 40 * ms, &pacing), "within the interval")
+        #expect(!spare.shouldYield(now: 50 * ms, &pacing), "the sampler ran since the last look: a thread is free")
+        #expect(spare.shouldYield(now: 70 * ms, &pacing), "the sampler did not run for an interval: it is starved")
+        ticks.store(3, ordering: .relaxed)
+        #expect(!spare.shouldYield(now: 90 * ms, &pacing))
     }
 
     @Test("a store with service time or injected failures is not served directly (S20, S21)")
