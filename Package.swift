@@ -4,7 +4,7 @@
 //
 // Dependencies point one way (see ../shared/docs/STYLE.md); every target below may use
 // PagebenchBase (seeded generator, stable hash, clock, math, number text, files), which
-// depends on nothing:
+// depends only on CCycleCounter (the CPU's counter read, for the page clock):
 //   PagebenchStore ← PagebenchHarness → PagebenchPager
 //   PagebenchHarness → PagebenchProcessStats → PagebenchMetrics ← PagebenchReport
 //   PagebenchHarness → PagebenchMetrics
@@ -66,9 +66,12 @@ var targets: [Target] = [
         pkgConfig: "jemalloc",
         providers: [.apt(["libjemalloc-dev"])]
     ),
+    // The CPU's time-stamp counter (RDTSC, CNTVCT_EL0) as an inline C function, for the page
+    // clock (MonotonicTime.PageClock): Swift has no way to read it.
+    .target(name: "CCycleCounter"),
     // The small helpers every other target shares (seeded generator, stable hash, clock,
-    // number text, files, retry back-off); depends on nothing.
-    .target(name: "PagebenchBase", swiftSettings: strict),
+    // number text, files, retry back-off); depends on nothing but the counter read.
+    .target(name: "PagebenchBase", dependencies: ["CCycleCounter"], swiftSettings: strict),
     .target(name: "PagebenchStore", dependencies: ["PagebenchBase"], swiftSettings: strict),
     .target(name: "PagebenchPager", dependencies: ["PagebenchBase"], swiftSettings: strict),
     // Pure results: rows, CSV, latency histograms, task metrics. No jemalloc, no /proc.

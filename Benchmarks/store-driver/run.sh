@@ -1,16 +1,29 @@
 #!/usr/bin/env bash
 # Page evaluation at limit 10 without package-benchmark's malloc interposer (see main.swift):
-# compiles PagebenchStore and the driver with `swiftc -O -wmo` into a temporary directory and
-# runs it. Not part of CI; results/store-benchmarks.md quotes it next to the benchmark figures.
+# compiles PagebenchBase (with the CCycleCounter C shim it imports), PagebenchStore and the
+# driver with `swiftc -O -wmo` into a temporary directory and runs it. Not part of CI;
+# results/store-benchmarks.md quotes it next to the benchmark figures.
 #
 #   Benchmarks/store-driver/run.sh [PAGES [ROUNDS]]
+#   KEEP=DIR Benchmarks/store-driver/run.sh ...   # builds into DIR and keeps DIR/store-driver
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
-work="$(mktemp -d)"
-trap 'rm -rf "$work"' EXIT
+if [[ -n "${KEEP:-}" ]]; then
+    work="$KEEP"
+    mkdir -p "$work"
+else
+    work="$(mktemp -d)"
+    trap 'rm -rf "$work"' EXIT
+fi
+shim="$root/Sources/CCycleCounter"
+printf 'module CCycleCounter {\n    header "%s/include/CCycleCounter.h"\n    export *\n}\n' "$shim" > "$work/module.modulemap"
+clang -O2 -c "$shim/CCycleCounter.c" -I "$shim/include" -o "$work/CCycleCounter.o"
+swiftc -O -wmo -parse-as-library -static -emit-library -emit-module -module-name PagebenchBase \
+    -I "$work" -emit-module-path "$work/PagebenchBase.swiftmodule" -o "$work/libPagebenchBase.a" \
+    "$root"/Sources/PagebenchBase/*.swift
 swiftc -O -wmo -parse-as-library -static -emit-library -emit-module -module-name PagebenchStore \
-    -emit-module-path "$work/PagebenchStore.swiftmodule" -o "$work/libPagebenchStore.a" \
+    -I "$work" -emit-module-path "$work/PagebenchStore.swiftmodule" -o "$work/libPagebenchStore.a" \
     "$root"/Sources/PagebenchStore/*.swift
-swiftc -O -parse-as-library -I "$work" -L "$work" -lPagebenchStore "$root/Benchmarks/store-driver/main.swift" \
-    -o "$work/store-driver"
+swiftc -O -parse-as-library -I "$work" -L "$work" -lPagebenchStore -lPagebenchBase "$work/CCycleCounter.o" \
+    "$root/Benchmarks/store-driver/main.swift" -o "$work/store-driver"
 "$work/store-driver" "$@"

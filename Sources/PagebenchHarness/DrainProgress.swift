@@ -34,8 +34,10 @@ final class IntervalLatencies: Sendable {
 /// A worker's per-page bookkeeping between yield points: owned by one task, no sharing.
 struct Pacing: Sendable {
     var pagesSinceCheckpoint = 0
-    /// When this task last called `Task.yield()` (monotonic nanoseconds; 0 before the first).
+    /// When this task last considered yielding (monotonic nanoseconds; 0 before the first).
     var yieldedAt: UInt64 = 0
+    /// The phase's background tick count at that moment (``YieldPolicy/backgroundTicks``).
+    var backgroundTicksSeen = -1
     /// Page latencies not yet handed to ``IntervalLatencies`` (time series only).
     var intervalSamples: [UInt64]?
     var intervalFlushedAt: UInt64 = 0
@@ -55,23 +57,54 @@ struct Pacing: Sendable {
     }
 }
 
+/// When a CPU-bound drain lets the phase's other tasks (timers, the memory sampler, progress,
+/// the deadline) run: `Task.yield()` at its checkpoints, at most once per interval.
+///
+/// With at least as many pagers as cores every pool thread is paging, so a drain yields every
+/// millisecond: often enough for the sampler (every 10 ms) and timers, rarely enough that it
+/// is not parked and resumed every few dozen pages (yielding every 64 pages, about 20 µs,
+/// cost a fifth of a limit-10 page in context switches; results/harness-overhead.md).
+///
+/// With fewer pagers than cores a pool thread is free for that work, and a yield only risks
+/// resuming the pager on another thread: the drain yields only when the phase's background
+/// work has not run for an interval (``backgroundTicks`` did not advance), which happens only
+/// when something else shares the process's pool (tests run phases side by side).
+struct YieldPolicy: Sendable {
+    /// The least time between two looks at whether to yield, in nanoseconds.
+    let intervalNanoseconds: UInt64
+    /// A count the phase's background work advances (the memory sampler's samples); nil to
+    /// yield every interval.
+    let backgroundTicks: (@Sendable () -> Int)?
+
+    static var busyPoolIntervalNanoseconds: UInt64 { 1_000_000 }
+    /// Two sampling intervals of the memory sampler (10 ms by default).
+    static var sparePoolIntervalNanoseconds: UInt64 { 20_000_000 }
+
+    /// The policy of a phase with `pagers` pagers in this process on `cores` cores.
+    static func forPhase(pagers: Int, cores: Int, backgroundTicks: @escaping @Sendable () -> Int) -> YieldPolicy {
+        pagers < cores
+            ? YieldPolicy(intervalNanoseconds: sparePoolIntervalNanoseconds, backgroundTicks: backgroundTicks)
+            : YieldPolicy(intervalNanoseconds: busyPoolIntervalNanoseconds, backgroundTicks: nil)
+    }
+
+    /// Whether a drain at a checkpoint at monotonic time `now` yields; updates its pacing.
+    func shouldYield(now: UInt64, _ pacing: inout Pacing) -> Bool {
+        guard now &- pacing.yieldedAt >= intervalNanoseconds else { return false }
+        pacing.yieldedAt = now
+        guard let backgroundTicks else { return true }
+        let ticks = backgroundTicks()
+        defer { pacing.backgroundTicksSeen = ticks }
+        return ticks == pacing.backgroundTicksSeen
+    }
+}
+
 /// Progress publishing: what a drain hands to the shared counters at its yield points.
 extension DrainRunner {
-    /// The least time between two `Task.yield()`s of a CPU-bound drain, in nanoseconds: the
-    /// timers, the memory sampler (every 10 ms) and progress (every second) still run when
-    /// every pool thread is busy paging, while a pager alone on a core is not parked and
-    /// resumed (often on the other thread) every few dozen pages. Yielding every 64 pages
-    /// (about 20 µs) cost a fifth of a limit-10 page in context switches
-    /// (results/harness-overhead.md).
-    static var yieldIntervalNanoseconds: UInt64 { 1_000_000 }
-
-    /// Publishes progress; lets other tasks (timers, sampler, progress) run if the last yield
-    /// was at least ``yieldIntervalNanoseconds`` ago.
+    /// Publishes progress; lets other tasks (timers, sampler, progress) run when the yield
+    /// policy says so.
     func checkpoint(_ pacing: inout Pacing) async {
         publish(&pacing)
-        let now = MonotonicTime.nanoseconds()
-        if now &- pacing.yieldedAt >= Self.yieldIntervalNanoseconds {
-            pacing.yieldedAt = now
+        if yieldPolicy.shouldYield(now: MonotonicTime.nanoseconds(), &pacing) {
             await Task.yield()
         }
     }

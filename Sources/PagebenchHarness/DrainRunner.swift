@@ -4,6 +4,15 @@ import PagebenchPager
 import PagebenchStore
 import Synchronization
 
+extension PagerKind {
+    /// Whether the harness's drain of this kind checks its task's cancellation before every
+    /// request it makes, and after every page (H2: a page that arrives after cancellation is
+    /// counted as wasted and ends the drain): the loop and the streaming pager, which the
+    /// drain calls page by page. The Apollo-style pager's loads make their requests inside
+    /// the pager, where only the source can check.
+    public var checksCancellationBeforeEveryRequest: Bool { self == .loop || self == .streaming }
+}
+
 /// How one drain ended and what it cost.
 struct DrainResult: Sendable {
     enum Ending: Sendable, Equatable {
@@ -22,28 +31,41 @@ struct DrainResult: Sendable {
 }
 
 /// Runs single drains with one pager kind against a source, recording every page into the
-/// calling task's ``TaskMetrics``: the per-page path is plain arithmetic, two monotonic
-/// clock reads (when timed) and a histogram record, with no shared lock, actor or atomic.
+/// calling task's ``TaskMetrics``: the per-page path is plain arithmetic, two page-clock
+/// reads (when timed) and a histogram record, with no shared lock, actor or atomic.
 struct DrainRunner<Source: PageSource>: Sendable where Source.Request == PageRequest, Source.Response == Page {
     let source: ObservedSource<Source>
     let kind: PagerKind
     let retryPolicy: RetryPolicy
     let timing: Bool
     let yieldEveryPages: Int
+    /// When checkpoints yield the thread.
+    let yieldPolicy: YieldPolicy
     let progress: PagerTaskProgress
     /// Where time-series latencies go; nil without `--timeseries`.
     let intervals: IntervalLatencies?
     /// Counters of this worker's streaming drains (retries are read from them).
     let streamCounters = PagerCounters()
+    /// Times pages: the CPU's counter where it can be trusted (``MonotonicTime/PageClock``).
+    let clock = MonotonicTime.PageClock.process
 
     typealias Info = CursorBasedPagination.Forward
 
+    /// Runs one drain. Its task's cancellation is read from a flag that a cancellation
+    /// handler sets (one relaxed load per check, where `Task.isCancelled` costs a thread-local
+    /// lookup and a retain and release of the task, ~20 ns, twice per page;
+    /// results/harness-overhead.md); the handler runs at once if the task is already cancelled.
     func run(_ plan: DrainPlan, into metrics: inout TaskMetrics, pacing: inout Pacing) async -> DrainResult {
-        switch kind {
-        case .loop: return await runLoop(plan, into: &metrics, pacing: &pacing)
-        case .streaming: return await runStreaming(plan, into: &metrics, pacing: &pacing)
-        case .apolloLoadNext: return await runLoadNext(plan, into: &metrics, pacing: &pacing)
-        case .apolloLoadAll: return await runLoadAll(plan, into: &metrics, pacing: &pacing)
+        let cancelled = Atomic<Bool>(false)
+        return await withTaskCancellationHandler {
+            switch kind {
+            case .loop: return await runLoop(plan, into: &metrics, pacing: &pacing, cancelled: cancelled)
+            case .streaming: return await runStreaming(plan, into: &metrics, pacing: &pacing, cancelled: cancelled)
+            case .apolloLoadNext: return await runLoadNext(plan, into: &metrics, pacing: &pacing, cancelled: cancelled)
+            case .apolloLoadAll: return await runLoadAll(plan, into: &metrics, pacing: &pacing, cancelled: cancelled)
+            }
+        } onCancel: {
+            cancelled.store(true, ordering: .relaxed)
         }
     }
 
@@ -53,25 +75,29 @@ struct DrainRunner<Source: PageSource>: Sendable where Source.Request == PageReq
     @inline(__always)
     private func account(
         _ page: Page, startedAt: UInt64, plan: inout DrainPlan, result: inout DrainResult,
-        metrics: inout TaskMetrics, pacing: inout Pacing
+        metrics: inout TaskMetrics, pacing: inout Pacing, cancelled: borrowing Atomic<Bool>
     ) -> Bool {
+        // A pattern, not `!= nil`: the generic comparison retained and released the token
+        // around its use (measured, disassembly).
+        let hasNextToken: Bool
+        if case .some = page.nextToken { hasNextToken = true } else { hasNextToken = false }
         var latency: UInt64?
         if timing {
-            let elapsed = MonotonicTime.elapsed(from: startedAt, to: MonotonicTime.nanoseconds())
+            let elapsed = clock.nanoseconds(from: startedAt, to: clock.now())
             pacing.intervalSamples?.append(elapsed)
             if pacing.latencyLog != nil { pacing.latencyLog!.append(elapsed) } else { latency = elapsed }
         }
         metrics.recordPage(
             itemCount: page.items.count, scannedCount: page.scannedCount, scannedBytes: page.scannedBytes,
-            hasNextToken: page.nextToken != nil, latencyNanoseconds: latency)
+            hasNextToken: hasNextToken, latencyNanoseconds: latency)
         result.pages += 1
         pacing.pagesSinceCheckpoint += 1
-        if Task.isCancelled {
+        if cancelled.load(ordering: .relaxed) {
             result.pagesAfterCancel += 1
             result.ending = .cancelled
             return false
         }
-        guard page.nextToken != nil else { return false }
+        guard hasNextToken else { return false }
         if let maxPages = plan.maxPages, result.pages >= maxPages { return false }
         guard !plan.abandonsAfterPage() else { return false }
         if let pages = pacing.cancelAfterPages, result.pages >= pages {
@@ -84,15 +110,26 @@ struct DrainRunner<Source: PageSource>: Sendable where Source.Request == PageReq
         return true
     }
 
-    private func ending(for error: any Error) -> DrainResult.Ending {
-        if error is CancellationError || Task.isCancelled { return .cancelled }
+    /// Before a request: false (the drain ends, cancelled, having requested nothing more) if
+    /// its task is cancelled. With it the in-process store need not check (``StoreSource``).
+    @inline(__always)
+    private func mayRequest(result: inout DrainResult, cancelled: borrowing Atomic<Bool>) -> Bool {
+        guard cancelled.load(ordering: .relaxed) else { return true }
+        result.ending = .cancelled
+        return false
+    }
+
+    private func ending(for error: any Error, cancelled: borrowing Atomic<Bool>) -> DrainResult.Ending {
+        if error is CancellationError || cancelled.load(ordering: .relaxed) { return .cancelled }
         return .failed(ErrorKind(classifying: error))
     }
 
     // MARK: Pager kinds
 
     /// The floor: a bare loop calling the source, with the retry policy applied by hand.
-    private func runLoop(_ plan: DrainPlan, into metrics: inout TaskMetrics, pacing: inout Pacing) async -> DrainResult {
+    private func runLoop(
+        _ plan: DrainPlan, into metrics: inout TaskMetrics, pacing: inout Pacing, cancelled: borrowing Atomic<Bool>
+    ) async -> DrainResult {
         var plan = plan
         var result = DrainResult(ending: .finished, pages: 0, pagesAfterCancel: 0)
         var request = plan.request
@@ -101,22 +138,30 @@ struct DrainRunner<Source: PageSource>: Sendable where Source.Request == PageReq
         // synthetic store's references) was copied and destroyed around every page.
         let source = self.source
         while true {
-            let started = timing ? MonotonicTime.nanoseconds() : 0
+            guard mayRequest(result: &result, cancelled: cancelled) else { return result }
+            let started = timing ? clock.now() : 0
             let page: Page
             do {
-                // The first attempt inline, the retries in a separate function: an
-                // in-process store serves it without suspending (StoreSource), so there is
-                // no async frame or executor check per page.
-                page = try await source.fetch(request)
+                // The first attempt inline, the retries in a separate function. An in-process
+                // store answers without suspending (StoreSource): no async frame, and no
+                // executor switch after an `await`, per page.
+                if let immediate = try source.fetchWithoutWaiting(request) {
+                    page = immediate
+                } else {
+                    page = try await source.fetch(request)
+                }
             } catch {
                 do {
                     page = try await retryAfterFailure(error, request, random: &backoffRandom, metrics: &metrics)
                 } catch {
-                    result.ending = ending(for: error)
+                    result.ending = ending(for: error, cancelled: cancelled)
                     return result
                 }
             }
-            guard account(page, startedAt: started, plan: &plan, result: &result, metrics: &metrics, pacing: &pacing)
+            guard
+                account(
+                    page, startedAt: started, plan: &plan, result: &result, metrics: &metrics, pacing: &pacing,
+                    cancelled: cancelled)
             else { return result }
             if pacing.pagesSinceCheckpoint >= yieldEveryPages { await checkpoint(&pacing) }
             request.token = page.nextToken
@@ -136,7 +181,9 @@ struct DrainRunner<Source: PageSource>: Sendable where Source.Request == PageReq
     }
 
     /// The streaming pager: one `next()` per page.
-    private func runStreaming(_ plan: DrainPlan, into metrics: inout TaskMetrics, pacing: inout Pacing) async -> DrainResult {
+    private func runStreaming(
+        _ plan: DrainPlan, into metrics: inout TaskMetrics, pacing: inout Pacing, cancelled: borrowing Atomic<Bool>
+    ) async -> DrainResult {
         var plan = plan
         var result = DrainResult(ending: .finished, pages: 0, pagesAfterCancel: 0)
         let first = plan.request
@@ -148,17 +195,21 @@ struct DrainRunner<Source: PageSource>: Sendable where Source.Request == PageReq
             pageResolver: { info, _ in info.endCursor.map { first.with(token: $0) } })
         var iterator = stream.makeAsyncIterator()
         while true {
-            let started = timing ? MonotonicTime.nanoseconds() : 0
+            guard mayRequest(result: &result, cancelled: cancelled) else { return result }
+            let started = timing ? clock.now() : 0
             let page: Page
             do {
                 // On this task's isolation: the inlined `next`, no async call per page.
                 guard let next = try await iterator.next(isolation: #isolation) else { return result }
                 page = next
             } catch {
-                result.ending = ending(for: error)
+                result.ending = ending(for: error, cancelled: cancelled)
                 return result
             }
-            guard account(page, startedAt: started, plan: &plan, result: &result, metrics: &metrics, pacing: &pacing)
+            guard
+                account(
+                    page, startedAt: started, plan: &plan, result: &result, metrics: &metrics, pacing: &pacing,
+                    cancelled: cancelled)
             else { return result }
             if pacing.pagesSinceCheckpoint >= yieldEveryPages { await checkpoint(&pacing) }
         }
@@ -174,28 +225,32 @@ struct DrainRunner<Source: PageSource>: Sendable where Source.Request == PageReq
     }
 
     /// The Apollo-style pager page by page: `fetch()`, then `loadNext()` while `canLoadNext`.
-    private func runLoadNext(_ plan: DrainPlan, into metrics: inout TaskMetrics, pacing: inout Pacing) async -> DrainResult {
+    private func runLoadNext(
+        _ plan: DrainPlan, into metrics: inout TaskMetrics, pacing: inout Pacing, cancelled: borrowing Atomic<Bool>
+    ) async -> DrainResult {
         var plan = plan
         var result = DrainResult(ending: .finished, pages: 0, pagesAfterCancel: 0)
         let pager = makeQueryPager(plan.request)
         defer { metrics.retries += pager.counters.retries }
         _ = source.failures.takeLast()
-        var started = timing ? MonotonicTime.nanoseconds() : 0
+        var started = timing ? clock.now() : 0
         await pager.fetch()
         guard let initial = pager.output?.initialPage else {
             // fetch() publishes failures instead of throwing them.
-            result.ending = Task.isCancelled ? .cancelled : .failed(source.failures.takeLast() ?? .other)
+            result.ending = cancelled.load(ordering: .relaxed) ? .cancelled : .failed(source.failures.takeLast() ?? .other)
             return result
         }
         var page = initial
-        while account(page, startedAt: started, plan: &plan, result: &result, metrics: &metrics, pacing: &pacing) {
+        while account(
+            page, startedAt: started, plan: &plan, result: &result, metrics: &metrics, pacing: &pacing, cancelled: cancelled)
+        {
             if pacing.pagesSinceCheckpoint >= yieldEveryPages { await checkpoint(&pacing) }
             guard pager.canLoadNext else { return result }
-            started = timing ? MonotonicTime.nanoseconds() : 0
+            started = timing ? clock.now() : 0
             do {
                 try await pager.loadNext()
             } catch {
-                result.ending = ending(for: error)
+                result.ending = ending(for: error, cancelled: cancelled)
                 return result
             }
             guard let next = pager.output?.nextPages.last else {
@@ -209,14 +264,16 @@ struct DrainRunner<Source: PageSource>: Sendable where Source.Request == PageReq
 
     /// The Apollo-style pager's `loadAll`: no page boundary is visible to the caller, so no
     /// page latency is recorded; the pages are counted from its output.
-    private func runLoadAll(_ plan: DrainPlan, into metrics: inout TaskMetrics, pacing: inout Pacing) async -> DrainResult {
+    private func runLoadAll(
+        _ plan: DrainPlan, into metrics: inout TaskMetrics, pacing: inout Pacing, cancelled: borrowing Atomic<Bool>
+    ) async -> DrainResult {
         var result = DrainResult(ending: .finished, pages: 0, pagesAfterCancel: 0)
         let pager = makeQueryPager(plan.request)
         defer { metrics.retries += pager.counters.retries }
         do {
             try await pager.loadAll()
         } catch {
-            result.ending = ending(for: error)
+            result.ending = ending(for: error, cancelled: cancelled)
         }
         if let output = pager.output {
             for page in output.allPages {

@@ -83,6 +83,8 @@ public struct PhaseRunner<Source: PageSource>: Sendable where Source.Request == 
                 shard: shard, pagers: pagers, shardDrains: shardDrains)
         }
         guard pagers > 0 else { return nothingMeasured(pagers: 0) }
+        // The page clock calibrates on first use (a few ms, once per process): not inside a phase.
+        _ = MonotonicTime.PageClock.process
         let slots = (0..<pagers).map { _ in PagerTaskProgress() }
         let sampler = MemorySampler()
         let intervals = options.timeSeries ? IntervalLatencies() : nil
@@ -115,7 +117,7 @@ public struct PhaseRunner<Source: PageSource>: Sendable where Source.Request == 
                 _ = await runPhase(
                     concurrency: concurrency, shard: shard, slots: slots, intervals: intervals, timing: timing,
                     probeSleep: options.probeSleep, warmup: true, bound: .duration(seconds: workload.warmupSeconds),
-                    interruption: options.interruption)
+                    interruption: options.interruption, backgroundTicks: { sampler.sampleCount })
             }
             if options.interruption?.isRequested == true {
                 // Stopped before measuring: nothing of this phase is a result.
@@ -145,7 +147,8 @@ public struct PhaseRunner<Source: PageSource>: Sendable where Source.Request == 
             let remoteBefore = options.remoteCounters?()
             let phase = await runPhase(
                 concurrency: concurrency, shard: shard, slots: slots, intervals: intervals, timing: timing,
-                probeSleep: options.probeSleep, warmup: false, bound: workload.bound, interruption: options.interruption)
+                probeSleep: options.probeSleep, warmup: false, bound: workload.bound, interruption: options.interruption,
+                backgroundTicks: { sampler.sampleCount })
             let cpu = CPUTime.now().since(cpuBefore)
             let remote = remoteBefore.flatMap { before in options.remoteCounters.map { $0().since(before) } }
             let allocationsAfter = try? JemallocStats.read(flushingThreadCache: true)
@@ -198,7 +201,7 @@ public struct PhaseRunner<Source: PageSource>: Sendable where Source.Request == 
     private func runPhase(
         concurrency total: Int, shard: Shard, slots: [PagerTaskProgress], intervals: IntervalLatencies?, timing: Bool,
         probeSleep: (@Sendable (UInt64) async throws -> Void)?, warmup: Bool, bound: RunBound,
-        interruption: Interruption?
+        interruption: Interruption?, backgroundTicks: @escaping @Sendable () -> Int
     ) async -> PhaseOutcome {
         let concurrency = slots.count
         var drainLimit: Int?
@@ -218,6 +221,8 @@ public struct PhaseRunner<Source: PageSource>: Sendable where Source.Request == 
         let prepared = (0..<concurrency).map { _ in
             Handoff(PresizedRecorders.taskMetrics(openLoop: isOpenLoop, cancels: cancels))
         }
+        let yieldPolicy = YieldPolicy.forPhase(
+            pagers: concurrency, cores: ProcessInfo.processInfo.activeProcessorCount, backgroundTicks: backgroundTicks)
         let start = MonotonicTime.nanoseconds()
         let control = PhaseControl(
             planner: planner, isWarmup: warmup, start: start, drainLimit: drainLimit,
@@ -228,6 +233,7 @@ public struct PhaseRunner<Source: PageSource>: Sendable where Source.Request == 
                 let executor = DrainRunner(
                     source: ObservedSource(base: source, failures: FailureLog()), kind: workload.pager,
                     retryPolicy: retryPolicy, timing: timing, yieldEveryPages: workload.yieldEveryPages,
+                    yieldPolicy: yieldPolicy,
                     progress: slots[slot], intervals: intervals)
                 let worker = PagerTask(control: control, executor: executor, timeSeries: intervals != nil, sleep: sleep)
                 let handoff = prepared[slot]

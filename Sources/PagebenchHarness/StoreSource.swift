@@ -11,22 +11,40 @@ import Synchronization
 /// that `page(_:)` would make, without entering an async function per page (its frame on
 /// the task allocator, an executor check and a copy of the store's references cost about
 /// as much as the page itself at limit 10; results/harness-overhead.md).
+///
+/// For the harness's loop and streaming drains that plain call is the evaluation alone: those
+/// drains check their task's cancellation before every request they make (``DrainRunner``),
+/// so a second check right after theirs would only find what theirs found (H2: a cancelled
+/// drain still requests no page). Every other caller, and every store with a service model
+/// (whose delays stay cancellable, S20, P13), gets `page(_:)`'s check.
 public struct StoreSource: PageSource {
     public let store: SyntheticStore
     @usableFromInline let servesWithoutWaiting: Bool
+    /// Whether the direct path leaves the cancellation check to its caller.
+    @usableFromInline let callerChecksCancellation: Bool
 
-    public init(store: SyntheticStore) {
+    /// - Parameters:
+    ///   - store: the store to page.
+    ///   - pager: the pager kind of the harness drains that will call this source, if any;
+    ///     for `loop` and `streaming` the direct path skips its own cancellation check
+    ///     (``PagerKind/checksCancellationBeforeEveryRequest``).
+    public init(store: SyntheticStore, pager: PagerKind? = nil) {
         self.store = store
         self.servesWithoutWaiting = store.servesWithoutWaiting
+        self.callerChecksCancellation = pager?.checksCancellationBeforeEveryRequest ?? false
     }
 
     @inlinable
     public func fetch(_ request: PageRequest) async throws -> Page {
-        if servesWithoutWaiting {
-            try Task.checkCancellation()
-            return try store.evaluatePage(request)
-        }
+        if let page = try fetchWithoutWaiting(request) { return page }
         return try await store.page(request)
+    }
+
+    @inlinable
+    public func fetchWithoutWaiting(_ request: PageRequest) throws -> Page? {
+        guard servesWithoutWaiting else { return nil }
+        if !callerChecksCancellation { try Task.checkCancellation() }
+        return try store.evaluatePage(request)
     }
 }
 
@@ -41,6 +59,16 @@ struct ObservedSource<Base: PageSource>: PageSource where Base.Request == PageRe
     func fetch(_ request: PageRequest) async throws -> Page {
         do {
             return try await base.fetch(request)
+        } catch {
+            failures.record(error)
+            throw error
+        }
+    }
+
+    @inlinable
+    func fetchWithoutWaiting(_ request: PageRequest) throws -> Page? {
+        do {
+            return try base.fetchWithoutWaiting(request)
         } catch {
             failures.record(error)
             throw error

@@ -105,7 +105,7 @@ public struct SweepRunner: Sendable {
             } catch {
                 throw HarnessError.invalidField("store", "\(error)")
             }
-            let runner = PhaseRunner(scenario: scenario, source: StoreSource(store: store))
+            let runner = PhaseRunner(scenario: scenario, source: StoreSource(store: store, pager: scenario.workload.pager))
             if ordinal == 0, let waitForStart = options.waitForStart {
                 guard await startTogether(waitForStart) else { return output }
             }

@@ -11,6 +11,21 @@ public protocol PageSource<Request, Response>: Sendable {
     /// Returns the page for `request`, or throws. Errors conforming to `RetryableError`
     /// with `isRetryable == true` are retried by a pager whose `RetryPolicy` allows it.
     func fetch(_ request: Request) async throws -> Response
+
+    /// The page for `request` if this source has it at once, without suspending (an
+    /// in-process store with no service time); nil if it would have to wait, and then the
+    /// caller awaits ``fetch(_:)``. When it answers, it answers exactly as `fetch` would
+    /// (the same page, the same errors, the same cancellation behaviour).
+    ///
+    /// Pagers try it first: a `fetch` that returns without suspending still costs its
+    /// caller an executor switch after the `await` (`swift_task_switch`, ~20 ns at limit 10;
+    /// results/harness-overhead.md). The default answers nil.
+    func fetchWithoutWaiting(_ request: Request) throws -> Response?
+}
+
+extension PageSource {
+    @inlinable
+    public func fetchWithoutWaiting(_ request: Request) throws -> Response? { nil }
 }
 
 /// A page source made of a closure.

@@ -12,10 +12,11 @@ public func scenario(
     return Scenario(name: name, store: store, workload: workload)
 }
 
-/// A phase runner over the in-process store of `scenario` (validated first).
+/// A phase runner over the in-process store of `scenario` (validated first), as `run` makes it.
 public func storeRunner(_ scenario: Scenario) throws -> PhaseRunner<StoreSource> {
     try scenario.validate()
-    return PhaseRunner(scenario: scenario, source: StoreSource(store: try SyntheticStore(configuration: scenario.store)))
+    let store = try SyntheticStore(configuration: scenario.store)
+    return PhaseRunner(scenario: scenario, source: StoreSource(store: store, pager: scenario.workload.pager))
 }
 
 /// The deterministic figures of a run (H3): identical for the same seed and configuration.

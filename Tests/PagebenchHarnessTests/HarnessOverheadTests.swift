@@ -1,12 +1,14 @@
-import PagebenchHarness
+@testable import PagebenchHarness
 import PagebenchMetrics
 import PagebenchPager
 import PagebenchStore
 import PagebenchTestSupport
+import Synchronization
 import Testing
 
 /// Issue 17: the bare-loop calibration behind `harness_overhead_ratio`, and the direct
-/// store path of ``StoreSource``, change no figure a run reports except the new column.
+/// store path of ``StoreSource``, change no figure a run reports except the new column;
+/// the drains that skip the store's cancellation check make no request once cancelled.
 @Suite struct HarnessOverheadTests {
     static let context = RunContext(
         timestampUTC: "2026-11-24T00:00:00Z", pagebenchVersion: "test", gitCommit: "abc", swiftVersion: "6.3",
@@ -92,6 +94,82 @@ import Testing
             return
         }
         #expect(error is CancellationError)
+    }
+
+    @Test(
+        "H2: a loop or streaming drain requests nothing once its task is cancelled, so the direct store path need not check",
+        arguments: [PagerKind.loop, .streaming])
+    func drainsCheckBeforeEveryRequest(kind: PagerKind) async throws {
+        // Every drain is probed and cancels itself after some pages (the timer never fires):
+        // the request that would follow is never made, with the store's own check skipped.
+        let store = StoreConfiguration(partitions: 8, itemsPerPartition: .uniform(200))
+        let scenario = scenario(store: store) { workload in
+            workload.pager = kind
+            workload.read = .partition(.uniform)
+            workload.limit = 10
+            workload.concurrency = [1]
+            workload.bound = .drains(40)
+            workload.cancelFraction = 1
+        }
+        try scenario.validate()
+        let tracker = TrackingSource<StoreSource>.Tracker()
+        let direct = StoreSource(store: try SyntheticStore(configuration: store), pager: kind)
+        var options = PhaseRunner<TrackingSource<StoreSource>>.Options()
+        options.probeSleep = { _ in try await Task.sleep(for: .seconds(3600)) }
+        let result = await PhaseRunner(scenario: scenario, source: TrackingSource(base: direct, tracker: tracker))
+            .run(concurrency: 1, repetition: 1, options: options)
+        #expect(result.metrics.cancellations > 0)
+        #expect(result.metrics.pagesAfterCancel == 0)
+        #expect(result.metrics.errors.total == 0)
+        #expect(tracker.started.load(ordering: .relaxed) == result.metrics.pages, "a request was made after cancellation")
+    }
+
+    @Test("the direct path skips its cancellation check only for the drains that check before every request")
+    func directPathChecksUnlessTheDrainDoes() async throws {
+        let store = try SyntheticStore(configuration: StoreConfiguration(partitions: 2))
+        let request = PageRequest(range: .partition(1), limit: 5)
+        func fetchCancelled(_ source: StoreSource) async -> Bool {
+            await withTaskGroup(of: Bool.self) { group in
+                group.cancelAll()
+                group.addTask { (try? await source.fetch(request)) != nil }
+                return await group.next()!
+            }
+        }
+        #expect(PagerKind.allCases.filter(\.checksCancellationBeforeEveryRequest) == [.loop, .streaming])
+        #expect(await fetchCancelled(StoreSource(store: store, pager: .loop)))
+        #expect(await fetchCancelled(StoreSource(store: store, pager: .streaming)))
+        #expect(await !fetchCancelled(StoreSource(store: store)))
+        #expect(await !fetchCancelled(StoreSource(store: store, pager: .apolloLoadNext)))
+        #expect(await !fetchCancelled(StoreSource(store: store, pager: .apolloLoadAll)))
+        // With a service model the store's own check and cancellable delay stay (S20, P13).
+        let slow = try SyntheticStore(
+            configuration: StoreConfiguration(partitions: 2, serviceTime: ServiceTimeModel(base: .fixed(nanoseconds: 1000))))
+        #expect(await !fetchCancelled(StoreSource(store: slow, pager: .loop)))
+    }
+
+    @Test("with a pager per core or more a drain yields every millisecond; with a spare core only when the background work is starved")
+    func yieldPolicyFollowsSpareCores() {
+        let ticks = Atomic<Int>(0)
+        let spare = YieldPolicy.forPhase(pagers: 1, cores: 2) { ticks.load(ordering: .relaxed) }
+        let busy = YieldPolicy.forPhase(pagers: 2, cores: 2) { ticks.load(ordering: .relaxed) }
+        #expect(busy.intervalNanoseconds == 1_000_000 && busy.backgroundTicks == nil)
+        #expect(YieldPolicy.forPhase(pagers: 64, cores: 2) { 0 }.backgroundTicks == nil)
+        #expect(spare.intervalNanoseconds == 20_000_000)
+
+        var pacing = Pacing(timeSeries: false)
+        let ms: UInt64 = 1_000_000
+        #expect(busy.shouldYield(now: 5 * ms, &pacing))
+        #expect(!busy.shouldYield(now: 5 * ms + ms / 2, &pacing), "within the interval")
+        #expect(busy.shouldYield(now: 6 * ms, &pacing))
+
+        pacing = Pacing(timeSeries: false)
+        #expect(!spare.shouldYield(now: 30 * ms, &pacing), "first look: the background work's count is new")
+        ticks.store(2, ordering: .relaxed)
+        #expect(!spare.shouldYield(now: 40 * ms, &pacing), "within the interval")
+        #expect(!spare.shouldYield(now: 50 * ms, &pacing), "the sampler ran since the last look: a thread is free")
+        #expect(spare.shouldYield(now: 70 * ms, &pacing), "the sampler did not run for an interval: it is starved")
+        ticks.store(3, ordering: .relaxed)
+        #expect(!spare.shouldYield(now: 90 * ms, &pacing))
     }
 
     @Test("a store with service time or injected failures is not served directly (S20, S21)")

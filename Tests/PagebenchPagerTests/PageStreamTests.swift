@@ -110,6 +110,86 @@ struct PageStreamTests {
         #expect(source.cancellationCount == 1)
     }
 
+    /// Pages 0..<count by number; even pages (and the one named `repeating`) are answered at
+    /// once by `fetchWithoutWaiting`, odd ones only through `fetch`; `failing` fails at once.
+    struct HalfImmediateSource: PageSource {
+        struct Page: Sendable, Equatable {
+            var items: [Int]
+            var nextToken: String?
+        }
+        final class Calls: Sendable {
+            let immediate = Atomic<Int>(0)
+            let awaited = Atomic<Int>(0)
+            let failuresLeft = Atomic<Int>(1)
+        }
+        let count: Int
+        var failing: (page: Int, error: ScriptedSourceError)?
+        var repeating: Int?
+        let calls = Calls()
+
+        func page(_ number: Int) -> Page {
+            let next = number == repeating ? number : number + 1
+            return Page(items: [number], nextToken: next < count ? String(next) : nil)
+        }
+
+        func fetch(_ request: String?) async throws -> Page {
+            calls.awaited.add(1, ordering: .relaxed)
+            await Task.yield()
+            return page(Int(request ?? "0")!)
+        }
+
+        func fetchWithoutWaiting(_ request: String?) throws -> Page? {
+            let number = Int(request ?? "0")!
+            guard number % 2 == 0 || number == repeating else { return nil }
+            calls.immediate.add(1, ordering: .relaxed)
+            if let failing, failing.page == number, calls.failuresLeft.subtract(1, ordering: .relaxed).newValue >= 0 {
+                throw failing.error
+            }
+            return page(number)
+        }
+
+        func stream(retryPolicy: RetryPolicy = .none) -> PageStream<Self, CursorBasedPagination.Forward> {
+            PageStream(
+                source: self, initialRequest: nil, retryPolicy: retryPolicy,
+                extractPageInfo: { CursorBasedPagination.Forward(nextToken: $0.nextToken) },
+                pageResolver: { info, _ in info.endCursor })
+        }
+    }
+
+    @Test("P15: pages a source answers at once are yielded, counted and retried like awaited ones; fetch is not asked again")
+    func p15ImmediateAnswersArePagedLikeAwaitedOnes() async throws {
+        let source = HalfImmediateSource(count: 9, failing: (4, .throttled))
+        let stream = source.stream(retryPolicy: RetryPolicy(maxRetries: 2, initialBackoff: .microseconds(1), seed: 1))
+        var items: [Int] = []
+        for try await page in stream { items += page.items }
+        #expect(items == Array(0..<9))
+        // Pages 0, 2, 4 (failing), 6, 8 asked at once; 1, 3, 5, 7 and the retry of 4 awaited.
+        #expect(source.calls.immediate.load(ordering: .relaxed) == 5)
+        #expect(source.calls.awaited.load(ordering: .relaxed) == 5)
+        #expect(stream.counters.pages == 9)
+        #expect(stream.counters.retries == 1)
+        #expect(stream.counters.requests == 10)
+    }
+
+    @Test("an error a source throws at once ends the stream like one from fetch; P9 holds for pages answered at once")
+    func immediateErrorsAndRepeatedTokens() async throws {
+        let failing = HalfImmediateSource(count: 9, failing: (2, ScriptedSourceError("bad request")))
+        var pages = 0
+        await #expect(throws: ScriptedSourceError("bad request")) {
+            for try await _ in failing.stream() { pages += 1 }
+        }
+        #expect(pages == 2)
+
+        let repeating = HalfImmediateSource(count: 9, repeating: 3)
+        pages = 0
+        let error = await paginationError {
+            for try await _ in repeating.stream() { pages += 1 }
+        }
+        #expect(error == .repeatedToken)
+        #expect(pages == 3)
+        #expect(repeating.calls.awaited.load(ordering: .relaxed) == 1)
+    }
+
     @Test func p14StreamFollowsPreviousDirection() async throws {
         let source = ScriptedPageSource(previous: [[-2], [-1]], initial: [0], next: [[1]])
         let stream = PageStream(
