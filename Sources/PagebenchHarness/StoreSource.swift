@@ -33,13 +33,18 @@ public struct StoreSource: PageSource {
 /// Wraps a worker's page source to count the failures it returns (throttles include the
 /// retried ones) and remember the last one, for pagers whose API does not rethrow it
 /// (`QueryPager.fetch` publishes failures instead). The success path touches nothing shared.
+///
+/// On a store with writes, the worker's ``ConsistencyTracker`` serves the requests instead
+/// of `base` (the same store), to count the drains' duplicates and skips (S25).
 struct ObservedSource<Base: PageSource>: PageSource where Base.Request == PageRequest, Base.Response == Page {
     let base: Base
     let failures: FailureLog
+    var consistency: ConsistencyTracker? = nil
 
     @inlinable
     func fetch(_ request: PageRequest) async throws -> Page {
         do {
+            if let consistency { return try await consistency.fetch(request) }
             return try await base.fetch(request)
         } catch {
             failures.record(error)

@@ -92,7 +92,13 @@ extension ResultRow {
             .decimal("duration_s", \.durationSeconds, unit: "s", .neutral, .measured, "Wall-clock length of the measured phase."),
             .integer("partial", \.partial, unit: "0/1", .neutral, .deterministic, "1 when SIGINT or SIGTERM ended the phase before its bound (H6): its figures cover only the time it ran; else 0."),
             .integer("slo_held", \.sloHeld, unit: "0/1", .neutral, .context, "1 when every `--slo` held on this row, 0 when one broke; empty without SLOs (`knee` steps always have it)."),
+            // Writes during pagination (S25) and watching (P16): empty without them
+            .integer("duplicate_items", \.duplicateItems, unit: "items", .lowerIsBetter, .deterministic, "Under writes: items a drain returned again, over the drains that reached their last page (S25); deterministic with per-request writes at concurrency 1; empty without writes."),
+            .integer("skipped_items", \.skippedItems, unit: "items", .lowerIsBetter, .deterministic, "Under writes: items that existed and matched from a drain's first request to its last and were never returned (S25); empty without writes."),
+            .integer("inconsistent_drains", \.inconsistentDrains, unit: "drains", .lowerIsBetter, .deterministic, "Under writes: drains with a duplicate or a skip (S25); empty without writes."),
+            .integer("watch_refreshes", \.watchRefreshes, unit: "outputs", .neutral, .measured, "Watching pagers: outputs published because a write touched a loaded page (P16); empty without watching."),
         ]
+        columns += C.latency("watch_latency", \.watchLatency, "Watching pagers: write committed → new output published (P16); empty without watching")
         return columns
     }()
 }

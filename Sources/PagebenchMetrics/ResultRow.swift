@@ -9,7 +9,7 @@
 /// Bump ``currentSchemaVersion`` whenever a column is added, removed, renamed or changes meaning.
 public struct ResultRow: CSVRecord, Hashable {
     /// The schema this build writes and reads.
-    public static let currentSchemaVersion = 3
+    public static let currentSchemaVersion = 4
 
     /// The columns version 3 added: real targets (issue 14), `partial` (H6), `slo_held` (H5).
     static let addedInVersion3: Set<String> = [
@@ -18,10 +18,18 @@ public struct ResultRow: CSVRecord, Hashable {
         "target_errors_bad_continuation", "target_errors_graphql", "target_errors_api",
         "target_errors_repeated_continuation", "consumed_capacity_units", "partial", "slo_held",
     ]
+    /// The columns version 4 added: writes during pagination (S25) and watching (P16).
+    static let addedInVersion4: Set<String> = [
+        "duplicate_items", "skipped_items", "inconsistent_drains", "watch_refreshes", "watch_latency_p50_ns",
+        "watch_latency_p90_ns", "watch_latency_p99_ns", "watch_latency_p999_ns", "watch_latency_max_ns",
+    ]
     /// Version 1 had no `harness_overhead_ratio` (added in 2) and neither had the columns
-    /// of version 3; their files read with those columns empty (`partial` 0).
+    /// of versions 3 and 4; their files read with those columns empty (`partial` 0).
     public static var earlierSchemaVersions: [Int: Set<String>] {
-        [1: addedInVersion3.union(["harness_overhead_ratio"]), 2: addedInVersion3]
+        [
+            1: addedInVersion3.union(addedInVersion4).union(["harness_overhead_ratio"]),
+            2: addedInVersion3.union(addedInVersion4), 3: addedInVersion4,
+        ]
     }
 
     // MARK: Context: identifies the run; matched on, never compared.
@@ -133,6 +141,21 @@ public struct ResultRow: CSVRecord, Hashable {
     /// 1 when every `--slo` held on this row, 0 when one broke; nil without SLOs. Knee steps
     /// always carry it (H5).
     public var sloHeld: Int?
+
+    // MARK: Writes during pagination (S25) and watching (P16); nil without them
+
+    /// Items returned again by the drain that had already returned them (S25), summed over
+    /// the drains that reached their last page. Nil for a store without writes.
+    public var duplicateItems: Int?
+    /// Items that existed and matched from a drain's first request to its last and that the
+    /// drain never returned (S25), summed over the drains that reached their last page.
+    public var skippedItems: Int?
+    /// Drains with at least one duplicate or skip.
+    public var inconsistentDrains: Int?
+    /// Outputs a watching pager published because a write touched its pages (P16).
+    public var watchRefreshes: Int?
+    /// Write committed → the watching pager's new output published (P16).
+    public var watchLatency: LatencyPercentiles?
 
     // MARK: Resources (measured, lower is better)
 
