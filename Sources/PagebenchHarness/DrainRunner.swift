@@ -44,6 +44,7 @@ struct DrainRunner<Source: PageSource>: Sendable where Source.Request == PageReq
         case .streaming: return await runStreaming(plan, into: &metrics, pacing: &pacing)
         case .apolloLoadNext: return await runLoadNext(plan, into: &metrics, pacing: &pacing)
         case .apolloLoadAll: return await runLoadAll(plan, into: &metrics, pacing: &pacing)
+        case .apolloWatch: return await runWatch(plan, into: &metrics, pacing: &pacing)
         }
     }
 
@@ -51,7 +52,7 @@ struct DrainRunner<Source: PageSource>: Sendable where Source.Request == PageReq
 
     /// Records one page; returns whether the drain goes on to the next page.
     @inline(__always)
-    private func account(
+    func account(
         _ page: Page, startedAt: UInt64, plan: inout DrainPlan, result: inout DrainResult,
         metrics: inout TaskMetrics, pacing: inout Pacing
     ) -> Bool {
@@ -84,7 +85,7 @@ struct DrainRunner<Source: PageSource>: Sendable where Source.Request == PageReq
         return true
     }
 
-    private func ending(for error: any Error) -> DrainResult.Ending {
+    func ending(for error: any Error) -> DrainResult.Ending {
         if error is CancellationError || Task.isCancelled { return .cancelled }
         return .failed(ErrorKind(classifying: error))
     }
@@ -164,7 +165,7 @@ struct DrainRunner<Source: PageSource>: Sendable where Source.Request == PageReq
         }
     }
 
-    private func makeQueryPager(_ first: PageRequest)
+    func makeQueryPager(_ first: PageRequest)
         -> QueryPager<ObservedSource<Source>, ObservedSource<Source>, Info, PaginationOutput<Page, Page>>
     {
         QueryPager(
@@ -175,10 +176,19 @@ struct DrainRunner<Source: PageSource>: Sendable where Source.Request == PageReq
 
     /// The Apollo-style pager page by page: `fetch()`, then `loadNext()` while `canLoadNext`.
     private func runLoadNext(_ plan: DrainPlan, into metrics: inout TaskMetrics, pacing: inout Pacing) async -> DrainResult {
-        var plan = plan
-        var result = DrainResult(ending: .finished, pages: 0, pagesAfterCancel: 0)
         let pager = makeQueryPager(plan.request)
         defer { metrics.retries += pager.counters.retries }
+        return await loadPages(pager, plan, into: &metrics, pacing: &pacing)
+    }
+
+    /// `fetch()`, then `loadNext()` while `canLoadNext` and the plan goes on (`apollo-loadNext`,
+    /// and the loading part of `apollo-watch`).
+    func loadPages(
+        _ pager: QueryPager<ObservedSource<Source>, ObservedSource<Source>, Info, PaginationOutput<Page, Page>>,
+        _ plan: DrainPlan, into metrics: inout TaskMetrics, pacing: inout Pacing
+    ) async -> DrainResult {
+        var plan = plan
+        var result = DrainResult(ending: .finished, pages: 0, pagesAfterCancel: 0)
         _ = source.failures.takeLast()
         var started = timing ? MonotonicTime.nanoseconds() : 0
         await pager.fetch()

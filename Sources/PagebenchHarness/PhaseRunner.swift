@@ -232,7 +232,9 @@ public struct PhaseRunner<Source: PageSource>: Sendable where Source.Request == 
         let (metrics, returned, interrupted) = await withTaskGroup(of: PhaseChild.self) { group in
             for slot in 0..<concurrency {
                 var observed = ObservedSource(base: source, failures: FailureLog())
-                observed.consistency = writesStore.map(ConsistencyTracker.init)
+                // Watching drains re-fetch their pages: S25 counts complete drains only.
+                observed.consistency = workload.pager == .apolloWatch ? nil : writesStore.map(ConsistencyTracker.init)
+                observed.writesStore = writesStore
                 let executor = DrainRunner(
                     source: observed, kind: workload.pager,
                     retryPolicy: retryPolicy, timing: timing, yieldEveryPages: workload.yieldEveryPages,

@@ -40,6 +40,8 @@ struct ObservedSource<Base: PageSource>: PageSource where Base.Request == PageRe
     let base: Base
     let failures: FailureLog
     var consistency: ConsistencyTracker? = nil
+    /// The in-process store under writes, for the watching pager (`apollo-watch`, P16).
+    var writesStore: SyntheticStore? = nil
 
     @inlinable
     func fetch(_ request: PageRequest) async throws -> Page {

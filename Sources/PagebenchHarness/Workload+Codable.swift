@@ -13,7 +13,7 @@ extension Workload: Codable {
     static let jsonKeys = [
         "pager", "concurrency", "read", "limit", "filter", "reverse", "drain", "load", "drains", "durationSeconds",
         "warmupSeconds", "repetitions", "cancelFraction", "cancelAtEnd", "retry", "seed", "pageTiming",
-        "measureOverhead", "yieldEveryPages",
+        "measureOverhead", "yieldEveryPages", "watchSeconds",
     ]
 
     /// Decodes the `workload` object of a scenario file. Missing keys take their defaults;
@@ -63,6 +63,7 @@ extension Workload: Codable {
         pageTiming = try container.decodeIfPresent(Bool.self, forKey: AnyKey("pageTiming")) ?? pageTiming
         measureOverhead = try container.decodeIfPresent(Bool.self, forKey: AnyKey("measureOverhead")) ?? measureOverhead
         yieldEveryPages = try container.decodeIfPresent(Int.self, forKey: AnyKey("yieldEveryPages")) ?? yieldEveryPages
+        watchSeconds = try container.decodeIfPresent(Double.self, forKey: AnyKey("watchSeconds")) ?? watchSeconds
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -88,6 +89,7 @@ extension Workload: Codable {
         try container.encode(pageTiming, forKey: AnyKey("pageTiming"))
         try container.encode(measureOverhead, forKey: AnyKey("measureOverhead"))
         try container.encode(yieldEveryPages, forKey: AnyKey("yieldEveryPages"))
+        if pager == .apolloWatch { try container.encode(watchSeconds, forKey: AnyKey("watchSeconds")) }
     }
 
     static func rejectUnknownKeys(_ container: KeyedDecodingContainer<AnyKey>, known: [String], path: String) throws {

@@ -100,12 +100,25 @@ extension Workload {
         if measureOverhead && !pageTiming {
             throw fail("measureOverhead", "compares timing on with timing off, so pageTiming must be true")
         }
+        if pager == .apolloWatch {
+            guard watchSeconds.isFinite, watchSeconds > 0, watchSeconds <= 3_600 else {
+                throw fail("watchSeconds", "must be greater than 0 and at most 3600, got \(watchSeconds)")
+            }
+            // Writes must land while the pagers only watch: per-request writes would come
+            // only with the watch's own re-fetches, each of which would write again.
+            guard store.writes?.per == .second else {
+                throw fail(
+                    "pager",
+                    "apollo-watch watches for writes (P16): the store needs writes at a per-second rate "
+                        + "(store \"writes\": {\"insertRate\": 100, \"per\": \"second\"}, or --insert-rate 100 --write-rate-unit second)")
+            }
+        }
     }
 
     /// A canonical text of every field that changes what a row measures (concurrency and
     /// repetitions are columns of their own and are left out).
     public var canonicalText: String {
-        [
+        ([
             "pagebench-workload-v1",
             "pager=\(pager)",
             "read=\(read)",
@@ -122,6 +135,6 @@ extension Workload {
             "seed=\(seed.map(String.init) ?? "store")",
             "pageTiming=\(pageTiming)",
             "yieldEveryPages=\(yieldEveryPages)",
-        ].joined(separator: ";")
+        ] + (pager == .apolloWatch ? ["watchSeconds=\(watchSeconds)"] : [])).joined(separator: ";")
     }
 }

@@ -52,6 +52,9 @@ public struct Workload: Sendable, Hashable {
     /// passed since its last `Task.yield()`, yields, so that timers, the memory sampler and
     /// progress still run on a busy cooperative pool.
     public var yieldEveryPages: Int = 64
+    /// `apollo-watch` only: seconds each drain watches its loaded pages after loading them
+    /// (P16); the store's per-second writes land meanwhile.
+    public var watchSeconds: Double = 1
 
     public init() {}
 
@@ -72,6 +75,9 @@ public enum PagerKind: String, Sendable, Hashable, CaseIterable {
     case apolloLoadAll = "apollo-loadAll"
     /// The Apollo-style pager's `fetch` then `loadNext` page by page, pages held.
     case apolloLoadNext = "apollo-loadNext"
+    /// `apollo-loadNext`, then watching the pages held for `watchSeconds` (P16): a write
+    /// that touches them is re-fetched and published; watch latency is write → publication.
+    case apolloWatch = "apollo-watch"
 }
 
 /// What one drain reads.
