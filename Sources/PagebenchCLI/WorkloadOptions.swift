@@ -4,7 +4,7 @@ import PagebenchStore
 
 /// Workload flags of `pagebench run`: each overrides one field of every scenario's workload.
 public struct WorkloadOptions: ParsableArguments {
-    @Option(help: ArgumentHelp("loop, streaming, apollo-loadAll or apollo-loadNext.", valueName: "kind"))
+    @Option(help: ArgumentHelp("loop, streaming, apollo-loadAll, apollo-loadNext or apollo-watch (P16; needs per-second writes).", valueName: "kind"))
     public var pager: String?
 
     @Option(help: ArgumentHelp("Concurrency values to sweep, comma-separated, e.g. 1,8,64.", valueName: "list"))
@@ -58,6 +58,9 @@ public struct WorkloadOptions: ParsableArguments {
     @Flag(help: "Do not time pages (no page latency).")
     public var noPageTiming = false
 
+    @Option(parsing: .unconditional, help: ArgumentHelp("apollo-watch: seconds each drain watches its loaded pages (P16; default 1).", valueName: "seconds"))
+    public var watchSeconds: Double?
+
     public init() {}
 
     /// Checks every given flag on its own (exit 64 on failure).
@@ -65,7 +68,11 @@ public struct WorkloadOptions: ParsableArguments {
         var scratch = Workload()
         scratch.concurrency = [1]
         try apply(to: &scratch)
-        try scratch.validate(store: StoreConfiguration(partitions: StoreConfiguration.maximumSkewedPartitions))
+        // A store that allows every flag (apollo-watch needs per-second writes): the store's
+        // own checks come with the scenario.
+        try scratch.validate(
+            store: StoreConfiguration(
+                partitions: StoreConfiguration.maximumSkewedPartitions, writes: WritesConfiguration(per: .second)))
     }
 
     /// Applies the given flags to `workload`.
@@ -119,5 +126,6 @@ public struct WorkloadOptions: ParsableArguments {
         if let workloadSeed { workload.seed = workloadSeed }
         if measureOverhead { workload.measureOverhead = true }
         if noPageTiming { workload.pageTiming = false }
+        if let watchSeconds { workload.watchSeconds = watchSeconds }
     }
 }

@@ -19,7 +19,7 @@ extension ResultRow {
             .text("scenario", \.scenario, .context, "Scenario name (file name without `.json`)."),
             .text("config_hash", \.configHash, .context, "Stable hash of the full store + workload configuration."),
             .unsigned("seed", \.seed, .neutral, .context, "Seed of the dataset and of every random choice of the run."),
-            .text("pager_kind", \.pagerKind, .context, "Pager that drove the drains (`loop`, `streaming`, `apollo-loadAll`, `apollo-loadNext`)."),
+            .text("pager_kind", \.pagerKind, .context, "Pager that drove the drains (`loop`, `streaming`, `apollo-loadAll`, `apollo-loadNext`, `apollo-watch`)."),
             .text("load_model", \.loadModel, .context, "`closed`, `open-fixed` or `open-poisson`."),
             .decimal("target_drains_per_s", \.targetDrainsPerSecond, unit: "drains/s", .neutral, .context, "Open loop: intended drain starts per second; empty in closed loop."),
             .integer("concurrency", \.concurrency, unit: "pagers", .neutral, .context, "Concurrent pagers (closed loop) or maximum drains in flight (open loop)."),
