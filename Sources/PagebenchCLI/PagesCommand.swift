@@ -121,8 +121,10 @@ public struct PagesCommand: AsyncParsableCommand {
                 keys += index == 0 ? "[\(item.partition),\(item.sortKey)]" : ",[\(item.partition),\(item.sortKey)]"
             }
             let next = page.nextToken.map { "\"\($0)\"" } ?? "null"
+            // An offset token (S24, under writes) names a position, not a key.
             let last = page.nextToken.flatMap { try? syntheticStore.decodeToken($0) }
-                .map { "[\($0.lastEvaluatedPartition),\($0.lastEvaluatedSortKey)]" } ?? "null"
+                .map { $0.offset.map { "{\"offset\":\($0)}" } ?? "[\($0.lastEvaluatedPartition),\($0.lastEvaluatedSortKey)]" }
+                ?? "null"
             output.write(
                 "{\"page\":\(summary.pages),\"returned\":\(page.returnedCount),\"scanned\":\(page.scannedCount),\"scannedBytes\":\(page.scannedBytes),\"keys\":[\(keys)],\"nextToken\":\(next),\"lastEvaluatedKey\":\(last)}\n"
             )

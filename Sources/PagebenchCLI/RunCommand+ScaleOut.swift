@@ -87,6 +87,27 @@ extension RunCommand {
         }
     }
 
+    /// Writes (S22) run in-process only: the harness counts duplicates and skips (S25) from
+    /// the in-process store's versioned overlay. Workers and shards would each write their
+    /// own copy of the store (one store's writes would be several different stores'), and a
+    /// served or real target's writes are not the harness's to see; refused, not measured
+    /// wrongly.
+    static func checkWrites(_ scenarios: [Scenario], workers: Bool, shard: Bool, target: Bool) throws(CommandFailure) {
+        guard let scenario = scenarios.first(where: { $0.store.writes != nil }) else { return }
+        let why: String
+        if workers || shard {
+            why = "\(workers ? "--workers" : "--shard") would give every worker process its own copy of the store, each with its own writes"
+        } else if target {
+            why = "a target's writes are its own: the harness counts duplicates and skips (S25) from the in-process store's overlay"
+        } else {
+            return
+        }
+        throw CommandFailure(
+            ExitCodes.usage,
+            "scenario '\(scenario.name)' has writes (S22), which run in one process on the in-process store only: \(why); "
+                + "run it without that flag")
+    }
+
     /// Writes this process's shard file (and its time series, if asked) and returns its path.
     func writeShard(
         _ result: SweepRunner.Output, shard: Shard, startAt: StartTime?, httpResponses: HTTPStatusCounts?,

@@ -280,6 +280,8 @@ public struct RunCommand: AsyncParsableCommand {
             throw CommandFailure(error)
         }
         let realTarget = try loadRealTarget(&scenarios)
+        try Self.checkWrites(
+            scenarios, workers: workers != nil, shard: shard != nil, target: target != nil || realTarget != nil)
         if let workers {
             if let realTarget {
                 // Fail once, here, rather than in every worker: the same checks they make.

@@ -139,6 +139,15 @@ public struct ServeCommand: AsyncParsableCommand {
     /// The server these options describe (not started).
     public func makeServer() throws(CommandFailure) -> StoreServer {
         let configuration = try store.configuration()
+        if configuration.writes != nil {
+            // The protocol front ends (W1–W6) take sort keys, conditions and start keys in
+            // the keys of a store without writes, and the harness counts S25 only on the
+            // in-process store: writes stay in-process.
+            throw CommandFailure(
+                ExitCodes.usage,
+                "serve does not take writes (S22): writes run on the in-process store of `pagebench run` only; "
+                    + "drop the write flags or the config's \"writes\"")
+        }
         let syntheticStore: SyntheticStore
         do {
             syntheticStore = try SyntheticStore(configuration: configuration)

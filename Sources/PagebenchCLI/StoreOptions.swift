@@ -63,6 +63,30 @@ public struct StoreOptions: ParsableArguments {
     @Option(parsing: .unconditional, help: "S21 fraction of requests failing with an injected fault (default 0).")
     public var faultRate: Double?
 
+    @Option(parsing: .unconditional, help: "S22 inserts per store request (or per second with --write-rate-unit second); any write flag turns writes on.")
+    public var insertRate: Double?
+
+    @Option(parsing: .unconditional, help: "S22 deletes per store request (or per second).")
+    public var deleteRate: Double?
+
+    @Option(parsing: .unconditional, help: "S22 updates per store request (or per second): new size and category.")
+    public var updateRate: Double?
+
+    @Option(help: ArgumentHelp("S22 what write rates count per: request (deterministic, the default) or second.", valueName: "unit"))
+    public var writeRateUnit: String?
+
+    @Option(help: ArgumentHelp("S22 where in a partition writes land: uniform (default), head or tail.", valueName: "position"))
+    public var writePosition: String?
+
+    @Option(help: ArgumentHelp("S22 comma-separated partitions that receive --write-hot-fraction of the writes, e.g. 0,3.", valueName: "list"))
+    public var writeHotPartitions: String?
+
+    @Option(parsing: .unconditional, help: "S22 fraction of writes (0–1) that go to --write-hot-partitions (default 1).")
+    public var writeHotFraction: Double?
+
+    @Option(help: ArgumentHelp("S24 how tokens resume: keyset (default, after the last evaluated key) or offset (at the n-th item).", valueName: "mode"))
+    public var continuation: String?
+
     public init() {}
 
     public func validate() throws {
@@ -122,18 +146,40 @@ public struct StoreOptions: ParsableArguments {
         if let serviceTime { configuration.serviceTime.base = try LatencyDistribution(parsing: serviceTime) }
         if let serviceNsPerByte { configuration.serviceTime.nanosecondsPerScannedByte = serviceNsPerByte }
         if let hotPartitions {
-            var list: [Int] = []
-            for part in hotPartitions.split(separator: ",") {
-                guard let value = Int(part.filter { !$0.isWhitespace }) else {
-                    throw .invalidConfiguration("--hot-partitions: '\(part)' is not a partition number; write e.g. 0,3")
-                }
-                list.append(value)
-            }
-            configuration.serviceTime.hotPartitions = list
+            configuration.serviceTime.hotPartitions = try Self.partitionList(hotPartitions, flag: "--hot-partitions")
         }
         if let hotMultiplier { configuration.serviceTime.hotPartitionMultiplier = hotMultiplier }
         if let throttleRate { configuration.throttleRate = throttleRate }
         if let faultRate { configuration.faultRate = faultRate }
+        let writeFlags: [Any?] = [
+            insertRate, deleteRate, updateRate, writeRateUnit, writePosition, writeHotPartitions, writeHotFraction,
+        ]
+        if writeFlags.contains(where: { $0 != nil }) {
+            var writes = configuration.writes ?? WritesConfiguration()
+            if let insertRate { writes.insertRate = insertRate }
+            if let deleteRate { writes.deleteRate = deleteRate }
+            if let updateRate { writes.updateRate = updateRate }
+            if let writeRateUnit { writes.per = try WriteRateUnit(parsing: writeRateUnit, field: "--write-rate-unit") }
+            if let writePosition { writes.position = try WritePosition(parsing: writePosition, field: "--write-position") }
+            if let writeHotPartitions {
+                writes.hotPartitions = try Self.partitionList(writeHotPartitions, flag: "--write-hot-partitions")
+            }
+            if let writeHotFraction { writes.hotFraction = writeHotFraction }
+            configuration.writes = writes
+        }
+        if let continuation { configuration.continuation = try ContinuationMode(parsing: continuation, field: "--continuation") }
+    }
+
+    /// Parses a comma-separated list of partition numbers given to `flag`.
+    static func partitionList(_ text: String, flag: String) throws(StoreError) -> [Int] {
+        var list: [Int] = []
+        for part in text.split(separator: ",") {
+            guard let value = Int(part.filter { !$0.isWhitespace }) else {
+                throw .invalidConfiguration("\(flag): '\(part)' is not a partition number; write e.g. 0,3")
+            }
+            list.append(value)
+        }
+        return list
     }
 }
 

@@ -4,7 +4,7 @@ import PagebenchStore
 
 /// Workload flags of `pagebench run`: each overrides one field of every scenario's workload.
 public struct WorkloadOptions: ParsableArguments {
-    @Option(help: ArgumentHelp("loop, streaming, apollo-loadAll or apollo-loadNext.", valueName: "kind"))
+    @Option(help: ArgumentHelp("loop, streaming, apollo-loadAll, apollo-loadNext or apollo-watch (P16; needs per-second writes).", valueName: "kind"))
     public var pager: String?
 
     @Option(help: ArgumentHelp("Concurrency values to sweep, comma-separated, e.g. 1,8,64.", valueName: "list"))
@@ -66,6 +66,8 @@ public struct WorkloadOptions: ParsableArguments {
 
     @Option(help: ArgumentHelp("What a ramp-down does to a removed pager: finish (its drain ends first) or cancel (timed, H2).", valueName: "mode"))
     public var rampDown: String?
+    @Option(parsing: .unconditional, help: ArgumentHelp("apollo-watch: seconds each drain watches its loaded pages (P16; default 1).", valueName: "seconds"))
+    public var watchSeconds: Double?
 
     public init() {}
 
@@ -74,7 +76,11 @@ public struct WorkloadOptions: ParsableArguments {
         var scratch = Workload()
         scratch.concurrency = [1]
         try apply(to: &scratch)
-        try scratch.validate(store: StoreConfiguration(partitions: StoreConfiguration.maximumSkewedPartitions))
+        // A store that allows every flag (apollo-watch needs per-second writes): the store's
+        // own checks come with the scenario.
+        try scratch.validate(
+            store: StoreConfiguration(
+                partitions: StoreConfiguration.maximumSkewedPartitions, writes: WritesConfiguration(per: .second)))
     }
 
     /// Applies the given flags to `workload`.
@@ -149,5 +155,6 @@ public struct WorkloadOptions: ParsableArguments {
             }
             workload.setStages(plan)
         }
+        if let watchSeconds { workload.watchSeconds = watchSeconds }
     }
 }

@@ -19,6 +19,8 @@ public struct DrainPlan: Sendable, Hashable {
     public var cancelPoint: Double
     /// The drain's own generator for abandonment draws.
     var random: SplitMix64
+    /// `apollo-watch`: how long the drain watches its pages after loading them (P16).
+    public var watchNanoseconds: UInt64 = 0
 
     /// Draws whether to abandon after a page (always false when the probability is 0).
     mutating func abandonsAfterPage() -> Bool {
@@ -104,7 +106,8 @@ public struct DrainPlanner: Sendable {
             abandonProbability: abandon,
             isCancelled: cancelDraw < workload.cancelFraction,
             cancelPoint: cancelPoint,
-            random: random)
+            random: random,
+            watchNanoseconds: workload.pager == .apolloWatch ? UInt64(workload.watchSeconds * 1e9) : 0)
     }
 
     /// The intended start of open-loop drain `index` after the previous one's, in

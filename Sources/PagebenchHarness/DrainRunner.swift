@@ -63,6 +63,7 @@ struct DrainRunner<Source: PageSource>: Sendable where Source.Request == PageReq
             case .streaming: return await runStreaming(plan, into: &metrics, pacing: &pacing, cancelled: cancelled)
             case .apolloLoadNext: return await runLoadNext(plan, into: &metrics, pacing: &pacing, cancelled: cancelled)
             case .apolloLoadAll: return await runLoadAll(plan, into: &metrics, pacing: &pacing, cancelled: cancelled)
+            case .apolloWatch: return await runWatch(plan, into: &metrics, pacing: &pacing, cancelled: cancelled)
             }
         } onCancel: {
             cancelled.store(true, ordering: .relaxed)
@@ -215,7 +216,7 @@ struct DrainRunner<Source: PageSource>: Sendable where Source.Request == PageReq
         }
     }
 
-    private func makeQueryPager(_ first: PageRequest)
+    func makeQueryPager(_ first: PageRequest)
         -> QueryPager<ObservedSource<Source>, ObservedSource<Source>, Info, PaginationOutput<Page, Page>>
     {
         QueryPager(
@@ -228,10 +229,19 @@ struct DrainRunner<Source: PageSource>: Sendable where Source.Request == PageReq
     private func runLoadNext(
         _ plan: DrainPlan, into metrics: inout TaskMetrics, pacing: inout Pacing, cancelled: borrowing Atomic<Bool>
     ) async -> DrainResult {
-        var plan = plan
-        var result = DrainResult(ending: .finished, pages: 0, pagesAfterCancel: 0)
         let pager = makeQueryPager(plan.request)
         defer { metrics.retries += pager.counters.retries }
+        return await loadPages(pager, plan, into: &metrics, pacing: &pacing, cancelled: cancelled)
+    }
+
+    /// `fetch()`, then `loadNext()` while `canLoadNext` and the plan goes on (`apollo-loadNext`,
+    /// and the loading part of `apollo-watch`).
+    func loadPages(
+        _ pager: QueryPager<ObservedSource<Source>, ObservedSource<Source>, Info, PaginationOutput<Page, Page>>,
+        _ plan: DrainPlan, into metrics: inout TaskMetrics, pacing: inout Pacing, cancelled: borrowing Atomic<Bool>
+    ) async -> DrainResult {
+        var plan = plan
+        var result = DrainResult(ending: .finished, pages: 0, pagesAfterCancel: 0)
         _ = source.failures.takeLast()
         var started = timing ? clock.now() : 0
         await pager.fetch()

@@ -56,6 +56,10 @@ public struct PhaseRunner<Source: PageSource>: Sendable where Source.Request == 
         /// Stops the phase early when requested (H6): its pagers are cancelled and the
         /// result is marked partial; a request during warm-up skips the measured phase.
         public var interruption: Interruption?
+        /// The in-process store the source serves when it has writes (S22): each pager task
+        /// then counts its drains' duplicates and skips (S25) on it, and per-second writes
+        /// are applied on a 1 ms timer while the phase runs.
+        public var writesStore: SyntheticStore?
 
         public init() {}
     }
@@ -117,7 +121,8 @@ public struct PhaseRunner<Source: PageSource>: Sendable where Source.Request == 
                 _ = await runPhase(
                     concurrency: concurrency, shard: shard, slots: slots, intervals: intervals, timing: timing,
                     probeSleep: options.probeSleep, warmup: true, bound: .duration(seconds: workload.warmupSeconds),
-                    interruption: options.interruption, backgroundTicks: { sampler.sampleCount })
+                    interruption: options.interruption, backgroundTicks: { sampler.sampleCount },
+                    writesStore: options.writesStore)
             }
             if options.interruption?.isRequested == true {
                 // Stopped before measuring: nothing of this phase is a result.
@@ -148,7 +153,7 @@ public struct PhaseRunner<Source: PageSource>: Sendable where Source.Request == 
             let phase = await runPhase(
                 concurrency: concurrency, shard: shard, slots: slots, intervals: intervals, timing: timing,
                 probeSleep: options.probeSleep, warmup: false, bound: workload.bound, interruption: options.interruption,
-                backgroundTicks: { sampler.sampleCount })
+                backgroundTicks: { sampler.sampleCount }, writesStore: options.writesStore)
             let cpu = CPUTime.now().since(cpuBefore)
             let remote = remoteBefore.flatMap { before in options.remoteCounters.map { $0().since(before) } }
             let allocationsAfter = try? JemallocStats.read(flushingThreadCache: true)
@@ -194,6 +199,7 @@ public struct PhaseRunner<Source: PageSource>: Sendable where Source.Request == 
         case worker(TaskMetrics)
         case deadline(reached: Bool)
         case interrupted
+        case writesEnded
     }
 
     /// One phase: one worker per slot (the shard's pagers) in a task group, plus a deadline
@@ -201,7 +207,7 @@ public struct PhaseRunner<Source: PageSource>: Sendable where Source.Request == 
     private func runPhase(
         concurrency total: Int, shard: Shard, slots: [PagerTaskProgress], intervals: IntervalLatencies?, timing: Bool,
         probeSleep: (@Sendable (UInt64) async throws -> Void)?, warmup: Bool, bound: RunBound,
-        interruption: Interruption?, backgroundTicks: @escaping @Sendable () -> Int
+        interruption: Interruption?, backgroundTicks: @escaping @Sendable () -> Int, writesStore: SyntheticStore?
     ) async -> PhaseOutcome {
         let concurrency = slots.count
         var drainLimit: Int?
@@ -230,8 +236,12 @@ public struct PhaseRunner<Source: PageSource>: Sendable where Source.Request == 
 
         let (metrics, returned, interrupted) = await withTaskGroup(of: PhaseChild.self) { group in
             for slot in 0..<concurrency {
+                var observed = ObservedSource(base: source, failures: FailureLog())
+                // Watching drains re-fetch their pages: S25 counts complete drains only.
+                observed.consistency = workload.pager == .apolloWatch ? nil : writesStore.map(ConsistencyTracker.init)
+                observed.writesStore = writesStore
                 let executor = DrainRunner(
-                    source: ObservedSource(base: source, failures: FailureLog()), kind: workload.pager,
+                    source: observed, kind: workload.pager,
                     retryPolicy: retryPolicy, timing: timing, yieldEveryPages: workload.yieldEveryPages,
                     yieldPolicy: yieldPolicy,
                     progress: slots[slot], intervals: intervals)
@@ -240,7 +250,18 @@ public struct PhaseRunner<Source: PageSource>: Sendable where Source.Request == 
                 group.addTask {
                     var metrics = await worker.run(metrics: handoff.take() ?? TaskMetrics())
                     metrics.throttles += executor.source.failures.throttles
+                    if let tracker = executor.source.consistency { metrics.consistency = tracker.counts }
                     return .worker(metrics)
+                }
+            }
+            if let writesStore, writesStore.configuration.writes?.per == .second {
+                // Per-second writes land while no page is asked for too (S22, P16).
+                group.addTask {
+                    while !Task.isCancelled {
+                        writesStore.applyDueWrites()
+                        do { try await Task.sleep(nanoseconds: 1_000_000) } catch { break }
+                    }
+                    return .writesEnded
                 }
             }
             if let durationNanoseconds {
@@ -281,6 +302,8 @@ public struct PhaseRunner<Source: PageSource>: Sendable where Source.Request == 
                     interrupted = true
                     control.cancelRequestedAt.store(MonotonicTime.nanoseconds(), ordering: .releasing)
                     group.cancelAll()
+                case .writesEnded:
+                    continue
                 }
             }
             return (TaskMetrics.merged(all), all.count, interrupted)

@@ -51,13 +51,20 @@ public struct StoreSource: PageSource {
 /// Wraps a worker's page source to count the failures it returns (throttles include the
 /// retried ones) and remember the last one, for pagers whose API does not rethrow it
 /// (`QueryPager.fetch` publishes failures instead). The success path touches nothing shared.
+///
+/// On a store with writes, the worker's ``ConsistencyTracker`` serves the requests instead
+/// of `base` (the same store), to count the drains' duplicates and skips (S25).
 struct ObservedSource<Base: PageSource>: PageSource where Base.Request == PageRequest, Base.Response == Page {
     let base: Base
     let failures: FailureLog
+    var consistency: ConsistencyTracker? = nil
+    /// The in-process store under writes, for the watching pager (`apollo-watch`, P16).
+    var writesStore: SyntheticStore? = nil
 
     @inlinable
     func fetch(_ request: PageRequest) async throws -> Page {
         do {
+            if let consistency { return try await consistency.fetch(request) }
             return try await base.fetch(request)
         } catch {
             failures.record(error)
@@ -67,6 +74,8 @@ struct ObservedSource<Base: PageSource>: PageSource where Base.Request == PageRe
 
     @inlinable
     func fetchWithoutWaiting(_ request: PageRequest) throws -> Page? {
+        // Under writes every request goes through the tracker (S25).
+        guard consistency == nil else { return nil }
         do {
             return try base.fetchWithoutWaiting(request)
         } catch {

@@ -95,25 +95,36 @@ public struct SweepRunner: Sendable {
                 continue
             }
             let sleeper = options.serviceTimerResolution.map { CoalescingSleeper(resolution: $0) }
+            let makeStore = { @Sendable () throws -> SyntheticStore in
+                if let sleeper {
+                    return try SyntheticStore(configuration: scenario.store, sleep: { try await sleeper.sleep(for: $0) })
+                }
+                return try SyntheticStore(configuration: scenario.store)
+            }
             let store: SyntheticStore
             do {
-                if let sleeper {
-                    store = try SyntheticStore(configuration: scenario.store, sleep: { try await sleeper.sleep(for: $0) })
-                } else {
-                    store = try SyntheticStore(configuration: scenario.store)
-                }
+                store = try makeStore()
             } catch {
                 throw HarnessError.invalidField("store", "\(error)")
             }
             let runner = PhaseRunner(scenario: scenario, source: StoreSource(store: store, pager: scenario.workload.pager))
+            // Every measured phase under writes pages a store as created (its warm-up, if
+            // any, writes first), so that repetitions are comparable.
+            var makeWritesStore: (@Sendable () -> SyntheticStore?)?
+            if store.hasWrites {
+                makeWritesStore = { @Sendable in try? makeStore() }
+            }
             if ordinal == 0, let waitForStart = options.waitForStart {
                 guard await startTogether(waitForStart) else { return output }
             }
             let finished = await withTaskGroup(of: Void.self) { group -> Bool in
                 if let sleeper { group.addTask { await sleeper.run() } }
                 defer { group.cancelAll() }
+                // Under writes the bare loop (no writes arrive) is not the run's floor: no
+                // harness_overhead_ratio; the pager tasks count consistency instead (S25).
                 return await runScenario(
-                    runner, sleeper: sleeper, calibrationStore: store, ordinal: &ordinal, total: total, into: &output)
+                    runner, sleeper: sleeper, calibrationStore: store.hasWrites ? nil : store,
+                    makeWritesStore: makeWritesStore, ordinal: &ordinal, total: total, into: &output)
             }
             if !finished { return output }
         }
@@ -145,8 +156,9 @@ public struct SweepRunner: Sendable {
     /// in-process `calibrationStore`, each measured phase (not the timing-off rerun) is
     /// preceded by the bare-loop calibration of `harness_overhead_ratio`.
     private func runScenario<Source>(
-        _ runner: PhaseRunner<Source>, sleeper: CoalescingSleeper?, calibrationStore: SyntheticStore?, ordinal: inout Int,
-        total: Int, into output: inout Output
+        _ runner: PhaseRunner<Source>, sleeper: CoalescingSleeper?, calibrationStore: SyntheticStore?,
+        makeWritesStore: (@Sendable () -> SyntheticStore?)? = nil, ordinal: inout Int, total: Int,
+        into output: inout Output
     ) async -> Bool {
         let workload = runner.scenario.workload
         for concurrency in workload.concurrency {
@@ -172,13 +184,14 @@ public struct SweepRunner: Sendable {
                 ordinal += 1
                 var result = await measure(
                     runner, sleeper: sleeper, concurrency: concurrency, repetition: repetition, ordinal: ordinal, total: total,
-                    timing: workload.pageTiming, overhead: false, calibrationStore: calibrationStore)
+                    timing: workload.pageTiming, overhead: false, calibrationStore: calibrationStore,
+                    writesStore: makeWritesStore?())
                 guard result.measured else { return false }
                 if workload.measureOverhead, !result.partial {
                     ordinal += 1
                     let untimed = await measure(
                         runner, sleeper: sleeper, concurrency: concurrency, repetition: repetition, ordinal: ordinal, total: total,
-                        timing: false, overhead: true, calibrationStore: nil)
+                        timing: false, overhead: true, calibrationStore: nil, writesStore: makeWritesStore?())
                     if result.pagesPerSecond > 0, !untimed.partial {
                         result.measurementOverheadRatio = untimed.pagesPerSecond / result.pagesPerSecond
                     }
@@ -228,7 +241,7 @@ public struct SweepRunner: Sendable {
 
     private func measure<Source>(
         _ runner: PhaseRunner<Source>, sleeper: CoalescingSleeper?, concurrency: Int, repetition: Int, ordinal: Int,
-        total: Int, timing: Bool, overhead: Bool, calibrationStore: SyntheticStore?
+        total: Int, timing: Bool, overhead: Bool, calibrationStore: SyntheticStore?, writesStore: SyntheticStore?
     ) async -> RunResult {
         let workload = runner.scenario.workload
         var expected: Double?
@@ -239,6 +252,7 @@ public struct SweepRunner: Sendable {
         options.observer?.runStarted(description)
         var runOptions: PhaseRunner<Source>.Options = phaseOptions(sleeper: sleeper, timing: timing, overhead: overhead)
         runOptions.calibrationStore = calibrationStore
+        runOptions.writesStore = writesStore
         let result = await runner.run(concurrency: concurrency, repetition: repetition, options: runOptions)
         options.observer?.runEnded(description, result: result)
         return result

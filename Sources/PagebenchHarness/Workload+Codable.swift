@@ -13,7 +13,7 @@ extension Workload: Codable {
     static let jsonKeys = [
         "pager", "concurrency", "read", "limit", "filter", "reverse", "drain", "load", "drains", "durationSeconds",
         "warmupSeconds", "repetitions", "cancelFraction", "cancelAtEnd", "retry", "seed", "pageTiming",
-        "measureOverhead", "yieldEveryPages", "stages", "rampDown",
+        "measureOverhead", "yieldEveryPages", "stages", "rampDown", "watchSeconds",
     ]
 
     /// Decodes the `workload` object of a scenario file. Missing keys take their defaults;
@@ -83,6 +83,7 @@ extension Workload: Codable {
             }
             setStages(plan)
         }
+        watchSeconds = try container.decodeIfPresent(Double.self, forKey: AnyKey("watchSeconds")) ?? watchSeconds
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -114,6 +115,7 @@ extension Workload: Codable {
             try container.encode(stages, forKey: AnyKey("stages"))
             try container.encode(rampDown.rawValue, forKey: AnyKey("rampDown"))
         }
+        if pager == .apolloWatch { try container.encode(watchSeconds, forKey: AnyKey("watchSeconds")) }
     }
 
     static func rejectUnknownKeys(_ container: KeyedDecodingContainer<AnyKey>, known: [String], path: String) throws {

@@ -110,6 +110,24 @@ extension Workload {
         if measureOverhead && !pageTiming {
             throw fail("measureOverhead", "compares timing on with timing off, so pageTiming must be true")
         }
+        if pager == .apolloWatch {
+            guard watchSeconds.isFinite, watchSeconds > 0, watchSeconds <= 3_600 else {
+                throw fail("watchSeconds", "must be greater than 0 and at most 3600, got \(watchSeconds)")
+            }
+            // Writes must land while the pagers only watch: per-request writes would come
+            // only with the watch's own re-fetches, each of which would write again.
+            guard store.writes?.per == .second else {
+                throw fail(
+                    "pager",
+                    "apollo-watch watches for writes (P16): the store needs writes at a per-second rate "
+                        + "(store \"writes\": {\"insertRate\": 100, \"per\": \"second\"}, or --insert-rate 100 --write-rate-unit second)")
+            }
+        }
+        // A staged phase shares one store across its stages, so S25's counts would mix what
+        // each stage's writes did; writes are measured at a fixed load.
+        if stages != nil, store.writes != nil {
+            throw fail("stages", "cannot be combined with a store with writes (S22): give a fixed concurrency or rate")
+        }
     }
 
     /// The checks of a staged workload (H4): what the plan sets (length, pool or rate) must
@@ -163,7 +181,7 @@ extension Workload {
     /// A canonical text of every field that changes what a row measures (concurrency and
     /// repetitions are columns of their own and are left out).
     public var canonicalText: String {
-        [
+        ([
             "pagebench-workload-v1",
             "pager=\(pager)",
             "read=\(read)",
@@ -180,7 +198,7 @@ extension Workload {
             "seed=\(seed.map(String.init) ?? "store")",
             "pageTiming=\(pageTiming)",
             "yieldEveryPages=\(yieldEveryPages)",
-        ].joined(separator: ";")
+        ] + (pager == .apolloWatch ? ["watchSeconds=\(watchSeconds)"] : [])).joined(separator: ";")
             // Only staged workloads name their plan: the hashes of the others stay as they were.
             + (stages.map { ";stages=\($0);rampDown=\(rampDown.rawValue)" } ?? "")
     }

@@ -60,6 +60,9 @@ public struct Workload: Sendable, Hashable {
     public var stages: StagePlan?
     /// What happens to a pager a ramp-down removes (pager stages only).
     public var rampDown: RampDown = .finish
+    /// `apollo-watch` only: seconds each drain watches its loaded pages after loading them
+    /// (P16); the store's per-second writes land meanwhile.
+    public var watchSeconds: Double = 1
 
     public init() {}
 
@@ -94,6 +97,9 @@ public enum PagerKind: String, Sendable, Hashable, CaseIterable {
     case apolloLoadAll = "apollo-loadAll"
     /// The Apollo-style pager's `fetch` then `loadNext` page by page, pages held.
     case apolloLoadNext = "apollo-loadNext"
+    /// `apollo-loadNext`, then watching the pages held for `watchSeconds` (P16): a write
+    /// that touches them is re-fetched and published; watch latency is write → publication.
+    case apolloWatch = "apollo-watch"
 }
 
 /// What one drain reads.

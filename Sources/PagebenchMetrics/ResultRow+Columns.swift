@@ -19,7 +19,7 @@ extension ResultRow {
             .text("scenario", \.scenario, .context, "Scenario name (file name without `.json`)."),
             .text("config_hash", \.configHash, .context, "Stable hash of the full store + workload configuration."),
             .unsigned("seed", \.seed, .neutral, .context, "Seed of the dataset and of every random choice of the run."),
-            .text("pager_kind", \.pagerKind, .context, "Pager that drove the drains (`loop`, `streaming`, `apollo-loadAll`, `apollo-loadNext`)."),
+            .text("pager_kind", \.pagerKind, .context, "Pager that drove the drains (`loop`, `streaming`, `apollo-loadAll`, `apollo-loadNext`, `apollo-watch`)."),
             .text("load_model", \.loadModel, .context, "`closed`, `open-fixed` or `open-poisson`."),
             .decimal("target_drains_per_s", \.targetDrainsPerSecond, unit: "drains/s", .neutral, .context, "Open loop: intended drain starts per second; empty in closed loop."),
             .integer("concurrency", \.concurrency, unit: "pagers", .neutral, .context, "Concurrent pagers (closed loop) or maximum drains in flight (open loop)."),
@@ -100,7 +100,13 @@ extension ResultRow {
             .integer("stage_pagers_to", \.stagePagersTo, unit: "pagers", .neutral, .context, "Pager stages: pagers at the stage's end; empty otherwise."),
             .decimal("stage_rate_from", \.stageRateFrom, unit: "drains/s", .neutral, .context, "Rate stages: arrival rate at the stage's start (ramped linearly to `stage_rate_to`); `target_drains_per_s` is the stage's mean; empty otherwise."),
             .decimal("stage_rate_to", \.stageRateTo, unit: "drains/s", .neutral, .context, "Rate stages: arrival rate at the stage's end; empty otherwise."),
+            // Writes during pagination (S25) and watching (P16): empty without them
+            .integer("duplicate_items", \.duplicateItems, unit: "items", .lowerIsBetter, .deterministic, "Under writes: items a drain returned again, over the drains that reached their last page (S25); deterministic with per-request writes at concurrency 1; empty without writes."),
+            .integer("skipped_items", \.skippedItems, unit: "items", .lowerIsBetter, .deterministic, "Under writes: items that existed and matched from a drain's first request to its last and were never returned (S25); empty without writes."),
+            .integer("inconsistent_drains", \.inconsistentDrains, unit: "drains", .lowerIsBetter, .deterministic, "Under writes: drains with a duplicate or a skip (S25); empty without writes."),
+            .integer("watch_refreshes", \.watchRefreshes, unit: "outputs", .neutral, .measured, "Watching pagers: outputs published because a write touched a loaded page (P16); empty without watching."),
         ]
+        columns += C.latency("watch_latency", \.watchLatency, "Watching pagers: write committed → new output published (P16); empty without watching")
         return columns
     }()
 }

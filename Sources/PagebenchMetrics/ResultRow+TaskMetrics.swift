@@ -31,6 +31,11 @@ extension ResultRow {
         retries = metrics.retries
         throttles = metrics.throttles
         errors = metrics.errors
+        duplicateItems = metrics.consistency?.duplicateItems
+        skippedItems = metrics.consistency?.skippedItems
+        inconsistentDrains = metrics.consistency?.inconsistentDrains
+        watchLatency = metrics.watchLatency?.percentilesIfRecorded
+        watchRefreshes = metrics.watchLatency.map { Int($0.count) }
     }
 
     /// Sets the resource columns from readings taken at the start and end of the measured phase.

@@ -18,11 +18,13 @@ public struct ResultRow: CSVRecord, Hashable {
         "target_errors_bad_continuation", "target_errors_graphql", "target_errors_api",
         "target_errors_repeated_continuation", "consumed_capacity_units", "partial", "slo_held",
     ]
-    /// The columns version 4 added: stages (H4) and `allocation_counting` (issue 12,
-    /// measurement integrity).
+    /// The columns version 4 added: stages (H4), `allocation_counting` (issue 12, measurement
+    /// integrity), writes during pagination (S25) and watching (P16).
     static let addedInVersion4: Set<String> = [
         "stage", "stage_start_s", "stage_pagers_from", "stage_pagers_to", "stage_rate_from", "stage_rate_to",
         "allocation_counting",
+        "duplicate_items", "skipped_items", "inconsistent_drains", "watch_refreshes", "watch_latency_p50_ns",
+        "watch_latency_p90_ns", "watch_latency_p99_ns", "watch_latency_p999_ns", "watch_latency_max_ns",
     ]
     /// Version 1 had no `harness_overhead_ratio` (added in 2) and neither had the columns
     /// of versions 3 and 4; their files read with those columns empty (`partial` 0).
@@ -156,6 +158,21 @@ public struct ResultRow: CSVRecord, Hashable {
     /// Rate stages: the arrival rate at the stage's start and end, drains per second.
     public var stageRateFrom: Double?
     public var stageRateTo: Double?
+
+    // MARK: Writes during pagination (S25) and watching (P16); nil without them
+
+    /// Items returned again by the drain that had already returned them (S25), summed over
+    /// the drains that reached their last page. Nil for a store without writes.
+    public var duplicateItems: Int?
+    /// Items that existed and matched from a drain's first request to its last and that the
+    /// drain never returned (S25), summed over the drains that reached their last page.
+    public var skippedItems: Int?
+    /// Drains with at least one duplicate or skip.
+    public var inconsistentDrains: Int?
+    /// Outputs a watching pager published because a write touched its pages (P16).
+    public var watchRefreshes: Int?
+    /// Write committed → the watching pager's new output published (P16).
+    public var watchLatency: LatencyPercentiles?
 
     // MARK: Resources (measured, lower is better)
 

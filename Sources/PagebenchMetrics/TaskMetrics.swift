@@ -30,6 +30,10 @@ public struct TaskMetrics: Sendable, Equatable {
     public var drainLatencyCorrected: LatencyRecorder?
     /// Created on first use: only runs that cancel record it.
     public var cancellationLatency: LatencyRecorder?
+    /// Under writes only: the drains' duplicates and skips (S25).
+    public var consistency: ConsistencyCounts?
+    /// Watching pagers only: write → publication (P16).
+    public var watchLatency: LatencyRecorder?
 
     public init() {}
 
@@ -96,6 +100,8 @@ public struct TaskMetrics: Sendable, Equatable {
         drainLatency.add(other.drainLatency)
         Self.merge(&drainLatencyCorrected, other.drainLatencyCorrected)
         Self.merge(&cancellationLatency, other.cancellationLatency)
+        Self.merge(&watchLatency, other.watchLatency)
+        if let counts = other.consistency { consistency = (consistency ?? ConsistencyCounts()).adding(counts) }
     }
 
     /// Adds another task's page counts and retries, not its drains or histograms: what a
@@ -120,5 +126,36 @@ public struct TaskMetrics: Sendable, Equatable {
     private static func merge(_ target: inout LatencyRecorder?, _ source: LatencyRecorder?) {
         guard let source else { return }
         if target == nil { target = source } else { target!.add(source) }
+    }
+}
+
+/// What writes did to drains (S25): summed over the drains that reached their last page.
+public struct ConsistencyCounts: Sendable, Equatable {
+    /// Items a drain returned again.
+    public var duplicateItems = 0
+    /// Items that existed and matched from a drain's first request to its last and were not returned.
+    public var skippedItems = 0
+    /// Drains with a duplicate or a skip.
+    public var inconsistentDrains = 0
+    /// Drains counted (those that reached their last page).
+    public var checkedDrains = 0
+
+    public init() {}
+
+    /// Counts one drain.
+    public mutating func record(duplicates: Int, skipped: Int) {
+        duplicateItems += duplicates
+        skippedItems += skipped
+        checkedDrains += 1
+        if duplicates > 0 || skipped > 0 { inconsistentDrains += 1 }
+    }
+
+    public func adding(_ other: ConsistencyCounts) -> ConsistencyCounts {
+        var sum = self
+        sum.duplicateItems += other.duplicateItems
+        sum.skippedItems += other.skippedItems
+        sum.inconsistentDrains += other.inconsistentDrains
+        sum.checkedDrains += other.checkedDrains
+        return sum
     }
 }

@@ -19,6 +19,10 @@ import Synchronization
 /// - Source errors are published as `.failure` and rethrown by `loadNext`,
 ///   `loadPrevious` and `loadAll`; `fetch` and `refetch` only publish them (P11).
 ///
+/// - Watching (P16, `QueryPager+Watching.swift`): a single-query pager can watch its held
+///   pages through a change feed (or by polling) and re-fetch and publish what a change
+///   touched.
+///
 /// Each pager owns its state behind its own `Mutex` (no lock or actor shared between
 /// pagers); the lock is held only for short synchronous transitions of
 /// `QueryPagerStateMachine`, never across a source call.
@@ -77,6 +81,7 @@ public final class QueryPager<InitialSource: PageSource, PaginatedSource: PageSo
     }
 
     deinit {
+        // `reset()` also ends every watch (P16).
         let (orphan, subscribers) = state.withLock { state in
             (state.reset(), state.removeAllSubscribers())
         }

@@ -8,7 +8,11 @@ struct QueryPagerStateMachine<InitialPage: Sendable, Page: Sendable, Request: Se
     @usableFromInline typealias Output = PaginationOutput<InitialPage, Page>
     @usableFromInline typealias Subscriber = AsyncStream<Result<Model, any Error>>.Continuation
 
-    @usableFromInline enum LoadKind: Sendable { case initial, next, previous, all }
+    @usableFromInline enum LoadKind: Sendable { case initial, next, previous, all, refresh }
+
+    /// What a watch (P16) is told about the pager: a load ended (a refresh it put off may
+    /// run now), or the pages it watched are gone (reset, pager released).
+    @usableFromInline enum WatchSignal: Sendable { case loadEnded, stop }
 
     /// The one load in flight (SEMANTICS P5). `id` tells a live load from one that a
     /// reset has orphaned: an orphan's results are dropped (P12).
@@ -16,6 +20,9 @@ struct QueryPagerStateMachine<InitialPage: Sendable, Page: Sendable, Request: Se
         @usableFromInline let id: UInt64
         @usableFromInline let kind: LoadKind
         @usableFromInline var task: Task<Void, any Error>?
+        /// A refresh (P16) runs in its watch's task, not in a task of its own: a reset
+        /// finishes this stream instead, and the refresh's fetch is cancelled by its watch.
+        @usableFromInline var abort: AsyncStream<Never>.Continuation?
 
         @inlinable init(id: UInt64, kind: LoadKind, task: Task<Void, any Error>?) {
             self.id = id
@@ -65,6 +72,11 @@ struct QueryPagerStateMachine<InitialPage: Sendable, Page: Sendable, Request: Se
     /// Bumped by every publication and every reset, so a late subscriber's lazily
     /// transformed output is stored only if nothing newer arrived meanwhile.
     @usableFromInline var outputVersion: UInt64 = 0
+    /// Watches (P16) to tell when a load ends or the pages are gone; a watch answers whether
+    /// it is still listening (one whose caller stopped iterating is dropped then). Called
+    /// under the lock: they only yield to, or finish, their own stream.
+    @usableFromInline var watchers: [UInt64: @Sendable (WatchSignal) -> Bool] = [:]
+    @usableFromInline var lastWatcherID: UInt64 = 0
 
     @inlinable init() {}
 
@@ -245,22 +257,22 @@ struct QueryPagerStateMachine<InitialPage: Sendable, Page: Sendable, Request: Se
         guard load?.id == id else { return .done }
         switch outcome {
         case .silent:
-            load = nil
+            finishLoad()
             return .done
         case .publishFailure(let error):
-            load = nil
+            finishLoad()
             publish(.failure(error))
             return .done
         case .publishOutput:
             guard let initialPage else {
-                load = nil
+                finishLoad()
                 return .done
             }
             if subscribers.isEmpty {
                 // Record the publication without building an output: the state keeps the
                 // only reference to its page buffers, so the next load appends in place
                 // (amortised O(1)) instead of copying every page held.
-                load = nil
+                finishLoad()
                 outputVersion &+= 1
                 latest = .prefix(nextCount: nextPages.count, previousCount: previousPagesNewestLast.count)
                 return .done
@@ -278,8 +290,16 @@ struct QueryPagerStateMachine<InitialPage: Sendable, Page: Sendable, Request: Se
     /// orphaned the load meanwhile (P12).
     @inlinable mutating func deliver(_ result: Result<Model, any Error>, id: UInt64) {
         guard load?.id == id else { return }
-        load = nil
+        finishLoad()
         publish(result)
+    }
+
+    /// Clears the load in flight (P6) and tells the watches, whose refresh may be waiting.
+    @inlinable mutating func finishLoad() {
+        load = nil
+        if !watchers.isEmpty {
+            watchers = watchers.filter { $0.value(.loadEnded) }
+        }
     }
 
     @inlinable mutating func publish(_ result: Result<Model, any Error>) {
@@ -296,7 +316,13 @@ struct QueryPagerStateMachine<InitialPage: Sendable, Page: Sendable, Request: Se
     /// its task for the caller to cancel outside the lock. Subscribers stay (P12).
     @inlinable mutating func reset() -> Task<Void, any Error>? {
         let orphan = load?.task
+        load?.abort?.finish()
         load = nil
+        // The pages watched are gone: every watch ends (P16).
+        if !watchers.isEmpty {
+            for watcher in watchers.values { _ = watcher(.stop) }
+            watchers = [:]
+        }
         latest = .none
         outputVersion &+= 1
         dropHeldPages()
@@ -351,9 +377,131 @@ struct QueryPagerStateMachine<InitialPage: Sendable, Page: Sendable, Request: Se
         subscribers[id] = nil
     }
 
+    // MARK: Watches (P16)
+
+    @inlinable mutating func addWatcher(_ watcher: @escaping @Sendable (WatchSignal) -> Bool) {
+        lastWatcherID &+= 1
+        watchers[lastWatcherID] = watcher
+    }
+
+    /// Whether a refresh could start.
+    @usableFromInline enum RefreshStart: Sendable {
+        case started(UInt64)
+        /// A load is in flight: the watch tries again when it ends.
+        case busy
+        /// Nothing is held (a reset): the watch is over.
+        case nothingHeld
+    }
+
+    /// Reserves the pager for a refresh unless a load is in flight or nothing is held.
+    /// `abort` is finished by a reset.
+    @inlinable mutating func startRefresh(abort: AsyncStream<Never>.Continuation) -> RefreshStart {
+        if load != nil { return .busy }
+        guard initialPage != nil else { return .nothingHeld }
+        let id = beginLoad(.refresh)
+        load?.abort = abort
+        return .started(id)
+    }
+
     /// Removes every subscriber, for the pager's deinit, returning them to finish.
     @inlinable mutating func removeAllSubscribers() -> [Subscriber] {
         defer { subscribers = [:] }
         return Array(subscribers.values)
+    }
+}
+
+// MARK: Refreshing held pages (P16)
+
+/// The pages held in load order along one direction from the initial page: the "next"
+/// chain is the initial page then the next pages; the "previous" chain the previous pages,
+/// nearest the initial page first.
+@usableFromInline enum PageChain: Sendable, Equatable {
+    case next
+    case previous
+
+    @inlinable var direction: PaginationDirection { self == .next ? .next : .previous }
+}
+
+/// A re-fetched page for ``QueryPagerStateMachine/receiveRefresh(id:pages:truncate:isCancelled:)``.
+@usableFromInline struct RefreshedPage<Page: Sendable, Info: PaginationInfo>: Sendable {
+    @usableFromInline let chain: PageChain
+    /// Position in the chain (next chain: 0 is the initial page).
+    @usableFromInline let index: Int
+    @usableFromInline let page: Page
+    @usableFromInline let info: Info
+
+    @inlinable init(chain: PageChain, index: Int, page: Page, info: Info) {
+        self.chain = chain
+        self.index = index
+        self.page = page
+        self.info = info
+    }
+}
+
+extension QueryPagerStateMachine where InitialPage == Page {
+    /// The number of pages of a chain.
+    @inlinable func count(of chain: PageChain) -> Int {
+        guard initialPage != nil else { return 0 }
+        return chain == .next ? 1 + nextPages.count : previousPagesNewestLast.count
+    }
+
+    /// Page `index` of a chain.
+    @inlinable func page(_ chain: PageChain, _ index: Int) -> Page {
+        chain == .next ? (index == 0 ? initialPage! : nextPages[index - 1]) : previousPagesNewestLast[index]
+    }
+
+    /// Every held page with the request that fetched it (rebuilt from the page before it,
+    /// as the load did), in chain order; nil entries where the resolver gives no request.
+    @inlinable func requests(
+        _ chain: PageChain, initialRequest: Request, extractInitialInfo: (Page) -> Info,
+        extractInfo: (Page) -> Info, resolve: (Info, PaginationDirection) -> Request?
+    ) -> [Request?] {
+        guard let initialPage else { return [] }
+        var result: [Request?] = []
+        var previousInfo = extractInitialInfo(initialPage)
+        if chain == .next { result.append(initialRequest) }
+        let pages = chain == .next ? nextPages : previousPagesNewestLast
+        for page in pages {
+            result.append(resolve(previousInfo, chain.direction))
+            previousInfo = extractInfo(page)
+        }
+        return result
+    }
+
+    /// Applies a refresh of load `id`: re-fetched pages replace the held ones, and a chain
+    /// whose re-fetched page now ends the listing loses the pages after it. Throws
+    /// `CancellationError` when a reset orphaned the load (nothing changes).
+    @inlinable mutating func receiveRefresh(
+        id: UInt64, pages: [RefreshedPage<Page, Info>], truncate: [PageChain: Int], isCancelled: Bool
+    ) throws {
+        guard load?.id == id, !isCancelled else { throw CancellationError() }
+        // Pages change in place: a latest output recorded as a prefix of them is built first.
+        if case .prefix(let nextCount, let previousCount) = latest {
+            latest = prefixOutput(nextCount: nextCount, previousCount: previousCount).map { .raw($0) } ?? .none
+        }
+        for refreshed in pages {
+            switch (refreshed.chain, refreshed.index) {
+            case (.next, 0):
+                initialPage = refreshed.page
+                initialInfo = refreshed.info
+            case (.next, let index):
+                nextPages[index - 1] = refreshed.page
+                if index == nextPages.count { nextInfo = refreshed.info }
+            case (.previous, let index):
+                previousPagesNewestLast[index] = refreshed.page
+                if index == previousPagesNewestLast.count - 1 { previousInfo = refreshed.info }
+            }
+        }
+        for (chain, last) in truncate {
+            let info = pages.last { $0.chain == chain && $0.index == last }?.info
+            switch chain {
+            case .next:
+                nextPages.removeSubrange(last...)  // keeps the initial page and next pages 1..<last
+                nextInfo = last == 0 ? nil : info
+            case .previous:
+                previousPagesNewestLast.removeSubrange((last + 1)...)
+                previousInfo = info
+            }
+        }
     }
 }

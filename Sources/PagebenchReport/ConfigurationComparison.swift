@@ -43,10 +43,12 @@ public struct ConfigurationComparison: Sendable, Equatable {
     public var configurations: [Configuration]
     public var sections: [Section]
 
-    /// The metrics shown unless asked otherwise: what a user comparing storage layouts wants first.
+    /// The metrics shown unless asked otherwise: what a user comparing storage layouts wants first
+    /// (the writes and watch rows appear only when a configuration has them).
     public static let defaultMetrics = [
         "pages_per_s", "items_per_s", "drains_per_s", "pages", "items", "scanned_bytes", "empty_pages_wasted",
-        "empty_page_rate", "pages_per_drain_mean", "page_latency_p50_ns", "page_latency_p99_ns",
+        "empty_page_rate", "pages_per_drain_mean", "duplicate_items", "skipped_items", "inconsistent_drains",
+        "watch_latency_p50_ns", "watch_latency_p99_ns", "page_latency_p50_ns", "page_latency_p99_ns",
         "drain_latency_p50_ns", "drain_latency_p99_ns", "cancel_latency_p50_ns", "cancel_latency_p99_ns",
         "allocations_per_page", "peak_allocated_bytes", "peak_rss_bytes", "cpu_user_s",
     ]

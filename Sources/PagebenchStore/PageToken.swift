@@ -15,7 +15,7 @@ import PagebenchBase
 /// | 8–11 | segment total |
 /// | 12–15 | limit |
 /// | 16–23 | filter value (compound: FNV-1a of its canonical text) |
-/// | 24–31 | global position of the last evaluated item |
+/// | 24–31 | global position of the last evaluated item; under writes its global key (keyset) or the items passed (offset, S24) |
 /// | 32–39 | SipHash-1-3 MAC of bytes 0–31 |
 ///
 /// All integers are little-endian. The MAC key is derived from the store configuration, so
@@ -40,6 +40,13 @@ struct PageToken: Sendable, Hashable {
         self.limit = UInt32(truncatingIfNeeded: limit)
         (filterKind, filterValue) = Self.filterFields(request.filter)
         self.lastPosition = UInt64(truncatingIfNeeded: lastPosition)
+    }
+
+    /// This token with another position word (a key or an offset under writes).
+    func with(lastPosition: UInt64) -> PageToken {
+        var copy = self
+        copy.lastPosition = lastPosition
+        return copy
     }
 
     init(

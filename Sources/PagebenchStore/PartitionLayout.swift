@@ -70,6 +70,19 @@ struct PartitionLayout: Sendable {
         return low
     }
 
+    /// The partition whose key slots (``KeySpace``: partition `p` has `count(p) + 1` slots
+    /// from `start(p) + p` on) hold `slot` (`0 ≤ slot < total + partitions`).
+    func partition(containingSlot slot: Int) -> Int {
+        if starts.isEmpty { return min(partitions - 1, slot / (perPartition + 1)) }
+        var low = 0
+        var high = partitions  // invariant: starts[low] + low ≤ slot < starts[high] + high
+        while high - low > 1 {
+            let middle = (low + high) / 2
+            if starts[middle] + middle <= slot { low = middle } else { high = middle }
+        }
+        return low
+    }
+
     /// The global positions `lo ..< hi` of segment `index` of `total` segments.
     func segmentBounds(index: Int, of segments: Int) -> (lo: Int, hi: Int) {
         func boundary(_ i: Int) -> Int {

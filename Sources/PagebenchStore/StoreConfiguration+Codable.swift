@@ -5,6 +5,7 @@ extension StoreConfiguration: Codable {
     private enum CodingKeys: String, CodingKey, CaseIterable {
         case partitions, itemsPerPartition, itemSize, selectivity, clustering, scanBudgetBytes
         case budgetBoundary, exactEnd, tokenPolicy, defaultLimit, seed, serviceTime, throttleRate, faultRate
+        case writes, continuation
     }
 
     /// Decodes a configuration; every missing key takes its ``default`` value.
@@ -30,6 +31,10 @@ extension StoreConfiguration: Codable {
         try decode(ServiceTimeModel.self, .serviceTime, into: \.serviceTime)
         try decode(Double.self, .throttleRate, into: \.throttleRate)
         try decode(Double.self, .faultRate, into: \.faultRate)
+        value.writes = try container.decodeIfPresent(WritesConfiguration.self, forKey: .writes)
+        if let text = try container.decodeIfPresent(String.self, forKey: .continuation) {
+            value.continuation = try ContinuationMode(parsing: text)
+        }
         self = value
     }
 
@@ -49,6 +54,8 @@ extension StoreConfiguration: Codable {
         try container.encode(serviceTime, forKey: .serviceTime)
         try container.encode(throttleRate, forKey: .throttleRate)
         try container.encode(faultRate, forKey: .faultRate)
+        try container.encodeIfPresent(writes, forKey: .writes)
+        try container.encode(continuation.rawValue, forKey: .continuation)
     }
 
     /// The configuration as pretty, key-sorted JSON (a starting point for a scenario file).

@@ -82,6 +82,16 @@ extension StoreConfiguration {
         guard throttleRate + faultRate <= 1 else {
             throw fail("throttleRate + faultRate must be at most 1, got \(throttleRate) + \(faultRate)")
         }
+        if let writes {
+            try writes.validate(partitions: partitions)
+            // Under writes every key is a 64-bit position with room for inserts between base
+            // items (KeySpace): items + partitions must fit in 2^40 slots of 2^24 keys.
+            guard total + partitions <= KeySpace.maximumSlots else {
+                throw fail(
+                    "writes: a store under writes holds at most \(KeySpace.maximumSlots - partitions) items (2^40 − partitions), got \(total)"
+                )
+            }
+        }
     }
 
     private func validateServiceTime() throws(StoreError) {

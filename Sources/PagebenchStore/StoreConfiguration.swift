@@ -37,6 +37,10 @@ public struct StoreConfiguration: Sendable, Hashable {
     public var throttleRate: Double
     /// The fraction of ``SyntheticStore/page(_:)`` calls (0…1) that fail with an injected fault (S21).
     public var faultRate: Double
+    /// Writes during pagination (S22); nil for an immutable store (the default).
+    public var writes: WritesConfiguration?
+    /// How tokens resume (S24): after the last evaluated key (default) or at an offset.
+    public var continuation: ContinuationMode
 
     public init(
         partitions: Int = 64,
@@ -52,7 +56,9 @@ public struct StoreConfiguration: Sendable, Hashable {
         seed: UInt64 = 42,
         serviceTime: ServiceTimeModel = .none,
         throttleRate: Double = 0,
-        faultRate: Double = 0
+        faultRate: Double = 0,
+        writes: WritesConfiguration? = nil,
+        continuation: ContinuationMode = .keyset
     ) {
         self.partitions = partitions
         self.itemsPerPartition = itemsPerPartition
@@ -68,6 +74,8 @@ public struct StoreConfiguration: Sendable, Hashable {
         self.serviceTime = serviceTime
         self.throttleRate = throttleRate
         self.faultRate = faultRate
+        self.writes = writes
+        self.continuation = continuation
     }
 
     /// The default store: 64 partitions × 10,000 items, log-normal sizes (median 512 B),
@@ -75,9 +83,11 @@ public struct StoreConfiguration: Sendable, Hashable {
     public static let `default` = StoreConfiguration()
 
     /// A canonical, versioned text of every field, in a fixed order. Two configurations
-    /// have the same canonical text exactly when they are equal.
+    /// have the same canonical text exactly when they are equal. `writes` and
+    /// `continuation` appear only when set (writes) or not the default (keyset), so a store
+    /// without them keeps the text, hash and tokens it had before they existed.
     public var canonicalText: String {
-        [
+        var fields = [
             "pagebench-store-v1",
             "partitions=\(partitions)",
             "itemsPerPartition=\(itemsPerPartition)",
@@ -93,7 +103,10 @@ public struct StoreConfiguration: Sendable, Hashable {
             "serviceTime=\(serviceTime.canonicalText)",
             "throttleRate=\(throttleRate)",
             "faultRate=\(faultRate)",
-        ].joined(separator: ";")
+        ]
+        if let writes { fields.append("writes=\(writes.canonicalText)") }
+        if continuation != .keyset { fields.append("continuation=\(continuation.rawValue)") }
+        return fields.joined(separator: ";")
     }
 
     /// A stable identity of this configuration: 16 hex digits of FNV-1a-64 over

@@ -40,6 +40,7 @@ extension SyntheticStore {
     }
 
     func evaluate(_ request: PageRequest) throws(StoreError) -> Page {
+        if let overlay { return try evaluateUnderWrites(request, overlay: overlay) }
         let limit = request.limit ?? defaultLimit
         guard limit >= 1, limit <= PageRequest.maximumLimit else { throw .invalidLimit(limit) }
         let (lo, hi) = try bounds(of: request)
@@ -142,10 +143,13 @@ extension SyntheticStore {
     /// where it stopped.
     ///
     /// - Returns: the number of items written (initialized) at the start of `buffer`.
+    ///
+    /// With `spaced` (a store under writes, ``KeySpace``), items carry the spaced sort keys
+    /// `(k + 1) · 2^24`; every other attribute is the same.
     @inline(__always)
-    private func scanPage(
+    func scanPage(
         reverse: Bool, filter: Filter?, limit: Int, lo: Int, hi: Int, cursor: inout ScanCursor,
-        into buffer: UnsafeMutableBufferPointer<Item>
+        into buffer: UnsafeMutableBufferPointer<Item>, spaced: Bool = false
     ) -> Int {
         // The default configuration (log-normal sizes, evenly spread matches, exclusive
         // boundary) gets loops of its own with the model's dispatch resolved, one without a
@@ -155,15 +159,15 @@ extension SyntheticStore {
             if let filter {
                 return scanRuns(
                     reverse: reverse, filter: filter, sizeKind: .table, clustering: 0, exclusive: true, limit: limit,
-                    lo: lo, hi: hi, cursor: &cursor, into: buffer)
+                    lo: lo, hi: hi, cursor: &cursor, into: buffer, spaced: spaced)
             }
             return scanRuns(
                 reverse: reverse, filter: nil, sizeKind: .table, clustering: 0, exclusive: true, limit: limit, lo: lo,
-                hi: hi, cursor: &cursor, into: buffer)
+                hi: hi, cursor: &cursor, into: buffer, spaced: spaced)
         }
         return scanRuns(
             reverse: reverse, filter: filter, sizeKind: model.sizeKind, clustering: model.clusteringKind,
-            exclusive: exclusiveBoundary, limit: limit, lo: lo, hi: hi, cursor: &cursor, into: buffer)
+            exclusive: exclusiveBoundary, limit: limit, lo: lo, hi: hi, cursor: &cursor, into: buffer, spaced: spaced)
     }
 
     /// The scan loop of ``scanPage``. It walks runs of consecutive items within one
@@ -172,7 +176,7 @@ extension SyntheticStore {
     @inline(__always)
     private func scanRuns(
         reverse: Bool, filter: Filter?, sizeKind: ItemModel.SizeKind, clustering: UInt8, exclusive: Bool, limit: Int,
-        lo: Int, hi: Int, cursor: inout ScanCursor, into buffer: UnsafeMutableBufferPointer<Item>
+        lo: Int, hi: Int, cursor: inout ScanCursor, into buffer: UnsafeMutableBufferPointer<Item>, spaced: Bool
     ) -> Int {
         guard let output = buffer.baseAddress else { return 0 }  // never: the buffer has 24 slots
         let capacity = buffer.count
@@ -209,8 +213,8 @@ extension SyntheticStore {
                 if filter?.matches(category: category, sizeBytes: size) ?? true {
                     (output + written).initialize(
                         to: Item(
-                            partition: partition, sortKey: sortKey, sizeBytes: size, category: category,
-                            fingerprint: hash))
+                            partition: partition, sortKey: spaced ? (sortKey &+ 1) << KeySpace.shift : sortKey,
+                            sizeBytes: size, category: category, fingerprint: hash))
                     written &+= 1
                 }
                 sortKey &+= keyStep

@@ -13,17 +13,47 @@ extension SyntheticStore {
     /// it passes `filter` (Σ scanned of S11 is this listing's length).
     ///
     /// - Throws: ``StoreError`` for an unknown partition or invalid segment.
+    ///
+    /// Under writes, the range as the store holds it now (a snapshot, read page by page;
+    /// listing applies no write).
     public func listing(in range: ScanRange, filter: Filter?, reverse: Bool) throws -> ItemListing {
         let (lo, hi) = try bounds(of: range)
+        if overlay != nil {
+            var request = PageRequest(range: range, reverse: reverse, limit: 4096)
+            var items: [Item] = []
+            while true {
+                let page = try evaluate(request)
+                items += page.items
+                guard let token = page.nextToken else { break }
+                request.token = token
+            }
+            return ItemListing(store: self, lo: 0, hi: 0, filter: filter, reverse: reverse, items: items)
+        }
         return ItemListing(store: self, lo: lo, hi: hi, filter: filter, reverse: reverse)
     }
 
-    /// The item at `sortKey` of `partition`, or `nil` when it does not exist.
+    /// The item at `sortKey` of `partition`, or `nil` when it does not exist (under writes:
+    /// as the store holds it now).
     public func item(partition: Int, sortKey: UInt64) -> Item? {
-        guard partition >= 0, partition < layout.partitions, sortKey < UInt64(layout.count(of: partition)) else {
-            return nil
+        guard partition >= 0, partition < layout.partitions else { return nil }
+        let count = layout.count(of: partition)
+        guard let overlay else {
+            guard sortKey < UInt64(count) else { return nil }
+            return model.item(partition: partition, partitionSeed: model.partitionSeed(partition), sortKey: sortKey)
         }
-        return model.item(partition: partition, partitionSeed: model.partitionSeed(partition), sortKey: sortKey)
+        if overlay.mayHaveChanges(partition) {
+            let changed = overlay.withChanges(of: partition) { changes -> ChangedKey? in
+                changes.flatMap { changes in changes.find(sortKey).map { changes[$0] } }
+            }
+            if let changed {
+                guard changed.live else { return nil }
+                return Item(
+                    partition: partition, sortKey: sortKey, sizeBytes: changed.sizeBytes, category: changed.category,
+                    fingerprint: changed.fingerprint)
+            }
+        }
+        guard let index = KeySpace.baseIndex(ofKey: sortKey, count: count) else { return nil }
+        return baseItem(partition: partition, seed: model.partitionSeed(partition), index: index)
     }
 }
 
@@ -34,17 +64,19 @@ public struct ItemListing: Sequence, Sendable {
     let hi: Int
     let filter: Filter?
     let reverse: Bool
+    /// Under writes: the items, already in scan order (`lo`, `hi` unused).
+    var items: [Item]? = nil
 
     static func empty(_ store: SyntheticStore) -> ItemListing {
         ItemListing(store: store, lo: 0, hi: 0, filter: nil, reverse: false)
     }
 
     /// The number of items (evaluated items of a full traversal).
-    public var count: Int { hi - lo }
-    public var underestimatedCount: Int { hi - lo }
+    public var count: Int { items?.count ?? hi - lo }
+    public var underestimatedCount: Int { count }
 
     public func makeIterator() -> Iterator {
-        Iterator(listing: self, position: reverse ? hi - 1 : lo)
+        Iterator(listing: self, position: items != nil ? 0 : reverse ? hi - 1 : lo)
     }
 
     public struct Iterator: IteratorProtocol {
@@ -61,6 +93,11 @@ public struct ItemListing: Sequence, Sendable {
         }
 
         public mutating func next() -> ListedItem? {
+            if let items = listing.items {
+                guard position < items.count else { return nil }
+                defer { position += 1 }
+                return ListedItem(item: items[position], matches: items[position].matches(listing.filter))
+            }
             guard position >= listing.lo, position < listing.hi else { return nil }
             let layout = listing.store.layout
             let model = listing.store.model

@@ -1,9 +1,9 @@
 import PagebenchBase
 
 extension SyntheticStore {
-    /// Serves one page as a remote store would: evaluates it (S1–S19), decides injected
-    /// throttling or faults (S21), waits out the service time (S20), then returns the page
-    /// or throws the injected error.
+    /// Serves one page as a remote store would: the writes that arrive with the request
+    /// (S22, under `writes`), then the evaluation (S1–S19, S23, S24), injected throttling or
+    /// faults (S21) and the service time (S20); then the page or the injected error.
     ///
     /// The wait is cancellable: a cancelled caller gets `CancellationError` at once and
     /// nothing else. Latency draws are a pure function of (seed, request, token); which
@@ -13,8 +13,26 @@ extension SyntheticStore {
     ///
     /// - Throws: `CancellationError`; ``StoreError`` (request errors, `throttled`, `injectedFault`).
     public func page(_ request: PageRequest) async throws -> Page {
+        try await serve(request).page
+    }
+
+    /// ``page(_:)`` with the write versions that bracket what the page saw (S25): the
+    /// harness's consistency accounting reads them.
+    public func versionedPage(_ request: PageRequest) async throws -> VersionedPage {
+        try await serve(request)
+    }
+
+    /// The body of ``page(_:)`` and ``versionedPage(_:)``, inlined into both.
+    @inline(__always)
+    private func serve(_ request: PageRequest) async throws -> VersionedPage {
         try Task.checkCancellation()
+        var before: UInt64 = 0
+        if let overlay {
+            writesArrive(overlay)
+            before = overlay.committedVersion
+        }
         let page = try evaluate(request)
+        let after = overlay?.startedVersion ?? 0
         var failure: StoreError?
         if service.injectsFailures {
             failure = service.failure(ordinal: counters.requests.wrappingAdd(1, ordering: .relaxed).oldValue)
@@ -24,13 +42,14 @@ extension SyntheticStore {
             if delay > .zero { try await sleep(delay) }
         }
         if let failure { throw failure }
-        return page
+        return VersionedPage(page: page, versionBefore: before, versionAfter: after)
     }
 
     /// Whether ``page(_:)`` is exactly a cancellation check plus ``evaluatePage(_:)``: no
     /// service time (S20) and no injected failures (S21) are configured, so a caller may call
     /// those two itself and skip the async call (the in-process harness does, per page).
-    public var servesWithoutWaiting: Bool { service.isZero && !service.injectsFailures }
+    /// Never true under writes: writes arrive with each request in ``page(_:)``.
+    public var servesWithoutWaiting: Bool { service.isZero && !service.injectsFailures && overlay == nil }
 
     /// The service time (S20) of a request that scanned `scannedBytes`:
     /// base × (hot ? multiplier : 1) + nanosecondsPerScannedByte × scannedBytes.
@@ -57,6 +76,13 @@ extension SyntheticStore {
         if case .partition(let partition) = request.range { return partition }
         guard let (lo, hi) = try? bounds(of: request) else { return nil }
         var position = request.reverse ? hi - 1 : lo
+        if overlay != nil {
+            // Under writes a token carries a key (keyset) or an offset, not a position.
+            guard !offsetContinuation, let text = request.token, let token = try? PageToken.decode(text, key: tokenKey),
+                token.lastPosition < layout.endKey
+            else { return lo < hi ? layout.partition(containing: position) : nil }
+            return layout.partition(containingKey: token.lastPosition)
+        }
         if let text = request.token, let token = try? PageToken.decode(text, key: tokenKey) {
             position = Int(truncatingIfNeeded: token.lastPosition) + (request.reverse ? -1 : 1)
         }

@@ -4,10 +4,11 @@ import Synchronization
 /// (SEMANTICS.md S1–S21).
 ///
 /// Nothing is stored per item: every attribute is computed from (seed, partition, sort key),
-/// so a store of 10⁹ items is created at once and pages in a few megabytes. The store is an
-/// immutable value; any number of tasks may page it at once, and the read path takes no
-/// lock (the only shared mutable state is one atomic request counter, used only when
-/// throttling or faults are configured).
+/// so a store of 10⁹ items is created at once and pages in a few megabytes. Without writes
+/// the store is an immutable value; any number of tasks may page it at once, and the read
+/// path takes no lock (the only shared mutable state is one atomic request counter, used
+/// only when throttling or faults are configured). With `writes` (S22–S26) it also holds a
+/// ``WriteOverlay`` of what writes changed, shared by every copy of the store.
 public struct SyntheticStore: Sendable {
     /// The validated configuration.
     public let configuration: StoreConfiguration
@@ -28,6 +29,10 @@ public struct SyntheticStore: Sendable {
     let defaultLimit: Int
     /// The most items a budget can hold, to size result arrays without over-allocating.
     let itemsPerBudget: Int
+    /// What writes changed (S22); nil for a store without writes, whose pages never look.
+    let overlay: WriteOverlay?
+    /// Offset continuation (S24) under writes; without writes both modes page alike.
+    let offsetContinuation: Bool
 
     /// Creates a store; `Task.sleep` provides the injected service times (S20).
     ///
@@ -67,10 +72,20 @@ public struct SyntheticStore: Sendable {
         strictTokens = configuration.tokenPolicy == .strict
         defaultLimit = configuration.defaultLimit
         itemsPerBudget = configuration.scanBudgetBytes / configuration.itemSize.minimumBytes + 1
+        if let writes = configuration.writes {
+            overlay = WriteOverlay(configuration: writes, layout: layout, model: model, seed: configuration.seed)
+        } else {
+            overlay = nil
+        }
+        offsetContinuation = configuration.continuation == .offset
     }
 
-    /// The number of items in the store.
+    /// The number of items the store was created with (writes change what pages return,
+    /// not this).
     public var totalItems: Int { layout.total }
+
+    /// Whether the store has `writes` configured (S22).
+    public var hasWrites: Bool { overlay != nil }
 
     /// Whether the store has `partition` (0 ..< partitions).
     public func hasPartition(_ partition: Int) -> Bool {

@@ -15,7 +15,7 @@ let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().de
     }
 
     @Test func everyShippedScenarioLoadsAndValidates() throws {
-        let directories = ["", "/ci", "/goals"].map { packageRoot + "/Benchmarks/Scenarios" + $0 }
+        let directories = ["", "/ci", "/goals", "/writes"].map { packageRoot + "/Benchmarks/Scenarios" + $0 }
         let files = try Scenario.files(expanding: directories)
         #expect(files.count >= 12)
         var names = Set<String>()

@@ -52,7 +52,7 @@ struct ResultRowTests {
     @Test("golden header: changing columns must bump schema_version and update this test and README")
     func goldenHeader() {
         let golden = """
-            schema_version,timestamp_utc,pagebench_version,git_commit,swift_version,build_configuration,host,cores,scenario,config_hash,seed,pager_kind,load_model,target_drains_per_s,concurrency,repetition,limit,target_drains,target_duration_s,warmup_s,pages_per_s,items_per_s,scanned_bytes_per_s,drains_per_s,drains,pages,items,scanned_items,scanned_bytes,empty_pages_wasted,empty_pages_final,empty_page_rate,pages_per_drain_mean,pages_per_drain_max,page_latency_p50_ns,page_latency_p90_ns,page_latency_p99_ns,page_latency_p999_ns,page_latency_max_ns,drain_latency_p50_ns,drain_latency_p90_ns,drain_latency_p99_ns,drain_latency_p999_ns,drain_latency_max_ns,drain_latency_corrected_p50_ns,drain_latency_corrected_p90_ns,drain_latency_corrected_p99_ns,drain_latency_corrected_p999_ns,drain_latency_corrected_max_ns,missed_starts,cancellations,cancel_latency_p50_ns,cancel_latency_p90_ns,cancel_latency_p99_ns,cancel_latency_p999_ns,cancel_latency_max_ns,pages_after_cancel,retries,throttles,errors_throttled,errors_fault,errors_invalid_token,errors_token_mismatch,errors_validation,errors_other,target_kind,target_hash,http_responses,target_errors_transport,target_errors_unauthorized,target_errors_http_status,target_errors_not_json,target_errors_missing_items,target_errors_bad_continuation,target_errors_graphql,target_errors_api,target_errors_repeated_continuation,consumed_capacity_units,cpu_user_s,cpu_system_s,allocations,allocations_per_page,allocation_counting,peak_allocated_bytes,peak_rss_bytes,measurement_overhead_ratio,harness_overhead_ratio,duration_s,partial,slo_held,stage,stage_start_s,stage_pagers_from,stage_pagers_to,stage_rate_from,stage_rate_to
+            schema_version,timestamp_utc,pagebench_version,git_commit,swift_version,build_configuration,host,cores,scenario,config_hash,seed,pager_kind,load_model,target_drains_per_s,concurrency,repetition,limit,target_drains,target_duration_s,warmup_s,pages_per_s,items_per_s,scanned_bytes_per_s,drains_per_s,drains,pages,items,scanned_items,scanned_bytes,empty_pages_wasted,empty_pages_final,empty_page_rate,pages_per_drain_mean,pages_per_drain_max,page_latency_p50_ns,page_latency_p90_ns,page_latency_p99_ns,page_latency_p999_ns,page_latency_max_ns,drain_latency_p50_ns,drain_latency_p90_ns,drain_latency_p99_ns,drain_latency_p999_ns,drain_latency_max_ns,drain_latency_corrected_p50_ns,drain_latency_corrected_p90_ns,drain_latency_corrected_p99_ns,drain_latency_corrected_p999_ns,drain_latency_corrected_max_ns,missed_starts,cancellations,cancel_latency_p50_ns,cancel_latency_p90_ns,cancel_latency_p99_ns,cancel_latency_p999_ns,cancel_latency_max_ns,pages_after_cancel,retries,throttles,errors_throttled,errors_fault,errors_invalid_token,errors_token_mismatch,errors_validation,errors_other,target_kind,target_hash,http_responses,target_errors_transport,target_errors_unauthorized,target_errors_http_status,target_errors_not_json,target_errors_missing_items,target_errors_bad_continuation,target_errors_graphql,target_errors_api,target_errors_repeated_continuation,consumed_capacity_units,cpu_user_s,cpu_system_s,allocations,allocations_per_page,allocation_counting,peak_allocated_bytes,peak_rss_bytes,measurement_overhead_ratio,harness_overhead_ratio,duration_s,partial,slo_held,stage,stage_start_s,stage_pagers_from,stage_pagers_to,stage_rate_from,stage_rate_to,duplicate_items,skipped_items,inconsistent_drains,watch_refreshes,watch_latency_p50_ns,watch_latency_p90_ns,watch_latency_p99_ns,watch_latency_p999_ns,watch_latency_max_ns
             """
         #expect(ResultRow.csvHeader.joined(separator: ",") == golden)
         #expect(ResultRow.currentSchemaVersion == 4)
@@ -265,6 +265,36 @@ struct ResultRowTests {
         #expect(throws: MetricsError.self) { try ResultRow.parseCSV(header + "\n" + version3 + "\n", file: "v3.csv") }
         let withKind = header + ",target_kind\n" + line + ",http\n"
         #expect(throws: MetricsError.self) { try ResultRow.parseCSV(withKind, file: "half.csv") }
+    }
+
+    /// Version 4 added the writes (S25) and watching (P16) columns at the end: a version-3
+    /// file still reads, with them empty.
+    @Test("a schema version 3 file still reads with the writes and watch columns empty")
+    func versionThreeReads() throws {
+        var row = Self.sampleRow()
+        row.duplicateItems = nil
+        let added = try #require(ResultRow.earlierSchemaVersions[3])
+        #expect(added.contains("duplicate_items") && added.contains("watch_latency_p50_ns"))
+        let keep = ResultRow.csvHeader.indices.filter { !added.contains(ResultRow.csvHeader[$0]) }
+        let header = keep.map { ResultRow.csvHeader[$0] }.joined(separator: ",")
+        let fields = row.csvFields
+        let line = "3" + keep.map { CSVWriter.escape(fields[$0]) }.joined(separator: ",").dropFirst()
+        let rows = try ResultRow.parseCSV(header + "\n" + line + "\n", file: "v3.csv")
+        #expect(rows == [row])
+        #expect(rows[0].skippedItems == nil && rows[0].watchLatency == nil)
+
+        // A version-4 row with them round-trips.
+        var metrics = TaskMetrics()
+        var counts = ConsistencyCounts()
+        counts.record(duplicates: 3, skipped: 0)
+        counts.record(duplicates: 0, skipped: 2)
+        counts.record(duplicates: 0, skipped: 0)
+        metrics.consistency = counts
+        metrics.watchLatency = LatencyRecorder()
+        metrics.watchLatency!.record(nanoseconds: 40_000)
+        row.apply(metrics, measuredSeconds: 1)
+        #expect(row.duplicateItems == 3 && row.skippedItems == 2 && row.inconsistentDrains == 2 && row.watchRefreshes == 1)
+        #expect(try ResultRow.parseCSV(try ResultRow.csvText([row]), file: "v4.csv") == [row])
     }
 
     @Test("non-finite numbers are refused when writing")

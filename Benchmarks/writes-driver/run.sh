@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Page evaluation at limit 10 with and without writes (results/writes-store-benchmarks.md):
+# builds, with `swiftc -O -wmo` as Benchmarks/store-driver/run.sh does,
+#   base    the store-driver on PagebenchStore of BASE (default 08d8e16, before writes),
+#   plain   the store-driver on this tree's PagebenchStore (no writes configured),
+#   writes  this directory's driver on this tree's PagebenchStore (writes configured),
+# then runs them interleaved: base, plain, writes with an empty overlay, writes after
+# CHANGES writes; REPEATS times.
+#
+#   Benchmarks/writes-driver/run.sh [PAGES [ROUNDS [CHANGES [REPEATS [BASE]]]]]
+set -euo pipefail
+root="$(cd "$(dirname "$0")/../.." && pwd)"
+pages="${1:-2000000}" rounds="${2:-3}" changes="${3:-100000}" repeats="${4:-3}" base="${5:-08d8e16}"
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+build() {  # build NAME SOURCES_ROOT DRIVER: PagebenchBase, then PagebenchStore, then the driver
+    mkdir -p "$work/$1"
+    for module in PagebenchBase PagebenchStore; do
+        swiftc -O -wmo -parse-as-library -static -emit-library -emit-module -module-name "$module" \
+            -I "$work/$1" -emit-module-path "$work/$1/$module.swiftmodule" -o "$work/$1/lib$module.a" \
+            "$2/Sources/$module"/*.swift
+    done
+    swiftc -O -parse-as-library -I "$work/$1" -L "$work/$1" -lPagebenchStore -lPagebenchBase "$3" -o "$work/$1/driver"
+}
+mkdir -p "$work/base-src"
+git -C "$root" archive "$base" Sources/PagebenchBase Sources/PagebenchStore | tar -x -C "$work/base-src"
+build base "$work/base-src" "$root/Benchmarks/store-driver/main.swift"
+build plain "$root" "$root/Benchmarks/store-driver/main.swift"
+build writes "$root" "$root/Benchmarks/writes-driver/main.swift"
+for repeat in $(seq 1 "$repeats"); do
+    echo "== repeat $repeat, load average $(cut -d' ' -f1-3 /proc/loadavg)"
+    echo "-- base ($base), no writes";      "$work/base/driver" "$pages" "$rounds"
+    echo "-- this tree, no writes";          "$work/plain/driver" "$pages" "$rounds"
+    echo "-- this tree, writes, empty overlay"; "$work/writes/driver" "$pages" "$rounds" 0
+    echo "-- this tree, writes, $changes changes"; "$work/writes/driver" "$pages" "$rounds" "$changes"
+done

@@ -1,0 +1,105 @@
+import ArgumentParser
+import Foundation
+import PagebenchCLI
+import PagebenchHarness
+import PagebenchMetrics
+import PagebenchStore
+import Testing
+
+/// The write flags (S22, S24) and where writes are refused: parsed and run in-process.
+@Suite struct WritesCommandTests {
+    struct Capture: TextOutputStream {
+        var text = ""
+        mutating func write(_ string: String) { text += string }
+    }
+
+    func run(_ arguments: [String]) async -> (SweepRunner.Output?, CommandFailure?) {
+        var capture = Capture()
+        do {
+            let command = try #require(try PagebenchCommand.parseAsRoot(["run"] + arguments) as? RunCommand)
+            return (try await command.execute(into: &capture), nil)
+        } catch let failure as CommandFailure {
+            return (nil, failure)
+        } catch {
+            Issue.record("unexpected \(error)")
+            return (nil, nil)
+        }
+    }
+
+    func parseExitCode(_ arguments: [String]) -> Int32 {
+        do {
+            _ = try PagebenchCommand.parseAsRoot(arguments)
+            return 0
+        } catch {
+            return PagebenchCommand.exitCode(for: error).rawValue
+        }
+    }
+
+    static let small = [
+        "--partitions", "2", "--items-per-partition", "40", "--item-size", "fixed:100", "--concurrency", "1",
+        "--drains", "6", "--limit", "5", "--read", "partition:uniform", "--warmup", "0", "--quiet",
+    ]
+
+    @Test func writeFlagsBuildTheConfiguration() throws {
+        let command = try #require(
+            try PagebenchCommand.parseAsRoot([
+                "items", "--insert-rate", "0.5", "--delete-rate", "0.25", "--write-rate-unit", "second",
+                "--write-position", "tail", "--write-hot-partitions", "1,3", "--write-hot-fraction", "0.5",
+                "--continuation", "offset",
+            ]) as? ItemsCommand)
+        let configuration = try command.store.configuration()
+        #expect(
+            configuration.writes
+                == WritesConfiguration(
+                    insertRate: 0.5, deleteRate: 0.25, per: .second, position: .tail, hotPartitions: [1, 3],
+                    hotFraction: 0.5))
+        #expect(configuration.continuation == .offset)
+        #expect(try StoreOptions.parse([]).configuration().writes == nil)
+    }
+
+    @Test func badWriteFlagsExitWith64() async {
+        // A value out of range is refused when the configuration is built, naming the field.
+        let (_, failure) = await run(Self.small + ["--insert-rate", "-1"])
+        #expect(failure?.exitCode.rawValue == 64 && failure?.message.contains("insertRate") == true)
+        #expect(parseExitCode(["run", "--write-position", "middle"]) == 64)
+        #expect(parseExitCode(["run", "--write-rate-unit", "minute"]) == 64)
+        #expect(parseExitCode(["run", "--continuation", "cursor"]) == 64)
+        #expect(parseExitCode(["run", "--write-hot-partitions", "a"]) == 64)
+        #expect(parseExitCode(["run", "--insert-rate", "0.5", "--continuation", "offset"]) == 0)
+    }
+
+    /// S25 columns come out of `run` under writes: keyset drains neither repeat nor skip
+    /// (S24); offset drains under head inserts repeat items.
+    @Test func runReportsDuplicatesAndSkips() async throws {
+        let output = FileManager.default.temporaryDirectory.appendingPathComponent("pagebench-writes-\(UUID()).csv").path
+        defer { try? FileManager.default.removeItem(atPath: output) }
+        for continuation in ["keyset", "offset"] {
+            let (result, failure) = await run(
+                Self.small + [
+                    "--insert-rate", "1", "--write-position", "head", "--continuation", continuation, "--output", output,
+                ])
+            #expect(failure == nil)
+            let row = try #require(result?.rows.first)
+            if continuation == "keyset" {
+                #expect(row.duplicateItems == 0 && row.skippedItems == 0 && row.inconsistentDrains == 0)
+            } else {
+                #expect((row.duplicateItems ?? 0) > 0 && (row.inconsistentDrains ?? 0) > 0)
+            }
+            #expect(row.harnessOverheadRatio == nil)
+        }
+        // Without writes the columns stay empty.
+        let (plain, _) = await run(Self.small + ["--output", output])
+        #expect(plain?.rows.first?.duplicateItems == nil)
+    }
+
+    /// Writes run in-process only: workers, shards and targets are refused naming why.
+    @Test func writesAreRefusedWhereTheyCannotBeCounted() async throws {
+        for extra in [["--workers", "2"], ["--shard", "0/2"], ["--target", "http://127.0.0.1:9"]] {
+            let (_, failure) = await run(Self.small + ["--insert-rate", "1"] + extra)
+            #expect(failure?.exitCode.rawValue == 64, "\(extra)")
+            #expect(failure?.message.contains("has writes (S22)") == true, "\(extra): \(failure?.message ?? "")")
+        }
+        let serve = try #require(try PagebenchCommand.parseAsRoot(["serve", "--insert-rate", "1"]) as? ServeCommand)
+        #expect(throws: CommandFailure.self) { _ = try serve.makeServer() }
+    }
+}
