@@ -306,6 +306,8 @@ public struct RunCommand: AsyncParsableCommand {
         var context = RunContext.current(pagebenchVersion: PagebenchVersion.string)
         context.allocationCounting = ExactAllocations.counting
         var options = SweepRunner.Options(context: context)
+        // The run is all this process does: a pager with a spare core may keep its thread.
+        options.dedicatedPool = true
         options.shard = shard ?? .whole
         if let start { options.waitForStart = { try await start.wait() } }
         options.timeSeries = timeseries != nil

@@ -60,6 +60,11 @@ public struct PhaseRunner<Source: PageSource>: Sendable where Source.Request == 
         /// then counts its drains' duplicates and skips (S25) on it, and per-second writes
         /// are applied on a 1 ms timer while the phase runs.
         public var writesStore: SyntheticStore?
+        /// Whether the process's cooperative pool runs nothing but this phase (`pagebench run`
+        /// says so). Only then may a drain with a spare core keep its thread
+        /// (``YieldPolicy/forPhase(pagers:cores:backgroundTicks:)``); in a shared pool (tests,
+        /// a library caller) drains yield every millisecond, as others' tasks wait on them.
+        public var dedicatedPool = false
 
         public init() {}
     }
@@ -94,6 +99,10 @@ public struct PhaseRunner<Source: PageSource>: Sendable where Source.Request == 
         let intervals = options.timeSeries ? IntervalLatencies() : nil
         let status = RunStatus()
         let runStart = MonotonicTime.nanoseconds()
+        // The sampler's count tells a drain with a spare core whether background work runs;
+        // only a pool that runs nothing else may leave it there (``Options/dedicatedPool``).
+        var backgroundTicks: (@Sendable () -> Int)?
+        if options.dedicatedPool { backgroundTicks = { sampler.sampleCount } }
 
         return await withTaskGroup(of: [TimeSeriesRow].self) { background in
             background.addTask {
@@ -121,7 +130,8 @@ public struct PhaseRunner<Source: PageSource>: Sendable where Source.Request == 
                 _ = await runPhase(
                     concurrency: concurrency, shard: shard, slots: slots, intervals: intervals, timing: timing,
                     probeSleep: options.probeSleep, warmup: true, bound: .duration(seconds: workload.warmupSeconds),
-                    interruption: options.interruption, backgroundTicks: { sampler.sampleCount },
+                    interruption: options.interruption,
+                    backgroundTicks: backgroundTicks,
                     writesStore: options.writesStore)
             }
             if options.interruption?.isRequested == true {
@@ -153,7 +163,7 @@ public struct PhaseRunner<Source: PageSource>: Sendable where Source.Request == 
             let phase = await runPhase(
                 concurrency: concurrency, shard: shard, slots: slots, intervals: intervals, timing: timing,
                 probeSleep: options.probeSleep, warmup: false, bound: workload.bound, interruption: options.interruption,
-                backgroundTicks: { sampler.sampleCount }, writesStore: options.writesStore)
+                backgroundTicks: backgroundTicks, writesStore: options.writesStore)
             let cpu = CPUTime.now().since(cpuBefore)
             let remote = remoteBefore.flatMap { before in options.remoteCounters.map { $0().since(before) } }
             let allocationsAfter = try? JemallocStats.read(flushingThreadCache: true)
@@ -207,7 +217,7 @@ public struct PhaseRunner<Source: PageSource>: Sendable where Source.Request == 
     private func runPhase(
         concurrency total: Int, shard: Shard, slots: [PagerTaskProgress], intervals: IntervalLatencies?, timing: Bool,
         probeSleep: (@Sendable (UInt64) async throws -> Void)?, warmup: Bool, bound: RunBound,
-        interruption: Interruption?, backgroundTicks: @escaping @Sendable () -> Int, writesStore: SyntheticStore?
+        interruption: Interruption?, backgroundTicks: (@Sendable () -> Int)?, writesStore: SyntheticStore?
     ) async -> PhaseOutcome {
         let concurrency = slots.count
         var drainLimit: Int?
@@ -227,8 +237,10 @@ public struct PhaseRunner<Source: PageSource>: Sendable where Source.Request == 
         let prepared = (0..<concurrency).map { _ in
             Handoff(PresizedRecorders.taskMetrics(openLoop: isOpenLoop, cancels: cancels))
         }
-        let yieldPolicy = YieldPolicy.forPhase(
-            pagers: concurrency, cores: ProcessInfo.processInfo.activeProcessorCount, backgroundTicks: backgroundTicks)
+        let yieldPolicy =
+            backgroundTicks.map {
+                YieldPolicy.forPhase(pagers: concurrency, cores: ProcessInfo.processInfo.activeProcessorCount, backgroundTicks: $0)
+            } ?? YieldPolicy(intervalNanoseconds: YieldPolicy.busyPoolIntervalNanoseconds, backgroundTicks: nil)
         let start = MonotonicTime.nanoseconds()
         let control = PhaseControl(
             planner: planner, isWarmup: warmup, start: start, drainLimit: drainLimit,

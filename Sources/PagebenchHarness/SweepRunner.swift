@@ -36,6 +36,8 @@ public struct SweepRunner: Sendable {
         /// Ends the sweep after a phase for which this returns true (a remote target that
         /// stopped answering: later phases would only measure failures).
         public var stopAfter: (@Sendable (RunResult) -> Bool)?
+        /// Whether this process's cooperative pool runs nothing but the sweep (``PhaseRunner/Options/dedicatedPool``).
+        public var dedicatedPool = false
 
         public init(context: RunContext) {
             self.context = context
@@ -232,6 +234,7 @@ public struct SweepRunner: Sendable {
         runOptions.shard = options.shard
         runOptions.remoteCounters = options.remoteSource?.counters
         runOptions.interruption = options.interruption
+        runOptions.dedicatedPool = options.dedicatedPool
         if let sleeper {
             // Probes wait on the same shared timer as the store's service times.
             runOptions.probeSleep = { try await sleeper.sleep(for: .nanoseconds(Int64(clamping: $0))) }

@@ -226,16 +226,19 @@ struct ResultRowTests {
         Self.expectMalformed(header + "\n" + shifted + "\n", line: 2, column: surplusColumn, "unquoted comma")
     }
 
-    /// Version 4 added `allocation_counting` (issue 12) and the stage columns (H4): a
-    /// version-3 file reads with them empty.
-    @Test("a schema version 3 file still reads, allocation_counting and the stage columns empty")
+    /// Version 4 added `allocation_counting` (issue 12), the stage columns (H4) and the
+    /// writes and watch columns (S25, P16): a version-3 file reads with them empty.
+    @Test("a schema version 3 file still reads, allocation_counting, the stage, writes and watch columns empty")
     func version3Reads() throws {
         var row = Self.sampleRow()
         row.allocationCounting = "exact"
         let addedInVersion4: Set<String> = [
             "allocation_counting", "stage", "stage_start_s", "stage_pagers_from", "stage_pagers_to", "stage_rate_from",
-            "stage_rate_to",
+            "stage_rate_to", "duplicate_items", "skipped_items", "inconsistent_drains", "watch_refreshes",
+            "watch_latency_p50_ns", "watch_latency_p90_ns", "watch_latency_p99_ns", "watch_latency_p999_ns",
+            "watch_latency_max_ns",
         ]
+        #expect(addedInVersion4 == ResultRow.earlierSchemaVersions[3])
         #expect(row.stage == nil && row.stagePagersFrom == nil && row.stageRateFrom == nil)
         let keep = ResultRow.csvHeader.indices.filter { !addedInVersion4.contains(ResultRow.csvHeader[$0]) }
         let fields = row.csvFields
