@@ -25,5 +25,5 @@ swiftc -O -wmo -parse-as-library -static -emit-library -emit-module -module-name
     -I "$work" -emit-module-path "$work/PagebenchStore.swiftmodule" -o "$work/libPagebenchStore.a" \
     "$root"/Sources/PagebenchStore/*.swift
 swiftc -O -parse-as-library -I "$work" -L "$work" -lPagebenchStore -lPagebenchBase "$work/CCycleCounter.o" \
-    "$root/Benchmarks/store-driver/main.swift" -o "$work/store-driver"
+    "$root/Benchmarks/store-driver/main.swift" "$root/Benchmarks/store-driver/StoreLoop.swift" -o "$work/store-driver"
 "$work/store-driver" "$@"

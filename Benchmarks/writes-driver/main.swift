@@ -12,24 +12,6 @@ import Glibc
 //
 //   writes-driver PAGES ROUNDS CHANGES [keyset|offset]
 
-@inline(never)
-func drain(_ store: SyntheticStore, pages: Int) throws -> UInt64 {
-    var request = PageRequest(range: .scan, limit: 10)
-    var checksum: UInt64 = 0
-    for _ in 0..<pages {
-        let page = try store.evaluatePage(request)
-        checksum &+= UInt64(page.scannedBytes) &+ (page.items.last?.fingerprint ?? 0)
-        request.token = page.nextToken
-    }
-    return checksum
-}
-
-func threadCPUNanoseconds() -> Double {
-    var now = timespec()
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now)
-    return Double(now.tv_sec) * 1e9 + Double(now.tv_nsec)
-}
-
 @main
 struct WritesDriver {
     static func main() throws {
@@ -47,13 +29,6 @@ struct WritesDriver {
         let store = try SyntheticStore(configuration: configuration)
         store.applyWrites(requests: (changes + 2) / 3)
         print("overlay: \(store.writeVersion) writes, continuation \(configuration.continuation.rawValue)")
-        var checksum: UInt64 = 0
-        for round in 1...rounds {
-            let start = threadCPUNanoseconds()
-            checksum &+= try drain(store, pages: pages)
-            let perPage = (threadCPUNanoseconds() - start) / Double(pages)
-            print("round \(round): \((perPage * 10).rounded() / 10) ns CPU per page = \(((1e3 / perPage) * 100).rounded() / 100) M pages/s")
-        }
-        print("checksum \(checksum)")
+        try timeRounds(store, pages: pages, rounds: rounds)
     }
 }
