@@ -158,6 +158,9 @@ public struct CheckSamples: Sendable {
         var allocationCounting: String
         /// Bounded by duration, not drain count (no `target_drains`).
         var durationBounded: Bool
+        /// A store with writes paged by several pagers (S25 columns present, concurrency > 1):
+        /// the writes are the same, but which page sees which depends on timing.
+        var concurrentWrites: Bool
 
         init(_ row: ResultRow, cells: [CSVValue]) {
             deterministic = CheckSamples.deterministicColumnIndices.map { cells[$0].field }
@@ -170,6 +173,7 @@ public struct CheckSamples: Sendable {
             cores = row.cores
             allocationCounting = row.allocationCounting.isEmpty ? "cached" : row.allocationCounting
             durationBounded = row.targetDrains == nil
+            concurrentWrites = row.duplicateItems != nil && row.concurrency > 1
         }
     }
 }

@@ -138,6 +138,7 @@ public struct RegressionChecker: Sendable {
         let countingDiffers = Set(baselineProfiles.map(\.allocationCounting)) != Set(currentProfiles.map(\.allocationCounting))
         let exactAllocations = (baselineProfiles + currentProfiles).allSatisfy { $0.allocationCounting == "exact" }
         let durationBounded = (baselineProfiles + currentProfiles).contains { $0.durationBounded }
+        let concurrentWrites = (baselineProfiles + currentProfiles).contains { $0.concurrentWrites }
         var changes: [BehaviourChange] = []
         var verdicts: [MetricVerdict] = []
         let bothSides = !baseline.compared.isEmpty && !current.compared.isEmpty
@@ -147,6 +148,10 @@ public struct RegressionChecker: Sendable {
             warnings.append(
                 "a run is bounded by duration, not drain count, so its counts depend on time: "
                     + "deterministic metrics not compared (bound the run with a drain count)")
+        } else if concurrentWrites {
+            warnings.append(
+                "several pagers page a store with writes, so which page sees which write depends on timing (S25): "
+                    + "deterministic metrics not compared (they are exact at one pager with per-request writes)")
         } else {
             for (index, column) in CheckSamples.deterministicColumns.enumerated() {
                 if let change = Self.behaviourChange(
