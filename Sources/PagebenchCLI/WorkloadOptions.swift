@@ -76,11 +76,12 @@ public struct WorkloadOptions: ParsableArguments {
         var scratch = Workload()
         scratch.concurrency = [1]
         try apply(to: &scratch)
-        // A store that allows every flag (apollo-watch needs per-second writes): the store's
-        // own checks come with the scenario.
+        // A store that allows every flag (apollo-watch needs per-second writes, stages need a
+        // store without writes): the store's own checks come with the scenario.
         try scratch.validate(
             store: StoreConfiguration(
-                partitions: StoreConfiguration.maximumSkewedPartitions, writes: WritesConfiguration(per: .second)))
+                partitions: StoreConfiguration.maximumSkewedPartitions,
+                writes: scratch.pager == .apolloWatch ? WritesConfiguration(per: .second) : nil))
     }
 
     /// Applies the given flags to `workload`.

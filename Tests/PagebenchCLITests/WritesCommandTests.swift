@@ -102,4 +102,14 @@ import Testing
         let serve = try #require(try PagebenchCommand.parseAsRoot(["serve", "--insert-rate", "1"]) as? ServeCommand)
         #expect(throws: CommandFailure.self) { _ = try serve.makeServer() }
     }
+
+    /// Stages share one store across their rows, so S25's counts would mix stages: refused
+    /// with writes; without writes `--stages` still passes the flag checks (H4).
+    @Test func stagesWithWritesAreRefused() async {
+        let plan = ["--partitions", "2", "--items-per-partition", "40", "--stages", "1s:1-2", "--quiet"]
+        let (_, failure) = await run(plan + ["--insert-rate", "1"])
+        #expect(failure?.exitCode.rawValue == 64)
+        #expect(failure?.message.contains("stages") == true && failure?.message.contains("writes") == true)
+        #expect(parseExitCode(["run", "--stages", "1s:1-2"]) == 0)
+    }
 }
