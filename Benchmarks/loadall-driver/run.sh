@@ -1,19 +1,19 @@
 #!/usr/bin/env bash
 # loadAll against a bare loop that keeps every page (issue 12), without package-benchmark:
-# compiles PagebenchBase, PagebenchStore and PagebenchPager with `swiftc -O -wmo` into a
-# temporary directory, then the driver, and runs it. Not part of CI; results/apollo-loadall-fair.md
-# quotes it next to the benchmark's figures.
+# compiles PagebenchBase (with the CCycleCounter C shim it imports), PagebenchStore and
+# PagebenchPager with `swiftc -O -wmo` into a temporary directory, then the driver, and runs
+# it. Not part of CI; results/apollo-loadall-fair.md quotes it next to the benchmark's figures.
 #
 #   Benchmarks/loadall-driver/run.sh [ROUNDS]
+#   KEEP=DIR Benchmarks/loadall-driver/run.sh ...   # builds into DIR and keeps DIR/loadall-driver
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
-work="$(mktemp -d)"
-trap 'rm -rf "$work"' EXIT
+source "$root/Benchmarks/driver-setup.sh"
 for module in PagebenchBase PagebenchStore PagebenchPager; do
     swiftc -O -wmo -parse-as-library -static -emit-library -emit-module -module-name "$module" \
         -I "$work" \
         -emit-module-path "$work/$module.swiftmodule" -o "$work/lib$module.a" "$root"/Sources/"$module"/*.swift
 done
 swiftc -O -parse-as-library -I "$work" -L "$work" -lPagebenchPager -lPagebenchStore -lPagebenchBase \
-    "$root/Benchmarks/loadall-driver/main.swift" -o "$work/loadall-driver"
+    "$work/CCycleCounter.o" "$root/Benchmarks/loadall-driver/main.swift" -o "$work/loadall-driver"
 "$work/loadall-driver" "$@"

@@ -8,16 +8,7 @@
 #   KEEP=DIR Benchmarks/store-driver/run.sh ...   # builds into DIR and keeps DIR/store-driver
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
-if [[ -n "${KEEP:-}" ]]; then
-    work="$KEEP"
-    mkdir -p "$work"
-else
-    work="$(mktemp -d)"
-    trap 'rm -rf "$work"' EXIT
-fi
-shim="$root/Sources/CCycleCounter"
-printf 'module CCycleCounter {\n    header "%s/include/CCycleCounter.h"\n    export *\n}\n' "$shim" > "$work/module.modulemap"
-clang -O2 -c "$shim/CCycleCounter.c" -I "$shim/include" -o "$work/CCycleCounter.o"
+source "$root/Benchmarks/driver-setup.sh"
 swiftc -O -wmo -parse-as-library -static -emit-library -emit-module -module-name PagebenchBase \
     -I "$work" -emit-module-path "$work/PagebenchBase.swiftmodule" -o "$work/libPagebenchBase.a" \
     "$root"/Sources/PagebenchBase/*.swift

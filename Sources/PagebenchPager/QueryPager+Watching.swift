@@ -119,7 +119,7 @@ extension QueryPager where InitialSource == PaginatedSource {
         let (abortStream, abort) = AsyncStream.makeStream(of: Never.self)
         defer { abort.finish() }
         let start = state.withLock { state -> (StateMachine.RefreshStart, [PageChain: [PaginatedSource.Request?]]) in
-            let start = state.startRefresh(abort: abort)
+            let start = state.startRefresh(abort: { abort.finish() })
             guard case .started = start else { return (start, [:]) }
             var requests: [PageChain: [PaginatedSource.Request?]] = [:]
             for chain in [PageChain.next, .previous] {

@@ -21,8 +21,15 @@ struct QueryPagerStateMachine<InitialPage: Sendable, Page: Sendable, Request: Se
         @usableFromInline let kind: LoadKind
         @usableFromInline var task: Task<Void, any Error>?
         /// A refresh (P16) runs in its watch's task, not in a task of its own: a reset
-        /// finishes this stream instead, and the refresh's fetch is cancelled by its watch.
-        @usableFromInline var abort: AsyncStream<Never>.Continuation?
+        /// calls this instead (it finishes the refresh's abort stream), and the refresh's
+        /// fetch is cancelled by its watch.
+        ///
+        /// A closure, not the stream's `Continuation`: that type is resilient (its size is
+        /// unknown outside the concurrency library), and one such field made `Load`, and the
+        /// whole state machine with it, address-only: every transition then copied and
+        /// destroyed the entire state through its value witnesses, ~16 retains and releases
+        /// per page of a `loadAll` (results/apollo-loadall-fair.md).
+        @usableFromInline var abort: (@Sendable () -> Void)?
 
         @inlinable init(id: UInt64, kind: LoadKind, task: Task<Void, any Error>?) {
             self.id = id
@@ -188,13 +195,67 @@ struct QueryPagerStateMachine<InitialPage: Sendable, Page: Sendable, Request: Se
     /// Appends a page of load `id` in `direction`. Throws `CancellationError` for an
     /// orphaned or cancelled load and `repeatedToken` when the page's position repeats
     /// the one it was requested with (P9); neither keeps the page.
+    ///
+    /// `page` and `info` are consumed: appended and stored without a copy (no retain of the
+    /// page's buffers or of the cursor per page).
     @inlinable mutating func receivePage(
-        _ page: Page, info: Info, direction: PaginationDirection, id: UInt64, isCancelled: Bool
+        _ page: consuming Page, info: consuming Info, direction: PaginationDirection, id: UInt64, isCancelled: Bool
     ) throws {
         guard load?.id == id, !isCancelled else { throw CancellationError() }
-        if let previous = self.info(for: direction), info.repeatsPosition(of: previous, direction: direction) {
-            throw PaginationError.repeatedToken(info.positionDescription(direction: direction), direction: direction)
+        try dropReplacedInfo(checking: info, direction: direction)
+        store(page, info: info, direction: direction)
+    }
+
+    /// `receivePage` then `loadAllStep`, under one lock acquisition: a `loadAll` page costs
+    /// one lock and one cancellation read instead of two each. While the load goes on in
+    /// the page's direction, the next request is resolved from the page's own info before
+    /// it is stored, so the info is neither copied nor read back (each copy is a retain
+    /// and a release of its cursor).
+    @inlinable mutating func receiveLoadAllPage(
+        _ page: consuming Page, info: consuming Info, direction: PaginationDirection, id: UInt64, isCancelled: Bool,
+        resolve: (Info, PaginationDirection) -> Request?
+    ) throws -> LoadAllStep {
+        guard load?.id == id, !isCancelled else { throw CancellationError() }
+        try dropReplacedInfo(checking: info, direction: direction)
+        // Next pages are exhausted first (P10): while loading previous pages, no next page
+        // can be loaded, and storing a previous page does not change that.
+        let continues = direction == .next ? info.canLoadNext : info.canLoadPrevious
+        guard continues else {
+            store(page, info: info, direction: direction)
+            return try nextLoadAllStep(resolve: resolve)
         }
+        let request = resolve(info, direction)
+        store(page, info: info, direction: direction)
+        guard let request else { throw PaginationError.noQuery }
+        return .fetch(direction, request)
+    }
+
+    /// P9 for a page about to be stored in `direction`: throws `repeatedToken` if `info`
+    /// repeats the position of the info it was requested with. Otherwise drops that info
+    /// (the page's replaces it), moved out rather than copied; a refused page leaves it.
+    @inlinable mutating func dropReplacedInfo(checking info: Info, direction: PaginationDirection) throws {
+        let previous = direction == .next ? nextInfo.take() : previousInfo.take()
+        guard repeats(info, after: previous, direction: direction) else { return }
+        switch direction {
+        case .next: nextInfo = previous
+        case .previous: previousInfo = previous
+        }
+        throw PaginationError.repeatedToken(info.positionDescription(direction: direction), direction: direction)
+    }
+
+    /// Whether `info` repeats the position of `previous`, the last page's info in its
+    /// direction, or of the initial page's info if there is none (P9).
+    /// Always inlined: called out of line it was handed a bitwise copy of the whole state
+    /// (280 bytes) per page.
+    @inlinable @inline(__always)
+    func repeats(_ info: Info, after previous: Info?, direction: PaginationDirection) -> Bool {
+        switch previous {
+        case .some(let previous): info.repeatsPosition(of: previous, direction: direction)
+        case .none: initialInfo.map { info.repeatsPosition(of: $0, direction: direction) } ?? false
+        }
+    }
+
+    @inlinable mutating func store(_ page: consuming Page, info: consuming Info, direction: PaginationDirection) {
         switch direction {
         case .next:
             nextPages.append(page)
@@ -216,6 +277,11 @@ struct QueryPagerStateMachine<InitialPage: Sendable, Page: Sendable, Request: Se
         id: UInt64, isCancelled: Bool, resolve: (Info, PaginationDirection) -> Request?
     ) throws -> LoadAllStep {
         guard load?.id == id, !isCancelled else { throw CancellationError() }
+        return try nextLoadAllStep(resolve: resolve)
+    }
+
+    /// The body of `loadAllStep` once the load is known to be current.
+    @inlinable func nextLoadAllStep(resolve: (Info, PaginationDirection) -> Request?) throws -> LoadAllStep {
         let direction: PaginationDirection
         if canLoadNext {
             direction = .next
@@ -316,7 +382,7 @@ struct QueryPagerStateMachine<InitialPage: Sendable, Page: Sendable, Request: Se
     /// its task for the caller to cancel outside the lock. Subscribers stay (P12).
     @inlinable mutating func reset() -> Task<Void, any Error>? {
         let orphan = load?.task
-        load?.abort?.finish()
+        load?.abort?()
         load = nil
         // The pages watched are gone: every watch ends (P16).
         if !watchers.isEmpty {
@@ -395,7 +461,7 @@ struct QueryPagerStateMachine<InitialPage: Sendable, Page: Sendable, Request: Se
 
     /// Reserves the pager for a refresh unless a load is in flight or nothing is held.
     /// `abort` is finished by a reset.
-    @inlinable mutating func startRefresh(abort: AsyncStream<Never>.Continuation) -> RefreshStart {
+    @inlinable mutating func startRefresh(abort: @escaping @Sendable () -> Void) -> RefreshStart {
         if load != nil { return .busy }
         guard initialPage != nil else { return .nothingHeld }
         let id = beginLoad(.refresh)

@@ -37,6 +37,9 @@ public struct PageRequest: Sendable, Hashable {
     }
 
     /// The same request continued with another token (or restarted with `nil`).
+    /// Inlinable: a pager's page resolver calls it once per page, and inlined it builds the
+    /// request without the out-of-line copy and destroy of the whole request.
+    @inlinable
     public func with(token: String?) -> PageRequest {
         var copy = self
         copy.token = token
