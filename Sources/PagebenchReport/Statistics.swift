@@ -44,17 +44,19 @@ public enum Statistics {
 
     /// A two-sided percentile-bootstrap interval of median(current) / median(baseline).
     ///
-    /// Each of `resamples` rounds draws both samples again with replacement (same sizes) from a
-    /// SplitMix64 generator seeded with `seed`, so the interval is reproducible. With one
-    /// value on each side the interval collapses to the point ratio.
+    /// Each of `resamples` rounds takes the medians of both samples drawn again with
+    /// replacement (same sizes), from a SplitMix64 generator seeded with `seed`, so the
+    /// interval is reproducible. ``Resampler`` draws each resample's median from its exact
+    /// law instead of drawing its values one by one. With one value on each side the
+    /// interval collapses to the point ratio.
     ///
     /// - Returns: the `(1 − confidence)/2` and `(1 + confidence)/2` quantiles of the resampled ratios.
     public static func bootstrapRatioOfMedians(
         baseline: [Double], current: [Double], confidence: Double, resamples: Int, seed: UInt64
     ) -> (low: Double, high: Double) {
         precondition(!baseline.isEmpty && !current.isEmpty && resamples > 0)
-        var baselineResampler = Resampler(baseline)
-        var currentResampler = Resampler(current)
+        let baselineResampler = Resampler(baseline)
+        let currentResampler = Resampler(current)
         // Two constant samples have one resampled ratio: the point ratio (common in a CSV,
         // where many measured metrics do not vary; no draws are needed, and each metric has
         // its own seed, so skipping them changes no other interval).
@@ -72,64 +74,6 @@ public enum Statistics {
         ratios.sort()
         let tail = (1 - confidence) / 2
         return (quantile(sorted: ratios, tail), quantile(sorted: ratios, 1 - tail))
-    }
-
-    /// Medians of resamples with replacement of one sample, in time linear in its size: the
-    /// hot loop of `check` (2,000 resamples per metric and group).
-    ///
-    /// A resample is `count` draws of an index into the sample. Instead of sorting the drawn
-    /// values, each draw bumps a counter at its value's rank in the sample sorted once, and
-    /// the median is read off the cumulative counts. The draws are the same as a sort of the
-    /// drawn values would see, so the medians (and the interval) are identical to sorting,
-    /// without its n² cost at 1,000 repetitions.
-    struct Resampler {
-        /// The sample, ascending.
-        private let sorted: [Double]
-        /// `rank[i]`: where `sample[i]` stands in `sorted`.
-        private let rank: [Int]
-        /// How often each rank was drawn in the current resample; zeroed between resamples.
-        private var counts: [Int]
-
-        init(_ sample: [Double]) {
-            let order = sample.indices.sorted { sample[$0] < sample[$1] }
-            sorted = order.map { sample[$0] }
-            var rank = [Int](repeating: 0, count: sample.count)
-            for (position, index) in order.enumerated() { rank[index] = position }
-            self.rank = rank
-            counts = [Int](repeating: 0, count: sample.count)
-        }
-
-        /// The sample's only value when every value is the same.
-        var constant: Double? { sorted.first == sorted.last ? sorted.first : nil }
-
-        /// Draws `count` values with replacement and returns their median.
-        mutating func resampledMedian(_ generator: inout SplitMix64) -> Double {
-            let count = sorted.count
-            if let constant {
-                // Every draw gives the same value: skip the draws, not their place in the
-                // stream, so the other sample's draws stay the same (exactly, unless one of
-                // the skipped draws would have hit next(below:)'s rejection step, a chance
-                // of about count / 2^64).
-                generator.advance(by: count)
-                return constant
-            }
-            for _ in 0..<count { counts[rank[generator.next(below: count)]] += 1 }
-            // The drawn values in ascending order are each rank repeated counts[rank] times: find
-            // the one (two, for an even count) in the middle.
-            let middle = count / 2
-            var lowerMiddle = 0.0
-            var upperMiddle = 0.0
-            var seen = 0
-            for position in 0..<count {
-                let drawn = counts[position]
-                guard drawn > 0 else { continue }
-                counts[position] = 0
-                if seen <= middle - 1 && middle - 1 < seen + drawn { lowerMiddle = sorted[position] }
-                if seen <= middle && middle < seen + drawn { upperMiddle = sorted[position] }
-                seen += drawn
-            }
-            return count % 2 == 1 ? upperMiddle : (lowerMiddle + upperMiddle) / 2
-        }
     }
 
     /// The two-sided p-value of the Mann–Whitney U test that the two samples come from the same distribution.
