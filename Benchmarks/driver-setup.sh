@@ -1,4 +1,4 @@
-# Sourced by the swiftc-built drivers' run.sh (store-driver, loadall-driver) after setting
+# Sourced by the swiftc-built drivers' run.sh (store-driver, loadall-driver, writes-driver) after setting
 # `root`: sets `work` to $KEEP (kept) or a temporary directory (removed on exit), and builds
 # there the CCycleCounter C shim that PagebenchBase imports (its module map and object).
 if [[ -n "${KEEP:-}" ]]; then

@@ -15,32 +15,19 @@
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 pages="${1:-2000000}" rounds="${2:-3}" changes="${3:-100000}" repeats="${4:-3}" base="${5:-08d8e16}"
-if [[ -n "${KEEP:-}" ]]; then
-    work="$KEEP"
-    mkdir -p "$work"
-else
-    work="$(mktemp -d)"
-    trap 'rm -rf "$work"' EXIT
-fi
-build() {  # build NAME SOURCES_ROOT DRIVER: PagebenchBase (with its C shim, where the tree has one), PagebenchStore, the driver
+source "$root/Benchmarks/driver-setup.sh"
+build() {  # build NAME SOURCES_ROOT DRIVER: PagebenchBase, PagebenchStore and the driver (the shim from driver-setup.sh)
     mkdir -p "$work/$1"
-    local objects=()
-    if [[ -d "$2/Sources/CCycleCounter" ]]; then
-        printf 'module CCycleCounter {\n    header "%s/include/CCycleCounter.h"\n    export *\n}\n' "$2/Sources/CCycleCounter" \
-            > "$work/$1/module.modulemap"
-        clang -O2 -c "$2/Sources/CCycleCounter/CCycleCounter.c" -I "$2/Sources/CCycleCounter/include" -o "$work/$1/CCycleCounter.o"
-        objects=("$work/$1/CCycleCounter.o")
-    fi
     for module in PagebenchBase PagebenchStore; do
         swiftc -O -wmo -parse-as-library -static -emit-library -emit-module -module-name "$module" \
-            -I "$work/$1" -emit-module-path "$work/$1/$module.swiftmodule" -o "$work/$1/lib$module.a" \
+            -I "$work/$1" -I "$work" -emit-module-path "$work/$1/$module.swiftmodule" -o "$work/$1/lib$module.a" \
             "$2/Sources/$module"/*.swift
     done
-    swiftc -O -parse-as-library -I "$work/$1" -L "$work/$1" -lPagebenchStore -lPagebenchBase "${objects[@]}" \
+    swiftc -O -parse-as-library -I "$work/$1" -I "$work" -L "$work/$1" -lPagebenchStore -lPagebenchBase "$work/CCycleCounter.o" \
         "$3" "$root/Benchmarks/store-driver/StoreLoop.swift" -o "$work/$1/driver"
 }
 mkdir -p "$work/base-src"
-git -C "$root" archive "$base" Sources/PagebenchBase Sources/PagebenchStore $(git -C "$root" ls-tree --name-only "$base" Sources/CCycleCounter) | tar -x -C "$work/base-src"
+git -C "$root" archive "$base" Sources/PagebenchBase Sources/PagebenchStore | tar -x -C "$work/base-src"
 build base "$work/base-src" "$root/Benchmarks/store-driver/main.swift"
 build plain "$root" "$root/Benchmarks/store-driver/main.swift"
 build writes "$root" "$root/Benchmarks/writes-driver/main.swift"
