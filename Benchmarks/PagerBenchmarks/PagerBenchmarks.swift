@@ -49,6 +49,14 @@ var allocationTolerance: [BenchmarkMetric: BenchmarkThresholds] {
     [.mallocCountTotal: .init(relative: [.p90: 3.0])]
 }
 
+/// The short memory drain (64 pages) makes so few allocations that the runtime's share
+/// dominates: the same build counted 195, 195, 265, 279 and 285 on this machine (whether the
+/// load task ran on the other pool thread). A per-page regression there is one allocation in
+/// 64 pages; the limit-10 drains (64,000 pages) and the 640-page memory drain gate that.
+var shortDrainAllocationTolerance: [BenchmarkMetric: BenchmarkThresholds] {
+    [.mallocCountTotal: .init(relative: [.p90: 30.0])]
+}
+
 /// The store as a page source (the pager library knows no store; this is the adapter).
 struct StoreSource: PageSource {
     let store: SyntheticStore
@@ -273,7 +281,7 @@ let benchmarks: @Sendable () -> Void = {
                     warmupIterations: 0,
                     maxDuration: .seconds(8),
                     maxIterations: iterations(3),
-                    thresholds: allocationTolerance
+                    thresholds: itemsPerPartition == 1_000 ? shortDrainAllocationTolerance : allocationTolerance
                 )
             ) { benchmark in
                 let memoryStore = itemsPerPartition == 10_000 ? store : makeStore(itemsPerPartition: itemsPerPartition)
