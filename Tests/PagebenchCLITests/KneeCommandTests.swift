@@ -29,15 +29,6 @@ import Testing
         return path
     }
 
-    func exitCode(_ arguments: [String]) -> Int32 {
-        do {
-            _ = try PagebenchCommand.parseAsRoot(arguments)
-            return 0
-        } catch {
-            return PagebenchCommand.exitCode(for: error).rawValue
-        }
-    }
-
     @Test func aBrokenSLOExits99AfterTheResultsAreWritten() async throws {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
@@ -74,18 +65,18 @@ import Testing
     }
 
     @Test func badSLOsAndKneeFlagsAreUsageErrors() {
-        #expect(exitCode(["run", "--slo", "page_latency_p99_ns"]) == 64)
-        #expect(exitCode(["run", "--slo", "no_such_column<5"]) == 64)
-        #expect(exitCode(["run", "--slo", "error_rate<1%", "--shard", "0/2"]) == 64)
-        #expect(exitCode(["run", "--slo", "error_rate<1%", "--slo", "pages_per_s>"]) == 64)
-        #expect(exitCode(["knee"]) == 64)  // no --slo
+        #expect(parseExitCode(["run", "--slo", "page_latency_p99_ns"]) == 64)
+        #expect(parseExitCode(["run", "--slo", "no_such_column<5"]) == 64)
+        #expect(parseExitCode(["run", "--slo", "error_rate<1%", "--shard", "0/2"]) == 64)
+        #expect(parseExitCode(["run", "--slo", "error_rate<1%", "--slo", "pages_per_s>"]) == 64)
+        #expect(parseExitCode(["knee"]) == 64)  // no --slo
         // H5: uncorrected drain latency hides the queue.
-        #expect(exitCode(["knee", "--slo", "drain_latency_p99_ns<10ms"]) == 64)
-        #expect(exitCode(["knee", "--slo", "drain_latency_corrected_p99_ns<10ms", "--resolution", "0%"]) == 64)
-        #expect(exitCode(["knee", "--slo", "drain_latency_corrected_p99_ns<10ms", "--from", "0"]) == 64)
-        #expect(exitCode(["knee", "--slo", "drain_latency_corrected_p99_ns<10ms", "--", "--load", "closed"]) == 64)
-        #expect(exitCode(["knee", "--slo", "drain_latency_corrected_p99_ns<10ms", "--", "--output=x.csv"]) == 64)
-        #expect(exitCode(["knee", "--slo", "drain_latency_corrected_p99_ns<10ms", "--", "--limit", "20"]) == 0)
+        #expect(parseExitCode(["knee", "--slo", "drain_latency_p99_ns<10ms"]) == 64)
+        #expect(parseExitCode(["knee", "--slo", "drain_latency_corrected_p99_ns<10ms", "--resolution", "0%"]) == 64)
+        #expect(parseExitCode(["knee", "--slo", "drain_latency_corrected_p99_ns<10ms", "--from", "0"]) == 64)
+        #expect(parseExitCode(["knee", "--slo", "drain_latency_corrected_p99_ns<10ms", "--", "--load", "closed"]) == 64)
+        #expect(parseExitCode(["knee", "--slo", "drain_latency_corrected_p99_ns<10ms", "--", "--output=x.csv"]) == 64)
+        #expect(parseExitCode(["knee", "--slo", "drain_latency_corrected_p99_ns<10ms", "--", "--limit", "20"]) == 0)
     }
 
     func knee(_ arguments: [String]) async throws -> (Capture, Result<KneeSearch.Result, CommandFailure>) {

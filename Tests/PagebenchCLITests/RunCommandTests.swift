@@ -43,13 +43,9 @@ import Testing
         }
     }
 
-    func parseExitCode(_ arguments: [String]) -> Int32 {
-        do {
-            _ = try PagebenchCommand.parseAsRoot(["run"] + arguments)
-            return 0
-        } catch {
-            return PagebenchCommand.exitCode(for: error).rawValue
-        }
+    /// The exit code of `pagebench run ARGUMENTS…`'s parse and validation.
+    func runExitCode(_ arguments: [String]) -> Int32 {
+        PagebenchCLITests.parseExitCode(["run"] + arguments)
     }
 
     /// Issue 12: exact allocation counts need jemalloc's thread caches off from the process's
@@ -128,18 +124,18 @@ import Testing
     }
 
     @Test func badFlagsExitWith64() {
-        #expect(parseExitCode(["--concurrency", "0"]) == 64)
-        #expect(parseExitCode(["--concurrency", "1,x"]) == 64)
-        #expect(parseExitCode(["--pager", "pigeon"]) == 64)
-        #expect(parseExitCode(["--read", "everything"]) == 64)
-        #expect(parseExitCode(["--drain", "first:0"]) == 64)
-        #expect(parseExitCode(["--load", "open-fixed:-3"]) == 64)
-        #expect(parseExitCode(["--drains", "5", "--duration", "2"]) == 64)
-        #expect(parseExitCode(["--cancel-fraction", "2"]) == 64)
-        #expect(parseExitCode(["--filter", "colour=red"]) == 64)
-        #expect(parseExitCode(["--output", "results/"]) == 64)
-        #expect(parseExitCode(["--pager", "apollo-loadAll", "--drain", "abandon:0.3"]) == 64)
-        #expect(parseExitCode(["--drains", "5"]) == 0)
+        #expect(runExitCode(["--concurrency", "0"]) == 64)
+        #expect(runExitCode(["--concurrency", "1,x"]) == 64)
+        #expect(runExitCode(["--pager", "pigeon"]) == 64)
+        #expect(runExitCode(["--read", "everything"]) == 64)
+        #expect(runExitCode(["--drain", "first:0"]) == 64)
+        #expect(runExitCode(["--load", "open-fixed:-3"]) == 64)
+        #expect(runExitCode(["--drains", "5", "--duration", "2"]) == 64)
+        #expect(runExitCode(["--cancel-fraction", "2"]) == 64)
+        #expect(runExitCode(["--filter", "colour=red"]) == 64)
+        #expect(runExitCode(["--output", "results/"]) == 64)
+        #expect(runExitCode(["--pager", "apollo-loadAll", "--drain", "abandon:0.3"]) == 64)
+        #expect(runExitCode(["--drains", "5"]) == 0)
     }
 
     /// Bad input never touches the output file: a scenario file with bad content (65), a

@@ -21,16 +21,6 @@ import Testing
         return try #require(command as? C)
     }
 
-    /// The exit code ArgumentParser gives a parse or validation error of `arguments`.
-    func parseExitCode(_ arguments: [String]) -> Int32 {
-        do {
-            _ = try PagebenchCommand.parseAsRoot(arguments)
-            return 0
-        } catch {
-            return PagebenchCommand.exitCode(for: error).rawValue
-        }
-    }
-
     func pages(_ arguments: [String]) async throws -> (Capture, CommandFailure?) {
         let command = try parse(["pages"] + arguments, as: PagesCommand.self)
         var capture = Capture()

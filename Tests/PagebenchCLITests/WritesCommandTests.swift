@@ -26,15 +26,6 @@ import Testing
         }
     }
 
-    func parseExitCode(_ arguments: [String]) -> Int32 {
-        do {
-            _ = try PagebenchCommand.parseAsRoot(arguments)
-            return 0
-        } catch {
-            return PagebenchCommand.exitCode(for: error).rawValue
-        }
-    }
-
     static let small = [
         "--partitions", "2", "--items-per-partition", "40", "--item-size", "fixed:100", "--concurrency", "1",
         "--drains", "6", "--limit", "5", "--read", "partition:uniform", "--warmup", "0", "--quiet",
