@@ -30,30 +30,37 @@ struct ReplicaTests {
             PageRequest(range: .partition(2), reverse: true, limit: 5),
             PageRequest(range: .segment(index: 1, total: 3), filter: .categoryNotEquals(0)),
         ]
-        try await HTTPStoreSource.withSource(target: replicaA.target) { sourceA in
-            try await HTTPStoreSource.withSource(target: replicaB.target) { sourceB in
-                #expect(try await sourceA.health().configurationHash == store.configurationHash)
-                #expect(try await sourceB.health().configurationHash == store.configurationHash)
-                for request in requests {
-                    let expected = try await TestStores.pages(store, request)
-                    #expect(expected.count >= 4, "the traversal must cross replicas several times")
-                    let pages = try await TestStores.drain(request, maxPages: expected.count + 1) { request, index in
-                        try await (index.isMultiple(of: 2) ? sourceA : sourceB).page(request)
+        do {
+            try await HTTPStoreSource.withSource(target: replicaA.target) { sourceA in
+                try await HTTPStoreSource.withSource(target: replicaB.target) { sourceB in
+                    #expect(try await sourceA.health().configurationHash == store.configurationHash)
+                    #expect(try await sourceB.health().configurationHash == store.configurationHash)
+                    for request in requests {
+                        let expected = try await TestStores.pages(store, request)
+                        #expect(expected.count >= 4, "the traversal must cross replicas several times")
+                        let pages = try await TestStores.drain(request, maxPages: expected.count + 1) { request, index in
+                            try await (index.isMultiple(of: 2) ? sourceA : sourceB).page(request)
+                        }
+                        #expect(pages == expected, "\(request)")
                     }
-                    #expect(pages == expected, "\(request)")
-                }
-                #expect(sourceA.statusCounts.byStatus.keys.sorted() == [200])
-                #expect(sourceB.statusCounts.byStatus.keys.sorted() == [200])
+                    #expect(sourceA.statusCounts.byStatus.keys.sorted() == [200])
+                    #expect(sourceB.statusCounts.byStatus.keys.sorted() == [200])
 
-                // A replica of another store refuses the token instead of paging its own data (S17).
-                let token = try #require(try await sourceA.page(requests[0]).nextToken)
-                try await HTTPStoreSource.withSource(target: stranger.target) { strangerSource in
-                    let error = await #expect(throws: StoreError.self) {
-                        try await strangerSource.page(requests[0].with(token: token))
+                    // A replica of another store refuses the token instead of paging its own data (S17).
+                    let token = try #require(try await sourceA.page(requests[0]).nextToken)
+                    try await HTTPStoreSource.withSource(target: stranger.target) { strangerSource in
+                        let error = await #expect(throws: StoreError.self) {
+                            try await strangerSource.page(requests[0].with(token: token))
+                        }
+                        #expect(error?.code == .invalidToken)
                     }
-                    #expect(error?.code == .invalidToken)
                 }
             }
+        } catch {
+            // Say what the servers were doing: a request that failed here has twice been a
+            // connection closed before answering, under full-suite load only.
+            Issue.record("\(error)\n\(replicaA.diagnosis)\n\(replicaB.diagnosis)\n\(stranger.diagnosis)")
+            throw error
         }
         // Graceful shutdown on SIGTERM and SIGINT: exit status 0.
         #expect(replicaA.stop(signal: SIGTERM) == 0)

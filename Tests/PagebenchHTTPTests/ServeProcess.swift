@@ -8,6 +8,8 @@ final class ServeProcess: Sendable {
     /// The first line it printed: `listening on http://127.0.0.1:PORT (…)`.
     let banner: String
     private let process: Process
+    /// Where the process's standard error goes, for ``diagnosis``.
+    private let errorLog: URL
 
     var target: String { "http://127.0.0.1:\(port)" }
 
@@ -33,7 +35,10 @@ final class ServeProcess: Sendable {
         process.arguments = ["serve", "--host", "127.0.0.1", "--port", "0"] + arguments
         let output = Pipe()
         process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
+        let errorLog = FileManager.default.temporaryDirectory.appendingPathComponent("pagebench-serve-\(UUID()).err")
+        _ = FileManager.default.createFile(atPath: errorLog.path, contents: nil)
+        process.standardError = try FileHandle(forWritingTo: errorLog)
+        self.errorLog = errorLog
         try process.run()
         self.process = process
         let watchdog = Self.watchdog(process, seconds: 60)
@@ -73,7 +78,19 @@ final class ServeProcess: Sendable {
         return item
     }
 
+    /// Whether the process still runs (or how it ended) and what it wrote to standard
+    /// error: for a test's failure message when a request to it fails.
+    var diagnosis: String {
+        let state =
+            process.isRunning
+            ? "running"
+            : "ended (\(process.terminationReason == .uncaughtSignal ? "signal" : "status") \(process.terminationStatus))"
+        let errors = (try? String(contentsOf: errorLog, encoding: .utf8)) ?? ""
+        return "serve on port \(port), pid \(process.processIdentifier): \(state); standard error: '\(errors)'"
+    }
+
     deinit {
         if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        try? FileManager.default.removeItem(at: errorLog)
     }
 }
