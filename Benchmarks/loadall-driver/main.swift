@@ -2,8 +2,8 @@
 // at limit 10 and 1000, as the PagerBenchmarks `ratios` benchmark measures it: each round
 // runs every drain once, in rotating order, over the default store (640,000 items), and the
 // figure is pages/s of the keeping loop ÷ pages/s of loadAll, wall clock and process CPU.
-// Run with Benchmarks/loadall-driver/run.sh [ROUNDS]. The drains are the PagerBenchmarks ones,
-// copied: that target needs package-benchmark and its malloc interposer, this one nothing.
+// Run with Benchmarks/loadall-driver/run.sh [ROUNDS]. The drains are the PagerBenchmarks ones
+// (Benchmarks/PagerBenchmarks/Drains.swift, compiled in by run.sh), without package-benchmark.
 //
 // `run.sh --count DRAIN LIMIT [REPEATS]` (DRAIN: `loop`, `loadAll` or `none`) runs one warm-up
 // drain and REPEATS (1) counted drains of DRAIN only, for per-page counts that tell the drains apart: under an
@@ -28,53 +28,6 @@ func wallSeconds() -> Double {
     var time = timespec()
     clock_gettime(CLOCK_MONOTONIC, &time)
     return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
-}
-
-struct StoreSource: PageSource {
-    let store: SyntheticStore
-    func fetch(_ request: PageRequest) async throws -> Page { try await store.page(request) }
-}
-
-struct Checksum: Equatable {
-    var value: UInt64 = 0
-    var items = 0
-    mutating func add(_ page: Page) {
-        for item in page.items {
-            items += 1
-            value = (value &* 0x100_0000_01B3) ^ item.fingerprint
-        }
-    }
-}
-
-func bareLoopKeepingPages(_ store: SyntheticStore, limit: Int) async throws -> Checksum {
-    var pages: [Page] = []
-    var request = PageRequest(range: .scan, limit: limit)
-    while true {
-        let page = try await store.page(request)
-        pages.append(page)
-        guard let token = page.nextToken else { break }
-        request.token = token
-    }
-    var checksum = Checksum()
-    for page in pages { checksum.add(page) }
-    return checksum
-}
-
-func apolloPager(_ store: SyntheticStore, limit: Int) async throws -> Checksum {
-    let request = PageRequest(range: .scan, limit: limit)
-    let pager = QueryPager(
-        source: StoreSource(store: store),
-        initialRequest: request,
-        extractPageInfo: { CursorBasedPagination.Forward(nextToken: $0.nextToken) },
-        pageResolver: { info, _ in info.endCursor.map { request.with(token: $0) } }
-    )
-    try await pager.loadAll()
-    guard let output = pager.output else { fatalError("loadAll returned without an output") }
-    var checksum = Checksum()
-    for page in output.previousPages { checksum.add(page) }
-    checksum.add(output.initialPage)
-    for page in output.nextPages { checksum.add(page) }
-    return checksum
 }
 
 /// The malloc count of a preloaded counting shim, if one is loaded.

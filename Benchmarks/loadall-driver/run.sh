@@ -15,5 +15,6 @@ for module in PagebenchBase PagebenchStore PagebenchPager; do
         -emit-module-path "$work/$module.swiftmodule" -o "$work/lib$module.a" "$root"/Sources/"$module"/*.swift
 done
 swiftc -O -parse-as-library -I "$work" -L "$work" -lPagebenchPager -lPagebenchStore -lPagebenchBase \
-    "$work/CCycleCounter.o" "$root/Benchmarks/loadall-driver/main.swift" -o "$work/loadall-driver"
+    "$work/CCycleCounter.o" "$root/Benchmarks/loadall-driver/main.swift" "$root/Benchmarks/PagerBenchmarks/Drains.swift" \
+    -o "$work/loadall-driver"
 "$work/loadall-driver" "$@"
