@@ -80,11 +80,17 @@ struct YieldPolicy: Sendable {
     /// Two sampling intervals of the memory sampler (10 ms by default).
     static var sparePoolIntervalNanoseconds: UInt64 { 20_000_000 }
 
+    /// Yield every millisecond: a pool where every thread pages, or one shared with work that
+    /// is not the phase's (tests run phases side by side; a library caller has its own tasks),
+    /// whose tasks wait on the pagers' yields.
+    static let everyMillisecond = YieldPolicy(intervalNanoseconds: busyPoolIntervalNanoseconds, backgroundTicks: nil)
+
     /// The policy of a phase with `pagers` pagers in this process on `cores` cores.
-    static func forPhase(pagers: Int, cores: Int, backgroundTicks: @escaping @Sendable () -> Int) -> YieldPolicy {
-        pagers < cores
-            ? YieldPolicy(intervalNanoseconds: sparePoolIntervalNanoseconds, backgroundTicks: backgroundTicks)
-            : YieldPolicy(intervalNanoseconds: busyPoolIntervalNanoseconds, backgroundTicks: nil)
+    /// `backgroundTicks` is nil when the process's pool is not the phase's alone
+    /// (``PhaseRunner/Options/dedicatedPool``): then a spare core may be someone else's.
+    static func forPhase(pagers: Int, cores: Int, backgroundTicks: (@Sendable () -> Int)?) -> YieldPolicy {
+        guard pagers < cores, let backgroundTicks else { return everyMillisecond }
+        return YieldPolicy(intervalNanoseconds: sparePoolIntervalNanoseconds, backgroundTicks: backgroundTicks)
     }
 
     /// Whether a drain at a checkpoint at monotonic time `now` yields; updates its pacing.

@@ -143,7 +143,7 @@ extension PhaseRunner {
                     retryPolicy: retryPolicy, timing: timing, yieldEveryPages: workload.yieldEveryPages,
                     // The pool grows and shrinks with the plan: yield every millisecond, so the
                     // stage clock, sampler and progress run whatever the count of the moment.
-                    yieldPolicy: YieldPolicy(intervalNanoseconds: YieldPolicy.busyPoolIntervalNanoseconds, backgroundTicks: nil),
+                    yieldPolicy: .everyMillisecond,
                     progress: slots[index], intervals: intervals)
                 let slot = PoolSlot(index: index, pool: pool, failures: failures)
                 let worker = PagerTask(

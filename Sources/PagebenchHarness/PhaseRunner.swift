@@ -237,10 +237,8 @@ public struct PhaseRunner<Source: PageSource>: Sendable where Source.Request == 
         let prepared = (0..<concurrency).map { _ in
             Handoff(PresizedRecorders.taskMetrics(openLoop: isOpenLoop, cancels: cancels))
         }
-        let yieldPolicy =
-            backgroundTicks.map {
-                YieldPolicy.forPhase(pagers: concurrency, cores: ProcessInfo.processInfo.activeProcessorCount, backgroundTicks: $0)
-            } ?? YieldPolicy(intervalNanoseconds: YieldPolicy.busyPoolIntervalNanoseconds, backgroundTicks: nil)
+        let yieldPolicy = YieldPolicy.forPhase(
+            pagers: concurrency, cores: ProcessInfo.processInfo.activeProcessorCount, backgroundTicks: backgroundTicks)
         let start = MonotonicTime.nanoseconds()
         let control = PhaseControl(
             planner: planner, isWarmup: warmup, start: start, drainLimit: drainLimit,

@@ -155,6 +155,10 @@ import Testing
         #expect(busy.intervalNanoseconds == 1_000_000 && busy.backgroundTicks == nil)
         #expect(YieldPolicy.forPhase(pagers: 64, cores: 2) { 0 }.backgroundTicks == nil)
         #expect(spare.intervalNanoseconds == 20_000_000)
+        // A pool the phase does not own (no background count): a spare core may be someone
+        // else's, so the pager yields every millisecond (a shared pool starved otherwise).
+        let shared = YieldPolicy.forPhase(pagers: 1, cores: 2, backgroundTicks: nil)
+        #expect(shared.intervalNanoseconds == 1_000_000 && shared.backgroundTicks == nil)
 
         var pacing = Pacing(timeSeries: false)
         let ms: UInt64 = 1_000_000
