@@ -50,6 +50,11 @@ enum HTTP1ConnectionError: Error, Sendable, CustomStringConvertible {
     /// keep-alive connection the server closed while idle fails this way, and a GET may
     /// then be repeated on a new connection.
     case closedBeforeResponse(reused: Bool)
+    /// The connection was already closed when the request was to be written: nothing was
+    /// sent, so any request may go on a new connection. A server closes a connection whose
+    /// first request is slow to come (its idle timeout), which happens when the task that
+    /// opened it waits long for a thread of a saturated pool.
+    case closedBeforeSending
     /// The connection was closed (or broke) part way through the response.
     case closedDuringResponse
     /// No byte arrived from the server for the read timeout.
@@ -68,6 +73,8 @@ enum HTTP1ConnectionError: Error, Sendable, CustomStringConvertible {
         switch self {
         case .closedBeforeResponse:
             "the server closed the connection before answering"
+        case .closedBeforeSending:
+            "the server closed the connection before the request was sent on it"
         case .closedDuringResponse:
             "the server closed the connection part way through the response"
         case .readTimeout(let timeout):
@@ -273,7 +280,7 @@ final class HTTP1ClientHandler: ChannelInboundHandler {
             return
         }
         guard !closed, pending == nil, let context else {
-            continuation.resume(returning: .failure(tlsFailure ?? .closedBeforeResponse(reused: requestsSent > 0)))
+            continuation.resume(returning: .failure(tlsFailure ?? .closedBeforeSending))
             return
         }
         pending = continuation

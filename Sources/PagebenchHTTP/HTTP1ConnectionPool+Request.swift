@@ -8,9 +8,10 @@ extension HTTP1ConnectionPool {
     }
 
     /// One request on a pooled connection: lease, `send`, give the connection back, count the
-    /// status (or the transport failure) in `counter`. A reused keep-alive connection that
-    /// the server closed before answering is replaced and the request repeated once (the
-    /// requests of a page source are reads). Cancelling the calling task closes the
+    /// status (or the transport failure) in `counter`. The request is repeated once on a new
+    /// connection when the one it got was closed before the request was written (nothing
+    /// was sent), or was a reused keep-alive connection the server closed before answering
+    /// (the requests of a page source are reads). Cancelling the calling task closes the
     /// connection in use.
     ///
     /// - Throws: `CancellationError`, or ``RequestFailure``.
@@ -37,13 +38,24 @@ extension HTTP1ConnectionPool {
                 release(connection)
                 if case .cancelled = error { throw CancellationError() }
                 if Task.isCancelled { throw CancellationError() }
-                if case .closedBeforeResponse(reused: true) = error, !repeated {
+                if error.mayRepeatOnANewConnection, !repeated {
                     repeated = true
                     continue
                 }
                 counter.recordTransportFailure()
                 throw RequestFailure.connection(error)
             }
+        }
+    }
+}
+
+extension HTTP1ConnectionError {
+    /// Whether the request may be repeated on a new connection: nothing was sent, or a
+    /// reused keep-alive connection was closed by the server before it answered.
+    var mayRepeatOnANewConnection: Bool {
+        switch self {
+        case .closedBeforeSending, .closedBeforeResponse(reused: true): true
+        default: false
         }
     }
 }

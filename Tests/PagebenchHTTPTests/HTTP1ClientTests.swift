@@ -1,6 +1,7 @@
 import NIOCore
 @testable import PagebenchHTTP
 import PagebenchStore
+import Synchronization
 import Testing
 
 /// The HTTP/1.1 client under ``HTTPStoreSource`` against a scripted server
@@ -103,6 +104,41 @@ struct HTTP1ClientTests {
         #expect(error?.isRetryable == true)
         #expect(error?.message.contains("closed the connection before answering") == true)
         #expect(counts == HTTPStatusCounts(byStatus: [:], transportFailures: 1))
+    }
+
+    @Test("a fresh connection the server closed before the request was sent on it: the request goes on a new connection")
+    func closedBeforeSendingIsRepeated() async throws {
+        // The server closes connection 0 on accept, as its idle timeout does when the task
+        // that opened the connection waits long for a thread before it sends (seen in CI:
+        // `pagebench serve`'s 60 s idle timeout under a saturated test process). The send
+        // below waits until the client has seen that close, so the request is never written.
+        let server = try await ScriptedHTTPServer(closesOnAccept: { $0 == 0 }) { _, _, _ in .respond(Self.okPage) }
+        let pool = HTTP1ConnectionPool(
+            endpoint: .init(host: "127.0.0.1", port: Int(server.target.split(separator: ":").last!)!, hostHeader: "127.0.0.1"),
+            capacity: 1, group: .singleton, connectTimeout: .seconds(10), readTimeout: .seconds(600), maximumBodyBytes: 1 << 20)
+        let counter = HTTPStatusCounter()
+        let attempts = Mutex<[HTTP1ConnectionError?]>([])
+        let response = try await pool.request(counting: counter) { (connection) throws(HTTP1ConnectionError) in
+            while connection.isReusable && attempts.withLock({ $0.isEmpty }) {
+                try? await Task.sleep(for: .milliseconds(5))
+            }
+            do throws(HTTP1ConnectionError) {
+                let response = try await connection.get("/scan")
+                attempts.withLock { $0.append(nil) }
+                return response
+            } catch {
+                attempts.withLock { $0.append(error) }
+                throw error
+            }
+        }
+        await pool.shutdown()
+        await server.shutdown()
+        let errors = attempts.withLock { $0.map { $0.map { "\($0)" } } }
+        #expect(errors == ["the server closed the connection before the request was sent on it", nil])
+        #expect(response.status == 200)
+        #expect(server.requestLines.count == 1)
+        #expect(server.connectionsAccepted == 2)
+        #expect(counter.snapshot == HTTPStatusCounts(byStatus: [200: 1]))
     }
 
     @Test("the server closes mid-body: a transport failure naming it; the next request works on a new connection")
@@ -223,11 +259,13 @@ struct HTTP1ClientTests {
 
     @Test("a task cancelled while waiting for a connection leaves the pool usable")
     func cancelledWhileWaiting() async throws {
-        let outcome = try await withScripted(configuration: .init(connections: 1)) { _, request, _ in
+        let outcome = try await withScripted(configuration: Self.oneConnectionNoReadTimeout) { _, request, _ in
             request == 0 ? .hang : .respond(Self.okPage)
         } _: { server, source in
             let holder = Task { try await source.page(PageRequest()) }
-            _ = try await eventually { server.requestLines.count == 1 }
+            // The hanging request must reach the server before the cancel: a cancel that
+            // comes first stops it in the client, and the next request would be request 0.
+            try #require(try await eventually { server.requestLines.count == 1 })
             let waiter = Task { try await source.page(PageRequest()) }
             waiter.cancel()
             let waiterResult = await waiter.result

@@ -31,6 +31,9 @@ final class ScriptedHTTPServer: Sendable {
 
     private let state = Mutex(State())
     private let script: Script
+    /// Whether connection number N is closed as soon as it is accepted, before any request
+    /// (as a server's idle timeout closes a connection whose first request is slow to come).
+    fileprivate let closesOnAccept: @Sendable (_ connection: Int) -> Bool
     private let channel: any Channel
 
     /// Connections accepted so far.
@@ -42,8 +45,9 @@ final class ScriptedHTTPServer: Sendable {
     /// `http://127.0.0.1:PORT`.
     let target: String
 
-    init(_ script: @escaping Script) async throws {
+    init(closesOnAccept: @escaping @Sendable (_ connection: Int) -> Bool = { _ in false }, _ script: @escaping Script) async throws {
         self.script = script
+        self.closesOnAccept = closesOnAccept
         let box = ServerBox()
         channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
@@ -108,6 +112,7 @@ private final class ScriptedConnectionHandler: ChannelInboundHandler {
     func channelActive(context: ChannelHandlerContext) {
         connection = server.connectionOpened()
         context.fireChannelActive()
+        if server.closesOnAccept(connection) { context.close(promise: nil) }
     }
 
     func channelInactive(context: ChannelHandlerContext) {
