@@ -230,13 +230,20 @@ struct HTTP1ClientTests {
         #expect(pages.map(\.nextToken) == [nil, nil])
     }
 
+    /// One connection, and a read timeout no loaded test machine reaches: the hanging
+    /// request must end by its cancellation, never by the timeout (all suites start at once,
+    /// and a test task may wait tens of seconds for a thread of the cooperative pool).
+    static let oneConnectionNoReadTimeout = HTTPStoreSource.Configuration(connections: 1, requestTimeout: .seconds(600))
+
     @Test("P11 S20: cancelling a request in flight throws CancellationError, closes its connection, frees its slot")
     func cancellation() async throws {
-        let (outcome, closed, next) = try await withScripted(configuration: .init(connections: 1)) { _, request, _ in
+        let (outcome, closed, next) = try await withScripted(configuration: Self.oneConnectionNoReadTimeout) { _, request, _ in
             request == 0 ? .hang : .respond(Self.okPage)
         } _: { server, source in
             let task = Task { try await source.page(PageRequest()) }
-            _ = try await eventually { server.requestLines.count == 1 }
+            // The hanging request must reach the server before the cancel: a cancel that
+            // comes first stops it in the client, and the next request would be request 0.
+            try #require(try await eventually { server.requestLines.count == 1 })
             task.cancel()
             let outcome: String
             do {

@@ -211,8 +211,12 @@ private final class ResponseCollector: ChannelInboundHandler {
 }
 
 /// Polls `condition` every 10 ms until it holds or `limit` passes — for events the test
-/// cannot await directly (a server counter changing). Returns whether it held.
-func eventually(within limit: Duration = .seconds(20), _ condition: () -> Bool) async throws -> Bool {
+/// cannot await directly (a server counter changing). Returns whether it held. The bound is
+/// generous on purpose: it costs time only when the condition never holds, and every suite
+/// starts at once on a 2-thread cooperative pool, so a task the condition waits for may not
+/// run for tens of seconds (a 20 s bound once let a test cancel a request that had not
+/// been sent yet).
+func eventually(within limit: Duration = .seconds(180), _ condition: () -> Bool) async throws -> Bool {
     let clock = ContinuousClock()
     let deadline = clock.now.advanced(by: limit)
     while clock.now < deadline {
