@@ -49,6 +49,22 @@ extension PartitionLayout {
     /// The end (exclusive) of every global key.
     var endKey: UInt64 { UInt64(total + partitions) << KeySpace.shift }
 
+    /// The global key of the base item at global position `position` (`0 ≤ position < total`).
+    @inline(__always)
+    func key(ofPosition position: Int) -> UInt64 {
+        // startKey(p) + baseKey(position − start(p)) = (position + p + 1) · 2^24
+        UInt64(position + partition(containing: position) + 1) << KeySpace.shift
+    }
+
+    /// How many base items have a global key below `key`: the position of the first base item
+    /// at or above it.
+    @inline(__always)
+    func positions(belowKey key: UInt64) -> Int {
+        guard key < endKey else { return total }
+        let partition = self.partition(containingKey: key)
+        return start(of: partition) + KeySpace.basesBelow(key - startKey(of: partition), count: count(of: partition))
+    }
+
     /// The partition holding global key `key` (`key < endKey`).
     @inline(__always)
     func partition(containingKey key: UInt64) -> Int {

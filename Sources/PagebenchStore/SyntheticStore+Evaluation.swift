@@ -40,25 +40,44 @@ extension SyntheticStore {
     }
 
     func evaluate(_ request: PageRequest) throws(StoreError) -> Page {
-        if let overlay { return try evaluateUnderWrites(request, overlay: overlay) }
+        if let overlay {
+            // Nothing written yet (S22): the base items are all there is, so the base loop
+            // pages them, with the keys and tokens of a store under writes (S24).
+            if overlay.startedVersion == 0 { return try evaluateBase(request, underWrites: true) }
+            return try evaluateUnderWrites(request, overlay: overlay)
+        }
+        return try evaluateBase(request, underWrites: false)
+    }
+
+    /// One page of the base items through the store's own loop. `underWrites` (a store with
+    /// writes configured, before its first write): items carry their spaced keys
+    /// (``KeySpace``), a sort-key window is in those keys, and tokens hold what S24 says, a
+    /// key (keyset) or an offset, exactly as ``evaluateUnderWrites(_:overlay:)`` would.
+    @inline(__always)
+    private func evaluateBase(_ request: PageRequest, underWrites: Bool) throws(StoreError) -> Page {
         let limit = request.limit ?? defaultLimit
         guard limit >= 1, limit <= PageRequest.maximumLimit else { throw .invalidLimit(limit) }
-        let (lo, hi) = try bounds(of: request)
+        let (lo, hi) = underWrites ? try keyWindowBounds(of: request) : try bounds(of: request)
         let reverse = request.reverse
         let filter = request.filter
         let step = reverse ? -1 : 1
 
         var position: Int
         var macPrefix: PageToken.MACPrefix?
+        var offset = 0
         if let token = request.token {
             let (decoded, prefix) = try PageToken.decodeKeepingPrefix(token, key: tokenKey)
             macPrefix = prefix
             try checkBinding(of: decoded, to: request, limit: limit)
-            let last = Int(truncatingIfNeeded: decoded.lastPosition)
-            guard last >= lo, last < hi else {
-                throw .invalidToken("its position lies outside the requested \(request.range)")
+            if underWrites {
+                (position, offset) = try basePosition(after: decoded, of: request, lo: lo, hi: hi)
+            } else {
+                let last = Int(truncatingIfNeeded: decoded.lastPosition)
+                guard last >= lo, last < hi else {
+                    throw .invalidToken("its position lies outside the requested \(request.range)")
+                }
+                position = last + step
             }
-            position = last + step
         } else {
             position = reverse ? hi - 1 : lo
         }
@@ -71,7 +90,8 @@ extension SyntheticStore {
         var items: [Item] = []
         if bound > 0 {
             items = collectItems(
-                reverse: reverse, filter: filter, limit: limit, lo: lo, hi: hi, bound: bound, cursor: &cursor)
+                reverse: reverse, filter: filter, limit: limit, lo: lo, hi: hi, bound: bound, cursor: &cursor,
+                spaced: underWrites)
         }
         position = cursor.position
         let scanned = cursor.scanned
@@ -86,13 +106,56 @@ extension SyntheticStore {
             // one a String) costs more here than building the token.
             let (rangeKind, rangeA, rangeB) = PageToken.rangeFields(request.range)
             let (filterKind, filterValue) = PageToken.filterFields(filter)
+            let last = position - step
+            var lastPosition = UInt64(truncatingIfNeeded: last)
+            if underWrites {
+                lastPosition = offsetContinuation ? UInt64(offset + scanned) : layout.key(ofPosition: last)
+            }
             let next = PageToken(
                 reverse: reverse, rangeKind: rangeKind, rangeA: rangeA, rangeB: rangeB,
                 limit: UInt32(truncatingIfNeeded: limit), filterKind: filterKind, filterValue: filterValue,
-                lastPosition: UInt64(truncatingIfNeeded: position - step))
+                lastPosition: lastPosition)
             nextToken = next.encode(key: tokenKey, reusing: macPrefix)
         }
         return Page(items: items, scannedCount: scanned, scannedBytes: bytes, nextToken: nextToken)
+    }
+
+    /// The global positions of a request's range under writes with no write yet: a sort-key
+    /// window is in spaced keys, and holds the base items whose keys it contains.
+    private func keyWindowBounds(of request: PageRequest) throws(StoreError) -> (lo: Int, hi: Int) {
+        let (lo, hi) = try bounds(of: request.range)
+        guard let keys = request.sortKeys else { return (lo, hi) }
+        guard case .partition = request.range else {
+            throw .invalidConfiguration("a sort-key range applies to a partition query only, not to a \(request.range)")
+        }
+        let count = hi - lo
+        return (lo + KeySpace.basesBelow(keys.lowerBound, count: count), lo + KeySpace.basesBelow(keys.upperBound, count: count))
+    }
+
+    /// Where a page resumes under writes with no write yet (S24): the position of the next
+    /// base item after a keyset token's key, or at an offset token's offset (the range's far
+    /// end when there are not that many), with the offset. Refuses what
+    /// ``evaluateUnderWrites(_:overlay:)`` refuses.
+    private func basePosition(after token: PageToken, of request: PageRequest, lo: Int, hi: Int) throws(StoreError)
+        -> (position: Int, offset: Int)
+    {
+        let reverse = request.reverse
+        if offsetContinuation {
+            guard token.lastPosition <= UInt64(Int.max) else {
+                throw .invalidToken("its offset lies outside the requested \(request.range)")
+            }
+            let offset = Int(token.lastPosition)
+            let count = max(0, hi - lo)
+            if offset >= count { return (reverse ? lo - 1 : hi, offset) }
+            return (reverse ? hi - 1 - offset : lo + offset, offset)
+        }
+        let (low, high) = try keyBounds(of: request)
+        let last = token.lastPosition
+        guard last >= low, last < high else {
+            throw .invalidToken("its position lies outside the requested \(request.range)")
+        }
+        // Forward: the first base item above the key; reverse: the last one below it.
+        return (reverse ? layout.positions(belowKey: last) - 1 : layout.positions(belowKey: last + 1), 0)
     }
 
     /// Items a page writes into a stack buffer before they go into its array: 24 items are
@@ -116,11 +179,12 @@ extension SyntheticStore {
     /// `bound` (at most 4096) and appends the buffer each time it fills.
     @inline(__always)
     private func collectItems(
-        reverse: Bool, filter: Filter?, limit: Int, lo: Int, hi: Int, bound: Int, cursor: inout ScanCursor
+        reverse: Bool, filter: Filter?, limit: Int, lo: Int, hi: Int, bound: Int, cursor: inout ScanCursor, spaced: Bool
     ) -> [Item] {
         withUnsafeTemporaryAllocation(of: Item.self, capacity: Self.stackChunk) { chunk in
             var written = scanPage(
-                reverse: reverse, filter: filter, limit: limit, lo: lo, hi: hi, cursor: &cursor, into: chunk)
+                reverse: reverse, filter: filter, limit: limit, lo: lo, hi: hi, cursor: &cursor, into: chunk,
+                spaced: spaced)
             if !cursor.bufferFull {
                 return Array(UnsafeBufferPointer(rebasing: chunk[..<written]))
             }
@@ -132,7 +196,8 @@ extension SyntheticStore {
                 guard cursor.bufferFull else { return items }
                 cursor.bufferFull = false
                 written = scanPage(
-                    reverse: reverse, filter: filter, limit: limit, lo: lo, hi: hi, cursor: &cursor, into: chunk)
+                    reverse: reverse, filter: filter, limit: limit, lo: lo, hi: hi, cursor: &cursor, into: chunk,
+                    spaced: spaced)
             }
         }
     }

@@ -118,6 +118,76 @@ func writesStore(
         }
     }
 
+    /// S22, S24: before its first write a store with writes pages its base items through the
+    /// base loop; that must be exactly what the overlay walk gives: the same items under
+    /// their spaced keys, counts, bytes, tokens byte for byte, and the same errors for tokens
+    /// that resume anywhere (between base keys, outside the range, past the end).
+    @Test(arguments: [ContinuationMode.keyset, .offset])
+    func theBaseLoopBeforeAnyWriteIsTheOverlayWalk(continuation: ContinuationMode) throws {
+        var random = SplitMix64(seed: continuation == .keyset ? 0xF457 : 0x0FF5)
+        func outcome(_ body: () throws -> Page) -> Result<Page, StoreError> {
+            do { return .success(try body()) } catch let error as StoreError { return .failure(error) } catch {
+                Issue.record("unexpected \(error)")
+                return .failure(StoreError.invalidToken("unexpected"))
+            }
+        }
+        var pagesCompared = 0
+        var resumptionsCompared = 0
+        for _ in 0..<300 {
+            var testCase = TraversalPropertyTests.randomCase(&random)
+            testCase.configuration.writes = WritesConfiguration(insertRate: 1, deleteRate: 1, updateRate: 1)
+            testCase.configuration.continuation = continuation
+            let store = try SyntheticStore(configuration: testCase.configuration)
+            let overlay = try #require(store.overlay)
+            var request = testCase.request
+            if case .partition(let partition) = request.range, Bool.random(using: &random) {
+                let end = KeySpace.localEnd(count: store.layout.count(of: partition))
+                let a = UInt64.random(in: 0...end + 3, using: &random)
+                let b = UInt64.random(in: 0...end + 3, using: &random)
+                request.sortKeys = min(a, b)..<max(a, b)
+            }
+            let base = { (request: PageRequest) in outcome { try store.evaluatePage(request) } }
+            let walk = { (request: PageRequest) in outcome { try store.evaluateUnderWrites(request, overlay: overlay) } }
+
+            // A whole drain, page by page.
+            var current = request
+            for _ in 0..<10_000 {
+                let page = base(current)
+                // One failure per drain: the pages after a wrong one differ too.
+                guard page == walk(current) else {
+                    Issue.record("\(testCase) \(current): the base loop's page differs from the overlay walk's")
+                    break
+                }
+                pagesCompared += 1
+                guard case .success(let got) = page, let token = got.nextToken else { break }
+                current = current.with(token: token)
+            }
+
+            // Tokens that resume anywhere.
+            let limit = request.limit ?? 100
+            for _ in 0..<8 {
+                let token: String
+                if continuation == .offset {
+                    let offset = [0, 1, 5, Int.random(in: 0...200, using: &random), Int.max, Int.random(in: 0...3, using: &random)]
+                        .randomElement(using: &random)!
+                    token = PageToken(request: request, limit: limit, lastPosition: 0)
+                        .with(lastPosition: offset == Int.max ? UInt64.max : UInt64(offset)).encode(key: store.tokenKey)
+                } else {
+                    let partition = Int.random(in: 0..<store.layout.partitions, using: &random)
+                    let end = KeySpace.localEnd(count: store.layout.count(of: partition))
+                    let key = store.layout.startKey(of: partition) + UInt64.random(in: 0..<end, using: &random)
+                    token = PageToken(request: request, limit: limit, lastPosition: 0).with(lastPosition: key)
+                        .encode(key: store.tokenKey)
+                }
+                let resumed = request.with(token: token)
+                #expect(base(resumed) == walk(resumed), "\(testCase) \(resumed)")
+                resumptionsCompared += 1
+            }
+        }
+        #expect(pagesCompared > 1000)
+        #expect(resumptionsCompared == 2400)
+    }
+
     // MARK: Pages under a fixed overlay
 
     static func randomWrittenCase(_ random: inout SplitMix64) -> TraversalPropertyTests.Case {
