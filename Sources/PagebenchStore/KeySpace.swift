@@ -60,9 +60,13 @@ extension PartitionLayout {
     /// at or above it.
     @inline(__always)
     func positions(belowKey key: UInt64) -> Int {
-        guard key < endKey else { return total }
-        let partition = self.partition(containingKey: key)
-        return start(of: partition) + KeySpace.basesBelow(key - startKey(of: partition), count: count(of: partition))
+        guard key > 0 else { return 0 }
+        guard key <= endKey else { return total }
+        // Partition p owns the slots start(p) + p ... start(p) + p + count(p) (slot j > 0 of it
+        // holds base item j − 1 and the keys just below the next slot's), so the base items
+        // with a key at or below any key of slot s are the s − p items of slots 1 ... s.
+        let slot = Int(truncatingIfNeeded: (key - 1) >> KeySpace.shift)
+        return slot - partition(containingSlot: slot)
     }
 
     /// The partition holding global key `key` (`key < endKey`).

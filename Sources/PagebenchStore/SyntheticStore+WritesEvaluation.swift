@@ -2,17 +2,30 @@ extension SyntheticStore {
     /// The global keys `low ..< high` (``KeySpace``) a request walks under writes.
     func keyBounds(of request: PageRequest) throws(StoreError) -> (low: UInt64, high: UInt64) {
         let (lo, hi) = try bounds(of: request.range)  // validates the range
+        if request.sortKeys != nil { try checkSortKeysApply(to: request.range) }
+        return keyBounds(ofValid: request, lo: lo, hi: hi)
+    }
+
+    /// A sort-key window narrows a partition query only.
+    func checkSortKeysApply(to range: ScanRange) throws(StoreError) {
+        guard case .partition = range else {
+            throw .invalidConfiguration("a sort-key range applies to a partition query only, not to a \(range)")
+        }
+    }
+
+    /// ``keyBounds(of:)`` of a request already validated, whose range holds the global
+    /// positions `lo ..< hi`.
+    @inline(__always)
+    func keyBounds(ofValid request: PageRequest, lo: Int, hi: Int) -> (low: UInt64, high: UInt64) {
         switch request.range {
         case .partition(let partition):
             let start = layout.startKey(of: partition)
             guard let keys = request.sortKeys else { return (start, layout.startKey(of: partition + 1)) }
             let end = KeySpace.localEnd(count: layout.count(of: partition))
             return (start + min(keys.lowerBound, end), start + min(keys.upperBound, end))
-        case .scan, .segment:
-            if request.sortKeys != nil {
-                throw .invalidConfiguration("a sort-key range applies to a partition query only, not to a \(request.range)")
-            }
-            if case .scan = request.range { return (0, layout.endKey) }
+        case .scan:
+            return (0, layout.endKey)
+        case .segment:
             return (layout.boundaryKey(ofPosition: lo), layout.boundaryKey(ofPosition: hi))
         }
     }
