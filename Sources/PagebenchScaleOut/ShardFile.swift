@@ -29,6 +29,13 @@ public struct ShardFile: Sendable, Equatable {
     public static let formatName = "pagebench-shard"
     /// The layout version this build writes and reads.
     public static let currentVersion = 1
+    /// Where the layout has `null` values (README "Scaling out"), `[]` for any phase: no
+    /// `--start-at`, an in-process run's HTTP responses, a duration-bound phase's drains,
+    /// histograms of nothing measured. A null anywhere else is refused.
+    static let nullablePaths: Set<String> = [
+        "startAt", "httpResponses", "phases[].drains", "phases[].histograms.drainCorrected",
+        "phases[].histograms.cancellation",
+    ]
 
     public var shard: Shard
     /// The `--start-at` the worker was given, as given to the run (nil without one).
@@ -101,11 +108,17 @@ public struct ShardFile: Sendable, Equatable {
     }
 
     /// Decodes a shard file's JSON; `file` names it in errors.
+    ///
+    /// Read as strictly as a scenario file: a key repeated in one object, a `null` where the
+    /// format has none (it has them only at ``nullablePaths``) and a key this build does not
+    /// know, at any depth, are refused naming their path (`phases[0].counters.pagez`), not
+    /// silently dropped.
     public static func decode(json data: Data, file: String) throws(HarnessError) -> ShardFile {
         func fail(_ message: String) -> HarnessError { HarnessError(.invalidShard, file: file, message) }
         // The format tag first, so that a wrong file gets a useful message, not a missing key.
         guard let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
-            throw fail("not a JSON object; a shard file is written by `pagebench run --shard I/N`")
+            let syntax = StrictJSON.syntaxError(in: Array(data)).map { " (\($0))" } ?? ""
+            throw fail("not a JSON object\(syntax); a shard file is written by `pagebench run --shard I/N`")
         }
         guard object["format"] as? String == formatName else {
             throw fail("'format' is \(object["format"].map { "'\($0)'" } ?? "missing"), expected '\(formatName)': not a pagebench shard file")
@@ -115,6 +128,7 @@ public struct ShardFile: Sendable, Equatable {
                 "shard format version \(object["version"].map { "\($0)" } ?? "missing") is not the one this pagebench reads "
                     + "(\(currentVersion)); merge with the pagebench version that wrote it")
         }
+        if let problem = StrictJSON.firstProblem(in: Array(data), nullable: nullablePaths) { throw fail(problem) }
         let document: Document
         do {
             document = try JSONDecoder().decode(Document.self, from: data)
@@ -128,6 +142,12 @@ public struct ShardFile: Sendable, Equatable {
             throw fail("'\(path(context.codingPath))': \(context.debugDescription)")
         } catch {
             throw fail("\(error)")
+        }
+        // Every key the layout knows comes back when the document is encoded again.
+        if let encoded = try? JSONSerialization.jsonObject(with: JSONEncoder().encode(document)) as? [String: Any],
+            let unknown = StrictJSON.unknownKey(in: object, known: encoded)
+        {
+            throw fail(unknown + "; was the file edited, or written by another pagebench version?")
         }
         let shard: Shard
         do {

@@ -63,6 +63,7 @@ import Testing
         (#"{"partitions": 0}"#, "partitions must be"),
         (#"[1, 2]"#, "top level"),
         (#"{"partitions": 4"#, "not valid JSON"),
+        (#"{"serviceTime": {"bse": "fixed:1ms"}}"#, "unknown key \"serviceTime.bse\"; known keys of serviceTime are base"),
     ])
     func badJSONIsRejectedWithItsReason(json: String, fragment: String) {
         let error = storeError { _ = try StoreConfiguration.load(json: Data(json.utf8)) }
