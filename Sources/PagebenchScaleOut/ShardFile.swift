@@ -86,13 +86,27 @@ public struct ShardFile: Sendable, Equatable {
     }
 
     /// Writes the shard to `path` atomically (temporary file + rename), creating its directory.
+    /// If it cannot be written after all, the shard is saved to a rescue file in the
+    /// temporary directory (``ResultWriter/rescuePath(named:)``), which the error names: a
+    /// worker's measurements are never lost to a full disk or a vanished directory.
+    ///
+    /// - Throws: ``HarnessError`` (`outputFailed`) naming the file, the reason and the rescue file.
     public func write(to path: String) throws(HarnessError) {
         let text = try jsonText()
-        try ResultWriter.createParentDirectory(of: path)
-        do {
-            try AtomicFile.write(text, to: path)
+        do throws(HarnessError) {
+            try ResultWriter.createParentDirectory(of: path)
+            do {
+                try AtomicFile.write(text, to: path)
+            } catch {
+                throw HarnessError(.outputFailed, file: path, "cannot write the shard file: \(error)")
+            }
         } catch {
-            throw HarnessError(.outputFailed, file: path, "cannot write the shard file: \(error)")
+            let rescue = ResultWriter.rescuePath(named: "-" + Self.fileName(for: shard))
+            guard (try? AtomicFile.write(text, to: rescue)) != nil else { throw error }
+            throw HarnessError(
+                .outputFailed,
+                "\(error.description); the shard (\(phases.count) phase\(phases.count == 1 ? "" : "s")) was saved to \(rescue); "
+                    + "copy it to the shard directory as \(Self.fileName(for: shard)) to merge it")
         }
     }
 

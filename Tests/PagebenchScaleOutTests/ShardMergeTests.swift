@@ -332,6 +332,27 @@ import Testing
         #expect(try ShardFile.decode(json: Data(text.utf8), file: "nulls.json") == file)
     }
 
+    /// Issue 12: a shard that cannot be written where asked (after the precheck passed) is
+    /// saved to a rescue file the error names, from which it reads back whole.
+    @Test func aShardThatCannotBeWrittenIsRescued() throws {
+        let file = inputs(count: 1)[0].file
+        // /proc/self exists but no file can be created in it: the write fails at its last step.
+        do {
+            try file.write(to: "/proc/self/" + ShardFile.fileName(for: file.shard))
+            Issue.record("wrote a file in /proc/self")
+        } catch {
+            #expect(error.kind == .outputFailed)
+            guard let range = error.message.range(of: "was saved to ") else {
+                Issue.record("no rescue file named: \(error.message)")
+                return
+            }
+            let rescue = String(error.message[range.upperBound...].prefix { $0 != ";" })
+            defer { try? FileManager.default.removeItem(atPath: rescue) }
+            #expect(rescue.hasSuffix("-shard-0-of-1.json"), "\(rescue)")
+            #expect(try ShardFile.read(path: rescue) == file)
+        }
+    }
+
     /// Issue 12: counts large enough to overflow when shards are added are refused on reading,
     /// not trapped on merging.
     @Test func countsThatWouldOverflowTheMergeAreRefused() throws {
