@@ -8,6 +8,7 @@ The binary is $PAGEBENCH_BIN, else `swift build --show-bin-path`/pagebench.
 """
 import csv
 import datetime
+import fcntl
 import json
 import os
 import signal
@@ -195,3 +196,43 @@ def test_a_signal_stops_a_knee_search_keeping_its_steps(tmp_path, signum, status
         assert "cut short" in stdout and "cut short (partial)" in stderr
     else:
         assert len(written) == 1, written
+
+
+@pytest.mark.skipif((os.cpu_count() or 1) < 2, reason="the signal task needs a pool thread besides the blocked write")
+def test_a_second_signal_exits_at_once_while_the_first_is_still_being_handled(tmp_path):
+    """H6: after the first signal the run stops and writes what it measured; a second signal
+    (a second or more later) exits at once with 128 + the signal, without waiting for the
+    writing to end. The history file is held locked here, so the append of the finished
+    phase's row waits, and only the second signal can end the run."""
+    first = scenario(tmp_path, "first", concurrency=[1], drains=3)
+    endless = scenario(tmp_path, "endless", concurrency=[2], durationSeconds=3600)
+    history = tmp_path / "history.csv"
+    held = []
+
+    def signal_twice(process):
+        handle = open(history, "a", encoding="utf-8")
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        held.append(handle)
+        process.send_signal(signal.SIGINT)
+        # --output is written before the history: once it is there, the run waits for the lock.
+        for _ in range(3000):
+            if (tmp_path / "out.csv").exists() or process.poll() is not None:
+                break
+            time.sleep(0.1)
+        assert process.poll() is None, "the run ended after one signal although the history was locked"
+        time.sleep(1.2)  # signals within a second of the first count as the first
+        process.send_signal(signal.SIGINT)
+
+    try:
+        code, stdout, stderr = run_and_signal(
+            [first, endless, "--output", "out.csv", "--history", "history.csv"], "endless ×2 rep 1: measuring",
+            signal_twice, tmp_path)
+    finally:
+        for handle in held:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+            handle.close()
+    assert code == 130, stderr
+    assert "SIGINT again: exiting at once" in stderr, stderr
+    # The rows written before the second signal are kept; the locked history got nothing.
+    assert [row["partial"] for row in rows(tmp_path / "out.csv")] == ["0", "1"]
+    assert history.read_text(encoding="utf-8") == ""
