@@ -7,51 +7,31 @@ nothing here is timed. The binary is $PAGEBENCH_BIN, else `swift build --show-bi
 """
 import csv
 import re
-import subprocess
-import threading
 
-from pagebench_support import ServedStore, pagebench_binary
+from pagebench_support import ServedStore, run_until_marker
 
 STORE = ["--partitions", "4", "--items-per-partition", "20000"]
 
 
 def test_a_serve_killed_mid_run_is_exit_69_with_rows_that_count_the_failures(tmp_path):
     server = ServedStore(*STORE)
-    output = tmp_path / "out.csv"
-    # 2000 pages a drain: alive, the server would take minutes over 400 drains; dead, the
-    # drains left fail within their retries.
-    run = subprocess.Popen(
-        [pagebench_binary(), "run", *STORE, "--target", server.endpoint, "--concurrency", "2", "--drains", "400",
-         "--limit", "10", "--filter", "none", "--output", str(output)],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    lines = []
-    measuring = threading.Event()
 
-    def read_progress():
-        for line in run.stderr:
-            lines.append(line)
-            if "measuring" in line:
-                measuring.set()
-        measuring.set()
-
-    reader = threading.Thread(target=read_progress)
-    reader.start()
-    try:
-        measuring.wait(timeout=300)
-        assert run.poll() is None, "the run ended before the server was killed:\n" + "".join(lines)
+    def kill_the_server(_):
         server.process.kill()
         server.process.wait(timeout=30)
-        stdout, _ = run.communicate(timeout=300)
+
+    try:
+        # 2000 pages a drain: alive, the server would take minutes over 400 drains; dead, the
+        # drains left fail within their retries.
+        code, _, stderr = run_until_marker(
+            [*STORE, "--target", server.endpoint, "--concurrency", "2", "--drains", "400", "--limit", "10",
+             "--filter", "none", "--output", "out.csv"], "measuring", kill_the_server, tmp_path)
     finally:
-        if run.poll() is None:
-            run.kill()
         if server.process.poll() is None:
             server.process.kill()
-        reader.join()
-    stderr = "".join(lines)
-    assert run.returncode == 69, stderr
+    assert code == 69, stderr
     assert "stopped answering in phase default@http" in stderr, stderr
-    with open(output, newline="", encoding="utf-8") as handle:
+    with open(tmp_path / "out.csv", newline="", encoding="utf-8") as handle:
         rows = list(csv.DictReader(handle))
     assert len(rows) == 1
     row = rows[0]
