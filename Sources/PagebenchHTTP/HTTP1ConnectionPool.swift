@@ -123,8 +123,8 @@ final class HTTP1ConnectionPool: Sendable {
     }
 
     /// Closes idle connections and fails waiters; connections in use are closed when
-    /// returned. The connections are closed all at once and their closes awaited together:
-    /// awaiting each in turn took seconds for 20,000 connections.
+    /// returned. The connections are closed all at once and their closes awaited together,
+    /// not one after another (`http-bench` may hold tens of thousands).
     func shutdown() async {
         let (idle, waiters) = state.withLock { state in
             state.isShutDown = true
