@@ -107,7 +107,7 @@ var targets: [Target] = [
     .target(
         name: "PagebenchHTTP",
         dependencies: [
-            "PagebenchStore",
+            "PagebenchBase", "PagebenchStore",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HummingbirdCore", package: "hummingbird"),
             .product(name: "HummingbirdTLS", package: "hummingbird"),

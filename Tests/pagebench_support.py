@@ -38,3 +38,53 @@ def store_pages(*arguments):
     import json
     result = subprocess.run([pagebench_binary(), "pages", *arguments], capture_output=True, text=True, check=True)
     return [json.loads(line) for line in result.stdout.splitlines()]
+
+
+def default_signals():
+    """For `preexec_fn`: SIGINT and SIGTERM as a terminal's foreground job has them (a
+    non-interactive shell's background jobs would ignore SIGINT)."""
+    import signal
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
+def run_until_marker(arguments, marker, act, directory, command="run", watch="stderr"):
+    """Starts `pagebench COMMAND ARGUMENTS` in `directory` with default signal dispositions,
+    waits for `marker` on the `watch` stream (stderr: progress; stdout: a knee's step
+    lines), calls `act(process)` (signal it, kill its server, …) and waits for it to end.
+    Returns (returncode, stdout, stderr); nothing is timed but a limit against a hang."""
+    import signal
+    import threading
+    other_file = open(os.path.join(directory, "other.txt"), "w+", encoding="utf-8")
+    watched = subprocess.PIPE
+    process = subprocess.Popen([pagebench_binary(), command] + arguments, cwd=directory, stdin=subprocess.DEVNULL,
+                               stdout=watched if watch == "stdout" else other_file,
+                               stderr=watched if watch == "stderr" else other_file, text=True,
+                               preexec_fn=default_signals, start_new_session=True)
+    stream = process.stdout if watch == "stdout" else process.stderr
+    lines = []
+    seen = threading.Event()
+
+    def read_watched():
+        for line in stream:
+            lines.append(line)
+            if marker in line:
+                seen.set()
+        seen.set()
+
+    reader = threading.Thread(target=read_watched)
+    reader.start()
+    try:
+        seen.wait(timeout=300)
+        assert process.poll() is None, "pagebench ended before the marker was acted on:\n" + "".join(lines)
+        act(process)
+        process.wait(timeout=300)
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+        reader.join()
+        other_file.seek(0)
+        other = other_file.read()
+        other_file.close()
+    watched_text = "".join(lines)
+    return (process.returncode, watched_text, other) if watch == "stdout" else (process.returncode, other, watched_text)

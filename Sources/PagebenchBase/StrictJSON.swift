@@ -1,17 +1,58 @@
 /// What `JSONSerialization` and `JSONDecoder` let through silently and configuration files
-/// must not have: a key repeated in one object (the last one would win) and `null` values
-/// (a key present that says nothing). ``firstProblem(in:)`` finds the first of either,
-/// named by its path (`store.serviceTime.base`), in text that is otherwise valid JSON.
+/// must not have: a key repeated in one object (the last one would win), `null` values
+/// (a key present that says nothing) and keys the reader does not know (almost always
+/// typos). ``firstProblem(in:nullable:)`` finds the first duplicate or null, named by its
+/// path (`store.serviceTime.base`), in text that is otherwise valid JSON;
+/// ``unknownKey(in:known:path:)`` the first key, at any depth, that a decoded value does not
+/// give back when encoded.
 public enum StrictJSON {
     /// The first duplicate key or `null` value in `bytes`, described with its path, or nil.
     /// Text that is not JSON is left to the JSON parser to describe (nil here).
-    public static func firstProblem(in bytes: [UInt8]) -> String? {
-        var scanner = Scanner(bytes: bytes)
+    ///
+    /// - Parameter nullable: paths where `null` is a value of the format (a shard file's
+    ///   `startAt`), with `[]` standing for any array index: `phases[].drains`.
+    public static func firstProblem(in bytes: [UInt8], nullable: Set<String> = []) -> String? {
+        var scanner = Scanner(bytes: bytes, nullable: nullable)
         return scanner.value(path: "")
+    }
+
+    /// The first key of `given` (at any depth, through objects and arrays) that `known` lacks
+    /// at the same place, described with its path and the keys that level has; nil when every
+    /// key is known.
+    ///
+    /// `given` is the text as `JSONSerialization` read it; `known` is the decoded value
+    /// encoded again, so that every key the reader understands comes back. A key whose value
+    /// the reader skipped is unknown.
+    public static func unknownKey(in given: [String: Any], known: [String: Any], path: String = "") -> String? {
+        for key in given.keys.sorted() {
+            let keyPath = path.isEmpty ? key : path + "." + key
+            guard let knownValue = known[key] else {
+                return "unknown key \"\(keyPath)\"; known keys\(path.isEmpty ? "" : " of \(path)") are "
+                    + known.keys.sorted().joined(separator: ", ")
+            }
+            if let unknown = unknownKey(inValue: given[key] as Any, known: knownValue, path: keyPath) { return unknown }
+        }
+        return nil
+    }
+
+    private static func unknownKey(inValue given: Any, known: Any, path: String) -> String? {
+        if let object = given as? [String: Any], let knownObject = known as? [String: Any] {
+            return unknownKey(in: object, known: knownObject, path: path)
+        }
+        if let array = given as? [Any], let knownArray = known as? [Any], array.count == knownArray.count {
+            for (index, element) in array.enumerated() {
+                if let unknown = unknownKey(inValue: element, known: knownArray[index], path: "\(path)[\(index)]") {
+                    return unknown
+                }
+            }
+        }
+        return nil
     }
 
     private struct Scanner {
         let bytes: [UInt8]
+        /// Paths where null is allowed, array indices written `[]`.
+        let nullable: Set<String>
         var index = 0
         /// Set when the text turns out not to be JSON: the scan stops without a finding.
         var malformed = false
@@ -23,7 +64,27 @@ public enum StrictJSON {
             malformed = true
         }
 
-        init(bytes: [UInt8]) { self.bytes = bytes }
+        init(bytes: [UInt8], nullable: Set<String> = []) {
+            self.bytes = bytes
+            self.nullable = nullable
+        }
+
+        /// `path` with every array index written `[]`: `phases[3].drains` → `phases[].drains`.
+        static func anyIndex(_ path: String) -> String {
+            var result = ""
+            var inIndex = false
+            for character in path {
+                if character == "[" {
+                    inIndex = true
+                    result += "[]"
+                } else if character == "]" {
+                    inIndex = false
+                } else if !inIndex {
+                    result.append(character)
+                }
+            }
+            return result
+        }
 
         mutating func skipWhitespace() {
             while index < bytes.count, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[index]) { index += 1 }
@@ -44,6 +105,7 @@ public enum StrictJSON {
                 return nil
             case UInt8(ascii: "n"):
                 index += 4
+                if !nullable.isEmpty, nullable.contains(Self.anyIndex(path)) { return nil }
                 return "'\(path.isEmpty ? "(top level)" : path)' is null; give a value or leave the key out"
             case UInt8(ascii: ","), UInt8(ascii: "}"), UInt8(ascii: "]"), UInt8(ascii: ":"):
                 fail("a value")

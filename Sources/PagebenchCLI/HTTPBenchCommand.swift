@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import PagebenchBase
 import PagebenchHTTP
 import PagebenchStore
 
@@ -13,10 +14,13 @@ public struct HTTPBenchCommand: AsyncParsableCommand {
         discussion: """
             Each of --connections tasks follows nextToken from the first page to the last, then \
             starts again, until --duration has passed (the duration holds: whatever is still \
-            connecting or waiting then is cancelled); retryable answers (429, 503) repeat the \
-            request, and so does a request that got no answer, after a back-off. Prints one JSON \
-            line: requests (answered), unanswered, pages, items, drains, retries, failures, seconds, \
-            requestsPerSecond (answered requests) and the HTTP status counts. A non-retryable \
+            connecting or waiting then is cancelled, and only answers within it count); retryable \
+            answers (429, 503) repeat the request, and so does a request that got no answer, after \
+            a back-off. Prints one JSON line: requests (answered), unanswered, pages, items, drains, \
+            retries, failures, seconds (the measured window), requestsPerSecond (answered requests) \
+            and the HTTP status counts (every answer received, after the window too). More \
+            --connections than the file-descriptor limit allows \
+            (ulimit -n, raised to the hard limit when needed) exit 64 before connecting. A non-retryable \
             failure (a 404, a bad token) ends the run, and so does a server that stops answering \
             (6 unanswered requests in a row on one connection): the line is printed, then the \
             error, exit 69.
@@ -79,6 +83,7 @@ public struct HTTPBenchCommand: AsyncParsableCommand {
     /// Runs the load and returns its JSON summary line, and the failure that ended it early
     /// (a non-retryable answer, or a server that stopped answering), if one did.
     public func execute() async throws -> (line: String, failure: CommandFailure?) {
+        try checkDescriptorLimit()
         let request = PageRequest(range: range.range, reverse: range.reverse, limit: limit, filter: try range.parsedFilter())
         let load = HTTPDrainLoad(request: request, concurrency: connections, duration: .seconds(duration))
         let configuration = HTTPStoreSource.Configuration(
@@ -117,6 +122,26 @@ public struct HTTPBenchCommand: AsyncParsableCommand {
         }
         let line = "{\"target\":\(jsonString(target)),\"connections\":\(connections),\"requests\":\(result.requests),\"unanswered\":\(result.unanswered),\"pages\":\(result.pages),\"items\":\(result.items),\"drains\":\(result.drains),\"retries\":\(result.retries),\"failures\":\(result.failures),\"seconds\":\(seconds),\"requestsPerSecond\":\(result.requestsPerSecond),\"statusCounts\":{\(statuses)},\"transportFailures\":\(counts.transportFailures)\(firstFailure)}"
         return (line, failure)
+    }
+
+    /// Descriptors the process keeps besides its connections' sockets: standard streams,
+    /// the event loops' epoll, event and timer descriptors, and room to spare.
+    static let reservedDescriptors = 64
+
+    /// Every connection is a socket: more than the process may open would fail to connect
+    /// (EMFILE) part way and be counted as a server that stopped answering. The soft limit
+    /// is raised as far as the hard limit allows; beyond that, exit 64 before connecting.
+    func checkDescriptorLimit() throws(CommandFailure) {
+        let needed = connections + Self.reservedDescriptors
+        let limits = FileDescriptorLimit.raiseSoftLimit(toAtLeast: needed)
+        guard limits.soft < needed else { return }
+        throw CommandFailure(
+            ExitCodes.usage,
+            "--connections \(connections) needs \(needed) file descriptors (a socket per connection and "
+                + "\(Self.reservedDescriptors) for the process), but this process may open \(limits.soft) "
+                + "(ulimit -n; hard limit \(limits.hard == Int.max ? "unlimited" : String(limits.hard))); give at most "
+                + "--connections \(max(0, limits.soft - Self.reservedDescriptors)), or raise the hard limit "
+                + "(ulimit -Hn, as root; the server needs as many for its side)")
     }
 
     private func jsonString(_ text: String) -> String {

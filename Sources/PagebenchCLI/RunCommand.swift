@@ -269,9 +269,10 @@ public struct RunCommand: AsyncParsableCommand {
         if workers != nil || shard != nil { try Self.checkShardable(scenarios) }
         try ExactAllocations.check(asked: exactAllocations)
         // Every output path is checked before anything is measured, not after an hour.
+        let shardFile = try parsedShard().map { LocalWorkers.shardPath(directory: shardOutput, shard: $0) }
         do {
-            if shard != nil {
-                try ResultWriter.checkWritable(output: nil, history: nil, timeSeries: timeseries)
+            if let shardFile {
+                try ResultWriter.checkWritable(output: nil, history: nil, timeSeries: timeseries, shardFile: shardFile)
             } else {
                 try ResultWriter.checkWritable(
                     output: output ?? ResultWriter.defaultOutput, history: history, timeSeries: workers == nil ? timeseries : nil)

@@ -3,6 +3,7 @@ import NIOHTTP1
 import NIOPosix
 import NIOSSL
 import NIOTLS
+import PagebenchBase
 import Synchronization
 
 /// A request other than the store's plain GET (``HTTP1Connection/send(_:)``): any method,
@@ -106,15 +107,21 @@ final class HTTP1Connection: Sendable {
     private let requestIDs = Atomic<UInt64>(0)
 
     /// Connects to `host:port` on `eventLoop`.
+    ///
+    /// Cancelling the calling task ends the wait at once with `CancellationError`: a connect
+    /// to a server whose accept queue is full waits for SYN retransmissions (1 s, 3 s, 7 s…)
+    /// up to `connectTimeout`, and a load whose duration is over must not wait that out. A
+    /// connection that completes after its caller gave up is closed.
     static func connect(
         host: String, port: Int, hostHeader: String, on eventLoop: any EventLoop, connectTimeout: TimeAmount,
         readTimeout: Duration, maximumBodyBytes: Int, tls: HTTP1TLS? = nil
     ) async throws -> HTTP1Connection {
+        try Task.checkCancellation()
         // The handler is kept here rather than looked up in the pipeline afterwards: a TLS
         // handshake can fail (and the pipeline empty) before the lookup runs, and the handler
         // holds the reason for the request that finds the connection closed.
         let created = NIOLoopBoundBox.makeEmptyBox(valueType: HTTP1ClientHandler.self, eventLoop: eventLoop)
-        let channel = try await ClientBootstrap(group: eventLoop)
+        let bootstrap = ClientBootstrap(group: eventLoop)
             .connectTimeout(connectTimeout)
             .channelOption(.socketOption(.tcp_nodelay), value: 1)
             .channelInitializer { channel in
@@ -124,8 +131,28 @@ final class HTTP1Connection: Sendable {
                         maximumBodyBytes: maximumBodyBytes, tls: tls)
                 }
             }
-            .connect(host: host, port: port)
-            .get()
+        // An address needs no resolution: connecting to it directly skips a getaddrinfo call
+        // (on a serial queue per event loop) and the Happy Eyeballs timers, which thousands
+        // of connections at once queue up for seconds.
+        let connecting =
+            if let address = try? SocketAddress(ipAddress: host, port: port) {
+                bootstrap.connect(to: address)
+            } else {
+                bootstrap.connect(host: host, port: port)
+            }
+        // The caller waits for `outcome`, which cancellation fails first (a promise takes
+        // its first result only); the connection's own result then finds it failed and
+        // closes the channel. Both callbacks run on the event loop, in this order.
+        let outcome = eventLoop.makePromise(of: (any Channel).self)
+        connecting.cascade(to: outcome)
+        connecting.whenSuccess { channel in
+            outcome.futureResult.whenFailure { _ in channel.close(mode: .all, promise: nil) }
+        }
+        let channel = try await withTaskCancellationHandler {
+            try await outcome.futureResult.get()
+        } onCancel: {
+            outcome.fail(CancellationError())
+        }
         return try await channel.eventLoop.submit {
             guard let handler = created.value else { throw ChannelPipelineError.notFound }
             let connection = HTTP1Connection(channel: channel, handler: NIOLoopBound(handler, eventLoop: channel.eventLoop))
@@ -254,8 +281,7 @@ final class HTTP1ClientHandler: ChannelInboundHandler {
 
     init(hostHeader: String, readTimeout: Duration, maximumBodyBytes: Int) {
         self.readTimeout = readTimeout
-        let nanoseconds = readTimeout.components.seconds * 1_000_000_000 + readTimeout.components.attoseconds / 1_000_000_000
-        readTimeoutAmount = .nanoseconds(max(1, nanoseconds))
+        readTimeoutAmount = .nanoseconds(max(1, readTimeout.clampedNanoseconds))
         self.maximumBodyBytes = maximumBodyBytes
         self.hostHeader = hostHeader
         requestHead = HTTPRequestHead(version: .http1_1, method: .GET, uri: "/", headers: ["Host": hostHeader])

@@ -123,7 +123,8 @@ final class HTTP1ConnectionPool: Sendable {
     }
 
     /// Closes idle connections and fails waiters; connections in use are closed when
-    /// returned.
+    /// returned. The connections are closed all at once and their closes awaited together,
+    /// not one after another (`http-bench` may hold tens of thousands).
     func shutdown() async {
         let (idle, waiters) = state.withLock { state in
             state.isShutDown = true
@@ -135,10 +136,9 @@ final class HTTP1ConnectionPool: Sendable {
             return (state.idle, state.waiters.map(\.continuation))
         }
         for waiter in waiters { waiter.resume(throwing: ShutDown()) }
-        for connection in idle {
-            connection.close()
-            try? await connection.channel.closeFuture.get()
-        }
+        guard !idle.isEmpty else { return }
+        for connection in idle { connection.close() }
+        try? await EventLoopFuture.andAllComplete(idle.map(\.channel.closeFuture), on: group.next()).get()
     }
 
     private func connect(on current: (any EventLoop)?) async throws -> HTTP1Connection {

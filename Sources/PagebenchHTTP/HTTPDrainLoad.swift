@@ -49,7 +49,10 @@ public struct HTTPDrainLoad: Sendable {
         public var serverStoppedAnswering = false
         /// The last message of a request that got no answer.
         public var lastUnanswered: String?
-        /// Wall-clock length of the run.
+        /// Wall-clock length of the measured window: from the start to the end of the
+        /// duration, or to when the last task ended if that came first. What answers after
+        /// the window (and the teardown of connections) took is not in it, and neither are
+        /// those answers.
         public var elapsed: Duration = .zero
 
         public init() {}
@@ -85,6 +88,10 @@ public struct HTTPDrainLoad: Sendable {
 
     /// Runs the load through `page` (normally ``HTTPStoreSource/page(_:)``).
     ///
+    /// The duration holds: when it ends, every task is cancelled, whatever it waits for (a
+    /// connection being opened, an answer, a back-off), and the counts cover the window only
+    /// (``Result/elapsed``).
+    ///
     /// - Parameter executor: the executor preference of task `i` (nil: the global
     ///   concurrent executor). With ``HTTPStoreSource/taskExecutor(_:)`` each task runs on
     ///   the event loop of its connection, so a request costs no thread hop.
@@ -112,6 +119,8 @@ public struct HTTPDrainLoad: Sendable {
                     while result.drains < drainsPerTask, clock.now < deadline, !Task.isCancelled {
                         do {
                             let received = try await page(current)
+                            // Only what came back within the duration counts.
+                            guard clock.now <= deadline else { break }
                             unansweredInARow = 0
                             result.requests += 1
                             result.pages += 1
@@ -123,6 +132,8 @@ public struct HTTPDrainLoad: Sendable {
                                 current.token = nil
                             }
                         } catch is CancellationError {
+                            break
+                        } catch where clock.now > deadline {
                             break
                         } catch let error as StoreError where error.isRetryable {
                             unansweredInARow = 0
@@ -165,7 +176,7 @@ public struct HTTPDrainLoad: Sendable {
             }
             return total
         }
-        total.elapsed = start.duration(to: clock.now)
+        total.elapsed = start.duration(to: min(clock.now, deadline))
         return total
     }
 }

@@ -4,6 +4,7 @@ import AsyncHTTPClient
 import Foundation
 import NIOCore
 import NIOPosix
+import PagebenchBase
 public import PagebenchStore
 
 /// A store on the other side of HTTP (`pagebench serve`, or replicas behind a load
@@ -46,16 +47,21 @@ public final class HTTPStoreSource: Sendable {
         public var maximumResponseBytes: Int
         /// Which HTTP client sends the requests.
         public var client: Client
+        /// How long opening a connection may take before the request fails as `transport`. A
+        /// server whose accept queue is full drops the connection's SYN, and the kernel
+        /// retries it after 1 s, 3 s, 7 s…; cancelling the request ends the wait at once.
+        public var connectTimeout: Duration
 
         public init(
             connections: Int = 8, requestTimeout: Duration = .seconds(30), requestPayload: Bool = false,
-            maximumResponseBytes: Int = 64 << 20, client: Client = .lean
+            maximumResponseBytes: Int = 64 << 20, client: Client = .lean, connectTimeout: Duration = .seconds(10)
         ) {
             self.connections = connections
             self.requestTimeout = requestTimeout
             self.requestPayload = requestPayload
             self.maximumResponseBytes = maximumResponseBytes
             self.client = client
+            self.connectTimeout = connectTimeout
         }
     }
 
@@ -114,6 +120,9 @@ public final class HTTPStoreSource: Sendable {
         guard configuration.connections >= 1 else {
             throw .invalidTarget(target, "connections must be at least 1, got \(configuration.connections)")
         }
+        guard configuration.connectTimeout > .zero else {
+            throw .invalidTarget(target, "connectTimeout must be positive, got \(configuration.connectTimeout)")
+        }
         guard configuration.maximumResponseBytes >= 1 else {
             throw .invalidTarget(target, "maximumResponseBytes must be at least 1, got \(configuration.maximumResponseBytes)")
         }
@@ -127,7 +136,8 @@ public final class HTTPStoreSource: Sendable {
             transport = .lean(
                 HTTP1ConnectionPool(
                     endpoint: .init(host: hostName, port: port, hostHeader: String(authority)),
-                    capacity: configuration.connections, group: group, connectTimeout: .seconds(10),
+                    capacity: configuration.connections, group: group,
+                    connectTimeout: .nanoseconds(configuration.connectTimeout.clampedNanoseconds),
                     readTimeout: configuration.requestTimeout, maximumBodyBytes: configuration.maximumResponseBytes))
         case .asyncHTTPClient:
             #if AsyncHTTPClientSupport
@@ -261,11 +271,11 @@ public final class HTTPStoreSource: Sendable {
     }
 
     private static func makeAsyncHTTPClient(_ configuration: Configuration, group: any EventLoopGroup) -> HTTPClient {
-        let timeout = configuration.requestTimeout.components
-        let nanoseconds = timeout.seconds * 1_000_000_000 + timeout.attoseconds / 1_000_000_000
         var clientConfiguration = HTTPClient.Configuration(
             redirectConfiguration: .disallow,
-            timeout: .init(connect: .seconds(10), read: .nanoseconds(max(1, nanoseconds))),
+            timeout: .init(
+                connect: .nanoseconds(configuration.connectTimeout.clampedNanoseconds),
+                read: .nanoseconds(max(1, configuration.requestTimeout.clampedNanoseconds))),
             connectionPool: .init(
                 idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: configuration.connections),
             decompression: .disabled)

@@ -12,9 +12,14 @@ public enum ResultWriter {
     /// directory, FIFO or device where a file goes, writable directories, and a `history`
     /// file that holds rows this build can append to.
     ///
+    /// - Parameter shardFile: `--shard I/N`: the shard file the run will write in
+    ///   `--shard-output`.
     /// - Throws: ``HarnessError`` (`outputFailed`) naming the path and what is wrong.
-    public static func checkWritable(output: String?, history: String?, timeSeries: String?) throws(HarnessError) {
-        for (flag, path) in [("--output", output), ("--history", history), ("--timeseries", timeSeries)] {
+    public static func checkWritable(
+        output: String?, history: String?, timeSeries: String?, shardFile: String? = nil
+    ) throws(HarnessError) {
+        let paths = [("--output", output), ("--history", history), ("--timeseries", timeSeries), ("--shard-output", shardFile)]
+        for (flag, path) in paths {
             guard let path else { continue }
             do {
                 try AtomicFile.checkWritable(path)
@@ -45,12 +50,18 @@ public enum ResultWriter {
         do {
             try writeFiles(output, to: path, history: history, timeSeries: timeSeries)
         } catch {
-            let rescue = FileManager.default.temporaryDirectory.appendingPathComponent(
-                "pagebench-rescued-\(ProcessInfo.processInfo.processIdentifier).csv"
-            ).path
+            let rescue = rescuePath(named: ".csv")
             guard !output.rows.isEmpty, (try? CSVFile.write(output.rows, to: rescue)) != nil else { throw error }
             throw HarnessError(.outputFailed, "\(error.description); the \(output.rows.count) rows were saved to \(rescue)")
         }
+    }
+
+    /// Where measurements go when the file asked for cannot be written after all:
+    /// `$TMPDIR/pagebench-rescued-PID` + `suffix` (`.csv`, `-shard-0-of-2.json`).
+    public static func rescuePath(named suffix: String) -> String {
+        FileManager.default.temporaryDirectory.appendingPathComponent(
+            "pagebench-rescued-\(ProcessInfo.processInfo.processIdentifier)\(suffix)"
+        ).path
     }
 
     private static func writeFiles(

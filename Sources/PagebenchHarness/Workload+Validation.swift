@@ -1,3 +1,4 @@
+import PagebenchBase
 import PagebenchStore
 
 extension Workload {
@@ -16,7 +17,7 @@ extension Workload {
         if let bad = concurrency.first(where: { $0 < 1 || $0 > Self.maximumConcurrency }) {
             throw fail("concurrency", "every value must be between 1 and \(Self.maximumConcurrency), got \(bad)")
         }
-        if let repeated = concurrency.enumerated().first(where: { concurrency[..<$0.offset].contains($0.element) })?.element {
+        if let repeated = concurrency.firstRepeated()?.element {
             // Two phases would make rows of one identity; repetitions are what repeats a phase.
             throw fail("concurrency", "lists \(repeated) twice; give each value once and use repetitions to repeat a phase")
         }

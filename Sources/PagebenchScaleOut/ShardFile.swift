@@ -29,6 +29,13 @@ public struct ShardFile: Sendable, Equatable {
     public static let formatName = "pagebench-shard"
     /// The layout version this build writes and reads.
     public static let currentVersion = 1
+    /// Where the layout has `null` values (README "Scaling out"), `[]` for any phase: no
+    /// `--start-at`, an in-process run's HTTP responses, a duration-bound phase's drains,
+    /// histograms of nothing measured. A null anywhere else is refused.
+    static let nullablePaths: Set<String> = [
+        "startAt", "httpResponses", "phases[].drains", "phases[].histograms.drainCorrected",
+        "phases[].histograms.cancellation",
+    ]
 
     public var shard: Shard
     /// The `--start-at` the worker was given, as given to the run (nil without one).
@@ -79,13 +86,27 @@ public struct ShardFile: Sendable, Equatable {
     }
 
     /// Writes the shard to `path` atomically (temporary file + rename), creating its directory.
+    /// If it cannot be written after all, the shard is saved to a rescue file in the
+    /// temporary directory (``ResultWriter/rescuePath(named:)``), which the error names: a
+    /// worker's measurements are never lost to a full disk or a vanished directory.
+    ///
+    /// - Throws: ``HarnessError`` (`outputFailed`) naming the file, the reason and the rescue file.
     public func write(to path: String) throws(HarnessError) {
         let text = try jsonText()
-        try ResultWriter.createParentDirectory(of: path)
-        do {
-            try AtomicFile.write(text, to: path)
+        do throws(HarnessError) {
+            try ResultWriter.createParentDirectory(of: path)
+            do {
+                try AtomicFile.write(text, to: path)
+            } catch {
+                throw HarnessError(.outputFailed, file: path, "cannot write the shard file: \(error)")
+            }
         } catch {
-            throw HarnessError(.outputFailed, file: path, "cannot write the shard file: \(error)")
+            let rescue = ResultWriter.rescuePath(named: "-" + Self.fileName(for: shard))
+            guard (try? AtomicFile.write(text, to: rescue)) != nil else { throw error }
+            throw HarnessError(
+                .outputFailed,
+                "\(error.description); the shard (\(phases.count) phase\(phases.count == 1 ? "" : "s")) was saved to \(rescue); "
+                    + "copy it to the shard directory as \(Self.fileName(for: shard)) to merge it")
         }
     }
 
@@ -101,11 +122,17 @@ public struct ShardFile: Sendable, Equatable {
     }
 
     /// Decodes a shard file's JSON; `file` names it in errors.
+    ///
+    /// Read as strictly as a scenario file: a key repeated in one object, a `null` where the
+    /// format has none (it has them only at ``nullablePaths``) and a key this build does not
+    /// know, at any depth, are refused naming their path (`phases[0].counters.pagez`), not
+    /// silently dropped.
     public static func decode(json data: Data, file: String) throws(HarnessError) -> ShardFile {
         func fail(_ message: String) -> HarnessError { HarnessError(.invalidShard, file: file, message) }
         // The format tag first, so that a wrong file gets a useful message, not a missing key.
         guard let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
-            throw fail("not a JSON object; a shard file is written by `pagebench run --shard I/N`")
+            let syntax = StrictJSON.syntaxError(in: Array(data)).map { " (\($0))" } ?? ""
+            throw fail("not a JSON object\(syntax); a shard file is written by `pagebench run --shard I/N`")
         }
         guard object["format"] as? String == formatName else {
             throw fail("'format' is \(object["format"].map { "'\($0)'" } ?? "missing"), expected '\(formatName)': not a pagebench shard file")
@@ -115,6 +142,7 @@ public struct ShardFile: Sendable, Equatable {
                 "shard format version \(object["version"].map { "\($0)" } ?? "missing") is not the one this pagebench reads "
                     + "(\(currentVersion)); merge with the pagebench version that wrote it")
         }
+        if let problem = StrictJSON.firstProblem(in: Array(data), nullable: nullablePaths) { throw fail(problem) }
         let document: Document
         do {
             document = try JSONDecoder().decode(Document.self, from: data)
@@ -128,6 +156,12 @@ public struct ShardFile: Sendable, Equatable {
             throw fail("'\(path(context.codingPath))': \(context.debugDescription)")
         } catch {
             throw fail("\(error)")
+        }
+        // Every key the layout knows comes back when the document is encoded again.
+        if let encoded = try? JSONSerialization.jsonObject(with: JSONEncoder().encode(document)) as? [String: Any],
+            let unknown = StrictJSON.unknownKey(in: object, known: encoded)
+        {
+            throw fail(unknown + "; was the file edited, or written by another pagebench version?")
         }
         let shard: Shard
         do {

@@ -103,29 +103,11 @@ extension StoreConfiguration: Codable {
         // Keys inside nested objects (serviceTime, …) that decoding ignored: every key the
         // configuration knows comes back when it is encoded, so one that does not is unknown.
         if let encoded = try? JSONSerialization.jsonObject(with: JSONEncoder().encode(configuration)) as? [String: Any],
-            let unknown = Self.unknownKey(in: dictionary, known: encoded, path: "")
+            let unknown = StrictJSON.unknownKey(in: dictionary, known: encoded)
         {
             throw StoreError.invalidConfiguration(unknown)
         }
         return configuration
-    }
-
-    /// The first key of `given` (at any depth) that `known` (the configuration encoded)
-    /// lacks, described with the keys that level has.
-    static func unknownKey(in given: [String: Any], known: [String: Any], path: String) -> String? {
-        for key in given.keys.sorted() {
-            let keyPath = path.isEmpty ? key : path + "." + key
-            guard let knownValue = known[key] else {
-                return "unknown key \"\(keyPath)\"; known keys\(path.isEmpty ? "" : " of \(path)") are "
-                    + known.keys.sorted().joined(separator: ", ")
-            }
-            if let nested = given[key] as? [String: Any], let knownNested = knownValue as? [String: Any],
-                let unknown = unknownKey(in: nested, known: knownNested, path: keyPath)
-            {
-                return unknown
-            }
-        }
-        return nil
     }
 
     /// Reads, decodes and validates a JSON configuration file.

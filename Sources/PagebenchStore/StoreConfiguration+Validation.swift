@@ -1,3 +1,5 @@
+import PagebenchBase
+
 extension StoreConfiguration {
     /// The largest number of partitions (partition keys travel in tokens as 32-bit values).
     public static let maximumPartitions = Int(Int32.max)
@@ -141,6 +143,9 @@ extension StoreConfiguration {
         }
         if let bad = serviceTime.hotPartitions.first(where: { $0 < 0 || $0 >= partitions }) {
             throw fail("hot partition \(bad) does not exist; partitions are 0 to \(partitions - 1)")
+        }
+        if let repeated = serviceTime.hotPartitions.firstRepeated()?.element {
+            throw fail("hotPartitions lists partition \(repeated) twice; give each hot partition once")
         }
     }
 }

@@ -1,3 +1,5 @@
+import PagebenchBase
+
 /// Writes that arrive while pagers page the store (SEMANTICS S22): inserts, deletes and
 /// updates at configured rates, at seeded partitions and keys, each with a logical version.
 ///
@@ -67,6 +69,10 @@ public struct WritesConfiguration: Sendable, Hashable {
         }
         if let bad = hotPartitions.first(where: { $0 < 0 || $0 >= partitions }) {
             throw fail("hot partition \(bad) does not exist; partitions are 0 to \(partitions - 1)")
+        }
+        if let repeated = hotPartitions.firstRepeated()?.element {
+            // A partition listed twice would take twice its share of the hot writes.
+            throw fail("hotPartitions lists partition \(repeated) twice; give each hot partition once")
         }
     }
 }

@@ -307,6 +307,18 @@ extension Target {
             throw TargetFileError(usage)
         }
         guard !values.isEmpty else { throw TargetFileError("partitions: no values") }
+        if let (repeated, offset) = values.firstRepeated() {
+            // Drains choose among the values: one listed twice would be chosen twice as often.
+            let value: String
+            switch repeated {
+            case .number(let text): value = text
+            default: value = repeated.stringValue.map { "'\($0)'" } ?? "a value"
+            }
+            throw TargetFileError(
+                key == "file"
+                    ? "partitions.file: lists \(value) twice; give each partition value once"
+                    : "partitions.values: lists \(value) twice (again at index \(offset)); give each partition value once")
+        }
         return values
     }
 }

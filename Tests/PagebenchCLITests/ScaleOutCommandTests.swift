@@ -116,6 +116,25 @@ import Glibc
         #expect(failure?.message.contains("cannot merge") == true)
     }
 
+    /// Issue 12: `--shard-output` is checked before anything is measured, as `--output` is
+    /// (exit 73 naming the flag), not after the run: a file where the directory goes, or a
+    /// directory where the shard file goes.
+    @Test func anUnwritableShardOutputIsRefusedBeforeTheRun() async throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try "a file, not a directory".write(toFile: directory + "/file", atomically: true, encoding: .utf8)
+        try FileManager.default.createDirectory(
+            atPath: directory + "/shards/shard-1-of-2.json", withIntermediateDirectories: true)
+        for (shardOutput, problem) in [(directory + "/file", "is not a directory"), (directory + "/shards", "it is a directory")] {
+            let (output, failure) = await run([directory + "/tiny.json", "--shard", "1/2", "--shard-output", shardOutput, "--quiet"])
+            #expect(output == nil)
+            #expect(failure?.exitCode == ExitCodes.cannotCreate)
+            let message = failure?.message ?? ""
+            // The precheck's words, not those of a write that failed after the run.
+            #expect(message.hasPrefix("--shard-output ") && message.contains(problem), "\(message)")
+        }
+    }
+
     /// Two shards run in this process one after the other, merged by `pagebench merge`, give
     /// the rows of one unsharded run (deterministic columns, H3).
     @Test func shardsRunSeparatelyMergeToTheWholeRun() async throws {

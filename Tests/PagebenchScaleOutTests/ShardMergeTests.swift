@@ -300,6 +300,59 @@ import Testing
         }
     }
 
+    /// Issue 12: a shard file is read as strictly as a scenario file (StrictJSON): a key this
+    /// build does not know, at any depth, a key given twice, and a null where the format has
+    /// none are refused naming their path (exit 65 in `pagebench merge`), never dropped.
+    @Test(arguments: [
+        (#""interrupted" : false"#, #""interrupted" : false, "interupted" : true"#, #"unknown key "interupted""#),
+        (#""pages" : 1,"#, #""pages" : 1, "pagez" : 1,"#, #"unknown key "phases[0].counters.pagez"; known keys of phases[0].counters"#),
+        (#""throttled" : 0"#, #""throttled" : 0, "throttledd" : 0"#, #"unknown key "phases[0].counters.errors.throttledd""#),
+        (#""drainCorrected" : null"#, #""drainCorrected" : null, "drainCorected" : "hdr1""#, #""phases[0].histograms.drainCorected""#),
+        (#""index" : 0"#, #""index" : 0, "segment" : 0"#, #"unknown key "shard.segment""#),
+        (#""pagers" : 8"#, #""pagers" : 8, "pagers" : 2"#, "key 'phases[0].pagers' appears twice"),
+        (#""interrupted" : false"#, #""interrupted" : null"#, "'interrupted' is null"),
+        (#""configHash" : "#, #""configHash" : null, "configHash_" : "#, "'phases[0].configHash' is null"),
+    ])
+    func shardFilesAreReadStrictly(original: String, edited: String, expected: String) throws {
+        let text = try inputs(count: 1)[0].file.jsonText()
+        #expect(text.contains(original), "the shard text has no \(original)")
+        guard let error = refusal(text.replacingOccurrences(of: original, with: edited)) else { return }
+        #expect(error.kind == .invalidShard)
+        #expect(error.message.contains(expected), "\(error.message)")
+    }
+
+    /// The nulls the format has (README "Scaling out") still read: no start time, an
+    /// in-process run's HTTP responses, a duration-bound phase's drains, empty histograms.
+    @Test func theFormatsOwnNullsRead() throws {
+        let file = inputs(count: 1)[0].file
+        let text = try file.jsonText()
+        for null in [#""startAt" : null"#, #""httpResponses" : null"#, #""drains" : null"#, #""cancellation" : null"#] {
+            #expect(text.contains(null), "\(null)")
+        }
+        #expect(try ShardFile.decode(json: Data(text.utf8), file: "nulls.json") == file)
+    }
+
+    /// Issue 12: a shard that cannot be written where asked (after the precheck passed) is
+    /// saved to a rescue file the error names, from which it reads back whole.
+    @Test func aShardThatCannotBeWrittenIsRescued() throws {
+        let file = inputs(count: 1)[0].file
+        // /proc/self exists but no file can be created in it: the write fails at its last step.
+        do {
+            try file.write(to: "/proc/self/" + ShardFile.fileName(for: file.shard))
+            Issue.record("wrote a file in /proc/self")
+        } catch {
+            #expect(error.kind == .outputFailed)
+            guard let range = error.message.range(of: "was saved to ") else {
+                Issue.record("no rescue file named: \(error.message)")
+                return
+            }
+            let rescue = String(error.message[range.upperBound...].prefix { $0 != ";" })
+            defer { try? FileManager.default.removeItem(atPath: rescue) }
+            #expect(rescue.hasSuffix("-shard-0-of-1.json"), "\(rescue)")
+            #expect(try ShardFile.read(path: rescue) == file)
+        }
+    }
+
     /// Issue 12: counts large enough to overflow when shards are added are refused on reading,
     /// not trapped on merging.
     @Test func countsThatWouldOverflowTheMergeAreRefused() throws {

@@ -63,6 +63,11 @@ import Testing
         (#"{"partitions": 0}"#, "partitions must be"),
         (#"[1, 2]"#, "top level"),
         (#"{"partitions": 4"#, "not valid JSON"),
+        // Issue 12: a list names distinct things; a repeated element is refused naming the field
+        // (hot partitions [0, 0] went into the configuration hash text as `hot=0+0`).
+        (#"{"serviceTime": {"base": "fixed:1ms", "hotPartitions": [0, 0]}}"#, "serviceTime: hotPartitions lists partition 0 twice"),
+        (#"{"writes": {"insertRate": 1, "hotPartitions": [2, 1, 2]}}"#, "writes: hotPartitions lists partition 2 twice"),
+        (#"{"serviceTime": {"bse": "fixed:1ms"}}"#, "unknown key \"serviceTime.bse\"; known keys of serviceTime are base"),
     ])
     func badJSONIsRejectedWithItsReason(json: String, fragment: String) {
         let error = storeError { _ = try StoreConfiguration.load(json: Data(json.utf8)) }

@@ -120,6 +120,18 @@ import Testing
         #expect(a.targetHash.count == 16)
     }
 
+    /// Issue 12: drains choose among the partition values, so one listed twice would be
+    /// chosen twice as often; the list is refused naming the field and the value.
+    @Test func aPartitionValueListedTwiceIsRefused() throws {
+        #expect(rejection(http("partitions", #"{"values": ["a", "b", "a"]}"#)) == "partitions.values: lists 'a' twice (again at index 2); give each partition value once")
+        #expect(rejection(http("partitions", #"{"values": [7, 7]}"#)).hasPrefix("partitions.values: lists 7 twice"))
+        #expect(rejection(http("partitions", #"{"values": ["7", 7]}"#)) == "accepted")  // a string and a number are sent differently
+        let keys = FileManager.default.temporaryDirectory.appendingPathComponent("pagebench-keys-\(UUID()).txt")
+        defer { try? FileManager.default.removeItem(at: keys) }
+        try "user-1\nuser-2\n user-1 \n".write(to: keys, atomically: true, encoding: .utf8)
+        #expect(rejection(http("partitions", "{\"file\": \"\(keys.path)\"}")).hasPrefix("partitions.file: lists 'user-1' twice"))
+    }
+
     @Test func partitionFilesAreReadRelativeToTheTargetFile() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pagebench-targetfile-\(UUID())")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)

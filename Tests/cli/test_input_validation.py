@@ -161,3 +161,14 @@ def test_a_thresholds_file_is_as_strict_as_a_scenario(tmp_path):
         result = run("check", "--baseline", baseline, "--current", baseline, "--thresholds", str(thresholds))
         assert result.returncode == 65, (text, result.stderr)
         assert message in result.stderr, (text, result.stderr)
+
+
+def test_a_repeated_hot_partition_is_refused_naming_the_field(tmp_path):
+    # Issue 12: `--hot-partitions 0,0` went into the configuration hash text as `hot=0+0`.
+    for flags, field in [(["--hot-partitions", "0,0"], "serviceTime: hotPartitions lists partition 0 twice"),
+                         (["--insert-rate", "1", "--write-hot-partitions", "1,2,1"],
+                          "writes: hotPartitions lists partition 1 twice")]:
+        result = run("run", "--drains", "2", "--concurrency", "1", "--output", str(tmp_path / "out.csv"), *flags)
+        assert result.returncode == 64, result.stderr
+        assert field in result.stderr, result.stderr
+        assert not (tmp_path / "out.csv").exists()

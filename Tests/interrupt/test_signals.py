@@ -8,23 +8,16 @@ The binary is $PAGEBENCH_BIN, else `swift build --show-bin-path`/pagebench.
 """
 import csv
 import datetime
+import fcntl
 import json
 import os
 import signal
 import subprocess
-import threading
 import time
 
 import pytest
 
-from pagebench_support import pagebench_binary
-
-
-
-
-def default_signals():
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+from pagebench_support import pagebench_binary, run_until_marker
 
 
 def scenario(directory, name, **workload):
@@ -44,45 +37,6 @@ def scenario(directory, name, **workload):
     return path
 
 
-def run_and_signal(arguments, marker, send, directory, command="run", watch="stderr"):
-    """Starts `pagebench COMMAND ARGUMENTS`, waits for `marker` on the `watch` stream
-    (stderr: progress; stdout: a knee's step lines), calls `send(process)`."""
-    other_file = open(os.path.join(directory, "other.txt"), "w+", encoding="utf-8")
-    watched = subprocess.PIPE
-    process = subprocess.Popen([pagebench_binary(), command] + arguments, cwd=directory, stdin=subprocess.DEVNULL,
-                               stdout=watched if watch == "stdout" else other_file,
-                               stderr=watched if watch == "stderr" else other_file, text=True,
-                               preexec_fn=default_signals, start_new_session=True)
-    stream = process.stdout if watch == "stdout" else process.stderr
-    lines = []
-    seen = threading.Event()
-
-    def read_watched():
-        for line in stream:
-            lines.append(line)
-            if marker in line:
-                seen.set()
-        seen.set()
-
-    reader = threading.Thread(target=read_watched)
-    reader.start()
-    try:
-        seen.wait(timeout=300)
-        assert process.poll() is None, "pagebench ended before it was signalled:\n" + "".join(lines)
-        send(process)
-        process.wait(timeout=300)
-    finally:
-        if process.poll() is None:
-            os.killpg(process.pid, signal.SIGKILL)
-        reader.join()
-        other_file.seek(0)
-        other = other_file.read()
-        other_file.close()
-    watched_text = "".join(lines)
-    # (returncode, stdout, stderr)
-    return (process.returncode, watched_text, other) if watch == "stdout" else (process.returncode, other, watched_text)
-
-
 def rows(path):
     with open(path, newline="", encoding="utf-8") as handle:
         return list(csv.DictReader(handle))
@@ -93,7 +47,7 @@ def test_a_signal_keeps_the_finished_phase_and_marks_the_interrupted_one_partial
     first = scenario(tmp_path, "first", concurrency=[1], drains=3)
     endless = scenario(tmp_path, "endless", concurrency=[2], durationSeconds=3600)
     never = scenario(tmp_path, "never", concurrency=[1], drains=3)
-    code, stdout, stderr = run_and_signal(
+    code, stdout, stderr = run_until_marker(
         [first, endless, never, "--output", "out.csv"], "endless ×2 rep 1: measuring",
         lambda process: process.send_signal(signum), tmp_path)
     assert code == status, stderr
@@ -118,7 +72,7 @@ def test_a_signal_ends_a_staged_run_with_the_stage_in_progress_partial(tmp_path)
     del document["workload"]["concurrency"]  # the plan sets the pagers
     with open(staged, "w", encoding="utf-8") as handle:
         json.dump(document, handle)
-    code, stdout, stderr = run_and_signal(
+    code, stdout, stderr = run_until_marker(
         [staged, "--output", "out.csv", "--timeseries", "series.csv"], "staged ×4 rep 1: measuring",
         lambda process: process.send_signal(signal.SIGINT), tmp_path)
     assert code == 130, stderr
@@ -143,7 +97,7 @@ def test_workers_get_the_signal_and_the_parent_merges_what_they_measured(tmp_pat
         time.sleep(max(0.0, (start - datetime.datetime.now(datetime.timezone.utc)).total_seconds()) + 2)
         process.send_signal(signal.SIGTERM)
 
-    code, stdout, stderr = run_and_signal(
+    code, stdout, stderr = run_until_marker(
         [endless, "--workers", "2", "--start-at", start_text, "--output", "merged.csv", "--shard-output", "shards"],
         "starting 2 workers", after_start, tmp_path)
     assert code == 143, stderr
@@ -178,7 +132,7 @@ def test_a_signal_stops_a_knee_search_keeping_its_steps(tmp_path, signum, status
         time.sleep(2)  # the second step runs 10 s from when the first one's line is printed
         process.send_signal(signum)
 
-    code, stdout, stderr = run_and_signal(
+    code, stdout, stderr = run_until_marker(
         [tiny, "--slo", "drain_latency_corrected_p99_ns<100s", "--from", "5", "--pagers", "2",
          "--step-duration", "10", "--output", "knee.csv"],
         "step 1:", during_the_second_step, tmp_path, command="knee", watch="stdout")
@@ -195,3 +149,43 @@ def test_a_signal_stops_a_knee_search_keeping_its_steps(tmp_path, signum, status
         assert "cut short" in stdout and "cut short (partial)" in stderr
     else:
         assert len(written) == 1, written
+
+
+@pytest.mark.skipif((os.cpu_count() or 1) < 2, reason="the signal task needs a pool thread besides the blocked write")
+def test_a_second_signal_exits_at_once_while_the_first_is_still_being_handled(tmp_path):
+    """H6: after the first signal the run stops and writes what it measured; a second signal
+    (a second or more later) exits at once with 128 + the signal, without waiting for the
+    writing to end. The history file is held locked here, so the append of the finished
+    phase's row waits, and only the second signal can end the run."""
+    first = scenario(tmp_path, "first", concurrency=[1], drains=3)
+    endless = scenario(tmp_path, "endless", concurrency=[2], durationSeconds=3600)
+    history = tmp_path / "history.csv"
+    held = []
+
+    def signal_twice(process):
+        handle = open(history, "a", encoding="utf-8")
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        held.append(handle)
+        process.send_signal(signal.SIGINT)
+        # --output is written before the history: once it is there, the run waits for the lock.
+        for _ in range(3000):
+            if (tmp_path / "out.csv").exists() or process.poll() is not None:
+                break
+            time.sleep(0.1)
+        assert process.poll() is None, "the run ended after one signal although the history was locked"
+        time.sleep(1.2)  # signals within a second of the first count as the first
+        process.send_signal(signal.SIGINT)
+
+    try:
+        code, stdout, stderr = run_until_marker(
+            [first, endless, "--output", "out.csv", "--history", "history.csv"], "endless ×2 rep 1: measuring",
+            signal_twice, tmp_path)
+    finally:
+        for handle in held:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+            handle.close()
+    assert code == 130, stderr
+    assert "SIGINT again: exiting at once" in stderr, stderr
+    # The rows written before the second signal are kept; the locked history got nothing.
+    assert [row["partial"] for row in rows(tmp_path / "out.csv")] == ["0", "1"]
+    assert history.read_text(encoding="utf-8") == ""

@@ -11,6 +11,9 @@ GET /repeat?[nextToken=T]       200 {"items": [], "nextToken": "same"} forever (
 GET /throttle?...               as /ok, but the first request for each token answers 429 Retry-After: 1
 GET /unavailable                503 without Retry-After, always
 GET /status/CODE                that status with a small JSON body
+GET /pages/...                  an empty page in `pagebench serve`'s body format with a new
+                                token, forever (a drain that never ends, for http-bench);
+                                after the 20th prints `served 20` on stdout
 
 Prints `listening on http://127.0.0.1:PORT`; stops when stdin closes or on SIGTERM.
 """
@@ -24,6 +27,7 @@ from urllib.parse import parse_qs, urlparse
 
 SECRET = os.environ.get("EXPECTED_SECRET", "")
 throttled = set()
+served_pages = 0
 lock = threading.Lock()
 
 
@@ -55,6 +59,16 @@ class Handler(BaseHTTPRequestHandler):
         items = [{"id": i, "name": f"item {i}"} for i in range(start, end)]
         token = str(end) if end < 20 else None
         self.send(200, json.dumps({"items": items, "nextToken": token}))
+
+    def store_page(self):
+        global served_pages
+        with lock:
+            served_pages += 1
+            number = served_pages
+        self.send(200, json.dumps({"items": [], "nextToken": f"t{number}", "returned": 0, "scanned": 0,
+                                   "scannedBytes": 0}))
+        if number == 20:
+            print("served 20", flush=True)
 
     def do_GET(self):
         url = urlparse(self.path)
@@ -88,6 +102,8 @@ class Handler(BaseHTTPRequestHandler):
                 self.page(query)
         elif path == "/unavailable":
             self.send(503, json.dumps({"message": "down"}))
+        elif path.startswith("/pages/"):
+            self.store_page()
         elif path.startswith("/status/"):
             self.send(int(path.split("/")[2]), json.dumps({"message": "as asked"}))
         else:

@@ -1,0 +1,108 @@
+"""Issue 12, `pagebench http-bench`: errors are counted as errors and end the run with the
+documented exit 69 (a 404, a server that dies part way), the duration holds with many
+connections, and more connections than the process may open descriptors for are refused
+before anything connects.
+
+Nothing here asserts a wall-clock time: the servers say when they have answered, and each
+subprocess has only a generous time limit against a hang. The binary is $PAGEBENCH_BIN,
+else `swift build --show-bin-path`/pagebench.
+"""
+import json
+import os
+import resource
+import signal
+import subprocess
+import sys
+
+from pagebench_support import ROOT, ServedStore, pagebench_binary
+
+# A JSON API that misbehaves on purpose; its /pages/ answers empty pages in `pagebench
+# serve`'s body format forever and says on stdout when it has answered 20.
+MISBEHAVING = os.path.join(ROOT, "Tests", "PagebenchTargetsTests", "Servers", "misbehaving.py")
+
+
+def http_bench(*arguments, limits=None):
+    def preexec():
+        if limits:
+            resource.setrlimit(resource.RLIMIT_NOFILE, limits)
+    return subprocess.run([pagebench_binary(), "http-bench", *arguments], capture_output=True, text=True,
+                          timeout=300, preexec_fn=preexec)
+
+
+def summary(result):
+    return json.loads(result.stdout.strip().splitlines()[-1])
+
+
+def test_a_404_ends_the_run_at_once_with_exit_69():
+    server = ServedStore("--partitions", "2", "--items-per-partition", "10")
+    try:
+        result = http_bench("--target", server.endpoint + "/no-such-prefix", "--connections", "2", "--duration", "3600")
+    finally:
+        server.stop()
+    assert result.returncode == 69, result.stderr
+    assert "non-retryable failure ended the run" in result.stderr and "404" in result.stderr, result.stderr
+    line = summary(result)
+    assert line["failures"] >= 1 and line["pages"] == 0
+    assert line["statusCounts"] == {"404": line["requests"]}, line
+
+
+def test_a_server_that_dies_mid_run_ends_it_with_exit_69():
+    server = subprocess.Popen([sys.executable, MISBEHAVING], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        endpoint = server.stdout.readline().split("listening on ")[1].strip()
+        bench = subprocess.Popen([pagebench_binary(), "http-bench", "--target", endpoint + "/pages", "--connections",
+                                  "2", "--duration", "3600"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        try:
+            assert server.stdout.readline().strip() == "served 20"
+            server.send_signal(signal.SIGKILL)
+            server.wait(timeout=30)
+            stdout, stderr = bench.communicate(timeout=300)
+        finally:
+            if bench.poll() is None:
+                bench.kill()
+    finally:
+        if server.poll() is None:
+            server.kill()
+    assert bench.returncode == 69, stderr
+    assert "stopped answering" in stderr, stderr
+    line = json.loads(stdout.strip().splitlines()[-1])
+    # The answers before it died are counted; the requests after it are not requests.
+    assert line["pages"] > 0 and line["requests"] == line["pages"], line
+    assert line["unanswered"] >= 6, line
+
+
+def test_many_connections_for_a_short_duration_end_and_count_only_the_window():
+    server = ServedStore("--partitions", "2", "--items-per-partition", "100")
+    try:
+        result = http_bench("--target", server.endpoint, "--connections", "1000", "--duration", "2")
+    finally:
+        server.stop()
+    if result.returncode == 69:
+        # A server too loaded to answer any of them within the duration: said so, no line.
+        assert "no page received" in result.stderr, result.stderr
+        return
+    assert result.returncode == 0, result.stderr
+    line = summary(result)
+    # The figures cover the duration, never the connecting and closing around it.
+    assert line["seconds"] <= 2.0, line
+    assert line["requests"] > 0 and line["pages"] == line["requests"], line
+
+
+def test_more_connections_than_file_descriptors_are_refused_before_connecting():
+    # Port 9 on loopback: nothing listens; the refusal comes before any connection is tried.
+    result = http_bench("--target", "http://127.0.0.1:9", "--connections", "1000", "--duration", "1",
+                        limits=(256, 256))
+    assert result.returncode == 64, result.stderr
+    assert "--connections 1000 needs" in result.stderr and "file descriptors" in result.stderr, result.stderr
+    assert "ulimit -n" in result.stderr, result.stderr
+    assert result.stdout == ""
+
+
+def test_a_soft_descriptor_limit_below_the_hard_one_is_raised():
+    # The soft limit (256) is raised to what 1000 connections need (the hard limit allows it):
+    # the run goes on, and ends as a run against a dead port does.
+    result = http_bench("--target", "http://127.0.0.1:9", "--connections", "1000", "--duration", "60",
+                        limits=(256, 4096))
+    assert "file descriptors" not in result.stderr, result.stderr
+    assert result.returncode == 69, result.stderr
+    assert "stopped answering" in result.stderr, result.stderr
