@@ -2,20 +2,19 @@
 -- (POST /, X-Amz-Target: DynamoDB_20120810.Query), following LastEvaluatedKey the way an
 -- SDK paginator does: each connection queries the first page, then the page after its
 -- last response's LastEvaluatedKey, and starts again after the last page. Throttling
--- (400 ProvisionedThroughputExceededException) and faults (500) repeat the same request.
+-- (400 ProvisionedThroughputExceededException) and faults (500) repeat the same request,
+-- and fail the run unless PAGEBENCH_WRK_EXPECT_ERRORS=1 (drain.lua says why).
 --
 --   wrk -t 8 -c 8 -d 10s -s Benchmarks/wrk/dynamodb-query.lua http://127.0.0.1:8080 -- 3 10
 --
 -- Arguments after `--`: the partition (default 3) and the Limit (default 10). Give as many
 -- threads as connections (-t N -c N): the start key is kept per wrk thread.
 
+local drain = dofile(string.match(debug.getinfo(1, "S").source, "^@(.-)[^/]*$") .. "drain.lua")
+
 partition = "3"
 limit = "10"
 lastKey = nil
-pages = 0
-drains = 0
-retries = 0
-failures = 0
 
 function init(args)
   if args[1] ~= nil then partition = args[1] end
@@ -36,33 +35,18 @@ end
 
 function response(status, headers, body)
   if status == 200 then
-    pages = pages + 1
     lastKey = string.match(body, '"LastEvaluatedKey":(%b{})')
-    if lastKey == nil then drains = drains + 1 end
+    drain.page(lastKey ~= nil)
   elseif string.find(body, "ProvisionedThroughputExceededException", 1, true) or status == 500 then
-    retries = retries + 1
+    drain.retryable(status, body)
   else
-    failures = failures + 1
+    drain.failure(status, body)
     lastKey = nil
   end
 end
 
-threads = {}
-
-function setup(thread)
-  table.insert(threads, thread)
-end
+setup = drain.setup
 
 function done(summary, latency, requests)
-  local p, d, r, f = 0, 0, 0, 0
-  for _, thread in ipairs(threads) do
-    p = p + thread:get("pages")
-    d = d + thread:get("drains")
-    r = r + thread:get("retries")
-    f = f + thread:get("failures")
-  end
-  local seconds = summary.duration / 1e6
-  io.write(string.format(
-    "dynamodb-query: requests=%d pages=%d drains=%d retries=%d failures=%d seconds=%.3f requestsPerSecond=%.1f\n",
-    summary.requests, p, d, r, f, seconds, summary.requests / seconds))
+  drain.done("dynamodb-query", summary)
 end

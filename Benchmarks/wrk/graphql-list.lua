@@ -3,20 +3,19 @@
 -- does: each connection asks for the first page, then the page its last response's
 -- nextToken names, and starts again after the last page. The query text is the same on
 -- every request (the token travels in variables), as a client's would be, so the server's
--- parsed-document cache applies. Errors (GraphQL `errors`) repeat the same request.
+-- parsed-document cache applies. Errors (GraphQL `errors`) repeat the same request, and fail
+-- the run unless PAGEBENCH_WRK_EXPECT_ERRORS=1 (drain.lua says why).
 --
 --   wrk -t 8 -c 8 -d 10s -s Benchmarks/wrk/graphql-list.lua http://127.0.0.1:8080 -- 3 10
 --
 -- Arguments after `--`: the partition (default 3) and the limit (default 10). Give as many
 -- threads as connections (-t N -c N): the token is kept per wrk thread.
 
+local drain = dofile(string.match(debug.getinfo(1, "S").source, "^@(.-)[^/]*$") .. "drain.lua")
+
 partition = "3"
 limit = "10"
 token = nil
-pages = 0
-drains = 0
-retries = 0
-failures = 0
 query = "query List($p: Int, $l: Int, $t: String) { listItems(partition: $p, limit: $l, nextToken: $t) "
   .. "{ items { partition sortKey sizeBytes category fingerprint } nextToken scannedCount } }"
 
@@ -36,33 +35,18 @@ end
 
 function response(status, headers, body)
   if status == 200 and not string.find(body, '"errors"', 1, true) then
-    pages = pages + 1
     token = string.match(body, '"nextToken":"([%w%-_]+)"')
-    if token == nil then drains = drains + 1 end
+    drain.page(token ~= nil)
   elseif status == 200 then
-    retries = retries + 1
+    drain.retryable(status, body)
   else
-    failures = failures + 1
+    drain.failure(status, body)
     token = nil
   end
 end
 
-threads = {}
-
-function setup(thread)
-  table.insert(threads, thread)
-end
+setup = drain.setup
 
 function done(summary, latency, requests)
-  local p, d, r, f = 0, 0, 0, 0
-  for _, thread in ipairs(threads) do
-    p = p + thread:get("pages")
-    d = d + thread:get("drains")
-    r = r + thread:get("retries")
-    f = f + thread:get("failures")
-  end
-  local seconds = summary.duration / 1e6
-  io.write(string.format(
-    "graphql-list: requests=%d pages=%d drains=%d retries=%d failures=%d seconds=%.3f requestsPerSecond=%.1f\n",
-    summary.requests, p, d, r, f, seconds, summary.requests / seconds))
+  drain.done("graphql-list", summary)
 end

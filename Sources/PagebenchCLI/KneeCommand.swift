@@ -6,7 +6,8 @@ import PagebenchMetrics
 import PagebenchReport
 
 /// `pagebench knee`: the highest open-loop arrival rate at which every SLO holds over a
-/// whole step (SEMANTICS H5), found by doubling from `--from` and then bisecting to
+/// whole step and the step starts at least `--min-achieved` of the drains it offers (SEMANTICS H5;
+/// ``KneeSearch/Verdict``), found by doubling from `--from` and then bisecting to
 /// `--resolution`.
 ///
 /// Thin wiring: ``KneeSearch`` decides the rates, each step is one `pagebench run` phase
@@ -19,9 +20,11 @@ public struct KneeCommand: AsyncParsableCommand {
         abstract: "Find the highest arrival rate (drains/s) at which the SLOs hold: step up, then bisect (H5).",
         discussion: """
             Each step runs the scenario open-loop at a fixed rate for --step-duration seconds on \
-            --pagers slots and judges its row against every --slo. Judge latency on \
-            drain_latency_corrected_* (from the intended start): uncorrected drain latency hides the \
-            queue (coordinated omission) and finds a knee that is too high, so it is refused. \
+            --pagers slots and judges its row against every --slo and the scenario's slo list; it \
+            holds when they hold and it started at least --min-achieved of the drains it offered \
+            (drains + cancellations against target_drains_per_s × target_duration_s). Judge latency on drain_latency_corrected_* (from the \
+            intended start): uncorrected drain and page latency hide the queue (coordinated \
+            omission) and find a knee that is too high, so they are refused. \
             Arguments after `--` go to every step's `pagebench run` (store and workload flags, \
             --target URL, --workers N, --service-timer-microseconds). Every step's row goes to \
             --output; the table and the knee are printed. \
@@ -37,7 +40,7 @@ public struct KneeCommand: AsyncParsableCommand {
     @Option(
         name: .customLong("slo"),
         help: ArgumentHelp(
-            "A service-level objective each step must meet, e.g. drain_latency_corrected_p99_ns<200ms or error_rate<0.1%. Repeatable; at least one.",
+            "A service-level objective each step must meet, e.g. drain_latency_corrected_p99_ns<200ms or error_rate<0.1%. Repeatable; added to the scenario's slo list; at least one in all.",
             valueName: "expr"))
     public var sloExpressions: [String] = []
 
@@ -49,6 +52,12 @@ public struct KneeCommand: AsyncParsableCommand {
 
     @Option(help: ArgumentHelp("Stop bisecting when the held and broken rates are this close: 5% or 0.05.", valueName: "fraction"))
     public var resolution: String = "5%"
+
+    @Option(
+        help: ArgumentHelp(
+            "A step holds only if it started at least this fraction of the drains it offered (drains + cancellations): 95% or 0.95; 0 judges on the SLOs alone.",
+            valueName: "fraction"))
+    public var minAchieved: String = "95%"
 
     @Option(parsing: .unconditional, help: ArgumentHelp("Seconds each step runs.", valueName: "seconds"))
     public var stepDuration: Double = 10
@@ -79,10 +88,10 @@ public struct KneeCommand: AsyncParsableCommand {
     ]
 
     public func validate() throws {
-        guard !sloExpressions.isEmpty else {
-            throw ValidationError("give at least one --slo, e.g. --slo 'drain_latency_corrected_p99_ns<200ms'")
+        // A scenario's slo list is read when the search starts; without a scenario, --slo is all.
+        if !sloExpressions.isEmpty || scenarioPath == nil {
+            _ = try Self.reporting { () throws(CommandFailure) in try objectives(scenario: nil) }
         }
-        _ = try Self.reporting { () throws(CommandFailure) in try objectives() }
         _ = try Self.reporting { () throws(CommandFailure) in try search() }
         guard stepDuration.isFinite, stepDuration >= 0.1, stepDuration <= 86_400 else {
             throw ValidationError("--step-duration must be 0.1 to 86400 seconds, got \(stepDuration)")
@@ -109,42 +118,71 @@ public struct KneeCommand: AsyncParsableCommand {
         }
     }
 
-    /// The parsed SLOs; uncorrected drain latency is refused (H5).
-    func objectives() throws(CommandFailure) -> [ServiceLevelObjective] {
-        let objectives: [ServiceLevelObjective]
+    /// Every SLO of a step: the scenario's `slo` list, then every `--slo`. Uncorrected latency
+    /// is refused (H5): drain latency measured from when a drain started, and page latency.
+    ///
+    /// - Throws: ``CommandFailure``: 64 for no SLO at all, a bad `--slo` or an uncorrected
+    ///   latency bound; 65 for a bad entry of the scenario's list.
+    func objectives(scenario: Scenario?) throws(CommandFailure) -> [ServiceLevelObjective] {
+        let fromScenario = try scenario.map { (scenario) throws(CommandFailure) in try RunObjectives.check(scenario, file: scenarioPath) } ?? []
+        let fromFlags: [ServiceLevelObjective]
         do {
-            objectives = try ServiceLevelObjective.parseAll(sloExpressions)
+            fromFlags = try ServiceLevelObjective.parseAll(sloExpressions)
         } catch {
             throw CommandFailure(error)
         }
-        for objective in objectives {
-            if objective.column.hasPrefix("drain_latency_p") || objective.column == "drain_latency_max_ns" {
-                throw CommandFailure(
-                    ExitCodes.usage,
-                    "--slo '\(objective.text)': \(objective.column) is measured from when a drain started, not from when it "
-                        + "was meant to start, so a queue of late drains never breaks it and the knee comes out too high; "
-                        + "use \(objective.column.replacingOccurrences(of: "drain_latency_", with: "drain_latency_corrected_"))")
-            }
+        guard !fromScenario.isEmpty || !fromFlags.isEmpty else {
+            throw CommandFailure(
+                ExitCodes.usage,
+                "give at least one --slo, e.g. --slo 'drain_latency_corrected_p99_ns<200ms', or an \"slo\" list in the scenario")
         }
-        return objectives
+        for (objective, source) in fromScenario.map({ ($0, "the scenario's slo") }) + fromFlags.map({ ($0, "--slo") }) {
+            try Self.refuseUncorrectedLatency(objective, source: source)
+        }
+        return fromScenario + fromFlags
+    }
+
+    /// H5: the knee is judged on corrected latency. Drain latency measured from when a drain
+    /// started, and page latency (from when a page was requested; pagebench has no corrected
+    /// page latency), never see the drains queued behind a saturated service (coordinated
+    /// omission), so a search on them finds a knee that is too high.
+    static func refuseUncorrectedLatency(_ objective: ServiceLevelObjective, source: String) throws(CommandFailure) {
+        let column = objective.column
+        let what: String
+        if column.hasPrefix("drain_latency_p") || column == "drain_latency_max_ns" {
+            what = "is measured from when a drain started, not from when it was meant to start"
+        } else if column.hasPrefix("page_latency_") {
+            what = "is measured from when each page was requested, and pagebench has no corrected page latency"
+        } else {
+            return
+        }
+        let corrected = column.replacingOccurrences(of: column.hasPrefix("page_") ? "page_latency_" : "drain_latency_", with: "drain_latency_corrected_")
+        throw CommandFailure(
+            ExitCodes.usage,
+            "\(source) '\(objective.text)': \(column) \(what), so a queue of late drains never breaks it and the knee "
+                + "comes out too high; bound the corrected drain latency instead: \(corrected)")
     }
 
     func search() throws(CommandFailure) -> KneeSearch {
-        let trimmed = resolution.trimmingCharacters(in: .whitespaces)
-        let fraction: Double?
-        if trimmed.hasSuffix("%") {
-            fraction = Double(trimmed.dropLast()).map { $0 / 100 }
-        } else {
-            fraction = Double(trimmed)
-        }
-        guard let fraction else {
-            throw CommandFailure(ExitCodes.usage, "--resolution '\(resolution)' is not a fraction (0.05) or percentage (5%)")
-        }
         do {
-            return try KneeSearch(startRate: from, maxRate: maxRate, resolution: fraction, maxSteps: maxSteps)
+            return try KneeSearch(
+                startRate: from, maxRate: maxRate, resolution: try Self.fraction(resolution, flag: "--resolution", example: "5%"),
+                maxSteps: maxSteps, minAchievedFraction: try Self.fraction(minAchieved, flag: "--min-achieved", example: "95%"))
+        } catch let error as CommandFailure {
+            throw error
         } catch {
-            throw CommandFailure(error)
+            throw CommandFailure(wrapping: error)
         }
+    }
+
+    /// A flag's fraction, written as one (0.05) or as a percentage (5%).
+    static func fraction(_ text: String, flag: String, example: String) throws(CommandFailure) -> Double {
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        let value = trimmed.hasSuffix("%") ? Double(trimmed.dropLast()).map { $0 / 100 } : Double(trimmed)
+        guard let value else {
+            throw CommandFailure(ExitCodes.usage, "\(flag) '\(text)' is not a fraction or a percentage, e.g. \(example)")
+        }
+        return value
     }
 
     public func run() async throws {
@@ -171,7 +209,10 @@ public struct KneeCommand: AsyncParsableCommand {
         public var rate: Double
         public var row: ResultRow
         public var held: Bool
+        /// The SLOs it broke, as sentences.
         public var violations: [String]
+        /// Its verdict: the SLOs and the throughput condition (nil for a step cut short).
+        public var verdict: KneeSearch.Verdict?
     }
 
     /// Runs the search; returns the result and every step's row.
@@ -184,8 +225,14 @@ public struct KneeCommand: AsyncParsableCommand {
     public func execute(into out: inout some TextOutputStream, interruption: Interruption? = nil) async throws(CommandFailure)
         -> (result: KneeSearch.Result, steps: [Step])
     {
-        let objectives = try objectives()
-        if let scenarioPath, let scenario = try? Scenario.load(path: scenarioPath), scenario.workload.stages != nil {
+        let scenario: Scenario?
+        do {
+            scenario = try scenarioPath.map { (path) throws(HarnessError) in try Scenario.load(path: path) }
+        } catch {
+            throw CommandFailure(error)
+        }
+        let objectives = try objectives(scenario: scenario)
+        if let scenario, scenario.workload.stages != nil {
             // A knee step holds one rate for its whole length (H5); a stage plan ramps it (H4).
             throw CommandFailure(
                 ExitCodes.usage,
@@ -194,11 +241,15 @@ public struct KneeCommand: AsyncParsableCommand {
         }
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        if !quiet {
-            out.write("knee search: \(objectives.map(\.description).joined(separator: ", ")); steps of \(stepDuration) s on \(pagers) pagers, from \(from) drains/s\n")
-        }
         var steps: [Step] = []
         var search = try search()
+        if !quiet {
+            let throughput = search.minAchievedFraction > 0
+                ? " and \(NumberText.fixed(search.minAchievedFraction * 100, 0)) % of the rate achieved" : ""
+            out.write(
+                "knee search: \(objectives.map(\.description).joined(separator: ", "))\(throughput); steps of \(stepDuration) s "
+                    + "on \(pagers) pagers, from \(from) drains/s\n")
+        }
         let result: KneeSearch.Result
         var cutShort: Step?
         loop: while true {
@@ -216,7 +267,7 @@ public struct KneeCommand: AsyncParsableCommand {
                     if case .cutShort(let row?) = measured {
                         // Not a whole step, so no verdict (H5): it is kept, marked partial, and
                         // drawn nowhere (slo_held stays empty).
-                        cutShort = Step(rate: rate, row: row, held: false, violations: [])
+                        cutShort = Step(rate: rate, row: row, held: false, violations: [], verdict: nil)
                         steps.append(cutShort!)
                         if !quiet { out.write(Self.describeCutShort(cutShort!, number: steps.count)) }
                     }
@@ -224,10 +275,19 @@ public struct KneeCommand: AsyncParsableCommand {
                     break loop
                 }
                 let violations = ServiceLevelObjective.violations(of: objectives, in: [row])
-                row.sloHeld = violations.isEmpty ? 1 : 0
-                let step = Step(rate: rate, row: row, held: violations.isEmpty, violations: violations)
+                // Achieved: the drains the step started, over its length: those that ended and
+                // those cancelled (in flight at its end, or by the probe). Completions alone would
+                // miss the drains in flight at the end, rate × drain latency of them, a share
+                // that grows as steps shorten; a saturated step still starts only about its
+                // capacity (plus one drain per pager). Not drains_per_s, whose measured duration
+                // also spans the phase's start and end: far from the step's length for a short step.
+                let achieved = Double(row.drains + row.cancellations) / (row.targetDurationSeconds ?? stepDuration)
+                let verdict = search.judge(rate: rate, achievedRate: achieved, sloHeld: violations.isEmpty)
+                // A knee step's slo_held is its verdict: the SLOs and the throughput condition.
+                row.sloHeld = verdict.held ? 1 : 0
+                let step = Step(rate: rate, row: row, held: verdict.held, violations: violations, verdict: verdict)
                 steps.append(step)
-                search.record(rate: rate, held: step.held)
+                search.record(verdict)
                 if !quiet { out.write(Self.describe(step, number: steps.count, objectives: objectives)) }
             }
         }
@@ -285,7 +345,8 @@ public struct KneeCommand: AsyncParsableCommand {
         var discard = ""
         let output: SweepRunner.Output
         do {
-            output = try await command.execute(into: &discard, interruption: interruption)
+            // The step is judged here (SLOs and throughput), not by the run.
+            output = try await command.execute(into: &discard, interruption: interruption, judgingObjectives: false)
         } catch where interruption?.isRequested == true {
             // The run wrote what it measured (H6) before it reported the signal.
             // A signal that came after the phase ended leaves a whole step.
@@ -320,9 +381,15 @@ public struct KneeCommand: AsyncParsableCommand {
             case .missing: "\(objective.column)=-"
             }
         }
-        let verdict = step.held ? "held" : "broke"
+        var verdict = step.held ? "held" : "broke"
+        var achieved = ""
+        if let judged = step.verdict {
+            if judged.sloHeld && !judged.sustained { verdict = "broke by throughput" }
+            achieved = "achieved \(rate(judged.achievedRate.rounded())) drains/s = \(NumberText.fixed(judged.achievedFraction, 3)) of the rate"
+                + (judged.sustained ? "" : ", under --min-achieved \(NumberText.fixed(judged.minAchievedFraction, 2))") + "; "
+        }
         return "step \(number): \(rate(step.rate)) drains/s: \(verdict) (\(figures.joined(separator: ", ")); "
-            + "\(step.row.drains) drains, \(step.row.missedStarts ?? 0) missed starts)\n"
+            + "\(achieved)\(step.row.drains) drains, \(step.row.missedStarts ?? 0) missed starts)\n"
     }
 
     static func describeCutShort(_ step: Step, number: Int) -> String {

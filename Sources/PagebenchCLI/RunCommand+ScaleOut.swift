@@ -129,7 +129,7 @@ extension RunCommand {
     /// `--workers N` (``PagebenchScaleOut/LocalWorkers``): checks, progress lines and the
     /// merged CSV around the workers' run.
     func runWorkers(
-        _ count: Int, scenarios: [Scenario], into out: inout some TextOutputStream, executable: String?,
+        _ count: Int, scenarios: [Scenario], objectives: RunObjectives?, into out: inout some TextOutputStream, executable: String?,
         launched: @Sendable (Int, Int32) -> Void, interruption: Interruption?
     ) async throws(CommandFailure) -> SweepRunner.Output {
         guard let executable = executable ?? WorkerPool.currentExecutable else {
@@ -167,7 +167,7 @@ extension RunCommand {
         var responses = HTTPStatusCounts()
         for counts in merged.httpResponses { responses.add(HTTPStatusCounts(keyedCounts: counts)) }
         var rows = merged.rows
-        try markObjectives(&rows)
+        objectives?.mark(&rows)
         let output = SweepRunner.Output(rows: rows, results: [], timeSeries: [])
         let csv = self.output ?? ResultWriter.defaultOutput
         do {

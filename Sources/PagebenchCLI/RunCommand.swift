@@ -118,29 +118,10 @@ public struct RunCommand: AsyncParsableCommand {
 
     public init() {}
 
-    /// The parsed `--slo` bounds.
-    func objectives() throws(CommandFailure) -> [ServiceLevelObjective] {
-        do {
-            return try ServiceLevelObjective.parseAll(sloExpressions)
-        } catch {
-            throw CommandFailure(error)
-        }
-    }
-
     /// After the results are written: exit 99 naming every bound a row broke.
-    /// Sets `slo_held` on every row when SLOs were given (before the rows are written).
-    func markObjectives(_ rows: inout [ResultRow]) throws(CommandFailure) {
-        let objectives = try objectives()
-        guard !objectives.isEmpty else { return }
-        for index in rows.indices {
-            rows[index].sloHeld = ServiceLevelObjective.violations(of: objectives, in: [rows[index]]).isEmpty ? 1 : 0
-        }
-    }
-
-    func checkObjectives(_ rows: [ResultRow], into out: inout some TextOutputStream) throws(CommandFailure) {
-        let objectives = try objectives()
-        guard !objectives.isEmpty else { return }
-        let violations = ServiceLevelObjective.violations(of: objectives, in: rows)
+    func checkObjectives(_ rows: [ResultRow], _ objectives: RunObjectives?, into out: inout some TextOutputStream) throws(CommandFailure) {
+        guard let objectives, !objectives.isEmpty else { return }
+        let violations = objectives.violations(in: rows)
         guard violations.isEmpty else {
             throw CommandFailure(
                 ExitCodes.sloBroken,
@@ -148,7 +129,7 @@ public struct RunCommand: AsyncParsableCommand {
                     + violations.joined(separator: "\n  "))
         }
         if !quiet {
-            out.write("every SLO held on every row: \(objectives.map(\.description).joined(separator: ", "))\n")
+            out.write("every SLO held on every row: \(objectives.all.map(\.description).joined(separator: ", "))\n")
         }
     }
 
@@ -209,10 +190,19 @@ public struct RunCommand: AsyncParsableCommand {
             if scenarioPaths.isEmpty {
                 loaded = [.default]
             } else {
-                loaded = try Scenario.files(expanding: scenarioPaths).map { (path) throws(HarnessError) in try Scenario.load(path: path) }
+                loaded = []
+                for path in try Scenario.files(expanding: scenarioPaths) {
+                    let scenario = try Scenario.load(path: path)
+                    // Its SLOs are parsed here (the harness does not judge rows): a bad one
+                    // names its file before anything runs.
+                    try RunObjectives.check(scenario, file: path)
+                    loaded.append(scenario)
+                }
             }
-        } catch {
+        } catch let error as HarnessError {
             throw CommandFailure(error)
+        } catch {
+            throw CommandFailure(wrapping: error)
         }
         var fromConfigFile: StoreConfiguration?
         if store.configFile != nil { fromConfigFile = try store.configuration() }
@@ -255,11 +245,16 @@ public struct RunCommand: AsyncParsableCommand {
     ///     what was measured is written, the cut-short phase marked partial, and this throws
     ///     exit status 128 + the signal.
     @discardableResult
+    ///   - judgingObjectives: false: the SLOs (`--slo`, a scenario's `slo`) are neither marked
+    ///     on the rows nor checked; `knee` judges its steps itself.
     public func execute(
         into out: inout some TextOutputStream, workerExecutable: String? = nil,
-        workerLaunched: @Sendable (Int, Int32) -> Void = { _, _ in }, interruption: Interruption? = nil
+        workerLaunched: @Sendable (Int, Int32) -> Void = { _, _ in }, interruption: Interruption? = nil,
+        judgingObjectives: Bool = true
     ) async throws(CommandFailure) -> SweepRunner.Output {
         var scenarios = try self.scenarios()
+        // Every `--slo` on every row, each scenario's `slo` on its rows.
+        let objectives = judgingObjectives ? try RunObjectives(flags: sloExpressions, scenarios: scenarios) : nil
         if printScenarios {
             for scenario in scenarios {
                 out.write((try? scenario.jsonText()) ?? "")
@@ -295,11 +290,11 @@ public struct RunCommand: AsyncParsableCommand {
                 try? await source.shutdown()
             }
             let merged = try await runWorkers(
-                workers, scenarios: scenarios, into: &out, executable: workerExecutable, launched: workerLaunched,
-                interruption: interruption)
+                workers, scenarios: scenarios, objectives: objectives, into: &out, executable: workerExecutable,
+                launched: workerLaunched, interruption: interruption)
             try Self.checkInterrupted(interruption, rows: merged.rows)
             if let target = realTarget?.name ?? target { try Self.checkTargetAnswered(merged.rows, target: target) }
-            try checkObjectives(merged.rows, into: &out)
+            try checkObjectives(merged.rows, objectives, into: &out)
             return merged
         }
         let shard = try parsedShard()
@@ -397,7 +392,7 @@ public struct RunCommand: AsyncParsableCommand {
         }
         if interruption?.isRequested == true, result.rows.isEmpty { try Self.checkInterrupted(interruption, rows: []) }
         let output = self.output ?? ResultWriter.defaultOutput
-        try markObjectives(&result.rows)
+        objectives?.mark(&result.rows)
         do {
             try ResultWriter.write(result, to: output, history: history, timeSeries: timeseries)
         } catch {
@@ -412,7 +407,7 @@ public struct RunCommand: AsyncParsableCommand {
         }
         try Self.checkInterrupted(interruption, rows: result.rows)
         try checkAnswered(result.rows)
-        try checkObjectives(result.rows, into: &out)
+        try checkObjectives(result.rows, objectives, into: &out)
         return result
     }
 

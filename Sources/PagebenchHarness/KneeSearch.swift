@@ -1,5 +1,5 @@
 /// The search for the knee (SEMANTICS H5): the highest open-loop arrival rate at which an SLO
-/// holds over a whole step.
+/// holds over a whole step and the step sustains the rate it offers (``Verdict``).
 ///
 /// A pure state machine: ``next()`` says which rate to measure, ``record(rate:held:)`` takes the
 /// verdict. It doubles the rate from `startRate` while the SLO holds (capped at `maxRate`),
@@ -60,6 +60,9 @@ public struct KneeSearch: Sendable, Equatable {
     /// The relative gap at which bisection stops: 0.05 means the knee is known to within 5 %.
     public let resolution: Double
     public let maxSteps: Int
+    /// The fraction of the offered rate a step must achieve to hold (``Verdict``): 0.95 means
+    /// at least 95 drains/s started of 100/s offered; 0 judges on the SLOs alone.
+    public let minAchievedFraction: Double
 
     private(set) var highestHeld: Double?
     private(set) var lowestBroken: Double?
@@ -67,9 +70,11 @@ public struct KneeSearch: Sendable, Equatable {
     private var pending: Double?
 
     /// - Throws: ``HarnessError`` naming the flag for a rate that is not positive and finite,
-    ///   `maxRate < startRate`, a resolution outside (0, 1), or fewer than 2 steps.
+    ///   `maxRate < startRate`, a resolution outside (0, 1), fewer than 2 steps, or a
+    ///   minimum achieved fraction outside [0, 1].
     public init(
-        startRate: Double, maxRate: Double? = nil, resolution: Double = 0.05, maxSteps: Int = 40
+        startRate: Double, maxRate: Double? = nil, resolution: Double = 0.05, maxSteps: Int = 40,
+        minAchievedFraction: Double = 0.95
     ) throws(HarnessError) {
         guard startRate.isFinite, startRate > 0 else {
             throw HarnessError(.invalidArgument, "--from: the first rate must be a positive number of drains/s, not \(startRate)")
@@ -84,10 +89,52 @@ public struct KneeSearch: Sendable, Equatable {
         guard maxSteps >= 2 else {
             throw HarnessError(.invalidArgument, "a knee search needs at least 2 steps, not \(maxSteps)")
         }
+        guard minAchievedFraction.isFinite, minAchievedFraction >= 0, minAchievedFraction <= 1 else {
+            throw HarnessError(
+                .invalidArgument,
+                "--min-achieved must be between 0 % and 100 % of the offered rate (0: judge on the SLOs alone), not \(minAchievedFraction * 100) %")
+        }
         self.startRate = startRate
         self.maxRate = maxRate
         self.resolution = resolution
         self.maxSteps = maxSteps
+        self.minAchievedFraction = minAchievedFraction
+    }
+
+    /// Whether a step held (H5): its SLOs held over the whole step, and it achieved at least
+    /// ``KneeSearch/minAchievedFraction`` of the rate it offered.
+    ///
+    /// The SLOs alone can pass a rate the system did not sustain: in a step shorter than the
+    /// time a growing backlog needs to push the latency percentile past its bound, a saturated
+    /// service starts and completes drains at its capacity, below the offered rate, while the
+    /// percentile still looks healthy. The achieved rate sees that at once. It counts the
+    /// drains the step *started* (ended, or still in flight when it ended): a step that keeps
+    /// up starts every drain it offers however short it is, while counting completions only
+    /// would lose rate × drain latency of them at its end. A saturated step starts its
+    /// capacity plus at most one drain per pager slot.
+    public struct Verdict: Sendable, Equatable {
+        /// Drains per second the step offered.
+        public var rate: Double
+        /// Drains per second the step started: those that ended or were cancelled (in flight at
+        /// its end), ÷ its length.
+        public var achievedRate: Double
+        /// Whether every SLO held over the step.
+        public var sloHeld: Bool
+        /// The fraction of `rate` that `achievedRate` must reach.
+        public var minAchievedFraction: Double
+
+        /// `achievedRate ÷ rate` (higher is better; 1 when the step kept up exactly).
+        public var achievedFraction: Double { rate > 0 ? achievedRate / rate : 0 }
+        /// Whether the step achieved enough of what it offered.
+        public var sustained: Bool { achievedFraction >= minAchievedFraction }
+        /// Whether the step held: the SLOs and the throughput condition.
+        public var held: Bool { sloHeld && sustained }
+    }
+
+    /// The verdict of a step at `rate` that started `achievedRate` drains/s, its SLOs
+    /// having held (`sloHeld`) or not.
+    public func judge(rate: Double, achievedRate: Double, sloHeld: Bool) -> Verdict {
+        Verdict(rate: rate, achievedRate: achievedRate, sloHeld: sloHeld, minAchievedFraction: minAchievedFraction)
     }
 
     /// The next rate to measure, or the result. Calling it again before ``record(rate:held:)``
@@ -144,8 +191,13 @@ public struct KneeSearch: Sendable, Equatable {
         return nil
     }
 
-    /// Runs a whole search: `measure(rate)` runs one step at that rate and says whether the
-    /// SLO held. Errors and cancellation from `measure` end the search and propagate.
+    /// Takes a step's ``Verdict`` (for the rate ``next()`` asked for).
+    public mutating func record(_ verdict: Verdict) {
+        record(rate: verdict.rate, held: verdict.held)
+    }
+
+    /// Runs a whole search: `measure(rate)` runs one step at that rate and says whether it
+    /// held. Errors and cancellation from `measure` end the search and propagate.
     public static func run(
         _ search: KneeSearch, measure: (Double) async throws -> Bool
     ) async rethrows -> Result {

@@ -3,7 +3,7 @@ import PagebenchBase
 import PagebenchStore
 
 extension Scenario {
-    static let jsonKeys = ["name", "description", "store", "workload", "target"]
+    static let jsonKeys = ["name", "description", "store", "workload", "target", "slo"]
 
     /// Decodes and validates a scenario from JSON.
     ///
@@ -102,6 +102,20 @@ extension Scenario {
                 throw .invalidField("store", error.message)
             } catch {
                 throw .invalidField("store", "\(error)")
+            }
+        }
+        if let slo = dictionary["slo"] {
+            guard let expressions = slo as? [Any] else {
+                throw .invalidField("slo", "must be a list of SLO expressions like --slo's, e.g. [\"drain_latency_corrected_p99_ns<100ms\"]")
+            }
+            for (index, expression) in expressions.enumerated() {
+                guard let text = expression as? String, !text.allSatisfy(\.isWhitespace) else {
+                    throw .invalidField("slo[\(index)]", "must be a non-empty string such as \"error_rate<0.1%\"")
+                }
+                guard !ControlCharacters.contains(text) else {
+                    throw .invalidField("slo[\(index)]", "holds a control character (NUL, TAB, ESC, …); write COLUMN<BOUND")
+                }
+                scenario.slo.append(text)
             }
         }
         if let target = dictionary["target"] {

@@ -20,6 +20,11 @@ public struct Scenario: Sendable, Hashable {
     /// The scenario's `target` section (a real API to page, README "Target files") as compact
     /// JSON text, or nil. The harness does not read it: `pagebench run` loads it as a target.
     public var target: String?
+    /// The scenario's SLOs (`slo`): expressions in `--slo`'s syntax (`drain_latency_corrected_p99_ns<100ms`),
+    /// as written. The harness does not judge rows: `pagebench run` and `knee` parse these
+    /// (a bad one is an invalid scenario naming `slo[i]`) and judge this scenario's rows on
+    /// them and on every `--slo`.
+    public var slo: [String] = []
 
     public init(name: String, description: String = "", store: StoreConfiguration = .default, workload: Workload = Workload()) {
         self.name = name
@@ -80,6 +85,7 @@ public struct Scenario: Sendable, Hashable {
             "name": AnyEncodable(name), "store": AnyEncodable(store), "workload": AnyEncodable(workload),
         ]
         if !description.isEmpty { object["description"] = AnyEncodable(description) }
+        if !slo.isEmpty { object["slo"] = AnyEncodable(slo) }
         let text = String(decoding: try encoder.encode(object), as: UTF8.self)
         guard let target else { return text + "\n" }
         // The target section is kept as the JSON it was given: splice it in as the last key.

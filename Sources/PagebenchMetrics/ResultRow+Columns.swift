@@ -92,7 +92,7 @@ extension ResultRow {
             .decimal("harness_overhead_ratio", \.harnessOverheadRatio, unit: "ratio", .lowerIsBetter, .measured, "Bare store loop pages/s (50 ms over the same store and drain plans just before the phase) ÷ `pages_per_s`; empty when not run in-process."),
             .decimal("duration_s", \.durationSeconds, unit: "s", .neutral, .measured, "Wall-clock length of the measured phase."),
             .integer("partial", \.partial, unit: "0/1", .neutral, .deterministic, "1 when SIGINT or SIGTERM ended the phase before its bound (H6): its figures cover only the time it ran; else 0."),
-            .integer("slo_held", \.sloHeld, unit: "0/1", .neutral, .context, "1 when every `--slo` held on this row, 0 when one broke; empty without SLOs (`knee` steps always have it, except one cut short by a signal)."),
+            .integer("slo_held", \.sloHeld, unit: "0/1", .neutral, .context, "1 when every SLO (`--slo` and the scenario's `slo` list) held on this row, 0 when one broke; empty without SLOs. A `knee` step always has it (except one cut short by a signal): its verdict, 0 also when it started less than `--min-achieved` of the drains it offered ((`drains` + `cancellations`) ÷ (`target_drains_per_s` × `target_duration_s`))."),
             // Stages (H4): empty unless the workload has stages
             .integer("stage", \.stage, .neutral, .context, "Stage of a staged run (H4), 1-based: each stage is its own row and its own identity; empty without stages."),
             .decimal("stage_start_s", \.stageStartSeconds, unit: "s", .neutral, .context, "When the stage began, seconds after the stage plan started; empty without stages."),

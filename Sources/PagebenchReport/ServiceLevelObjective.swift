@@ -56,12 +56,16 @@ public struct ServiceLevelObjective: Sendable, Equatable, CustomStringConvertibl
 
     /// Parses `COLUMN OP BOUND` against the row type's columns.
     ///
+    /// - Parameter source: where the expression came from, for messages: `--slo` or a
+    ///   scenario's `slo[2]`.
     /// - Throws: ``MetricsError`` (`invalidRequest`, exit 64) naming what is wrong: no operator,
     ///   an unknown column (with the closest name), a text column, a bound that is not a
     ///   finite number or whose unit does not fit the column.
-    public init(parsing text: String, columns: [ColumnDescriptor] = ResultRow.columnDescriptors) throws(MetricsError) {
+    public init(
+        parsing text: String, columns: [ColumnDescriptor] = ResultRow.columnDescriptors, source: String = "--slo"
+    ) throws(MetricsError) {
         func fail(_ message: String) -> MetricsError {
-            MetricsError(kind: .invalidRequest, message: "--slo '\(text)': \(message)")
+            MetricsError(kind: .invalidRequest, message: "\(source) '\(text)': \(message)")
         }
         let compact = String(text.unicodeScalars.filter { !$0.properties.isWhitespace })
         guard let operatorStart = compact.firstIndex(where: { $0 == "<" || $0 == ">" }) else {
@@ -196,12 +200,15 @@ public struct ServiceLevelObjective: Sendable, Equatable, CustomStringConvertibl
 }
 
 extension ServiceLevelObjective {
-    /// Parses every `--slo` expression, in order.
+    /// Parses every `--slo` expression, or with `field` every entry of a scenario's list
+    /// (named `field[i]` in messages), in order.
     ///
-    /// - Throws: the first expression's ``MetricsError`` (`invalidRequest`).
-    public static func parseAll(_ expressions: [String]) throws(MetricsError) -> [ServiceLevelObjective] {
+    /// - Throws: the first bad expression's ``MetricsError`` (`invalidRequest`).
+    public static func parseAll(_ expressions: [String], field: String? = nil) throws(MetricsError) -> [ServiceLevelObjective] {
         var objectives: [ServiceLevelObjective] = []
-        for expression in expressions { objectives.append(try ServiceLevelObjective(parsing: expression)) }
+        for (index, expression) in expressions.enumerated() {
+            objectives.append(try ServiceLevelObjective(parsing: expression, source: field.map { "\($0)[\(index)]" } ?? "--slo"))
+        }
         return objectives
     }
 

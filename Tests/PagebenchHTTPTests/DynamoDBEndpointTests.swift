@@ -1,6 +1,6 @@
 import Foundation
 import Hummingbird
-import PagebenchHTTP
+@testable import PagebenchHTTP
 import PagebenchStore
 import Testing
 
@@ -147,6 +147,30 @@ struct DynamoDBEndpointTests {
                 #expect(answer.status == 400 && answer.errorType == "ValidationException", "\(start)")
                 #expect(answer.message.contains("starting key"), "\(answer.message)")
             }
+        }
+    }
+
+    @Test("W3: a page token that cannot be read back as a key is an InternalServerError, never a page without LastEvaluatedKey")
+    func unreadableTokenIsAnErrorNotTheEnd() throws {
+        let store = try TestStores.store()
+        let page = try store.evaluatePage(PageRequest(range: .partition(2), limit: 3))
+        let key = try #require(try DynamoDBOperations.lastEvaluatedKey(of: page, store: store))
+        #expect(key.partition == 2 && key.sortKey == page.items.last?.sortKey)
+        #expect(try DynamoDBOperations.lastEvaluatedKey(of: Page(items: [], scannedCount: 0, scannedBytes: 0, nextToken: nil), store: store) == nil)
+        // A token this store cannot decode (another store's): leaving LastEvaluatedKey out would
+        // end the client's drain at this page, as if the range were exhausted.
+        var other = TestStores.configuration
+        other.seed = 8
+        let foreign = try TestStores.store(other).evaluatePage(PageRequest(range: .partition(2), limit: 3))
+        let foreignToken: String = try #require(foreign.nextToken)
+        var unreadable = page
+        unreadable.nextToken = foreignToken
+        do {
+            _ = try DynamoDBOperations.lastEvaluatedKey(of: unreadable, store: store)
+            Issue.record("an unreadable token must throw")
+        } catch {
+            #expect(error.kind == .internalServerError)
+            #expect(error.message.contains("LastEvaluatedKey") && error.message.contains("token"), "\(error.message)")
         }
     }
 

@@ -162,4 +162,35 @@ import Testing
             }
         }
     }
+
+    /// H5 over a served store: `pagebench knee … -- --target URL` runs every step against a
+    /// `pagebench serve` process, writes every step's row (named SCENARIO@http, with its rate
+    /// and verdict) and reports a knee. Behaviour only: a few short steps, no figure judged.
+    @Test(.enabled(if: pagebench != nil, "needs the pagebench executable: run `swift build` first"))
+    func kneeOverServeWritesEveryStepAndReportsAKnee() async throws {
+        let directory = try Self.makeDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let server = try ServeProcess(arguments: [
+            "--partitions", "5", "--items-per-partition", "40", "--item-size", "fixed:512", "--selectivity", "0.25",
+            "--budget-bytes", "4096", "--seed", "7",
+        ])
+        defer { _ = server.stop() }
+        let output = directory.appendingPathComponent("knee.csv").path
+        let command = try #require(
+            try PagebenchCommand.parseAsRoot([
+                "knee", try Self.scenarioFile(in: directory), "--slo", "error_rate<1%", "--from", "20", "--max-rate", "80",
+                "--step-duration", "0.4", "--pagers", "4", "--output", output, "--", "--target", server.target,
+            ]) as? KneeCommand)
+        var capture = Capture()
+        let (result, steps) = try await command.execute(into: &capture)
+        #expect(result.knee != nil)
+        #expect(capture.text.contains("knee: "))
+        #expect(capture.text.contains("wrote \(steps.count) step rows to \(output)"))
+        let rows = try CSVFile.read(ResultRow.self, from: output)
+        #expect(!rows.isEmpty && rows.count == result.steps.count)
+        #expect(rows.map(\.targetDrainsPerSecond) == result.steps.map(\.rate))
+        #expect(rows.map { $0.sloHeld == 1 } == result.steps.map(\.held))
+        #expect(rows.allSatisfy { $0.scenario == "remote@http" && $0.targetKind == "serve" && $0.loadModel == "open-fixed" })
+        #expect(rows.allSatisfy { $0.pages > 0 && $0.concurrency == 4 })
+    }
 }

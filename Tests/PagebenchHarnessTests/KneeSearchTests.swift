@@ -61,6 +61,68 @@ import Testing
         #expect(result.knee! > 10 * queue.capacityPerSecond)
     }
 
+    /// Judges a step of the queue as `pagebench knee` does: the p99 SLO and the achieved rate.
+    func verdict(_ search: KneeSearch, _ queue: SimulatedQueue, rate: Double, seconds: Double, bound: Double) -> KneeSearch.Verdict {
+        let step = queue.step(rate: rate, durationSeconds: seconds)
+        return search.judge(
+            rate: rate, achievedRate: step.startedPerSecond, sloHeld: SimulatedQueue.percentile(0.99, of: step.latencies) < bound)
+    }
+
+    @Test func aSaturatedStepWhoseLatencyIsStillUnderTheBoundBreaksByThroughput() throws {
+        // 8 servers of 2 ms: capacity 4000 drains/s. A 2 s step at 4400/s (10 % past it) builds
+        // a backlog whose p99 (about 180 ms) is still under a 250 ms bound: the SLO alone holds.
+        let queue = SimulatedQueue(servers: 8, serviceNanoseconds: 2e6)
+        let search = try KneeSearch(startRate: 500)
+        let saturated = verdict(search, queue, rate: 4400, seconds: 2, bound: 250e6)
+        #expect(saturated.sloHeld)
+        // But the step started only about the capacity: 4004 of 4400/s (plus a drain a server), 0.91 < 0.95.
+        #expect(abs(saturated.achievedRate - queue.capacityPerSecond) <= 0.01 * queue.capacityPerSecond)
+        #expect(!saturated.sustained)
+        #expect(!saturated.held)
+        // Below the capacity the step keeps up and holds.
+        let below = verdict(search, queue, rate: 3800, seconds: 2, bound: 250e6)
+        #expect(below.sloHeld && below.sustained && below.held)
+        #expect(below.achievedFraction > 0.99)
+        // --min-achieved 0 judges on the SLOs alone, as before.
+        let slosOnly = try KneeSearch(startRate: 500, minAchievedFraction: 0)
+        #expect(verdict(slosOnly, queue, rate: 4400, seconds: 2, bound: 250e6).held)
+    }
+
+    @Test(arguments: [(8, 2.0), (64, 13.6), (3, 5.0)])
+    func theThroughputConditionFindsTheCapacityWhereALooseSLONeverBreaks(servers: Int, serviceMilliseconds: Double) throws {
+        // A latency bound beyond what a 2 s step can build (10 s; at 4× the capacity the p99 is
+        // about 6 s): the SLO alone holds at every rate, and the search runs to --max-rate ...
+        let queue = SimulatedQueue(servers: servers, serviceNanoseconds: serviceMilliseconds * 1e6)
+        let capacity = queue.capacityPerSecond
+        let slosOnly = try KneeSearch(startRate: 10, maxRate: capacity * 4, minAchievedFraction: 0)
+        let loose = search(slosOnly) { verdict(slosOnly, queue, rate: $0, seconds: 2, bound: 10e9).held }
+        #expect(loose.ending == .heldAtMaxRate)
+        // ... while the achieved rate puts the knee between the capacity and capacity / 0.95,
+        // within the resolution (a queue that keeps up starts what it is offered; past the
+        // capacity it starts the capacity, plus one drain per server).
+        let withThroughput = try KneeSearch(startRate: 10, maxRate: capacity * 4, resolution: 0.02)
+        let result = search(withThroughput) { verdict(withThroughput, queue, rate: $0, seconds: 2, bound: 10e9).held }
+        #expect(result.ending == .resolved)
+        let knee = try #require(result.knee)
+        #expect(knee <= (capacity + Double(servers) / 2) / 0.95, "knee \(knee) vs capacity \(capacity)")
+        #expect(knee >= capacity / 0.95 / 1.02 * 0.99, "knee \(knee) vs capacity \(capacity)")
+        // The same search is the same on every run: the queue and the verdicts are deterministic.
+        #expect(search(withThroughput) { verdict(withThroughput, queue, rate: $0, seconds: 2, bound: 10e9).held } == result)
+    }
+
+    @Test func aMinimumAchievedFractionOutsideZeroToOneIsRefusedNamingTheFlag() {
+        for fraction in [-0.1, 1.01, .nan] {
+            do {
+                _ = try KneeSearch(startRate: 10, minAchievedFraction: fraction)
+                Issue.record("--min-achieved \(fraction) was accepted")
+            } catch {
+                #expect(error.description.contains("--min-achieved"))
+            }
+        }
+        #expect((try? KneeSearch(startRate: 10, minAchievedFraction: 0)) != nil)
+        #expect((try? KneeSearch(startRate: 10, minAchievedFraction: 1)) != nil)
+    }
+
     @Test func aFlatCurveEndsAtTheMaximumRate() throws {
         let result = search(try KneeSearch(startRate: 5, maxRate: 1000, resolution: 0.05)) { _ in true }
         #expect(result.ending == .heldAtMaxRate)

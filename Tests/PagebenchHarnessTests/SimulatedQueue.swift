@@ -18,13 +18,17 @@ struct SimulatedQueue {
 
     var capacityPerSecond: Double { Double(servers) * 1e9 / serviceNanoseconds }
 
-    /// The corrected latencies of a step of `durationSeconds` at `rate` drains/s, sorted.
-    func latencies(rate: Double, durationSeconds: Double) -> [Double] {
+    /// One step of `durationSeconds` at `rate` drains/s: its corrected latencies, sorted, and the
+    /// drains it started per second (those a server took before the step ended, as the
+    /// harness's drains plus the ones cancelled in flight at its end; the rest were queued).
+    func step(rate: Double, durationSeconds: Double) -> (latencies: [Double], startedPerSecond: Double) {
         let arrivals = Int(rate * durationSeconds)
+        let end = durationSeconds * 1e9
         var freeAt = [Double](repeating: 0, count: servers)
         var random = SplitMix64(seed: seed, stream: UInt64(rate.bitPattern), index: 0)
         var latencies: [Double] = []
         latencies.reserveCapacity(arrivals)
+        var started = 0
         for k in 0..<arrivals {
             let arrival = Double(k) * 1e9 / rate
             let server = freeAt.indices.min { freeAt[$0] < freeAt[$1] }!
@@ -32,13 +36,23 @@ struct SimulatedQueue {
             let service = serviceNanoseconds * (1 + jitter * (2 * random.nextUnit() - 1))
             freeAt[server] = start + service
             latencies.append(freeAt[server] - arrival)
+            if start < end { started += 1 }
         }
-        return latencies.sorted()
+        return (latencies.sorted(), Double(started) / durationSeconds)
+    }
+
+    /// The corrected latencies of a step of `durationSeconds` at `rate` drains/s, sorted.
+    func latencies(rate: Double, durationSeconds: Double) -> [Double] {
+        step(rate: rate, durationSeconds: durationSeconds).latencies
     }
 
     /// The p-th percentile (0 < p < 1) of a step's corrected latency.
     func percentile(_ p: Double, rate: Double, durationSeconds: Double) -> Double {
-        let sorted = latencies(rate: rate, durationSeconds: durationSeconds)
+        Self.percentile(p, of: latencies(rate: rate, durationSeconds: durationSeconds))
+    }
+
+    /// The p-th percentile (0 < p < 1) of sorted latencies.
+    static func percentile(_ p: Double, of sorted: [Double]) -> Double {
         guard !sorted.isEmpty else { return 0 }
         return sorted[min(sorted.count - 1, Int((Double(sorted.count) * p).rounded(.up)) - 1)]
     }

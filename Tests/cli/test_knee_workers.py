@@ -12,6 +12,8 @@ def test_knee_steps_run_on_workers_and_are_judged_merged(tmp_path):
         [pagebench_binary(), "knee", f"{ROOT}/Benchmarks/Scenarios/slow-store.json",
          "--slo", "drain_latency_corrected_p99_ns<1s", "--pagers", "4", "--step-duration", "0.5",
          "--from", "50", "--max-rate", "100", "--output", str(output),
+         # On the SLO alone: on a busy machine a step of 25 drains can end before its last one started (4 %).
+         "--min-achieved", "0",
          "--", "--cancel-fraction", "0", "--workers", "2"],
         capture_output=True, text=True, timeout=600, cwd=tmp_path)
     assert result.returncode == 0, result.stdout + result.stderr

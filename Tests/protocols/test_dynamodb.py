@@ -5,6 +5,7 @@ The store is small and deterministic (same options → same pages and tokens), s
 boto3 receives can be compared page by page with what the store itself says.
 """
 import json
+import math
 import os
 import subprocess
 
@@ -57,14 +58,27 @@ def boto_last(page):
     return None if key is None else [int(key["pk"]["N"]), int(key["sk"]["N"])]
 
 
-def compare(boto_pages, expected):
-    """W2-W4: every page's keys, Count, ScannedCount and LastEvaluatedKey."""
+def capacity_units(scanned_bytes, consistent):
+    """W4: the page's evaluated bytes rounded up to 4 KB, one unit per 4 KB strongly
+    consistent, half that eventually consistent."""
+    blocks = math.ceil(scanned_bytes / 4096)
+    return blocks if consistent else blocks / 2
+
+
+def compare(boto_pages, expected, consistent=None):
+    """W2-W4: every page's keys, Count, ScannedCount and LastEvaluatedKey; with `consistent`
+    (the request's ConsistentRead, asked with ReturnConsumedCapacity TOTAL), its
+    ConsumedCapacity too."""
     assert len(boto_pages) == len(expected)
     for number, (got, want) in enumerate(zip(boto_pages, expected), start=1):
         assert boto_keys(got) == want["keys"], f"page {number}"
         assert got["Count"] == want["returned"], f"page {number}"
         assert got["ScannedCount"] == want["scanned"], f"page {number}"
         assert boto_last(got) == want["lastEvaluatedKey"], f"page {number}"
+        if consistent is not None:
+            assert got["ConsumedCapacity"]["TableName"] == "catalog", f"page {number}"
+            assert got["ConsumedCapacity"]["CapacityUnits"] == capacity_units(want["scannedBytes"], consistent), \
+                f"page {number}: {want['scannedBytes']} bytes evaluated"
 
 
 ALL = str(2**31 - 1)  # DynamoDB without Limit: only the budget ends a page
@@ -74,11 +88,13 @@ ALL = str(2**31 - 1)  # DynamoDB without Limit: only the budget ends a page
 @pytest.mark.parametrize("limit", [None, 7])
 @pytest.mark.parametrize("filtered", [False, True])
 def test_query_paginator_pages_are_the_store_pages(server, forward, limit, filtered):
-    """W2, W3, W4, S13: get_paginator('query') forward and reverse, with and without a filter."""
+    """W2, W3, W4, S13: get_paginator('query') forward and reverse, with and without a filter;
+    ConsumedCapacity (ReturnConsumedCapacity TOTAL) strongly consistent forward, eventually
+    consistent reverse."""
     arguments = {"TableName": "catalog", "KeyConditionExpression": "#p = :p AND sk BETWEEN :lo AND :hi",
                  "ExpressionAttributeNames": {"#p": "pk"},
                  "ExpressionAttributeValues": {":p": {"N": "2"}, ":lo": {"N": "10"}, ":hi": {"N": "100"}},
-                 "ScanIndexForward": forward}
+                 "ScanIndexForward": forward, "ReturnConsumedCapacity": "TOTAL", "ConsistentRead": forward}
     pages_arguments = ["--partition", "2", "--sort-key-min", "10", "--sort-key-max", "100",
                        "--limit", str(limit) if limit else ALL]
     if filtered:
@@ -90,14 +106,15 @@ def test_query_paginator_pages_are_the_store_pages(server, forward, limit, filte
     paginator = server.client().get_paginator("query")
     config = {"PageSize": limit} if limit else {}
     got = list(paginator.paginate(**arguments, PaginationConfig=config))
-    compare(got, store_pages(*pages_arguments))
+    compare(got, store_pages(*pages_arguments), consistent=forward)
 
 
 @pytest.mark.parametrize("segment", [None, 0, 2])
 @pytest.mark.parametrize("filtered", [False, True])
 def test_scan_paginator_pages_are_the_store_pages(server, segment, filtered):
-    """W2, S14, S15: get_paginator('scan'), whole and by segment, with and without a filter."""
-    arguments = {"TableName": "catalog"}
+    """W2, W4, S14, S15: get_paginator('scan'), whole and by segment, with and without a filter;
+    ConsumedCapacity at the default (eventually consistent) read."""
+    arguments = {"TableName": "catalog", "ReturnConsumedCapacity": "TOTAL"}
     pages_arguments = ["--limit", "25"]
     if segment is not None:
         arguments.update(Segment=segment, TotalSegments=3)
@@ -106,7 +123,7 @@ def test_scan_paginator_pages_are_the_store_pages(server, segment, filtered):
         arguments.update(FilterExpression="NOT (category <> :c)", ExpressionAttributeValues={":c": {"N": "0"}})
         pages_arguments += ["--filter", "category=0"]
     got = list(server.client().get_paginator("scan").paginate(**arguments, PaginationConfig={"PageSize": 25}))
-    compare(got, store_pages(*pages_arguments))
+    compare(got, store_pages(*pages_arguments), consistent=False)
     assert len(got) > 1
 
 
@@ -184,6 +201,31 @@ def test_errors_are_recognised_by_boto3(server):
         client.query(TableName="catalog", IndexName="byCategory", KeyConditionExpression="pk = :p",
                      ExpressionAttributeValues={":p": {"N": "1"}})
     assert "IndexName" in index.value.response["Error"]["Message"]
+
+
+@pytest.mark.parametrize("forward", [True, False])
+def test_start_key_outside_a_between_window_is_a_validation_error(server, forward):
+    """W3, S19: an ExclusiveStartKey in the queried partition but outside the BETWEEN window of
+    the sort key is a ValidationException, below the window and above it, in both directions;
+    the window's own ends are start keys like any other."""
+    client = server.client()
+    query = {"TableName": "catalog", "KeyConditionExpression": "pk = :p AND sk BETWEEN :lo AND :hi",
+             "ExpressionAttributeValues": {":p": {"N": "2"}, ":lo": {"N": "10"}, ":hi": {"N": "100"}},
+             "ScanIndexForward": forward, "Limit": 5}
+    for outside in (3, 9, 101, 115):
+        with pytest.raises(ClientError) as invalid:
+            client.query(**query, ExclusiveStartKey={"pk": {"N": "2"}, "sk": {"N": str(outside)}})
+        assert invalid.value.response["Error"]["Code"] == "ValidationException", outside
+        assert invalid.value.response["ResponseMetadata"]["RetryAttempts"] == 0
+    pages_arguments = ["--partition", "2", "--sort-key-min", "10", "--sort-key-max", "100", "--limit", "5"]
+    if not forward:
+        pages_arguments.append("--reverse")
+    descending = not forward
+    keys = [key for page in store_pages(*pages_arguments) for key in page["keys"]]
+    for inside in (10, 55, 100):
+        page = client.query(**query, ExclusiveStartKey={"pk": {"N": "2"}, "sk": {"N": str(inside)}})
+        after = [key for key in keys if (key[1] < inside if descending else key[1] > inside)]
+        assert boto_keys(page) == after[:5], inside
 
 
 def test_get_item_describe_and_list(server):

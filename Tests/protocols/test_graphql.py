@@ -31,6 +31,14 @@ query Connection($p: Int, $f: ItemFilterInput, $first: Int, $after: String) {
   }
 }"""
 
+BACKWARD = """
+query Backward($p: Int, $f: ItemFilterInput, $last: Int, $before: String) {
+  itemsConnection(partition: $p, filter: $f, last: $last, before: $before) {
+    edges { cursor node { partition sortKey } }
+    pageInfo { hasNextPage hasPreviousPage startCursor endCursor }
+  }
+}"""
+
 
 @pytest.fixture(scope="module")
 def server():
@@ -104,6 +112,51 @@ def test_items_connection_drains_with_end_cursor_on_empty_pages(server):
             empty_with_next += 1
         after = info["endCursor"]
     assert empty_with_next > 0
+
+
+def edge_keys(connection):
+    return [[edge["node"]["partition"], int(edge["node"]["sortKey"])] for edge in connection["edges"]]
+
+
+@pytest.mark.parametrize("variables, pages_arguments", [
+    ({"p": 1, "last": 7}, ["--partition", "1", "--limit", "7"]),
+    ({"p": 3, "last": 3, "f": {"category": {"eq": 0}}}, ["--partition", "3", "--limit", "3", "--filter", "category=0"]),
+])
+def test_items_connection_backward_drains_are_the_store_reverse_pages(server, schema, variables, pages_arguments):
+    """W6, S13, S12: last/before pages are `pagebench pages --reverse`, page for page: a page's
+    edges are the store's reverse page in ascending order (Relay); startCursor is the store's
+    reverse token, even on an empty page, and hasPreviousPage ⇔ it exists; endCursor is the last
+    edge's cursor; an edge's cursor, as `before`, resumes strictly below that edge's item."""
+    assert validate(schema, parse(BACKWARD)) == []
+    expected = store_pages(*STORE, *pages_arguments, "--reverse")
+    before = None
+    sample = None  # the first page with edges
+    for number, want in enumerate(expected, start=1):
+        result = post(server, BACKWARD, dict(variables, before=before))
+        assert "errors" not in result, result
+        connection = result["data"]["itemsConnection"]
+        assert edge_keys(connection) == list(reversed(want["keys"])), f"page {number}"
+        info = connection["pageInfo"]
+        assert info["hasPreviousPage"] == (want["nextToken"] is not None), f"page {number}"
+        assert info["startCursor"] == want["nextToken"], f"page {number}"
+        assert info["hasNextPage"] is False
+        edges = connection["edges"]
+        assert info["endCursor"] == (edges[-1]["cursor"] if edges else None), f"page {number}"
+        if "f" not in variables and info["hasPreviousPage"]:
+            # Unfiltered, the lowest edge is the last item the store evaluated: its cursor is the token.
+            assert edges[0]["cursor"] == info["startCursor"], f"page {number}"
+        if sample is None and edges:
+            sample = connection
+        before = info["startCursor"]
+    assert before is None
+    assert len(expected) > 1
+    # Every key of the range, descending; resuming backward from a middle edge of the first
+    # page with edges gives exactly the keys below it.
+    descending = [key for page in expected for key in page["keys"]]
+    middle = sample["edges"][len(sample["edges"]) // 2]
+    key = [middle["node"]["partition"], int(middle["node"]["sortKey"])]
+    resumed = store_pages(*STORE, *pages_arguments, "--reverse", "--token", middle["cursor"])
+    assert [k for page in resumed for k in page["keys"]] == descending[descending.index(key) + 1:]
 
 
 def test_malformed_documents_and_forged_tokens_are_graphql_errors(server):

@@ -111,11 +111,11 @@ struct DynamoDBOperations {
             }
         } else if case .partition(let partition) = request.range, !server.store.hasPartition(partition) {
             // DynamoDB: a key with no items is an empty result, not an error.
-            return encode(page: Page(items: [], scannedCount: 0, scannedBytes: 0, nextToken: nil), selection, capacity, consistent)
+            return try encode(page: Page(items: [], scannedCount: 0, scannedBytes: 0, nextToken: nil), selection, capacity, consistent)
         }
 
         let page = try await serve(request)
-        return encode(page: page, selection, capacity, consistent)
+        return try encode(page: page, selection, capacity, consistent)
     }
 
     /// Pages the store and maps its errors to DynamoDB's (W5).
@@ -189,7 +189,34 @@ struct DynamoDBOperations {
 
     // MARK: Encoding
 
-    func encode(page: Page, _ selection: Selection, _ capacity: CapacityReport, _ consistent: Bool) -> Response {
+    /// The page's `LastEvaluatedKey` (W3): the key its token resumes after, nil exactly when the
+    /// page has no token.
+    ///
+    /// - Throws: ``DynamoDBError`` `InternalServerError` naming the cause when the store's token
+    ///   cannot be read back as a key (a token the store cannot decode, or an offset
+    ///   continuation, S24, which names a position). Leaving the key out instead would tell the
+    ///   client that the range is exhausted and end its drain early, silently.
+    static func lastEvaluatedKey(of page: Page, store: SyntheticStore) throws(DynamoDBError) -> (partition: Int, sortKey: UInt64)? {
+        guard let token = page.nextToken else { return nil }
+        let contents: TokenContents
+        do {
+            contents = try store.decodeToken(token)
+        } catch {
+            throw DynamoDBError(
+                .internalServerError,
+                "the store's continuation token for this page could not be read back as a LastEvaluatedKey (\(message(of: error))); "
+                    + "the page is not sent without one, which would end the drain early")
+        }
+        if let offset = contents.offset {
+            throw DynamoDBError(
+                .internalServerError,
+                "the store continues at position \(offset) (an offset continuation, S24), which is no key for a LastEvaluatedKey; "
+                    + "serve the store with keyset continuation")
+        }
+        return (contents.lastEvaluatedPartition, contents.lastEvaluatedSortKey)
+    }
+
+    func encode(page: Page, _ selection: Selection, _ capacity: CapacityReport, _ consistent: Bool) throws(DynamoDBError) -> Response {
         let payloads = server.configuration.includePayloadByDefault
         var json = JSONWriter(capacity: 128 + page.items.count * (payloads ? 160 + page.scannedBytes / max(1, page.scannedCount) * 2 : 160))
         json.raw("{")
@@ -205,11 +232,11 @@ struct DynamoDBOperations {
         json.integer(page.returnedCount)
         json.raw(",\"ScannedCount\":")
         json.integer(page.scannedCount)
-        if let token = page.nextToken, let last = try? server.store.decodeToken(token) {
+        if let (partition, sortKey) = try Self.lastEvaluatedKey(of: page, store: server.store) {
             json.raw(",\"LastEvaluatedKey\":{\"pk\":{\"N\":\"")
-            json.integer(last.lastEvaluatedPartition)
+            json.integer(partition)
             json.raw("\"},\"sk\":{\"N\":\"")
-            json.unsigned(last.lastEvaluatedSortKey)
+            json.unsigned(sortKey)
             json.raw("\"}}")
         }
         encodeCapacity(capacity, units: Self.capacityUnits(scannedBytes: page.scannedBytes, consistent: consistent), into: &json)
