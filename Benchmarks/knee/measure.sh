@@ -9,7 +9,7 @@
 #       (defaults Benchmarks/Scenarios/knee/slow-store-serve.json, results/knee)
 #
 # Environment: STEP_SECONDS (10) each knee step, CLOSED_SECONDS (10) each closed-loop run, FROM
-# (250 drains/s) the first step, RESOLUTION (2.5%), PAGERS (64), MAX_STEPS (40), TIMER_US (250,
+# (50 drains/s) the first step, RESOLUTION (2.5%), PAGERS (the scenario's largest concurrency), MAX_STEPS (40), TIMER_US (250,
 # the in-process store's service timer tick), PAGEBENCH_BIN (a binary instead of building
 # .build/release/pagebench; a debug build only checks the script, its figures are no
 # measurement). The SLOs are the scenario's `slo` list.
@@ -32,9 +32,10 @@ scenario=${1:-Benchmarks/Scenarios/knee/slow-store-serve.json}
 out=${2:-results/knee}
 step_seconds=${STEP_SECONDS:-10}
 closed_seconds=${CLOSED_SECONDS:-10}
-from=${FROM:-250}
+from=${FROM:-50}
 resolution=${RESOLUTION:-2.5%}
-pagers=${PAGERS:-64}
+# The pager slots: the scenario's largest concurrency unless PAGERS says otherwise.
+pagers=${PAGERS:-$(python3 -c 'import json, sys; print(max(json.load(open(sys.argv[1])).get("workload", {}).get("concurrency", [64])))' "$scenario")}
 max_steps=${MAX_STEPS:-40}
 timer_us=${TIMER_US:-250}
 if [ -n "${PAGEBENCH_BIN:-}" ]; then
