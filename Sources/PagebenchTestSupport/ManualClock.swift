@@ -24,12 +24,15 @@ public final class ManualClock: Clock, Sendable {
         var now = Instant(offset: .zero)
         var nextID: UInt64 = 0
         var sleepers: [UInt64: (deadline: Instant, continuation: CheckedContinuation<Void, any Error>)] = [:]
-        var waiters: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
+        /// Tasks in ``waitForSleepers(_:)``, each with the count of sleepers it waits for.
+        var waiters = CancellableWaiters<Int, Void>()
 
         /// The waiters whose count of sleepers is reached, removed.
-        mutating func satisfiedWaiters() -> [CheckedContinuation<Void, Never>] {
-            let ready = waiters.filter { sleepers.count >= $0.count }.map(\.continuation)
-            waiters.removeAll { sleepers.count >= $0.count }
+        mutating func satisfiedWaiters() -> [CheckedContinuation<Void, any Error>] {
+            var ready: [CheckedContinuation<Void, any Error>] = []
+            while let waiter = waiters.removeFirst(where: { [count = sleepers.count] in count >= $0 }) {
+                ready.append(waiter)
+            }
             return ready
         }
     }
@@ -52,7 +55,7 @@ public final class ManualClock: Clock, Sendable {
         }
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                enum Now { case wait([CheckedContinuation<Void, Never>]), resume, cancel }
+                enum Now { case wait([CheckedContinuation<Void, any Error>]), resume, cancel }
                 let now = state.withLock { state -> Now in
                     // Under the lock the cancellation handler takes: seen here or it finds the sleeper.
                     if Task.isCancelled { return .cancel }
@@ -89,15 +92,20 @@ public final class ManualClock: Clock, Sendable {
     }
 
     /// Returns once at least `count` tasks sleep on the clock: the woken ones did their work
-    /// and went back to sleep.
-    public func waitForSleepers(_ count: Int) async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let ready = state.withLock { state -> Bool in
-                if state.sleepers.count >= count { return true }
-                state.waiters.append((count, continuation))
-                return false
+    /// and went back to sleep. Throws `CancellationError` if the waiting task is cancelled
+    /// first (a test past its time limit ends instead of waiting forever).
+    public func waitForSleepers(_ count: Int) async throws {
+        let waiter = state.withLock { $0.waiters.makeID() }
+        try await CancellableWaiters<Int, Void>.wait { continuation in
+            state.withLock { state in
+                guard state.sleepers.count < count else {
+                    continuation.resume()
+                    return nil
+                }
+                return state.waiters.keep(continuation, id: waiter, condition: count)
             }
-            if ready { continuation.resume() }
+        } cancel: {
+            state.withLock { $0.waiters.cancel(id: waiter) }
         }
     }
 }

@@ -10,7 +10,7 @@ public final class ManualSleeper: Sendable {
         var lastID: UInt64 = 0
         var sleeping: [UInt64: CheckedContinuation<Void, any Error>] = [:]
         var cancelledEarly: Set<UInt64> = []
-        var arrivalWaiters: [CheckedContinuation<Void, Never>] = []
+        var arrivalWaiters = CancellableWaiters<Void, Void>()
         var arrivals = 0
         var arrivalsTaken = 0
     }
@@ -49,9 +49,9 @@ public final class ManualSleeper: Sendable {
                     }
                     state.sleeping[id] = continuation
                     state.arrivals += 1
-                    if !state.arrivalWaiters.isEmpty {
+                    if let waiter = state.arrivalWaiters.removeFirst() {
                         state.arrivalsTaken += 1
-                        state.arrivalWaiters.removeFirst().resume()
+                        waiter.resume()
                     }
                 }
             }
@@ -66,17 +66,22 @@ public final class ManualSleeper: Sendable {
         }
     }
 
-    /// Waits until one more sleeper than previously awaited is asleep.
-    public func nextSleeper() async {
-        await withCheckedContinuation { continuation in
+    /// Waits until one more sleeper than previously awaited is asleep. Throws
+    /// `CancellationError` if the waiting task is cancelled first (a test past its time limit
+    /// ends instead of waiting forever).
+    public func nextSleeper() async throws {
+        let waiter = state.withLock { $0.arrivalWaiters.makeID() }
+        try await CancellableWaiters<Void, Void>.wait { continuation in
             state.withLock { state in
-                if state.arrivals > state.arrivalsTaken {
-                    state.arrivalsTaken += 1
-                    continuation.resume()
-                } else {
-                    state.arrivalWaiters.append(continuation)
+                guard state.arrivals > state.arrivalsTaken else {
+                    return state.arrivalWaiters.keep(continuation, id: waiter, condition: ())
                 }
+                state.arrivalsTaken += 1
+                continuation.resume()
+                return nil
             }
+        } cancel: {
+            state.withLock { $0.arrivalWaiters.cancel(id: waiter) }
         }
     }
 

@@ -80,7 +80,7 @@ public final class ScriptedPageSource: PageSource, Sendable {
         var unclaimed: [UInt64] = []
         var cancelledBeforeWaiting: Set<UInt64> = []
         var cancellations = 0
-        var claimers: [CheckedContinuation<PendingFetch, Never>] = []
+        var claimers = CancellableWaiters<Void, PendingFetch>()
     }
 
     private let state: Mutex<State>
@@ -174,10 +174,10 @@ public final class ScriptedPageSource: PageSource, Sendable {
                         return
                     }
                     state.waiting[id] = Waiting(request: request, continuation: continuation)
-                    if state.claimers.isEmpty {
-                        state.unclaimed.append(id)
+                    if let claimer = state.claimers.removeFirst() {
+                        claimer.resume(returning: PendingFetch(id: id, request: request, source: self))
                     } else {
-                        state.claimers.removeFirst().resume(returning: PendingFetch(id: id, request: request, source: self))
+                        state.unclaimed.append(id)
                     }
                 }
             }
@@ -223,18 +223,23 @@ public final class ScriptedPageSource: PageSource, Sendable {
         }
     }
 
-    /// Waits for the next gated fetch that no one has taken yet, in arrival order.
-    public func nextFetch() async -> PendingFetch {
-        await withCheckedContinuation { continuation in
+    /// Waits for the next gated fetch that no one has taken yet, in arrival order. Throws
+    /// `CancellationError` if the waiting task is cancelled first (a test past its time limit
+    /// ends instead of waiting for a fetch its cancelled code will never make).
+    public func nextFetch() async throws -> PendingFetch {
+        let claimer = state.withLock { $0.claimers.makeID() }
+        return try await CancellableWaiters<Void, PendingFetch>.wait { continuation in
             state.withLock { state in
-                if state.unclaimed.isEmpty {
-                    state.claimers.append(continuation)
-                } else {
-                    let id = state.unclaimed.removeFirst()
-                    let request = state.waiting[id]!.request
-                    continuation.resume(returning: PendingFetch(id: id, request: request, source: self))
+                guard !state.unclaimed.isEmpty else {
+                    return state.claimers.keep(continuation, id: claimer, condition: ())
                 }
+                let id = state.unclaimed.removeFirst()
+                let request = state.waiting[id]!.request
+                continuation.resume(returning: PendingFetch(id: id, request: request, source: self))
+                return nil
             }
+        } cancel: {
+            state.withLock { $0.claimers.cancel(id: claimer) }
         }
     }
 

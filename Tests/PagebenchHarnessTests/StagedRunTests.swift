@@ -21,11 +21,12 @@ import Testing
             var held: [UInt64: CheckedContinuation<Void, any Error>] = [:]
             var inFlight = 0
             var fetches = 0
-            var waiters: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
+            /// Tasks in ``waitUntil(inFlight:)``, each with the count it waits for.
+            var waiters = CancellableWaiters<Int, Void>()
 
-            mutating func settled() -> [CheckedContinuation<Void, Never>] {
-                let ready = waiters.filter { $0.count == inFlight }.map(\.continuation)
-                waiters.removeAll { $0.count == inFlight }
+            mutating func settled() -> [CheckedContinuation<Void, any Error>] {
+                var ready: [CheckedContinuation<Void, any Error>] = []
+                while let waiter = waiters.removeFirst(where: { [inFlight] in $0 == inFlight }) { ready.append(waiter) }
                 return ready
             }
         }
@@ -42,7 +43,7 @@ import Testing
             }
             try await withTaskCancellationHandler {
                 try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                    let (cancelled, ready) = state.withLock { state -> (Bool, [CheckedContinuation<Void, Never>]) in
+                    let (cancelled, ready) = state.withLock { state -> (Bool, [CheckedContinuation<Void, any Error>]) in
                         if Task.isCancelled { return (true, []) }
                         state.held[id] = continuation
                         state.inFlight += 1
@@ -53,7 +54,7 @@ import Testing
                     for waiter in ready { waiter.resume() }
                 }
             } onCancel: {
-                let (held, ready) = state.withLock { state -> (CheckedContinuation<Void, any Error>?, [CheckedContinuation<Void, Never>]) in
+                let (held, ready) = state.withLock { state -> (CheckedContinuation<Void, any Error>?, [CheckedContinuation<Void, any Error>]) in
                     guard let held = state.held.removeValue(forKey: id) else { return (nil, []) }
                     state.inFlight -= 1
                     return (held, state.settled())
@@ -65,7 +66,7 @@ import Testing
 
         /// Lets every held request return its page.
         func releaseAll() {
-            let (held, ready) = state.withLock { state -> ([CheckedContinuation<Void, any Error>], [CheckedContinuation<Void, Never>]) in
+            let (held, ready) = state.withLock { state -> ([CheckedContinuation<Void, any Error>], [CheckedContinuation<Void, any Error>]) in
                 let held = Array(state.held.values)
                 state.held = [:]
                 state.inFlight = 0
@@ -75,15 +76,20 @@ import Testing
             for waiter in ready { waiter.resume() }
         }
 
-        /// Returns once exactly `count` requests are held.
-        func waitUntil(inFlight count: Int) async {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                let ready = state.withLock { state -> Bool in
-                    if state.inFlight == count { return true }
-                    state.waiters.append((count, continuation))
-                    return false
+        /// Returns once exactly `count` requests are held; throws `CancellationError` if the
+        /// test is cancelled first (past its time limit).
+        func waitUntil(inFlight count: Int) async throws {
+            let waiter = state.withLock { $0.waiters.makeID() }
+            try await CancellableWaiters<Int, Void>.wait { continuation in
+                state.withLock { state in
+                    guard state.inFlight != count else {
+                        continuation.resume()
+                        return nil
+                    }
+                    return state.waiters.keep(continuation, id: waiter, condition: count)
                 }
-                if ready { continuation.resume() }
+            } cancel: {
+                state.withLock { $0.waiters.cancel(id: waiter) }
             }
         }
     }
@@ -118,20 +124,22 @@ import Testing
         }
 
         /// Runs one repetition while `steps` moves the clock (it starts asleep at 0).
-        func run(options: PhaseRunner<HeldSource>.Options = .init(), _ steps: () async -> Void) async -> [RunResult] {
+        func run(options: PhaseRunner<HeldSource>.Options = .init(), _ steps: () async throws -> Void) async throws
+            -> [RunResult]
+        {
             let (runner, clock) = (self.runner, self.clock)
-            return await withTaskGroup(of: [RunResult].self) { group in
+            return try await withThrowingTaskGroup(of: [RunResult].self) { group in
                 group.addTask { await runner.runStages(repetition: 1, options: options, clock: clock) }
-                await clock.waitForSleepers(1)
-                await steps()
-                return await group.next()!
+                try await clock.waitForSleepers(1)
+                try await steps()
+                return try await group.next()!
             }
         }
 
         /// Moves the clock to `nanoseconds` and waits until the stage clock is asleep again.
-        func advance(to nanoseconds: Int) async {
+        func advance(to nanoseconds: Int) async throws {
             clock.advance(to: ManualClock.Instant(offset: .nanoseconds(nanoseconds)))
-            if nanoseconds < plan.durationNanoseconds { await clock.waitForSleepers(1) }
+            if nanoseconds < plan.durationNanoseconds { try await clock.waitForSleepers(1) }
         }
     }
 
@@ -142,18 +150,18 @@ import Testing
     func pagersInDrainsFollowThePlanExactlyWithCancellingRampDown() async throws {
         let staged = try Staged("10s:0-8,5s:8,10s:8-0", rampDown: .cancel)
         let (plan, gate) = (staged.plan, staged.gate)
-        let results = await staged.run {
+        let results = try await staged.run {
             var previous = 0
             for t in stride(from: 250_000_000, to: plan.durationNanoseconds, by: 250_000_000) {
-                await staged.advance(to: t)
+                try await staged.advance(to: t)
                 let expected = plan.pagers(atNanoseconds: t)
-                await gate.waitUntil(inFlight: expected)
+                try await gate.waitUntil(inFlight: expected)
                 #expect(gate.inFlight == expected, "at \(t) ns")
                 // Only pagers a ramp-up admitted started a request: nobody else re-entered.
                 previous = max(previous, expected)
                 #expect(gate.fetches == previous, "at \(t) ns")
             }
-            await staged.advance(to: plan.durationNanoseconds)
+            try await staged.advance(to: plan.durationNanoseconds)
         }
         // One result per stage, in order; every pager task returned (none leaked).
         #expect(results.map { $0.stage?.index } == [0, 1, 2])
@@ -181,25 +189,25 @@ import Testing
         // The model: the stage each drain in flight started in; drains ended per stage.
         var inFlight: [Int] = []
         var ended = [0, 0, 0]
-        let results = await staged.run {
+        let results = try await staged.run {
             var previous = 0
             for t in stride(from: 125_000_000, to: plan.durationNanoseconds, by: 125_000_000) {
-                await staged.advance(to: t)
+                try await staged.advance(to: t)
                 let pagers = plan.pagers(atNanoseconds: t)
                 let stage = plan.position(atNanoseconds: t).stage
                 // Admitted pagers start a drain; removed ones are still finishing theirs.
                 inFlight += Array(repeating: stage, count: max(0, pagers - previous))
-                await gate.waitUntil(inFlight: max(previous, pagers))
+                try await gate.waitUntil(inFlight: max(previous, pagers))
                 #expect(gate.inFlight == inFlight.count, "at \(t) ns")
                 // Every drain ends; the admitted pagers start the next one, the removed ones park.
                 for started in inFlight { ended[started] += 1 }
                 inFlight = Array(repeating: stage, count: pagers)
                 gate.releaseAll()
-                await gate.waitUntil(inFlight: pagers)
+                try await gate.waitUntil(inFlight: pagers)
                 #expect(gate.inFlight == pagers, "at \(t) ns")
                 previous = pagers
             }
-            await staged.advance(to: plan.durationNanoseconds)
+            try await staged.advance(to: plan.durationNanoseconds)
         }
         #expect(results.map { $0.metrics.drains } == ended)
         #expect(results.map { $0.metrics.pages } == ended)
@@ -216,9 +224,9 @@ import Testing
         let staged = try Staged("2500ms:0-4,1500ms:4", rampDown: .cancel)
         var options = PhaseRunner<HeldSource>.Options()
         options.timeSeries = true
-        let results = await staged.run(options: options) {
+        let results = try await staged.run(options: options) {
             for t in stride(from: 250_000_000, through: staged.plan.durationNanoseconds, by: 250_000_000) {
-                await staged.advance(to: t)
+                try await staged.advance(to: t)
             }
         }
         let first = results[0].timeSeries, second = results[1].timeSeries
@@ -239,11 +247,11 @@ import Testing
         let interruption = Interruption()
         var options = PhaseRunner<HeldSource>.Options()
         options.interruption = interruption
-        let results = await staged.run(options: options) {
+        let results = try await staged.run(options: options) {
             for t in stride(from: Self.second / 2, through: 3 * Self.second, by: Self.second / 2) {
-                await staged.advance(to: t)
+                try await staged.advance(to: t)
             }
-            await gate.waitUntil(inFlight: 4)
+            try await gate.waitUntil(inFlight: 4)
             interruption.request(signal: 2)
         }
         #expect(results.map { $0.stage?.index } == [0, 1])

@@ -2,7 +2,7 @@ import PagebenchPager
 import PagebenchTestSupport
 import Testing
 
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(5)))
 struct PagerStressTests {
     struct Request: Sendable { var index: Int }
     struct Page: Sendable { var items: [Int]; var next: Int? }

@@ -6,7 +6,7 @@ import Testing
 /// so that loading a page appends in place instead of copying every page held. These tests
 /// pin down what a late subscriber sees (P10, P11, P12) and, deterministically, that the
 /// page arrays are not copied per load: with capacity reserved, their buffer must stay put.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(5)))
 struct QueryPagerLatestOutputTests {
     typealias Machine = QueryPagerStateMachine<ScriptedPage, ScriptedPage, ScriptedRequest, CursorBasedPagination.Forward, [Int]>
 
@@ -47,17 +47,17 @@ struct QueryPagerLatestOutputTests {
         let source = ScriptedPageSource(forwardPages: [[1], [2], [3], [4], [5]], gated: true)
         let pager = forwardPager(source)
         async let fetched: Void = pager.fetch()
-        await source.nextFetch().release()
+        try await source.nextFetch().release()
         await fetched
         let next = Task { try await pager.loadNext() }
-        await source.nextFetch().release()
+        try await source.nextFetch().release()
         try await next.value
 
         // A loadAll appends pages 3 and 4, then waits for page 5: in flight, unpublished.
         let all = Task { try await pager.loadAll(fetchFromInitialPage: false) }
-        await source.nextFetch().release()
-        await source.nextFetch().release()
-        let last = await source.nextFetch()
+        try await source.nextFetch().release()
+        try await source.nextFetch().release()
+        let last = try await source.nextFetch()
         var late = pager.subscribe().makeAsyncIterator()
         #expect(await late.next()?.success?.items == [1, 2])
 
@@ -71,11 +71,11 @@ struct QueryPagerLatestOutputTests {
         let source = ScriptedPageSource(forwardPages: [[1], [2], [3], [4]], gated: true)
         let pager = forwardPager(source)
         async let fetched: Void = pager.fetch()
-        await source.nextFetch().release()
+        try await source.nextFetch().release()
         await fetched
         let all = Task { try await pager.loadAll(fetchFromInitialPage: false) }
-        await source.nextFetch().release()
-        _ = await source.nextFetch()
+        try await source.nextFetch().release()
+        _ = try await source.nextFetch()
         all.cancel()
         #expect(await outcome(of: all).failure is CancellationError)
         var late = pager.subscribe().makeAsyncIterator()

@@ -5,7 +5,7 @@ import Testing
 
 /// `loadAll`'s page loop: one transition per page that stores the page and resolves the next
 /// request from the page's own info, and the first attempt through `fetchWithoutWaiting`.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(5)))
 struct QueryPagerLoadAllTests {
     typealias Source = PageStreamTests.HalfImmediateSource
 

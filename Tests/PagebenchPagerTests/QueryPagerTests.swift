@@ -2,7 +2,7 @@ import PagebenchPager
 import PagebenchTestSupport
 import Testing
 
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(5)))
 struct QueryPagerTests {
     // MARK: P1
 
@@ -76,7 +76,7 @@ struct QueryPagerTests {
         let source = ScriptedPageSource(forwardPages: [[1], [2], [3]], gated: true)
         let pager = forwardPager(source)
         async let fetched: Void = pager.fetch()
-        await source.nextFetch().release()
+        try await source.nextFetch().release()
         await fetched
 
         let callers = 8
@@ -85,7 +85,7 @@ struct QueryPagerTests {
                 group.addTask { await paginationError { try await pager.loadNext() } }
             }
             // The one request that was made is still held at the gate...
-            let pending = await source.nextFetch()
+            let pending = try await source.nextFetch()
             // ...while every other caller has already failed: not queued behind it.
             for _ in 0..<(callers - 1) {
                 let error = try await group.next()!
@@ -107,41 +107,41 @@ struct QueryPagerTests {
         let source = ScriptedPageSource(forwardPages: [[1], [2], [3], [4]], gated: true)
         let pager = forwardPager(source)
         async let fetched: Void = pager.fetch()
-        await source.nextFetch().release()
+        try await source.nextFetch().release()
         await fetched
 
         // Failure.
         let failing = Task { try await pager.loadNext() }
-        _ = await source.nextFetch().fail(ScriptedSourceError("boom"))
+        _ = try await source.nextFetch().fail(ScriptedSourceError("boom"))
         #expect(await outcome(of: failing).failure as? ScriptedSourceError == ScriptedSourceError("boom"))
         #expect(!pager.isLoading)
 
         // Cancellation of the awaiting task.
         let cancelled = Task { try await pager.loadNext() }
-        _ = await source.nextFetch()
+        _ = try await source.nextFetch()
         cancelled.cancel()
         #expect(await outcome(of: cancelled).failure is CancellationError)
         #expect(!pager.isLoading)
 
         // Success: accepted at once after the cancellation.
         let succeeding = Task { try await pager.loadNext() }
-        await source.nextFetch().release()
+        try await source.nextFetch().release()
         try await succeeding.value
         #expect(!pager.isLoading)
 
         // Reset during a load.
         let orphaned = Task { try await pager.loadNext() }
-        _ = await source.nextFetch()
+        _ = try await source.nextFetch()
         pager.reset()
         #expect(!pager.isLoading)
         #expect(await outcome(of: orphaned).failure is CancellationError)
 
         // And the next load is accepted at once.
         async let refetched: Void = pager.fetch()
-        await source.nextFetch().release()
+        try await source.nextFetch().release()
         await refetched
         let next = Task { try await pager.loadNext() }
-        await source.nextFetch().release()
+        try await source.nextFetch().release()
         try await next.value
         #expect(pager.output?.items == [1, 2])
     }
@@ -320,12 +320,12 @@ struct QueryPagerTests {
         let pager = forwardPager(source)
         var outputs = pager.subscribe().makeAsyncIterator()
         async let fetched: Void = pager.fetch()
-        await source.nextFetch().release()
+        try await source.nextFetch().release()
         await fetched
         #expect(await outputs.next()?.success?.items == [1])
 
         let load = Task { try await pager.loadNext() }
-        let pending = await source.nextFetch()
+        let pending = try await source.nextFetch()
         pager.reset()
         // Ends promptly: the gated fetch was never answered, the reset cancelled it.
         #expect(await outcome(of: load).failure is CancellationError)
@@ -337,7 +337,7 @@ struct QueryPagerTests {
 
         // The subscriber is still subscribed and the next thing it sees is the later fetch.
         async let refetched: Void = pager.fetch()
-        await source.nextFetch().release()
+        try await source.nextFetch().release()
         await refetched
         #expect(await outputs.next()?.success?.items == [1])
     }
@@ -346,9 +346,9 @@ struct QueryPagerTests {
         let source = ScriptedPageSource(forwardPages: [[1], [2], [3], [4]], gated: true)
         let pager = forwardPager(source)
         let all = Task { try await pager.loadAll() }
-        await source.nextFetch().release()
-        await source.nextFetch().release()
-        _ = await source.nextFetch()
+        try await source.nextFetch().release()
+        try await source.nextFetch().release()
+        _ = try await source.nextFetch()
         pager.reset()
         #expect(await outcome(of: all).failure is CancellationError)
         #expect(pager.output == nil)
@@ -368,13 +368,13 @@ struct QueryPagerTests {
         let source = ScriptedPageSource(forwardPages: [[1], [2]], gated: true)
         let pager = forwardPager(source)
         async let first: Void = pager.fetch()
-        await source.nextFetch().release()
+        try await source.nextFetch().release()
         await first
         let load = Task { try await pager.loadNext() }
-        _ = await source.nextFetch()
+        _ = try await source.nextFetch()
         async let second: Void = pager.fetch()
         #expect(await outcome(of: load).failure is CancellationError)
-        await source.nextFetch().release()
+        try await source.nextFetch().release()
         await second
         #expect(pager.output?.items == [1])
     }
@@ -386,12 +386,12 @@ struct QueryPagerTests {
         let pager = forwardPager(source)
         var outputs = pager.subscribe().makeAsyncIterator()
         async let fetched: Void = pager.fetch()
-        await source.nextFetch().release()
+        try await source.nextFetch().release()
         await fetched
         #expect(await outputs.next()?.success?.items == [1])
 
         let load = Task { try await pager.loadNext() }
-        let pending = await source.nextFetch()
+        let pending = try await source.nextFetch()
         load.cancel()
         #expect(await outcome(of: load).failure is CancellationError)
         #expect(!pending.release())
@@ -403,7 +403,7 @@ struct QueryPagerTests {
 
         // Nothing was published for the cancelled load: the next output is the next load's.
         let next = Task { try await pager.loadNext() }
-        await source.nextFetch().release()
+        try await source.nextFetch().release()
         try await next.value
         #expect(await outputs.next()?.success?.items == [1, 2])
     }
@@ -412,14 +412,14 @@ struct QueryPagerTests {
         let source = ScriptedPageSource(forwardPages: [[1], [2], [3]], gated: true)
         let pager = forwardPager(source)
         let all = Task { try await pager.loadAll() }
-        await source.nextFetch().release()
-        _ = await source.nextFetch()
+        try await source.nextFetch().release()
+        _ = try await source.nextFetch()
         all.cancel()
         #expect(await outcome(of: all).failure is CancellationError)
         #expect(!pager.isLoading)
 
         let fetch = Task { await pager.fetch() }
-        _ = await source.nextFetch()
+        _ = try await source.nextFetch()
         fetch.cancel()
         await fetch.value
         #expect(pager.output == nil)
@@ -434,7 +434,7 @@ struct QueryPagerTests {
         let pager = forwardPager(source, retryPolicy: RetryPolicy(maxRetries: 3, sleep: sleeper.sleep))
         await pager.fetch()
         let load = Task { try await pager.loadNext() }
-        await sleeper.nextSleeper()
+        try await sleeper.nextSleeper()
         load.cancel()
         #expect(await outcome(of: load).failure is CancellationError)
         #expect(source.requestCount == 2)

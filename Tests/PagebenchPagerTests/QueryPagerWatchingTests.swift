@@ -204,23 +204,23 @@ extension PaginationOutput where InitialPage == WatchedList.Page, Page == Watche
         let list = WatchedList(keys: Array(stride(from: 0, to: 100, by: 10)), limit: 3, gate: gate)
         let pager = list.pager()
         async let fetched: Void = pager.fetch()
-        await gate.nextSleeper()
+        try await gate.nextSleeper()
         gate.releaseAll()
         await fetched
         var outputs = pager.subscribe().makeAsyncIterator()
         _ = await outputs.next()
         let watch = pager.watch(list.feed, touches: WatchedList.touches)
-        let ended = await withTaskGroup(of: Int.self) { group in
+        let ended = try await withThrowingTaskGroup(of: Int.self) { group in
             group.addTask {
                 var count = 0
                 for await _ in watch { count += 1 }
                 return count
             }
             list.insert(5)
-            await gate.nextSleeper()  // the refresh's fetch is waiting in the source
+            try await gate.nextSleeper()  // the refresh's fetch is waiting in the source
             #expect(pager.isLoading)
             pager.reset()
-            return await group.next() ?? -1
+            return try await group.next() ?? -1
         }
         #expect(ended == 0)
         #expect(!pager.isLoading)  // P6
@@ -234,7 +234,7 @@ extension PaginationOutput where InitialPage == WatchedList.Page, Page == Watche
         let list = WatchedList(keys: Array(stride(from: 0, to: 100, by: 10)), limit: 3, gate: gate)
         let pager = list.pager()
         async let fetched: Void = pager.fetch()
-        await gate.nextSleeper()
+        try await gate.nextSleeper()
         gate.releaseAll()
         await fetched
         let watch = pager.watch(list.feed, touches: WatchedList.touches)
@@ -245,14 +245,14 @@ extension PaginationOutput where InitialPage == WatchedList.Page, Page == Watche
             }
             // A load in flight when the change comes: the refresh waits for it.
             async let loaded: Void = pager.loadNext()
-            await gate.nextSleeper()
+            try await gate.nextSleeper()
             list.insert(5)
             gate.releaseAll()
             try await loaded
-            await gate.nextSleeper()  // the refresh's first fetch
+            try await gate.nextSleeper()  // the refresh's first fetch
             #expect(await paginationError { try await pager.loadNext() } == .loadInProgress)
             gate.releaseAll()
-            await gate.nextSleeper()  // the next page: the first page's continuation moved
+            try await gate.nextSleeper()  // the next page: the first page's continuation moved
             gate.releaseAll()
             return try await group.next() ?? nil
         }
@@ -267,17 +267,17 @@ extension PaginationOutput where InitialPage == WatchedList.Page, Page == Watche
         let pager = try await Self.loadedPager(list)
         let clock = ManualSleeper(holds: true)
         let watch = pager.watch(pollingEvery: .milliseconds(5), sleep: clock.sleep)
-        let refresh = await withTaskGroup(of: WatchRefresh<Never>?.self) { group in
+        let refresh = try await withThrowingTaskGroup(of: WatchRefresh<Never>?.self) { group in
             group.addTask {
                 var iterator = watch.makeAsyncIterator()
                 return await iterator.next()
             }
-            await clock.nextSleeper()
+            try await clock.nextSleeper()
             clock.releaseAll()  // an interval with no change: nothing published, it sleeps again
-            await clock.nextSleeper()
+            try await clock.nextSleeper()
             list.delete(20)
             clock.releaseAll()
-            return await group.next() ?? nil
+            return try await group.next() ?? nil
         }
         #expect(refresh != nil && refresh?.trigger == nil)
         #expect(pager.output?.keys == [0, 10, 30, 40, 50, 60])

@@ -2,7 +2,7 @@ import PagebenchPager
 import PagebenchTestSupport
 import Testing
 
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(5)))
 struct RetryPolicyTests {
     @Test func retriesAreOffByDefault() async throws {
         let source = ScriptedPageSource(forwardPages: [[1], [2]])
