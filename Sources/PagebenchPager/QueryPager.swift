@@ -13,9 +13,11 @@ import Synchronization
 ///   throws `PaginationError.loadInProgress` at once. `fetch`, `refetch` and
 ///   `loadAll(fetchFromInitialPage: true)` instead reset the pager, abandoning the load
 ///   in flight, as Apollo's do.
-/// - Every load runs in one child task, so `reset()` or cancelling the awaiting task
-///   cancels the source request promptly; a load cancelled either way publishes nothing,
-///   keeps no partial page and throws `CancellationError` (P12, P13).
+/// - Every load that awaits its source runs in one child task, so `reset()` or cancelling
+///   the awaiting task cancels the source request promptly; a load cancelled either way
+///   publishes nothing, keeps no partial page and throws `CancellationError` (P12, P13).
+///   `loadAll` loads the pages that its sources answer at once (`fetchWithoutWaiting`) in
+///   the calling task, and checks for a reset or cancellation at every page.
 /// - Source errors are published as `.failure` and rethrown by `loadNext`,
 ///   `loadPrevious` and `loadAll`; `fetch` and `refetch` only publish them (P11).
 ///
@@ -211,13 +213,18 @@ public final class QueryPager<InitialSource: PageSource, PaginatedSource: PageSo
             let page = try await fetchRetrying(
                 initialSource, initialRequest, policy: retryPolicy, random: &random, counters: counters
             )
-            let info = extractInitialInfo(page)
-            try state.withLock { try $0.receiveInitialPage(page, info: info, id: id, isCancelled: Task.isCancelled) }
-            counters.countPage()
+            try receiveInitialPage(page, id: id, isCancelled: Task.isCancelled)
             try end(id: id, .publishOutput)
         } catch {
             try fail(id: id, error)
         }
+    }
+
+    /// Stores the initial page of load `id` (`fetch`, or `loadAll` from the initial page).
+    @inlinable func receiveInitialPage(_ page: InitialSource.Response, id: UInt64, isCancelled: Bool) throws {
+        let info = extractInitialInfo(page)
+        try state.withLock { try $0.receiveInitialPage(page, info: info, id: id, isCancelled: isCancelled) }
+        counters.countPage()
     }
 
     @inlinable func runPagination(_ direction: PaginationDirection, request: PaginatedSource.Request, id: UInt64)
