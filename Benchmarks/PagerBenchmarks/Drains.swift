@@ -5,9 +5,37 @@ import PagebenchPager
 import PagebenchStore
 
 /// The store as a page source (the pager library knows no store; this is the adapter).
+///
+/// Like the harness's `StoreSource`, it answers at once when the store has no service time
+/// (the default store): `page(_:)`'s cancellation check and evaluation, as a plain call. Every
+/// drain below asks for its pages that way, the bare loops too, so that all of them pay the
+/// same per-page store call and the ratios compare the pagers, not two ways of calling the
+/// store (results/apollo-loadall-fair.md).
 struct StoreSource: PageSource {
     let store: SyntheticStore
+    let servesWithoutWaiting: Bool
+
+    init(store: SyntheticStore) {
+        self.store = store
+        self.servesWithoutWaiting = store.servesWithoutWaiting
+    }
+
     func fetch(_ request: PageRequest) async throws -> Page { try await store.page(request) }
+
+    func fetchWithoutWaiting(_ request: PageRequest) throws -> Page? {
+        guard servesWithoutWaiting else { return nil }
+        try Task.checkCancellation()
+        return try store.evaluatePage(request)
+    }
+
+    /// A page as the bare loops ask for it: at once if the store answers at once, as the
+    /// pagers do, awaited otherwise. Always inlined into the loops: an async call per page
+    /// would cost them what the pagers avoid.
+    @inline(__always)
+    func page(_ request: PageRequest) async throws -> Page {
+        if let page = try fetchWithoutWaiting(request) { return page }
+        return try await fetch(request)
+    }
 }
 
 /// Order-sensitive checksum of a drain: items and pages.
@@ -53,10 +81,11 @@ func check(_ checksum: Checksum, against expected: Checksum, _ name: String) {
 }
 
 func bareLoop(_ store: SyntheticStore, limit: Int) async throws -> Checksum {
+    let source = StoreSource(store: store)
     var checksum = Checksum()
     var request = PageRequest(range: .scan, limit: limit)
     while true {
-        let page = try await store.page(request)
+        let page = try await source.page(request)
         checksum.add(page)
         guard let token = page.nextToken else { return checksum }
         request.token = token
@@ -67,10 +96,11 @@ func bareLoop(_ store: SyntheticStore, limit: Int) async throws -> Checksum {
 /// the Apollo-style pager (issue 12: against the plain bare loop the ratio measured the page
 /// faults of holding every page, not the pager).
 func bareLoopKeepingPages(_ store: SyntheticStore, limit: Int) async throws -> Checksum {
+    let source = StoreSource(store: store)
     var pages: [Page] = []
     var request = PageRequest(range: .scan, limit: limit)
     while true {
-        let page = try await store.page(request)
+        let page = try await source.page(request)
         pages.append(page)
         guard let token = page.nextToken else { break }
         request.token = token

@@ -13,9 +13,11 @@ import Synchronization
 ///   throws `PaginationError.loadInProgress` at once. `fetch`, `refetch` and
 ///   `loadAll(fetchFromInitialPage: true)` instead reset the pager, abandoning the load
 ///   in flight, as Apollo's do.
-/// - Every load runs in one child task, so `reset()` or cancelling the awaiting task
-///   cancels the source request promptly; a load cancelled either way publishes nothing,
-///   keeps no partial page and throws `CancellationError` (P12, P13).
+/// - Every load that awaits its source runs in one child task, so `reset()` or cancelling
+///   the awaiting task cancels the source request promptly; a load cancelled either way
+///   publishes nothing, keeps no partial page and throws `CancellationError` (P12, P13).
+///   `loadAll` loads the pages that its sources answer at once (`fetchWithoutWaiting`) in
+///   the calling task, and checks for a reset or cancellation at every page.
 /// - Source errors are published as `.failure` and rethrown by `loadNext`,
 ///   `loadPrevious` and `loadAll`; `fetch` and `refetch` only publish them (P11).
 ///
@@ -175,28 +177,6 @@ public final class QueryPager<InitialSource: PageSource, PaginatedSource: PageSo
         try await paginate(.previous)
     }
 
-    /// Loads every page: the next pages until there is none, then the previous pages
-    /// (P10), publishing one output when done (P8). With `fetchFromInitialPage` (the
-    /// default) it first resets and fetches the initial page; without it, it continues
-    /// from the pages held and needs an initial page (P1).
-    @inlinable
-    public func loadAll(fetchFromInitialPage: Bool = true) async throws {
-        let (task, orphan) = try state.withLock { state throws(PaginationError) in
-            let id: UInt64
-            var orphan: Task<Void, any Error>?
-            if fetchFromInitialPage {
-                (id, orphan) = state.startFromInitialPage(all: true)
-            } else {
-                id = try state.startLoadAllFromHeldPages()
-            }
-            let task = Task { try await self.runLoadAll(id: id, fetchInitialPage: fetchFromInitialPage) }
-            _ = state.attach(task, to: id)
-            return (task, orphan)
-        }
-        orphan?.cancel()
-        try await awaitLoad(task)
-    }
-
     /// Abandons any load in flight (its source request is cancelled and nothing from it
     /// is published), drops every page and the latest output. Subscribers stay
     /// subscribed and receive what a later fetch brings (P12).
@@ -233,13 +213,18 @@ public final class QueryPager<InitialSource: PageSource, PaginatedSource: PageSo
             let page = try await fetchRetrying(
                 initialSource, initialRequest, policy: retryPolicy, random: &random, counters: counters
             )
-            let info = extractInitialInfo(page)
-            try state.withLock { try $0.receiveInitialPage(page, info: info, id: id, isCancelled: Task.isCancelled) }
-            counters.countPage()
+            try receiveInitialPage(page, id: id, isCancelled: Task.isCancelled)
             try end(id: id, .publishOutput)
         } catch {
             try fail(id: id, error)
         }
+    }
+
+    /// Stores the initial page of load `id` (`fetch`, or `loadAll` from the initial page).
+    @inlinable func receiveInitialPage(_ page: InitialSource.Response, id: UInt64, isCancelled: Bool) throws {
+        let info = extractInitialInfo(page)
+        try state.withLock { try $0.receiveInitialPage(page, info: info, id: id, isCancelled: isCancelled) }
+        counters.countPage()
     }
 
     @inlinable func runPagination(_ direction: PaginationDirection, request: PaginatedSource.Request, id: UInt64)
@@ -258,51 +243,6 @@ public final class QueryPager<InitialSource: PageSource, PaginatedSource: PageSo
             try end(id: id, .publishOutput)
         } catch {
             try fail(id: id, error)
-        }
-    }
-
-    @inlinable func runLoadAll(id: UInt64, fetchInitialPage: Bool) async throws {
-        var random = SplitMix64(seed: retryPolicy.seed ^ id)
-        do {
-            if fetchInitialPage {
-                let page = try await fetchRetrying(
-                    initialSource, initialRequest, policy: retryPolicy, random: &random, counters: counters
-                )
-                let info = extractInitialInfo(page)
-                try state.withLock { try $0.receiveInitialPage(page, info: info, id: id, isCancelled: Task.isCancelled) }
-                counters.countPage()
-            }
-            try await loadRemainingPages(id: id, from: paginatedSource, random: &random)
-            try end(id: id, .publishOutput)
-        } catch {
-            try fail(id: id, error)
-        }
-    }
-
-    /// The paginated pages of `loadAll` load `id` (P8, P10).
-    ///
-    /// One lock and one cancellation read per page: storing the page and deciding the next
-    /// request are one transition, and the page and its info are moved into the state, not
-    /// copied. The source is a parameter so that every page's `await` borrows it where it
-    /// is: read through the property, it was copied (the synthetic store: 545 bytes, twice)
-    /// into the frame per page (results/apollo-loadall-fair.md).
-    @inlinable func loadRemainingPages(id: UInt64, from source: PaginatedSource, random: inout SplitMix64)
-        async throws
-    {
-        var step = try state.withLock {
-            try $0.loadAllStep(id: id, isCancelled: Task.isCancelled, resolve: pageResolver)
-        }
-        while case .fetch(let direction, let request) = consume step {
-            let fetched = try await fetchRetrying(source, request, policy: retryPolicy, random: &random, counters: counters)
-            var info: Info? = extractPageInfo(fetched)
-            var page: PaginatedSource.Response? = consume fetched
-            step = try state.withLock {
-                try $0.receiveLoadAllPage(
-                    page.take()!, info: info.take()!, direction: direction, id: id, isCancelled: Task.isCancelled,
-                    resolve: pageResolver
-                )
-            }
-            counters.countPage()
         }
     }
 

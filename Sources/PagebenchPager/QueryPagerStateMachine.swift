@@ -226,8 +226,12 @@ struct QueryPagerStateMachine<InitialPage: Sendable, Page: Sendable, Request: Se
         }
         let request = resolve(info, direction)
         store(page, info: info, direction: direction)
-        guard let request else { throw PaginationError.noQuery }
-        return .fetch(direction, request)
+        // Moved into the step, not copied out of the optional (a copy and a destroy of the
+        // request per page).
+        switch consume request {
+        case .some(let request): return .fetch(direction, request)
+        case .none: throw PaginationError.noQuery
+        }
     }
 
     /// P9 for a page about to be stored in `direction`: throws `repeatedToken` if `info`

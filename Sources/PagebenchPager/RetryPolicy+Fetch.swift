@@ -41,9 +41,31 @@ func fetchRetrying<Source: PageSource>(
     counters: PagerCounters
 ) async throws -> Source.Response {
     counters.countRequest()
+    let immediate: Source.Response?
     do {
         // A source that answers at once spares the executor switch after an `await`.
-        if let page = try source.fetchWithoutWaiting(request) { return page }
+        immediate = try source.fetchWithoutWaiting(request)
+    } catch {
+        return try await retryAfterFailure(error, source, request, policy: policy, random: &random, counters: counters)
+    }
+    if let immediate { return immediate }
+    return try await finishAttempt(source, request, failure: nil, policy: policy, random: &random, counters: counters)
+}
+
+/// The rest of a first attempt that was made (and counted) with `fetchWithoutWaiting` and
+/// did not return a page: awaits `fetch` if it answered nil (`failure` nil), retries as
+/// `policy` allows after the error it threw otherwise (or after `fetch`'s).
+@inlinable
+func finishAttempt<Source: PageSource>(
+    _ source: Source,
+    _ request: Source.Request,
+    failure: (any Error)?,
+    policy: RetryPolicy,
+    random: inout SplitMix64,
+    counters: PagerCounters
+) async throws -> Source.Response {
+    do {
+        if let failure { throw failure }
         return try await source.fetch(request)
     } catch {
         return try await retryAfterFailure(error, source, request, policy: policy, random: &random, counters: counters)

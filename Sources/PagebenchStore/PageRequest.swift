@@ -20,6 +20,7 @@ public struct PageRequest: Sendable, Hashable {
     /// inside the window (S19).
     public var sortKeys: Range<UInt64>?
 
+    @inlinable
     public init(
         range: ScanRange = .scan,
         reverse: Bool = false,
@@ -37,12 +38,12 @@ public struct PageRequest: Sendable, Hashable {
     }
 
     /// The same request continued with another token (or restarted with `nil`).
-    /// Inlinable: a pager's page resolver calls it once per page, and inlined it builds the
-    /// request without the out-of-line copy and destroy of the whole request.
+    /// A pager's page resolver calls it once per page: inlinable, and built field by field
+    /// (with the inlinable initialiser) rather than as a copy of `self` whose token is then
+    /// replaced, which went through the request's value witness and released the old token
+    /// (results/apollo-loadall-fair.md).
     @inlinable
     public func with(token: String?) -> PageRequest {
-        var copy = self
-        copy.token = token
-        return copy
+        PageRequest(range: range, reverse: reverse, limit: limit, filter: filter, token: token, sortKeys: sortKeys)
     }
 }

@@ -61,6 +61,11 @@ public struct ScriptedSourceError: RetryableError, Hashable, CustomStringConvert
 /// suspends until the test takes it with `nextFetch()` and answers it with `release()`
 /// or `fail(_:)`; a fetch whose task is cancelled throws `CancellationError` at once.
 /// Tests step through events this way instead of sleeping.
+///
+/// Requests named with `answerAtOnce(_:)` are answered by `fetchWithoutWaiting`, as an
+/// in-process store answers, gated or not; a hook (`onAnswerAtOnce`) runs just before each
+/// such answer, so a test can reset a pager or cancel a task at an exact page of a load that
+/// never suspends.
 public final class ScriptedPageSource: PageSource, Sendable {
     public typealias Request = ScriptedRequest
     public typealias Response = ScriptedPage
@@ -81,6 +86,18 @@ public final class ScriptedPageSource: PageSource, Sendable {
         var cancelledBeforeWaiting: Set<UInt64> = []
         var cancellations = 0
         var claimers = CancellableWaiters<Void, PendingFetch>()
+        var answeredAtOnce: Set<ScriptedRequest> = []
+        var answersAtOnce = 0
+        var onAnswerAtOnce: (@Sendable (ScriptedRequest) -> Void)?
+
+        /// Records a request and returns the next failure scripted for it, if any.
+        mutating func logRequest(_ request: ScriptedRequest) -> (any Error)? {
+            log.append(request)
+            guard var errors = failures[request], !errors.isEmpty else { return nil }
+            let failure = errors.removeFirst()
+            failures[request] = errors
+            return failure
+        }
     }
 
     private let state: Mutex<State>
@@ -150,17 +167,39 @@ public final class ScriptedPageSource: PageSource, Sendable {
     /// Number of gated fetches ended by cancellation of their task.
     public var cancellationCount: Int { state.withLock { $0.cancellations } }
 
+    /// Makes `fetchWithoutWaiting` answer these requests (with their page, or their scripted
+    /// failure) instead of leaving them to `fetch`.
+    public func answerAtOnce(_ requests: some Sequence<ScriptedRequest>) {
+        state.withLock { $0.answeredAtOnce.formUnion(requests) }
+    }
+
+    /// Runs `hook` with each request `fetchWithoutWaiting` answers, just before the answer, on
+    /// the answering task and outside the source's lock.
+    public func onAnswerAtOnce(_ hook: @escaping @Sendable (ScriptedRequest) -> Void) {
+        state.withLock { $0.onAnswerAtOnce = hook }
+    }
+
+    /// Number of requests answered by `fetchWithoutWaiting` (they are in `requests` too).
+    public var answerAtOnceCount: Int { state.withLock { $0.answersAtOnce } }
+
     // MARK: PageSource
+
+    public func fetchWithoutWaiting(_ request: ScriptedRequest) throws -> ScriptedPage? {
+        let answer = state.withLock { state -> (failure: (any Error)?, hook: (@Sendable (ScriptedRequest) -> Void)?)? in
+            guard state.answeredAtOnce.contains(request) else { return nil }
+            state.answersAtOnce += 1
+            return (state.logRequest(request), state.onAnswerAtOnce)
+        }
+        guard let answer else { return nil }
+        answer.hook?(request)
+        if let failure = answer.failure { throw failure }
+        return try page(for: request)
+    }
 
     public func fetch(_ request: ScriptedRequest) async throws -> ScriptedPage {
         let (id, failure, gated) = state.withLock { state -> (UInt64, (any Error)?, Bool) in
-            state.log.append(request)
+            let failure = state.logRequest(request)
             state.lastFetchID &+= 1
-            var failure: (any Error)?
-            if var errors = state.failures[request], !errors.isEmpty {
-                failure = errors.removeFirst()
-                state.failures[request] = errors
-            }
             return (state.lastFetchID, failure, state.gated)
         }
         if let failure { throw failure }

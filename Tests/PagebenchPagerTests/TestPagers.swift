@@ -73,6 +73,17 @@ func throwsCancellation(_ body: () async throws -> Void) async -> Bool {
     }
 }
 
+/// P12, P13: `load`, stopped (reset or cancelled) while `pending` was in flight, ended at once
+/// with `CancellationError`, and its fetch was cancelled, never answered.
+func expectStoppedInFlight(
+    _ load: Task<Void, any Error>, _ pending: ScriptedPageSource.PendingFetch, source: ScriptedPageSource,
+    sourceLocation: SourceLocation = #_sourceLocation
+) async {
+    #expect(await outcome(of: load).failure is CancellationError, sourceLocation: sourceLocation)
+    #expect(!pending.release(), sourceLocation: sourceLocation)
+    #expect(source.cancellationCount == 1, sourceLocation: sourceLocation)
+}
+
 /// The result a pending task ended with.
 func outcome(of task: Task<Void, any Error>) async -> Result<Void, any Error> {
     await task.result
