@@ -190,10 +190,16 @@ struct DrainRunner<Source: PageSource>: Sendable where Source.Request == PageReq
         let first = plan.request
         let retriesBefore = streamCounters.retries
         defer { metrics.retries += streamCounters.retries - retriesBefore }
+        // The next request is the last one with the page's token: updated in place, not a
+        // copy of `first` built and the old one destroyed each page (PageStream).
         let stream = PageStream<ObservedSource<Source>, Info>(
             source: source, initialRequest: first, retryPolicy: retryPolicy, counters: streamCounters,
             extractPageInfo: { Info(nextToken: $0.nextToken) },
-            pageResolver: { info, _ in info.endCursor.map { first.with(token: $0) } })
+            advanceRequest: { request, info, _ in
+                guard let token = info.endCursor else { return false }
+                request.token = token
+                return true
+            })
         var iterator = stream.makeAsyncIterator()
         while true {
             guard mayRequest(result: &result, cancelled: cancelled) else { return result }

@@ -10,6 +10,12 @@ import PagebenchBase
 /// `retryPolicy`. One source request per page, no task and no stream per page; the
 /// iterator is a plain value owned by the consuming task, so cancellation of that task
 /// reaches the in-flight `fetch` directly.
+///
+/// The next request comes from a resolver that builds it from the page's info (Apollo's
+/// `pageResolver`), or from one that updates the request just used in place
+/// (``init(source:initialRequest:direction:retryPolicy:counters:extractPageInfo:advanceRequest:)``):
+/// a request that holds references is then not copied and destroyed once a page (about 8 %
+/// of a limit-10 in-process page's CPU, results/harness-overhead.md).
 public struct PageStream<Source: PageSource, Info: PaginationInfo>: AsyncSequence, Sendable {
     public typealias Element = Source.Response
     public typealias Failure = any Error
@@ -19,7 +25,7 @@ public struct PageStream<Source: PageSource, Info: PaginationInfo>: AsyncSequenc
     @usableFromInline let direction: PaginationDirection
     @usableFromInline let retryPolicy: RetryPolicy
     @usableFromInline let extractPageInfo: @Sendable (Source.Response) -> Info
-    @usableFromInline let pageResolver: @Sendable (Info, PaginationDirection) -> Source.Request?
+    @usableFromInline let resolver: Resolver
     /// Requests, retries and pages of every iteration of this stream.
     public let counters: PagerCounters
 
@@ -46,7 +52,39 @@ public struct PageStream<Source: PageSource, Info: PaginationInfo>: AsyncSequenc
         self.retryPolicy = retryPolicy
         self.counters = counters
         self.extractPageInfo = extractPageInfo
-        self.pageResolver = pageResolver
+        self.resolver = .build(pageResolver)
+    }
+
+    /// A stream whose next request is the previous one updated in place.
+    ///
+    /// - Parameter advanceRequest: turns the request just fetched into the request for the
+    ///   page after (or before) the one an info describes, and returns true; false if there
+    ///   is none (P3: the stream then fails with `noQuery` after yielding the page). The
+    ///   other parameters are those of ``init(source:initialRequest:direction:retryPolicy:counters:extractPageInfo:pageResolver:)``.
+    public init(
+        source: Source,
+        initialRequest: Source.Request,
+        direction: PaginationDirection = .next,
+        retryPolicy: RetryPolicy = .none,
+        counters: PagerCounters = PagerCounters(),
+        extractPageInfo: @escaping @Sendable (Source.Response) -> Info,
+        advanceRequest: @escaping @Sendable (inout Source.Request, Info, PaginationDirection) -> Bool
+    ) {
+        self.source = source
+        self.initialRequest = initialRequest
+        self.direction = direction
+        self.retryPolicy = retryPolicy
+        self.counters = counters
+        self.extractPageInfo = extractPageInfo
+        self.resolver = .advance(advanceRequest)
+    }
+
+    /// How the next request is made.
+    @usableFromInline enum Resolver: Sendable {
+        /// Built from the info (Apollo's page resolver).
+        case build(@Sendable (Info, PaginationDirection) -> Source.Request?)
+        /// The request just used, updated in place.
+        case advance(@Sendable (inout Source.Request, Info, PaginationDirection) -> Bool)
     }
 
     @inlinable
@@ -84,7 +122,7 @@ public struct PageStream<Source: PageSource, Info: PaginationInfo>: AsyncSequenc
         public mutating func next(isolation actor: isolated (any Actor)?) async throws -> Source.Response? {
             // Taking the request ends the sequence unless a next request is set below, so
             // any throw ends it.
-            guard let request = request.take() else {
+            guard var request = request.take() else {
                 if let error = pendingError.take() { throw error }
                 return nil
             }
@@ -116,8 +154,20 @@ public struct PageStream<Source: PageSource, Info: PaginationInfo>: AsyncSequenc
             stream.counters.countPage()
             let more = stream.direction == .next ? info.canLoadNext : info.canLoadPrevious
             if more {
-                if let nextRequest = stream.pageResolver(info, stream.direction) {
-                    self.request = nextRequest
+                let resolved: Bool
+                switch stream.resolver {
+                case .build(let resolve):
+                    if let nextRequest = resolve(info, stream.direction) {
+                        self.request = nextRequest
+                        resolved = true
+                    } else {
+                        resolved = false
+                    }
+                case .advance(let advance):
+                    resolved = advance(&request, info, stream.direction)
+                    if resolved { self.request = consume request }
+                }
+                if resolved {
                     // Moved, not copied: no retain/release of the cursor per page.
                     self.previous = consume info
                 } else {

@@ -79,6 +79,53 @@ struct PageStreamTests {
         #expect(source.requestCount == 2)
     }
 
+    /// A stream that updates the request in place (`advanceRequest`) pages exactly as one
+    /// whose resolver builds each request (P7, P15), in both directions, stops on a
+    /// repeated token (P9), and fails with `noQuery` when the update says there is no
+    /// next request (P3).
+    @Test func advancingTheRequestInPlacePagesAsBuildingItDoes() async throws {
+        func advancing(_ source: ScriptedPageSource, _ direction: PaginationDirection)
+            -> PageStream<ScriptedPageSource, CursorBasedPagination.Bidirectional>
+        {
+            PageStream(
+                source: source, initialRequest: .initial, direction: direction, extractPageInfo: { $0.bidirectionalInfo },
+                advanceRequest: { request, info, direction in
+                    guard let token = direction == .next ? info.endCursor : info.startCursor else { return false }
+                    request = ScriptedRequest(token: token, direction: direction)
+                    return true
+                })
+        }
+        let forward: [[Int]] = [[1, 2], []] + Array(repeating: [], count: 20) + [[3], [4, 5], []]
+        var pages: [[Int]] = []
+        for try await page in advancing(ScriptedPageSource(forwardPages: forward), .next) { pages.append(page.items) }
+        #expect(pages == forward)
+        let built = ScriptedPageSource(forwardPages: forward)
+        var builtPages: [[Int]] = []
+        for try await page in forwardStream(built) { builtPages.append(page.items) }
+        #expect(builtPages == pages)
+
+        let bidirectional = ScriptedPageSource(previous: [[-3], [], [-1]], initial: [0], next: [[1]])
+        var backward: [[Int]] = []
+        for try await page in advancing(bidirectional, .previous) { backward.append(page.items) }
+        #expect(backward == [[0], [-1], [], [-3]])
+
+        let repeating = ScriptedPageSource(script: [
+            .initial: ScriptedPage(items: [1], nextToken: "t1"),
+            ScriptedRequest(token: "t1"): ScriptedPage(items: [], nextToken: "t1"),
+        ])
+        #expect(await paginationError { for try await _ in advancing(repeating, .next) {} } == .repeatedToken)
+
+        let source = ScriptedPageSource(forwardPages: [[1], [2]])
+        let refusing = PageStream(
+            source: source, initialRequest: .initial, extractPageInfo: { $0.forwardInfo },
+            advanceRequest: { _, _, _ in false })
+        var iterator = refusing.makeAsyncIterator()
+        #expect(try await iterator.next()?.items == [1])
+        #expect(await paginationError { _ = try await iterator.next() } == .noQuery)
+        #expect(try await iterator.next() == nil)
+        #expect(source.requestCount == 1)
+    }
+
     @Test func p3StreamYieldsThePageThenThrowsNoQuery() async throws {
         let source = ScriptedPageSource(forwardPages: [[1], [2]])
         let stream = PageStream(
