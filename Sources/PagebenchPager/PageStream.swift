@@ -46,13 +46,8 @@ public struct PageStream<Source: PageSource, Info: PaginationInfo>: AsyncSequenc
         extractPageInfo: @escaping @Sendable (Source.Response) -> Info,
         pageResolver: @escaping @Sendable (Info, PaginationDirection) -> Source.Request?
     ) {
-        self.source = source
-        self.initialRequest = initialRequest
-        self.direction = direction
-        self.retryPolicy = retryPolicy
-        self.counters = counters
-        self.extractPageInfo = extractPageInfo
-        self.resolver = .build(pageResolver)
+        self.init(
+            source, initialRequest, direction, retryPolicy, counters, extractPageInfo, resolver: .build(pageResolver))
     }
 
     /// A stream whose next request is the previous one updated in place.
@@ -70,13 +65,21 @@ public struct PageStream<Source: PageSource, Info: PaginationInfo>: AsyncSequenc
         extractPageInfo: @escaping @Sendable (Source.Response) -> Info,
         advanceRequest: @escaping @Sendable (inout Source.Request, Info, PaginationDirection) -> Bool
     ) {
+        self.init(
+            source, initialRequest, direction, retryPolicy, counters, extractPageInfo, resolver: .advance(advanceRequest))
+    }
+
+    private init(
+        _ source: Source, _ initialRequest: Source.Request, _ direction: PaginationDirection, _ retryPolicy: RetryPolicy,
+        _ counters: PagerCounters, _ extractPageInfo: @escaping @Sendable (Source.Response) -> Info, resolver: Resolver
+    ) {
         self.source = source
         self.initialRequest = initialRequest
         self.direction = direction
         self.retryPolicy = retryPolicy
         self.counters = counters
         self.extractPageInfo = extractPageInfo
-        self.resolver = .advance(advanceRequest)
+        self.resolver = resolver
     }
 
     /// How the next request is made.
