@@ -39,16 +39,14 @@ public final class CoalescingSleeper: Sendable {
     /// most `maxQueuedWakeUps` (at least 1) woken waiters queued for the executor at once.
     public init(resolution: Duration = .microseconds(250), maxQueuedWakeUps: Int = 8) {
         self.maxQueuedWakeUps = max(1, maxQueuedWakeUps)
-        let (seconds, attoseconds) = resolution.components
-        let nanoseconds = UInt64(max(0, seconds)) * 1_000_000_000 + UInt64(max(0, attoseconds) / 1_000_000_000)
-        resolutionNanoseconds = max(10_000, nanoseconds)
+        resolutionNanoseconds = max(10_000, UInt64(max(0, resolution.clampedNanoseconds)))
     }
 
     /// Sleeps for at least `duration`; throws `CancellationError` at once when the calling
     /// task is cancelled.
     public func sleep(for duration: Duration) async throws {
-        let (seconds, attoseconds) = duration.components
-        let nanoseconds = UInt64(max(0, seconds)) * 1_000_000_000 + UInt64(max(0, attoseconds) / 1_000_000_000)
+        // At most Int64.max (292 years): the deadline and its tick below cannot overflow.
+        let nanoseconds = UInt64(max(0, duration.clampedNanoseconds))
         guard nanoseconds > 0 else {
             try Task.checkCancellation()
             return

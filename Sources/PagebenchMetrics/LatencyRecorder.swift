@@ -1,3 +1,4 @@
+import PagebenchBase
 import Histogram
 
 /// Records latencies in nanoseconds into an HdrHistogram: one recorder per task, merged at the end.
@@ -156,14 +157,7 @@ public struct LatencyRecorder: Sendable, Equatable {
     public var percentilesIfRecorded: LatencyPercentiles? { isEmpty ? nil : percentiles }
 
     /// Whole nanoseconds in `duration`, 0 for negative durations, saturating at `UInt64.max`.
-    public static func nanoseconds(_ duration: Duration) -> UInt64 {
-        let (seconds, attoseconds) = duration.components
-        if seconds < 0 || (seconds == 0 && attoseconds < 0) { return 0 }
-        let (whole, overflow) = UInt64(seconds).multipliedReportingOverflow(by: 1_000_000_000)
-        if overflow { return .max }
-        let (sum, overflow2) = whole.addingReportingOverflow(UInt64(attoseconds / 1_000_000_000))
-        return overflow2 ? .max : sum
-    }
+    public static func nanoseconds(_ duration: Duration) -> UInt64 { duration.nonNegativeNanoseconds }
 
     public static func == (lhs: LatencyRecorder, rhs: LatencyRecorder) -> Bool {
         lhs.highestTrackableNanoseconds == rhs.highestTrackableNanoseconds && lhs.clampedCount == rhs.clampedCount

@@ -172,3 +172,18 @@ extension SplitMix64 {
         #expect(try FileSystem.readBytes(path) == bytes)
     }
 }
+
+/// The one conversion of a `Duration` to nanoseconds, signed (NIO) and non-negative (latencies,
+/// deadlines): whole nanoseconds towards zero, saturating instead of trapping.
+@Suite struct DurationNanosecondsTests {
+    @Test func conversionsRoundTowardsZeroAndSaturate() {
+        #expect(Duration.milliseconds(5).clampedNanoseconds == 5_000_000)
+        #expect((Duration.seconds(2) + .nanoseconds(1)).clampedNanoseconds == 2_000_000_001)
+        #expect(Duration.nanoseconds(-3).clampedNanoseconds == -3)
+        #expect(Duration.seconds(Int64.max).clampedNanoseconds == .max)
+        #expect(Duration.seconds(Int64.min).clampedNanoseconds == .min)
+        #expect(Duration.nanoseconds(-3).nonNegativeNanoseconds == 0)
+        #expect(Duration.seconds(Int64.max).nonNegativeNanoseconds == .max)
+        #expect((Duration.seconds(1) + .nanoseconds(7)).nonNegativeNanoseconds == 1_000_000_007)
+    }
+}
