@@ -244,9 +244,9 @@ public struct RunCommand: AsyncParsableCommand {
     ///   - interruption: stops the run early (H6; `run()` requests it on SIGINT or SIGTERM):
     ///     what was measured is written, the cut-short phase marked partial, and this throws
     ///     exit status 128 + the signal.
-    @discardableResult
     ///   - judgingObjectives: false: the SLOs (`--slo`, a scenario's `slo`) are neither marked
     ///     on the rows nor checked; `knee` judges its steps itself.
+    @discardableResult
     public func execute(
         into out: inout some TextOutputStream, workerExecutable: String? = nil,
         workerLaunched: @Sendable (Int, Int32) -> Void = { _, _ in }, interruption: Interruption? = nil,

@@ -16,9 +16,6 @@ public struct CancellableWaiters<Condition: Sendable, Value: Sendable>: Sendable
 
     public init() {}
 
-    /// Whether no task waits.
-    public var isEmpty: Bool { waiting.isEmpty }
-
     /// A new waiter's identity.
     public mutating func makeID() -> UInt64 {
         lastID &+= 1
