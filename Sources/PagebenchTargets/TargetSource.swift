@@ -306,7 +306,8 @@ public final class TargetSource: Sendable {
         }
     }
 
-    private func readPage(_ body: ByteBuffer, request: PageRequest, described: String) throws(TargetError) -> Page {
+    /// The page a 200 response's body stands for, or the ``TargetError`` it is (T1, T2).
+    func readPage(_ body: ByteBuffer, request: PageRequest, described: String) throws(TargetError) -> Page {
         let partition: Int
         if case .partition(let index) = request.range { partition = index } else { partition = 0 }
         let kind = target.request
@@ -320,8 +321,10 @@ public final class TargetSource: Sendable {
             }
             // The document is valid JSON from here on: locating cannot fail.
             func locate(_ pointer: JSONPointer) -> Range<Int>? { (try? pointer.locate(in: bytes)) ?? nil }
-            func value(_ range: Range<Int>) -> JSONValue {
-                (try? JSONValue.parse(UnsafeRawBufferPointer(rebasing: bytes[range]))) ?? .null
+            // nil: nested deeper than a JSONValue is parsed (the document is valid JSON, so
+            // that is the only way this fails); never read as `null`.
+            func value(_ range: Range<Int>) -> JSONValue? {
+                try? JSONValue.parse(UnsafeRawBufferPointer(rebasing: bytes[range]))
             }
             func text(_ range: Range<Int>) -> String {
                 String(decoding: UnsafeRawBufferPointer(rebasing: bytes[range]), as: UTF8.self)
@@ -337,7 +340,7 @@ public final class TargetSource: Sendable {
                 scannedPointer = graphql.scannedCount
                 if let range = locate(.errors) {
                     let errors = value(range)
-                    if errors != .null, errors != .array([]) {
+                    if errors != .null, errors != .array([]) {  // too deep to parse: errors all the same
                         let excerpt = String(text(range).prefix(300))
                         throw TargetError(.graphQLError, "\(described) answered with GraphQL errors (T2): \(excerpt)", status: 200)
                     }
@@ -369,14 +372,14 @@ public final class TargetSource: Sendable {
             let continuation: String?
             switch kind {
             case .http(let http):
-                continuation = try Self.token(at: http.continuation, locate(http.continuation).map(value), described)
+                continuation = try Self.token(at: http.continuation, locate(http.continuation), in: bytes, described)
             case .graphql(let graphql):
                 if let pageInfo = graphql.pageInfo {
                     continuation = try Self.relayCursor(
-                        locate(pageInfo).map(value), backward: graphql.backward, pointer: pageInfo, described)
+                        locate(pageInfo).flatMap(value), backward: graphql.backward, pointer: pageInfo, described)
                 } else {
                     let pointer = graphql.continuation!
-                    continuation = try Self.token(at: pointer, locate(pointer).map(value), described)
+                    continuation = try Self.token(at: pointer, locate(pointer), in: bytes, described)
                 }
             case .dynamodb:
                 if let range = locate(.lastEvaluatedKey) {
@@ -411,17 +414,25 @@ public final class TargetSource: Sendable {
         }
     }
 
-    /// A token continuation: absent, `null` or `""` ends the drain; a string continues it;
-    /// anything else is the wrong type (T2).
-    private static func token(at pointer: JSONPointer, _ value: JSONValue?, _ described: String) throws(TargetError) -> String? {
-        switch value {
-        case nil, .null?: return nil
-        case .string(let token)?: return token.isEmpty ? nil : token
-        case let other?:
-            throw TargetError(
-                .badContinuation, "\(described): the continuation at '\(pointer)' must be a string or null, got \(other.kindName)",
-                status: 200)
+    /// A token continuation at `range` of the valid JSON `bytes`: absent, `null` or `""`
+    /// ends the drain; a string continues it; anything else (however deep) is the wrong
+    /// type (T2).
+    private static func token(
+        at pointer: JSONPointer, _ range: Range<Int>?, in bytes: UnsafeRawBufferPointer, _ described: String
+    ) throws(TargetError) -> String? {
+        guard let range else { return nil }
+        var reader = JSONReader(UnsafeRawBufferPointer(rebasing: bytes[range]))
+        if (try? reader.readNull()) == true { return nil }
+        if reader.peek() == UInt8(ascii: "\""), let token = try? reader.readString() { return token.isEmpty ? nil : token }
+        let kind: String
+        switch bytes[range.lowerBound] {
+        case UInt8(ascii: "{"): kind = "an object"
+        case UInt8(ascii: "["): kind = "an array"
+        case UInt8(ascii: "t"), UInt8(ascii: "f"): kind = "true or false"
+        default: kind = "a number"
         }
+        throw TargetError(
+            .badContinuation, "\(described): the continuation at '\(pointer)' must be a string or null, got \(kind)", status: 200)
     }
 
     /// A Relay `pageInfo`: `hasNextPage` + `endCursor` (or `hasPreviousPage` +
