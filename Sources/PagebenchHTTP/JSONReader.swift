@@ -296,6 +296,7 @@ package struct JSONReader: ~Copyable {
         func isDigit(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }
         while offset < bytes.count, isDigit(bytes[offset]) { offset += 1 }
         guard offset > start else { throw error("expected digits") }
+        guard offset - start == 1 || bytes[start] != UInt8(ascii: "0") else { throw error("leading zero") }
         if offset < bytes.count, bytes[offset] == UInt8(ascii: ".") {
             offset += 1
             let fraction = offset
@@ -323,14 +324,35 @@ package struct JSONReader: ~Copyable {
                 return (start..<offset - 1, escaped)
             }
             if byte == UInt8(ascii: "\\") {
+                // Only RFC 8259's escapes, even in a string that is skipped: text with `\q`
+                // is not JSON, and a page is never read from it (T2).
                 escaped = true
-                offset += 2
+                guard offset + 1 < bytes.count else { throw error("unterminated string") }
+                switch bytes[offset + 1] {
+                case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"), UInt8(ascii: "b"), UInt8(ascii: "f"),
+                    UInt8(ascii: "n"), UInt8(ascii: "r"), UInt8(ascii: "t"):
+                    offset += 2
+                case UInt8(ascii: "u"):
+                    guard offset + 6 <= bytes.count, bytes[offset + 2..<offset + 6].allSatisfy(Self.isHexDigit) else {
+                        throw error("bad \\u escape")
+                    }
+                    offset += 6
+                default:
+                    throw error("bad escape")
+                }
                 continue
             }
             guard byte >= 0x20 else { throw error("control character in a string") }
             offset += 1
         }
         throw error("unterminated string")
+    }
+
+    private static func isHexDigit(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "f"), UInt8(ascii: "A")...UInt8(ascii: "F"): true
+        default: false
+        }
     }
 
     /// The text of a string with escapes.

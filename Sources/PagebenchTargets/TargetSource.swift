@@ -22,6 +22,10 @@ public final class TargetSource: Sendable {
     /// The longest `Retry-After` honoured; a longer one is waited this long.
     public static let maximumRetryAfterSeconds = 30
 
+    /// The largest DynamoDB `ConsumedCapacity.CapacityUnits` one response is taken to report;
+    /// a larger (or negative) figure is not summed (a 1 MB page costs at most 256 units).
+    public static let maximumCapacityUnitsPerResponse = 1_000_000.0
+
     public let target: Target
     let client: HTTPRequestClient
     /// The target's headers with `${VAR}` filled from the environment (never printed).
@@ -394,7 +398,11 @@ public final class TargetSource: Sendable {
                 } else {
                     continuation = nil
                 }
-                if let range = locate(.consumedCapacityUnits), case .number(let units) = value(range), let parsed = Double(units) {
+                // A page costs at most a few hundred units; anything outside [0, 10^6] (1e309
+                // reads as infinity, which no Int holds) is not a capacity and is not summed.
+                if let range = locate(.consumedCapacityUnits), case .number(let units) = value(range), let parsed = Double(units),
+                    (0...Self.maximumCapacityUnitsPerResponse).contains(parsed)
+                {
                     capacityMilliUnits.add(Int((parsed * 1000).rounded()), ordering: .relaxed)
                     capacityResponses.add(1, ordering: .relaxed)
                 }
