@@ -61,11 +61,15 @@ extension RunCommand {
 
     /// A source for `target` with one connection per pager of the widest phase, checked by
     /// fetching the first page of the first drain: a target that is down, refuses the
-    /// credentials or answers no page stops the run before it starts.
+    /// credentials or answers no page stops the run before it starts. A signal during that
+    /// request ends it at once (T5, H6).
     ///
     /// - Throws: 65 for a target the environment cannot complete (an unset variable, no AWS
-    ///   credentials), 64 for a bad --ca-file, 69 when the first page fails.
-    func connectRealTarget(_ target: Target, scenarios: [Scenario]) async throws(CommandFailure) -> TargetSource {
+    ///   credentials), 64 for a bad --ca-file, 69 when the first page fails, 128 + the
+    ///   signal when `interruption` is requested during the check.
+    func connectRealTarget(
+        _ target: Target, scenarios: [Scenario], interruption: Interruption?
+    ) async throws(CommandFailure) -> TargetSource {
         let connections = max(1, scenarios.flatMap(\.workload.concurrency).max() ?? 1)
         if let caFile { try CommandFailure.checkReadable(caFile, flag: "--ca-file", exitCode: ExitCodes.usage) }
         let source: TargetSource
@@ -78,14 +82,36 @@ extension RunCommand {
         guard let first = scenarios.first else { return source }
         let request = DrainPlanner(workload: first.workload, store: first.store).plan(0).request
         do {
-            _ = try await source.page(request)
+            _ = try await Self.unlessInterrupted(interruption) { try await source.page(request) }
         } catch let error as StoreError where error.isRetryable {
             // Throttled: the target is up; the run's retry policy deals with it.
         } catch {
             await source.shutdown()
+            try Self.checkInterrupted(interruption, rows: [])
             throw CommandFailure(ExitCodes.unavailable, "target \(target.name): the first page failed: \(error)")
         }
         return source
+    }
+
+    /// `body` (a request before the first phase: the first-page check, `/health`), cancelled
+    /// as soon as `interruption` is requested (T5, H6: a signal is handled at once, not after
+    /// the request's timeout); the caller then ends the run with 128 + the signal.
+    ///
+    /// - Throws: what `body` throws; `CancellationError` once interrupted.
+    static func unlessInterrupted<Result: Sendable>(
+        _ interruption: Interruption?, _ body: @escaping @Sendable () async throws -> Result
+    ) async throws -> Result {
+        guard let interruption else { return try await body() }
+        return try await withThrowingTaskGroup(of: Result?.self) { group in
+            group.addTask { try await body() }
+            group.addTask {
+                await interruption.wait()  // also returns when cancelled (body finished first)
+                return nil
+            }
+            defer { group.cancelAll() }
+            guard let result = try await group.next()!, !interruption.isRequested else { throw CancellationError() }
+            return result
+        }
     }
 
     /// A snapshot of the target's live counters, as rows carry them.

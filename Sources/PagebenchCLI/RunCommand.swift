@@ -281,12 +281,12 @@ public struct RunCommand: AsyncParsableCommand {
         if let workers {
             if let realTarget {
                 // Fail once, here, rather than in every worker: the same checks they make.
-                let source = try await connectRealTarget(realTarget, scenarios: scenarios)
+                let source = try await connectRealTarget(realTarget, scenarios: scenarios, interruption: interruption)
                 await source.shutdown()
             }
             if let target {
                 // Fail once, here, rather than in every worker: the same checks they make.
-                let source = try await connectTarget(target, scenarios: scenarios)
+                let source = try await connectTarget(target, scenarios: scenarios, interruption: interruption)
                 try? await source.shutdown()
             }
             let merged = try await runWorkers(
@@ -315,7 +315,7 @@ public struct RunCommand: AsyncParsableCommand {
         var remote: HTTPStoreSource?
         var realSource: TargetSource?
         if let realTarget {
-            let source = try await connectRealTarget(realTarget, scenarios: scenarios)
+            let source = try await connectRealTarget(realTarget, scenarios: scenarios, interruption: interruption)
             realSource = source
             options.remoteSource = RemotePageSource(name: realTarget.endpoint, counters: { Self.remoteCounts(source) }) {
                 try await source.page($0)
@@ -324,7 +324,7 @@ public struct RunCommand: AsyncParsableCommand {
             for index in scenarios.indices { scenarios[index].name += "@" + realTarget.name }
         }
         if let target {
-            let source = try await connectTarget(target, scenarios: scenarios)
+            let source = try await connectTarget(target, scenarios: scenarios, interruption: interruption)
             remote = source
             options.remoteSource = RemotePageSource(
                 name: target, counters: { RemoteCounts(responses: source.statusCounts.keyedCounts) }

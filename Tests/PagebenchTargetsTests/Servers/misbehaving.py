@@ -11,6 +11,8 @@ GET /repeat?[nextToken=T]       200 {"items": [], "nextToken": "same"} forever (
 GET /throttle?...               as /ok, but the first request for each token answers 429 Retry-After: 1
 GET /unavailable                503 without Retry-After, always
 GET /status/CODE                that status with a small JSON body
+GET /hang...                    no answer: prints `hanging PATH` on stdout, then waits until the
+                                client goes away and prints `client left PATH`
 GET /pages/...                  an empty page in `pagebench serve`'s body format with a new
                                 token, forever (a drain that never ends, for http-bench);
                                 after the 20th prints `served 20` on stdout
@@ -104,6 +106,11 @@ class Handler(BaseHTTPRequestHandler):
             self.send(503, json.dumps({"message": "down"}))
         elif path.startswith("/pages/"):
             self.store_page()
+        elif path.startswith("/hang"):
+            print(f"hanging {path}", flush=True)
+            self.rfile.read(1)  # b'' once the client closes the connection
+            print(f"client left {path}", flush=True)
+            self.close_connection = True
         elif path.startswith("/status/"):
             self.send(int(path.split("/")[2]), json.dumps({"message": "as asked"}))
         else:
