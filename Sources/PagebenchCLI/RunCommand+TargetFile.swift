@@ -137,15 +137,19 @@ extension RunCommand {
     }
 
     /// After the rows are written (with their error counts): a phase in which a remote
-    /// target answered no page, or stopped answering (drains failed and requests got no
-    /// response at all), is a failed run, exit 69 — a failure is never a result.
+    /// target answered no page, ended no drain (every drain failed, whatever the first page
+    /// did: T6), or stopped answering (drains failed and requests got no response at all),
+    /// is a failed run, exit 69 — a failure is never a result. Any remote source: a target
+    /// file, a scenario's target section, or a served store (`--target URL`).
     static func checkTargetAnswered(
         _ rows: [ResultRow], target: String, detail: String? = nil, lastError: String? = nil
     ) throws(CommandFailure) {
         for row in rows {
             let failed = row.errors.total
             let unanswered = row.unansweredRequests
-            guard let what = ResultRow.targetFailure(pages: row.pages, failedDrains: failed, unansweredRequests: unanswered)
+            guard
+                let what = ResultRow.targetFailure(
+                    pages: row.pages, drains: row.drains, failedDrains: failed, unansweredRequests: unanswered)
             else { continue }
             var message =
                 "target \(target) \(what) in phase \(row.scenario) ×\(row.concurrency) rep \(row.repetition): \(failed) of "

@@ -31,7 +31,7 @@ public struct RunCommand: AsyncParsableCommand {
             breaks one writes its results, names the bound, the row and by how much, and exits 99. \
             --target-file FILE (or a scenario's target section) pages a real API instead. \
             Exit codes: 0 success, 64 invalid flags, 65 invalid scenario, target or shard file, 66 missing file, \
-            69 target unreachable or answering no page, 71 a worker process failed, 73 output not writable, \
+            69 target unreachable or a phase in which it answered no page or ended no drain (its rows written), 71 a worker process failed, 73 output not writable, \
             99 an SLO broke.
             """
     )

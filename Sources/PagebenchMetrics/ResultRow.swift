@@ -209,11 +209,13 @@ public struct ResultRow: CSVRecord, Hashable {
     }
 
     /// How a remote target failed a phase, or nil: it "answered no page" (drains failed and not
-    /// one page came), or "stopped answering" (drains failed and requests got no response at
+    /// one page came), "ended no drain" (drains failed and none ended, whatever pages came
+    /// first: T6), or "stopped answering" (drains failed and requests got no response at
     /// all: refused, reset, timed out). Such a phase is a failure, never a result (issue 12).
-    public static func targetFailure(pages: Int, failedDrains: Int, unansweredRequests: Int) -> String? {
+    public static func targetFailure(pages: Int, drains: Int, failedDrains: Int, unansweredRequests: Int) -> String? {
         guard failedDrains > 0 else { return nil }
         if pages == 0 { return "answered no page" }
+        if drains == 0 { return "ended no drain" }
         return unansweredRequests > 0 ? "stopped answering" : nil
     }
 
@@ -221,11 +223,11 @@ public struct ResultRow: CSVRecord, Hashable {
     public var unansweredRequests: Int { RemoteCounts.responses(fromText: httpResponses)?["transport"] ?? 0 }
 
     /// Why this row must not join a history of results, or nil: cut short by a signal (H6), or
-    /// a remote target that failed the phase (``targetFailure(pages:failedDrains:unansweredRequests:)``).
+    /// a remote target that failed the phase (``targetFailure(pages:drains:failedDrains:unansweredRequests:)``).
     public var notAResult: String? {
         if partial == 1 { return "cut short by a signal" }
         guard !targetKind.isEmpty else { return nil }
-        return Self.targetFailure(pages: pages, failedDrains: errors.total, unansweredRequests: unansweredRequests)
+        return Self.targetFailure(pages: pages, drains: drains, failedDrains: errors.total, unansweredRequests: unansweredRequests)
     }
 
     /// Fills the target columns from what the target answered in the phase.

@@ -80,24 +80,54 @@ import Testing
         await source.shutdown()
     }
 
+    /// The row the run wrote for `path` (its CSV), when it failed.
+    func writtenRow(_ path: String, in directory: URL) throws -> ResultRow {
+        let file = directory.appendingPathComponent("t" + path.replacingOccurrences(of: "/", with: "-") + ".csv")
+        let rows = try ResultRow.parseCSV(try String(contentsOf: file, encoding: .utf8), file: file.path)
+        return try #require(rows.first)
+    }
+
     /// A server that answers the continuation it was sent (P9): the first page is a page, the
-    /// repeat ends every drain as a counted `repeatedContinuation` error, nothing loops.
+    /// repeat ends every drain as a counted `repeatedContinuation` error, nothing loops. Not
+    /// one drain ended, so the phase failed (T6): its row is written with the counts, exit 69.
     @Test func p9_theSameContinuationForeverEndsEachDrainAsACountedError() async throws {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let server = try ChildServer.python("misbehaving.py")
         defer { server.stop() }
         let result = try await run(server, path: "/repeat", in: directory)
-        let row = try #require(result.output?.rows.first, "\(result.failure?.message ?? "")")
+        let failure = try #require(result.failure, "a phase in which every drain failed is not a result")
+        #expect(failure.exitCode.rawValue == 69)
+        #expect(failure.message.contains("ended no drain in phase api@t-repeat") && failure.message.contains("6 of 6 drains failed"), "\(failure.message)")
+        #expect(failure.message.contains("repeatedContinuation=6"), "\(failure.message)")
+        let row = try writtenRow("/repeat", in: directory)
         #expect(row.pages == 6)  // one page per drain, then the repeat
         #expect(row.errors.other == 6)
         #expect(row.drains == 0)
-        #expect(result.text.contains("repeatedContinuation=6"), "\(result.text)")
         // The CSV row carries the kind of target, the responses and the errors by kind.
         #expect(row.targetKind == "http")
         #expect(row.targetHash.count == 16)
         #expect(row.targetErrors.repeatedContinuation == 6)
         #expect(row.httpResponses == "200=12 transport=0")
+    }
+
+    /// T6 (issue 24): a good first page, then a second page that is not a page (not JSON, or
+    /// HTTP 500) on every drain: no drain ended, so the phase failed. The run exited 0; now
+    /// its row is written with the error counts and the run exits 69 naming the phase.
+    @Test(arguments: [("/pagetwo/notjson", "notJSON"), ("/pagetwo/500", "httpStatus")])
+    func t6_aPhaseWhoseDrainsAllFailAfterAGoodFirstPageFails(path: String, kind: String) async throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let server = try ChildServer.python("misbehaving.py")
+        defer { server.stop() }
+        let result = try await run(server, path: path, in: directory)
+        let failure = try #require(result.failure, "\(path): a phase in which every drain failed is not a result")
+        #expect(failure.exitCode.rawValue == 69)
+        #expect(failure.message.contains("ended no drain") && failure.message.contains("\(kind)=6"), "\(failure.message)")
+        let row = try writtenRow(path, in: directory)
+        #expect(row.pages == 6 && row.drains == 0 && row.errors.other == 6)
+        #expect(row.targetErrors.byKind == [kind: 6])
+        #expect(row.notAResult == "ended no drain")
     }
 
     /// 429 with Retry-After is retried per the retry policy and counted (T3); the drains

@@ -8,6 +8,9 @@ GET /notjson                    200 with an HTML body
 GET /noitems                    200 {"data": []}
 GET /badtoken                   200 with a numeric nextToken
 GET /repeat?[nextToken=T]       200 {"items": [], "nextToken": "same"} forever (P9)
+GET /pagetwo/KIND?[nextToken=T] a good first page with a token; the second page is KIND:
+                                `notjson` (HTML), `500`, or `echo` (403 echoing the request's
+                                Authorization header, as a careless server does)
 GET /throttle?...               as /ok, but the first request for each token answers 429 Retry-After: 1
 GET /unavailable                503 without Retry-After, always
 GET /status/CODE                that status with a small JSON body
@@ -91,6 +94,16 @@ class Handler(BaseHTTPRequestHandler):
             self.send(200, json.dumps({"data": []}))
         elif path == "/badtoken":
             self.send(200, json.dumps({"items": [{"id": 1}], "nextToken": 5}))
+        elif path.startswith("/pagetwo/"):
+            kind = path.split("/")[2]
+            if "nextToken" not in query:
+                self.send(200, json.dumps({"items": [{"id": 1}], "nextToken": "2"}))
+            elif kind == "notjson":
+                self.send(200, "<html><body>page two is down</body></html>", content_type="text/html")
+            elif kind == "echo":
+                self.send(403, json.dumps({"you_sent": {"authorization": self.headers.get("Authorization")}}))
+            else:
+                self.send(500, json.dumps({"message": "page two failed"}))
         elif path == "/repeat":
             self.send(200, json.dumps({"items": [], "nextToken": "same"}))
         elif path == "/throttle":
