@@ -31,6 +31,9 @@ public final class TargetSource: Sendable {
     /// The target's headers with `${VAR}` filled from the environment (never printed).
     private let headers: [(name: String, value: String)]
     private let signer: SigV4Signer?
+    /// Hides the secrets those headers and the AWS credentials hold (T4): every message
+    /// that leaves ``page(_:)`` passes through it.
+    let mask: SecretMask
     /// Written only on the (rare) failure path.
     private let errorCounts = Mutex<[TargetError.Kind: Int]>([:])
     private let lastErrorMessage = Mutex<String?>(nil)
@@ -66,12 +69,14 @@ public final class TargetSource: Sendable {
             headers.append((name, template.render(TemplateBindings(), environment: environment)))
         }
         self.headers = headers
+        var credentials: AWSCredentials?
         if case .dynamodb(let request) = target.request {
-            signer = SigV4Signer(
-                credentials: try AWSCredentials.fromEnvironment(environment), region: request.region, service: "dynamodb")
+            credentials = try AWSCredentials.fromEnvironment(environment)
+            signer = SigV4Signer(credentials: credentials!, region: request.region, service: "dynamodb")
         } else {
             signer = nil
         }
+        mask = SecretMask(target: target, rendered: headers, environment: environment, credentials: credentials)
     }
 
     /// Closes the connections.
@@ -102,15 +107,21 @@ public final class TargetSource: Sendable {
 
     /// Fetches one page of the drain `request` describes.
     ///
+    /// The one way out of the source: every error's message is passed through ``mask`` here
+    /// (T4), whatever the server sent back and wherever it was quoted.
+    ///
     /// - Throws: `CancellationError`; `StoreError` (`throttled`, retryable) for throttling
     ///   answers; ``TargetError`` for everything that is not a page (T2).
     public func page(_ request: PageRequest) async throws -> Page {
         do {
             return try await fetch(request)
         } catch let error as TargetError {
-            errorCounts.withLock { $0[error.kind, default: 0] += 1 }
-            lastErrorMessage.withLock { $0 = error.message }
-            throw error
+            let masked = TargetError(error.kind, mask(error.message), status: error.status)
+            errorCounts.withLock { $0[masked.kind, default: 0] += 1 }
+            lastErrorMessage.withLock { $0 = masked.message }
+            throw masked
+        } catch let error as StoreError {
+            throw StoreError(remote: error.code, message: mask(error.message))
         }
     }
 
@@ -136,16 +147,16 @@ public final class TargetSource: Sendable {
         case 401, 403:
             throw TargetError(
                 .unauthorized,
-                "\(described) answered HTTP \(response.status): the target refused the credentials; check the headers' variables (or AWS_* for dynamodb); body starts: \(Self.excerpt(response.body))",
+                "\(described) answered HTTP \(response.status): the target refused the credentials; check the headers' variables (or AWS_* for dynamodb); body starts: \(mask.excerpt(response.body.readableBytesView))",
                 status: response.status)
         default:
             if case .dynamodb = target.request, let type = Self.dynamoDBErrorType(response.body) {
                 throw TargetError(
-                    .apiError, "\(described) answered HTTP \(response.status) \(type): \(Self.excerpt(response.body))",
+                    .apiError, "\(described) answered HTTP \(response.status) \(type): \(mask.excerpt(response.body.readableBytesView))",
                     status: response.status)
             }
             throw TargetError(
-                .httpStatus, "\(described) answered HTTP \(response.status); body starts: \(Self.excerpt(response.body))",
+                .httpStatus, "\(described) answered HTTP \(response.status); body starts: \(mask.excerpt(response.body.readableBytesView))",
                 status: response.status)
         }
         let page = try readPage(response.body, request: request, described: described)
@@ -301,12 +312,12 @@ public final class TargetSource: Sendable {
         }
     }
 
-    /// The `__type` of a DynamoDB error body.
+    /// The `__type` of a DynamoDB error body (its first 200 characters: it goes into messages).
     static func dynamoDBErrorType(_ body: ByteBuffer) -> String? {
         body.withUnsafeReadableBytes { bytes in
             guard let range = try? JSONPointer.type.locate(in: bytes) else { return nil }
             var reader = JSONReader(UnsafeRawBufferPointer(rebasing: bytes[range]))
-            return try? reader.readString()
+            return (try? reader.readString()).map { String($0.prefix(200)) }
         }
     }
 
@@ -321,7 +332,8 @@ public final class TargetSource: Sendable {
                 try whole.skipValue()
                 try whole.expectEnd()
             } catch {
-                throw TargetError(.notJSON, "\(described): the body is not JSON (\(error)); it starts: \(Self.excerpt(body))", status: 200)
+                throw TargetError(
+                    .notJSON, "\(described): the body is not JSON (\(error)); it starts: \(mask.excerpt(body.readableBytesView))", status: 200)
             }
             // The document is valid JSON from here on: locating cannot fail.
             func locate(_ pointer: JSONPointer) -> Range<Int>? { (try? pointer.locate(in: bytes)) ?? nil }
@@ -345,8 +357,9 @@ public final class TargetSource: Sendable {
                 if let range = locate(.errors) {
                     let errors = value(range)
                     if errors != .null, errors != .array([]) {  // too deep to parse: errors all the same
-                        let excerpt = String(text(range).prefix(300))
-                        throw TargetError(.graphQLError, "\(described) answered with GraphQL errors (T2): \(excerpt)", status: 200)
+                        throw TargetError(
+                            .graphQLError, "\(described) answered with GraphQL errors (T2): \(mask.excerpt(bytes[range], limit: 300))",
+                            status: 200)
                     }
                 }
             case .dynamodb:
@@ -355,7 +368,7 @@ public final class TargetSource: Sendable {
             }
             guard let itemsRange = locate(items) else {
                 throw TargetError(
-                    .missingItems, "\(described): the response has nothing at the items pointer '\(items)'; it starts: \(Self.excerpt(body))",
+                    .missingItems, "\(described): the response has nothing at the items pointer '\(items)'; it starts: \(mask.excerpt(body.readableBytesView))",
                     status: 200)
             }
             var sizes: [Int] = []
@@ -370,7 +383,7 @@ public final class TargetSource: Sendable {
                 }
             } catch {
                 throw TargetError(
-                    .missingItems, "\(described): the value at the items pointer '\(items)' is not an array: \(String(text(itemsRange).prefix(100)))",
+                    .missingItems, "\(described): the value at the items pointer '\(items)' is not an array: \(mask.excerpt(bytes[itemsRange], limit: 100))",
                     status: 200)
             }
             let continuation: String?
@@ -392,7 +405,7 @@ public final class TargetSource: Sendable {
                     case UInt8(ascii: "n"): continuation = nil
                     default:
                         throw TargetError(
-                            .badContinuation, "\(described): LastEvaluatedKey must be an object, got \(String(text(range).prefix(80)))",
+                            .badContinuation, "\(described): LastEvaluatedKey must be an object, got \(mask.excerpt(bytes[range], limit: 80))",
                             status: 200)
                     }
                 } else {
@@ -463,11 +476,6 @@ public final class TargetSource: Sendable {
         return text
     }
 
-    /// The first 200 bytes of a body, for messages.
-    static func excerpt(_ body: ByteBuffer) -> String {
-        let bytes = body.readableBytesView.prefix(200)
-        return "'" + String(decoding: bytes, as: UTF8.self) + (body.readableBytes > 200 ? "…'" : "'")
-    }
 }
 
 extension JSONPointer {

@@ -204,6 +204,42 @@ import Testing
         #expect(row.errors.other > 0)
     }
 
+    /// T4 (issue 25): a server that echoes the `Authorization` header in its 403 body, on the
+    /// first page or on page two of every drain, gets no secret printed or written: the
+    /// secret (300 characters, so that the 200-character excerpt would cut it; non-ASCII,
+    /// which the server escapes as `\u00e9`) is masked in the failure messages, and appears
+    /// in no output, CSV or shard file. It used to be printed in the first-page error.
+    @Test func t4_aSecretTheServerEchoesIsMaskedInEveryMessage() async throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let secret = "s3cr3t-é-\(UUID().uuidString)-" + String(repeating: "x", count: 250)
+        let variable = "PAGEBENCH_T4_ECHO_\(UInt32.random(in: 0...UInt32.max))"
+        setenv(variable, secret, 1)
+        defer { unsetenv(variable) }
+        let server = try ChildServer.python("misbehaving.py")
+        defer { server.stop() }
+        let headers = "{\"Authorization\": \"Bearer ${\(variable)}\"}"
+        let first = try await run(server, path: "/echo", in: directory, headers: headers)
+        let firstFailure = try #require(first.failure)
+        #expect(firstFailure.exitCode.rawValue == 69)
+        #expect(firstFailure.message.contains(#"{"authorization": "[masked]"}"#), "\(firstFailure.message)")
+        let second = try await run(server, path: "/pagetwo/echo", in: directory, headers: headers)
+        let secondFailure = try #require(second.failure)
+        #expect(secondFailure.message.contains("unauthorized=6") && secondFailure.message.contains("[masked]"), "\(secondFailure.message)")
+        let sharded = try await run(
+            server, path: "/pagetwo/echo", in: directory,
+            extra: ["--shard", "0/2", "--shard-output", directory.appendingPathComponent("shards").path], headers: headers, csv: false)
+        var everything = first.text + firstFailure.message + second.text + secondFailure.message + sharded.text
+            + (sharded.failure?.message ?? "")
+        let files = FileManager.default.enumerator(atPath: directory.path)!.compactMap { $0 as? String }
+        #expect(files.contains { $0.hasSuffix(".csv") } && files.contains { $0.hasPrefix("shards/") })
+        for file in files {
+            everything += (try? String(contentsOf: directory.appendingPathComponent(file), encoding: .utf8)) ?? ""
+        }
+        #expect(!everything.contains("s3cr3t"))
+        #expect(!everything.contains("xxxxxxxxxx"))
+    }
+
     /// T4: a secret in the environment, sent as a header, is accepted by the server and
     /// appears in no results file, shard file, printed text or error message.
     @Test func t4_aSecretFromTheEnvironmentNeverAppearsInAnyOutput() async throws {

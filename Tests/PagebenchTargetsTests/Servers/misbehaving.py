@@ -4,6 +4,7 @@
 GET /ok?limit=N[&nextToken=T]   20 items, pages of N, nextToken = next offset as a string
 GET /auth?...                   as /ok, but 401 unless `Authorization: Bearer $EXPECTED_SECRET`
 GET /forbidden                  403
+GET /echo                       403 echoing the request's Authorization header (JSON, non-ASCII as \\u)
 GET /notjson                    200 with an HTML body
 GET /noitems                    200 {"data": []}
 GET /badtoken                   200 with a numeric nextToken
@@ -86,6 +87,8 @@ class Handler(BaseHTTPRequestHandler):
                 self.send(401, json.dumps({"message": "bad credentials"}))
             else:
                 self.page(query)
+        elif path == "/echo":
+            self.send(403, json.dumps({"you_sent": {"authorization": self.headers.get("Authorization")}}))
         elif path == "/forbidden":
             self.send(403, json.dumps({"message": "forbidden"}))
         elif path == "/notjson":
