@@ -37,10 +37,18 @@ extension RunCommand {
         }
         guard health.configurationHash == expected else {
             try? await source.shutdown()
+            var differences = ""
+            if let served = health.canonical, let scenario = scenarios.first?.store.canonicalText {
+                let fields = StoreConfiguration.differences(canonical: scenario, served)
+                if !fields.isEmpty {
+                    differences = "; they differ in " + fields.map { "\($0.field) \($0.first) ≠ \($0.second)" }.joined(separator: ", ")
+                        + " (scenario ≠ served)"
+                }
+            }
             throw CommandFailure(
                 ExitCodes.dataError,
-                "--target \(target) serves store \(health.configurationHash), but the scenario describes store \(expected): "
-                    + "start `pagebench serve` with the same store options (or --config file) as `pagebench run`")
+                "--target \(target) serves store \(health.configurationHash), but the scenario describes store \(expected)\(differences): "
+                    + "start `pagebench serve` with the same store options, --config file or --scenario file as `pagebench run`")
         }
         return source
     }

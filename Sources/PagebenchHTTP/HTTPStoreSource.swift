@@ -333,11 +333,15 @@ public struct StoreHealth: Sendable, Hashable, Codable {
     public var partitions: Int
     /// Items in the whole store.
     public var items: Int
+    /// ``PagebenchStore/StoreConfiguration/canonicalText`` of the server's store; nil from a
+    /// server that does not send it.
+    public var canonical: String?
 
-    public init(status: String, configurationHash: String, partitions: Int, items: Int) {
+    public init(status: String, configurationHash: String, partitions: Int, items: Int, canonical: String? = nil) {
         self.status = status
         self.configurationHash = configurationHash
         self.partitions = partitions
         self.items = items
+        self.canonical = canonical
     }
 }

@@ -142,6 +142,8 @@ import Testing
         let refused = try #require(failure)
         #expect(refused.exitCode.rawValue == 65)
         #expect(refused.message.contains("pagebench serve"))
+        // Issue 25: which fields differ, not only two hashes.
+        #expect(refused.message.contains("they differ in seed 8 ≠ 7 (scenario ≠ served)"), "\(refused.message)")
         #expect(!FileManager.default.fileExists(atPath: output))
     }
 
