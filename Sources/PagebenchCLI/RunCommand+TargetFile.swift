@@ -122,18 +122,50 @@ extension RunCommand {
             consumedCapacityUnits: source.consumedCapacityUnits)
     }
 
-    /// What the target answered over the run, for the end of the output.
-    static func targetSummary(_ source: TargetSource) -> String {
-        var text = "responses from \(source.target.kind.rawValue) target \(source.target.name) (\(source.target.endpoint)): \(source.statusCounts)\n"
-        let errors = source.errorCountsByKind
-        if !errors.isEmpty {
-            text += "target errors: " + errors.keys.map(\.rawValue).sorted().map { name in
-                "\(name)=\(errors[TargetError.Kind(rawValue: name)!]!)"
-            }.joined(separator: " ") + "\n"
+    /// What the target answered over the run, for the end of the output: responses, errors by
+    /// kind, throttling answers and consumed capacity, each split as the rows count them
+    /// (``responsesSummary(_:rows:)``).
+    static func targetSummary(_ source: TargetSource, rows: [ResultRow]) -> String {
+        var text = "responses from \(source.target.kind.rawValue) target \(source.target.name) (\(source.target.endpoint)): "
+            + responsesSummary(source.statusCounts, rows: rows) + "\n"
+        let total = source.errorCountsByKind
+        if !total.isEmpty {
+            var inRows: [String: Int] = [:]
+            for row in rows { inRows.merge(row.targetErrors.byKind, uniquingKeysWith: +) }
+            func line(_ counts: [String: Int]) -> String {
+                counts.filter { $0.value != 0 }.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
+            }
+            let outside = Dictionary(uniqueKeysWithValues: total.map { ($0.key.rawValue, $0.value - (inRows[$0.key.rawValue] ?? 0)) })
+            text += "target errors: " + remoteSplit(line(inRows), line(outside)) + "\n"
         }
-        if source.throttles > 0 { text += "throttling answers: \(source.throttles)\n" }
-        if let units = source.consumedCapacityUnits { text += "consumed capacity: \(units) units\n" }
+        if source.throttles > 0 {
+            let inRows = rows.map(\.throttles).reduce(0, +)
+            text += "throttling answers: " + remoteSplit("\(inRows)", source.throttles == inRows ? "" : "\(source.throttles - inRows)") + "\n"
+        }
+        if let units = source.consumedCapacityUnits {
+            let inRows = rows.compactMap(\.consumedCapacityUnits).reduce(0, +)
+            let outside = units - inRows
+            text += "consumed capacity: " + remoteSplit("\(inRows) units", abs(outside) < 1e-9 ? "" : "\(outside) units") + "\n"
+        }
         return text
+    }
+
+    /// The responses a remote source got over the run (`total`), split as the rows count them
+    /// (issue 25): a row's `http_responses` covers its measured phase only, so the requests
+    /// made outside the phases (the check before the first one: a target's first page,
+    /// `/health` of a served store; warm-ups) are real requests in no row, counted apart.
+    /// What this prints "in the rows" is the sum of the rows' `http_responses`.
+    static func responsesSummary(_ total: HTTPStatusCounts, rows: [ResultRow]) -> String {
+        var inRows = HTTPStatusCounts()
+        for row in rows { inRows.add(HTTPStatusCounts(keyedCounts: RemoteCounts.responses(fromText: row.httpResponses) ?? [:])) }
+        let outside = total.subtracting(inRows)
+        return remoteSplit("\(inRows)", outside == HTTPStatusCounts() ? "" : "\(outside)")
+    }
+
+    /// `A in the rows; B outside them (…)`, or only the first part when nothing was outside.
+    static func remoteSplit(_ inRows: String, _ outside: String) -> String {
+        (inRows.isEmpty ? "none" : inRows) + " in the rows"
+            + (outside.isEmpty ? "" : "; \(outside) outside them (the check before the first phase, warm-ups)")
     }
 
     /// After the rows are written (with their error counts): a phase in which a remote

@@ -362,13 +362,13 @@ public struct RunCommand: AsyncParsableCommand {
         if let realSource {
             await realSource.shutdown()
             responses = realSource.statusCounts
-            if !quiet { out.write(Self.targetSummary(realSource)) }
+            if !quiet { out.write(Self.targetSummary(realSource, rows: result.rows)) }
         }
         if let remote {
             let counts = remote.statusCounts
             responses = counts
             try? await remote.shutdown()
-            if !quiet { out.write("HTTP responses from \(remote.target): \(counts)\n") }
+            if !quiet { out.write("HTTP responses from \(remote.target): \(Self.responsesSummary(counts, rows: result.rows))\n") }
         }
         let checkAnswered = { (rows: [ResultRow]) throws(CommandFailure) in
             if let realSource {

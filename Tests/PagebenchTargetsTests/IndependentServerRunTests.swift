@@ -114,11 +114,17 @@ import Testing
             scenarioFile, "--target-file", try write(target("looping"), "looping.json", in: directory),
             "--output", directory.appendingPathComponent("l.csv").path,
         ])
-        let row = try #require(looping.output?.rows.first, "\(looping.failure?.message ?? "")")
+        // No drain ended: a failed phase (T6), its row written with the counts, exit 69.
+        let loopFailure = try #require(looping.failure)
+        #expect(loopFailure.exitCode.rawValue == 69 && loopFailure.message.contains("ended no drain"), "\(loopFailure.message)")
+        let rows = try ResultRow.parseCSV(
+            try String(contentsOf: directory.appendingPathComponent("l.csv"), encoding: .utf8), file: "l.csv")
+        let row = try #require(rows.first)
         #expect(row.pages == 12)
         #expect(row.emptyPagesWasted == 12)
         #expect(row.errors.other == 12)
-        #expect(looping.text.contains("repeatedContinuation=12"))
+        #expect(loopFailure.message.contains("repeatedContinuation=12"))
+        #expect(looping.text.contains("repeatedContinuation=12 in the rows"), "\(looping.text)")
     }
 
     /// moto's DynamoDB server, a fixture table of 300 items loaded with boto3, a Query with a

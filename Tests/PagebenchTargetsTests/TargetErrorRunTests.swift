@@ -46,6 +46,12 @@ import Testing
         #expect(row.pages == 24)
         #expect(row.items == 120)
         #expect(row.errors.total == 0)
+        // Issue 25: the first-page check is a real request in no row: stdout says so, and
+        // what it prints in the rows is what the CSV holds.
+        #expect(row.httpResponses == "200=24 transport=0")
+        #expect(
+            result.text.contains("200=24 transport=0 in the rows; 200=1 transport=0 outside them (the check before the first phase, warm-ups)"),
+            "\(result.text)")
     }
 
     /// The first page of the run fails: the run cannot go on, exit 69 with the reason (T2).
@@ -144,6 +150,9 @@ import Testing
         // Each of the 4 tokens is throttled once; the first one by the run's first-page check.
         #expect(row.retries == 3)
         #expect(row.throttles == row.retries)
+        #expect(row.httpResponses == "200=24 429=3 transport=0")
+        #expect(result.text.contains("200=24 429=3 transport=0 in the rows; 429=1 transport=0 outside them"), "\(result.text)")
+        #expect(result.text.contains("throttling answers: 3 in the rows; 1 outside them"), "\(result.text)")
     }
 
     /// 503 forever: every retry is counted, every drain fails as throttled, no page: exit 69.
