@@ -29,7 +29,8 @@ public struct RunCommand: AsyncParsableCommand {
             processes and merges them. \
             --slo bounds a column of every row (page_latency_p99_ns<5ms, error_rate<0.1%); a run that \
             breaks one writes its results, names the bound, the row and by how much, and exits 99. \
-            --target-file FILE (or a scenario's target section) pages a real API instead. \
+            --target-file FILE (or a scenario's target section) pages a real API instead; a phase in which \
+            no drain ended is a failed phase (T6). \
             Exit codes: 0 success, 64 invalid flags, 65 invalid scenario, target or shard file, 66 missing file, \
             69 target unreachable or a phase in which it answered no page or ended no drain (its rows written), 71 a worker process failed, 73 output not writable, \
             99 an SLO broke.
@@ -65,7 +66,7 @@ public struct RunCommand: AsyncParsableCommand {
 
     @Option(
         help: ArgumentHelp(
-            "Page a real list API described by this target file (kinds dynamodb, http, graphql; README \"Target files\"); rows are named SCENARIO@NAME.",
+            "Page a real list API described by this target file (kinds dynamodb, http, graphql; README \"Target files\"); rows are named SCENARIO@NAME. Its timeoutSeconds bounds each whole request, connect to last byte; known secrets (header values from ${VAR}, AWS keys) are masked in everything printed or written; the first-page check and warm-ups are counted apart from the rows.",
             valueName: "file"))
     public var targetFile: String?
 
