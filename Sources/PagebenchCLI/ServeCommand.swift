@@ -154,21 +154,13 @@ public struct ServeCommand: AsyncParsableCommand {
         guard store.configFile == nil else {
             throw CommandFailure(ExitCodes.usage, "--scenario and --config both give the store; give one")
         }
-        var configuration: StoreConfiguration
+        let scenario: Scenario
         do {
-            configuration = try Scenario.load(path: scenarioFile).store
+            scenario = try Scenario.load(path: scenarioFile)
         } catch {
             throw CommandFailure(error)
         }
-        do {
-            try store.applyFlags(to: &configuration)
-            try configuration.validate()
-        } catch let error as StoreError {
-            throw CommandFailure(error)
-        } catch {
-            throw CommandFailure(wrapping: error)
-        }
-        return configuration
+        return try store.applied(to: scenario.store)
     }
 
     /// The server these options describe (not started).
