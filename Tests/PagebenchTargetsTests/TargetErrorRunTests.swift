@@ -16,9 +16,11 @@ import Testing
                                      "read": "scan", "warmupSeconds": 0, "filter": "none"}}
         """
 
+    /// A target of `path`; its timeout is one no loaded test machine reaches (all suites start
+    /// at once), so that no test here depends on how fast the server answers.
     static func target(_ endpoint: String, path: String, headers: String = "{}") -> String {
         """
-        {"kind": "http", "endpoint": "\(endpoint)", "path": "\(path)?limit=${limit}", "items": "/items",
+        {"kind": "http", "timeoutSeconds": 600, "endpoint": "\(endpoint)", "path": "\(path)?limit=${limit}", "items": "/items",
          "continuation": "/nextToken", "continuationIn": {"query": "nextToken"}, "headers": \(headers)}
         """
     }
