@@ -209,14 +209,15 @@ public struct ResultRow: CSVRecord, Hashable {
     }
 
     /// How a remote target failed a phase, or nil: it "answered no page" (drains failed and not
-    /// one page came), "ended no drain" (drains failed and none ended, whatever pages came
-    /// first: T6), or "stopped answering" (drains failed and requests got no response at
-    /// all: refused, reset, timed out). Such a phase is a failure, never a result (issue 12).
+    /// one page came), "stopped answering" (drains failed and requests got no response at
+    /// all: refused, reset, timed out), or "ended no drain" (drains failed and none ended,
+    /// whatever pages came first: T6). Such a phase is a failure, never a result (issue 12);
+    /// the first of these that applies names it.
     public static func targetFailure(pages: Int, drains: Int, failedDrains: Int, unansweredRequests: Int) -> String? {
         guard failedDrains > 0 else { return nil }
         if pages == 0 { return "answered no page" }
-        if drains == 0 { return "ended no drain" }
-        return unansweredRequests > 0 ? "stopped answering" : nil
+        if unansweredRequests > 0 { return "stopped answering" }
+        return drains == 0 ? "ended no drain" : nil
     }
 
     /// Requests of the phase that got no response (`http_responses`' `transport`).
