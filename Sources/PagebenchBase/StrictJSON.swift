@@ -49,8 +49,14 @@ public enum StrictJSON {
         return nil
     }
 
+    /// Objects and arrays nest at most this deep in text the scanner reads: it recurses,
+    /// and a file of a million `[` must be an error, not a stack overflow (issue 24).
+    public static let maximumDepth = 512
+
     private struct Scanner {
         let bytes: [UInt8]
+        /// Objects and arrays open around the value being scanned.
+        var depth = 0
         /// Paths where null is allowed, array indices written `[]`.
         let nullable: Set<String>
         var index = 0
@@ -98,8 +104,14 @@ public enum StrictJSON {
                 return nil
             }
             switch bytes[index] {
-            case UInt8(ascii: "{"): return object(path: path)
-            case UInt8(ascii: "["): return array(path: path)
+            case UInt8(ascii: "{"), UInt8(ascii: "["):
+                guard depth < StrictJSON.maximumDepth else {
+                    fail("objects and arrays nested at most \(StrictJSON.maximumDepth) deep")
+                    return nil
+                }
+                depth += 1
+                defer { depth -= 1 }
+                return bytes[index] == UInt8(ascii: "{") ? object(path: path) : array(path: path)
             case UInt8(ascii: "\""):
                 _ = string()
                 return nil

@@ -74,7 +74,7 @@ public struct MergeCommand: ParsableCommand {
             if !remote.isEmpty {
                 var responses = HTTPStatusCounts()
                 for counts in remote { responses.add(HTTPStatusCounts(keyedCounts: counts)) }
-                out.write("HTTP responses of the \(remote.count) --target shards: \(responses)\n")
+                out.write("HTTP responses of the \(remote.count) --target shards: \(RunCommand.responsesSummary(responses, rows: rows))\n")
             }
         }
         return rows

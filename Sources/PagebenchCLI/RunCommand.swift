@@ -29,9 +29,10 @@ public struct RunCommand: AsyncParsableCommand {
             processes and merges them. \
             --slo bounds a column of every row (page_latency_p99_ns<5ms, error_rate<0.1%); a run that \
             breaks one writes its results, names the bound, the row and by how much, and exits 99. \
-            --target-file FILE (or a scenario's target section) pages a real API instead. \
+            --target-file FILE (or a scenario's target section) pages a real API instead; a phase in which \
+            no drain ended is a failed phase (T6). \
             Exit codes: 0 success, 64 invalid flags, 65 invalid scenario, target or shard file, 66 missing file, \
-            69 target unreachable or answering no page, 71 a worker process failed, 73 output not writable, \
+            69 target unreachable or a phase in which it answered no page or ended no drain (its rows written), 71 a worker process failed, 73 output not writable, \
             99 an SLO broke.
             """
     )
@@ -65,7 +66,7 @@ public struct RunCommand: AsyncParsableCommand {
 
     @Option(
         help: ArgumentHelp(
-            "Page a real list API described by this target file (kinds dynamodb, http, graphql; README \"Target files\"); rows are named SCENARIO@NAME.",
+            "Page a real list API described by this target file (kinds dynamodb, http, graphql; README \"Target files\"); rows are named SCENARIO@NAME. Its timeoutSeconds bounds each whole request, connect to last byte; known secrets (header values from ${VAR}, AWS keys) are masked in everything printed or written; the first-page check and warm-ups are counted apart from the rows.",
             valueName: "file"))
     public var targetFile: String?
 
@@ -281,12 +282,12 @@ public struct RunCommand: AsyncParsableCommand {
         if let workers {
             if let realTarget {
                 // Fail once, here, rather than in every worker: the same checks they make.
-                let source = try await connectRealTarget(realTarget, scenarios: scenarios)
+                let source = try await connectRealTarget(realTarget, scenarios: scenarios, interruption: interruption)
                 await source.shutdown()
             }
             if let target {
                 // Fail once, here, rather than in every worker: the same checks they make.
-                let source = try await connectTarget(target, scenarios: scenarios)
+                let source = try await connectTarget(target, scenarios: scenarios, interruption: interruption)
                 try? await source.shutdown()
             }
             let merged = try await runWorkers(
@@ -315,7 +316,7 @@ public struct RunCommand: AsyncParsableCommand {
         var remote: HTTPStoreSource?
         var realSource: TargetSource?
         if let realTarget {
-            let source = try await connectRealTarget(realTarget, scenarios: scenarios)
+            let source = try await connectRealTarget(realTarget, scenarios: scenarios, interruption: interruption)
             realSource = source
             options.remoteSource = RemotePageSource(name: realTarget.endpoint, counters: { Self.remoteCounts(source) }) {
                 try await source.page($0)
@@ -324,7 +325,7 @@ public struct RunCommand: AsyncParsableCommand {
             for index in scenarios.indices { scenarios[index].name += "@" + realTarget.name }
         }
         if let target {
-            let source = try await connectTarget(target, scenarios: scenarios)
+            let source = try await connectTarget(target, scenarios: scenarios, interruption: interruption)
             remote = source
             options.remoteSource = RemotePageSource(
                 name: target, counters: { RemoteCounts(responses: source.statusCounts.keyedCounts) }
@@ -362,13 +363,13 @@ public struct RunCommand: AsyncParsableCommand {
         if let realSource {
             await realSource.shutdown()
             responses = realSource.statusCounts
-            if !quiet { out.write(Self.targetSummary(realSource)) }
+            if !quiet { out.write(Self.targetSummary(realSource, rows: result.rows)) }
         }
         if let remote {
             let counts = remote.statusCounts
             responses = counts
             try? await remote.shutdown()
-            if !quiet { out.write("HTTP responses from \(remote.target): \(counts)\n") }
+            if !quiet { out.write("HTTP responses from \(remote.target): \(Self.responsesSummary(counts, rows: result.rows))\n") }
         }
         let checkAnswered = { (rows: [ResultRow]) throws(CommandFailure) in
             if let realSource {

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import PagebenchGraphQL
 import PagebenchHTTP
+import PagebenchHarness
 import PagebenchProcessStats
 import PagebenchStore
 
@@ -26,6 +27,13 @@ public struct ServeCommand: AsyncParsableCommand {
     )
 
     @OptionGroup public var store: StoreOptions
+
+    @Option(
+        name: .customLong("scenario"),
+        help: ArgumentHelp(
+            "Serve the store section of this scenario file (the file `pagebench run FILE --target URL` is given); its other keys are read and checked, not used. Store flags override it; excludes --config.",
+            valueName: "file"))
+    public var scenarioFile: String?
 
     @Option(help: "Address to bind; loopback by default. Use 0.0.0.0 only on a trusted network.")
     public var host = "127.0.0.1"
@@ -136,9 +144,28 @@ public struct ServeCommand: AsyncParsableCommand {
         }
     }
 
+    /// The store: `--scenario`'s store section (or `--config`, or the defaults), then the
+    /// store flags; validated.
+    ///
+    /// - Throws: 64 for --scenario with --config (or a flag that makes the store invalid,
+    ///   as with --config), 65 for an invalid scenario or configuration file, 66 for a missing one.
+    func storeConfiguration() throws(CommandFailure) -> StoreConfiguration {
+        guard let scenarioFile else { return try store.configuration() }
+        guard store.configFile == nil else {
+            throw CommandFailure(ExitCodes.usage, "--scenario and --config both give the store; give one")
+        }
+        let scenario: Scenario
+        do {
+            scenario = try Scenario.load(path: scenarioFile)
+        } catch {
+            throw CommandFailure(error)
+        }
+        return try store.applied(to: scenario.store)
+    }
+
     /// The server these options describe (not started).
     public func makeServer() throws(CommandFailure) -> StoreServer {
-        let configuration = try store.configuration()
+        let configuration = try storeConfiguration()
         if configuration.writes != nil {
             // The protocol front ends (W1–W6) take sort keys, conditions and start keys in
             // the keys of a store without writes, and the harness counts S25 only on the

@@ -119,6 +119,14 @@ public struct StoreOptions: ParsableArguments {
                 throw CommandFailure(ExitCodes.dataError, "\(configFile): \(error)")
             }
         }
+        return try applied(to: configuration)
+    }
+
+    /// `base` with the flags applied, validated (`serve --scenario`: a scenario's store).
+    ///
+    /// - Throws: ``CommandFailure``, 64 when a flag is invalid or makes the result invalid.
+    public func applied(to base: StoreConfiguration) throws(CommandFailure) -> StoreConfiguration {
+        var configuration = base
         do {
             try applyFlags(to: &configuration)
             try configuration.validate()

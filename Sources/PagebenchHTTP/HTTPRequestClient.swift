@@ -16,7 +16,9 @@ public final class HTTPRequestClient: Sendable {
     public struct Configuration: Sendable, Hashable {
         /// The most connections at once; requests beyond it wait for a free one.
         public var connections: Int
-        /// How long a request may wait for the server's next bytes (a read timeout).
+        /// How long a request may take, from its start to the last byte of the response:
+        /// connecting (at most 10 s of it), TLS, sending and the whole body (T5). A body
+        /// that drips a byte at a time fails at this deadline, as a `transport` failure.
         public var requestTimeout: Duration
         /// The largest response body accepted, in bytes.
         public var maximumResponseBytes: Int
@@ -102,7 +104,7 @@ public final class HTTPRequestClient: Sendable {
         pool = HTTP1ConnectionPool(
             endpoint: .init(host: hostName, port: port, hostHeader: authority, tls: tls),
             capacity: configuration.connections, group: group, connectTimeout: .seconds(10),
-            readTimeout: configuration.requestTimeout, maximumBodyBytes: configuration.maximumResponseBytes)
+            requestTimeout: configuration.requestTimeout, maximumBodyBytes: configuration.maximumResponseBytes)
         executors = group.makeIterator().map { EventLoopTaskExecutor(eventLoop: $0) }
     }
 
@@ -150,8 +152,8 @@ public final class HTTPRequestClient: Sendable {
             body: request.body)
         let url = request.method + " " + baseURL + request.pathAndQuery
         do {
-            let response = try await pool.request(counting: counter) { (connection) throws(HTTP1ConnectionError) in
-                try await connection.send(wire)
+            let response = try await pool.request(counting: counter) { (connection, deadline) throws(HTTP1ConnectionError) in
+                try await connection.send(wire, deadline: deadline)
             }
             return Response(status: response.status, body: response.body, retryAfterSeconds: response.retryAfterSeconds)
         } catch let failure as HTTP1ConnectionPool.RequestFailure {

@@ -185,6 +185,9 @@ public struct StoreServer: Sendable {
         json.integer(store.configuration.partitions)
         json.raw(",\"items\":")
         json.integer(store.totalItems)
+        // The configuration itself, so that a client with another one can say which fields differ.
+        json.raw(",\"canonical\":")
+        json.string(store.configuration.canonicalText)
         json.raw("}")
         return json.buffer
     }

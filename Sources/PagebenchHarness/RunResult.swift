@@ -42,12 +42,12 @@ public struct RunResult: Sendable {
     public var shardDrains: Int?
     /// What a remote target answered in the measured phase; nil in-process.
     public var remoteCounts: RemoteCounts?
-    /// Whether a remote target failed the measured phase (answered no page, or stopped
-    /// answering: ``ResultRow/targetFailure(pages:failedDrains:unansweredRequests:)``).
+    /// Whether a remote target failed the measured phase (answered no page, ended no drain,
+    /// or stopped answering: ``ResultRow/targetFailure(pages:drains:failedDrains:unansweredRequests:)``).
     public var targetStoppedAnswering: Bool {
         guard let remoteCounts else { return false }
         return ResultRow.targetFailure(
-            pages: metrics.pages, failedDrains: metrics.errors.total,
+            pages: metrics.pages, drains: metrics.drains, failedDrains: metrics.errors.total,
             unansweredRequests: remoteCounts.responses["transport"] ?? 0) != nil
     }
 

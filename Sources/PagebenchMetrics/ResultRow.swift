@@ -209,23 +209,26 @@ public struct ResultRow: CSVRecord, Hashable {
     }
 
     /// How a remote target failed a phase, or nil: it "answered no page" (drains failed and not
-    /// one page came), or "stopped answering" (drains failed and requests got no response at
-    /// all: refused, reset, timed out). Such a phase is a failure, never a result (issue 12).
-    public static func targetFailure(pages: Int, failedDrains: Int, unansweredRequests: Int) -> String? {
+    /// one page came), "stopped answering" (drains failed and requests got no response at
+    /// all: refused, reset, timed out), or "ended no drain" (drains failed and none ended,
+    /// whatever pages came first: T6). Such a phase is a failure, never a result (issue 12);
+    /// the first of these that applies names it.
+    public static func targetFailure(pages: Int, drains: Int, failedDrains: Int, unansweredRequests: Int) -> String? {
         guard failedDrains > 0 else { return nil }
         if pages == 0 { return "answered no page" }
-        return unansweredRequests > 0 ? "stopped answering" : nil
+        if unansweredRequests > 0 { return "stopped answering" }
+        return drains == 0 ? "ended no drain" : nil
     }
 
     /// Requests of the phase that got no response (`http_responses`' `transport`).
     public var unansweredRequests: Int { RemoteCounts.responses(fromText: httpResponses)?["transport"] ?? 0 }
 
     /// Why this row must not join a history of results, or nil: cut short by a signal (H6), or
-    /// a remote target that failed the phase (``targetFailure(pages:failedDrains:unansweredRequests:)``).
+    /// a remote target that failed the phase (``targetFailure(pages:drains:failedDrains:unansweredRequests:)``).
     public var notAResult: String? {
         if partial == 1 { return "cut short by a signal" }
         guard !targetKind.isEmpty else { return nil }
-        return Self.targetFailure(pages: pages, failedDrains: errors.total, unansweredRequests: unansweredRequests)
+        return Self.targetFailure(pages: pages, drains: drains, failedDrains: errors.total, unansweredRequests: unansweredRequests)
     }
 
     /// Fills the target columns from what the target answered in the phase.

@@ -187,3 +187,18 @@ extension SplitMix64 {
         #expect((Duration.seconds(1) + .nanoseconds(7)).nonNegativeNanoseconds == 1_000_000_007)
     }
 }
+
+@Suite struct StrictJSONDepthTests {
+    /// Issue 24: the scanner recursed once per bracket, so a file of 300,000 `[` (which every
+    /// JSON parser refuses, and whose syntax error this scanner then describes) overflowed
+    /// the stack. Now nesting past the bound is a syntax error saying so.
+    @Test func nestingPastTheBoundIsASyntaxErrorNotAStackOverflow() {
+        let deep = Array(String(repeating: "[", count: 300_000).utf8)
+        #expect(StrictJSON.syntaxError(in: deep)?.contains("expected objects and arrays nested at most 512 deep") == true)
+        #expect(StrictJSON.firstProblem(in: deep) == nil)
+        let bounded = Array((String(repeating: "[", count: 512) + String(repeating: "]", count: 512)).utf8)
+        #expect(StrictJSON.syntaxError(in: bounded) == nil)
+        let nulls = Array((String(repeating: "{\"a\":", count: 600) + "null" + String(repeating: "}", count: 600)).utf8)
+        #expect(StrictJSON.firstProblem(in: nulls) == nil)  // past the bound: left to the parser
+    }
+}

@@ -4,6 +4,19 @@ import PagebenchBase
 import Testing
 
 @Suite struct ConfigurationTests {
+    /// Issue 25: a served store that is not the scenario's is refused naming the fields.
+    @Test func differencesNameEveryFieldWithBothValues() {
+        var served = StoreConfiguration(itemsPerPartition: .uniform(301))
+        let scenario = StoreConfiguration(itemsPerPartition: .uniform(300))
+        #expect(StoreConfiguration.differences(canonical: scenario.canonicalText, scenario.canonicalText).isEmpty)
+        served.serviceTime.base = .fixed(nanoseconds: 2_000_000)
+        served.writes = WritesConfiguration(insertRate: 1)
+        let found = StoreConfiguration.differences(canonical: scenario.canonicalText, served.canonicalText)
+        #expect(found.map(\.field) == ["itemsPerPartition", "serviceTime.base", "writes"])
+        #expect(found[0].first == "uniform:300" && found[0].second == "uniform:301")
+        #expect(found[2].first == "(not set)")
+    }
+
     @Test func theDefaultFollowsSEMANTICSDefaults() throws {
         let configuration = StoreConfiguration.default
         try configuration.validate()
