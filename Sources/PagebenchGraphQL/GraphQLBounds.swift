@@ -26,7 +26,7 @@ public struct GraphQLBounds: Sendable, Hashable {
 
     public init(
         maximumDepth: Int = 32, maximumTokens: Int = 15_000, maximumDefinitions: Int = 100, maximumDirectives: Int = 100,
-        maximumAliases: Int = 100, maximumSelections: Int = 2_000, maximumCost: Int = 20_000
+        maximumAliases: Int = 100, maximumSelections: Int = 2_000, maximumCost: Int = 10_000
     ) {
         self.maximumDepth = maximumDepth
         self.maximumTokens = maximumTokens
