@@ -6,14 +6,21 @@ import Synchronization
 /// them: a load test of the endpoint then measures the store and the execution, not the
 /// parser and validator. A document that failed parsing, its bounds (W7) or validation is
 /// cached with its errors; one whose CPU time ran out is not (the time is the request's,
-/// not the document's). Bounded: at most ``capacity`` texts of at most
-/// ``maximumCachedBytes`` each (larger ones are prepared for their request only); when full
-/// it starts over.
+/// not the document's). Bounded: at most ``capacity`` texts, of at most
+/// ``maximumCachedBytes`` each (larger ones are prepared for their request only) and
+/// ``maximumTotalBytes`` in all; when full it starts over. Its size is bounded by the text it
+/// holds because a document's two parses hold tens of times their text (an object per
+/// token and per node); the documents clients send are far smaller (the introspection query
+/// is 1.2 KB).
 final class DocumentCache: Sendable {
     static let capacity = 256
-    /// Texts longer than this are not kept: 256 of them at the body limit would hold a
-    /// quarter of a gigabyte, and their documents more.
-    static let maximumCachedBytes = 64 << 10
+    static let maximumCachedBytes = 16 << 10
+    static let maximumTotalBytes = 1 << 20
+
+    private struct Contents {
+        var entries: [String: Entry] = [:]
+        var bytes = 0
+    }
 
     /// A valid document: parsed without locations (validated and executed), and from
     /// ``DocumentText/flat`` with them (for positions), with its compiled form when it is a
@@ -29,7 +36,7 @@ final class DocumentCache: Sendable {
         case invalid([GraphQLError])
     }
 
-    private let entries = Mutex<[String: Entry]>([:])
+    private let contents = Mutex(Contents())
     /// Lookups answered from the cache, and documents parsed (for tests and statistics).
     let hits = Atomic<Int>(0)
     let misses = Atomic<Int>(0)
@@ -44,7 +51,7 @@ final class DocumentCache: Sendable {
     /// The document of `query` against `schema`, checked against `bounds`, parsed,
     /// validated and compiled once; the work is charged to `budget`.
     func document(_ query: String, schema: GraphQLSchema, bounds: GraphQLBounds, budget: RequestCPUBudget) -> Entry {
-        if let cached = entries.withLock({ $0[query] }) {
+        if let cached = contents.withLock({ $0.entries[query] }) {
             hits.add(1, ordering: .relaxed)
             return cached
         }
@@ -60,10 +67,13 @@ final class DocumentCache: Sendable {
                 return .invalid([violation.graphQLError])
             }
         }
-        guard query.utf8.count <= Self.maximumCachedBytes else { return entry }
-        entries.withLock { entries in
-            if entries.count >= Self.capacity { entries.removeAll(keepingCapacity: true) }
-            entries[query] = entry
+        let bytes = query.utf8.count
+        guard bytes <= Self.maximumCachedBytes else { return entry }
+        contents.withLock { contents in
+            if contents.entries.count >= Self.capacity || contents.bytes + bytes > Self.maximumTotalBytes {
+                contents = Contents()
+            }
+            if contents.entries.updateValue(entry, forKey: query) == nil { contents.bytes += bytes }
         }
         return entry
     }

@@ -309,6 +309,19 @@ struct GraphQLBoundsTests {
         }
     }
 
+    @Test("W7: the document cache keeps small documents only, so distinct large ones cannot fill the server's memory")
+    func documentCacheIsBoundedByText() async throws {
+        let routes = try GraphQLRoutes()
+        try await withLiveServer(StoreServer(store: try TestStores.store(), extraRoutes: [routes])) { target in
+            let small = "{ listItems(limit: 1) { scannedCount } }"
+            let large = small + "\n#" + String(repeating: "x", count: 20_000)
+            for query in [small, small, large, large] { _ = try await Self.post(target, query) }
+            // The small text was parsed once; the large one each time.
+            #expect(routes.documentCacheCounts.misses == 3)
+            #expect(routes.documentCacheCounts.hits == 1)
+        }
+    }
+
     @Test("W7: ProjectionExpression is bounded like DynamoDB's other expressions (4 KB)")
     func projectionIsBounded() async throws {
         try await Self.withServer { target in
