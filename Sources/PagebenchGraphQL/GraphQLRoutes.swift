@@ -97,9 +97,11 @@ public struct GraphQLRoutes: StoreRouteRegistration {
 
     func execute(_ request: GraphQLRequest, server: StoreServer, context: StoreRequestContext, budget: RequestCPUBudget) async -> Response {
         let result: GraphQLResult
-        if let deep = request.variables.first(where: { Self.depth(of: $0.value, limit: bounds.maximumDepth + 1) > bounds.maximumDepth }) {
+        if let deep = request.variables.keys.sorted().first(where: {
+            Self.depth(of: request.variables[$0] ?? .null, limit: bounds.maximumDepth + 1) > bounds.maximumDepth
+        }) {
             result = GraphQLResult(errors: [
-                BoundViolation.depth(bounds, "variable $\(deep.key) nests more than \(bounds.maximumDepth) levels of lists and objects")
+                BoundViolation.depth(bounds, "variable $\(deep) nests more than \(bounds.maximumDepth) levels of lists and objects")
                     .graphQLError
             ])
         } else {

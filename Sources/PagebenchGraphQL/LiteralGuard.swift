@@ -67,60 +67,62 @@ enum LiteralGuard {
     /// the document; ``errors(_:schema:text:)`` locates them all at once).
     static func error(_ value: any Value, _ type: any GraphQLType) -> GraphQLError {
         GraphQLError(
-            message: "Expected value of type \"\(type)\", found \(LiteralText(limit: 200).text(of: value)).",
+            message: "Expected value of type \"\(type)\", found \(Text(limit: 200).text(of: value)).",
             positions: value.loc.map { [$0.start] } ?? [])
     }
 }
 
-/// A value literal on one line, cut short after `limit` characters (GraphQLSwift's printer
-/// is exponential on nested literals).
-struct LiteralText {
-    let limit: Int
-    private var output = ""
+extension LiteralGuard {
+    /// A value literal on one line, cut short after `limit` characters (GraphQLSwift's
+    /// printer is exponential on nested literals).
+    struct Text {
+        let limit: Int
+        private var output = ""
 
-    init(limit: Int) {
-        self.limit = limit
-    }
+        init(limit: Int) {
+            self.limit = limit
+        }
 
-    func text(of value: any Value) -> String {
-        var copy = self
-        copy.write(value)
-        return copy.output.utf8.count > limit ? String(copy.output.prefix(limit)) + "…" : copy.output
-    }
+        func text(of value: any Value) -> String {
+            var copy = self
+            copy.write(value)
+            return copy.output.utf8.count > limit ? String(copy.output.prefix(limit)) + "…" : copy.output
+        }
 
-    private mutating func write(_ value: any Value) {
-        guard output.utf8.count <= limit else { return }
-        switch value {
-        case let list as ListValue:
-            output += "["
-            for (index, element) in list.values.enumerated() {
-                if index > 0 { output += ", " }
-                write(element)
-                if output.utf8.count > limit { return }
+        private mutating func write(_ value: any Value) {
+            guard output.utf8.count <= limit else { return }
+            switch value {
+            case let list as ListValue:
+                output += "["
+                for (index, element) in list.values.enumerated() {
+                    if index > 0 { output += ", " }
+                    write(element)
+                    if output.utf8.count > limit { return }
+                }
+                output += "]"
+            case let object as ObjectValue:
+                output += "{"
+                for (index, field) in object.fields.enumerated() {
+                    output += (index > 0 ? ", " : "") + field.name.value + ": "
+                    write(field.value)
+                    if output.utf8.count > limit { return }
+                }
+                output += "}"
+            case let string as StringValue:
+                output += "\"" + string.value.prefix(limit) + "\""
+            case let variable as Variable:
+                output += "$" + variable.name.value
+            case let int as IntValue:
+                output += int.value.prefix(limit)
+            case let float as FloatValue:
+                output += float.value.prefix(limit)
+            case let boolean as BooleanValue:
+                output += boolean.value ? "true" : "false"
+            case let enumValue as EnumValue:
+                output += enumValue.value
+            default:
+                output += "null"
             }
-            output += "]"
-        case let object as ObjectValue:
-            output += "{"
-            for (index, field) in object.fields.enumerated() {
-                output += (index > 0 ? ", " : "") + field.name.value + ": "
-                write(field.value)
-                if output.utf8.count > limit { return }
-            }
-            output += "}"
-        case let string as StringValue:
-            output += "\"" + string.value.prefix(limit) + "\""
-        case let variable as Variable:
-            output += "$" + variable.name.value
-        case let int as IntValue:
-            output += int.value.prefix(limit)
-        case let float as FloatValue:
-            output += float.value.prefix(limit)
-        case let boolean as BooleanValue:
-            output += boolean.value ? "true" : "false"
-        case let enumValue as EnumValue:
-            output += enumValue.value
-        default:
-            output += "null"
         }
     }
 }
