@@ -110,7 +110,7 @@ final class DocumentCache: Sendable {
                 if !errors.isEmpty { throw .invalid(errors) }
             }
             try checkTime("checking the document")
-            let plain = try parse(query, located: false, text: text)
+            let plain = try parse(text.uncommented, located: false, text: text)
             let errors = try validate(plain)
             guard errors.isEmpty else { throw .invalid(try locate(errors, located: located, text: text)) }
             return .valid(Prepared(plain: plain, located: located, compiled: CompiledQuery.compile(plain, located: located, text: text)))

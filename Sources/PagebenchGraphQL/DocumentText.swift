@@ -10,7 +10,9 @@ import GraphQL
 /// parsed without locations, and where positions are needed (errors, the compiled query's
 /// field) they come from a parse of ``flat``, the text with every line break outside a string
 /// and every comment turned into spaces: same length, same tokens at the same offsets, one
-/// line. Lines and columns are then computed here, once, on the text as sent.
+/// line. Lines and columns are then computed here, once, on the text as sent. The document
+/// that is executed is parsed from ``uncommented``: GraphQLSwift's lexer makes an object of
+/// every comment (a megabyte of short comment lines made 350,000 of them).
 struct DocumentText {
     /// The text as sent.
     let text: String
@@ -18,6 +20,8 @@ struct DocumentText {
     /// replaced by spaces: the same tokens at the same offsets, for GraphQLSwift to locate.
     /// Block strings' values differ; this text is parsed for positions, never executed.
     let flat: String
+    /// ``text`` with its comments replaced by spaces: the same document, to validate and run.
+    let uncommented: String
 
     /// `text` flattened along `tokens` (the lexer's, comments included), read up to `end`:
     /// the whole text, or the offset of a lexical error, whose byte is kept so that
@@ -25,6 +29,7 @@ struct DocumentText {
     init(_ text: String, bytes: [UInt8], tokens: [DocumentLexer.Token], errorOffset: Int?) {
         self.text = text
         var flat = bytes
+        var uncommented = bytes
         func blank(_ range: Range<Int>, everything: Bool = false) {
             for index in range where everything || flat[index] == 0x0A || flat[index] == 0x0D {
                 if index != errorOffset { flat[index] = 0x20 }
@@ -34,14 +39,19 @@ struct DocumentText {
         for token in tokens {
             blank(cursor..<token.start)
             switch token.kind {
-            case .comment: blank(token.start..<token.end, everything: true)
-            case .blockstring: blank(token.start..<min(token.end, flat.count))
-            default: break
+            case .comment:
+                blank(token.start..<token.end, everything: true)
+                for index in token.start..<token.end { uncommented[index] = 0x20 }
+            case .blockstring:
+                blank(token.start..<min(token.end, flat.count))
+            default:
+                break
             }
             cursor = min(token.end, flat.count)
         }
         blank(cursor..<flat.count)
         self.flat = String(decoding: flat, as: UTF8.self)
+        self.uncommented = tokens.contains { $0.kind == .comment } ? String(decoding: uncommented, as: UTF8.self) : text
     }
 
     /// GraphQLSwift's line and column of each UTF-8 offset in ``text`` (1-based; `\r\n`,

@@ -306,6 +306,10 @@ struct GraphQLBoundsTests {
             #expect(syntax.message.hasPrefix("Syntax Error GraphQL request (3:20) "), "\(syntax.message)")
             let token = try await Self.post(target, "\n\n query { listItems(partition: 0, nextToken: \"nope\") { scannedCount } __typename }")
             #expect(token.locations == [[3, 10]], "\(token.json)")
+            // Comments are dropped before GraphQLSwift parses the document it runs; nothing else is.
+            let commented = try await Self.post(
+                target, "# a\n{ # b { [ \"\n  listItems(limit: 3, partition: 1) { #c\n scannedCount } # d\n}\n# e")
+            #expect((commented.data?["listItems"] as? [String: Any])?["scannedCount"] as? Int == 3, "\(commented.json)")
         }
     }
 
