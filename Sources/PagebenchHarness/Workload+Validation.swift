@@ -111,10 +111,11 @@ extension Workload {
         if measureOverhead && !pageTiming {
             throw fail("measureOverhead", "compares timing on with timing off, so pageTiming must be true")
         }
+        // Checked whatever the pager, as every number given is (issue 24).
+        guard watchSeconds.isFinite, watchSeconds > 0, watchSeconds <= 3_600 else {
+            throw fail("watchSeconds", "must be greater than 0 and at most 3600, got \(watchSeconds)")
+        }
         if pager == .apolloWatch {
-            guard watchSeconds.isFinite, watchSeconds > 0, watchSeconds <= 3_600 else {
-                throw fail("watchSeconds", "must be greater than 0 and at most 3600, got \(watchSeconds)")
-            }
             // Writes must land while the pagers only watch: per-request writes would come
             // only with the watch's own re-fetches, each of which would write again.
             guard store.writes?.per == .second else {
