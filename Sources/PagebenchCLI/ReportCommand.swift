@@ -35,7 +35,7 @@ struct ReportCommand: ParsableCommand {
         try CommandFailure.reporting {
             var report = HTMLReport(
                 files: try files.map { (path: $0, rows: try CSVFile.readResults($0)) },
-                history: try history.map { try CSVFile.readResults($0) },
+                history: try history.map { try CSVFile.readResults($0, repeatedRows: .allowed) },
                 timeSeries: try timeseries.map { try CSVFile.read(TimeSeriesRow.self, from: $0) })
             report.title = title
             try HTMLReport.write(report.render(), to: output)
