@@ -12,16 +12,16 @@ struct ReportCommand: ParsableCommand {
     @Argument(help: "Results CSV files.")
     var files: [String] = []
 
-    @Option(help: "The HTML file to write (replaced atomically).")
+    @Option(parsing: .unconditional, help: "The HTML file to write (replaced atomically).")
     var output: String
 
-    @Option(help: "A history CSV (results rows of many commits) for the history plot.")
+    @Option(parsing: .unconditional, help: "A history CSV (results rows of many commits) for the history plot.")
     var history: String?
 
-    @Option(help: "A time-series CSV (pagebench run --timeseries) for the memory plot.")
+    @Option(parsing: .unconditional, help: "A time-series CSV (pagebench run --timeseries) for the memory plot.")
     var timeseries: String?
 
-    @Option(help: "The page title.")
+    @Option(parsing: .unconditional, help: "The page title.")
     var title: String = "pagebench report"
 
     init() {}

@@ -27,37 +27,39 @@ public struct ServeCommand: AsyncParsableCommand {
 
     @OptionGroup public var store: StoreOptions
 
-    @Option(help: "Address to bind; loopback by default. Use 0.0.0.0 only on a trusted network.")
+    @Option(parsing: .unconditional, help: "Address to bind; loopback by default. Use 0.0.0.0 only on a trusted network.")
     public var host = "127.0.0.1"
 
-    @Option(help: "TCP port; 0 picks a free port (read it from the \"listening on\" line).")
+    @Option(parsing: .unconditional, help: "TCP port; 0 picks a free port (read it from the \"listening on\" line).")
     public var port = 8080
 
     @Flag(help: "Include each item's payload bytes (base64) unless a request says payload=false.")
     public var payload = false
 
-    @Option(help: "Retry-After seconds of a 429 (throttled) response.")
+    @Option(parsing: .unconditional, help: "Retry-After seconds of a 429 (throttled) response.")
     public var retryAfter = 1
 
     @Option(
+        parsing: .unconditional,
         help: ArgumentHelp(
             "Close a connection that has no request in progress and sends no complete request head for this many seconds (idle keep-alive connections, slowloris clients); 0: never.",
             valueName: "seconds"))
     public var idleTimeout = 60.0
 
-    @Option(help: "The DynamoDB table name of the DynamoDB JSON endpoint (POST /, W1).")
+    @Option(parsing: .unconditional, help: "The DynamoDB table name of the DynamoDB JSON endpoint (POST /, W1).")
     public var table = "pagebench"
 
     @Option(
+        parsing: .unconditional,
         help: ArgumentHelp(
             "How POST /graphql runs a valid document: 'compiled' runs plain listItems/itemsConnection queries as one store request written straight to JSON, and anything else with GraphQLSwift's executor; 'generic' runs everything with GraphQLSwift's executor (same answers, slower: to compare the two).",
             valueName: "compiled|generic"))
     public var graphqlExecution: GraphQLRoutes.Execution = .compiled
 
-    @Option(help: ArgumentHelp("Serve HTTPS with this PEM certificate chain (needs --tls-key).", valueName: "file"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Serve HTTPS with this PEM certificate chain (needs --tls-key).", valueName: "file"))
     public var tlsCert: String?
 
-    @Option(help: ArgumentHelp("The PEM private key of --tls-cert.", valueName: "file"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("The PEM private key of --tls-cert.", valueName: "file"))
     public var tlsKey: String?
 
     public init() {}
