@@ -45,10 +45,10 @@ public struct KneeCommand: AsyncParsableCommand {
             valueName: "expr"))
     public var sloExpressions: [String] = []
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("The first rate, drains per second.", valueName: "rate"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("The first rate, drains per second (0.001 to 10000000, what a step's run takes).", valueName: "rate"))
     public var from: Double = 10
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Never step above this rate (default: --from × 2^20).", valueName: "rate"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Never step above this rate (default: --from × 2^20, at most 10000000).", valueName: "rate"))
     public var maxRate: Double?
 
     @Option(parsing: .unconditional, help: ArgumentHelp("Stop bisecting when the held and broken rates are this close: 5% or 0.05.", valueName: "fraction"))

@@ -26,7 +26,7 @@ public struct WorkloadOptions: ParsableArguments {
     @Option(parsing: .unconditional, help: ArgumentHelp("How far each drain reads: full, first:K or abandon:P.", valueName: "spec"))
     public var drain: String?
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("closed, open-fixed:RATE or open-poisson:RATE (drains per second).", valueName: "spec"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("closed, open-fixed:RATE or open-poisson:RATE (drains per second, 0.001 to 10000000).", valueName: "spec"))
     public var load: String?
 
     @Option(parsing: .unconditional, help: "Drains per measured phase (deterministic metrics are exact in this mode, H3).")

@@ -120,6 +120,8 @@ let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().de
         (#"{"workload": {"stages": [{"duration": "1s", "pagers": 1e400}]}}"#, "found 1e400 at 'workload.stages[0].pagers'"),
         (#"{"workload": {"stages": "50000s:1,50000s:1"}}"#, "workload.stages[1]: the stages last more than 24h"),
         (#"{"workload": {"watchSeconds": -1}}"#, "workload.watchSeconds"),
+        // An open-loop rate of 1e-12 drains/s put the first arrival past a UInt64 of nanoseconds (a trap).
+        (#"{"workload": {"load": "open-fixed:1e-12"}}"#, "workload.load: the open-loop rate must be from 0.001"),
     ])
     func badScenarioNamesTheField(json: String, field: String) {
         do {

@@ -65,6 +65,19 @@ def test_sums_of_numbers_from_flags_do_not_overflow():
     assert "--connections" in result.stderr
 
 
+def test_numbers_converted_to_whole_ones_are_bounded_first(tmp_path):
+    # An open-loop rate of 1e-12 drains/s put the first arrival at 1e21 ns: the conversion to
+    # UInt64 trapped once the run started.
+    result = run("run", "--load", "open-fixed:1e-12", "--drains", "2", "--concurrency", "1", "--warmup", "0",
+                 "--output", str(tmp_path / "out.csv"))
+    assert result.returncode == 64, result.stderr[-500:]
+    assert "the open-loop rate must be from 0.001" in result.stderr
+    # --from 1e300 made the default --max-rate infinite.
+    result = run("knee", "--slo", "error_rate<1%", "--from", "1e300", "--output", str(tmp_path / "knee.csv"))
+    assert result.returncode == 64, result.stderr[-500:]
+    assert "--from" in result.stderr and "10000000" in result.stderr
+
+
 def test_memory_bounds_state_the_limit_and_why():
     # --concurrency 20000 passed 6 GB: each pager holds about 0.4 MiB of histograms.
     result = run("run", "--concurrency", "20000", "--print-scenarios")
