@@ -215,3 +215,21 @@ def test_values_no_run_writes_are_refused_by_every_reader(tmp_path):
     # The file as written reads everywhere (the check refuses only what no run writes).
     for arguments in readers(BASELINE, tmp_path):
         assert run(*arguments).returncode == 0, arguments
+
+
+def test_a_report_of_extreme_values_finishes(tmp_path):
+    # Rates near the largest and the smallest Double (well formed, breaking no row rule) next
+    # to ordinary ones hung `report`: a log axis counted decades that reached infinity, or 0.
+    rows = rows_of(BASELINE)
+    column = rows[0].index("pages_per_s")
+    for value in ["1.7976931348623157e308", "5e-324"]:
+        changed = [list(row) for row in rows]
+        for row in changed[1:]:
+            row[column] = value
+        path = tmp_path / "extreme.csv"
+        write_rows(path, changed)
+        result = run("report", str(path), BASELINE, "--output", str(tmp_path / "report.html"), timeout=120)
+        assert result.returncode == 0, (value, result.stderr)
+        html = (tmp_path / "report.html").read_text()
+        assert "nan" not in html and "inf" not in html.replace("info", "")
+
