@@ -24,10 +24,10 @@ public struct MergeCommand: ParsableCommand {
     @Argument(help: ArgumentHelp("Shard files, or directories of shard-*.json files.", valueName: "shard"))
     public var paths: [String]
 
-    @Option(help: ArgumentHelp("Where to write the merged results CSV (atomically).", valueName: "file"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Where to write the merged results CSV (atomically).", valueName: "file"))
     public var output: String = ResultWriter.defaultOutput
 
-    @Option(help: ArgumentHelp("Also append the merged rows to this history CSV.", valueName: "file"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Also append the merged rows to this history CSV.", valueName: "file"))
     public var history: String?
 
     @Flag(help: "No summary table; errors only.")

@@ -46,37 +46,40 @@ public struct RunCommand: AsyncParsableCommand {
     @OptionGroup(title: "Workload options (override the scenario's workload)")
     public var workload: WorkloadOptions
 
-    @Option(help: ArgumentHelp("Where to write the results CSV (atomically; default results/latest.csv).", valueName: "file"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Where to write the results CSV (atomically; default results/latest.csv).", valueName: "file"))
     public var output: String?
 
-    @Option(help: ArgumentHelp("Also append the rows to this history CSV.", valueName: "file"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Also append the rows to this history CSV.", valueName: "file"))
     public var history: String?
 
-    @Option(help: ArgumentHelp("Write per-second rows (pages/s, page latency p99, memory) to this CSV.", valueName: "file"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Write per-second rows (pages/s, page latency p99, memory) to this CSV.", valueName: "file"))
     public var timeseries: String?
 
     @Option(
+        parsing: .unconditional,
         help: ArgumentHelp(
             "Page a store served by `pagebench serve` at this URL (http://host:port) instead of an in-process one; rows are named SCENARIO@http.",
             valueName: "url"))
     public var target: String?
 
-    @Option(help: HTTPClientOption.help)
+    @Option(parsing: .unconditional, help: HTTPClientOption.help)
     public var httpClient: HTTPClientOption = .lean
 
     @Option(
+        parsing: .unconditional,
         help: ArgumentHelp(
             "Page a real list API described by this target file (kinds dynamodb, http, graphql; README \"Target files\"); rows are named SCENARIO@NAME. Its timeoutSeconds bounds each whole request, connect to last byte; known secrets (header values from ${VAR}, AWS keys) are masked in everything printed or written; the first-page check and warm-ups are counted apart from the rows.",
             valueName: "file"))
     public var targetFile: String?
 
-    @Option(help: ArgumentHelp("HTTPS targets: trust the certificates in this PEM file instead of the system store.", valueName: "file"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("HTTPS targets: trust the certificates in this PEM file instead of the system store.", valueName: "file"))
     public var caFile: String?
 
     @Flag(help: "HTTPS targets: accept any certificate and host name (self-signed test servers only).")
     public var insecure = false
 
-    @Option(parsing: .unconditional, 
+    @Option(
+        parsing: .unconditional,
         help: ArgumentHelp(
             "Tick of the shared timer that waits out injected service times, in microseconds (delays round up to it); 0 arms one runtime timer per request.",
             valueName: "us"))
@@ -93,18 +96,20 @@ public struct RunCommand: AsyncParsableCommand {
     public var printScenarios = false
 
     @Option(
+        parsing: .unconditional,
         help: ArgumentHelp(
             "Run only shard I of N (0 ≤ I < N) of every phase and write a shard file to --shard-output instead of the CSV.",
             valueName: "I/N"))
     public var shard: String?
 
     @Option(
+        parsing: .unconditional,
         help: ArgumentHelp(
             "Begin the first phase at this UTC time, ISO 8601 (2026-11-22T10:00:00Z); up to 5 s late starts at once.",
             valueName: "time"))
     public var startAt: String?
 
-    @Option(help: ArgumentHelp("Directory for shard files (shard-I-of-N.json).", valueName: "dir"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Directory for shard files (shard-I-of-N.json).", valueName: "dir"))
     public var shardOutput: String = RunCommand.defaultShardDirectory
 
     @Option(parsing: .unconditional, help: ArgumentHelp("Run N local worker processes (shards 0/N … N-1/N), wait, and merge their shards.", valueName: "N"))
@@ -112,6 +117,7 @@ public struct RunCommand: AsyncParsableCommand {
 
     @Option(
         name: .customLong("slo"),
+        parsing: .unconditionalSingleValue,
         help: ArgumentHelp(
             "A service-level objective every row must meet, COLUMN<BOUND (also <=, >, >=) with units: page_latency_p99_ns<5ms, drain_latency_corrected_p99_ns<200ms, error_rate<0.1%. Repeatable.",
             valueName: "expr"))
@@ -208,6 +214,8 @@ public struct RunCommand: AsyncParsableCommand {
         var fromConfigFile: StoreConfiguration?
         if store.configFile != nil { fromConfigFile = try store.configuration() }
         var scenarios: [Scenario] = []
+        var processes = workers ?? 1
+        if workers == nil, let shard = try parsedShard() { processes = shard.count }
         for var scenario in loaded {
             if let fromConfigFile {
                 scenario.store = fromConfigFile
@@ -224,6 +232,12 @@ public struct RunCommand: AsyncParsableCommand {
             } catch {
                 // The file was valid on its own: the flags made it invalid.
                 throw CommandFailure(error.asArgumentError())
+            }
+            do {
+                // Each process of the run holds its share of the pagers' histograms (issue 24).
+                try scenario.workload.checkMemory(processes: processes)
+            } catch {
+                throw CommandFailure(ExitCodes.usage, "scenario '\(scenario.name)': " + error.message)
             }
             if let earlier = scenarios.first(where: { $0.name == scenario.name }) {
                 // Their rows would share identities (scenario, configuration, pager, concurrency).

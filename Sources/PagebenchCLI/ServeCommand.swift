@@ -31,82 +31,87 @@ public struct ServeCommand: AsyncParsableCommand {
     @OptionGroup public var store: StoreOptions
 
     @Option(
-        name: .customLong("scenario"),
+        name: .customLong("scenario"), parsing: .unconditional,
         help: ArgumentHelp(
             "Serve the store section of this scenario file (the file `pagebench run FILE --target URL` is given); its other keys are read and checked, not used. Store flags override it; excludes --config.",
             valueName: "file"))
     public var scenarioFile: String?
 
-    @Option(help: "Address to bind; loopback by default. Use 0.0.0.0 only on a trusted network.")
+    @Option(parsing: .unconditional, help: "Address to bind; loopback by default. Use 0.0.0.0 only on a trusted network.")
     public var host = "127.0.0.1"
 
-    @Option(help: "TCP port; 0 picks a free port (read it from the \"listening on\" line).")
+    @Option(parsing: .unconditional, help: "TCP port; 0 picks a free port (read it from the \"listening on\" line).")
     public var port = 8080
 
     @Flag(help: "Include each item's payload bytes (base64) unless a request says payload=false.")
     public var payload = false
 
-    @Option(help: "Retry-After seconds of a 429 (throttled) response.")
+    @Option(parsing: .unconditional, help: "Retry-After seconds of a 429 (throttled) response.")
     public var retryAfter = 1
 
     @Option(
+        parsing: .unconditional,
         help: ArgumentHelp(
             "Close a connection that has no request in progress and sends no complete request head for this many seconds (idle keep-alive connections, slowloris clients); 0: never.",
             valueName: "seconds"))
     public var idleTimeout = 60.0
 
-    @Option(help: "The DynamoDB table name of the DynamoDB JSON endpoint (POST /, W1).")
+    @Option(parsing: .unconditional, help: "The DynamoDB table name of the DynamoDB JSON endpoint (POST /, W1).")
     public var table = "pagebench"
 
     @Option(
+        parsing: .unconditional,
         help: ArgumentHelp(
             "How POST /graphql runs a valid document: 'compiled' runs plain listItems/itemsConnection queries as one store request written straight to JSON, and anything else with GraphQLSwift's executor; 'generic' runs everything with GraphQLSwift's executor (same answers, slower: to compare the two).",
             valueName: "compiled|generic"))
     public var graphqlExecution: GraphQLRoutes.Execution = .compiled
 
-    @Option(help: ArgumentHelp("Refuse request bodies (POST /, POST /graphql) larger than this (W7).", valueName: "bytes"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Refuse request bodies (POST /, POST /graphql) larger than this (W7).", valueName: "bytes"))
     public var maxBodyBytes = RequestBounds.defaultMaximumBodyBytes
 
-    @Option(help: ArgumentHelp("Answer with an error naming this bound instead of a response body larger than this (W7).", valueName: "bytes"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Answer with an error naming this bound instead of a response body larger than this (W7).", valueName: "bytes"))
     public var maxResponseBytes = RequestBounds.defaultMaximumResponseBytes
 
     @Option(
+        parsing: .unconditional,
         help: ArgumentHelp(
             "The CPU time one DynamoDB or GraphQL request may spend reading, parsing, validating and costing itself, checked as it goes (W7); 0: unbounded.",
             valueName: "seconds"))
     public var maxRequestCpu = 0.5
 
-    @Option(help: ArgumentHelp("GraphQL: the deepest nesting of brackets, of fields through fragments, and of variables (W7).", valueName: "levels"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("GraphQL: the deepest nesting of brackets, of fields through fragments, and of variables (W7).", valueName: "levels"))
     public var graphqlMaxDepth = GraphQLBounds().maximumDepth
 
-    @Option(help: ArgumentHelp("GraphQL: the most tokens a document may have, comments not counted.", valueName: "count"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("GraphQL: the most tokens a document may have, comments not counted.", valueName: "count"))
     public var graphqlMaxTokens = GraphQLBounds().maximumTokens
 
-    @Option(help: ArgumentHelp("GraphQL: the most operations and fragments a document may define.", valueName: "count"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("GraphQL: the most operations and fragments a document may define.", valueName: "count"))
     public var graphqlMaxDefinitions = GraphQLBounds().maximumDefinitions
 
-    @Option(help: ArgumentHelp("GraphQL: the most directives a document may use.", valueName: "count"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("GraphQL: the most directives a document may use.", valueName: "count"))
     public var graphqlMaxDirectives = GraphQLBounds().maximumDirectives
 
-    @Option(help: ArgumentHelp("GraphQL: the most aliased fields a document may have.", valueName: "count"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("GraphQL: the most aliased fields a document may have.", valueName: "count"))
     public var graphqlMaxAliases = GraphQLBounds().maximumAliases
 
     @Option(
+        parsing: .unconditional,
         help: ArgumentHelp(
             "GraphQL: the most fields, fragment spreads and inline fragments a document may select, each fragment counted at every spread.",
             valueName: "count"))
     public var graphqlMaxFields = GraphQLBounds().maximumSelections
 
     @Option(
+        parsing: .unconditional,
         help: ArgumentHelp(
             "GraphQL: the most values an operation may resolve, computed before it runs: each field 1, each list its requested limit (or longest possible length) times what an element selects.",
             valueName: "cost"))
     public var graphqlMaxCost = GraphQLBounds().maximumCost
 
-    @Option(help: ArgumentHelp("Serve HTTPS with this PEM certificate chain (needs --tls-key).", valueName: "file"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Serve HTTPS with this PEM certificate chain (needs --tls-key).", valueName: "file"))
     public var tlsCert: String?
 
-    @Option(help: ArgumentHelp("The PEM private key of --tls-cert.", valueName: "file"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("The PEM private key of --tls-cert.", valueName: "file"))
     public var tlsKey: String?
 
     public init() {}

@@ -79,6 +79,10 @@ final class PhaseControl: Sendable {
     /// for good, rather than waiting to be admitted again).
     var isExhausted: Bool { state.withLock { $0.exhausted } }
 
+    /// The latest intended start an arrival schedule can name: about 146 years after the
+    /// phase's start, far past any phase and within a UInt64 of nanoseconds.
+    static let latestOffsetNanoseconds = Double(UInt64.max >> 1)
+
     private func nextClaim(_ state: inout State, isOpen: Bool) -> Claim? {
         guard !state.stopped else { return nil }
         let index = shard.isWhole ? state.claimed : shard.drainIndex(local: state.claimed, concurrency: concurrency)
@@ -93,7 +97,7 @@ final class PhaseControl: Sendable {
             }
             guard let offset = ratePlan.arrivalOffsetNanoseconds(arrivals: state.arrivalUnits) else { return nil }
             if let limit = arrivalLimitNanoseconds, offset >= limit { return nil }
-            intended = start &+ UInt64(offset)
+            intended = start &+ UInt64(min(offset, Self.latestOffsetNanoseconds))
             stage = ratePlan.position(atNanoseconds: Int(offset)).stage
         } else if isOpen {
             // Walk the one-process arrival schedule up to this drain, gap by gap, so the
@@ -103,7 +107,9 @@ final class PhaseControl: Sendable {
                 state.arrivalOffset += planner.arrivalGapNanoseconds(state.arrivalIndex)
             }
             if let limit = arrivalLimitNanoseconds, state.arrivalOffset >= limit { return nil }
-            intended = start &+ UInt64(state.arrivalOffset)
+            // Bounded by the slowest rate (Workload.openLoopRates) for centuries of drains;
+            // clamped so that no schedule can trap the conversion (issue 24).
+            intended = start &+ UInt64(min(state.arrivalOffset, Self.latestOffsetNanoseconds))
         }
         state.claimed += 1
         return Claim(index: index, intendedStart: intended, stage: stage)

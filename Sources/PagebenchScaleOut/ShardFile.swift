@@ -148,12 +148,12 @@ public struct ShardFile: Sendable, Equatable {
             document = try JSONDecoder().decode(Document.self, from: data)
         } catch let DecodingError.keyNotFound(key, context) {
             throw fail("missing key '\(path(context.codingPath + [key]))'")
-        } catch let DecodingError.typeMismatch(_, context) {
-            throw fail("'\(path(context.codingPath))' has the wrong type: \(context.debugDescription)")
         } catch let DecodingError.valueNotFound(_, context) {
             throw fail("'\(path(context.codingPath))' is null but needs a value")
-        } catch let DecodingError.dataCorrupted(context) {
-            throw fail("'\(path(context.codingPath))': \(context.debugDescription)")
+        } catch let error as DecodingError {
+            // The path, what goes there and what the file has (a number that does not fit
+            // its field included), not JSONDecoder's "The given data was not valid JSON."
+            throw fail(StrictJSON.explain(error, decoding: Document.self, from: Array(data))?.description ?? "\(error)")
         } catch {
             throw fail("\(error)")
         }

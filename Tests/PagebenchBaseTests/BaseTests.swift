@@ -88,6 +88,9 @@ extension SplitMix64 {
         #expect(NumberText.nanoseconds(12_345) == "12.3µs")
         #expect(NumberText.bytes(3 << 20) == "3.0MiB")
         #expect(NumberText.seconds(125) == "2m05s")
+        // Issue 24: an ETA at a near-zero rate converted 1e300 seconds to Int and trapped.
+        #expect(NumberText.seconds(1e300) == ">1e13s")
+        #expect(NumberText.seconds(9.9e12).hasSuffix("s"))
         #expect(NumberText.fixed(-1.005, 1) == "-1.0")
         #expect(NumberText.number(1234.56) == "1235")
         #expect(NumberText.number(0.012345) == "0.01235")

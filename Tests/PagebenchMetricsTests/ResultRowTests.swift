@@ -1,4 +1,5 @@
 import Foundation
+import PagebenchTestSupport
 import Testing
 
 @testable import PagebenchMetrics
@@ -126,7 +127,7 @@ struct ResultRowTests {
         closed.measurementOverheadRatio = nil
         closed.targetDurationSeconds = nil
         closed.targetDrains = 1_000
-        let rows = [Self.sampleRow(), closed, ResultRow()]
+        let rows = [Self.sampleRow(), closed, ResultRow.fixture()]
         let text = try ResultRow.csvText(rows)
         let parsed = try ResultRow.parseCSV(text, file: "r.csv")
         #expect(parsed == rows)
@@ -198,6 +199,18 @@ struct ResultRowTests {
         ("schema_version", "1", "schema_version 1"),
         ("schema_version", "2", "schema_version 2"),
         ("schema_version", "3", "schema_version 3"),
+        // Issue 24: well-formed cells that no run writes, refused by every reader.
+        ("pages", "-5", "column 'pages' is -5; no figure pagebench writes is negative"),
+        ("pages_per_s", "-1.5", "column 'pages_per_s' is -1.5; no figure pagebench writes is negative"),
+        ("page_latency_p50_ns", "999999999", "above page_latency_p90_ns"),
+        ("drain_latency_p999_ns", "999999999", "above drain_latency_max_ns"),
+        ("partial", "2", "column 'partial' is 2; it is 0 or 1"),
+        ("concurrency", "0", "column 'concurrency' is 0; it is at least 1"),
+        ("repetition", "0", "column 'repetition' is 0; it is at least 1"),
+        ("empty_page_rate", "1.5", "a share of the pages is at most 1"),
+        ("empty_pages_wasted", "100", "more empty pages than pages"),
+        ("scenario", "", "column 'scenario' is empty but requires a text value"),
+        ("config_hash", "", "column 'config_hash' is empty"),
     ])
     func badNumbers(column: String, value: String, fragment: String) throws {
         let (text, position) = try Self.text(replacing: column, with: value)
