@@ -32,7 +32,9 @@ struct DrainResult: Sendable {
 
 /// Runs single drains with one pager kind against a source, recording every page into the
 /// calling task's ``TaskMetrics``: the per-page path is plain arithmetic, two page-clock
-/// reads (when timed) and a histogram record, with no shared lock, actor or atomic.
+/// reads (when timed), a histogram record and the page's publication to the pager's own live
+/// counters (relaxed loads and stores, ``PagerTaskProgress``), with no shared lock, actor or
+/// read-modify-write atomic.
 struct DrainRunner<Source: PageSource>: Sendable where Source.Request == PageRequest, Source.Response == Page {
     let source: ObservedSource<Source>
     let kind: PagerKind
@@ -84,13 +86,17 @@ struct DrainRunner<Source: PageSource>: Sendable where Source.Request == PageReq
         if case .some = page.nextToken { hasNextToken = true } else { hasNextToken = false }
         var latency: UInt64?
         if timing {
-            let elapsed = clock.nanoseconds(from: startedAt, to: clock.now())
-            pacing.intervalSamples?.append(elapsed)
+            let ended = clock.now()
+            let elapsed = clock.nanoseconds(from: startedAt, to: ended)
+            if pacing.intervalSamples != nil { keepIntervalSample(elapsed, endedAt: ended, &pacing) }
             if pacing.latencyLog != nil { pacing.latencyLog!.append(elapsed) } else { latency = elapsed }
         }
+        let itemCount = page.items.count
         metrics.recordPage(
-            itemCount: page.items.count, scannedCount: page.scannedCount, scannedBytes: page.scannedBytes,
+            itemCount: itemCount, scannedCount: page.scannedCount, scannedBytes: page.scannedBytes,
             hasNextToken: hasNextToken, latencyNanoseconds: latency)
+        // Published as it is counted, so that every live figure is exact (H7).
+        progress.publishPage(items: itemCount, scannedBytes: page.scannedBytes)
         result.pages += 1
         pacing.pagesSinceCheckpoint += 1
         if cancelled.load(ordering: .relaxed) {
@@ -225,6 +231,13 @@ struct DrainRunner<Source: PageSource>: Sendable where Source.Request == PageReq
     func makeQueryPager(_ first: PageRequest)
         -> QueryPager<ObservedSource<Source>, ObservedSource<Source>, Info, PaginationOutput<Page, Page>>
     {
+        makeQueryPager(first, source: source)
+    }
+
+    /// The Apollo-style pager over `source` (this runner's, or one wrapping it).
+    func makeQueryPager<Pages: PageSource>(_ first: PageRequest, source: Pages)
+        -> QueryPager<Pages, Pages, Info, PaginationOutput<Page, Page>>
+    where Pages.Request == PageRequest, Pages.Response == Page {
         QueryPager(
             source: source, initialRequest: first, retryPolicy: retryPolicy,
             extractPageInfo: { Info(nextToken: $0.nextToken) },
@@ -284,7 +297,8 @@ struct DrainRunner<Source: PageSource>: Sendable where Source.Request == PageReq
         _ plan: DrainPlan, into metrics: inout TaskMetrics, pacing: inout Pacing, cancelled: borrowing Atomic<Bool>
     ) async -> DrainResult {
         var result = DrainResult(ending: .finished, pages: 0, pagesAfterCancel: 0)
-        let pager = makeQueryPager(plan.request)
+        // Its pages are published as their responses arrive (H7), by the source.
+        let pager = makeQueryPager(plan.request, source: PublishingSource(base: source, progress: progress))
         defer { metrics.retries += pager.counters.retries }
         do {
             try await pager.loadAll()

@@ -101,7 +101,6 @@ struct PagerTask<Source: PageSource>: Sendable where Source.Request == PageReque
                 }
                 metrics.addPageCounts(probed.metrics)
                 for latency in probed.pageLatencies { metrics.pageLatency.record(nanoseconds: latency) }
-                pacing.intervalSamples?.append(contentsOf: probed.pageLatencies)
             } else {
                 result = await executor.run(plan, into: &metrics, pacing: &pacing)
             }
@@ -128,9 +127,9 @@ struct PagerTask<Source: PageSource>: Sendable where Source.Request == PageReque
                         pagesAfterCancel: result.pagesAfterCancel)
                 }
             }
-            executor.progress.drains.add(1, ordering: .relaxed)
+            executor.progress.publishDrain(finished: result.ending == .finished)
         }
-        executor.publish(&pacing, force: true)
+        executor.flushIntervalSamples(&pacing)
         return metrics
     }
 
@@ -151,13 +150,15 @@ struct PagerTask<Source: PageSource>: Sendable where Source.Request == PageReque
     {
         let executor = self.executor
         let sleep = self.sleep
+        let timeSeries = self.timeSeries
         return await withTaskGroup(of: ProbeEvent.self) { group in
             group.addTask {
                 var metrics = PresizedRecorders.countsOnly
-                var pacing = Pacing(timeSeries: false, logLatencies: true)
+                // Its page latencies go to the time series as its pages end, like any drain's.
+                var pacing = Pacing(timeSeries: timeSeries, logLatencies: true)
                 pacing.cancelAfterPages = pages
                 let result = await executor.run(plan, into: &metrics, pacing: &pacing)
-                executor.publish(&pacing, force: true)
+                executor.flushIntervalSamples(&pacing)
                 return .drained(
                     result, metrics, pacing.latencyLog ?? [], returnedAt: MonotonicTime.nanoseconds(),
                     selfCancelledAt: pacing.selfCancelledAt)

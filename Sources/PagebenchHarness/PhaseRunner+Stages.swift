@@ -91,6 +91,7 @@ extension PhaseRunner {
                     index: span.index, startNanoseconds: span.startNanoseconds, plan: plan.stages[span.index],
                     target: plan.target)
                 result.remoteCounts = span.remote
+                result.completedInStage = span.completed
                 let isLast = position == spans.count - 1
                 result.partial = isLast && phase.interrupted
                 if isLast {

@@ -29,10 +29,10 @@ extension ResultRow {
             .decimal("target_duration_s", \.targetDurationSeconds, unit: "s", .neutral, .context, "Duration bounding the run; empty when bounded by drain count."),
             .decimal("warmup_s", \.warmupSeconds, unit: "s", .neutral, .context, "Warm-up before the measured phase, excluded from every figure."),
             // Throughput
-            .decimal("pages_per_s", \.pagesPerSecond, unit: "pages/s", .higherIsBetter, .measured, "Pages fetched per second of the measured phase."),
-            .decimal("items_per_s", \.itemsPerSecond, unit: "items/s", .higherIsBetter, .measured, "Items returned per second."),
-            .decimal("scanned_bytes_per_s", \.scannedBytesPerSecond, unit: "bytes/s", .higherIsBetter, .measured, "Bytes evaluated per second."),
-            .decimal("drains_per_s", \.drainsPerSecond, unit: "drains/s", .higherIsBetter, .measured, "Drains ended per second."),
+            .decimal("pages_per_s", \.pagesPerSecond, unit: "pages/s", .higherIsBetter, .measured, "Pages completed per second of the measured phase; a stage row counts the pages completed while the stage ran, whichever stage their drain started in (H7)."),
+            .decimal("items_per_s", \.itemsPerSecond, unit: "items/s", .higherIsBetter, .measured, "Items returned per second, by those pages."),
+            .decimal("scanned_bytes_per_s", \.scannedBytesPerSecond, unit: "bytes/s", .higherIsBetter, .measured, "Bytes evaluated per second, by those pages."),
+            .decimal("drains_per_s", \.drainsPerSecond, unit: "drains/s", .higherIsBetter, .measured, "Drains ended per second, as `drains` counts them; a stage row counts those that ended while the stage ran (H7)."),
             // Deterministic counts
             .integer("drains", \.drains, unit: "drains", .neutral, .deterministic, "Drains that ended (drained, stopped after K pages, or abandoned)."),
             .integer("pages", \.pages, unit: "pages", .lowerIsBetter, .deterministic, "Pages fetched."),
