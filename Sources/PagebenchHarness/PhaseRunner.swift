@@ -49,6 +49,8 @@ public struct PhaseRunner<Source: PageSource>: Sendable where Source.Request == 
         public var probeSleep: (@Sendable (UInt64) async throws -> Void)?
         /// The in-process store the source serves, for the bare-loop calibration before the
         /// measured phase (``BareLoopCalibration``, `harness_overhead_ratio`); nil for none.
+        /// Ignored where the bare loop is not the phase's floor
+        /// (``BareLoopCalibration/measuresHarness(store:workload:)``).
         public var calibrationStore: SyntheticStore?
         /// A remote target's live counters (``RemotePageSource/counters``), read at the start
         /// and end of the measured phase.
@@ -144,9 +146,10 @@ public struct PhaseRunner<Source: PageSource>: Sendable where Source.Request == 
                 return result
             }
 
-            // The bare store loop over the same store and drain plans, for harness_overhead_ratio.
+            // The bare store loop over the same store and drain plans, for harness_overhead_ratio
+            // (only where it is the phase's floor: otherwise the ratio stays empty, H7).
             var bareLoopPagesPerSecond: Double?
-            if let store = options.calibrationStore {
+            if let store = options.calibrationStore, BareLoopCalibration.measuresHarness(store: store, workload: workload) {
                 let calibration = BareLoopCalibration(
                     store: store, planner: planner, durationNanoseconds: BareLoopCalibration.defaultDurationNanoseconds)
                 bareLoopPagesPerSecond = await calibration.pagesPerSecond(pagers: pagers)

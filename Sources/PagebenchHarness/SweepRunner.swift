@@ -122,11 +122,11 @@ public struct SweepRunner: Sendable {
             let finished = await withTaskGroup(of: Void.self) { group -> Bool in
                 if let sleeper { group.addTask { await sleeper.run() } }
                 defer { group.cancelAll() }
-                // Under writes the bare loop (no writes arrive) is not the run's floor: no
-                // harness_overhead_ratio; the pager tasks count consistency instead (S25).
+                // The phase runner calibrates only where the bare loop is the phase's floor (no
+                // service time, failures or writes; closed loop): elsewhere no harness_overhead_ratio.
                 return await runScenario(
-                    runner, sleeper: sleeper, calibrationStore: store.hasWrites ? nil : store,
                     makeWritesStore: makeWritesStore, ordinal: &ordinal, total: total, into: &output)
+                    runner, sleeper: sleeper, calibrationStore: store,
             }
             if !finished { return output }
         }

@@ -111,6 +111,10 @@ extension Workload {
         if measureOverhead && !pageTiming {
             throw fail("measureOverhead", "compares timing on with timing off, so pageTiming must be true")
         }
+        if measureOverhead && load != .closed {
+            // H7: the arrival rate sets an open loop's pages/s, timed or not.
+            throw fail("measureOverhead", "compares pages/s with timing on and off, which an open loop's arrival rate sets; measure it in closed loop")
+        }
         if pager == .apolloWatch {
             guard watchSeconds.isFinite, watchSeconds > 0, watchSeconds <= 3_600 else {
                 throw fail("watchSeconds", "must be greater than 0 and at most 3600, got \(watchSeconds)")

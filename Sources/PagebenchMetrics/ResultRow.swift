@@ -193,7 +193,8 @@ public struct ResultRow: CSVRecord, Hashable {
     /// pages/s with per-page timing off ÷ pages/s with it on; nil when not measured.
     public var measurementOverheadRatio: Double?
     /// Bare store loop pages/s (calibrated just before the phase) ÷ this row's pages/s; nil
-    /// for rows not run in-process.
+    /// where the bare loop is not the phase's floor (H7: a target, service time, injected
+    /// failures, writes, open loop, stages, shards).
     public var harnessOverheadRatio: Double?
     /// Wall-clock length of the measured phase.
     public var durationSeconds: Double = 0

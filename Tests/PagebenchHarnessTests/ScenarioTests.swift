@@ -110,6 +110,8 @@ let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().de
         (#"{"workload": {"stages": "1s:0-4", "rampDown": "abruptly"}}"#, "workload.rampDown"),
         (#"{"workload": {"rampDown": "cancel"}}"#, "workload.rampDown"),
         (#"{"workload": {"load": "open-fixed"}}"#, "needs a rate"),
+        // H7: an open loop's arrival rate sets its pages/s, timed or not.
+        (#"{"workload": {"load": "open-fixed:100", "measureOverhead": true}}"#, "workload.measureOverhead"),
     ])
     func badScenarioNamesTheField(json: String, field: String) {
         do {
