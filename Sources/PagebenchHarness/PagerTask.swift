@@ -72,18 +72,22 @@ struct PagerTask<Source: PageSource>: Sendable where Source.Request == PageReque
         var metrics = initial
         var pacing = Pacing(timeSeries: timeSeries)
         var estimate = DrainEstimate()
-        while !Task.isCancelled, slot?.isAdmitted != false, let claim = control.claim() {
+        // Open loop (H8): when this pager's last drain ended (nil before its first).
+        var freeSince: UInt64?
+        while !Task.isCancelled, slot?.isAdmitted != false, let claim = control.claim(pagerFreeSince: freeSince) {
             slot?.enter(stage: claim.stage, metrics: &metrics)
-            if let intended = claim.intendedStart {
-                if MonotonicTime.nanoseconds() > intended {
-                    // Every slot was busy when this drain was meant to start.
-                    metrics.missedStarts += 1
-                } else {
-                    do { try await MonotonicTime.sleep(until: intended) } catch { break }
-                }
+            if let intended = claim.intendedStart, MonotonicTime.nanoseconds() < intended {
+                do { try await MonotonicTime.sleep(until: intended) } catch { break }
             }
             let plan = control.planner.plan(claim.index, warmup: control.isWarmup)
             let started = MonotonicTime.nanoseconds()
+            if let intended = claim.intendedStart {
+                switch OpenLoopStart(intended: intended, slotWasFree: claim.slotWasFree, started: started) {
+                case .onTime: break
+                case .missed: metrics.missedStarts += 1
+                case .late: metrics.lateStarts += 1
+                }
+            }
             let result: DrainResult
             var probeLatency: UInt64?
             if plan.isCancelled {
@@ -128,6 +132,7 @@ struct PagerTask<Source: PageSource>: Sendable where Source.Request == PageReque
                 }
             }
             executor.progress.publishDrain(finished: result.ending == .finished)
+            freeSince = ended
         }
         executor.flushIntervalSamples(&pacing)
         return metrics
@@ -195,6 +200,37 @@ struct PagerTask<Source: PageSource>: Sendable where Source.Request == PageReque
             }
             // The drain ended before the probe fired (or the worker itself was cancelled).
             return (drained!.0, drained!.1, drained!.2, nil)
+        }
+    }
+}
+
+/// How an open-loop drain started against its intended start (H8).
+enum OpenLoopStart: Equatable {
+    /// Started within ``lateToleranceNanoseconds`` of its intended instant.
+    case onTime
+    /// Every slot was busy at the intended start (``PhaseControl/Claim/slotWasFree``):
+    /// `missed_starts`.
+    case missed
+    /// A slot was free at the intended start, but the drain began more than
+    /// ``lateToleranceNanoseconds`` after it: the load generator was late (its timer woke
+    /// late, its thread was busy, its task had not started), not the target (`late_starts`).
+    case late
+
+    /// How late a drain with a free slot may start and still be on time: 1 ms, the order of
+    /// a timer's wake-up on a loaded machine.
+    static var lateToleranceNanoseconds: UInt64 { 1_000_000 }
+
+    /// - Parameters:
+    ///   - intended: the drain's intended start (monotonic nanoseconds).
+    ///   - slotWasFree: whether a slot was free then.
+    ///   - started: when the drain began.
+    init(intended: UInt64, slotWasFree: Bool, started: UInt64) {
+        if !slotWasFree {
+            self = .missed
+        } else if MonotonicTime.elapsed(from: intended, to: started) > Self.lateToleranceNanoseconds {
+            self = .late
+        } else {
+            self = .onTime
         }
     }
 }

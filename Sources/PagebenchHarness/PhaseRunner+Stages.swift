@@ -133,7 +133,7 @@ extension PhaseRunner {
         let control = PhaseControl(
             planner: planner, isWarmup: false, start: start, drainLimit: nil,
             durationNanoseconds: Double(plan.durationNanoseconds), shard: options.shard,
-            concurrency: workload.concurrency[0])
+            concurrency: workload.concurrency[0], pagers: slots.count)
         let interruption = options.interruption
 
         return await withTaskGroup(of: StagedChild.self) { group in

@@ -245,7 +245,7 @@ public struct PhaseRunner<Source: PageSource>: Sendable where Source.Request == 
         let start = MonotonicTime.nanoseconds()
         let control = PhaseControl(
             planner: planner, isWarmup: warmup, start: start, drainLimit: drainLimit,
-            durationNanoseconds: durationNanoseconds, shard: shard, concurrency: total)
+            durationNanoseconds: durationNanoseconds, shard: shard, concurrency: total, pagers: concurrency)
 
         let (metrics, returned, interrupted) = await withTaskGroup(of: PhaseChild.self) { group in
             for slot in 0..<concurrency {

@@ -50,7 +50,7 @@ extension ResultRow {
         columns += C.latency("drain_latency", \.drainLatency, "Drain latency from its actual start (uncorrected)")
         columns += C.latency("drain_latency_corrected", \.drainLatencyCorrected, "Open loop: drain latency from its intended start (coordinated-omission corrected); empty in closed loop")
         columns += [
-            .integer("missed_starts", \.missedStarts, unit: "drains", .lowerIsBetter, .measured, "Open loop: intended starts that found every slot busy; empty in closed loop."),
+            .integer("missed_starts", \.missedStarts, unit: "drains", .lowerIsBetter, .measured, "Open loop: drains whose intended start found every slot busy (H8: the pager that took the drain was still in its previous one, and every other pager had begun one); a drain that had a free slot but began late is a `late_starts`; empty in closed loop. Schema 4 and earlier counted every drain that began after its intended instant."),
             // Cancellation
             .integer("cancellations", \.cancellations, unit: "drains", .neutral, .measured, "Drains cancelled by the probe or the final cancel-everything."),
         ]
@@ -107,6 +107,9 @@ extension ResultRow {
             .integer("watch_refreshes", \.watchRefreshes, unit: "outputs", .neutral, .measured, "Watching pagers: outputs published because a write touched a loaded page (P16); empty without watching."),
         ]
         columns += C.latency("watch_latency", \.watchLatency, "Watching pagers: write committed → new output published (P16); empty without watching")
+        columns += [
+            .integer("late_starts", \.lateStarts, unit: "drains", .lowerIsBetter, .measured, "Open loop: drains that had a free slot at their intended start but began more than 1 ms after it (H8): the load generator was late (a timer woke late, its thread was busy), not the target; not counted in `missed_starts`; empty in closed loop and in files of schema 4 and earlier."),
+        ]
         return columns
     }()
 }
