@@ -116,7 +116,7 @@ import Testing
         ("injected faults", StoreConfiguration(partitions: 4, itemsPerPartition: .uniform(200), faultRate: 0.05), 30),
     ]
 
-    @Test(.timeLimit(.minutes(5)), arguments: cases.indices)
+    @Test(.timeLimit(.minutes(10)), arguments: cases.indices)
     func aWarmUpNeverChangesWhatTheMeasuredPhaseSees(_ index: Int) async throws {
         let (label, store, drains) = Self.cases[index]
         let noRetries: (inout Workload) -> Void = { $0.retry.maxRetries = 0 }

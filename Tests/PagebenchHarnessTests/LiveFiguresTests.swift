@@ -208,7 +208,7 @@ import Testing
 
     /// 12.5 ms pages, three pagers, two stages: the case (a row per second read 64 pages
     /// per pager, or 128, for 80 completed).
-    @Test(.timeLimit(.minutes(3)))
+    @Test(.timeLimit(.minutes(10)))
     func pagesOf12Point5Milliseconds() async throws {
         let outcome = try await Self.run(pageNanoseconds: 12_500_001, stages: "3s:3-3,3s:3", pagers: 3)
         #expect(outcome.timeline.pages.count > 1_400)
@@ -217,7 +217,7 @@ import Testing
 
     /// 1 s pages: drains of four seconds cross rows and stages; every pager kind, the
     /// Apollo-style `loadAll` included (its pages are visible only to its source).
-    @Test(.timeLimit(.minutes(3)), arguments: [PagerKind.loop, .streaming, .apolloLoadNext, .apolloLoadAll])
+    @Test(.timeLimit(.minutes(10)), arguments: [PagerKind.loop, .streaming, .apolloLoadNext, .apolloLoadAll])
     func pagesOfOneSecond(pager: PagerKind) async throws {
         let outcome = try await Self.run(pageNanoseconds: Self.second + 1, stages: "5s:3-3,5s:3", pagers: 3, pager: pager)
         #expect(outcome.timeline.pages.count == 27)
@@ -225,7 +225,7 @@ import Testing
     }
 
     /// 10 s pages: most rows complete nothing; the ones that do count it.
-    @Test(.timeLimit(.minutes(3)))
+    @Test(.timeLimit(.minutes(10)))
     func pagesOfTenSeconds() async throws {
         let outcome = try await Self.run(pageNanoseconds: 10 * Self.second + 1, stages: "15s:2-2,15s:2", pagers: 2)
         #expect(outcome.timeline.pages.count == 4)
@@ -233,11 +233,11 @@ import Testing
     }
 
     /// 1 µs pages: fast pages are counted as exactly (one pager moving the clock itself).
-    @Test(.timeLimit(.minutes(3)))
+    @Test(.timeLimit(.minutes(10)))
     func pagesOfOneMicrosecond() async throws {
         let outcome = try await Self.run(
-            pageNanoseconds: 1_001, stages: "100ms:1-1,100ms:1", pagers: 1, advancesClock: true)
-        #expect(outcome.timeline.pages.count > 190_000)
+            pageNanoseconds: 1_001, stages: "50ms:1-1,50ms:1", pagers: 1, advancesClock: true)
+        #expect(outcome.timeline.pages.count > 95_000)
         Self.expectFiguresMatchTheTruth(outcome, pagers: 1, "1 µs pages")
     }
 }

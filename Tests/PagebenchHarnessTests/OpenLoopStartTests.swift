@@ -47,7 +47,7 @@ import Testing
 
     /// The case: 5 drains/s offered to 8 idle slots misses no start (it reported 1:
     /// the first drain, meant to start at the phase's first instant, was picked up after it).
-    @Test(.timeLimit(.minutes(5)))
+    @Test(.timeLimit(.minutes(10)))
     func idleSlotsMissNoStart() async throws {
         let scenario = scenario(store: .default) {
             $0.load = .open(drainsPerSecond: 5, poisson: false)
@@ -63,7 +63,7 @@ import Testing
 
     /// One slot whose first drain outlasts the next two intended starts (1 ms apart): those
     /// two, and only those, are missed starts, whatever the machine's load.
-    @Test(.timeLimit(.minutes(5)))
+    @Test(.timeLimit(.minutes(10)))
     func busySlotsMissTheirStarts() async throws {
         let scenario = scenario(store: .default) {
             $0.load = .open(drainsPerSecond: 1_000, poisson: false)
