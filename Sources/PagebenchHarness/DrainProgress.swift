@@ -5,17 +5,24 @@ import PagebenchStore
 import Synchronization
 
 /// Live counters of one pager (H7), read by the progress display, the time series and the
-/// stage clock while the run goes on. The pager publishes every page as it counts it and
-/// every drain as it ends, so a figure read from them counts exactly what completed by the
-/// instant it is read, whatever a page takes (1 µs or 10 s).
+/// stage clock while the run goes on. The pager publishes a page that took
+/// ``Pacing/publishAtOnceNanoseconds`` or more as soon as it counts it, faster pages with the
+/// others at its next checkpoint (every `yieldEveryPages` pages) or its drain's end, and
+/// every drain as it ends: at any instant the counters miss at most the pages a pager counted
+/// since its last checkpoint, all of them faster than that (at most 63 pages of under 50 µs:
+/// 3.2 ms of its pages, 0.3 % of a second's, 1.3 % of a quarter second's), whatever a page
+/// takes. With page
+/// timing off (`--no-page-timing`, which exists to measure what timing costs) a pager does not
+/// know how long a page took, and publishes at checkpoints and drain ends only.
 ///
+/// Publishing is not per page for fast pages: a store per page to the counters cost `loop`
+/// drains at limit 10 about a tenth of their pages/s in this VM (results/live-figures.md).
 /// Only its own pager writes them, one task at a time (a probed drain's child task runs while
-/// its pager waits for it; a staged pager's activations follow one another), so publishing
-/// is a relaxed load and store of each counter on the pager's own cache line: no
-/// read-modify-write instruction, no lock, no fence (results/harness-overhead.md measures
-/// what it costs a page). A reader may see one counter a page ahead of another, never a torn
-/// value. The object is padded to 128 bytes (an allocation of its own size class, so two
-/// pagers' counters never share a cache line).
+/// its pager waits for it; a staged pager's activations follow one another), so publishing is
+/// a relaxed load and store of each counter: no read-modify-write instruction, no lock. A
+/// reader may see one counter a batch ahead of another, never a torn value. The object is
+/// padded to 128 bytes (an allocation of its own size class, so two pagers' counters never
+/// share a cache line).
 final class PagerTaskProgress: Sendable {
     /// Pages completed, as the pager's metrics count them.
     let pages = Atomic<Int>(0)
@@ -31,10 +38,9 @@ final class PagerTaskProgress: Sendable {
     /// Fills the object (16 bytes of header, five counters) to 128 bytes.
     private let padding: (Int, Int, Int, Int, Int, Int, Int, Int, Int) = (0, 0, 0, 0, 0, 0, 0, 0, 0)
 
-    /// Publishes one completed page; called by the pager that owns these counters only.
-    @inline(__always)
-    func publishPage(items itemCount: Int, scannedBytes bytes: Int) {
-        pages.store(pages.load(ordering: .relaxed) &+ 1, ordering: .relaxed)
+    /// Publishes completed pages; called by the pager that owns these counters only.
+    func publish(pages pageCount: Int, items itemCount: Int, scannedBytes bytes: Int) {
+        pages.store(pages.load(ordering: .relaxed) &+ pageCount, ordering: .relaxed)
         items.store(items.load(ordering: .relaxed) &+ itemCount, ordering: .relaxed)
         scannedBytes.store(scannedBytes.load(ordering: .relaxed) &+ bytes, ordering: .relaxed)
     }
@@ -55,20 +61,21 @@ final class PagerTaskProgress: Sendable {
 }
 
 /// The source of an `apollo-loadAll` drain, which shows its caller no page until it has them
-/// all: each page is published to the pager's live counters as its response arrives (H7).
+/// all (and times none): each page is published to the pager's live counters as its response
+/// arrives (H7).
 struct PublishingSource<Base: PageSource>: PageSource where Base.Request == PageRequest, Base.Response == Page {
     let base: Base
     let progress: PagerTaskProgress
 
     func fetch(_ request: PageRequest) async throws -> Page {
         let page = try await base.fetch(request)
-        progress.publishPage(items: page.items.count, scannedBytes: page.scannedBytes)
+        progress.publish(pages: 1, items: page.items.count, scannedBytes: page.scannedBytes)
         return page
     }
 
     func fetchWithoutWaiting(_ request: PageRequest) throws -> Page? {
         guard let page = try base.fetchWithoutWaiting(request) else { return nil }
-        progress.publishPage(items: page.items.count, scannedBytes: page.scannedBytes)
+        progress.publish(pages: 1, items: page.items.count, scannedBytes: page.scannedBytes)
         return page
     }
 }
@@ -97,8 +104,13 @@ final class IntervalLatencies: Sendable {
 
 /// A worker's per-page bookkeeping between yield points: owned by one task, no sharing.
 struct Pacing: Sendable {
-    /// Pages since the drain last looked at whether to yield (every `yieldEveryPages`).
+    /// Pages since the drain's last checkpoint (every `yieldEveryPages` pages).
     var pagesSinceCheckpoint = 0
+    /// The task metrics' pages, items and evaluated bytes when the drain last published them
+    /// to ``PagerTaskProgress`` (its pages since are not published yet).
+    var publishedPages = 0
+    var publishedItems = 0
+    var publishedScannedBytes = 0
     /// When this task last considered yielding (monotonic nanoseconds; 0 before the first).
     var yieldedAt: UInt64 = 0
     /// The phase's background tick count at that moment (``YieldPolicy/backgroundTicks``).
@@ -121,6 +133,12 @@ struct Pacing: Sendable {
         intervalSamples = timeSeries ? [] : nil
         latencyLog = logLatencies ? [] : nil
     }
+
+    /// A page that took this long or longer is published at once, with the pages before it
+    /// (H7): 50 µs. Faster pages wait for the drain's next checkpoint, every 64 pages by
+    /// default: at most 63 pages of under 50 µs, 3.2 ms of pages, 1.3 % of the quarter second
+    /// the terminal's progress line covers.
+    static var publishAtOnceNanoseconds: UInt64 { 50_000 }
 
     /// The most samples a worker holds before handing them to ``IntervalLatencies``.
     static var intervalFlushSamples: Int { 256 }
@@ -188,13 +206,28 @@ struct YieldPolicy: Sendable {
 
 /// What a drain hands to the shared time-series latencies, and where it yields.
 extension DrainRunner {
-    /// Lets other tasks (timers, sampler, progress) run when the yield policy says so; called
-    /// every `yieldEveryPages` pages. Pages are published as they are counted, not here (H7).
-    func checkpoint(_ pacing: inout Pacing) async {
+    /// Publishes the pages counted since the last publication (H7), and lets other tasks
+    /// (timers, sampler, progress) run when the yield policy says so; called every
+    /// `yieldEveryPages` pages.
+    func checkpoint(_ pacing: inout Pacing, _ metrics: borrowing TaskMetrics) async {
         pacing.pagesSinceCheckpoint = 0
+        publishPages(pages: metrics.pages, items: metrics.items, scannedBytes: metrics.scannedBytes, &pacing)
         if yieldPolicy.shouldYield(now: MonotonicTime.nanoseconds(), &pacing) {
             await Task.yield()
         }
+    }
+
+    /// Publishes to ``PagerTaskProgress`` what the task's metrics counted (their `pages`,
+    /// `items` and `scannedBytes` now) since the drain's last publication.
+    @inline(never)
+    func publishPages(pages: Int, items: Int, scannedBytes: Int, _ pacing: inout Pacing) {
+        guard pages != pacing.publishedPages else { return }
+        progress.publish(
+            pages: pages - pacing.publishedPages, items: items - pacing.publishedItems,
+            scannedBytes: scannedBytes - pacing.publishedScannedBytes)
+        pacing.publishedPages = pages
+        pacing.publishedItems = items
+        pacing.publishedScannedBytes = scannedBytes
     }
 
     /// Keeps a timed page's latency for the time series, handing the samples held to

@@ -32,9 +32,8 @@ struct DrainResult: Sendable {
 
 /// Runs single drains with one pager kind against a source, recording every page into the
 /// calling task's ``TaskMetrics``: the per-page path is plain arithmetic, two page-clock
-/// reads (when timed), a histogram record and the page's publication to the pager's own live
-/// counters (relaxed loads and stores, ``PagerTaskProgress``), with no shared lock, actor or
-/// read-modify-write atomic.
+/// reads (when timed) and a histogram record, with no shared lock, actor or atomic. (A page
+/// of 50 µs or more is also published to the pager's live counters at once: ``PagerTaskProgress``.)
 struct DrainRunner<Source: PageSource>: Sendable where Source.Request == PageRequest, Source.Response == Page {
     let source: ObservedSource<Source>
     let kind: PagerKind
@@ -57,7 +56,17 @@ struct DrainRunner<Source: PageSource>: Sendable where Source.Request == PageReq
     /// handler sets (one relaxed load per check, where `Task.isCancelled` costs a thread-local
     /// lookup and a retain and release of the task, ~20 ns, twice per page;
     /// results/harness-overhead.md); the handler runs at once if the task is already cancelled.
+    ///
+    /// Its pages are published to the pager's live counters (H7) when one takes
+    /// ``Pacing/publishAtOnceNanoseconds`` or more, at its checkpoints and at its end.
     func run(_ plan: DrainPlan, into metrics: inout TaskMetrics, pacing: inout Pacing) async -> DrainResult {
+        // Only this drain's pages are published from here: `metrics` may hold others' already.
+        pacing.publishedPages = metrics.pages
+        pacing.publishedItems = metrics.items
+        pacing.publishedScannedBytes = metrics.scannedBytes
+        defer {
+            publishPages(pages: metrics.pages, items: metrics.items, scannedBytes: metrics.scannedBytes, &pacing)
+        }
         let cancelled = Atomic<Bool>(false)
         return await withTaskCancellationHandler {
             switch kind {
@@ -85,18 +94,19 @@ struct DrainRunner<Source: PageSource>: Sendable where Source.Request == PageReq
         let hasNextToken: Bool
         if case .some = page.nextToken { hasNextToken = true } else { hasNextToken = false }
         var latency: UInt64?
+        var slow = false
         if timing {
             let ended = clock.now()
             let elapsed = clock.nanoseconds(from: startedAt, to: ended)
+            slow = elapsed >= Pacing.publishAtOnceNanoseconds
             if pacing.intervalSamples != nil { keepIntervalSample(elapsed, endedAt: ended, &pacing) }
             if pacing.latencyLog != nil { pacing.latencyLog!.append(elapsed) } else { latency = elapsed }
         }
-        let itemCount = page.items.count
         metrics.recordPage(
-            itemCount: itemCount, scannedCount: page.scannedCount, scannedBytes: page.scannedBytes,
+            itemCount: page.items.count, scannedCount: page.scannedCount, scannedBytes: page.scannedBytes,
             hasNextToken: hasNextToken, latencyNanoseconds: latency)
-        // Published as it is counted, so that every live figure is exact (H7).
-        progress.publishPage(items: itemCount, scannedBytes: page.scannedBytes)
+        // A slow page is published at once; fast ones at the checkpoint (H7, ``PagerTaskProgress``).
+        if slow { publishPages(pages: metrics.pages, items: metrics.items, scannedBytes: metrics.scannedBytes, &pacing) }
         result.pages += 1
         pacing.pagesSinceCheckpoint += 1
         if cancelled.load(ordering: .relaxed) {
@@ -170,7 +180,7 @@ struct DrainRunner<Source: PageSource>: Sendable where Source.Request == PageReq
                     page, startedAt: started, plan: &plan, result: &result, metrics: &metrics, pacing: &pacing,
                     cancelled: cancelled)
             else { return result }
-            if pacing.pagesSinceCheckpoint >= yieldEveryPages { await checkpoint(&pacing) }
+            if pacing.pagesSinceCheckpoint >= yieldEveryPages { await checkpoint(&pacing, metrics) }
             request.token = page.nextToken
         }
     }
@@ -224,7 +234,7 @@ struct DrainRunner<Source: PageSource>: Sendable where Source.Request == PageReq
                     page, startedAt: started, plan: &plan, result: &result, metrics: &metrics, pacing: &pacing,
                     cancelled: cancelled)
             else { return result }
-            if pacing.pagesSinceCheckpoint >= yieldEveryPages { await checkpoint(&pacing) }
+            if pacing.pagesSinceCheckpoint >= yieldEveryPages { await checkpoint(&pacing, metrics) }
         }
     }
 
@@ -273,7 +283,7 @@ struct DrainRunner<Source: PageSource>: Sendable where Source.Request == PageReq
         while account(
             page, startedAt: started, plan: &plan, result: &result, metrics: &metrics, pacing: &pacing, cancelled: cancelled)
         {
-            if pacing.pagesSinceCheckpoint >= yieldEveryPages { await checkpoint(&pacing) }
+            if pacing.pagesSinceCheckpoint >= yieldEveryPages { await checkpoint(&pacing, metrics) }
             guard pager.canLoadNext else { return result }
             started = timing ? clock.now() : 0
             do {
@@ -314,7 +324,11 @@ struct DrainRunner<Source: PageSource>: Sendable where Source.Request == PageReq
             }
             pacing.pagesSinceCheckpoint += output.pageCount
         }
-        await checkpoint(&pacing)
+        // Its source published its pages as they came.
+        pacing.publishedPages = metrics.pages
+        pacing.publishedItems = metrics.items
+        pacing.publishedScannedBytes = metrics.scannedBytes
+        await checkpoint(&pacing, metrics)
         return result
     }
 }

@@ -73,7 +73,7 @@ public struct TimeSeriesRow: CSVRecord, Hashable {
             value: { .integer($0.isWarmup ? 1 : 0) },
             store: { row, value in if case .integer(let flag) = value { row.isWarmup = flag != 0 } }
         ),
-        .decimal("pages_per_s", \.pagesPerSecond, unit: "pages/s", .higherIsBetter, .measured, "Pages completed in the interval ÷ its length: each page is counted as it completes, whatever it takes (H7)."),
+        .decimal("pages_per_s", \.pagesPerSecond, unit: "pages/s", .higherIsBetter, .measured, "Pages completed in the interval ÷ its length (H7: a page of 50 µs or more is counted as it completes, faster pages every 64 and at each drain's end)."),
         .unsigned("page_latency_p99_ns", \.pageLatencyP99Nanoseconds, unit: "ns", .lowerIsBetter, .measured, "99th percentile latency of the pages completed in the interval (a pager hands its latencies over at least every millisecond of pages); empty if no page completed."),
         .integer("allocated_bytes", \.allocatedBytes, unit: "bytes", .lowerIsBetter, .measured, "jemalloc `stats.allocated` at the end of the interval."),
         .integer("rss_bytes", \.rssBytes, unit: "bytes", .lowerIsBetter, .measured, "Resident set size (`VmRSS`) at the end of the interval."),

@@ -55,9 +55,11 @@ import Testing
 
     /// Drains of ``pagesPerDrain`` pages of one item each. Each page takes `pageNanoseconds` of
     /// `clock`: it sleeps that long on the clock (`advancesClock` false; the test moves the
-    /// clock), or moves the clock on by that much itself (`advancesClock` true, one pager:
-    /// pages too many to step through one by one), stopping at every instant the stage clock
-    /// wakes at so that it reads its rows while the page is still in flight.
+    /// clock), then at least 60 µs of real time, as a page that long takes (a pager publishes
+    /// a page of 50 µs or more at once, faster ones every 64 pages); or it moves the clock on by
+    /// that much itself (`advancesClock` true, one pager: fast pages, too many to step through
+    /// one by one), stopping at every instant the stage clock wakes at so that it reads its
+    /// rows while the page is still in flight.
     struct ClockedSource: PageSource {
         let clock: ManualClock
         let pageNanoseconds: Int
@@ -88,6 +90,7 @@ import Testing
                     try Task.checkCancellation()
                 } else {
                     try await clock.sleep(until: ManualClock.Instant(offset: .nanoseconds(end)), tolerance: nil)
+                    try await Task.sleep(nanoseconds: 60_000)
                 }
             } catch {
                 timeline.abandoned(id)
@@ -159,8 +162,10 @@ import Testing
         return Outcome(results: results, timeline: timeline, plan: plan)
     }
 
-    /// Checks every row and stage of `outcome` against the truth (H7).
-    static func expectFiguresMatchTheTruth(_ outcome: Outcome, pagers: Int, _ label: String) {
+    /// Checks every row and stage of `outcome` against the truth (H7). `unpublished`: the most
+    /// pages a pager may have counted but not published when a row is read (none when pages
+    /// are slow; up to a checkpoint's 63 when they are fast).
+    static func expectFiguresMatchTheTruth(_ outcome: Outcome, pagers: Int, unpublished: Int = 0, _ label: String) {
         let pages = outcome.timeline.pages
         let drains = outcome.timeline.drains
         func completed(_ instants: [Int], from start: Int, to end: Int) -> Int {
@@ -186,8 +191,11 @@ import Testing
             let at = "\(label), row ending at \(row.elapsedSeconds) s"
             #expect(within(measured.pages, truth.pages), "\(at): \(measured.pages) pages, truth \(truth.pages)")
             #expect(within(measured.drains, truth.drains), "\(at): \(measured.drains) drains, truth \(truth.drains)")
-            // Never drifting: what the rows add up to is what completed, but for pages in flight.
-            #expect(abs(measuredSoFar.pages - Double(truthSoFar.pages)) <= Double(pagers) + 1e-6, "\(at): \(measuredSoFar.pages) pages so far, truth \(truthSoFar.pages)")
+            // Never drifting: what the rows add up to is what completed, but for pages a pager
+            // has counted and not yet published.
+            #expect(
+                abs(measuredSoFar.pages - Double(truthSoFar.pages)) <= Double(pagers * max(1, unpublished)) + 1e-6,
+                "\(at): \(measuredSoFar.pages) pages so far, truth \(truthSoFar.pages)")
             start = end
         }
         #expect(outcome.results.count == outcome.plan.stages.count, "\(label): a result per stage")
@@ -232,12 +240,12 @@ import Testing
         Self.expectFiguresMatchTheTruth(outcome, pagers: 2, "10 s pages")
     }
 
-    /// 1 µs pages: fast pages are counted as exactly (one pager moving the clock itself).
+    /// 1 µs pages (one pager moving the clock itself): published every 64 pages, within 2 %.
     @Test(.timeLimit(.minutes(10)))
     func pagesOfOneMicrosecond() async throws {
         let outcome = try await Self.run(
             pageNanoseconds: 1_001, stages: "50ms:1-1,50ms:1", pagers: 1, advancesClock: true)
         #expect(outcome.timeline.pages.count > 95_000)
-        Self.expectFiguresMatchTheTruth(outcome, pagers: 1, "1 µs pages")
+        Self.expectFiguresMatchTheTruth(outcome, pagers: 1, unpublished: Workload().yieldEveryPages - 1, "1 µs pages")
     }
 }
