@@ -148,6 +148,14 @@ struct Pacing: Sendable {
     /// fast pages still take the lock only once per 256.
     static var intervalFlushNanoseconds: UInt64 { 1_000_000 }
 
+    /// Takes `metrics`' pages, items and evaluated bytes as published (its pages so far are
+    /// not this drain's to publish, or were published already).
+    mutating func markPublished(_ metrics: borrowing TaskMetrics) {
+        publishedPages = metrics.pages
+        publishedItems = metrics.items
+        publishedScannedBytes = metrics.scannedBytes
+    }
+
     /// Whether the samples held should be handed over now, the last page having ended at
     /// `ticks` of `clock`.
     func intervalSamplesAreDue(at ticks: UInt64, clock: MonotonicTime.PageClock) -> Bool {

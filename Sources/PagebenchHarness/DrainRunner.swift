@@ -61,9 +61,7 @@ struct DrainRunner<Source: PageSource>: Sendable where Source.Request == PageReq
     /// ``Pacing/publishAtOnceNanoseconds`` or more, at its checkpoints and at its end.
     func run(_ plan: DrainPlan, into metrics: inout TaskMetrics, pacing: inout Pacing) async -> DrainResult {
         // Only this drain's pages are published from here: `metrics` may hold others' already.
-        pacing.publishedPages = metrics.pages
-        pacing.publishedItems = metrics.items
-        pacing.publishedScannedBytes = metrics.scannedBytes
+        pacing.markPublished(metrics)
         defer {
             publishPages(pages: metrics.pages, items: metrics.items, scannedBytes: metrics.scannedBytes, &pacing)
         }
@@ -325,9 +323,7 @@ struct DrainRunner<Source: PageSource>: Sendable where Source.Request == PageReq
             pacing.pagesSinceCheckpoint += output.pageCount
         }
         // Its source published its pages as they came.
-        pacing.publishedPages = metrics.pages
-        pacing.publishedItems = metrics.items
-        pacing.publishedScannedBytes = metrics.scannedBytes
+        pacing.markPublished(metrics)
         await checkpoint(&pacing, metrics)
         return result
     }
