@@ -391,7 +391,7 @@ public struct KneeCommand: AsyncParsableCommand {
                 + (judged.sustained ? "" : ", under --min-achieved \(NumberText.fixed(judged.minAchievedFraction, 2))") + "; "
         }
         return "step \(number): \(rate(step.rate)) drains/s: \(verdict) (\(figures.joined(separator: ", ")); "
-            + "\(achieved)\(step.row.drains) drains, \(step.row.missedStarts ?? 0) missed starts)\n"
+            + "\(achieved)\(step.row.drains) drains, \(step.row.missedStarts ?? 0) missed starts, \(step.row.lateStarts ?? 0) late starts)\n"
     }
 
     static func describeCutShort(_ step: Step, number: Int) -> String {

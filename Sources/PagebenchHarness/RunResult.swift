@@ -68,6 +68,12 @@ public struct RunResult: Sendable {
     /// The stage of a staged phase this result measured (H4); nil for a fixed concurrency or rate.
     public var stage: Stage?
 
+    /// A stage: what the pagers completed while it ran (H7), read from their live counters at
+    /// its start and end. Its rates count these, whichever stage a drain started in, while its
+    /// counts (``metrics``) are those of the drains that started in it (H4). Nil outside
+    /// stages, where every page of the phase's drains completes within the phase.
+    public var completedInStage: CompletedWork?
+
     /// One stage of a staged phase: which, when it began, and what it ramped between.
     public struct Stage: Sendable, Equatable {
         /// 0-based position in the plan.
@@ -118,8 +124,10 @@ public struct RunResult: Sendable {
         self.shardDrains = shardDrains
     }
 
-    /// Pages per second of the measured phase.
-    public var pagesPerSecond: Double { measuredSeconds > 0 ? Double(metrics.pages) / measuredSeconds : 0 }
+    /// Pages completed per second of the measured phase (or stage, ``completedInStage``).
+    public var pagesPerSecond: Double {
+        measuredSeconds > 0 ? Double(completedInStage?.pages ?? metrics.pages) / measuredSeconds : 0
+    }
 
     /// ``bareLoopPagesPerSecond`` ÷ ``pagesPerSecond``: how many times faster the bare store
     /// loop pages than this phase did (1 = the harness and pager cost nothing); nil when not
@@ -165,6 +173,13 @@ public struct RunResult: Sendable {
             }
         }
         row.apply(metrics, measuredSeconds: measuredSeconds)
+        if let completed = completedInStage, measuredSeconds > 0 {
+            // A stage's rates count what completed while it ran (H7).
+            row.pagesPerSecond = Double(completed.pages) / measuredSeconds
+            row.itemsPerSecond = Double(completed.items) / measuredSeconds
+            row.scannedBytesPerSecond = Double(completed.scannedBytes) / measuredSeconds
+            row.drainsPerSecond = Double(completed.drains) / measuredSeconds
+        }
         row.applyResources(
             cpu: cpu, allocationRequests: allocations, peakAllocatedBytes: peakAllocatedBytes, peakRSSBytes: peakRSSBytes)
         row.measurementOverheadRatio = measurementOverheadRatio

@@ -119,6 +119,10 @@ extension Workload {
         guard watchSeconds.isFinite, watchSeconds > 0, watchSeconds <= 3_600 else {
             throw fail("watchSeconds", "must be greater than 0 and at most 3600, got \(watchSeconds)")
         }
+        if measureOverhead && load != .closed {
+            // H7: the arrival rate sets an open loop's pages/s, timed or not.
+            throw fail("measureOverhead", "compares pages/s with timing on and off, which an open loop's arrival rate sets; measure it in closed loop")
+        }
         if pager == .apolloWatch {
             // Writes must land while the pagers only watch: per-request writes would come
             // only with the watch's own re-fetches, each of which would write again.

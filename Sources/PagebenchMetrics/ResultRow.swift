@@ -9,7 +9,7 @@
 /// Bump ``currentSchemaVersion`` whenever a column is added, removed, renamed or changes meaning.
 public struct ResultRow: CSVRecord, Hashable {
     /// The schema this build writes and reads.
-    public static let currentSchemaVersion = 4
+    public static let currentSchemaVersion = 5
 
     /// The columns version 3 added: real targets (issue 14), `partial` (H6), `slo_held` (H5).
     static let addedInVersion3: Set<String> = [
@@ -26,13 +26,19 @@ public struct ResultRow: CSVRecord, Hashable {
         "duplicate_items", "skipped_items", "inconsistent_drains", "watch_refreshes", "watch_latency_p50_ns",
         "watch_latency_p90_ns", "watch_latency_p99_ns", "watch_latency_p999_ns", "watch_latency_max_ns",
     ]
+    /// The column version 5 added: `late_starts` (H8), when `missed_starts` came to count only
+    /// intended starts that found every slot busy (before, it counted every late pickup too).
+    /// Version 5 also empties `harness_overhead_ratio` where it did not measure the harness
+    /// (H7) and counts a stage row's rates from what completed during the stage.
+    static let addedInVersion5: Set<String> = ["late_starts"]
     /// Version 1 had no `harness_overhead_ratio` (added in 2) and neither had the columns
-    /// of versions 3 and 4; their files read with those columns empty (`partial` 0).
+    /// of versions 3, 4 and 5; their files read with those columns empty (`partial` 0).
     public static var earlierSchemaVersions: [Int: Set<String>] {
         [
-            1: addedInVersion3.union(addedInVersion4).union(["harness_overhead_ratio"]),
-            2: addedInVersion3.union(addedInVersion4),
-            3: addedInVersion4,
+            1: addedInVersion3.union(addedInVersion4).union(addedInVersion5).union(["harness_overhead_ratio"]),
+            2: addedInVersion3.union(addedInVersion4).union(addedInVersion5),
+            3: addedInVersion4.union(addedInVersion5),
+            4: addedInVersion5,
         ]
     }
 
@@ -109,8 +115,11 @@ public struct ResultRow: CSVRecord, Hashable {
     public var drainLatency: LatencyPercentiles?
     /// Open loop: drain latency from the drain's intended start (coordinated-omission corrected).
     public var drainLatencyCorrected: LatencyPercentiles?
-    /// Open loop: intended starts that could not begin on time because every slot was busy.
+    /// Open loop: intended starts that found every slot busy (H8).
     public var missedStarts: Int?
+    /// Open loop: drains that had a free slot at their intended start but began more than
+    /// 1 ms after it (the load generator was late, H8); not counted in ``missedStarts``.
+    public var lateStarts: Int?
 
     // MARK: Cancellation (H2)
 
@@ -193,7 +202,8 @@ public struct ResultRow: CSVRecord, Hashable {
     /// pages/s with per-page timing off ÷ pages/s with it on; nil when not measured.
     public var measurementOverheadRatio: Double?
     /// Bare store loop pages/s (calibrated just before the phase) ÷ this row's pages/s; nil
-    /// for rows not run in-process.
+    /// where the bare loop is not the phase's floor (H7: a target, service time, injected
+    /// failures, writes, open loop, stages, shards).
     public var harnessOverheadRatio: Double?
     /// Wall-clock length of the measured phase.
     public var durationSeconds: Double = 0

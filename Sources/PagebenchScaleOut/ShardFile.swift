@@ -235,7 +235,7 @@ private struct PhaseDocument: Codable {
 
     struct Counters: Codable {
         var pages, items, scannedItems, scannedBytes, emptyPagesWasted, emptyPagesFinal, drains, pagesInEndedDrains,
-            pagesPerDrainMax, cancellations, pagesAfterCancel, retries, throttles, missedStarts: Int
+            pagesPerDrainMax, cancellations, pagesAfterCancel, retries, throttles, missedStarts, lateStarts: Int
         var errors: Errors
     }
 
@@ -285,7 +285,7 @@ private struct PhaseDocument: Codable {
             emptyPagesWasted: m.emptyPagesWasted, emptyPagesFinal: m.emptyPagesFinal, drains: m.drains,
             pagesInEndedDrains: m.pagesInEndedDrains, pagesPerDrainMax: m.pagesPerDrainMax,
             cancellations: m.cancellations, pagesAfterCancel: m.pagesAfterCancel, retries: m.retries,
-            throttles: m.throttles, missedStarts: m.missedStarts,
+            throttles: m.throttles, missedStarts: m.missedStarts, lateStarts: m.lateStarts,
             errors: Errors(
                 throttled: m.errors.throttled, fault: m.errors.fault, invalidToken: m.errors.invalidToken,
                 tokenMismatch: m.errors.tokenMismatch, validation: m.errors.validation, other: m.errors.other))
@@ -339,7 +339,8 @@ private struct PhaseDocument: Codable {
             ("emptyPagesWasted", c.emptyPagesWasted), ("emptyPagesFinal", c.emptyPagesFinal), ("drains", c.drains),
             ("pagesInEndedDrains", c.pagesInEndedDrains), ("pagesPerDrainMax", c.pagesPerDrainMax),
             ("cancellations", c.cancellations), ("pagesAfterCancel", c.pagesAfterCancel), ("retries", c.retries),
-            ("throttles", c.throttles), ("missedStarts", c.missedStarts), ("pagers", pagers),
+            ("throttles", c.throttles), ("missedStarts", c.missedStarts), ("lateStarts", c.lateStarts),
+            ("pagers", pagers),
             ("concurrency", concurrency), ("repetition", repetition),
             ("errors.throttled", c.errors.throttled), ("errors.fault", c.errors.fault),
             ("errors.invalidToken", c.errors.invalidToken), ("errors.tokenMismatch", c.errors.tokenMismatch),
@@ -365,6 +366,7 @@ private struct PhaseDocument: Codable {
         metrics.retries = c.retries
         metrics.throttles = c.throttles
         metrics.missedStarts = c.missedStarts
+        metrics.lateStarts = c.lateStarts
         var errors = ErrorCounts()
         errors.throttled = c.errors.throttled
         errors.fault = c.errors.fault

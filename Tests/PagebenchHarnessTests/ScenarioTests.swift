@@ -122,6 +122,8 @@ let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().de
         (#"{"workload": {"watchSeconds": -1}}"#, "workload.watchSeconds"),
         // An open-loop rate of 1e-12 drains/s put the first arrival past a UInt64 of nanoseconds (a trap).
         (#"{"workload": {"load": "open-fixed:1e-12"}}"#, "workload.load: the open-loop rate must be from 0.001"),
+        // H7: an open loop's arrival rate sets its pages/s, timed or not.
+        (#"{"workload": {"load": "open-fixed:100", "measureOverhead": true}}"#, "workload.measureOverhead"),
     ])
     func badScenarioNamesTheField(json: String, field: String) {
         do {
