@@ -10,7 +10,7 @@
 //   PagebenchHarness → PagebenchMetrics
 //   PagebenchScaleOut → PagebenchHarness, PagebenchMetrics
 //   PagebenchHTTP → PagebenchStore (+ Hummingbird, SwiftNIO, NIOSSL for HTTPS)
-//   PagebenchTargets → PagebenchHTTP, PagebenchStore (+ swift-crypto for SigV4): real APIs
+//   PagebenchTargets → PagebenchHTTP, PagebenchStore (+ COpenSSL's SHA-256/HMAC for SigV4): real APIs
 //   PagebenchGraphQL → PagebenchHTTP, PagebenchStore (+ GraphQLSwift): serve's GraphQL (W6);
 //     its tests live in PagebenchHTTPTests beside the other front end's, on the same
 //     live-server helpers
@@ -49,9 +49,8 @@ var dependencies: [Package.Dependency] = [
     .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     // Already built for Hummingbird; named because the server's parse-error handler speaks its HTTP parts.
     .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
-    // HTTPS for the lean client and `serve --tls-cert` (issue 14); SHA-256/HMAC for SigV4.
+    // HTTPS for the lean client and `serve --tls-cert` (issue 14).
     .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
-    .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
     // The GraphQL front end of `serve` (W6): parser, validation, execution, introspection.
     .package(url: "https://github.com/GraphQLSwift/GraphQL", from: "4.3.0"),
     // Already built for GraphQL; named because the GraphQL front end builds its Map values.
@@ -69,6 +68,13 @@ var targets: [Target] = [
     // The CPU's time-stamp counter (RDTSC, CNTVCT_EL0) as an inline C function, for the page
     // clock (MonotonicTime.PageClock): Swift has no way to read it.
     .target(name: "CCycleCounter"),
+    // The system's OpenSSL (libssl, libcrypto), with C shims for the macros Swift cannot
+    // import: TLS for PagebenchTLS, SHA-256 and HMAC for SigV4. Debian: libssl-dev.
+    .systemLibrary(
+        name: "COpenSSL",
+        pkgConfig: "openssl",
+        providers: [.apt(["libssl-dev"])]
+    ),
     // The small helpers every other target shares (seeded generator, stable hash, clock,
     // number text, files, retry back-off); depends on nothing but the counter read.
     .target(name: "PagebenchBase", dependencies: ["CCycleCounter"], swiftSettings: strict),
@@ -129,9 +135,8 @@ var targets: [Target] = [
     .target(
         name: "PagebenchTargets",
         dependencies: [
-            "PagebenchBase", "PagebenchStore", "PagebenchHTTP",
+            "PagebenchBase", "PagebenchStore", "PagebenchHTTP", "COpenSSL",
             .product(name: "NIOCore", package: "swift-nio"),
-            .product(name: "Crypto", package: "swift-crypto"),
         ],
         swiftSettings: strict
     ),
