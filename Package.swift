@@ -9,7 +9,8 @@
 //   PagebenchHarness → PagebenchProcessStats → PagebenchMetrics ← PagebenchReport
 //   PagebenchHarness → PagebenchMetrics
 //   PagebenchScaleOut → PagebenchHarness, PagebenchMetrics
-//   PagebenchHTTP → PagebenchStore (+ Hummingbird, SwiftNIO, NIOSSL for HTTPS)
+//   PagebenchTLS → COpenSSL (+ SwiftNIO): TLS on the system's OpenSSL, one NIO handler
+//   PagebenchHTTP → PagebenchStore, PagebenchTLS (+ Hummingbird, SwiftNIO)
 //   PagebenchTargets → PagebenchHTTP, PagebenchStore (+ COpenSSL's SHA-256/HMAC for SigV4): real APIs
 //   PagebenchGraphQL → PagebenchHTTP, PagebenchStore (+ GraphQLSwift): serve's GraphQL (W6);
 //     its tests live in PagebenchHTTPTests beside the other front end's, on the same
@@ -19,6 +20,9 @@
 // Each library target has a test target of its name + Tests (PagebenchBaseTests, …).
 // The pager knows nothing of the synthetic store: it pages any source. Only
 // PagebenchProcessStats links jemalloc (CJemalloc).
+//
+// HTTPS and SigV4 use the system's OpenSSL (Debian: libssl-dev) instead of two BoringSSL copies
+// (swift-nio-ssl's, swift-crypto's): that halves a cold build (results/build-times.md).
 //
 // async-http-client (`--http-client async-http-client`) and what it brings (NIOSSL,
 // BoringSSL, NIOHTTP2) are built only with the AsyncHTTPClientSupport package trait:
@@ -49,8 +53,6 @@ var dependencies: [Package.Dependency] = [
     .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     // Already built for Hummingbird; named because the server's parse-error handler speaks its HTTP parts.
     .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
-    // HTTPS for the lean client and `serve --tls-cert` (issue 14).
-    .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
     // The GraphQL front end of `serve` (W6): parser, validation, execution, introspection.
     .package(url: "https://github.com/GraphQLSwift/GraphQL", from: "4.3.0"),
     // Already built for GraphQL; named because the GraphQL front end builds its Map values.
@@ -107,18 +109,27 @@ var targets: [Target] = [
         swiftSettings: strict
     ),
     .target(name: "PagebenchReport", dependencies: ["PagebenchBase", "PagebenchMetrics"], swiftSettings: strict),
+    // TLS as one SwiftNIO handler over OpenSSL memory BIOs, client and server side (HTTPS for
+    // the lean client and `serve --tls-cert`).
+    .target(
+        name: "PagebenchTLS",
+        dependencies: [
+            "COpenSSL",
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOTLS", package: "swift-nio"),
+        ],
+        swiftSettings: strict
+    ),
     // The store as an HTTP service and the HTTP client source (its own HTTP/1.1 client on
     // SwiftNIO, which Hummingbird brings); its own target so that the cost of Hummingbird
     // stays out of everything else.
     .target(
         name: "PagebenchHTTP",
         dependencies: [
-            "PagebenchBase", "PagebenchStore",
+            "PagebenchBase", "PagebenchStore", "PagebenchTLS",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HummingbirdCore", package: "hummingbird"),
-            .product(name: "HummingbirdTLS", package: "hummingbird"),
             .product(name: "NIOCore", package: "swift-nio"),
-            .product(name: "NIOSSL", package: "swift-nio-ssl"),
             .product(name: "NIOTLS", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -216,8 +227,21 @@ var targets: [Target] = [
         swiftSettings: strict
     ),
     .testTarget(
+        name: "PagebenchTLSTests",
+        dependencies: [
+            "PagebenchTLS", "PagebenchTestSupport",
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOPosix", package: "swift-nio"),
+            .product(name: "NIOTLS", package: "swift-nio"),
+        ],
+        swiftSettings: strict
+    ),
+    .testTarget(
         name: "PagebenchTargetsTests",
-        dependencies: ["PagebenchTargets", "PagebenchHTTP", "PagebenchCLI", "PagebenchHarness", "PagebenchMetrics", "PagebenchStore"],
+        dependencies: [
+            "PagebenchTargets", "PagebenchHTTP", "PagebenchCLI", "PagebenchHarness", "PagebenchMetrics", "PagebenchStore",
+            "PagebenchTestSupport",
+        ],
         exclude: ["Servers"],
         resources: [.copy("Fixtures")],
         swiftSettings: strict

@@ -1,0 +1,168 @@
+"""HTTPS on the command line (issue 14, kept by issue 28's move to the system's OpenSSL):
+`serve --tls-cert/--tls-key` refuses files that do not make a certificate and its key, and
+`run --target-file` over https:// refuses a bad --ca-file (exit 64) and names the TLS
+failure of a server that is not what the URL says (exit 69). The certificates are made with
+the openssl command. The binary is $PAGEBENCH_BIN, else `swift build --show-bin-path`/pagebench.
+"""
+import json
+import re
+import socket
+import subprocess
+import threading
+
+from pagebench_support import pagebench_binary
+
+STORE = {"partitions": 2, "itemsPerPartition": 30, "itemSize": "fixed:64", "seed": 3}
+
+
+def run(*arguments):
+    return subprocess.run([pagebench_binary(), *arguments], capture_output=True, text=True, timeout=300)
+
+
+def make_certificate(directory, name):
+    """A self-signed P-256 certificate for localhost and 127.0.0.1: (certificate, key)."""
+    certificate, key = directory / f"{name}-cert.pem", directory / f"{name}-key.pem"
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+                    "-keyout", str(key), "-out", str(certificate), "-days", "2", "-subj", "/CN=localhost",
+                    "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1"], check=True, capture_output=True)
+    return str(certificate), str(key)
+
+
+def target_run(tmp_path, endpoint, *options):
+    """`run --target-file` of a REST target at `endpoint` (a small scenario), with OPTIONS."""
+    scenario = tmp_path / "rest.json"
+    scenario.write_text(json.dumps({"name": "rest", "store": STORE, "workload": {
+        "pager": "streaming", "concurrency": [1], "limit": 7, "drains": 3, "read": "partition:uniform",
+        "warmupSeconds": 0}}))
+    target = tmp_path / "target.json"
+    target.write_text(json.dumps({
+        "kind": "http", "endpoint": endpoint, "partitions": {"range": [0, 1]},
+        "path": "/partitions/${partition}/items?limit=${limit}", "items": "/items", "continuation": "/nextToken",
+        "continuationIn": {"query": "nextToken"}}))
+    return run("run", str(scenario), "--target-file", str(target), "--quiet", "--output", str(tmp_path / "out.csv"),
+               *options)
+
+
+class Serve:
+    """`pagebench serve --port 0 OPTIONS…` until stopped; `url` once it listens."""
+
+    def __init__(self, *options):
+        self.process = subprocess.Popen([pagebench_binary(), "serve", "--host", "127.0.0.1", "--port", "0",
+                                         "--partitions", "2", "--items-per-partition", "30", "--item-size", "fixed:64",
+                                         "--seed", "3", *options],
+                                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        line = self.process.stdout.readline()
+        match = re.search(r"listening on (https?://[\d.]+:\d+)", line)
+        if not match:
+            self.process.kill()
+            raise AssertionError(f"serve did not start: {line!r} {self.process.stderr.read()}")
+        self.url = match.group(1)
+
+    def stop(self):
+        self.process.terminate()
+        self.process.wait(timeout=30)
+
+
+def test_serve_refuses_a_key_that_does_not_belong_to_the_certificate(tmp_path):
+    certificate, _ = make_certificate(tmp_path, "a")
+    _, other_key = make_certificate(tmp_path, "b")
+    result = run("serve", "--port", "0", "--tls-cert", certificate, "--tls-key", other_key)
+    assert result.returncode == 65, result.stderr
+    assert f"--tls-cert {certificate} / --tls-key {other_key}" in result.stderr, result.stderr
+    assert "does not belong to the certificate" in result.stderr, result.stderr
+
+
+def test_serve_refuses_a_certificate_file_that_is_not_pem(tmp_path):
+    _, key = make_certificate(tmp_path, "a")
+    not_pem = tmp_path / "cert.txt"
+    not_pem.write_text("not a certificate\n")
+    result = run("serve", "--port", "0", "--tls-cert", str(not_pem), "--tls-key", key)
+    assert result.returncode == 65, result.stderr
+    assert "not a PEM certificate chain and its private key" in result.stderr, result.stderr
+
+
+def test_a_missing_or_non_pem_ca_file_is_a_usage_error(tmp_path):
+    missing = target_run(tmp_path, "https://127.0.0.1:9", "--ca-file", str(tmp_path / "missing.pem"))
+    assert missing.returncode == 64, missing.stderr
+    assert "missing.pem" in missing.stderr, missing.stderr
+    not_pem = tmp_path / "ca.txt"
+    not_pem.write_text("not a certificate\n")
+    result = target_run(tmp_path, "https://127.0.0.1:9", "--ca-file", str(not_pem))
+    assert result.returncode == 64, result.stderr
+    assert "cannot set up TLS" in result.stderr and "is the CA file a PEM certificate?" in result.stderr, result.stderr
+
+
+def test_https_to_serve_with_its_certificate_works_and_without_it_is_exit_69(tmp_path):
+    certificate, key = make_certificate(tmp_path, "a")
+    server = Serve("--tls-cert", certificate, "--tls-key", key)
+    try:
+        assert server.url.startswith("https://127.0.0.1:")
+        trusted = target_run(tmp_path, server.url, "--ca-file", certificate)
+        assert trusted.returncode == 0, trusted.stderr
+        untrusted = target_run(tmp_path, server.url)
+        assert untrusted.returncode == 69, untrusted.stderr
+        assert "TLS failed: certificate verify failed: self-signed certificate" in untrusted.stderr, untrusted.stderr
+        # By name: SNI, and the certificate's DNS name is checked instead of its address.
+        by_name = target_run(tmp_path, server.url.replace("127.0.0.1", "localhost"), "--ca-file", certificate)
+        assert by_name.returncode == 0, by_name.stderr
+        insecure = target_run(tmp_path, server.url, "--insecure")
+        assert insecure.returncode == 0, insecure.stderr
+    finally:
+        server.stop()
+
+
+def test_a_plain_http_server_behind_an_https_url_is_exit_69(tmp_path):
+    server = Serve()
+    try:
+        result = target_run(tmp_path, server.url.replace("http://", "https://"), "--insecure")
+        assert result.returncode == 69, result.stderr
+        assert "TLS failed" in result.stderr and "plain HTTP" in result.stderr, result.stderr
+    finally:
+        server.stop()
+
+
+def closing_server(read_bytes):
+    """A TCP listener on 127.0.0.1 that reads READ_BYTES of each connection (the start of a
+    ClientHello) and closes it: with all of it read, a clean close; with bytes left unread,
+    the kernel sends a reset. Returns (port, stop)."""
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(8)
+    listener.settimeout(120)
+
+    def serve():
+        while True:
+            try:
+                connection, _ = listener.accept()
+            except OSError:
+                return
+            connection.settimeout(60)
+            try:
+                connection.recv(read_bytes)
+            except OSError:
+                pass
+            connection.close()
+
+    threading.Thread(target=serve, daemon=True).start()
+    return listener.getsockname()[1], listener.close
+
+
+def test_a_server_that_closes_during_the_handshake_is_exit_69(tmp_path):
+    port, stop = closing_server(65536)
+    try:
+        result = target_run(tmp_path, f"https://127.0.0.1:{port}", "--insecure")
+    finally:
+        stop()
+    assert result.returncode == 69, result.stderr
+    assert "TLS failed: handshake failed: the peer closed the connection during the handshake" in result.stderr, \
+        result.stderr
+
+
+def test_a_server_that_resets_during_the_handshake_is_exit_69(tmp_path):
+    port, stop = closing_server(1)
+    try:
+        result = target_run(tmp_path, f"https://127.0.0.1:{port}", "--insecure")
+    finally:
+        stop()
+    assert result.returncode == 69, result.stderr
+    assert "TLS failed: handshake failed: the " in result.stderr, result.stderr
