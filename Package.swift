@@ -44,7 +44,9 @@ let strict: [SwiftSetting] = [
 var dependencies: [Package.Dependency] = [
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
     .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
-    .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+    // Without its default trait ConfigurationSupport (swift-configuration, 16 CPU-s of a cold
+    // debug build), which only adds ConfigReader initializers we do not use.
+    .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: ["FullFoundation"]),
     // Already built for Hummingbird; named here because our HTTP client imports it directly.
     .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
     // `--http-client async-http-client`, next to our own lean client (the default; see
