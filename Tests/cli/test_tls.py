@@ -5,7 +5,9 @@ failure of a server that is not what the URL says (exit 69). The certificates ar
 the openssl command. The binary is $PAGEBENCH_BIN, else `swift build --show-bin-path`/pagebench.
 """
 import json
+import os
 import re
+import shutil
 import socket
 import subprocess
 import threading
@@ -15,8 +17,9 @@ from pagebench_support import pagebench_binary
 STORE = {"partitions": 2, "itemsPerPartition": 30, "itemSize": "fixed:64", "seed": 3}
 
 
-def run(*arguments):
-    return subprocess.run([pagebench_binary(), *arguments], capture_output=True, text=True, timeout=300)
+def run(*arguments, environment=None):
+    return subprocess.run([pagebench_binary(), *arguments], capture_output=True, text=True, timeout=300,
+                          env={**os.environ, **(environment or {})})
 
 
 def make_certificate(directory, name):
@@ -28,7 +31,7 @@ def make_certificate(directory, name):
     return str(certificate), str(key)
 
 
-def target_run(tmp_path, endpoint, *options):
+def target_run(tmp_path, endpoint, *options, environment=None):
     """`run --target-file` of a REST target at `endpoint` (a small scenario), with OPTIONS."""
     scenario = tmp_path / "rest.json"
     scenario.write_text(json.dumps({"name": "rest", "store": STORE, "workload": {
@@ -40,7 +43,7 @@ def target_run(tmp_path, endpoint, *options):
         "path": "/partitions/${partition}/items?limit=${limit}", "items": "/items", "continuation": "/nextToken",
         "continuationIn": {"query": "nextToken"}}))
     return run("run", str(scenario), "--target-file", str(target), "--quiet", "--output", str(tmp_path / "out.csv"),
-               *options)
+               *options, environment=environment)
 
 
 class Serve:
@@ -107,6 +110,27 @@ def test_https_to_serve_with_its_certificate_works_and_without_it_is_exit_69(tmp
         assert by_name.returncode == 0, by_name.stderr
         insecure = target_run(tmp_path, server.url, "--insecure")
         assert insecure.returncode == 0, insecure.stderr
+    finally:
+        server.stop()
+
+
+def test_the_system_trust_store_is_openssls_certificate_directory_or_ssl_cert_file(tmp_path):
+    """Without --ca-file the server is checked against the system's trusted certificates, as
+    OpenSSL finds them: the hashed directory (SSL_CERT_DIR, else /etc/ssl/certs), or the bundle
+    SSL_CERT_FILE names."""
+    certificate, key = make_certificate(tmp_path, "a")
+    directory = tmp_path / "trusted"
+    directory.mkdir()
+    shutil.copy(certificate, directory / "serve.pem")
+    subprocess.run(["openssl", "rehash", str(directory)], check=True, capture_output=True)
+    server = Serve("--tls-cert", certificate, "--tls-key", key)
+    try:
+        by_directory = target_run(tmp_path, server.url, environment={"SSL_CERT_DIR": str(directory)})
+        assert by_directory.returncode == 0, by_directory.stderr
+        by_file = target_run(tmp_path, server.url, environment={"SSL_CERT_FILE": certificate})
+        assert by_file.returncode == 0, by_file.stderr
+        system = target_run(tmp_path, server.url)
+        assert system.returncode == 69, system.stderr
     finally:
         server.stop()
 
