@@ -9,6 +9,7 @@ import os
 import re
 import shutil
 import socket
+import ssl
 import subprocess
 import threading
 
@@ -110,6 +111,30 @@ def test_https_to_serve_with_its_certificate_works_and_without_it_is_exit_69(tmp
         assert by_name.returncode == 0, by_name.stderr
         insecure = target_run(tmp_path, server.url, "--insecure")
         assert insecure.returncode == 0, insecure.stderr
+    finally:
+        server.stop()
+
+
+def test_pythons_ssl_client_verifies_serve_and_sees_close_notify_at_the_end(tmp_path):
+    """An independent client (Python's ssl module on the system's OpenSSL) against `serve
+    --tls-cert`: the certificate verifies for 127.0.0.1, the response arrives, and the server's
+    close after `Connection: close` carries close_notify (a ragged EOF would raise SSLEOFError)."""
+    certificate, key = make_certificate(tmp_path, "a")
+    server = Serve("--tls-cert", certificate, "--tls-key", key)
+    try:
+        port = int(server.url.rsplit(":", 1)[1])
+        context = ssl.create_default_context(cafile=certificate)
+        with socket.create_connection(("127.0.0.1", port), timeout=120) as raw:
+            with context.wrap_socket(raw, server_hostname="127.0.0.1", suppress_ragged_eofs=False) as tls:
+                tls.sendall(b"GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+                received = b""
+                while True:
+                    chunk = tls.recv(65536)
+                    if not chunk:
+                        break
+                    received += chunk
+        assert received.startswith(b"HTTP/1.1 200"), received[:200]
+        assert b'"status":"ok"' in received, received
     finally:
         server.stop()
 
