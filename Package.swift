@@ -22,7 +22,7 @@
 // PagebenchProcessStats links jemalloc (CJemalloc).
 //
 // HTTPS and SigV4 use the system's OpenSSL (Debian: libssl-dev) instead of two BoringSSL copies
-// (swift-nio-ssl's, swift-crypto's): that halves a cold build (results/build-times.md).
+// (swift-nio-ssl's, swift-crypto's), about half of a cold build's CPU (results/build-times.md).
 //
 // async-http-client (`--http-client async-http-client`) and what it brings (NIOSSL,
 // BoringSSL, NIOHTTP2) are built only with the AsyncHTTPClientSupport package trait:
