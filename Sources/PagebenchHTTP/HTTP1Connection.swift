@@ -1,9 +1,9 @@
 import NIOCore
 import NIOHTTP1
 import NIOPosix
-import NIOSSL
 import NIOTLS
 import PagebenchBase
+import PagebenchTLS
 import Synchronization
 
 /// A request other than the store's plain GET (``HTTP1Connection/send(_:)``): any method,
@@ -17,12 +17,12 @@ struct HTTP1Request: Sendable {
     var body: ByteBuffer?
 }
 
-/// TLS on a client connection: one `NIOSSLClientHandler` at the front of the pipeline.
+/// TLS on a client connection: one ``TLSHandler`` at the front of the pipeline.
 struct HTTP1TLS: Sendable {
-    let context: NIOSSLContext
-    /// The SNI and certificate host name; nil for an IP address (the certificate is then
-    /// checked against the address connected to).
-    let serverHostname: String?
+    let context: TLSClientContext
+    /// The host connected to: a name (sent as SNI, checked against the certificate's names)
+    /// or an IP address (checked against its addresses).
+    let serverHostname: String
 }
 
 /// One HTTP/1.x response as ``HTTP1Connection`` hands it over: the status and the whole
@@ -176,7 +176,7 @@ final class HTTP1Connection: Sendable {
         maximumBodyBytes: Int, tls: HTTP1TLS? = nil
     ) throws -> HTTP1ClientHandler {
         if let tls {
-            try pipeline.addHandler(NIOSSLClientHandler(context: tls.context, serverHostname: tls.serverHostname))
+            try pipeline.addHandler(tls.context.makeHandler(serverHostname: tls.serverHostname, on: pipeline.eventLoop))
         }
         try pipeline.addHTTPClientHandlers()
         let handler = HTTP1ClientHandler(hostHeader: hostHeader, requestTimeout: requestTimeout, maximumBodyBytes: maximumBodyBytes)
@@ -436,10 +436,10 @@ final class HTTP1ClientHandler: ChannelInboundHandler {
             shut(.closedDuringResponse)
         case let error as HTTPParserError:
             shut(.malformed(HTTP1ProtocolError("\(error)")))
-        case NIOSSLError.uncleanShutdown:
+        case let error as TLSError where error.isUncleanShutdown:
             // An unclean TLS shutdown is just a closed connection.
             shut(.io(error))
-        case is NIOSSLError, is BoringSSLError, is NIOSSLExtraError:
+        case is TLSError:
             shut(.tls(error))
         default:
             shut(.io(error))

@@ -1,6 +1,5 @@
 public import Hummingbird
 import HummingbirdCore
-import HummingbirdTLS
 import Logging
 import NIOCore
 public import PagebenchStore
@@ -165,7 +164,7 @@ public struct StoreServer: Sendable {
         let application =
             if let tls {
                 makeApplication(
-                    logger: logger, server: try .tls(.http1(configuration: http1Configuration), tlsConfiguration: try tls.configuration()),
+                    logger: logger, server: .tls(http1: http1Configuration, context: try tls.context()),
                     onListening: onListening)
             } else {
                 makeApplication(logger: logger, onListening: onListening)

@@ -1,5 +1,4 @@
 public import PagebenchHTTP
-import Crypto
 import Foundation
 import PagebenchBase
 
@@ -135,7 +134,7 @@ extension Target {
         }
         hashed["name"] = nil
         hashed["description"] = nil
-        let digest = SHA256.hash(data: Data(JSONValue.object(hashed).text.utf8))
+        let digest = SHA256Digest.hash(Array(JSONValue.object(hashed).text.utf8))
         let targetHash = digest.prefix(8).map { String(format: "%02x", $0) }.joined()
         return Target(
             name: name, kind: kind, endpoint: endpoint, partitions: partitions, headers: headers, timeoutSeconds: timeout,
