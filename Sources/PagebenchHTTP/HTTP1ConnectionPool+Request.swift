@@ -16,29 +16,33 @@ extension HTTP1ConnectionPool {
     /// connection the server closed before answering (the requests of a page source are
     /// reads). Cancelling the calling task closes the connection in use.
     ///
-    /// The deadline is ``requestTimeout`` after this call (T5): connecting, sending, the
-    /// whole response and a repeat all fit in it; bytes arriving do not extend it. (Time
-    /// spent waiting for a free connection of a full pool counts against it, though only a
-    /// connection coming free ends that wait; `run` opens one connection per pager.)
+    /// The deadline is ``requestTimeout`` after the request has a connection or starts
+    /// opening one (T5): connecting, sending, the whole response and a repeat all fit in it;
+    /// bytes arriving do not extend it. Time spent waiting for a free connection of a full
+    /// pool does not count: that is the client's own queue (`run` opens one connection per
+    /// pager; a test pool of one connection serves concurrent requests one after another).
     ///
     /// - Throws: `CancellationError`, or ``RequestFailure``.
     func request(
         counting counter: HTTPStatusCounter,
         _ send: (HTTP1Connection, NIODeadline) async throws(HTTP1ConnectionError) -> HTTP1Response
     ) async throws -> HTTP1Response {
-        let deadline = deadline()
+        // Taken when the request first has a connection; a repeat on a new connection keeps it.
+        var deadline: NIODeadline?
         var repeated = false
         while true {
             let connection: HTTP1Connection
+            let requestDeadline: NIODeadline
             do {
-                connection = try await lease(deadline: deadline)
+                (connection, requestDeadline) = try await lease(deadline: deadline)
+                deadline = requestDeadline
             } catch {
                 if error is CancellationError || Task.isCancelled { throw CancellationError() }
                 counter.recordTransportFailure()
                 throw RequestFailure.connect(error)
             }
             do throws(HTTP1ConnectionError) {
-                let response = try await send(connection, deadline)
+                let response = try await send(connection, requestDeadline)
                 release(connection)
                 counter.record(status: response.status)
                 return response

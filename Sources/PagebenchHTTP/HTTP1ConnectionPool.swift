@@ -51,7 +51,7 @@ final class HTTP1ConnectionPool: Sendable {
         self.maximumBodyBytes = maximumBodyBytes
     }
 
-    /// Thrown by ``lease()`` after ``shutdown()``.
+    /// Thrown by ``lease(deadline:)`` after ``shutdown()``.
     struct ShutDown: Error, CustomStringConvertible {
         var description: String { "the HTTP source was shut down" }
     }
@@ -59,9 +59,13 @@ final class HTTP1ConnectionPool: Sendable {
     /// The deadline of a request starting now (T5: connect to last byte).
     func deadline() -> NIODeadline { .now() + requestTimeoutAmount }
 
-    /// A connection for one request; give it back with ``release(_:)``. A connection opened
-    /// for it gives up connecting at `deadline` (or the connect timeout, if sooner).
-    func lease(deadline: NIODeadline = .distantFuture) async throws -> HTTP1Connection {
+    /// A connection for one request, and the request's deadline; give the connection back
+    /// with ``release(_:)``. The deadline is `given` (a repeated request keeps its first
+    /// one), or else the request timeout from the moment the request has a connection or
+    /// starts opening one (T5: connect to last byte): a wait for a free slot of a full pool is
+    /// the client's own queue, not the target's time. A connection opened for the request
+    /// gives up connecting at the deadline (or the connect timeout, if sooner).
+    func lease(deadline given: NIODeadline?) async throws -> (HTTP1Connection, NIODeadline) {
         let current = MultiThreadedEventLoopGroup.currentEventLoop
         enum Next {
             case use(HTTP1Connection)
@@ -80,9 +84,10 @@ final class HTTP1ConnectionPool: Sendable {
         }
         switch next {
         case .use(let connection):
-            return connection
+            return (connection, given ?? deadline())
         case .connect:
-            return try await connect(on: current, deadline: deadline)
+            let deadline = given ?? deadline()
+            return (try await connect(on: current, deadline: deadline), deadline)
         case .wait(let id):
             let handedOver = try await withTaskCancellationHandler {
                 try await withCheckedThrowingContinuation { continuation in
@@ -104,8 +109,9 @@ final class HTTP1ConnectionPool: Sendable {
                 continuation?.resume(throwing: CancellationError())
             }
             // nil: a slot was freed and handed to this waiter to open a connection in.
-            if let handedOver { return handedOver }
-            return try await connect(on: current, deadline: deadline)
+            let deadline = given ?? deadline()
+            if let handedOver { return (handedOver, deadline) }
+            return (try await connect(on: current, deadline: deadline), deadline)
         }
     }
 

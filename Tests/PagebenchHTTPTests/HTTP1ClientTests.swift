@@ -324,6 +324,29 @@ struct HTTP1ClientTests {
         #expect(client.statusCounts == HTTPStatusCounts(byStatus: [:], transportFailures: 1))
     }
 
+    /// T5: the deadline runs from connecting to the last byte; the wait for a free
+    /// connection of a full pool is the client's own queue and does not count. Each of 4
+    /// concurrent requests on a pool of 1 connection takes about 2 s (a body dripped over 4
+    /// half-seconds), so the last waits about 6 s for the connection, past its 5 s timeout:
+    /// it used to fail at once when it got the connection. Nothing is timed: each request
+    /// alone only has to fit in 5 s.
+    @Test("T5: waiting for a free pooled connection does not count against a request's deadline")
+    func poolQueueTimeIsNotTheTargets() async throws {
+        let page = Self.pageBody(token: "abc")
+        let head = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: \(page.utf8.count + 4)\r\n\r\n"
+        let drip = ScriptedHTTPServer.Action.drip(head: head + page, body: "    ", every: .milliseconds(500))
+        let counts = try await withScripted(configuration: .init(connections: 1, requestTimeout: .seconds(5))) { _, _, _ in
+            drip
+        } _: { _, source in
+            try await withThrowingTaskGroup(of: Page.self) { group in
+                for _ in 0..<4 { group.addTask { try await source.page(PageRequest()) } }
+                for try await _ in group {}
+            }
+            return source.statusCounts
+        }
+        #expect(counts == HTTPStatusCounts(byStatus: [200: 4]))
+    }
+
     @Test("a body over maximumResponseBytes is refused before it is read")
     func bodyTooLarge() async throws {
         let error = try await withScripted(configuration: .init(connections: 1, maximumResponseBytes: 10)) { _, _, _ in
