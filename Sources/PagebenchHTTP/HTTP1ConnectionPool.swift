@@ -52,6 +52,16 @@ final class HTTP1ConnectionPool: Sendable {
     }
 
     /// Thrown by ``lease(deadline:)`` after ``shutdown()``.
+    /// The request's deadline passed before its connection could be opened: the calling task
+    /// was not run for that long (a starved machine), or a repeat came after a long first try.
+    struct DeadlinePassed: Error, CustomStringConvertible {
+        var requestTimeout: Duration
+        var late: TimeAmount
+        var description: String {
+            "the request timeout (\(requestTimeout)) passed before connecting began, by \(Double(late.nanoseconds) / 1e9) s"
+        }
+    }
+
     struct ShutDown: Error, CustomStringConvertible {
         var description: String { "the HTTP source was shut down" }
     }
@@ -157,6 +167,7 @@ final class HTTP1ConnectionPool: Sendable {
     private func connect(on current: (any EventLoop)?, deadline: NIODeadline) async throws -> HTTP1Connection {
         do {
             let left = deadline - .now()
+            guard left > .zero else { throw DeadlinePassed(requestTimeout: requestTimeout, late: .zero - left) }
             return try await HTTP1Connection.connect(
                 host: endpoint.host, port: endpoint.port, hostHeader: endpoint.hostHeader,
                 on: current ?? group.next(), connectTimeout: max(.nanoseconds(1), min(connectTimeout, left)),
