@@ -5,8 +5,9 @@ import PagebenchMetrics
 /// one row per metric, the median of the repetitions in each cell and the change against the
 /// first configuration, with one section per concurrency level (and stage, for staged runs: H4).
 ///
-/// A configuration is a scenario + configuration hash + pager kind of one input file; the file
-/// name joins its label only when the same configuration appears in more than one file.
+/// A configuration is a scenario + configuration hash + pager kind of one input file, named by
+/// its label (``labels(_:files:)``); the file name joins the label only when the same
+/// configuration appears in more than one file.
 public struct ConfigurationComparison: Sendable, Equatable {
     /// One column of the table.
     public struct Configuration: Sendable, Hashable {
@@ -90,26 +91,13 @@ public struct ConfigurationComparison: Sendable, Equatable {
                 rowsByKey[key, default: []].append(row)
             }
         }
-        // Labels: scenario, plus pager kind if it varies, plus hash if a scenario has several, plus file if still ambiguous.
-        let pagerKinds = Set(keys.map(\.pagerKind))
-        let hashesByScenario = Dictionary(grouping: keys, by: \.scenario).mapValues { Set($0.map(\.configHash)) }
-        func baseLabel(_ key: Key) -> String {
-            var label = key.scenario
-            if (hashesByScenario[key.scenario]?.count ?? 0) > 1 { label += " [\(key.configHash.prefix(8))]" }
-            if pagerKinds.count > 1 { label += " / \(key.pagerKind)" }
-            return label
-        }
-        let labelCounts = Dictionary(grouping: keys, by: baseLabel).mapValues(\.count)
-        configurations = keys.map { key in
-            var label = baseLabel(key)
-            if (labelCounts[label] ?? 0) > 1 {
-                let name = files[key.file].path.split(separator: "/").last.map(String.init) ?? files[key.file].path
-                label += " (\(name))"
+        configurations = Self.labels(keys.map { rowsByKey[$0]![0] }, files: keys.map { files[$0.file].path })
+            .enumerated().map { index, label in
+                let key = keys[index]
+                return Configuration(
+                    file: files[key.file].path, scenario: key.scenario, configHash: key.configHash,
+                    pagerKind: key.pagerKind, label: label)
             }
-            return Configuration(
-                file: files[key.file].path, scenario: key.scenario, configHash: key.configHash,
-                pagerKind: key.pagerKind, label: label)
-        }
         let columns = Dictionary(uniqueKeysWithValues: ResultRow.csvColumns.map { ($0.name, $0) })
         struct Level: Hashable {
             var concurrency: Int
@@ -136,6 +124,23 @@ public struct ConfigurationComparison: Sendable, Equatable {
             }
             return Section(concurrency: level.concurrency, stage: level.stage == 0 ? nil : level.stage, rows: rows)
         }.filter { !$0.rows.isEmpty }
+    }
+
+    /// The label of each configuration (issue 26), given one row of each and its file: the
+    /// rows' own `label`s when they tell the configurations apart (one file's labels were
+    /// derived over exactly its configurations; labels a scenario gave are kept when every
+    /// configuration has one), else the parameters that differ between them
+    /// (`limit=100 filter=category=0`), then the file name, then the hash, where still alike.
+    public static func labels(_ rows: [ResultRow], files: [String]) -> [String] {
+        let own = rows.map(\.label)
+        let unique = Set(own).count == own.count && !own.contains("")
+        let oneFile = Set(files).count <= 1
+        let given = own.allSatisfy { !$0.isEmpty && !$0.contains("=") && !rows.map(\.scenario).contains($0) }
+        if unique && (oneFile || given) { return own }
+        let fileNames = files.map { $0.split(separator: "/").last.map(String.init) ?? $0 }
+        return ConfigurationLabel.distinguishing(
+            rows.map(\.labelParameters), fallback: rows.map { $0.label.isEmpty ? $0.scenario : $0.label },
+            disambiguators: rows.indices.map { [fileNames[$0], String(rows[$0].configHash.prefix(8))] })
     }
 
     /// Whether a change is better, worse or neither for a metric of `polarity`.

@@ -40,7 +40,7 @@ import Testing
         streaming.pagerKind = "streaming"
         let table = ConfigurationComparison(
             files: [("all.csv", four.rows(seed: 1) + sixteen.rows(seed: 1) + streaming.rows(seed: 1))])
-        #expect(table.configurations.map(\.label) == ["even / loop", "even / streaming"])
+        #expect(table.configurations.map(\.label) == ["pager=loop", "pager=streaming"])
         #expect(table.sections.map(\.concurrency) == [4, 16])
         let sixteenPages = try #require(table.sections[1].rows.first { $0.metric == "pages_per_s" })
         #expect(sixteenPages.values[1] == nil)
@@ -78,5 +78,72 @@ import Testing
         } throws: { error in
             (error as? MetricsError)?.message.contains("did you mean 'empty_page_rate'") == true
         }
+    }
+
+    // MARK: Labels (issue 26)
+
+    /// Two runs of one scenario at limits 10 and 100, each file's rows labelled by its own
+    /// run (`default`): the comparison names them by what differs, never by hash.
+    @Test func filesOfOneScenarioAreLabelledByTheParametersThatDiffer() {
+        var ten = SyntheticResults()
+        ten.scenario = "default"
+        ten.label = "default"
+        ten.limit = 10
+        ten.filter = "category=0"
+        var hundred = ten
+        hundred.limit = 100
+        hundred.configHash = "1111111111111111"
+        let table = ConfigurationComparison(files: [("a/ten.csv", ten.rows(seed: 1)), ("b/hundred.csv", hundred.rows(seed: 2))])
+        #expect(table.configurations.map(\.label) == ["limit=10", "limit=100"])
+        #expect(!table.text.contains("default [00c0ffee]"))
+    }
+
+    /// Schema 5 files have no `label` column: their configurations get labels all the same,
+    /// from the columns they have (limit, pager, load model).
+    @Test func filesWithoutLabelsGetDerivedLabels() {
+        var ten = SyntheticResults()
+        ten.limit = 10
+        var hundred = ten
+        hundred.limit = 100
+        hundred.configHash = "1111111111111111"
+        let table = ConfigurationComparison(files: [("old.csv", ten.rows(seed: 1) + hundred.rows(seed: 2))])
+        #expect(table.configurations.map(\.label) == ["limit=10", "limit=100"])
+    }
+
+    /// One run's labels were derived over exactly its configurations: they are kept, and so
+    /// are labels scenarios gave, across files.
+    @Test func labelsARunOrAScenarioGaveAreKept() {
+        var fast = SyntheticResults()
+        fast.label = "our filter, limit 100"
+        var slow = fast
+        slow.label = "our filter, limit 10"
+        slow.limit = 10
+        slow.configHash = "1111111111111111"
+        let table = ConfigurationComparison(files: [("x.csv", fast.rows(seed: 1)), ("y.csv", slow.rows(seed: 2))])
+        #expect(table.configurations.map(\.label) == ["our filter, limit 100", "our filter, limit 10"])
+        var a = SyntheticResults()
+        a.label = "limit=10"
+        a.limit = 10
+        var b = a
+        b.label = "limit=100"
+        b.limit = 100
+        b.configHash = "1111111111111111"
+        #expect(ConfigurationComparison(files: [("run.csv", a.rows(seed: 1) + b.rows(seed: 1))]).configurations.map(\.label)
+            == ["limit=10", "limit=100"])
+    }
+
+    @Test func distinguishingNamesOnlyWhatDiffersAndFallsBackToTheName() {
+        typealias P = ConfigurationLabel.Parameter
+        let labels = ConfigurationLabel.distinguishing(
+            [
+                [P("scenario", "default"), P("limit", "10"), P("filter", "category=0"), P("read", "scan")],
+                [P("scenario", "default"), P("limit", "100"), P("filter", "category=0"), P("read", "scan")],
+                [P("scenario", "default"), P("limit", "100"), P("filter", "none"), P("read", "scan")],
+            ], fallback: ["default", "default", "default"])
+        #expect(labels == ["limit=10 filter=category=0", "limit=100 filter=category=0", "limit=100 filter=none"])
+        #expect(ConfigurationLabel.distinguishing([[P("scenario", "default")]], fallback: ["default"]) == ["default"])
+        let same = ConfigurationLabel.distinguishing(
+            [[P("limit", "10")], [P("limit", "10")]], fallback: ["x", "x"], disambiguators: [["a.csv"], ["b.csv"]])
+        #expect(same == ["x (a.csv)", "x (b.csv)"])
     }
 }
