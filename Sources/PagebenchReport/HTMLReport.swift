@@ -436,7 +436,7 @@ public struct HTMLReport: Sendable {
             for row in section.rows {
                 html += "<tr><td><code>\(escape(row.metric))</code></td>"
                 for index in table.configurations.indices {
-                    let judgement = row.deltas[index].map { ConfigurationComparison.judgement($0, row.polarity) } ?? ""
+                    let judgement = ConfigurationComparison.verdict(row, index).replacingOccurrences(of: " ", with: "-")
                     html += "<td\(judgement.isEmpty ? "" : " class=\"\(judgement)\"")>\(escape(ConfigurationComparison.cellText(row, index)))</td>"
                 }
                 html += "</tr>\n"

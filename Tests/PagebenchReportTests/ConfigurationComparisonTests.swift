@@ -57,7 +57,7 @@ import Testing
         let table = ConfigurationComparison(files: evenAndClustered(), metrics: ["pages_per_s", "empty_page_rate"])
         let records = try CSVReader(file: "compare.csv").records(table.csv)
         #expect(records.first?.fields.map(\.text) == [
-            "concurrency", "metric", "unit", "polarity", "even", "even delta", "clustered", "clustered delta",
+            "concurrency", "metric", "unit", "polarity", "even", "even delta", "clustered", "clustered delta", "not_comparable",
         ])
         #expect(records.count == 3)
         let fields = records[1].fields.map(\.text)
@@ -69,7 +69,7 @@ import Testing
         let markdown = ConfigurationComparison(files: evenAndClustered()).markdown
         #expect(markdown.contains("#### Concurrency 4"))
         #expect(markdown.contains("| metric | even | clustered |"))
-        #expect(markdown.contains("| `pages_per_s` | 10000 pages/s | 8000 pages/s (−20 % worse) |"))
+        #expect(markdown.contains("| requests/s (`pages_per_s`) | 10000 pages/s | 8000 pages/s (−20 % worse) |"))
     }
 
     @Test func unknownMetricIsRejectedWithASuggestion() {
@@ -145,5 +145,54 @@ import Testing
         let same = ConfigurationLabel.distinguishing(
             [[P("limit", "10")], [P("limit", "10")]], fallback: ["x", "x"], disambiguators: [["a.csv"], ["b.csv"]])
         #expect(same == ["x (a.csv)", "x (b.csv)"])
+    }
+
+    // MARK: Like with like (issue 26)
+
+    /// Limit 100 against limit 10: fewer round trips per drain is better, but pages/s and
+    /// page latency count another unit, so they are marked, not called worse.
+    @Test func ratesPerPageAcrossLimitsAreNotComparableAndTheDrainCostLeads() throws {
+        var ten = SyntheticResults()
+        ten.noise = 0
+        ten.limit = 10
+        ten.label = "limit=10"
+        var hundred = ten
+        hundred.limit = 100
+        hundred.label = "limit=100"
+        hundred.configHash = "1111111111111111"
+        hundred.pages = 130
+        hundred.emptyPagesWasted = 4
+        hundred.pagesPerSecond = 1_900
+        hundred.pageLatencyP50Nanoseconds = 900_000
+        let table = ConfigurationComparison(files: [("limits.csv", ten.rows(seed: 1) + hundred.rows(seed: 1))])
+        let section = try #require(table.sections.first)
+        #expect(Array(section.rows.prefix(4).map(\.metric)) == [
+            "pages_per_drain_mean", "empty_pages_per_drain", "scanned_bytes_per_drain", "items_per_drain",
+        ])
+        let roundTrips = try #require(section.rows.first { $0.metric == "pages_per_drain_mean" })
+        #expect(roundTrips.notComparable == nil)
+        #expect(ConfigurationComparison.cellText(roundTrips, 1) == "1.3 pages (−89.2 % better)")
+        let empty = try #require(section.rows.first { $0.metric == "empty_pages_per_drain" })
+        #expect(empty.values == [0.4, 0.04])
+        let rate = try #require(section.rows.first { $0.metric == "pages_per_s" })
+        #expect(rate.notComparable?.contains("limits differ (10, 100)") == true)
+        #expect(ConfigurationComparison.cellText(rate, 1) == "1900 pages/s (−81 %, not comparable)")
+        let latency = try #require(section.rows.first { $0.metric == "page_latency_p50_ns" })
+        #expect(!ConfigurationComparison.cellText(latency, 1).contains("worse"))
+        #expect(table.text.contains("pages_per_s: not comparable, per page, and the limits differ"))
+        #expect(table.text.contains("round trips/drain (pages_per_drain_mean)"))
+        #expect(table.text.contains("not a regression check"))
+        // Items/s between filters counts different items.
+        var filtered = ten
+        filtered.filter = "category=0"
+        filtered.label = "filter=category=0"
+        filtered.configHash = "2222222222222222"
+        ten.filter = "none"
+        let filters = ConfigurationComparison(files: [("f.csv", ten.rows(seed: 1) + filtered.rows(seed: 1))])
+        #expect(filters.sections[0].rows.first { $0.metric == "items_per_s" }?.notComparable?.contains("filters differ") == true)
+        #expect(filters.sections[0].rows.first { $0.metric == "pages_per_s" }?.notComparable == nil)
+        // One limit: the same rate is judged as before.
+        let same = ConfigurationComparison(files: evenAndClustered())
+        #expect(same.sections[0].rows.allSatisfy { $0.notComparable == nil })
     }
 }
