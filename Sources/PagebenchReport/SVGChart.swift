@@ -182,7 +182,10 @@ struct SVGChart {
         for band in bands {
             let from = x.position(band.from), to = x.position(band.to)
             svg += "<rect x=\"\(f(from))\" y=\"\(f(top))\" width=\"\(f(max(0, to - from)))\" height=\"\(f(plotBottom - top))\" fill=\"#eeeeee\"/>\n"
-            svg += "<text x=\"\(f(from + 4))\" y=\"\(f(top + 14))\" class=\"band\">\(escape(band.caption))</text>\n"
+            // A band in the right half is captioned to its left, so that the caption stays inside.
+            let captionLeft = from > (left + plotRight) / 2
+            svg += "<text x=\"\(f(captionLeft ? from - 4 : to + 4))\" y=\"\(f(top + 14))\" class=\"band\""
+                + (captionLeft ? " text-anchor=\"end\"" : "") + ">\(escape(band.caption))</text>\n"
         }
         // Gridlines and tick labels.
         for tick in y.ticks() {
