@@ -229,7 +229,13 @@ public struct RunCommand: AsyncParsableCommand {
             }
         }
         for (index, scenario) in scenarios.enumerated() {
-            if let earlier = scenarios[..<index].first(where: { $0.name == scenario.name && $0.file != scenario.file }) {
+            // A shard (a `--workers` worker) gets each point of a sweep as a file of its own:
+            // there only the same configuration twice is refused.
+            let clash = { (earlier: (scenario: Scenario, file: Int, name: String)) -> Bool in
+                earlier.name == scenario.name && earlier.file != scenario.file
+                    && (self.shard == nil || earlier.scenario.configurationHash == scenario.scenario.configurationHash)
+            }
+            if let earlier = scenarios[..<index].first(where: clash) {
                 // Their rows would share identities (scenario, configuration, pager, concurrency).
                 throw CommandFailure(
                     ExitCodes.usage,

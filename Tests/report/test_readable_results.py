@@ -52,3 +52,14 @@ def test_report_refuses_to_replace_a_directory_with_its_default(tmp_path):
     result = run("report", str(csv_file), cwd=tmp_path)
     assert result.returncode != 0
     assert "Traceback" not in result.stderr and result.stderr.strip()
+
+
+def test_a_sweep_runs_on_workers_too(tmp_path):
+    # Each worker gets every point of the sweep as a scenario file of its own, all named
+    # `default`: only the same configuration twice may be refused there.
+    result = run("run", *SMALL_STORE, "--limit", "10,100", "--workers", "2", "--concurrency", "2", "--drains", "10",
+                 "--warmup", "0", "--quiet", "--output", "w.csv", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    with open(tmp_path / "w.csv", newline="") as handle:
+        rows = list(csv.DictReader(handle))
+    assert [(row["label"], row["limit"], row["drains"]) for row in rows] == [("limit=10", "10", "10"), ("limit=100", "100", "10")]
