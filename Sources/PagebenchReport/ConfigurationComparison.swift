@@ -96,6 +96,11 @@ public struct ConfigurationComparison: Sendable, Equatable {
         ["pages_per_s", "empty_page_rate", "allocations_per_page", "measurement_overhead_ratio", "harness_overhead_ratio"]
             + ResultRow.columnDescriptors.map(\.name).filter { $0.hasPrefix("page_latency_") })
 
+    /// Figures per drain (prefixes): their unit changes with what a drain reads.
+    static let perDrainMetrics = [
+        "pages_per_drain_", "empty_pages_per_drain", "scanned_bytes_per_drain", "items_per_drain", "drain_latency_", "drains_per_s",
+    ]
+
     /// Totals over a phase: they grow with the number of drains it ran.
     static let totalMetrics: Set<String> = [
         "drains", "pages", "items", "scanned_items", "scanned_bytes", "empty_pages_wasted", "empty_pages_final",
@@ -164,6 +169,7 @@ public struct ConfigurationComparison: Sendable, Equatable {
             let limits = Set(present.joined().map(\.limit)).sorted()
             let drainCounts = Set(present.joined().map(\.drains))
             let filters = Set(present.joined().map(\.filter))
+            let reads = Set(present.joined().map(\.read)).sorted()
             let rows: [Row] = metrics.compactMap { metric in
                 let value: (ResultRow) -> Double?
                 let unit: String
@@ -186,7 +192,9 @@ public struct ConfigurationComparison: Sendable, Equatable {
                     return Statistics.ratio(value, over: first) - 1
                 }
                 var row = Row(metric: metric, unit: unit, polarity: polarity, values: values, deltas: deltas)
-                if Self.perPageMetrics.contains(metric), limits.count > 1 {
+                if Self.perDrainMetrics.contains(where: { metric.hasPrefix($0) }), reads.count > 1 {
+                    row.notComparable = "per drain, and the reads differ (\(reads.joined(separator: ", "))): a drain covers another range; compare per item or per byte"
+                } else if Self.perPageMetrics.contains(metric), limits.count > 1 {
                     row.notComparable = "per page, and the limits differ (\(limits.map(String.init).joined(separator: ", "))): compare per drain or per item"
                 } else if metric == "items_per_s", filters.count > 1 {
                     row.notComparable = "the filters differ, and with them which items count: compare drains/s or per drain"

@@ -195,4 +195,31 @@ import Testing
         let same = ConfigurationComparison(files: evenAndClustered())
         #expect(same.sections[0].rows.allSatisfy { $0.notComparable == nil })
     }
+
+    /// A full scan against one partition: a drain is another range, so figures per drain
+    /// are marked; items/s and bytes/s still compare.
+    @Test func figuresPerDrainAcrossReadsAreNotComparable() throws {
+        var partition = SyntheticResults()
+        partition.noise = 0
+        var scan = partition
+        scan.configHash = "3333333333333333"
+        scan.pages = 76_800
+        let rows = partition.rows(seed: 1).map { row -> ResultRow in
+            var copy = row
+            copy.read = "partition:uniform"
+            return copy
+        } + scan.rows(seed: 1).map { row -> ResultRow in
+            var copy = row
+            copy.read = "scan"
+            return copy
+        }
+        let table = ConfigurationComparison(files: [("reads.csv", rows)])
+        #expect(table.configurations.map(\.label) == ["read=partition:uniform", "read=scan"])
+        let section = try #require(table.sections.first)
+        let trips = try #require(section.rows.first { $0.metric == "pages_per_drain_mean" })
+        #expect(trips.notComparable?.contains("the reads differ (partition:uniform, scan)") == true)
+        #expect(ConfigurationComparison.cellText(trips, 1).contains("not comparable"))
+        #expect(section.rows.first { $0.metric == "drain_latency_p50_ns" }?.notComparable != nil)
+        #expect(section.rows.first { $0.metric == "items_per_s" }?.notComparable == nil)
+    }
 }
