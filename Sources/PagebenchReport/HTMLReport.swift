@@ -136,7 +136,9 @@ public struct HTMLReport: Sendable {
         let knee = rows.contains(where: Self.isKneeStep)
         var html = "<section class=\"answer\">\n<h2>What was compared</h2>\n<div class=\"scroll\"><table>\n"
         html += "<tr><th>configuration</th><th>pager</th><th>limit</th><th>filter</th><th>read</th><th>load</th><th>concurrency</th><th>rows</th><th>scenario [config_hash]</th></tr>\n"
-        for group in groups {
+        // Knee steps in the order of their rates.
+        let listed = knee ? groups.sorted { ($0.rows.first?.targetDrainsPerSecond ?? 0) < ($1.rows.first?.targetDrainsPerSecond ?? 0) } : groups
+        for group in listed {
             guard let row = group.rows.first else { continue }
             let levels = Set(group.rows.map(\.concurrency)).sorted().map(String.init).joined(separator: ", ")
             let cells = [
@@ -752,6 +754,7 @@ public struct HTMLReport: Sendable {
 
     func comparisonTable() -> String {
         let table = ConfigurationComparison(files: files)
+        let knee = files.contains { $0.rows.contains(where: Self.isKneeStep) }
         var html = ""
         for section in table.sections {
             html += "<h3>\(escape(section.title.prefix(1).uppercased() + section.title.dropFirst()))</h3>\n<table>\n<tr><th>metric</th>"
@@ -759,7 +762,8 @@ public struct HTMLReport: Sendable {
             for row in section.rows {
                 html += "<tr><td><code>\(escape(row.metric))</code></td>"
                 for index in table.configurations.indices {
-                    let judgement = ConfigurationComparison.verdict(row, index).replacingOccurrences(of: " ", with: "-")
+                    // Knee steps are rates of one configuration, not changes of it: no better or worse.
+                    let judgement = knee ? "" : ConfigurationComparison.verdict(row, index).replacingOccurrences(of: " ", with: "-")
                     html += "<td\(judgement.isEmpty ? "" : " class=\"\(judgement)\"")>\(escape(ConfigurationComparison.cellText(row, index)))</td>"
                 }
                 html += "</tr>\n"
