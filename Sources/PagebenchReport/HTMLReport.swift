@@ -91,7 +91,7 @@ public struct HTMLReport: Sendable {
             section { background: #fff; border: 1px solid #ddd; border-radius: 6px; padding: 8px 16px 12px; margin: 0; min-width: 0; }
             section.answer { margin: 12px 0 16px; }
             div.plots { display: grid; grid-template-columns: repeat(auto-fit, minmax(min(100%, 720px), 1fr)); gap: 16px; }
-            svg.plot { display: block; width: 100%; max-width: 1100px; height: auto; }
+            svg.plot { display: block; width: 100%; max-width: 960px; height: auto; }
             svg .chart-title { font-size: 15px; font-weight: 600; fill: #1a1a1a; }
             svg .tick, svg .band { font-size: 12px; fill: #333; }
             svg .axis-label { font-size: 13px; fill: #1a1a1a; }
