@@ -16,8 +16,9 @@ public enum ConfigurationLabel {
         var text: String { name == "scenario" ? value : "\(name)=\(value)" }
     }
 
-    /// The label of each configuration, in order: its parameters whose values are not the same
-    /// in every configuration (each list names the same parameters in the same order), or
+    /// The label of each configuration, in order: its scenario's name where the names alone
+    /// tell every configuration apart, else its parameters whose values are not the same in
+    /// every configuration (each list names the same parameters in the same order), or
     /// `fallback` (the scenario's name) where none differ. Configurations that still read the
     /// same get `disambiguators` (a file name, then the hash) appended until they differ.
     ///
@@ -32,9 +33,17 @@ public enum ConfigurationLabel {
         let varying = names.filter { name in
             Set(parameters.map { list in list.first { $0.name == name }?.value ?? "" }).count > 1
         }
-        var labels = parameters.enumerated().map { index, list in
-            let text = varying.compactMap { name in list.first { $0.name == name }?.text }.joined(separator: " ")
-            return text.isEmpty ? fallback[index] : text
+        // Scenarios that their names alone tell apart are named by them: a scenario file's
+        // name was chosen by a person (`empty-pages`, `large-items`).
+        let scenarios = parameters.map { list in list.first { $0.name == "scenario" }?.value ?? "" }
+        var labels: [String]
+        if varying.contains("scenario"), Set(scenarios).count == scenarios.count {
+            labels = scenarios
+        } else {
+            labels = parameters.enumerated().map { index, list in
+                let text = varying.compactMap { name in list.first { $0.name == name }?.text }.joined(separator: " ")
+                return text.isEmpty ? fallback[index] : text
+            }
         }
         var level = 0
         while level < (disambiguators.map(\.count).max() ?? 0) {
