@@ -10,9 +10,15 @@ struct CompareCommand: ParsableCommand {
         commandName: "compare",
         abstract: "Compare configurations side by side: one column each, changes against the first.",
         discussion: """
-            Each scenario + configuration hash + pager kind of each file is a column; cells are the \
-            median of the repetitions; one table per concurrency level. Example: \
-            pagebench compare results/even.csv results/clustered.csv --format markdown
+            Each scenario + configuration hash + pager kind of each file is a column, named by its label \
+            (the parameters that set it apart: limit=100 filter=category=0); cells are the median of the \
+            repetitions; one table per concurrency level. The cost of a drain comes first: round trips, \
+            empty pages, scanned bytes and latency per drain, items/s; then requests/s (pages_per_s) beside \
+            drains/s. This compares configurations, not commits: figures per page are marked not comparable \
+            when the limits differ (a page is then another unit), totals when the drain counts differ; \
+            `pagebench check` judges regressions. Example (one sweep, one file): \
+            pagebench run --limit 10,100 --filter category=0 --output results/limits.csv; \
+            pagebench compare results/limits.csv --format markdown
             """
     )
 
@@ -28,7 +34,9 @@ struct CompareCommand: ParsableCommand {
         var outputFormat: OutputFormat { OutputFormat(rawValue: rawValue)! }
     }
 
-    @Option(parsing: .unconditional, help: "Comma-separated metric columns to show (default: a curated set).")
+    @Option(
+        parsing: .unconditional,
+        help: "Comma-separated metric columns to show, or the per-drain figures empty_pages_per_drain, scanned_bytes_per_drain, items_per_drain (default: the cost of a drain first).")
     var metrics: String?
 
     @Flag(help: "Show every non-context column.")

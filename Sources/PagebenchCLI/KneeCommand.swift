@@ -387,7 +387,9 @@ public struct KneeCommand: AsyncParsableCommand {
         var achieved = ""
         if let judged = step.verdict {
             if judged.sloHeld && !judged.sustained { verdict = "broke by throughput" }
-            achieved = "achieved \(rate(judged.achievedRate.rounded())) drains/s = \(NumberText.fixed(judged.achievedFraction, 3)) of the rate"
+            // Requests (pages) per second beside drains per second: SLOs and capacity are often per request (issue 26).
+            achieved = "achieved \(rate(judged.achievedRate.rounded())) drains/s = \(NumberText.fixed(judged.achievedFraction, 3)) of the rate, "
+                + "\(NumberText.compact(step.row.pagesPerSecond)) requests/s"
                 + (judged.sustained ? "" : ", under --min-achieved \(NumberText.fixed(judged.minAchievedFraction, 2))") + "; "
         }
         return "step \(number): \(rate(step.rate)) drains/s: \(verdict) (\(figures.joined(separator: ", ")); "

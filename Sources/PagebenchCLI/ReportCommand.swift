@@ -2,18 +2,36 @@ import ArgumentParser
 import PagebenchMetrics
 import PagebenchReport
 
-/// `pagebench report`: one self-contained HTML file of plots.
+/// `pagebench report`: one self-contained HTML file that answers first, then plots.
 struct ReportCommand: ParsableCommand {
+    /// Where the report goes without `--output`.
+    static let defaultOutput = "results/report.html"
+
     static let configuration = CommandConfiguration(
         commandName: "report",
-        abstract: "Write one self-contained HTML report (inline SVG plots, no network) from results CSVs."
+        abstract: "Write one self-contained HTML report (inline SVG plots, no network) from results CSVs.",
+        discussion: """
+            The report opens with what was compared (one row per configuration, named by its label), a \
+            headline table (round trips and empty pages per drain, empty-page rate, items/s, drains/s beside \
+            requests/s, drain p50/p99, memory) with differences against the first configuration, and a \
+            sentence of verdict; then only the plots these rows mean something for: the knee for knee steps \
+            (give the knee's --slo to draw its bound), plan against achieved for stages, round trips and empty \
+            pages against the limit for a limit sweep. Writes results/report.html unless --output says \
+            otherwise, and prints the path. Example: pagebench run --limit 10,100 --filter category=0; \
+            pagebench report results/latest.csv
+            """
     )
 
     @Argument(help: "Results CSV files.")
     var files: [String] = []
 
-    @Option(parsing: .unconditional, help: "The HTML file to write (replaced atomically).")
-    var output: String
+    @Option(parsing: .unconditional, help: ArgumentHelp("The HTML file to write (replaced atomically; default \(ReportCommand.defaultOutput)).", valueName: "file"))
+    var output: String = ReportCommand.defaultOutput
+
+    @Option(
+        name: .customLong("slo"), parsing: .unconditionalSingleValue,
+        help: ArgumentHelp("An SLO to draw on the knee plot, as knee and run take it (drain_latency_corrected_p99_ns<100ms). Repeatable.", valueName: "expr"))
+    var sloExpressions: [String] = []
 
     @Option(parsing: .unconditional, help: "A history CSV (results rows of many commits) for the history plot.")
     var history: String?
@@ -28,7 +46,12 @@ struct ReportCommand: ParsableCommand {
 
     func validate() throws {
         guard !files.isEmpty else { throw ValidationError("give at least one results CSV file") }
-        guard !output.isEmpty else { throw ValidationError("--output must name a file, e.g. --output report.html") }
+        guard !output.isEmpty, !output.hasSuffix("/") else { throw ValidationError("--output must name a file, e.g. --output report.html") }
+        do {
+            _ = try ServiceLevelObjective.parseAll(sloExpressions)
+        } catch {
+            throw ValidationError(error.message)
+        }
     }
 
     func run() throws {
@@ -38,6 +61,7 @@ struct ReportCommand: ParsableCommand {
                 history: try history.map { try CSVFile.readResults($0, repeatedRows: .allowed) },
                 timeSeries: try timeseries.map { try CSVFile.read(TimeSeriesRow.self, from: $0) })
             report.title = title
+            report.objectives = (try? ServiceLevelObjective.parseAll(sloExpressions)) ?? []
             try HTMLReport.write(report.render(), to: output)
         }
         try CommandFailure.reporting { try StandardOutput.write("pagebench: wrote \(output)\n") }

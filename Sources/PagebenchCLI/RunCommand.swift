@@ -24,6 +24,9 @@ public struct RunCommand: AsyncParsableCommand {
             Without SCENARIO arguments runs the built-in default scenario (identical to \
             Benchmarks/Scenarios/default.json). A directory argument runs every *.json file in it. \
             Store flags override the scenario's store; workload flags override its workload. \
+            --limit, --filter and --read take comma-separated lists and run their cross product (a sweep: \
+            --limit 10,100 --filter none,category=0 is four configurations). Every row carries a label: the \
+            scenario's label, else what sets it apart from the other rows of the run (limit=100 filter=category=0). \
             --shard I/N runs this process's share of every phase and writes a shard file instead of \
             the CSV (merge the shards with `pagebench merge`); --workers N runs N local shards as \
             processes and merges them. \
@@ -213,42 +216,69 @@ public struct RunCommand: AsyncParsableCommand {
         }
         var fromConfigFile: StoreConfiguration?
         if store.configFile != nil { fromConfigFile = try store.configuration() }
-        var scenarios: [Scenario] = []
+        var scenarios: [(scenario: Scenario, file: Int, name: String)] = []
         var processes = workers ?? 1
         if workers == nil, let shard = try parsedShard() { processes = shard.count }
-        for var scenario in loaded {
-            if let fromConfigFile {
-                scenario.store = fromConfigFile
-            } else {
-                do {
-                    try store.applyFlags(to: &scenario.store)
-                } catch {
-                    throw CommandFailure(ExitCodes.usage, error.message)
-                }
+        let sweep: [WorkloadOptions]
+        do {
+            sweep = try workload.sweep()
+        } catch {
+            throw CommandFailure(ExitCodes.usage, error.message)
+        }
+        // `--limit 10,100` and the like run every loaded scenario at every point (issue 26).
+        for (file, loadedScenario) in loaded.enumerated() {
+            for point in sweep {
+                try scenarios.append(configure(loadedScenario, point, file: file, fromConfigFile: fromConfigFile, processes: processes))
             }
-            do {
-                try workload.apply(to: &scenario.workload)
-                try scenario.validate()
-            } catch {
-                // The file was valid on its own: the flags made it invalid.
-                throw CommandFailure(error.asArgumentError())
+        }
+        for (index, scenario) in scenarios.enumerated() {
+            // A shard (a `--workers` worker) gets each point of a sweep as a file of its own:
+            // there only the same configuration twice is refused.
+            let clash = { (earlier: (scenario: Scenario, file: Int, name: String)) -> Bool in
+                earlier.name == scenario.name && earlier.file != scenario.file
+                    && (self.shard == nil || earlier.scenario.configurationHash == scenario.scenario.configurationHash)
             }
-            do {
-                // Each process of the run holds its share of the pagers' histograms (issue 24).
-                try scenario.workload.checkMemory(processes: processes)
-            } catch {
-                throw CommandFailure(ExitCodes.usage, "scenario '\(scenario.name)': " + error.message)
-            }
-            if let earlier = scenarios.first(where: { $0.name == scenario.name }) {
+            if let earlier = scenarios[..<index].first(where: clash) {
                 // Their rows would share identities (scenario, configuration, pager, concurrency).
                 throw CommandFailure(
                     ExitCodes.usage,
-                    "scenario '\(scenario.name)' is given twice\(earlier.store == scenario.store ? "" : " (with different stores)"); "
+                    "scenario '\(scenario.name)' is given twice\(earlier.scenario.store == scenario.scenario.store ? "" : " (with different stores)"); "
                         + "give each scenario once (use --repetitions to repeat it), or rename one")
             }
-            scenarios.append(scenario)
         }
-        return scenarios
+        // Each row says which configuration it measured in words (issue 26).
+        return Scenario.labelled(scenarios.map(\.scenario))
+    }
+
+    /// One scenario of the run: `scenario` with the store flags (or `--config`) and one point
+    /// of the workload sweep applied, validated.
+    private func configure(
+        _ loaded: Scenario, _ point: WorkloadOptions, file: Int, fromConfigFile: StoreConfiguration?, processes: Int
+    ) throws(CommandFailure) -> (scenario: Scenario, file: Int, name: String) {
+        var scenario = loaded
+        if let fromConfigFile {
+            scenario.store = fromConfigFile
+        } else {
+            do {
+                try store.applyFlags(to: &scenario.store)
+            } catch {
+                throw CommandFailure(ExitCodes.usage, error.message)
+            }
+        }
+        do {
+            try point.apply(to: &scenario.workload)
+            try scenario.validate()
+        } catch {
+            // The file was valid on its own: the flags made it invalid.
+            throw CommandFailure(error.asArgumentError())
+        }
+        do {
+            // Each process of the run holds its share of the pagers' histograms (issue 24).
+            try scenario.workload.checkMemory(processes: processes)
+        } catch {
+            throw CommandFailure(ExitCodes.usage, "scenario '\(scenario.name)': " + error.message)
+        }
+        return (scenario, file, scenario.name)
     }
 
     /// Runs the scenarios, writes the files, prints the summary table to `output`.

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import PagebenchBase
 import PagebenchHarness
 import PagebenchStore
@@ -11,13 +12,25 @@ public struct WorkloadOptions: ParsableArguments {
     @Option(parsing: .unconditional, help: ArgumentHelp("Concurrency values to sweep, comma-separated, e.g. 1,8,64. Each pager holds about 0.4-0.8 MiB of latency histograms; one process holds at most 4 GiB of them (use --workers for more).", valueName: "list"))
     public var concurrency: String?
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("What each drain reads: partition:uniform, partition:zipf:1.1, partition:N, scan or segment:TOTAL.", valueName: "spec"))
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp(
+            "What each drain reads: partition:uniform, partition:zipf:1.1, partition:N, scan or segment:TOTAL; a comma-separated list sweeps them (scan,partition:uniform).",
+            valueName: "spec"))
     public var read: String?
 
-    @Option(parsing: .unconditional, help: "Items evaluated per page (S1, S2).")
-    public var limit: Int?
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp(
+            "Items evaluated per page (S1, S2); a comma-separated list sweeps them: --limit 10,25,100,250 runs each limit (with every --filter and --read listed), one labelled row each.",
+            valueName: "n"))
+    public var limit: String?
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("match, category=N, category!=N (N from 0 to 15), size>=BYTES, size<=BYTES, or none.", valueName: "spec"))
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp(
+            "match, category=N, category!=N (N from 0 to 15), size>=BYTES, size<=BYTES, or none; a comma-separated list sweeps them (none,category=0).",
+            valueName: "spec"))
     public var filter: String?
 
     @Flag(help: "Read in descending key order (S13).")
@@ -73,17 +86,53 @@ public struct WorkloadOptions: ParsableArguments {
 
     public init() {}
 
-    /// Checks every given flag on its own (exit 64 on failure).
+    /// Checks every given flag on its own (exit 64 on failure), each value of a sweep.
     public func check() throws(HarnessError) {
-        var scratch = Workload()
-        scratch.concurrency = [1]
-        try apply(to: &scratch)
-        // A store that allows every flag (apollo-watch needs per-second writes, stages need a
-        // store without writes): the store's own checks come with the scenario.
-        try scratch.validate(
-            store: StoreConfiguration(
-                partitions: StoreConfiguration.maximumSkewedPartitions,
-                writes: scratch.pager == .apolloWatch ? WritesConfiguration(per: .second) : nil))
+        for point in try sweep() {
+            var scratch = Workload()
+            scratch.concurrency = [1]
+            try point.apply(to: &scratch)
+            // A store that allows every flag (apollo-watch needs per-second writes, stages need a
+            // store without writes): the store's own checks come with the scenario.
+            try scratch.validate(
+                store: StoreConfiguration(
+                    partitions: StoreConfiguration.maximumSkewedPartitions,
+                    writes: scratch.pager == .apolloWatch ? WritesConfiguration(per: .second) : nil))
+        }
+    }
+
+    /// The points of the sweep these flags ask for (issue 26): the cross product of the
+    /// `--limit`, `--filter` and `--read` lists, limits varying slowest, each point these
+    /// options with one value of each. One point, these options, without lists.
+    ///
+    /// - Throws: ``HarnessError`` (`invalidArgument`) for an empty element or a value listed twice.
+    public func sweep() throws(HarnessError) -> [WorkloadOptions] {
+        func values(_ text: String?, _ name: String, example: String) throws(HarnessError) -> [String?] {
+            guard let text else { return [nil] }
+            let parts: [String]
+            do {
+                parts = try ListText.elements(of: text)
+            } catch {
+                throw HarnessError(.invalidArgument, "--\(name): " + error.problem(example: example))
+            }
+            if let repeated = parts.map({ $0.lowercased() }).firstRepeated() {
+                throw HarnessError(.invalidArgument, "--\(name) lists '\(repeated.element)' twice; give each value once")
+            }
+            return parts
+        }
+        var points: [WorkloadOptions] = []
+        for limit in try values(limit, "limit", example: "10,100") {
+            for filter in try values(filter, "filter", example: "none,category=0") {
+                for read in try values(read, "read", example: "scan,partition:uniform") {
+                    var point = self
+                    point.limit = limit
+                    point.filter = filter
+                    point.read = read
+                    points.append(point)
+                }
+            }
+        }
+        return points
     }
 
     /// Applies the given flags to `workload`.
@@ -114,8 +163,16 @@ public struct WorkloadOptions: ParsableArguments {
             }
             workload.concurrency = values
         }
+        for (name, list) in [("limit", limit), ("filter", filter), ("read", read)] where list?.contains(",") == true {
+            throw HarnessError(.invalidArgument, "--\(name) lists several values: run each point of sweep() instead")
+        }
         if let read { workload.read = try flag("read") { () throws(HarnessError) in try ReadTarget(parsing: read) } }
-        if let limit { workload.limit = limit }
+        if let limit {
+            guard let value = Int(limit.trimmingCharacters(in: .whitespaces)) else {
+                throw HarnessError(.invalidArgument, "--limit: '\(limit)' is not a whole number; write e.g. 100 or a list 10,100")
+            }
+            workload.limit = value
+        }
         if let filter {
             if filter.lowercased() == "none" {
                 workload.filter = nil

@@ -11,6 +11,8 @@ public protocol RunObserver: Sendable {
 
 /// Which run of a sweep this is.
 public struct RunDescription: Sendable, Hashable {
+    /// What the progress lines call the run's configuration: its scenario's label (issue 26:
+    /// `limit=100` in a sweep) or, without one, its name.
     public var scenario: String
     public var concurrency: Int
     public var repetition: Int

@@ -144,15 +144,9 @@ public struct RunResult: Sendable {
         var row = ResultRow()
         row.apply(context)
         row.timestampUTC = RunContext.timestamp(startedAt)
-        row.scenario = scenario.name
-        row.configHash = scenario.configurationHash
-        row.seed = workload.effectiveSeed(store: scenario.store)
-        row.pagerKind = workload.pager.rawValue
-        row.loadModel = workload.load.csvName
-        if case .open(let rate, _) = workload.load { row.targetDrainsPerSecond = rate }
+        scenario.describe(&row)
         row.concurrency = concurrency
         row.repetition = repetition
-        row.limit = workload.effectiveLimit(store: scenario.store)
         switch workload.bound {
         case .drains(let count): row.targetDrains = count
         case .duration(let seconds): row.targetDurationSeconds = seconds

@@ -3,7 +3,7 @@ import PagebenchBase
 import PagebenchStore
 
 extension Scenario {
-    static let jsonKeys = ["name", "description", "store", "workload", "target", "slo"]
+    static let jsonKeys = ["name", "label", "description", "store", "workload", "target", "slo"]
 
     /// Decodes and validates a scenario from JSON.
     ///
@@ -84,6 +84,15 @@ extension Scenario {
                 throw .invalidField("name", "holds a control character (NUL, TAB, ESC, …); names reach terminals, CSV and HTML")
             }
             scenario.name = text
+        }
+        if let label = dictionary["label"] {
+            guard let text = label as? String, !text.allSatisfy(\.isWhitespace) else {
+                throw .invalidField("label", "must be a non-empty string naming the configuration, e.g. \"limit 100, our filter\"")
+            }
+            guard !ControlCharacters.contains(text) else {
+                throw .invalidField("label", "holds a control character (NUL, TAB, ESC, …); labels reach terminals, CSV and HTML")
+            }
+            scenario.label = text
         }
         if let description = dictionary["description"] {
             guard let text = description as? String else { throw .invalidField("description", "must be a string") }

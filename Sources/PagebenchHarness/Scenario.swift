@@ -25,6 +25,10 @@ public struct Scenario: Sendable, Hashable {
     /// (a bad one is an invalid scenario naming `slo[i]`) and judge this scenario's rows on
     /// them and on every `--slo`.
     public var slo: [String] = []
+    /// What a person calls this configuration (the scenario file's `label`, or one
+    /// ``labelled(_:)`` derived); nil until then. Rows carry it in `label`; it is not part of
+    /// ``configurationHash``.
+    public var label: String?
 
     public init(name: String, description: String = "", store: StoreConfiguration = .default, workload: Workload = Workload()) {
         self.name = name
@@ -86,6 +90,7 @@ public struct Scenario: Sendable, Hashable {
         ]
         if !description.isEmpty { object["description"] = AnyEncodable(description) }
         if !slo.isEmpty { object["slo"] = AnyEncodable(slo) }
+        if let label { object["label"] = AnyEncodable(label) }
         let text = String(decoding: try encoder.encode(object), as: UTF8.self)
         guard let target else { return text + "\n" }
         // The target section is kept as the JSON it was given: splice it in as the last key.

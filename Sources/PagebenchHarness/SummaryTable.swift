@@ -5,16 +5,17 @@ import PagebenchMetrics
 /// people compare first.
 public enum SummaryTable {
     public static let headers = [
-        "scenario", "pager", "conc", "rep", "pages/s", "items/s", "empty%", "pages/drain", "page p50", "page p99",
+        "configuration", "pager", "conc", "rep", "pages/s", "items/s", "empty%", "pages/drain", "page p50", "page p99",
         "drain p99", "cancel p99", "allocs/page", "peak alloc", "peak RSS", "overhead", "harness",
     ]
 
-    /// The rendered table, columns aligned, numbers right-aligned; a stage's row (H4) has
-    /// `stage K` after its scenario, a phase cut short by a signal (H6) `(partial)`.
+    /// The rendered table, columns aligned, numbers right-aligned; a row is named by its
+    /// `label` (issue 26; its scenario where it has none), a stage's row (H4) has `stage K`
+    /// after it, a phase cut short by a signal (H6) `(partial)`.
     public static func render(_ rows: [ResultRow]) -> String {
         let body = rows.map { row -> [String] in
             [
-                row.scenario + (row.stage.map { " stage \($0)" } ?? "") + (row.partial == 1 ? " (partial)" : ""), row.pagerKind, "\(row.concurrency)", "\(row.repetition)",
+                (row.label.isEmpty ? row.scenario : row.label) + (row.stage.map { " stage \($0)" } ?? "") + (row.partial == 1 ? " (partial)" : ""), row.pagerKind, "\(row.concurrency)", "\(row.repetition)",
                 NumberText.count(row.pagesPerSecond), NumberText.count(row.itemsPerSecond),
                 NumberText.fixed(row.emptyPageRate * 100, 1), NumberText.fixed(row.pagesPerDrainMean, 1),
                 row.pageLatency.map { NumberText.nanoseconds($0.p50Nanoseconds) } ?? "-",

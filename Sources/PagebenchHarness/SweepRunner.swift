@@ -214,7 +214,7 @@ public struct SweepRunner: Sendable {
     ) async -> [RunResult] {
         let workload = runner.scenario.workload
         let description = RunDescription(
-            scenario: runner.scenario.name, concurrency: workload.concurrency[0], repetition: repetition,
+            scenario: runner.scenario.label ?? runner.scenario.name, concurrency: workload.concurrency[0], repetition: repetition,
             isOverheadRun: false, ordinal: ordinal, total: total,
             expectedSeconds: workload.stages.map { Double($0.durationNanoseconds) / 1e9 })
         options.observer?.runStarted(description)
@@ -251,7 +251,7 @@ public struct SweepRunner: Sendable {
         var expected: Double?
         if case .duration(let seconds) = workload.bound { expected = seconds + workload.warmupSeconds }
         let description = RunDescription(
-            scenario: runner.scenario.name, concurrency: concurrency, repetition: repetition,
+            scenario: runner.scenario.label ?? runner.scenario.name, concurrency: concurrency, repetition: repetition,
             isOverheadRun: overhead, ordinal: ordinal, total: total, expectedSeconds: expected)
         options.observer?.runStarted(description)
         var runOptions: PhaseRunner<Source>.Options = phaseOptions(sleeper: sleeper, timing: timing, overhead: overhead)

@@ -1,7 +1,9 @@
-/// The README's "CSV columns" section, generated from the column registries so docs cannot drift.
+/// The "CSV columns" section (docs/csv-columns.md; README.md before issue 26), generated from
+/// the column registries so docs cannot drift.
 ///
-/// A test compares README.md with ``updating(_:)`` of itself; run
-/// `PAGEBENCH_UPDATE_README=1 swift test --filter readmeMatchesRegistry` to rewrite it.
+/// A test compares docs/csv-columns.md (README.md while that file does not exist) with
+/// ``updating(_:)`` of itself; run `PAGEBENCH_UPDATE_README=1 swift test --filter
+/// readmeMatchesRegistry` to rewrite it.
 public enum CSVDocumentation {
     public static let beginMarker = "<!-- BEGIN generated from ResultRow.csvColumns; edit the registry, not this table -->"
     public static let endMarker = "<!-- END generated -->"

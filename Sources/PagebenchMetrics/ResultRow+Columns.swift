@@ -109,6 +109,11 @@ extension ResultRow {
         columns += C.latency("watch_latency", \.watchLatency, "Watching pagers: write committed → new output published (P16); empty without watching")
         columns += [
             .integer("late_starts", \.lateStarts, unit: "drains", .lowerIsBetter, .measured, "Open loop: drains that had a free slot at their intended start but began more than 1 ms after it (H8): the load generator was late (a timer woke late, its thread was busy), not the target; not counted in `missed_starts`; empty in closed loop and in files of schema 4 and earlier."),
+            // Workload parameters (issue 26): what sets a configuration apart, readable
+            .text("label", \.label, .context, optional: true, "What a person calls this configuration: the scenario's `label`, else the workload parameters that set it apart from the other configurations of its run (`limit=100 filter=category=0 read=scan`), else the scenario's name. `config_hash` stays the identity. Empty in files of schema 5 and earlier (readers derive one from the other columns)."),
+            .text("filter", \.filter, .context, optional: true, "Filter of every page request as `--filter` writes it (`match`, `category=0`, `size>=4096`), or `none`; empty in files of schema 5 and earlier."),
+            .text("read", \.read, .context, optional: true, "What each drain read as `--read` writes it (`partition:uniform`, `partition:zipf:1.1`, `scan`, `segment:4`); empty in files of schema 5 and earlier."),
+            .text("continuation", \.continuation, .context, optional: true, "The store's continuation mode: `keyset` (after the last evaluated key) or `offset` (at the n-th item; S25 under writes); empty in files of schema 5 and earlier."),
         ]
         return columns
     }()

@@ -1,6 +1,6 @@
 /// One row of the results CSV: one scenario × concurrency × repetition of a `pagebench run`.
 ///
-/// Every field maps to one column (``ResultRow/csvColumns``, documented in README.md "CSV
+/// Every field maps to one column (``ResultRow/csvColumns``, documented in docs/csv-columns.md "CSV
 /// columns" with unit, polarity and kind). Fields are plain values with defaults: the harness
 /// fills in what it measured; optional fields stay nil (an empty cell) when they do not apply
 /// to the run, e.g. open-loop columns in a closed-loop run or cancellation latency when nothing
@@ -9,7 +9,7 @@
 /// Bump ``currentSchemaVersion`` whenever a column is added, removed, renamed or changes meaning.
 public struct ResultRow: CSVRecord, Hashable {
     /// The schema this build writes and reads.
-    public static let currentSchemaVersion = 5
+    public static let currentSchemaVersion = 6
 
     /// The columns version 3 added: real targets (issue 14), `partial` (H6), `slo_held` (H5).
     static let addedInVersion3: Set<String> = [
@@ -31,14 +31,19 @@ public struct ResultRow: CSVRecord, Hashable {
     /// Version 5 also empties `harness_overhead_ratio` where it did not measure the harness
     /// (H7) and counts a stage row's rates from what completed during the stage.
     static let addedInVersion5: Set<String> = ["late_starts"]
+    /// The columns version 6 added (issue 26): a human `label` per row and the workload
+    /// parameters users vary that had no column (`filter`, `read`, `continuation`).
+    static let addedInVersion6: Set<String> = ["label", "filter", "read", "continuation"]
     /// Version 1 had no `harness_overhead_ratio` (added in 2) and neither had the columns
-    /// of versions 3, 4 and 5; their files read with those columns empty (`partial` 0).
+    /// of versions 3 to 6; their files read with those columns empty (`partial` 0).
     public static var earlierSchemaVersions: [Int: Set<String>] {
-        [
-            1: addedInVersion3.union(addedInVersion4).union(addedInVersion5).union(["harness_overhead_ratio"]),
-            2: addedInVersion3.union(addedInVersion4).union(addedInVersion5),
-            3: addedInVersion4.union(addedInVersion5),
-            4: addedInVersion5,
+        let since5 = addedInVersion5.union(addedInVersion6)
+        return [
+            1: addedInVersion3.union(addedInVersion4).union(since5).union(["harness_overhead_ratio"]),
+            2: addedInVersion3.union(addedInVersion4).union(since5),
+            3: addedInVersion4.union(since5),
+            4: since5,
+            5: addedInVersion6,
         ]
     }
 
@@ -120,6 +125,22 @@ public struct ResultRow: CSVRecord, Hashable {
     /// Open loop: drains that had a free slot at their intended start but began more than
     /// 1 ms after it (the load generator was late, H8); not counted in ``missedStarts``.
     public var lateStarts: Int?
+
+    // MARK: Workload parameters without a column before schema 6 (issue 26; context)
+
+    /// What a person calls this configuration: the scenario's `label`, or the parameters that
+    /// set it apart from the other configurations of its run (`limit=100 filter=category=0`),
+    /// or the scenario's name when nothing does. Empty in files of schema 5 and earlier.
+    public var label: String = ""
+    /// The filter of every page request as `--filter` writes it (`category=0`, `match`), or
+    /// `none`. Empty in files of schema 5 and earlier.
+    public var filter: String = ""
+    /// What each drain read as `--read` writes it (`partition:uniform`, `scan`, `segment:4`).
+    /// Empty in files of schema 5 and earlier.
+    public var read: String = ""
+    /// The store's continuation mode (`keyset` or `offset`, S25). Empty in files of
+    /// schema 5 and earlier.
+    public var continuation: String = ""
 
     // MARK: Cancellation (H2)
 

@@ -5,8 +5,9 @@ import PagebenchMetrics
 /// one row per metric, the median of the repetitions in each cell and the change against the
 /// first configuration, with one section per concurrency level (and stage, for staged runs: H4).
 ///
-/// A configuration is a scenario + configuration hash + pager kind of one input file; the file
-/// name joins its label only when the same configuration appears in more than one file.
+/// A configuration is a scenario + configuration hash + pager kind of one input file, named by
+/// its label (``labels(_:files:)``); the file name joins the label only when the same
+/// configuration appears in more than one file.
 public struct ConfigurationComparison: Sendable, Equatable {
     /// One column of the table.
     public struct Configuration: Sendable, Hashable {
@@ -27,6 +28,10 @@ public struct ConfigurationComparison: Sendable, Equatable {
         public var values: [Double?]
         /// `value / first − 1` per configuration (nil for the first and for missing values).
         public var deltas: [Double?]
+        /// Why the values cannot be judged against each other, or nil: a figure per page
+        /// when the configurations' limits differ (a page is then another unit), a total when
+        /// their drain counts differ (issue 26). Its changes are shown, never called better or worse.
+        public var notComparable: String? = nil
     }
 
     /// The rows of one concurrency level, or of one stage of a staged run.
@@ -43,19 +48,69 @@ public struct ConfigurationComparison: Sendable, Equatable {
     public var configurations: [Configuration]
     public var sections: [Section]
 
-    /// The metrics shown unless asked otherwise: what a user comparing storage layouts wants first
-    /// (the writes and watch rows appear only when a configuration has them).
+    /// The metrics shown unless asked otherwise (issue 26): the cost of a drain first — round
+    /// trips, empty pages, scanned bytes and latency per drain, items/s — then rates with
+    /// requests/s beside drains/s, then what is counted per page, then resources and totals
+    /// (the writes, watch and cancellation rows appear only when a configuration has them).
     public static let defaultMetrics = [
-        "pages_per_s", "items_per_s", "drains_per_s", "pages", "items", "scanned_bytes", "empty_pages_wasted",
-        "empty_page_rate", "pages_per_drain_mean", "duplicate_items", "skipped_items", "inconsistent_drains",
-        "watch_latency_p50_ns", "watch_latency_p99_ns", "page_latency_p50_ns", "page_latency_p99_ns",
-        "drain_latency_p50_ns", "drain_latency_p99_ns", "cancel_latency_p50_ns", "cancel_latency_p99_ns",
+        "pages_per_drain_mean", "empty_pages_per_drain", "scanned_bytes_per_drain", "items_per_drain",
+        "drain_latency_p50_ns", "drain_latency_p99_ns", "items_per_s", "drains_per_s", "pages_per_s",
+        "empty_page_rate", "page_latency_p50_ns", "page_latency_p99_ns",
+        "duplicate_items", "skipped_items", "inconsistent_drains", "watch_latency_p50_ns", "watch_latency_p99_ns",
+        "cancel_latency_p50_ns", "cancel_latency_p99_ns",
         "allocations_per_page", "peak_allocated_bytes", "peak_rss_bytes", "cpu_user_s",
+        "drains", "pages", "items", "scanned_bytes", "empty_pages_wasted",
     ]
 
-    /// Numeric columns that make sense in a comparison: every non-context column.
+    /// A figure per drain derived from the columns (issue 26): what a drain costs, comparable
+    /// between configurations whatever their limit.
+    struct DerivedMetric {
+        var name: String
+        var unit: String
+        var polarity: Polarity
+        var value: @Sendable (ResultRow) -> Double?
+    }
+
+    static let derivedMetrics: [DerivedMetric] = [
+        DerivedMetric(name: "empty_pages_per_drain", unit: "pages", polarity: .lowerIsBetter) {
+            $0.drains > 0 ? Double($0.emptyPagesWasted) / Double($0.drains) : nil
+        },
+        DerivedMetric(name: "scanned_bytes_per_drain", unit: "bytes", polarity: .lowerIsBetter) {
+            $0.drains > 0 ? Double($0.scannedBytes) / Double($0.drains) : nil
+        },
+        DerivedMetric(name: "items_per_drain", unit: "items", polarity: .neutral) {
+            $0.drains > 0 ? Double($0.items) / Double($0.drains) : nil
+        },
+    ]
+
+    /// What a person calls a metric, where its column name does not say it.
+    static let titles: [String: String] = [
+        "pages_per_drain_mean": "round trips/drain", "empty_pages_per_drain": "empty pages/drain",
+        "scanned_bytes_per_drain": "scanned bytes/drain", "items_per_drain": "items/drain",
+        "drain_latency_p50_ns": "drain p50", "drain_latency_p99_ns": "drain p99", "pages_per_s": "requests/s",
+        "page_latency_p50_ns": "request p50", "page_latency_p99_ns": "request p99",
+    ]
+
+    /// Figures per page (or per request): their unit changes with the limit.
+    static let perPageMetrics: Set<String> = Set(
+        ["pages_per_s", "empty_page_rate", "allocations_per_page", "measurement_overhead_ratio", "harness_overhead_ratio"]
+            + ResultRow.columnDescriptors.map(\.name).filter { $0.hasPrefix("page_latency_") })
+
+    /// Figures per drain (prefixes): their unit changes with what a drain reads.
+    static let perDrainMetrics = [
+        "pages_per_drain_", "empty_pages_per_drain", "scanned_bytes_per_drain", "items_per_drain", "drain_latency_", "drains_per_s",
+    ]
+
+    /// Totals over a phase: they grow with the number of drains it ran.
+    static let totalMetrics: Set<String> = [
+        "drains", "pages", "items", "scanned_items", "scanned_bytes", "empty_pages_wasted", "empty_pages_final",
+        "retries", "throttles", "cancellations", "pages_after_cancel", "allocations", "cpu_user_s", "cpu_system_s",
+    ]
+
+    /// Numeric columns that make sense in a comparison: every non-context column, and the
+    /// figures per drain derived from them.
     public static var comparableMetrics: [String] {
-        ResultRow.columnDescriptors.filter { $0.kind != .context && $0.type != .text }.map(\.name)
+        ResultRow.columnDescriptors.filter { $0.kind != .context && $0.type != .text }.map(\.name) + derivedMetrics.map(\.name)
     }
 
     /// Checks metric names, suggesting the closest known one for a typo.
@@ -66,7 +121,8 @@ public struct ConfigurationComparison: Sendable, Equatable {
             throw MetricsError(
                 kind: .invalidRequest,
                 message: "unknown metric '\(name)'" + (suggestion.map { "; did you mean '\($0)'?" } ?? "")
-                    + " (every non-context column of README.md \"CSV columns\" may be compared)")
+                    + " (every non-context column of docs/csv-columns.md may be compared, and "
+                    + derivedMetrics.map(\.name).joined(separator: ", ") + ")")
         }
     }
 
@@ -90,27 +146,15 @@ public struct ConfigurationComparison: Sendable, Equatable {
                 rowsByKey[key, default: []].append(row)
             }
         }
-        // Labels: scenario, plus pager kind if it varies, plus hash if a scenario has several, plus file if still ambiguous.
-        let pagerKinds = Set(keys.map(\.pagerKind))
-        let hashesByScenario = Dictionary(grouping: keys, by: \.scenario).mapValues { Set($0.map(\.configHash)) }
-        func baseLabel(_ key: Key) -> String {
-            var label = key.scenario
-            if (hashesByScenario[key.scenario]?.count ?? 0) > 1 { label += " [\(key.configHash.prefix(8))]" }
-            if pagerKinds.count > 1 { label += " / \(key.pagerKind)" }
-            return label
-        }
-        let labelCounts = Dictionary(grouping: keys, by: baseLabel).mapValues(\.count)
-        configurations = keys.map { key in
-            var label = baseLabel(key)
-            if (labelCounts[label] ?? 0) > 1 {
-                let name = files[key.file].path.split(separator: "/").last.map(String.init) ?? files[key.file].path
-                label += " (\(name))"
+        configurations = Self.labels(keys.map { rowsByKey[$0]![0] }, files: keys.map { files[$0.file].path })
+            .enumerated().map { index, label in
+                let key = keys[index]
+                return Configuration(
+                    file: files[key.file].path, scenario: key.scenario, configHash: key.configHash,
+                    pagerKind: key.pagerKind, label: label)
             }
-            return Configuration(
-                file: files[key.file].path, scenario: key.scenario, configHash: key.configHash,
-                pagerKind: key.pagerKind, label: label)
-        }
         let columns = Dictionary(uniqueKeysWithValues: ResultRow.csvColumns.map { ($0.name, $0) })
+        let derived = Dictionary(uniqueKeysWithValues: Self.derivedMetrics.map { ($0.name, $0) })
         struct Level: Hashable {
             var concurrency: Int
             var stage: Int
@@ -118,24 +162,66 @@ public struct ConfigurationComparison: Sendable, Equatable {
         let levels = Set(rowsByKey.values.joined().map { Level(concurrency: $0.concurrency, stage: $0.stage ?? 0) })
             .sorted { ($0.concurrency, $0.stage) < ($1.concurrency, $1.stage) }
         sections = levels.map { level in
+            let levelRows = keys.map { key in
+                (rowsByKey[key] ?? []).filter { $0.concurrency == level.concurrency && ($0.stage ?? 0) == level.stage }
+            }
+            let present = levelRows.filter { !$0.isEmpty }
+            let limits = Set(present.joined().map(\.limit)).sorted()
+            let drainCounts = Set(present.joined().map(\.drains))
+            let filters = Set(present.joined().map(\.filter))
+            let reads = Set(present.joined().map(\.read)).sorted()
             let rows: [Row] = metrics.compactMap { metric in
-                guard let column = columns[metric] else { return nil }
-                let values: [Double?] = keys.map { key in
-                    let samples = (rowsByKey[key] ?? []).filter { $0.concurrency == level.concurrency && ($0.stage ?? 0) == level.stage }
-                        .compactMap { column.value($0).numericValue }
-                    return Statistics.median(samples)
+                let value: (ResultRow) -> Double?
+                let unit: String
+                let polarity: Polarity
+                if let column = columns[metric] {
+                    value = { column.value($0).numericValue }
+                    unit = column.descriptor.unit
+                    polarity = column.descriptor.polarity
+                } else if let figure = derived[metric] {
+                    value = figure.value
+                    unit = figure.unit
+                    polarity = figure.polarity
+                } else {
+                    return nil
                 }
+                let values: [Double?] = levelRows.map { Statistics.median($0.compactMap(value)) }
                 guard values.contains(where: { $0 != nil }) else { return nil }
                 let deltas: [Double?] = values.enumerated().map { index, value in
                     guard index > 0, let value, let first = values[0] else { return nil }
                     return Statistics.ratio(value, over: first) - 1
                 }
-                return Row(
-                    metric: metric, unit: column.descriptor.unit, polarity: column.descriptor.polarity, values: values,
-                    deltas: deltas)
+                var row = Row(metric: metric, unit: unit, polarity: polarity, values: values, deltas: deltas)
+                if Self.perDrainMetrics.contains(where: { metric.hasPrefix($0) }), reads.count > 1 {
+                    row.notComparable = "per drain, and the reads differ (\(reads.joined(separator: ", "))): a drain covers another range; compare per item or per byte"
+                } else if Self.perPageMetrics.contains(metric), limits.count > 1 {
+                    row.notComparable = "per page, and the limits differ (\(limits.map(String.init).joined(separator: ", "))): compare per drain or per item"
+                } else if metric == "items_per_s", filters.count > 1 {
+                    row.notComparable = "the filters differ, and with them which items count: compare drains/s or per drain"
+                } else if Self.totalMetrics.contains(metric), drainCounts.count > 1 {
+                    row.notComparable = "a total, and the drain counts differ: compare per drain"
+                }
+                return row
             }
             return Section(concurrency: level.concurrency, stage: level.stage == 0 ? nil : level.stage, rows: rows)
         }.filter { !$0.rows.isEmpty }
+    }
+
+    /// The label of each configuration (issue 26), given one row of each and its file: the
+    /// rows' own `label`s when they tell the configurations apart (one file's labels were
+    /// derived over exactly its configurations; labels a scenario gave are kept when every
+    /// configuration has one), else the parameters that differ between them
+    /// (`limit=100 filter=category=0`), then the file name, then the hash, where still alike.
+    public static func labels(_ rows: [ResultRow], files: [String]) -> [String] {
+        let own = rows.map(\.label)
+        let unique = Set(own).count == own.count && !own.contains("")
+        let oneFile = Set(files).count <= 1
+        let given = own.allSatisfy { !$0.isEmpty && !$0.contains("=") && !rows.map(\.scenario).contains($0) }
+        if unique && (oneFile || given) { return own }
+        let fileNames = files.map { $0.split(separator: "/").last.map(String.init) ?? $0 }
+        return ConfigurationLabel.distinguishing(
+            rows.map(\.labelParameters), fallback: rows.map { $0.label.isEmpty ? $0.scenario : $0.label },
+            disambiguators: rows.indices.map { [fileNames[$0], String(rows[$0].configHash.prefix(8))] })
     }
 
     /// Whether a change is better, worse or neither for a metric of `polarity`.
@@ -145,15 +231,44 @@ public struct ConfigurationComparison: Sendable, Equatable {
         return better ? "better" : "worse"
     }
 
+    /// `better`, `worse`, `not comparable` or nothing, for the cell of `row` at `index`.
+    static func verdict(_ row: Row, _ index: Int) -> String {
+        guard let delta = row.deltas[index] else { return "" }
+        if row.notComparable != nil { return delta == 0 ? "" : "not comparable" }
+        return judgement(delta, row.polarity)
+    }
+
     static func cellText(_ row: Row, _ index: Int) -> String {
         guard let value = row.values[index] else { return "—" }
         var text = NumberText.value(value, unit: row.unit)
         if let delta = row.deltas[index] {
-            let judgement = judgement(delta, row.polarity)
-            text += " (\(NumberText.percent(delta))\(judgement.isEmpty ? "" : " " + judgement))"
+            let verdict = verdict(row, index)
+            text += " (\(NumberText.percent(delta))\(verdict.isEmpty ? "" : (row.notComparable == nil ? " " : ", ") + verdict))"
         }
         return text
     }
+
+    /// The metric as the first cell of a table row: `round trips/drain (pages_per_drain_mean)`.
+    static func metricTitle(_ metric: String) -> String {
+        titles[metric].map { "\($0) (\(metric))" } ?? metric
+    }
+
+    /// What the not-comparable marks mean, one line per reason.
+    var notComparableNotes: [String] {
+        var notes: [String] = []
+        for section in sections {
+            for row in section.rows {
+                guard let reason = row.notComparable else { continue }
+                let note = "\(row.metric): not comparable, \(reason)"
+                if !notes.contains(note) { notes.append(note) }
+            }
+        }
+        return notes
+    }
+
+    /// The line that says what the table is.
+    static let heading =
+        "Configurations side by side (changes against the first; a comparison of configurations, not a regression check: `pagebench check` judges regressions):"
 
     /// The table as text, markdown or CSV (json is not offered for comparisons).
     public func rendered(_ format: OutputFormat) -> String {
@@ -166,14 +281,14 @@ public struct ConfigurationComparison: Sendable, Equatable {
 
     /// Aligned plain-text tables, one per concurrency level.
     public var text: String {
-        var output = "Configurations (changes are against the first):\n"
+        var output = Self.heading + "\n"
         for (index, configuration) in configurations.enumerated() {
             output += "  [\(index + 1)] \(configuration.label)  \(configuration.scenario) \(configuration.configHash) "
                 + "\(configuration.pagerKind) in \(configuration.file)\n"
         }
         for section in sections {
             let header = [section.title] + configurations.indices.map { "[\($0 + 1)] \(configurations[$0].label)" }
-            let body = section.rows.map { row in [row.metric] + configurations.indices.map { Self.cellText(row, $0) } }
+            let body = section.rows.map { row in [Self.metricTitle(row.metric)] + configurations.indices.map { Self.cellText(row, $0) } }
             let widths = header.indices.map { column in ([header] + body).map { $0[column].count }.max() ?? 0 }
             func line(_ cells: [String]) -> String {
                 zip(cells, widths).map { $0 + String(repeating: " ", count: $1 - $0.count) }.joined(separator: "  ")
@@ -182,6 +297,8 @@ public struct ConfigurationComparison: Sendable, Equatable {
             output += "\n" + line(header) + "\n" + line(widths.map { String(repeating: "-", count: $0) }) + "\n"
             for cells in body { output += line(cells) + "\n" }
         }
+        let notes = notComparableNotes
+        if !notes.isEmpty { output += "\n" + notes.joined(separator: "\n") + "\n" }
         return output
     }
 
@@ -195,14 +312,17 @@ public struct ConfigurationComparison: Sendable, Equatable {
             lines.append("| metric | " + configurations.map { cell($0.label) }.joined(separator: " | ") + " |")
             lines.append("| --- |" + String(repeating: " ---: |", count: configurations.count))
             for row in section.rows {
+                let title = Self.titles[row.metric].map { "\($0) (`\(row.metric)`)" } ?? "`\(row.metric)`"
                 lines.append(
-                    "| `\(row.metric)` | " + configurations.indices.map { cell(Self.cellText(row, $0)) }.joined(separator: " | ")
+                    "| \(title) | " + configurations.indices.map { cell(Self.cellText(row, $0)) }.joined(separator: " | ")
                         + " |")
             }
             lines.append("")
         }
-        return "Changes are against the first configuration (\(cell(configurations.first?.label ?? "—"))).\n\n"
-            + lines.joined(separator: "\n")
+        let notes = notComparableNotes.map { "- " + cell($0) }
+        return "Changes are against the first configuration (\(cell(configurations.first?.label ?? "—"))); "
+            + "a comparison of configurations, not a regression check (`pagebench check` judges regressions).\n\n"
+            + lines.joined(separator: "\n") + (notes.isEmpty ? "" : "\n" + notes.joined(separator: "\n") + "\n")
     }
 
     /// Machine-readable: one record per concurrency × metric, a value and a delta column per
@@ -212,6 +332,7 @@ public struct ConfigurationComparison: Sendable, Equatable {
         let staged = sections.contains { $0.stage != nil }
         var header = ["concurrency"] + (staged ? ["stage"] : []) + ["metric", "unit", "polarity"]
         for configuration in configurations { header += [configuration.label, configuration.label + " delta"] }
+        header.append("not_comparable")
         var records: [[String]] = []
         for section in sections {
             for row in section.rows {
@@ -221,6 +342,7 @@ public struct ConfigurationComparison: Sendable, Equatable {
                     fields.append(row.values[index].map { CSVValue.decimal($0).field } ?? "")
                     fields.append(row.deltas[index].map { $0.isFinite ? CSVValue.decimal($0).field : "" } ?? "")
                 }
+                fields.append(row.notComparable ?? "")
                 records.append(fields)
             }
         }

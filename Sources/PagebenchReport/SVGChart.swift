@@ -14,6 +14,8 @@ struct SVGChart {
         var ranges: [(x: Double, low: Double, high: Double)] = []
         var connect = true
         var dashed = false
+        /// Points drawn as rings instead of discs (e.g. knee steps that broke an SLO).
+        var hollow = false
     }
 
     /// A horizontal box (for distributions given as percentiles): box from `boxLow` to `boxHigh`,
@@ -42,6 +44,11 @@ struct SVGChart {
     var bands: [(from: Double, to: Double, caption: String)] = []
     /// Vertical lines at x positions (e.g. stage boundaries), with a caption.
     var markers: [(x: Double, caption: String)] = []
+    /// Horizontal lines at y values (e.g. an SLO's bound), with a caption; inside the y domain.
+    var levels: [(y: Double, caption: String)] = []
+    /// A second x axis along the top: its label and the tick text for an x value (requests/s
+    /// above drains/s).
+    var topAxis: (label: String, format: (Double) -> String)?
     var yIncludesZero = true
     /// Linear ticks fall on round multiples of this unit (1 MiB for bytes gives 8 MiB, 16 MiB, … not 19.07 MiB).
     var yTickUnit = 1.0
@@ -50,9 +57,14 @@ struct SVGChart {
 
     static let palette = ["#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#000000", "#999999"]
 
-    private let left = 78.0
-    private let right = 200.0  // legend
-    private let top = 34.0
+    /// Room for the y tick labels: wider for categorical names, so that none is cut.
+    private var left: Double {
+        guard case .categorical(let labels) = yScale else { return 78 }
+        return min(max(78, Double(labels.map(\.count).max() ?? 0) * 7 + 14), width * 0.45)
+    }
+    /// The legend is a key table under the chart (``key()``), so that no name is cut.
+    private let right = 24.0
+    private var top: Double { topAxis == nil ? 34 : 70 }
     private let bottom = 52.0
 
     // MARK: Scales
@@ -149,7 +161,7 @@ struct SVGChart {
         let plotRight = width - right
         let plotBottom = height - bottom
         var xs: [Double] = series.flatMap { $0.points.map(\.x) } + bands.flatMap { [$0.from, $0.to] } + markers.map(\.x)
-        var ys: [Double] = series.flatMap { $0.points.map(\.y) + $0.ranges.flatMap { [$0.low, $0.high] } }
+        var ys: [Double] = series.flatMap { $0.points.map(\.y) + $0.ranges.flatMap { [$0.low, $0.high] } } + levels.map(\.y)
         if !boxes.isEmpty {
             xs += boxes.flatMap { [$0.low, $0.high] }
             ys += boxes.indices.map { Double($0) }
@@ -170,7 +182,10 @@ struct SVGChart {
         for band in bands {
             let from = x.position(band.from), to = x.position(band.to)
             svg += "<rect x=\"\(f(from))\" y=\"\(f(top))\" width=\"\(f(max(0, to - from)))\" height=\"\(f(plotBottom - top))\" fill=\"#eeeeee\"/>\n"
-            svg += "<text x=\"\(f(from + 4))\" y=\"\(f(top + 12))\" class=\"band\">\(escape(band.caption))</text>\n"
+            // A band in the right half is captioned to its left, so that the caption stays inside.
+            let captionLeft = from > (left + plotRight) / 2
+            svg += "<text x=\"\(f(captionLeft ? from - 4 : to + 4))\" y=\"\(f(top + 14))\" class=\"band\""
+                + (captionLeft ? " text-anchor=\"end\"" : "") + ">\(escape(band.caption))</text>\n"
         }
         // Gridlines and tick labels.
         for tick in y.ticks() {
@@ -186,6 +201,17 @@ struct SVGChart {
             let label: String
             if case .categorical(let labels) = xScale { label = labels[Int(tick)] } else { label = xFormat(tick) }
             svg += "<text x=\"\(f(position))\" y=\"\(f(plotBottom + 16))\" class=\"tick\" text-anchor=\"middle\">\(escape(label))</text>\n"
+        }
+        if let topAxis {
+            for tick in x.ticks() {
+                svg += "<text x=\"\(f(x.position(tick)))\" y=\"\(f(top - 6))\" class=\"tick\" text-anchor=\"middle\">\(escape(topAxis.format(tick)))</text>\n"
+            }
+            svg += "<text x=\"\(f((left + plotRight) / 2))\" y=\"\(f(top - 24))\" class=\"axis-label\" text-anchor=\"middle\">\(escape(topAxis.label))</text>\n"
+        }
+        for level in levels {
+            let position = y.position(level.y)
+            svg += "<line x1=\"\(f(left))\" y1=\"\(f(position))\" x2=\"\(f(plotRight))\" y2=\"\(f(position))\" class=\"level\" stroke=\"#b00020\" stroke-width=\"1.5\" stroke-dasharray=\"8 4\"/>\n"
+            svg += "<text x=\"\(f(left + 4))\" y=\"\(f(position - 5))\" class=\"band\" fill=\"#b00020\">\(escape(level.caption))</text>\n"
         }
         // Markers over the gridlines, so that one on a gridline still shows.
         for marker in markers {
@@ -213,7 +239,8 @@ struct SVGChart {
                 svg += "<polyline points=\"\(path)\" fill=\"none\" stroke=\"\(colour)\" stroke-width=\"2\"\(dash)/>\n"
             }
             for point in points where points.count <= 60 || !item.connect {
-                svg += "<circle cx=\"\(f(x.position(point.x)))\" cy=\"\(f(y.position(point.y)))\" r=\"3.5\" fill=\"\(colour)\">"
+                let paint = item.hollow ? "r=\"4.5\" fill=\"#ffffff\" stroke=\"\(colour)\" stroke-width=\"2\"" : "r=\"3.5\" fill=\"\(colour)\""
+                svg += "<circle cx=\"\(f(x.position(point.x)))\" cy=\"\(f(y.position(point.y)))\" \(paint)>"
                     + "<title>\(escape(item.name)): \(escape(xFormat(point.x))), \(escape(yFormat(point.y)))</title></circle>\n"
             }
             svg += "</g>\n"
@@ -234,20 +261,25 @@ struct SVGChart {
             }
             svg += "</g>\n"
         }
-        // Legend.
-        let legend = series.map(\.name)
-        for (index, name) in legend.enumerated() {
-            let colour = Self.palette[index % Self.palette.count]
-            let ly = top + 8 + Double(index) * 18
-            let dash = series[index].dashed || index >= Self.palette.count ? " stroke-dasharray=\"6 3\"" : ""
-            svg += "<line x1=\"\(f(plotRight + 12))\" y1=\"\(f(ly))\" x2=\"\(f(plotRight + 32))\" y2=\"\(f(ly))\" stroke=\"\(colour)\" stroke-width=\"2.5\"\(dash)/>\n"
-            svg += "<text x=\"\(f(plotRight + 38))\" y=\"\(f(ly + 4))\" class=\"legend\">\(escape(Self.shorten(name, 26)))</text>\n"
-        }
         return svg + "</svg>\n"
     }
 
-    static func shorten(_ text: String, _ limit: Int) -> String {
-        text.count <= limit ? text : String(text.prefix(limit - 1)) + "…"
+    /// The legend as an HTML table under the chart: a swatch (line, dash, disc or ring) and
+    /// the series' whole name, never cut.
+    func key() -> String {
+        guard !series.isEmpty else { return "" }
+        var html = "<table class=\"key\" data-for=\"\(escape(id))\">\n"
+        for (index, item) in series.enumerated() {
+            let colour = Self.palette[index % Self.palette.count]
+            let dash = item.dashed || index >= Self.palette.count ? " stroke-dasharray=\"6 3\"" : ""
+            var swatch = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"30\" height=\"12\" viewBox=\"0 0 30 12\">"
+            if item.connect { swatch += "<line x1=\"1\" y1=\"6\" x2=\"29\" y2=\"6\" stroke=\"\(colour)\" stroke-width=\"2.5\"\(dash)/>" }
+            swatch += item.hollow
+                ? "<circle cx=\"15\" cy=\"6\" r=\"4\" fill=\"#ffffff\" stroke=\"\(colour)\" stroke-width=\"2\"/>"
+                : "<circle cx=\"15\" cy=\"6\" r=\"3.5\" fill=\"\(colour)\"/>"
+            html += "<tr><td>\(swatch)</svg></td><td>\(escape(item.name))</td></tr>\n"
+        }
+        return html + "</table>\n"
     }
 
     private func f(_ value: Double) -> String {

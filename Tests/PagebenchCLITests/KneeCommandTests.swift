@@ -203,6 +203,8 @@ import Testing
         #expect(result.steps.allSatisfy { !$0.held })
         #expect(capture.text.contains("step 1: 200 drains/s: broke by throughput (error_rate=0; achieved "))
         #expect(capture.text.contains("under --min-achieved 0.95"))
+        // Issue 26: requests/s beside drains/s.
+        #expect(capture.text.contains(" requests/s"))
         let rows = try CSVFile.read(ResultRow.self, from: output)
         #expect(rows.map(\.sloHeld) == [0, 0])
         #expect(rows.allSatisfy { Double($0.drains + $0.cancellations) < 0.5 * $0.targetDrainsPerSecond! * 0.3 })

@@ -75,7 +75,8 @@ import Testing
         #expect(await exitStatus(["check", "--baseline", baseline, "--current", baseline, "--format", "csv"]) == 64)
         #expect(await exitStatus(["compare"]) == 64)
         #expect(await exitStatus(["compare", baseline, "--metrics", "pages_per_sec"]) == 64)
-        #expect(await exitStatus(["report", baseline]) == 64)  // --output missing
+        #expect(await exitStatus(["report", baseline, "--output", ""]) == 64)
+        #expect(await exitStatus(["report", baseline, "--output", "/tmp/x.html", "--slo", "pages_per_sec<5"]) == 64)
         #expect(await exitStatus(["baseline", "update", "--from", baseline, "--name", "../escape"]) == 64)
     }
 

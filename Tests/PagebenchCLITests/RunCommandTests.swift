@@ -119,8 +119,64 @@ import Testing
     @Test func printScenariosShowsTheBuiltInDefault() async throws {
         let (capture, _, failure) = await run(["--print-scenarios"])
         #expect(failure == nil)
-        let scenario = try Scenario.load(json: Data(capture.text.utf8), defaultName: "x")
+        var scenario = try Scenario.load(json: Data(capture.text.utf8), defaultName: "x")
+        // Alone in its run, the default is labelled by its name (issue 26).
+        #expect(scenario.label == "default")
+        scenario.label = nil
         #expect(scenario == Scenario.default)
+    }
+
+    // MARK: Sweeps and labels (issue 26)
+
+    /// `--limit 10,100 --filter none,category=0` runs the cross product in one command, limits
+    /// varying slowest, every row labelled by what sets it apart; the hash stays the identity.
+    @Test func aSweepRunsTheCrossProductEachRowLabelled() async throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let scenario = directory + "/tiny.json"
+        try Self.tinyScenario.write(toFile: scenario, atomically: true, encoding: .utf8)
+        let output = directory + "/sweep.csv"
+        let (capture, result, failure) = await run([
+            scenario, "--output", output, "--concurrency", "1", "--repetitions", "1", "--drains", "4",
+            "--limit", "10,100", "--filter", "none,category=0",
+        ])
+        #expect(failure == nil)
+        let rows = try CSVFile.readResults(output)
+        #expect(rows.map(\.label) == [
+            "limit=10 filter=none", "limit=10 filter=category=0", "limit=100 filter=none", "limit=100 filter=category=0",
+        ])
+        #expect(rows.map(\.limit) == [10, 10, 100, 100])
+        #expect(rows.map(\.filter) == ["none", "category=0", "none", "category=0"])
+        #expect(rows.allSatisfy { $0.scenario == "tiny" && $0.read == "partition:uniform" && $0.continuation == "keyset" })
+        #expect(Set(rows.map(\.configHash)).count == 4)
+        #expect(result?.rows.count == 4)
+        #expect(capture.text.contains("limit=100 filter=category=0"))
+    }
+
+    @Test func aSweepListingAValueTwiceOrAnEmptyElementIsRefused() {
+        #expect(runExitCode(["--limit", "10,10"]) == 64)
+        #expect(runExitCode(["--limit", "10,,100"]) == 64)
+        #expect(runExitCode(["--limit", "10,x"]) == 64)
+        #expect(runExitCode(["--filter", "none,colour=red"]) == 64)
+        #expect(runExitCode(["--read", "scan,everything"]) == 64)
+        #expect(runExitCode(["--limit", "10,100", "--read", "scan,segment:4", "--print-scenarios"]) == 0)
+    }
+
+    /// A scenario file's `label` names its rows, whatever else runs with it.
+    @Test func aScenarioLabelIsKept() async throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let scenario = directory + "/tiny.json"
+        try Self.tinyScenario.replacingOccurrences(of: "\"name\": \"tiny\",", with: "\"name\": \"tiny\", \"label\": \"our list\",")
+            .write(toFile: scenario, atomically: true, encoding: .utf8)
+        let (_, result, failure) = await run([
+            scenario, "--output", directory + "/o.csv", "--quiet", "--concurrency", "1", "--repetitions", "1", "--drains", "2",
+            "--limit", "5,10",
+        ])
+        #expect(failure == nil)
+        // A sweep of it tells its rows apart by what varies.
+        #expect(result?.rows.map(\.label) == ["our list limit=5", "our list limit=10"])
+        #expect(Set(result?.rows.map(\.configHash) ?? []).count == 2)
     }
 
     @Test func badFlagsExitWith64() {

@@ -25,6 +25,10 @@ struct ResultRowTests {
         row.concurrency = 64
         row.repetition = repetition
         row.limit = 10
+        row.label = "limit=10 filter=category=0"
+        row.filter = "category=0"
+        row.read = "scan"
+        row.continuation = "keyset"
         row.targetDurationSeconds = 10
         row.warmupSeconds = 1.5
         var metrics = TaskMetrics()
@@ -54,10 +58,10 @@ struct ResultRowTests {
     @Test("golden header: changing columns must bump schema_version and update this test and README")
     func goldenHeader() {
         let golden = """
-            schema_version,timestamp_utc,pagebench_version,git_commit,swift_version,build_configuration,host,cores,scenario,config_hash,seed,pager_kind,load_model,target_drains_per_s,concurrency,repetition,limit,target_drains,target_duration_s,warmup_s,pages_per_s,items_per_s,scanned_bytes_per_s,drains_per_s,drains,pages,items,scanned_items,scanned_bytes,empty_pages_wasted,empty_pages_final,empty_page_rate,pages_per_drain_mean,pages_per_drain_max,page_latency_p50_ns,page_latency_p90_ns,page_latency_p99_ns,page_latency_p999_ns,page_latency_max_ns,drain_latency_p50_ns,drain_latency_p90_ns,drain_latency_p99_ns,drain_latency_p999_ns,drain_latency_max_ns,drain_latency_corrected_p50_ns,drain_latency_corrected_p90_ns,drain_latency_corrected_p99_ns,drain_latency_corrected_p999_ns,drain_latency_corrected_max_ns,missed_starts,cancellations,cancel_latency_p50_ns,cancel_latency_p90_ns,cancel_latency_p99_ns,cancel_latency_p999_ns,cancel_latency_max_ns,pages_after_cancel,retries,throttles,errors_throttled,errors_fault,errors_invalid_token,errors_token_mismatch,errors_validation,errors_other,target_kind,target_hash,http_responses,target_errors_transport,target_errors_unauthorized,target_errors_http_status,target_errors_not_json,target_errors_missing_items,target_errors_bad_continuation,target_errors_graphql,target_errors_api,target_errors_repeated_continuation,consumed_capacity_units,cpu_user_s,cpu_system_s,allocations,allocations_per_page,allocation_counting,peak_allocated_bytes,peak_rss_bytes,measurement_overhead_ratio,harness_overhead_ratio,duration_s,partial,slo_held,stage,stage_start_s,stage_pagers_from,stage_pagers_to,stage_rate_from,stage_rate_to,duplicate_items,skipped_items,inconsistent_drains,watch_refreshes,watch_latency_p50_ns,watch_latency_p90_ns,watch_latency_p99_ns,watch_latency_p999_ns,watch_latency_max_ns,late_starts
+            schema_version,timestamp_utc,pagebench_version,git_commit,swift_version,build_configuration,host,cores,scenario,config_hash,seed,pager_kind,load_model,target_drains_per_s,concurrency,repetition,limit,target_drains,target_duration_s,warmup_s,pages_per_s,items_per_s,scanned_bytes_per_s,drains_per_s,drains,pages,items,scanned_items,scanned_bytes,empty_pages_wasted,empty_pages_final,empty_page_rate,pages_per_drain_mean,pages_per_drain_max,page_latency_p50_ns,page_latency_p90_ns,page_latency_p99_ns,page_latency_p999_ns,page_latency_max_ns,drain_latency_p50_ns,drain_latency_p90_ns,drain_latency_p99_ns,drain_latency_p999_ns,drain_latency_max_ns,drain_latency_corrected_p50_ns,drain_latency_corrected_p90_ns,drain_latency_corrected_p99_ns,drain_latency_corrected_p999_ns,drain_latency_corrected_max_ns,missed_starts,cancellations,cancel_latency_p50_ns,cancel_latency_p90_ns,cancel_latency_p99_ns,cancel_latency_p999_ns,cancel_latency_max_ns,pages_after_cancel,retries,throttles,errors_throttled,errors_fault,errors_invalid_token,errors_token_mismatch,errors_validation,errors_other,target_kind,target_hash,http_responses,target_errors_transport,target_errors_unauthorized,target_errors_http_status,target_errors_not_json,target_errors_missing_items,target_errors_bad_continuation,target_errors_graphql,target_errors_api,target_errors_repeated_continuation,consumed_capacity_units,cpu_user_s,cpu_system_s,allocations,allocations_per_page,allocation_counting,peak_allocated_bytes,peak_rss_bytes,measurement_overhead_ratio,harness_overhead_ratio,duration_s,partial,slo_held,stage,stage_start_s,stage_pagers_from,stage_pagers_to,stage_rate_from,stage_rate_to,duplicate_items,skipped_items,inconsistent_drains,watch_refreshes,watch_latency_p50_ns,watch_latency_p90_ns,watch_latency_p99_ns,watch_latency_p999_ns,watch_latency_max_ns,late_starts,label,filter,read,continuation
             """
         #expect(ResultRow.csvHeader.joined(separator: ",") == golden)
-        #expect(ResultRow.currentSchemaVersion == 5)
+        #expect(ResultRow.currentSchemaVersion == 6)
         #expect(Set(ResultRow.csvHeader).count == ResultRow.csvHeader.count, "column names are unique")
     }
 
@@ -176,6 +180,7 @@ struct ResultRowTests {
         var row = Self.sampleRow()
         row.harnessOverheadRatio = nil
         row.lateStarts = nil
+        row.clearSchema6Columns()
         let lacking = try #require(ResultRow.earlierSchemaVersions[1])
         #expect(lacking.contains("harness_overhead_ratio") && lacking.contains("target_kind"))
         let keep = ResultRow.csvHeader.indices.filter { !lacking.contains(ResultRow.csvHeader[$0]) }
@@ -198,8 +203,8 @@ struct ResultRowTests {
         ("cpu_user_s", "1,5", "finite decimal"),
         ("pages", "", "is empty but requires"),
         ("page_latency_p90_ns", "", "other columns of its group"),
-        ("schema_version", "6", "schema_version 6"),
-        // A version-1 to -4 row in a file with the version-5 header (all columns present).
+        ("schema_version", "7", "schema_version 7"),
+        // A version-1 to -5 row in a file with the version-6 header (all columns present).
         ("schema_version", "1", "schema_version 1"),
         ("schema_version", "2", "schema_version 2"),
         ("schema_version", "3", "schema_version 3"),
@@ -216,6 +221,7 @@ struct ResultRowTests {
         ("scenario", "", "column 'scenario' is empty but requires a text value"),
         ("config_hash", "", "column 'config_hash' is empty"),
         ("schema_version", "4", "schema_version 4"),
+        ("schema_version", "5", "schema_version 5"),
     ])
     func badNumbers(column: String, value: String, fragment: String) throws {
         let (text, position) = try Self.text(replacing: column, with: value)
@@ -256,7 +262,7 @@ struct ResultRowTests {
             "watch_latency_p50_ns", "watch_latency_p90_ns", "watch_latency_p99_ns", "watch_latency_p999_ns",
             "watch_latency_max_ns",
         ]
-        let lacking = addedInVersion4.union(["late_starts"])
+        let lacking = addedInVersion4.union(["late_starts", "label", "filter", "read", "continuation"])
         #expect(lacking == ResultRow.earlierSchemaVersions[3])
         #expect(row.stage == nil && row.stagePagersFrom == nil && row.stageRateFrom == nil)
         let keep = ResultRow.csvHeader.indices.filter { !lacking.contains(ResultRow.csvHeader[$0]) }
@@ -266,22 +272,48 @@ struct ResultRowTests {
         let rows = try ResultRow.parseCSV(text, file: "v3.csv")
         row.allocationCounting = ""
         row.lateStarts = nil
+        row.clearSchema6Columns()
         #expect(rows == [row])
     }
 
-    /// Version 5 added `late_starts` at the end (H8): a version-4 file reads with it empty.
+    /// Version 5 added `late_starts` (H8): a version-4 file reads with it (and version 6's
+    /// columns) empty.
     @Test("a schema version 4 file still reads with late_starts empty")
     func version4Reads() throws {
         var row = Self.sampleRow()
-        #expect(ResultRow.earlierSchemaVersions[4] == ["late_starts"])
-        #expect(ResultRow.csvHeader.last == "late_starts")
-        let keep = ResultRow.csvHeader.indices.dropLast()
-        let fields = row.csvFields
-        let text = keep.map { ResultRow.csvHeader[$0] }.joined(separator: ",") + "\n" + "4"
-            + keep.map { CSVWriter.escape(fields[$0]) }.joined(separator: ",").dropFirst() + "\n"
-        let rows = try ResultRow.parseCSV(text, file: "v4.csv")
+        let lacking: Set<String> = ["late_starts", "label", "filter", "read", "continuation"]
+        #expect(ResultRow.earlierSchemaVersions[4] == lacking)
+        let rows = try ResultRow.parseCSV(Self.text(of: row, version: 4, lacking: lacking), file: "v4.csv")
         row.lateStarts = nil
+        row.clearSchema6Columns()
         #expect(rows == [row])
+    }
+
+    /// Version 6 added `label`, `filter`, `read` and `continuation` at the end (issue 26): a
+    /// version-5 file (main's, with `late_starts`) reads with them empty, and its rows still
+    /// get labels where they are shown (``ConfigurationComparison/labels(_:files:)``).
+    @Test("a schema version 5 file still reads with label, filter, read and continuation empty")
+    func version5Reads() throws {
+        var row = Self.sampleRow()
+        let lacking: Set<String> = ["label", "filter", "read", "continuation"]
+        #expect(ResultRow.earlierSchemaVersions[5] == lacking)
+        #expect(Array(ResultRow.csvHeader.suffix(4)) == ["label", "filter", "read", "continuation"])
+        let rows = try ResultRow.parseCSV(Self.text(of: row, version: 5, lacking: lacking), file: "v5.csv")
+        row.clearSchema6Columns()
+        #expect(rows == [row])
+        #expect(rows[0].schemaVersion == 6)
+        // A version-5 file holding version 6's columns is half-migrated: refused.
+        #expect(throws: MetricsError.self) {
+            try ResultRow.parseCSV(Self.text(of: Self.sampleRow(), version: 5, lacking: []), file: "v5-mixed.csv")
+        }
+    }
+
+    /// `row` as a file of `version` without the columns `lacking`.
+    static func text(of row: ResultRow, version: Int, lacking: Set<String>) -> String {
+        let keep = ResultRow.csvHeader.indices.filter { !lacking.contains(ResultRow.csvHeader[$0]) }
+        let fields = row.csvFields
+        return keep.map { ResultRow.csvHeader[$0] }.joined(separator: ",") + "\n" + "\(version)"
+            + keep.map { CSVWriter.escape(fields[$0]) }.joined(separator: ",").dropFirst() + "\n"
     }
 
     /// Issue 14 added the target columns in version 3: a version-2 file (without them, its
@@ -291,6 +323,7 @@ struct ResultRowTests {
     func previousSchemaVersionReads() throws {
         var row = Self.sampleRow()
         row.lateStarts = nil
+        row.clearSchema6Columns()
         let added = try #require(ResultRow.earlierSchemaVersions[2])
         let keep = ResultRow.csvHeader.indices.filter { !added.contains(ResultRow.csvHeader[$0]) }
         let header = keep.map { ResultRow.csvHeader[$0] }.joined(separator: ",")
@@ -313,6 +346,7 @@ struct ResultRowTests {
         var row = Self.sampleRow()
         row.duplicateItems = nil
         row.lateStarts = nil
+        row.clearSchema6Columns()
         let added = try #require(ResultRow.earlierSchemaVersions[3])
         #expect(added.contains("duplicate_items") && added.contains("watch_latency_p50_ns"))
         let keep = ResultRow.csvHeader.indices.filter { !added.contains(ResultRow.csvHeader[$0]) }
@@ -344,10 +378,14 @@ struct ResultRowTests {
         #expect(throws: MetricsError.self) { try ResultRow.csvText([row]) }
     }
 
-    @Test("the README's CSV columns section is the rendered registry (docs cannot drift)")
+    /// The column docs live in docs/csv-columns.md (issue 26 moved them out of README.md,
+    /// which another engineer owns); README.md is checked only while no such file exists.
+    @Test("the CSV columns docs are the rendered registry (docs cannot drift)")
     func readmeMatchesRegistry() throws {
-        let path = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("README.md").path
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        let columns = root.appendingPathComponent("docs/csv-columns.md").path
+        let path = FileManager.default.fileExists(atPath: columns) ? columns : root.appendingPathComponent("README.md").path
         let readme = try TextFile.read(path)
         let updated = CSVDocumentation.updating(readme)
         if updated != readme, ProcessInfo.processInfo.environment["PAGEBENCH_UPDATE_README"] == "1" {
@@ -356,7 +394,7 @@ struct ResultRowTests {
         }
         #expect(
             updated == readme,
-            "README.md's CSV columns section is out of date; run PAGEBENCH_UPDATE_README=1 swift test --filter readmeMatchesRegistry")
+            "\(path)'s CSV columns section is out of date; run PAGEBENCH_UPDATE_README=1 swift test --filter readmeMatchesRegistry")
     }
 
     @Test("markdown table escapes pipes and marks optional columns")
@@ -365,5 +403,15 @@ struct ResultRowTests {
             ColumnDescriptor(name: "a_ns", unit: "ns", polarity: .lowerIsBetter, kind: .measured, type: .unsignedInteger, isOptional: true, summary: "x | y")
         ])
         #expect(table.contains("| `a_ns` | unsigned (optional) | ns | lower is better | measured | x \\| y |"))
+    }
+}
+
+extension ResultRow {
+    /// Empties the columns schema 6 added, as reading an earlier file leaves them.
+    mutating func clearSchema6Columns() {
+        label = ""
+        filter = ""
+        read = ""
+        continuation = ""
     }
 }

@@ -40,7 +40,7 @@ import Testing
         streaming.pagerKind = "streaming"
         let table = ConfigurationComparison(
             files: [("all.csv", four.rows(seed: 1) + sixteen.rows(seed: 1) + streaming.rows(seed: 1))])
-        #expect(table.configurations.map(\.label) == ["even / loop", "even / streaming"])
+        #expect(table.configurations.map(\.label) == ["pager=loop", "pager=streaming"])
         #expect(table.sections.map(\.concurrency) == [4, 16])
         let sixteenPages = try #require(table.sections[1].rows.first { $0.metric == "pages_per_s" })
         #expect(sixteenPages.values[1] == nil)
@@ -57,7 +57,7 @@ import Testing
         let table = ConfigurationComparison(files: evenAndClustered(), metrics: ["pages_per_s", "empty_page_rate"])
         let records = try CSVReader(file: "compare.csv").records(table.csv)
         #expect(records.first?.fields.map(\.text) == [
-            "concurrency", "metric", "unit", "polarity", "even", "even delta", "clustered", "clustered delta",
+            "concurrency", "metric", "unit", "polarity", "even", "even delta", "clustered", "clustered delta", "not_comparable",
         ])
         #expect(records.count == 3)
         let fields = records[1].fields.map(\.text)
@@ -69,7 +69,7 @@ import Testing
         let markdown = ConfigurationComparison(files: evenAndClustered()).markdown
         #expect(markdown.contains("#### Concurrency 4"))
         #expect(markdown.contains("| metric | even | clustered |"))
-        #expect(markdown.contains("| `pages_per_s` | 10000 pages/s | 8000 pages/s (−20 % worse) |"))
+        #expect(markdown.contains("| requests/s (`pages_per_s`) | 10000 pages/s | 8000 pages/s (−20 % worse) |"))
     }
 
     @Test func unknownMetricIsRejectedWithASuggestion() {
@@ -78,5 +78,156 @@ import Testing
         } throws: { error in
             (error as? MetricsError)?.message.contains("did you mean 'empty_page_rate'") == true
         }
+    }
+
+    // MARK: Labels (issue 26)
+
+    /// Two runs of one scenario at limits 10 and 100, each file's rows labelled by its own
+    /// run (`default`): the comparison names them by what differs, never by hash.
+    @Test func filesOfOneScenarioAreLabelledByTheParametersThatDiffer() {
+        var ten = SyntheticResults()
+        ten.scenario = "default"
+        ten.label = "default"
+        ten.limit = 10
+        ten.filter = "category=0"
+        var hundred = ten
+        hundred.limit = 100
+        hundred.configHash = "1111111111111111"
+        let table = ConfigurationComparison(files: [("a/ten.csv", ten.rows(seed: 1)), ("b/hundred.csv", hundred.rows(seed: 2))])
+        #expect(table.configurations.map(\.label) == ["limit=10", "limit=100"])
+        #expect(!table.text.contains("default [00c0ffee]"))
+    }
+
+    /// Schema 5 files have no `label` column: their configurations get labels all the same,
+    /// from the columns they have (limit, pager, load model).
+    @Test func filesWithoutLabelsGetDerivedLabels() {
+        var ten = SyntheticResults()
+        ten.limit = 10
+        var hundred = ten
+        hundred.limit = 100
+        hundred.configHash = "1111111111111111"
+        let table = ConfigurationComparison(files: [("old.csv", ten.rows(seed: 1) + hundred.rows(seed: 2))])
+        #expect(table.configurations.map(\.label) == ["limit=10", "limit=100"])
+    }
+
+    /// One run's labels were derived over exactly its configurations: they are kept, and so
+    /// are labels scenarios gave, across files.
+    @Test func labelsARunOrAScenarioGaveAreKept() {
+        var fast = SyntheticResults()
+        fast.label = "our filter, limit 100"
+        var slow = fast
+        slow.label = "our filter, limit 10"
+        slow.limit = 10
+        slow.configHash = "1111111111111111"
+        let table = ConfigurationComparison(files: [("x.csv", fast.rows(seed: 1)), ("y.csv", slow.rows(seed: 2))])
+        #expect(table.configurations.map(\.label) == ["our filter, limit 100", "our filter, limit 10"])
+        var a = SyntheticResults()
+        a.label = "limit=10"
+        a.limit = 10
+        var b = a
+        b.label = "limit=100"
+        b.limit = 100
+        b.configHash = "1111111111111111"
+        #expect(ConfigurationComparison(files: [("run.csv", a.rows(seed: 1) + b.rows(seed: 1))]).configurations.map(\.label)
+            == ["limit=10", "limit=100"])
+    }
+
+    @Test func distinguishingNamesOnlyWhatDiffersAndFallsBackToTheName() {
+        typealias P = ConfigurationLabel.Parameter
+        let labels = ConfigurationLabel.distinguishing(
+            [
+                [P("scenario", "default"), P("limit", "10"), P("filter", "category=0"), P("read", "scan")],
+                [P("scenario", "default"), P("limit", "100"), P("filter", "category=0"), P("read", "scan")],
+                [P("scenario", "default"), P("limit", "100"), P("filter", "none"), P("read", "scan")],
+            ], fallback: ["default", "default", "default"])
+        #expect(labels == ["limit=10 filter=category=0", "limit=100 filter=category=0", "limit=100 filter=none"])
+        #expect(ConfigurationLabel.distinguishing([[P("scenario", "default")]], fallback: ["default"]) == ["default"])
+        // Scenarios their names tell apart keep their names.
+        #expect(ConfigurationLabel.distinguishing(
+            [[P("scenario", "empty-pages"), P("limit", "25")], [P("scenario", "large-items"), P("limit", "100")]],
+            fallback: ["empty-pages", "large-items"]) == ["empty-pages", "large-items"])
+        // A sweep of two scenarios: names and what varies.
+        #expect(ConfigurationLabel.distinguishing(
+            [[P("scenario", "a"), P("limit", "10")], [P("scenario", "a"), P("limit", "100")], [P("scenario", "b"), P("limit", "10")]],
+            fallback: ["a", "a", "b"]) == ["a limit=10", "a limit=100", "b limit=10"])
+        let same = ConfigurationLabel.distinguishing(
+            [[P("limit", "10")], [P("limit", "10")]], fallback: ["x", "x"], disambiguators: [["a.csv"], ["b.csv"]])
+        #expect(same == ["x (a.csv)", "x (b.csv)"])
+    }
+
+    // MARK: Like with like (issue 26)
+
+    /// Limit 100 against limit 10: fewer round trips per drain is better, but pages/s and
+    /// page latency count another unit, so they are marked, not called worse.
+    @Test func ratesPerPageAcrossLimitsAreNotComparableAndTheDrainCostLeads() throws {
+        var ten = SyntheticResults()
+        ten.noise = 0
+        ten.limit = 10
+        ten.label = "limit=10"
+        var hundred = ten
+        hundred.limit = 100
+        hundred.label = "limit=100"
+        hundred.configHash = "1111111111111111"
+        hundred.pages = 130
+        hundred.emptyPagesWasted = 4
+        hundred.pagesPerSecond = 1_900
+        hundred.pageLatencyP50Nanoseconds = 900_000
+        let table = ConfigurationComparison(files: [("limits.csv", ten.rows(seed: 1) + hundred.rows(seed: 1))])
+        let section = try #require(table.sections.first)
+        #expect(Array(section.rows.prefix(4).map(\.metric)) == [
+            "pages_per_drain_mean", "empty_pages_per_drain", "scanned_bytes_per_drain", "items_per_drain",
+        ])
+        let roundTrips = try #require(section.rows.first { $0.metric == "pages_per_drain_mean" })
+        #expect(roundTrips.notComparable == nil)
+        #expect(ConfigurationComparison.cellText(roundTrips, 1) == "1.3 pages (−89.2 % better)")
+        let empty = try #require(section.rows.first { $0.metric == "empty_pages_per_drain" })
+        #expect(empty.values == [0.4, 0.04])
+        let rate = try #require(section.rows.first { $0.metric == "pages_per_s" })
+        #expect(rate.notComparable?.contains("limits differ (10, 100)") == true)
+        #expect(ConfigurationComparison.cellText(rate, 1) == "1900 pages/s (−81 %, not comparable)")
+        let latency = try #require(section.rows.first { $0.metric == "page_latency_p50_ns" })
+        #expect(!ConfigurationComparison.cellText(latency, 1).contains("worse"))
+        #expect(table.text.contains("pages_per_s: not comparable, per page, and the limits differ"))
+        #expect(table.text.contains("round trips/drain (pages_per_drain_mean)"))
+        #expect(table.text.contains("not a regression check"))
+        // Items/s between filters counts different items.
+        var filtered = ten
+        filtered.filter = "category=0"
+        filtered.label = "filter=category=0"
+        filtered.configHash = "2222222222222222"
+        ten.filter = "none"
+        let filters = ConfigurationComparison(files: [("f.csv", ten.rows(seed: 1) + filtered.rows(seed: 1))])
+        #expect(filters.sections[0].rows.first { $0.metric == "items_per_s" }?.notComparable?.contains("filters differ") == true)
+        #expect(filters.sections[0].rows.first { $0.metric == "pages_per_s" }?.notComparable == nil)
+        // One limit: the same rate is judged as before.
+        let same = ConfigurationComparison(files: evenAndClustered())
+        #expect(same.sections[0].rows.allSatisfy { $0.notComparable == nil })
+    }
+
+    /// A full scan against one partition: a drain is another range, so figures per drain
+    /// are marked; items/s and bytes/s still compare.
+    @Test func figuresPerDrainAcrossReadsAreNotComparable() throws {
+        var partition = SyntheticResults()
+        partition.noise = 0
+        var scan = partition
+        scan.configHash = "3333333333333333"
+        scan.pages = 76_800
+        let rows = partition.rows(seed: 1).map { row -> ResultRow in
+            var copy = row
+            copy.read = "partition:uniform"
+            return copy
+        } + scan.rows(seed: 1).map { row -> ResultRow in
+            var copy = row
+            copy.read = "scan"
+            return copy
+        }
+        let table = ConfigurationComparison(files: [("reads.csv", rows)])
+        #expect(table.configurations.map(\.label) == ["read=partition:uniform", "read=scan"])
+        let section = try #require(table.sections.first)
+        let trips = try #require(section.rows.first { $0.metric == "pages_per_drain_mean" })
+        #expect(trips.notComparable?.contains("the reads differ (partition:uniform, scan)") == true)
+        #expect(ConfigurationComparison.cellText(trips, 1).contains("not comparable"))
+        #expect(section.rows.first { $0.metric == "drain_latency_p50_ns" }?.notComparable != nil)
+        #expect(section.rows.first { $0.metric == "items_per_s" }?.notComparable == nil)
     }
 }

@@ -60,9 +60,12 @@ import FoundationXML
         let collector = parse(html)
         #expect(collector.error == nil, "not well-formed: \(String(describing: collector.error))")
         let svgIDs = collector.elements.filter { $0.name == "svg" }.compactMap { $0.attributes["id"] }
-        #expect(svgIDs == HTMLReport.plotIDs)
+        // Issue 26: only the plots these rows mean something for, most telling first; one
+        // limit and one selectivity: no plot against the limit or the selectivity.
+        #expect(svgIDs == ["plot-throughput", "plot-drain-latency", "plot-page-latency", "plot-cancellation", "plot-memory", "plot-history"])
+        #expect(Set(svgIDs).isSubset(of: HTMLReport.plotIDs))
         // Every plot has data drawn in it.
-        for id in HTMLReport.plotIDs {
+        for id in svgIDs {
             let start = try #require(html.range(of: "id=\"\(id)\""))
             let end = try #require(html.range(of: "</svg>", range: start.upperBound..<html.endIndex))
             let svg = html[start.lowerBound..<end.lowerBound]
@@ -165,10 +168,75 @@ import FoundationXML
         let latency = try #require(html.range(of: "id=\"plot-stage-latency\""))
         let latencyEnd = try #require(html.range(of: "</svg>", range: latency.upperBound..<html.endIndex))
         #expect(html[latency.lowerBound..<latencyEnd.lowerBound].contains(" ms</text>"))
-        // The stage rows are not points of pages/s against concurrency.
-        #expect(html.contains("id=\"plot-throughput\"") && html.contains("No rows to plot."))
+        // The stage rows are not points of pages/s against concurrency: their plan against
+        // what they achieved comes first instead (issue 26).
+        #expect(!html.contains("id=\"plot-throughput\""))
+        let first = try #require(html.range(of: "<svg xmlns=\"http://www.w3.org/2000/svg\" id=\""))
+        #expect(html[first.upperBound...].hasPrefix("plot-stage-plan"))
+        #expect(html.contains("achieved: pagers admitted") && html.contains("plan: target pagers"))
         for stage in 1...3 { #expect(html.contains("Concurrency 64 stage \(stage)</h3>")) }
         #expect(!Self.fixtureReport().render().contains("plot-stage-"))
+    }
+
+    /// Issue 26: a knee CSV opens with the knee plot: requests/s along the top, the SLO's
+    /// bound drawn, broken steps as rings (as the caption says), the verdict first.
+    @Test func aKneeReportOpensWithTheKneeItsBoundAndRequestsPerSecond() throws {
+        var rows: [ResultRow] = []
+        for (rate, p99, held) in [(100.0, 20_000_000, 1), (200.0, 22_000_000, 1), (400.0, 30_000_000, 1), (800.0, 900_000_000, 0)] {
+            var row = ResultRow()
+            row.scenario = "slow-store"
+            row.configHash = String(format: "%016x", Int(rate))
+            row.loadModel = "open-fixed"
+            row.concurrency = 16
+            row.targetDrainsPerSecond = rate
+            row.drainsPerSecond = rate * 0.98
+            row.pagesPerSecond = rate * 0.98 * 21
+            row.drainLatencyCorrected = LatencyPercentiles(
+                p50Nanoseconds: UInt64(p99 / 2), p90Nanoseconds: UInt64(p99 / 2), p99Nanoseconds: UInt64(p99),
+                p999Nanoseconds: UInt64(p99), maxNanoseconds: UInt64(p99))
+            row.sloHeld = held
+            rows.append(row)
+        }
+        var report = HTMLReport(files: [("results/knee.csv", rows)])
+        report.objectives = try ServiceLevelObjective.parseAll(["drain_latency_corrected_p99_ns<50ms"])
+        let html = report.render()
+        #expect(parse(html).error == nil)
+        let first = try #require(html.range(of: "<svg xmlns=\"http://www.w3.org/2000/svg\" id=\""))
+        #expect(html[first.upperBound...].hasPrefix("plot-knee"))
+        let end = try #require(html.range(of: "</svg>", range: first.upperBound..<html.endIndex))
+        let svg = html[first.lowerBound..<end.lowerBound]
+        #expect(svg.contains("class=\"level\"") && svg.contains("SLO: drain_latency_corrected_p99_ns&lt;50ms"))
+        #expect(svg.contains("requests (pages)/s achieved (× 21 pages per drain"))
+        #expect(svg.contains("fill=\"#ffffff\" stroke="), "a broken step is a ring")
+        #expect(svg.contains("knee 400 drains/s, 8232 requests/s"), "\(svg)")
+        #expect(!html.contains("plot-cancellation") && !html.contains("plot-throughput"))
+        let verdict = try #require(html.range(of: "<p class=\"verdict\">"))
+        #expect(html[verdict.upperBound...].hasPrefix("The knee: <strong>400 drains/s</strong> offered held every SLO"))
+    }
+
+    /// Issue 26: a limit sweep answers with round trips and empty pages per drain against the
+    /// limit; page latency (per page, another unit per limit) is left out, saying why.
+    @Test func aLimitSweepAnswersWithRoundTripsAgainstTheLimit() throws {
+        var ten = SyntheticResults()
+        ten.limit = 10
+        ten.label = "limit=10 filter=category=0"
+        ten.filter = "category=0"
+        var hundred = ten
+        hundred.limit = 100
+        hundred.label = "limit=100 filter=category=0 and a long name that must never be cut in the key"
+        hundred.configHash = "1111111111111111"
+        hundred.pages = 130
+        hundred.emptyPagesWasted = 4
+        let html = HTMLReport(files: [("results/limits.csv", ten.rows(seed: 1) + hundred.rows(seed: 2))]).render()
+        #expect(parse(html).error == nil)
+        let first = try #require(html.range(of: "<svg xmlns=\"http://www.w3.org/2000/svg\" id=\""))
+        #expect(html[first.upperBound...].hasPrefix("plot-limit"))
+        #expect(!html.contains("id=\"plot-page-latency\"") && html.contains("page latency percentiles (a page holds up to limit items"))
+        #expect(html.contains("<th>round trips/drain</th>") && html.contains("<th>requests/s</th>") && html.contains("<th>drains/s</th>"))
+        #expect(html.contains("costs the fewest round trips per drain (1.3, against 12"))
+        #expect(html.contains("a long name that must never be cut in the key"))
+        #expect(!html.contains("…"))
+        #expect(html.contains("not comparable"))
     }
 
     @Test func reportIsSelfContained() {
@@ -189,8 +257,10 @@ import FoundationXML
         let collector = parse(html)
         #expect(collector.error == nil)
         let placeholders = collector.elements.filter { $0.name == "p" && $0.attributes["class"] == "empty" }.compactMap { $0.attributes["id"] }
-        #expect(placeholders == ["plot-memory", "plot-history"])
-        #expect(html.contains("--timeseries FILE"))
+        #expect(placeholders.isEmpty)
+        // Issue 26: plots without data are left out, and the page says how to get them.
+        #expect(!html.contains("id=\"plot-memory\"") && !html.contains("id=\"plot-history\""))
+        #expect(html.contains("Not shown") && html.contains("--timeseries FILE") && html.contains("--history FILE"))
     }
 
     @Test func writesAtomicallyCreatingDirectories() throws {

@@ -21,6 +21,10 @@ struct SyntheticResults {
     var scenario = "even"
     var configHash = "00c0ffee00c0ffee"
     var pagerKind = "loop"
+    var limit = 100
+    /// The schema-6 columns (issue 26); empty as in files of schema 5 and earlier.
+    var label = ""
+    var filter = ""
     var concurrency = 4
     var repetitions = 5
     /// Relative standard deviation of every measured metric across repetitions.
@@ -57,7 +61,9 @@ struct SyntheticResults {
             row.loadModel = "closed"
             row.concurrency = concurrency
             row.repetition = repetition
-            row.limit = 100
+            row.limit = limit
+            row.label = label
+            row.filter = filter
             row.targetDrains = targetDrains
             row.targetDurationSeconds = targetDrains == nil ? 10 : nil
             row.warmupSeconds = 0.5
