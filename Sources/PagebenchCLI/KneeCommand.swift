@@ -299,7 +299,7 @@ public struct KneeCommand: AsyncParsableCommand {
         } catch {
             throw CommandFailure(wrapping: error)
         }
-        out.write(Self.summary(result) + "\n")
+        out.write(Self.summary(result, steps: steps) + "\n")
         if !quiet { out.write("wrote \(steps.count) step rows to \(output)\n") }
         if let signal = interruption?.signal {
             let name = signal == SIGINT ? "SIGINT" : signal == SIGTERM ? "SIGTERM" : "signal \(signal)"
@@ -401,21 +401,27 @@ public struct KneeCommand: AsyncParsableCommand {
             + "\(NumberText.fixed(step.row.durationSeconds, 1)) s (partial, not judged; \(step.row.drains) drains)\n"
     }
 
-    static func summary(_ result: KneeSearch.Result) -> String {
-        let broken = result.lowestBroken.map { "; lowest rate that broke: \(rate($0)) drains/s" } ?? ""
+    /// The last line of a knee search; a rate that held is said in requests (pages) per second
+    /// too, as its step achieved them: SLOs and capacity are often per request (issue 26).
+    static func summary(_ result: KneeSearch.Result, steps measured: [Step] = []) -> String {
+        func rate(_ drains: Double) -> String {
+            let achieved = measured.last { $0.rate == drains && $0.held }
+            return Self.rate(drains) + (achieved.map { " drains/s (\(NumberText.compact($0.row.pagesPerSecond)) requests/s achieved)" } ?? " drains/s")
+        }
+        let broken = result.lowestBroken.map { "; lowest rate that broke: \(Self.rate($0)) drains/s" } ?? ""
         let steps = "\(result.steps.count) step\(result.steps.count == 1 ? "" : "s")"
         switch result.ending {
         case .resolved:
-            return "knee: \(rate(result.knee ?? 0)) drains/s, the highest rate at which every SLO held\(broken) (\(steps))"
+            return "knee: \(rate(result.knee ?? 0)), the highest rate at which every SLO held\(broken) (\(steps))"
         case .heldAtMaxRate:
-            return "knee: at least \(rate(result.knee ?? 0)) drains/s: every SLO held up to --max-rate (\(steps))"
+            return "knee: at least \(rate(result.knee ?? 0)): every SLO held up to --max-rate (\(steps))"
         case .neverHeld:
             return "knee: none: the SLOs broke at every rate tried\(broken) (\(steps))"
         case .stepLimit:
-            let knee = result.knee.map { "\(rate($0)) drains/s" } ?? "none"
+            let knee = result.knee.map { rate($0) } ?? "none"
             return "knee: \(knee) so far: --max-steps reached before the resolution\(broken) (\(steps))"
         case .interrupted:
-            let knee = result.knee.map { "\(rate($0)) drains/s, the highest rate at which every SLO held" } ?? "none held"
+            let knee = result.knee.map { "\(rate($0)), the highest rate at which every SLO held" } ?? "none held"
             return "knee so far: \(knee)\(broken); interrupted before the resolution (\(steps) judged)"
         }
     }

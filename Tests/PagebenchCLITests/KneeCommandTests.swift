@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import PagebenchBase
 import PagebenchCLI
 import PagebenchHarness
 import PagebenchMetrics
@@ -282,7 +283,9 @@ import Testing
         #expect(rows.map(\.targetDrainsPerSecond) == [20, 40, 70])
         #expect(rows.allSatisfy { $0.loadModel == "open-fixed" && $0.concurrency == 3 && $0.repetition == 1 })
         #expect(rows.map(\.sloHeld) == [1, 1, 1])
-        #expect(capture.text.contains("knee: at least 70 drains/s"))
+        // The knee in requests (pages) per second as well, as its step achieved them (issue 26).
+        let requests = NumberText.compact(rows[2].pagesPerSecond)
+        #expect(capture.text.contains("knee: at least 70 drains/s (\(requests) requests/s achieved): every SLO held"), "\(capture.text)")
     }
 
     /// Requests a stop (as SIGINT would, H6) as soon as step 1's line is printed.
@@ -318,7 +321,8 @@ import Testing
         let rows = try CSVFile.read(ResultRow.self, from: output)
         #expect(rows.map(\.targetDrainsPerSecond) == [20])
         #expect(rows.map(\.sloHeld) == [1] && rows.map(\.partial) == [0])
-        #expect(capture.text.contains("knee so far: 20 drains/s, the highest rate at which every SLO held; interrupted"))
+        let requests = NumberText.compact(rows[0].pagesPerSecond)
+        #expect(capture.text.contains("knee so far: 20 drains/s (\(requests) requests/s achieved), the highest rate at which every SLO held; interrupted"))
     }
 
     @Test func anSLOThatNeverHoldsExits99() async throws {
