@@ -287,6 +287,7 @@ public struct KneeCommand: AsyncParsableCommand {
                 let verdict = search.judge(rate: rate, achievedRate: achieved, sloHeld: violations.isEmpty)
                 // A knee step's slo_held is its verdict: the SLOs and the throughput condition.
                 row.sloHeld = verdict.held ? 1 : 0
+                row.slos = ServiceLevelObjective.columnText(objectives)
                 let step = Step(rate: rate, row: row, held: verdict.held, violations: violations, verdict: verdict)
                 steps.append(step)
                 search.record(verdict)

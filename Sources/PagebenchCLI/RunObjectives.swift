@@ -58,6 +58,7 @@ struct RunObjectives {
             let objectives = objectives(for: rows[index])
             guard !objectives.isEmpty else { continue }
             rows[index].sloHeld = ServiceLevelObjective.allHold(objectives, on: rows[index]) ? 1 : 0
+            rows[index].slos = ServiceLevelObjective.columnText(objectives)
         }
     }
 

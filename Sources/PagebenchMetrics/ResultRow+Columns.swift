@@ -114,6 +114,7 @@ extension ResultRow {
             .text("filter", \.filter, .context, optional: true, "Filter of every page request as `--filter` writes it (`match`, `category=0`, `size>=4096`), or `none`; empty in files of schema 5 and earlier."),
             .text("read", \.read, .context, optional: true, "What each drain read as `--read` writes it (`partition:uniform`, `partition:zipf:1.1`, `scan`, `segment:4`); empty in files of schema 5 and earlier."),
             .text("continuation", \.continuation, .context, optional: true, "The store's continuation mode: `keyset` (after the last evaluated key) or `offset` (at the n-th item; S25 under writes); empty in files of schema 5 and earlier."),
+            .text("slos", \.slos, .context, optional: true, "The SLOs `slo_held` judged this row on, `;`-separated as written (`drain_latency_corrected_p99_ns<60ms;error_rate<1%`), so that `report` draws their bounds; empty without SLOs and in files of schema 5 and earlier."),
         ]
         return columns
     }()

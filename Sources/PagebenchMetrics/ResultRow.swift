@@ -32,8 +32,9 @@ public struct ResultRow: CSVRecord, Hashable {
     /// (H7) and counts a stage row's rates from what completed during the stage.
     static let addedInVersion5: Set<String> = ["late_starts"]
     /// The columns version 6 added (issue 26): a human `label` per row and the workload
-    /// parameters users vary that had no column (`filter`, `read`, `continuation`).
-    static let addedInVersion6: Set<String> = ["label", "filter", "read", "continuation"]
+    /// parameters users vary that had no column (`filter`, `read`, `continuation`), and the
+    /// SLOs a row was judged on (`slos`), so a report can draw their bounds.
+    static let addedInVersion6: Set<String> = ["label", "filter", "read", "continuation", "slos"]
     /// Version 1 had no `harness_overhead_ratio` (added in 2) and neither had the columns
     /// of versions 3 to 6; their files read with those columns empty (`partial` 0).
     public static var earlierSchemaVersions: [Int: Set<String>] {
@@ -141,6 +142,9 @@ public struct ResultRow: CSVRecord, Hashable {
     /// The store's continuation mode (`keyset` or `offset`, S25). Empty in files of
     /// schema 5 and earlier.
     public var continuation: String = ""
+    /// The SLOs `slo_held` judged, `;`-separated as written (`drain_latency_corrected_p99_ns<60ms;error_rate<1%`).
+    /// Empty without SLOs and in files of schema 5 and earlier.
+    public var slos: String = ""
 
     // MARK: Cancellation (H2)
 

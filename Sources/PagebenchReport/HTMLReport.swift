@@ -620,7 +620,9 @@ public struct HTMLReport: Sendable {
                 { NumberText.compact($0 * ratio) }
             )
         }
-        for objective in objectives where objective.column == "drain_latency_corrected_p99_ns" {
+        // `report --slo`, else the SLOs the steps were judged on (the `slos` column).
+        let bounds = objectives.isEmpty ? ServiceLevelObjective.recorded(in: steps.map(\.1)) : objectives
+        for objective in bounds where objective.column == "drain_latency_corrected_p99_ns" {
             chart.levels.append((objective.bound, "SLO: \(objective.description)"))
         }
         if let knee = steps.filter({ $0.1.sloHeld == 1 }).max(by: { $0.1.targetDrainsPerSecond! < $1.1.targetDrainsPerSecond! })?.1 {

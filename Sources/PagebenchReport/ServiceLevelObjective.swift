@@ -212,6 +212,24 @@ extension ServiceLevelObjective {
         return objectives
     }
 
+    /// The `slos` column's text of `objectives`: their expressions, `;`-separated.
+    public static func columnText(_ objectives: [ServiceLevelObjective]) -> String {
+        objectives.map(\.description).joined(separator: ";")
+    }
+
+    /// The SLOs recorded in `rows`' `slos` column, each once, in order of first appearance;
+    /// an entry that does not parse (a file edited by hand) is left out.
+    public static func recorded(in rows: [ResultRow]) -> [ServiceLevelObjective] {
+        var seen = Set<String>()
+        var objectives: [ServiceLevelObjective] = []
+        for row in rows {
+            for expression in row.slos.split(separator: ";").map(String.init) where seen.insert(expression).inserted {
+                if let objective = try? ServiceLevelObjective(parsing: expression, source: "slos") { objectives.append(objective) }
+            }
+        }
+        return objectives
+    }
+
     /// Every bound of `objectives` that a row of `rows` breaks (or cannot be checked on), as
     /// sentences naming the row (scenario, pager, concurrency, repetition, stage), the bound and by
     /// how much; empty when every SLO held on every row.

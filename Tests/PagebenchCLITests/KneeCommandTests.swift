@@ -95,6 +95,7 @@ import Testing
         #expect(none == nil)
         #expect(capture.text.contains("every SLO held on every row: error_rate<0.01, empty_page_rate<=1"))
         #expect(try CSVFile.read(ResultRow.self, from: output).map(\.sloHeld) == [1])
+        #expect(try CSVFile.read(ResultRow.self, from: output).map(\.slos) == ["error_rate<0.01;empty_page_rate<=1"])
         // A --slo the scenario's list does not meet breaks the run: the flag does not replace it.
         let (_, flagBroke) = await run([held, "--output", output, "--quiet", "--slo", "pages_per_s<1"])
         #expect(flagBroke?.message.contains("pages_per_s<1 broke") == true)
@@ -283,6 +284,8 @@ import Testing
         #expect(rows.map(\.targetDrainsPerSecond) == [20, 40, 70])
         #expect(rows.allSatisfy { $0.loadModel == "open-fixed" && $0.concurrency == 3 && $0.repetition == 1 })
         #expect(rows.map(\.sloHeld) == [1, 1, 1])
+        // The SLOs the steps were judged on, so a report of this CSV draws their bounds (issue 26).
+        #expect(rows.map(\.slos) == ["error_rate<0.01", "error_rate<0.01", "error_rate<0.01"])
         // The knee in requests (pages) per second as well, as its step achieved them (issue 26).
         let requests = NumberText.compact(rows[2].pagesPerSecond)
         #expect(capture.text.contains("knee: at least 70 drains/s (\(requests) requests/s achieved): every SLO held"), "\(capture.text)")

@@ -29,6 +29,7 @@ struct ResultRowTests {
         row.filter = "category=0"
         row.read = "scan"
         row.continuation = "keyset"
+        row.slos = "drain_latency_corrected_p99_ns<60ms;error_rate<0.01"
         row.targetDurationSeconds = 10
         row.warmupSeconds = 1.5
         var metrics = TaskMetrics()
@@ -58,7 +59,7 @@ struct ResultRowTests {
     @Test("golden header: changing columns must bump schema_version and update this test and README")
     func goldenHeader() {
         let golden = """
-            schema_version,timestamp_utc,pagebench_version,git_commit,swift_version,build_configuration,host,cores,scenario,config_hash,seed,pager_kind,load_model,target_drains_per_s,concurrency,repetition,limit,target_drains,target_duration_s,warmup_s,pages_per_s,items_per_s,scanned_bytes_per_s,drains_per_s,drains,pages,items,scanned_items,scanned_bytes,empty_pages_wasted,empty_pages_final,empty_page_rate,pages_per_drain_mean,pages_per_drain_max,page_latency_p50_ns,page_latency_p90_ns,page_latency_p99_ns,page_latency_p999_ns,page_latency_max_ns,drain_latency_p50_ns,drain_latency_p90_ns,drain_latency_p99_ns,drain_latency_p999_ns,drain_latency_max_ns,drain_latency_corrected_p50_ns,drain_latency_corrected_p90_ns,drain_latency_corrected_p99_ns,drain_latency_corrected_p999_ns,drain_latency_corrected_max_ns,missed_starts,cancellations,cancel_latency_p50_ns,cancel_latency_p90_ns,cancel_latency_p99_ns,cancel_latency_p999_ns,cancel_latency_max_ns,pages_after_cancel,retries,throttles,errors_throttled,errors_fault,errors_invalid_token,errors_token_mismatch,errors_validation,errors_other,target_kind,target_hash,http_responses,target_errors_transport,target_errors_unauthorized,target_errors_http_status,target_errors_not_json,target_errors_missing_items,target_errors_bad_continuation,target_errors_graphql,target_errors_api,target_errors_repeated_continuation,consumed_capacity_units,cpu_user_s,cpu_system_s,allocations,allocations_per_page,allocation_counting,peak_allocated_bytes,peak_rss_bytes,measurement_overhead_ratio,harness_overhead_ratio,duration_s,partial,slo_held,stage,stage_start_s,stage_pagers_from,stage_pagers_to,stage_rate_from,stage_rate_to,duplicate_items,skipped_items,inconsistent_drains,watch_refreshes,watch_latency_p50_ns,watch_latency_p90_ns,watch_latency_p99_ns,watch_latency_p999_ns,watch_latency_max_ns,late_starts,label,filter,read,continuation
+            schema_version,timestamp_utc,pagebench_version,git_commit,swift_version,build_configuration,host,cores,scenario,config_hash,seed,pager_kind,load_model,target_drains_per_s,concurrency,repetition,limit,target_drains,target_duration_s,warmup_s,pages_per_s,items_per_s,scanned_bytes_per_s,drains_per_s,drains,pages,items,scanned_items,scanned_bytes,empty_pages_wasted,empty_pages_final,empty_page_rate,pages_per_drain_mean,pages_per_drain_max,page_latency_p50_ns,page_latency_p90_ns,page_latency_p99_ns,page_latency_p999_ns,page_latency_max_ns,drain_latency_p50_ns,drain_latency_p90_ns,drain_latency_p99_ns,drain_latency_p999_ns,drain_latency_max_ns,drain_latency_corrected_p50_ns,drain_latency_corrected_p90_ns,drain_latency_corrected_p99_ns,drain_latency_corrected_p999_ns,drain_latency_corrected_max_ns,missed_starts,cancellations,cancel_latency_p50_ns,cancel_latency_p90_ns,cancel_latency_p99_ns,cancel_latency_p999_ns,cancel_latency_max_ns,pages_after_cancel,retries,throttles,errors_throttled,errors_fault,errors_invalid_token,errors_token_mismatch,errors_validation,errors_other,target_kind,target_hash,http_responses,target_errors_transport,target_errors_unauthorized,target_errors_http_status,target_errors_not_json,target_errors_missing_items,target_errors_bad_continuation,target_errors_graphql,target_errors_api,target_errors_repeated_continuation,consumed_capacity_units,cpu_user_s,cpu_system_s,allocations,allocations_per_page,allocation_counting,peak_allocated_bytes,peak_rss_bytes,measurement_overhead_ratio,harness_overhead_ratio,duration_s,partial,slo_held,stage,stage_start_s,stage_pagers_from,stage_pagers_to,stage_rate_from,stage_rate_to,duplicate_items,skipped_items,inconsistent_drains,watch_refreshes,watch_latency_p50_ns,watch_latency_p90_ns,watch_latency_p99_ns,watch_latency_p999_ns,watch_latency_max_ns,late_starts,label,filter,read,continuation,slos
             """
         #expect(ResultRow.csvHeader.joined(separator: ",") == golden)
         #expect(ResultRow.currentSchemaVersion == 6)
@@ -262,7 +263,7 @@ struct ResultRowTests {
             "watch_latency_p50_ns", "watch_latency_p90_ns", "watch_latency_p99_ns", "watch_latency_p999_ns",
             "watch_latency_max_ns",
         ]
-        let lacking = addedInVersion4.union(["late_starts", "label", "filter", "read", "continuation"])
+        let lacking = addedInVersion4.union(["late_starts", "label", "filter", "read", "continuation", "slos"])
         #expect(lacking == ResultRow.earlierSchemaVersions[3])
         #expect(row.stage == nil && row.stagePagersFrom == nil && row.stageRateFrom == nil)
         let keep = ResultRow.csvHeader.indices.filter { !lacking.contains(ResultRow.csvHeader[$0]) }
@@ -281,7 +282,7 @@ struct ResultRowTests {
     @Test("a schema version 4 file still reads with late_starts empty")
     func version4Reads() throws {
         var row = Self.sampleRow()
-        let lacking: Set<String> = ["late_starts", "label", "filter", "read", "continuation"]
+        let lacking: Set<String> = ["late_starts", "label", "filter", "read", "continuation", "slos"]
         #expect(ResultRow.earlierSchemaVersions[4] == lacking)
         let rows = try ResultRow.parseCSV(Self.text(of: row, version: 4, lacking: lacking), file: "v4.csv")
         row.lateStarts = nil
@@ -295,9 +296,9 @@ struct ResultRowTests {
     @Test("a schema version 5 file still reads with label, filter, read and continuation empty")
     func version5Reads() throws {
         var row = Self.sampleRow()
-        let lacking: Set<String> = ["label", "filter", "read", "continuation"]
+        let lacking: Set<String> = ["label", "filter", "read", "continuation", "slos"]
         #expect(ResultRow.earlierSchemaVersions[5] == lacking)
-        #expect(Array(ResultRow.csvHeader.suffix(4)) == ["label", "filter", "read", "continuation"])
+        #expect(Array(ResultRow.csvHeader.suffix(5)) == ["label", "filter", "read", "continuation", "slos"])
         let rows = try ResultRow.parseCSV(Self.text(of: row, version: 5, lacking: lacking), file: "v5.csv")
         row.clearSchema6Columns()
         #expect(rows == [row])
@@ -413,5 +414,6 @@ extension ResultRow {
         filter = ""
         read = ""
         continuation = ""
+        slos = ""
     }
 }

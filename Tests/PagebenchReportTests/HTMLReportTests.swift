@@ -214,6 +214,40 @@ import FoundationXML
         #expect(html[verdict.upperBound...].hasPrefix("The knee: <strong>400 drains/s</strong> offered held every SLO"))
     }
 
+    /// Issue 26: the knee's rows record the SLOs they were judged on (`slos`), so a report
+    /// made from the CSV alone draws the bound; without the column (files of schema 5) it
+    /// draws none, and `report --slo` still overrides.
+    @Test func aKneeReportDrawsTheBoundRecordedInTheRows() throws {
+        var rows: [ResultRow] = []
+        for (rate, p99, held) in [(100.0, 20_000_000, 1), (800.0, 900_000_000, 0)] {
+            var row = ResultRow()
+            row.scenario = "slow-store"
+            row.configHash = "00000000000000aa"
+            row.loadModel = "open-fixed"
+            row.concurrency = 16
+            row.targetDrainsPerSecond = rate
+            row.drainsPerSecond = rate
+            row.pagesPerSecond = rate * 21
+            row.drainLatencyCorrected = LatencyPercentiles(
+                p50Nanoseconds: UInt64(p99 / 2), p90Nanoseconds: UInt64(p99 / 2), p99Nanoseconds: UInt64(p99),
+                p999Nanoseconds: UInt64(p99), maxNanoseconds: UInt64(p99))
+            row.sloHeld = held
+            row.slos = "drain_latency_corrected_p99_ns<60ms;error_rate<1%"
+            rows.append(row)
+        }
+        #expect(HTMLReport(files: [("knee.csv", rows)]).render().contains("SLO: drain_latency_corrected_p99_ns&lt;60ms"))
+        var overridden = HTMLReport(files: [("knee.csv", rows)])
+        overridden.objectives = try ServiceLevelObjective.parseAll(["drain_latency_corrected_p99_ns<50ms"])
+        let html = overridden.render()
+        #expect(html.contains("SLO: drain_latency_corrected_p99_ns&lt;50ms") && !html.contains("p99_ns&lt;60ms"))
+        let unrecorded = rows.map { row in
+            var row = row
+            row.slos = ""
+            return row
+        }
+        #expect(!HTMLReport(files: [("knee.csv", unrecorded)]).render().contains("SLO: drain_latency"))
+    }
+
     /// Issue 26: a limit sweep answers with round trips and empty pages per drain against the
     /// limit; page latency (per page, another unit per limit) is left out, saying why.
     @Test func aLimitSweepAnswersWithRoundTripsAgainstTheLimit() throws {
