@@ -2,7 +2,7 @@
 //
 // pagebench: load-tests and benchmarks token-paginated APIs.
 //
-// Dependencies point one way (see ../shared/docs/STYLE.md); every target below may use
+// Dependencies point one way; every target below may use
 // PagebenchBase (seeded generator, stable hash, clock, math, number text, files), which
 // depends only on CCycleCounter (the CPU's counter read, for the page clock):
 //   PagebenchStore ← PagebenchHarness → PagebenchPager

@@ -6,7 +6,7 @@ import PagebenchMetrics
 import PagebenchReport
 
 /// `pagebench knee`: the highest open-loop arrival rate at which every SLO holds over a
-/// whole step and the step starts at least `--min-achieved` of the drains it offers (SEMANTICS H5;
+/// whole step and the step starts at least `--min-achieved` of the drains it offers (docs/contract.md H5;
 /// ``KneeSearch/Verdict``), found by doubling from `--from` and then bisecting to
 /// `--resolution`.
 ///

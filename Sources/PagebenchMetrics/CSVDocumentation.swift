@@ -39,7 +39,7 @@ public enum CSVDocumentation {
         An empty cell means "does not apply to this run"; only columns marked *optional* may be
         empty. Decimals are written in shortest round-trip form (`0.1`, `1e-05`).
         *Kind* tells the regression checker how to compare: **context** identifies the run,
-        **deterministic** must match exactly for the same seed and configuration (SEMANTICS H3),
+        **deterministic** must match exactly for the same seed and configuration (docs/contract.md H3),
         **measured** is compared with its *polarity* and a noise-aware tolerance.
         Latency histograms are HdrHistogram at 3 significant digits, one per task, merged exactly.
 

@@ -14,7 +14,7 @@ public enum Polarity: String, Sendable, CaseIterable {
 public enum ColumnKind: String, Sendable, CaseIterable {
     /// Identifies or describes the run (scenario, seed, host, commit). Used to match rows, never compared.
     case context
-    /// Identical on every machine for a given seed and configuration (SEMANTICS H3): compared exactly,
+    /// Identical on every machine for a given seed and configuration (docs/contract.md H3): compared exactly,
     /// any change is a behaviour change.
     case deterministic
     /// A measurement that varies run to run (time, memory, CPU): compared with its polarity and a

@@ -87,7 +87,7 @@ public struct ResultRow: CSVRecord, Hashable {
     public var scannedBytesPerSecond: Double = 0
     public var drainsPerSecond: Double = 0
 
-    // MARK: Deterministic counts (SEMANTICS H1, H3)
+    // MARK: Deterministic counts (docs/contract.md H1, H3)
 
     /// Drains that ended (fully drained, stopped after K pages, or abandoned) in the measured phase.
     public var drains: Int = 0

@@ -2,7 +2,7 @@ import PagebenchBase
 
 /// The streaming pager: an `AsyncSequence` of pages that follows the source's tokens from
 /// the initial request until there is no next page, and retains nothing it has yielded,
-/// so a store of any size drains in constant memory (SEMANTICS P7, P9, P15).
+/// so a store of any size drains in constant memory (docs/contract.md P7, P9, P15).
 ///
 /// Empty pages with a token are yielded like any other page (P7). A page whose position
 /// repeats the one it was requested with ends the sequence with

@@ -1,6 +1,6 @@
 import PagebenchBase
 
-/// Watching the pages held (SEMANTICS P16), as Apollo's cache watchers do: a change that
+/// Watching the pages held (docs/contract.md P16), as Apollo's cache watchers do: a change that
 /// touches a loaded page makes the pager re-fetch that page (and the pages after it in its
 /// direction whose request it moved) and publish the new output to its subscribers.
 ///
