@@ -68,7 +68,7 @@ public struct RunCommand: AsyncParsableCommand {
     @Option(
         parsing: .unconditional,
         help: ArgumentHelp(
-            "Page a real list API described by this target file (kinds dynamodb, http, graphql; README \"Target files\"); rows are named SCENARIO@NAME. Its timeoutSeconds bounds each whole request, connect to last byte; known secrets (header values from ${VAR}, AWS keys) are masked in everything printed or written; the first-page check and warm-ups are counted apart from the rows.",
+            "Page a real list API described by this target file (kinds dynamodb, http, graphql; docs/file-formats.md); rows are named SCENARIO@NAME. Its timeoutSeconds bounds each whole request, connect to last byte; known secrets (header values from ${VAR}, AWS keys) are masked in everything printed or written; the first-page check and warm-ups are counted apart from the rows.",
             valueName: "file"))
     public var targetFile: String?
 
@@ -86,7 +86,7 @@ public struct RunCommand: AsyncParsableCommand {
     public var serviceTimerMicroseconds: Int = 250
 
     @Flag(
-        help: "Count allocations exactly (allocation_counting=exact): run with jemalloc's thread caches off, which makes allocation-heavy runs slower (README \"What is measured\").")
+        help: "Count allocations exactly (allocation_counting=exact): run with jemalloc's thread caches off, which makes allocation-heavy runs slower (docs/measurement.md).")
     public var exactAllocations = false
 
     @Flag(help: "No progress output and no summary table; errors only.")

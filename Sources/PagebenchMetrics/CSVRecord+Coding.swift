@@ -155,7 +155,7 @@ struct CSVRowDecoder<Row: CSVRecord> {
                 throw MetricsError.malformed(
                     file: file, line: field.line, column: field.column,
                     "unknown column '\(field.text)'; this pagebench reads schema version \(Row.schemaVersionHint) "
-                        + "(columns are listed in README.md, \"CSV columns\")")
+                        + "(columns are listed in docs/csv-columns.md)")
             }
             if let earlier = seen[index] {
                 throw MetricsError.malformed(

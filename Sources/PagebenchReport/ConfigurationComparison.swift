@@ -66,7 +66,7 @@ public struct ConfigurationComparison: Sendable, Equatable {
             throw MetricsError(
                 kind: .invalidRequest,
                 message: "unknown metric '\(name)'" + (suggestion.map { "; did you mean '\($0)'?" } ?? "")
-                    + " (every non-context column of README.md \"CSV columns\" may be compared)")
+                    + " (every non-context column of docs/csv-columns.md may be compared)")
         }
     }
 

@@ -1,7 +1,7 @@
 import PagebenchBase
 import PagebenchMetrics
 
-/// Compares a baseline results file with a current one (README "Regression checking").
+/// Compares a baseline results file with a current one (docs/checking.md).
 ///
 /// 1. Rows are grouped by ``ResultIdentity`` (scenario, configuration hash, pager kind,
 ///    concurrency, and stage for the stages of a staged run, H4); the repetitions of a group are its samples. Groups present on one side only

@@ -6,7 +6,7 @@ import PagebenchMetrics
 /// calls it a regression or an improvement.
 ///
 /// Every measured column with a polarity has a ``Rule``; the defaults (``defaultRule(for:)``,
-/// documented in README.md "Regression checking") reflect how noisy each kind of figure is.
+/// documented in docs/checking.md) reflect how noisy each kind of figure is.
 /// A thresholds JSON file overrides them (``parse(_:file:)``):
 ///
 /// ```json
@@ -256,7 +256,7 @@ public struct Thresholds: Sendable, Equatable {
                     throw FieldError(
                         field: field,
                         problem: "unknown metric \"\(name)\"" + (suggestion.map { "; did you mean \"\($0)\"?" } ?? "")
-                            + " (measured columns are listed in README.md, \"Regression checking\")")
+                            + " (measured columns are listed in docs/checking.md)")
                 }
                 guard column.kind == .measured, column.polarity != .neutral else {
                     let why =

@@ -97,14 +97,14 @@ import Testing
         } throws: { ($0 as? MetricsError)?.kind == .inputUnavailable }
     }
 
-    @Test func everyJudgedColumnHasADefaultAndTheReadmeDocumentsThem() throws {
+    @Test func everyJudgedColumnHasADefaultAndTheDocsListThem() throws {
         for column in Thresholds.judgedColumns {
             let rule = Thresholds.defaultRule(for: column)
             #expect(rule.relative > 0 && rule.relative <= 2, "\(column.name)")
         }
-        let readme = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("README.md")
-        let text = try String(contentsOf: readme, encoding: .utf8)
-        #expect(text.contains(Thresholds.defaultsMarkdownTable()), "README.md's default thresholds table is stale; paste Thresholds.defaultsMarkdownTable()")
+        let checking = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("docs/checking.md")
+        let text = try String(contentsOf: checking, encoding: .utf8)
+        #expect(text.contains(Thresholds.defaultsMarkdownTable()), "docs/checking.md's default thresholds table is stale; paste Thresholds.defaultsMarkdownTable()")
     }
 }
