@@ -40,7 +40,7 @@ public struct PagebenchCommand: AsyncParsableCommand {
             }
         } catch {
             let code = exitCode(for: error)
-            let message = fullMessage(for: error)
+            let message = OptionIntent.rewrite(fullMessage(for: error), subcommand: CommandLine.arguments.dropFirst().first)
             if !message.isEmpty {
                 if code == .success {
                     print(message)

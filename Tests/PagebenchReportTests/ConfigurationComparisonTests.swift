@@ -79,4 +79,13 @@ import Testing
             (error as? MetricsError)?.message.contains("did you mean 'empty_page_rate'") == true
         }
     }
+
+    @Test("issue 27: a metric's stem suggests the metrics it begins, not nothing")
+    func stemSuggestsItsMetrics() {
+        #expect {
+            try ConfigurationComparison.validateMetrics(["pages_per_drain"])
+        } throws: { error in
+            (error as? MetricsError)?.message.contains("did you mean 'pages_per_drain_mean' or 'pages_per_drain_max'?") == true
+        }
+    }
 }
