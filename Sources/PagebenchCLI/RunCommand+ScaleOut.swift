@@ -177,7 +177,7 @@ extension RunCommand {
         }
         if !quiet {
             if let target { out.write("HTTP responses from \(target), all workers: \(Self.responsesSummary(responses, rows: rows))\n") }
-            out.write("\n" + SummaryTable.render(rows))
+            out.write("\n" + (objectives?.summaryTable(rows) ?? SummaryTable.render(rows)))
             var files = [csv]
             if let history { files.append(history + " (appended)") }
             out.write("\nmerged \(count) shards from \(workers.directory)/: wrote \(merged.rows.count) rows to \(files.joined(separator: ", "))\n")

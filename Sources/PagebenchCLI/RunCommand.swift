@@ -123,11 +123,19 @@ public struct RunCommand: AsyncParsableCommand {
             valueName: "expr"))
     public var sloExpressions: [String] = []
 
+    @Flag(
+        name: .customLong("no-scenario-slo"),
+        help: "Do not judge rows on their scenarios' slo lists (each --slo still applies).")
+    public var noScenarioSLO = false
+
     public init() {}
 
     /// After the results are written: exit 99 naming every bound a row broke.
     func checkObjectives(_ rows: [ResultRow], _ objectives: RunObjectives?, into out: inout some TextOutputStream) throws(CommandFailure) {
         guard let objectives, !objectives.isEmpty else { return }
+        if !quiet {
+            for note in objectives.notApplicable(in: rows) { out.write(note + "\n") }
+        }
         let violations = objectives.violations(in: rows)
         guard violations.isEmpty else {
             throw CommandFailure(
@@ -136,7 +144,11 @@ public struct RunCommand: AsyncParsableCommand {
                     + violations.joined(separator: "\n  "))
         }
         if !quiet {
-            out.write("every SLO held on every row: \(objectives.all.map(\.description).joined(separator: ", "))\n")
+            let applied = objectives.applied(in: rows)
+            out.write(
+                applied.isEmpty
+                    ? "no SLO applied to any row\n"
+                    : "every SLO held on every row: \(applied.map(\.description).joined(separator: ", "))\n")
         }
     }
 
@@ -269,7 +281,7 @@ public struct RunCommand: AsyncParsableCommand {
     ) async throws(CommandFailure) -> SweepRunner.Output {
         var scenarios = try self.scenarios()
         // Every `--slo` on every row, each scenario's `slo` on its rows.
-        let objectives = judgingObjectives ? try RunObjectives(flags: sloExpressions, scenarios: scenarios) : nil
+        let objectives = judgingObjectives ? try RunObjectives(flags: sloExpressions, scenarios: noScenarioSLO ? [] : scenarios) : nil
         if printScenarios {
             for scenario in scenarios {
                 out.write((try? scenario.jsonText()) ?? "")
@@ -414,7 +426,7 @@ public struct RunCommand: AsyncParsableCommand {
             throw CommandFailure(error)
         }
         if !quiet {
-            out.write("\n" + SummaryTable.render(result.rows))
+            out.write("\n" + (objectives?.summaryTable(result.rows) ?? SummaryTable.render(result.rows)))
             var files = [output]
             if let history { files.append(history + " (appended)") }
             if let timeseries { files.append(timeseries) }
