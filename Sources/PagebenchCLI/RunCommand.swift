@@ -43,6 +43,9 @@ public struct RunCommand: AsyncParsableCommand {
     @OptionGroup(title: "Store options (override the scenario's store)")
     public var store: StoreOptions
 
+    @OptionGroup(title: "Writes during pagination (S22–S26; in-process only)")
+    public var writes: WriteOptions
+
     @OptionGroup(title: "Workload options (override the scenario's workload)")
     public var workload: WorkloadOptions
 
@@ -224,7 +227,7 @@ public struct RunCommand: AsyncParsableCommand {
             throw CommandFailure(wrapping: error)
         }
         var fromConfigFile: StoreConfiguration?
-        if store.configFile != nil { fromConfigFile = try store.configuration() }
+        if store.configFile != nil { fromConfigFile = try store.configuration(writes: writes) }
         var scenarios: [Scenario] = []
         var processes = workers ?? 1
         if workers == nil, let shard = try parsedShard() { processes = shard.count }
@@ -234,6 +237,7 @@ public struct RunCommand: AsyncParsableCommand {
             } else {
                 do {
                     try store.applyFlags(to: &scenario.store)
+                    try writes.applyFlags(to: &scenario.store)
                 } catch {
                     throw CommandFailure(ExitCodes.usage, error.message)
                 }

@@ -263,7 +263,7 @@ public struct ServeCommand: AsyncParsableCommand {
             throw CommandFailure(
                 ExitCodes.usage,
                 "serve does not take writes (S22): writes run on the in-process store of `pagebench run` only; "
-                    + "drop the write flags or the config's \"writes\"")
+                    + "drop \"writes\" from the --config or --scenario file")
         }
         let syntheticStore: SyntheticStore
         do {
