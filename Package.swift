@@ -280,6 +280,13 @@ if ProcessInfo.processInfo.environment["PAGEBENCH_BENCHMARKS"] != nil {
     }
 }
 
+// The pager library's DocC catalog (Sources/PagebenchPager/PagebenchPager.docc) builds with
+// swift-docc-plugin, resolved only when PAGEBENCH_DOCS is set (like the benchmarks above):
+//   PAGEBENCH_DOCS=1 swift package --scratch-path .build-docs generate-documentation --target PagebenchPager
+if ProcessInfo.processInfo.environment["PAGEBENCH_DOCS"] != nil {
+    dependencies.append(.package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"))
+}
+
 let package = Package(
     name: "pagebench",
     platforms: [.macOS(.v15)],

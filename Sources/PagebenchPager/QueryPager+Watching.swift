@@ -21,8 +21,11 @@ extension QueryPager where InitialSource == PaginatedSource {
     /// the watch goes on. `reset()`, releasing the pager, or cancelling the iterating task
     /// ends the sequence. Iterate it once.
     ///
-    /// - Parameter touches: called under the pager's lock, once per held page per change
-    ///   until one is touched: it must be quick and must not call the pager.
+    /// - Parameters:
+    ///   - feed: the change notifications to watch (a database's change stream, the store's S26 feed).
+    ///   - touches: whether a change touches a held page (the request that fetched it, the
+    ///     page); called under the pager's lock, once per held page per change until one is
+    ///     touched: it must be quick and must not call the pager.
     public func watch<Feed: ChangeFeed>(
         _ feed: Feed,
         touches: @escaping @Sendable (Feed.Change, PaginatedSource.Request, PaginatedSource.Response) -> Bool
