@@ -276,17 +276,20 @@ public struct Thresholds: Sendable, Equatable {
                     let ruleField = "\(field).\(ruleKey.stringValue)"
                     switch ruleKey.stringValue {
                     case "relative", "absolute":
-                        guard let value = try? fields.decode(Double.self, forKey: ruleKey), value >= 0, value.isFinite else {
+                        // A relative threshold is a fraction (0.05) or a percentage text ("5%"): a bare 5 is refused, not taken as 500 %.
+                        let percentage = ruleKey.stringValue == "relative" ? (try? fields.decode(String.self, forKey: ruleKey)).flatMap { $0.hasSuffix("%") ? Double($0.dropLast()).map { $0 / 100 } : nil } : nil
+                        guard let value = percentage ?? (try? fields.decode(Double.self, forKey: ruleKey)), value >= 0, value.isFinite else {
                             throw FieldError(
                                 field: ruleField,
                                 problem: "must be a number ≥ 0"
                                     + (ruleKey.stringValue == "relative" ? " (0.05 means 5 %)" : " in \(column.unit)"))
                         }
                         if ruleKey.stringValue == "relative" {
-                            guard value <= 100 else {
+                            guard value <= 100, percentage != nil || value <= 1 else {
                                 throw FieldError(
                                     field: ruleField,
-                                    problem: "is \(NumberText.number(value)), i.e. \(NumberText.number(value * 100)) %; write 0.05 for 5 %")
+                                    problem: "is \(NumberText.number(value)), i.e. \(NumberText.number(value * 100)) %; write 0.05 for 5 % (or \"5%\"); "
+                                        + "above 1 (100 %) only as a percentage text, \"\(NumberText.number(value * 100))%\"")
                             }
                             rule.relative = value
                         } else {

@@ -58,6 +58,12 @@ import Testing
         let percent = try #require(parseError("{\"metrics\": {\"pages_per_s\": {\"relative\": 500}}}"))
         #expect(percent.message.hasPrefix("metrics.pages_per_s.relative: "))
         #expect(percent.message.contains("write 0.05 for 5 %"))
+        // Issue 27: a bare 5 was taken as 500 %; a relative threshold above 1 is refused unless written as a percentage.
+        let five = try #require(parseError("{\"metrics\": {\"pages_per_s\": {\"relative\": 5}}}"))
+        #expect(five.message.contains("is 5, i.e. 500 %; write 0.05 for 5 % (or \"5%\")"))
+        #expect(parseError("{\"metrics\": {\"pages_per_s\": {\"relative\": \"5%\"}}}") == nil)
+        #expect(parseError("{\"metrics\": {\"page_latency_max_ns\": {\"relative\": \"300%\"}}}") == nil)
+        #expect(parseError("{\"metrics\": {\"pages_per_s\": {\"relative\": \"5\"}}}") != nil)
         let confidence = try #require(parseError("{\"confidence\": 95}"))
         #expect(confidence.message.hasPrefix("confidence: must be between 0.5 and 0.999"))
         let type = try #require(parseError("{\"scale\": \"2\"}"))
