@@ -2,7 +2,7 @@
 //
 // pagebench: load-tests and benchmarks token-paginated APIs.
 //
-// Dependencies point one way (see ../shared/docs/STYLE.md); every target below may use
+// Dependencies point one way; every target below may use
 // PagebenchBase (seeded generator, stable hash, clock, math, number text, files), which
 // depends only on CCycleCounter (the CPU's counter read, for the page clock):
 //   PagebenchStore ← PagebenchHarness → PagebenchPager
@@ -278,6 +278,13 @@ if ProcessInfo.processInfo.environment["PAGEBENCH_BENCHMARKS"] != nil {
             )
         )
     }
+}
+
+// The pager library's DocC catalog (Sources/PagebenchPager/PagebenchPager.docc) builds with
+// swift-docc-plugin, resolved only when PAGEBENCH_DOCS is set (like the benchmarks above):
+//   PAGEBENCH_DOCS=1 swift package --scratch-path .build-docs generate-documentation --target PagebenchPager
+if ProcessInfo.processInfo.environment["PAGEBENCH_DOCS"] != nil {
+    dependencies.append(.package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"))
 }
 
 let package = Package(

@@ -1,4 +1,4 @@
-// loadAll (SEMANTICS P8: keeps every page) against the bare loop that keeps every page too,
+// loadAll (docs/contract.md P8: keeps every page) against the bare loop that keeps every page too,
 // at limit 10 and 1000, as the PagerBenchmarks `ratios` benchmark measures it: each round
 // runs every drain once, in rotating order, over the default store (640,000 items), and the
 // figure is pages/s of the keeping loop ÷ pages/s of loadAll, wall clock and process CPU.

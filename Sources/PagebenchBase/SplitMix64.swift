@@ -1,6 +1,6 @@
 /// SplitMix64: the one seeded generator of pagebench (store tests, pager retry jitter, the
 /// harness's random choices, the checker's bootstrap). Identical on every machine; never
-/// `Hasher` or `SystemRandomNumberGenerator` (STYLE.md, "Determinism"; SEMANTICS H3).
+/// `Hasher` or `SystemRandomNumberGenerator` (docs/contract.md H3).
 public struct SplitMix64: RandomNumberGenerator, Sendable, Hashable {
     /// The SplitMix64 increment (2^64 / golden ratio, odd).
     /// (A computed constant, so that inlined callers in other modules fold it.)

@@ -3,7 +3,7 @@
 /// checker's seeds.
 ///
 /// Swift's `Hasher` is randomly seeded per process, so it must never be used for anything
-/// that has to be reproducible (see STYLE.md, "Determinism"). These functions are.
+/// that has to be reproducible (docs/contract.md H3). These functions are.
 public enum StableHash {
     /// The SplitMix64 increment (``SplitMix64/golden``).
     @inlinable

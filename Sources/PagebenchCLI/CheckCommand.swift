@@ -11,7 +11,7 @@ struct CheckCommand: ParsableCommand {
             Rows are matched by scenario, configuration hash, pager kind and concurrency; repetitions \
             are the samples. Deterministic metrics must be identical; measured metrics get a verdict \
             from a relative threshold, a bootstrap interval of the ratio of medians and a rank test \
-            (README.md, "Regression checking"). Exit status: 0 no regression, 1 regression or \
+            (docs/checking.md). Exit status: 0 no regression, 1 regression or \
             behaviour change (or, with --fail-on-unmatched, a group in one file only), 64 bad arguments, \
             65 malformed CSV or thresholds or files with no group in common, 66 missing file.
             """

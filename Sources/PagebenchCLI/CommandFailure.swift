@@ -5,7 +5,7 @@ import PagebenchMetrics
 import PagebenchStore
 
 /// The one failure of the CLI: a message and its documented exit code (``ExitCodes``,
-/// README "Exit codes"). Every library error becomes one through ``init(wrapping:)``, and
+/// docs/exit-codes.md). Every library error becomes one through ``init(wrapping:)``, and
 /// ``report()`` is the one place that prints it: `pagebench: error: MESSAGE` on standard
 /// error.
 ///

@@ -3,7 +3,7 @@ import PagebenchHarness
 import PagebenchMetrics
 import PagebenchStore
 
-/// Documented exit codes of the `pagebench` executable (README.md, "Exit codes").
+/// Documented exit codes of the `pagebench` executable (docs/exit-codes.md).
 ///
 /// They follow BSD `sysexits.h` where one applies, so scripts can tell a bad invocation
 /// from bad data from a missing file.

@@ -36,7 +36,9 @@ public struct HTTPBenchCommand: AsyncParsableCommand {
     @Option(parsing: .unconditional, help: "Concurrent connections (one drain loop each).")
     public var connections = 8
 
-    @Option(parsing: .unconditional, help: "Seconds to run.")
+    @Option(
+        parsing: .unconditional, help: ArgumentHelp("How long to run: 10s, 500ms (a bare number is seconds).", valueName: "duration"),
+        transform: DurationOption.seconds("--duration"))
     public var duration = 10.0
 
     @OptionGroup public var range: RangeOptions

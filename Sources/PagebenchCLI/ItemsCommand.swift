@@ -14,6 +14,7 @@ public struct ItemsCommand: AsyncParsableCommand {
     )
 
     @OptionGroup public var store: StoreOptions
+    @OptionGroup(title: "Writes during pagination (S22–S26)") public var writes: WriteOptions
     @OptionGroup public var range: RangeOptions
 
     @Option(parsing: .unconditional, help: "Stop after this many items.")
@@ -38,7 +39,7 @@ public struct ItemsCommand: AsyncParsableCommand {
 
     /// Writes the lines to `output`.
     public func execute(into output: inout some TextOutputStream) throws(CommandFailure) {
-        let configuration = try store.configuration()
+        let configuration = try store.configuration(writes: writes)
         let syntheticStore: SyntheticStore
         let listing: ItemListing
         do {

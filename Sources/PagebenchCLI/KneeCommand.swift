@@ -6,7 +6,7 @@ import PagebenchMetrics
 import PagebenchReport
 
 /// `pagebench knee`: the highest open-loop arrival rate at which every SLO holds over a
-/// whole step and the step starts at least `--min-achieved` of the drains it offers (SEMANTICS H5;
+/// whole step and the step starts at least `--min-achieved` of the drains it offers (docs/contract.md H5;
 /// ``KneeSearch/Verdict``), found by doubling from `--from` and then bisecting to
 /// `--resolution`.
 ///
@@ -45,10 +45,14 @@ public struct KneeCommand: AsyncParsableCommand {
             valueName: "expr"))
     public var sloExpressions: [String] = []
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("The first rate, drains per second (0.001 to 10000000, what a step's run takes).", valueName: "rate"))
+    @Option(
+        parsing: .unconditional, help: ArgumentHelp("The first rate in drains per second, 500/s or 500 (0.001 to 10000000, what a step's run takes).", valueName: "rate"),
+        transform: RateOption.drainsPerSecond("--from"))
     public var from: Double = 10
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Never step above this rate (default: --from × 2^20, at most 10000000).", valueName: "rate"))
+    @Option(
+        parsing: .unconditional, help: ArgumentHelp("Never step above this rate, 5000/s or 5000 (default: --from × 2^20, at most 10000000).", valueName: "rate"),
+        transform: RateOption.drainsPerSecond("--max-rate"))
     public var maxRate: Double?
 
     @Option(parsing: .unconditional, help: ArgumentHelp("Stop bisecting when the held and broken rates are this close: 5% or 0.05.", valueName: "fraction"))
@@ -61,7 +65,9 @@ public struct KneeCommand: AsyncParsableCommand {
             valueName: "fraction"))
     public var minAchieved: String = "95%"
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Seconds each step runs.", valueName: "seconds"))
+    @Option(
+        parsing: .unconditional, help: ArgumentHelp("How long each step runs: 10s, 500ms (a bare number is seconds).", valueName: "duration"),
+        transform: DurationOption.seconds("--step-duration"))
     public var stepDuration: Double = 10
 
     @Option(parsing: .unconditional, help: ArgumentHelp("Pager slots of every step (open loop: at most this many drains at once).", valueName: "n"))

@@ -7,7 +7,7 @@ import PagebenchScaleOut
 
 /// `pagebench merge`: combines the result shards of one run (`run --shard I/N`) into the
 /// CSV one process would have written: counters summed, histograms added, percentiles from
-/// the merged histograms (README "Scaling out").
+/// the merged histograms (docs/scaling-out.md).
 public struct MergeCommand: ParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "merge",

@@ -3,7 +3,7 @@ import PagebenchBase
 
 /// The `pagebench` command line: argument parsing, validation and wiring only.
 ///
-/// Exit codes are documented in README.md and defined in ``ExitCodes``.
+/// Exit codes are documented in docs/exit-codes.md and defined in ``ExitCodes``.
 public struct PagebenchCommand: AsyncParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "pagebench",
@@ -40,7 +40,7 @@ public struct PagebenchCommand: AsyncParsableCommand {
             }
         } catch {
             let code = exitCode(for: error)
-            let message = fullMessage(for: error)
+            let message = OptionIntent.rewrite(fullMessage(for: error), subcommand: CommandLine.arguments.dropFirst().first)
             if !message.isEmpty {
                 if code == .success {
                     print(message)

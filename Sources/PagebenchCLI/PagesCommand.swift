@@ -19,6 +19,7 @@ public struct PagesCommand: AsyncParsableCommand {
     )
 
     @OptionGroup public var store: StoreOptions
+    @OptionGroup(title: "Writes during pagination (S22–S26)") public var writes: WriteOptions
     @OptionGroup public var range: RangeOptions
 
     @Option(parsing: .unconditional, help: "Items to evaluate per page (S1, S2); the store's default limit when absent.")
@@ -93,7 +94,7 @@ public struct PagesCommand: AsyncParsableCommand {
     /// Pages through the range and writes one line per page to `output`.
     @discardableResult
     public func execute(into output: inout some TextOutputStream) async throws(CommandFailure) -> Summary {
-        let configuration = try store.configuration()
+        let configuration = try store.configuration(writes: writes)
         let syntheticStore: SyntheticStore
         do {
             syntheticStore = try SyntheticStore(configuration: configuration)

@@ -5,7 +5,7 @@ import PagebenchHarness
 import PagebenchMetrics
 import PagebenchScaleOut
 
-/// `pagebench run --shard I/N`, `--start-at` and `--workers N` (README "Scaling out").
+/// `pagebench run --shard I/N`, `--start-at` and `--workers N` (docs/scaling-out.md).
 extension RunCommand {
     /// The default `--shard-output`.
     public static let defaultShardDirectory = "results/shards"
@@ -152,7 +152,7 @@ extension RunCommand {
             let phases = scenarios.reduce(0) { $0 + $1.workload.concurrency.count * $1.workload.repetitions }
             if phases > 1 {
                 notes += "note: \(phases) phases; only the first starts together, each later one when that worker "
-                    + "finishes the previous (README \"Scaling out\")\n"
+                    + "finishes the previous (docs/scaling-out.md)\n"
             }
             StandardError.write(notes)
         }
@@ -177,7 +177,7 @@ extension RunCommand {
         }
         if !quiet {
             if let target { out.write("HTTP responses from \(target), all workers: \(Self.responsesSummary(responses, rows: rows))\n") }
-            out.write("\n" + SummaryTable.render(rows))
+            out.write("\n" + (objectives?.summaryTable(rows) ?? SummaryTable.render(rows)))
             var files = [csv]
             if let history { files.append(history + " (appended)") }
             out.write("\nmerged \(count) shards from \(workers.directory)/: wrote \(merged.rows.count) rows to \(files.joined(separator: ", "))\n")

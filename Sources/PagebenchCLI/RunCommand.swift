@@ -46,6 +46,9 @@ public struct RunCommand: AsyncParsableCommand {
     @OptionGroup(title: "Store options (override the scenario's store)")
     public var store: StoreOptions
 
+    @OptionGroup(title: "Writes during pagination (S22–S26; in-process only)")
+    public var writes: WriteOptions
+
     @OptionGroup(title: "Workload options (override the scenario's workload)")
     public var workload: WorkloadOptions
 
@@ -71,7 +74,7 @@ public struct RunCommand: AsyncParsableCommand {
     @Option(
         parsing: .unconditional,
         help: ArgumentHelp(
-            "Page a real list API described by this target file (kinds dynamodb, http, graphql; README \"Target files\"); rows are named SCENARIO@NAME. Its timeoutSeconds bounds each whole request, connect to last byte; known secrets (header values from ${VAR}, AWS keys) are masked in everything printed or written; the first-page check and warm-ups are counted apart from the rows.",
+            "Page a real list API described by this target file (kinds dynamodb, http, graphql; docs/file-formats.md); rows are named SCENARIO@NAME. Its timeoutSeconds bounds each whole request, connect to last byte; known secrets (header values from ${VAR}, AWS keys) are masked in everything printed or written; the first-page check and warm-ups are counted apart from the rows.",
             valueName: "file"))
     public var targetFile: String?
 
@@ -89,7 +92,7 @@ public struct RunCommand: AsyncParsableCommand {
     public var serviceTimerMicroseconds: Int = 250
 
     @Flag(
-        help: "Count allocations exactly (allocation_counting=exact): run with jemalloc's thread caches off, which makes allocation-heavy runs slower (README \"What is measured\").")
+        help: "Count allocations exactly (allocation_counting=exact): run with jemalloc's thread caches off, which makes allocation-heavy runs slower (docs/measurement.md).")
     public var exactAllocations = false
 
     @Flag(help: "No progress output and no summary table; errors only.")
@@ -126,11 +129,19 @@ public struct RunCommand: AsyncParsableCommand {
             valueName: "expr"))
     public var sloExpressions: [String] = []
 
+    @Flag(
+        name: .customLong("no-scenario-slo"),
+        help: "Do not judge rows on their scenarios' slo lists (each --slo still applies).")
+    public var noScenarioSLO = false
+
     public init() {}
 
     /// After the results are written: exit 99 naming every bound a row broke.
     func checkObjectives(_ rows: [ResultRow], _ objectives: RunObjectives?, into out: inout some TextOutputStream) throws(CommandFailure) {
         guard let objectives, !objectives.isEmpty else { return }
+        if !quiet {
+            for note in objectives.notApplicable(in: rows) { out.write(note + "\n") }
+        }
         let violations = objectives.violations(in: rows)
         guard violations.isEmpty else {
             throw CommandFailure(
@@ -139,7 +150,11 @@ public struct RunCommand: AsyncParsableCommand {
                     + violations.joined(separator: "\n  "))
         }
         if !quiet {
-            out.write("every SLO held on every row: \(objectives.all.map(\.description).joined(separator: ", "))\n")
+            let applied = objectives.applied(in: rows)
+            out.write(
+                applied.isEmpty
+                    ? "no SLO applied to any row\n"
+                    : "every SLO held on every row: \(applied.map(\.description).joined(separator: ", "))\n")
         }
     }
 
@@ -215,7 +230,7 @@ public struct RunCommand: AsyncParsableCommand {
             throw CommandFailure(wrapping: error)
         }
         var fromConfigFile: StoreConfiguration?
-        if store.configFile != nil { fromConfigFile = try store.configuration() }
+        if store.configFile != nil { fromConfigFile = try store.configuration(writes: writes) }
         var scenarios: [(scenario: Scenario, file: Int, name: String)] = []
         var processes = workers ?? 1
         if workers == nil, let shard = try parsedShard() { processes = shard.count }
@@ -261,6 +276,7 @@ public struct RunCommand: AsyncParsableCommand {
         } else {
             do {
                 try store.applyFlags(to: &scenario.store)
+                try writes.applyFlags(to: &scenario.store)
             } catch {
                 throw CommandFailure(ExitCodes.usage, error.message)
             }
@@ -299,7 +315,7 @@ public struct RunCommand: AsyncParsableCommand {
     ) async throws(CommandFailure) -> SweepRunner.Output {
         var scenarios = try self.scenarios()
         // Every `--slo` on every row, each scenario's `slo` on its rows.
-        let objectives = judgingObjectives ? try RunObjectives(flags: sloExpressions, scenarios: scenarios) : nil
+        let objectives = judgingObjectives ? try RunObjectives(flags: sloExpressions, scenarios: noScenarioSLO ? [] : scenarios) : nil
         if printScenarios {
             for scenario in scenarios {
                 out.write((try? scenario.jsonText()) ?? "")
@@ -444,7 +460,7 @@ public struct RunCommand: AsyncParsableCommand {
             throw CommandFailure(error)
         }
         if !quiet {
-            out.write("\n" + SummaryTable.render(result.rows))
+            out.write("\n" + (objectives?.summaryTable(result.rows) ?? SummaryTable.render(result.rows)))
             var files = [output]
             if let history { files.append(history + " (appended)") }
             if let timeseries { files.append(timeseries) }

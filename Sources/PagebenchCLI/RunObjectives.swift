@@ -44,12 +44,78 @@ struct RunObjectives {
     /// Every SLO, the scenarios' first, for a summary line.
     var all: [ServiceLevelObjective] { byScenario.keys.sorted().flatMap { byScenario[$0]! } + flags }
 
-    /// The SLOs of `row`: its scenario's (a row over a target is named `SCENARIO@TARGET`)
-    /// and every `--slo`.
+    /// The SLOs that judge `row`: every `--slo`, and those of its scenario's list (a row over a
+    /// target is named `SCENARIO@TARGET`) that the row has a value for. A scenario's bound on a
+    /// column its row does not have (`drain_latency_corrected_p99_ns` of a closed-loop or ramped
+    /// run) does not apply to that row (``notApplicable(in:)`` says so); a `--slo` asked for on
+    /// the command line always applies, and a row without its column breaks it.
     func objectives(for row: ResultRow) -> [ServiceLevelObjective] {
+        scenarioObjectives(for: row).filter { $0.judge(row) != .missing } + flags
+    }
+
+    /// The scenario's own list for `row`.
+    private func scenarioObjectives(for row: ResultRow) -> [ServiceLevelObjective] {
         var name = Substring(row.scenario)
         while byScenario[String(name)] == nil, let at = name.lastIndex(of: "@") { name = name[..<at] }
-        return (byScenario[String(name)] ?? []) + flags
+        return byScenario[String(name)] ?? []
+    }
+
+    /// One sentence per scenario SLO that some rows could not be judged on, naming how many
+    /// and the first of them; empty when every scenario SLO applied to every row.
+    func notApplicable(in rows: [ResultRow]) -> [String] {
+        var unjudged: [String: (objective: ServiceLevelObjective, rows: [String])] = [:]
+        var order: [String] = []
+        for row in rows {
+            for objective in scenarioObjectives(for: row) where objective.judge(row) == .missing {
+                let key = "\(row.scenario)\u{0}\(objective.description)"
+                if unjudged[key] == nil { order.append(key) }
+                unjudged[key, default: (objective, [])].rows.append(Self.name(of: row))
+            }
+        }
+        return order.map { key in
+            let (objective, names) = unjudged[key]!
+            let count = names.count == 1 ? "1 row has" : "\(names.count) rows have"
+            return "scenario SLO \(objective.description) not applicable: \(count) no \(objective.column) (\(names[0])"
+                + (names.count > 1 ? ", …)" : ")") + "; it judges the rows that have it"
+        }
+    }
+
+    /// The SLOs that judged at least one of `rows` (every `--slo`; a scenario's where a row had
+    /// its column), for the line that says they held.
+    func applied(in rows: [ResultRow]) -> [ServiceLevelObjective] {
+        let judged = Set(rows.flatMap { objectives(for: $0).map(\.description) })
+        return all.filter { judged.contains($0.description) }
+    }
+
+    /// A row as the SLO messages name it.
+    static func name(of row: ResultRow) -> String {
+        "\(row.scenario) \(row.pagerKind) ×\(row.concurrency) rep \(row.repetition)" + (row.stage.map { " stage \($0)" } ?? "")
+    }
+
+    /// The summary table with a column for each column an SLO bounds that the table does not
+    /// show already (its value on each row in the bound's unit, `-` where the row has none)
+    /// and `slo` (held or broke): what each row was judged on, next to it.
+    func summaryTable(_ rows: [ResultRow]) -> String {
+        let table = SummaryTable.render(rows)
+        guard !isEmpty else { return table }
+        var bounded: [ServiceLevelObjective] = []
+        for objective in all where !bounded.contains(where: { $0.column == objective.column }) { bounded.append(objective) }
+        let headers = bounded.map(\.column) + ["slo"]
+        let cells = rows.map { row -> [String] in
+            bounded.map { objective in
+                if case .held(let value) = objective.judge(row) { return objective.formatted(value) }
+                if case .broke(let value, _) = objective.judge(row) { return objective.formatted(value) }
+                return "-"
+            } + [row.sloHeld.map { $0 == 1 ? "held" : "broke" } ?? "-"]
+        }
+        let widths = headers.indices.map { column in ([headers[column]] + cells.map { $0[column] }).map(\.count).max() ?? 0 }
+        func extra(_ line: [String]) -> String {
+            line.enumerated().map { column, cell in String(repeating: " ", count: widths[column] - cell.count) + cell }
+                .joined(separator: "  ")
+        }
+        let lines = table.split(separator: "\n", omittingEmptySubsequences: false).dropLast()
+        let extended = zip(lines, [headers] + cells).map { line, cells in line + "  " + extra(cells) }
+        return extended.joined(separator: "\n") + "\n"
     }
 
     /// Sets `slo_held` on every row (when any SLO applies to it).

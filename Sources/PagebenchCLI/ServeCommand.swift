@@ -52,8 +52,9 @@ public struct ServeCommand: AsyncParsableCommand {
     @Option(
         parsing: .unconditional,
         help: ArgumentHelp(
-            "Close a connection that has no request in progress and sends no complete request head for this many seconds (idle keep-alive connections, slowloris clients); 0: never.",
-            valueName: "seconds"))
+            "Close a connection that has no request in progress and sends no complete request head for this long (idle keep-alive connections, slowloris clients): 60s, 500ms, a bare number is seconds; 0: never.",
+            valueName: "duration"),
+        transform: DurationOption.seconds("--idle-timeout"))
     public var idleTimeout = 60.0
 
     @Option(parsing: .unconditional, help: "The DynamoDB table name of the DynamoDB JSON endpoint (POST /, W1).")
@@ -75,8 +76,9 @@ public struct ServeCommand: AsyncParsableCommand {
     @Option(
         parsing: .unconditional,
         help: ArgumentHelp(
-            "The CPU time one DynamoDB or GraphQL request may spend reading, parsing, validating and costing itself, checked as it goes (W7); 0: unbounded.",
-            valueName: "seconds"))
+            "The CPU time one DynamoDB or GraphQL request may spend reading, parsing, validating and costing itself, checked as it goes (W7): 0.5s, 200ms, a bare number is seconds; 0: unbounded.",
+            valueName: "duration"),
+        transform: DurationOption.seconds("--max-request-cpu"))
     public var maxRequestCpu = 0.5
 
     @Option(parsing: .unconditional, help: ArgumentHelp("GraphQL: the deepest nesting of brackets, of fields through fragments, and of variables (W7).", valueName: "levels"))
@@ -261,7 +263,7 @@ public struct ServeCommand: AsyncParsableCommand {
             throw CommandFailure(
                 ExitCodes.usage,
                 "serve does not take writes (S22): writes run on the in-process store of `pagebench run` only; "
-                    + "drop the write flags or the config's \"writes\"")
+                    + "drop \"writes\" from the --config or --scenario file")
         }
         let syntheticStore: SyntheticStore
         do {

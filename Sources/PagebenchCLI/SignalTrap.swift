@@ -6,7 +6,7 @@ import UnixSignals
 import Glibc
 #endif
 
-/// SIGINT and SIGTERM during `pagebench run` (SEMANTICS H6): the first requests an
+/// SIGINT and SIGTERM during `pagebench run` (docs/contract.md H6): the first requests an
 /// ``Interruption`` (the phase in progress stops partial, the rows so far are written, the
 /// exit status is 128 + the signal); a second one exits at once with that status.
 ///

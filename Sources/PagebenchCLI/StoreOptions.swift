@@ -4,7 +4,8 @@ import PagebenchBase
 import PagebenchStore
 
 /// Store options shared by every subcommand (`@OptionGroup var store: StoreOptions`):
-/// a JSON configuration file plus flags that override single fields.
+/// a JSON configuration file plus flags that override single fields. The write flags are
+/// ``WriteOptions``, apart, so that `serve`, which refuses writes, does not list them.
 ///
 /// Precedence: defaults < `--config FILE` < flags. Call ``configuration()`` for the
 /// validated result.
@@ -63,27 +64,6 @@ public struct StoreOptions: ParsableArguments {
     @Option(parsing: .unconditional, help: "S21 fraction of requests failing with an injected fault (default 0).")
     public var faultRate: Double?
 
-    @Option(parsing: .unconditional, help: "S22 inserts per store request (or per second with --write-rate-unit second); any write flag turns writes on.")
-    public var insertRate: Double?
-
-    @Option(parsing: .unconditional, help: "S22 deletes per store request (or per second).")
-    public var deleteRate: Double?
-
-    @Option(parsing: .unconditional, help: "S22 updates per store request (or per second): new size and category.")
-    public var updateRate: Double?
-
-    @Option(parsing: .unconditional, help: ArgumentHelp("S22 what write rates count per: request (deterministic, the default) or second.", valueName: "unit"))
-    public var writeRateUnit: String?
-
-    @Option(parsing: .unconditional, help: ArgumentHelp("S22 where in a partition writes land: uniform (default), head or tail.", valueName: "position"))
-    public var writePosition: String?
-
-    @Option(parsing: .unconditional, help: ArgumentHelp("S22 comma-separated partitions that receive --write-hot-fraction of the writes, e.g. 0,3.", valueName: "list"))
-    public var writeHotPartitions: String?
-
-    @Option(parsing: .unconditional, help: "S22 fraction of writes (0–1) that go to --write-hot-partitions (default 1).")
-    public var writeHotFraction: Double?
-
     @Option(parsing: .unconditional, help: ArgumentHelp("S24 how tokens resume: keyset (default, after the last evaluated key) or offset (at the n-th item).", valueName: "mode"))
     public var continuation: String?
 
@@ -102,7 +82,7 @@ public struct StoreOptions: ParsableArguments {
     ///
     /// - Throws: ``CommandFailure``: 66 when the file cannot be read, 65 when it is not a
     ///   valid configuration, 64 when a flag is invalid or makes the result invalid.
-    public func configuration() throws(CommandFailure) -> StoreConfiguration {
+    public func configuration(writes: WriteOptions? = nil) throws(CommandFailure) -> StoreConfiguration {
         var configuration = StoreConfiguration.default
         if let configFile {
             let data: Data
@@ -119,16 +99,17 @@ public struct StoreOptions: ParsableArguments {
                 throw CommandFailure(ExitCodes.dataError, "\(configFile): \(error)")
             }
         }
-        return try applied(to: configuration)
+        return try applied(to: configuration, writes: writes)
     }
 
     /// `base` with the flags applied, validated (`serve --scenario`: a scenario's store).
     ///
     /// - Throws: ``CommandFailure``, 64 when a flag is invalid or makes the result invalid.
-    public func applied(to base: StoreConfiguration) throws(CommandFailure) -> StoreConfiguration {
+    public func applied(to base: StoreConfiguration, writes: WriteOptions? = nil) throws(CommandFailure) -> StoreConfiguration {
         var configuration = base
         do {
             try applyFlags(to: &configuration)
+            try writes?.applyFlags(to: &configuration)
             try configuration.validate()
         } catch let error as StoreError {
             throw CommandFailure(error)
@@ -159,22 +140,6 @@ public struct StoreOptions: ParsableArguments {
         if let hotMultiplier { configuration.serviceTime.hotPartitionMultiplier = hotMultiplier }
         if let throttleRate { configuration.throttleRate = throttleRate }
         if let faultRate { configuration.faultRate = faultRate }
-        let writeFlags: [Any?] = [
-            insertRate, deleteRate, updateRate, writeRateUnit, writePosition, writeHotPartitions, writeHotFraction,
-        ]
-        if writeFlags.contains(where: { $0 != nil }) {
-            var writes = configuration.writes ?? WritesConfiguration()
-            if let insertRate { writes.insertRate = insertRate }
-            if let deleteRate { writes.deleteRate = deleteRate }
-            if let updateRate { writes.updateRate = updateRate }
-            if let writeRateUnit { writes.per = try WriteRateUnit(parsing: writeRateUnit, field: "--write-rate-unit") }
-            if let writePosition { writes.position = try WritePosition(parsing: writePosition, field: "--write-position") }
-            if let writeHotPartitions {
-                writes.hotPartitions = try Self.partitionList(writeHotPartitions, flag: "--write-hot-partitions")
-            }
-            if let writeHotFraction { writes.hotFraction = writeHotFraction }
-            configuration.writes = writes
-        }
         if let continuation { configuration.continuation = try ContinuationMode(parsing: continuation, field: "--continuation") }
     }
 

@@ -45,10 +45,14 @@ public struct WorkloadOptions: ParsableArguments {
     @Option(parsing: .unconditional, help: "Drains per measured phase (deterministic metrics are exact in this mode, H3).")
     public var drains: Int?
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Seconds per measured phase instead of a drain count.", valueName: "seconds"))
+    @Option(
+        parsing: .unconditional, help: ArgumentHelp("Length of each measured phase instead of a drain count: 30s, 500ms (a bare number is seconds).", valueName: "duration"),
+        transform: DurationOption.seconds("--duration"))
     public var duration: Double?
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Seconds of warm-up before each measured phase (excluded).", valueName: "seconds"))
+    @Option(
+        parsing: .unconditional, help: ArgumentHelp("Warm-up before each measured phase (excluded): 2s, 500ms (a bare number is seconds).", valueName: "duration"),
+        transform: DurationOption.seconds("--warmup"))
     public var warmup: Double?
 
     @Option(parsing: .unconditional, help: "Measured phases per concurrency value.")
@@ -81,7 +85,9 @@ public struct WorkloadOptions: ParsableArguments {
 
     @Option(parsing: .unconditional, help: ArgumentHelp("What a ramp-down does to a removed pager: finish (its drain ends first) or cancel (timed, H2).", valueName: "mode"))
     public var rampDown: String?
-    @Option(parsing: .unconditional, help: ArgumentHelp("apollo-watch: seconds each drain watches its loaded pages (P16; default 1).", valueName: "seconds"))
+    @Option(
+        parsing: .unconditional, help: ArgumentHelp("apollo-watch: how long each drain watches its loaded pages (P16; default 1s; a bare number is seconds).", valueName: "duration"),
+        transform: DurationOption.seconds("--watch-seconds"))
     public var watchSeconds: Double?
 
     public init() {}

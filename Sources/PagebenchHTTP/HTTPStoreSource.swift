@@ -290,12 +290,31 @@ public final class HTTPStoreSource: Sendable {
     }
     #endif
 
-    /// A connection failure in words: NIO's connection error lists every address tried.
+    /// A connection failure in words: NIO's connection error lists every address tried, and a
+    /// system call's error is named as a person would (`connection refused`, not NIO's
+    /// `connection reset (error set): Connection refused) (errno: 111)`).
     static func describe(_ error: any Error) -> any Error {
+        if let error = error as? IOError, let words = Self.words(errno: error.errnoCode) {
+            return ConnectFailure(description: words)
+        }
         guard let error = error as? NIOConnectionError else { return error }
         let attempts = error.connectionErrors.map { "\($0.target): \($0.error)" }
         let reason = attempts.isEmpty ? "\(error)" : attempts.joined(separator: "; ")
         return ConnectFailure(description: "cannot connect to \(error.host):\(error.port) (\(reason))")
+    }
+
+    /// Plain words for the errors a connection meets; nil for any other errno.
+    static func words(errno: CInt) -> String? {
+        switch errno {
+        case ECONNREFUSED: "connection refused (nothing listens at that address and port)"
+        case ECONNRESET: "connection reset by the peer"
+        case ETIMEDOUT: "connection timed out"
+        case EHOSTUNREACH: "host unreachable"
+        case ENETUNREACH: "network unreachable"
+        case EPIPE: "connection closed by the peer while sending"
+        case EADDRNOTAVAIL: "address not available"
+        default: nil
+        }
     }
 
     private struct ConnectFailure: Error, CustomStringConvertible {

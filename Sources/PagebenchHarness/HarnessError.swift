@@ -7,7 +7,7 @@ import PagebenchBase
 ///
 /// `CancellationError` is never wrapped.
 public struct HarnessError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// What kind of failure this is (the CLI maps it to an exit code, README "Exit codes").
+    /// What kind of failure this is (the CLI maps it to an exit code, docs/exit-codes.md).
     public enum Kind: String, Sendable, Hashable {
         /// The content of a scenario file is invalid: bad JSON, an unknown key, a value out
         /// of range (exit 65).

@@ -1,6 +1,6 @@
 import Synchronization
 
-/// A request to stop a run early (SEMANTICS H6): `pagebench run` makes one when SIGINT or
+/// A request to stop a run early (docs/contract.md H6): `pagebench run` makes one when SIGINT or
 /// SIGTERM arrives. The phase in progress cancels its pagers (timed as cancellations) and
 /// ends marked partial; no later phase starts; the rows measured so far are written.
 ///

@@ -1,4 +1,4 @@
-/// The search for the knee (SEMANTICS H5): the highest open-loop arrival rate at which an SLO
+/// The search for the knee (docs/contract.md H5): the highest open-loop arrival rate at which an SLO
 /// holds over a whole step and the step sustains the rate it offers (``Verdict``).
 ///
 /// A pure state machine: ``next()`` says which rate to measure, ``record(rate:held:)`` takes the

@@ -2,7 +2,7 @@ import PagebenchBase
 import PagebenchMetrics
 import Synchronization
 
-/// The pagers of a staged phase (SEMANTICS H4): a fixed pool of pager tasks, of which the
+/// The pagers of a staged phase (docs/contract.md H4): a fixed pool of pager tasks, of which the
 /// first ``activeCount`` are admitted to run drains. The stage clock raises and lowers that
 /// count as the plan ramps; a pager past it stops at its next drain boundary (ramp-down
 /// `finish`) or has its drain cancelled (`cancel`), and waits, parked, until it is admitted

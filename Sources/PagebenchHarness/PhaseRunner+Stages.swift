@@ -3,7 +3,7 @@ import PagebenchBase
 import PagebenchMetrics
 import PagebenchProcessStats
 
-/// Staged phases (SEMANTICS H4): the workload's stage plan instead of a fixed concurrency.
+/// Staged phases (docs/contract.md H4): the workload's stage plan instead of a fixed concurrency.
 extension PhaseRunner {
     /// Runs one repetition of the workload's stage plan and returns one result per stage it
     /// reached, in order; a workload without stages runs its first concurrency value instead.

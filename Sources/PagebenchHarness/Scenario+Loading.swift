@@ -131,7 +131,7 @@ extension Scenario {
             guard target is [String: Any],
                 let data = try? JSONSerialization.data(withJSONObject: target, options: [.sortedKeys, .withoutEscapingSlashes])
             else {
-                throw .invalidField("target", "must be a JSON object describing a target (README \"Target files\")")
+                throw .invalidField("target", "must be a JSON object describing a target (docs/file-formats.md)")
             }
             scenario.target = String(decoding: data, as: UTF8.self)
         }

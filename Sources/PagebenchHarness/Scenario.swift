@@ -3,7 +3,7 @@ import PagebenchBase
 import PagebenchStore
 
 /// One benchmark: a store configuration (the store's JSON format) and a workload, under a
-/// name. The JSON form is a scenario file (README "Scenario format"):
+/// name. The JSON form is a scenario file (docs/file-formats.md):
 ///
 /// ```json
 /// { "name": "default", "description": "...", "store": { "partitions": 64 }, "workload": { "pager": "streaming" } }
@@ -17,7 +17,7 @@ public struct Scenario: Sendable, Hashable {
     public var description: String
     public var store: StoreConfiguration
     public var workload: Workload
-    /// The scenario's `target` section (a real API to page, README "Target files") as compact
+    /// The scenario's `target` section (a real API to page, docs/file-formats.md) as compact
     /// JSON text, or nil. The harness does not read it: `pagebench run` loads it as a target.
     public var target: String?
     /// The scenario's SLOs (`slo`): expressions in `--slo`'s syntax (`drain_latency_corrected_p99_ns<100ms`),

@@ -3,7 +3,7 @@
 /// pagers and drains one process would, and each drain makes the same choices it would make
 /// there (a ``DrainPlan`` is a pure function of the seed and the drain's index).
 ///
-/// The split of one phase at concurrency `C` with a drain bound `D` (README "Scaling out"):
+/// The split of one phase at concurrency `C` with a drain bound `D` (docs/scaling-out.md):
 ///
 /// - **Pagers** (closed loop) or drain slots (open loop): the one-process run's pager slots
 ///   `0..<C`; slot `p` belongs to shard `p mod count`. Shard `index` runs

@@ -3,7 +3,7 @@ import PagebenchBase
 import PagebenchMetrics
 import PagebenchProcessStats
 
-/// What drives a staged phase in time (SEMANTICS H4), on an injected clock so that tests
+/// What drives a staged phase in time (docs/contract.md H4), on an injected clock so that tests
 /// step it: it admits the plan's pagers into the ``PagerPool`` at every instant the rounded
 /// pager count changes (computed from the plan, not polled), moves the pool from stage to
 /// stage, reads the resources at each stage boundary, writes the time series (every second

@@ -1,5 +1,5 @@
 /// A load shape: a list of stages, each a duration and a target, ramped linearly within the
-/// stage from the previous stage's target (SEMANTICS H4, k6's `stages` model).
+/// stage from the previous stage's target (docs/contract.md H4, k6's `stages` model).
 ///
 /// All stages of one plan target the same thing: a number of concurrent pagers (closed loop)
 /// or an arrival rate in drains per second (open loop). The first stage ramps from 0 unless it

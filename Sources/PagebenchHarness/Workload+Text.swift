@@ -126,14 +126,16 @@ extension LoadModel: CustomStringConvertible {
         return false
     }
 
-    /// Parses `closed`, `open-fixed:RATE` or `open-poisson:RATE` (drains per second).
+    /// Parses `closed`, `open-fixed:RATE` or `open-poisson:RATE` (drains per second, `200` or
+    /// `200/s` as rate stages write it).
     public init(parsing text: String, field: String = "workload.load") throws(HarnessError) {
         let spec = WorkloadText.trimmed(text)
         let parts = spec.split(separator: ":", omittingEmptySubsequences: false)
         switch (parts.first ?? "", parts.count) {
         case ("closed", 1): self = .closed
         case ("open-fixed", 2), ("open-poisson", 2):
-            let rate = try WorkloadText.number(parts[1], field: field, example: "open-poisson:200")
+            let rateText = parts[1].hasSuffix("/s") ? parts[1].dropLast(2) : parts[1]
+            let rate = try WorkloadText.number(rateText, field: field, example: "open-poisson:200/s")
             self = .open(drainsPerSecond: rate, poisson: parts[0] == "open-poisson")
         case ("open-fixed", 1), ("open-poisson", 1):
             // The rate comes from rate stages (H4); validation refuses it anywhere else.

@@ -3,7 +3,7 @@ import PagebenchStore
 /// What the pagers of a run do: which pager, how many at once, what each drain reads and
 /// how far, how drains are started (closed or open loop), how long the run lasts, and
 /// which drains are cancelled. The JSON form is the `workload` object of a scenario file
-/// (README "Scenario format"); every key is optional and takes the default shown here.
+/// (docs/file-formats.md); every key is optional and takes the default shown here.
 ///
 /// Every random choice (partition, segment, abandonment, cancellation instant, open-loop
 /// arrivals) is a pure function of ``effectiveSeed(store:)`` and the drain's index, so the

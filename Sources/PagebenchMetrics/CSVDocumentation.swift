@@ -1,9 +1,7 @@
-/// The "CSV columns" section (docs/csv-columns.md; README.md before issue 26), generated from
-/// the column registries so docs cannot drift.
+/// docs/csv-columns.md, generated from the column registries so docs cannot drift.
 ///
-/// A test compares docs/csv-columns.md (README.md while that file does not exist) with
-/// ``updating(_:)`` of itself; run `PAGEBENCH_UPDATE_README=1 swift test --filter
-/// readmeMatchesRegistry` to rewrite it.
+/// A test compares docs/csv-columns.md with ``updating(_:)`` of itself; run
+/// `PAGEBENCH_UPDATE_DOCS=1 swift test --filter docsMatchRegistry` to rewrite it.
 public enum CSVDocumentation {
     public static let beginMarker = "<!-- BEGIN generated from ResultRow.csvColumns; edit the registry, not this table -->"
     public static let endMarker = "<!-- END generated -->"
@@ -33,7 +31,7 @@ public enum CSVDocumentation {
 
     /// The fixed prose of the section, before the generated tables.
     static let introduction = """
-        ## CSV columns
+        # CSV columns
 
         Files are RFC 4180 CSV in UTF-8: a header line, then one record per line ending in LF
         (CRLF is read too). Fields containing a comma, quote, line break or edge spaces are
@@ -41,21 +39,21 @@ public enum CSVDocumentation {
         An empty cell means "does not apply to this run"; only columns marked *optional* may be
         empty. Decimals are written in shortest round-trip form (`0.1`, `1e-05`).
         *Kind* tells the regression checker how to compare: **context** identifies the run,
-        **deterministic** must match exactly for the same seed and configuration (SEMANTICS H3),
+        **deterministic** must match exactly for the same seed and configuration ([contract.md](contract.md) H3),
         **measured** is compared with its *polarity* and a noise-aware tolerance.
         Latency histograms are HdrHistogram at 3 significant digits, one per task, merged exactly.
 
         """
 
-    /// `readme` with the generated section replaced, or the whole section appended if absent.
-    public static func updating(_ readme: String) -> String {
-        if let begin = readme.range(of: beginMarker), let end = readme.range(of: endMarker),
+    /// `document` with the generated section replaced, or the whole section appended if absent.
+    public static func updating(_ document: String) -> String {
+        if let begin = document.range(of: beginMarker), let end = document.range(of: endMarker),
             begin.upperBound <= end.lowerBound
         {
-            return String(readme[..<begin.lowerBound]) + generatedMarkdown + String(readme[end.upperBound...])
+            return String(document[..<begin.lowerBound]) + generatedMarkdown + String(document[end.upperBound...])
         }
-        let separator = readme.hasSuffix("\n\n") ? "" : (readme.hasSuffix("\n") ? "\n" : "\n\n")
-        return readme + separator + introduction + "\n" + generatedMarkdown + "\n"
+        let separator = document.hasSuffix("\n\n") ? "" : (document.hasSuffix("\n") ? "\n" : "\n\n")
+        return document + separator + introduction + "\n" + generatedMarkdown + "\n"
     }
 }
 

@@ -14,7 +14,7 @@ public enum Polarity: String, Sendable, CaseIterable {
 public enum ColumnKind: String, Sendable, CaseIterable {
     /// Identifies or describes the run (scenario, seed, host, commit). Used to match rows, never compared.
     case context
-    /// Identical on every machine for a given seed and configuration (SEMANTICS H3): compared exactly,
+    /// Identical on every machine for a given seed and configuration (docs/contract.md H3): compared exactly,
     /// any change is a behaviour change.
     case deterministic
     /// A measurement that varies run to run (time, memory, CPU): compared with its polarity and a
@@ -37,7 +37,7 @@ public enum ColumnType: String, Sendable, CaseIterable {
 /// One column of a pagebench CSV file: its name, unit, polarity, kind and meaning.
 ///
 /// ``ResultRow/columnDescriptors`` is the single source of truth for the results CSV header, the
-/// README's "CSV columns" table (``markdownTable(_:)``) and the checker's comparison rules.
+/// docs/csv-columns.md table (``markdownTable(_:)``) and the checker's comparison rules.
 public struct ColumnDescriptor: Sendable, Hashable {
     /// The header name, `snake_case`, with the unit as a suffix where there is one (`_ns`, `_s`, `_bytes`).
     public let name: String

@@ -1,5 +1,5 @@
 /// What a remote target answered during one measured phase (issue 14): responses by HTTP
-/// status, non-page responses by kind (SEMANTICS T2), DynamoDB consumed capacity (W4).
+/// status, non-page responses by kind (docs/contract.md T2), DynamoDB consumed capacity (W4).
 /// Taken as the difference of two snapshots of the source's live counters.
 public struct RemoteCounts: Sendable, Hashable {
     /// Responses per status, keyed `"200"`, …, plus `"transport"` for requests that got none.

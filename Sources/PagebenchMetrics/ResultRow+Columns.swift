@@ -1,6 +1,6 @@
 /// The results CSV schema: one entry per column, in header order.
 ///
-/// This list is the single source of truth: the CSV header (golden-tested), the README table
+/// This list is the single source of truth: the CSV header (golden-tested), the docs/csv-columns.md table
 /// (``ColumnDescriptor/markdownTable(_:)``, drift-tested) and the checker's rules (kind and
 /// polarity) all come from it.
 extension ResultRow {

@@ -1,7 +1,7 @@
 /// One row of the results CSV: one scenario × concurrency × repetition of a `pagebench run`.
 ///
-/// Every field maps to one column (``ResultRow/csvColumns``, documented in docs/csv-columns.md "CSV
-/// columns" with unit, polarity and kind). Fields are plain values with defaults: the harness
+/// Every field maps to one column (``ResultRow/csvColumns``, documented in docs/csv-columns.md
+/// with unit, polarity and kind). Fields are plain values with defaults: the harness
 /// fills in what it measured; optional fields stay nil (an empty cell) when they do not apply
 /// to the run, e.g. open-loop columns in a closed-loop run or cancellation latency when nothing
 /// was cancelled.
@@ -93,7 +93,7 @@ public struct ResultRow: CSVRecord, Hashable {
     public var scannedBytesPerSecond: Double = 0
     public var drainsPerSecond: Double = 0
 
-    // MARK: Deterministic counts (SEMANTICS H1, H3)
+    // MARK: Deterministic counts (docs/contract.md H1, H3)
 
     /// Drains that ended (fully drained, stopped after K pages, or abandoned) in the measured phase.
     public var drains: Int = 0

@@ -47,7 +47,7 @@ public struct TaskMetrics: Sendable, Equatable {
             + (drainLatencyCorrected?.estimatedFootprintBytes ?? 0) + (cancellationLatency?.estimatedFootprintBytes ?? 0)
     }
 
-    /// Counts one page (SEMANTICS S9 figures) and, if timed, its latency.
+    /// Counts one page (docs/contract.md S9 figures) and, if timed, its latency.
     @inlinable
     public mutating func recordPage(
         itemCount: Int, scannedCount: Int, scannedBytes: Int, hasNextToken: Bool, latencyNanoseconds: UInt64?

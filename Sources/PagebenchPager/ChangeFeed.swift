@@ -1,4 +1,4 @@
-/// A source of change notifications a pager can watch (SEMANTICS P16): a database's change
+/// A source of change notifications a pager can watch (docs/contract.md P16): a database's change
 /// stream, a subscription, a store's write feed. The pager knows nothing of what a change
 /// is: whoever wires a pager to a source supplies the feed and a predicate that tells
 /// whether a change touches a loaded page (``QueryPager/watch(_:touches:)``).

@@ -1,5 +1,5 @@
 /// Cursor-based pagination info (a `nextToken`, GraphQL connection cursors), forward,
-/// reverse or bidirectional (SEMANTICS P14).
+/// reverse or bidirectional (docs/contract.md P14).
 public enum CursorBasedPagination {
     /// Forward-only cursor pagination: the page after this one starts at `endCursor`.
     public struct Forward: PaginationInfo, Hashable {

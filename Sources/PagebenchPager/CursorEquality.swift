@@ -1,6 +1,6 @@
 /// Whether two cursors are equal as `String ==` says (canonical equivalence), decided for
 /// the common case without the standard library's out-of-line comparison: the pagers
-/// compare every page's cursor with the previous one (SEMANTICS P9), and consecutive
+/// compare every page's cursor with the previous one (docs/contract.md P9), and consecutive
 /// cursors usually differ.
 ///
 /// Checks the last eight bytes, then scans for the first differing UTF-8 byte. No

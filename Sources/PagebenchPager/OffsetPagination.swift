@@ -1,5 +1,5 @@
 /// Offset-based pagination info (`offset` = items before the page to request), forward,
-/// reverse or bidirectional (SEMANTICS P14).
+/// reverse or bidirectional (docs/contract.md P14).
 public enum OffsetPagination {
     /// Forward offset pagination: the next page starts at `offset`.
     public struct Forward: PaginationInfo, Hashable {

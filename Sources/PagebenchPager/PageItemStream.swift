@@ -1,4 +1,4 @@
-/// The flattened item sequence of a `PageStream` (SEMANTICS P15): yields items one by one
+/// The flattened item sequence of a `PageStream` (docs/contract.md P15): yields items one by one
 /// and holds at most the rest of the current page.
 public struct PageItemStream<Source: PageSource, Info: PaginationInfo, Item>: AsyncSequence, Sendable {
     public typealias Element = Item

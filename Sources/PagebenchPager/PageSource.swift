@@ -3,7 +3,7 @@
 ///
 /// `fetch` should honour task cancellation promptly (throw `CancellationError` rather than
 /// wait out a delay): the pagers cancel an in-flight fetch on `reset()` and when the
-/// awaiting task is cancelled (SEMANTICS P12, P13).
+/// awaiting task is cancelled (docs/contract.md P12, P13).
 public protocol PageSource<Request, Response>: Sendable {
     associatedtype Request: Sendable
     associatedtype Response: Sendable

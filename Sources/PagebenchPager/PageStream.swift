@@ -2,7 +2,7 @@ import PagebenchBase
 
 /// The streaming pager: an `AsyncSequence` of pages that follows the source's tokens from
 /// the initial request until there is no next page, and retains nothing it has yielded,
-/// so a store of any size drains in constant memory (SEMANTICS P7, P9, P15).
+/// so a store of any size drains in constant memory (docs/contract.md P7, P9, P15).
 ///
 /// Empty pages with a token are yielded like any other page (P7). A page whose position
 /// repeats the one it was requested with ends the sequence with
@@ -52,10 +52,16 @@ public struct PageStream<Source: PageSource, Info: PaginationInfo>: AsyncSequenc
 
     /// A stream whose next request is the previous one updated in place.
     ///
-    /// - Parameter advanceRequest: turns the request just fetched into the request for the
-    ///   page after (or before) the one an info describes, and returns true; false if there
-    ///   is none (P3: the stream then fails with `noQuery` after yielding the page). The
-    ///   other parameters are those of ``init(source:initialRequest:direction:retryPolicy:counters:extractPageInfo:pageResolver:)``.
+    /// - Parameters:
+    ///   - source: where pages come from.
+    ///   - initialRequest: the first request (no token).
+    ///   - direction: which way to follow: `.next` uses `canLoadNext`, `.previous` `canLoadPrevious`.
+    ///   - retryPolicy: retries of retryable source errors; off by default.
+    ///   - counters: where to count work; pass a shared instance to read it while draining.
+    ///   - extractPageInfo: the pagination info of a page (e.g. its `nextToken`).
+    ///   - advanceRequest: turns the request just fetched into the request for the page
+    ///     after (or before) the one an info describes, and returns true; false if there is
+    ///     none (P3: the stream then fails with `noQuery` after yielding the page).
     public init(
         source: Source,
         initialRequest: Source.Request,

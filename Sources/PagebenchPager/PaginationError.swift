@@ -1,5 +1,5 @@
 /// A usage error of a pager: the call cannot be served in the pager's current state
-/// (SEMANTICS P1, P2, P3, P5, P9).
+/// (docs/contract.md P1, P2, P3, P5, P9).
 ///
 /// Two values are equal when they are the same kind of error, whatever their message, so
 /// `error == .loadInProgress` works for matching. Errors of the page source pass through

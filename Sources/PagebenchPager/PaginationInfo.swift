@@ -1,5 +1,5 @@
 /// What a pager knows about where it is: whether more pages exist in each direction, and
-/// the cursor or offset that reaches them (SEMANTICS P4, P14).
+/// the cursor or offset that reaches them (docs/contract.md P4, P14).
 ///
 /// A page's info is extracted from the page itself by the caller's `extractPageInfo`
 /// closure; the pager hands it back to the caller's page resolver to build the next
@@ -13,7 +13,7 @@ public protocol PaginationInfo: Sendable {
     /// Whether this info, extracted from the page that `previous` led to, points at the
     /// same position as `previous` in `direction`: following it would repeat the request
     /// that produced it, forever. The pagers stop with `PaginationError.repeatedToken`
-    /// instead (SEMANTICS P9). The default says "never repeats".
+    /// instead (docs/contract.md P9). The default says "never repeats".
     func repeatsPosition(of previous: Self, direction: PaginationDirection) -> Bool
 
     /// The position (cursor or offset) in `direction`, for error messages.

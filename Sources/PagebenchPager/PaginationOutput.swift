@@ -1,4 +1,4 @@
-/// Everything an Apollo-style pager holds, in page order (SEMANTICS P10): previous pages
+/// Everything an Apollo-style pager holds, in page order (docs/contract.md P10): previous pages
 /// (earliest first), the initial page, then next pages in load order.
 public struct PaginationOutput<InitialPage: Sendable, Page: Sendable>: Sendable {
     /// Pages before the initial page, earliest (furthest back) first.

@@ -1,6 +1,6 @@
 import PagebenchBase
 
-/// Watching the pages held (SEMANTICS P16), as Apollo's cache watchers do: a change that
+/// Watching the pages held (docs/contract.md P16), as Apollo's cache watchers do: a change that
 /// touches a loaded page makes the pager re-fetch that page (and the pages after it in its
 /// direction whose request it moved) and publish the new output to its subscribers.
 ///
@@ -21,8 +21,11 @@ extension QueryPager where InitialSource == PaginatedSource {
     /// the watch goes on. `reset()`, releasing the pager, or cancelling the iterating task
     /// ends the sequence. Iterate it once.
     ///
-    /// - Parameter touches: called under the pager's lock, once per held page per change
-    ///   until one is touched: it must be quick and must not call the pager.
+    /// - Parameters:
+    ///   - feed: the change notifications to watch (a database's change stream, the store's S26 feed).
+    ///   - touches: whether a change touches a held page (the request that fetched it, the
+    ///     page); called under the pager's lock, once per held page per change until one is
+    ///     touched: it must be quick and must not call the pager.
     public func watch<Feed: ChangeFeed>(
         _ feed: Feed,
         touches: @escaping @Sendable (Feed.Change, PaginatedSource.Request, PaginatedSource.Response) -> Bool

@@ -4,7 +4,7 @@ import Synchronization
 /// An Apollo-iOS-style pager (after `AsyncGraphQLQueryPager`) for any page source: fetch
 /// an initial page, then load next and previous pages on demand or all at once, and
 /// publish the pages held, transformed to the caller's model, to every subscriber.
-/// Contract: SEMANTICS P1–P14.
+/// Contract: docs/contract.md P1–P14.
 ///
 /// - Multi-query: the initial request may be of a different type, and go to a different
 ///   source, than the paginated requests (`init(initialSource:initialRequest:...)`); the

@@ -14,7 +14,7 @@ struct QueryPagerStateMachine<InitialPage: Sendable, Page: Sendable, Request: Se
     /// run now), or the pages it watched are gone (reset, pager released).
     @usableFromInline enum WatchSignal: Sendable { case loadEnded, stop }
 
-    /// The one load in flight (SEMANTICS P5). `id` tells a live load from one that a
+    /// The one load in flight (docs/contract.md P5). `id` tells a live load from one that a
     /// reset has orphaned: an orphan's results are dropped (P12).
     @usableFromInline struct Load: Sendable {
         @usableFromInline let id: UInt64

@@ -40,7 +40,7 @@ public struct MetricVerdict: Sendable, Equatable, Codable {
     public var note: String?
 }
 
-/// A deterministic metric whose values differ (SEMANTICS H3): a behaviour change.
+/// A deterministic metric whose values differ (docs/contract.md H3): a behaviour change.
 public struct BehaviourChange: Sendable, Equatable, Codable {
     public var metric: String
     /// The distinct values of the baseline's repetitions, in repetition order.

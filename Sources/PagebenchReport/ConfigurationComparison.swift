@@ -113,14 +113,24 @@ public struct ConfigurationComparison: Sendable, Equatable {
         ResultRow.columnDescriptors.filter { $0.kind != .context && $0.type != .text }.map(\.name) + derivedMetrics.map(\.name)
     }
 
+    /// "; did you mean 'X'?" for a typo of one metric, or the metrics a stem begins
+    /// (`pages_per_drain` → `pages_per_drain_mean` or `pages_per_drain_max`); "" if none is close.
+    static func suggestion(for name: String) -> String {
+        if let closest = Thresholds.closestName(to: name, in: comparableMetrics) { return "; did you mean '\(closest)'?" }
+        let stems = comparableMetrics.filter { $0.hasPrefix(name + "_") || $0.hasPrefix(name) && name.count >= 4 }
+        guard !stems.isEmpty, stems.count <= 6 else { return "" }
+        let quoted = stems.map { "'\($0)'" }
+        let list = quoted.count == 1 ? quoted[0] : quoted.dropLast().joined(separator: ", ") + " or " + quoted.last!
+        return "; did you mean \(list)?"
+    }
+
     /// Checks metric names, suggesting the closest known one for a typo.
     public static func validateMetrics(_ names: [String]) throws {
         let known = Set(comparableMetrics)
         for name in names where !known.contains(name) {
-            let suggestion = Thresholds.closestName(to: name, in: comparableMetrics)
             throw MetricsError(
                 kind: .invalidRequest,
-                message: "unknown metric '\(name)'" + (suggestion.map { "; did you mean '\($0)'?" } ?? "")
+                message: "unknown metric '\(name)'" + suggestion(for: name)
                     + " (every non-context column of docs/csv-columns.md may be compared, and "
                     + derivedMetrics.map(\.name).joined(separator: ", ") + ")")
         }

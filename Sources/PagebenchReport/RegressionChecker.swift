@@ -1,12 +1,12 @@
 import PagebenchBase
 import PagebenchMetrics
 
-/// Compares a baseline results file with a current one (README "Regression checking").
+/// Compares a baseline results file with a current one (docs/checking.md).
 ///
 /// 1. Rows are grouped by ``ResultIdentity`` (scenario, configuration hash, pager kind,
 ///    concurrency, and stage for the stages of a staged run, H4); the repetitions of a group are its samples. Groups present on one side only
 ///    are listed as unmatched.
-/// 2. Deterministic columns (SEMANTICS H3) are compared exactly: any difference between the
+/// 2. Deterministic columns (docs/contract.md H3) are compared exactly: any difference between the
 ///    files, or between repetitions of one file, is a behaviour change. Runs bounded by
 ///    duration rather than drain count have time-dependent counts; they are skipped with a warning.
 /// 3. Each measured column with a polarity gets a ``Verdict`` from its ``Thresholds/Rule``:

@@ -3,7 +3,7 @@ import PagebenchMetrics
 
 /// A bound on one measured figure of a result row, as k6's thresholds are: `--slo EXPR` or a
 /// scenario's `slo` list. A run that breaks one exits non-zero after writing its results;
-/// the knee search (SEMANTICS H5) asks whether a step's row met every SLO.
+/// the knee search (docs/contract.md H5) asks whether a step's row met every SLO.
 ///
 /// Text form: `COLUMN OP BOUND`, where COLUMN is a numeric column of the results CSV or one
 /// of the derived figures below, OP is `<`, `<=`, `>` or `>=`, and BOUND is a number with a

@@ -6,7 +6,7 @@ import PagebenchMetrics
 /// calls it a regression or an improvement.
 ///
 /// Every measured column with a polarity has a ``Rule``; the defaults (``defaultRule(for:)``,
-/// documented in README.md "Regression checking") reflect how noisy each kind of figure is.
+/// documented in docs/checking.md) reflect how noisy each kind of figure is.
 /// A thresholds JSON file overrides them (``parse(_:file:)``):
 ///
 /// ```json
@@ -256,7 +256,7 @@ public struct Thresholds: Sendable, Equatable {
                     throw FieldError(
                         field: field,
                         problem: "unknown metric \"\(name)\"" + (suggestion.map { "; did you mean \"\($0)\"?" } ?? "")
-                            + " (measured columns are listed in README.md, \"Regression checking\")")
+                            + " (measured columns are listed in docs/checking.md)")
                 }
                 guard column.kind == .measured, column.polarity != .neutral else {
                     let why =
@@ -276,17 +276,20 @@ public struct Thresholds: Sendable, Equatable {
                     let ruleField = "\(field).\(ruleKey.stringValue)"
                     switch ruleKey.stringValue {
                     case "relative", "absolute":
-                        guard let value = try? fields.decode(Double.self, forKey: ruleKey), value >= 0, value.isFinite else {
+                        // A relative threshold is a fraction (0.05) or a percentage text ("5%"): a bare 5 is refused, not taken as 500 %.
+                        let percentage = ruleKey.stringValue == "relative" ? (try? fields.decode(String.self, forKey: ruleKey)).flatMap { $0.hasSuffix("%") ? Double($0.dropLast()).map { $0 / 100 } : nil } : nil
+                        guard let value = percentage ?? (try? fields.decode(Double.self, forKey: ruleKey)), value >= 0, value.isFinite else {
                             throw FieldError(
                                 field: ruleField,
                                 problem: "must be a number ≥ 0"
                                     + (ruleKey.stringValue == "relative" ? " (0.05 means 5 %)" : " in \(column.unit)"))
                         }
                         if ruleKey.stringValue == "relative" {
-                            guard value <= 100 else {
+                            guard value <= 100, percentage != nil || value <= 1 else {
                                 throw FieldError(
                                     field: ruleField,
-                                    problem: "is \(NumberText.number(value)), i.e. \(NumberText.number(value * 100)) %; write 0.05 for 5 %")
+                                    problem: "is \(NumberText.number(value)), i.e. \(NumberText.number(value * 100)) %; write 0.05 for 5 % (or \"5%\"); "
+                                        + "above 1 (100 %) only as a percentage text, \"\(NumberText.number(value * 100))%\"")
                             }
                             rule.relative = value
                         } else {

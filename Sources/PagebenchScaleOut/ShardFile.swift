@@ -5,7 +5,7 @@ import PagebenchMetrics
 
 /// The result shard one worker writes (`--shard I/N`): for every phase it ran, its CSV row,
 /// its counters and its latency histograms in their lossless text form, so that
-/// ``ShardMerge`` can combine the shards of a run exactly. README "Scaling out" documents
+/// ``ShardMerge`` can combine the shards of a run exactly. docs/scaling-out.md documents
 /// the JSON layout:
 ///
 /// ```json
@@ -29,7 +29,7 @@ public struct ShardFile: Sendable, Equatable {
     public static let formatName = "pagebench-shard"
     /// The layout version this build writes and reads.
     public static let currentVersion = 1
-    /// Where the layout has `null` values (README "Scaling out"), `[]` for any phase: no
+    /// Where the layout has `null` values (docs/scaling-out.md), `[]` for any phase: no
     /// `--start-at`, an in-process run's HTTP responses, a duration-bound phase's drains,
     /// histograms of nothing measured. A null anywhere else is refused.
     static let nullablePaths: Set<String> = [

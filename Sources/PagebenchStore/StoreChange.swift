@@ -1,4 +1,4 @@
-/// One committed write, as the store's change feed publishes it (SEMANTICS S26).
+/// One committed write, as the store's change feed publishes it (docs/contract.md S26).
 public struct StoreChange: Sendable, Hashable {
     public enum Kind: String, Sendable, Hashable, CaseIterable {
         case insert, delete, update

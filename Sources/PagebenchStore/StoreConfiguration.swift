@@ -79,7 +79,7 @@ public struct StoreConfiguration: Sendable, Hashable {
     }
 
     /// The default store: 64 partitions × 10,000 items, log-normal sizes (median 512 B),
-    /// 10 % of items in category 0 spread evenly, 1 MiB budget, SEMANTICS.md defaults.
+    /// 10 % of items in category 0 spread evenly, 1 MiB budget, docs/contract.md defaults.
     public static let `default` = StoreConfiguration()
 
     /// A canonical, versioned text of every field, in a fixed order. Two configurations

@@ -1,7 +1,7 @@
 import Synchronization
 
 /// A deterministic, seeded, partitioned item store with DynamoDB/AppSync paging semantics
-/// (SEMANTICS.md S1–S21).
+/// (docs/contract.md S1–S21).
 ///
 /// Nothing is stored per item: every attribute is computed from (seed, partition, sort key),
 /// so a store of 10⁹ items is created at once and pages in a few megabytes. Without writes

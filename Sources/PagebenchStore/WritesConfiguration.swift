@@ -1,6 +1,6 @@
 import PagebenchBase
 
-/// Writes that arrive while pagers page the store (SEMANTICS S22): inserts, deletes and
+/// Writes that arrive while pagers page the store (docs/contract.md S22): inserts, deletes and
 /// updates at configured rates, at seeded partitions and keys, each with a logical version.
 ///
 /// JSON (the `writes` object of a store configuration; every key optional):
@@ -96,7 +96,7 @@ public enum WritePosition: String, Sendable, Hashable, CaseIterable {
     case tail
 }
 
-/// How a page token resumes a listing (SEMANTICS S24).
+/// How a page token resumes a listing (docs/contract.md S24).
 public enum ContinuationMode: String, Sendable, Hashable, CaseIterable {
     /// Strictly after the last evaluated key (DynamoDB): under writes a key is never
     /// returned twice in one drain.

@@ -1,9 +1,9 @@
 public import PagebenchHTTP
-/// A real list API that `pagebench run --target-file FILE` load-tests (SEMANTICS T1–T4):
+/// A real list API that `pagebench run --target-file FILE` load-tests (docs/contract.md T1–T4):
 /// where it is, how a drain's page request becomes an HTTP request, and where the items and
 /// the continuation are in the response. Loaded and validated from JSON by
-/// ``Target/load(json:defaultName:baseDirectory:)``; every key is documented in README.md
-/// "Target files".
+/// ``Target/load(json:defaultName:baseDirectory:)``; every key is documented in
+/// docs/file-formats.md, "Target files".
 public struct Target: Sendable {
     /// The three kinds of API.
     public enum Kind: String, Sendable, Hashable, CaseIterable {

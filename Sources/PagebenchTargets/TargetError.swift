@@ -1,7 +1,7 @@
 /// Why a target's response ended a drain (T2): never a page, never the end of a drain.
 /// Messages name the request (method and URL, never a header value) and what was wrong.
 public struct TargetError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// The kind, counted per run (README "Target errors").
+    /// The kind, counted per run (docs/cli.md, "Errors, retries and TLS").
     public enum Kind: String, Sendable, Hashable, CaseIterable {
         /// No response: connection refused or broken, no complete response within
         /// `timeoutSeconds` (T5), TLS failure.

@@ -1,5 +1,5 @@
 public import PagebenchHTTP
-/// What a drain's request fills a target's templates with (README "Target files",
+/// What a drain's request fills a target's templates with (docs/file-formats.md,
 /// placeholders).
 public struct TemplateBindings: Sendable {
     /// `${partition}`: the drain's partition key value (nil for scans).

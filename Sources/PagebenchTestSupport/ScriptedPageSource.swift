@@ -49,13 +49,13 @@ public struct ScriptedSourceError: RetryableError, Hashable, CustomStringConvert
         self.isRetryable = isRetryable
     }
 
-    /// A retryable "throttled" error, like the store's (SEMANTICS S21).
+    /// A retryable "throttled" error, like the store's (docs/contract.md S21).
     public static let throttled = ScriptedSourceError("throttled", isRetryable: true)
 
     public var description: String { "ScriptedSourceError: \(message)" }
 }
 
-/// A page source whose pages, failures and timing a test controls (SEMANTICS P1–P15 tests).
+/// A page source whose pages, failures and timing a test controls (docs/contract.md P1–P15 tests).
 ///
 /// Pages come from a script: a table from request to page. In gated mode every fetch
 /// suspends until the test takes it with `nextFetch()` and answers it with `release()`
@@ -111,7 +111,7 @@ public final class ScriptedPageSource: PageSource, Sendable {
 
     /// A forward chain of pages: the initial request returns `pages[0]` with token "t1",
     /// request "t1" returns `pages[1]`, ..., the last page has no token. Empty arrays are
-    /// empty pages with a token (SEMANTICS S3).
+    /// empty pages with a token (docs/contract.md S3).
     public convenience init(forwardPages pages: [[Int]], gated: Bool = false) {
         precondition(!pages.isEmpty, "a forward script needs at least the initial page")
         var script: [ScriptedRequest: ScriptedPage] = [:]

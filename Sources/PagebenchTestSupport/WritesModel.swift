@@ -3,7 +3,7 @@ import PagebenchStore
 /// An independent model of a store under writes, for tests (S22–S25): a plain sorted array
 /// of items per partition, built from a store *without* writes (base item `k` gets the key
 /// `(k + 1) · SyntheticStore.keySpacingUnderWrites`), with the writes of the change feed
-/// applied one by one. It pages itself with the rules of SEMANTICS S2–S6 and S24 (keyset
+/// applied one by one. It pages itself with the rules of docs/contract.md S2–S6 and S24 (keyset
 /// and offset), and counts a drain's duplicates and skips (S25) by following every state
 /// the drain spanned. Nothing in it reads the store's overlay.
 public struct WritesModel: Sendable {

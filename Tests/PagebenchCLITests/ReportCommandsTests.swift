@@ -5,7 +5,7 @@ import Testing
 @testable import PagebenchCLI
 
 /// `check`, `baseline update`, `compare` and `report` end to end: parse, validate, run, and the
-/// exit status `pagebench` would return (README "Exit codes").
+/// exit status `pagebench` would return (docs/exit-codes.md).
 @Suite struct ReportCommandsTests {
     static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("Fixtures")

@@ -38,7 +38,7 @@ import Testing
                 "--write-position", "tail", "--write-hot-partitions", "1,3", "--write-hot-fraction", "0.5",
                 "--continuation", "offset",
             ]) as? ItemsCommand)
-        let configuration = try command.store.configuration()
+        let configuration = try command.store.configuration(writes: command.writes)
         #expect(
             configuration.writes
                 == WritesConfiguration(
@@ -90,7 +90,16 @@ import Testing
             #expect(failure?.exitCode.rawValue == 64, "\(extra)")
             #expect(failure?.message.contains("has writes (S22)") == true, "\(extra): \(failure?.message ?? "")")
         }
-        let serve = try #require(try PagebenchCommand.parseAsRoot(["serve", "--insert-rate", "1"]) as? ServeCommand)
+        // serve takes no write flag (issue 27: nor lists one in --help) …
+        #expect(throws: (any Error).self) { _ = try PagebenchCommand.parseAsRoot(["serve", "--insert-rate", "1"]) }
+        #expect(!ServeCommand.helpMessage().contains("--insert-rate"))
+        #expect(!ServeCommand.helpMessage().contains("--write-"))
+        #expect(RunCommand.helpMessage().contains("--insert-rate"))
+        // … and refuses a configuration file with writes.
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("pagebench-writes-\(getpid()).json").path
+        try #"{"writes": {"insertRate": 1}}"#.write(toFile: file, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        let serve = try #require(try PagebenchCommand.parseAsRoot(["serve", "--config", file]) as? ServeCommand)
         #expect(throws: CommandFailure.self) { _ = try serve.makeServer() }
     }
 

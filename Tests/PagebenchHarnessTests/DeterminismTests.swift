@@ -61,7 +61,7 @@ import Testing
     }
 }
 
-/// SEMANTICS H9: where a request changes what later requests see — writes (S22), or the
+/// docs/contract.md H9: where a request changes what later requests see — writes (S22), or the
 /// arrival count injected failures are drawn from (S21) — a warm-up never changes what the
 /// measured phase sees: each measured phase of a sweep pages a store as created, and its
 /// warm-up another one, so that at concurrency 1 every deterministic figure of a row is the

@@ -10,7 +10,7 @@ import Testing
 import Glibc
 #endif
 
-/// SEMANTICS H6: an interruption stops new work, cancels the pagers (timed as
+/// docs/contract.md H6: an interruption stops new work, cancels the pagers (timed as
 /// cancellations) and keeps the rows of every phase that ran, the cut-short one partial.
 @Suite struct InterruptionTests {
     static let context = RunContext(

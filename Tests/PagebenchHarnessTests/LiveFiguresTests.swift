@@ -6,7 +6,7 @@ import PagebenchTestSupport
 import Synchronization
 import Testing
 
-/// SEMANTICS H7 on a manual clock: every time-series row and every stage row counts the pages
+/// docs/contract.md H7 on a manual clock: every time-series row and every stage row counts the pages
 /// and drains that completed in its interval — within one page per pager or 2 % of the truth,
 /// and never drifting from it — whatever a page takes (1 µs to 10 s), for every pager kind.
 /// The truth is the instant each page ended, as the source saw it on the same clock.

@@ -34,7 +34,7 @@ import Testing
         try workload.checkMemory(processes: 2)
         workload.concurrency = [8]
         try workload.checkMemory()
-        // A pager's histograms are about 0.2 MiB each: the figure in the messages and README.
+        // A pager's histograms are about 0.2 MiB each: the figure in the messages and docs/cli.md.
         #expect((150_000...260_000).contains(Workload.histogramBytes))
     }
 

@@ -6,7 +6,7 @@ import PagebenchTestSupport
 import Synchronization
 import Testing
 
-/// SEMANTICS H8: an open-loop drain misses its start only when every slot is busy at its
+/// docs/contract.md H8: an open-loop drain misses its start only when every slot is busy at its
 /// intended start; a drain picked up late for another reason is a late start, counted apart.
 @Suite struct OpenLoopStartTests {
     @Test func classification() {

@@ -6,7 +6,7 @@ import PagebenchTestSupport
 import Synchronization
 import Testing
 
-/// SEMANTICS H4: a staged run follows its plan on a manual clock. Pagers are admitted and
+/// docs/contract.md H4: a staged run follows its plan on a manual clock. Pagers are admitted and
 /// removed without stopping the others, a removed pager finishes or is cancelled (H2), every
 /// stage gets its own result, and no pager task outlives the run.
 @Suite struct StagedRunTests {

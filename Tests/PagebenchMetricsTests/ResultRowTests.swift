@@ -56,7 +56,7 @@ struct ResultRowTests {
         return row
     }
 
-    @Test("golden header: changing columns must bump schema_version and update this test and README")
+    @Test("golden header: changing columns must bump schema_version and update this test and docs/csv-columns.md")
     func goldenHeader() {
         let golden = """
             schema_version,timestamp_utc,pagebench_version,git_commit,swift_version,build_configuration,host,cores,scenario,config_hash,seed,pager_kind,load_model,target_drains_per_s,concurrency,repetition,limit,target_drains,target_duration_s,warmup_s,pages_per_s,items_per_s,scanned_bytes_per_s,drains_per_s,drains,pages,items,scanned_items,scanned_bytes,empty_pages_wasted,empty_pages_final,empty_page_rate,pages_per_drain_mean,pages_per_drain_max,page_latency_p50_ns,page_latency_p90_ns,page_latency_p99_ns,page_latency_p999_ns,page_latency_max_ns,drain_latency_p50_ns,drain_latency_p90_ns,drain_latency_p99_ns,drain_latency_p999_ns,drain_latency_max_ns,drain_latency_corrected_p50_ns,drain_latency_corrected_p90_ns,drain_latency_corrected_p99_ns,drain_latency_corrected_p999_ns,drain_latency_corrected_max_ns,missed_starts,cancellations,cancel_latency_p50_ns,cancel_latency_p90_ns,cancel_latency_p99_ns,cancel_latency_p999_ns,cancel_latency_max_ns,pages_after_cancel,retries,throttles,errors_throttled,errors_fault,errors_invalid_token,errors_token_mismatch,errors_validation,errors_other,target_kind,target_hash,http_responses,target_errors_transport,target_errors_unauthorized,target_errors_http_status,target_errors_not_json,target_errors_missing_items,target_errors_bad_continuation,target_errors_graphql,target_errors_api,target_errors_repeated_continuation,consumed_capacity_units,cpu_user_s,cpu_system_s,allocations,allocations_per_page,allocation_counting,peak_allocated_bytes,peak_rss_bytes,measurement_overhead_ratio,harness_overhead_ratio,duration_s,partial,slo_held,stage,stage_start_s,stage_pagers_from,stage_pagers_to,stage_rate_from,stage_rate_to,duplicate_items,skipped_items,inconsistent_drains,watch_refreshes,watch_latency_p50_ns,watch_latency_p90_ns,watch_latency_p99_ns,watch_latency_p999_ns,watch_latency_max_ns,late_starts,label,filter,read,continuation,slos
@@ -379,23 +379,20 @@ struct ResultRowTests {
         #expect(throws: MetricsError.self) { try ResultRow.csvText([row]) }
     }
 
-    /// The column docs live in docs/csv-columns.md (issue 26 moved them out of README.md,
-    /// which another engineer owns); README.md is checked only while no such file exists.
-    @Test("the CSV columns docs are the rendered registry (docs cannot drift)")
-    func readmeMatchesRegistry() throws {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent()
-        let columns = root.appendingPathComponent("docs/csv-columns.md").path
-        let path = FileManager.default.fileExists(atPath: columns) ? columns : root.appendingPathComponent("README.md").path
-        let readme = try TextFile.read(path)
-        let updated = CSVDocumentation.updating(readme)
-        if updated != readme, ProcessInfo.processInfo.environment["PAGEBENCH_UPDATE_README"] == "1" {
+    @Test("docs/csv-columns.md is the rendered registry (docs cannot drift)")
+    func docsMatchRegistry() throws {
+        let path = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("docs/csv-columns.md").path
+        let document = try TextFile.read(path)
+        #expect(document.contains(CSVDocumentation.beginMarker), "docs/csv-columns.md lost its generated section")
+        let updated = CSVDocumentation.updating(document)
+        if updated != document, ProcessInfo.processInfo.environment["PAGEBENCH_UPDATE_DOCS"] == "1" {
             try AtomicFile.write(updated, to: path)
             return
         }
         #expect(
-            updated == readme,
-            "\(path)'s CSV columns section is out of date; run PAGEBENCH_UPDATE_README=1 swift test --filter readmeMatchesRegistry")
+            updated == document,
+            "docs/csv-columns.md is out of date; run PAGEBENCH_UPDATE_DOCS=1 swift test --filter docsMatchRegistry")
     }
 
     @Test("markdown table escapes pipes and marks optional columns")

@@ -4,7 +4,7 @@ import PagebenchStore
 import PagebenchTestSupport
 import Testing
 
-/// The pagers against the real synthetic store (SEMANTICS P7, P8, P15 with S3, S6, S10):
+/// The pagers against the real synthetic store (docs/contract.md P7, P8, P15 with S3, S6, S10):
 /// loadAll and the streaming pager each collect exactly the unpaginated filtered result.
 @Suite(.timeLimit(.minutes(5)))
 struct StorePagingTests {

@@ -230,4 +230,13 @@ import Testing
         #expect(section.rows.first { $0.metric == "drain_latency_p50_ns" }?.notComparable != nil)
         #expect(section.rows.first { $0.metric == "items_per_s" }?.notComparable == nil)
     }
+
+    @Test("issue 27: a metric's stem suggests the metrics it begins, not nothing")
+    func stemSuggestsItsMetrics() {
+        #expect {
+            try ConfigurationComparison.validateMetrics(["pages_per_drain"])
+        } throws: { error in
+            (error as? MetricsError)?.message.contains("did you mean 'pages_per_drain_mean' or 'pages_per_drain_max'?") == true
+        }
+    }
 }

@@ -4,7 +4,7 @@ import Testing
 
 @testable import PagebenchReport
 
-/// The committed fixture files under Tests/Fixtures/, used by the CLI tests and the README.
+/// The committed fixture files under Tests/Fixtures/, used by the CLI tests and the docs.
 ///
 /// They are generated from ``SyntheticResults``; this suite fails when they drift. Regenerate with
 /// `PAGEBENCH_REGENERATE_FIXTURES=1 swift test --filter FixtureFilesTests`.

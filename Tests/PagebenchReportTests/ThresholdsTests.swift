@@ -58,6 +58,12 @@ import Testing
         let percent = try #require(parseError("{\"metrics\": {\"pages_per_s\": {\"relative\": 500}}}"))
         #expect(percent.message.hasPrefix("metrics.pages_per_s.relative: "))
         #expect(percent.message.contains("write 0.05 for 5 %"))
+        // Issue 27: a bare 5 was taken as 500 %; a relative threshold above 1 is refused unless written as a percentage.
+        let five = try #require(parseError("{\"metrics\": {\"pages_per_s\": {\"relative\": 5}}}"))
+        #expect(five.message.contains("is 5, i.e. 500 %; write 0.05 for 5 % (or \"5%\")"))
+        #expect(parseError("{\"metrics\": {\"pages_per_s\": {\"relative\": \"5%\"}}}") == nil)
+        #expect(parseError("{\"metrics\": {\"page_latency_max_ns\": {\"relative\": \"300%\"}}}") == nil)
+        #expect(parseError("{\"metrics\": {\"pages_per_s\": {\"relative\": \"5\"}}}") != nil)
         let confidence = try #require(parseError("{\"confidence\": 95}"))
         #expect(confidence.message.hasPrefix("confidence: must be between 0.5 and 0.999"))
         let type = try #require(parseError("{\"scale\": \"2\"}"))
@@ -97,14 +103,14 @@ import Testing
         } throws: { ($0 as? MetricsError)?.kind == .inputUnavailable }
     }
 
-    @Test func everyJudgedColumnHasADefaultAndTheReadmeDocumentsThem() throws {
+    @Test func everyJudgedColumnHasADefaultAndTheDocsListThem() throws {
         for column in Thresholds.judgedColumns {
             let rule = Thresholds.defaultRule(for: column)
             #expect(rule.relative > 0 && rule.relative <= 2, "\(column.name)")
         }
-        let readme = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("README.md")
-        let text = try String(contentsOf: readme, encoding: .utf8)
-        #expect(text.contains(Thresholds.defaultsMarkdownTable()), "README.md's default thresholds table is stale; paste Thresholds.defaultsMarkdownTable()")
+        let checking = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("docs/checking.md")
+        let text = try String(contentsOf: checking, encoding: .utf8)
+        #expect(text.contains(Thresholds.defaultsMarkdownTable()), "docs/checking.md's default thresholds table is stale; paste Thresholds.defaultsMarkdownTable()")
     }
 }

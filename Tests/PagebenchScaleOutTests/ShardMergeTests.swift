@@ -324,7 +324,7 @@ import Testing
         #expect(error.message.contains(expected), "\(error.message)")
     }
 
-    /// The nulls the format has (README "Scaling out") still read: no start time, an
+    /// The nulls the format has (docs/scaling-out.md) still read: no start time, an
     /// in-process run's HTTP responses, a duration-bound phase's drains, empty histograms.
     @Test func theFormatsOwnNullsRead() throws {
         let file = inputs(count: 1)[0].file

@@ -17,7 +17,7 @@ import Testing
         #expect(found[2].first == "(not set)")
     }
 
-    @Test func theDefaultFollowsSEMANTICSDefaults() throws {
+    @Test func theDefaultFollowsTheContractDefaults() throws {
         let configuration = StoreConfiguration.default
         try configuration.validate()
         #expect(configuration.scanBudgetBytes == 1_048_576)

@@ -2,7 +2,7 @@ import Testing
 
 @testable import PagebenchStore
 
-/// One test per store rule of SEMANTICS.md (S1–S19), named after it.
+/// One test per store rule of docs/contract.md (S1–S19), named after it.
 @Suite struct SemanticsRuleTests {
     @Test func s1_absentLimitBehavesLikeTenAndLimitBelowOneIsRejected() throws {
         let store = try smallStore()

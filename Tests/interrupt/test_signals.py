@@ -1,4 +1,4 @@
-"""SEMANTICS H6 from outside: SIGINT/SIGTERM to a running `pagebench run` (alone and with
+"""docs/contract.md H6 from outside: SIGINT/SIGTERM to a running `pagebench run` (alone and with
 --workers) keeps what was measured, marks the cut-short phase partial and exits 128 + the
 signal. The process is spawned with default signal dispositions (a non-interactive shell's
 background jobs would ignore SIGINT), and signalled once stderr shows the phase running:
