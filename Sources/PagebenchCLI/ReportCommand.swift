@@ -15,7 +15,7 @@ struct ReportCommand: ParsableCommand {
             headline table (round trips and empty pages per drain, empty-page rate, items/s, drains/s beside \
             requests/s, drain p50/p99, memory) with differences against the first configuration, and a \
             sentence of verdict; then only the plots these rows mean something for: the knee for knee steps \
-            (give the knee's --slo to draw its bound), plan against achieved for stages, round trips and empty \
+            (with the bound its rows were judged on), plan against achieved for stages, round trips and empty \
             pages against the limit for a limit sweep. Writes results/report.html unless --output says \
             otherwise, and prints the path. Example: pagebench run --limit 10,100 --filter category=0; \
             pagebench report results/latest.csv
@@ -30,7 +30,7 @@ struct ReportCommand: ParsableCommand {
 
     @Option(
         name: .customLong("slo"), parsing: .unconditionalSingleValue,
-        help: ArgumentHelp("An SLO to draw on the knee plot, as knee and run take it (drain_latency_corrected_p99_ns<100ms). Repeatable.", valueName: "expr"))
+        help: ArgumentHelp("An SLO to draw on the knee plot instead of the ones the rows record (their slos column), as knee and run take it (drain_latency_corrected_p99_ns<100ms). Repeatable.", valueName: "expr"))
     var sloExpressions: [String] = []
 
     @Option(parsing: .unconditional, help: "A history CSV (results rows of many commits) for the history plot.")

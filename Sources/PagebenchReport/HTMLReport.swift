@@ -285,7 +285,7 @@ public struct HTMLReport: Sendable {
         let plainRows = plain.flatMap(\.rows)
         if allRows.contains(where: Self.isKneeStep) {
             plots.append(section("Latency against throughput (knee)", kneePlot(),
-                "Each open-loop step with an SLO verdict (pagebench knee, or run --slo): corrected drain latency p99 (from each drain's intended start, H5) against what it achieved, drains/s along the bottom and requests (pages)/s along the top; filled discs held every SLO, rings broke one; the dashed red line is the SLO's bound (report --slo); the band marks the knee, the highest offered rate that held."))
+                "Each open-loop step with an SLO verdict (pagebench knee, or run --slo): corrected drain latency p99 (from each drain's intended start, H5) against what it achieved, drains/s along the bottom and requests (pages)/s along the top; filled discs held every SLO, rings broke one; the dashed red line is the SLO's bound (the rows' slos column, or report --slo); the band marks the knee, the highest offered rate that held."))
         }
         if allRows.contains(where: { $0.stage != nil }) || timeSeries?.contains(where: { $0.stage != nil }) == true {
             plots.append(section("Stages: plan against achieved", stageRowsPlot(),

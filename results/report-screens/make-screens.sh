@@ -6,7 +6,7 @@ set -euo pipefail
 B=${1:-$(swift build --show-bin-path)/pagebench}
 D=results/report-screens
 "$B" report $D/limits.csv --output $D/limits.html --title "What do limits 10 to 250 cost with filter category=0?"
-"$B" report $D/knee.csv --slo 'drain_latency_corrected_p99_ns<60ms' --output $D/knee.html --title "Where is the knee? (200 µs service time, 16 pagers)"
+"$B" report $D/knee.csv --output $D/knee.html --title "Where is the knee? (200 µs service time, 16 pagers)"
 "$B" report $D/stages.csv --timeseries $D/stages-timeseries.csv --output $D/stages.html --title "Rate stages 50→400→50 drains/s"
 for name in limits knee stages; do
     for width in 1600 800; do
