@@ -69,6 +69,9 @@ var targets: [Target] = [
     // The CPU's time-stamp counter (RDTSC, CNTVCT_EL0) as an inline C function, for the page
     // clock (MonotonicTime.PageClock): Swift has no way to read it.
     .target(name: "CCycleCounter"),
+    // Valgrind's callgrind client requests (start, stop and dump the instruction count of a
+    // measured phase) when <valgrind/callgrind.h> is there at build time; no-ops otherwise.
+    .target(name: "CCallgrind"),
     // The small helpers every other target shares (seeded generator, stable hash, clock,
     // number text, files, retry back-off); depends on nothing but the counter read.
     .target(name: "PagebenchBase", dependencies: ["CCycleCounter"], swiftSettings: strict),
@@ -83,10 +86,10 @@ var targets: [Target] = [
         ],
         swiftSettings: strict
     ),
-    // Statistics of the running process: jemalloc (mallctl), /proc, CPU time.
+    // Statistics of the running process: jemalloc (mallctl), /proc, CPU time, callgrind's instruction counts.
     .target(
         name: "PagebenchProcessStats",
-        dependencies: ["PagebenchBase", "PagebenchMetrics", "CJemalloc"],
+        dependencies: ["PagebenchBase", "PagebenchMetrics", "CJemalloc", "CCallgrind"],
         swiftSettings: strict
     ),
     .target(

@@ -107,6 +107,10 @@ extension ResultRow {
             .integer("watch_refreshes", \.watchRefreshes, unit: "outputs", .neutral, .measured, "Watching pagers: outputs published because a write touched a loaded page (P16); empty without watching."),
         ]
         columns += C.latency("watch_latency", \.watchLatency, "Watching pagers: write committed → new output published (P16); empty without watching")
+        columns += [
+            // Instructions (H10): what another process on the machine cannot move
+            .decimal("instructions_per_page", \.instructionsPerPage, unit: "instructions/page", .lowerIsBetter, .measured, "`run --count-instructions`: instructions the whole pagebench process executed per page when the phase's workload ran once more, one repetition, under valgrind's callgrind (counted from the measured phase's start to its end, warm-up excluded; README \"Regression checking\"); on the first repetition's row, empty on the others and without the flag."),
+        ]
         return columns
     }()
 }

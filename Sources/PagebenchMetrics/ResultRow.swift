@@ -9,7 +9,7 @@
 /// Bump ``currentSchemaVersion`` whenever a column is added, removed, renamed or changes meaning.
 public struct ResultRow: CSVRecord, Hashable {
     /// The schema this build writes and reads.
-    public static let currentSchemaVersion = 4
+    public static let currentSchemaVersion = 5
 
     /// The columns version 3 added: real targets (issue 14), `partial` (H6), `slo_held` (H5).
     static let addedInVersion3: Set<String> = [
@@ -26,13 +26,17 @@ public struct ResultRow: CSVRecord, Hashable {
         "duplicate_items", "skipped_items", "inconsistent_drains", "watch_refreshes", "watch_latency_p50_ns",
         "watch_latency_p90_ns", "watch_latency_p99_ns", "watch_latency_p999_ns", "watch_latency_max_ns",
     ]
+    /// The column version 5 added: instructions per page counted under callgrind
+    /// (`run --count-instructions`; H10, a figure another process cannot move).
+    static let addedInVersion5: Set<String> = ["instructions_per_page"]
     /// Version 1 had no `harness_overhead_ratio` (added in 2) and neither had the columns
-    /// of versions 3 and 4; their files read with those columns empty (`partial` 0).
+    /// of versions 3, 4 and 5; their files read with those columns empty (`partial` 0).
     public static var earlierSchemaVersions: [Int: Set<String>] {
         [
-            1: addedInVersion3.union(addedInVersion4).union(["harness_overhead_ratio"]),
-            2: addedInVersion3.union(addedInVersion4),
-            3: addedInVersion4,
+            1: addedInVersion3.union(addedInVersion4).union(addedInVersion5).union(["harness_overhead_ratio"]),
+            2: addedInVersion3.union(addedInVersion4).union(addedInVersion5),
+            3: addedInVersion4.union(addedInVersion5),
+            4: addedInVersion5,
         ]
     }
 
@@ -197,6 +201,13 @@ public struct ResultRow: CSVRecord, Hashable {
     public var harnessOverheadRatio: Double?
     /// Wall-clock length of the measured phase.
     public var durationSeconds: Double = 0
+
+    // MARK: Instructions (measured, lower is better; H10)
+
+    /// Instructions the whole process executed per page in the phase's workload run once
+    /// more under valgrind's callgrind (`run --count-instructions`), on the first
+    /// repetition's row; nil otherwise.
+    public var instructionsPerPage: Double?
 
     public init() {}
 

@@ -52,10 +52,10 @@ struct ResultRowTests {
     @Test("golden header: changing columns must bump schema_version and update this test and README")
     func goldenHeader() {
         let golden = """
-            schema_version,timestamp_utc,pagebench_version,git_commit,swift_version,build_configuration,host,cores,scenario,config_hash,seed,pager_kind,load_model,target_drains_per_s,concurrency,repetition,limit,target_drains,target_duration_s,warmup_s,pages_per_s,items_per_s,scanned_bytes_per_s,drains_per_s,drains,pages,items,scanned_items,scanned_bytes,empty_pages_wasted,empty_pages_final,empty_page_rate,pages_per_drain_mean,pages_per_drain_max,page_latency_p50_ns,page_latency_p90_ns,page_latency_p99_ns,page_latency_p999_ns,page_latency_max_ns,drain_latency_p50_ns,drain_latency_p90_ns,drain_latency_p99_ns,drain_latency_p999_ns,drain_latency_max_ns,drain_latency_corrected_p50_ns,drain_latency_corrected_p90_ns,drain_latency_corrected_p99_ns,drain_latency_corrected_p999_ns,drain_latency_corrected_max_ns,missed_starts,cancellations,cancel_latency_p50_ns,cancel_latency_p90_ns,cancel_latency_p99_ns,cancel_latency_p999_ns,cancel_latency_max_ns,pages_after_cancel,retries,throttles,errors_throttled,errors_fault,errors_invalid_token,errors_token_mismatch,errors_validation,errors_other,target_kind,target_hash,http_responses,target_errors_transport,target_errors_unauthorized,target_errors_http_status,target_errors_not_json,target_errors_missing_items,target_errors_bad_continuation,target_errors_graphql,target_errors_api,target_errors_repeated_continuation,consumed_capacity_units,cpu_user_s,cpu_system_s,allocations,allocations_per_page,allocation_counting,peak_allocated_bytes,peak_rss_bytes,measurement_overhead_ratio,harness_overhead_ratio,duration_s,partial,slo_held,stage,stage_start_s,stage_pagers_from,stage_pagers_to,stage_rate_from,stage_rate_to,duplicate_items,skipped_items,inconsistent_drains,watch_refreshes,watch_latency_p50_ns,watch_latency_p90_ns,watch_latency_p99_ns,watch_latency_p999_ns,watch_latency_max_ns
+            schema_version,timestamp_utc,pagebench_version,git_commit,swift_version,build_configuration,host,cores,scenario,config_hash,seed,pager_kind,load_model,target_drains_per_s,concurrency,repetition,limit,target_drains,target_duration_s,warmup_s,pages_per_s,items_per_s,scanned_bytes_per_s,drains_per_s,drains,pages,items,scanned_items,scanned_bytes,empty_pages_wasted,empty_pages_final,empty_page_rate,pages_per_drain_mean,pages_per_drain_max,page_latency_p50_ns,page_latency_p90_ns,page_latency_p99_ns,page_latency_p999_ns,page_latency_max_ns,drain_latency_p50_ns,drain_latency_p90_ns,drain_latency_p99_ns,drain_latency_p999_ns,drain_latency_max_ns,drain_latency_corrected_p50_ns,drain_latency_corrected_p90_ns,drain_latency_corrected_p99_ns,drain_latency_corrected_p999_ns,drain_latency_corrected_max_ns,missed_starts,cancellations,cancel_latency_p50_ns,cancel_latency_p90_ns,cancel_latency_p99_ns,cancel_latency_p999_ns,cancel_latency_max_ns,pages_after_cancel,retries,throttles,errors_throttled,errors_fault,errors_invalid_token,errors_token_mismatch,errors_validation,errors_other,target_kind,target_hash,http_responses,target_errors_transport,target_errors_unauthorized,target_errors_http_status,target_errors_not_json,target_errors_missing_items,target_errors_bad_continuation,target_errors_graphql,target_errors_api,target_errors_repeated_continuation,consumed_capacity_units,cpu_user_s,cpu_system_s,allocations,allocations_per_page,allocation_counting,peak_allocated_bytes,peak_rss_bytes,measurement_overhead_ratio,harness_overhead_ratio,duration_s,partial,slo_held,stage,stage_start_s,stage_pagers_from,stage_pagers_to,stage_rate_from,stage_rate_to,duplicate_items,skipped_items,inconsistent_drains,watch_refreshes,watch_latency_p50_ns,watch_latency_p90_ns,watch_latency_p99_ns,watch_latency_p999_ns,watch_latency_max_ns,instructions_per_page
             """
         #expect(ResultRow.csvHeader.joined(separator: ",") == golden)
-        #expect(ResultRow.currentSchemaVersion == 4)
+        #expect(ResultRow.currentSchemaVersion == 5)
         #expect(Set(ResultRow.csvHeader).count == ResultRow.csvHeader.count, "column names are unique")
     }
 
@@ -197,7 +197,7 @@ struct ResultRowTests {
         // A version-1, -2 or -3 row in a file with the version-4 header (all columns present).
         ("schema_version", "1", "schema_version 1"),
         ("schema_version", "2", "schema_version 2"),
-        ("schema_version", "3", "schema_version 3"),
+        ("schema_version", "4", "schema_version 4"),
     ])
     func badNumbers(column: String, value: String, fragment: String) throws {
         let (text, position) = try Self.text(replacing: column, with: value)
@@ -238,9 +238,9 @@ struct ResultRowTests {
             "watch_latency_p50_ns", "watch_latency_p90_ns", "watch_latency_p99_ns", "watch_latency_p999_ns",
             "watch_latency_max_ns",
         ]
-        #expect(addedInVersion4 == ResultRow.earlierSchemaVersions[3])
+        #expect(addedInVersion4.union(["instructions_per_page"]) == ResultRow.earlierSchemaVersions[3])
         #expect(row.stage == nil && row.stagePagersFrom == nil && row.stageRateFrom == nil)
-        let keep = ResultRow.csvHeader.indices.filter { !addedInVersion4.contains(ResultRow.csvHeader[$0]) }
+        let keep = ResultRow.csvHeader.indices.filter { !addedInVersion4.contains(ResultRow.csvHeader[$0]) && ResultRow.csvHeader[$0] != "instructions_per_page" }
         let fields = row.csvFields
         let text = keep.map { ResultRow.csvHeader[$0] }.joined(separator: ",") + "\n" + "3"
             + keep.map { CSVWriter.escape(fields[$0]) }.joined(separator: ",").dropFirst() + "\n"
@@ -264,7 +264,7 @@ struct ResultRowTests {
         #expect(rows == [row])
         #expect(rows[0].targetKind.isEmpty && rows[0].consumedCapacityUnits == nil)
 
-        let version3 = "4" + line.dropFirst()
+        let version3 = "5" + line.dropFirst()
         #expect(throws: MetricsError.self) { try ResultRow.parseCSV(header + "\n" + version3 + "\n", file: "v3.csv") }
         let withKind = header + ",target_kind\n" + line + ",http\n"
         #expect(throws: MetricsError.self) { try ResultRow.parseCSV(withKind, file: "half.csv") }
@@ -298,6 +298,21 @@ struct ResultRowTests {
         row.apply(metrics, measuredSeconds: 1)
         #expect(row.duplicateItems == 3 && row.skippedItems == 2 && row.inconsistentDrains == 2 && row.watchRefreshes == 1)
         #expect(try ResultRow.parseCSV(try ResultRow.csvText([row]), file: "v4.csv") == [row])
+    }
+
+    /// Version 5 added `instructions_per_page` at the end (H10): a version-4 file still reads,
+    /// with it empty; a version-5 row with it round-trips.
+    @Test("a schema version 4 file still reads with instructions_per_page empty")
+    func versionFourReads() throws {
+        var row = Self.sampleRow()
+        #expect(ResultRow.earlierSchemaVersions[4] == ["instructions_per_page"])
+        let keep = ResultRow.csvHeader.indices.filter { ResultRow.csvHeader[$0] != "instructions_per_page" }
+        let fields = row.csvFields
+        let line = "4" + keep.map { CSVWriter.escape(fields[$0]) }.joined(separator: ",").dropFirst()
+        let header = keep.map { ResultRow.csvHeader[$0] }.joined(separator: ",")
+        #expect(try ResultRow.parseCSV(header + "\n" + line + "\n", file: "v4.csv") == [row])
+        row.instructionsPerPage = 5_210.75
+        #expect(try ResultRow.parseCSV(try ResultRow.csvText([row]), file: "v5.csv") == [row])
     }
 
     @Test("non-finite numbers are refused when writing")

@@ -1,0 +1,144 @@
+#!/usr/bin/env python3
+"""Verdicts of the runs results/aa-gate/measure.sh made (issue 25, SEMANTICS H10).
+
+    python3 results/aa-gate/evaluate.py [PAGEBENCH]      # default: .build/release/pagebench
+
+Checks, with `pagebench check` at its default thresholds (and the CI set also with
+results/baselines/ci-thresholds.json, as .ci/run does), every trial's
+  A/A:        B against A, for the CI set, aa-in-process and aa-target;
+  regression: R (the store's evaluation 10 % dearer per page) against A, CI set and aa-in-process;
+  slow:       S (the target twice as slow) against A, aa-target;
+and, to show what the gate would do on wall-clock figures, the A/A pairs again with
+--gate-wall-clock. Writes results/aa-gate/pairs.csv (one line per check: flagged or not, and
+why), results/aa-gate/noise.csv (per metric, the largest and the 90th-percentile change of
+medians over the A/A pairs: the noise floor) and prints the summary results/aa-gate.md quotes.
+"""
+import csv
+import json
+import os
+import statistics
+import subprocess
+import sys
+from collections import defaultdict
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+RUNS = os.path.join(ROOT, "results", "aa-gate", "runs")
+PAGEBENCH = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, ".build", "release", "pagebench")
+CI_THRESHOLDS = os.path.join(ROOT, "results", "baselines", "ci-thresholds.json")
+SETS = {"ci": "CI scenario set", "ip": "aa-in-process (1 and 4 pagers)", "t": "aa-target (--target-file against serve)"}
+
+
+def check(baseline, current, *extra):
+    """The JSON report and exit status of one `pagebench check`."""
+    result = subprocess.run(
+        [PAGEBENCH, "check", "--baseline", baseline, "--current", current, "--format", "json", *extra],
+        capture_output=True, text=True)
+    if result.returncode not in (0, 1):
+        raise SystemExit(f"pagebench check {baseline} {current} exited {result.returncode}: {result.stderr}")
+    return json.loads(result.stdout)["report"], result.returncode
+
+
+def describe(report):
+    """(gated regressions, reported worse metrics, behaviour changes, failed rows) as short texts."""
+    gated, reported = [], []
+    for comparison in report["comparisons"]:
+        group = f"{comparison['scenario']}x{comparison['concurrency']}"
+        for metric in comparison["metrics"]:
+            change = metric.get("relativeChange")
+            text = f"{metric['metric']}@{group} {change * 100:+.1f}%" if isinstance(change, float) else f"{metric['metric']}@{group}"
+            if metric["verdict"] == "regression":
+                (gated if metric["gated"] else reported).append(text)
+    changes = [f"{c['metric']}@{comparison['scenario']}x{comparison['concurrency']}"
+               for comparison in report["comparisons"] for c in comparison["behaviourChanges"]]
+    failed = [row for comparison in report["comparisons"] for row in comparison["failedRows"]]
+    return gated, reported, changes, failed
+
+
+def metric_changes(report, name):
+    return [m["relativeChange"] for c in report["comparisons"] for m in c["metrics"]
+            if m["metric"] == name and isinstance(m.get("relativeChange"), float)]
+
+
+def trials():
+    found = set()
+    for name in os.listdir(RUNS):
+        if name.startswith("a-ci-") and name.endswith(".csv"):
+            trial = int(name[len("a-ci-"):-4])
+            if all(os.path.exists(os.path.join(RUNS, f"{p}-{trial}.csv")) for p in
+                   ("b-ci", "b-ip", "b-t", "r-ci", "r-ip", "s-t", "a-ip", "a-t")):
+                found.add(trial)
+    return sorted(found)
+
+
+def main():
+    rows = []
+    noise = defaultdict(lambda: defaultdict(list))  # scope -> metric -> |changes|
+    for trial in trials():
+        path = lambda prefix: os.path.join(RUNS, f"{prefix}-{trial}.csv")
+        plan = [("aa", s, path(f"a-{s}"), path(f"b-{s}"), ()) for s in ("ci", "ip", "t")]
+        plan += [("aa-ci-thresholds", "ci", path("a-ci"), path("b-ci"), ("--thresholds", CI_THRESHOLDS))]
+        plan += [("aa-gate-wall-clock", s, path(f"a-{s}"), path(f"b-{s}"), ("--gate-wall-clock",)) for s in ("ci", "ip", "t")]
+        plan += [("regression", s, path(f"a-{s}"), path(f"r-{s}"), ()) for s in ("ci", "ip")]
+        plan += [("regression-ci-thresholds", "ci", path("a-ci"), path("r-ci"), ("--thresholds", CI_THRESHOLDS))]
+        plan += [("slow-target", "t", path("a-t"), path("s-t"), ())]
+        for kind, scenario_set, baseline, current, extra in plan:
+            report, status = check(baseline, current, *extra)
+            gated, reported, changes, failed = describe(report)
+            instructions = metric_changes(report, "instructions_per_page")
+            pages = metric_changes(report, "pages_per_s")
+            latency = metric_changes(report, "page_latency_p50_ns")
+            rows.append({
+                "trial": trial, "kind": kind, "set": scenario_set, "exit": status, "flagged": int(status != 0),
+                "gated_regressions": "; ".join(gated) or "-", "behaviour_changes": "; ".join(changes) or "-",
+                "failed_rows": len(failed), "reported_worse": len(reported),
+                "instructions_change_min_pct": f"{min(instructions) * 100:.3f}" if instructions else "",
+                "instructions_change_max_pct": f"{max(instructions) * 100:.3f}" if instructions else "",
+                "pages_per_s_change_min_pct": f"{min(pages) * 100:.1f}" if pages else "",
+                "pages_per_s_change_max_pct": f"{max(pages) * 100:.1f}" if pages else "",
+                "page_latency_p50_change_max_pct": f"{max(latency) * 100:.1f}" if latency else "",
+            })
+            if kind == "aa":
+                scope = "target" if scenario_set == "t" else "in-process"
+                for comparison in report["comparisons"]:
+                    for metric in comparison["metrics"]:
+                        change = metric.get("relativeChange")
+                        if isinstance(change, float):
+                            noise[scope][metric["metric"]].append(abs(change))
+    with open(os.path.join(ROOT, "results", "aa-gate", "pairs.csv"), "w", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=list(rows[0].keys()), lineterminator="\n")
+        writer.writeheader()
+        writer.writerows(rows)
+    with open(os.path.join(ROOT, "results", "aa-gate", "noise.csv"), "w", newline="") as handle:
+        writer = csv.writer(handle, lineterminator="\n")
+        writer.writerow(["scope", "metric", "comparisons", "max_abs_change_pct", "p90_abs_change_pct", "median_abs_change_pct"])
+        for scope in sorted(noise):
+            for metric in sorted(noise[scope]):
+                values = sorted(noise[scope][metric])
+                p90 = values[min(len(values) - 1, int(0.9 * len(values)))]
+                writer.writerow([scope, metric, len(values), f"{values[-1] * 100:.2f}", f"{p90 * 100:.2f}",
+                                 f"{statistics.median(values) * 100:.2f}"])
+
+    count = len(trials())
+    print(f"{count} trials\n")
+    print("| check | set | pairs | flagged | criterion |")
+    print("| --- | --- | --- | --- | --- |")
+    criteria = {"aa": "≤ 1 flagged", "aa-ci-thresholds": "≤ 1 flagged (.ci/run's gate)",
+                "aa-gate-wall-clock": "(for comparison: wall-clock gated)", "regression": "≥ 19 caught",
+                "regression-ci-thresholds": "≥ 19 caught (.ci/run's gate)", "slow-target": "caught"}
+    for kind in criteria:
+        for scenario_set in SETS:
+            selected = [r for r in rows if r["kind"] == kind and r["set"] == scenario_set]
+            if selected:
+                flagged = sum(r["flagged"] for r in selected)
+                print(f"| {kind} | {SETS[scenario_set]} | {len(selected)} | {flagged} | {criteria[kind]} |")
+    print()
+    for scope in sorted(noise):
+        for metric in ("instructions_per_page", "pages_per_s", "page_latency_p50_ns", "cpu_user_s", "allocations_per_page",
+                       "peak_rss_bytes", "peak_allocated_bytes"):
+            values = sorted(noise[scope].get(metric, []))
+            if values:
+                print(f"{scope:10} {metric:24} max ±{values[-1] * 100:.2f} %  p90 ±{values[int(0.9 * (len(values) - 1))] * 100:.2f} %")
+
+
+if __name__ == "__main__":
+    main()
