@@ -9,8 +9,9 @@
 //   PagebenchHarness → PagebenchProcessStats → PagebenchMetrics ← PagebenchReport
 //   PagebenchHarness → PagebenchMetrics
 //   PagebenchScaleOut → PagebenchHarness, PagebenchMetrics
-//   PagebenchHTTP → PagebenchStore (+ Hummingbird, SwiftNIO, NIOSSL for HTTPS)
-//   PagebenchTargets → PagebenchHTTP, PagebenchStore (+ swift-crypto for SigV4): real APIs
+//   PagebenchTLS → COpenSSL (+ SwiftNIO): TLS on the system's OpenSSL, one NIO handler
+//   PagebenchHTTP → PagebenchStore, PagebenchTLS (+ Hummingbird, SwiftNIO)
+//   PagebenchTargets → PagebenchHTTP, PagebenchStore (+ COpenSSL's SHA-256/HMAC for SigV4): real APIs
 //   PagebenchGraphQL → PagebenchHTTP, PagebenchStore (+ GraphQLSwift): serve's GraphQL (W6);
 //     its tests live in PagebenchHTTPTests beside the other front end's, on the same
 //     live-server helpers
@@ -19,6 +20,9 @@
 // Each library target has a test target of its name + Tests (PagebenchBaseTests, …).
 // The pager knows nothing of the synthetic store: it pages any source. Only
 // PagebenchProcessStats links jemalloc (CJemalloc).
+//
+// HTTPS and SigV4 use the system's OpenSSL (Debian: libssl-dev) instead of two BoringSSL copies
+// (swift-nio-ssl's, swift-crypto's), about half of a cold build's CPU (results/build-times.md).
 //
 // async-http-client (`--http-client async-http-client`) and what it brings (NIOSSL,
 // BoringSSL, NIOHTTP2) are built only with the AsyncHTTPClientSupport package trait:
@@ -40,7 +44,9 @@ let strict: [SwiftSetting] = [
 var dependencies: [Package.Dependency] = [
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
     .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
-    .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+    // Without its default trait ConfigurationSupport (swift-configuration, 16 CPU-s of a cold
+    // debug build), which only adds ConfigReader initializers we do not use.
+    .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: ["FullFoundation"]),
     // Already built for Hummingbird; named here because our HTTP client imports it directly.
     .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
     // `--http-client async-http-client`, next to our own lean client (the default; see
@@ -49,9 +55,6 @@ var dependencies: [Package.Dependency] = [
     .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     // Already built for Hummingbird; named because the server's parse-error handler speaks its HTTP parts.
     .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
-    // HTTPS for the lean client and `serve --tls-cert` (issue 14); SHA-256/HMAC for SigV4.
-    .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
-    .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
     // The GraphQL front end of `serve` (W6): parser, validation, execution, introspection.
     .package(url: "https://github.com/GraphQLSwift/GraphQL", from: "4.3.0"),
     // Already built for GraphQL; named because the GraphQL front end builds its Map values.
@@ -72,6 +75,13 @@ var targets: [Target] = [
     // Valgrind's callgrind client requests (start, stop and dump the instruction count of a
     // measured phase) when <valgrind/callgrind.h> is there at build time; no-ops otherwise.
     .target(name: "CCallgrind"),
+    // The system's OpenSSL (libssl, libcrypto), with C shims for the macros Swift cannot
+    // import: TLS for PagebenchTLS, SHA-256 and HMAC for SigV4. Debian: libssl-dev.
+    .systemLibrary(
+        name: "COpenSSL",
+        pkgConfig: "openssl",
+        providers: [.apt(["libssl-dev"])]
+    ),
     // The small helpers every other target shares (seeded generator, stable hash, clock,
     // number text, files, retry back-off); depends on nothing but the counter read.
     .target(name: "PagebenchBase", dependencies: ["CCycleCounter"], swiftSettings: strict),
@@ -104,18 +114,27 @@ var targets: [Target] = [
         swiftSettings: strict
     ),
     .target(name: "PagebenchReport", dependencies: ["PagebenchBase", "PagebenchMetrics"], swiftSettings: strict),
+    // TLS as one SwiftNIO handler over OpenSSL memory BIOs, client and server side (HTTPS for
+    // the lean client and `serve --tls-cert`).
+    .target(
+        name: "PagebenchTLS",
+        dependencies: [
+            "COpenSSL",
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOTLS", package: "swift-nio"),
+        ],
+        swiftSettings: strict
+    ),
     // The store as an HTTP service and the HTTP client source (its own HTTP/1.1 client on
     // SwiftNIO, which Hummingbird brings); its own target so that the cost of Hummingbird
     // stays out of everything else.
     .target(
         name: "PagebenchHTTP",
         dependencies: [
-            "PagebenchBase", "PagebenchStore",
+            "PagebenchBase", "PagebenchStore", "PagebenchTLS",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HummingbirdCore", package: "hummingbird"),
-            .product(name: "HummingbirdTLS", package: "hummingbird"),
             .product(name: "NIOCore", package: "swift-nio"),
-            .product(name: "NIOSSL", package: "swift-nio-ssl"),
             .product(name: "NIOTLS", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -132,9 +151,8 @@ var targets: [Target] = [
     .target(
         name: "PagebenchTargets",
         dependencies: [
-            "PagebenchBase", "PagebenchStore", "PagebenchHTTP",
+            "PagebenchBase", "PagebenchStore", "PagebenchHTTP", "COpenSSL",
             .product(name: "NIOCore", package: "swift-nio"),
-            .product(name: "Crypto", package: "swift-crypto"),
         ],
         swiftSettings: strict
     ),
@@ -214,8 +232,21 @@ var targets: [Target] = [
         swiftSettings: strict
     ),
     .testTarget(
+        name: "PagebenchTLSTests",
+        dependencies: [
+            "PagebenchTLS", "PagebenchTestSupport",
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOPosix", package: "swift-nio"),
+            .product(name: "NIOTLS", package: "swift-nio"),
+        ],
+        swiftSettings: strict
+    ),
+    .testTarget(
         name: "PagebenchTargetsTests",
-        dependencies: ["PagebenchTargets", "PagebenchHTTP", "PagebenchCLI", "PagebenchHarness", "PagebenchMetrics", "PagebenchStore"],
+        dependencies: [
+            "PagebenchTargets", "PagebenchHTTP", "PagebenchCLI", "PagebenchHarness", "PagebenchMetrics", "PagebenchStore",
+            "PagebenchTestSupport",
+        ],
         exclude: ["Servers"],
         resources: [.copy("Fixtures")],
         swiftSettings: strict

@@ -15,14 +15,15 @@ def pagebench_binary():
 
 
 class ServedStore:
-    """`pagebench serve --port 0 OPTIONS…`; `endpoint` (http://127.0.0.1:PORT) once it listens."""
+    """`pagebench serve --port 0 OPTIONS…`; `endpoint` (http://127.0.0.1:PORT, https:// with
+    --tls-cert) once it listens."""
 
     def __init__(self, *options):
         import re
         self.process = subprocess.Popen([pagebench_binary(), "serve", "--port", "0", *options],
                                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         line = self.process.stdout.readline()
-        match = re.search(r"listening on (http://[\d.]+:\d+)", line)
+        match = re.search(r"listening on (https?://[\d.]+:\d+)", line)
         if not match:
             self.process.kill()
             raise AssertionError(f"serve did not start: {line!r} {self.process.stderr.read()}")

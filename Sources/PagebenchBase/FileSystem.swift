@@ -23,6 +23,8 @@ public enum FileSystem {
             case notUTF8
             /// A directory was given where a file was expected.
             case directory
+            /// It holds more bytes than the reader accepts (`/dev/zero` never ends).
+            case tooLarge
         }
 
         public let kind: Kind
@@ -122,13 +124,19 @@ public enum FileSystem {
     }
 
     /// Every byte of `path`, read until end of file (so `/proc` files, which report a size
-    /// of 0, read whole).
+    /// of 0, read whole), but no more than `maximumBytes`: a file that holds more (a device
+    /// such as `/dev/zero`, which never ends) is refused once that many have been read.
     ///
-    /// - Throws: ``Failure`` (`missing`, `unreadable`, `directory`).
-    public static func readBytes(_ path: String) throws(Failure) -> [UInt8] {
+    /// - Throws: ``Failure`` (`missing`, `unreadable`, `directory`, `tooLarge`).
+    public static func readBytes(_ path: String, maximumBytes: Int = .max) throws(Failure) -> [UInt8] {
         let file = try InputFile(path)
         var bytes: [UInt8] = []
-        while try file.read(appendingTo: &bytes, atMost: 65_536) {}
+        // One byte past the cap is asked for, to tell a file of exactly `maximumBytes` from a longer one.
+        while try file.read(appendingTo: &bytes, atMost: maximumBytes - bytes.count >= 65_536 ? 65_536 : maximumBytes - bytes.count + 1) {
+            guard bytes.count <= maximumBytes else {
+                throw Failure(kind: .tooLarge, path: path, reason: "holds more than the \(maximumBytes) bytes accepted")
+            }
+        }
         return bytes
     }
 
@@ -165,7 +173,9 @@ public enum FileSystem {
             var filled = 0
             var failure: Int32 = 0
             var atEnd = false
-            bytes.append(contentsOf: repeatElement(0, count: count))
+            // One zero-filled array appended (a memcpy): appending `repeatElement` went byte
+            // by byte in a debug build, 15 s of CPU for the 64 MiB a capped read may take.
+            bytes.append(contentsOf: [UInt8](repeating: 0, count: count))
             bytes.withUnsafeMutableBytes { buffer in
                 while filled < count {
                     let got = readDescriptor(descriptor, buffer.baseAddress! + start + filled, count - filled)
@@ -205,11 +215,11 @@ public enum FileSystem {
         }
     }
 
-    /// The UTF-8 text of `path`.
+    /// The UTF-8 text of `path`, of at most `maximumBytes` (``readBytes(_:maximumBytes:)``).
     ///
-    /// - Throws: ``Failure`` (`missing`, `unreadable`, `notUTF8`).
-    public static func readText(_ path: String) throws(Failure) -> String {
-        let bytes = try readBytes(path)
+    /// - Throws: ``Failure`` (`missing`, `unreadable`, `notUTF8`, `tooLarge`).
+    public static func readText(_ path: String, maximumBytes: Int = .max) throws(Failure) -> String {
+        let bytes = try readBytes(path, maximumBytes: maximumBytes)
         guard let text = String(validating: bytes, as: UTF8.self) else {
             throw Failure(kind: .notUTF8, path: path, reason: "not UTF-8 text; save it as UTF-8")
         }

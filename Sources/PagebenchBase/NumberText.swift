@@ -40,9 +40,10 @@ public enum NumberText {
         return "\(value)B"
     }
 
-    /// `1.5s`, `2m05s`.
+    /// `1.5s`, `2m05s`; beyond a million years (an ETA at a near-zero rate), `>1e13s`.
     public static func seconds(_ value: Double) -> String {
         guard value.isFinite, value >= 0 else { return "?" }
+        guard value < 1e13 else { return ">1e13s" }  // Int(value) below cannot trap
         if value < 60 { return fixed(value, 1) + "s" }
         let whole = Int(value.rounded())
         let secondsPart = whole % 60

@@ -49,18 +49,25 @@ public enum StrictJSON {
         return nil
     }
 
+    /// Objects and arrays nest at most this deep in text the scanner reads: it recurses,
+    /// and a file of a million `[` must be an error, not a stack overflow (issue 24).
+    public static let maximumDepth = 512
+
     private struct Scanner {
         let bytes: [UInt8]
+        /// Objects and arrays open around the value being scanned.
+        var depth = 0
         /// Paths where null is allowed, array indices written `[]`.
         let nullable: Set<String>
         var index = 0
         /// Set when the text turns out not to be JSON: the scan stops without a finding.
         var malformed = false
-        /// Where and why the text stopped being JSON (the first place).
-        var failure: (index: Int, expected: String)?
+        /// Where and why the text stopped being JSON (the first place), and what was found
+        /// there when it is more than the byte at that place.
+        var failure: (index: Int, expected: String, found: String?)?
 
-        mutating func fail(_ expected: String) {
-            if failure == nil { failure = (index, expected) }
+        mutating func fail(_ expected: String, at position: Int? = nil, found: String? = nil) {
+            if failure == nil { failure = (position ?? index, expected, found) }
             malformed = true
         }
 
@@ -98,8 +105,14 @@ public enum StrictJSON {
                 return nil
             }
             switch bytes[index] {
-            case UInt8(ascii: "{"): return object(path: path)
-            case UInt8(ascii: "["): return array(path: path)
+            case UInt8(ascii: "{"), UInt8(ascii: "["):
+                guard depth < StrictJSON.maximumDepth else {
+                    fail("objects and arrays nested at most \(StrictJSON.maximumDepth) deep")
+                    return nil
+                }
+                depth += 1
+                defer { depth -= 1 }
+                return bytes[index] == UInt8(ascii: "{") ? object(path: path) : array(path: path)
             case UInt8(ascii: "\""):
                 _ = string()
                 return nil
@@ -112,10 +125,18 @@ public enum StrictJSON {
                 return nil
             default:
                 // A number, true or false: skip to the next delimiter.
+                let start = index
                 while index < bytes.count, ![UInt8(ascii: ","), UInt8(ascii: "}"), UInt8(ascii: "]")].contains(bytes[index]),
                     ![0x20, 0x09, 0x0A, 0x0D].contains(bytes[index])
                 {
                     index += 1
+                }
+                // A number no reader can hold (1e400) fails the JSON parser without saying where.
+                let token = String(decoding: bytes[start..<index], as: UTF8.self)
+                if let first = token.utf8.first, first == UInt8(ascii: "-") || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(first),
+                    let number = Double(token), !number.isFinite
+                {
+                    fail("a number of at most about 1.8e308 in size", at: start, found: "\(token)\(path.isEmpty ? "" : " at '\(path)'")")
                 }
                 return nil
             }
@@ -220,7 +241,9 @@ public enum StrictJSON {
         let line = before.count { $0 == 0x0A } + 1
         let column = before.count - (before.lastIndex(of: 0x0A).map { $0 + 1 } ?? 0) + 1
         let found: String
-        if failure.index >= bytes.count {
+        if let text = failure.found {
+            found = "found \(text)"
+        } else if failure.index >= bytes.count {
             found = "found the end of the text"
         } else if (0x21..<0x7F).contains(bytes[failure.index]) {
             found = "found '\(Character(UnicodeScalar(bytes[failure.index])))'"

@@ -30,13 +30,13 @@ struct BaselineUpdateCommand: AsyncParsableCommand {
             """
     )
 
-    @Option(help: "Baseline name: letters, digits, '-', '_' and '.'.")
+    @Option(parsing: .unconditional, help: "Baseline name: letters, digits, '-', '_' and '.'.")
     var name: String = "ci"
 
-    @Option(help: "The results CSV to promote (e.g. results/latest.csv); without it, a fresh run.")
+    @Option(parsing: .unconditional, help: "The results CSV to promote (e.g. results/latest.csv); without it, a fresh run.")
     var from: String?
 
-    @Option(help: "Directory of the baselines.")
+    @Option(parsing: .unconditional, help: "Directory of the baselines.")
     var directory: String = "results/baselines"
 
     @Argument(parsing: .postTerminator, help: "After `--`: arguments of `pagebench run` for a fresh run.")

@@ -21,16 +21,16 @@ struct CheckCommand: ParsableCommand {
             """
     )
 
-    @Option(help: "The baseline results CSV (e.g. results/baselines/ci.csv).")
+    @Option(parsing: .unconditional, help: "The baseline results CSV (e.g. results/baselines/ci.csv).")
     var baseline: String?
 
-    @Option(help: "The results CSV to check.")
+    @Option(parsing: .unconditional, help: "The results CSV to check.")
     var current: String?
 
-    @Option(help: "A thresholds JSON file overriding the default per-metric thresholds.")
+    @Option(parsing: .unconditional, help: "A thresholds JSON file overriding the default per-metric thresholds.")
     var thresholds: String?
 
-    @Option(help: "Output format.")
+    @Option(parsing: .unconditional, help: "Output format.")
     var format: Format = .text
 
     /// The formats a check report has (a CSV of verdicts is not offered).

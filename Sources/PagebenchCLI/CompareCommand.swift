@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import PagebenchBase
 import PagebenchMetrics
 import PagebenchReport
 
@@ -18,7 +19,7 @@ struct CompareCommand: ParsableCommand {
     @Argument(help: "Results CSV files (one file may hold several configurations).")
     var files: [String] = []
 
-    @Option(help: "Output format.")
+    @Option(parsing: .unconditional, help: "Output format.")
     var format: Format = .text
 
     /// The formats a comparison table has.
@@ -27,7 +28,7 @@ struct CompareCommand: ParsableCommand {
         var outputFormat: OutputFormat { OutputFormat(rawValue: rawValue)! }
     }
 
-    @Option(help: "Comma-separated metric columns to show (default: a curated set).")
+    @Option(parsing: .unconditional, help: "Comma-separated metric columns to show (default: a curated set).")
     var metrics: String?
 
     @Flag(help: "Show every non-context column.")
@@ -38,12 +39,20 @@ struct CompareCommand: ParsableCommand {
     var metricList: [String] {
         if allMetrics { return ConfigurationComparison.comparableMetrics }
         guard let metrics else { return ConfigurationComparison.defaultMetrics }
-        return metrics.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) }
+        // An empty element was refused in validate().
+        return (try? ListText.elements(of: metrics)) ?? []
     }
 
     func validate() throws {
         guard !files.isEmpty else { throw ValidationError("give at least one results CSV file") }
         guard !(allMetrics && metrics != nil) else { throw ValidationError("use either --metrics or --all-metrics, not both") }
+        if let metrics {
+            do {
+                _ = try ListText.elements(of: metrics)
+            } catch {
+                throw ValidationError("--metrics: " + error.problem(example: "pages_per_s,empty_page_rate"))
+            }
+        }
         do {
             try ConfigurationComparison.validateMetrics(metricList)
         } catch let error as MetricsError {

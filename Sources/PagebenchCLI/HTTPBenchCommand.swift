@@ -27,16 +27,16 @@ public struct HTTPBenchCommand: AsyncParsableCommand {
             """
     )
 
-    @Option(help: "Base URL of `pagebench serve`, e.g. http://127.0.0.1:8080.")
+    @Option(parsing: .unconditional, help: "Base URL of `pagebench serve`, e.g. http://127.0.0.1:8080.")
     public var target: String
 
-    @Option(help: HTTPClientOption.help)
+    @Option(parsing: .unconditional, help: HTTPClientOption.help)
     public var httpClient: HTTPClientOption = .lean
 
-    @Option(help: "Concurrent connections (one drain loop each).")
+    @Option(parsing: .unconditional, help: "Concurrent connections (one drain loop each).")
     public var connections = 8
 
-    @Option(help: "Seconds to run.")
+    @Option(parsing: .unconditional, help: "Seconds to run.")
     public var duration = 10.0
 
     @OptionGroup public var range: RangeOptions
@@ -47,7 +47,7 @@ public struct HTTPBenchCommand: AsyncParsableCommand {
     @Flag(help: "Ask for item payloads (payload=true).")
     public var payload = false
 
-    @Option(help: "Where the drain tasks run: event-loop (each on its connection's event loop, no thread hop per request) or global (the global concurrent executor, like the harness's pagers).")
+    @Option(parsing: .unconditional, help: "Where the drain tasks run: event-loop (each on its connection's event loop, no thread hop per request) or global (the global concurrent executor, like the harness's pagers).")
     public var tasks: TaskPlacement = .eventLoop
 
     /// Where ``HTTPBenchCommand`` runs its drain tasks.
@@ -59,7 +59,10 @@ public struct HTTPBenchCommand: AsyncParsableCommand {
     public init() {}
 
     public func validate() throws {
-        guard connections >= 1 else { throw ValidationError("--connections must be at least 1, got \(connections)") }
+        guard connections >= 1, connections <= Self.maximumConnections else {
+            throw ValidationError(
+                "--connections must be between 1 and \(Self.maximumConnections) (a socket and a file descriptor each), got \(connections)")
+        }
         guard duration > 0, duration <= 3600 else {
             throw ValidationError("--duration must be between 0 and 3600 seconds, got \(duration)")
         }
@@ -123,6 +126,10 @@ public struct HTTPBenchCommand: AsyncParsableCommand {
         let line = "{\"target\":\(jsonString(target)),\"connections\":\(connections),\"requests\":\(result.requests),\"unanswered\":\(result.unanswered),\"pages\":\(result.pages),\"items\":\(result.items),\"drains\":\(result.drains),\"retries\":\(result.retries),\"failures\":\(result.failures),\"seconds\":\(seconds),\"requestsPerSecond\":\(result.requestsPerSecond),\"statusCounts\":{\(statuses)},\"transportFailures\":\(counts.transportFailures)\(firstFailure)}"
         return (line, failure)
     }
+
+    /// The most connections `--connections` takes: one socket each, far past what a
+    /// process may open on a usual system (``checkDescriptorLimit()`` says so first).
+    static let maximumConnections = 1_000_000
 
     /// Descriptors the process keeps besides its connections' sockets: standard streams,
     /// the event loops' epoll, event and timer descriptors, and room to spare.

@@ -39,21 +39,23 @@ public struct KneeCommand: AsyncParsableCommand {
 
     @Option(
         name: .customLong("slo"),
+        parsing: .unconditionalSingleValue,
         help: ArgumentHelp(
             "A service-level objective each step must meet, e.g. drain_latency_corrected_p99_ns<200ms or error_rate<0.1%. Repeatable; added to the scenario's slo list; at least one in all.",
             valueName: "expr"))
     public var sloExpressions: [String] = []
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("The first rate, drains per second.", valueName: "rate"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("The first rate, drains per second (0.001 to 10000000, what a step's run takes).", valueName: "rate"))
     public var from: Double = 10
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Never step above this rate (default: --from × 2^20).", valueName: "rate"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Never step above this rate (default: --from × 2^20, at most 10000000).", valueName: "rate"))
     public var maxRate: Double?
 
-    @Option(help: ArgumentHelp("Stop bisecting when the held and broken rates are this close: 5% or 0.05.", valueName: "fraction"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Stop bisecting when the held and broken rates are this close: 5% or 0.05.", valueName: "fraction"))
     public var resolution: String = "5%"
 
     @Option(
+        parsing: .unconditional,
         help: ArgumentHelp(
             "A step holds only if it started at least this fraction of the drains it offered (drains + cancellations): 95% or 0.95; 0 judges on the SLOs alone.",
             valueName: "fraction"))
@@ -68,7 +70,7 @@ public struct KneeCommand: AsyncParsableCommand {
     @Option(parsing: .unconditional, help: "Give up after this many steps.")
     public var maxSteps: Int = 40
 
-    @Option(help: ArgumentHelp("Where to write every step's row (CSV; atomically).", valueName: "file"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Where to write every step's row (CSV; atomically).", valueName: "file"))
     public var output: String = "results/knee.csv"
 
     @Flag(help: "Print only the knee line and errors.")
@@ -395,7 +397,7 @@ public struct KneeCommand: AsyncParsableCommand {
                 + (judged.sustained ? "" : ", under --min-achieved \(NumberText.fixed(judged.minAchievedFraction, 2))") + "; "
         }
         return "step \(number): \(rate(step.rate)) drains/s: \(verdict) (\(figures.joined(separator: ", ")); "
-            + "\(achieved)\(step.row.drains) drains, \(step.row.missedStarts ?? 0) missed starts)\n"
+            + "\(achieved)\(step.row.drains) drains, \(step.row.missedStarts ?? 0) missed starts, \(step.row.lateStarts ?? 0) late starts)\n"
     }
 
     static func describeCutShort(_ step: Step, number: Int) -> String {

@@ -24,10 +24,10 @@ public struct MergeCommand: ParsableCommand {
     @Argument(help: ArgumentHelp("Shard files, or directories of shard-*.json files.", valueName: "shard"))
     public var paths: [String]
 
-    @Option(help: ArgumentHelp("Where to write the merged results CSV (atomically).", valueName: "file"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Where to write the merged results CSV (atomically).", valueName: "file"))
     public var output: String = ResultWriter.defaultOutput
 
-    @Option(help: ArgumentHelp("Also append the merged rows to this history CSV.", valueName: "file"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Also append the merged rows to this history CSV.", valueName: "file"))
     public var history: String?
 
     @Flag(help: "No summary table; errors only.")
@@ -74,7 +74,7 @@ public struct MergeCommand: ParsableCommand {
             if !remote.isEmpty {
                 var responses = HTTPStatusCounts()
                 for counts in remote { responses.add(HTTPStatusCounts(keyedCounts: counts)) }
-                out.write("HTTP responses of the \(remote.count) --target shards: \(responses)\n")
+                out.write("HTTP responses of the \(remote.count) --target shards: \(RunCommand.responsesSummary(responses, rows: rows))\n")
             }
         }
         return rows

@@ -30,7 +30,7 @@ public struct PagesCommand: AsyncParsableCommand {
     @Option(parsing: .unconditional, help: "With --partition: walk sort keys up to this one (inclusive).")
     public var sortKeyMax: UInt64?
 
-    @Option(help: "Continue from this token instead of the first page.")
+    @Option(parsing: .unconditional, help: "Continue from this token instead of the first page.")
     public var token: String?
 
     @Option(parsing: .unconditional, help: "Stop after this many pages (the last line's nextToken continues).")

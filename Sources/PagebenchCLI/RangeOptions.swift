@@ -13,7 +13,7 @@ public struct RangeOptions: ParsableArguments {
     @Option(parsing: .unconditional, help: "Number of parallel-scan segments (with --segment).")
     public var totalSegments: Int?
 
-    @Option(help: ArgumentHelp("Filter: match (category 0), category=N, category!=N, size>=BYTES or size<=BYTES.", valueName: "spec"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Filter: match (category 0), category=N, category!=N (N from 0 to 15), size>=BYTES or size<=BYTES.", valueName: "spec"))
     public var filter: String?
 
     @Flag(help: "Walk in descending key order (S13).")

@@ -12,16 +12,16 @@ struct ReportCommand: ParsableCommand {
     @Argument(help: "Results CSV files.")
     var files: [String] = []
 
-    @Option(help: "The HTML file to write (replaced atomically).")
+    @Option(parsing: .unconditional, help: "The HTML file to write (replaced atomically).")
     var output: String
 
-    @Option(help: "A history CSV (results rows of many commits) for the history plot.")
+    @Option(parsing: .unconditional, help: "A history CSV (results rows of many commits) for the history plot.")
     var history: String?
 
-    @Option(help: "A time-series CSV (pagebench run --timeseries) for the memory plot.")
+    @Option(parsing: .unconditional, help: "A time-series CSV (pagebench run --timeseries) for the memory plot.")
     var timeseries: String?
 
-    @Option(help: "The page title.")
+    @Option(parsing: .unconditional, help: "The page title.")
     var title: String = "pagebench report"
 
     init() {}
@@ -35,7 +35,7 @@ struct ReportCommand: ParsableCommand {
         try CommandFailure.reporting {
             var report = HTMLReport(
                 files: try files.map { (path: $0, rows: try CSVFile.readResults($0)) },
-                history: try history.map { try CSVFile.readResults($0) },
+                history: try history.map { try CSVFile.readResults($0, repeatedRows: .allowed) },
                 timeSeries: try timeseries.map { try CSVFile.read(TimeSeriesRow.self, from: $0) })
             report.title = title
             try HTMLReport.write(report.render(), to: output)

@@ -181,7 +181,7 @@ extension RunCommand {
             throw CommandFailure(error)
         }
         if !quiet {
-            if let target { out.write("HTTP responses from \(target), all workers: \(responses)\n") }
+            if let target { out.write("HTTP responses from \(target), all workers: \(Self.responsesSummary(responses, rows: rows))\n") }
             out.write("\n" + SummaryTable.render(rows))
             var files = [csv]
             if let history { files.append(history + " (appended)") }

@@ -9,8 +9,11 @@ extension RunCommand {
     /// the source the harness pages through.
     ///
     /// - Throws: exit 64 for a malformed URL or several scenarios with different stores,
-    ///   69 when the server cannot be reached, 65 when it serves another store.
-    func connectTarget(_ target: String, scenarios: [Scenario]) async throws(CommandFailure) -> HTTPStoreSource {
+    ///   69 when the server cannot be reached, 65 when it serves another store, 128 + the
+    ///   signal when `interruption` is requested while `/health` is asked (T5, H6).
+    func connectTarget(
+        _ target: String, scenarios: [Scenario], interruption: Interruption?
+    ) async throws(CommandFailure) -> HTTPStoreSource {
         let hashes = Set(scenarios.map(\.store.configurationHash))
         guard hashes.count == 1, let expected = hashes.first else {
             throw CommandFailure(
@@ -26,17 +29,26 @@ extension RunCommand {
         }
         let health: StoreHealth
         do {
-            health = try await source.health()
+            health = try await Self.unlessInterrupted(interruption) { try await source.health() }
         } catch {
             try? await source.shutdown()
+            try Self.checkInterrupted(interruption, rows: [])
             throw CommandFailure(ExitCodes.unavailable, "--target \(target): the store did not answer /health: \(error)")
         }
         guard health.configurationHash == expected else {
             try? await source.shutdown()
+            var differences = ""
+            if let served = health.canonical, let scenario = scenarios.first?.store.canonicalText {
+                let fields = StoreConfiguration.differences(canonical: scenario, served)
+                if !fields.isEmpty {
+                    differences = "; they differ in " + fields.map { "\($0.field) \($0.first) ≠ \($0.second)" }.joined(separator: ", ")
+                        + " (scenario ≠ served)"
+                }
+            }
             throw CommandFailure(
                 ExitCodes.dataError,
-                "--target \(target) serves store \(health.configurationHash), but the scenario describes store \(expected): "
-                    + "start `pagebench serve` with the same store options (or --config file) as `pagebench run`")
+                "--target \(target) serves store \(health.configurationHash), but the scenario describes store \(expected)\(differences): "
+                    + "start `pagebench serve` with the same store options, --config file or --scenario file as `pagebench run`")
         }
         return source
     }

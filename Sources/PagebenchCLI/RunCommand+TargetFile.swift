@@ -61,11 +61,15 @@ extension RunCommand {
 
     /// A source for `target` with one connection per pager of the widest phase, checked by
     /// fetching the first page of the first drain: a target that is down, refuses the
-    /// credentials or answers no page stops the run before it starts.
+    /// credentials or answers no page stops the run before it starts. A signal during that
+    /// request ends it at once (T5, H6).
     ///
     /// - Throws: 65 for a target the environment cannot complete (an unset variable, no AWS
-    ///   credentials), 64 for a bad --ca-file, 69 when the first page fails.
-    func connectRealTarget(_ target: Target, scenarios: [Scenario]) async throws(CommandFailure) -> TargetSource {
+    ///   credentials), 64 for a bad --ca-file, 69 when the first page fails, 128 + the
+    ///   signal when `interruption` is requested during the check.
+    func connectRealTarget(
+        _ target: Target, scenarios: [Scenario], interruption: Interruption?
+    ) async throws(CommandFailure) -> TargetSource {
         let connections = max(1, scenarios.flatMap(\.workload.concurrency).max() ?? 1)
         if let caFile { try CommandFailure.checkReadable(caFile, flag: "--ca-file", exitCode: ExitCodes.usage) }
         let source: TargetSource
@@ -78,14 +82,36 @@ extension RunCommand {
         guard let first = scenarios.first else { return source }
         let request = DrainPlanner(workload: first.workload, store: first.store).plan(0).request
         do {
-            _ = try await source.page(request)
+            _ = try await Self.unlessInterrupted(interruption) { try await source.page(request) }
         } catch let error as StoreError where error.isRetryable {
             // Throttled: the target is up; the run's retry policy deals with it.
         } catch {
             await source.shutdown()
+            try Self.checkInterrupted(interruption, rows: [])
             throw CommandFailure(ExitCodes.unavailable, "target \(target.name): the first page failed: \(error)")
         }
         return source
+    }
+
+    /// `body` (a request before the first phase: the first-page check, `/health`), cancelled
+    /// as soon as `interruption` is requested (T5, H6: a signal is handled at once, not after
+    /// the request's timeout); the caller then ends the run with 128 + the signal.
+    ///
+    /// - Throws: what `body` throws; `CancellationError` once interrupted.
+    static func unlessInterrupted<Result: Sendable>(
+        _ interruption: Interruption?, _ body: @escaping @Sendable () async throws -> Result
+    ) async throws -> Result {
+        guard let interruption else { return try await body() }
+        return try await withThrowingTaskGroup(of: Result?.self) { group in
+            group.addTask { try await body() }
+            group.addTask {
+                await interruption.wait()  // also returns when cancelled (body finished first)
+                return nil
+            }
+            defer { group.cancelAll() }
+            guard let result = try await group.next()!, !interruption.isRequested else { throw CancellationError() }
+            return result
+        }
     }
 
     /// A snapshot of the target's live counters, as rows carry them.
@@ -96,30 +122,66 @@ extension RunCommand {
             consumedCapacityUnits: source.consumedCapacityUnits)
     }
 
-    /// What the target answered over the run, for the end of the output.
-    static func targetSummary(_ source: TargetSource) -> String {
-        var text = "responses from \(source.target.kind.rawValue) target \(source.target.name) (\(source.target.endpoint)): \(source.statusCounts)\n"
-        let errors = source.errorCountsByKind
-        if !errors.isEmpty {
-            text += "target errors: " + errors.keys.map(\.rawValue).sorted().map { name in
-                "\(name)=\(errors[TargetError.Kind(rawValue: name)!]!)"
-            }.joined(separator: " ") + "\n"
+    /// What the target answered over the run, for the end of the output: responses, errors by
+    /// kind, throttling answers and consumed capacity, each split as the rows count them
+    /// (``responsesSummary(_:rows:)``).
+    static func targetSummary(_ source: TargetSource, rows: [ResultRow]) -> String {
+        var text = "responses from \(source.target.kind.rawValue) target \(source.target.name) (\(source.target.endpoint)): "
+            + responsesSummary(source.statusCounts, rows: rows) + "\n"
+        let total = source.errorCountsByKind
+        if !total.isEmpty {
+            var inRows: [String: Int] = [:]
+            for row in rows { inRows.merge(row.targetErrors.byKind, uniquingKeysWith: +) }
+            func line(_ counts: [String: Int]) -> String {
+                counts.filter { $0.value != 0 }.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
+            }
+            let outside = Dictionary(uniqueKeysWithValues: total.map { ($0.key.rawValue, $0.value - (inRows[$0.key.rawValue] ?? 0)) })
+            text += "target errors: " + remoteSplit(line(inRows), line(outside)) + "\n"
         }
-        if source.throttles > 0 { text += "throttling answers: \(source.throttles)\n" }
-        if let units = source.consumedCapacityUnits { text += "consumed capacity: \(units) units\n" }
+        if source.throttles > 0 {
+            let inRows = rows.map(\.throttles).reduce(0, +)
+            text += "throttling answers: " + remoteSplit("\(inRows)", source.throttles == inRows ? "" : "\(source.throttles - inRows)") + "\n"
+        }
+        if let units = source.consumedCapacityUnits {
+            let inRows = rows.compactMap(\.consumedCapacityUnits).reduce(0, +)
+            let outside = units - inRows
+            text += "consumed capacity: " + remoteSplit("\(inRows) units", abs(outside) < 1e-9 ? "" : "\(outside) units") + "\n"
+        }
         return text
     }
 
+    /// The responses a remote source got over the run (`total`), split as the rows count them
+    /// (issue 25): a row's `http_responses` covers its measured phase only, so the requests
+    /// made outside the phases (the check before the first one: a target's first page,
+    /// `/health` of a served store; warm-ups) are real requests in no row, counted apart.
+    /// What this prints "in the rows" is the sum of the rows' `http_responses`.
+    static func responsesSummary(_ total: HTTPStatusCounts, rows: [ResultRow]) -> String {
+        var inRows = HTTPStatusCounts()
+        for row in rows { inRows.add(HTTPStatusCounts(keyedCounts: RemoteCounts.responses(fromText: row.httpResponses) ?? [:])) }
+        let outside = total.subtracting(inRows)
+        return remoteSplit("\(inRows)", outside == HTTPStatusCounts() ? "" : "\(outside)")
+    }
+
+    /// `A in the rows; B outside them (…)`, or only the first part when nothing was outside.
+    static func remoteSplit(_ inRows: String, _ outside: String) -> String {
+        (inRows.isEmpty ? "none" : inRows) + " in the rows"
+            + (outside.isEmpty ? "" : "; \(outside) outside them (the check before the first phase, warm-ups)")
+    }
+
     /// After the rows are written (with their error counts): a phase in which a remote
-    /// target answered no page, or stopped answering (drains failed and requests got no
-    /// response at all), is a failed run, exit 69 — a failure is never a result.
+    /// target answered no page, ended no drain (every drain failed, whatever the first page
+    /// did: T6), or stopped answering (drains failed and requests got no response at all),
+    /// is a failed run, exit 69 — a failure is never a result. Any remote source: a target
+    /// file, a scenario's target section, or a served store (`--target URL`).
     static func checkTargetAnswered(
         _ rows: [ResultRow], target: String, detail: String? = nil, lastError: String? = nil
     ) throws(CommandFailure) {
         for row in rows {
             let failed = row.errors.total
             let unanswered = row.unansweredRequests
-            guard let what = ResultRow.targetFailure(pages: row.pages, failedDrains: failed, unansweredRequests: unanswered)
+            guard
+                let what = ResultRow.targetFailure(
+                    pages: row.pages, drains: row.drains, failedDrains: failed, unansweredRequests: unanswered)
             else { continue }
             var message =
                 "target \(target) \(what) in phase \(row.scenario) ×\(row.concurrency) rep \(row.repetition): \(failed) of "

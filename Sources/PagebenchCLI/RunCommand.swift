@@ -29,9 +29,10 @@ public struct RunCommand: AsyncParsableCommand {
             processes and merges them. \
             --slo bounds a column of every row (page_latency_p99_ns<5ms, error_rate<0.1%); a run that \
             breaks one writes its results, names the bound, the row and by how much, and exits 99. \
-            --target-file FILE (or a scenario's target section) pages a real API instead. \
+            --target-file FILE (or a scenario's target section) pages a real API instead; a phase in which \
+            no drain ended is a failed phase (T6). \
             Exit codes: 0 success, 64 invalid flags, 65 invalid scenario, target or shard file, 66 missing file, \
-            69 target unreachable or answering no page, 71 a worker process failed, 73 output not writable, \
+            69 target unreachable or a phase in which it answered no page or ended no drain (its rows written), 71 a worker process failed, 73 output not writable, \
             99 an SLO broke.
             """
     )
@@ -45,37 +46,40 @@ public struct RunCommand: AsyncParsableCommand {
     @OptionGroup(title: "Workload options (override the scenario's workload)")
     public var workload: WorkloadOptions
 
-    @Option(help: ArgumentHelp("Where to write the results CSV (atomically; default results/latest.csv).", valueName: "file"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Where to write the results CSV (atomically; default results/latest.csv).", valueName: "file"))
     public var output: String?
 
-    @Option(help: ArgumentHelp("Also append the rows to this history CSV.", valueName: "file"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Also append the rows to this history CSV.", valueName: "file"))
     public var history: String?
 
-    @Option(help: ArgumentHelp("Write per-second rows (pages/s, page latency p99, memory) to this CSV.", valueName: "file"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Write per-second rows (pages/s, page latency p99, memory) to this CSV.", valueName: "file"))
     public var timeseries: String?
 
     @Option(
+        parsing: .unconditional,
         help: ArgumentHelp(
             "Page a store served by `pagebench serve` at this URL (http://host:port) instead of an in-process one; rows are named SCENARIO@http.",
             valueName: "url"))
     public var target: String?
 
-    @Option(help: HTTPClientOption.help)
+    @Option(parsing: .unconditional, help: HTTPClientOption.help)
     public var httpClient: HTTPClientOption = .lean
 
     @Option(
+        parsing: .unconditional,
         help: ArgumentHelp(
-            "Page a real list API described by this target file (kinds dynamodb, http, graphql; README \"Target files\"); rows are named SCENARIO@NAME.",
+            "Page a real list API described by this target file (kinds dynamodb, http, graphql; README \"Target files\"); rows are named SCENARIO@NAME. Its timeoutSeconds bounds each whole request, connect to last byte; known secrets (header values from ${VAR}, AWS keys) are masked in everything printed or written; the first-page check and warm-ups are counted apart from the rows.",
             valueName: "file"))
     public var targetFile: String?
 
-    @Option(help: ArgumentHelp("HTTPS targets: trust the certificates in this PEM file instead of the system store.", valueName: "file"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("HTTPS targets: trust the certificates in this PEM file instead of the system store.", valueName: "file"))
     public var caFile: String?
 
     @Flag(help: "HTTPS targets: accept any certificate and host name (self-signed test servers only).")
     public var insecure = false
 
-    @Option(parsing: .unconditional, 
+    @Option(
+        parsing: .unconditional,
         help: ArgumentHelp(
             "Tick of the shared timer that waits out injected service times, in microseconds (delays round up to it); 0 arms one runtime timer per request.",
             valueName: "us"))
@@ -100,18 +104,20 @@ public struct RunCommand: AsyncParsableCommand {
     public var printScenarios = false
 
     @Option(
+        parsing: .unconditional,
         help: ArgumentHelp(
             "Run only shard I of N (0 ≤ I < N) of every phase and write a shard file to --shard-output instead of the CSV.",
             valueName: "I/N"))
     public var shard: String?
 
     @Option(
+        parsing: .unconditional,
         help: ArgumentHelp(
             "Begin the first phase at this UTC time, ISO 8601 (2026-11-22T10:00:00Z); up to 5 s late starts at once.",
             valueName: "time"))
     public var startAt: String?
 
-    @Option(help: ArgumentHelp("Directory for shard files (shard-I-of-N.json).", valueName: "dir"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Directory for shard files (shard-I-of-N.json).", valueName: "dir"))
     public var shardOutput: String = RunCommand.defaultShardDirectory
 
     @Option(parsing: .unconditional, help: ArgumentHelp("Run N local worker processes (shards 0/N … N-1/N), wait, and merge their shards.", valueName: "N"))
@@ -119,6 +125,7 @@ public struct RunCommand: AsyncParsableCommand {
 
     @Option(
         name: .customLong("slo"),
+        parsing: .unconditionalSingleValue,
         help: ArgumentHelp(
             "A service-level objective every row must meet, COLUMN<BOUND (also <=, >, >=) with units: page_latency_p99_ns<5ms, drain_latency_corrected_p99_ns<200ms, error_rate<0.1%. Repeatable.",
             valueName: "expr"))
@@ -219,6 +226,8 @@ public struct RunCommand: AsyncParsableCommand {
         var fromConfigFile: StoreConfiguration?
         if store.configFile != nil { fromConfigFile = try store.configuration() }
         var scenarios: [Scenario] = []
+        var processes = workers ?? 1
+        if workers == nil, let shard = try parsedShard() { processes = shard.count }
         for var scenario in loaded {
             if let fromConfigFile {
                 scenario.store = fromConfigFile
@@ -235,6 +244,12 @@ public struct RunCommand: AsyncParsableCommand {
             } catch {
                 // The file was valid on its own: the flags made it invalid.
                 throw CommandFailure(error.asArgumentError())
+            }
+            do {
+                // Each process of the run holds its share of the pagers' histograms (issue 24).
+                try scenario.workload.checkMemory(processes: processes)
+            } catch {
+                throw CommandFailure(ExitCodes.usage, "scenario '\(scenario.name)': " + error.message)
             }
             if let earlier = scenarios.first(where: { $0.name == scenario.name }) {
                 // Their rows would share identities (scenario, configuration, pager, concurrency).
@@ -296,12 +311,12 @@ public struct RunCommand: AsyncParsableCommand {
         if let workers {
             if let realTarget {
                 // Fail once, here, rather than in every worker: the same checks they make.
-                let source = try await connectRealTarget(realTarget, scenarios: scenarios)
+                let source = try await connectRealTarget(realTarget, scenarios: scenarios, interruption: interruption)
                 await source.shutdown()
             }
             if let target {
                 // Fail once, here, rather than in every worker: the same checks they make.
-                let source = try await connectTarget(target, scenarios: scenarios)
+                let source = try await connectTarget(target, scenarios: scenarios, interruption: interruption)
                 try? await source.shutdown()
             }
             let merged = try await runWorkers(
@@ -331,7 +346,7 @@ public struct RunCommand: AsyncParsableCommand {
         var remote: HTTPStoreSource?
         var realSource: TargetSource?
         if let realTarget {
-            let source = try await connectRealTarget(realTarget, scenarios: scenarios)
+            let source = try await connectRealTarget(realTarget, scenarios: scenarios, interruption: interruption)
             realSource = source
             options.remoteSource = RemotePageSource(name: realTarget.endpoint, counters: { Self.remoteCounts(source) }) {
                 try await source.page($0)
@@ -340,7 +355,7 @@ public struct RunCommand: AsyncParsableCommand {
             for index in scenarios.indices { scenarios[index].name += "@" + realTarget.name }
         }
         if let target {
-            let source = try await connectTarget(target, scenarios: scenarios)
+            let source = try await connectTarget(target, scenarios: scenarios, interruption: interruption)
             remote = source
             options.remoteSource = RemotePageSource(
                 name: target, counters: { RemoteCounts(responses: source.statusCounts.keyedCounts) }
@@ -379,13 +394,13 @@ public struct RunCommand: AsyncParsableCommand {
         if let realSource {
             await realSource.shutdown()
             responses = realSource.statusCounts
-            if !quiet { out.write(Self.targetSummary(realSource)) }
+            if !quiet { out.write(Self.targetSummary(realSource, rows: result.rows)) }
         }
         if let remote {
             let counts = remote.statusCounts
             responses = counts
             try? await remote.shutdown()
-            if !quiet { out.write("HTTP responses from \(remote.target): \(counts)\n") }
+            if !quiet { out.write("HTTP responses from \(remote.target): \(Self.responsesSummary(counts, rows: result.rows))\n") }
         }
         let checkAnswered = { (rows: [ResultRow]) throws(CommandFailure) in
             if let realSource {

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import PagebenchGraphQL
 import PagebenchHTTP
+import PagebenchHarness
 import PagebenchProcessStats
 import PagebenchStore
 
@@ -21,43 +22,96 @@ public struct ServeCommand: AsyncParsableCommand {
             API (POST / with X-Amz-Target: DynamoDB_20120810.Query, Scan, GetItem, DescribeTable, \
             ListTables; one table, --table, key pk/sk): point boto3 or the AWS CLI at it with \
             --endpoint-url. POST /graphql (and GET /graphql?query=…) is GraphQL over HTTP: \
-            listItems (AppSync nextToken) and itemsConnection (Relay), with introspection.
+            listItems (AppSync nextToken) and itemsConnection (Relay), with introspection. Every \
+            request is bounded before it runs (W7: the --max-* and --graphql-max-* options); one \
+            over a bound gets its protocol's error naming the bound and its option.
             """
     )
 
     @OptionGroup public var store: StoreOptions
 
-    @Option(help: "Address to bind; loopback by default. Use 0.0.0.0 only on a trusted network.")
+    @Option(
+        name: .customLong("scenario"), parsing: .unconditional,
+        help: ArgumentHelp(
+            "Serve the store section of this scenario file (the file `pagebench run FILE --target URL` is given); its other keys are read and checked, not used. Store flags override it; excludes --config.",
+            valueName: "file"))
+    public var scenarioFile: String?
+
+    @Option(parsing: .unconditional, help: "Address to bind; loopback by default. Use 0.0.0.0 only on a trusted network.")
     public var host = "127.0.0.1"
 
-    @Option(help: "TCP port; 0 picks a free port (read it from the \"listening on\" line).")
+    @Option(parsing: .unconditional, help: "TCP port; 0 picks a free port (read it from the \"listening on\" line).")
     public var port = 8080
 
     @Flag(help: "Include each item's payload bytes (base64) unless a request says payload=false.")
     public var payload = false
 
-    @Option(help: "Retry-After seconds of a 429 (throttled) response.")
+    @Option(parsing: .unconditional, help: "Retry-After seconds of a 429 (throttled) response.")
     public var retryAfter = 1
 
     @Option(
+        parsing: .unconditional,
         help: ArgumentHelp(
             "Close a connection that has no request in progress and sends no complete request head for this many seconds (idle keep-alive connections, slowloris clients); 0: never.",
             valueName: "seconds"))
     public var idleTimeout = 60.0
 
-    @Option(help: "The DynamoDB table name of the DynamoDB JSON endpoint (POST /, W1).")
+    @Option(parsing: .unconditional, help: "The DynamoDB table name of the DynamoDB JSON endpoint (POST /, W1).")
     public var table = "pagebench"
 
     @Option(
+        parsing: .unconditional,
         help: ArgumentHelp(
             "How POST /graphql runs a valid document: 'compiled' runs plain listItems/itemsConnection queries as one store request written straight to JSON, and anything else with GraphQLSwift's executor; 'generic' runs everything with GraphQLSwift's executor (same answers, slower: to compare the two).",
             valueName: "compiled|generic"))
     public var graphqlExecution: GraphQLRoutes.Execution = .compiled
 
-    @Option(help: ArgumentHelp("Serve HTTPS with this PEM certificate chain (needs --tls-key).", valueName: "file"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Refuse request bodies (POST /, POST /graphql) larger than this (W7).", valueName: "bytes"))
+    public var maxBodyBytes = RequestBounds.defaultMaximumBodyBytes
+
+    @Option(parsing: .unconditional, help: ArgumentHelp("Answer with an error naming this bound instead of a response body larger than this (W7).", valueName: "bytes"))
+    public var maxResponseBytes = RequestBounds.defaultMaximumResponseBytes
+
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp(
+            "The CPU time one DynamoDB or GraphQL request may spend reading, parsing, validating and costing itself, checked as it goes (W7); 0: unbounded.",
+            valueName: "seconds"))
+    public var maxRequestCpu = 0.5
+
+    @Option(parsing: .unconditional, help: ArgumentHelp("GraphQL: the deepest nesting of brackets, of fields through fragments, and of variables (W7).", valueName: "levels"))
+    public var graphqlMaxDepth = GraphQLBounds().maximumDepth
+
+    @Option(parsing: .unconditional, help: ArgumentHelp("GraphQL: the most tokens a document may have, comments not counted.", valueName: "count"))
+    public var graphqlMaxTokens = GraphQLBounds().maximumTokens
+
+    @Option(parsing: .unconditional, help: ArgumentHelp("GraphQL: the most operations and fragments a document may define.", valueName: "count"))
+    public var graphqlMaxDefinitions = GraphQLBounds().maximumDefinitions
+
+    @Option(parsing: .unconditional, help: ArgumentHelp("GraphQL: the most directives a document may use.", valueName: "count"))
+    public var graphqlMaxDirectives = GraphQLBounds().maximumDirectives
+
+    @Option(parsing: .unconditional, help: ArgumentHelp("GraphQL: the most aliased fields a document may have.", valueName: "count"))
+    public var graphqlMaxAliases = GraphQLBounds().maximumAliases
+
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp(
+            "GraphQL: the most fields, fragment spreads and inline fragments a document may select, each fragment counted at every spread.",
+            valueName: "count"))
+    public var graphqlMaxFields = GraphQLBounds().maximumSelections
+
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp(
+            "GraphQL: the most values an operation may resolve, computed before it runs: each field 1, each list its requested limit (or longest possible length) times what an element selects.",
+            valueName: "cost"))
+    public var graphqlMaxCost = GraphQLBounds().maximumCost
+
+    @Option(parsing: .unconditional, help: ArgumentHelp("Serve HTTPS with this PEM certificate chain (needs --tls-key).", valueName: "file"))
     public var tlsCert: String?
 
-    @Option(help: ArgumentHelp("The PEM private key of --tls-cert.", valueName: "file"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("The PEM private key of --tls-cert.", valueName: "file"))
     public var tlsKey: String?
 
     public init() {}
@@ -69,6 +123,7 @@ public struct ServeCommand: AsyncParsableCommand {
             throw ValidationError("--idle-timeout must be between 0 and 86400 seconds, got \(idleTimeout)")
         }
         guard !host.isEmpty else { throw ValidationError("--host must not be empty; use 127.0.0.1 for loopback") }
+        try validateBounds()
         guard (tlsCert == nil) == (tlsKey == nil) else { throw ValidationError("--tls-cert and --tls-key go together") }
         // DynamoDB's table-name rule: 3–255 of letters, digits, _ - .
         guard (3...255).contains(table.utf8.count),
@@ -76,6 +131,47 @@ public struct ServeCommand: AsyncParsableCommand {
         else {
             throw ValidationError("--table must be 3 to 255 letters, digits, '_', '-' or '.', got '\(table)'")
         }
+    }
+
+    /// The request bounds' flags (W7): positive, and within what the server can honour.
+    func validateBounds() throws {
+        func check(_ value: Int, _ flag: String, _ range: ClosedRange<Int>, _ why: String = "") throws {
+            guard range.contains(value) else {
+                throw ValidationError("\(flag) must be between \(range.lowerBound) and \(range.upperBound)\(why), got \(value)")
+            }
+        }
+        try check(maxBodyBytes, "--max-body-bytes", 1...(1 << 30))
+        try check(maxResponseBytes, "--max-response-bytes", 1...(1 << 32))
+        guard maxRequestCpu.isFinite, maxRequestCpu >= 0, maxRequestCpu <= 3600 else {
+            throw ValidationError("--max-request-cpu must be between 0 and 3600 seconds, got \(maxRequestCpu)")
+        }
+        try check(
+            graphqlMaxDepth, "--graphql-max-depth", 1...Self.maximumGraphQLDepth,
+            " (GraphQLSwift's parser recurses once per level: deeper documents could overflow its stack)")
+        try check(graphqlMaxTokens, "--graphql-max-tokens", 1...10_000_000)
+        try check(graphqlMaxDefinitions, "--graphql-max-definitions", 1...1_000_000)
+        try check(graphqlMaxDirectives, "--graphql-max-directives", 0...1_000_000)
+        try check(graphqlMaxAliases, "--graphql-max-aliases", 0...1_000_000)
+        try check(graphqlMaxFields, "--graphql-max-fields", 1...10_000_000)
+        try check(graphqlMaxCost, "--graphql-max-cost", 1...Int(Int32.max))
+    }
+
+    /// The deepest nesting `--graphql-max-depth` accepts.
+    static let maximumGraphQLDepth = 256
+
+    /// The bounds of every request (W7).
+    var requestBounds: RequestBounds {
+        RequestBounds(
+            maximumBodyBytes: maxBodyBytes, maximumResponseBytes: maxResponseBytes,
+            maximumCPUTime: maxRequestCpu == 0 ? nil : .nanoseconds(Int64(maxRequestCpu * 1e9)))
+    }
+
+    /// The GraphQL request bounds (W7).
+    var graphQLBounds: GraphQLBounds {
+        GraphQLBounds(
+            maximumDepth: graphqlMaxDepth, maximumTokens: graphqlMaxTokens, maximumDefinitions: graphqlMaxDefinitions,
+            maximumDirectives: graphqlMaxDirectives, maximumAliases: graphqlMaxAliases, maximumSelections: graphqlMaxFields,
+            maximumCost: graphqlMaxCost)
     }
 
     public func run() async throws {
@@ -130,15 +226,34 @@ public struct ServeCommand: AsyncParsableCommand {
     /// The GraphQL front end (W6).
     func graphQLRoutes() throws(CommandFailure) -> GraphQLRoutes {
         do {
-            return try GraphQLRoutes(execution: graphqlExecution)
+            return try GraphQLRoutes(execution: graphqlExecution, bounds: graphQLBounds)
         } catch {
             throw CommandFailure(ExitCodes.software, "the GraphQL schema could not be built: \(error)")
         }
     }
 
+    /// The store: `--scenario`'s store section (or `--config`, or the defaults), then the
+    /// store flags; validated.
+    ///
+    /// - Throws: 64 for --scenario with --config (or a flag that makes the store invalid,
+    ///   as with --config), 65 for an invalid scenario or configuration file, 66 for a missing one.
+    func storeConfiguration() throws(CommandFailure) -> StoreConfiguration {
+        guard let scenarioFile else { return try store.configuration() }
+        guard store.configFile == nil else {
+            throw CommandFailure(ExitCodes.usage, "--scenario and --config both give the store; give one")
+        }
+        let scenario: Scenario
+        do {
+            scenario = try Scenario.load(path: scenarioFile)
+        } catch {
+            throw CommandFailure(error)
+        }
+        return try store.applied(to: scenario.store)
+    }
+
     /// The server these options describe (not started).
     public func makeServer() throws(CommandFailure) -> StoreServer {
-        let configuration = try store.configuration()
+        let configuration = try storeConfiguration()
         if configuration.writes != nil {
             // The protocol front ends (W1–W6) take sort keys, conditions and start keys in
             // the keys of a store without writes, and the harness counts S25 only on the
@@ -164,7 +279,7 @@ public struct ServeCommand: AsyncParsableCommand {
             store: syntheticStore,
             configuration: .init(
                 host: host, port: port, includePayloadByDefault: payload, retryAfterSeconds: retryAfter,
-                idleTimeout: idleTimeout == 0 ? nil : .milliseconds(Int64(idleTimeout * 1000))),
+                idleTimeout: idleTimeout == 0 ? nil : .milliseconds(Int64(idleTimeout * 1000)), bounds: requestBounds),
             extraRoutes: [DynamoDBRoutes(tableName: table), try graphQLRoutes()])
     }
 }

@@ -9,34 +9,34 @@ import PagebenchStore
 /// Precedence: defaults < `--config FILE` < flags. Call ``configuration()`` for the
 /// validated result.
 public struct StoreOptions: ParsableArguments {
-    @Option(name: .customLong("config"), help: ArgumentHelp("A JSON store configuration; missing keys take their defaults.", valueName: "file"))
+    @Option(name: .customLong("config"), parsing: .unconditional, help: ArgumentHelp("A JSON store configuration; missing keys take their defaults.", valueName: "file"))
     public var configFile: String?
 
     @Option(parsing: .unconditional, help: "Number of partitions (default 64).")
     public var partitions: Int?
 
-    @Option(help: ArgumentHelp("Items per partition: 10000, uniform:10000 or zipf:MEAN:EXPONENT (default 10000).", valueName: "spec"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Items per partition: 10000, uniform:10000 or zipf:MEAN:EXPONENT (default 10000).", valueName: "spec"))
     public var itemsPerPartition: String?
 
-    @Option(help: ArgumentHelp("Item sizes: fixed:1024, uniform:100-2000 or lognormal:median=512,sigma=1,min=64,max=409600 (the default).", valueName: "spec"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Item sizes: fixed:1024, uniform:100-2000 or lognormal:median=512,sigma=1,min=64,max=409600 (the default).", valueName: "spec"))
     public var itemSize: String?
 
     @Option(parsing: .unconditional, help: "Fraction of items (0–1) in category 0, which `--filter match` selects (default 0.1).")
     public var selectivity: Double?
 
-    @Option(help: ArgumentHelp("Layout of category-0 items: even, random or runs:LENGTH (default even).", valueName: "spec"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Layout of category-0 items: even, random or runs:LENGTH (default even).", valueName: "spec"))
     public var clustering: String?
 
     @Option(parsing: .unconditional, help: "Scan budget of one page in bytes, charged before the filter (default 1048576).")
     public var budgetBytes: Int?
 
-    @Option(help: "S4: exclusive or inclusive (default exclusive).")
+    @Option(parsing: .unconditional, help: "S4: exclusive or inclusive (default exclusive).")
     public var budgetBoundary: BudgetBoundary?
 
-    @Option(help: "S6: continuation or final (default continuation).")
+    @Option(parsing: .unconditional, help: "S6: continuation or final (default continuation).")
     public var exactEnd: ExactEnd?
 
-    @Option(help: "S18: strict or lenient (default strict).")
+    @Option(parsing: .unconditional, help: "S18: strict or lenient (default strict).")
     public var tokenPolicy: TokenPolicy?
 
     @Option(parsing: .unconditional, help: "Limit of requests without --limit (default 10).")
@@ -45,13 +45,13 @@ public struct StoreOptions: ParsableArguments {
     @Option(parsing: .unconditional, help: "Seed of all generated data (default 42).")
     public var seed: UInt64?
 
-    @Option(help: ArgumentHelp("S20 base latency: none, fixed:2ms, uniform:1ms-5ms or lognormal:median=2ms,sigma=0.5,max=200ms.", valueName: "spec"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("S20 base latency: none, fixed:2ms, uniform:1ms-5ms or lognormal:median=2ms,sigma=0.5,max=200ms.", valueName: "spec"))
     public var serviceTime: String?
 
     @Option(parsing: .unconditional, help: "S20 cost per scanned byte in nanoseconds (default 0).")
     public var serviceNsPerByte: Double?
 
-    @Option(help: ArgumentHelp("S20 comma-separated hot partitions, e.g. 0,3.", valueName: "list"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("S20 comma-separated hot partitions, e.g. 0,3.", valueName: "list"))
     public var hotPartitions: String?
 
     @Option(parsing: .unconditional, help: "S20 base-latency multiplier of hot partitions (default 1).")
@@ -72,19 +72,19 @@ public struct StoreOptions: ParsableArguments {
     @Option(parsing: .unconditional, help: "S22 updates per store request (or per second): new size and category.")
     public var updateRate: Double?
 
-    @Option(help: ArgumentHelp("S22 what write rates count per: request (deterministic, the default) or second.", valueName: "unit"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("S22 what write rates count per: request (deterministic, the default) or second.", valueName: "unit"))
     public var writeRateUnit: String?
 
-    @Option(help: ArgumentHelp("S22 where in a partition writes land: uniform (default), head or tail.", valueName: "position"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("S22 where in a partition writes land: uniform (default), head or tail.", valueName: "position"))
     public var writePosition: String?
 
-    @Option(help: ArgumentHelp("S22 comma-separated partitions that receive --write-hot-fraction of the writes, e.g. 0,3.", valueName: "list"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("S22 comma-separated partitions that receive --write-hot-fraction of the writes, e.g. 0,3.", valueName: "list"))
     public var writeHotPartitions: String?
 
     @Option(parsing: .unconditional, help: "S22 fraction of writes (0–1) that go to --write-hot-partitions (default 1).")
     public var writeHotFraction: Double?
 
-    @Option(help: ArgumentHelp("S24 how tokens resume: keyset (default, after the last evaluated key) or offset (at the n-th item).", valueName: "mode"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("S24 how tokens resume: keyset (default, after the last evaluated key) or offset (at the n-th item).", valueName: "mode"))
     public var continuation: String?
 
     public init() {}
@@ -119,6 +119,14 @@ public struct StoreOptions: ParsableArguments {
                 throw CommandFailure(ExitCodes.dataError, "\(configFile): \(error)")
             }
         }
+        return try applied(to: configuration)
+    }
+
+    /// `base` with the flags applied, validated (`serve --scenario`: a scenario's store).
+    ///
+    /// - Throws: ``CommandFailure``, 64 when a flag is invalid or makes the result invalid.
+    public func applied(to base: StoreConfiguration) throws(CommandFailure) -> StoreConfiguration {
+        var configuration = base
         do {
             try applyFlags(to: &configuration)
             try configuration.validate()
@@ -173,8 +181,14 @@ public struct StoreOptions: ParsableArguments {
     /// Parses a comma-separated list of partition numbers given to `flag`.
     static func partitionList(_ text: String, flag: String) throws(StoreError) -> [Int] {
         var list: [Int] = []
-        for part in text.split(separator: ",") {
-            guard let value = Int(part.filter { !$0.isWhitespace }) else {
+        let parts: [String]
+        do {
+            parts = try ListText.elements(of: text)
+        } catch {
+            throw .invalidConfiguration("\(flag): " + error.problem(example: "0,3"))
+        }
+        for part in parts {
+            guard let value = Int(part) else {
                 throw .invalidConfiguration("\(flag): '\(part)' is not a partition number; write e.g. 0,3")
             }
             list.append(value)

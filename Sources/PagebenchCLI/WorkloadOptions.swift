@@ -1,31 +1,32 @@
 import ArgumentParser
+import PagebenchBase
 import PagebenchHarness
 import PagebenchStore
 
 /// Workload flags of `pagebench run`: each overrides one field of every scenario's workload.
 public struct WorkloadOptions: ParsableArguments {
-    @Option(help: ArgumentHelp("loop, streaming, apollo-loadAll, apollo-loadNext or apollo-watch (P16; needs per-second writes).", valueName: "kind"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("loop, streaming, apollo-loadAll, apollo-loadNext or apollo-watch (P16; needs per-second writes).", valueName: "kind"))
     public var pager: String?
 
-    @Option(help: ArgumentHelp("Concurrency values to sweep, comma-separated, e.g. 1,8,64.", valueName: "list"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Concurrency values to sweep, comma-separated, e.g. 1,8,64. Each pager holds about 0.4-0.8 MiB of latency histograms; one process holds at most 4 GiB of them (use --workers for more).", valueName: "list"))
     public var concurrency: String?
 
-    @Option(help: ArgumentHelp("What each drain reads: partition:uniform, partition:zipf:1.1, partition:N, scan or segment:TOTAL.", valueName: "spec"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("What each drain reads: partition:uniform, partition:zipf:1.1, partition:N, scan or segment:TOTAL.", valueName: "spec"))
     public var read: String?
 
     @Option(parsing: .unconditional, help: "Items evaluated per page (S1, S2).")
     public var limit: Int?
 
-    @Option(help: ArgumentHelp("match, category=N, category!=N, size>=BYTES, size<=BYTES, or none.", valueName: "spec"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("match, category=N, category!=N (N from 0 to 15), size>=BYTES, size<=BYTES, or none.", valueName: "spec"))
     public var filter: String?
 
     @Flag(help: "Read in descending key order (S13).")
     public var reverse = false
 
-    @Option(help: ArgumentHelp("How far each drain reads: full, first:K or abandon:P.", valueName: "spec"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("How far each drain reads: full, first:K or abandon:P.", valueName: "spec"))
     public var drain: String?
 
-    @Option(help: ArgumentHelp("closed, open-fixed:RATE or open-poisson:RATE (drains per second).", valueName: "spec"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("closed, open-fixed:RATE or open-poisson:RATE (drains per second, 0.001 to 10000000).", valueName: "spec"))
     public var load: String?
 
     @Option(parsing: .unconditional, help: "Drains per measured phase (deterministic metrics are exact in this mode, H3).")
@@ -59,12 +60,13 @@ public struct WorkloadOptions: ParsableArguments {
     public var noPageTiming = false
 
     @Option(
+        parsing: .unconditional,
         help: ArgumentHelp(
-            "A load shape instead of fixed concurrency (H4): DURATION:PAGERS or DURATION:FROM-TO stages, e.g. 30s:0-64,60s:64,30s:64-0; rates with /s are open loop, e.g. 20s:100/s-2000/s. One row per stage.",
+            "A load shape instead of fixed concurrency (H4): DURATION:PAGERS or DURATION:FROM-TO stages, e.g. 30s:0-64,60s:64,30s:64-0; rates with /s are open loop, e.g. 20s:100/s-2000/s. One row per stage; at most 1000 stages and 24h in all.",
             valueName: "spec"))
     public var stages: String?
 
-    @Option(help: ArgumentHelp("What a ramp-down does to a removed pager: finish (its drain ends first) or cancel (timed, H2).", valueName: "mode"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("What a ramp-down does to a removed pager: finish (its drain ends first) or cancel (timed, H2).", valueName: "mode"))
     public var rampDown: String?
     @Option(parsing: .unconditional, help: ArgumentHelp("apollo-watch: seconds each drain watches its loaded pages (P16; default 1).", valueName: "seconds"))
     public var watchSeconds: Double?
@@ -98,8 +100,14 @@ public struct WorkloadOptions: ParsableArguments {
         if let pager { workload.pager = try flag("pager") { () throws(HarnessError) in try PagerKind(parsing: pager) } }
         if let concurrency {
             var values: [Int] = []
-            for part in concurrency.split(separator: ",") {
-                guard let value = Int(part.filter { !$0.isWhitespace }) else {
+            let parts: [String]
+            do {
+                parts = try ListText.elements(of: concurrency)
+            } catch {
+                throw HarnessError(.invalidArgument, "--concurrency: " + error.problem(example: "1,8,64"))
+            }
+            for part in parts {
+                guard let value = Int(part) else {
                     throw HarnessError(.invalidArgument, "--concurrency: '\(part)' is not a whole number; write e.g. 1,8,64")
                 }
                 values.append(value)

@@ -71,8 +71,10 @@ struct CompiledQuery: Sendable {
 
     // MARK: Compiling
 
-    /// The compiled form of `document`, or nil when it is outside the compiled subset.
-    static func compile(_ document: Document) -> CompiledQuery? {
+    /// The compiled form of `document`, or nil when it is outside the compiled subset;
+    /// `located` is the same document parsed with locations (``DocumentText/flat``), where
+    /// the root field's position is read, to locate it on `text`.
+    static func compile(_ document: Document, located: Document, text: DocumentText) -> CompiledQuery? {
         guard document.definitions.count == 1, let operation = document.definitions.first as? OperationDefinition,
             operation.operation == .query, operation.directives.isEmpty,
             operation.selectionSet.selections.count == 1, let field = operation.selectionSet.selections.first as? Field,
@@ -110,7 +112,12 @@ struct CompiledQuery: Sendable {
         return CompiledQuery(
             operationName: operation.name?.value, root: root, key: field.alias?.value ?? field.name.value,
             arguments: field.arguments.map { ($0.name.value, $0.value) }, variables: variables, nestedVariables: nested,
-            selections: selections, locations: GraphQLError(message: "", nodes: [field]).locations)
+            selections: selections, locations: text.locations(of: rootFieldStart(located).map { [$0] } ?? []))
+    }
+
+    /// Where the only operation's first selection starts in `located`.
+    static func rootFieldStart(_ located: Document) -> Int? {
+        ((located.definitions.first as? OperationDefinition)?.selectionSet.selections.first as? Field)?.loc?.start
     }
 
     /// The names of the variables `value` uses, at any depth.
@@ -258,7 +265,7 @@ struct CompiledQuery: Sendable {
 
     /// A filter input object of known fields and exact integers.
     static func isPlainFilter(_ value: Map, depth: Int) -> Bool {
-        guard depth < NestingLimit.maximumDepth, let fields = value.dictionary else { return false }
+        guard depth < JSONValue.maximumDepth, let fields = value.dictionary else { return false }
         for (name, field) in fields {
             if field.isNull { continue }
             switch name {

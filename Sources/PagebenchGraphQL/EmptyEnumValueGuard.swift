@@ -1,4 +1,5 @@
 import GraphQL
+import PagebenchHTTP
 
 /// Refuses an empty string where a variable's type wants an enum value, before
 /// GraphQLSwift's executor sees it.
@@ -19,7 +20,7 @@ enum EmptyEnumValueGuard {
                 return GraphQLError(
                     message: "Variable \"$\(definition.variable.name.value)\" got invalid value \"\"\(path).\n"
                         + "Expected a value of an enum type, found an empty string.",
-                    nodes: [definition])
+                    positions: definition.loc.map { [$0.start] } ?? [])
             }
         }
         return nil
@@ -28,7 +29,7 @@ enum EmptyEnumValueGuard {
     /// Where in `value` an empty string stands for an enum value of `type` (`""` for the
     /// value itself, `" at [1].direction"` inside it), or nil.
     static func emptyEnumValue(_ value: Map, _ type: any Type, schema: GraphQLSchema, depth: Int) -> String? {
-        guard depth < NestingLimit.maximumDepth else { return nil }
+        guard depth < JSONValue.maximumDepth else { return nil }
         switch type {
         case let nonNull as NonNullType:
             return emptyEnumValue(value, nonNull.type, schema: schema, depth: depth)

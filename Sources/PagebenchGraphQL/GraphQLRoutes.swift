@@ -2,6 +2,7 @@ import Foundation
 public import GraphQL
 public import Hummingbird
 import NIOCore
+import PagebenchStore
 import OrderedCollections
 import Synchronization
 public import PagebenchHTTP
@@ -25,14 +26,19 @@ public struct GraphQLRoutes: StoreRouteRegistration {
 
     public let schema: GraphQLSchema
     public let execution: Execution
+    /// What a GraphQL request may ask of the server (W7), on top of the server's
+    /// ``PagebenchHTTP/RequestBounds``.
+    public let bounds: GraphQLBounds
+    let cost: QueryCost
     let documents = DocumentCache()
     let executions = ExecutionCounts()
-    static let maximumBodyBytes = 1 << 20
     static let headers: HTTPFields = [.contentType: "application/json"]
 
-    public init(execution: Execution = .compiled) throws {
+    public init(execution: Execution = .compiled, bounds: GraphQLBounds = GraphQLBounds()) throws {
         schema = try StoreSchema.make()
         self.execution = execution
+        self.bounds = bounds
+        cost = QueryCost(schema: schema)
     }
 
     /// Valid documents run by the compiled path and by GraphQLSwift's executor.
@@ -47,91 +53,153 @@ public struct GraphQLRoutes: StoreRouteRegistration {
 
     public func register(on router: Router<StoreRequestContext>, server: StoreServer) {
         router.post("/graphql") { request, context in
+            let limits = server.configuration.bounds
             let body: ByteBuffer
             do {
-                body = try await request.body.collect(upTo: Self.maximumBodyBytes)
+                body = try await request.body.collect(upTo: limits.maximumBodyBytes)
             } catch {
-                return Self.failure("the request body exceeds \(Self.maximumBodyBytes) bytes", status: .contentTooLarge)
+                return Self.failure(
+                    "the request body exceeds \(limits.maximumBodyBytes) bytes (serve --max-body-bytes)", status: .contentTooLarge)
             }
+            let budget = RequestCPUBudget(limit: limits.maximumCPUTime)
             let graphQLRequest: GraphQLRequest
             do throws(RequestError) {
-                graphQLRequest = try Self.request(body)
+                graphQLRequest = try budget.charge("reading the request") { _ throws(RequestError) in try Self.request(body) }
             } catch {
                 return Self.failure(error.message, status: .badRequest)
             }
-            return await execute(graphQLRequest, server: server, context: context)
+            return await execute(graphQLRequest, server: server, context: context, budget: budget)
         }
         router.get("/graphql") { request, context in
             let parameters = request.uri.queryParameters
             guard let query = parameters["query"].map(String.init) else {
                 return Self.failure("GET /graphql needs a 'query' parameter", status: .badRequest)
             }
+            let budget = RequestCPUBudget(limit: server.configuration.bounds.maximumCPUTime)
             var variables: [String: Map] = [:]
             if let text = parameters["variables"] {
                 do {
-                    let json = try JSONValue.parse(String(text))
-                    guard case .object(let members) = json else { throw RequestError("'variables' must be a JSON object") }
-                    for (name, value) in members { variables[name] = try Self.map(value) }
+                    try budget.charge("reading the request") { _ in
+                        let json = try JSONValue.parse(String(text))
+                        guard case .object(let members) = json else { throw RequestError("'variables' must be a JSON object") }
+                        for (name, value) in members { variables[name] = try Self.map(value) }
+                    }
                 } catch {
                     return Self.failure("'variables' must be a JSON object: \(error)", status: .badRequest)
                 }
             }
             let operation = parameters["operationName"].map(String.init)
             return await execute(
-                GraphQLRequest(query: query, operationName: operation, variables: variables), server: server, context: context)
+                GraphQLRequest(query: query, operationName: operation, variables: variables), server: server, context: context,
+                budget: budget)
         }
     }
 
-    func execute(_ request: GraphQLRequest, server: StoreServer, context: StoreRequestContext) async -> Response {
+    func execute(_ request: GraphQLRequest, server: StoreServer, context: StoreRequestContext, budget: RequestCPUBudget) async -> Response {
         let result: GraphQLResult
-        let limit = NestingLimit.maximumDepth
-        if NestingLimit.depth(ofDocument: request.query) > limit {
+        if let deep = request.variables.keys.sorted().first(where: {
+            Self.depth(of: request.variables[$0] ?? .null, limit: bounds.maximumDepth + 1) > bounds.maximumDepth
+        }) {
             result = GraphQLResult(errors: [
-                GraphQLError(message: "the document nests deeper than \(limit) levels", extensions: ["code": "GRAPHQL_PARSE_FAILED"])
-            ])
-        } else if request.variables.values.contains(where: { NestingLimit.depth(of: $0) > limit }) {
-            result = GraphQLResult(errors: [
-                GraphQLError(message: "a variable nests deeper than \(limit) levels", extensions: ["code": "invalidParameter"])
+                BoundViolation.depth(bounds, "variable $\(deep) nests more than \(bounds.maximumDepth) levels of lists and objects")
+                    .graphQLError
             ])
         } else {
-            switch documents.document(request.query, schema: schema) {
+            switch documents.document(request.query, schema: schema, bounds: bounds, budget: budget) {
             case .invalid(let errors):
                 result = GraphQLResult(errors: errors)
-            case .valid(let document, let compiled):
+            case .valid(let prepared):
+                if let violation = costViolation(prepared.plain, request, store: server.store, budget: budget) {
+                    result = GraphQLResult(errors: [violation.graphQLError])
+                    break
+                }
                 let resolverContext = ResolverContext(server: server, request: context)
-                if execution == .compiled, let compiled,
+                if execution == .compiled, let compiled = prepared.compiled,
                     let body = await compiled.run(
                         operationName: request.operationName, variables: request.variables, context: resolverContext)
                 {
                     executions.compiled.add(1, ordering: .relaxed)
-                    return Response(status: .ok, headers: Self.headers, body: .init(byteBuffer: body))
+                    return respond(body, server: server)
                 }
                 executions.generic.add(1, ordering: .relaxed)
-                result = await execute(document, request, context: resolverContext)
+                result = await execute(prepared, request, context: resolverContext)
             }
         }
         do {
             let data = try GraphQLJSONEncoder().encode(result)
-            return Response(status: .ok, headers: Self.headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
+            return respond(ByteBuffer(bytes: data), server: server)
         } catch {
             return Self.failure("the result could not be encoded: \(error)", status: .internalServerError)
         }
     }
 
-    /// Runs a valid document with GraphQLSwift's executor.
-    func execute(_ document: Document, _ request: GraphQLRequest, context: ResolverContext) async -> GraphQLResult {
-        if let error = EmptyEnumValueGuard.error(document, variables: request.variables, schema: schema) {
-            return GraphQLResult(errors: [error])
+    /// The operation's cost (``QueryCost``) over the bound, or nil.
+    func costViolation(_ document: Document, _ request: GraphQLRequest, store: SyntheticStore, budget: RequestCPUBudget) -> BoundViolation? {
+        let configuration = store.configuration
+        let found = budget.charge("costing the operation") { _ in
+            cost.cost(
+                of: document, operationName: request.operationName, variables: request.variables,
+                maximumPageItems: Self.maximumPageItems(configuration), defaultLimit: configuration.defaultLimit,
+                cap: bounds.maximumCost)
         }
+        guard let found, found > bounds.maximumCost else { return nil }
+        return .cost(bounds, found: found)
+    }
+
+    /// The most items one page of `configuration`'s store can hold: a page evaluates at most
+    /// its budget's worth of the smallest items, plus the one that crosses the budget
+    /// (`inclusive`, S4), and never more than the largest limit.
+    static func maximumPageItems(_ configuration: StoreConfiguration) -> Int {
+        let smallest = max(1, configuration.itemSize.minimumBytes)
+        return min(PageRequest.maximumLimit, configuration.scanBudgetBytes / smallest + 1)
+    }
+
+    /// `body` as the response, or the response-size bound's error in its place.
+    func respond(_ body: ByteBuffer, server: StoreServer) -> Response {
+        let limit = server.configuration.bounds.maximumResponseBytes
+        guard body.readableBytes <= limit else {
+            let error = BoundViolation.responseBytes(limit, found: body.readableBytes).graphQLError
+            let data = (try? GraphQLJSONEncoder().encode(GraphQLResult(errors: [error]))) ?? Data()
+            return Response(status: .ok, headers: Self.headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
+        }
+        return Response(status: .ok, headers: Self.headers, body: .init(byteBuffer: body))
+    }
+
+    /// The deepest nesting of lists and objects in a variable value, counted up to `limit`.
+    static func depth(of value: Map, limit: Int) -> Int {
+        guard limit > 0 else { return 0 }
+        switch value {
+        case .array(let elements): return 1 + (elements.lazy.map { depth(of: $0, limit: limit - 1) }.max() ?? 0)
+        case .dictionary(let members): return 1 + (members.values.lazy.map { depth(of: $0, limit: limit - 1) }.max() ?? 0)
+        default: return 0
+        }
+    }
+
+    /// Runs a valid document with GraphQLSwift's executor, on the document parsed without
+    /// locations (see ``DocumentText``); its errors are located from the located parse.
+    func execute(_ prepared: DocumentCache.Prepared, _ request: GraphQLRequest, context: ResolverContext) async -> GraphQLResult {
+        if let error = EmptyEnumValueGuard.error(prepared.located, variables: request.variables, schema: schema) {
+            return GraphQLResult(errors: [DocumentText.relocated(error, in: request.query)])
+        }
+        var result: GraphQLResult
         do {
-            return try await GraphQL.execute(
-                schema: schema, documentAST: document, rootValue: (), context: context, variableValues: request.variables,
+            result = try await GraphQL.execute(
+                schema: schema, documentAST: prepared.plain, rootValue: (), context: context, variableValues: request.variables,
                 operationName: request.operationName)
         } catch let error as GraphQLError {
-            return GraphQLResult(errors: [error])
+            result = GraphQLResult(errors: [error])
         } catch {
-            return GraphQLResult(errors: [GraphQLError(message: "\(error)")])
+            result = GraphQLResult(errors: [GraphQLError(message: "\(error)")])
         }
+        if result.errors.contains(where: { $0.locations.isEmpty && !$0.path.elements.isEmpty }) {
+            let fields = FieldLocations(prepared.located, operationName: request.operationName)
+            result.errors = result.errors.map { error in
+                guard error.locations.isEmpty, !error.path.elements.isEmpty else { return error }
+                let locations = DocumentText.locations(in: request.query, of: fields.starts(at: error.path))
+                return GraphQLError(message: error.message, locations: locations, path: error.path, extensions: error.extensions)
+            }
+        }
+        return result
     }
 
     final class ExecutionCounts: Sendable {

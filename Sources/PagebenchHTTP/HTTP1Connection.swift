@@ -1,9 +1,9 @@
 import NIOCore
 import NIOHTTP1
 import NIOPosix
-import NIOSSL
 import NIOTLS
 import PagebenchBase
+import PagebenchTLS
 import Synchronization
 
 /// A request other than the store's plain GET (``HTTP1Connection/send(_:)``): any method,
@@ -17,12 +17,12 @@ struct HTTP1Request: Sendable {
     var body: ByteBuffer?
 }
 
-/// TLS on a client connection: one `NIOSSLClientHandler` at the front of the pipeline.
+/// TLS on a client connection: one ``TLSHandler`` at the front of the pipeline.
 struct HTTP1TLS: Sendable {
-    let context: NIOSSLContext
-    /// The SNI and certificate host name; nil for an IP address (the certificate is then
-    /// checked against the address connected to).
-    let serverHostname: String?
+    let context: TLSClientContext
+    /// The host connected to: a name (sent as SNI, checked against the certificate's names)
+    /// or an IP address (checked against its addresses).
+    let serverHostname: String
 }
 
 /// One HTTP/1.x response as ``HTTP1Connection`` hands it over: the status and the whole
@@ -58,8 +58,9 @@ enum HTTP1ConnectionError: Error, Sendable, CustomStringConvertible {
     case closedBeforeSending
     /// The connection was closed (or broke) part way through the response.
     case closedDuringResponse
-    /// No byte arrived from the server for the read timeout.
-    case readTimeout(Duration)
+    /// The response was not complete within the request timeout, counted from the start of
+    /// the request (connecting included): a total deadline, not a gap between bytes (T5).
+    case timedOut(Duration)
     /// The request was cancelled (the connection is closed).
     case cancelled
     /// The response was not valid HTTP/1.1.
@@ -78,8 +79,8 @@ enum HTTP1ConnectionError: Error, Sendable, CustomStringConvertible {
             "the server closed the connection before the request was sent on it"
         case .closedDuringResponse:
             "the server closed the connection part way through the response"
-        case .readTimeout(let timeout):
-            "no response bytes from the server for \(timeout) (read timeout)"
+        case .timedOut(let timeout):
+            "no complete response within \(timeout) (the request timeout bounds connecting, sending and the whole response)"
         case .cancelled:
             "the request was cancelled"
         case .malformed(let error):
@@ -106,7 +107,8 @@ final class HTTP1Connection: Sendable {
     private let open: Atomic<Bool>
     private let requestIDs = Atomic<UInt64>(0)
 
-    /// Connects to `host:port` on `eventLoop`.
+    /// Connects to `host:port` on `eventLoop`; `requestTimeout` is what a request's deadline
+    /// is named by when it passes.
     ///
     /// Cancelling the calling task ends the wait at once with `CancellationError`: a connect
     /// to a server whose accept queue is full waits for SYN retransmissions (1 s, 3 s, 7 s…)
@@ -114,7 +116,7 @@ final class HTTP1Connection: Sendable {
     /// connection that completes after its caller gave up is closed.
     static func connect(
         host: String, port: Int, hostHeader: String, on eventLoop: any EventLoop, connectTimeout: TimeAmount,
-        readTimeout: Duration, maximumBodyBytes: Int, tls: HTTP1TLS? = nil
+        requestTimeout: Duration, maximumBodyBytes: Int, tls: HTTP1TLS? = nil
     ) async throws -> HTTP1Connection {
         try Task.checkCancellation()
         // The handler is kept here rather than looked up in the pipeline afterwards: a TLS
@@ -127,7 +129,7 @@ final class HTTP1Connection: Sendable {
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     created.value = try configure(
-                        channel.pipeline.syncOperations, hostHeader: hostHeader, readTimeout: readTimeout,
+                        channel.pipeline.syncOperations, hostHeader: hostHeader, requestTimeout: requestTimeout,
                         maximumBodyBytes: maximumBodyBytes, tls: tls)
                 }
             }
@@ -170,14 +172,14 @@ final class HTTP1Connection: Sendable {
     /// ``HTTP1ClientHandler``, which it returns.
     @discardableResult
     static func configure(
-        _ pipeline: ChannelPipeline.SynchronousOperations, hostHeader: String, readTimeout: Duration,
+        _ pipeline: ChannelPipeline.SynchronousOperations, hostHeader: String, requestTimeout: Duration,
         maximumBodyBytes: Int, tls: HTTP1TLS? = nil
     ) throws -> HTTP1ClientHandler {
         if let tls {
-            try pipeline.addHandler(NIOSSLClientHandler(context: tls.context, serverHostname: tls.serverHostname))
+            try pipeline.addHandler(tls.context.makeHandler(serverHostname: tls.serverHostname, on: pipeline.eventLoop))
         }
         try pipeline.addHTTPClientHandlers()
-        let handler = HTTP1ClientHandler(hostHeader: hostHeader, readTimeout: readTimeout, maximumBodyBytes: maximumBodyBytes)
+        let handler = HTTP1ClientHandler(hostHeader: hostHeader, requestTimeout: requestTimeout, maximumBodyBytes: maximumBodyBytes)
         handler.awaitsTLSHandshake = tls != nil
         try pipeline.addHandler(handler)
         return handler
@@ -198,17 +200,21 @@ final class HTTP1Connection: Sendable {
         open.store(false, ordering: .relaxed)
     }
 
-    /// `GET target` on this connection; cancelling the calling task closes the connection.
-    func get(_ target: String) async throws(HTTP1ConnectionError) -> HTTP1Response {
-        try await send(target, nil)
+    /// `GET target` on this connection, failing with `timedOut` once `deadline` passes
+    /// without the whole response; cancelling the calling task closes the connection.
+    func get(_ target: String, deadline: NIODeadline) async throws(HTTP1ConnectionError) -> HTTP1Response {
+        try await send(target, nil, deadline)
     }
 
-    /// `request` on this connection; cancelling the calling task closes the connection.
-    func send(_ request: HTTP1Request) async throws(HTTP1ConnectionError) -> HTTP1Response {
-        try await send(request.target, request)
+    /// `request` on this connection, failing with `timedOut` once `deadline` passes without
+    /// the whole response; cancelling the calling task closes the connection.
+    func send(_ request: HTTP1Request, deadline: NIODeadline) async throws(HTTP1ConnectionError) -> HTTP1Response {
+        try await send(request.target, request, deadline)
     }
 
-    private func send(_ target: String, _ request: HTTP1Request?) async throws(HTTP1ConnectionError) -> HTTP1Response {
+    private func send(
+        _ target: String, _ request: HTTP1Request?, _ deadline: NIODeadline
+    ) async throws(HTTP1ConnectionError) -> HTTP1Response {
         let handler = self.handler
         let loop = channel.eventLoop
         // Numbers the request, so that a cancellation that reaches the event loop late
@@ -217,9 +223,9 @@ final class HTTP1Connection: Sendable {
         let result = await withTaskCancellationHandler {
             await withUnsafeContinuation { (continuation: UnsafeContinuation<Result<HTTP1Response, HTTP1ConnectionError>, Never>) in
                 if loop.inEventLoop {
-                    handler.value.start(id, target, request, continuation)
+                    handler.value.start(id, target, request, deadline, continuation)
                 } else {
-                    loop.execute { handler.value.start(id, target, request, continuation) }
+                    loop.execute { handler.value.start(id, target, request, deadline, continuation) }
                 }
             }
         } onCancel: {
@@ -240,15 +246,15 @@ final class HTTP1Connection: Sendable {
 }
 
 /// The event-loop side of an ``HTTP1Connection``: writes the request, gathers the decoded
-/// response, resumes the waiting task once, watches the read timeout.
+/// response, resumes the waiting task once, watches the request's deadline.
 final class HTTP1ClientHandler: ChannelInboundHandler {
     typealias InboundIn = HTTPClientResponsePart
     typealias OutboundOut = HTTPClientRequestPart
 
     fileprivate typealias Continuation = UnsafeContinuation<Result<HTTP1Response, HTTP1ConnectionError>, Never>
 
-    private let readTimeout: Duration
-    private let readTimeoutAmount: TimeAmount
+    /// What a passed deadline is named by in the error.
+    private let requestTimeout: Duration
     private let maximumBodyBytes: Int
     private var context: ChannelHandlerContext?
     /// The task waiting for the response in flight, if any.
@@ -268,9 +274,11 @@ final class HTTP1ClientHandler: ChannelInboundHandler {
     /// A TLS failure that closed the connection before a request started (the handshake
     /// runs on connect): the request that finds the connection closed reports it.
     private var tlsFailure: HTTP1ConnectionError?
-    /// When the last byte arrived or the request was sent; the read-timeout check compares.
-    private var lastActivity = NIODeadline.now()
+    /// When the request in flight must be answered whole (T5: bytes arriving do not move it).
+    private var deadline = NIODeadline.distantFuture
     private var timeoutCheck: Scheduled<Void>?
+    /// When ``timeoutCheck`` fires.
+    private var timeoutCheckAt = NIODeadline.distantFuture
     /// Set once the connection object exists (on the event loop, before any request).
     var connection: HTTP1Connection?
     /// Whether a TLS handshake is still to complete: any failure before it completes is a
@@ -279,9 +287,8 @@ final class HTTP1ClientHandler: ChannelInboundHandler {
     private var retryAfterSeconds: Int?
     private let hostHeader: String
 
-    init(hostHeader: String, readTimeout: Duration, maximumBodyBytes: Int) {
-        self.readTimeout = readTimeout
-        readTimeoutAmount = .nanoseconds(max(1, readTimeout.clampedNanoseconds))
+    init(hostHeader: String, requestTimeout: Duration, maximumBodyBytes: Int) {
+        self.requestTimeout = requestTimeout
         self.maximumBodyBytes = maximumBodyBytes
         self.hostHeader = hostHeader
         requestHead = HTTPRequestHead(version: .http1_1, method: .GET, uri: "/", headers: ["Host": hostHeader])
@@ -298,8 +305,10 @@ final class HTTP1ClientHandler: ChannelInboundHandler {
     }
 
     /// Sends request `id` (`GET target`, or `request`), and keeps `continuation` to resume
-    /// with the response.
-    fileprivate func start(_ id: UInt64, _ target: String, _ request: HTTP1Request?, _ continuation: Continuation) {
+    /// with the response, or with `timedOut` at `deadline`.
+    fileprivate func start(
+        _ id: UInt64, _ target: String, _ request: HTTP1Request?, _ deadline: NIODeadline, _ continuation: Continuation
+    ) {
         if cancelledBeforeStart == id {
             continuation.resume(returning: .failure(.cancelled))
             shut(.cancelled)
@@ -312,8 +321,14 @@ final class HTTP1ClientHandler: ChannelInboundHandler {
         pending = continuation
         currentRequest = id
         requestsSent += 1
-        lastActivity = .now()
-        if timeoutCheck == nil { scheduleTimeoutCheck(at: lastActivity + readTimeoutAmount) }
+        self.deadline = deadline
+        // One check per connection, moved only when a deadline comes before it (a request's
+        // deadline is never earlier than its predecessor's with one timeout): under load the
+        // timer is rescheduled rarely.
+        if timeoutCheck == nil || timeoutCheckAt > deadline {
+            timeoutCheck?.cancel()
+            scheduleTimeoutCheck(at: deadline)
+        }
         if let request {
             var head = HTTPRequestHead(version: .http1_1, method: request.method, uri: target)
             head.headers.add(name: "Host", value: hostHeader)
@@ -346,7 +361,6 @@ final class HTTP1ClientHandler: ChannelInboundHandler {
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         guard !closed else { return }
-        lastActivity = .now()
         guard pending != nil else {
             shut(.malformed(HTTP1ProtocolError("the server sent a response while no request was waiting")))
             return
@@ -422,10 +436,10 @@ final class HTTP1ClientHandler: ChannelInboundHandler {
             shut(.closedDuringResponse)
         case let error as HTTPParserError:
             shut(.malformed(HTTP1ProtocolError("\(error)")))
-        case NIOSSLError.uncleanShutdown:
+        case let error as TLSError where error.isUncleanShutdown:
             // An unclean TLS shutdown is just a closed connection.
             shut(.io(error))
-        case is NIOSSLError, is BoringSSLError, is NIOSSLExtraError:
+        case is TLSError:
             shut(.tls(error))
         default:
             shut(.io(error))
@@ -463,11 +477,11 @@ final class HTTP1ClientHandler: ChannelInboundHandler {
         context?.close(mode: .all, promise: nil)
     }
 
-    /// One check per read-timeout period, not one timer per request: under load the
-    /// timer is rescheduled rarely.
+    /// Arms the deadline check (one timer per connection, not per request).
     private func scheduleTimeoutCheck(at deadline: NIODeadline) {
         guard let context else { return }
         let loopBound = NIOLoopBound(self, eventLoop: context.eventLoop)
+        timeoutCheckAt = deadline
         timeoutCheck = context.eventLoop.scheduleTask(deadline: deadline) {
             loopBound.value.checkTimeout()
         }
@@ -475,10 +489,10 @@ final class HTTP1ClientHandler: ChannelInboundHandler {
 
     private func checkTimeout() {
         timeoutCheck = nil
+        timeoutCheckAt = .distantFuture
         guard pending != nil, !closed else { return }
-        let deadline = lastActivity + readTimeoutAmount
         if deadline <= .now() {
-            shut(.readTimeout(readTimeout))
+            shut(.timedOut(requestTimeout))
         } else {
             scheduleTimeoutCheck(at: deadline)
         }

@@ -1,3 +1,5 @@
+import NIOCore
+
 extension HTTP1ConnectionPool {
     /// Why ``request(counting:_:)`` got no response.
     enum RequestFailure: Error {
@@ -7,30 +9,36 @@ extension HTTP1ConnectionPool {
         case connection(HTTP1ConnectionError)
     }
 
-    /// One request on a pooled connection: lease, `send`, give the connection back, count the
-    /// status (or the transport failure) in `counter`. The request is repeated once on a new
-    /// connection when the one it got was closed before the request was written (nothing
-    /// was sent), or was a reused keep-alive connection the server closed before answering
-    /// (the requests of a page source are reads). Cancelling the calling task closes the
-    /// connection in use.
+    /// One request on a pooled connection: lease, `send` (given the request's deadline),
+    /// give the connection back, count the status (or the transport failure) in `counter`.
+    /// The request is repeated once on a new connection when the one it got was closed
+    /// before the request was written (nothing was sent), or was a reused keep-alive
+    /// connection the server closed before answering (the requests of a page source are
+    /// reads). Cancelling the calling task closes the connection in use.
+    ///
+    /// The deadline is ``requestTimeout`` after this call (T5): connecting, sending, the
+    /// whole response and a repeat all fit in it; bytes arriving do not extend it. (Time
+    /// spent waiting for a free connection of a full pool counts against it, though only a
+    /// connection coming free ends that wait; `run` opens one connection per pager.)
     ///
     /// - Throws: `CancellationError`, or ``RequestFailure``.
     func request(
         counting counter: HTTPStatusCounter,
-        _ send: (HTTP1Connection) async throws(HTTP1ConnectionError) -> HTTP1Response
+        _ send: (HTTP1Connection, NIODeadline) async throws(HTTP1ConnectionError) -> HTTP1Response
     ) async throws -> HTTP1Response {
+        let deadline = deadline()
         var repeated = false
         while true {
             let connection: HTTP1Connection
             do {
-                connection = try await lease()
+                connection = try await lease(deadline: deadline)
             } catch {
                 if error is CancellationError || Task.isCancelled { throw CancellationError() }
                 counter.recordTransportFailure()
                 throw RequestFailure.connect(error)
             }
             do throws(HTTP1ConnectionError) {
-                let response = try await send(connection)
+                let response = try await send(connection, deadline)
                 release(connection)
                 counter.record(status: response.status)
                 return response

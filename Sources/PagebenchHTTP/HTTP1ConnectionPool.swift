@@ -32,19 +32,22 @@ final class HTTP1ConnectionPool: Sendable {
     let capacity: Int
     private let group: MultiThreadedEventLoopGroup
     private let connectTimeout: TimeAmount
-    private let readTimeout: Duration
+    /// How long a request may take from its start (connecting included) to its last byte.
+    let requestTimeout: Duration
+    private let requestTimeoutAmount: TimeAmount
     private let maximumBodyBytes: Int
     private let state = Mutex(State())
 
     init(
         endpoint: Endpoint, capacity: Int, group: MultiThreadedEventLoopGroup, connectTimeout: TimeAmount,
-        readTimeout: Duration, maximumBodyBytes: Int
+        requestTimeout: Duration, maximumBodyBytes: Int
     ) {
         self.endpoint = endpoint
         self.capacity = capacity
         self.group = group
         self.connectTimeout = connectTimeout
-        self.readTimeout = readTimeout
+        self.requestTimeout = requestTimeout
+        requestTimeoutAmount = .nanoseconds(max(1, requestTimeout.clampedNanoseconds))
         self.maximumBodyBytes = maximumBodyBytes
     }
 
@@ -53,8 +56,12 @@ final class HTTP1ConnectionPool: Sendable {
         var description: String { "the HTTP source was shut down" }
     }
 
-    /// A connection for one request; give it back with ``release(_:)``.
-    func lease() async throws -> HTTP1Connection {
+    /// The deadline of a request starting now (T5: connect to last byte).
+    func deadline() -> NIODeadline { .now() + requestTimeoutAmount }
+
+    /// A connection for one request; give it back with ``release(_:)``. A connection opened
+    /// for it gives up connecting at `deadline` (or the connect timeout, if sooner).
+    func lease(deadline: NIODeadline = .distantFuture) async throws -> HTTP1Connection {
         let current = MultiThreadedEventLoopGroup.currentEventLoop
         enum Next {
             case use(HTTP1Connection)
@@ -75,7 +82,7 @@ final class HTTP1ConnectionPool: Sendable {
         case .use(let connection):
             return connection
         case .connect:
-            return try await connect(on: current)
+            return try await connect(on: current, deadline: deadline)
         case .wait(let id):
             let handedOver = try await withTaskCancellationHandler {
                 try await withCheckedThrowingContinuation { continuation in
@@ -98,7 +105,7 @@ final class HTTP1ConnectionPool: Sendable {
             }
             // nil: a slot was freed and handed to this waiter to open a connection in.
             if let handedOver { return handedOver }
-            return try await connect(on: current)
+            return try await connect(on: current, deadline: deadline)
         }
     }
 
@@ -141,12 +148,13 @@ final class HTTP1ConnectionPool: Sendable {
         try? await EventLoopFuture.andAllComplete(idle.map(\.channel.closeFuture), on: group.next()).get()
     }
 
-    private func connect(on current: (any EventLoop)?) async throws -> HTTP1Connection {
+    private func connect(on current: (any EventLoop)?, deadline: NIODeadline) async throws -> HTTP1Connection {
         do {
+            let left = deadline - .now()
             return try await HTTP1Connection.connect(
                 host: endpoint.host, port: endpoint.port, hostHeader: endpoint.hostHeader,
-                on: current ?? group.next(), connectTimeout: connectTimeout, readTimeout: readTimeout,
-                maximumBodyBytes: maximumBodyBytes, tls: endpoint.tls)
+                on: current ?? group.next(), connectTimeout: max(.nanoseconds(1), min(connectTimeout, left)),
+                requestTimeout: requestTimeout, maximumBodyBytes: maximumBodyBytes, tls: endpoint.tls)
         } catch {
             // Give the slot back (or to a waiter, which then tries to connect itself).
             let waiter = state.withLock { state -> CheckedContinuation<HTTP1Connection?, any Error>? in

@@ -2,10 +2,10 @@ import Foundation
 public import NIOCore
 import NIOHTTP1
 import NIOPosix
-import NIOSSL
+import PagebenchTLS
 
 /// The lean HTTP/1.1 client (``HTTP1ConnectionPool``) for APIs pagebench did not write:
-/// any method, headers and body, over `http://` or `https://` (swift-nio-ssl), with the same
+/// any method, headers and body, over `http://` or `https://` (PagebenchTLS), with the same
 /// pool, event-loop placement and status counts as ``HTTPStoreSource``.
 ///
 /// A keep-alive connection the server closed while idle is replaced and the request
@@ -16,7 +16,9 @@ public final class HTTPRequestClient: Sendable {
     public struct Configuration: Sendable, Hashable {
         /// The most connections at once; requests beyond it wait for a free one.
         public var connections: Int
-        /// How long a request may wait for the server's next bytes (a read timeout).
+        /// How long a request may take, from its start to the last byte of the response:
+        /// connecting (at most 10 s of it), TLS, sending and the whole body (T5). A body
+        /// that drips a byte at a time fails at this deadline, as a `transport` failure.
         public var requestTimeout: Duration
         /// The largest response body accepted, in bytes.
         public var maximumResponseBytes: Int
@@ -92,38 +94,38 @@ public final class HTTPRequestClient: Sendable {
         self.authority = authority
         self.configuration = configuration
         pathPrefix = url.pathPrefix
+        let group = MultiThreadedEventLoopGroup.singleton
         var tls: HTTP1TLS?
         if scheme == "https" {
-            tls = try Self.makeTLS(host: hostName, configuration: configuration, url: baseURL)
+            tls = try Self.makeTLS(host: hostName, configuration: configuration, url: baseURL, group: group)
         } else if configuration.caFile != nil || configuration.insecure {
             throw .invalidTarget(baseURL, "--ca-file and --insecure apply to https:// targets only")
         }
-        let group = MultiThreadedEventLoopGroup.singleton
         pool = HTTP1ConnectionPool(
             endpoint: .init(host: hostName, port: port, hostHeader: authority, tls: tls),
             capacity: configuration.connections, group: group, connectTimeout: .seconds(10),
-            readTimeout: configuration.requestTimeout, maximumBodyBytes: configuration.maximumResponseBytes)
+            requestTimeout: configuration.requestTimeout, maximumBodyBytes: configuration.maximumResponseBytes)
         executors = group.makeIterator().map { EventLoopTaskExecutor(eventLoop: $0) }
     }
 
-    private static func makeTLS(host: String, configuration: Configuration, url: String) throws(HTTPSourceError) -> HTTP1TLS {
-        var tls = TLSConfiguration.makeClientConfiguration()
+    private static func makeTLS(
+        host: String, configuration: Configuration, url: String, group: any EventLoopGroup
+    ) throws(HTTPSourceError) -> HTTP1TLS {
+        var verification = TLSClientContext.Verification.systemTrustStore
         if let caFile = configuration.caFile {
             guard FileManager.default.isReadableFile(atPath: caFile) else {
                 throw .invalidTarget(url, "the CA file '\(caFile)' does not exist or cannot be read")
             }
-            tls.trustRoots = .file(caFile)
+            verification = .caFile(caFile)
         }
-        if configuration.insecure { tls.certificateVerification = .none }
-        let context: NIOSSLContext
+        if configuration.insecure { verification = .none }
+        let context: TLSClientContext
         do {
-            context = try NIOSSLContext(configuration: tls)
+            context = try TLSClientContext(verification: verification, group: group)
         } catch {
             throw .invalidTarget(url, "cannot set up TLS (\(error)); is the CA file a PEM certificate?")
         }
-        // SNI carries host names only; an IP address is checked against the certificate's IP SANs.
-        let isAddress = (try? SocketAddress(ipAddress: host, port: 0)) != nil
-        return HTTP1TLS(context: context, serverHostname: isAddress ? nil : host)
+        return HTTP1TLS(context: context, serverHostname: host)
     }
 
     /// Closes the pool's connections; the client must not be used afterwards.
@@ -150,8 +152,8 @@ public final class HTTPRequestClient: Sendable {
             body: request.body)
         let url = request.method + " " + baseURL + request.pathAndQuery
         do {
-            let response = try await pool.request(counting: counter) { (connection) throws(HTTP1ConnectionError) in
-                try await connection.send(wire)
+            let response = try await pool.request(counting: counter) { (connection, deadline) throws(HTTP1ConnectionError) in
+                try await connection.send(wire, deadline: deadline)
             }
             return Response(status: response.status, body: response.body, retryAfterSeconds: response.retryAfterSeconds)
         } catch let failure as HTTP1ConnectionPool.RequestFailure {

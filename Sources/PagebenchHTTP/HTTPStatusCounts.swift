@@ -26,6 +26,17 @@ public struct HTTPStatusCounts: Sendable, Hashable, CustomStringConvertible {
         transportFailures += other.transportFailures
     }
 
+    /// These counts less `other` (a part of them); statuses that reach zero are left out.
+    public func subtracting(_ other: HTTPStatusCounts) -> HTTPStatusCounts {
+        var result = self
+        for (status, count) in other.byStatus {
+            let left = (result.byStatus[status] ?? 0) - count
+            result.byStatus[status] = left == 0 ? nil : left
+        }
+        result.transportFailures -= other.transportFailures
+        return result
+    }
+
     /// `200=1234 429=5 transport=0`, statuses ascending.
     /// The counts keyed as in a shard file: `"200"`, `"429"`, … and `"transport"`.
     public var keyedCounts: [String: Int] {

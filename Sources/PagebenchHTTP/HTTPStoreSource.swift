@@ -36,9 +36,11 @@ public final class HTTPStoreSource: Sendable {
         /// The most connections to the target at once; requests beyond it wait for a free
         /// connection.
         public var connections: Int
-        /// How long a request may wait for the server's next bytes (a read timeout) before it
-        /// fails as `transport`. Not a total deadline: a per-request deadline timer cost 10 %
-        /// of the client's CPU per request (measured against wrk, `results/http-vs-wrk.md`).
+        /// How long a request may take, from its start to the last byte of the response
+        /// (connecting included), before it fails as `transport` (T5). The lean client checks
+        /// it with one timer per connection, moved only when a deadline comes before it (a
+        /// timer per request cost 10 % of the client's CPU, `results/http-vs-wrk.md`);
+        /// async-http-client applies it as a read timeout (between bytes).
         public var requestTimeout: Duration
         /// Ask the server to include each item's payload bytes (`payload=true`); the
         /// source does not decode them, but they cross the wire.
@@ -138,7 +140,7 @@ public final class HTTPStoreSource: Sendable {
                     endpoint: .init(host: hostName, port: port, hostHeader: String(authority)),
                     capacity: configuration.connections, group: group,
                     connectTimeout: .nanoseconds(configuration.connectTimeout.clampedNanoseconds),
-                    readTimeout: configuration.requestTimeout, maximumBodyBytes: configuration.maximumResponseBytes))
+                    requestTimeout: configuration.requestTimeout, maximumBodyBytes: configuration.maximumResponseBytes))
         case .asyncHTTPClient:
             #if AsyncHTTPClientSupport
             transport = .asyncHTTPClient(Self.makeAsyncHTTPClient(configuration, group: group))
@@ -229,8 +231,8 @@ public final class HTTPStoreSource: Sendable {
     private func get(_ pathAndQuery: String, pool: HTTP1ConnectionPool) async throws -> HTTP1Response {
         let requestTarget = pathPrefix + pathAndQuery
         do {
-            return try await pool.request(counting: counter) { (connection) throws(HTTP1ConnectionError) in
-                try await connection.get(requestTarget)
+            return try await pool.request(counting: counter) { (connection, deadline) throws(HTTP1ConnectionError) in
+                try await connection.get(requestTarget, deadline: deadline)
             }
         } catch let failure as HTTP1ConnectionPool.RequestFailure {
             switch failure {
@@ -331,11 +333,15 @@ public struct StoreHealth: Sendable, Hashable, Codable {
     public var partitions: Int
     /// Items in the whole store.
     public var items: Int
+    /// ``PagebenchStore/StoreConfiguration/canonicalText`` of the server's store; nil from a
+    /// server that does not send it.
+    public var canonical: String?
 
-    public init(status: String, configurationHash: String, partitions: Int, items: Int) {
+    public init(status: String, configurationHash: String, partitions: Int, items: Int, canonical: String? = nil) {
         self.status = status
         self.configurationHash = configurationHash
         self.partitions = partitions
         self.items = items
+        self.canonical = canonical
     }
 }

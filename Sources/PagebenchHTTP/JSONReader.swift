@@ -8,7 +8,8 @@ import Foundation
 /// Reads RFC 8259 JSON: whitespace anywhere between tokens, strings with every escape
 /// (`\uXXXX` surrogate pairs included), integers, and skips any value it is not asked
 /// for (numbers with fractions or exponents, booleans, nested containers). Never reads
-/// past the buffer; every malformed input is a ``JSONReadError`` naming the offset.
+/// past the buffer, never nests deeper than ``maximumDepth``; every malformed input is a
+/// ``JSONReadError`` naming the offset.
 package struct JSONReader: ~Copyable {
     private let bytes: UnsafeRawBufferPointer
     package private(set) var offset = 0
@@ -191,26 +192,70 @@ package struct JSONReader: ~Copyable {
         return try readDigits()
     }
 
-    /// Skips any value.
+    /// Containers (objects and arrays) nest at most this deep in what the reader skips,
+    /// reads or locates: a deeper body is a ``JSONReadError``, never a stack overflow
+    /// (issue 24: a response nested 300,000 deep).
+    package static let maximumDepth = 512
+
+    /// Skips any value, without recursion: one bit per open container says whether it is
+    /// an object or an array, so a hostile body costs no stack (``maximumDepth``).
     package mutating func skipValue() throws(JSONReadError) {
-        switch peek() {
-        case UInt8(ascii: "\""):
-            _ = try scanString()
-        case UInt8(ascii: "{"):
-            try readObject { reader, _ throws(JSONReadError) in try reader.skipValue() }
-        case UInt8(ascii: "["):
-            try readArray { reader throws(JSONReadError) in try reader.skipValue() }
-        case UInt8(ascii: "t"):
-            try literal("true")
-        case UInt8(ascii: "f"):
-            try literal("false")
-        case UInt8(ascii: "n"):
-            try literal("null")
-        case .some(let byte) where byte == UInt8(ascii: "-") || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")):
-            try skipNumber()
-        default:
-            throw error("expected a value")
+        // Bit `d % 64` of word `d / 64` is set when the container at depth `d` is an object.
+        var objects: InlineArray<8, UInt64> = .init(repeating: 0)
+        var depth = 0
+        while true {
+            // A value starts here.
+            switch peek() {
+            case UInt8(ascii: "{"), UInt8(ascii: "["):
+                guard depth < Self.maximumDepth else { throw tooDeep() }
+                let isObject = bytes[offset] == UInt8(ascii: "{")
+                offset += 1
+                if consume(isObject ? UInt8(ascii: "}") : UInt8(ascii: "]")) { break }  // empty: a whole value
+                if isObject {
+                    objects[depth >> 6] |= 1 << UInt64(depth & 63)
+                    try skipKey()
+                } else {
+                    objects[depth >> 6] &= ~(1 << UInt64(depth & 63))
+                }
+                depth += 1
+                continue
+            case UInt8(ascii: "\""):
+                _ = try scanString()
+            case UInt8(ascii: "t"):
+                try literal("true")
+            case UInt8(ascii: "f"):
+                try literal("false")
+            case UInt8(ascii: "n"):
+                try literal("null")
+            case .some(let byte) where byte == UInt8(ascii: "-") || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")):
+                try skipNumber()
+            default:
+                throw error("expected a value")
+            }
+            // A value ended: go on to the next member or element, or close containers.
+            while true {
+                guard depth > 0 else { return }
+                let isObject = objects[(depth - 1) >> 6] & (1 << UInt64((depth - 1) & 63)) != 0
+                if consume(UInt8(ascii: ",")) {
+                    if isObject { try skipKey() }
+                    break
+                }
+                try expect(isObject ? UInt8(ascii: "}") : UInt8(ascii: "]"))
+                depth -= 1
+            }
         }
+    }
+
+    /// An object key and its colon.
+    private mutating func skipKey() throws(JSONReadError) {
+        guard peek() == UInt8(ascii: "\"") else { throw error("expected an object key") }
+        _ = try scanString()
+        try expect(UInt8(ascii: ":"))
+    }
+
+    /// The error for a container opened deeper than ``maximumDepth``.
+    package func tooDeep() -> JSONReadError {
+        error("objects and arrays nest deeper than \(Self.maximumDepth) levels")
     }
 
     // MARK: Internals
@@ -251,6 +296,7 @@ package struct JSONReader: ~Copyable {
         func isDigit(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }
         while offset < bytes.count, isDigit(bytes[offset]) { offset += 1 }
         guard offset > start else { throw error("expected digits") }
+        guard offset - start == 1 || bytes[start] != UInt8(ascii: "0") else { throw error("leading zero") }
         if offset < bytes.count, bytes[offset] == UInt8(ascii: ".") {
             offset += 1
             let fraction = offset
@@ -278,14 +324,35 @@ package struct JSONReader: ~Copyable {
                 return (start..<offset - 1, escaped)
             }
             if byte == UInt8(ascii: "\\") {
+                // Only RFC 8259's escapes, even in a string that is skipped: text with `\q`
+                // is not JSON, and a page is never read from it (T2).
                 escaped = true
-                offset += 2
+                guard offset + 1 < bytes.count else { throw error("unterminated string") }
+                switch bytes[offset + 1] {
+                case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"), UInt8(ascii: "b"), UInt8(ascii: "f"),
+                    UInt8(ascii: "n"), UInt8(ascii: "r"), UInt8(ascii: "t"):
+                    offset += 2
+                case UInt8(ascii: "u"):
+                    guard offset + 6 <= bytes.count, bytes[offset + 2..<offset + 6].allSatisfy(Self.isHexDigit) else {
+                        throw error("bad \\u escape")
+                    }
+                    offset += 6
+                default:
+                    throw error("bad escape")
+                }
                 continue
             }
             guard byte >= 0x20 else { throw error("control character in a string") }
             offset += 1
         }
         throw error("unterminated string")
+    }
+
+    private static func isHexDigit(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "f"), UInt8(ascii: "A")...UInt8(ascii: "F"): true
+        default: false
+        }
     }
 
     /// The text of a string with escapes.

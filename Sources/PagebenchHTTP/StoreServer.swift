@@ -1,6 +1,5 @@
 public import Hummingbird
 import HummingbirdCore
-import HummingbirdTLS
 import Logging
 import NIOCore
 public import PagebenchStore
@@ -31,16 +30,19 @@ public struct StoreServer: Sendable {
         /// complete request head — idle keep-alive connections, and clients that trickle a
         /// head byte by byte (slowloris), which never complete one. Nil: never.
         public var idleTimeout: Duration?
+        /// What one request may ask of the server: body and response size, CPU time (W7).
+        public var bounds: RequestBounds
 
         public init(
             host: String = "127.0.0.1", port: Int = 8080, includePayloadByDefault: Bool = false, retryAfterSeconds: Int = 1,
-            idleTimeout: Duration? = .seconds(60)
+            idleTimeout: Duration? = .seconds(60), bounds: RequestBounds = RequestBounds()
         ) {
             self.host = host
             self.port = port
             self.includePayloadByDefault = includePayloadByDefault
             self.retryAfterSeconds = retryAfterSeconds
             self.idleTimeout = idleTimeout
+            self.bounds = bounds
         }
     }
 
@@ -162,7 +164,7 @@ public struct StoreServer: Sendable {
         let application =
             if let tls {
                 makeApplication(
-                    logger: logger, server: try .tls(.http1(configuration: http1Configuration), tlsConfiguration: try tls.configuration()),
+                    logger: logger, server: .tls(http1: http1Configuration, context: try tls.context()),
                     onListening: onListening)
             } else {
                 makeApplication(logger: logger, onListening: onListening)
@@ -185,6 +187,9 @@ public struct StoreServer: Sendable {
         json.integer(store.configuration.partitions)
         json.raw(",\"items\":")
         json.integer(store.totalItems)
+        // The configuration itself, so that a client with another one can say which fields differ.
+        json.raw(",\"canonical\":")
+        json.string(store.configuration.canonicalText)
         json.raw("}")
         return json.buffer
     }
@@ -209,6 +214,13 @@ public struct StoreServer: Sendable {
                         + "\(Self.maximumPayloadBytes) bytes (64 MiB): ask with payload=false")
             }
             let body = PageBody.encode(page, includePayload: includePayload)
+            let limit = configuration.bounds.maximumResponseBytes
+            guard body.readableBytes <= limit else {
+                return errorResponse(
+                    .invalidParameter,
+                    "the page's body would be \(body.readableBytes) bytes, more than this server sends (\(limit), serve "
+                        + "--max-response-bytes): ask with a smaller limit\(includePayload ? " or payload=false" : "")")
+            }
             return Response(status: .ok, headers: Self.jsonHeaders, body: .init(byteBuffer: body))
         case .failed(let error as StoreError):
             return errorResponse(.store(error.code), error.message)

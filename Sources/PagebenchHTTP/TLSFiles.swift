@@ -1,8 +1,9 @@
-import HummingbirdTLS
-import NIOSSL
+import NIOCore
+import NIOPosix
+import PagebenchTLS
 
 /// The PEM certificate chain and private key `pagebench serve --tls-cert --tls-key` serves
-/// HTTPS with (HummingbirdTLS, swift-nio-ssl).
+/// HTTPS with (PagebenchTLS, the system's OpenSSL).
 public struct TLSFiles: Sendable, Hashable {
     public var certificateFile: String
     public var keyFile: String
@@ -12,17 +13,15 @@ public struct TLSFiles: Sendable, Hashable {
         self.keyFile = keyFile
     }
 
-    /// The server's TLS configuration.
+    /// The server's TLS context on the loops of `group` (the server's).
     ///
-    /// - Throws: swift-nio-ssl's error when a file is missing or not PEM.
-    func configuration() throws -> TLSConfiguration {
-        let chain = try NIOSSLCertificate.fromPEMFile(certificateFile).map { NIOSSLCertificateSource.certificate($0) }
-        let key = try NIOSSLPrivateKey(file: keyFile, format: .pem)
-        return TLSConfiguration.makeServerConfiguration(certificateChain: chain, privateKey: .privateKey(key))
+    /// - Throws: ``TLSError`` when a file is not PEM or the key does not belong to the certificate.
+    func context(group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton) throws(TLSError) -> TLSServerContext {
+        try TLSServerContext(certificateChainFile: certificateFile, keyFile: keyFile, group: group)
     }
 
-    /// Checks that both files load, so that `serve` fails before it binds.
+    /// Checks that both files load and belong together, so that `serve` fails before it binds.
     public func check() throws {
-        _ = try configuration()
+        _ = try context()
     }
 }

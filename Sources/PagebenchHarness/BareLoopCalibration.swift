@@ -9,14 +9,27 @@ import PagebenchStore
 ///
 /// It runs as many loops at once as the phase runs pagers, in a task group, so the ratio
 /// compares like with like at every concurrency. It reads the store only through
-/// `evaluatePage`, which touches no counter: the measured phase's deterministic figures and
-/// injected failures (S21) are the same with or without it. It waits out no service time
-/// (S20) and injects no failure, so with those configured the ratio counts them as well.
+/// `evaluatePage`, which touches no counter: the measured phase's deterministic figures are
+/// the same with or without it.
+///
+/// The ratio measures the harness only where the bare loop does what the phase does but the
+/// harness (``measuresHarness(store:workload:)``): a closed loop over a store that answers at
+/// once. A store with service time (S20), injected failures (S21) or writes (S22), or an open
+/// loop (whose arrival rate, not the harness, sets pages/s), gets no calibration and an
+/// empty `harness_overhead_ratio` (H7).
 struct BareLoopCalibration: Sendable {
     let store: SyntheticStore
     let planner: DrainPlanner
     /// How long the loops run, in nanoseconds of wall-clock time.
     let durationNanoseconds: UInt64
+
+    /// Whether the bare loop is the floor of a phase of `workload` on `store`: the store
+    /// answers at once, nothing injected (S20, S21), no writes (S22), and the pagers drain
+    /// as fast as they can (closed loop). Elsewhere the ratio would compare the bare loop with
+    /// service times, retries or an arrival rate, not with the harness.
+    static func measuresHarness(store: SyntheticStore, workload: Workload) -> Bool {
+        store.servesWithoutWaiting && workload.load == .closed
+    }
 
     /// How long the calibration before each measured phase runs: 50 ms.
     static var defaultDurationNanoseconds: UInt64 { 50_000_000 }

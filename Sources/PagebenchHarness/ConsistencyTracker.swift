@@ -11,10 +11,14 @@ import Synchronization
 ///
 /// A drain starts with a request without a token and is counted when a page comes without
 /// one; drains that stop early (first pages, abandoned, cancelled, failed) are not counted.
-/// Only pager tasks of a store with writes have one, so runs without writes pay nothing.
+/// Only pager tasks of a phase with its own store have one (``PhaseRunner/Options/phaseStore``),
+/// and it counts only where ``countsDrains`` (writes, and a pager whose drains are not
+/// re-fetched by watching); elsewhere it only serves the requests from that store.
 /// Used by one task at a time; the lock is never contended.
 final class ConsistencyTracker: Sendable {
     let store: SyntheticStore
+    /// Whether it counts S25 (else it only serves the requests).
+    let countsDrains: Bool
     private let state = Mutex(State())
 
     private struct State {
@@ -30,12 +34,14 @@ final class ConsistencyTracker: Sendable {
         var duplicates = 0
     }
 
-    init(store: SyntheticStore) {
+    init(store: SyntheticStore, countsDrains: Bool) {
         self.store = store
+        self.countsDrains = countsDrains
     }
 
     /// Serves `request` and accounts for its page.
     func fetch(_ request: PageRequest) async throws -> Page {
+        guard countsDrains else { return try await store.page(request) }
         let served = try await store.versionedPage(request)
         let page = served.page
         let finished = state.withLock { state -> Drain? in

@@ -1,18 +1,89 @@
 import PagebenchBase
 import PagebenchMetrics
+import PagebenchPager
+import PagebenchStore
 import Synchronization
 
-/// Live counters of one worker, read by the progress display and the time series while the
-/// run goes on. The worker publishes into them only at its yield points (every
-/// `yieldEveryPages` pages) and at drain ends, never per page; no other worker touches them.
+/// Live counters of one pager (H7), read by the progress display, the time series and the
+/// stage clock while the run goes on. The pager publishes a page that took
+/// ``Pacing/publishAtOnceNanoseconds`` or more as soon as it counts it, faster pages with the
+/// others at its next checkpoint (every `yieldEveryPages` pages) or its drain's end, and
+/// every drain as it ends: at any instant the counters miss at most the pages a pager counted
+/// since its last checkpoint, all of them faster than that (at most 63 pages of under 50 µs:
+/// 3.2 ms of its pages, 0.3 % of a second's, 1.3 % of a quarter second's), whatever a page
+/// takes. With page
+/// timing off (`--no-page-timing`, which exists to measure what timing costs) a pager does not
+/// know how long a page took, and publishes at checkpoints and drain ends only.
+///
+/// Publishing is not per page for fast pages: a store per page to the counters cost `loop`
+/// drains at limit 10 about a tenth of their pages/s in this VM (results/live-figures.md).
+/// Only its own pager writes them, one task at a time (a probed drain's child task runs while
+/// its pager waits for it; a staged pager's activations follow one another), so publishing is
+/// a relaxed load and store of each counter: no read-modify-write instruction, no lock. A
+/// reader may see one counter a batch ahead of another, never a torn value. The object is
+/// padded to 128 bytes (an allocation of its own size class, so two pagers' counters never
+/// share a cache line).
 final class PagerTaskProgress: Sendable {
+    /// Pages completed, as the pager's metrics count them.
     let pages = Atomic<Int>(0)
-    let drains = Atomic<Int>(0)
+    /// Items those pages returned.
+    let items = Atomic<Int>(0)
+    /// Bytes those pages evaluated (S3).
+    let scannedBytes = Atomic<Int>(0)
+    /// Drains ended as the `drains` column counts them: drained, stopped after K pages, or
+    /// abandoned (not failed, not cancelled).
+    let finishedDrains = Atomic<Int>(0)
+    /// Drains ended in any way: what a drain-count bound counts.
+    let endedDrains = Atomic<Int>(0)
+    /// Fills the object (16 bytes of header, five counters) to 128 bytes.
+    private let padding: (Int, Int, Int, Int, Int, Int, Int, Int, Int) = (0, 0, 0, 0, 0, 0, 0, 0, 0)
+
+    /// Publishes completed pages; called by the pager that owns these counters only.
+    func publish(pages pageCount: Int, items itemCount: Int, scannedBytes bytes: Int) {
+        pages.store(pages.load(ordering: .relaxed) &+ pageCount, ordering: .relaxed)
+        items.store(items.load(ordering: .relaxed) &+ itemCount, ordering: .relaxed)
+        scannedBytes.store(scannedBytes.load(ordering: .relaxed) &+ bytes, ordering: .relaxed)
+    }
+
+    /// Publishes one ended drain (`finished`: drained, stopped or abandoned); owner only.
+    func publishDrain(finished: Bool) {
+        if finished { finishedDrains.store(finishedDrains.load(ordering: .relaxed) &+ 1, ordering: .relaxed) }
+        endedDrains.store(endedDrains.load(ordering: .relaxed) &+ 1, ordering: .relaxed)
+    }
+
+    /// What these counters hold now.
+    var completed: CompletedWork {
+        CompletedWork(
+            pages: pages.load(ordering: .relaxed), items: items.load(ordering: .relaxed),
+            scannedBytes: scannedBytes.load(ordering: .relaxed), drains: finishedDrains.load(ordering: .relaxed),
+            endedDrains: endedDrains.load(ordering: .relaxed))
+    }
+}
+
+/// The source of an `apollo-loadAll` drain, which shows its caller no page until it has them
+/// all (and times none): each page is published to the pager's live counters as its response
+/// arrives (H7).
+struct PublishingSource<Base: PageSource>: PageSource where Base.Request == PageRequest, Base.Response == Page {
+    let base: Base
+    let progress: PagerTaskProgress
+
+    func fetch(_ request: PageRequest) async throws -> Page {
+        let page = try await base.fetch(request)
+        progress.publish(pages: 1, items: page.items.count, scannedBytes: page.scannedBytes)
+        return page
+    }
+
+    func fetchWithoutWaiting(_ request: PageRequest) throws -> Page? {
+        guard let page = try base.fetchWithoutWaiting(request) else { return nil }
+        progress.publish(pages: 1, items: page.items.count, scannedBytes: page.scannedBytes)
+        return page
+    }
 }
 
 /// Page latencies of the current second, for the time series (only with `--timeseries`):
-/// one histogram per run, which workers add batches of samples to at their yield points
-/// (at most every 100 ms or 256 samples each), never per page.
+/// one histogram per run, which workers add batches of samples to (every 256 samples, or
+/// sooner once a millisecond of pages has passed: ``Pacing/intervalFlushNanoseconds``),
+/// never per fast page.
 final class IntervalLatencies: Sendable {
     private let recorder = Mutex(PresizedRecorders.empty)
 
@@ -33,14 +104,21 @@ final class IntervalLatencies: Sendable {
 
 /// A worker's per-page bookkeeping between yield points: owned by one task, no sharing.
 struct Pacing: Sendable {
+    /// Pages since the drain's last checkpoint (every `yieldEveryPages` pages).
     var pagesSinceCheckpoint = 0
+    /// The task metrics' pages, items and evaluated bytes when the drain last published them
+    /// to ``PagerTaskProgress`` (its pages since are not published yet).
+    var publishedPages = 0
+    var publishedItems = 0
+    var publishedScannedBytes = 0
     /// When this task last considered yielding (monotonic nanoseconds; 0 before the first).
     var yieldedAt: UInt64 = 0
     /// The phase's background tick count at that moment (``YieldPolicy/backgroundTicks``).
     var backgroundTicksSeen = -1
     /// Page latencies not yet handed to ``IntervalLatencies`` (time series only).
     var intervalSamples: [UInt64]?
-    var intervalFlushedAt: UInt64 = 0
+    /// When they were last handed over (a reading of the page clock; 0 before the first).
+    var intervalFlushedAtTicks: UInt64 = 0
     /// When set, page latencies are appended here instead of recorded into the task's
     /// histogram: a probed drain runs in a child task, and handing a few numbers back to
     /// the worker is far cheaper than a histogram per drain merged into the worker's.
@@ -54,6 +132,36 @@ struct Pacing: Sendable {
     init(timeSeries: Bool, logLatencies: Bool = false) {
         intervalSamples = timeSeries ? [] : nil
         latencyLog = logLatencies ? [] : nil
+    }
+
+    /// A page that took this long or longer is published at once, with the pages before it
+    /// (H7): 50 µs. Faster pages wait for the drain's next checkpoint, every 64 pages by
+    /// default: at most 63 pages of under 50 µs, 3.2 ms of pages, 1.3 % of the quarter second
+    /// the terminal's progress line covers.
+    static var publishAtOnceNanoseconds: UInt64 { 50_000 }
+
+    /// The most samples a worker holds before handing them to ``IntervalLatencies``.
+    static var intervalFlushSamples: Int { 256 }
+    /// The longest a worker holds a page latency before handing it over, in nanoseconds of
+    /// the page clock: a time-series row's percentiles miss at most the last millisecond of
+    /// pages before its end (one page per pager, for pages of a millisecond or more), and
+    /// fast pages still take the lock only once per 256.
+    static var intervalFlushNanoseconds: UInt64 { 1_000_000 }
+
+    /// Takes `metrics`' pages, items and evaluated bytes as published (its pages so far are
+    /// not this drain's to publish, or were published already).
+    mutating func markPublished(_ metrics: borrowing TaskMetrics) {
+        publishedPages = metrics.pages
+        publishedItems = metrics.items
+        publishedScannedBytes = metrics.scannedBytes
+    }
+
+    /// Whether the samples held should be handed over now, the last page having ended at
+    /// `ticks` of `clock`.
+    func intervalSamplesAreDue(at ticks: UInt64, clock: MonotonicTime.PageClock) -> Bool {
+        guard let intervalSamples, !intervalSamples.isEmpty else { return false }
+        return intervalSamples.count >= Self.intervalFlushSamples
+            || clock.nanoseconds(from: intervalFlushedAtTicks, to: ticks) >= Self.intervalFlushNanoseconds
     }
 }
 
@@ -104,30 +212,48 @@ struct YieldPolicy: Sendable {
     }
 }
 
-/// Progress publishing: what a drain hands to the shared counters at its yield points.
+/// What a drain hands to the shared time-series latencies, and where it yields.
 extension DrainRunner {
-    /// Publishes progress; lets other tasks (timers, sampler, progress) run when the yield
-    /// policy says so.
-    func checkpoint(_ pacing: inout Pacing) async {
-        publish(&pacing)
+    /// Publishes the pages counted since the last publication (H7), and lets other tasks
+    /// (timers, sampler, progress) run when the yield policy says so; called every
+    /// `yieldEveryPages` pages.
+    func checkpoint(_ pacing: inout Pacing, _ metrics: borrowing TaskMetrics) async {
+        pacing.pagesSinceCheckpoint = 0
+        publishPages(pages: metrics.pages, items: metrics.items, scannedBytes: metrics.scannedBytes, &pacing)
         if yieldPolicy.shouldYield(now: MonotonicTime.nanoseconds(), &pacing) {
             await Task.yield()
         }
     }
 
-    /// Hands the pages and latencies counted since the last call to ``PagerTaskProgress``.
-    func publish(_ pacing: inout Pacing, force: Bool = false) {
-        if pacing.pagesSinceCheckpoint > 0 {
-            progress.pages.add(pacing.pagesSinceCheckpoint, ordering: .relaxed)
-            pacing.pagesSinceCheckpoint = 0
+    /// Publishes to ``PagerTaskProgress`` what the task's metrics counted (their `pages`,
+    /// `items` and `scannedBytes` now) since the drain's last publication.
+    @inline(never)
+    func publishPages(pages: Int, items: Int, scannedBytes: Int, _ pacing: inout Pacing) {
+        guard pages != pacing.publishedPages else { return }
+        progress.publish(
+            pages: pages - pacing.publishedPages, items: items - pacing.publishedItems,
+            scannedBytes: scannedBytes - pacing.publishedScannedBytes)
+        pacing.publishedPages = pages
+        pacing.publishedItems = items
+        pacing.publishedScannedBytes = scannedBytes
+    }
+
+    /// Keeps a timed page's latency for the time series, handing the samples held to
+    /// ``IntervalLatencies`` when they are due (``Pacing/intervalSamplesAreDue(at:clock:)``).
+    /// Only with `--timeseries`.
+    @inline(never)
+    func keepIntervalSample(_ latency: UInt64, endedAt ticks: UInt64, _ pacing: inout Pacing) {
+        pacing.intervalSamples?.append(latency)
+        if pacing.intervalSamplesAreDue(at: ticks, clock: clock) {
+            flushIntervalSamples(&pacing)
+            pacing.intervalFlushedAtTicks = ticks
         }
-        if let samples = pacing.intervalSamples, !samples.isEmpty, let intervals {
-            let now = MonotonicTime.nanoseconds()
-            if force || samples.count >= 256 || now - pacing.intervalFlushedAt >= 100_000_000 {
-                intervals.add(samples)
-                pacing.intervalSamples!.removeAll(keepingCapacity: true)
-                pacing.intervalFlushedAt = now
-            }
-        }
+    }
+
+    /// Hands the page latencies held to ``IntervalLatencies`` (when a drain or a worker ends).
+    func flushIntervalSamples(_ pacing: inout Pacing) {
+        guard let samples = pacing.intervalSamples, !samples.isEmpty, let intervals else { return }
+        intervals.add(samples)
+        pacing.intervalSamples!.removeAll(keepingCapacity: true)
     }
 }

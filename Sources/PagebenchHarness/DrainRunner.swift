@@ -32,7 +32,8 @@ struct DrainResult: Sendable {
 
 /// Runs single drains with one pager kind against a source, recording every page into the
 /// calling task's ``TaskMetrics``: the per-page path is plain arithmetic, two page-clock
-/// reads (when timed) and a histogram record, with no shared lock, actor or atomic.
+/// reads (when timed) and a histogram record, with no shared lock, actor or atomic. (A page
+/// of 50 µs or more is also published to the pager's live counters at once: ``PagerTaskProgress``.)
 struct DrainRunner<Source: PageSource>: Sendable where Source.Request == PageRequest, Source.Response == Page {
     let source: ObservedSource<Source>
     let kind: PagerKind
@@ -55,7 +56,15 @@ struct DrainRunner<Source: PageSource>: Sendable where Source.Request == PageReq
     /// handler sets (one relaxed load per check, where `Task.isCancelled` costs a thread-local
     /// lookup and a retain and release of the task, ~20 ns, twice per page;
     /// results/harness-overhead.md); the handler runs at once if the task is already cancelled.
+    ///
+    /// Its pages are published to the pager's live counters (H7) when one takes
+    /// ``Pacing/publishAtOnceNanoseconds`` or more, at its checkpoints and at its end.
     func run(_ plan: DrainPlan, into metrics: inout TaskMetrics, pacing: inout Pacing) async -> DrainResult {
+        // Only this drain's pages are published from here: `metrics` may hold others' already.
+        pacing.markPublished(metrics)
+        defer {
+            publishPages(pages: metrics.pages, items: metrics.items, scannedBytes: metrics.scannedBytes, &pacing)
+        }
         let cancelled = Atomic<Bool>(false)
         return await withTaskCancellationHandler {
             switch kind {
@@ -83,14 +92,19 @@ struct DrainRunner<Source: PageSource>: Sendable where Source.Request == PageReq
         let hasNextToken: Bool
         if case .some = page.nextToken { hasNextToken = true } else { hasNextToken = false }
         var latency: UInt64?
+        var slow = false
         if timing {
-            let elapsed = clock.nanoseconds(from: startedAt, to: clock.now())
-            pacing.intervalSamples?.append(elapsed)
+            let ended = clock.now()
+            let elapsed = clock.nanoseconds(from: startedAt, to: ended)
+            slow = elapsed >= Pacing.publishAtOnceNanoseconds
+            if pacing.intervalSamples != nil { keepIntervalSample(elapsed, endedAt: ended, &pacing) }
             if pacing.latencyLog != nil { pacing.latencyLog!.append(elapsed) } else { latency = elapsed }
         }
         metrics.recordPage(
             itemCount: page.items.count, scannedCount: page.scannedCount, scannedBytes: page.scannedBytes,
             hasNextToken: hasNextToken, latencyNanoseconds: latency)
+        // A slow page is published at once; fast ones at the checkpoint (H7, ``PagerTaskProgress``).
+        if slow { publishPages(pages: metrics.pages, items: metrics.items, scannedBytes: metrics.scannedBytes, &pacing) }
         result.pages += 1
         pacing.pagesSinceCheckpoint += 1
         if cancelled.load(ordering: .relaxed) {
@@ -164,7 +178,7 @@ struct DrainRunner<Source: PageSource>: Sendable where Source.Request == PageReq
                     page, startedAt: started, plan: &plan, result: &result, metrics: &metrics, pacing: &pacing,
                     cancelled: cancelled)
             else { return result }
-            if pacing.pagesSinceCheckpoint >= yieldEveryPages { await checkpoint(&pacing) }
+            if pacing.pagesSinceCheckpoint >= yieldEveryPages { await checkpoint(&pacing, metrics) }
             request.token = page.nextToken
         }
     }
@@ -218,13 +232,20 @@ struct DrainRunner<Source: PageSource>: Sendable where Source.Request == PageReq
                     page, startedAt: started, plan: &plan, result: &result, metrics: &metrics, pacing: &pacing,
                     cancelled: cancelled)
             else { return result }
-            if pacing.pagesSinceCheckpoint >= yieldEveryPages { await checkpoint(&pacing) }
+            if pacing.pagesSinceCheckpoint >= yieldEveryPages { await checkpoint(&pacing, metrics) }
         }
     }
 
     func makeQueryPager(_ first: PageRequest)
         -> QueryPager<ObservedSource<Source>, ObservedSource<Source>, Info, PaginationOutput<Page, Page>>
     {
+        makeQueryPager(first, source: source)
+    }
+
+    /// The Apollo-style pager over `source` (this runner's, or one wrapping it).
+    func makeQueryPager<Pages: PageSource>(_ first: PageRequest, source: Pages)
+        -> QueryPager<Pages, Pages, Info, PaginationOutput<Page, Page>>
+    where Pages.Request == PageRequest, Pages.Response == Page {
         QueryPager(
             source: source, initialRequest: first, retryPolicy: retryPolicy,
             extractPageInfo: { Info(nextToken: $0.nextToken) },
@@ -260,7 +281,7 @@ struct DrainRunner<Source: PageSource>: Sendable where Source.Request == PageReq
         while account(
             page, startedAt: started, plan: &plan, result: &result, metrics: &metrics, pacing: &pacing, cancelled: cancelled)
         {
-            if pacing.pagesSinceCheckpoint >= yieldEveryPages { await checkpoint(&pacing) }
+            if pacing.pagesSinceCheckpoint >= yieldEveryPages { await checkpoint(&pacing, metrics) }
             guard pager.canLoadNext else { return result }
             started = timing ? clock.now() : 0
             do {
@@ -284,7 +305,8 @@ struct DrainRunner<Source: PageSource>: Sendable where Source.Request == PageReq
         _ plan: DrainPlan, into metrics: inout TaskMetrics, pacing: inout Pacing, cancelled: borrowing Atomic<Bool>
     ) async -> DrainResult {
         var result = DrainResult(ending: .finished, pages: 0, pagesAfterCancel: 0)
-        let pager = makeQueryPager(plan.request)
+        // Its pages are published as their responses arrive (H7), by the source.
+        let pager = makeQueryPager(plan.request, source: PublishingSource(base: source, progress: progress))
         defer { metrics.retries += pager.counters.retries }
         do {
             try await pager.loadAll()
@@ -300,7 +322,9 @@ struct DrainRunner<Source: PageSource>: Sendable where Source.Request == PageReq
             }
             pacing.pagesSinceCheckpoint += output.pageCount
         }
-        await checkpoint(&pacing)
+        // Its source published its pages as they came.
+        pacing.markPublished(metrics)
+        await checkpoint(&pacing, metrics)
         return result
     }
 }

@@ -76,12 +76,18 @@ public struct KneeSearch: Sendable, Equatable {
         startRate: Double, maxRate: Double? = nil, resolution: Double = 0.05, maxSteps: Int = 40,
         minAchievedFraction: Double = 0.95
     ) throws(HarnessError) {
-        guard startRate.isFinite, startRate > 0 else {
-            throw HarnessError(.invalidArgument, "--from: the first rate must be a positive number of drains/s, not \(startRate)")
+        // The rates a step's run takes (issue 24: --from 1e300 made the default --max-rate inf).
+        let rates = Workload.openLoopRates
+        guard startRate.isFinite, rates.contains(startRate) else {
+            throw HarnessError(
+                .invalidArgument,
+                "--from: the first rate must be from \(rates.lowerBound) to \(Int(rates.upperBound)) drains/s (what a step's run takes), not \(startRate)")
         }
-        let maxRate = maxRate ?? startRate * 1_048_576
-        guard maxRate.isFinite, maxRate >= startRate else {
-            throw HarnessError(.invalidArgument, "--max-rate (\(maxRate)) must be a number at least --from (\(startRate))")
+        let maxRate = maxRate ?? min(startRate * 1_048_576, rates.upperBound)
+        guard maxRate.isFinite, maxRate >= startRate, maxRate <= rates.upperBound else {
+            throw HarnessError(
+                .invalidArgument,
+                "--max-rate (\(maxRate)) must be a number from --from (\(startRate)) to \(Int(rates.upperBound)) drains/s")
         }
         guard resolution.isFinite, resolution > 0, resolution < 1 else {
             throw HarnessError(.invalidArgument, "--resolution must be between 0 % and 100 % (exclusive), not \(resolution * 100) %")
@@ -183,7 +189,7 @@ public struct KneeSearch: Sendable, Equatable {
         }
         if lowestBroken == nil, let held = highestHeld, held >= maxRate { return .heldAtMaxRate }
         if highestHeld == nil, let broken = lowestBroken,
-            broken <= startRate / Double(1 << Self.maxHalvings)
+            broken <= startRate / Double(1 << Self.maxHalvings) || broken / 2 < Workload.openLoopRates.lowerBound
         {
             return .neverHeld
         }

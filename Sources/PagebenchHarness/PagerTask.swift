@@ -72,18 +72,22 @@ struct PagerTask<Source: PageSource>: Sendable where Source.Request == PageReque
         var metrics = initial
         var pacing = Pacing(timeSeries: timeSeries)
         var estimate = DrainEstimate()
-        while !Task.isCancelled, slot?.isAdmitted != false, let claim = control.claim() {
+        // Open loop (H8): when this pager's last drain ended (nil before its first).
+        var freeSince: UInt64?
+        while !Task.isCancelled, slot?.isAdmitted != false, let claim = control.claim(pagerFreeSince: freeSince) {
             slot?.enter(stage: claim.stage, metrics: &metrics)
-            if let intended = claim.intendedStart {
-                if MonotonicTime.nanoseconds() > intended {
-                    // Every slot was busy when this drain was meant to start.
-                    metrics.missedStarts += 1
-                } else {
-                    do { try await MonotonicTime.sleep(until: intended) } catch { break }
-                }
+            if let intended = claim.intendedStart, MonotonicTime.nanoseconds() < intended {
+                do { try await MonotonicTime.sleep(until: intended) } catch { break }
             }
             let plan = control.planner.plan(claim.index, warmup: control.isWarmup)
             let started = MonotonicTime.nanoseconds()
+            if let intended = claim.intendedStart {
+                switch OpenLoopStart(intended: intended, slotWasFree: claim.slotWasFree, started: started) {
+                case .onTime: break
+                case .missed: metrics.missedStarts += 1
+                case .late: metrics.lateStarts += 1
+                }
+            }
             let result: DrainResult
             var probeLatency: UInt64?
             if plan.isCancelled {
@@ -101,7 +105,6 @@ struct PagerTask<Source: PageSource>: Sendable where Source.Request == PageReque
                 }
                 metrics.addPageCounts(probed.metrics)
                 for latency in probed.pageLatencies { metrics.pageLatency.record(nanoseconds: latency) }
-                pacing.intervalSamples?.append(contentsOf: probed.pageLatencies)
             } else {
                 result = await executor.run(plan, into: &metrics, pacing: &pacing)
             }
@@ -128,9 +131,10 @@ struct PagerTask<Source: PageSource>: Sendable where Source.Request == PageReque
                         pagesAfterCancel: result.pagesAfterCancel)
                 }
             }
-            executor.progress.drains.add(1, ordering: .relaxed)
+            executor.progress.publishDrain(finished: result.ending == .finished)
+            freeSince = ended
         }
-        executor.publish(&pacing, force: true)
+        executor.flushIntervalSamples(&pacing)
         return metrics
     }
 
@@ -151,13 +155,15 @@ struct PagerTask<Source: PageSource>: Sendable where Source.Request == PageReque
     {
         let executor = self.executor
         let sleep = self.sleep
+        let timeSeries = self.timeSeries
         return await withTaskGroup(of: ProbeEvent.self) { group in
             group.addTask {
                 var metrics = PresizedRecorders.countsOnly
-                var pacing = Pacing(timeSeries: false, logLatencies: true)
+                // Its page latencies go to the time series as its pages end, like any drain's.
+                var pacing = Pacing(timeSeries: timeSeries, logLatencies: true)
                 pacing.cancelAfterPages = pages
                 let result = await executor.run(plan, into: &metrics, pacing: &pacing)
-                executor.publish(&pacing, force: true)
+                executor.flushIntervalSamples(&pacing)
                 return .drained(
                     result, metrics, pacing.latencyLog ?? [], returnedAt: MonotonicTime.nanoseconds(),
                     selfCancelledAt: pacing.selfCancelledAt)
@@ -194,6 +200,37 @@ struct PagerTask<Source: PageSource>: Sendable where Source.Request == PageReque
             }
             // The drain ended before the probe fired (or the worker itself was cancelled).
             return (drained!.0, drained!.1, drained!.2, nil)
+        }
+    }
+}
+
+/// How an open-loop drain started against its intended start (H8).
+enum OpenLoopStart: Equatable {
+    /// Started within ``lateToleranceNanoseconds`` of its intended instant.
+    case onTime
+    /// Every slot was busy at the intended start (``PhaseControl/Claim/slotWasFree``):
+    /// `missed_starts`.
+    case missed
+    /// A slot was free at the intended start, but the drain began more than
+    /// ``lateToleranceNanoseconds`` after it: the load generator was late (its timer woke
+    /// late, its thread was busy, its task had not started), not the target (`late_starts`).
+    case late
+
+    /// How late a drain with a free slot may start and still be on time: 1 ms, the order of
+    /// a timer's wake-up on a loaded machine.
+    static var lateToleranceNanoseconds: UInt64 { 1_000_000 }
+
+    /// - Parameters:
+    ///   - intended: the drain's intended start (monotonic nanoseconds).
+    ///   - slotWasFree: whether a slot was free then.
+    ///   - started: when the drain began.
+    init(intended: UInt64, slotWasFree: Bool, started: UInt64) {
+        if !slotWasFree {
+            self = .missed
+        } else if MonotonicTime.elapsed(from: intended, to: started) > Self.lateToleranceNanoseconds {
+            self = .late
+        } else {
+            self = .onTime
         }
     }
 }

@@ -10,6 +10,9 @@ final class PhaseControl: Sendable {
         var index: Int
         /// Open loop: the monotonic instant the drain is meant to start.
         var intendedStart: UInt64?
+        /// Open loop: whether a slot was free at the intended start (H8): the claiming pager
+        /// was free by then, or some pager had not begun a drain yet. False: a missed start.
+        var slotWasFree = true
         /// A rate plan (H4): the stage (0-based) of the intended start, whose row the drain
         /// belongs to.
         var stage: Int?
@@ -27,6 +30,8 @@ final class PhaseControl: Sendable {
         var stopped = false
         /// Whether a claim found no drain: none will ever be handed out again.
         var exhausted = false
+        /// Pagers of the phase that have not claimed a drain yet: free since the phase began.
+        var pagersWithoutDrain = 0
     }
 
     let planner: DrainPlanner
@@ -46,9 +51,10 @@ final class PhaseControl: Sendable {
     let probesArmed = Atomic<Int>(0)
     let probesCancelled = Atomic<Int>(0)
 
+    /// - Parameter pagers: the pagers of the phase in this process (they claim its drains).
     init(
         planner: DrainPlanner, isWarmup: Bool, start: UInt64, drainLimit: Int?, durationNanoseconds: Double?,
-        shard: Shard = .whole, concurrency: Int = 1
+        shard: Shard = .whole, concurrency: Int = 1, pagers: Int = 1
     ) {
         self.planner = planner
         self.shard = shard
@@ -60,17 +66,30 @@ final class PhaseControl: Sendable {
         let stages = planner.workload.stages
         ratePlan = stages?.target == .rate ? stages : nil
         var initial = State()
+        initial.pagersWithoutDrain = pagers
         if ratePlan != nil { initial.arrivalUnits = planner.unitArrivalGap(0) }
         state = Mutex(initial)
     }
 
     /// The next drain to run, or nil when the phase has no more.
-    func claim() -> Claim? {
+    ///
+    /// - Parameter pagerFreeSince: when the claiming pager's previous drain ended (monotonic
+    ///   nanoseconds); nil for its first claim of the phase (it has been free since the start).
+    func claim(pagerFreeSince: UInt64? = nil) -> Claim? {
         let isOpen: Bool
         if case .open = planner.workload.load { isOpen = true } else { isOpen = false }
         return state.withLock { state -> Claim? in
-            let claim = nextClaim(&state, isOpen: isOpen)
-            if claim == nil { state.exhausted = true }
+            if pagerFreeSince == nil { state.pagersWithoutDrain -= 1 }
+            guard var claim = nextClaim(&state, isOpen: isOpen) else {
+                state.exhausted = true
+                return nil
+            }
+            if let intended = claim.intendedStart, let busyUntil = pagerFreeSince, busyUntil > intended {
+                // The claiming pager was still in its previous drain at the intended start. Claims
+                // are first come, first served, and a pager claims as soon as its drain ends: so
+                // every other pager was in a drain too, unless one had not begun its first.
+                claim.slotWasFree = state.pagersWithoutDrain > 0
+            }
             return claim
         }
     }
@@ -78,6 +97,10 @@ final class PhaseControl: Sendable {
     /// Whether the phase has handed out its last drain (a staged phase's pagers then stop
     /// for good, rather than waiting to be admitted again).
     var isExhausted: Bool { state.withLock { $0.exhausted } }
+
+    /// The latest intended start an arrival schedule can name: about 146 years after the
+    /// phase's start, far past any phase and within a UInt64 of nanoseconds.
+    static let latestOffsetNanoseconds = Double(UInt64.max >> 1)
 
     private func nextClaim(_ state: inout State, isOpen: Bool) -> Claim? {
         guard !state.stopped else { return nil }
@@ -93,7 +116,7 @@ final class PhaseControl: Sendable {
             }
             guard let offset = ratePlan.arrivalOffsetNanoseconds(arrivals: state.arrivalUnits) else { return nil }
             if let limit = arrivalLimitNanoseconds, offset >= limit { return nil }
-            intended = start &+ UInt64(offset)
+            intended = start &+ UInt64(min(offset, Self.latestOffsetNanoseconds))
             stage = ratePlan.position(atNanoseconds: Int(offset)).stage
         } else if isOpen {
             // Walk the one-process arrival schedule up to this drain, gap by gap, so the
@@ -103,7 +126,9 @@ final class PhaseControl: Sendable {
                 state.arrivalOffset += planner.arrivalGapNanoseconds(state.arrivalIndex)
             }
             if let limit = arrivalLimitNanoseconds, state.arrivalOffset >= limit { return nil }
-            intended = start &+ UInt64(state.arrivalOffset)
+            // Bounded by the slowest rate (Workload.openLoopRates) for centuries of drains;
+            // clamped so that no schedule can trap the conversion (issue 24).
+            intended = start &+ UInt64(min(state.arrivalOffset, Self.latestOffsetNanoseconds))
         }
         state.claimed += 1
         return Claim(index: index, intendedStart: intended, stage: stage)

@@ -7,11 +7,9 @@ import Synchronization
 /// ticker, reading the pager tasks' published counters (never the pagers' own state).
 extension PhaseRunner {
 
-    func totals(_ slots: [PagerTaskProgress]) -> (pages: Int, drains: Int) {
-        slots.reduce(into: (0, 0)) { sum, slot in
-            sum.0 += slot.pages.load(ordering: .relaxed)
-            sum.1 += slot.drains.load(ordering: .relaxed)
-        }
+    /// What the pagers have completed so far, summed over their live counters (H7).
+    func totals(_ slots: [PagerTaskProgress]) -> CompletedWork {
+        slots.reduce(CompletedWork()) { $0 + $1.completed }
     }
 
     func timeSeriesLoop(
@@ -20,7 +18,7 @@ extension PhaseRunner {
         concurrency: Int, repetition: Int
     ) async -> [TimeSeriesRow] {
         var rows: [TimeSeriesRow] = []
-        var cursor = TimeSeriesCursor(totals: totals(slots), at: runStart)
+        var cursor = TimeSeriesCursor(completed: totals(slots), at: runStart)
         var tick = runStart
         func emit(now: UInt64) {
             rows.append(
@@ -48,19 +46,20 @@ extension PhaseRunner {
         _ cursor: inout TimeSeriesCursor, now: UInt64, elapsedNanoseconds: UInt64, slots: [PagerTaskProgress],
         intervals: IntervalLatencies, sampler: MemorySampler, concurrency: Int, repetition: Int, isWarmup: Bool
     ) -> TimeSeriesRow {
-        let (pages, drains) = totals(slots)
+        let completed = totals(slots)
+        let work = completed.since(cursor.completed)
         let interval = intervals.take()
         let seconds = Double(MonotonicTime.elapsed(from: cursor.at, to: now)) / 1e9
         var row = TimeSeriesRow(
             scenario: scenario.name, pagerKind: scenario.workload.pager.rawValue, concurrency: concurrency,
             repetition: repetition, elapsedSeconds: Double(elapsedNanoseconds) / 1e9, isWarmup: isWarmup,
-            pagesPerSecond: seconds > 0 ? Double(pages - cursor.pages) / seconds : 0,
+            pagesPerSecond: seconds > 0 ? Double(work.pages) / seconds : 0,
             pageLatencyP99Nanoseconds: interval.isEmpty ? nil : interval.valueAtPercentile(99),
             allocatedBytes: sampler.latestAllocatedBytes,
             rssBytes: (try? ProcessMemory.read().residentBytes) ?? 0)
-        row.drainsPerSecond = seconds > 0 ? Double(drains - cursor.drains) / seconds : 0
+        row.drainsPerSecond = seconds > 0 ? Double(work.drains) / seconds : 0
         row.pageLatencyP50Nanoseconds = interval.isEmpty ? nil : interval.valueAtPercentile(50)
-        cursor = TimeSeriesCursor(totals: (pages, drains), at: now)
+        cursor = TimeSeriesCursor(completed: completed, at: now)
         return row
     }
 
@@ -76,7 +75,8 @@ extension PhaseRunner {
             next += step
             do { try await MonotonicTime.sleep(until: next) } catch { return }
             let now = MonotonicTime.nanoseconds()
-            let (pages, drains) = totals(slots)
+            let completed = totals(slots)
+            let (pages, drains) = (completed.pages, completed.endedDrains)
             let phase = status.phase
             let elapsed = Double(now - phase.start) / 1e9
             var fraction: Double
@@ -103,18 +103,10 @@ extension PhaseRunner {
     }
 }
 
-/// Where the previous time-series interval ended: its instant and the pages and drains
-/// counted by then.
+/// Where the previous time-series interval ended: its instant and what was completed by then.
 struct TimeSeriesCursor {
-    var pages: Int
-    var drains: Int
+    var completed: CompletedWork
     var at: UInt64
-
-    init(totals: (pages: Int, drains: Int), at: UInt64) {
-        pages = totals.pages
-        drains = totals.drains
-        self.at = at
-    }
 }
 
 /// Which phase a run is in, for the background loops.
@@ -131,11 +123,11 @@ final class RunStatus: Sendable {
     var phase: Phase { state.withLock { $0 } }
     var isWarmup: Bool { state.withLock { $0.warmup } }
 
-    func begin(warmup: Bool, totals: (pages: Int, drains: Int)) {
+    func begin(warmup: Bool, totals: CompletedWork) {
         state.withLock { state in
             state = Phase(
                 warmup: warmup, start: MonotonicTime.nanoseconds(), pagesAtStart: totals.pages,
-                drainsAtStart: totals.drains)
+                drainsAtStart: totals.endedDrains)
         }
     }
 }

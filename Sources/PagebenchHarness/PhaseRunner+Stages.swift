@@ -91,6 +91,7 @@ extension PhaseRunner {
                     index: span.index, startNanoseconds: span.startNanoseconds, plan: plan.stages[span.index],
                     target: plan.target)
                 result.remoteCounts = span.remote
+                result.completedInStage = span.completed
                 let isLast = position == spans.count - 1
                 result.partial = isLast && phase.interrupted
                 if isLast {
@@ -132,7 +133,7 @@ extension PhaseRunner {
         let control = PhaseControl(
             planner: planner, isWarmup: false, start: start, drainLimit: nil,
             durationNanoseconds: Double(plan.durationNanoseconds), shard: options.shard,
-            concurrency: workload.concurrency[0])
+            concurrency: workload.concurrency[0], pagers: slots.count)
         let interruption = options.interruption
 
         return await withTaskGroup(of: StagedChild.self) { group in

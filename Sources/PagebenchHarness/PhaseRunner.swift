@@ -49,6 +49,8 @@ public struct PhaseRunner<Source: PageSource>: Sendable where Source.Request == 
         public var probeSleep: (@Sendable (UInt64) async throws -> Void)?
         /// The in-process store the source serves, for the bare-loop calibration before the
         /// measured phase (``BareLoopCalibration``, `harness_overhead_ratio`); nil for none.
+        /// Ignored where the bare loop is not the phase's floor
+        /// (``BareLoopCalibration/measuresHarness(store:workload:)``).
         public var calibrationStore: SyntheticStore?
         /// A remote target's live counters (``RemotePageSource/counters``), read at the start
         /// and end of the measured phase.
@@ -56,10 +58,15 @@ public struct PhaseRunner<Source: PageSource>: Sendable where Source.Request == 
         /// Stops the phase early when requested (H6): its pagers are cancelled and the
         /// result is marked partial; a request during warm-up skips the measured phase.
         public var interruption: Interruption?
-        /// The in-process store the source serves when it has writes (S22): each pager task
-        /// then counts its drains' duplicates and skips (S25) on it, and per-second writes
-        /// are applied on a 1 ms timer while the phase runs.
-        public var writesStore: SyntheticStore?
+        /// The in-process store the source serves, when a request can change what later ones
+        /// see (``SyntheticStore/keepsRequestState``: writes, S22; the arrival count injected
+        /// failures are drawn from, S21). The measured phase's requests all go to this store,
+        /// as the caller made it (a store as created, for each measured phase); the warm-up
+        /// pages a store of its own made like it (``SyntheticStore/asCreated()``), so that
+        /// nothing the warm-up does changes what the measured phase sees (H9). Under writes
+        /// each pager task counts its drains' duplicates and skips (S25) on it, and per-second
+        /// writes are applied on a 1 ms timer while the phase runs.
+        public var phaseStore: SyntheticStore?
         /// Whether the process's cooperative pool runs nothing but this phase (`pagebench run`
         /// says so). Only then may a drain with a spare core keep its thread
         /// (``YieldPolicy/forPhase(pagers:cores:backgroundTicks:)``); in a shared pool (tests,
@@ -137,7 +144,8 @@ public struct PhaseRunner<Source: PageSource>: Sendable where Source.Request == 
                     probeSleep: options.probeSleep, warmup: true, bound: .duration(seconds: workload.warmupSeconds),
                     interruption: options.interruption,
                     backgroundTicks: backgroundTicks,
-                    writesStore: options.writesStore)
+                    // Its own store: its writes and failure draws never reach the measured phase's (H9).
+                    phaseStore: options.phaseStore?.asCreated())
             }
             if options.interruption?.isRequested == true {
                 // Stopped before measuring: nothing of this phase is a result.
@@ -149,9 +157,10 @@ public struct PhaseRunner<Source: PageSource>: Sendable where Source.Request == 
                 return result
             }
 
-            // The bare store loop over the same store and drain plans, for harness_overhead_ratio.
+            // The bare store loop over the same store and drain plans, for harness_overhead_ratio
+            // (only where it is the phase's floor: otherwise the ratio stays empty, H7).
             var bareLoopPagesPerSecond: Double?
-            if let store = options.calibrationStore {
+            if let store = options.calibrationStore, BareLoopCalibration.measuresHarness(store: store, workload: workload) {
                 let calibration = BareLoopCalibration(
                     store: store, planner: planner, durationNanoseconds: BareLoopCalibration.defaultDurationNanoseconds)
                 bareLoopPagesPerSecond = await calibration.pagesPerSecond(pagers: pagers)
@@ -168,7 +177,7 @@ public struct PhaseRunner<Source: PageSource>: Sendable where Source.Request == 
             let phase = await runPhase(
                 concurrency: concurrency, shard: shard, slots: slots, intervals: intervals, timing: timing,
                 probeSleep: options.probeSleep, warmup: false, bound: workload.bound, interruption: options.interruption,
-                backgroundTicks: backgroundTicks, writesStore: options.writesStore,
+                backgroundTicks: backgroundTicks, phaseStore: options.phaseStore,
                 instructionCounter: options.instructionCounter)
             let cpu = CPUTime.now().since(cpuBefore)
             let remote = remoteBefore.flatMap { before in options.remoteCounters.map { $0().since(before) } }
@@ -231,7 +240,7 @@ public struct PhaseRunner<Source: PageSource>: Sendable where Source.Request == 
     private func runPhase(
         concurrency total: Int, shard: Shard, slots: [PagerTaskProgress], intervals: IntervalLatencies?, timing: Bool,
         probeSleep: (@Sendable (UInt64) async throws -> Void)?, warmup: Bool, bound: RunBound,
-        interruption: Interruption?, backgroundTicks: (@Sendable () -> Int)?, writesStore: SyntheticStore?,
+        interruption: Interruption?, backgroundTicks: (@Sendable () -> Int)?, phaseStore: SyntheticStore?,
         instructionCounter: InstructionCounter? = nil
     ) async -> PhaseOutcome {
         let concurrency = slots.count
@@ -258,14 +267,18 @@ public struct PhaseRunner<Source: PageSource>: Sendable where Source.Request == 
         let start = MonotonicTime.nanoseconds()
         let control = PhaseControl(
             planner: planner, isWarmup: warmup, start: start, drainLimit: drainLimit,
-            durationNanoseconds: durationNanoseconds, shard: shard, concurrency: total)
+            durationNanoseconds: durationNanoseconds, shard: shard, concurrency: total, pagers: concurrency)
 
         let (metrics, returned, interrupted, instructions) = await withTaskGroup(of: PhaseChild.self) { group in
             for slot in 0..<concurrency {
                 var observed = ObservedSource(base: source, failures: FailureLog())
-                // Watching drains re-fetch their pages: S25 counts complete drains only.
-                observed.consistency = workload.pager == .apolloWatch ? nil : writesStore.map(ConsistencyTracker.init)
-                observed.writesStore = writesStore
+                if let phaseStore {
+                    // Every request goes to the phase's store. Watching drains re-fetch their
+                    // pages: S25 counts complete drains only.
+                    observed.consistency = ConsistencyTracker(
+                        store: phaseStore, countsDrains: phaseStore.hasWrites && workload.pager != .apolloWatch)
+                    observed.writesStore = phaseStore.hasWrites ? phaseStore : nil
+                }
                 let executor = DrainRunner(
                     source: observed, kind: workload.pager,
                     retryPolicy: retryPolicy, timing: timing, yieldEveryPages: workload.yieldEveryPages,
@@ -276,11 +289,11 @@ public struct PhaseRunner<Source: PageSource>: Sendable where Source.Request == 
                 group.addTask {
                     var metrics = await worker.run(metrics: handoff.take() ?? TaskMetrics())
                     metrics.throttles += executor.source.failures.throttles
-                    if let tracker = executor.source.consistency { metrics.consistency = tracker.counts }
+                    if let tracker = executor.source.consistency, tracker.countsDrains { metrics.consistency = tracker.counts }
                     return .worker(metrics)
                 }
             }
-            if let writesStore, writesStore.configuration.writes?.per == .second {
+            if let writesStore = phaseStore, writesStore.configuration.writes?.per == .second {
                 // Per-second writes land while no page is asked for too (S22, P16).
                 group.addTask {
                     while !Task.isCancelled {

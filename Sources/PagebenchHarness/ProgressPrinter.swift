@@ -5,11 +5,25 @@ import Synchronization
 /// Shows a sweep's progress: on a terminal one self-updating line per run (a bar, elapsed
 /// time, ETA, live pages/s), otherwise plain lines (CI logs): one when a run starts, one
 /// every ``plainInterval`` seconds, one when it ends.
+///
+/// The live pages/s counts what completed in the interval the line stands for (H7): on a
+/// terminal the last snapshot's interval (``preferredInterval``), on a plain line the time
+/// since the previous plain line (or since the phase began, if it began after that line).
 public final class ProgressPrinter: RunObserver {
     private let write: @Sendable (String) -> Void
     private let isTerminal: Bool
     private let plainIntervalSeconds: Double
-    private let state = Mutex<(run: RunDescription?, started: UInt64, lastPlain: Double)>((nil, 0, 0))
+    private let state = Mutex(State())
+
+    private struct State {
+        var run: RunDescription?
+        var started: UInt64 = 0
+        /// Seconds after ``started`` of the last plain line.
+        var lastPlain = 0.0
+        /// The snapshot the last plain line showed (nil before the first): where the next
+        /// line's rate starts.
+        var lastPlainSnapshot: ProgressSnapshot?
+    }
 
     /// - Parameters:
     ///   - isTerminal: whether the output is a terminal (`isatty(STDERR_FILENO)`).
@@ -25,12 +39,15 @@ public final class ProgressPrinter: RunObserver {
     public var preferredInterval: Duration { isTerminal ? .milliseconds(250) : .seconds(1) }
 
     public func runStarted(_ run: RunDescription) {
-        state.withLock { $0 = (run, MonotonicTime.nanoseconds(), 0) }
+        state.withLock { $0 = State(run: run, started: MonotonicTime.nanoseconds()) }
         if !isTerminal { write("\(label(run)): started\n") }
     }
 
     public func progress(_ snapshot: ProgressSnapshot) {
-        guard let (run, started, lastPlain) = state.withLock({ state in state.run.map { ($0, state.started, state.lastPlain) } })
+        guard
+            let (run, started, lastPlain, lastSnapshot) = state.withLock({ state in
+                state.run.map { ($0, state.started, state.lastPlain, state.lastPlainSnapshot) }
+            })
         else { return }
         let elapsed = Double(MonotonicTime.nanoseconds() - started) / 1e9
         let phase = snapshot.isWarmup ? "warm-up" : "measuring"
@@ -41,20 +58,35 @@ public final class ProgressPrinter: RunObserver {
         } else {
             eta = "?"
         }
-        let figures = "\(phase) \(NumberText.fixed(snapshot.phaseFraction * 100, 0))%  elapsed \(NumberText.seconds(elapsed))  ETA \(eta)  \(NumberText.count(snapshot.pagesPerSecond)) pages/s"
+        func figures(pagesPerSecond: Double) -> String {
+            "\(phase) \(NumberText.fixed(snapshot.phaseFraction * 100, 0))%  elapsed \(NumberText.seconds(elapsed))  ETA \(eta)  \(NumberText.count(pagesPerSecond)) pages/s"
+        }
         if isTerminal {
             let width = 20
             let filled = Int((snapshot.phaseFraction * Double(width)).rounded(.down))
             let bar = String(repeating: "█", count: filled) + String(repeating: "░", count: width - filled)
-            write("\r\u{1B}[2K\(label(run)) \(bar) \(figures)")
+            write("\r\u{1B}[2K\(label(run)) \(bar) \(figures(pagesPerSecond: snapshot.pagesPerSecond))")
         } else if elapsed - lastPlain >= plainIntervalSeconds {
-            state.withLock { $0.lastPlain = elapsed }
-            write("\(label(run)): \(figures)\n")
+            state.withLock {
+                $0.lastPlain = elapsed
+                $0.lastPlainSnapshot = snapshot
+            }
+            let rate = Self.pagesPerSecond(since: lastSnapshot, to: snapshot)
+            write("\(label(run)): \(figures(pagesPerSecond: rate))\n")
         }
     }
 
+    /// Pages completed per second from the `earlier` snapshot to `later` (H7); from the phase's
+    /// start when `earlier` is nil or of another phase.
+    static func pagesPerSecond(since earlier: ProgressSnapshot?, to later: ProgressSnapshot) -> Double {
+        if let earlier, earlier.isWarmup == later.isWarmup, later.phaseElapsedSeconds > earlier.phaseElapsedSeconds {
+            return Double(later.pages - earlier.pages) / (later.phaseElapsedSeconds - earlier.phaseElapsedSeconds)
+        }
+        return later.phaseElapsedSeconds > 0 ? Double(later.pages) / later.phaseElapsedSeconds : 0
+    }
+
     public func runEnded(_ run: RunDescription, result: RunResult) {
-        state.withLock { $0.run = nil }
+        state.withLock { $0 = State() }
         let metrics = result.metrics
         let stage = result.stage.map { " stage \($0.index + 1)" } ?? ""
         var line = "\(label(run))\(stage): \(NumberText.count(result.pagesPerSecond)) pages/s, \(metrics.pages) pages, \(metrics.drains) drains"

@@ -45,12 +45,12 @@ public struct RunResult: Sendable {
     /// Instructions the process executed in the measured phase, counted under callgrind
     /// (``PhaseRunner/Options/instructionCounter``); nil when not counted.
     public var instructions: UInt64?
-    /// Whether a remote target failed the measured phase (answered no page, or stopped
-    /// answering: ``ResultRow/targetFailure(pages:failedDrains:unansweredRequests:)``).
+    /// Whether a remote target failed the measured phase (answered no page, ended no drain,
+    /// or stopped answering: ``ResultRow/targetFailure(pages:drains:failedDrains:unansweredRequests:)``).
     public var targetStoppedAnswering: Bool {
         guard let remoteCounts else { return false }
         return ResultRow.targetFailure(
-            pages: metrics.pages, failedDrains: metrics.errors.total,
+            pages: metrics.pages, drains: metrics.drains, failedDrains: metrics.errors.total,
             unansweredRequests: remoteCounts.responses["transport"] ?? 0) != nil
     }
 
@@ -70,6 +70,12 @@ public struct RunResult: Sendable {
 
     /// The stage of a staged phase this result measured (H4); nil for a fixed concurrency or rate.
     public var stage: Stage?
+
+    /// A stage: what the pagers completed while it ran (H7), read from their live counters at
+    /// its start and end. Its rates count these, whichever stage a drain started in, while its
+    /// counts (``metrics``) are those of the drains that started in it (H4). Nil outside
+    /// stages, where every page of the phase's drains completes within the phase.
+    public var completedInStage: CompletedWork?
 
     /// One stage of a staged phase: which, when it began, and what it ramped between.
     public struct Stage: Sendable, Equatable {
@@ -121,8 +127,10 @@ public struct RunResult: Sendable {
         self.shardDrains = shardDrains
     }
 
-    /// Pages per second of the measured phase.
-    public var pagesPerSecond: Double { measuredSeconds > 0 ? Double(metrics.pages) / measuredSeconds : 0 }
+    /// Pages completed per second of the measured phase (or stage, ``completedInStage``).
+    public var pagesPerSecond: Double {
+        measuredSeconds > 0 ? Double(completedInStage?.pages ?? metrics.pages) / measuredSeconds : 0
+    }
 
     /// ``bareLoopPagesPerSecond`` ÷ ``pagesPerSecond``: how many times faster the bare store
     /// loop pages than this phase did (1 = the harness and pager cost nothing); nil when not
@@ -168,6 +176,13 @@ public struct RunResult: Sendable {
             }
         }
         row.apply(metrics, measuredSeconds: measuredSeconds)
+        if let completed = completedInStage, measuredSeconds > 0 {
+            // A stage's rates count what completed while it ran (H7).
+            row.pagesPerSecond = Double(completed.pages) / measuredSeconds
+            row.itemsPerSecond = Double(completed.items) / measuredSeconds
+            row.scannedBytesPerSecond = Double(completed.scannedBytes) / measuredSeconds
+            row.drainsPerSecond = Double(completed.drains) / measuredSeconds
+        }
         row.applyResources(
             cpu: cpu, allocationRequests: allocations, peakAllocatedBytes: peakAllocatedBytes, peakRSSBytes: peakRSSBytes)
         row.measurementOverheadRatio = measurementOverheadRatio

@@ -134,28 +134,17 @@ extension Scenario {
                 scenario.workload = try JSONDecoder().decode(Workload.self, from: workloadData)
             } catch let error as HarnessError {
                 throw error
-            } catch let DecodingError.typeMismatch(type, context), let DecodingError.valueNotFound(type, context) {
-                throw .invalidField(path(context), "must be \(typeName(type)) (\(context.debugDescription))")
-            } catch let DecodingError.dataCorrupted(context) {
-                throw .invalidField(path(context), context.debugDescription)
+            } catch let error as DecodingError {
+                // The path, what goes there and what the file has (a number that does not fit
+                // its field included), not JSONDecoder's "The given data was not valid JSON."
+                guard let shape = StrictJSON.explain(error, decoding: Workload.self, from: Array(workloadData), prefix: "workload") else {
+                    throw .invalidField("workload", "\(error)")
+                }
+                throw .invalidField(shape.path, shape.problem)
             } catch {
                 throw .invalidField("workload", "\(error)")
             }
         }
         return scenario
-    }
-
-    private static func path(_ context: DecodingError.Context) -> String {
-        (["workload"] + context.codingPath.map(\.stringValue)).joined(separator: ".")
-    }
-
-    private static func typeName(_ type: Any.Type) -> String {
-        switch type {
-        case is Int.Type, is UInt64.Type: "a whole number"
-        case is Double.Type: "a number"
-        case is Bool.Type: "true or false"
-        case is String.Type: "a string"
-        default: "a \(type)"
-        }
     }
 }

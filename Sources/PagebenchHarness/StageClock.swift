@@ -21,8 +21,9 @@ struct StageClock<C: Clock>: Sendable where C.Duration == Duration {
     /// The time-series row of the interval from the cursor to an instant (nanoseconds after
     /// the plan started); nil without `--timeseries`.
     let sample: (@Sendable (inout TimeSeriesCursor, Int) -> TimeSeriesRow)?
-    /// The pages and drains counted so far, which the first interval starts from.
-    let totals: @Sendable () -> (pages: Int, drains: Int)
+    /// What the pagers have completed so far (their live counters, H7): the time series'
+    /// intervals and each stage's rates are differences of two readings.
+    let totals: @Sendable () -> CompletedWork
     /// A remote target's counters, read at stage boundaries.
     let remoteCounters: (@Sendable () -> RemoteCounts)?
 
@@ -30,20 +31,24 @@ struct StageClock<C: Clock>: Sendable where C.Duration == Duration {
     private struct Meter {
         var index: Int
         var start: Int
+        var completed: CompletedWork
         var startedAt = Date()
         var cpu = CPUTime.now()
         var allocations = try? JemallocStats.read(flushingThreadCache: true)
         var remote: RemoteCounts?
 
-        func span(endingAt end: Int, sampler: MemorySampler, remoteCounters: (@Sendable () -> RemoteCounts)?) -> StageSpan {
+        func span(
+            endingAt end: Int, completed now: CompletedWork, sampler: MemorySampler,
+            remoteCounters: (@Sendable () -> RemoteCounts)?
+        ) -> StageSpan {
             sampler.sample()
             var allocated: UInt64 = 0
             if let allocations, let after = try? JemallocStats.read(flushingThreadCache: true) {
                 allocated = after.allocationRequests(since: allocations)
             }
             return StageSpan(
-                index: index, startNanoseconds: start, endNanoseconds: max(start, end), startedAt: startedAt,
-                cpu: CPUTime.now().since(cpu), allocations: allocated, peakAllocatedBytes: sampler.peakAllocatedBytes,
+                index: index, startNanoseconds: start, endNanoseconds: max(start, end),
+                completed: now.since(completed), startedAt: startedAt, cpu: CPUTime.now().since(cpu), allocations: allocated, peakAllocatedBytes: sampler.peakAllocatedBytes,
                 peakRSSBytes: (try? ProcessMemory.read().peakResidentBytes) ?? 0,
                 remote: remote.flatMap { before in remoteCounters.map { $0().since(before) } })
         }
@@ -56,7 +61,7 @@ struct StageClock<C: Clock>: Sendable where C.Duration == Duration {
         var outcome = StageTimeline(reachedEnd: false, spans: [], series: [])
         var meter: Meter?
         var stage = -1
-        var cursor = TimeSeriesCursor(totals: totals(), at: 0)
+        var cursor = TimeSeriesCursor(completed: totals(), at: 0)
         var nextTick = Self.tickNanoseconds
         func elapsed() -> Int {
             Int(clamping: LatencyRecorder.nanoseconds(start.duration(to: clock.now)))
@@ -74,10 +79,16 @@ struct StageClock<C: Clock>: Sendable where C.Duration == Duration {
             if plan.target == .pagers { row.targetPagers = target } else { row.targetDrainsPerSecond = target }
             outcome.series.append(row)
         }
+        /// The counters' reading that ended the last stage, where the next one starts.
+        var boundary: CompletedWork?
         func close(at now: Int) {
             guard let open = meter else { return }
             emit(at: now, stage: open.index)
-            outcome.spans.append(open.span(endingAt: now, sampler: sampler, remoteCounters: remoteCounters))
+            // Read after the row just emitted: nothing completed in the stage is left out.
+            let reading = totals()
+            outcome.spans.append(
+                open.span(endingAt: now, completed: reading, sampler: sampler, remoteCounters: remoteCounters))
+            boundary = reading
             meter = nil
         }
         while true {
@@ -97,7 +108,7 @@ struct StageClock<C: Clock>: Sendable where C.Duration == Duration {
                 // The plan starts at `start`, whenever this task first ran; later stages start
                 // where the clock saw their boundary, as their drains do.
                 let stageStart = outcome.spans.isEmpty ? 0 : now
-                meter = Meter(index: stage, start: stageStart, remote: remoteCounters?())
+                meter = Meter(index: stage, start: stageStart, completed: boundary ?? totals(), remote: remoteCounters?())
                 nextTick = stageStart + Self.tickNanoseconds
             }
             switch plan.target {
@@ -127,6 +138,9 @@ struct StageSpan: Sendable {
     /// Nanoseconds after the plan started, as the stage clock measured them.
     var startNanoseconds: Int
     var endNanoseconds: Int
+    /// What the pagers completed from the stage's start to its end (H7), whichever stage
+    /// their drains started in.
+    var completed: CompletedWork
     var startedAt: Date
     var cpu: CPUTime
     var allocations: UInt64

@@ -42,18 +42,39 @@ public struct StagePlan: Sendable, Hashable, CustomStringConvertible {
     /// The whole plan's length.
     public var durationNanoseconds: Int { stages.reduce(0) { $0 + $1.durationNanoseconds } }
 
+    /// The most stages a plan may have. Each stage keeps its own totals and latency
+    /// histograms for the whole phase, as much as a pager holds (0.4–0.8 MiB:
+    /// results/memory-per-pager-and-stage.md), so 1,000 stages hold up to 0.8 GiB.
+    public static let maximumStages = 1_000
+    /// The longest plan: a phase lasts at most 24 hours (as `durationSeconds` does).
+    public static let maximumDurationNanoseconds = 86_400_000_000_000
+
     /// Validates and builds a plan.
     ///
-    /// - Throws: ``HarnessError`` (`invalidField` on `field`) for no stages, a stage shorter
-    ///   than 1 ms, a negative or non-finite target, a fractional pager count, or more than
+    /// - Throws: ``HarnessError`` (`invalidField` on `field`) for no stages, more than
+    ///   ``maximumStages``, a stage shorter than 1 ms, stages that last more than 24 hours in
+    ///   all, a negative or non-finite target, a fractional pager count, or more than
     ///   1,000,000 pagers.
     public init(target: Target, stages: [Stage], field: String = "workload.stages") throws(HarnessError) {
         guard !stages.isEmpty else { throw .invalidField(field, "give at least one stage") }
+        guard stages.count <= Self.maximumStages else {
+            throw .invalidField(
+                field,
+                "has \(stages.count) stages; a plan has at most \(Self.maximumStages) (each stage keeps its own "
+                    + "totals and latency histograms, 0.4-0.8 MiB, for the whole phase)")
+        }
+        var total = 0
         for (index, stage) in stages.enumerated() {
             let name = "\(field)[\(index)]"
             guard stage.durationNanoseconds >= 1_000_000 else {
                 throw .invalidField(name, "a stage lasts at least 1ms")
             }
+            // Summed here, bounded, so that no later sum of the plan can overflow.
+            guard stage.durationNanoseconds <= Self.maximumDurationNanoseconds - total else {
+                throw .invalidField(
+                    name, "the stages last more than 24h up to here; a phase (the whole plan) lasts at most 24h")
+            }
+            total += stage.durationNanoseconds
             for value in [stage.start, stage.end] {
                 guard value.isFinite, value >= 0 else {
                     throw .invalidField(name, "the target must be a non-negative number, not \(value)")

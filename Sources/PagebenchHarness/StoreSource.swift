@@ -52,13 +52,14 @@ public struct StoreSource: PageSource {
 /// retried ones) and remember the last one, for pagers whose API does not rethrow it
 /// (`QueryPager.fetch` publishes failures instead). The success path touches nothing shared.
 ///
-/// On a store with writes, the worker's ``ConsistencyTracker`` serves the requests instead
-/// of `base` (the same store), to count the drains' duplicates and skips (S25).
+/// In a phase with a store of its own (``PhaseRunner/Options/phaseStore``: writes, injected
+/// failures), the worker's ``ConsistencyTracker`` serves the requests from it instead of
+/// `base`, and under writes counts the drains' duplicates and skips (S25).
 struct ObservedSource<Base: PageSource>: PageSource where Base.Request == PageRequest, Base.Response == Page {
     let base: Base
     let failures: FailureLog
     var consistency: ConsistencyTracker? = nil
-    /// The in-process store under writes, for the watching pager (`apollo-watch`, P16).
+    /// The phase's store under writes, for the watching pager (`apollo-watch`, P16).
     var writesStore: SyntheticStore? = nil
 
     @inlinable
@@ -74,7 +75,7 @@ struct ObservedSource<Base: PageSource>: PageSource where Base.Request == PageRe
 
     @inlinable
     func fetchWithoutWaiting(_ request: PageRequest) throws -> Page? {
-        // Under writes every request goes through the tracker (S25).
+        // With a phase store every request goes through the tracker.
         guard consistency == nil else { return nil }
         do {
             return try base.fetchWithoutWaiting(request)

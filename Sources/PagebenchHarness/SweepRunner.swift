@@ -115,11 +115,12 @@ public struct SweepRunner: Sendable {
                 throw HarnessError.invalidField("store", "\(error)")
             }
             let runner = PhaseRunner(scenario: scenario, source: StoreSource(store: store, pager: scenario.workload.pager))
-            // Every measured phase under writes pages a store as created (its warm-up, if
-            // any, writes first), so that repetitions are comparable.
-            var makeWritesStore: (@Sendable () -> SyntheticStore?)?
-            if store.hasWrites {
-                makeWritesStore = { @Sendable in try? makeStore() }
+            // Where a request changes what later ones see (writes, failure draws), every measured
+            // phase pages a store as created, so that repetitions are comparable (its warm-up
+            // pages another, H9).
+            var makePhaseStore: (@Sendable () -> SyntheticStore)?
+            if store.keepsRequestState {
+                makePhaseStore = { @Sendable in store.asCreated() }
             }
             if ordinal == 0, let waitForStart = options.waitForStart {
                 guard await startTogether(waitForStart) else { return output }
@@ -127,11 +128,11 @@ public struct SweepRunner: Sendable {
             let finished = await withTaskGroup(of: Void.self) { group -> Bool in
                 if let sleeper { group.addTask { await sleeper.run() } }
                 defer { group.cancelAll() }
-                // Under writes the bare loop (no writes arrive) is not the run's floor: no
-                // harness_overhead_ratio; the pager tasks count consistency instead (S25).
+                // The phase runner calibrates only where the bare loop is the phase's floor (no
+                // service time, failures or writes; closed loop): elsewhere no harness_overhead_ratio.
                 return await runScenario(
-                    runner, sleeper: sleeper, calibrationStore: store.hasWrites ? nil : store,
-                    makeWritesStore: makeWritesStore, ordinal: &ordinal, total: total, into: &output)
+                    runner, sleeper: sleeper, calibrationStore: store,
+                    makePhaseStore: makePhaseStore, ordinal: &ordinal, total: total, into: &output)
             }
             if !finished { return output }
         }
@@ -164,7 +165,7 @@ public struct SweepRunner: Sendable {
     /// preceded by the bare-loop calibration of `harness_overhead_ratio`.
     private func runScenario<Source>(
         _ runner: PhaseRunner<Source>, sleeper: CoalescingSleeper?, calibrationStore: SyntheticStore?,
-        makeWritesStore: (@Sendable () -> SyntheticStore?)? = nil, ordinal: inout Int, total: Int,
+        makePhaseStore: (@Sendable () -> SyntheticStore)? = nil, ordinal: inout Int, total: Int,
         into output: inout Output
     ) async -> Bool {
         let workload = runner.scenario.workload
@@ -192,13 +193,13 @@ public struct SweepRunner: Sendable {
                 var result = await measure(
                     runner, sleeper: sleeper, concurrency: concurrency, repetition: repetition, ordinal: ordinal, total: total,
                     timing: workload.pageTiming, overhead: false, calibrationStore: calibrationStore,
-                    writesStore: makeWritesStore?())
+                    phaseStore: makePhaseStore?())
                 guard result.measured else { return false }
                 if workload.measureOverhead, !result.partial {
                     ordinal += 1
                     let untimed = await measure(
                         runner, sleeper: sleeper, concurrency: concurrency, repetition: repetition, ordinal: ordinal, total: total,
-                        timing: false, overhead: true, calibrationStore: nil, writesStore: makeWritesStore?())
+                        timing: false, overhead: true, calibrationStore: nil, phaseStore: makePhaseStore?())
                     if result.pagesPerSecond > 0, !untimed.partial {
                         result.measurementOverheadRatio = untimed.pagesPerSecond / result.pagesPerSecond
                     }
@@ -249,7 +250,7 @@ public struct SweepRunner: Sendable {
 
     private func measure<Source>(
         _ runner: PhaseRunner<Source>, sleeper: CoalescingSleeper?, concurrency: Int, repetition: Int, ordinal: Int,
-        total: Int, timing: Bool, overhead: Bool, calibrationStore: SyntheticStore?, writesStore: SyntheticStore?
+        total: Int, timing: Bool, overhead: Bool, calibrationStore: SyntheticStore?, phaseStore: SyntheticStore?
     ) async -> RunResult {
         let workload = runner.scenario.workload
         var expected: Double?
@@ -260,7 +261,7 @@ public struct SweepRunner: Sendable {
         options.observer?.runStarted(description)
         var runOptions: PhaseRunner<Source>.Options = phaseOptions(sleeper: sleeper, timing: timing, overhead: overhead)
         runOptions.calibrationStore = calibrationStore
-        runOptions.writesStore = writesStore
+        runOptions.phaseStore = phaseStore
         if let counter = options.instructionCounter, !overhead {
             runOptions.instructionCounter = counter
             // The sampler's ticks come with wall-clock time, which callgrind stretches by a

@@ -6,6 +6,10 @@ extension Workload {
     public static let maximumConcurrency = 100_000
     /// The most partitions a Zipf partition choice supports (its table holds one entry each).
     public static let maximumZipfPartitions = 1_000_000
+    /// The open-loop arrival rates a fixed-rate workload takes, in drains per second: from one
+    /// drain per 1,000 s (a slower schedule's instants, summed over a phase's drains, would
+    /// pass what a clock holds) to 10 million.
+    public static let openLoopRates: ClosedRange<Double> = 0.001...10_000_000
 
     /// Checks every field against the store it will run on and throws a ``HarnessError``
     /// (`invalidScenario`) naming the first bad field (`workload.limit`), its value and what
@@ -61,11 +65,11 @@ extension Workload {
         if let stages {
             try validateStages(stages)
         } else {
-            if case .open(let rate, _) = load, !(rate > 0 && rate <= 10_000_000) {
+            if case .open(let rate, _) = load, !Self.openLoopRates.contains(rate) {
                 throw fail(
                     "load", rate == 0
                         ? "'\(load)' needs a rate, e.g. '\(load):200' (drains per second); only rate stages may leave it out"
-                        : "the open-loop rate must be greater than 0 and at most 10000000 drains per second, got \(rate)")
+                        : "the open-loop rate must be from \(Self.openLoopRates.lowerBound) to 10000000 drains per second, got \(rate)")
             }
             if rampDown != .finish {
                 throw fail("rampDown", "applies to pager stages only; give workload.stages (or --stages) too")
@@ -111,10 +115,15 @@ extension Workload {
         if measureOverhead && !pageTiming {
             throw fail("measureOverhead", "compares timing on with timing off, so pageTiming must be true")
         }
+        // Checked whatever the pager, as every number given is (issue 24).
+        guard watchSeconds.isFinite, watchSeconds > 0, watchSeconds <= 3_600 else {
+            throw fail("watchSeconds", "must be greater than 0 and at most 3600, got \(watchSeconds)")
+        }
+        if measureOverhead && load != .closed {
+            // H7: the arrival rate sets an open loop's pages/s, timed or not.
+            throw fail("measureOverhead", "compares pages/s with timing on and off, which an open loop's arrival rate sets; measure it in closed loop")
+        }
         if pager == .apolloWatch {
-            guard watchSeconds.isFinite, watchSeconds > 0, watchSeconds <= 3_600 else {
-                throw fail("watchSeconds", "must be greater than 0 and at most 3600, got \(watchSeconds)")
-            }
             // Writes must land while the pagers only watch: per-request writes would come
             // only with the watch's own re-fetches, each of which would write again.
             guard store.writes?.per == .second else {
@@ -167,7 +176,7 @@ extension Workload {
             guard rate == 0 else {
                 throw fail("load", "the stages set the rate; write '\(LoadModel.open(drainsPerSecond: 0, poisson: load.isPoisson))' without ':\(rate)'")
             }
-            guard plan.peak <= 10_000_000 else {
+            guard plan.peak <= Self.openLoopRates.upperBound else {
                 throw fail("stages", "the open-loop rate must be at most 10000000 drains per second, got \(plan.peak)")
             }
             guard concurrency.count == 1 else {

@@ -48,9 +48,10 @@ public struct Workload: Sendable, Hashable {
     /// Whether each measured phase is repeated with per-page timing off, to report
     /// `measurement_overhead_ratio` (pages/s off ÷ pages/s on).
     public var measureOverhead: Bool = false
-    /// Every this many pages a drain publishes its progress and, if a millisecond has
-    /// passed since its last `Task.yield()`, yields, so that timers, the memory sampler and
-    /// progress still run on a busy cooperative pool.
+    /// Every this many pages a drain publishes its fast pages to the live counters (pages of
+    /// 50 µs or more are published at once, H7) and, if a millisecond has passed since its
+    /// last `Task.yield()`, yields, so that timers, the memory sampler and progress still run
+    /// on a busy cooperative pool.
     public var yieldEveryPages: Int = 64
     /// A load shape (H4): the phase follows these stages instead of running at a fixed
     /// concurrency or rate, and each stage gets its own row. Pager stages are closed loop

@@ -27,10 +27,14 @@ public protocol CSVRecord: Sendable, Equatable {
     /// Earlier `schema_version`s this type still reads, each with the columns it lacked
     /// (optional columns added since). Empty by default.
     static var earlierSchemaVersions: [Int: Set<String>] { get }
+    /// A value of this row that its own meaning rules out, beyond what every row is checked
+    /// for (``Implausibility``): the column and why. nil (the default) when there is none.
+    func implausibility() -> Implausibility?
 }
 
 extension CSVRecord {
     public static var earlierSchemaVersions: [Int: Set<String>] { [:] }
+    public func implausibility() -> Implausibility? { nil }
 }
 
 extension CSVRecord {
@@ -59,11 +63,13 @@ extension CSVColumn {
             name: name, unit: unit, polarity: polarity, kind: kind, type: type, isOptional: optional, summary: summary)
     }
 
+    /// A text column; unless `optional`, a cell must not be empty.
     public static func text(
-        _ name: String, _ keyPath: WritableKeyPath<Row, String> & Sendable, _ kind: ColumnKind, _ summary: String
+        _ name: String, _ keyPath: WritableKeyPath<Row, String> & Sendable, _ kind: ColumnKind, optional: Bool = false,
+        _ summary: String
     ) -> CSVColumn {
         CSVColumn(
-            descriptor: descriptor(name, .text, optional: false, unit: "", .neutral, kind, summary),
+            descriptor: descriptor(name, .text, optional: optional, unit: "", .neutral, kind, summary),
             value: { .text($0[keyPath: keyPath]) },
             store: { row, value in if case .text(let text) = value { row[keyPath: keyPath] = text } }
         )

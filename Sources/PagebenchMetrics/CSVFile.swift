@@ -16,30 +16,59 @@ public enum CSVFile {
         return rows
     }
 
+    /// Whether a results file may hold two rows of one identity and repetition.
+    public enum RepeatedRows: Sendable {
+        /// A results file or a baseline: a row given twice would count one measurement as two
+        /// samples (`check`) or two configurations (`compare`).
+        case refused
+        /// A history file: every run appends its rows, so repetitions recur by design.
+        case allowed
+    }
+
     /// Every row of the results file at `path`, which must hold at least one.
     ///
     /// - Throws: ``MetricsError``: `inputUnavailable` for a missing file, `malformedInput`
-    ///   with file, line and column for bad content, or for a header without rows.
-    public static func readResults(_ path: String) throws -> [ResultRow] {
+    ///   with file, line and column for bad content, for a header without rows, or (unless
+    ///   `repeatedRows` allows it) for a row of the identity and repetition of an earlier one.
+    public static func readResults(_ path: String, repeatedRows: RepeatedRows = .refused) throws -> [ResultRow] {
         var rows: [ResultRow] = []
-        try forEachResult(path) { row, _ in rows.append(row) }
+        try forEachResult(path, repeatedRows: repeatedRows) { row, _ in rows.append(row) }
         return rows
     }
 
     /// Hands every row of the results file at `path` to `body` as it is read, with its typed
     /// cells (by ``ResultRow/csvColumns`` index: what a reader of a few columns of many rows
     /// takes instead of the row's key paths); the file must hold at least one (errors as
-    /// ``readResults(_:)``).
-    public static func forEachResult(_ path: String, _ body: (ResultRow, [CSVValue]) throws -> Void) throws {
+    /// ``readResults(_:repeatedRows:)``).
+    public static func forEachResult(
+        _ path: String, repeatedRows: RepeatedRows = .refused, _ body: (ResultRow, [CSVValue]) throws -> Void
+    ) throws {
         var count = 0
-        try forEachRow(ResultRow.self, from: path, pieceBytes: pieceBytes) { row, cells in
+        var firstLine: [RowKey: Int] = [:]
+        try forEachRow(ResultRow.self, from: path, pieceBytes: pieceBytes) { row, cells, line in
             count += 1
+            if repeatedRows == .refused {
+                let earlier = firstLine.updateValue(line, forKey: RowKey(identity: row.identity, repetition: row.repetition))
+                if let earlier {
+                    throw MetricsError.malformed(
+                        file: path, line: line, column: nil,
+                        "this row repeats line \(earlier): both are \(row.identity) repetition \(row.repetition); "
+                            + "a measurement given twice would count as two, so give each row once "
+                            + "(a history file, which repeats them by design, goes to --history)")
+                }
+            }
             try body(row, cells)
         }
         guard count > 0 else {
             throw MetricsError.malformed(
                 file: path, line: 2, column: nil, "the file has a header but no rows; was the run interrupted?")
         }
+    }
+
+    /// What makes two rows of a results file the same measurement.
+    private struct RowKey: Hashable {
+        let identity: ResultIdentity
+        let repetition: Int
     }
 
     /// How much of a file is read at a time: a file of any size is held as at most this
@@ -54,13 +83,13 @@ public enum CSVFile {
     public static func forEachRow<Row: CSVRecord>(
         _ type: Row.Type = Row.self, from path: String, _ body: (Row) throws -> Void
     ) throws {
-        try forEachRow(type, from: path, pieceBytes: pieceBytes) { row, _ in try body(row) }
+        try forEachRow(type, from: path, pieceBytes: pieceBytes) { row, _, _ in try body(row) }
     }
 
     /// ``forEachRow(_:from:_:)`` reading `pieceBytes` at a time (tests cut files into tiny
-    /// pieces), handing each row's typed cells along.
+    /// pieces), handing each row's typed cells and line along.
     static func forEachRow<Row: CSVRecord>(
-        _ type: Row.Type, from path: String, pieceBytes: Int, _ body: (Row, [CSVValue]) throws -> Void
+        _ type: Row.Type, from path: String, pieceBytes: Int, _ body: (Row, [CSVValue], Int) throws -> Void
     ) throws {
         let file: FileSystem.InputFile
         do {
@@ -88,7 +117,7 @@ public enum CSVFile {
             }
             let parsed = try text.withUTF8 { bytes in
                 try reader.parseRecords(bytes, line: line, atStart: atStart, isEnd: isEnd) { record in
-                    if let row = try rows.take(record) { try body(row, rows.cells) }
+                    if let row = try rows.take(record) { try body(row, rows.cells, record.line) }
                 }
             }
             buffer.removeFirst(parsed.consumed)

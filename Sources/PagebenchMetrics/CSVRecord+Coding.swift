@@ -21,8 +21,8 @@ extension CSVRecord {
     ///
     /// Errors carry `file`, line and column: no header, unknown, duplicate or missing columns,
     /// a record with the wrong number of fields, a value of the wrong type, an empty cell in a
-    /// required column, a partly filled group of optional columns, or a `schema_version` this
-    /// build does not read. A file of an ``CSVRecord/earlierSchemaVersions`` version lacks
+    /// required column, a partly filled group of optional columns, a value no run can have
+    /// written (``Implausibility``), or a `schema_version` this build does not read. A file of an ``CSVRecord/earlierSchemaVersions`` version lacks
     /// exactly the columns added since; its rows read with those empty, as this version.
     public static func parseCSV(_ text: String, file: String) throws -> [Self] {
         // Records are decoded as they are read: the text is never held a second time as fields.
@@ -124,6 +124,10 @@ struct CSVRowDecoder<Row: CSVRecord> {
     /// The columns the header lacks (an earlier schema version), whose cells are the row's
     /// defaults.
     let missingColumns: [Int]
+    /// The field (position in the record) of each column, nil for a column the header lacks.
+    let fieldOfColumn: [Int?]
+    /// The checks every row passes (negative numbers, 0/1 flags, percentile order).
+    let plausibility: CSVPlausibility
     /// The typed cells of the last row decoded, by column index.
     private(set) var cells: [CSVValue] = []
     /// The previous row's text per column: a row that repeats it (host, commit, scenario…)
@@ -179,6 +183,10 @@ struct CSVRowDecoder<Row: CSVRecord> {
         optionalFields = columnOfField.indices.filter { columns[columnOfField[$0]].descriptor.isOptional }
         schemaVersionField = columnOfField.firstIndex { columns[$0].name == "schema_version" }
         missingColumns = columns.indices.filter { missingSet.contains(columns[$0].name) }
+        var fieldOfColumn = [Int?](repeating: nil, count: columns.count)
+        for (field, column) in columnOfField.enumerated() { fieldOfColumn[column] = field }
+        self.fieldOfColumn = fieldOfColumn
+        plausibility = CSVPlausibility(columns.map(\.descriptor))
         previousText = Array(repeating: nil, count: columns.count)
         cells = Array(repeating: .missing, count: columns.count)
     }
@@ -201,7 +209,7 @@ struct CSVRowDecoder<Row: CSVRecord> {
             case .failure(let failure):
                 throw MetricsError.malformed(
                     file: file, line: field.line, column: field.column, "column '\(columns[index].name)': \(failure.message)")
-            case .success(.missing) where !optional[index] && type != .text:
+            case .success(.missing) where !optional[index]:
                 throw MetricsError.malformed(
                     file: file, line: field.line, column: field.column,
                     "column '\(columns[index].name)' is empty but requires a \(type.rawValue) value")
@@ -236,6 +244,12 @@ struct CSVRowDecoder<Row: CSVRecord> {
         // The cells say what the row holds: the upgraded version, the defaults of columns added since.
         if let schemaVersionField { cells[columnOfField[schemaVersionField]] = columns[columnOfField[schemaVersionField]].value(row) }
         for index in missingColumns { cells[index] = columns[index].value(row) }
+        if let implausibility = plausibility.check(cells) ?? row.implausibility() {
+            let field = columns.firstIndex { $0.name == implausibility.column }.flatMap { fieldOfColumn[$0] }.map { record.fields[$0] }
+            throw MetricsError.malformed(
+                file: file, line: record.line, column: field?.column,
+                "column '\(implausibility.column)' \(implausibility.problem); no run writes such a row: was the file edited?")
+        }
         return row
     }
 }

@@ -29,10 +29,10 @@ extension ResultRow {
             .decimal("target_duration_s", \.targetDurationSeconds, unit: "s", .neutral, .context, "Duration bounding the run; empty when bounded by drain count."),
             .decimal("warmup_s", \.warmupSeconds, unit: "s", .neutral, .context, "Warm-up before the measured phase, excluded from every figure."),
             // Throughput
-            .decimal("pages_per_s", \.pagesPerSecond, unit: "pages/s", .higherIsBetter, .measured, "Pages fetched per second of the measured phase."),
-            .decimal("items_per_s", \.itemsPerSecond, unit: "items/s", .higherIsBetter, .measured, "Items returned per second."),
-            .decimal("scanned_bytes_per_s", \.scannedBytesPerSecond, unit: "bytes/s", .higherIsBetter, .measured, "Bytes evaluated per second."),
-            .decimal("drains_per_s", \.drainsPerSecond, unit: "drains/s", .higherIsBetter, .measured, "Drains ended per second."),
+            .decimal("pages_per_s", \.pagesPerSecond, unit: "pages/s", .higherIsBetter, .measured, "Pages completed per second of the measured phase; a stage row counts the pages completed while the stage ran, whichever stage their drain started in (H7)."),
+            .decimal("items_per_s", \.itemsPerSecond, unit: "items/s", .higherIsBetter, .measured, "Items returned per second, by those pages."),
+            .decimal("scanned_bytes_per_s", \.scannedBytesPerSecond, unit: "bytes/s", .higherIsBetter, .measured, "Bytes evaluated per second, by those pages."),
+            .decimal("drains_per_s", \.drainsPerSecond, unit: "drains/s", .higherIsBetter, .measured, "Drains ended per second, as `drains` counts them; a stage row counts those that ended while the stage ran (H7)."),
             // Deterministic counts
             .integer("drains", \.drains, unit: "drains", .neutral, .deterministic, "Drains that ended (drained, stopped after K pages, or abandoned)."),
             .integer("pages", \.pages, unit: "pages", .lowerIsBetter, .deterministic, "Pages fetched."),
@@ -50,7 +50,7 @@ extension ResultRow {
         columns += C.latency("drain_latency", \.drainLatency, "Drain latency from its actual start (uncorrected)")
         columns += C.latency("drain_latency_corrected", \.drainLatencyCorrected, "Open loop: drain latency from its intended start (coordinated-omission corrected); empty in closed loop")
         columns += [
-            .integer("missed_starts", \.missedStarts, unit: "drains", .lowerIsBetter, .measured, "Open loop: intended starts that found every slot busy; empty in closed loop."),
+            .integer("missed_starts", \.missedStarts, unit: "drains", .lowerIsBetter, .measured, "Open loop: drains whose intended start found every slot busy (H8: the pager that took the drain was still in its previous one, and every other pager had begun one); a drain that had a free slot but began late is a `late_starts`; empty in closed loop. Schema 4 and earlier counted every drain that began after its intended instant."),
             // Cancellation
             .integer("cancellations", \.cancellations, unit: "drains", .neutral, .measured, "Drains cancelled by the probe or the final cancel-everything."),
         ]
@@ -67,9 +67,9 @@ extension ResultRow {
             .integer("errors_validation", \.errors.validation, unit: "drains", .lowerIsBetter, .measured, "Drains failed: request rejected by validation (S1, S15)."),
             .integer("errors_other", \.errors.other, unit: "drains", .lowerIsBetter, .measured, "Drains failed for any other reason."),
             // Real targets (issue 14): empty or zero for in-process rows
-            .text("target_kind", \.targetKind, .context, "What the run paged: empty in-process, `serve` (`--target URL`), `http`, `graphql` or `dynamodb` (`--target-file`)."),
-            .text("target_hash", \.targetHash, .context, "SHA-256 prefix of the target file without header values; empty without one."),
-            .text("http_responses", \.httpResponses, .context, "Responses by HTTP status in the measured phase, `200=1234 429=5 transport=0`; empty in-process."),
+            .text("target_kind", \.targetKind, .context, optional: true, "What the run paged: empty in-process, `serve` (`--target URL`), `http`, `graphql` or `dynamodb` (`--target-file`)."),
+            .text("target_hash", \.targetHash, .context, optional: true, "SHA-256 prefix of the target file without header values; empty without one."),
+            .text("http_responses", \.httpResponses, .context, optional: true, "Responses by HTTP status in the measured phase, `200=1234 429=5 transport=0`; empty in-process."),
             .integer("target_errors_transport", \.targetErrors.transport, unit: "drains", .lowerIsBetter, .measured, "Of errors_other: no response (refused, broken, timeout, TLS) (T2)."),
             .integer("target_errors_unauthorized", \.targetErrors.unauthorized, unit: "drains", .lowerIsBetter, .measured, "Of errors_other: HTTP 401 or 403 (T2)."),
             .integer("target_errors_http_status", \.targetErrors.httpStatus, unit: "drains", .lowerIsBetter, .measured, "Of errors_other: another non-retryable HTTP status (T2)."),
@@ -85,11 +85,11 @@ extension ResultRow {
             .decimal("cpu_system_s", \.cpuSystemSeconds, unit: "s", .lowerIsBetter, .measured, "System CPU time of the process during the measured phase."),
             .unsigned("allocations", \.allocations, unit: "allocations", .lowerIsBetter, .measured, "jemalloc allocation requests during the measured phase (whole process), counted as `allocation_counting` says."),
             .decimal("allocations_per_page", \.allocationsPerPage, unit: "allocations/page", .lowerIsBetter, .measured, "`allocations / pages`; exact only when `allocation_counting` is `exact`."),
-            .text("allocation_counting", \.allocationCounting, .context, "How `allocations` was counted. `exact` (`run --exact-allocations`: jemalloc's thread caches off, so every allocation request of the process during the measured phase — the pagers', the store's and the harness's own, including a fixed part per phase of about 17,000 on the default scenario, so per-page figures compare between phases of one size — is counted as it is made; repeatable to about 1 %, slower to run; results/allocation-exact.md). `cached` (the default: requests a thread's cache serves are counted when the cache is flushed or refilled, in bursts, so one repetition can read several allocations per page more than another; results/allocation-count-noise.md). Empty in files of schema 3 and earlier (counted as `cached`)."),
+            .text("allocation_counting", \.allocationCounting, .context, optional: true, "How `allocations` was counted. `exact` (`run --exact-allocations`: jemalloc's thread caches off, so every allocation request of the process during the measured phase — the pagers', the store's and the harness's own, including a fixed part per phase of about 17,000 on the default scenario, so per-page figures compare between phases of one size — is counted as it is made; repeatable to about 1 %, slower to run; results/allocation-exact.md). `cached` (the default: requests a thread's cache serves are counted when the cache is flushed or refilled, in bursts, so one repetition can read several allocations per page more than another; results/allocation-count-noise.md). Empty in files of schema 3 and earlier (counted as `cached`)."),
             .integer("peak_allocated_bytes", \.peakAllocatedBytes, unit: "bytes", .lowerIsBetter, .measured, "Highest jemalloc `stats.allocated` sampled during the measured phase."),
             .integer("peak_rss_bytes", \.peakRSSBytes, unit: "bytes", .lowerIsBetter, .measured, "Peak resident set size of the process (`VmHWM`)."),
             .decimal("measurement_overhead_ratio", \.measurementOverheadRatio, unit: "ratio", .lowerIsBetter, .measured, "pages/s with per-page timing off ÷ with it on; empty when not measured."),
-            .decimal("harness_overhead_ratio", \.harnessOverheadRatio, unit: "ratio", .lowerIsBetter, .measured, "Bare store loop pages/s (50 ms over the same store and drain plans just before the phase) ÷ `pages_per_s`; empty when not run in-process."),
+            .decimal("harness_overhead_ratio", \.harnessOverheadRatio, unit: "ratio", .lowerIsBetter, .measured, "Bare store loop pages/s (50 ms over the same store and drain plans just before the phase) ÷ `pages_per_s`: what the harness and pager cost (1 = nothing). Only where the bare loop is the phase's floor: in-process, closed loop, a store with no service time, injected failures or writes; empty elsewhere (H7: a target, `serviceTime`, `throttleRate`/`faultRate`, writes, open loop, stages, shards). Schema 4 and earlier also filled it on stores with service time or failures and in open loop, where it compared the bare loop with those."),
             .decimal("duration_s", \.durationSeconds, unit: "s", .neutral, .measured, "Wall-clock length of the measured phase."),
             .integer("partial", \.partial, unit: "0/1", .neutral, .deterministic, "1 when SIGINT or SIGTERM ended the phase before its bound (H6): its figures cover only the time it ran; else 0."),
             .integer("slo_held", \.sloHeld, unit: "0/1", .neutral, .context, "1 when every SLO (`--slo` and the scenario's `slo` list) held on this row, 0 when one broke; empty without SLOs. A `knee` step always has it (except one cut short by a signal): its verdict, 0 also when it started less than `--min-achieved` of the drains it offered ((`drains` + `cancellations`) ÷ (`target_drains_per_s` × `target_duration_s`))."),
@@ -108,6 +108,7 @@ extension ResultRow {
         ]
         columns += C.latency("watch_latency", \.watchLatency, "Watching pagers: write committed → new output published (P16); empty without watching")
         columns += [
+            .integer("late_starts", \.lateStarts, unit: "drains", .lowerIsBetter, .measured, "Open loop: drains that had a free slot at their intended start but began more than 1 ms after it (H8): the load generator was late (a timer woke late, its thread was busy), not the target; not counted in `missed_starts`; empty in closed loop and in files of schema 4 and earlier."),
             // Instructions (H10): what another process on the machine cannot move
             .decimal("instructions_per_page", \.instructionsPerPage, unit: "instructions/page", .lowerIsBetter, .measured, "`run --count-instructions`: instructions the whole pagebench process executed per page when the phase's workload ran once more, one repetition, under valgrind's callgrind (counted from the measured phase's start to its end, warm-up excluded; README \"Regression checking\"); on the first repetition's row, empty on the others and without the flag."),
         ]

@@ -3,7 +3,7 @@ extension ResultRow {
     /// from merged task metrics of a measured phase lasting `measuredSeconds`.
     ///
     /// Leaves context, load-model and resource columns alone. Rates are 0 when `measuredSeconds`
-    /// is not positive. `missed_starts` is set only for open-loop rows (``loadModel`` not `closed`).
+    /// is not positive. `missed_starts` and `late_starts` are set only for open-loop rows (``loadModel`` not `closed`).
     public mutating func apply(_ metrics: TaskMetrics, measuredSeconds: Double) {
         func rate(_ count: Int) -> Double { measuredSeconds > 0 ? Double(count) / measuredSeconds : 0 }
         durationSeconds = measuredSeconds
@@ -25,6 +25,7 @@ extension ResultRow {
         drainLatency = metrics.drainLatency.percentilesIfRecorded
         drainLatencyCorrected = metrics.drainLatencyCorrected?.percentilesIfRecorded
         missedStarts = loadModel == "closed" ? nil : metrics.missedStarts
+        lateStarts = loadModel == "closed" ? nil : metrics.lateStarts
         cancellations = metrics.cancellations
         cancellationLatency = metrics.cancellationLatency?.percentilesIfRecorded
         pagesAfterCancel = metrics.pagesAfterCancel

@@ -26,9 +26,13 @@ public struct ResultRow: CSVRecord, Hashable {
         "duplicate_items", "skipped_items", "inconsistent_drains", "watch_refreshes", "watch_latency_p50_ns",
         "watch_latency_p90_ns", "watch_latency_p99_ns", "watch_latency_p999_ns", "watch_latency_max_ns",
     ]
-    /// The column version 5 added: instructions per page counted under callgrind
-    /// (`run --count-instructions`; H10, a figure another process cannot move).
-    static let addedInVersion5: Set<String> = ["instructions_per_page"]
+    /// The columns version 5 added: `late_starts` (H8), when `missed_starts` came to count only
+    /// intended starts that found every slot busy (before, it counted every late pickup too),
+    /// and `instructions_per_page`, counted under callgrind (`run --count-instructions`; H10,
+    /// a figure another process cannot move). Version 5 also empties `harness_overhead_ratio`
+    /// where it did not measure the harness (H7) and counts a stage row's rates from what
+    /// completed during the stage.
+    static let addedInVersion5: Set<String> = ["late_starts", "instructions_per_page"]
     /// Version 1 had no `harness_overhead_ratio` (added in 2) and neither had the columns
     /// of versions 3, 4 and 5; their files read with those columns empty (`partial` 0).
     public static var earlierSchemaVersions: [Int: Set<String>] {
@@ -113,8 +117,11 @@ public struct ResultRow: CSVRecord, Hashable {
     public var drainLatency: LatencyPercentiles?
     /// Open loop: drain latency from the drain's intended start (coordinated-omission corrected).
     public var drainLatencyCorrected: LatencyPercentiles?
-    /// Open loop: intended starts that could not begin on time because every slot was busy.
+    /// Open loop: intended starts that found every slot busy (H8).
     public var missedStarts: Int?
+    /// Open loop: drains that had a free slot at their intended start but began more than
+    /// 1 ms after it (the load generator was late, H8); not counted in ``missedStarts``.
+    public var lateStarts: Int?
 
     // MARK: Cancellation (H2)
 
@@ -197,7 +204,8 @@ public struct ResultRow: CSVRecord, Hashable {
     /// pages/s with per-page timing off ÷ pages/s with it on; nil when not measured.
     public var measurementOverheadRatio: Double?
     /// Bare store loop pages/s (calibrated just before the phase) ÷ this row's pages/s; nil
-    /// for rows not run in-process.
+    /// where the bare loop is not the phase's floor (H7: a target, service time, injected
+    /// failures, writes, open loop, stages, shards).
     public var harnessOverheadRatio: Double?
     /// Wall-clock length of the measured phase.
     public var durationSeconds: Double = 0
@@ -220,23 +228,26 @@ public struct ResultRow: CSVRecord, Hashable {
     }
 
     /// How a remote target failed a phase, or nil: it "answered no page" (drains failed and not
-    /// one page came), or "stopped answering" (drains failed and requests got no response at
-    /// all: refused, reset, timed out). Such a phase is a failure, never a result (issue 12).
-    public static func targetFailure(pages: Int, failedDrains: Int, unansweredRequests: Int) -> String? {
+    /// one page came), "stopped answering" (drains failed and requests got no response at
+    /// all: refused, reset, timed out), or "ended no drain" (drains failed and none ended,
+    /// whatever pages came first: T6). Such a phase is a failure, never a result (issue 12);
+    /// the first of these that applies names it.
+    public static func targetFailure(pages: Int, drains: Int, failedDrains: Int, unansweredRequests: Int) -> String? {
         guard failedDrains > 0 else { return nil }
         if pages == 0 { return "answered no page" }
-        return unansweredRequests > 0 ? "stopped answering" : nil
+        if unansweredRequests > 0 { return "stopped answering" }
+        return drains == 0 ? "ended no drain" : nil
     }
 
     /// Requests of the phase that got no response (`http_responses`' `transport`).
     public var unansweredRequests: Int { RemoteCounts.responses(fromText: httpResponses)?["transport"] ?? 0 }
 
     /// Why this row must not join a history of results, or nil: cut short by a signal (H6), or
-    /// a remote target that failed the phase (``targetFailure(pages:failedDrains:unansweredRequests:)``).
+    /// a remote target that failed the phase (``targetFailure(pages:drains:failedDrains:unansweredRequests:)``).
     public var notAResult: String? {
         if partial == 1 { return "cut short by a signal" }
         guard !targetKind.isEmpty else { return nil }
-        return Self.targetFailure(pages: pages, failedDrains: errors.total, unansweredRequests: unansweredRequests)
+        return Self.targetFailure(pages: pages, drains: drains, failedDrains: errors.total, unansweredRequests: unansweredRequests)
     }
 
     /// Fills the target columns from what the target answered in the phase.

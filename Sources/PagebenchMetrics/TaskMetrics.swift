@@ -22,7 +22,11 @@ public struct TaskMetrics: Sendable, Equatable {
     public var pagesAfterCancel = 0
     public var retries = 0
     public var throttles = 0
+    /// Open loop: drains whose intended start found every slot busy (H8).
     public var missedStarts = 0
+    /// Open loop: drains that had a free slot at their intended start but began more than
+    /// 1 ms after it (H8: not missed starts).
+    public var lateStarts = 0
     public var errors = ErrorCounts()
     public var pageLatency = LatencyRecorder()
     public var drainLatency = LatencyRecorder()
@@ -95,6 +99,7 @@ public struct TaskMetrics: Sendable, Equatable {
         pagesAfterCancel += other.pagesAfterCancel
         throttles += other.throttles
         missedStarts += other.missedStarts
+        lateStarts += other.lateStarts
         errors.add(other.errors)
         pageLatency.add(other.pageLatency)
         drainLatency.add(other.drainLatency)

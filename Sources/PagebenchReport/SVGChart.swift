@@ -91,9 +91,11 @@ struct SVGChart {
                 let raw = span / 5
                 let power = pow(10, floor(log10(raw)))
                 let step = [1.0, 2, 5, 10].map { $0 * power }.first { $0 >= raw } ?? raw
+                // A domain near the largest Double (a CSV value of 1.8e308) has no round step.
+                guard step.isFinite, step > 0, low.isFinite, high.isFinite else { return [low, high] }
                 var ticks: [Double] = []
                 var tick = ceil(low / unit / step) * step
-                while tick <= high / unit + step * 1e-9 {
+                while tick <= high / unit + step * 1e-9, ticks.count <= 20 {
                     ticks.append(abs(tick) < step * 1e-9 ? 0 : tick * unit)
                     tick += step
                 }
@@ -102,7 +104,9 @@ struct SVGChart {
                 var ticks: [Double] = []
                 var decade = pow(10, floor(log10(low)))
                 let multipliers: [Double] = log10(high / low) < 1.5 ? [1, 2, 5] : [1]
-                while decade <= high {
+                // `decade` reaches infinity near the largest Double, which is ≤ an infinite high,
+                // and stays 0 below the smallest.
+                while decade <= high, decade.isFinite, decade > 0 {
                     for multiplier in multipliers where decade * multiplier >= low && decade * multiplier <= high {
                         ticks.append(decade * multiplier)
                     }
@@ -120,16 +124,21 @@ struct SVGChart {
         case .log:
             let positive = values.filter { $0 > 0 && $0.isFinite }
             guard let low = positive.min(), let high = positive.max() else { return (1, 10) }
-            let l = pow(10, floor(log10(low)))
-            let h = pow(10, ceil(log10(high)))
-            return (l, h == l ? l * 10 : h)
+            // Rounded out to decades, kept finite and above zero: 10^309 is not a Double, and
+            // 10^-324 is 0, whose decades never grow.
+            let l = max(pow(10, floor(log10(low))), .leastNormalMagnitude)
+            let h = min(pow(10, ceil(log10(high))), .greatestFiniteMagnitude)
+            return (l, h == l ? min(l * 10, .greatestFiniteMagnitude) : h)
         case .linear:
             let finite = values.filter(\.isFinite)
             guard var low = finite.min(), var high = finite.max() else { return (0, 1) }
             if includeZero { low = min(low, 0) }
             if high == low { high = low + (low == 0 ? 1 : abs(low) * 0.1) }
-            let padding = (high - low) * 0.05
-            return (includeZero && low == 0 ? 0 : low - padding, high + padding)
+            let padding = min((high - low) * 0.05, .greatestFiniteMagnitude)
+            return (
+                includeZero && low == 0 ? 0 : max(low - padding, -.greatestFiniteMagnitude),
+                min(high + padding, .greatestFiniteMagnitude)
+            )
         }
     }
 

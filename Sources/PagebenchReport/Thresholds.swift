@@ -123,7 +123,7 @@ public struct Thresholds: Sendable, Equatable {
         case "measurement_overhead_ratio": return Rule(relative: 0.10)
         // Two short wall-clock figures divided: the 50 ms calibration moves with the machine's load.
         case "harness_overhead_ratio": return Rule(relative: 0.25)
-        case "missed_starts": return Rule(relative: 0.25, absolute: 5)
+        case "missed_starts", "late_starts": return Rule(relative: 0.25, absolute: 5)
         default:
             // Counts of rare events (errors, retries, throttles, pages after cancel).
             return Rule(relative: 0.25, absolute: 2)

@@ -148,12 +148,12 @@ public struct ShardFile: Sendable, Equatable {
             document = try JSONDecoder().decode(Document.self, from: data)
         } catch let DecodingError.keyNotFound(key, context) {
             throw fail("missing key '\(path(context.codingPath + [key]))'")
-        } catch let DecodingError.typeMismatch(_, context) {
-            throw fail("'\(path(context.codingPath))' has the wrong type: \(context.debugDescription)")
         } catch let DecodingError.valueNotFound(_, context) {
             throw fail("'\(path(context.codingPath))' is null but needs a value")
-        } catch let DecodingError.dataCorrupted(context) {
-            throw fail("'\(path(context.codingPath))': \(context.debugDescription)")
+        } catch let error as DecodingError {
+            // The path, what goes there and what the file has (a number that does not fit
+            // its field included), not JSONDecoder's "The given data was not valid JSON."
+            throw fail(StrictJSON.explain(error, decoding: Document.self, from: Array(data))?.description ?? "\(error)")
         } catch {
             throw fail("\(error)")
         }
@@ -235,7 +235,7 @@ private struct PhaseDocument: Codable {
 
     struct Counters: Codable {
         var pages, items, scannedItems, scannedBytes, emptyPagesWasted, emptyPagesFinal, drains, pagesInEndedDrains,
-            pagesPerDrainMax, cancellations, pagesAfterCancel, retries, throttles, missedStarts: Int
+            pagesPerDrainMax, cancellations, pagesAfterCancel, retries, throttles, missedStarts, lateStarts: Int
         var errors: Errors
     }
 
@@ -285,7 +285,7 @@ private struct PhaseDocument: Codable {
             emptyPagesWasted: m.emptyPagesWasted, emptyPagesFinal: m.emptyPagesFinal, drains: m.drains,
             pagesInEndedDrains: m.pagesInEndedDrains, pagesPerDrainMax: m.pagesPerDrainMax,
             cancellations: m.cancellations, pagesAfterCancel: m.pagesAfterCancel, retries: m.retries,
-            throttles: m.throttles, missedStarts: m.missedStarts,
+            throttles: m.throttles, missedStarts: m.missedStarts, lateStarts: m.lateStarts,
             errors: Errors(
                 throttled: m.errors.throttled, fault: m.errors.fault, invalidToken: m.errors.invalidToken,
                 tokenMismatch: m.errors.tokenMismatch, validation: m.errors.validation, other: m.errors.other))
@@ -339,7 +339,8 @@ private struct PhaseDocument: Codable {
             ("emptyPagesWasted", c.emptyPagesWasted), ("emptyPagesFinal", c.emptyPagesFinal), ("drains", c.drains),
             ("pagesInEndedDrains", c.pagesInEndedDrains), ("pagesPerDrainMax", c.pagesPerDrainMax),
             ("cancellations", c.cancellations), ("pagesAfterCancel", c.pagesAfterCancel), ("retries", c.retries),
-            ("throttles", c.throttles), ("missedStarts", c.missedStarts), ("pagers", pagers),
+            ("throttles", c.throttles), ("missedStarts", c.missedStarts), ("lateStarts", c.lateStarts),
+            ("pagers", pagers),
             ("concurrency", concurrency), ("repetition", repetition),
             ("errors.throttled", c.errors.throttled), ("errors.fault", c.errors.fault),
             ("errors.invalidToken", c.errors.invalidToken), ("errors.tokenMismatch", c.errors.tokenMismatch),
@@ -365,6 +366,7 @@ private struct PhaseDocument: Codable {
         metrics.retries = c.retries
         metrics.throttles = c.throttles
         metrics.missedStarts = c.missedStarts
+        metrics.lateStarts = c.lateStarts
         var errors = ErrorCounts()
         errors.throttled = c.errors.throttled
         errors.fault = c.errors.fault

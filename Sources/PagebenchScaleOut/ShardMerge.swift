@@ -190,6 +190,17 @@ public enum ShardMerge {
         row.host = coresByHost.keys.sorted().joined(separator: "+")
         row.cores = coresByHost.values.reduce(0, +)
         row.apply(metrics, measuredSeconds: wallSeconds)
+        if row.stage != nil, wallSeconds > 0 {
+            // A stage's rates count what completed while it ran (H7), not the drains that
+            // started in it: each shard's rate times its stage's length is what it completed.
+            func completed(_ rate: KeyPath<ResultRow, Double>) -> Double {
+                phases.reduce(0) { $0 + $1.row[keyPath: rate] * $1.row.durationSeconds }
+            }
+            row.pagesPerSecond = completed(\.pagesPerSecond) / wallSeconds
+            row.itemsPerSecond = completed(\.itemsPerSecond) / wallSeconds
+            row.scannedBytesPerSecond = completed(\.scannedBytesPerSecond) / wallSeconds
+            row.drainsPerSecond = completed(\.drainsPerSecond) / wallSeconds
+        }
         row.applyResources(
             cpu: CPUTime(
                 userSeconds: phases.reduce(0) { $0 + $1.row.cpuUserSeconds },

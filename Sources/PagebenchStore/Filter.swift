@@ -83,6 +83,7 @@ extension Filter: CustomStringConvertible, Codable {
         for form in forms where spec.hasPrefix(form.prefix) {
             if let value = Int(spec.dropFirst(form.prefix.count)), value >= 0 {
                 self = form.make(value)
+                try checkCategories(text)
                 return
             }
         }
@@ -107,6 +108,23 @@ extension Filter: CustomStringConvertible, Codable {
             self = Filter(expression)
         } catch {
             throw .invalidConfiguration("filter '\(text)' is not understood (\(error.message)); \(understood)")
+        }
+        try checkCategories(text)
+    }
+
+    /// Refuses a category no item has: a typo, since the filter could only ever match all or
+    /// nothing of what a real category would.
+    private func checkCategories(_ text: String) throws(StoreError) {
+        let values: [Int] =
+            switch self {
+            case .categoryEquals(let value), .categoryNotEquals(let value): [value]
+            case .sizeAtLeast, .sizeAtMost: []
+            case .expression(let expression): expression.values(of: .category)
+            }
+        if let bad = values.first(where: { !Item.categories.contains($0) }) {
+            throw .invalidConfiguration(
+                "filter '\(text)': there is no category \(bad); items have categories \(Item.categories.lowerBound) "
+                    + "(the selectivity share, which 'match' selects) to \(Item.categories.upperBound)")
         }
     }
 

@@ -62,6 +62,16 @@ public indirect enum FilterExpression: Sendable, Hashable {
         self = try resolve(condition)
     }
 
+    /// The values compared with `attribute` anywhere in the condition, in text order.
+    func values(of attribute: FilterAttribute) -> [Int] {
+        switch self {
+        case .comparison(let compared, _, let value): compared == attribute ? [value] : []
+        case .between(let compared, let low, let high): compared == attribute ? [low, high] : []
+        case .and(let left, let right), .or(let left, let right): left.values(of: attribute) + right.values(of: attribute)
+        case .not(let inner): inner.values(of: attribute)
+        }
+    }
+
     /// The canonical text, which ``Filter/init(parsing:)`` reads back to the same tree:
     /// `(category=0 or category=1) and size>=1000`.
     public var description: String {

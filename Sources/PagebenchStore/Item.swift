@@ -9,6 +9,8 @@ public struct Item: Sendable, Hashable {
     public let sizeBytes: Int
     /// The filterable attribute: 0 for the configured `selectivity` of items, else 1…15.
     public let category: Int
+    /// Every category an item can have (0 for the `selectivity` share, then 1…15).
+    public static let categories = 0...15
     /// A 64-bit fingerprint of the item, the seed of its payload bytes.
     public let fingerprint: UInt64
 

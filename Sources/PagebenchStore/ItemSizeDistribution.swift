@@ -81,8 +81,13 @@ extension ItemSizeDistribution: CustomStringConvertible, Codable {
         let container = try decoder.singleValueContainer()
         if let size = try? container.decode(Int.self) {
             self = .fixed(size)
+        } else if let text = try? container.decode(String.self) {
+            self = try ItemSizeDistribution(parsing: text)
         } else {
-            self = try ItemSizeDistribution(parsing: container.decode(String.self))
+            throw DecodingError.dataCorrupted(
+                DecodingError.Context(
+                    codingPath: container.codingPath,
+                    debugDescription: "must be a whole number of bytes or a text such as \"uniform:100-2000\""))
         }
     }
 

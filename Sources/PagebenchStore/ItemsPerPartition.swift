@@ -40,7 +40,7 @@ extension ItemsPerPartition: CustomStringConvertible, Codable {
         case "uniform":
             self = .uniform(try SpecText.integer(arguments, field: field))
         case "zipf":
-            let parts = arguments.split(separator: ":").map(String.init)
+            let parts = try SpecText.list(arguments, field: field, example: "zipf:1000:1.1", separator: ":")
             guard parts.count == 2 else {
                 throw .invalidConfiguration("\(field): expected 'zipf:MEAN:EXPONENT' like 'zipf:1000:1.1', got '\(text)'")
             }
@@ -59,8 +59,12 @@ extension ItemsPerPartition: CustomStringConvertible, Codable {
         let container = try decoder.singleValueContainer()
         if let count = try? container.decode(Int.self) {
             self = .uniform(count)
+        } else if let text = try? container.decode(String.self) {
+            self = try ItemsPerPartition(parsing: text)
         } else {
-            self = try ItemsPerPartition(parsing: container.decode(String.self))
+            throw DecodingError.dataCorrupted(
+                DecodingError.Context(
+                    codingPath: container.codingPath, debugDescription: "must be a whole number or a text such as \"zipf:1000:1.1\""))
         }
     }
 

@@ -1,3 +1,5 @@
+import PagebenchBase
+
 /// Small parsing helpers shared by the text forms of configuration values
 /// (`fixed:1024`, `uniform:1ms-5ms`, `lognormal:median=512,sigma=1`), used both by the
 /// JSON configuration file and by the command line.
@@ -21,11 +23,14 @@ enum SpecText {
     }
 
     /// Parses `key=value,key=value` into a dictionary with lowercased keys.
+    ///
+    /// - Throws: ``StoreError`` for an empty element (`a=1,,b=2`), an element without `=`, an
+    ///   unknown key, or a key given twice (the last one would silently win).
     static func keyValues(
         _ text: String, field: String, allowed: Set<String>, example: String
     ) throws(StoreError) -> [String: String] {
         var result: [String: String] = [:]
-        for part in text.split(separator: ",", omittingEmptySubsequences: true) {
+        for part in try list(text, field: field, example: example) {
             let pieces = part.split(separator: "=", maxSplits: 1)
             guard pieces.count == 2 else {
                 throw .invalidConfiguration("\(field): expected key=value pairs like '\(example)', got '\(part)'")
@@ -36,9 +41,26 @@ enum SpecText {
                     "\(field): unknown key '\(key)'; expected \(allowed.sorted().joined(separator: ", ")) as in '\(example)'"
                 )
             }
+            guard result[key] == nil else {
+                throw .invalidConfiguration("\(field): '\(key)' is given twice; give each key once, as in '\(example)'")
+            }
             result[key] = String(pieces[1]).trimmingWhitespace()
         }
         return result
+    }
+
+    /// The elements of a `separator`-separated list, trimmed (``ListText``).
+    ///
+    /// - Throws: ``StoreError`` naming `field` for an empty element (`0,,3`, a leading or
+    ///   trailing separator, or an empty text): a typo that would otherwise be dropped unseen.
+    static func list(
+        _ text: String, field: String, example: String, separator: Character = ","
+    ) throws(StoreError) -> [String] {
+        do {
+            return try ListText.elements(of: text, separator: separator)
+        } catch {
+            throw .invalidConfiguration("\(field): " + error.problem(example: example, separator: separator))
+        }
     }
 
     static func integer(_ text: String, field: String) throws(StoreError) -> Int {

@@ -90,12 +90,11 @@ extension StoreConfiguration: Codable {
             configuration = try JSONDecoder().decode(StoreConfiguration.self, from: data)
         } catch let error as StoreError {
             throw error
-        } catch let DecodingError.typeMismatch(type, context), let DecodingError.valueNotFound(type, context) {
-            let path = context.codingPath.map(\.stringValue).joined(separator: ".")
-            throw StoreError.invalidConfiguration("\"\(path)\" must be a \(type): \(context.debugDescription)")
-        } catch let DecodingError.dataCorrupted(context) {
-            let path = context.codingPath.map(\.stringValue).joined(separator: ".")
-            throw StoreError.invalidConfiguration("\"\(path)\": \(context.debugDescription)")
+        } catch let error as DecodingError {
+            // The path, what goes there and what the file has (a number that does not fit
+            // its field included), not JSONDecoder's "The given data was not valid JSON."
+            throw StoreError.invalidConfiguration(
+                StrictJSON.explain(error, decoding: StoreConfiguration.self, from: Array(data))?.description ?? "\(error)")
         } catch {
             throw StoreError.invalidConfiguration("\(error)")
         }

@@ -114,6 +114,44 @@ public struct StoreConfiguration: Sendable, Hashable {
     public var configurationHash: String {
         StableHash.hex(StableHash.fnv1a64(canonicalText))
     }
+
+    /// The fields in which two ``canonicalText``s differ, in their order, each with both
+    /// values: `itemsPerPartition` `300` and `301`; a nested field by its path
+    /// (`serviceTime.base`); a field only one text has with `(not set)` on the other side.
+    public static func differences(canonical first: String, _ second: String) -> [(field: String, first: String, second: String)] {
+        func fields(_ text: String) -> [(String, String)] {
+            text.split(separator: ";").map { part in
+                let pieces = part.split(separator: "=", maxSplits: 1)
+                return (String(pieces[0]), pieces.count > 1 ? String(pieces[1]) : "")
+            }
+        }
+        /// `base=none,perByte=0.0` → its members, or nil when the value is not of that form.
+        func members(_ value: String) -> [(String, String)]? {
+            let parts = value.split(separator: ",", omittingEmptySubsequences: false)
+            guard parts.count > 1, parts.allSatisfy({ $0.contains("=") }) else { return nil }
+            return parts.map { part in
+                let pieces = part.split(separator: "=", maxSplits: 1)
+                return (String(pieces[0]), pieces.count > 1 ? String(pieces[1]) : "")
+            }
+        }
+        func compare(_ a: [(String, String)], _ b: [(String, String)], prefix: String) -> [(field: String, first: String, second: String)] {
+            var names = a.map(\.0)
+            for (name, _) in b where !names.contains(name) { names.append(name) }
+            var found: [(field: String, first: String, second: String)] = []
+            for name in names {
+                let x = a.first { $0.0 == name }?.1
+                let y = b.first { $0.0 == name }?.1
+                guard x != y else { continue }
+                if let x, let y, let xs = members(x), let ys = members(y) {
+                    found += compare(xs, ys, prefix: prefix + name + ".")
+                } else {
+                    found.append((prefix + name, x ?? "(not set)", y ?? "(not set)"))
+                }
+            }
+            return found
+        }
+        return compare(fields(first), fields(second), prefix: "")
+    }
 }
 
 /// S4: what happens to the item whose size would cross the page's byte budget.

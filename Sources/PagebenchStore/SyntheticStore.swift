@@ -80,6 +80,39 @@ public struct SyntheticStore: Sendable {
         offsetContinuation = configuration.continuation == .offset
     }
 
+    /// This store as it was created: the same configuration and service-time sleep, none of
+    /// the writes applied since (S22), and its request count, which injected failures are
+    /// drawn from (S21), back at zero. A harness gives each phase one so that what one phase
+    /// did never changes what another sees (H9). Cheap: nothing is stored per item.
+    public func asCreated() -> SyntheticStore {
+        SyntheticStore(asCreated: self)
+    }
+
+    private init(asCreated other: SyntheticStore) {
+        configuration = other.configuration
+        configurationHash = other.configurationHash
+        layout = other.layout
+        model = other.model
+        tokenKey = other.tokenKey
+        service = other.service
+        counters = Counters()
+        sleep = other.sleep
+        budgetBytes = other.budgetBytes
+        exclusiveBoundary = other.exclusiveBoundary
+        continuationAtExactEnd = other.continuationAtExactEnd
+        strictTokens = other.strictTokens
+        defaultLimit = other.defaultLimit
+        itemsPerBudget = other.itemsPerBudget
+        overlay = other.configuration.writes.map {
+            WriteOverlay(configuration: $0, layout: other.layout, model: other.model, seed: other.configuration.seed)
+        }
+        offsetContinuation = other.offsetContinuation
+    }
+
+    /// Whether a request can change what later requests see: writes arrive with requests
+    /// (S22), or injected failures are drawn from the requests' arrival count (S21).
+    public var keepsRequestState: Bool { overlay != nil || service.injectsFailures }
+
     /// The number of items the store was created with (writes change what pages return,
     /// not this).
     public var totalItems: Int { layout.total }

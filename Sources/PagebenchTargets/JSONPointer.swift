@@ -12,7 +12,9 @@ public struct JSONPointer: Sendable, Hashable, CustomStringConvertible {
     /// Parses `text`.
     ///
     /// - Throws: ``JSONPointer/SyntaxError`` when `text` is neither empty nor starts with
-    ///   `/`, or holds a `~` not followed by `0` or `1`.
+    ///   `/`, holds a `~` not followed by `0` or `1`, or has more reference tokens than JSON
+    ///   is read deep (``JSONReader/maximumDepth``: such a pointer could never match, and
+    ///   setting a body member follows it recursively).
     public init(_ text: String) throws(SyntaxError) {
         description = text
         guard !text.isEmpty else {
@@ -39,6 +41,10 @@ public struct JSONPointer: Sendable, Hashable, CustomStringConvertible {
                 }
             }
             tokens.append(token)
+            guard tokens.count <= JSONReader.maximumDepth else {
+                throw SyntaxError(
+                    reason: "'\(text.prefix(40))…' has more than \(JSONReader.maximumDepth) reference tokens, deeper than any JSON read")
+            }
         }
         self.tokens = tokens
     }

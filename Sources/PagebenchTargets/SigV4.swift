@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 
 /// AWS credentials for Signature Version 4, read from the environment (T4). Their
@@ -75,16 +74,16 @@ public struct SigV4Signer: Sendable {
         let signed = names.joined(separator: ";")
         let canonicalRequest = [
             method, path.isEmpty ? "/" : path, Self.canonicalQuery(query),
-            names.map { "\($0):\(canonical[$0]!)\n" }.joined(), signed, Self.hex(SHA256.hash(data: payload)),
+            names.map { "\($0):\(canonical[$0]!)\n" }.joined(), signed, Self.hex(SHA256Digest.hash(payload)),
         ].joined(separator: "\n")
         let scope = "\(day)/\(region)/\(service)/aws4_request"
-        let stringToSign = ["AWS4-HMAC-SHA256", amzDate, scope, Self.hex(SHA256.hash(data: Data(canonicalRequest.utf8)))]
+        let stringToSign = ["AWS4-HMAC-SHA256", amzDate, scope, Self.hex(SHA256Digest.hash(Array(canonicalRequest.utf8)))]
             .joined(separator: "\n")
-        var key = SymmetricKey(data: Data(("AWS4" + credentials.secretAccessKey).utf8))
+        var key = Array(("AWS4" + credentials.secretAccessKey).utf8)
         for part in [day, region, service, "aws4_request"] {
-            key = SymmetricKey(data: Data(HMAC<SHA256>.authenticationCode(for: Data(part.utf8), using: key)))
+            key = SHA256Digest.hmac(key: key, message: Array(part.utf8))
         }
-        let signature = Self.hex(HMAC<SHA256>.authenticationCode(for: Data(stringToSign.utf8), using: key))
+        let signature = Self.hex(SHA256Digest.hmac(key: key, message: Array(stringToSign.utf8)))
         var added: [(name: String, value: String)] = [("X-Amz-Date", amzDate)]
         if let token = credentials.sessionToken { added.append(("X-Amz-Security-Token", token)) }
         added.append(

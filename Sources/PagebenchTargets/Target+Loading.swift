@@ -1,5 +1,4 @@
 public import PagebenchHTTP
-import Crypto
 import Foundation
 import PagebenchBase
 
@@ -18,16 +17,30 @@ extension Target {
         ],
     ]
 
+    /// The largest target file read (a scenario's `target` section is part of its file).
+    public static let maximumFileBytes = 16 << 20
+    /// The largest `partitions.file` read.
+    public static let maximumPartitionsFileBytes = 64 << 20
+    /// The most partition values a target lists (`values`, `range` or `file`).
+    public static let maximumPartitionValues = 10_000_000
+    /// The bounds of `timeoutSeconds`.
+    public static let timeoutSecondsRange = 0.001...3600.0
+    /// The bounds of `maxResponseBytes`: a response body is held in one buffer.
+    public static let maximumResponseBytesRange = 1...(1 << 30)
+
     /// Reads and validates a target file; its name defaults to the file name without `.json`.
     ///
     /// - Throws: ``TargetFileError`` naming the file and the field.
     public static func load(path: String) throws(TargetFileError) -> Target {
         let data: Data
         do {
-            data = Data(try FileSystem.readBytes(path))
+            data = Data(try FileSystem.readBytes(path, maximumBytes: maximumFileBytes))
         } catch {
-            throw TargetFileError(
-                "\(path): " + (error.kind == .missing ? "no such target file; check the path" : error.reason), missingFile: true)
+            switch error.kind {
+            case .missing: throw TargetFileError("\(path): no such target file; check the path", missingFile: true)
+            case .tooLarge: throw TargetFileError("\(path): \(tooLarge(maximumFileBytes, "a target file"))")
+            default: throw TargetFileError("\(path): \(error.reason)", missingFile: true)
+            }
         }
         let base = (path as NSString).lastPathComponent
         let name = base.hasSuffix(".json") ? String(base.dropLast(5)) : base
@@ -105,10 +118,8 @@ extension Target {
                 }
             }
         }
-        let timeout = try fields.number("timeoutSeconds") ?? 30
-        guard timeout > 0, timeout <= 3600 else { throw TargetFileError("timeoutSeconds: must be in (0, 3600], got \(timeout)") }
-        let maximumBytes = try fields.integer("maxResponseBytes") ?? 64 << 20
-        guard maximumBytes >= 1 else { throw TargetFileError("maxResponseBytes: must be at least 1, got \(maximumBytes)") }
+        let timeout = try fields.number("timeoutSeconds", in: timeoutSecondsRange) ?? 30
+        let maximumBytes = try fields.integer("maxResponseBytes", in: maximumResponseBytesRange) ?? 64 << 20
 
         let request: Request
         switch kind {
@@ -123,7 +134,7 @@ extension Target {
         }
         hashed["name"] = nil
         hashed["description"] = nil
-        let digest = SHA256.hash(data: Data(JSONValue.object(hashed).text.utf8))
+        let digest = SHA256Digest.hash(Array(JSONValue.object(hashed).text.utf8))
         let targetHash = digest.prefix(8).map { String(format: "%02x", $0) }.joined()
         return Target(
             name: name, kind: kind, endpoint: endpoint, partitions: partitions, headers: headers, timeoutSeconds: timeout,
@@ -282,12 +293,19 @@ extension Target {
             else {
                 throw TargetFileError("partitions.values: must be an array of strings or numbers")
             }
+            guard elements.count <= maximumPartitionValues else {
+                throw TargetFileError("partitions.values: lists more than \(maximumPartitionValues) values, the most a target may have")
+            }
             values = elements
         case "range":
+            // Whole numbers of 64 bits; the count is computed without overflow (the whole
+            // Int64 range trapped here).
             guard case .array(let bounds) = spec, bounds.count == 2, case .number(let a) = bounds[0], case .number(let b) = bounds[1],
-                let first = Int(a), let last = Int(b), first <= last, last - first < 10_000_000
+                let first = Int64(a), let last = Int64(b), first <= last,
+                case let (span, overflow) = last.subtractingReportingOverflow(first), !overflow, span < maximumPartitionValues
             else {
-                throw TargetFileError("partitions.range: must be [FIRST, LAST], whole numbers, FIRST ≤ LAST, at most 10 million values")
+                throw TargetFileError(
+                    "partitions.range: must be [FIRST, LAST], whole numbers of 64 bits, FIRST ≤ LAST, at most \(maximumPartitionValues) values")
             }
             values = (first...last).map { .number(String($0)) }
         case "file":
@@ -295,14 +313,21 @@ extension Target {
             let path = file.hasPrefix("/") ? file : (baseDirectory as NSString).appendingPathComponent(file)
             let text: String
             do {
-                text = try FileSystem.readText(path)
+                text = try FileSystem.readText(path, maximumBytes: maximumPartitionsFileBytes)
             } catch {
-                throw TargetFileError(
-                    "partitions.file: '\(path)': \(error.kind == .missing ? "no such file; check the path (a relative path is read from the target file's directory)" : error.reason)",
-                    missingFile: error.kind != .notUTF8)
+                let reason =
+                    switch error.kind {
+                    case .missing: "no such file; check the path (a relative path is read from the target file's directory)"
+                    case .tooLarge: tooLarge(maximumPartitionsFileBytes, "a partitions file")
+                    default: error.reason
+                    }
+                throw TargetFileError("partitions.file: '\(path)': \(reason)", missingFile: error.kind != .notUTF8 && error.kind != .tooLarge)
             }
             values = text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
                 .filter { !$0.isEmpty }.map { .string($0) }
+            guard values.count <= maximumPartitionValues else {
+                throw TargetFileError("partitions.file: '\(path)' lists more than \(maximumPartitionValues) values, the most a target may have")
+            }
         default:
             throw TargetFileError(usage)
         }
@@ -323,7 +348,15 @@ extension Target {
     }
 }
 
-/// Typed access to a target object's members; every mistyped value names its key.
+extension Target {
+    /// Why a file over its cap is refused: the cap in MiB and bytes.
+    static func tooLarge(_ maximumBytes: Int, _ what: String) -> String {
+        "larger than \(maximumBytes >> 20) MiB (\(maximumBytes) bytes), the most \(what) may hold; is it the right file?"
+    }
+}
+
+/// Typed access to a target object's members; every mistyped or out-of-bounds value names
+/// its key.
 struct Fields {
     let object: [String: JSONValue]
 
@@ -343,19 +376,21 @@ struct Fields {
         return bool
     }
 
-    func number(_ key: String) throws(TargetFileError) -> Double? {
+    /// A number within `bounds` (a text too large for a Double reads as infinity: out of bounds).
+    func number(_ key: String, in bounds: ClosedRange<Double>) throws(TargetFileError) -> Double? {
         guard let value = object[key] else { return nil }
-        guard case .number(let text) = value, let number = Double(text) else {
-            throw TargetFileError("\(key): must be a number, got \(value.kindName)")
-        }
+        let message = "\(key): must be between \(NumberText.number(bounds.lowerBound)) and \(NumberText.number(bounds.upperBound))"
+        guard case .number(let text) = value, let number = Double(text) else { throw TargetFileError("\(message), got \(value.kindName)") }
+        guard bounds.contains(number) else { throw TargetFileError("\(message), got \(text)") }
         return number
     }
 
-    func integer(_ key: String) throws(TargetFileError) -> Int? {
+    /// A whole number within `bounds` (one beyond 64 bits is out of bounds, not mistyped).
+    func integer(_ key: String, in bounds: ClosedRange<Int>) throws(TargetFileError) -> Int? {
         guard let value = object[key] else { return nil }
-        guard case .number(let text) = value, let number = Int(text) else {
-            throw TargetFileError("\(key): must be a whole number, got \(value.kindName)")
-        }
+        let message = "\(key): must be a whole number between \(bounds.lowerBound) and \(bounds.upperBound)"
+        guard case .number(let text) = value else { throw TargetFileError("\(message), got \(value.kindName)") }
+        guard let number = Int(text), bounds.contains(number) else { throw TargetFileError("\(message), got \(text)") }
         return number
     }
 

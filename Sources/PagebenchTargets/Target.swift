@@ -25,7 +25,8 @@ public struct Target: Sendable {
     public var partitions: [JSONValue]?
     /// Extra request headers; values may hold `${VAR}` environment references (T4).
     public var headers: [(name: String, value: TextTemplate)]
-    /// Per-request read timeout.
+    /// How long one request may take, connect to last byte (T5): a total deadline, not a
+    /// gap between bytes.
     public var timeoutSeconds: Double
     /// The largest response body accepted.
     public var maximumResponseBytes: Int

@@ -3,7 +3,8 @@
 public struct TargetError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The kind, counted per run (README "Target errors").
     public enum Kind: String, Sendable, Hashable, CaseIterable {
-        /// No response: connection refused or broken, read timeout, TLS failure.
+        /// No response: connection refused or broken, no complete response within
+        /// `timeoutSeconds` (T5), TLS failure.
         case transport
         /// HTTP 401 or 403: the credentials or headers are wrong.
         case unauthorized

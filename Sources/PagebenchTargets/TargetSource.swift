@@ -22,11 +22,18 @@ public final class TargetSource: Sendable {
     /// The longest `Retry-After` honoured; a longer one is waited this long.
     public static let maximumRetryAfterSeconds = 30
 
+    /// The largest DynamoDB `ConsumedCapacity.CapacityUnits` one response is taken to report;
+    /// a larger (or negative) figure is not summed (a 1 MB page costs at most 256 units).
+    public static let maximumCapacityUnitsPerResponse = 1_000_000.0
+
     public let target: Target
     let client: HTTPRequestClient
     /// The target's headers with `${VAR}` filled from the environment (never printed).
     private let headers: [(name: String, value: String)]
     private let signer: SigV4Signer?
+    /// Hides the secrets those headers and the AWS credentials hold (T4): every message
+    /// that leaves ``page(_:)`` passes through it.
+    let mask: SecretMask
     /// Written only on the (rare) failure path.
     private let errorCounts = Mutex<[TargetError.Kind: Int]>([:])
     private let lastErrorMessage = Mutex<String?>(nil)
@@ -62,12 +69,14 @@ public final class TargetSource: Sendable {
             headers.append((name, template.render(TemplateBindings(), environment: environment)))
         }
         self.headers = headers
+        var credentials: AWSCredentials?
         if case .dynamodb(let request) = target.request {
-            signer = SigV4Signer(
-                credentials: try AWSCredentials.fromEnvironment(environment), region: request.region, service: "dynamodb")
+            credentials = try AWSCredentials.fromEnvironment(environment)
+            signer = SigV4Signer(credentials: credentials!, region: request.region, service: "dynamodb")
         } else {
             signer = nil
         }
+        mask = SecretMask(target: target, rendered: headers, environment: environment, credentials: credentials)
     }
 
     /// Closes the connections.
@@ -98,15 +107,21 @@ public final class TargetSource: Sendable {
 
     /// Fetches one page of the drain `request` describes.
     ///
+    /// The one way out of the source: every error's message is passed through ``mask`` here
+    /// (T4), whatever the server sent back and wherever it was quoted.
+    ///
     /// - Throws: `CancellationError`; `StoreError` (`throttled`, retryable) for throttling
     ///   answers; ``TargetError`` for everything that is not a page (T2).
     public func page(_ request: PageRequest) async throws -> Page {
         do {
             return try await fetch(request)
         } catch let error as TargetError {
-            errorCounts.withLock { $0[error.kind, default: 0] += 1 }
-            lastErrorMessage.withLock { $0 = error.message }
-            throw error
+            let masked = TargetError(error.kind, mask(error.message), status: error.status)
+            errorCounts.withLock { $0[masked.kind, default: 0] += 1 }
+            lastErrorMessage.withLock { $0 = masked.message }
+            throw masked
+        } catch let error as StoreError {
+            throw StoreError(remote: error.code, message: mask(error.message))
         }
     }
 
@@ -132,16 +147,16 @@ public final class TargetSource: Sendable {
         case 401, 403:
             throw TargetError(
                 .unauthorized,
-                "\(described) answered HTTP \(response.status): the target refused the credentials; check the headers' variables (or AWS_* for dynamodb); body starts: \(Self.excerpt(response.body))",
+                "\(described) answered HTTP \(response.status): the target refused the credentials; check the headers' variables (or AWS_* for dynamodb); body starts: \(mask.excerpt(response.body.readableBytesView))",
                 status: response.status)
         default:
             if case .dynamodb = target.request, let type = Self.dynamoDBErrorType(response.body) {
                 throw TargetError(
-                    .apiError, "\(described) answered HTTP \(response.status) \(type): \(Self.excerpt(response.body))",
+                    .apiError, "\(described) answered HTTP \(response.status) \(type): \(mask.excerpt(response.body.readableBytesView))",
                     status: response.status)
             }
             throw TargetError(
-                .httpStatus, "\(described) answered HTTP \(response.status); body starts: \(Self.excerpt(response.body))",
+                .httpStatus, "\(described) answered HTTP \(response.status); body starts: \(mask.excerpt(response.body.readableBytesView))",
                 status: response.status)
         }
         let page = try readPage(response.body, request: request, described: described)
@@ -297,16 +312,17 @@ public final class TargetSource: Sendable {
         }
     }
 
-    /// The `__type` of a DynamoDB error body.
+    /// The `__type` of a DynamoDB error body (its first 200 characters: it goes into messages).
     static func dynamoDBErrorType(_ body: ByteBuffer) -> String? {
         body.withUnsafeReadableBytes { bytes in
             guard let range = try? JSONPointer.type.locate(in: bytes) else { return nil }
             var reader = JSONReader(UnsafeRawBufferPointer(rebasing: bytes[range]))
-            return try? reader.readString()
+            return (try? reader.readString()).map { String($0.prefix(200)) }
         }
     }
 
-    private func readPage(_ body: ByteBuffer, request: PageRequest, described: String) throws(TargetError) -> Page {
+    /// The page a 200 response's body stands for, or the ``TargetError`` it is (T1, T2).
+    func readPage(_ body: ByteBuffer, request: PageRequest, described: String) throws(TargetError) -> Page {
         let partition: Int
         if case .partition(let index) = request.range { partition = index } else { partition = 0 }
         let kind = target.request
@@ -316,12 +332,15 @@ public final class TargetSource: Sendable {
                 try whole.skipValue()
                 try whole.expectEnd()
             } catch {
-                throw TargetError(.notJSON, "\(described): the body is not JSON (\(error)); it starts: \(Self.excerpt(body))", status: 200)
+                throw TargetError(
+                    .notJSON, "\(described): the body is not JSON (\(error)); it starts: \(mask.excerpt(body.readableBytesView))", status: 200)
             }
             // The document is valid JSON from here on: locating cannot fail.
             func locate(_ pointer: JSONPointer) -> Range<Int>? { (try? pointer.locate(in: bytes)) ?? nil }
-            func value(_ range: Range<Int>) -> JSONValue {
-                (try? JSONValue.parse(UnsafeRawBufferPointer(rebasing: bytes[range]))) ?? .null
+            // nil: nested deeper than a JSONValue is parsed (the document is valid JSON, so
+            // that is the only way this fails); never read as `null`.
+            func value(_ range: Range<Int>) -> JSONValue? {
+                try? JSONValue.parse(UnsafeRawBufferPointer(rebasing: bytes[range]))
             }
             func text(_ range: Range<Int>) -> String {
                 String(decoding: UnsafeRawBufferPointer(rebasing: bytes[range]), as: UTF8.self)
@@ -337,9 +356,10 @@ public final class TargetSource: Sendable {
                 scannedPointer = graphql.scannedCount
                 if let range = locate(.errors) {
                     let errors = value(range)
-                    if errors != .null, errors != .array([]) {
-                        let excerpt = String(text(range).prefix(300))
-                        throw TargetError(.graphQLError, "\(described) answered with GraphQL errors (T2): \(excerpt)", status: 200)
+                    if errors != .null, errors != .array([]) {  // too deep to parse: errors all the same
+                        throw TargetError(
+                            .graphQLError, "\(described) answered with GraphQL errors (T2): \(mask.excerpt(bytes[range], limit: 300))",
+                            status: 200)
                     }
                 }
             case .dynamodb:
@@ -348,7 +368,7 @@ public final class TargetSource: Sendable {
             }
             guard let itemsRange = locate(items) else {
                 throw TargetError(
-                    .missingItems, "\(described): the response has nothing at the items pointer '\(items)'; it starts: \(Self.excerpt(body))",
+                    .missingItems, "\(described): the response has nothing at the items pointer '\(items)'; it starts: \(mask.excerpt(body.readableBytesView))",
                     status: 200)
             }
             var sizes: [Int] = []
@@ -363,20 +383,20 @@ public final class TargetSource: Sendable {
                 }
             } catch {
                 throw TargetError(
-                    .missingItems, "\(described): the value at the items pointer '\(items)' is not an array: \(String(text(itemsRange).prefix(100)))",
+                    .missingItems, "\(described): the value at the items pointer '\(items)' is not an array: \(mask.excerpt(bytes[itemsRange], limit: 100))",
                     status: 200)
             }
             let continuation: String?
             switch kind {
             case .http(let http):
-                continuation = try Self.token(at: http.continuation, locate(http.continuation).map(value), described)
+                continuation = try Self.token(at: http.continuation, locate(http.continuation), in: bytes, described)
             case .graphql(let graphql):
                 if let pageInfo = graphql.pageInfo {
                     continuation = try Self.relayCursor(
-                        locate(pageInfo).map(value), backward: graphql.backward, pointer: pageInfo, described)
+                        locate(pageInfo).flatMap(value), backward: graphql.backward, pointer: pageInfo, described)
                 } else {
                     let pointer = graphql.continuation!
-                    continuation = try Self.token(at: pointer, locate(pointer).map(value), described)
+                    continuation = try Self.token(at: pointer, locate(pointer), in: bytes, described)
                 }
             case .dynamodb:
                 if let range = locate(.lastEvaluatedKey) {
@@ -385,13 +405,17 @@ public final class TargetSource: Sendable {
                     case UInt8(ascii: "n"): continuation = nil
                     default:
                         throw TargetError(
-                            .badContinuation, "\(described): LastEvaluatedKey must be an object, got \(String(text(range).prefix(80)))",
+                            .badContinuation, "\(described): LastEvaluatedKey must be an object, got \(mask.excerpt(bytes[range], limit: 80))",
                             status: 200)
                     }
                 } else {
                     continuation = nil
                 }
-                if let range = locate(.consumedCapacityUnits), case .number(let units) = value(range), let parsed = Double(units) {
+                // A page costs at most a few hundred units; anything outside [0, 10^6] (1e309
+                // reads as infinity, which no Int holds) is not a capacity and is not summed.
+                if let range = locate(.consumedCapacityUnits), case .number(let units) = value(range), let parsed = Double(units),
+                    (0...Self.maximumCapacityUnitsPerResponse).contains(parsed)
+                {
                     capacityMilliUnits.add(Int((parsed * 1000).rounded()), ordering: .relaxed)
                     capacityResponses.add(1, ordering: .relaxed)
                 }
@@ -411,17 +435,25 @@ public final class TargetSource: Sendable {
         }
     }
 
-    /// A token continuation: absent, `null` or `""` ends the drain; a string continues it;
-    /// anything else is the wrong type (T2).
-    private static func token(at pointer: JSONPointer, _ value: JSONValue?, _ described: String) throws(TargetError) -> String? {
-        switch value {
-        case nil, .null?: return nil
-        case .string(let token)?: return token.isEmpty ? nil : token
-        case let other?:
-            throw TargetError(
-                .badContinuation, "\(described): the continuation at '\(pointer)' must be a string or null, got \(other.kindName)",
-                status: 200)
+    /// A token continuation at `range` of the valid JSON `bytes`: absent, `null` or `""`
+    /// ends the drain; a string continues it; anything else (however deep) is the wrong
+    /// type (T2).
+    private static func token(
+        at pointer: JSONPointer, _ range: Range<Int>?, in bytes: UnsafeRawBufferPointer, _ described: String
+    ) throws(TargetError) -> String? {
+        guard let range else { return nil }
+        var reader = JSONReader(UnsafeRawBufferPointer(rebasing: bytes[range]))
+        if (try? reader.readNull()) == true { return nil }
+        if reader.peek() == UInt8(ascii: "\""), let token = try? reader.readString() { return token.isEmpty ? nil : token }
+        let kind: String
+        switch bytes[range.lowerBound] {
+        case UInt8(ascii: "{"): kind = "an object"
+        case UInt8(ascii: "["): kind = "an array"
+        case UInt8(ascii: "t"), UInt8(ascii: "f"): kind = "true or false"
+        default: kind = "a number"
         }
+        throw TargetError(
+            .badContinuation, "\(described): the continuation at '\(pointer)' must be a string or null, got \(kind)", status: 200)
     }
 
     /// A Relay `pageInfo`: `hasNextPage` + `endCursor` (or `hasPreviousPage` +
@@ -444,11 +476,6 @@ public final class TargetSource: Sendable {
         return text
     }
 
-    /// The first 200 bytes of a body, for messages.
-    static func excerpt(_ body: ByteBuffer) -> String {
-        let bytes = body.readableBytesView.prefix(200)
-        return "'" + String(decoding: bytes, as: UTF8.self) + (body.readableBytes > 200 ? "…'" : "'")
-    }
 }
 
 extension JSONPointer {

@@ -88,6 +88,9 @@ extension SplitMix64 {
         #expect(NumberText.nanoseconds(12_345) == "12.3µs")
         #expect(NumberText.bytes(3 << 20) == "3.0MiB")
         #expect(NumberText.seconds(125) == "2m05s")
+        // Issue 24: an ETA at a near-zero rate converted 1e300 seconds to Int and trapped.
+        #expect(NumberText.seconds(1e300) == ">1e13s")
+        #expect(NumberText.seconds(9.9e12).hasSuffix("s"))
         #expect(NumberText.fixed(-1.005, 1) == "-1.0")
         #expect(NumberText.number(1234.56) == "1235")
         #expect(NumberText.number(0.012345) == "0.01235")
@@ -185,5 +188,20 @@ extension SplitMix64 {
         #expect(Duration.nanoseconds(-3).nonNegativeNanoseconds == 0)
         #expect(Duration.seconds(Int64.max).nonNegativeNanoseconds == .max)
         #expect((Duration.seconds(1) + .nanoseconds(7)).nonNegativeNanoseconds == 1_000_000_007)
+    }
+}
+
+@Suite struct StrictJSONDepthTests {
+    /// Issue 24: the scanner recursed once per bracket, so a file of 300,000 `[` (which every
+    /// JSON parser refuses, and whose syntax error this scanner then describes) overflowed
+    /// the stack. Now nesting past the bound is a syntax error saying so.
+    @Test func nestingPastTheBoundIsASyntaxErrorNotAStackOverflow() {
+        let deep = Array(String(repeating: "[", count: 300_000).utf8)
+        #expect(StrictJSON.syntaxError(in: deep)?.contains("expected objects and arrays nested at most 512 deep") == true)
+        #expect(StrictJSON.firstProblem(in: deep) == nil)
+        let bounded = Array((String(repeating: "[", count: 512) + String(repeating: "]", count: 512)).utf8)
+        #expect(StrictJSON.syntaxError(in: bounded) == nil)
+        let nulls = Array((String(repeating: "{\"a\":", count: 600) + "null" + String(repeating: "}", count: 600)).utf8)
+        #expect(StrictJSON.firstProblem(in: nulls) == nil)  // past the bound: left to the parser
     }
 }

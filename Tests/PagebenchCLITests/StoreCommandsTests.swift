@@ -88,7 +88,7 @@ import Testing
         #expect(capture.lines.map { $0["scanned"] as? Int } == [5, 0])  // S6 continuation
         let (final, _) = try await pages(small + ["--limit", "5", "--partition", "0", "--exact-end", "final"])
         #expect(final.lines.map { $0["scanned"] as? Int } == [5])
-        let (empty, _) = try await pages(small + ["--limit", "2", "--filter", "category=99"])
+        let (empty, _) = try await pages(small + ["--limit", "2", "--selectivity", "0", "--filter", "match"])
         #expect(empty.lines.dropLast().allSatisfy { $0["returned"] as? Int == 0 && $0["nextToken"] is String })
     }
 

@@ -145,9 +145,9 @@ struct GraphQLEndpointTests {
             for (query, code) in [
                 ("{ listItems(partition: 1 { nextToken } }", "GRAPHQL_PARSE_FAILED"),
                 ("{ listItems { noSuchField } }", "GRAPHQL_VALIDATION_FAILED"),
-                (String(repeating: "{", count: 20_000), "GRAPHQL_PARSE_FAILED"),
-                ("{" + String(repeating: " listItems {", count: 20_000) + String(repeating: "}", count: 20_001), "GRAPHQL_PARSE_FAILED"),
-                ("query($f: ItemFilterInput) { listItems(filter: " + String(repeating: "{not: ", count: 5_000) + "{}" + String(repeating: "}", count: 5_000) + ") { scannedCount } }", "GRAPHQL_PARSE_FAILED"),
+                (String(repeating: "{", count: 20_000), "BOUND_EXCEEDED"),
+                ("{" + String(repeating: " listItems {", count: 20_000) + String(repeating: "}", count: 20_001), "BOUND_EXCEEDED"),
+                ("query($f: ItemFilterInput) { listItems(filter: " + String(repeating: "{not: ", count: 5_000) + "{}" + String(repeating: "}", count: 5_000) + ") { scannedCount } }", "BOUND_EXCEEDED"),
             ] {
                 let (status, body) = try await Self.post(target, query)
                 #expect(status == 200)

@@ -115,15 +115,15 @@ struct HTTP1ClientTests {
         let server = try await ScriptedHTTPServer(closesOnAccept: { $0 == 0 }) { _, _, _ in .respond(Self.okPage) }
         let pool = HTTP1ConnectionPool(
             endpoint: .init(host: "127.0.0.1", port: Int(server.target.split(separator: ":").last!)!, hostHeader: "127.0.0.1"),
-            capacity: 1, group: .singleton, connectTimeout: .seconds(10), readTimeout: .seconds(600), maximumBodyBytes: 1 << 20)
+            capacity: 1, group: .singleton, connectTimeout: .seconds(10), requestTimeout: .seconds(600), maximumBodyBytes: 1 << 20)
         let counter = HTTPStatusCounter()
         let attempts = Mutex<[HTTP1ConnectionError?]>([])
-        let response = try await pool.request(counting: counter) { (connection) throws(HTTP1ConnectionError) in
+        let response = try await pool.request(counting: counter) { (connection, deadline) throws(HTTP1ConnectionError) in
             while connection.isReusable && attempts.withLock({ $0.isEmpty }) {
                 try? await Task.sleep(for: .milliseconds(5))
             }
             do throws(HTTP1ConnectionError) {
-                let response = try await connection.get("/scan")
+                let response = try await connection.get("/scan", deadline: deadline)
                 attempts.withLock { $0.append(nil) }
                 return response
             } catch {
@@ -285,15 +285,43 @@ struct HTTP1ClientTests {
         #expect(outcome.1.nextToken == "abc")
     }
 
-    @Test("no bytes for the read timeout: a retryable transport failure naming the timeout")
-    func readTimeout() async throws {
+    @Test("no bytes within the request timeout: a retryable transport failure naming the timeout")
+    func requestTimeout() async throws {
         let error = try await withScripted(configuration: .init(connections: 1, requestTimeout: .milliseconds(100))) { _, _, _ in
             .hang
         } _: { _, source in
             await #expect(throws: HTTPSourceError.self) { try await source.page(PageRequest()) }
         }
         #expect(error?.code == .transport)
-        #expect(error?.message.contains("read timeout") == true)
+        #expect(error?.message.contains("no complete response within 0.1 seconds") == true, "\(error?.message ?? "")")
+    }
+
+    /// T5 (issue 24): a body that drips one byte every 50 ms never left a 100 ms gap, so a
+    /// timeout between bytes never fired (a 2 s one waited out a 45 s body). The timeout is
+    /// a deadline for the whole response: the request fails at it, long before the 600
+    /// bytes (30 s) have dripped. Nothing is timed: the drip only has to outlast the deadline.
+    @Test("T5: a body that drips a byte at a time fails at the request's deadline, for both clients")
+    func aDrippingBodyFailsAtTheDeadline() async throws {
+        let page = Self.pageBody(token: "abc")
+        let head = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: \(page.utf8.count + 600)\r\n\r\n"
+        let drip = ScriptedHTTPServer.Action.drip(head: head, body: page + String(repeating: " ", count: 600), every: .milliseconds(50))
+        let storeError = try await withScripted(configuration: .init(connections: 1, requestTimeout: .seconds(1))) { _, _, _ in
+            drip
+        } _: { _, source in
+            await #expect(throws: HTTPSourceError.self) { try await source.page(PageRequest()) }
+        }
+        #expect(storeError?.code == .transport)
+        #expect(storeError?.message.contains("no complete response within 1.0 seconds") == true, "\(storeError?.message ?? "")")
+
+        let server = try await ScriptedHTTPServer { _, _, _ in drip }
+        let client = try HTTPRequestClient(baseURL: server.target, configuration: .init(connections: 1, requestTimeout: .seconds(1)))
+        let clientError = await #expect(throws: HTTPSourceError.self) {
+            try await client.send(.init(method: "GET", pathAndQuery: "/items"))
+        }
+        await client.shutdown()
+        await server.shutdown()
+        #expect(clientError?.message.contains("no complete response within 1.0 seconds") == true, "\(clientError?.message ?? "")")
+        #expect(client.statusCounts == HTTPStatusCounts(byStatus: [:], transportFailures: 1))
     }
 
     @Test("a body over maximumResponseBytes is refused before it is read")

@@ -113,7 +113,8 @@ import Testing
             let shard = try ShardFile.read(path: directory.appendingPathComponent("shards/shard-\(index)-of-2.json").path)
             responses.add(HTTPStatusCounts(keyedCounts: try #require(shard.httpResponses)))
         }
-        #expect(responses == HTTPStatusCounts(byStatus: [200: merged.rows.map(\.pages).reduce(0, +) + 2]))
+        let pages = merged.rows.map(\.pages).reduce(0, +)
+        #expect(responses == HTTPStatusCounts(byStatus: [200: pages + 2]))
         // `pagebench merge` of those shards prints the same sum.
         var capture = Capture()
         let merge = try #require(
@@ -122,7 +123,11 @@ import Testing
                 "--output", directory.appendingPathComponent("remerged.csv").path,
             ]) as? MergeCommand)
         #expect(try merge.execute(into: &capture) == merged.rows)
-        #expect(capture.text.contains("HTTP responses of the 2 --target shards: \(responses)"), "\(capture.text)")
+        // Issue 25: the /health checks are in no row, and said apart.
+        #expect(
+            capture.text.contains(
+                "HTTP responses of the 2 --target shards: 200=\(pages) transport=0 in the rows; 200=2 transport=0 outside them"),
+            "\(capture.text)")
     }
 
     @Test func aServerWithAnotherStoreIsRefusedNamingBothStores() async throws {
@@ -142,7 +147,43 @@ import Testing
         let refused = try #require(failure)
         #expect(refused.exitCode.rawValue == 65)
         #expect(refused.message.contains("pagebench serve"))
+        // Issue 25: which fields differ, not only two hashes.
+        #expect(refused.message.contains("they differ in seed 8 ≠ 7 (scenario ≠ served)"), "\(refused.message)")
         #expect(!FileManager.default.fileExists(atPath: output))
+    }
+
+    /// T6 holds for every remote source, the served store too (issue 24): a server that
+    /// answers `/health` as the scenario's store and a good first page of every drain, then
+    /// HTTP 500 without a store error body, ended no drain: the phase failed, its row is
+    /// written with the error counts and the run exits 69 (it exited 0).
+    @Test func t6_aServedStoreWhoseDrainsAllFailAfterTheFirstPageFailsThePhase() async throws {
+        let directory = try Self.makeDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let scenario = try Self.scenarioFile(in: directory)
+        let output = directory.appendingPathComponent("remote.csv").path
+        let hash = TestStores.configuration.configurationHash
+        let page = String(buffer: PageBody.encode(Page(items: [], scannedCount: 0, scannedBytes: 0, nextToken: "abc"), includePayload: false))
+        let server = try await ScriptedHTTPServer { _, _, line in
+            if line.contains("/health") {
+                return .respond(
+                    ScriptedHTTPServer.response(
+                        200, #"{"status":"ok","configurationHash":"\#(hash)","partitions":5,"items":200}"#))
+            }
+            return .respond(line.contains("nextToken=") ? ScriptedHTTPServer.response(500, "page two failed") : ScriptedHTTPServer.response(200, page))
+        }
+        var failure: CommandFailure?
+        do {
+            _ = try await run([scenario, "--quiet", "--target", server.target, "--concurrency", "1", "--output", output])
+        } catch let error as CommandFailure {
+            failure = error
+        }
+        await server.shutdown()
+        let refused = try #require(failure, "a phase in which every drain failed is not a result")
+        #expect(refused.exitCode.rawValue == 69)
+        #expect(refused.message.contains("ended no drain in phase remote@http") && refused.message.contains("15 of 15 drains failed"), "\(refused.message)")
+        let row = try #require(try CSVFile.read(ResultRow.self, from: output).first)
+        #expect(row.pages == 15 && row.drains == 0 && row.errors.total == 15)
+        #expect(row.httpResponses == "200=15 500=15 transport=0")
     }
 
     /// Without the `AsyncHTTPClientSupport` trait, asking for async-http-client is a usage

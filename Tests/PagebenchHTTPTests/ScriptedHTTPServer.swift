@@ -16,6 +16,10 @@ final class ScriptedHTTPServer: Sendable {
         case close
         /// Never answer (until the client goes away).
         case hang
+        /// Write `head` at once, then `body` one byte per `every` (T5: a response that is
+        /// never silent for long, but never complete within a deadline); stops when the
+        /// client goes away.
+        case drip(head: String, body: String, every: TimeAmount)
     }
 
     /// Decides the action for request number `request` (0-based, over the whole server) on
@@ -104,6 +108,7 @@ private final class ScriptedConnectionHandler: ChannelInboundHandler {
     private let server: ScriptedHTTPServer
     private var connection = 0
     private var pending = ""
+    private var dripping: Scheduled<Void>?
 
     init(server: ScriptedHTTPServer) {
         self.server = server
@@ -116,8 +121,21 @@ private final class ScriptedConnectionHandler: ChannelInboundHandler {
     }
 
     func channelInactive(context: ChannelHandlerContext) {
+        dripping?.cancel()
+        dripping = nil
         server.connectionClosed()
         context.fireChannelInactive()
+    }
+
+    /// Writes the first byte of `bytes` after `interval`, then the rest the same way.
+    private func drip(_ bytes: ArraySlice<UInt8>, every interval: TimeAmount, context: ChannelHandlerContext) {
+        guard let byte = bytes.first else { return }
+        let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+        dripping = context.eventLoop.scheduleTask(in: interval) {
+            let (handler, context) = bound.value
+            context.writeAndFlush(handler.wrapOutboundOut(ByteBuffer(bytes: [byte])), promise: nil)
+            handler.drip(bytes.dropFirst(), every: interval, context: context)
+        }
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -138,6 +156,9 @@ private final class ScriptedConnectionHandler: ChannelInboundHandler {
                 return
             case .hang:
                 break
+            case .drip(let head, let body, let interval):
+                context.writeAndFlush(wrapOutboundOut(ByteBuffer(string: head)), promise: nil)
+                drip(Array(body.utf8)[...], every: interval, context: context)
             }
         }
     }

@@ -103,7 +103,11 @@ struct ServerRoundTripTests {
             return response.text
         }
         let health = try JSONDecoder().decode(StoreHealth.self, from: Data(text.utf8))
-        #expect(health == StoreHealth(status: "ok", configurationHash: store.configurationHash, partitions: 5, items: 200))
+        #expect(
+            health
+                == StoreHealth(
+                    status: "ok", configurationHash: store.configurationHash, partitions: 5, items: 200,
+                    canonical: store.configuration.canonicalText))
     }
 }
 

@@ -187,8 +187,7 @@ import Glibc
 @Suite struct ResultWriterTests {
     @Test("rows that cannot be written where asked are saved to a rescue file the error names")
     func rowsAreRescued() throws {
-        var row = ResultRow()
-        row.scenario = "rescued"
+        let row = ResultRow.fixture(scenario: "rescued")
         let output = SweepRunner.Output(rows: [row], results: [], timeSeries: [])
         // /proc/self exists but no file can be created in it: the write fails at its last step.
         #expect {
@@ -231,8 +230,7 @@ import Glibc
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pagebench-history-\(UUID())").path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        var whole = ResultRow()
-        whole.scenario = "whole"
+        var whole = ResultRow.fixture(scenario: "whole")
         whole.pages = 10
         var partial = whole
         partial.scenario = "partial"
@@ -240,6 +238,7 @@ import Glibc
         var dead = whole
         dead.scenario = "dead@http"
         dead.targetKind = "http"
+        dead.drains = 2  // some drains ended: it failed by stopping to answer (T6 is tested with targets)
         dead.errors.other = 3
         dead.httpResponses = "200=10 transport=3"
         let output = SweepRunner.Output(rows: [whole, partial, dead], results: [], timeSeries: [])

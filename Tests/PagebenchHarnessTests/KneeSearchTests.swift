@@ -199,6 +199,18 @@ import Testing
         }
     }
 
+    /// Issue 24: --from 1e300 made the default --max-rate infinite; the rates are the ones a
+    /// step's run takes, and halving stops before a rate below them.
+    @Test func ratesAreThoseAStepRunTakes() throws {
+        #expect(throws: HarnessError.self) { try KneeSearch(startRate: 1e300) }
+        #expect(throws: HarnessError.self) { try KneeSearch(startRate: 1e-6) }
+        #expect(throws: HarnessError.self) { try KneeSearch(startRate: 100, maxRate: 2e7) }
+        #expect(try KneeSearch(startRate: 1e6).maxRate == Workload.openLoopRates.upperBound)
+        let result = search(try KneeSearch(startRate: 0.004)) { _ in false }
+        #expect(result.ending == .neverHeld)
+        #expect(result.steps.map(\.rate) == [0.004, 0.002, 0.001])
+    }
+
     @Test func runDrivesAnAsyncMeasurement() async throws {
         let queue = SimulatedQueue(servers: 8, serviceNanoseconds: 1e6)
         let result = try await KneeSearch.run(try KneeSearch(startRate: 100)) { rate in

@@ -46,6 +46,26 @@ import Testing
         #expect(lines.value.hasSuffix("pages/s\n"))
     }
 
+    /// H7: a plain line (every 5 s in CI logs) shows the pages completed since the previous
+    /// line, not the rate of the last snapshot's second (which read 0 in 5 of 6 lines of a
+    /// run that averaged 711 pages/s, when pages were published in batches).
+    @Test func plainProgressRateCoversTheTimeSinceThePreviousLine() {
+        let lines = Lines()
+        let printer = ProgressPrinter(isTerminal: false, plainIntervalSeconds: 0, write: lines.write)
+        printer.runStarted(Self.run)
+        func snapshot(warmup: Bool, elapsed: Double, pages: Int, lastSecond: Double) -> ProgressSnapshot {
+            ProgressSnapshot(
+                scenario: "s", concurrency: 4, repetition: 2, isWarmup: warmup, phaseElapsedSeconds: elapsed,
+                phaseFraction: 0.5, pagesPerSecond: lastSecond, pages: pages)
+        }
+        printer.progress(snapshot(warmup: true, elapsed: 0.5, pages: 40, lastSecond: 0))
+        // The measured phase began after that line: its rate runs from the phase's start.
+        printer.progress(snapshot(warmup: false, elapsed: 1, pages: 100, lastSecond: 999))
+        printer.progress(snapshot(warmup: false, elapsed: 6, pages: 3_100, lastSecond: 0))
+        let rates = lines.value.split(separator: "\n").dropFirst().map { $0.split(separator: " ").suffix(2).joined(separator: " ") }
+        #expect(rates == ["80 pages/s", "100 pages/s", "600 pages/s"])
+    }
+
     @Test func summaryTableHasOneAlignedLinePerRow() {
         var row = ResultRow()
         row.scenario = "default"

@@ -110,6 +110,20 @@ let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().de
         (#"{"workload": {"stages": "1s:0-4", "rampDown": "abruptly"}}"#, "workload.rampDown"),
         (#"{"workload": {"rampDown": "cancel"}}"#, "workload.rampDown"),
         (#"{"workload": {"load": "open-fixed"}}"#, "needs a rate"),
+        // Issue 24: a number that does not fit its field is named with its path and its type
+        // (JSONDecoder said "workload: The given data was not valid JSON."), and a number no
+        // reader can hold is located; a plan longer than a phase is refused, not an overflow.
+        (#"{"workload": {"limit": 2.5}}"#, "workload.limit: must be a whole number, found 2.5"),
+        (#"{"workload": {"seed": -1}}"#, "workload.seed: must be a whole number from 0 to 18446744073709551615, found -1"),
+        (#"{"workload": {"retry": {"maxRetries": 1e20}}}"#, "workload.retry.maxRetries: must be a whole number, found 1e+20"),
+        (#"{"workload": {"warmupSeconds": 1e400}}"#, "found 1e400 at 'workload.warmupSeconds'"),
+        (#"{"workload": {"stages": [{"duration": "1s", "pagers": 1e400}]}}"#, "found 1e400 at 'workload.stages[0].pagers'"),
+        (#"{"workload": {"stages": "50000s:1,50000s:1"}}"#, "workload.stages[1]: the stages last more than 24h"),
+        (#"{"workload": {"watchSeconds": -1}}"#, "workload.watchSeconds"),
+        // An open-loop rate of 1e-12 drains/s put the first arrival past a UInt64 of nanoseconds (a trap).
+        (#"{"workload": {"load": "open-fixed:1e-12"}}"#, "workload.load: the open-loop rate must be from 0.001"),
+        // H7: an open loop's arrival rate sets its pages/s, timed or not.
+        (#"{"workload": {"load": "open-fixed:100", "measureOverhead": true}}"#, "workload.measureOverhead"),
     ])
     func badScenarioNamesTheField(json: String, field: String) {
         do {

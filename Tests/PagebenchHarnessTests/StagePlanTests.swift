@@ -70,6 +70,8 @@ import Testing
         ("10s:0", "0 pagers"),
         ("10s:0/s", "rate 0"),
         ("10s:nan", "not a number"),
+        // Issue 24: the plan's length was summed unchecked (a trap past Int64 nanoseconds).
+        ("50000s:1,50000s:1", "stages[1]: the stages last more than 24h"),
     ])
     func malformedPlansAreRefusedNamingTheStage(text: String, complaint: String) {
         do {
@@ -79,5 +81,35 @@ import Testing
             #expect(error.kind == .invalidScenario)
             #expect(error.description.contains(complaint), "\(error.description)")
         }
+    }
+
+    /// Issue 24: 10,300 stages of 900,000 s summed past Int64 nanoseconds and trapped (also
+    /// under --print-scenarios); a plan has at most 1,000 stages, each holding its own
+    /// histograms for the phase.
+    @Test func manyStagesAreRefusedBeforeTheirLengthIsSummed() {
+        for (count, complaint) in [(10_300, "has 10300 stages; a plan has at most 1000"), (1_001, "has 1001 stages")] {
+            let text = Array(repeating: "900000s:1", count: count).joined(separator: ",")
+            #expect {
+                try StagePlan(parsing: text)
+            } throws: { error in
+                (error as? HarnessError)?.description.contains(complaint) == true
+            }
+        }
+        #expect((try? StagePlan(parsing: Array(repeating: "1ms:1", count: 1_000).joined(separator: ","))) != nil)
+    }
+
+    /// Issue 24: a plan built in code is bounded as one parsed from text is.
+    @Test func aPlanLongerThanADayIsRefusedWhereverItComesFrom() throws {
+        let day = StagePlan.maximumDurationNanoseconds
+        #expect(throws: HarnessError.self) {
+            try StagePlan(target: .pagers, stages: [.init(durationNanoseconds: Int.max, start: 1, end: 1)])
+        }
+        #expect(throws: HarnessError.self) {
+            try StagePlan(target: .pagers, stages: [.init(durationNanoseconds: day, start: 1, end: 1), .init(durationNanoseconds: 1_000_000, start: 1, end: 1)])
+        }
+        let whole = try StagePlan(target: .pagers, stages: [.init(durationNanoseconds: day, start: 1, end: 1)])
+        var workload = Workload()
+        workload.setStages(whole)
+        #expect(workload.bound == .duration(seconds: 86_400))
     }
 }

@@ -89,7 +89,7 @@ import Testing
         }
         let runner = try storeRunner(scenario)
         var options = PhaseRunner<StoreSource>.Options()
-        options.writesStore = try SyntheticStore(configuration: scenario.store)
+        options.phaseStore = try SyntheticStore(configuration: scenario.store)
         let result = await runner.run(concurrency: 2, repetition: 1, options: options)
         #expect(result.metrics.drains == 4)
         #expect(result.metrics.pages == 8)

@@ -13,7 +13,7 @@ import Testing
     static func compare(_ scenario: Scenario) async throws -> (row: TaskMetrics, model: ConsistencyCounts) {
         let runner = try storeRunner(scenario)
         var options = PhaseRunner<StoreSource>.Options()
-        options.writesStore = try SyntheticStore(configuration: scenario.store)
+        options.phaseStore = try SyntheticStore(configuration: scenario.store)
         let result = await runner.run(concurrency: 1, repetition: 1, options: options)
 
         let twin = try SyntheticStore(configuration: scenario.store)

@@ -45,14 +45,14 @@ struct CSVFileTests {
             let text = try Self.contents(path)
             for size in [1, 2, 3, 5, 64, 1000, text.utf8.count] {
                 var read: [ResultRow] = []
-                try CSVFile.forEachRow(ResultRow.self, from: path, pieceBytes: size) { row, _ in read.append(row) }
+                try CSVFile.forEachRow(ResultRow.self, from: path, pieceBytes: size) { row, _, _ in read.append(row) }
                 #expect(read == rows, "pieces of \(size)")
             }
             // CRLF line ends and a byte-order mark, as a spreadsheet saves them.
             try ("\u{FEFF}" + text.replacingOccurrences(of: "\n", with: "\r\n")).write(toFile: path, atomically: true, encoding: .utf8)
             for size in [1, 2, 7] {
                 var read: [ResultRow] = []
-                try CSVFile.forEachRow(ResultRow.self, from: path, pieceBytes: size) { row, _ in read.append(row) }
+                try CSVFile.forEachRow(ResultRow.self, from: path, pieceBytes: size) { row, _, _ in read.append(row) }
                 #expect(read == rows, "CRLF and BOM in pieces of \(size)")
             }
             // A defect on line 5 is reported there whatever the pieces, after the rows before it.
@@ -62,7 +62,7 @@ struct CSVFileTests {
             for size in [1, 3, 64, 1 << 20] {
                 var read = 0
                 #expect {
-                    try CSVFile.forEachRow(ResultRow.self, from: path, pieceBytes: size) { _, _ in read += 1 }
+                    try CSVFile.forEachRow(ResultRow.self, from: path, pieceBytes: size) { _, _, _ in read += 1 }
                 } throws: { error in
                     (error as? MetricsError)?.line == 5 && (error as? MetricsError)?.message.contains("after a closing quote") == true
                 }
@@ -72,7 +72,7 @@ struct CSVFileTests {
             try Data(Array((ResultRow.csvHeader.joined(separator: ",") + "\n").utf8) + [0xFF, 0x0A])
                 .write(to: URL(fileURLWithPath: path))
             #expect {
-                try CSVFile.forEachRow(ResultRow.self, from: path, pieceBytes: 1) { _, _ in }
+                try CSVFile.forEachRow(ResultRow.self, from: path, pieceBytes: 1) { _, _, _ in }
             } throws: { ($0 as? MetricsError)?.message.contains("not UTF-8") == true }
         }
     }
@@ -156,6 +156,28 @@ struct CSVFileTests {
         }
     }
 
+    /// Issue 24: `compare`, `report` and `baseline update` read results files as `check`
+    /// does: a row of the identity and repetition of an earlier one is refused with both lines;
+    /// a history file, which repeats them by design, is read with them.
+    @Test func aRowGivenTwiceIsRefusedExceptInAHistory() throws {
+        try Self.withTemporaryDirectory { directory in
+            let path = directory + "/twice.csv"
+            let rows = [ResultRowTests.sampleRow(repetition: 1), ResultRowTests.sampleRow(repetition: 2)]
+            try CSVFile.write(rows + [rows[0]], to: path)
+            #expect {
+                try CSVFile.readResults(path)
+            } throws: { error in
+                guard let error = error as? MetricsError else { return false }
+                return error.kind == .malformedInput && error.line == 4 && error.message.contains("repeats line 2")
+                    && error.message.contains("repetition 1")
+            }
+            #expect(throws: MetricsError.self) { try CSVFile.forEachResult(path) { _, _ in } }
+            #expect(try CSVFile.readResults(path, repeatedRows: .allowed).count == 3)
+            try CSVFile.write(rows, to: path)
+            #expect(try CSVFile.readResults(path) == rows)
+        }
+    }
+
     @Test("history append writes the header once and keeps earlier rows")
     func historyAppend() throws {
         try Self.withTemporaryDirectory { directory in
@@ -208,7 +230,7 @@ struct CSVFileTests {
             for appender in 0..<appenders {
                 group.addTask {
                     for batch in 0..<rowsEach {
-                        try CSVFile.append([ResultRowTests.sampleRow(repetition: appender * 100 + batch)], toHistory: path)
+                        try CSVFile.append([ResultRowTests.sampleRow(repetition: appender * 100 + batch + 1)], toHistory: path)
                     }
                 }
             }

@@ -1,4 +1,5 @@
 import Foundation
+import PagebenchTestSupport
 import Testing
 
 @testable import PagebenchMetrics
@@ -38,6 +39,7 @@ struct ResultRowTests {
         metrics.retries = 3
         metrics.throttles = 4
         metrics.missedStarts = 2
+        metrics.lateStarts = 6
         metrics.recordError(.throttled)
         metrics.recordError(.tokenMismatch)
         row.apply(metrics, measuredSeconds: 0.125)
@@ -46,13 +48,14 @@ struct ResultRowTests {
             peakAllocatedBytes: 12_345_678, peakRSSBytes: 98_765_432)
         row.measurementOverheadRatio = 1.0734
         row.harnessOverheadRatio = 1.62
+        row.instructionsPerPage = 5_210.75
         return row
     }
 
     @Test("golden header: changing columns must bump schema_version and update this test and README")
     func goldenHeader() {
         let golden = """
-            schema_version,timestamp_utc,pagebench_version,git_commit,swift_version,build_configuration,host,cores,scenario,config_hash,seed,pager_kind,load_model,target_drains_per_s,concurrency,repetition,limit,target_drains,target_duration_s,warmup_s,pages_per_s,items_per_s,scanned_bytes_per_s,drains_per_s,drains,pages,items,scanned_items,scanned_bytes,empty_pages_wasted,empty_pages_final,empty_page_rate,pages_per_drain_mean,pages_per_drain_max,page_latency_p50_ns,page_latency_p90_ns,page_latency_p99_ns,page_latency_p999_ns,page_latency_max_ns,drain_latency_p50_ns,drain_latency_p90_ns,drain_latency_p99_ns,drain_latency_p999_ns,drain_latency_max_ns,drain_latency_corrected_p50_ns,drain_latency_corrected_p90_ns,drain_latency_corrected_p99_ns,drain_latency_corrected_p999_ns,drain_latency_corrected_max_ns,missed_starts,cancellations,cancel_latency_p50_ns,cancel_latency_p90_ns,cancel_latency_p99_ns,cancel_latency_p999_ns,cancel_latency_max_ns,pages_after_cancel,retries,throttles,errors_throttled,errors_fault,errors_invalid_token,errors_token_mismatch,errors_validation,errors_other,target_kind,target_hash,http_responses,target_errors_transport,target_errors_unauthorized,target_errors_http_status,target_errors_not_json,target_errors_missing_items,target_errors_bad_continuation,target_errors_graphql,target_errors_api,target_errors_repeated_continuation,consumed_capacity_units,cpu_user_s,cpu_system_s,allocations,allocations_per_page,allocation_counting,peak_allocated_bytes,peak_rss_bytes,measurement_overhead_ratio,harness_overhead_ratio,duration_s,partial,slo_held,stage,stage_start_s,stage_pagers_from,stage_pagers_to,stage_rate_from,stage_rate_to,duplicate_items,skipped_items,inconsistent_drains,watch_refreshes,watch_latency_p50_ns,watch_latency_p90_ns,watch_latency_p99_ns,watch_latency_p999_ns,watch_latency_max_ns,instructions_per_page
+            schema_version,timestamp_utc,pagebench_version,git_commit,swift_version,build_configuration,host,cores,scenario,config_hash,seed,pager_kind,load_model,target_drains_per_s,concurrency,repetition,limit,target_drains,target_duration_s,warmup_s,pages_per_s,items_per_s,scanned_bytes_per_s,drains_per_s,drains,pages,items,scanned_items,scanned_bytes,empty_pages_wasted,empty_pages_final,empty_page_rate,pages_per_drain_mean,pages_per_drain_max,page_latency_p50_ns,page_latency_p90_ns,page_latency_p99_ns,page_latency_p999_ns,page_latency_max_ns,drain_latency_p50_ns,drain_latency_p90_ns,drain_latency_p99_ns,drain_latency_p999_ns,drain_latency_max_ns,drain_latency_corrected_p50_ns,drain_latency_corrected_p90_ns,drain_latency_corrected_p99_ns,drain_latency_corrected_p999_ns,drain_latency_corrected_max_ns,missed_starts,cancellations,cancel_latency_p50_ns,cancel_latency_p90_ns,cancel_latency_p99_ns,cancel_latency_p999_ns,cancel_latency_max_ns,pages_after_cancel,retries,throttles,errors_throttled,errors_fault,errors_invalid_token,errors_token_mismatch,errors_validation,errors_other,target_kind,target_hash,http_responses,target_errors_transport,target_errors_unauthorized,target_errors_http_status,target_errors_not_json,target_errors_missing_items,target_errors_bad_continuation,target_errors_graphql,target_errors_api,target_errors_repeated_continuation,consumed_capacity_units,cpu_user_s,cpu_system_s,allocations,allocations_per_page,allocation_counting,peak_allocated_bytes,peak_rss_bytes,measurement_overhead_ratio,harness_overhead_ratio,duration_s,partial,slo_held,stage,stage_start_s,stage_pagers_from,stage_pagers_to,stage_rate_from,stage_rate_to,duplicate_items,skipped_items,inconsistent_drains,watch_refreshes,watch_latency_p50_ns,watch_latency_p90_ns,watch_latency_p99_ns,watch_latency_p999_ns,watch_latency_max_ns,late_starts,instructions_per_page
             """
         #expect(ResultRow.csvHeader.joined(separator: ",") == golden)
         #expect(ResultRow.currentSchemaVersion == 5)
@@ -109,6 +112,7 @@ struct ResultRowTests {
         #expect(row.drainLatencyCorrected?.maxNanoseconds == 70_000)
         #expect(row.cancellationLatency?.p50Nanoseconds == 120_000)
         #expect(row.missedStarts == 2)
+        #expect(row.lateStarts == 6)
         #expect(row.errors.total == 2)
         #expect(row.allocationsPerPage == 1_234.0 / 9.0)
         #expect(row.pageLatency?.maxNanoseconds == 1_000 + 8 * 977)
@@ -121,12 +125,13 @@ struct ResultRowTests {
         closed.targetDrainsPerSecond = nil
         closed.drainLatencyCorrected = nil
         closed.missedStarts = nil
+        closed.lateStarts = nil
         closed.cancellationLatency = nil
         closed.pageLatency = nil
         closed.measurementOverheadRatio = nil
         closed.targetDurationSeconds = nil
         closed.targetDrains = 1_000
-        let rows = [Self.sampleRow(), closed, ResultRow()]
+        let rows = [Self.sampleRow(), closed, ResultRow.fixture()]
         let text = try ResultRow.csvText(rows)
         let parsed = try ResultRow.parseCSV(text, file: "r.csv")
         #expect(parsed == rows)
@@ -171,6 +176,8 @@ struct ResultRowTests {
     func readsVersionOne() throws {
         var row = Self.sampleRow()
         row.harnessOverheadRatio = nil
+        row.lateStarts = nil
+        row.instructionsPerPage = nil
         let lacking = try #require(ResultRow.earlierSchemaVersions[1])
         #expect(lacking.contains("harness_overhead_ratio") && lacking.contains("target_kind"))
         let keep = ResultRow.csvHeader.indices.filter { !lacking.contains(ResultRow.csvHeader[$0]) }
@@ -193,10 +200,23 @@ struct ResultRowTests {
         ("cpu_user_s", "1,5", "finite decimal"),
         ("pages", "", "is empty but requires"),
         ("page_latency_p90_ns", "", "other columns of its group"),
-        ("schema_version", "5", "schema_version 5"),
-        // A version-1, -2 or -3 row in a file with the version-4 header (all columns present).
+        ("schema_version", "6", "schema_version 6"),
+        // A version-1 to -4 row in a file with the version-5 header (all columns present).
         ("schema_version", "1", "schema_version 1"),
         ("schema_version", "2", "schema_version 2"),
+        ("schema_version", "3", "schema_version 3"),
+        // Issue 24: well-formed cells that no run writes, refused by every reader.
+        ("pages", "-5", "column 'pages' is -5; no figure pagebench writes is negative"),
+        ("pages_per_s", "-1.5", "column 'pages_per_s' is -1.5; no figure pagebench writes is negative"),
+        ("page_latency_p50_ns", "999999999", "above page_latency_p90_ns"),
+        ("drain_latency_p999_ns", "999999999", "above drain_latency_max_ns"),
+        ("partial", "2", "column 'partial' is 2; it is 0 or 1"),
+        ("concurrency", "0", "column 'concurrency' is 0; it is at least 1"),
+        ("repetition", "0", "column 'repetition' is 0; it is at least 1"),
+        ("empty_page_rate", "1.5", "a share of the pages is at most 1"),
+        ("empty_pages_wasted", "100", "more empty pages than pages"),
+        ("scenario", "", "column 'scenario' is empty but requires a text value"),
+        ("config_hash", "", "column 'config_hash' is empty"),
         ("schema_version", "4", "schema_version 4"),
     ])
     func badNumbers(column: String, value: String, fragment: String) throws {
@@ -238,14 +258,35 @@ struct ResultRowTests {
             "watch_latency_p50_ns", "watch_latency_p90_ns", "watch_latency_p99_ns", "watch_latency_p999_ns",
             "watch_latency_max_ns",
         ]
-        #expect(addedInVersion4.union(["instructions_per_page"]) == ResultRow.earlierSchemaVersions[3])
+        let lacking = addedInVersion4.union(["late_starts", "instructions_per_page"])
+        #expect(lacking == ResultRow.earlierSchemaVersions[3])
         #expect(row.stage == nil && row.stagePagersFrom == nil && row.stageRateFrom == nil)
-        let keep = ResultRow.csvHeader.indices.filter { !addedInVersion4.contains(ResultRow.csvHeader[$0]) && ResultRow.csvHeader[$0] != "instructions_per_page" }
+        let keep = ResultRow.csvHeader.indices.filter { !lacking.contains(ResultRow.csvHeader[$0]) }
         let fields = row.csvFields
         let text = keep.map { ResultRow.csvHeader[$0] }.joined(separator: ",") + "\n" + "3"
             + keep.map { CSVWriter.escape(fields[$0]) }.joined(separator: ",").dropFirst() + "\n"
         let rows = try ResultRow.parseCSV(text, file: "v3.csv")
         row.allocationCounting = ""
+        row.lateStarts = nil
+        row.instructionsPerPage = nil
+        #expect(rows == [row])
+    }
+
+    /// Version 5 added `late_starts` (H8) and `instructions_per_page` (H10) at the end: a
+    /// version-4 file reads with both empty; a version-5 row with them round-trips.
+    @Test("a schema version 4 file still reads with late_starts and instructions_per_page empty")
+    func version4Reads() throws {
+        var row = Self.sampleRow()
+        #expect(ResultRow.earlierSchemaVersions[4] == ["late_starts", "instructions_per_page"])
+        #expect(Array(ResultRow.csvHeader.suffix(2)) == ["late_starts", "instructions_per_page"])
+        #expect(try ResultRow.parseCSV(try ResultRow.csvText([row]), file: "v5.csv") == [row])
+        let keep = ResultRow.csvHeader.indices.dropLast(2)
+        let fields = row.csvFields
+        let text = keep.map { ResultRow.csvHeader[$0] }.joined(separator: ",") + "\n" + "4"
+            + keep.map { CSVWriter.escape(fields[$0]) }.joined(separator: ",").dropFirst() + "\n"
+        let rows = try ResultRow.parseCSV(text, file: "v4.csv")
+        row.lateStarts = nil
+        row.instructionsPerPage = nil
         #expect(rows == [row])
     }
 
@@ -254,7 +295,9 @@ struct ResultRowTests {
     /// between (some new columns, or version 3 without them) is refused.
     @Test("a schema version 2 file still reads; a half-migrated one does not")
     func previousSchemaVersionReads() throws {
-        let row = Self.sampleRow()
+        var row = Self.sampleRow()
+        row.lateStarts = nil
+        row.instructionsPerPage = nil
         let added = try #require(ResultRow.earlierSchemaVersions[2])
         let keep = ResultRow.csvHeader.indices.filter { !added.contains(ResultRow.csvHeader[$0]) }
         let header = keep.map { ResultRow.csvHeader[$0] }.joined(separator: ",")
@@ -264,7 +307,7 @@ struct ResultRowTests {
         #expect(rows == [row])
         #expect(rows[0].targetKind.isEmpty && rows[0].consumedCapacityUnits == nil)
 
-        let version3 = "5" + line.dropFirst()
+        let version3 = "4" + line.dropFirst()
         #expect(throws: MetricsError.self) { try ResultRow.parseCSV(header + "\n" + version3 + "\n", file: "v3.csv") }
         let withKind = header + ",target_kind\n" + line + ",http\n"
         #expect(throws: MetricsError.self) { try ResultRow.parseCSV(withKind, file: "half.csv") }
@@ -276,6 +319,8 @@ struct ResultRowTests {
     func versionThreeReads() throws {
         var row = Self.sampleRow()
         row.duplicateItems = nil
+        row.lateStarts = nil
+        row.instructionsPerPage = nil
         let added = try #require(ResultRow.earlierSchemaVersions[3])
         #expect(added.contains("duplicate_items") && added.contains("watch_latency_p50_ns"))
         let keep = ResultRow.csvHeader.indices.filter { !added.contains(ResultRow.csvHeader[$0]) }
@@ -298,21 +343,6 @@ struct ResultRowTests {
         row.apply(metrics, measuredSeconds: 1)
         #expect(row.duplicateItems == 3 && row.skippedItems == 2 && row.inconsistentDrains == 2 && row.watchRefreshes == 1)
         #expect(try ResultRow.parseCSV(try ResultRow.csvText([row]), file: "v4.csv") == [row])
-    }
-
-    /// Version 5 added `instructions_per_page` at the end (H10): a version-4 file still reads,
-    /// with it empty; a version-5 row with it round-trips.
-    @Test("a schema version 4 file still reads with instructions_per_page empty")
-    func versionFourReads() throws {
-        var row = Self.sampleRow()
-        #expect(ResultRow.earlierSchemaVersions[4] == ["instructions_per_page"])
-        let keep = ResultRow.csvHeader.indices.filter { ResultRow.csvHeader[$0] != "instructions_per_page" }
-        let fields = row.csvFields
-        let line = "4" + keep.map { CSVWriter.escape(fields[$0]) }.joined(separator: ",").dropFirst()
-        let header = keep.map { ResultRow.csvHeader[$0] }.joined(separator: ",")
-        #expect(try ResultRow.parseCSV(header + "\n" + line + "\n", file: "v4.csv") == [row])
-        row.instructionsPerPage = 5_210.75
-        #expect(try ResultRow.parseCSV(try ResultRow.csvText([row]), file: "v5.csv") == [row])
     }
 
     @Test("non-finite numbers are refused when writing")

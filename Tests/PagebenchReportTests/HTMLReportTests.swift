@@ -78,6 +78,22 @@ import FoundationXML
         #expect(!html.contains("clustered & <hot>"))
     }
 
+    /// Issue 24: a results file whose rates are near the largest Double (well formed, no row
+    /// rule breaks) hung `report`: a log axis's decades reached infinity, which is never above
+    /// an infinite domain. Every axis stays finite and the report is drawn.
+    @Test func valuesNearTheLargestDoubleAreDrawn() {
+        var huge = SyntheticResults()
+        huge.pagesPerSecond = .greatestFiniteMagnitude
+        huge.pageLatencyP50Nanoseconds = 4e16  // × 12 × 3 for the drain maximum: near UInt64.max
+        var tiny = SyntheticResults()
+        tiny.scenario = "tiny"
+        tiny.pagesPerSecond = .leastNonzeroMagnitude
+        let html = HTMLReport(files: [("results/huge.csv", huge.rows(seed: 1) + tiny.rows(seed: 2))], history: nil, timeSeries: nil)
+            .render()
+        #expect(parse(html).error == nil)
+        #expect(!html.contains("nan") && !html.contains("inf"))
+    }
+
     /// H5: the rows of a knee search draw latency against throughput with the knee marked;
     /// a report without knee steps has no such plot.
     @Test func kneeStepsDrawTheCurveWithTheKnee() throws {

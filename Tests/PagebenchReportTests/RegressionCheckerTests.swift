@@ -1,5 +1,6 @@
 import Foundation
 import PagebenchMetrics
+import PagebenchTestSupport
 import Testing
 
 @testable import PagebenchReport
@@ -281,8 +282,7 @@ import Testing
     @Test func stagesOfOneRunAreSeparateIdentities() throws {
         var rows: [ResultRow] = []
         for stage in 1...3 {
-            var row = ResultRow()
-            row.scenario = "ramp"
+            var row = ResultRow.fixture(scenario: "ramp")
             row.configHash = "00aa00aa00aa00aa"
             row.pagerKind = "streaming"
             row.concurrency = 64

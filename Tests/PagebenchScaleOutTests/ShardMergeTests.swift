@@ -259,7 +259,10 @@ import Testing
         (#"{"format": "pagebench-shard", "version": 2}"#, "format version 2"),
         (#"{"format": "pagebench-shard", "version": 1, "shard": {"index": 0, "count": 1}, "startAt": null}"#, "missing key 'phases'"),
         (#"{"format": "pagebench-shard", "version": 1, "shard": {"index": 3, "count": 2}, "startAt": null, "phases": []}"#, "'shard': "),
-        (#"{"format": "pagebench-shard", "version": 1, "shard": {"index": "0", "count": 2}, "startAt": null, "phases": []}"#, "'shard.index' has the wrong type"),
+        (#"{"format": "pagebench-shard", "version": 1, "shard": {"index": "0", "count": 2}, "startAt": null, "phases": []}"#, "'shard.index' must be a whole number, found the string \"0\""),
+        // Issue 24: a number that does not fit its field is named, not "The given data was not valid JSON."
+        (#"{"format": "pagebench-shard", "version": 1, "shard": {"index": 0.5, "count": 2}, "startAt": null, "phases": []}"#, "'shard.index' must be a whole number, found 0.5"),
+        (#"{"format": "pagebench-shard", "version": 1, "shard": {"index": 0, "count": 1e300}, "startAt": null, "phases": []}"#, "'shard.count' must be a whole number, found 1e300"),
     ])
     func malformedShardFilesAreRefused(json: String, expected: String) {
         guard let error = refusal(json) else { return }

@@ -4,6 +4,19 @@ import PagebenchBase
 import Testing
 
 @Suite struct ConfigurationTests {
+    /// Issue 25: a served store that is not the scenario's is refused naming the fields.
+    @Test func differencesNameEveryFieldWithBothValues() {
+        var served = StoreConfiguration(itemsPerPartition: .uniform(301))
+        let scenario = StoreConfiguration(itemsPerPartition: .uniform(300))
+        #expect(StoreConfiguration.differences(canonical: scenario.canonicalText, scenario.canonicalText).isEmpty)
+        served.serviceTime.base = .fixed(nanoseconds: 2_000_000)
+        served.writes = WritesConfiguration(insertRate: 1)
+        let found = StoreConfiguration.differences(canonical: scenario.canonicalText, served.canonicalText)
+        #expect(found.map(\.field) == ["itemsPerPartition", "serviceTime.base", "writes"])
+        #expect(found[0].first == "uniform:300" && found[0].second == "uniform:301")
+        #expect(found[2].first == "(not set)")
+    }
+
     @Test func theDefaultFollowsSEMANTICSDefaults() throws {
         let configuration = StoreConfiguration.default
         try configuration.validate()
@@ -73,6 +86,42 @@ import Testing
         let error = storeError { _ = try StoreConfiguration.load(json: Data(json.utf8)) }
         #expect(error?.code == .invalidConfiguration)
         #expect(error?.message.contains(fragment) == true, "\(error?.message ?? "no error")")
+    }
+
+    /// Issue 24: a number that does not fit its field is named with its path and what goes
+    /// there (JSONDecoder said "The given data was not valid JSON." for every one of them);
+    /// text forms refuse a key given twice and empty elements.
+    @Test(arguments: [
+        (#"{"seed": -1}"#, "'seed' must be a whole number from 0 to 18446744073709551615, found -1"),
+        (#"{"partitions": 2.5}"#, "'partitions' must be a whole number, found 2.5"),
+        (#"{"scanBudgetBytes": 1e300}"#, "'scanBudgetBytes' must be a whole number, found 1e300"),
+        (#"{"serviceTime": {"hotPartitions": [0, 1.5]}}"#, "'serviceTime.hotPartitions[1]' must be a whole number, found 1.5"),
+        (#"{"serviceTime": 5}"#, "'serviceTime' must be an object, found 5"),
+        (#"{"itemSize": 2.5}"#, "'itemSize' must be a whole number of bytes or a text such as \"uniform:100-2000\", found 2.5"),
+        (#"{"itemsPerPartition": [1]}"#, "'itemsPerPartition' must be a whole number or a text such as \"zipf:1000:1.1\", found a list"),
+        (#"{"selectivity": 1e400}"#, "found 1e400 at 'selectivity'"),
+        (#"{"itemSize": "lognormal:median=512,sigma=1,median=600"}"#, "itemSize: 'median' is given twice"),
+        (#"{"serviceTime": {"base": "lognormal:median=2ms,sigma=0.5,sigma=1"}}"#, "serviceTime: 'sigma' is given twice"),
+        (#"{"itemSize": "lognormal:median=512,,sigma=1"}"#, "itemSize: element 2 of 'median=512,,sigma=1' is empty"),
+        (#"{"itemsPerPartition": "zipf:1000::1.1"}"#, "itemsPerPartition: element 2 of '1000::1.1' is empty"),
+    ])
+    func numbersAndTextFormsThatDoNotFitAreNamed(json: String, fragment: String) {
+        let error = storeError { _ = try StoreConfiguration.load(json: Data(json.utf8)) }
+        #expect(error?.code == .invalidConfiguration)
+        #expect(error?.message.contains(fragment) == true, "\(error?.message ?? "no error")")
+        #expect(error?.message.contains("not valid JSON.") == false)
+    }
+
+    /// Issue 24: a filter on a category no item has (categories are 0 to 15) is a typo.
+    @Test(arguments: ["category=16", "category!=99", "category=0 or category>20", "category between 3 and 16"])
+    func aCategoryAbove15IsRefused(text: String) {
+        let error = storeError { _ = try Filter(parsing: text) }
+        #expect(error?.message.contains("there is no category") == true, "\(error?.message ?? "no error")")
+    }
+
+    @Test func categoriesUpTo15AreFilters() throws {
+        #expect(try Filter(parsing: "category=15") == .categoryEquals(15))
+        #expect(try Filter(parsing: "category between 0 and 15 and size>=100").description == "category between 0 and 15 and size>=100")
     }
 
     @Test func configurationHashIsStableAndSensitiveToEveryField() throws {

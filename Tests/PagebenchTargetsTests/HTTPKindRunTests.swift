@@ -23,7 +23,7 @@ import Testing
     /// token as the `nextToken` query parameter, the page's own scanned count.
     static func target(_ endpoint: String) -> String {
         """
-        {"kind": "http", "endpoint": "\(endpoint)", "partitions": {"range": [0, 4]},
+        {"kind": "http", "timeoutSeconds": 600, "endpoint": "\(endpoint)", "partitions": {"range": [0, 4]},
          "path": "/partitions/${partition}/items?limit=${limit}&filter=${filter}",
          "items": "/items", "continuation": "/nextToken", "continuationIn": {"query": "nextToken"},
          "scannedCount": "/scanned"}
@@ -112,7 +112,7 @@ import Testing
         setenv("AWS_ACCESS_KEY_ID", "AKIDPAGEBENCH", 1)
         setenv("AWS_SECRET_ACCESS_KEY", "pagebench-serve-secret", 1)
         let target = """
-            {"kind": "dynamodb", "endpoint": "\(server.url)", "region": "us-east-1", "table": "pagebench", "operation": "Query",
+            {"kind": "dynamodb", "timeoutSeconds": 600, "endpoint": "\(server.url)", "region": "us-east-1", "table": "pagebench", "operation": "Query",
              "keyConditionExpression": "pk = :p", "filterExpression": "category = :c",
              "expressionAttributeValues": {":p": {"N": "${partition}"}, ":c": {"N": "0"}},
              "partitions": {"range": [0, 4]}}
@@ -139,14 +139,14 @@ import Testing
         let target =
             shape == "appsync"
             ? """
-            {"kind": "graphql", "endpoint": "\(server.url)/graphql", "shape": "appsync",
+            {"kind": "graphql", "timeoutSeconds": 600, "endpoint": "\(server.url)/graphql", "shape": "appsync",
              "query": "query($p: Int, $l: Int, $t: String) { listItems(partition: $p, limit: $l, nextToken: $t, filter: {category: {eq: 0}}) { items { sortKey } nextToken scannedCount } }",
              "variables": {"p": "${partition}", "l": "${limit}"}, "continuationVariable": "t",
              "partitions": {"range": [0, 4]}, "items": "/data/listItems/items", "continuation": "/data/listItems/nextToken",
              "scannedCount": "/data/listItems/scannedCount"}
             """
             : """
-            {"kind": "graphql", "endpoint": "\(server.url)/graphql", "shape": "relay",
+            {"kind": "graphql", "timeoutSeconds": 600, "endpoint": "\(server.url)/graphql", "shape": "relay",
              "query": "query($p: Int, $first: Int, $after: String) { itemsConnection(partition: $p, first: $first, after: $after, filter: {category: {eq: 0}}) { edges { node { sortKey } } pageInfo { hasNextPage endCursor } } }",
              "variables": {"p": "${partition}", "first": "${limit}"},
              "partitions": {"range": [0, 4]}, "items": "/data/itemsConnection/edges", "pageInfo": "/data/itemsConnection/pageInfo"}

@@ -45,7 +45,7 @@ import Testing
     static func relayTarget(_ endpoint: String, backward: Bool) -> String {
         let (size, cursor, flag, next) = backward ? ("last", "before", "hasPreviousPage", "startCursor") : ("first", "after", "hasNextPage", "endCursor")
         return """
-            {"kind": "graphql", "endpoint": "\(endpoint)/", "shape": "relay", "direction": "\(backward ? "backward" : "forward")",
+            {"kind": "graphql", "timeoutSeconds": 600, "endpoint": "\(endpoint)/", "shape": "relay", "direction": "\(backward ? "backward" : "forward")",
              "query": "query Items($partition: Int!, $\(size): Int, $\(cursor): String) { items(partition: $partition, \(size): $\(size), \(cursor): $\(cursor)) { edges { cursor node { sort } } pageInfo { \(flag) \(next) } } }",
              "operationName": "Items", "variables": {"partition": "${partition}", "\(size)": "${limit}"},
              "partitions": {"range": [0, 3]}, "items": "/data/items/edges", "pageInfo": "/data/items/pageInfo"}
@@ -74,7 +74,7 @@ import Testing
         let server = try ChildServer.python("graphql_app.py")
         defer { server.stop() }
         let target = """
-            {"kind": "graphql", "endpoint": "\(server.url)", "shape": "appsync",
+            {"kind": "graphql", "timeoutSeconds": 600, "endpoint": "\(server.url)", "shape": "appsync",
              "query": "query($partition: Int!, $limit: Int!, $nextToken: String) { listItems(partition: $partition, limit: $limit, nextToken: $nextToken) { items { sort } nextToken } }",
              "variables": {"partition": "${partition}", "limit": "${limit}"},
              "partitions": {"values": [0, 1, 2, 3]}, "items": "/data/listItems/items", "continuation": "/data/listItems/nextToken"}
@@ -95,7 +95,7 @@ import Testing
         defer { server.stop() }
         func target(_ field: String) -> String {
             """
-            {"kind": "graphql", "endpoint": "\(server.url)", "query": "query($limit: Int!, $nextToken: String) { \(field)(limit: $limit, nextToken: $nextToken) { items { sort } nextToken } }",
+            {"kind": "graphql", "timeoutSeconds": 600, "endpoint": "\(server.url)", "query": "query($limit: Int!, $nextToken: String) { \(field)(limit: $limit, nextToken: $nextToken) { items { sort } nextToken } }",
              "variables": {"limit": "${limit}"}, "items": "/data/\(field)/items", "continuation": "/data/\(field)/nextToken"}
             """
         }
@@ -114,11 +114,17 @@ import Testing
             scenarioFile, "--target-file", try write(target("looping"), "looping.json", in: directory),
             "--output", directory.appendingPathComponent("l.csv").path,
         ])
-        let row = try #require(looping.output?.rows.first, "\(looping.failure?.message ?? "")")
+        // No drain ended: a failed phase (T6), its row written with the counts, exit 69.
+        let loopFailure = try #require(looping.failure)
+        #expect(loopFailure.exitCode.rawValue == 69 && loopFailure.message.contains("ended no drain"), "\(loopFailure.message)")
+        let rows = try ResultRow.parseCSV(
+            try String(contentsOf: directory.appendingPathComponent("l.csv"), encoding: .utf8), file: "l.csv")
+        let row = try #require(rows.first)
         #expect(row.pages == 12)
         #expect(row.emptyPagesWasted == 12)
         #expect(row.errors.other == 12)
-        #expect(looping.text.contains("repeatedContinuation=12"))
+        #expect(loopFailure.message.contains("repeatedContinuation=12"))
+        #expect(looping.text.contains("repeatedContinuation=12 in the rows"), "\(looping.text)")
     }
 
     /// moto's DynamoDB server, a fixture table of 300 items loaded with boto3, a Query with a
@@ -134,7 +140,7 @@ import Testing
         setenv("AWS_SECRET_ACCESS_KEY", "pagebench-moto-secret", 1)
         try write((0..<5).map { "user-\($0)" }.joined(separator: "\n") + "\n", "keys.txt", in: directory)
         let target = """
-            {"kind": "dynamodb", "endpoint": "\(server.url)", "region": "us-east-1", "table": "Items", "operation": "Query",
+            {"kind": "dynamodb", "timeoutSeconds": 600, "endpoint": "\(server.url)", "region": "us-east-1", "table": "Items", "operation": "Query",
              "keyConditionExpression": "pk = :pk", "filterExpression": "#k = :k", "expressionAttributeNames": {"#k": "kind"},
              "expressionAttributeValues": {":pk": {"S": "${partition}"}, ":k": {"N": "0"}},
              "partitions": {"file": "keys.txt"}}

@@ -34,6 +34,13 @@ import Testing
         #expect(try value("/m~0n") == "8")
     }
 
+    /// Issue 24: a pointer is followed recursively when it sets a body member; one deeper
+    /// than any JSON pagebench reads is refused where the target file is read.
+    @Test func aPointerDeeperThanAnyJSONReadIsRefused() throws {
+        #expect(try JSONPointer(String(repeating: "/a", count: 512)).tokens.count == 512)
+        #expect(throws: JSONPointer.SyntaxError.self) { try JSONPointer(String(repeating: "/a", count: 300_000)) }
+    }
+
     @Test func escapesAreDecodedInOrderSoTilde01IsTildeOne() throws {
         #expect(try JSONPointer("/~01").tokens == ["~1"])
         #expect(try value("/~01", in: #"{"~1": true, "/": false}"#) == "true")

@@ -16,9 +16,11 @@ import Testing
                                      "read": "scan", "warmupSeconds": 0, "filter": "none"}}
         """
 
+    /// A target of `path`; its timeout is one no loaded test machine reaches (all suites start
+    /// at once), so that no test here depends on how fast the server answers.
     static func target(_ endpoint: String, path: String, headers: String = "{}") -> String {
         """
-        {"kind": "http", "endpoint": "\(endpoint)", "path": "\(path)?limit=${limit}", "items": "/items",
+        {"kind": "http", "timeoutSeconds": 600, "endpoint": "\(endpoint)", "path": "\(path)?limit=${limit}", "items": "/items",
          "continuation": "/nextToken", "continuationIn": {"query": "nextToken"}, "headers": \(headers)}
         """
     }
@@ -46,6 +48,12 @@ import Testing
         #expect(row.pages == 24)
         #expect(row.items == 120)
         #expect(row.errors.total == 0)
+        // Issue 25: the first-page check is a real request in no row: stdout says so, and
+        // what it prints in the rows is what the CSV holds.
+        #expect(row.httpResponses == "200=24 transport=0")
+        #expect(
+            result.text.contains("200=24 transport=0 in the rows; 200=1 transport=0 outside them (the check before the first phase, warm-ups)"),
+            "\(result.text)")
     }
 
     /// The first page of the run fails: the run cannot go on, exit 69 with the reason (T2).
@@ -80,24 +88,54 @@ import Testing
         await source.shutdown()
     }
 
+    /// The row the run wrote for `path` (its CSV), when it failed.
+    func writtenRow(_ path: String, in directory: URL) throws -> ResultRow {
+        let file = directory.appendingPathComponent("t" + path.replacingOccurrences(of: "/", with: "-") + ".csv")
+        let rows = try ResultRow.parseCSV(try String(contentsOf: file, encoding: .utf8), file: file.path)
+        return try #require(rows.first)
+    }
+
     /// A server that answers the continuation it was sent (P9): the first page is a page, the
-    /// repeat ends every drain as a counted `repeatedContinuation` error, nothing loops.
+    /// repeat ends every drain as a counted `repeatedContinuation` error, nothing loops. Not
+    /// one drain ended, so the phase failed (T6): its row is written with the counts, exit 69.
     @Test func p9_theSameContinuationForeverEndsEachDrainAsACountedError() async throws {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let server = try ChildServer.python("misbehaving.py")
         defer { server.stop() }
         let result = try await run(server, path: "/repeat", in: directory)
-        let row = try #require(result.output?.rows.first, "\(result.failure?.message ?? "")")
+        let failure = try #require(result.failure, "a phase in which every drain failed is not a result")
+        #expect(failure.exitCode.rawValue == 69)
+        #expect(failure.message.contains("ended no drain in phase api@t-repeat") && failure.message.contains("6 of 6 drains failed"), "\(failure.message)")
+        #expect(failure.message.contains("repeatedContinuation=6"), "\(failure.message)")
+        let row = try writtenRow("/repeat", in: directory)
         #expect(row.pages == 6)  // one page per drain, then the repeat
         #expect(row.errors.other == 6)
         #expect(row.drains == 0)
-        #expect(result.text.contains("repeatedContinuation=6"), "\(result.text)")
         // The CSV row carries the kind of target, the responses and the errors by kind.
         #expect(row.targetKind == "http")
         #expect(row.targetHash.count == 16)
         #expect(row.targetErrors.repeatedContinuation == 6)
         #expect(row.httpResponses == "200=12 transport=0")
+    }
+
+    /// T6 (issue 24): a good first page, then a second page that is not a page (not JSON, or
+    /// HTTP 500) on every drain: no drain ended, so the phase failed. The run exited 0; now
+    /// its row is written with the error counts and the run exits 69 naming the phase.
+    @Test(arguments: [("/pagetwo/notjson", "notJSON"), ("/pagetwo/500", "httpStatus")])
+    func t6_aPhaseWhoseDrainsAllFailAfterAGoodFirstPageFails(path: String, kind: String) async throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let server = try ChildServer.python("misbehaving.py")
+        defer { server.stop() }
+        let result = try await run(server, path: path, in: directory)
+        let failure = try #require(result.failure, "\(path): a phase in which every drain failed is not a result")
+        #expect(failure.exitCode.rawValue == 69)
+        #expect(failure.message.contains("ended no drain") && failure.message.contains("\(kind)=6"), "\(failure.message)")
+        let row = try writtenRow(path, in: directory)
+        #expect(row.pages == 6 && row.drains == 0 && row.errors.other == 6)
+        #expect(row.targetErrors.byKind == [kind: 6])
+        #expect(row.notAResult == "ended no drain")
     }
 
     /// 429 with Retry-After is retried per the retry policy and counted (T3); the drains
@@ -114,6 +152,9 @@ import Testing
         // Each of the 4 tokens is throttled once; the first one by the run's first-page check.
         #expect(row.retries == 3)
         #expect(row.throttles == row.retries)
+        #expect(row.httpResponses == "200=24 429=3 transport=0")
+        #expect(result.text.contains("200=24 429=3 transport=0 in the rows; 429=1 transport=0 outside them"), "\(result.text)")
+        #expect(result.text.contains("throttling answers: 3 in the rows; 1 outside them"), "\(result.text)")
     }
 
     /// 503 forever: every retry is counted, every drain fails as throttled, no page: exit 69.
@@ -172,6 +213,42 @@ import Testing
         let row = try #require(rows.first)
         #expect(row.pages > 0)
         #expect(row.errors.other > 0)
+    }
+
+    /// T4 (issue 25): a server that echoes the `Authorization` header in its 403 body, on the
+    /// first page or on page two of every drain, gets no secret printed or written: the
+    /// secret (300 characters, so that the 200-character excerpt would cut it; non-ASCII,
+    /// which the server escapes as `\u00e9`) is masked in the failure messages, and appears
+    /// in no output, CSV or shard file. It used to be printed in the first-page error.
+    @Test func t4_aSecretTheServerEchoesIsMaskedInEveryMessage() async throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let secret = "s3cr3t-é-\(UUID().uuidString)-" + String(repeating: "x", count: 250)
+        let variable = "PAGEBENCH_T4_ECHO_\(UInt32.random(in: 0...UInt32.max))"
+        setenv(variable, secret, 1)
+        defer { unsetenv(variable) }
+        let server = try ChildServer.python("misbehaving.py")
+        defer { server.stop() }
+        let headers = "{\"Authorization\": \"Bearer ${\(variable)}\"}"
+        let first = try await run(server, path: "/echo", in: directory, headers: headers)
+        let firstFailure = try #require(first.failure)
+        #expect(firstFailure.exitCode.rawValue == 69)
+        #expect(firstFailure.message.contains(#"{"authorization": "[masked]"}"#), "\(firstFailure.message)")
+        let second = try await run(server, path: "/pagetwo/echo", in: directory, headers: headers)
+        let secondFailure = try #require(second.failure)
+        #expect(secondFailure.message.contains("unauthorized=6") && secondFailure.message.contains("[masked]"), "\(secondFailure.message)")
+        let sharded = try await run(
+            server, path: "/pagetwo/echo", in: directory,
+            extra: ["--shard", "0/2", "--shard-output", directory.appendingPathComponent("shards").path], headers: headers, csv: false)
+        var everything = first.text + firstFailure.message + second.text + secondFailure.message + sharded.text
+            + (sharded.failure?.message ?? "")
+        let files = FileManager.default.enumerator(atPath: directory.path)!.compactMap { $0 as? String }
+        #expect(files.contains { $0.hasSuffix(".csv") } && files.contains { $0.hasPrefix("shards/") })
+        for file in files {
+            everything += (try? String(contentsOf: directory.appendingPathComponent(file), encoding: .utf8)) ?? ""
+        }
+        #expect(!everything.contains("s3cr3t"))
+        #expect(!everything.contains("xxxxxxxxxx"))
     }
 
     /// T4: a secret in the environment, sent as a header, is accepted by the server and

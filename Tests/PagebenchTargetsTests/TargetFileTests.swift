@@ -1,3 +1,4 @@
+import PagebenchBase
 import PagebenchHTTP
 import Foundation
 import Testing
@@ -147,6 +148,46 @@ import Testing
             Issue.record("a missing file loaded")
         } catch {
             #expect(error.isMissingFile)
+        }
+    }
+
+    /// Issue 24: a target file nested 300,000 deep was a stack overflow (the syntax-error
+    /// scanner recursed); now it is a file that is not valid JSON, said with where.
+    @Test func aDeeplyNestedTargetFileIsRejectedNotACrash() {
+        let message = rejection(String(repeating: "[", count: 300_000))
+        #expect(message.contains("not valid JSON") && message.contains("nested at most \(StrictJSON.maximumDepth) deep"), "\(message)")
+        let deepBody = Self.http.replacingOccurrences(
+            of: #""items": "/items""#,
+            with: #""body": "# + String(repeating: "[", count: 100) + String(repeating: "]", count: 100) + #", "items": "/items""#)
+        #expect(rejection(deepBody).contains("nest deeper than \(JSONValue.maximumDepth) levels"))
+    }
+
+    /// Issue 24: every number of a target file is bounded where it is read, with an error
+    /// naming the field and the bounds (`partitions.range` of the whole Int64 range trapped
+    /// on overflow while loading).
+    @Test func numbersAreBoundedWhereTheyAreReadNamingTheField() {
+        #expect(rejection(http("partitions", #"{"range": [-9223372036854775808, 9223372036854775807]}"#)).hasPrefix("partitions.range:"))
+        #expect(rejection(http("partitions", #"{"range": [-9223372036854775808, -9223372036854775808]}"#)) == "accepted")
+        #expect(rejection(http("partitions", #"{"range": [0, 99999999999999999999]}"#)).hasPrefix("partitions.range:"))
+        #expect(rejection(http("partitions", #"{"range": [0, 10000000]}"#)).contains("at most 10000000 values"))
+        #expect(rejection(http("timeoutSeconds", "1e400")).hasPrefix("timeoutSeconds: must be between 0.001 and 3600"))
+        #expect(rejection(http("timeoutSeconds", "1e-300")).hasPrefix("timeoutSeconds: must be between 0.001 and 3600"))
+        #expect(rejection(http("maxResponseBytes", "99999999999999999999")).hasPrefix("maxResponseBytes: must be a whole number between 1 and 1073741824"))
+        #expect(rejection(http("maxResponseBytes", "1073741825")).hasPrefix("maxResponseBytes: must be a whole number between 1 and 1073741824"))
+        #expect(rejection(http("maxResponseBytes", "1073741824")) == "accepted")
+    }
+
+    /// Issue 24: a file a target pulls in is read with a cap (`/dev/zero` was read without
+    /// end), refused naming the field and the cap; so is the target file itself.
+    @Test func filesATargetPullsInAreReadWithACap() {
+        let message = rejection(http("partitions", #"{"file": "/dev/zero"}"#))
+        #expect(message.hasPrefix("partitions.file: '/dev/zero': larger than \(Target.maximumPartitionsFileBytes >> 20) MiB"), "\(message)")
+        do {
+            _ = try Target.load(path: "/dev/zero")
+            Issue.record("/dev/zero loaded")
+        } catch {
+            #expect(error.message.hasPrefix("/dev/zero: larger than \(Target.maximumFileBytes >> 20) MiB"), "\(error.message)")
+            #expect(!error.isMissingFile)
         }
     }
 }

@@ -13,11 +13,13 @@ import json
 import os
 import signal
 import subprocess
+import sys
+import threading
 import time
 
 import pytest
 
-from pagebench_support import pagebench_binary, run_until_marker
+from pagebench_support import default_signals, pagebench_binary, run_until_marker
 
 
 def scenario(directory, name, **workload):
@@ -189,3 +191,53 @@ def test_a_second_signal_exits_at_once_while_the_first_is_still_being_handled(tm
     # The rows written before the second signal are kept; the locked history got nothing.
     assert [row["partial"] for row in rows(tmp_path / "out.csv")] == ["0", "1"]
     assert history.read_text(encoding="utf-8") == ""
+
+
+MISBEHAVING = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                           "PagebenchTargetsTests", "Servers", "misbehaving.py")
+
+
+@pytest.mark.parametrize("source", ["--target-file", "--target"])
+def test_a_signal_during_the_first_request_ends_the_run_at_once(tmp_path, source):
+    """T5 with H6 (issue 24): SIGINT while the run's first request (the first-page check of a
+    target file, `/health` of a served store) waits on a server that never answers exits 130
+    at once, the request cancelled; before, it waited out timeoutSeconds and exited 69. The
+    server says when the request arrived and when the client left; nothing is timed."""
+    server = subprocess.Popen([sys.executable, MISBEHAVING], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        endpoint = server.stdout.readline().split("listening on ")[1].strip()
+        plan = scenario(tmp_path, "plan", concurrency=[1], drains=3, read="scan")
+        if source == "--target-file":
+            target = tmp_path / "hang.json"
+            target.write_text(json.dumps({
+                "kind": "http", "endpoint": endpoint, "path": "/hang?limit=${limit}", "items": "/items",
+                "continuation": "/nextToken", "continuationIn": {"query": "nextToken"}, "timeoutSeconds": 120}))
+            arguments = [plan, "--target-file", str(target)]
+        else:
+            arguments = [plan, "--target", endpoint + "/hang"]
+        process = subprocess.Popen([pagebench_binary(), "run", *arguments, "--output", "out.csv"], cwd=tmp_path,
+                                   stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                   preexec_fn=default_signals, start_new_session=True)
+        lines = []
+        reader = threading.Thread(target=lambda: lines.extend(server.stdout.readline() for _ in range(2)), daemon=True)
+        reader.start()
+        try:
+            while not lines and process.poll() is None:
+                time.sleep(0.05)
+            assert lines and lines[0].startswith("hanging /hang"), process.communicate(timeout=60)
+            process.send_signal(signal.SIGINT)
+            stdout, stderr = process.communicate(timeout=60)
+        finally:
+            if process.poll() is None:
+                os.killpg(process.pid, signal.SIGKILL)
+                process.wait()
+        assert process.returncode == 130, stderr
+        assert "interrupted by SIGINT: no phase had begun measuring; nothing was written" in stderr, stderr
+        assert not (tmp_path / "out.csv").exists()
+        # The request in flight was cancelled: its connection closed.
+        reader.join(timeout=60)
+        assert len(lines) == 2 and lines[1].startswith("client left /hang"), lines
+    finally:
+        server.stdin.close()
+        server.kill()
+        server.wait(timeout=30)

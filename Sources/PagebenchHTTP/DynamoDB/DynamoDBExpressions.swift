@@ -154,6 +154,11 @@ struct DynamoDBExpressions {
 
     /// `ProjectionExpression`: attribute names (or `#placeholders`) separated by commas.
     mutating func projection(_ text: String) throws(DynamoDBError) -> Set<String> {
+        // DynamoDB's limit on any expression (4 KB), as the condition parser applies it.
+        let length = text.unicodeScalars.count
+        guard length <= 4096 else {
+            throw .validation("Invalid ProjectionExpression: the expression is \(length) characters long; at most 4096 are accepted")
+        }
         var result: Set<String> = []
         for part in text.split(separator: ",", omittingEmptySubsequences: false) {
             let word = part.trimmingWhitespace

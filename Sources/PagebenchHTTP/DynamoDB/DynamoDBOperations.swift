@@ -189,6 +189,18 @@ struct DynamoDBOperations {
 
     // MARK: Encoding
 
+    /// The response of `json`, or a ValidationException naming the response-size bound (W7)
+    /// when it is larger than the server sends.
+    func response(_ json: JSONWriter) throws(DynamoDBError) -> Response {
+        let limit = server.configuration.bounds.maximumResponseBytes
+        guard json.buffer.readableBytes <= limit else {
+            throw .validation(
+                "the response would be \(json.buffer.readableBytes) bytes, more than this server sends (\(limit), serve --max-response-bytes); "
+                    + "ask for fewer items with Limit or a ProjectionExpression")
+        }
+        return Response(status: .ok, headers: DynamoDBRoutes.headers, body: .init(byteBuffer: json.buffer))
+    }
+
     /// The page's `LastEvaluatedKey` (W3): the key its token resumes after, nil exactly when the
     /// page has no token.
     ///
@@ -241,7 +253,7 @@ struct DynamoDBOperations {
         }
         encodeCapacity(capacity, units: Self.capacityUnits(scannedBytes: page.scannedBytes, consistent: consistent), into: &json)
         json.raw("}")
-        return Response(status: .ok, headers: DynamoDBRoutes.headers, body: .init(byteBuffer: json.buffer))
+        return try response(json)
     }
 
     func encodeCapacity(_ capacity: CapacityReport, units: Double, into json: inout JSONWriter) {
@@ -366,7 +378,7 @@ struct DynamoDBOperations {
             json.buffer.writeBuffer(&inner.buffer)
         }
         json.raw("}")
-        return Response(status: .ok, headers: DynamoDBRoutes.headers, body: .init(byteBuffer: json.buffer))
+        return try response(json)
     }
 
     func describeTable(_ body: JSONValue) throws(DynamoDBError) -> Response {

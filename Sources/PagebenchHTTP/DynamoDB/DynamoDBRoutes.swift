@@ -22,9 +22,6 @@ public struct DynamoDBRoutes: StoreRouteRegistration {
     }
 
     static let headers: HTTPFields = [.contentType: "application/x-amz-json-1.0"]
-    /// Request bodies are refused above this size (DynamoDB's own limit is far smaller for
-    /// the operations served here).
-    static let maximumBodyBytes = 1 << 20
     static let targetPrefix = "DynamoDB_20120810."
     static let targetHeader = HTTPField.Name("X-Amz-Target")!
 
@@ -45,18 +42,23 @@ public struct DynamoDBRoutes: StoreRouteRegistration {
                         : "unknown operation '\(target)'; supported: DynamoDB_20120810.Query, Scan, GetItem, DescribeTable, ListTables")
             }
             let operation = target.dropFirst(Self.targetPrefix.count)
+            let bounds = server.configuration.bounds
             var bodyBuffer: ByteBuffer
             do {
-                bodyBuffer = try await request.body.collect(upTo: Self.maximumBodyBytes)
+                bodyBuffer = try await request.body.collect(upTo: bounds.maximumBodyBytes)
             } catch {
-                throw DynamoDBError.validation("the request body exceeds \(Self.maximumBodyBytes) bytes")
+                throw DynamoDBError.validation("the request body exceeds \(bounds.maximumBodyBytes) bytes (serve --max-body-bytes)")
             }
+            let budget = RequestCPUBudget(limit: bounds.maximumCPUTime)
             let body: JSONValue
             do {
-                body = try bodyBuffer.withUnsafeReadableBytes { bytes throws(JSONReadError) in try JSONValue.parse(bytes) }
+                body = try budget.charge("reading the request") { _ throws(JSONReadError) in
+                    try bodyBuffer.withUnsafeReadableBytes { bytes throws(JSONReadError) in try JSONValue.parse(bytes) }
+                }
             } catch {
                 throw DynamoDBError.validation("the request body is not valid JSON: \(error)")
             }
+            if budget.isExhausted { throw DynamoDBError.validation(budget.exhaustedMessage(in: "reading the request")) }
             bodyBuffer.clear()
             let operations = DynamoDBOperations(tableName: tableName, server: server, context: context, conditions: conditions)
             switch operation {

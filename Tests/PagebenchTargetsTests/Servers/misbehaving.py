@@ -4,13 +4,19 @@
 GET /ok?limit=N[&nextToken=T]   20 items, pages of N, nextToken = next offset as a string
 GET /auth?...                   as /ok, but 401 unless `Authorization: Bearer $EXPECTED_SECRET`
 GET /forbidden                  403
+GET /echo                       403 echoing the request's Authorization header (JSON, non-ASCII as \\u)
 GET /notjson                    200 with an HTML body
 GET /noitems                    200 {"data": []}
 GET /badtoken                   200 with a numeric nextToken
 GET /repeat?[nextToken=T]       200 {"items": [], "nextToken": "same"} forever (P9)
+GET /pagetwo/KIND?[nextToken=T] a good first page with a token; the second page is KIND:
+                                `notjson` (HTML), `500`, or `echo` (403 echoing the request's
+                                Authorization header, as a careless server does)
 GET /throttle?...               as /ok, but the first request for each token answers 429 Retry-After: 1
 GET /unavailable                503 without Retry-After, always
 GET /status/CODE                that status with a small JSON body
+GET /hang...                    no answer: prints `hanging PATH` on stdout, then waits until the
+                                client goes away and prints `client left PATH`
 GET /pages/...                  an empty page in `pagebench serve`'s body format with a new
                                 token, forever (a drain that never ends, for http-bench);
                                 after the 20th prints `served 20` on stdout
@@ -81,6 +87,8 @@ class Handler(BaseHTTPRequestHandler):
                 self.send(401, json.dumps({"message": "bad credentials"}))
             else:
                 self.page(query)
+        elif path == "/echo":
+            self.send(403, json.dumps({"you_sent": {"authorization": self.headers.get("Authorization")}}))
         elif path == "/forbidden":
             self.send(403, json.dumps({"message": "forbidden"}))
         elif path == "/notjson":
@@ -89,6 +97,16 @@ class Handler(BaseHTTPRequestHandler):
             self.send(200, json.dumps({"data": []}))
         elif path == "/badtoken":
             self.send(200, json.dumps({"items": [{"id": 1}], "nextToken": 5}))
+        elif path.startswith("/pagetwo/"):
+            kind = path.split("/")[2]
+            if "nextToken" not in query:
+                self.send(200, json.dumps({"items": [{"id": 1}], "nextToken": "2"}))
+            elif kind == "notjson":
+                self.send(200, "<html><body>page two is down</body></html>", content_type="text/html")
+            elif kind == "echo":
+                self.send(403, json.dumps({"you_sent": {"authorization": self.headers.get("Authorization")}}))
+            else:
+                self.send(500, json.dumps({"message": "page two failed"}))
         elif path == "/repeat":
             self.send(200, json.dumps({"items": [], "nextToken": "same"}))
         elif path == "/throttle":
@@ -104,6 +122,11 @@ class Handler(BaseHTTPRequestHandler):
             self.send(503, json.dumps({"message": "down"}))
         elif path.startswith("/pages/"):
             self.store_page()
+        elif path.startswith("/hang"):
+            print(f"hanging {path}", flush=True)
+            self.rfile.read(1)  # b'' once the client closes the connection
+            print(f"client left {path}", flush=True)
+            self.close_connection = True
         elif path.startswith("/status/"):
             self.send(int(path.split("/")[2]), json.dumps({"message": "as asked"}))
         else:

@@ -1,0 +1,377 @@
+import COpenSSL
+public import NIOCore
+import NIOTLS
+
+/// TLS on one connection with the system's OpenSSL, as the first handler of its pipeline:
+/// the socket's bytes go into OpenSSL through a memory BIO and the plaintext comes out to the
+/// next handler; plaintext written goes in and the TLS records come out to the socket.
+///
+/// - The handshake starts when the connection is active. Writes made before it completes
+///   wait and go out after it; `TLSUserEvent.handshakeCompleted` announces it.
+/// - A failed handshake fires a ``TLSError`` (`certificate verify failed: …` with OpenSSL's
+///   verification reason, or `handshake failed: …`) and closes the connection.
+/// - Closing sends close_notify first. A close_notify from the peer is answered and the
+///   connection closed; a connection that ends without one fires
+///   ``TLSError/uncleanShutdown`` (a response delimited by the close may be cut short).
+///
+/// Everything runs on the channel's event loop; the OpenSSL connection is this handler's
+/// alone and is freed once, in `deinit`.
+public final class TLSHandler: ChannelDuplexHandler {
+    public typealias InboundIn = ByteBuffer
+    public typealias InboundOut = ByteBuffer
+    public typealias OutboundIn = ByteBuffer
+    public typealias OutboundOut = ByteBuffer
+
+    enum Role {
+        /// Connects to `serverHostname` (a name or an IP address).
+        case client(serverHostname: String)
+        case server
+    }
+
+    private enum State {
+        /// The connection is not active yet.
+        case idle
+        case handshaking
+        case open
+        /// Closed, failed or closing: nothing more goes through OpenSSL.
+        case closed
+    }
+
+    /// Plaintext is read from OpenSSL in steps of at least one full record.
+    private static let recordBytes = 16 * 1024
+
+    private let ssl: OpaquePointer
+    /// The socket's bytes, for OpenSSL to read (owned by `ssl`).
+    private let networkIn: OpaquePointer
+    /// OpenSSL's bytes for the socket (owned by `ssl`).
+    private let networkOut: OpaquePointer
+    private let role: Role
+    private let verifiesPeer: Bool
+    private var state = State.idle
+    /// Plaintext written and not yet encrypted (until a flush, or the handshake's end).
+    private var bufferedWrites = CircularBuffer<(data: ByteBuffer, promise: EventLoopPromise<Void>?)>()
+    /// A flush that came during the handshake.
+    private var flushAfterHandshake = false
+    /// close_notify was sent (writes are refused after it).
+    private var sentCloseNotify = false
+    /// close_notify came from the peer.
+    private var receivedCloseNotify = false
+    private var receivedBytes = false
+    /// A read the next handlers asked for and no plaintext has answered yet.
+    private var readPending = false
+
+    init(context: OpenSSLContext, role: Role, verifiesPeer: Bool) throws(TLSError) {
+        OpenSSLErrorQueue.clear()
+        guard let ssl = SSL_new(context.pointer) else {
+            throw .configuration("cannot create a TLS connection: \(OpenSSLErrorQueue.drain())")
+        }
+        guard let networkIn = BIO_new(BIO_s_mem()), let networkOut = BIO_new(BIO_s_mem()) else {
+            SSL_free(ssl)
+            throw .configuration("cannot create a TLS connection's buffers: \(OpenSSLErrorQueue.drain())")
+        }
+        SSL_set_bio(ssl, networkIn, networkOut)
+        switch role {
+        case .client(let serverHostname):
+            SSL_set_connect_state(ssl)
+            // An IP address is matched against the certificate's IP addresses; a name is
+            // sent as SNI and matched against its DNS names.
+            if X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(ssl), serverHostname) != 1 {
+                OpenSSLErrorQueue.clear()
+                guard pagebench_SSL_set_tlsext_host_name(ssl, serverHostname) == 1, SSL_set1_host(ssl, serverHostname) == 1 else {
+                    SSL_free(ssl)
+                    throw .configuration("'\(serverHostname)' is not a host name TLS can verify: \(OpenSSLErrorQueue.drain())")
+                }
+            }
+        case .server:
+            SSL_set_accept_state(ssl)
+        }
+        self.ssl = ssl
+        self.networkIn = networkIn
+        self.networkOut = networkOut
+        self.role = role
+        self.verifiesPeer = verifiesPeer
+    }
+
+    deinit {
+        SSL_free(ssl)  // frees both BIOs too
+    }
+
+    // MARK: Lifecycle
+
+    public func handlerAdded(context: ChannelHandlerContext) {
+        if context.channel.isActive { startHandshake(context: context) }
+    }
+
+    public func handlerRemoved(context: ChannelHandlerContext) {
+        failBufferedWrites(ChannelError.ioOnClosedChannel)
+    }
+
+    public func channelActive(context: ChannelHandlerContext) {
+        context.fireChannelActive()
+        startHandshake(context: context)
+    }
+
+    public func channelInactive(context: ChannelHandlerContext) {
+        let previous = state
+        state = .closed
+        failBufferedWrites(ChannelError.ioOnClosedChannel)
+        switch previous {
+        case .handshaking:
+            context.fireErrorCaught(TLSError.handshake("the peer closed the connection during the handshake"))
+        case .open where !receivedCloseNotify:
+            context.fireErrorCaught(TLSError.uncleanShutdown)
+        case .idle, .open, .closed:
+            break
+        }
+        context.fireChannelInactive()
+    }
+
+    public func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        guard case .handshaking = state else {
+            context.fireErrorCaught(error)
+            return
+        }
+        // A socket error (a reset) during the handshake is the handshake's failure.
+        fail(context: context, .handshake("the connection broke during the handshake (\(error))"))
+    }
+
+    private func startHandshake(context: ChannelHandlerContext) {
+        guard case .idle = state else { return }
+        state = .handshaking
+        advanceHandshake(context: context)
+    }
+
+    /// One step of the handshake with what has arrived; on completion, announces it and
+    /// sends the writes that waited.
+    private func advanceHandshake(context: ChannelHandlerContext) {
+        OpenSSLErrorQueue.clear()
+        let result = SSL_do_handshake(ssl)
+        guard result == 1 else {
+            if SSL_get_error(ssl, result) == SSL_ERROR_WANT_READ {
+                sendNetworkBytes(context: context, promise: nil)
+                context.read()
+            } else {
+                fail(context: context, handshakeError())
+            }
+            return
+        }
+        state = .open
+        sendNetworkBytes(context: context, promise: nil)
+        context.fireUserInboundEventTriggered(TLSUserEvent.handshakeCompleted(negotiatedProtocol: nil))
+        if flushAfterHandshake, case .open = state {
+            flushAfterHandshake = false
+            encryptBufferedWrites(context: context)
+        }
+    }
+
+    /// Why the handshake failed: the certificate's verification result when it was checked
+    /// and refused, OpenSSL's reasons otherwise.
+    private func handshakeError() -> TLSError {
+        let verification = SSL_get_verify_result(ssl)
+        guard verifiesPeer, verification != Int(X509_V_OK) else {
+            return .handshake(OpenSSLErrorQueue.drain())
+        }
+        OpenSSLErrorQueue.clear()
+        var reason = String(cString: X509_verify_cert_error_string(verification))
+        if case .client(let name) = role,
+            verification == Int(X509_V_ERR_HOSTNAME_MISMATCH) || verification == Int(X509_V_ERR_IP_ADDRESS_MISMATCH)
+        {
+            reason += " (the certificate is not valid for '\(name)')"
+        }
+        return .certificate(reason)
+    }
+
+    // MARK: Inbound
+
+    public func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch state {
+        case .handshaking, .open: break
+        case .idle, .closed: return
+        }
+        let bytes = unwrapInboundIn(data)
+        if !receivedBytes {
+            receivedBytes = true
+            if case .client = role, bytes.readableBytesView.starts(with: "HTTP/".utf8) {
+                fail(context: context, .handshake("the server answered in plain HTTP, not TLS (is the URL's scheme right?)"))
+                return
+            }
+        }
+        let written = bytes.withUnsafeReadableBytes { BIO_write(networkIn, $0.baseAddress, Int32($0.count)) }
+        guard written == bytes.readableBytes || bytes.readableBytes == 0 else {
+            fail(context: context, .record("OpenSSL did not take \(bytes.readableBytes) bytes from the network"))
+            return
+        }
+        if case .handshaking = state {
+            advanceHandshake(context: context)
+            guard case .open = state else { return }
+        }
+        readPlaintext(context: context)
+    }
+
+    /// Decrypts every complete record that has arrived and passes the plaintext on as one
+    /// buffer.
+    private func readPlaintext(context: ChannelHandlerContext) {
+        var plaintext: ByteBuffer?
+        var failure: TLSError?
+        reading: while true {
+            OpenSSLErrorQueue.clear()
+            var result: Int32 = 0
+            var buffer = plaintext ?? context.channel.allocator.buffer(capacity: Self.recordBytes)
+            buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: Self.recordBytes) { space in
+                result = SSL_read(ssl, space.baseAddress, Int32(clamping: space.count))
+                return max(0, Int(result))
+            }
+            plaintext = buffer
+            if result > 0 { continue }
+            switch SSL_get_error(ssl, result) {
+            case SSL_ERROR_WANT_READ:
+                break reading
+            case SSL_ERROR_ZERO_RETURN:
+                receivedCloseNotify = true
+                break reading
+            default:
+                failure = .record(OpenSSLErrorQueue.drain())
+                break reading
+            }
+        }
+        if let plaintext, plaintext.readableBytes > 0 {
+            readPending = false
+            context.fireChannelRead(wrapInboundOut(plaintext))
+        }
+        if case .open = state {
+            // What reading produced (an answer to a key update).
+            sendNetworkBytes(context: context, promise: nil)
+        }
+        if let failure { fail(context: context, failure) }
+    }
+
+    public func channelReadComplete(context: ChannelHandlerContext) {
+        context.fireChannelReadComplete()
+        guard case .open = state else { return }
+        if receivedCloseNotify {
+            // The peer is done: answer with close_notify and close (RFC 8446 6.1).
+            context.channel.close(mode: .all, promise: nil)
+        } else if readPending {
+            // The bytes read were all handshake or session records: read on for the
+            // plaintext asked for.
+            context.read()
+        }
+    }
+
+    // MARK: Outbound
+
+    public func read(context: ChannelHandlerContext) {
+        readPending = true
+        context.read()
+    }
+
+    public func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        guard !sentCloseNotify, !isClosed else {
+            promise?.fail(ChannelError.ioOnClosedChannel)
+            return
+        }
+        bufferedWrites.append((unwrapOutboundIn(data), promise))
+    }
+
+    public func flush(context: ChannelHandlerContext) {
+        switch state {
+        case .open: encryptBufferedWrites(context: context)
+        case .idle, .handshaking: flushAfterHandshake = true
+        case .closed: break
+        }
+    }
+
+    public func close(context: ChannelHandlerContext, mode: CloseMode, promise: EventLoopPromise<Void>?) {
+        if mode != .input, case .open = state, !sentCloseNotify {
+            // close_notify before the TCP close, so that the peer can tell the end from a cut.
+            sentCloseNotify = true
+            OpenSSLErrorQueue.clear()
+            _ = SSL_shutdown(ssl)
+            OpenSSLErrorQueue.clear()
+            sendNetworkBytes(context: context, promise: nil)
+        }
+        if mode == .all { state = .closed }
+        if mode != .input { failBufferedWrites(ChannelError.ioOnClosedChannel) }
+        context.close(mode: mode, promise: promise)
+    }
+
+    private var isClosed: Bool {
+        if case .closed = state { return true }
+        return false
+    }
+
+    /// Encrypts the writes buffered so far and sends the records; small writes (a request's
+    /// head and body) go into one record.
+    private func encryptBufferedWrites(context: ChannelHandlerContext) {
+        guard !bufferedWrites.isEmpty else {
+            context.flush()
+            return
+        }
+        var promise: EventLoopPromise<Void>?
+        var failure: TLSError?
+        let totalBytes = bufferedWrites.reduce(0) { $0 + $1.data.readableBytes }
+        if bufferedWrites.count > 1, totalBytes <= Self.recordBytes {
+            var joined = context.channel.allocator.buffer(capacity: totalBytes)
+            for write in bufferedWrites { joined.writeImmutableBuffer(write.data) }
+            failure = encrypt(joined)
+        } else {
+            for write in bufferedWrites where failure == nil { failure = encrypt(write.data) }
+        }
+        for write in bufferedWrites {
+            guard let next = write.promise else { continue }
+            if let promise { promise.futureResult.cascade(to: next) } else { promise = next }
+        }
+        bufferedWrites.removeAll(keepingCapacity: true)
+        if let failure {
+            promise?.fail(failure)
+            fail(context: context, failure)
+            return
+        }
+        sendNetworkBytes(context: context, promise: promise)
+    }
+
+    private func encrypt(_ plaintext: ByteBuffer) -> TLSError? {
+        var remaining = plaintext
+        while remaining.readableBytes > 0 {
+            OpenSSLErrorQueue.clear()
+            let result = remaining.withUnsafeReadableBytes { SSL_write(ssl, $0.baseAddress, Int32(clamping: $0.count)) }
+            guard result > 0 else { return .record(OpenSSLErrorQueue.drain()) }
+            remaining.moveReaderIndex(forwardBy: Int(result))
+        }
+        return nil
+    }
+
+    /// Sends what OpenSSL wrote for the network, if anything, and flushes.
+    private func sendNetworkBytes(context: ChannelHandlerContext, promise: EventLoopPromise<Void>?) {
+        let pending = Int(BIO_ctrl_pending(networkOut))
+        guard pending > 0 else {
+            promise?.succeed()
+            return
+        }
+        var bytes = context.channel.allocator.buffer(capacity: pending)
+        bytes.writeWithUnsafeMutableBytes(minimumWritableBytes: pending) { space in
+            max(0, Int(BIO_read(networkOut, space.baseAddress, Int32(pending))))
+        }
+        context.writeAndFlush(wrapOutboundOut(bytes), promise: promise)
+    }
+
+    /// Fires `error`, then closes the connection (sending the alert OpenSSL queued, if any).
+    private func fail(context: ChannelHandlerContext, _ error: TLSError) {
+        guard !isClosed else { return }
+        state = .closed
+        sendNetworkBytes(context: context, promise: nil)
+        failBufferedWrites(error)
+        context.fireErrorCaught(error)
+        context.close(promise: nil)
+    }
+
+    private func failBufferedWrites(_ error: any Error) {
+        guard !bufferedWrites.isEmpty else { return }
+        let writes = bufferedWrites
+        bufferedWrites.removeAll()
+        for write in writes { write.promise?.fail(error) }
+    }
+}
+
+@available(*, unavailable)
+extension TLSHandler: Sendable {}

@@ -1,0 +1,29 @@
+public import NIOCore
+
+/// The server side of TLS with one certificate chain and key, on the system's OpenSSL: a
+/// ``TLSHandler`` per accepted connection, made with ``makeHandler(on:)`` on its event loop.
+/// Clients are not asked for certificates.
+public final class TLSServerContext: Sendable {
+    public let certificateChainFile: String
+    public let keyFile: String
+    private let contexts: PerLoopContexts
+
+    /// Loads the PEM certificate chain (leaf first) and its PEM private key for the loops of
+    /// `group`.
+    ///
+    /// - Throws: ``TLSError`` for a file that is not PEM, or a key that does not belong to
+    ///   the certificate.
+    public init(certificateChainFile: String, keyFile: String, group: any EventLoopGroup) throws(TLSError) {
+        self.certificateChainFile = certificateChainFile
+        self.keyFile = keyFile
+        contexts = try PerLoopContexts(group: group) { () throws(TLSError) in
+            try OpenSSLContext.server(certificateChainFile: certificateChainFile, keyFile: keyFile)
+        }
+    }
+
+    /// A handler for one accepted connection on `eventLoop`, to put first in its pipeline;
+    /// call on that loop.
+    public func makeHandler(on eventLoop: any EventLoop) throws(TLSError) -> TLSHandler {
+        try TLSHandler(context: contexts.context(on: eventLoop), role: .server, verifiesPeer: false)
+    }
+}
