@@ -85,7 +85,16 @@ var targets: [Target] = [
     // The small helpers every other target shares (seeded generator, stable hash, clock,
     // number text, files, retry back-off); depends on nothing but the counter read.
     .target(name: "PagebenchBase", dependencies: ["CCycleCounter"], swiftSettings: strict),
-    .target(name: "PagebenchStore", dependencies: ["PagebenchBase"], swiftSettings: strict),
+    // PAGEBENCH_EVALUATION_REGRESSION=1 at build time compiles in the injected 10 % per-page
+    // cost regression of the store's evaluation that results/aa-gate/measure.sh checks the gate
+    // against (SyntheticStore.evaluate); only this target's flags change, so that build reuses
+    // the rest. Never set for a shipped build.
+    .target(
+        name: "PagebenchStore", dependencies: ["PagebenchBase"],
+        swiftSettings: strict
+            + (ProcessInfo.processInfo.environment["PAGEBENCH_EVALUATION_REGRESSION"] == nil
+                ? [] : [.define("PAGEBENCH_EVALUATION_REGRESSION")])
+    ),
     .target(name: "PagebenchPager", dependencies: ["PagebenchBase"], swiftSettings: strict),
     // Pure results: rows, CSV, latency histograms, task metrics. No jemalloc, no /proc.
     .target(

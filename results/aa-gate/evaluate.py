@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Verdicts of the runs results/aa-gate/measure.sh made (issue 25, SEMANTICS H10).
 
-    python3 results/aa-gate/evaluate.py [PAGEBENCH]      # default: .build/release/pagebench
+    python3 results/aa-gate/evaluate.py [PAGEBENCH]   # default: results/tmp/aa-gate/bin/pagebench
 
 Checks, with `pagebench check` at its default thresholds (and the CI set also with
 results/baselines/ci-thresholds.json, as .ci/run does), every trial's
@@ -23,7 +23,7 @@ from collections import defaultdict
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 RUNS = os.path.join(ROOT, "results", "aa-gate", "runs")
-PAGEBENCH = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, ".build", "release", "pagebench")
+PAGEBENCH = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "results", "tmp", "aa-gate", "bin", "pagebench")
 CI_THRESHOLDS = os.path.join(ROOT, "results", "baselines", "ci-thresholds.json")
 SETS = {"ci": "CI scenario set", "ip": "aa-in-process (1 and 4 pagers)", "t": "aa-target (--target-file against serve)"}
 
