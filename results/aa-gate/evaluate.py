@@ -60,12 +60,13 @@ def metric_changes(report, name):
 
 
 def trials():
+    """The trials whose A/A pair and regression run are complete (r-ci and s-t are optional)."""
     found = set()
     for name in os.listdir(RUNS):
         if name.startswith("a-ci-") and name.endswith(".csv"):
             trial = int(name[len("a-ci-"):-4])
             if all(os.path.exists(os.path.join(RUNS, f"{p}-{trial}.csv")) for p in
-                   ("b-ci", "b-ip", "b-t", "r-ci", "r-ip", "s-t", "a-ip", "a-t")):
+                   ("b-ci", "b-ip", "b-t", "r-ip", "a-ip", "a-t")):
                 found.add(trial)
     return sorted(found)
 
@@ -81,6 +82,7 @@ def main():
         plan += [("regression", s, path(f"a-{s}"), path(f"r-{s}"), ()) for s in ("ci", "ip")]
         plan += [("regression-ci-thresholds", "ci", path("a-ci"), path("r-ci"), ("--thresholds", CI_THRESHOLDS))]
         plan += [("slow-target", "t", path("a-t"), path("s-t"), ())]
+        plan = [step for step in plan if os.path.exists(step[3])]  # r-ci, s-t: not in every trial
         for kind, scenario_set, baseline, current, extra in plan:
             report, status = check(baseline, current, *extra)
             gated, reported, changes, failed = describe(report)
@@ -131,6 +133,27 @@ def main():
             if selected:
                 flagged = sum(r["flagged"] for r in selected)
                 print(f"| {kind} | {SETS[scenario_set]} | {len(selected)} | {flagged} | {criteria[kind]} |")
+    print()
+    print("Gated regressions by group (a pair may flag several groups):")
+    for kind in ("aa", "regression", "slow-target"):
+        groups = defaultdict(int)
+        for r in rows:
+            if r["kind"] == kind and r["gated_regressions"] != "-":
+                for item in r["gated_regressions"].split("; "):
+                    groups[item.split(" ")[0]] += 1
+        for group in sorted(groups):
+            print(f"  {kind:12} {group}: {groups[group]}")
+    print()
+    print("Noise floors by family (largest |change of medians| over the A/A pairs, for Thresholds+Gates.swift):")
+    families = {"_per_s": lambda m: m.endswith("_per_s"), "cpu_": lambda m: m.startswith("cpu_"),
+                "peak_": lambda m: m.startswith("peak_")}
+    for suffix in ("_p50_ns", "_p90_ns", "_p99_ns", "_p999_ns", "_max_ns"):
+        families[suffix] = (lambda s: lambda m: m.endswith(s) and not m.startswith(("cancel_", "watch_")))(suffix)
+    for scope in sorted(noise):
+        for family, matches in families.items():
+            values = [v for m, vs in noise[scope].items() if matches(m) for v in vs]
+            if values:
+                print(f"  {scope:10} {family:10} max ±{max(values) * 100:.1f} %  ({len(values)} comparisons)")
     print()
     for scope in sorted(noise):
         for metric in ("instructions_per_page", "pages_per_s", "page_latency_p50_ns", "cpu_user_s", "allocations_per_page",
