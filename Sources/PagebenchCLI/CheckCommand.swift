@@ -12,10 +12,11 @@ struct CheckCommand: ParsableCommand {
             are the samples. Deterministic metrics must be identical; measured metrics get a verdict \
             from a relative threshold, a bootstrap interval of the ratio of medians and a rank test \
             (README.md, "Regression checking"). Only what another process cannot move is gated by \
-            default (deterministic counts, instructions_per_page, exactly counted allocations, failed \
-            drains and retries, a remote target's median page latency); wall-clock rates and \
-            latencies, CPU time and memory are reported with their noise floor, and gated with \
-            --gate-wall-clock. Exit status: 0 no regression, 1 regression or \
+            default (deterministic counts, instructions_per_page from `run --count-instructions`, \
+            exactly counted allocations, failed drains, retries and throttles, a remote target's \
+            median page latency at +50 %); wall-clock rates and latencies, CPU time and memory are \
+            reported with their noise floor, and gated with --gate-wall-clock or a metric's "gate": \
+            true in --thresholds. Each verdict says why it is gated or only reported (docs/gate.md). Exit status: 0 no regression, 1 regression or \
             behaviour change (or, with --fail-on-unmatched, a group in one file only), 64 bad arguments, \
             65 malformed CSV or thresholds or files with no group in common, 66 missing file.
             """

@@ -9,7 +9,7 @@ import PagebenchScaleOut
 import Glibc
 #endif
 
-/// `pagebench run --count-instructions` (README "Regression checking"): the scenarios run once
+/// `pagebench run --count-instructions` (docs/gate.md): the scenarios run once
 /// more, one repetition each, in a pagebench process under valgrind's callgrind that counts
 /// every measured phase's instructions (``PagebenchProcessStats/InstructionCounter``); the
 /// first repetition's row of each phase gets `instructions_per_page`.

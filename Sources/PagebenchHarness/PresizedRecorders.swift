@@ -14,11 +14,11 @@ import Synchronization
 /// The memory is the same as grown recorders would reach at a 1 s maximum, and it shows in `peak_allocated_bytes` like any other memory of the run.
 enum PresizedRecorders {
     /// The largest value the presized recorders cover without growing: 1 s, or under valgrind
-    /// (the instruction count of `run --count-instructions`) the recorders' whole range. There
-    /// a page or a drain takes 20 to 100 times longer, by a factor that moves with the
+    /// (the instruction count of `run --count-instructions`, H10) the recorders' whole range.
+    /// There a page or a drain takes many times longer, by a factor that moves with the
     /// machine's load, so a drain past 1 s would grow a recorder in some runs and not in others,
-    /// and the growth's instructions (some 1,700 per count appended) would be counted with the
-    /// pages (results/aa-gate.md).
+    /// and the growth's instructions (appended one count at a time) would be counted with the
+    /// pages: the count would follow the machine's load.
     static let coveredNanoseconds: UInt64 =
         InstructionCounter.isRunningOnValgrind ? LatencyRecorder.defaultHighestTrackableNanoseconds : 1_000_000_000
 

@@ -110,7 +110,7 @@ extension ResultRow {
         columns += [
             .integer("late_starts", \.lateStarts, unit: "drains", .lowerIsBetter, .measured, "Open loop: drains that had a free slot at their intended start but began more than 1 ms after it (H8): the load generator was late (a timer woke late, its thread was busy), not the target; not counted in `missed_starts`; empty in closed loop and in files of schema 4 and earlier."),
             // Instructions (H10): what another process on the machine cannot move
-            .decimal("instructions_per_page", \.instructionsPerPage, unit: "instructions/page", .lowerIsBetter, .measured, "`run --count-instructions`: instructions the whole pagebench process executed per page when the phase's workload ran once more, one repetition, under valgrind's callgrind (counted from the measured phase's start to its end, warm-up excluded; README \"Regression checking\"); on the first repetition's row, empty on the others and without the flag."),
+            .decimal("instructions_per_page", \.instructionsPerPage, unit: "instructions/page", .lowerIsBetter, .measured, "`run --count-instructions`: instructions the whole pagebench process executed per page when the phase's workload ran once more, one repetition, under valgrind's callgrind (counted from the measured phase's start to its end, warm-up excluded; docs/gate.md); gated by `check` (H10). On the first repetition's row, empty on the others and without the flag."),
         ]
         return columns
     }()

@@ -4,8 +4,7 @@ import PagebenchMetrics
 import Synchronization
 
 /// Counts the instructions a measured phase executes, when the process runs under valgrind's
-/// callgrind (`pagebench run --count-instructions` starts such a process; README
-/// "Regression checking").
+/// callgrind (`pagebench run --count-instructions` starts such a process; docs/gate.md).
 ///
 /// An instruction count is the process's own: another process on the machine can delay the
 /// phase but cannot change what it executes, so it repeats between separate runs where

@@ -15,8 +15,9 @@
 /// - **gated: target latency** — a remote target's median page latency, at a tolerance far
 ///   beyond its noise floor: the target's own slowness is what a target run is for, and none
 ///   of pagebench's own counts can see it;
-/// - **reported** — everything else (wall-clock rates and latencies, CPU time, memory,
-///   allocations counted through the thread caches), with its noise floor. `--gate-wall-clock`
+/// - **reported** — everything else (wall-clock rates and latencies, counts that follow
+///   timing such as `missed_starts`, CPU time, memory, allocations counted through the
+///   thread caches), with its noise floor. `--gate-wall-clock`
 ///   (or `"gateWallClock": true`, or a metric's `"gate": true`) gates them too.
 public struct MetricGate: Sendable, Equatable, Codable {
     /// What kind of figure the metric is, which decides its default.
@@ -29,6 +30,9 @@ public struct MetricGate: Sendable, Equatable, Codable {
         case targetLatency = "target latency"
         /// Wall-clock rates, latencies and ratios.
         case wallClock = "wall-clock"
+        /// Counts that follow the timing of the moment: open-loop starts that found every slot
+        /// busy or began late, pages fetched after a cancel.
+        case timingCounts = "counts that follow timing"
         /// CPU seconds of the process: its own, but another process moves them (caches, frequency, contention).
         case cpuTime = "CPU time"
         /// Sampled peaks of allocated and resident memory.

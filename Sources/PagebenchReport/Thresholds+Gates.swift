@@ -18,6 +18,7 @@ extension Thresholds {
         {
             return .countedEvents
         }
+        if ["missed_starts", "late_starts", "pages_after_cancel"].contains(name) { return .timingCounts }
         if name.hasPrefix("cpu_") { return .cpuTime }
         if name.hasPrefix("peak_") { return .memory }
         return .wallClock

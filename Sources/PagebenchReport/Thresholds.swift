@@ -6,7 +6,8 @@ import PagebenchMetrics
 /// calls it a regression or an improvement.
 ///
 /// Every measured column with a polarity has a ``Rule``; the defaults (``defaultRule(for:)``,
-/// documented in README.md "Regression checking") reflect how noisy each kind of figure is.
+/// documented in docs/gate.md, with which of them gate the check by default: SEMANTICS H10)
+/// reflect how noisy each kind of figure is.
 /// A thresholds JSON file overrides them (``parse(_:file:)``):
 ///
 /// ```json
@@ -135,7 +136,7 @@ public struct Thresholds: Sendable, Equatable {
         ResultRow.columnDescriptors.filter { $0.kind == .measured && $0.polarity != .neutral }
     }
 
-    /// The README table of default rules and gates, generated from ``defaultRule(for:)`` and
+    /// The docs/gate.md table of default rules and gates, generated from ``defaultRule(for:)`` and
     /// ``gate(for:exactAllocations:remoteTarget:)`` (drift-tested).
     public static func defaultsMarkdownTable() -> String {
         var lines = [
