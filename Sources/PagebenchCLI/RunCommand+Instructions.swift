@@ -116,7 +116,7 @@ extension RunCommand {
                 "--repetitions", "1", "--quiet", "--output", rows, InstructionCounting.dumpsOption, dumps,
             ] + passedOnOptions
         // One CPU: the process's thread pools are one thread wide, so no count depends on
-        // which thread woke which (results/aa-gate.md).
+        // which thread woke which (``onOneCPU(_:_:)``).
         let (launcher, arguments) = Self.onOneCPU(valgrind, valgrindArguments)
         if !quiet {
             let phases = counted.reduce(0) { $0 + $1.workload.concurrency.count }
@@ -175,8 +175,8 @@ extension RunCommand {
     /// libdispatch sizes its thread pools by the CPUs a process may use, so on one CPU the
     /// Swift runtime runs every task on one thread. Valgrind runs one thread at a time anyway;
     /// with several, how many wake-ups, hand-offs and spins a page costs depends on the timing
-    /// of the moment: 2 to 7 % between runs of one build with the Apollo-style pagers of the
-    /// CI set, under 0.15 % on one CPU (results/aa-gate.md).
+    /// of the moment: the Apollo-style pager of the CI set spanned 3.9 % over three runs of one
+    /// build on both CPUs here, 0.13 % on one (results/aa-gate/one-cpu.txt).
     static func onOneCPU(_ executable: String, _ arguments: [String]) -> (String, [String]) {
         guard let taskset = onPath("taskset") else { return (executable, arguments) }
         return (taskset, ["-c", String(firstAllowedCPU(status: (try? FileSystem.readText("/proc/self/status")) ?? "")), executable] + arguments)

@@ -112,8 +112,11 @@ public struct Thresholds: Sendable, Equatable {
         if name.hasSuffix("_p999_ns") { return Rule(relative: 1.00) }
         if name.hasSuffix("_max_ns") { return Rule(relative: 2.00) }
         switch name {
-        // Callgrind's counts of one build repeat within a fraction of this (results/aa-gate.md).
-        case "instructions_per_page": return Rule(relative: 0.02)
+        // Callgrind's counts of one build, in separate runs: within 0.5 % for phases of tens of
+        // millions of instructions, up to 1.6 % for one of 4 million (ci-parallel-scan), whose
+        // allocator slow paths follow what the process did before it (results/aa-gate.md).
+        // 3 % stays clear of that and catches a 10 % dearer store evaluation (+8 % a page).
+        case "instructions_per_page": return Rule(relative: 0.03)
         // Whole-process jemalloc counts: timers, the sampler and the runtime allocate too, and vary
         // by a factor of 2 between repetitions on a loaded machine. Allocation gating belongs to the
         // package-benchmark suites (mallocCountTotal per benchmark).
