@@ -27,7 +27,7 @@ extension CheckReport {
         }
         let regressions = count(.regression, gated: true)
         let improvements = count(.improvement, gated: true)
-        var parts = [
+        let parts = [
             "\(regressions) regression\(regressions == 1 ? "" : "s")",
             "\(failedRows.count) failed row\(failedRows.count == 1 ? "" : "s")",
             "\(behaviourChangeCount) behaviour change\(behaviourChangeCount == 1 ? "" : "s")",
@@ -35,11 +35,12 @@ extension CheckReport {
             "\(count(.unchanged, gated: true)) unchanged",
             "\(count(.inconclusive, gated: true)) inconclusive",
         ]
-        if count(.ignored) > 0 { parts.append("\(count(.ignored)) ignored") }
         let unmatched = onlyInBaseline.count + onlyInCurrent.count
         var line = "\(outcome): " + parts.joined(separator: ", ") + " of gated metrics in \(comparisons.count) matched group"
             + (comparisons.count == 1 ? "" : "s")
         if unmatched > 0 { line += "; \(unmatched) unmatched" }
+        // Neither gated nor reported: the thresholds said `"ignore": true`.
+        if count(.ignored) > 0 { line += "; \(count(.ignored)) ignored by the thresholds" }
         let worse = count(.regression, gated: false)
         let better = count(.improvement, gated: false)
         if worse + better > 0 { line += "; reported, not gated: \(worse) worse and \(better) better beyond their thresholds" }

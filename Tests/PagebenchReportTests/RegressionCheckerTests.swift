@@ -447,6 +447,8 @@ import Testing
             baseline: SyntheticResults().rows(seed: 1), current: current.rows(seed: 2), baselineFile: "b", currentFile: "c")
         #expect(verdict(report, "pages_per_s")?.verdict == .unchanged)
         #expect(verdict(report, "items_per_s")?.verdict == .ignored)
+        // An ignored metric is neither gated nor reported: the summary counts it apart.
+        #expect(report.summaryLine.contains("of gated metrics in 1 matched group; 1 ignored by the thresholds;"))
         // Scale multiplies default thresholds only.
         var scaled = Thresholds()
         scaled.scale = 4
