@@ -90,7 +90,7 @@ public struct RunCommand: AsyncParsableCommand {
     public var exactAllocations = false
 
     @Flag(
-        help: "Also count instructions per page (instructions_per_page): each phase runs once more, one repetition, under valgrind's callgrind, before the measured run, which it leaves alone. It costs time (Benchmarks/Scenarios/ci: about 25 s instead of 1 s); `pagebench check` gates the count (docs/gate.md).")
+        help: "Also count instructions per page (instructions_per_page): each phase runs once more, one repetition, under valgrind's callgrind, before the measured run, which it leaves alone. It costs time (Benchmarks/Scenarios/ci at 5 repetitions: 10 to 30 s instead of 3 s on a shared 2-core machine); `pagebench check` gates the count (docs/gate.md).")
     public var countInstructions = false
 
     /// Set by `--count-instructions` on the process it runs under valgrind: callgrind's output file.
