@@ -94,7 +94,7 @@ public struct RunCommand: AsyncParsableCommand {
     public var countInstructions = false
 
     /// Set by `--count-instructions` on the process it runs under valgrind: callgrind's output file.
-    @Option(name: .customLong("instruction-dumps"), help: .hidden)
+    @Option(name: .customLong("instruction-dumps"), parsing: .unconditional, help: .hidden)
     var instructionDumps: String?
 
     @Flag(help: "No progress output and no summary table; errors only.")
