@@ -72,6 +72,9 @@ var targets: [Target] = [
     // The CPU's time-stamp counter (RDTSC, CNTVCT_EL0) as an inline C function, for the page
     // clock (MonotonicTime.PageClock): Swift has no way to read it.
     .target(name: "CCycleCounter"),
+    // Valgrind's callgrind client requests (start, stop and dump the instruction count of a
+    // measured phase) when <valgrind/callgrind.h> is there at build time; no-ops otherwise.
+    .target(name: "CCallgrind"),
     // The system's OpenSSL (libssl, libcrypto), with C shims for the macros Swift cannot
     // import: TLS for PagebenchTLS, SHA-256 and HMAC for SigV4. Debian: libssl-dev.
     .systemLibrary(
@@ -82,7 +85,16 @@ var targets: [Target] = [
     // The small helpers every other target shares (seeded generator, stable hash, clock,
     // number text, files, retry back-off); depends on nothing but the counter read.
     .target(name: "PagebenchBase", dependencies: ["CCycleCounter"], swiftSettings: strict),
-    .target(name: "PagebenchStore", dependencies: ["PagebenchBase"], swiftSettings: strict),
+    // PAGEBENCH_EVALUATION_REGRESSION=1 at build time compiles in the injected 10 % per-page
+    // cost regression of the store's evaluation that results/aa-gate/measure.sh checks the gate
+    // against (SyntheticStore.evaluate); only this target's flags change, so that build reuses
+    // the rest. Never set for a shipped build.
+    .target(
+        name: "PagebenchStore", dependencies: ["PagebenchBase"],
+        swiftSettings: strict
+            + (ProcessInfo.processInfo.environment["PAGEBENCH_EVALUATION_REGRESSION"] == nil
+                ? [] : [.define("PAGEBENCH_EVALUATION_REGRESSION")])
+    ),
     .target(name: "PagebenchPager", dependencies: ["PagebenchBase"], swiftSettings: strict),
     // Pure results: rows, CSV, latency histograms, task metrics. No jemalloc, no /proc.
     .target(
@@ -93,10 +105,10 @@ var targets: [Target] = [
         ],
         swiftSettings: strict
     ),
-    // Statistics of the running process: jemalloc (mallctl), /proc, CPU time.
+    // Statistics of the running process: jemalloc (mallctl), /proc, CPU time, callgrind's instruction counts.
     .target(
         name: "PagebenchProcessStats",
-        dependencies: ["PagebenchBase", "PagebenchMetrics", "CJemalloc"],
+        dependencies: ["PagebenchBase", "PagebenchMetrics", "CJemalloc", "CCallgrind"],
         swiftSettings: strict
     ),
     .target(

@@ -11,7 +11,12 @@ struct CheckCommand: ParsableCommand {
             Rows are matched by scenario, configuration hash, pager kind and concurrency; repetitions \
             are the samples. Deterministic metrics must be identical; measured metrics get a verdict \
             from a relative threshold, a bootstrap interval of the ratio of medians and a rank test \
-            (docs/checking.md). Exit status: 0 no regression, 1 regression or \
+            (docs/checking.md). Only what another process cannot move is gated by \
+            default (deterministic counts, instructions_per_page from `run --count-instructions`, \
+            exactly counted allocations, failed drains, retries and throttles, a remote target's \
+            median page latency at +50 %); wall-clock rates and latencies, CPU time and memory are \
+            reported with their noise floor, and gated with --gate-wall-clock or a metric's "gate": \
+            true in --thresholds. Each verdict says why it is gated or only reported (docs/gate.md). Exit status: 0 no regression, 1 regression or \
             behaviour change (or, with --fail-on-unmatched, a group in one file only), 64 bad arguments, \
             65 malformed CSV or thresholds or files with no group in common, 66 missing file.
             """
@@ -41,6 +46,10 @@ struct CheckCommand: ParsableCommand {
     @Flag(help: "Fail (exit 1) when a group is present in only one file, e.g. a scenario that stopped running.")
     var failOnUnmatched = false
 
+    @Flag(
+        help: "Also gate the figures reported by default (wall-clock rates and latencies, CPU time, memory, allocations counted through thread caches) at their thresholds: for a quiet machine of your own.")
+    var gateWallClock = false
+
     @Flag(help: "Print the default thresholds (markdown) and exit.")
     var listThresholds = false
 
@@ -60,7 +69,8 @@ struct CheckCommand: ParsableCommand {
         }
         guard let baseline, let current else { throw ExitCodes.usage }
         let report = try CommandFailure.reporting {
-            let rules = try thresholds.map(Thresholds.read(from:)) ?? Thresholds()
+            var rules = try thresholds.map(Thresholds.read(from:)) ?? Thresholds()
+            if gateWallClock { rules.gateWallClock = true }
             // Each file is read a piece at a time and kept only as the samples judged, so memory
             // follows the groups and their repetitions, not the size of the files.
             var baselineSamples = CheckSamples(file: baseline)

@@ -115,6 +115,12 @@ public struct KneeCommand: AsyncParsableCommand {
             if Self.reservedRunFlags.contains(flag) {
                 throw ValidationError("\(flag) after `--`: the knee search sets it on every step itself; leave it out")
             }
+            if flag == RunCommand.countInstructionsFlag {
+                // A knee step lasts a time at an arrival rate: its pages under valgrind are not its pages.
+                throw ValidationError(
+                    "\(flag) does not apply to knee (its steps last a time, not a number of pages); count instructions with "
+                        + "`pagebench run --count-instructions` on a drain-bounded scenario")
+            }
         }
     }
 

@@ -126,6 +126,20 @@ extension RunCommand {
         return path
     }
 
+    /// The run options that are not part of a scenario, as arguments for another `pagebench
+    /// run` of the same scenarios (a worker's, or the callgrind run of `--count-instructions`).
+    var passedOnOptions: [String] {
+        var options = ["--service-timer-microseconds", String(serviceTimerMicroseconds)]
+        if let target { options += ["--target", target, "--http-client", httpClient.rawValue] }
+        if let targetFile { options += ["--target-file", targetFile] }
+        if let caFile { options += ["--ca-file", caFile] }
+        if insecure { options += ["--insecure"] }
+        // The process inherits MALLOC_CONF=tcache:false from this re-executed one; the flag
+        // makes it check that.
+        if exactAllocations { options += [ExactAllocations.flag] }
+        return options
+    }
+
     /// `--workers N` (``PagebenchScaleOut/LocalWorkers``): checks, progress lines and the
     /// merged CSV around the workers' run.
     func runWorkers(
@@ -136,17 +150,8 @@ extension RunCommand {
             throw CommandFailure(ExitCodes.software, "cannot find this executable (/proc/self/exe) to start workers")
         }
         let start = try parsedStartAt() ?? StartTime(date: Date().addingTimeInterval(Self.workerStartDelaySeconds))
-        // Run options that are not part of a scenario go to every worker as they are.
-        var runOptions = ["--service-timer-microseconds", String(serviceTimerMicroseconds)]
-        if let target { runOptions += ["--target", target, "--http-client", httpClient.rawValue] }
-        if let targetFile { runOptions += ["--target-file", targetFile] }
-        if let caFile { runOptions += ["--ca-file", caFile] }
-        if insecure { runOptions += ["--insecure"] }
-        // Workers inherit MALLOC_CONF=tcache:false from this re-executed process; the flag
-        // makes each of them check it.
-        if exactAllocations { runOptions += [ExactAllocations.flag] }
         let workers = LocalWorkers(
-            executable: executable, count: count, directory: shardOutput, start: start, runOptions: runOptions)
+            executable: executable, count: count, directory: shardOutput, start: start, runOptions: passedOnOptions)
         if !quiet {
             var notes = "starting \(count) worker\(count == 1 ? "" : "s") at \(start); shards go to \(workers.directory)/\n"
             let phases = scenarios.reduce(0) { $0 + $1.workload.concurrency.count * $1.workload.repetitions }

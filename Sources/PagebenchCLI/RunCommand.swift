@@ -95,6 +95,14 @@ public struct RunCommand: AsyncParsableCommand {
         help: "Count allocations exactly (allocation_counting=exact): run with jemalloc's thread caches off, which makes allocation-heavy runs slower (docs/measurement.md).")
     public var exactAllocations = false
 
+    @Flag(
+        help: "Also count instructions per page (instructions_per_page): each phase runs once more, one repetition, under valgrind's callgrind, before the measured run, which it leaves alone. It costs time (Benchmarks/Scenarios/ci at 5 repetitions: 10 to 30 s instead of 3 s on a shared 2-core machine); `pagebench check` gates the count (docs/gate.md).")
+    public var countInstructions = false
+
+    /// Set by `--count-instructions` on the process it runs under valgrind: callgrind's output file.
+    @Option(name: .customLong("instruction-dumps"), parsing: .unconditional, help: .hidden)
+    var instructionDumps: String?
+
     @Flag(help: "No progress output and no summary table; errors only.")
     public var quiet = false
 
@@ -181,6 +189,10 @@ public struct RunCommand: AsyncParsableCommand {
         if shard != nil && !sloExpressions.isEmpty {
             // A shard writes a shard file, not rows: its share of a phase is not the phase.
             throw ValidationError("--slo does not apply to --shard: judge the merged rows (`pagebench merge`, or --workers N)")
+        }
+        if countInstructions, workers != nil || shard != nil {
+            throw ValidationError(
+                "--count-instructions does not apply to --workers or --shard: count instructions in one process")
         }
         if targetFile != nil, target != nil {
             throw ValidationError("--target-file and --target exclude each other: --target is for a `pagebench serve`")
@@ -339,6 +351,9 @@ public struct RunCommand: AsyncParsableCommand {
         let realTarget = try loadRealTarget(&scenarios)
         try Self.checkWrites(
             scenarios, workers: workers != nil, shard: shard != nil, target: target != nil || realTarget != nil)
+        // Counted first, in a process of its own under callgrind: a machine without valgrind
+        // fails before anything is measured, and the measured run is not slowed by it.
+        let instructions = countInstructions ? try await self.countInstructions(scenarios, interruption: interruption) : nil
         if let workers {
             if let realTarget {
                 // Fail once, here, rather than in every worker: the same checks they make.
@@ -369,6 +384,7 @@ public struct RunCommand: AsyncParsableCommand {
         if let start { options.waitForStart = { try await start.wait() } }
         options.timeSeries = timeseries != nil
         options.interruption = interruption
+        options.instructionCounter = try InstructionCounting.counter(dumps: instructionDumps)
         // Against a target that stopped answering, later phases would only measure failures.
         options.stopAfter = { $0.targetStoppedAnswering }
         options.serviceTimerResolution =
@@ -420,6 +436,7 @@ public struct RunCommand: AsyncParsableCommand {
                 result.rows[index].targetKind = "serve"
             }
         }
+        if let instructions { Self.apply(instructions: instructions, to: &result.rows) }
         if let realSource {
             await realSource.shutdown()
             responses = realSource.statusCounts

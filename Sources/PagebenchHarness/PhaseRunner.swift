@@ -72,6 +72,11 @@ public struct PhaseRunner<Source: PageSource>: Sendable where Source.Request == 
         /// (``YieldPolicy/forPhase(pagers:cores:backgroundTicks:)``); in a shared pool (tests,
         /// a library caller) drains yield every millisecond, as others' tasks wait on them.
         public var dedicatedPool = false
+        /// Counts the measured phase's instructions (the process runs under callgrind:
+        /// `run --count-instructions`); nil for none. Counting needs work that repeats with
+        /// pages, not with wall-clock time, so ``SweepRunner`` also slows the memory sampler
+        /// to one sample per phase.
+        public var instructionCounter: InstructionCounter?
 
         public init() {}
     }
@@ -172,7 +177,8 @@ public struct PhaseRunner<Source: PageSource>: Sendable where Source.Request == 
             let phase = await runPhase(
                 concurrency: concurrency, shard: shard, slots: slots, intervals: intervals, timing: timing,
                 probeSleep: options.probeSleep, warmup: false, bound: workload.bound, interruption: options.interruption,
-                backgroundTicks: backgroundTicks, phaseStore: options.phaseStore)
+                backgroundTicks: backgroundTicks, phaseStore: options.phaseStore,
+                instructionCounter: options.instructionCounter)
             let cpu = CPUTime.now().since(cpuBefore)
             let remote = remoteBefore.flatMap { before in options.remoteCounters.map { $0().since(before) } }
             let allocationsAfter = try? JemallocStats.read(flushingThreadCache: true)
@@ -197,6 +203,7 @@ public struct PhaseRunner<Source: PageSource>: Sendable where Source.Request == 
                 shard: shard, pagers: pagers, shardDrains: shardDrains)
             result.bareLoopPagesPerSecond = bareLoopPagesPerSecond
             result.remoteCounts = remote
+            result.instructions = phase.instructions
             result.partial = phase.interrupted
             result.probesArmed = phase.probes.armed
             result.probesCancelled = phase.probes.cancelled
@@ -212,6 +219,9 @@ public struct PhaseRunner<Source: PageSource>: Sendable where Source.Request == 
         var interrupted: Bool
         /// Drains the cancellation probe was asked to cancel, and cancelled.
         var probes: (armed: Int, cancelled: Int)
+        /// Instructions from the pagers' start to the last one's return; nil when not counted
+        /// (or when callgrind wrote no dump: the row then has no count, and `run` says so).
+        var instructions: UInt64?
     }
 
     private enum PhaseChild: Sendable {
@@ -223,10 +233,15 @@ public struct PhaseRunner<Source: PageSource>: Sendable where Source.Request == 
 
     /// One phase: one worker per slot (the shard's pagers) in a task group, plus a deadline
     /// for a duration-bound phase that cancels every drain still in flight.
+    ///
+    /// - Parameter instructionCounter: counts from just before the pagers start to the return
+    ///   of the last one: the paging, not the merge of their metrics afterwards (its cost
+    ///   grows with the largest latency recorded, a wall-clock figure).
     private func runPhase(
         concurrency total: Int, shard: Shard, slots: [PagerTaskProgress], intervals: IntervalLatencies?, timing: Bool,
         probeSleep: (@Sendable (UInt64) async throws -> Void)?, warmup: Bool, bound: RunBound,
-        interruption: Interruption?, backgroundTicks: (@Sendable () -> Int)?, phaseStore: SyntheticStore?
+        interruption: Interruption?, backgroundTicks: (@Sendable () -> Int)?, phaseStore: SyntheticStore?,
+        instructionCounter: InstructionCounter? = nil
     ) async -> PhaseOutcome {
         let concurrency = slots.count
         var drainLimit: Int?
@@ -248,12 +263,13 @@ public struct PhaseRunner<Source: PageSource>: Sendable where Source.Request == 
         }
         let yieldPolicy = YieldPolicy.forPhase(
             pagers: concurrency, cores: ProcessInfo.processInfo.activeProcessorCount, backgroundTicks: backgroundTicks)
+        instructionCounter?.start()
         let start = MonotonicTime.nanoseconds()
         let control = PhaseControl(
             planner: planner, isWarmup: warmup, start: start, drainLimit: drainLimit,
             durationNanoseconds: durationNanoseconds, shard: shard, concurrency: total, pagers: concurrency)
 
-        let (metrics, returned, interrupted) = await withTaskGroup(of: PhaseChild.self) { group in
+        let (metrics, returned, interrupted, instructions) = await withTaskGroup(of: PhaseChild.self) { group in
             for slot in 0..<concurrency {
                 var observed = ObservedSource(base: source, failures: FailureLog())
                 if let phaseStore {
@@ -329,12 +345,14 @@ public struct PhaseRunner<Source: PageSource>: Sendable where Source.Request == 
                     continue
                 }
             }
-            return (TaskMetrics.merged(all), all.count, interrupted)
+            let instructions = try? instructionCounter?.stop()
+            return (TaskMetrics.merged(all), all.count, interrupted, instructions)
         }
         return PhaseOutcome(
             metrics: metrics, workersReturned: returned,
             nanoseconds: MonotonicTime.elapsed(from: start, to: MonotonicTime.nanoseconds()), interrupted: interrupted,
-            probes: (control.probesArmed.load(ordering: .relaxed), control.probesCancelled.load(ordering: .relaxed)))
+            probes: (control.probesArmed.load(ordering: .relaxed), control.probesCancelled.load(ordering: .relaxed)),
+            instructions: instructions)
     }
 
     /// The pager retry policy of a workload; the store's throttling and faults are retryable.

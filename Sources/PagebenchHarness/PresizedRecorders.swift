@@ -1,7 +1,8 @@
-import Synchronization
 import PagebenchMetrics
+import PagebenchProcessStats
+import Synchronization
 
-/// Latency recorders whose histogram already covers 1 ns … 1 s.
+/// Latency recorders whose histogram already covers 1 ns … 1 s (under valgrind, their whole range).
 ///
 /// An HdrHistogram grows its counts array as larger values arrive, and the growth path of
 /// hdrhistogram-swift appends zeros one element at a time through unspecialised generic
@@ -12,8 +13,14 @@ import PagebenchMetrics
 ///
 /// The memory is the same as grown recorders would reach at a 1 s maximum, and it shows in `peak_allocated_bytes` like any other memory of the run.
 enum PresizedRecorders {
-    /// The largest value the presized recorders cover without growing.
-    static let coveredNanoseconds: UInt64 = 1_000_000_000
+    /// The largest value the presized recorders cover without growing: 1 s, or under valgrind
+    /// (the instruction count of `run --count-instructions`, H10) the recorders' whole range.
+    /// There a page or a drain takes many times longer, by a factor that moves with the
+    /// machine's load, so a drain past 1 s would grow a recorder in some runs and not in others,
+    /// and the growth's instructions (appended one count at a time) would be counted with the
+    /// pages: the count would follow the machine's load.
+    static let coveredNanoseconds: UInt64 =
+        InstructionCounter.isRunningOnValgrind ? LatencyRecorder.defaultHighestTrackableNanoseconds : 1_000_000_000
 
     static let empty: LatencyRecorder = {
         var recorder = LatencyRecorder()

@@ -42,6 +42,9 @@ public struct RunResult: Sendable {
     public var shardDrains: Int?
     /// What a remote target answered in the measured phase; nil in-process.
     public var remoteCounts: RemoteCounts?
+    /// Instructions the process executed in the measured phase, counted under callgrind
+    /// (``PhaseRunner/Options/instructionCounter``); nil when not counted.
+    public var instructions: UInt64?
     /// Whether a remote target failed the measured phase (answered no page, ended no drain,
     /// or stopped answering: ``ResultRow/targetFailure(pages:drains:failedDrains:unansweredRequests:)``).
     public var targetStoppedAnswering: Bool {
@@ -180,6 +183,7 @@ public struct RunResult: Sendable {
         row.harnessOverheadRatio = harnessOverheadRatio
         row.partial = partial ? 1 : 0
         if let remoteCounts { row.apply(remoteCounts) }
+        if let instructions, metrics.pages > 0 { row.instructionsPerPage = Double(instructions) / Double(metrics.pages) }
         return row
     }
 }

@@ -1,4 +1,5 @@
 import PagebenchMetrics
+import PagebenchProcessStats
 import PagebenchStore
 
 /// Runs a list of scenarios on the synthetic store: for each scenario, each concurrency
@@ -38,6 +39,10 @@ public struct SweepRunner: Sendable {
         public var stopAfter: (@Sendable (RunResult) -> Bool)?
         /// Whether this process's cooperative pool runs nothing but the sweep (``PhaseRunner/Options/dedicatedPool``).
         public var dedicatedPool = false
+        /// Counts each measured phase's instructions under callgrind
+        /// (``PhaseRunner/Options/instructionCounter``); nil for none. Not the timing-off
+        /// rerun of `measureOverhead`, nor the phases of a stage plan (their length is time).
+        public var instructionCounter: InstructionCounter?
 
         public init(context: RunContext) {
             self.context = context
@@ -257,6 +262,12 @@ public struct SweepRunner: Sendable {
         var runOptions: PhaseRunner<Source>.Options = phaseOptions(sleeper: sleeper, timing: timing, overhead: overhead)
         runOptions.calibrationStore = calibrationStore
         runOptions.phaseStore = phaseStore
+        if let counter = options.instructionCounter, !overhead {
+            runOptions.instructionCounter = counter
+            // The sampler's ticks come with wall-clock time, which callgrind stretches by a
+            // varying factor: one sample at the phase's start and one at its end (outside the count).
+            runOptions.samplingInterval = .seconds(86_400)
+        }
         let result = await runner.run(concurrency: concurrency, repetition: repetition, options: runOptions)
         options.observer?.runEnded(description, result: result)
         return result

@@ -26,11 +26,13 @@ public struct ResultRow: CSVRecord, Hashable {
         "duplicate_items", "skipped_items", "inconsistent_drains", "watch_refreshes", "watch_latency_p50_ns",
         "watch_latency_p90_ns", "watch_latency_p99_ns", "watch_latency_p999_ns", "watch_latency_max_ns",
     ]
-    /// The column version 5 added: `late_starts` (H8), when `missed_starts` came to count only
-    /// intended starts that found every slot busy (before, it counted every late pickup too).
-    /// Version 5 also empties `harness_overhead_ratio` where it did not measure the harness
-    /// (H7) and counts a stage row's rates from what completed during the stage.
-    static let addedInVersion5: Set<String> = ["late_starts"]
+    /// The columns version 5 added: `late_starts` (H8), when `missed_starts` came to count only
+    /// intended starts that found every slot busy (before, it counted every late pickup too),
+    /// and `instructions_per_page`, counted under callgrind (`run --count-instructions`; H10,
+    /// a figure another process cannot move). Version 5 also empties `harness_overhead_ratio`
+    /// where it did not measure the harness (H7) and counts a stage row's rates from what
+    /// completed during the stage.
+    static let addedInVersion5: Set<String> = ["late_starts", "instructions_per_page"]
     /// The columns version 6 added (issue 26): a human `label` per row and the workload
     /// parameters users vary that had no column (`filter`, `read`, `continuation`), and the
     /// SLOs a row was judged on (`slos`), so a report can draw their bounds.
@@ -232,6 +234,13 @@ public struct ResultRow: CSVRecord, Hashable {
     public var harnessOverheadRatio: Double?
     /// Wall-clock length of the measured phase.
     public var durationSeconds: Double = 0
+
+    // MARK: Instructions (measured, lower is better; H10)
+
+    /// Instructions the whole process executed per page in the phase's workload run once
+    /// more under valgrind's callgrind (`run --count-instructions`), on the first
+    /// repetition's row; nil otherwise.
+    public var instructionsPerPage: Double?
 
     public init() {}
 

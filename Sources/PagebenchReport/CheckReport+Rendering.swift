@@ -25,19 +25,25 @@ extension CheckReport {
         } else {
             outcome = "OK"
         }
-        var parts = [
-            "\(count(.regression)) regression\(count(.regression) == 1 ? "" : "s")",
+        let regressions = count(.regression, gated: true)
+        let improvements = count(.improvement, gated: true)
+        let parts = [
+            "\(regressions) regression\(regressions == 1 ? "" : "s")",
             "\(failedRows.count) failed row\(failedRows.count == 1 ? "" : "s")",
             "\(behaviourChangeCount) behaviour change\(behaviourChangeCount == 1 ? "" : "s")",
-            "\(count(.improvement)) improvement\(count(.improvement) == 1 ? "" : "s")",
-            "\(count(.unchanged)) unchanged",
-            "\(count(.inconclusive)) inconclusive",
+            "\(improvements) improvement\(improvements == 1 ? "" : "s")",
+            "\(count(.unchanged, gated: true)) unchanged",
+            "\(count(.inconclusive, gated: true)) inconclusive",
         ]
-        if count(.ignored) > 0 { parts.append("\(count(.ignored)) ignored") }
         let unmatched = onlyInBaseline.count + onlyInCurrent.count
-        var line = "\(outcome): " + parts.joined(separator: ", ") + " in \(comparisons.count) matched group"
+        var line = "\(outcome): " + parts.joined(separator: ", ") + " of gated metrics in \(comparisons.count) matched group"
             + (comparisons.count == 1 ? "" : "s")
         if unmatched > 0 { line += "; \(unmatched) unmatched" }
+        // Neither gated nor reported: the thresholds said `"ignore": true`.
+        if count(.ignored) > 0 { line += "; \(count(.ignored)) ignored by the thresholds" }
+        let worse = count(.regression, gated: false)
+        let better = count(.improvement, gated: false)
+        if worse + better > 0 { line += "; reported, not gated: \(worse) worse and \(better) better beyond their thresholds" }
         return line
     }
 
@@ -53,11 +59,18 @@ extension CheckReport {
         evidence.append("n \(verdict.baselineValues.count)/\(verdict.currentValues.count)")
         evidence.append("threshold ±\(NumberText.number(verdict.threshold * 100, digits: 3)) %")
         if let note = verdict.note { evidence.append(note) }
+        if !verdict.gate.isEmpty { evidence.append(verdict.gate) }
         return ("\(before) → \(after)", change, evidence.joined(separator: ", "))
     }
 
-    private func notable(_ kind: Verdict) -> [(identity: String, verdict: MetricVerdict)] {
-        allVerdicts.filter { $0.verdict.verdict == kind }
+    /// The verdicts of `kind` of the gated metrics (`gated: true`) or of the reported ones.
+    private func notable(_ kind: Verdict, gated: Bool) -> [(identity: String, verdict: MetricVerdict)] {
+        allVerdicts.filter { $0.verdict.verdict == kind && $0.verdict.gated == gated }
+    }
+
+    /// The reported metrics that moved beyond their thresholds, worse ones first.
+    private var reportedShifts: [(identity: String, verdict: MetricVerdict)] {
+        notable(.regression, gated: false) + notable(.improvement, gated: false)
     }
 
     private var behaviourChanges: [(identity: String, change: BehaviourChange)] {
@@ -72,14 +85,19 @@ extension CheckReport {
     public var text: String {
         var lines = ["pagebench check: " + summaryLine, "baseline: \(baselineFile)", "current:  \(currentFile)",
             "method:   \(method)"]
-        for (kind, title) in [(Verdict.regression, "Regressions"), (.improvement, "Improvements"), (.inconclusive, "Inconclusive")] {
-            let found = notable(kind)
-            guard !found.isEmpty else { continue }
+        lines += gates.map { "          \($0)" }
+        let sections: [(String, [(identity: String, verdict: MetricVerdict)])] = [
+            ("Regressions", notable(.regression, gated: true)), ("Improvements", notable(.improvement, gated: true)),
+            ("Inconclusive", notable(.inconclusive, gated: true)),
+            ("Reported, not gated (beyond the threshold; another process moves these)", reportedShifts),
+        ]
+        for (title, found) in sections where !found.isEmpty {
             lines.append("")
             lines.append("\(title) (\(found.count)):")
             for (identity, verdict) in found {
                 let parts = describe(verdict)
-                lines.append("  \(identity)  \(verdict.metric)  \(parts.values)  \(parts.change)  (\(parts.evidence))")
+                let label = verdict.gated ? "" : " \(verdict.verdict == .regression ? "worse" : "better")"
+                lines.append("  \(identity)  \(verdict.metric)\(label)  \(parts.values)  \(parts.change)  (\(parts.evidence))")
             }
         }
         if !failedRows.isEmpty {
@@ -89,7 +107,7 @@ extension CheckReport {
         }
         if !behaviourChanges.isEmpty {
             lines.append("")
-            lines.append("Behaviour changes (\(behaviourChanges.count))\(behaviourChangeAllowed ? ", allowed" : ""):")
+            lines.append("Behaviour changes (\(behaviourChanges.count))\(behaviourChangeAllowed ? ", allowed" : "; gated: deterministic"):")
             for (identity, change) in behaviourChanges {
                 lines.append(
                     "  \(identity)  \(change.metric)  \(change.baselineValues.joined(separator: "/")) → "
@@ -117,13 +135,20 @@ extension CheckReport {
             "Baseline `\(baselineFile)`, current `\(currentFile)`.", "",
             "Method: \(method).", "",
         ]
-        let findings = notable(.regression) + notable(.improvement) + notable(.inconclusive)
+        lines += gates.map { "- \($0)" } + [""]
+        let findings =
+            notable(.regression, gated: true) + notable(.improvement, gated: true) + notable(.inconclusive, gated: true)
+            + reportedShifts
         if !findings.isEmpty {
             lines += ["| verdict | group | metric | baseline → current | change | evidence |", "| --- | --- | --- | --- | --- | --- |"]
             for (identity, verdict) in findings {
                 let parts = describe(verdict)
+                let label =
+                    !verdict.gated
+                    ? "\(verdict.verdict == .regression ? "worse" : "better") (reported)"
+                    : verdict.verdict == .regression ? "**regression**" : verdict.verdict.rawValue
                 lines.append(
-                    "| \(verdict.verdict == .regression ? "**regression**" : verdict.verdict.rawValue) | \(cell(identity)) "
+                    "| \(label) | \(cell(identity)) "
                         + "| `\(verdict.metric)` | \(cell(parts.values)) | \(parts.change) | \(cell(parts.evidence)) |")
             }
             lines.append("")
@@ -136,7 +161,7 @@ extension CheckReport {
         }
         if !behaviourChanges.isEmpty {
             lines += [
-                "**Behaviour changes** (deterministic metrics\(behaviourChangeAllowed ? ", allowed" : "")):", "",
+                "**Behaviour changes** (deterministic metrics\(behaviourChangeAllowed ? ", allowed" : "; gated: deterministic")):", "",
                 "| group | metric | baseline | current | note |", "| --- | --- | --- | --- | --- |",
             ]
             for (identity, change) in behaviourChanges {

@@ -38,6 +38,11 @@ public struct MetricVerdict: Sendable, Equatable, Codable {
     public var absoluteFloor: Double
     /// Why the verdict is what it is, when that is not obvious from the numbers.
     public var note: String?
+    /// Whether a regression of this metric fails the check (docs/contract.md H10; ``MetricGate``).
+    public var gated: Bool = true
+    /// Why it is gated or only reported: `gated: process-own (instructions, callgrind)`,
+    /// `reported: wall-clock, noise floor ±25 %`.
+    public var gate: String = ""
 }
 
 /// A deterministic metric whose values differ (docs/contract.md H3): a behaviour change.
@@ -96,6 +101,8 @@ public struct CheckReport: Sendable, Equatable, Codable {
     public var currentFile: String
     /// One line describing the method and its parameters.
     public var method: String
+    /// What is gated and what only reported, with why (docs/contract.md H10): one line each.
+    public var gates: [String] = []
     public var comparisons: [IdentityComparison]
     public var onlyInBaseline: [UnmatchedIdentity]
     public var onlyInCurrent: [UnmatchedIdentity]
@@ -109,13 +116,16 @@ public struct CheckReport: Sendable, Equatable, Codable {
         comparisons.flatMap { comparison in comparison.metrics.map { (comparison.label, $0) } }
     }
 
-    public func count(_ verdict: Verdict) -> Int {
-        comparisons.reduce(0) { $0 + $1.metrics.count { $0.verdict == verdict } }
+    /// Verdicts of `verdict` over every metric, or only the gated (`gated: true`) or only the
+    /// reported ones (`false`).
+    public func count(_ verdict: Verdict, gated: Bool? = nil) -> Int {
+        comparisons.reduce(0) { $0 + $1.metrics.count { $0.verdict == verdict && (gated == nil || $0.gated == gated) } }
     }
 
     public var behaviourChangeCount: Int { comparisons.reduce(0) { $0 + $1.behaviourChanges.count } }
 
-    public var hasRegression: Bool { count(.regression) > 0 }
+    /// Whether a gated metric regressed (a reported one never fails the check).
+    public var hasRegression: Bool { count(.regression, gated: true) > 0 }
 
     /// Rows refused as failed runs, with their group's label.
     public var failedRows: [(identity: String, row: String)] {

@@ -161,6 +161,8 @@ public struct CheckSamples: Sendable {
         /// A store with writes paged by several pagers (S25 columns present, concurrency > 1):
         /// the writes are the same, but which page sees which depends on timing.
         var concurrentWrites: Bool
+        /// `target_kind`: empty in-process, else the kind of remote target paged.
+        var targetKind: String
 
         init(_ row: ResultRow, cells: [CSVValue]) {
             deterministic = CheckSamples.deterministicColumnIndices.map { cells[$0].field }
@@ -174,6 +176,7 @@ public struct CheckSamples: Sendable {
             allocationCounting = row.allocationCounting.isEmpty ? "cached" : row.allocationCounting
             durationBounded = row.targetDrains == nil
             concurrentWrites = row.duplicateItems != nil && row.concurrency > 1
+            targetKind = row.targetKind
         }
     }
 }

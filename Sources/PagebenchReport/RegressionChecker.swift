@@ -19,6 +19,8 @@ import PagebenchMetrics
 ///      is within the absolute floor;
 ///    - inconclusive: anything else — the change may or may not exceed the threshold, the
 ///      repetitions cannot tell.
+/// 4. Only the verdicts of gated metrics fail the check (docs/contract.md H10, ``MetricGate``): by
+///    default what another process cannot move. Every verdict names its gate.
 public struct RegressionChecker: Sendable {
     public var thresholds: Thresholds
 
@@ -32,6 +34,23 @@ public struct RegressionChecker: Sendable {
             + "ratio of medians (\(thresholds.resamples) resamples, seed \(thresholds.seed)); Mann–Whitney U at "
             + "α = \(NumberText.number(thresholds.alpha)) where the repetitions can reach it; default thresholds × "
             + "\(NumberText.number(thresholds.scale))"
+    }
+
+    /// What the check gates and what it only reports, one line each (docs/contract.md H10).
+    public var gatesDescription: [String] {
+        let target = NumberText.number(Thresholds.targetLatencyRule.relative * 100)
+        let gated =
+            "gated: deterministic metrics exactly (H3); process-own counts: instructions_per_page (callgrind, "
+            + "`run --count-instructions`) and allocations when both sides counted them exactly; counted events "
+            + "(failed drains, retries, throttles); a remote target's median page latency (+\(target) %)"
+        if thresholds.gateWallClock {
+            return [gated + "; and, opted in, every other measured metric (wall-clock, CPU time, memory, cached allocation counts)"]
+        }
+        return [
+            gated,
+            "reported, not gated: wall-clock rates, latencies and ratios, CPU time, memory, allocations counted through "
+                + "thread caches; another process moves them, so each is shown with its noise floor (--gate-wall-clock gates them)",
+        ]
     }
 
     /// Compares two files' rows, refusing files that have no identity in common.
@@ -102,7 +121,7 @@ public struct RegressionChecker: Sendable {
             }
         }
         return CheckReport(
-            baselineFile: baseline.file, currentFile: current.file, method: methodDescription,
+            baselineFile: baseline.file, currentFile: current.file, method: methodDescription, gates: gatesDescription,
             comparisons: comparisons, onlyInBaseline: unmatched(baseline.groups, current.groups),
             onlyInCurrent: unmatched(current.groups, baseline.groups), behaviourChangeAllowed: allowBehaviourChange)
     }
@@ -139,6 +158,7 @@ public struct RegressionChecker: Sendable {
         let exactAllocations = (baselineProfiles + currentProfiles).allSatisfy { $0.allocationCounting == "exact" }
         let durationBounded = (baselineProfiles + currentProfiles).contains { $0.durationBounded }
         let concurrentWrites = (baselineProfiles + currentProfiles).contains { $0.concurrentWrites }
+        let remoteTarget = (baselineProfiles + currentProfiles).contains { !$0.targetKind.isEmpty }
         var changes: [BehaviourChange] = []
         var verdicts: [MetricVerdict] = []
         let bothSides = !baseline.compared.isEmpty && !current.compared.isEmpty
@@ -165,7 +185,8 @@ public struct RegressionChecker: Sendable {
             let baselineValues = baseline.values(index)
             let currentValues = current.values(index)
             if baselineValues.isEmpty && currentValues.isEmpty { continue }  // does not apply to this run
-            var verdict = judge(column.descriptor, baselineValues, currentValues, exactAllocations: exactAllocations)
+            var verdict = judge(
+                column.descriptor, baselineValues, currentValues, exactAllocations: exactAllocations, remoteTarget: remoteTarget)
             if buildDiffers, verdict.verdict != .ignored {
                 verdict.verdict = .inconclusive
                 verdict.note = "build configurations differ"
@@ -223,18 +244,23 @@ public struct RegressionChecker: Sendable {
 
     /// The verdict of one measured metric given its samples (see the type's documentation).
     ///
-    /// - Parameter exactAllocations: both sides counted allocations exactly
-    ///   (``Thresholds/rule(for:exactAllocations:)``).
+    /// - Parameters:
+    ///   - exactAllocations: both sides counted allocations exactly
+    ///     (``Thresholds/rule(for:exactAllocations:remoteTarget:)``).
+    ///   - remoteTarget: the rows paged a remote target (its median page latency is gated).
     public func judge(
-        _ column: ColumnDescriptor, _ baselineValues: [Double], _ currentValues: [Double], exactAllocations: Bool = false
+        _ column: ColumnDescriptor, _ baselineValues: [Double], _ currentValues: [Double], exactAllocations: Bool = false,
+        remoteTarget: Bool = false
     ) -> MetricVerdict {
-        let rule = thresholds.rule(for: column, exactAllocations: exactAllocations)
+        let rule = thresholds.rule(for: column, exactAllocations: exactAllocations, remoteTarget: remoteTarget)
+        let gate = thresholds.gate(for: column, exactAllocations: exactAllocations, remoteTarget: remoteTarget)
         var result = MetricVerdict(
             metric: column.name, unit: column.unit,
             polarity: column.polarity == .higherIsBetter ? "higher" : "lower", verdict: .inconclusive,
             baselineMedian: Statistics.median(baselineValues), currentMedian: Statistics.median(currentValues),
             baselineValues: baselineValues, currentValues: currentValues, relativeChange: nil, intervalLow: nil,
-            intervalHigh: nil, rankTestP: nil, threshold: rule.relative, absoluteFloor: rule.absolute, note: nil)
+            intervalHigh: nil, rankTestP: nil, threshold: rule.relative, absoluteFloor: rule.absolute, note: nil,
+            gated: gate.gated, gate: gate.reason)
         if rule.ignore {
             result.verdict = .ignored
             return result

@@ -94,6 +94,14 @@ public struct LocalWorkers: Sendable {
     /// Writes each scenario (flags already applied) to `<directory>/scenarios/K-name.json`,
     /// so the workers run exactly what this process resolved. Returns the paths.
     public func writeScenarios(_ scenarios: [Scenario]) throws(HarnessError) -> [String] {
+        try Self.writeScenarios(scenarios, to: directory, role: "workers'")
+    }
+
+    /// Writes each scenario to `<directory>/scenarios/K-name.json` and returns the paths;
+    /// `role` names the process that will read them in the error message.
+    public static func writeScenarios(_ scenarios: [Scenario], to directory: String, role: String) throws(HarnessError)
+        -> [String]
+    {
         var paths: [String] = []
         for (number, scenario) in scenarios.enumerated() {
             let path = "\(directory)/scenarios/\(number + 1)-\(scenario.name).json"
@@ -101,7 +109,7 @@ public struct LocalWorkers: Sendable {
                 try FileSystem.createParentDirectory(of: path)
                 try AtomicFile.write(try scenario.jsonText(), to: path)
             } catch {
-                throw HarnessError(.outputFailed, file: path, "cannot write the workers' scenario: \(error)")
+                throw HarnessError(.outputFailed, file: path, "cannot write the \(role) scenario: \(error)")
             }
             paths.append(path)
         }

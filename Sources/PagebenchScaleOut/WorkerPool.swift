@@ -51,10 +51,13 @@ public struct WorkerPool: Sendable {
     public let executable: String
     /// One argument list per worker.
     public let arguments: [[String]]
+    /// Variables set in every worker's environment on top of this process's; nil for none.
+    public let environment: [String: String]?
 
-    public init(executable: String, arguments: [[String]]) {
+    public init(executable: String, arguments: [[String]], environment: [String: String]? = nil) {
         self.executable = executable
         self.arguments = arguments
+        self.environment = environment
     }
 
     /// The executable of this process (`/proc/self/exe`), for starting copies of it.
@@ -82,6 +85,9 @@ public struct WorkerPool: Sendable {
             let process = Process()
             process.executableURL = URL(fileURLWithPath: executable)
             process.arguments = arguments
+            if let environment {
+                process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, set in set }
+            }
             process.standardInput = FileHandle.nullDevice
             process.terminationHandler = { process in
                 // Reaped: never signal this pid again (it may be reused).

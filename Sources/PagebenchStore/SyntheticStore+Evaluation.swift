@@ -1,3 +1,10 @@
+#if PAGEBENCH_EVALUATION_REGRESSION
+import Synchronization
+
+/// Pages evaluated, for the measurement builds' injected regression (``SyntheticStore/evaluate(_:)``).
+private let evaluationRegressionCount = Atomic<Int>(0)
+#endif
+
 extension SyntheticStore {
     /// Evaluates one page: the pure semantics of S1–S19, with no service time, throttling or
     /// faults. This is the CPU hot path.
@@ -38,6 +45,24 @@ extension SyntheticStore {
     }
 
     func evaluate(_ request: PageRequest) throws(StoreError) -> Page {
+        #if PAGEBENCH_EVALUATION_REGRESSION
+        // Measurement builds only (`PAGEBENCH_EVALUATION_REGRESSION=1 swift build`, made by
+        // results/aa-gate/measure.sh): a real 10 % per-page cost regression of the evaluation,
+        // every tenth page evaluated twice, for the check to catch (H10). Shipped builds lack it.
+        let page = try evaluateOnce(request)
+        if evaluationRegressionCount.wrappingAdd(1, ordering: .relaxed).oldValue % 10 == 0 {
+            let again = try evaluateOnce(request)
+            precondition(again.scannedBytes == page.scannedBytes, "S8: the same request evaluates to the same page")
+        }
+        return page
+        #else
+        return try evaluateOnce(request)
+        #endif
+    }
+
+    /// One evaluation of `request` (``evaluate(_:)`` without the measurement builds' regression).
+    @inline(__always)
+    private func evaluateOnce(_ request: PageRequest) throws(StoreError) -> Page {
         // The version is read through the optional, not a bound `let overlay`: binding it
         // retained and released the overlay around every page (~40 instructions, callgrind).
         guard let version = overlay?.startedVersion else { return try evaluateBase(request, underWrites: false) }

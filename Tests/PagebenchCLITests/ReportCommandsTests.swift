@@ -49,6 +49,16 @@ import Testing
         #expect(status == 1)
     }
 
+    /// H10: a same-build run on a busier machine passes by default and fails only when
+    /// wall-clock figures are gated.
+    @Test func H10_busierMachinePassesUnlessWallClockIsGated() async {
+        let arguments = [
+            "check", "--baseline", Self.fixture("check/baseline.csv"), "--current", Self.fixture("check/current-busy-machine.csv"),
+        ]
+        #expect(await exitStatus(arguments) == 0)
+        #expect(await exitStatus(arguments + ["--gate-wall-clock"]) == 1)
+    }
+
     @Test func sameBuildPassesTheCheck() async {
         for format in ["text", "markdown", "json"] {
             let status = await exitStatus([

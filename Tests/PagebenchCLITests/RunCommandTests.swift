@@ -239,6 +239,57 @@ import Testing
         #expect(failure?.exitCode == ExitCodes.cannotCreate)
     }
 
+    /// H10: `--count-instructions` counts in one process; the option its callgrind process
+    /// gets is refused anywhere else, before anything runs or is written.
+    @Test func instructionCountingIsRefusedWhereItCannotCount() async throws {
+        #expect(runExitCode(["--count-instructions", "--workers", "2"]) == 64)
+        #expect(runExitCode(["--count-instructions", "--shard", "0/2"]) == 64)
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let output = directory + "/out.csv"
+        let (_, _, failure) = await run([
+            "--drains", "2", "--concurrency", "1", "--quiet", "--instruction-dumps", directory + "/callgrind.out", "--output", output,
+        ])
+        #expect(failure?.exitCode == ExitCodes.usage)
+        #expect(failure?.message.contains("use --count-instructions") == true)
+        #expect(!FileManager.default.fileExists(atPath: output))
+    }
+
+    /// The callgrind run pages the same configurations (so its rows have the same identities)
+    /// without what it must not do: judge SLOs on valgrind's latencies, rerun phases with timing
+    /// off, repeat them, or run a stage plan (a time, not a number of pages).
+    @Test func instructionCountingRunsEachConfigurationOnce() throws {
+        var judged = try Scenario.load(json: Data(Self.tinyScenario.utf8), defaultName: "tiny")
+        judged.slo = ["page_latency_p99_ns<1ms"]
+        judged.workload.measureOverhead = true
+        var staged = judged
+        staged.name = "staged"
+        staged.workload.stages = try StagePlan(parsing: "1s:2")
+        let counted = RunCommand.instructionScenarios([judged, staged])
+        #expect(counted.map(\.name) == ["tiny"])
+        #expect(counted[0].slo.isEmpty)
+        #expect(!counted[0].workload.measureOverhead)
+        #expect(counted[0].workload.repetitions == 1)
+        #expect(counted[0].configurationHash == judged.configurationHash)
+    }
+
+    /// The count goes on the first repetition's row of each identity, once.
+    @Test func instructionCountsGoOnTheFirstRepetition() {
+        var rows: [ResultRow] = []
+        for (scenario, repetition) in [("a", 1), ("a", 2), ("b", 1), ("c", 1)] {
+            var row = ResultRow()
+            row.scenario = scenario
+            row.configHash = "00"
+            row.pagerKind = "loop"
+            row.concurrency = 2
+            row.repetition = repetition
+            rows.append(row)
+        }
+        let identity = { (name: String) in ResultIdentity(scenario: name, configHash: "00", pagerKind: "loop", concurrency: 2) }
+        RunCommand.apply(instructions: [identity("a"): 5_100.5, identity("b"): 6_000], to: &rows)
+        #expect(rows.map(\.instructionsPerPage) == [5_100.5, nil, 6_000, nil])
+    }
+
     @Test func runIsRegistered() {
         #expect(PagebenchCommand.configuration.subcommands.contains { $0 == RunCommand.self })
     }

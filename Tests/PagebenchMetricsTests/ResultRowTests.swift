@@ -53,13 +53,14 @@ struct ResultRowTests {
             peakAllocatedBytes: 12_345_678, peakRSSBytes: 98_765_432)
         row.measurementOverheadRatio = 1.0734
         row.harnessOverheadRatio = 1.62
+        row.instructionsPerPage = 5_210.75
         return row
     }
 
     @Test("golden header: changing columns must bump schema_version and update this test and docs/csv-columns.md")
     func goldenHeader() {
         let golden = """
-            schema_version,timestamp_utc,pagebench_version,git_commit,swift_version,build_configuration,host,cores,scenario,config_hash,seed,pager_kind,load_model,target_drains_per_s,concurrency,repetition,limit,target_drains,target_duration_s,warmup_s,pages_per_s,items_per_s,scanned_bytes_per_s,drains_per_s,drains,pages,items,scanned_items,scanned_bytes,empty_pages_wasted,empty_pages_final,empty_page_rate,pages_per_drain_mean,pages_per_drain_max,page_latency_p50_ns,page_latency_p90_ns,page_latency_p99_ns,page_latency_p999_ns,page_latency_max_ns,drain_latency_p50_ns,drain_latency_p90_ns,drain_latency_p99_ns,drain_latency_p999_ns,drain_latency_max_ns,drain_latency_corrected_p50_ns,drain_latency_corrected_p90_ns,drain_latency_corrected_p99_ns,drain_latency_corrected_p999_ns,drain_latency_corrected_max_ns,missed_starts,cancellations,cancel_latency_p50_ns,cancel_latency_p90_ns,cancel_latency_p99_ns,cancel_latency_p999_ns,cancel_latency_max_ns,pages_after_cancel,retries,throttles,errors_throttled,errors_fault,errors_invalid_token,errors_token_mismatch,errors_validation,errors_other,target_kind,target_hash,http_responses,target_errors_transport,target_errors_unauthorized,target_errors_http_status,target_errors_not_json,target_errors_missing_items,target_errors_bad_continuation,target_errors_graphql,target_errors_api,target_errors_repeated_continuation,consumed_capacity_units,cpu_user_s,cpu_system_s,allocations,allocations_per_page,allocation_counting,peak_allocated_bytes,peak_rss_bytes,measurement_overhead_ratio,harness_overhead_ratio,duration_s,partial,slo_held,stage,stage_start_s,stage_pagers_from,stage_pagers_to,stage_rate_from,stage_rate_to,duplicate_items,skipped_items,inconsistent_drains,watch_refreshes,watch_latency_p50_ns,watch_latency_p90_ns,watch_latency_p99_ns,watch_latency_p999_ns,watch_latency_max_ns,late_starts,label,filter,read,continuation,slos
+            schema_version,timestamp_utc,pagebench_version,git_commit,swift_version,build_configuration,host,cores,scenario,config_hash,seed,pager_kind,load_model,target_drains_per_s,concurrency,repetition,limit,target_drains,target_duration_s,warmup_s,pages_per_s,items_per_s,scanned_bytes_per_s,drains_per_s,drains,pages,items,scanned_items,scanned_bytes,empty_pages_wasted,empty_pages_final,empty_page_rate,pages_per_drain_mean,pages_per_drain_max,page_latency_p50_ns,page_latency_p90_ns,page_latency_p99_ns,page_latency_p999_ns,page_latency_max_ns,drain_latency_p50_ns,drain_latency_p90_ns,drain_latency_p99_ns,drain_latency_p999_ns,drain_latency_max_ns,drain_latency_corrected_p50_ns,drain_latency_corrected_p90_ns,drain_latency_corrected_p99_ns,drain_latency_corrected_p999_ns,drain_latency_corrected_max_ns,missed_starts,cancellations,cancel_latency_p50_ns,cancel_latency_p90_ns,cancel_latency_p99_ns,cancel_latency_p999_ns,cancel_latency_max_ns,pages_after_cancel,retries,throttles,errors_throttled,errors_fault,errors_invalid_token,errors_token_mismatch,errors_validation,errors_other,target_kind,target_hash,http_responses,target_errors_transport,target_errors_unauthorized,target_errors_http_status,target_errors_not_json,target_errors_missing_items,target_errors_bad_continuation,target_errors_graphql,target_errors_api,target_errors_repeated_continuation,consumed_capacity_units,cpu_user_s,cpu_system_s,allocations,allocations_per_page,allocation_counting,peak_allocated_bytes,peak_rss_bytes,measurement_overhead_ratio,harness_overhead_ratio,duration_s,partial,slo_held,stage,stage_start_s,stage_pagers_from,stage_pagers_to,stage_rate_from,stage_rate_to,duplicate_items,skipped_items,inconsistent_drains,watch_refreshes,watch_latency_p50_ns,watch_latency_p90_ns,watch_latency_p99_ns,watch_latency_p999_ns,watch_latency_max_ns,late_starts,instructions_per_page,label,filter,read,continuation,slos
             """
         #expect(ResultRow.csvHeader.joined(separator: ",") == golden)
         #expect(ResultRow.currentSchemaVersion == 6)
@@ -182,6 +183,7 @@ struct ResultRowTests {
         row.harnessOverheadRatio = nil
         row.lateStarts = nil
         row.clearSchema6Columns()
+        row.instructionsPerPage = nil
         let lacking = try #require(ResultRow.earlierSchemaVersions[1])
         #expect(lacking.contains("harness_overhead_ratio") && lacking.contains("target_kind"))
         let keep = ResultRow.csvHeader.indices.filter { !lacking.contains(ResultRow.csvHeader[$0]) }
@@ -263,7 +265,7 @@ struct ResultRowTests {
             "watch_latency_p50_ns", "watch_latency_p90_ns", "watch_latency_p99_ns", "watch_latency_p999_ns",
             "watch_latency_max_ns",
         ]
-        let lacking = addedInVersion4.union(["late_starts", "label", "filter", "read", "continuation", "slos"])
+        let lacking = addedInVersion4.union(["late_starts", "instructions_per_page", "label", "filter", "read", "continuation", "slos"])
         #expect(lacking == ResultRow.earlierSchemaVersions[3])
         #expect(row.stage == nil && row.stagePagersFrom == nil && row.stageRateFrom == nil)
         let keep = ResultRow.csvHeader.indices.filter { !lacking.contains(ResultRow.csvHeader[$0]) }
@@ -274,18 +276,20 @@ struct ResultRowTests {
         row.allocationCounting = ""
         row.lateStarts = nil
         row.clearSchema6Columns()
+        row.instructionsPerPage = nil
         #expect(rows == [row])
     }
 
-    /// Version 5 added `late_starts` (H8): a version-4 file reads with it (and version 6's
-    /// columns) empty.
-    @Test("a schema version 4 file still reads with late_starts empty")
+    /// Version 5 added `late_starts` (H8) and `instructions_per_page` (H10): a version-4 file
+    /// reads with both (and version 6's columns) empty.
+    @Test("a schema version 4 file still reads with late_starts and instructions_per_page empty")
     func version4Reads() throws {
         var row = Self.sampleRow()
-        let lacking: Set<String> = ["late_starts", "label", "filter", "read", "continuation", "slos"]
+        let lacking: Set<String> = ["late_starts", "instructions_per_page", "label", "filter", "read", "continuation", "slos"]
         #expect(ResultRow.earlierSchemaVersions[4] == lacking)
         let rows = try ResultRow.parseCSV(Self.text(of: row, version: 4, lacking: lacking), file: "v4.csv")
         row.lateStarts = nil
+        row.instructionsPerPage = nil
         row.clearSchema6Columns()
         #expect(rows == [row])
     }
@@ -325,6 +329,7 @@ struct ResultRowTests {
         var row = Self.sampleRow()
         row.lateStarts = nil
         row.clearSchema6Columns()
+        row.instructionsPerPage = nil
         let added = try #require(ResultRow.earlierSchemaVersions[2])
         let keep = ResultRow.csvHeader.indices.filter { !added.contains(ResultRow.csvHeader[$0]) }
         let header = keep.map { ResultRow.csvHeader[$0] }.joined(separator: ",")
@@ -348,6 +353,7 @@ struct ResultRowTests {
         row.duplicateItems = nil
         row.lateStarts = nil
         row.clearSchema6Columns()
+        row.instructionsPerPage = nil
         let added = try #require(ResultRow.earlierSchemaVersions[3])
         #expect(added.contains("duplicate_items") && added.contains("watch_latency_p50_ns"))
         let keep = ResultRow.csvHeader.indices.filter { !added.contains(ResultRow.csvHeader[$0]) }

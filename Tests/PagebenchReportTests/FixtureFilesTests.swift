@@ -12,8 +12,10 @@ import Testing
     static let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("Fixtures")
 
-    /// Two scenarios × two concurrencies, 5 repetitions, 2 % noise.
-    static func scenarios(slowdown: Double = 1, pagesDelta: Int = 0, seed: UInt64) -> [ResultRow] {
+    /// Two scenarios × two concurrencies, 5 repetitions, 2 % noise. `slowdown` is a code
+    /// change that makes pages cost more (wall clock and instructions), `busierMachine` a
+    /// machine that makes them take longer (wall clock and CPU time only).
+    static func scenarios(slowdown: Double = 1, busierMachine: Double = 1, pagesDelta: Int = 0, seed: UInt64) -> [ResultRow] {
         var rows: [ResultRow] = []
         for (index, scenario) in ["even", "clustered"].enumerated() {
             for concurrency in [1, 4] {
@@ -22,8 +24,10 @@ import Testing
                 results.configHash = index == 0 ? "5e1ec7edc0ffee11" : "c1u57e7ed0000001"
                 results.concurrency = concurrency
                 results.noise = 0.02
-                results.pagesPerSecond = (index == 0 ? 10_000 : 6_000) * Double(concurrency).squareRoot() / slowdown
-                results.pageLatencyP50Nanoseconds = 200_000 * slowdown
+                results.pagesPerSecond = (index == 0 ? 10_000 : 6_000) * Double(concurrency).squareRoot() / slowdown / busierMachine
+                results.pageLatencyP50Nanoseconds = 200_000 * slowdown * busierMachine
+                results.cpuFactor = busierMachine
+                results.instructionsPerPage = ((index == 0 ? 4_812.5 : 5_903.25) + Double(concurrency) * 11) * slowdown
                 results.emptyPagesWasted = index == 0 ? 12 : 300
                 results.pages = 1_200 + (index == 0 ? 0 : 300) + pagesDelta
                 rows += results.rows(seed: seed &+ UInt64(index * 10 + concurrency))
@@ -91,6 +95,9 @@ import Testing
             "check/current-same.csv": scenarios(seed: 1_000),
             // A deliberate 20 % slowdown: CI must turn red.
             "check/current-regression.csv": scenarios(slowdown: 1.2, seed: 2_000),
+            // The same build on a busier machine (H10): 25 % slower by the clock, the same
+            // instructions per page; passes unless wall-clock figures are gated.
+            "check/current-busy-machine.csv": scenarios(busierMachine: 1.25, seed: 4_000),
             // One more page per drain set: a behaviour change.
             "check/current-behaviour-change.csv": scenarios(pagesDelta: 1, seed: 3_000),
             "report/configurations.csv": configurations(),
@@ -104,7 +111,12 @@ import Testing
         let old = try CSVFile.read(ResultRow.self, from: Self.directory.appendingPathComponent("check/baseline-schema1.csv").path)
         let current = try CSVFile.read(ResultRow.self, from: Self.directory.appendingPathComponent("check/baseline.csv").path)
         #expect(!old.isEmpty)
-        #expect(old == current)
+        // Version 1 had no instructions_per_page (added in 5) either.
+        #expect(old == current.map { row in
+            var row = row
+            row.instructionsPerPage = nil
+            return row
+        })
         #expect(old.allSatisfy { $0.schemaVersion == ResultRow.currentSchemaVersion && $0.harnessOverheadRatio == nil })
     }
 
@@ -135,8 +147,13 @@ import Testing
         let regression = try check("check/current-regression.csv")
         #expect(regression.hasRegression)
         #expect(regression.behaviourChangeCount == 0)
-        // Every group's throughput regressed.
-        #expect(regression.allVerdicts.filter { $0.verdict.metric == "pages_per_s" }.allSatisfy { $0.verdict.verdict == .regression })
+        // Every group's instructions per page regressed (gated) and so did its throughput (reported).
+        #expect(regression.allVerdicts.filter { $0.verdict.metric == "instructions_per_page" }.allSatisfy { $0.verdict.verdict == .regression && $0.verdict.gated })
+        #expect(regression.allVerdicts.filter { $0.verdict.metric == "pages_per_s" }.allSatisfy { $0.verdict.verdict == .regression && !$0.verdict.gated })
+        // H10: the busier machine's shift is reported, not gated.
+        let busy = try check("check/current-busy-machine.csv")
+        #expect(!busy.fails, "\(busy.text)")
+        #expect(busy.count(.regression, gated: false) > 0)
         let behaviour = try check("check/current-behaviour-change.csv")
         #expect(!behaviour.hasRegression)
         #expect(behaviour.fails)

@@ -41,6 +41,13 @@ struct SyntheticResults {
     var targetDrains: Int? = 100
     var gitCommit = "0123456789abcdef0123456789abcdef01234567"
     var timestampUTC = "2026-11-22T02:39:43Z"
+    /// Instructions per page counted once per identity (`run --count-instructions`): on the
+    /// first repetition's row only, as `run` writes it; nil for none.
+    var instructionsPerPage: Double?
+    /// `target_kind`: empty in-process.
+    var targetKind = ""
+    /// Each repetition's CPU seconds, times this: a busier machine (docs/contract.md H10).
+    var cpuFactor = 1.0
 
     func rows(seed: UInt64) -> [ResultRow] {
         var generator = SampleGenerator(seed: seed)
@@ -96,13 +103,15 @@ struct SyntheticResults {
                 p999Nanoseconds: UInt64(cancel * 5), maxNanoseconds: UInt64(cancel * 6))
             row.pagesAfterCancel = 1
             row.errors.other = errorsOther
-            row.cpuUserSeconds = noisy(1.5)
+            row.cpuUserSeconds = noisy(1.5 * cpuFactor)
             row.cpuSystemSeconds = noisy(0.2)
             row.allocations = UInt64(noisy(600_000))
             row.allocationsPerPage = Double(row.allocations) / Double(pages)
             row.peakAllocatedBytes = Int(noisy(12_000_000))
             row.peakRSSBytes = Int(noisy(40_000_000))
             row.durationSeconds = Double(pages) / row.pagesPerSecond
+            if repetition == 1 { row.instructionsPerPage = instructionsPerPage }
+            row.targetKind = targetKind
             return row
         }
     }

@@ -74,13 +74,54 @@ import Testing
         #expect(unknownKey.message.hasPrefix("sclae: unknown key \"sclae\"; expected one of \"scale\""))
         let ruleKey = try #require(parseError("{\"metrics\": {\"pages_per_s\": {\"relativ\": 0.1}}}"))
         #expect(ruleKey.message.hasPrefix("metrics.pages_per_s.relativ: "))
-        #expect(ruleKey.message.contains("expected \"relative\", \"absolute\" or \"ignore\""))
+        #expect(ruleKey.message.contains("expected \"relative\", \"absolute\", \"ignore\" or \"gate\""))
         let ignore = try #require(parseError("{\"metrics\": {\"pages_per_s\": {\"ignore\": 1}}}"))
         #expect(ignore.message == "metrics.pages_per_s.ignore: must be true or false")
         let notRule = try #require(parseError("{\"metrics\": {\"pages_per_s\": 0.1}}"))
         #expect(notRule.message.contains("must be an object like {\"relative\": 0.1}"))
         let notMetrics = try #require(parseError("{\"metrics\": []}"))
         #expect(notMetrics.message.hasPrefix("metrics: must be an object mapping column names to rules"))
+    }
+
+    /// H10: `gateWallClock` and a metric's `gate` are read, and their values checked.
+    @Test func gateKeysAreReadAndChecked() throws {
+        let thresholds = try Thresholds.parse(
+            """
+            {"gateWallClock": true, "metrics": {"pages_per_s": {"gate": true}, "instructions_per_page": {"gate": false, "relative": 0.01}}}
+            """, file: "t.json")
+        #expect(thresholds.gateWallClock)
+        #expect(thresholds.metrics["pages_per_s"] == .init(relative: 0.05, gate: true))
+        #expect(thresholds.metrics["instructions_per_page"] == .init(relative: 0.01, gate: false))
+        let notBool = try #require(parseError("{\"gateWallClock\": 1}"))
+        #expect(notBool.message.hasPrefix("gateWallClock: must be true or false"))
+        let gate = try #require(parseError("{\"metrics\": {\"pages_per_s\": {\"gate\": \"yes\"}}}"))
+        #expect(gate.message.hasPrefix("metrics.pages_per_s.gate: must be true or false"))
+    }
+
+    /// H10: by default exactly what another process cannot move is gated, and every verdict
+    /// says why it is gated or only reported.
+    @Test func H10_defaultGatesAreTheProcessOwnAndCountedFigures() throws {
+        let thresholds = Thresholds()
+        func column(_ name: String) throws -> ColumnDescriptor {
+            try #require(ResultRow.columnDescriptors.first { $0.name == name })
+        }
+        let gated = Thresholds.judgedColumns.filter { thresholds.gate(for: $0).gated }.map(\.name)
+        #expect(gated.contains("instructions_per_page"))
+        #expect(gated.contains("errors_other") && gated.contains("retries"))
+        for name in ["pages_per_s", "page_latency_p50_ns", "cpu_user_s", "peak_rss_bytes", "allocations_per_page", "harness_overhead_ratio"] {
+            #expect(!gated.contains(name), "\(name)")
+            #expect(thresholds.gate(for: try column(name)).reason.hasPrefix("reported: "), "\(name)")
+        }
+        for name in ["missed_starts", "late_starts", "pages_after_cancel"] {
+            #expect(thresholds.gate(for: try column(name)).reason.hasPrefix("reported: counts that follow timing"), "\(name)")
+        }
+        #expect(thresholds.gate(for: try column("allocations_per_page"), exactAllocations: true).gated)
+        #expect(thresholds.gate(for: try column("page_latency_p50_ns"), remoteTarget: true).gated)
+        #expect(thresholds.rule(for: try column("page_latency_p50_ns"), remoteTarget: true).relative == 0.5)
+        #expect(!thresholds.gate(for: try column("page_latency_p90_ns"), remoteTarget: true).gated)
+        var optedIn = thresholds
+        optedIn.gateWallClock = true
+        #expect(Thresholds.judgedColumns.allSatisfy { optedIn.gate(for: $0).gated })
     }
 
     @Test func syntaxErrorsAreMalformedInput() throws {
@@ -103,14 +144,17 @@ import Testing
         } throws: { ($0 as? MetricsError)?.kind == .inputUnavailable }
     }
 
-    @Test func everyJudgedColumnHasADefaultAndTheDocsListThem() throws {
+    /// The table of default rules and gates lives in docs/gate.md (H10), where `check` is documented.
+    @Test func everyJudgedColumnHasADefaultAndDocsGateDocumentsThem() throws {
         for column in Thresholds.judgedColumns {
             let rule = Thresholds.defaultRule(for: column)
             #expect(rule.relative > 0 && rule.relative <= 2, "\(column.name)")
         }
-        let checking = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("docs/checking.md")
-        let text = try String(contentsOf: checking, encoding: .utf8)
-        #expect(text.contains(Thresholds.defaultsMarkdownTable()), "docs/checking.md's default thresholds table is stale; paste Thresholds.defaultsMarkdownTable()")
+        let document = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("docs/gate.md")
+        let text = try String(contentsOf: document, encoding: .utf8)
+        #expect(
+            text.contains(Thresholds.defaultsMarkdownTable()),
+            "docs/gate.md's default thresholds table is stale; paste `pagebench check --list-thresholds` (Thresholds.defaultsMarkdownTable())")
     }
 }
