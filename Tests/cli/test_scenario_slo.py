@@ -27,7 +27,7 @@ def test_a_bound_on_a_column_a_closed_loop_row_lacks_is_not_applicable():
         in result.stdout, result.stdout
     assert "could not be checked" not in result.stdout + result.stderr
     assert "every SLO held on every row: error_rate<0.01" in result.stdout, result.stdout
-    header = next(line for line in result.stdout.splitlines() if line.startswith("scenario "))
+    header = next(line for line in result.stdout.splitlines() if line.startswith("configuration "))
     assert header.split()[-3:] == ["drain_latency_corrected_p99_ns", "error_rate", "slo"], header
     row = next(line for line in result.stdout.splitlines() if line.startswith("s "))
     assert row.split()[-3:] == ["-", "0", "held"], row
