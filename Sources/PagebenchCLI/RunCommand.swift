@@ -329,7 +329,10 @@ public struct RunCommand: AsyncParsableCommand {
         // Every `--slo` on every row, each scenario's `slo` on its rows.
         let objectives = judgingObjectives ? try RunObjectives(flags: sloExpressions, scenarios: noScenarioSLO ? [] : scenarios) : nil
         if printScenarios {
-            for scenario in scenarios {
+            for var scenario in scenarios {
+                // A label that is only the name says nothing the name does not; printed, it
+                // would outlive an edit of the name in the printed file and hide it.
+                if scenario.label == scenario.name { scenario.label = nil }
                 out.write((try? scenario.jsonText()) ?? "")
             }
             return SweepRunner.Output(rows: [], results: [], timeSeries: [])
