@@ -347,6 +347,29 @@ struct HTTP1ClientTests {
         #expect(counts == HTTPStatusCounts(byStatus: [200: 4]))
     }
 
+    /// T5: a request whose deadline has already passed when its connection would be opened
+    /// (its task was not run for that long) fails naming the timeout and by how much, instead
+    /// of a connect timeout of "1 ns"; no connection is attempted and its slot is given back,
+    /// so the next request connects.
+    @Test("T5: a deadline that passed before connecting fails plainly and gives the slot back")
+    func aDeadlinePassedBeforeConnectingGivesTheSlotBack() async throws {
+        let server = try await ScriptedHTTPServer { _, _, _ in .respond(Self.okPage) }
+        let pool = HTTP1ConnectionPool(
+            endpoint: .init(host: "127.0.0.1", port: Int(server.target.split(separator: ":").last!)!, hostHeader: "127.0.0.1"),
+            capacity: 1, group: .singleton, connectTimeout: .seconds(10), requestTimeout: .seconds(30), maximumBodyBytes: 1 << 20)
+        let error = await #expect(throws: HTTP1ConnectionPool.DeadlinePassed.self) {
+            _ = try await pool.lease(deadline: .now() - .seconds(2))
+        }
+        #expect(error?.description.contains("the request timeout (30.0 seconds) passed before connecting began, by 2.") == true, "\(String(describing: error))")
+        #expect(server.connectionsAccepted == 0)
+        let response = try await pool.request(counting: HTTPStatusCounter()) { (connection, deadline) throws(HTTP1ConnectionError) in
+            try await connection.get("/scan", deadline: deadline)
+        }
+        #expect(response.status == 200)
+        await pool.shutdown()
+        await server.shutdown()
+    }
+
     @Test("a body over maximumResponseBytes is refused before it is read")
     func bodyTooLarge() async throws {
         let error = try await withScripted(configuration: .init(connections: 1, maximumResponseBytes: 10)) { _, _, _ in
