@@ -53,7 +53,7 @@ public enum StrictJSON {
     /// and a file of a million `[` must be an error, not a stack overflow (issue 24).
     public static let maximumDepth = 512
 
-    private struct Scanner {
+    struct Scanner {
         let bytes: [UInt8]
         /// Objects and arrays open around the value being scanned.
         var depth = 0
