@@ -62,6 +62,10 @@ extension Target {
         } catch {
             switch error {
             case .notJSON(let located, let parser):
+                // Foundation's parser refuses a number beyond a Double's range (1e400), which a
+                // target keeps as written: the wire reader reads it, and the field's bounds
+                // check names it (`timeoutSeconds: must be between …, got 1e400`).
+                if let value = try? JSONValue.parse(data) { return try load(value, defaultName: defaultName, baseDirectory: baseDirectory) }
                 throw TargetFileError("the file is not valid JSON" + (located.map { ": " + $0 } ?? " (\(parser))"))
             case .problem(let problem): throw TargetFileError(problem)
             case .shape(let error, _): throw TargetFileError("\(error)")
