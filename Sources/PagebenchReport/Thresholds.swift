@@ -176,6 +176,13 @@ public struct Thresholds: Sendable, Equatable {
         } catch {
             switch error {
             case .notJSON(let located, let parser):
+                // A number no Double holds (1e400) or JSON does not allow (01) in a file that
+                // otherwise reads is named by its field, with what the field takes.
+                do {
+                    _ = try JSONDecoder().decode(Document.self, from: Data(text.utf8))
+                } catch let error as FieldError {
+                    throw malformed("\(error.field): \(error.problem)")
+                } catch {}
                 // Located, as scenario and target files are: not Foundation's "The given data was not valid JSON."
                 throw malformed("not valid JSON: \(located ?? parser.localizedDescription)")
             case .problem(let problem):
