@@ -17,6 +17,7 @@
 //     live-server helpers
 //   PagebenchCLI → everything; `pagebench` is a one-line executable over PagebenchCLI.
 //   PagebenchTestSupport (tests only) → PagebenchStore, PagebenchPager, PagebenchHarness
+//   PagebenchCLITestSupport (tests that drive the CLI only) → PagebenchCLI
 // Each library target has a test target of its name + Tests (PagebenchBaseTests, …).
 // The pager knows nothing of the synthetic store: it pages any source. Only
 // PagebenchProcessStats links jemalloc (CJemalloc).
@@ -199,6 +200,11 @@ var targets: [Target] = [
         dependencies: ["PagebenchBase", "PagebenchStore", "PagebenchPager", "PagebenchHarness"],
         swiftSettings: strict
     ),
+    .target(
+        name: "PagebenchCLITestSupport",
+        dependencies: ["PagebenchCLI", "PagebenchHarness", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+        swiftSettings: strict
+    ),
     .testTarget(name: "PagebenchBaseTests", dependencies: ["PagebenchBase"], swiftSettings: strict),
     .testTarget(
         name: "PagebenchStoreTests",
@@ -231,7 +237,7 @@ var targets: [Target] = [
         name: "PagebenchHTTPTests",
         dependencies: [
             "PagebenchHTTP", "PagebenchGraphQL", "PagebenchStore", "PagebenchCLI", "PagebenchHarness", "PagebenchScaleOut",
-            "PagebenchTestSupport",
+            "PagebenchTestSupport", "PagebenchCLITestSupport",
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "NIOCore", package: "swift-nio"),
@@ -254,7 +260,7 @@ var targets: [Target] = [
         name: "PagebenchTargetsTests",
         dependencies: [
             "PagebenchTargets", "PagebenchHTTP", "PagebenchCLI", "PagebenchHarness", "PagebenchMetrics", "PagebenchStore",
-            "PagebenchTestSupport",
+            "PagebenchTestSupport", "PagebenchCLITestSupport",
         ],
         exclude: ["Servers"],
         resources: [.copy("Fixtures")],
@@ -264,7 +270,7 @@ var targets: [Target] = [
         name: "PagebenchReportTests", dependencies: ["PagebenchReport", "PagebenchTestSupport"], swiftSettings: strict),
     .testTarget(
         name: "PagebenchCLITests",
-        dependencies: ["PagebenchCLI", "PagebenchScaleOut", "PagebenchTestSupport"],
+        dependencies: ["PagebenchCLI", "PagebenchScaleOut", "PagebenchTestSupport", "PagebenchCLITestSupport"],
         swiftSettings: strict
     ),
 ]

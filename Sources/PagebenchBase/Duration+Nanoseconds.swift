@@ -20,3 +20,12 @@ extension Duration {
         return sumOverflow ? .max : sum
     }
 }
+
+extension Duration {
+    /// The duration in seconds, as a `Double` (attosecond parts included): for rates and
+    /// reports, not for arithmetic on the clock.
+    public var totalSeconds: Double {
+        let (seconds, attoseconds) = components
+        return Double(seconds) + Double(attoseconds) / 1e18
+    }
+}

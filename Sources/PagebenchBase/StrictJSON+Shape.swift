@@ -49,7 +49,7 @@ extension StrictJSON {
     }
 
     /// Words for a decoding error whose context has a path.
-    private static func explain(_ error: DecodingError, root: Node?, prefix: String) -> ShapeProblem? {
+    static func explain(_ error: DecodingError, root: Node?, prefix: String) -> ShapeProblem? {
         switch error {
         case .typeMismatch(let type, let context), .valueNotFound(let type, let context):
             let found = root.flatMap { $0.at(context.codingPath) }.map(\.description) ?? "something else"
@@ -101,7 +101,7 @@ extension StrictJSON {
     // MARK: - A JSON tree that keeps numbers as written
 
     /// One JSON value; numbers keep their text, so that whether they fit a field is exact.
-    enum Node: CustomStringConvertible {
+    public enum Node: Sendable, CustomStringConvertible {
         case object([(key: String, value: Node)])
         case array([Node])
         case string(String)
@@ -109,7 +109,7 @@ extension StrictJSON {
         case bool(Bool)
         case null
 
-        var description: String {
+        public var description: String {
             switch self {
             case .object: "an object"
             case .array: "a list"
@@ -120,7 +120,8 @@ extension StrictJSON {
             }
         }
 
-        func member(_ key: String) -> Node? {
+        /// The value of `key` when this is an object that has it.
+        public func member(_ key: String) -> Node? {
             guard case .object(let members) = self else { return nil }
             return members.last { $0.key == key }?.value
         }
@@ -284,7 +285,7 @@ extension StrictJSON {
 
 /// Decodes from a ``StrictJSON/Node`` tree, throwing `typeMismatch` with the exact path for
 /// a value of another shape and for a number that does not fit the field's type exactly.
-private struct ShapeDecoder: Decoder {
+struct ShapeDecoder: Decoder {
     let node: StrictJSON.Node
     let codingPath: [any CodingKey]
     var userInfo: [CodingUserInfoKey: Any] { [:] }

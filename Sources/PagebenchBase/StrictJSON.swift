@@ -53,7 +53,7 @@ public enum StrictJSON {
     /// and a file of a million `[` must be an error, not a stack overflow (issue 24).
     public static let maximumDepth = 512
 
-    private struct Scanner {
+    struct Scanner {
         let bytes: [UInt8]
         /// Objects and arrays open around the value being scanned.
         var depth = 0
@@ -131,12 +131,18 @@ public enum StrictJSON {
                 {
                     index += 1
                 }
-                // A number no reader can hold (1e400) fails the JSON parser without saying where.
+                // A number no reader can hold (1e400), or one JSON does not allow (01, 1., .5,
+                // +1), fails the JSON parser without saying where.
                 let token = String(decoding: bytes[start..<index], as: UTF8.self)
-                if let first = token.utf8.first, first == UInt8(ascii: "-") || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(first),
-                    let number = Double(token), !number.isFinite
-                {
-                    fail("a number of at most about 1.8e308 in size", at: start, found: "\(token)\(path.isEmpty ? "" : " at '\(path)'")")
+                let at = path.isEmpty ? "" : " at '\(path)'"
+                if let first = token.utf8.first, first == UInt8(ascii: "-") || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(first) {
+                    if !Self.isNumber(bytes[start..<index]) {
+                        fail("a number (digits without leading zeros, then an optional fraction and exponent)", at: start, found: token + at)
+                    } else if let number = Double(token), !number.isFinite {
+                        fail("a number of at most about 1.8e308 in size", at: start, found: token + at)
+                    }
+                } else if token != "true", token != "false" {
+                    fail("a value", at: start, found: token.isEmpty ? nil : token + at)
                 }
                 return nil
             }
@@ -204,6 +210,30 @@ public enum StrictJSON {
                 guard another(closing: UInt8(ascii: "]")) else { return nil }
             }
             return nil
+        }
+
+        /// Whether `token` is a number as RFC 8259 writes it: `-?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?`.
+        static func isNumber(_ token: ArraySlice<UInt8>) -> Bool {
+            var index = token.startIndex
+            func digits() -> Int {
+                let start = index
+                while index < token.endIndex, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(token[index]) { index += 1 }
+                return index - start
+            }
+            if index < token.endIndex, token[index] == UInt8(ascii: "-") { index += 1 }
+            let leading = index
+            let whole = digits()
+            guard whole > 0, whole == 1 || token[leading] != UInt8(ascii: "0") else { return false }
+            if index < token.endIndex, token[index] == UInt8(ascii: ".") {
+                index += 1
+                guard digits() > 0 else { return false }
+            }
+            if index < token.endIndex, token[index] == UInt8(ascii: "e") || token[index] == UInt8(ascii: "E") {
+                index += 1
+                if index < token.endIndex, token[index] == UInt8(ascii: "+") || token[index] == UInt8(ascii: "-") { index += 1 }
+                guard digits() > 0 else { return false }
+            }
+            return index == token.endIndex
         }
 
         /// Scans a string at `index` (its opening quote); returns its text with escapes

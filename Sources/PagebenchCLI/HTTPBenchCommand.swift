@@ -107,7 +107,7 @@ public struct HTTPBenchCommand: AsyncParsableCommand {
         let result = await load.run(executor: executor) { try await source.page($0) }
         let counts = source.statusCounts
         try await source.shutdown()
-        let seconds = Double(result.elapsed.components.seconds) + Double(result.elapsed.components.attoseconds) * 1e-18
+        let seconds = result.elapsed.totalSeconds
         let statuses = counts.byStatus.keys.sorted().map { "\"\($0)\":\(counts[$0])" }.joined(separator: ",")
         let firstFailure = result.firstFailure.map { ",\"firstFailure\":\(jsonString($0))" } ?? ""
         if result.pages == 0 && result.failures == 0 && !result.serverStoppedAnswering {

@@ -315,7 +315,7 @@ public struct KneeCommand: AsyncParsableCommand {
         out.write(Self.summary(result, steps: steps) + "\n")
         if !quiet { out.write("wrote \(steps.count) step rows to \(output)\n") }
         if let signal = interruption?.signal {
-            let name = signal == SIGINT ? "SIGINT" : signal == SIGTERM ? "SIGTERM" : "signal \(signal)"
+            let name = SignalName.of(signal)
             let judged = steps.count - (cutShort == nil ? 0 : 1)
             throw CommandFailure(
                 ExitCodes.interrupted(signal: signal),

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import PagebenchBase
 import PagebenchHTTP
 import PagebenchHarness
 import PagebenchMetrics
@@ -498,7 +499,7 @@ public struct RunCommand: AsyncParsableCommand {
         _ interruption: Interruption?, rows: [ResultRow], wroteEmpty: Bool = false
     ) throws(CommandFailure) {
         guard let signal = interruption?.signal else { return }
-        let name = signal == SIGINT ? "SIGINT" : signal == SIGTERM ? "SIGTERM" : "signal \(signal)"
+        let name = SignalName.of(signal)
         let partial = rows.filter { $0.partial == 1 }.count
         let kept =
             rows.isEmpty

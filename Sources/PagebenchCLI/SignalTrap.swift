@@ -43,6 +43,6 @@ enum SignalTrap {
     }
 
     static func name(_ signal: UnixSignal) -> String {
-        signal.rawValue == SIGINT ? "SIGINT" : signal.rawValue == SIGTERM ? "SIGTERM" : signal.description
+        SignalName.of(signal.rawValue)
     }
 }

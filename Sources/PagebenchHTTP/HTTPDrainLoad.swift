@@ -1,3 +1,4 @@
+import PagebenchBase
 public import PagebenchStore
 
 /// A closed-loop HTTP load for measuring the client against `wrk`: `connections` tasks,
@@ -59,7 +60,7 @@ public struct HTTPDrainLoad: Sendable {
 
         /// Requests per second of wall-clock time (higher is better).
         public var requestsPerSecond: Double {
-            let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
+            let seconds = elapsed.totalSeconds
             return seconds > 0 ? Double(requests) / seconds : 0
         }
 

@@ -1,3 +1,4 @@
+import PagebenchBase
 public import PagebenchStore
 
 /// A page request as it travels over HTTP: the range in the path, everything else in the
@@ -52,7 +53,7 @@ public struct PageQuery: Sendable, Hashable {
             text += separator
             text += name
             text += "="
-            text += Self.percentEncoded(value)
+            text += PercentEncoding.encoded(value)
             separator = "&"
         }
         if let limit = request.limit { append("limit", String(limit)) }
@@ -119,35 +120,6 @@ public struct PageQuery: Sendable, Hashable {
         }
     }
 
-    /// Percent-encodes everything but RFC 3986's unreserved characters.
-    static func percentEncoded(_ value: String) -> String {
-        let utf8 = value.utf8
-        if utf8.allSatisfy(isUnreserved) { return value }
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(utf8.count * 3)
-        let hex = Array("0123456789ABCDEF".utf8)
-        for byte in utf8 {
-            if isUnreserved(byte) {
-                bytes.append(byte)
-            } else {
-                bytes.append(UInt8(ascii: "%"))
-                bytes.append(hex[Int(byte >> 4)])
-                bytes.append(hex[Int(byte & 15)])
-            }
-        }
-        return String(decoding: bytes, as: UTF8.self)
-    }
-
-    private static func isUnreserved(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
-            UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "."),
-            UInt8(ascii: "~"):
-            true
-        default:
-            false
-        }
-    }
 }
 
 /// A malformed, unknown or repeated query parameter or path segment: HTTP 400 with code

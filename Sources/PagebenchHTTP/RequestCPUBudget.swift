@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import PagebenchBase
 import Synchronization
 
 /// The CPU time one request may use (W7, ``RequestBounds/maximumCPUTime``), charged by the
@@ -61,7 +62,7 @@ public final class RequestCPUBudget: Sendable {
 
     /// The limit in seconds (0 when unbounded).
     public var limitSeconds: Double {
-        limit.map { Double($0.components.seconds) + Double($0.components.attoseconds) / 1e18 } ?? 0
+        limit?.totalSeconds ?? 0
     }
 
     /// What a client reads when its request used up the budget in `phase`.

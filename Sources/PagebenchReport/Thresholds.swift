@@ -167,28 +167,35 @@ public struct Thresholds: Sendable, Equatable {
     /// - Throws: ``PagebenchMetrics/MetricsError`` (`malformedInput`) naming `file` and the
     ///   field: `t.json: metrics.pages_per_s.relative: must be a number ≥ 0 (0.05 means 5 %)`.
     public static func parse(_ text: String, file: String) throws -> Thresholds {
-        let bytes = Array(text.utf8)
+        func malformed(_ message: String) -> MetricsError { MetricsError.malformed(file: file, line: nil, column: nil, message) }
         do {
-            let thresholds = try JSONDecoder().decode(Document.self, from: Data(bytes)).thresholds
-            // What JSONDecoder lets through: a key given twice (the last one would win), nulls.
-            if let problem = StrictJSON.firstProblem(in: bytes) {
-                throw MetricsError.malformed(file: file, line: nil, column: nil, problem)
-            }
-            return thresholds
-        } catch let error as MetricsError {
-            throw error
-        } catch let error as FieldError {
-            throw MetricsError.malformed(file: file, line: nil, column: nil, "\(error.field): \(error.problem)")
-        } catch DecodingError.typeMismatch(_, let context) where context.codingPath.isEmpty {
-            throw MetricsError.malformed(
-                file: file, line: nil, column: nil, "expected a JSON object at the top level, like {\"scale\": 2}")
-        } catch DecodingError.dataCorrupted(let context) where context.codingPath.isEmpty {
-            // Located, as scenario and target files are: not Foundation's "The given data was not valid JSON."
-            throw MetricsError.malformed(
-                file: file, line: nil, column: nil,
-                "not valid JSON: \(StrictJSON.syntaxError(in: bytes) ?? context.debugDescription)")
+            // What JSONDecoder lets through is refused here: a key given twice (the last one
+            // would win), nulls.
+            let document = try StrictJSON.Document(bytes: Array(text.utf8))
+            return try document.decode(Document.self).thresholds
         } catch {
-            throw MetricsError.malformed(file: file, line: nil, column: nil, "not a thresholds file (\(error))")
+            switch error {
+            case .notJSON(let located, let parser):
+                // A number no Double holds (1e400) or JSON does not allow (01) in a file that
+                // otherwise reads is named by its field, with what the field takes.
+                do {
+                    _ = try JSONDecoder().decode(Document.self, from: Data(text.utf8))
+                } catch let error as FieldError {
+                    throw malformed("\(error.field): \(error.problem)")
+                } catch {}
+                // Located, as scenario and target files are: not Foundation's "The given data was not valid JSON."
+                throw malformed("not valid JSON: \(located ?? parser.localizedDescription)")
+            case .problem(let problem):
+                throw malformed(problem)
+            case .reader(let error as FieldError):
+                throw malformed("\(error.field): \(error.problem)")
+            case .shape(.typeMismatch(_, let context), _) where context.codingPath.isEmpty:
+                throw malformed("expected a JSON object at the top level, like {\"scale\": 2}")
+            case .shape(let error, _):
+                throw malformed("not a thresholds file (\(error))")
+            case .reader(let error):
+                throw malformed("not a thresholds file (\(error))")
+            }
         }
     }
 

@@ -130,7 +130,8 @@ public struct ShardFile: Sendable, Equatable {
     public static func decode(json data: Data, file: String) throws(HarnessError) -> ShardFile {
         func fail(_ message: String) -> HarnessError { HarnessError(.invalidShard, file: file, message) }
         // The format tag first, so that a wrong file gets a useful message, not a missing key.
-        guard let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
+        let parsed = try? StrictJSON.Document(bytes: Array(data), checked: false)
+        guard let parsed, let object = parsed.foundationValue as? [String: Any] else {
             let syntax = StrictJSON.syntaxError(in: Array(data)).map { " (\($0))" } ?? ""
             throw fail("not a JSON object\(syntax); a shard file is written by `pagebench run --shard I/N`")
         }
@@ -142,25 +143,25 @@ public struct ShardFile: Sendable, Equatable {
                 "shard format version \(object["version"].map { "\($0)" } ?? "missing") is not the one this pagebench reads "
                     + "(\(currentVersion)); merge with the pagebench version that wrote it")
         }
-        if let problem = StrictJSON.firstProblem(in: Array(data), nullable: nullablePaths) { throw fail(problem) }
+        if let problem = parsed.firstProblem(nullable: nullablePaths) { throw fail(problem) }
         let document: Document
         do {
-            document = try JSONDecoder().decode(Document.self, from: data)
-        } catch let DecodingError.keyNotFound(key, context) {
-            throw fail("missing key '\(path(context.codingPath + [key]))'")
-        } catch let DecodingError.valueNotFound(_, context) {
-            throw fail("'\(path(context.codingPath))' is null but needs a value")
-        } catch let error as DecodingError {
+            document = try parsed.decode(Document.self)
+        } catch {
+            switch error {
+            case .shape(.keyNotFound(let key, let context), _):
+                throw fail("missing key '\(path(context.codingPath + [key]))'")
+            case .shape(.valueNotFound(_, let context), _):
+                throw fail("'\(path(context.codingPath))' is null but needs a value")
             // The path, what goes there and what the file has (a number that does not fit
             // its field included), not JSONDecoder's "The given data was not valid JSON."
-            throw fail(StrictJSON.explain(error, decoding: Document.self, from: Array(data))?.description ?? "\(error)")
-        } catch {
-            throw fail("\(error)")
+            case .shape(let error, let shape): throw fail(shape?.description ?? "\(error)")
+            case .reader(let error): throw fail("\(error)")
+            case .notJSON, .problem: throw fail("\(error)")
+            }
         }
         // Every key the layout knows comes back when the document is encoded again.
-        if let encoded = try? JSONSerialization.jsonObject(with: JSONEncoder().encode(document)) as? [String: Any],
-            let unknown = StrictJSON.unknownKey(in: object, known: encoded)
-        {
+        if let unknown = parsed.unknownKey(of: document) {
             throw fail(unknown + "; was the file edited, or written by another pagebench version?")
         }
         let shard: Shard

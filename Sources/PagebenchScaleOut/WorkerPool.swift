@@ -1,4 +1,5 @@
 import Foundation
+import PagebenchBase
 import PagebenchHarness
 import Synchronization
 
@@ -24,18 +25,8 @@ public struct WorkerPool: Sendable {
         public var description: String {
             switch self {
             case .exited(let status): "exited with status \(status)"
-            case .signalled(let signal): "was killed by signal \(signal) (\(Self.signalName(signal)))"
+            case .signalled(let signal): "was killed by signal \(signal) (\(SignalName.of(signal)))"
             }
-        }
-
-        /// `SIGKILL` for 9, and so on (`signal N` for the rare ones).
-        public static func signalName(_ signal: Int32) -> String {
-            let names: [Int32: String] = [
-                SIGHUP: "SIGHUP", SIGINT: "SIGINT", SIGQUIT: "SIGQUIT", SIGILL: "SIGILL", SIGTRAP: "SIGTRAP",
-                SIGABRT: "SIGABRT", SIGBUS: "SIGBUS", SIGFPE: "SIGFPE", SIGKILL: "SIGKILL", SIGSEGV: "SIGSEGV",
-                SIGPIPE: "SIGPIPE", SIGALRM: "SIGALRM", SIGTERM: "SIGTERM", SIGUSR1: "SIGUSR1", SIGUSR2: "SIGUSR2",
-            ]
-            return names[signal] ?? "signal \(signal)"
         }
     }
 

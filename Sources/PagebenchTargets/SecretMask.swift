@@ -1,3 +1,4 @@
+import PagebenchBase
 import PagebenchHTTP
 
 /// The known secret values of a target run (T4) and the one function that hides them:
@@ -25,7 +26,7 @@ public struct SecretMask: Sendable, Hashable {
     public init(_ secrets: some Sequence<String>) {
         var forms: Set<String> = []
         for secret in secrets where secret.count >= Self.minimumLength {
-            forms.insert(TargetSource.percentEncoded(secret))
+            forms.insert(PercentEncoding.encoded(secret))
             // As sent, and as a server that reads header bytes as ISO-8859-1 has it (`é` → `Ã©`).
             for text in [secret, String(String.UnicodeScalarView(secret.utf8.map(Unicode.Scalar.init)))] {
                 var quoted = ""

@@ -55,14 +55,27 @@ extension Target {
     ///
     /// - Parameter baseDirectory: where a relative `partitions.file` is looked up.
     public static func load(json data: Data, defaultName: String, baseDirectory: String = ".") throws(TargetFileError) -> Target {
-        let document: JSONValue
+        let document: StrictJSON.Document
         do {
-            document = try JSONValue.parse(data)
+            // Nulls are values here (a request body may hold one); a repeated key is refused.
+            document = try StrictJSON.Document(bytes: Array(data), nullable: nil)
         } catch {
-            throw TargetFileError(
-                "the file is not valid JSON" + (StrictJSON.syntaxError(in: Array(data)).map { ": " + $0 } ?? " (\(error))"))
+            switch error {
+            case .notJSON(let located, let parser):
+                // Foundation's parser refuses a number beyond a Double's range (1e400), which a
+                // target keeps as written: the wire reader reads it, and the field's bounds
+                // check names it (`timeoutSeconds: must be between …, got 1e400`).
+                if let value = try? JSONValue.parse(data) { return try load(value, defaultName: defaultName, baseDirectory: baseDirectory) }
+                throw TargetFileError("the file is not valid JSON" + (located.map { ": " + $0 } ?? " (\(parser))"))
+            case .problem(let problem): throw TargetFileError(problem)
+            case .shape(let error, _): throw TargetFileError("\(error)")
+            case .reader(let error): throw TargetFileError("\(error)")
+            }
         }
-        return try load(document, defaultName: defaultName, baseDirectory: baseDirectory)
+        guard let value = JSONValue(document.root, depth: 0) else {
+            throw TargetFileError("the file is not valid JSON (objects and arrays nest deeper than \(JSONValue.maximumDepth) levels)")
+        }
+        return try load(value, defaultName: defaultName, baseDirectory: baseDirectory)
     }
 
     /// Validates a parsed target (a target file, or a scenario's `target` section).
@@ -404,5 +417,35 @@ struct Fields {
             throw TargetFileError("\(key): missing; give a JSON Pointer (RFC 6901) into the response, e.g. \(example)")
         }
         return pointer
+    }
+}
+
+extension JSONValue {
+    /// The value of a strictly read tree (numbers as written); nil when containers nest deeper
+    /// than ``JSONValue/maximumDepth``, as `JSONValue.parse` refuses them.
+    init?(_ node: StrictJSON.Node, depth: Int) {
+        switch node {
+        case .null: self = .null
+        case .bool(let value): self = .bool(value)
+        case .number(let text): self = .number(text)
+        case .string(let text): self = .string(text)
+        case .array(let elements):
+            guard depth < JSONValue.maximumDepth else { return nil }
+            var values: [JSONValue] = []
+            values.reserveCapacity(elements.count)
+            for element in elements {
+                guard let value = JSONValue(element, depth: depth + 1) else { return nil }
+                values.append(value)
+            }
+            self = .array(values)
+        case .object(let members):
+            guard depth < JSONValue.maximumDepth else { return nil }
+            var values: [String: JSONValue] = [:]
+            for (key, member) in members {
+                guard let value = JSONValue(member, depth: depth + 1) else { return nil }
+                values[key] = value
+            }
+            self = .object(values)
+        }
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import NIOCore
+import PagebenchBase
 public import PagebenchHTTP
 public import PagebenchStore
 import Synchronization
@@ -195,13 +196,13 @@ public final class TargetSource: Sendable {
         let bindings = bindings(request)
         switch target.request {
         case .http(let http):
-            var path = http.path.render(bindings, encode: Self.percentEncoded)
+            var path = http.path.render(bindings, encode: PercentEncoding.encoded)
             var headers = self.headers
             var body = http.body?.render(bindings)
             if let token = request.token {
                 switch http.continuationIn {
                 case .query(let name)?:
-                    path += (path.contains("?") ? "&" : "?") + Self.percentEncoded(name) + "=" + Self.percentEncoded(token)
+                    path += (path.contains("?") ? "&" : "?") + PercentEncoding.encoded(name) + "=" + PercentEncoding.encoded(token)
                 case .header(let name)?:
                     headers.append((name, token))
                 case .body(let pointer)?:
@@ -273,24 +274,6 @@ public final class TargetSource: Sendable {
         var members = value.objectValue ?? [:]
         members[first] = setting(members[first] ?? .object([:]), at: path.dropFirst(), to: newValue)
         return .object(members)
-    }
-
-    /// RFC 3986 unreserved characters stay; everything else is percent-encoded.
-    static func percentEncoded(_ text: String) -> String {
-        var encoded = ""
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-                UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
-                encoded.unicodeScalars.append(Unicode.Scalar(byte))
-            default:
-                let hex = Array("0123456789ABCDEF".unicodeScalars)
-                encoded.unicodeScalars.append("%")
-                encoded.unicodeScalars.append(hex[Int(byte >> 4)])
-                encoded.unicodeScalars.append(hex[Int(byte & 0xF)])
-            }
-        }
-        return encoded
     }
 
     // MARK: Responses

@@ -5,6 +5,7 @@ import PagebenchCLI
 import PagebenchHarness
 import PagebenchMetrics
 import Testing
+import PagebenchTestSupport
 
 /// `run --slo` (thresholds: results written, then exit 99) and `pagebench knee` (H5), run
 /// in-process on a tiny store. The search logic itself is checked against simulated queues
@@ -13,7 +14,6 @@ import Testing
 @Suite struct KneeCommandTests {
     typealias Capture = RunCommandTests.Capture
 
-    func temporaryDirectory() throws -> String { try RunCommandTests().temporaryDirectory() }
 
     static let tinyScenario = """
         {
@@ -31,7 +31,7 @@ import Testing
     }
 
     @Test func aBrokenSLOExits99AfterTheResultsAreWritten() async throws {
-        let directory = try temporaryDirectory()
+        let directory = try temporaryDirectoryPath("pagebench-knee")
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let output = directory + "/out.csv"
         let command = try #require(
@@ -54,7 +54,7 @@ import Testing
     }
 
     @Test func anSLOThatHoldsExitsZero() async throws {
-        let directory = try temporaryDirectory()
+        let directory = try temporaryDirectoryPath("pagebench-knee")
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let command = try #require(
             try PagebenchCommand.parseAsRoot([
@@ -80,7 +80,7 @@ import Testing
 
     /// A scenario's `slo` list judges its rows as --slo does; --slo adds to it (both apply).
     @Test func aScenarioSLOListJudgesItsRowsAndAddsToSLOFlags() async throws {
-        let directory = try temporaryDirectory()
+        let directory = try temporaryDirectoryPath("pagebench-knee")
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let output = directory + "/out.csv"
         let broken = try scenario(in: directory, slo: #"["page_latency_p99_ns<1ns", "error_rate<1%"]"#)
@@ -106,7 +106,7 @@ import Testing
 
     /// A bad `slo` list is an invalid scenario (exit 65) naming the file and the entry.
     @Test func aBadScenarioSLOListIsAnInvalidScenarioNamingTheEntry() async throws {
-        let directory = try temporaryDirectory()
+        let directory = try temporaryDirectoryPath("pagebench-knee")
         defer { try? FileManager.default.removeItem(atPath: directory) }
         for (slo, expected) in [
             (#"["error_rate<1%", "no_such_column<5"]"#, "slo[1] 'no_such_column<5': no column 'no_such_column'"),
@@ -193,7 +193,7 @@ import Testing
     /// ~36 drains/s offered 200/s completes a fifth of it. Its row says so (slo_held 0) and so
     /// does its line; --min-achieved 0 judges on the SLOs alone.
     @Test func aStepThatDidNotSustainItsRateBreaksByThroughput() async throws {
-        let directory = try temporaryDirectory()
+        let directory = try temporaryDirectoryPath("pagebench-knee")
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let path = directory + "/slow.json"
         try Self.slowScenario.write(toFile: path, atomically: true, encoding: .utf8)
@@ -218,7 +218,7 @@ import Testing
 
     /// A scenario's `slo` list is the knee's SLO when no --slo is given, and adds to --slo.
     @Test func aScenarioSLOListIsTheKneesSLO() async throws {
-        let directory = try temporaryDirectory()
+        let directory = try temporaryDirectoryPath("pagebench-knee")
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let path = try scenario(in: directory, slo: #"["error_rate<1%"]"#)
         let output = directory + "/knee.csv"
@@ -253,7 +253,7 @@ import Testing
 
     /// H5 steps hold one rate; a scenario with stages (H4) is refused, naming what to do.
     @Test func aStagedScenarioIsRefused() async throws {
-        let directory = try temporaryDirectory()
+        let directory = try temporaryDirectoryPath("pagebench-knee")
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let path = directory + "/staged.json"
         try #"{"name": "staged", "workload": {"stages": "1s:0-4"}}"#.write(toFile: path, atomically: true, encoding: .utf8)
@@ -268,7 +268,7 @@ import Testing
     }
 
     @Test func stepsAreOpenLoopPhasesAndEveryStepIsARow() async throws {
-        let directory = try temporaryDirectory()
+        let directory = try temporaryDirectoryPath("pagebench-knee")
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let output = directory + "/knee.csv"
         // Judged on the SLO alone (--min-achieved 0): on a busy machine a step of 4 to 14 drains
@@ -304,7 +304,7 @@ import Testing
     /// H6 for `knee`: a stop requested between steps ends the search with what the judged steps
     /// found, writes them, and exits 130; no later step runs.
     @Test func anInterruptionEndsTheSearchWithTheStepsSoFar() async throws {
-        let directory = try temporaryDirectory()
+        let directory = try temporaryDirectoryPath("pagebench-knee")
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let output = directory + "/knee.csv"
         let command = try #require(
@@ -329,7 +329,7 @@ import Testing
     }
 
     @Test func anSLOThatNeverHoldsExits99() async throws {
-        let directory = try temporaryDirectory()
+        let directory = try temporaryDirectoryPath("pagebench-knee")
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let output = directory + "/knee.csv"
         let (_, outcome) = try await knee([

@@ -3,6 +3,7 @@ import Foundation
 import Testing
 
 @testable import PagebenchCLI
+import PagebenchTestSupport
 
 /// `check`, `baseline update`, `compare` and `report` end to end: parse, validate, run, and the
 /// exit status `pagebench` would return (docs/exit-codes.md).
@@ -25,14 +26,6 @@ import Testing
         } catch {
             return PagebenchCommand.exitCode(for: error).rawValue
         }
-    }
-
-    /// A fresh temporary directory, removed by the caller.
-    func temporaryDirectory() throws -> URL {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "pagebench-cli-\(getpid())-\(UInt64.random(in: 0...UInt64.max))")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-        return url
     }
 
     func write(_ text: String, _ name: String, in directory: URL) throws -> String {

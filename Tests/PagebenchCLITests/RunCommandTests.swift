@@ -4,6 +4,8 @@ import PagebenchCLI
 import PagebenchHarness
 import PagebenchMetrics
 import Testing
+import PagebenchCLITestSupport
+import PagebenchTestSupport
 
 /// `pagebench run`, parsed and executed in-process on tiny scenarios: files written, rows
 /// and exit codes checked; a failing invocation never touches the output file.
@@ -11,13 +13,6 @@ import Testing
     struct Capture: TextOutputStream {
         var text = ""
         mutating func write(_ string: String) { text += string }
-    }
-
-    /// A fresh temporary directory, removed by the caller.
-    func temporaryDirectory() throws -> String {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("pagebench-run-\(UUID())")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-        return url.path
     }
 
     static let tinyScenario = """
@@ -30,17 +25,8 @@ import Testing
         """
 
     func run(_ arguments: [String]) async -> (Capture, SweepRunner.Output?, CommandFailure?) {
-        var capture = Capture()
-        do {
-            let command = try #require(try PagebenchCommand.parseAsRoot(["run"] + arguments) as? RunCommand)
-            let output = try await command.execute(into: &capture)
-            return (capture, output, nil)
-        } catch let failure as CommandFailure {
-            return (capture, nil, failure)
-        } catch {
-            Issue.record("unexpected \(error)")
-            return (capture, nil, nil)
-        }
+        let result = await runPagebench(arguments)
+        return (Capture(text: result.text), result.output, result.failure)
     }
 
     /// The exit code of `pagebench run ARGUMENTS…`'s parse and validation.
@@ -52,7 +38,7 @@ import Testing
     /// start; a run made in this (test) process, whose caches are on, is refused rather than
     /// written with counts that say `exact` and are not. Rows otherwise say how they counted.
     @Test func exactAllocationsInAProcessWithThreadCachesIsRefused() async throws {
-        let directory = try temporaryDirectory()
+        let directory = try temporaryDirectoryPath("pagebench-run")
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let output = directory + "/out.csv"
         let (_, _, failure) = await run(["--drains", "2", "--concurrency", "1", "--quiet", "--exact-allocations", "--output", output])
@@ -65,7 +51,7 @@ import Testing
     }
 
     @Test func runWritesOneRowPerConcurrencyAndRepetition() async throws {
-        let directory = try temporaryDirectory()
+        let directory = try temporaryDirectoryPath("pagebench-run")
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let scenario = directory + "/tiny.json"
         try Self.tinyScenario.write(toFile: scenario, atomically: true, encoding: .utf8)
@@ -98,7 +84,7 @@ import Testing
     }
 
     @Test func flagsOverrideTheScenario() async throws {
-        let directory = try temporaryDirectory()
+        let directory = try temporaryDirectoryPath("pagebench-run")
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let scenario = directory + "/tiny.json"
         try Self.tinyScenario.write(toFile: scenario, atomically: true, encoding: .utf8)
@@ -132,7 +118,7 @@ import Testing
     /// `--limit 10,100 --filter none,category=0` runs the cross product in one command, limits
     /// varying slowest, every row labelled by what sets it apart; the hash stays the identity.
     @Test func aSweepRunsTheCrossProductEachRowLabelled() async throws {
-        let directory = try temporaryDirectory()
+        let directory = try temporaryDirectoryPath("pagebench-run")
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let scenario = directory + "/tiny.json"
         try Self.tinyScenario.write(toFile: scenario, atomically: true, encoding: .utf8)
@@ -165,7 +151,7 @@ import Testing
 
     /// A scenario file's `label` names its rows, whatever else runs with it.
     @Test func aScenarioLabelIsKept() async throws {
-        let directory = try temporaryDirectory()
+        let directory = try temporaryDirectoryPath("pagebench-run")
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let scenario = directory + "/tiny.json"
         try Self.tinyScenario.replacingOccurrences(of: "\"name\": \"tiny\",", with: "\"name\": \"tiny\", \"label\": \"our list\",")
@@ -198,7 +184,7 @@ import Testing
     /// Bad input never touches the output file: a scenario file with bad content (65), a
     /// missing file (66), a flag that makes a valid scenario invalid (64).
     @Test func badInputExitsWithItsCodeAndLeavesTheOutputAlone() async throws {
-        let directory = try temporaryDirectory()
+        let directory = try temporaryDirectoryPath("pagebench-run")
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let output = directory + "/latest.csv"
         try "untouched\n".write(toFile: output, atomically: true, encoding: .utf8)
@@ -228,7 +214,7 @@ import Testing
     }
 
     @Test func unwritableOutputExitsWith73() async throws {
-        let directory = try temporaryDirectory()
+        let directory = try temporaryDirectoryPath("pagebench-run")
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let scenario = directory + "/tiny.json"
         try Self.tinyScenario.write(toFile: scenario, atomically: true, encoding: .utf8)
@@ -245,7 +231,7 @@ import Testing
     @Test func instructionCountingIsRefusedWhereItCannotCount() async throws {
         #expect(runExitCode(["--count-instructions", "--workers", "2"]) == 64)
         #expect(runExitCode(["--count-instructions", "--shard", "0/2"]) == 64)
-        let directory = try temporaryDirectory()
+        let directory = try temporaryDirectoryPath("pagebench-run")
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let output = directory + "/out.csv"
         let (_, _, failure) = await run([

@@ -8,6 +8,8 @@ import Testing
 
 #if canImport(Glibc)
 import Glibc
+import PagebenchCLITestSupport
+import PagebenchTestSupport
 #endif
 
 /// `pagebench run --shard/--start-at/--workers` and `pagebench merge`: shards run in-process
@@ -37,8 +39,7 @@ import Glibc
     }()
 
     func temporaryDirectory() throws -> String {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("pagebench-scaleout-\(UUID())")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        let url = try PagebenchTestSupport.temporaryDirectory("pagebench-scaleout")
         try Self.scenario.write(toFile: url.path + "/tiny.json", atomically: true, encoding: .utf8)
         return url.path
     }
@@ -46,16 +47,8 @@ import Glibc
     func run(
         _ arguments: [String], executable: String? = nil, launched: @escaping @Sendable (Int, Int32) -> Void = { _, _ in }
     ) async -> (SweepRunner.Output?, CommandFailure?) {
-        var capture = Capture()
-        do {
-            let command = try #require(try PagebenchCommand.parseAsRoot(["run"] + arguments) as? RunCommand)
-            return (try await command.execute(into: &capture, workerExecutable: executable, workerLaunched: launched), nil)
-        } catch let failure as CommandFailure {
-            return (nil, failure)
-        } catch {
-            Issue.record("unexpected \(error)")
-            return (nil, nil)
-        }
+        let result = await runPagebench(arguments, workerExecutable: executable, workerLaunched: launched)
+        return (result.output, result.failure)
     }
 
     func merge(_ arguments: [String]) -> ([ResultRow]?, CommandFailure?) {

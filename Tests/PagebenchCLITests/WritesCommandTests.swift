@@ -5,6 +5,7 @@ import PagebenchHarness
 import PagebenchMetrics
 import PagebenchStore
 import Testing
+import PagebenchCLITestSupport
 
 /// The write flags (S22, S24) and where writes are refused: parsed and run in-process.
 @Suite struct WritesCommandTests {
@@ -14,16 +15,8 @@ import Testing
     }
 
     func run(_ arguments: [String]) async -> (SweepRunner.Output?, CommandFailure?) {
-        var capture = Capture()
-        do {
-            let command = try #require(try PagebenchCommand.parseAsRoot(["run"] + arguments) as? RunCommand)
-            return (try await command.execute(into: &capture), nil)
-        } catch let failure as CommandFailure {
-            return (nil, failure)
-        } catch {
-            Issue.record("unexpected \(error)")
-            return (nil, nil)
-        }
+        let result = await runPagebench(arguments)
+        return (result.output, result.failure)
     }
 
     static let small = [

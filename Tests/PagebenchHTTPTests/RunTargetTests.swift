@@ -6,6 +6,8 @@ import PagebenchMetrics
 import PagebenchScaleOut
 import PagebenchStore
 import Testing
+import PagebenchCLITestSupport
+import PagebenchTestSupport
 
 /// `pagebench run --target URL`: the same workload driven over HTTP gives the same
 /// deterministic figures (H3) as in-process, and a server with another store is refused.
@@ -31,12 +33,6 @@ import Testing
         return path
     }
 
-    static func makeDirectory() throws -> URL {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pagebench-target-\(UUID())")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        return directory
-    }
-
     /// Rows of the same phases, in-process and over HTTP, agree on every deterministic figure (H3).
     func expectSameDeterministicFigures(_ local: [ResultRow], _ remote: [ResultRow]) {
         #expect(local.count == remote.count)
@@ -52,13 +48,13 @@ import Testing
     }
 
     func run(_ arguments: [String]) async throws -> SweepRunner.Output {
-        var capture = Capture()
-        let command = try #require(try PagebenchCommand.parseAsRoot(["run"] + arguments) as? RunCommand)
-        return try await command.execute(into: &capture)
+        let result = await runPagebench(arguments)
+        if let failure = result.failure { throw failure }
+        return try #require(result.output)
     }
 
     @Test func h3_runOverHTTPGivesTheInProcessDeterministicFigures() async throws {
-        let directory = try Self.makeDirectory()
+        let directory = try temporaryDirectory("pagebench-target")
         defer { try? FileManager.default.removeItem(at: directory) }
         let scenario = try Self.scenarioFile(in: directory)
         let local = try await run([scenario, "--quiet", "--output", directory.appendingPathComponent("local.csv").path])
@@ -89,7 +85,7 @@ import Testing
     /// figures as one in-process run (H3).
     @Test(.enabled(if: pagebench != nil, "needs the pagebench executable: run `swift build` first"))
     func h3_workersPageTheTargetAndMergeToTheInProcessFigures() async throws {
-        let directory = try Self.makeDirectory()
+        let directory = try temporaryDirectory("pagebench-target")
         defer { try? FileManager.default.removeItem(at: directory) }
         let scenario = try Self.scenarioFile(in: directory)
         let local = try await run([scenario, "--quiet", "--output", directory.appendingPathComponent("local.csv").path])
@@ -131,7 +127,7 @@ import Testing
     }
 
     @Test func aServerWithAnotherStoreIsRefusedNamingBothStores() async throws {
-        let directory = try Self.makeDirectory()
+        let directory = try temporaryDirectory("pagebench-target")
         defer { try? FileManager.default.removeItem(at: directory) }
         let scenario = try Self.scenarioFile(in: directory, seed: 8)
         let output = directory.appendingPathComponent("remote.csv").path
@@ -157,7 +153,7 @@ import Testing
     /// HTTP 500 without a store error body, ended no drain: the phase failed, its row is
     /// written with the error counts and the run exits 69 (it exited 0).
     @Test func t6_aServedStoreWhoseDrainsAllFailAfterTheFirstPageFailsThePhase() async throws {
-        let directory = try Self.makeDirectory()
+        let directory = try temporaryDirectory("pagebench-target")
         defer { try? FileManager.default.removeItem(at: directory) }
         let scenario = try Self.scenarioFile(in: directory)
         let output = directory.appendingPathComponent("remote.csv").path
@@ -209,7 +205,7 @@ import Testing
     /// and verdict) and reports a knee. Behaviour only: a few short steps, no figure judged.
     @Test(.enabled(if: pagebench != nil, "needs the pagebench executable: run `swift build` first"))
     func kneeOverServeWritesEveryStepAndReportsAKnee() async throws {
-        let directory = try Self.makeDirectory()
+        let directory = try temporaryDirectory("pagebench-target")
         defer { try? FileManager.default.removeItem(at: directory) }
         let server = try ServeProcess(arguments: [
             "--partitions", "5", "--items-per-partition", "40", "--item-size", "fixed:512", "--selectivity", "0.25",

@@ -115,7 +115,7 @@ let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().de
         // reader can hold is located; a plan longer than a phase is refused, not an overflow.
         (#"{"workload": {"limit": 2.5}}"#, "workload.limit: must be a whole number, found 2.5"),
         (#"{"workload": {"seed": -1}}"#, "workload.seed: must be a whole number from 0 to 18446744073709551615, found -1"),
-        (#"{"workload": {"retry": {"maxRetries": 1e20}}}"#, "workload.retry.maxRetries: must be a whole number, found 1e+20"),
+        (#"{"workload": {"retry": {"maxRetries": 1e20}}}"#, "workload.retry.maxRetries: must be a whole number, found 1e20"),
         (#"{"workload": {"warmupSeconds": 1e400}}"#, "found 1e400 at 'workload.warmupSeconds'"),
         (#"{"workload": {"stages": [{"duration": "1s", "pagers": 1e400}]}}"#, "found 1e400 at 'workload.stages[0].pagers'"),
         (#"{"workload": {"stages": "50000s:1,50000s:1"}}"#, "workload.stages[1]: the stages last more than 24h"),

@@ -1,4 +1,5 @@
 import PagebenchBase
+import PagebenchHarness
 import PagebenchPager
 import PagebenchStore
 import PagebenchTestSupport
@@ -70,7 +71,7 @@ struct StorePagingTests {
     @Test(arguments: randomCases + [emptyRunsCase, exactEndCase])
     func p8LoadAllCollectsExactlyTheUnpaginatedResult(_ testCase: Case) async throws {
         let store = try SyntheticStore(configuration: testCase.configuration)
-        let source = StorePageSource(store: store)
+        let source = StoreSource(store: store)
         let pager = source.queryPager(testCase.request)
         try await pager.loadAll()
         let output = try #require(pager.output)
@@ -82,7 +83,7 @@ struct StorePagingTests {
     @Test(arguments: randomCases + [emptyRunsCase, exactEndCase])
     func p15StreamCollectsExactlyTheUnpaginatedResult(_ testCase: Case) async throws {
         let store = try SyntheticStore(configuration: testCase.configuration)
-        let source = StorePageSource(store: store)
+        let source = StoreSource(store: store)
         var items: [Item] = []
         let stream = source.pageStream(testCase.request)
         for try await page in stream {
@@ -101,7 +102,7 @@ struct StorePagingTests {
         let store = try SyntheticStore(configuration: Self.emptyRunsCase.configuration)
         let request = Self.emptyRunsCase.request
         var pages: [Page] = []
-        for try await page in StorePageSource(store: store).pageStream(request) {
+        for try await page in StoreSource(store: store).pageStream(request) {
             pages.append(page)
         }
         // The case really exercises runs of empty pages.
@@ -119,7 +120,7 @@ struct StorePagingTests {
     @Test func p7ExactEndEmptyPageEndsBothPagers() async throws {
         let store = try SyntheticStore(configuration: Self.exactEndCase.configuration)
         let request = Self.exactEndCase.request
-        let source = StorePageSource(store: store)
+        let source = StoreSource(store: store)
         var pages: [Page] = []
         for try await page in source.pageStream(request) {
             pages.append(page)
@@ -139,7 +140,7 @@ struct StorePagingTests {
         var configuration = StoreConfiguration(partitions: 1, itemsPerPartition: .uniform(50), seed: 3)
         configuration.serviceTime = ServiceTimeModel(base: .fixed(nanoseconds: 3_600_000_000_000))
         let store = try SyntheticStore(configuration: configuration)
-        let pager = StorePageSource(store: store).queryPager(PageRequest(range: .scan, limit: 5))
+        let pager = StoreSource(store: store).queryPager(PageRequest(range: .scan, limit: 5))
         let load = Task { try await pager.loadAll() }
         while pager.counters.requests == 0 { await Task.yield() }
         load.cancel()
@@ -153,9 +154,9 @@ struct StorePagingTests {
         configuration.throttleRate = 0.3
         let store = try SyntheticStore(configuration: configuration)
         let request = PageRequest(range: .scan, limit: 7)
-        var policy = StorePageSource.retryPolicy(maxRetries: 50, seed: 9)
+        var policy = StoreSource.retryPolicy(maxRetries: 50, seed: 9)
         policy.sleep = { _ in }
-        let stream = StorePageSource(store: store).pageStream(request, retryPolicy: policy)
+        let stream = StoreSource(store: store).pageStream(request, retryPolicy: policy)
         var items: [Item] = []
         for try await page in stream { items.append(contentsOf: page.items) }
         #expect(items == Self.expectedItems(store, request))

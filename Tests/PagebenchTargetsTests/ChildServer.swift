@@ -2,6 +2,7 @@ import Foundation
 import PagebenchCLI
 import PagebenchHarness
 import Synchronization
+import PagebenchCLITestSupport
 
 struct TestFailure: Error, CustomStringConvertible {
     let description: String
@@ -103,34 +104,6 @@ final class ChildServer: Sendable {
     }
 
     deinit { stop() }
-}
-
-/// Runs `pagebench run ARGUMENTS…` in this process, returning its output and printed text,
-/// or the failure it ended with.
-func runPagebench(_ arguments: [String], workerExecutable: String? = nil) async -> (output: SweepRunner.Output?, text: String, failure: CommandFailure?) {
-    struct Capture: TextOutputStream {
-        var text = ""
-        mutating func write(_ string: String) { text += string }
-    }
-    var capture = Capture()
-    do {
-        guard let command = try PagebenchCommand.parseAsRoot(["run"] + arguments) as? RunCommand else {
-            return (nil, "", CommandFailure(.init(70), "not a run command"))
-        }
-        let output = try await command.execute(into: &capture, workerExecutable: workerExecutable)
-        return (output, capture.text, nil)
-    } catch let failure as CommandFailure {
-        return (nil, capture.text, failure)
-    } catch {
-        return (nil, capture.text, CommandFailure(.init(64), "\(error)"))
-    }
-}
-
-/// A fresh temporary directory.
-func temporaryDirectory() throws -> URL {
-    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pagebench-targets-\(UUID())")
-    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-    return directory
 }
 
 /// Writes `text` to `name` in `directory`; returns the path.

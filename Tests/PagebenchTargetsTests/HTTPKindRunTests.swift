@@ -2,6 +2,8 @@ import Foundation
 import PagebenchCLI
 import PagebenchMetrics
 import Testing
+import PagebenchCLITestSupport
+import PagebenchTestSupport
 
 /// The http kind against `pagebench serve`'s REST endpoint: the same workload gives the
 /// in-process deterministic figures (H3, T1), over HTTP and HTTPS, in one process and

@@ -4,6 +4,8 @@ import PagebenchHarness
 import PagebenchMetrics
 import PagebenchStore
 import Testing
+import PagebenchCLITestSupport
+import PagebenchTestSupport
 
 /// The graphql and dynamodb kinds against servers nobody here wrote: a strawberry-graphql
 /// app (Relay connection by strawberry's own ListConnection, forward and backward, and an

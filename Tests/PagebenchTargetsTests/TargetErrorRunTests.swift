@@ -5,6 +5,8 @@ import PagebenchMetrics
 import PagebenchStore
 import PagebenchTargets
 import Testing
+import PagebenchCLITestSupport
+import PagebenchTestSupport
 
 /// T2, T3, T4 against a JSON API that misbehaves on purpose (Servers/misbehaving.py): every
 /// response that is not a page ends its drain as an error counted by kind, never a page and
@@ -27,7 +29,7 @@ import Testing
 
     /// Runs the scenario against `path` of the server; returns the run's result.
     func run(_ server: ChildServer, path: String, in directory: URL, extra: [String] = [], headers: String = "{}", csv: Bool = true)
-        async throws -> (output: SweepRunner.Output?, text: String, failure: CommandFailure?)
+        async throws -> RunInvocation
     {
         let scenario = try write(Self.scenario, "api.json", in: directory)
         let name = "t" + path.replacingOccurrences(of: "/", with: "-")
@@ -192,7 +194,7 @@ import Testing
         let scenario = try write(
             Self.scenario.replacingOccurrences(of: "\"drains\": 6", with: "\"durationSeconds\": 2"), "timed.json", in: directory)
         let target = try write(Self.target(server.url, path: "/ok"), "t.json", in: directory)
-        let result = await withTaskGroup(of: (SweepRunner.Output?, String, CommandFailure?)?.self) { group in
+        let result = await withTaskGroup(of: RunInvocation?.self) { group in
             group.addTask {
                 await runPagebench([scenario, "--target-file", target, "--quiet", "--output", directory.appendingPathComponent("t.csv").path])
             }
@@ -201,11 +203,11 @@ import Testing
                 server.stop()
                 return nil
             }
-            var result: (SweepRunner.Output?, String, CommandFailure?)?
+            var result: RunInvocation?
             for await outcome in group where outcome != nil { result = outcome }
             return result!
         }
-        let failure = try #require(result.2, "the run must fail")
+        let failure = try #require(result.failure, "the run must fail")
         #expect(failure.exitCode == ExitCodes.unavailable)
         #expect(failure.message.contains("stopped answering") && failure.message.contains("got no response"), "\(failure.message)")
         let rows = try ResultRow.parseCSV(

@@ -14,7 +14,8 @@ extension Scenario {
     public static func load(json data: Data, defaultName: String, file: String? = nil) throws(HarnessError) -> Scenario {
         do {
             let scenario = try decode(json: data, defaultName: defaultName)
-            try scenario.validate()
+            // The store section was validated as it was read (StoreConfiguration.load).
+            try scenario.validate(includingStore: false)
             return scenario
         } catch {
             throw file.map(error.inFile) ?? error
@@ -63,15 +64,23 @@ extension Scenario {
         return files
     }
 
+    /// Reads a scenario file strictly, once (``StrictJSON/Document``): its `store` and
+    /// `workload` sections decode from the same tree as the rest of the file.
     private static func decode(json data: Data, defaultName: String) throws(HarnessError) -> Scenario {
-        let object: Any
+        let document: StrictJSON.Document
         do {
-            object = try JSONSerialization.jsonObject(with: data, options: .fragmentsAllowed)
+            document = try StrictJSON.Document(bytes: Array(data))
         } catch {
-            throw HarnessError(.invalidScenario, "the file is not valid JSON\(StrictJSON.syntaxError(in: Array(data)).map { ": " + $0 } ?? " (\(error.localizedDescription))")")
+            switch error {
+            case .notJSON(let located, let parser):
+                throw HarnessError(
+                    .invalidScenario, "the file is not valid JSON\(located.map { ": " + $0 } ?? " (\(parser.localizedDescription))")")
+            case .problem(let problem): throw HarnessError(.invalidScenario, problem)
+            case .shape(let error, _): throw HarnessError(.invalidScenario, "\(error)")
+            case .reader(let error): throw HarnessError(.invalidScenario, "\(error)")
+            }
         }
-        if let problem = StrictJSON.firstProblem(in: Array(data)) { throw HarnessError(.invalidScenario, problem) }
-        guard let dictionary = object as? [String: Any] else {
+        guard let dictionary = document.foundationValue as? [String: Any] else {
             throw HarnessError(.invalidScenario, "the top level must be a JSON object like {\"name\": \"x\", \"store\": {}, \"workload\": {}}")
         }
         if let unknown = dictionary.keys.sorted().first(where: { !jsonKeys.contains($0) }) {
@@ -102,11 +111,11 @@ extension Scenario {
             scenario.description = text
         }
         if let store = dictionary["store"] {
-            guard store is [String: Any], let storeData = try? JSONSerialization.data(withJSONObject: store) else {
+            guard store is [String: Any] else {
                 throw .invalidField("store", "must be a JSON object of store settings, e.g. {\"partitions\": 4}")
             }
             do {
-                scenario.store = try StoreConfiguration.load(json: storeData)
+                scenario.store = try StoreConfiguration.load(from: document, at: "store")
             } catch let error as StoreError {
                 throw .invalidField("store", error.message)
             } catch {
@@ -136,22 +145,21 @@ extension Scenario {
             scenario.target = String(decoding: data, as: UTF8.self)
         }
         if let workload = dictionary["workload"] {
-            guard workload is [String: Any], let workloadData = try? JSONSerialization.data(withJSONObject: workload) else {
+            guard workload is [String: Any] else {
                 throw .invalidField("workload", "must be a JSON object of workload settings, e.g. {\"pager\": \"streaming\"}")
             }
             do {
-                scenario.workload = try JSONDecoder().decode(Workload.self, from: workloadData)
-            } catch let error as HarnessError {
-                throw error
-            } catch let error as DecodingError {
+                scenario.workload = try document.decode(Workload.self, at: "workload", prefix: "workload")
+            } catch {
+                switch error {
+                case .reader(let error as HarnessError): throw error
                 // The path, what goes there and what the file has (a number that does not fit
                 // its field included), not JSONDecoder's "The given data was not valid JSON."
-                guard let shape = StrictJSON.explain(error, decoding: Workload.self, from: Array(workloadData), prefix: "workload") else {
-                    throw .invalidField("workload", "\(error)")
+                case .shape(_, let shape?): throw .invalidField(shape.path, shape.problem)
+                case .shape(let error, nil): throw .invalidField("workload", "\(error)")
+                case .reader(let error): throw .invalidField("workload", "\(error)")
+                case .notJSON, .problem: throw .invalidField("workload", "\(error)")
                 }
-                throw .invalidField(shape.path, shape.problem)
-            } catch {
-                throw .invalidField("workload", "\(error)")
             }
         }
         return scenario

@@ -62,15 +62,22 @@ public struct Scenario: Sendable, Hashable {
     ///
     /// - Throws: ``HarnessError`` (`invalidScenario`) naming the field (`store: ...`, `workload.limit: ...`).
     public func validate() throws(HarnessError) {
+        try validate(includingStore: true)
+    }
+
+    /// ``validate()``, leaving out the store when it was validated as it was read.
+    func validate(includingStore: Bool) throws(HarnessError) {
         guard !name.isEmpty, !name.contains(where: { $0 == "," || $0 == "\n" || $0 == "\"" }) else {
             throw .invalidField("name", "must be non-empty and contain no comma, quote or line break, got '\(name)'")
         }
-        do {
-            try store.validate()
-        } catch let error as StoreError {
-            throw .invalidField("store", error.message)
-        } catch {
-            throw .invalidField("store", "\(error)")
+        if includingStore {
+            do {
+                try store.validate()
+            } catch let error as StoreError {
+                throw .invalidField("store", error.message)
+            } catch {
+                throw .invalidField("store", "\(error)")
+            }
         }
         try workload.validate(store: store)
     }

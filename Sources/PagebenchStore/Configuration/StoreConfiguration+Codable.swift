@@ -70,43 +70,60 @@ extension StoreConfiguration: Codable {
     ///
     /// - Throws: ``StoreError`` with code `invalidConfiguration` naming the problem.
     public static func load(json data: Data) throws -> StoreConfiguration {
-        let object: Any
+        let document: StrictJSON.Document
         do {
-            object = try JSONSerialization.jsonObject(with: data, options: .fragmentsAllowed)
+            document = try StrictJSON.Document(bytes: Array(data))
         } catch {
-            throw StoreError.invalidConfiguration("the file is not valid JSON\(StrictJSON.syntaxError(in: Array(data)).map { ": " + $0 } ?? " (\(error.localizedDescription))")")
+            throw StoreError.invalidConfiguration(Self.words(for: error))
         }
-        if let problem = StrictJSON.firstProblem(in: Array(data)) { throw StoreError.invalidConfiguration(problem) }
-        guard let dictionary = object as? [String: Any] else {
+        return try load(from: document)
+    }
+
+    /// Decodes and validates a configuration already read strictly: the whole `document`, or
+    /// the value of its top-level `key` (a scenario's `store` section, read with the rest of
+    /// its file: not serialised and parsed again). The one place a configuration from a file
+    /// is validated.
+    ///
+    /// - Throws: ``StoreError`` with code `invalidConfiguration` naming the problem, with
+    ///   paths inside the configuration (`serviceTime.base`).
+    public static func load(from document: StrictJSON.Document, at key: String? = nil) throws -> StoreConfiguration {
+        let node = key.map { document.root.member($0) ?? .object([]) } ?? document.root
+        guard case .object(let members) = node else {
             throw StoreError.invalidConfiguration("the top level must be a JSON object like {\"partitions\": 4}")
         }
         let known = Set(CodingKeys.allCases.map(\.rawValue))
-        if let unknown = dictionary.keys.sorted().first(where: { !known.contains($0) }) {
+        if let unknown = members.map(\.key).sorted().first(where: { !known.contains($0) }) {
             throw StoreError.invalidConfiguration(
                 "unknown key \"\(unknown)\"; known keys are \(known.sorted().joined(separator: ", "))")
         }
         let configuration: StoreConfiguration
         do {
-            configuration = try JSONDecoder().decode(StoreConfiguration.self, from: data)
-        } catch let error as StoreError {
+            configuration = try document.decode(StoreConfiguration.self, at: key)
+        } catch .reader(let error as StoreError) {
             throw error
-        } catch let error as DecodingError {
-            // The path, what goes there and what the file has (a number that does not fit
-            // its field included), not JSONDecoder's "The given data was not valid JSON."
-            throw StoreError.invalidConfiguration(
-                StrictJSON.explain(error, decoding: StoreConfiguration.self, from: Array(data))?.description ?? "\(error)")
         } catch {
-            throw StoreError.invalidConfiguration("\(error)")
+            throw StoreError.invalidConfiguration(Self.words(for: error))
         }
         try configuration.validate()
         // Keys inside nested objects (serviceTime, …) that decoding ignored: every key the
         // configuration knows comes back when it is encoded, so one that does not is unknown.
-        if let encoded = try? JSONSerialization.jsonObject(with: JSONEncoder().encode(configuration)) as? [String: Any],
-            let unknown = StrictJSON.unknownKey(in: dictionary, known: encoded)
-        {
+        if let unknown = document.unknownKey(of: configuration, at: key) {
             throw StoreError.invalidConfiguration(unknown)
         }
         return configuration
+    }
+
+    /// A strict read's error as the message of an `invalidConfiguration` error.
+    private static func words(for error: StrictJSON.LoadError) -> String {
+        switch error {
+        case .notJSON(let located, let parser):
+            "the file is not valid JSON\(located.map { ": " + $0 } ?? " (\(parser.localizedDescription))")"
+        case .problem(let problem): problem
+        // The path, what goes there and what the file has (a number that does not fit its
+        // field included), not JSONDecoder's "The given data was not valid JSON."
+        case .shape(let error, let shape): shape?.description ?? "\(error)"
+        case .reader(let error): "\(error)"
+        }
     }
 
     /// Reads, decodes and validates a JSON configuration file.

@@ -1,20 +1,10 @@
+import PagebenchHarness
 import PagebenchPager
 import PagebenchStore
 
-/// The synthetic store as a pager `PageSource`: one `store.page(_:)` call per request.
-/// The pager library knows nothing of the store; this adapter is where they meet.
-public struct StorePageSource: PageSource {
-    public let store: SyntheticStore
-
-    public init(store: SyntheticStore) {
-        self.store = store
-    }
-
-    @inlinable
-    public func fetch(_ request: PageRequest) async throws -> Page {
-        try await store.page(request)
-    }
-
+/// Pagers over the harness's store adapter (``PagebenchHarness/StoreSource``, the one place
+/// the synthetic store becomes a pager `PageSource`), for tests that page a store directly.
+extension StoreSource {
     /// The pagination info of a store page: forward cursor = its `nextToken`.
     @Sendable public static func pageInfo(_ page: Page) -> CursorBasedPagination.Forward {
         CursorBasedPagination.Forward(nextToken: page.nextToken)
@@ -27,26 +17,26 @@ public struct StorePageSource: PageSource {
 
     /// A streaming pager following `request`'s tokens (the request's own token is the start).
     public func pageStream(_ request: PageRequest, retryPolicy: RetryPolicy = .none)
-        -> PageStream<StorePageSource, CursorBasedPagination.Forward>
+        -> PageStream<StoreSource, CursorBasedPagination.Forward>
     {
         PageStream(
             source: self,
             initialRequest: request,
             retryPolicy: retryPolicy,
-            extractPageInfo: StorePageSource.pageInfo,
+            extractPageInfo: StoreSource.pageInfo,
             pageResolver: { info, _ in info.endCursor.map { request.with(token: $0) } }
         )
     }
 
     /// An Apollo-style pager over `request`'s pages whose output is the pages themselves.
     public func queryPager(_ request: PageRequest, retryPolicy: RetryPolicy = .none)
-        -> QueryPager<StorePageSource, StorePageSource, CursorBasedPagination.Forward, PaginationOutput<Page, Page>>
+        -> QueryPager<StoreSource, StoreSource, CursorBasedPagination.Forward, PaginationOutput<Page, Page>>
     {
         QueryPager(
             source: self,
             initialRequest: request,
             retryPolicy: retryPolicy,
-            extractPageInfo: StorePageSource.pageInfo,
+            extractPageInfo: StoreSource.pageInfo,
             pageResolver: { info, _ in info.endCursor.map { request.with(token: $0) } }
         )
     }
