@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import PagebenchEngine
 import PagebenchHarness
 import PagebenchMetrics
 import PagebenchReport

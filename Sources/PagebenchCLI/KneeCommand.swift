@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import PagebenchBase
+import PagebenchEngine
 import PagebenchHarness
 import PagebenchMetrics
 import PagebenchReport
@@ -115,7 +116,7 @@ public struct KneeCommand: AsyncParsableCommand {
             if Self.reservedRunFlags.contains(flag) {
                 throw ValidationError("\(flag) after `--`: the knee search sets it on every step itself; leave it out")
             }
-            if flag == RunCommand.countInstructionsFlag {
+            if flag == RunSession.countInstructionsFlag {
                 // A knee step lasts a time at an arrival rate: its pages under valgrind are not its pages.
                 throw ValidationError(
                     "\(flag) does not apply to knee (its steps last a time, not a number of pages); count instructions with "
@@ -138,7 +139,12 @@ public struct KneeCommand: AsyncParsableCommand {
     /// - Throws: ``CommandFailure``: 64 for no SLO at all, a bad `--slo` or an uncorrected
     ///   latency bound; 65 for a bad entry of the scenario's list.
     func objectives(scenario: Scenario?) throws(CommandFailure) -> [ServiceLevelObjective] {
-        let fromScenario = try scenario.map { (scenario) throws(CommandFailure) in try RunObjectives.check(scenario, file: scenarioPath) } ?? []
+        let fromScenario: [ServiceLevelObjective]
+        do {
+            fromScenario = try scenario.map { (scenario) throws(RunError) in try RunObjectives.check(scenario, file: scenarioPath) } ?? []
+        } catch {
+            throw CommandFailure(error)
+        }
         let fromFlags: [ServiceLevelObjective]
         do {
             fromFlags = try ServiceLevelObjective.parseAll(sloExpressions)

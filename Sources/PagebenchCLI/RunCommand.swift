@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import PagebenchEngine
 import PagebenchHTTP
 import PagebenchHarness
 import PagebenchMetrics
@@ -124,7 +125,7 @@ public struct RunCommand: AsyncParsableCommand {
     public var startAt: String?
 
     @Option(parsing: .unconditional, help: ArgumentHelp("Directory for shard files (shard-I-of-N.json).", valueName: "dir"))
-    public var shardOutput: String = RunCommand.defaultShardDirectory
+    public var shardOutput: String = RunRequest.defaultShardDirectory
 
     @Option(parsing: .unconditional, help: ArgumentHelp("Run N local worker processes (shards 0/N … N-1/N), wait, and merge their shards.", valueName: "N"))
     public var workers: Int?
@@ -143,28 +144,6 @@ public struct RunCommand: AsyncParsableCommand {
     public var noScenarioSLO = false
 
     public init() {}
-
-    /// After the results are written: exit 99 naming every bound a row broke.
-    func checkObjectives(_ rows: [ResultRow], _ objectives: RunObjectives?, into out: inout some TextOutputStream) throws(CommandFailure) {
-        guard let objectives, !objectives.isEmpty else { return }
-        if !quiet {
-            for note in objectives.notApplicable(in: rows) { out.write(note + "\n") }
-        }
-        let violations = objectives.violations(in: rows)
-        guard violations.isEmpty else {
-            throw CommandFailure(
-                ExitCodes.sloBroken,
-                "\(violations.count) SLO violation\(violations.count == 1 ? "" : "s") (results were written):\n  "
-                    + violations.joined(separator: "\n  "))
-        }
-        if !quiet {
-            let applied = objectives.applied(in: rows)
-            out.write(
-                applied.isEmpty
-                    ? "no SLO applied to any row\n"
-                    : "every SLO held on every row: \(applied.map(\.description).joined(separator: ", "))\n")
-        }
-    }
 
     public func validate() throws {
         do {
@@ -232,7 +211,11 @@ public struct RunCommand: AsyncParsableCommand {
                     let scenario = try Scenario.load(path: path)
                     // Its SLOs are parsed here (the harness does not judge rows): a bad one
                     // names its file before anything runs.
-                    try RunObjectives.check(scenario, file: path)
+                    do {
+                        try RunObjectives.check(scenario, file: path)
+                    } catch {
+                        throw CommandFailure(error)
+                    }
                     loaded.append(scenario)
                 }
             }
@@ -243,7 +226,7 @@ public struct RunCommand: AsyncParsableCommand {
         }
         var fromConfigFile: StoreConfiguration?
         if store.configFile != nil { fromConfigFile = try store.configuration(writes: writes) }
-        var scenarios: [(scenario: Scenario, file: Int, name: String)] = []
+        var planned: [RunSession.Planned] = []
         var processes = workers ?? 1
         if workers == nil, let shard = try parsedShard() { processes = shard.count }
         let sweep: [WorkloadOptions]
@@ -255,33 +238,21 @@ public struct RunCommand: AsyncParsableCommand {
         // `--limit 10,100` and the like run every loaded scenario at every point (issue 26).
         for (file, loadedScenario) in loaded.enumerated() {
             for point in sweep {
-                try scenarios.append(configure(loadedScenario, point, file: file, fromConfigFile: fromConfigFile, processes: processes))
+                try planned.append(.init(configure(loadedScenario, point, fromConfigFile: fromConfigFile, processes: processes), file: file))
             }
         }
-        for (index, scenario) in scenarios.enumerated() {
-            // A shard (a `--workers` worker) gets each point of a sweep as a file of its own:
-            // there only the same configuration twice is refused.
-            let clash = { (earlier: (scenario: Scenario, file: Int, name: String)) -> Bool in
-                earlier.name == scenario.name && earlier.file != scenario.file
-                    && (self.shard == nil || earlier.scenario.configurationHash == scenario.scenario.configurationHash)
-            }
-            if let earlier = scenarios[..<index].first(where: clash) {
-                // Their rows would share identities (scenario, configuration, pager, concurrency).
-                throw CommandFailure(
-                    ExitCodes.usage,
-                    "scenario '\(scenario.name)' is given twice\(earlier.scenario.store == scenario.scenario.store ? "" : " (with different stores)"); "
-                        + "give each scenario once (use --repetitions to repeat it), or rename one")
-            }
+        do {
+            return try RunSession.scenarios(planned, sharded: shard != nil)
+        } catch {
+            throw CommandFailure(error)
         }
-        // Each row says which configuration it measured in words (issue 26).
-        return Scenario.labelled(scenarios.map(\.scenario))
     }
 
     /// One scenario of the run: `scenario` with the store flags (or `--config`) and one point
     /// of the workload sweep applied, validated.
     private func configure(
-        _ loaded: Scenario, _ point: WorkloadOptions, file: Int, fromConfigFile: StoreConfiguration?, processes: Int
-    ) throws(CommandFailure) -> (scenario: Scenario, file: Int, name: String) {
+        _ loaded: Scenario, _ point: WorkloadOptions, fromConfigFile: StoreConfiguration?, processes: Int
+    ) throws(CommandFailure) -> Scenario {
         var scenario = loaded
         if let fromConfigFile {
             scenario.store = fromConfigFile
@@ -306,10 +277,44 @@ public struct RunCommand: AsyncParsableCommand {
         } catch {
             throw CommandFailure(ExitCodes.usage, "scenario '\(scenario.name)': " + error.message)
         }
-        return (scenario, file, scenario.name)
+        return scenario
     }
 
-    /// Runs the scenarios, writes the files, prints the summary table to `output`.
+    /// What this invocation asks the engine to do: the scenarios, source, outputs and SLOs.
+    ///
+    /// - Parameter judgingObjectives: false: the SLOs (`--slo`, a scenario's `slo`) are
+    ///   neither marked on the rows nor checked.
+    public func request(judgingObjectives: Bool = true) throws(CommandFailure) -> RunRequest {
+        let scenarios = try self.scenarios()
+        var request = RunRequest(scenarios: scenarios)
+        do {
+            // Every `--slo` on every row, each scenario's `slo` on its rows.
+            if judgingObjectives { request.objectives = try RunObjectives(flags: sloExpressions, scenarios: noScenarioSLO ? [] : scenarios) }
+        } catch {
+            throw CommandFailure(error)
+        }
+        request.servedStore = target
+        request.httpClient = httpClient.client
+        request.targetFile = targetFile
+        request.caFile = caFile
+        request.insecure = insecure
+        request.output = output
+        request.history = history
+        request.timeSeries = timeseries
+        request.shard = try parsedShard()
+        request.shardDirectory = shardOutput
+        request.startAt = startAt
+        request.workers = workers
+        request.serviceTimerMicroseconds = serviceTimerMicroseconds
+        request.exactAllocations = exactAllocations
+        request.countInstructions = countInstructions
+        request.instructionDumps = instructionDumps
+        request.quiet = quiet
+        return request
+    }
+
+    /// Runs the scenarios (``PagebenchEngine/RunSession``), writes the files, prints the
+    /// summary table to `output`; `--print-scenarios` prints the effective scenarios instead.
     ///
     /// - Parameters:
     ///   - workerExecutable: `--workers`: the executable workers run (default: this one).
@@ -318,18 +323,16 @@ public struct RunCommand: AsyncParsableCommand {
     ///     what was measured is written, the cut-short phase marked partial, and this throws
     ///     exit status 128 + the signal.
     ///   - judgingObjectives: false: the SLOs (`--slo`, a scenario's `slo`) are neither marked
-    ///     on the rows nor checked; `knee` judges its steps itself.
+    ///     on the rows nor checked.
     @discardableResult
     public func execute(
         into out: inout some TextOutputStream, workerExecutable: String? = nil,
-        workerLaunched: @Sendable (Int, Int32) -> Void = { _, _ in }, interruption: Interruption? = nil,
+        workerLaunched: @escaping @Sendable (Int, Int32) -> Void = { _, _ in }, interruption: Interruption? = nil,
         judgingObjectives: Bool = true
     ) async throws(CommandFailure) -> SweepRunner.Output {
-        var scenarios = try self.scenarios()
-        // Every `--slo` on every row, each scenario's `slo` on its rows.
-        let objectives = judgingObjectives ? try RunObjectives(flags: sloExpressions, scenarios: noScenarioSLO ? [] : scenarios) : nil
+        let request = try request(judgingObjectives: judgingObjectives)
         if printScenarios {
-            for var scenario in scenarios {
+            for var scenario in request.scenarios {
                 // A label that is only the name says nothing the name does not; printed, it
                 // would outlive an edit of the name in the printed file and hide it.
                 if scenario.label == scenario.name { scenario.label = nil }
@@ -337,174 +340,13 @@ public struct RunCommand: AsyncParsableCommand {
             }
             return SweepRunner.Output(rows: [], results: [], timeSeries: [])
         }
-        if workers != nil || shard != nil { try Self.checkShardable(scenarios) }
-        try ExactAllocations.check(asked: exactAllocations)
-        // Every output path is checked before anything is measured, not after an hour.
-        let shardFile = try parsedShard().map { LocalWorkers.shardPath(directory: shardOutput, shard: $0) }
+        var session = RunSession(request, interruption: interruption)
+        session.workerExecutable = workerExecutable
+        session.workerLaunched = workerLaunched
         do {
-            if let shardFile {
-                try ResultWriter.checkWritable(output: nil, history: nil, timeSeries: timeseries, shardFile: shardFile)
-            } else {
-                try ResultWriter.checkWritable(
-                    output: output ?? ResultWriter.defaultOutput, history: history, timeSeries: workers == nil ? timeseries : nil)
-            }
+            return try await session.run(into: &out)
         } catch {
             throw CommandFailure(error)
         }
-        let realTarget = try loadRealTarget(&scenarios)
-        try Self.checkWrites(
-            scenarios, workers: workers != nil, shard: shard != nil, target: target != nil || realTarget != nil)
-        // Counted first, in a process of its own under callgrind: a machine without valgrind
-        // fails before anything is measured, and the measured run is not slowed by it.
-        let instructions = countInstructions ? try await self.countInstructions(scenarios, interruption: interruption) : nil
-        if let workers {
-            if let realTarget {
-                // Fail once, here, rather than in every worker: the same checks they make.
-                let source = try await connectRealTarget(realTarget, scenarios: scenarios, interruption: interruption)
-                await source.shutdown()
-            }
-            if let target {
-                // Fail once, here, rather than in every worker: the same checks they make.
-                let source = try await connectTarget(target, scenarios: scenarios, interruption: interruption)
-                try? await source.shutdown()
-            }
-            let merged = try await runWorkers(
-                workers, scenarios: scenarios, objectives: objectives, into: &out, executable: workerExecutable,
-                launched: workerLaunched, interruption: interruption)
-            try Self.checkInterrupted(interruption, rows: merged.rows)
-            if let target = realTarget?.name ?? target { try Self.checkTargetAnswered(merged.rows, target: target) }
-            try checkObjectives(merged.rows, objectives, into: &out)
-            return merged
-        }
-        let shard = try parsedShard()
-        let start = try parsedStartAt()
-        var context = RunContext.current(pagebenchVersion: PagebenchVersion.string)
-        context.allocationCounting = ExactAllocations.counting
-        var options = SweepRunner.Options(context: context)
-        // The run is all this process does: a pager with a spare core may keep its thread.
-        options.dedicatedPool = true
-        options.shard = shard ?? .whole
-        if let start { options.waitForStart = { try await start.wait() } }
-        options.timeSeries = timeseries != nil
-        options.interruption = interruption
-        options.instructionCounter = try InstructionCounting.counter(dumps: instructionDumps)
-        // Against a target that stopped answering, later phases would only measure failures.
-        options.stopAfter = { $0.targetStoppedAnswering }
-        options.serviceTimerResolution =
-            serviceTimerMicroseconds == 0 ? nil : .microseconds(serviceTimerMicroseconds)
-        var remote: HTTPStoreSource?
-        var realSource: TargetSource?
-        if let realTarget {
-            let source = try await connectRealTarget(realTarget, scenarios: scenarios, interruption: interruption)
-            realSource = source
-            options.remoteSource = RemotePageSource(name: realTarget.endpoint, counters: { Self.remoteCounts(source) }) {
-                try await source.page($0)
-            }
-            // A row measured against a real API must never be matched with an in-process one.
-            for index in scenarios.indices { scenarios[index].name += "@" + realTarget.name }
-        }
-        if let target {
-            let source = try await connectTarget(target, scenarios: scenarios, interruption: interruption)
-            remote = source
-            options.remoteSource = RemotePageSource(
-                name: target, counters: { RemoteCounts(responses: source.statusCounts.keyedCounts) }
-            ) { try await source.page($0) }
-            // A row measured over HTTP must never be matched with an in-process one.
-            for index in scenarios.indices { scenarios[index].name += "@http" }
-        }
-        if !quiet {
-            let printer = ProgressPrinter(isTerminal: isatty(STDERR_FILENO) == 1) { text in
-                StandardError.write(text)
-            }
-            options.observer = printer
-            options.progressInterval = printer.preferredInterval
-        }
-        let harness = SweepRunner(scenarios: scenarios, options: options)
-        var responses: HTTPStatusCounts?
-        var result: SweepRunner.Output
-        do {
-            result = try await harness.run()
-        } catch {
-            try? await remote?.shutdown()
-            await realSource?.shutdown()
-            throw CommandFailure(wrapping: error)
-        }
-        for warning in result.results.compactMap(\.probeWarning) { StandardError.write("pagebench: warning: \(warning)\n") }
-        // Rows name what they paged, so that they are never matched with in-process rows.
-        for index in result.rows.indices {
-            if let realTarget {
-                result.rows[index].targetKind = realTarget.kind.rawValue
-                result.rows[index].targetHash = realTarget.targetHash
-            } else if target != nil {
-                result.rows[index].targetKind = "serve"
-            }
-        }
-        if let instructions { Self.apply(instructions: instructions, to: &result.rows) }
-        if let realSource {
-            await realSource.shutdown()
-            responses = realSource.statusCounts
-            if !quiet { out.write(Self.targetSummary(realSource, rows: result.rows)) }
-        }
-        if let remote {
-            let counts = remote.statusCounts
-            responses = counts
-            try? await remote.shutdown()
-            if !quiet { out.write("HTTP responses from \(remote.target): \(Self.responsesSummary(counts, rows: result.rows))\n") }
-        }
-        let checkAnswered = { (rows: [ResultRow]) throws(CommandFailure) in
-            if let realSource {
-                let detail = realSource.errorCountsByKind.map { "\($0.key.rawValue)=\($0.value)" }.sorted().joined(separator: " ")
-                try Self.checkTargetAnswered(
-                    rows, target: realSource.target.name, detail: detail.isEmpty ? nil : detail, lastError: realSource.lastError)
-            } else if let target = self.target {
-                try Self.checkTargetAnswered(rows, target: target)
-            }
-        }
-        if let shard {
-            let path = try writeShard(
-                result, shard: shard, startAt: start, httpResponses: responses, interrupted: interruption?.isRequested == true)
-            if !quiet {
-                out.write("\n" + SummaryTable.render(result.rows))
-                out.write("\nwrote shard \(shard) (\(result.rows.count) phases) to \(path)\n")
-            }
-            try Self.checkInterrupted(interruption, rows: result.rows, wroteEmpty: true)
-            try checkAnswered(result.rows)
-            return result
-        }
-        if interruption?.isRequested == true, result.rows.isEmpty { try Self.checkInterrupted(interruption, rows: []) }
-        let output = self.output ?? ResultWriter.defaultOutput
-        objectives?.mark(&result.rows)
-        do {
-            try ResultWriter.write(result, to: output, history: history, timeSeries: timeseries)
-        } catch {
-            throw CommandFailure(error)
-        }
-        if !quiet {
-            out.write("\n" + (objectives?.summaryTable(result.rows) ?? SummaryTable.render(result.rows)))
-            var files = [output]
-            if let history { files.append(history + " (appended)") }
-            if let timeseries { files.append(timeseries) }
-            out.write("\nwrote \(result.rows.count) rows to \(files.joined(separator: ", "))\n")
-        }
-        try Self.checkInterrupted(interruption, rows: result.rows)
-        try checkAnswered(result.rows)
-        try checkObjectives(result.rows, objectives, into: &out)
-        return result
-    }
-
-    /// After an interruption (H6), once what was measured is written: the exit status
-    /// 128 + the signal (130 for SIGINT, 143 for SIGTERM), saying what was kept.
-    static func checkInterrupted(
-        _ interruption: Interruption?, rows: [ResultRow], wroteEmpty: Bool = false
-    ) throws(CommandFailure) {
-        guard let signal = interruption?.signal else { return }
-        let name = signal == SIGINT ? "SIGINT" : signal == SIGTERM ? "SIGTERM" : "signal \(signal)"
-        let partial = rows.filter { $0.partial == 1 }.count
-        let kept =
-            rows.isEmpty
-            ? (wroteEmpty ? "no phase had begun measuring (an empty shard was written)" : "no phase had begun measuring; nothing was written")
-            : "kept \(rows.count) row\(rows.count == 1 ? "" : "s")"
-                + (partial > 0 ? ", \(partial) marked partial (cut short)" : ", none cut short")
-        throw CommandFailure(ExitCodes.interrupted(signal: signal), "interrupted by \(name): \(kept)")
     }
 }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import PagebenchBase
+import PagebenchEngine
 import PagebenchStore
 
 /// Store options shared by every subcommand (`@OptionGroup var store: StoreOptions`):
