@@ -65,6 +65,7 @@ extension ExitCodes {
         case .targetUnavailable, .countingUnavailable: unavailable
         case .sloBroken: sloBroken
         case .interrupted(let signal): interrupted(signal: signal)
+        case .classified(let status): status
         case .store(let code, let fromFile): Self.code(for: code, fromFile: fromFile)
         case .harness(let kind): Self.code(for: kind)
         case .metrics(let kind): Self.code(for: kind)

@@ -33,6 +33,9 @@ public struct RunError: Error, CustomStringConvertible, Sendable {
         case sloBroken
         /// A signal stopped the run (H6): 128 + the signal.
         case interrupted(signal: Int32)
+        /// A failure its caller classified itself, with that exit code (the CLI's store flags,
+        /// which `items`, `pages` and `serve` share).
+        case classified(ExitStatus)
         /// A store, harness or results error, by its own kind.
         case store(StoreError.Code, fromFile: Bool)
         case harness(HarnessError.Kind)
@@ -74,6 +77,11 @@ public struct RunError: Error, CustomStringConvertible, Sendable {
     public static func sloBroken(_ message: String) -> RunError { RunError(.sloBroken, message) }
     public static func interrupted(signal: Int32, _ message: String) -> RunError {
         RunError(.interrupted(signal: signal), message)
+    }
+
+    /// A failure its caller already gave a documented exit code.
+    public static func classified(_ status: ExitStatus, _ message: String) -> RunError {
+        RunError(.classified(status), message)
     }
 
     /// A store error; `fromFile`: the configuration came from a file.

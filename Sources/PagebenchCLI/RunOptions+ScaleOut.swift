@@ -5,7 +5,7 @@ import PagebenchScaleOut
 
 /// `pagebench run --shard I/N`, `--start-at` and `--workers N` (docs/scaling-out.md): their
 /// flags; ``PagebenchEngine/RunSession`` runs them.
-extension RunCommand {
+extension RunOptions {
     /// The default `--shard-output`.
     public static let defaultShardDirectory = RunRequest.defaultShardDirectory
 
@@ -47,12 +47,12 @@ extension RunCommand {
     }
 
     /// `--shard`, parsed; nil without it.
-    func parsedShard() throws(CommandFailure) -> Shard? {
+    func parsedShard() throws(RunError) -> Shard? {
         guard let shard else { return nil }
         do {
             return try Shard(parsing: shard)
         } catch {
-            throw CommandFailure(error)
+            throw RunError(error)
         }
     }
 }
