@@ -47,6 +47,9 @@ public struct RunRequest: Sendable {
     public var instructionDumps: String?
     /// No progress, notes or summary; errors only.
     public var quiet = false
+    /// Watches the phases in this process (a test's marker, a progress view) instead of the
+    /// progress lines on standard error; nil: those lines, unless ``quiet``.
+    public var observer: (any RunObserver)?
 
     /// The default `--shard-output`.
     public static let defaultShardDirectory = "results/shards"

@@ -118,7 +118,9 @@ public struct RunSession: Sendable {
             // A row measured over HTTP must never be matched with an in-process one.
             for index in scenarios.indices { scenarios[index].name += "@http" }
         }
-        if !quiet {
+        if let observer = request.observer {
+            options.observer = observer
+        } else if !quiet {
             let printer = ProgressPrinter(isTerminal: isatty(STDERR_FILENO) == 1) { text in
                 StandardError.write(text)
             }
