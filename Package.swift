@@ -15,6 +15,9 @@
 //   PagebenchGraphQL → PagebenchHTTP, PagebenchStore (+ GraphQLSwift): serve's GraphQL (W6);
 //     its tests live in PagebenchHTTPTests beside the other front end's, on the same
 //     live-server helpers
+//   PagebenchEngine → PagebenchHarness, PagebenchScaleOut, PagebenchReport, PagebenchHTTP, PagebenchTargets:
+//     one run (`run`, `knee`, `baseline update`): sources, row names, SLOs, shards, writing,
+//     interruption, the knee loop; typed outcomes and errors, and the one exit-code table
 //   PagebenchCLI → everything; `pagebench` is a one-line executable over PagebenchCLI.
 //   PagebenchTestSupport (tests only) → PagebenchStore, PagebenchPager, PagebenchHarness
 //   PagebenchCLITestSupport (tests that drive the CLI only) → PagebenchCLI
@@ -179,12 +182,23 @@ var targets: [Target] = [
         ],
         swiftSettings: strict
     ),
+    // What `run`, `knee` and `baseline update` share, as a library the CLI only calls (issue 28):
+    // a request in, typed outcomes and errors out, one table from errors to exit codes. No
+    // ArgumentParser: tests run a session in-process.
+    .target(
+        name: "PagebenchEngine",
+        dependencies: [
+            "PagebenchBase", "PagebenchStore", "PagebenchMetrics", "PagebenchProcessStats", "PagebenchHarness",
+            "PagebenchReport", "PagebenchHTTP", "PagebenchScaleOut", "PagebenchTargets",
+        ],
+        swiftSettings: strict
+    ),
     .target(
         name: "PagebenchCLI",
         dependencies: [
             "PagebenchBase", "PagebenchStore", "PagebenchPager", "PagebenchMetrics", "PagebenchProcessStats",
             "PagebenchHarness", "PagebenchReport", "PagebenchHTTP", "PagebenchScaleOut", "PagebenchTargets",
-            "PagebenchGraphQL",
+            "PagebenchGraphQL", "PagebenchEngine",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "UnixSignals", package: "swift-service-lifecycle"),
         ],
@@ -268,6 +282,11 @@ var targets: [Target] = [
     ),
     .testTarget(
         name: "PagebenchReportTests", dependencies: ["PagebenchReport", "PagebenchTestSupport"], swiftSettings: strict),
+    .testTarget(
+        name: "PagebenchEngineTests",
+        dependencies: ["PagebenchEngine", "PagebenchHarness", "PagebenchMetrics", "PagebenchTestSupport"],
+        swiftSettings: strict
+    ),
     .testTarget(
         name: "PagebenchCLITests",
         dependencies: ["PagebenchCLI", "PagebenchScaleOut", "PagebenchTestSupport", "PagebenchCLITestSupport"],

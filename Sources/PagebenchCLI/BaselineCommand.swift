@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import PagebenchEngine
 import PagebenchHarness
 import PagebenchMetrics
 import PagebenchReport
@@ -58,15 +59,19 @@ struct BaselineUpdateCommand: AsyncParsableCommand {
             do {
                 _ = try freshRun()
             } catch {
-                throw ValidationError("bad `pagebench run` arguments after `--`: \(RunCommand.message(for: error))")
+                throw ValidationError("bad `pagebench run` arguments after `--`: \(RunOptions.message(for: error))")
             }
         }
     }
 
-    /// The `pagebench run` this update performs when no --from is given: quiet, its CSV in a scratch file.
-    func freshRun() throws -> RunCommand {
-        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("pagebench-baseline-\(getpid()).csv").path
-        return try RunCommand.parse(runArguments + ["--quiet", "--output", scratch])
+    /// The run this update performs when no --from is given: the arguments after `--` (those
+    /// of `pagebench run`), quiet, its CSV in a scratch file.
+    func freshRun() throws -> RunOptions {
+        var options = try RunOptions.parse(runArguments)
+        options.quiet = true
+        options.output = FileManager.default.temporaryDirectory.appendingPathComponent("pagebench-baseline-\(getpid()).csv").path
+        try options.validate()
+        return options
     }
 
     func run() async throws {
@@ -76,16 +81,22 @@ struct BaselineUpdateCommand: AsyncParsableCommand {
             return
         }
         try CommandFailure.reporting { try ExactAllocations.reexecuteIfAsked(by: runArguments) }
-        let command = try freshRun()
+        let options = try freshRun()
         var output = StandardOutput()
         let result: SweepRunner.Output
         do {
-            result = try await command.execute(into: &output)
+            let request = try options.request()
+            if options.printScenarios {
+                RunCommand.printEffective(request.scenarios, into: &output)
+                result = SweepRunner.Output(rows: [], results: [], timeSeries: [])
+            } else {
+                result = try await RunSession(request).run(into: &output)
+            }
             try output.finish()
         } catch {
             throw error.report()
         }
-        defer { if let scratch = command.output { try? FileManager.default.removeItem(atPath: scratch) } }
+        defer { if let scratch = options.output { try? FileManager.default.removeItem(atPath: scratch) } }
         let path = try CommandFailure.reporting { try Baselines.write(result.rows, name: name, directory: directory) }
         try CommandFailure.reporting { try StandardOutput.write("pagebench: wrote \(result.rows.count) rows of a fresh run to \(path)\n") }
     }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import PagebenchEngine
 import PagebenchMetrics
 import PagebenchReport
 
@@ -67,7 +68,7 @@ struct CheckCommand: ParsableCommand {
             try CommandFailure.reporting { try StandardOutput.write(Thresholds.defaultsMarkdownTable()) }
             return
         }
-        guard let baseline, let current else { throw ExitCodes.usage }
+        guard let baseline, let current else { throw ExitCodes.usage.code }
         let report = try CommandFailure.reporting {
             var rules = try thresholds.map(Thresholds.read(from:)) ?? Thresholds()
             if gateWallClock { rules.gateWallClock = true }
@@ -82,7 +83,7 @@ struct CheckCommand: ParsableCommand {
                 allowBehaviourChange: allowBehaviourChange, failOnUnmatched: failOnUnmatched)
         }
         try CommandFailure.reporting { try StandardOutput.write(report.rendered(format.outputFormat)) }
-        if report.fails { throw ExitCodes.regression }
+        if report.fails { throw ExitCodes.regression.code }
     }
 }
 

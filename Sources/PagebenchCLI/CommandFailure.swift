@@ -2,6 +2,7 @@ import ArgumentParser
 import PagebenchBase
 import PagebenchHarness
 import PagebenchMetrics
+import PagebenchEngine
 import PagebenchStore
 
 /// The one failure of the CLI: a message and its documented exit code (``ExitCodes``,
@@ -12,15 +13,20 @@ import PagebenchStore
 /// Subcommands do their work in an `execute` method that throws this, so tests can check
 /// the exit code and message in-process; `run()` reports it and exits with its code.
 public struct CommandFailure: Error, CustomStringConvertible, Sendable {
-    public let exitCode: ExitCode
+    public let exitCode: ExitStatus
     public let message: String
 
-    public init(_ exitCode: ExitCode, _ message: String) {
+    public init(_ exitCode: ExitStatus, _ message: String) {
         self.exitCode = exitCode
         self.message = message
     }
 
     public var description: String { message }
+
+    /// A run's error (``PagebenchEngine/RunError``) with its exit code from the one table.
+    public init(_ error: RunError) {
+        self.init(error.exitStatus, error.message)
+    }
 
     /// A store error with its exit code; `fromFile`: the configuration came from a file.
     public init(_ error: StoreError, fromFile: Bool = false) {
@@ -43,6 +49,7 @@ public struct CommandFailure: Error, CustomStringConvertible, Sendable {
     public init(wrapping error: any Error) {
         switch error {
         case let failure as CommandFailure: self = failure
+        case let error as RunError: self.init(error)
         case let error as StoreError: self.init(error)
         case let error as HarnessError: self.init(error)
         case let error as MetricsError: self.init(error)
@@ -53,7 +60,7 @@ public struct CommandFailure: Error, CustomStringConvertible, Sendable {
     /// Checks that the file a flag names can be opened for reading, so that the reason a
     /// library would report in its own words (a TLS library's "failed to load") is said
     /// plainly first: `--tls-cert /x: permission denied: …`, `… is a directory, not a file`.
-    static func checkReadable(_ path: String, flag: String, exitCode: ExitCode = ExitCodes.noInput) throws(CommandFailure) {
+    static func checkReadable(_ path: String, flag: String, exitCode: ExitStatus = ExitCodes.noInput) throws(CommandFailure) {
         do {
             _ = try FileSystem.InputFile(path)
         } catch {
@@ -66,7 +73,7 @@ public struct CommandFailure: Error, CustomStringConvertible, Sendable {
         // A message may quote input (a key, a name, a cell): its control characters are
         // shown as escapes, never sent to the terminal raw.
         StandardError.write("pagebench: error: \(ControlCharacters.escaped(message))\n")
-        return exitCode
+        return ExitCode(exitCode.rawValue)
     }
 
     /// Runs `body`; any error it throws is reported and becomes its exit code (an
@@ -87,4 +94,9 @@ extension Error {
     func report() -> ExitCode {
         CommandFailure(wrapping: self).report()
     }
+}
+
+extension ExitStatus {
+    /// The status as swift-argument-parser's exit code, for a `run()` to throw.
+    var code: ExitCode { ExitCode(rawValue) }
 }

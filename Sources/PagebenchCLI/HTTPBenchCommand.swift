@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import PagebenchBase
+import PagebenchEngine
 import PagebenchHTTP
 import PagebenchStore
 

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import PagebenchBase
+import PagebenchEngine
 import PagebenchHarness
 import PagebenchMetrics
 import PagebenchReport
@@ -98,9 +99,11 @@ public struct KneeCommand: AsyncParsableCommand {
     public func validate() throws {
         // A scenario's slo list is read when the search starts; without a scenario, --slo is all.
         if !sloExpressions.isEmpty || scenarioPath == nil {
-            _ = try Self.reporting { () throws(CommandFailure) in try objectives(scenario: nil) }
+            _ = try Self.reporting { () throws(RunError) in
+                try KneeSession.objectives(scenario: nil, file: scenarioPath, flags: sloExpressions)
+            }
         }
-        _ = try Self.reporting { () throws(CommandFailure) in try search() }
+        _ = try Self.reporting { () throws(RunError) in try search() }
         guard stepDuration.isFinite, stepDuration >= 0.1, stepDuration <= 86_400 else {
             throw ValidationError("--step-duration must be 0.1 to 86400 seconds, got \(stepDuration)")
         }
@@ -115,7 +118,7 @@ public struct KneeCommand: AsyncParsableCommand {
             if Self.reservedRunFlags.contains(flag) {
                 throw ValidationError("\(flag) after `--`: the knee search sets it on every step itself; leave it out")
             }
-            if flag == RunCommand.countInstructionsFlag {
+            if flag == RunSession.countInstructionsFlag {
                 // A knee step lasts a time at an arrival rate: its pages under valgrind are not its pages.
                 throw ValidationError(
                     "\(flag) does not apply to knee (its steps last a time, not a number of pages); count instructions with "
@@ -124,7 +127,7 @@ public struct KneeCommand: AsyncParsableCommand {
         }
     }
 
-    private static func reporting<T>(_ body: () throws(CommandFailure) -> T) throws -> T {
+    private static func reporting<T>(_ body: () throws(RunError) -> T) throws -> T {
         do {
             return try body()
         } catch {
@@ -132,69 +135,23 @@ public struct KneeCommand: AsyncParsableCommand {
         }
     }
 
-    /// Every SLO of a step: the scenario's `slo` list, then every `--slo`. Uncorrected latency
-    /// is refused (H5): drain latency measured from when a drain started, and page latency.
-    ///
-    /// - Throws: ``CommandFailure``: 64 for no SLO at all, a bad `--slo` or an uncorrected
-    ///   latency bound; 65 for a bad entry of the scenario's list.
-    func objectives(scenario: Scenario?) throws(CommandFailure) -> [ServiceLevelObjective] {
-        let fromScenario = try scenario.map { (scenario) throws(CommandFailure) in try RunObjectives.check(scenario, file: scenarioPath) } ?? []
-        let fromFlags: [ServiceLevelObjective]
-        do {
-            fromFlags = try ServiceLevelObjective.parseAll(sloExpressions)
-        } catch {
-            throw CommandFailure(error)
-        }
-        guard !fromScenario.isEmpty || !fromFlags.isEmpty else {
-            throw CommandFailure(
-                ExitCodes.usage,
-                "give at least one --slo, e.g. --slo 'drain_latency_corrected_p99_ns<200ms', or an \"slo\" list in the scenario")
-        }
-        for (objective, source) in fromScenario.map({ ($0, "the scenario's slo") }) + fromFlags.map({ ($0, "--slo") }) {
-            try Self.refuseUncorrectedLatency(objective, source: source)
-        }
-        return fromScenario + fromFlags
-    }
-
-    /// H5: the knee is judged on corrected latency. Drain latency measured from when a drain
-    /// started, and page latency (from when a page was requested; pagebench has no corrected
-    /// page latency), never see the drains queued behind a saturated service (coordinated
-    /// omission), so a search on them finds a knee that is too high.
-    static func refuseUncorrectedLatency(_ objective: ServiceLevelObjective, source: String) throws(CommandFailure) {
-        let column = objective.column
-        let what: String
-        if column.hasPrefix("drain_latency_p") || column == "drain_latency_max_ns" {
-            what = "is measured from when a drain started, not from when it was meant to start"
-        } else if column.hasPrefix("page_latency_") {
-            what = "is measured from when each page was requested, and pagebench has no corrected page latency"
-        } else {
-            return
-        }
-        let corrected = column.replacingOccurrences(of: column.hasPrefix("page_") ? "page_latency_" : "drain_latency_", with: "drain_latency_corrected_")
-        throw CommandFailure(
-            ExitCodes.usage,
-            "\(source) '\(objective.text)': \(column) \(what), so a queue of late drains never breaks it and the knee "
-                + "comes out too high; bound the corrected drain latency instead: \(corrected)")
-    }
-
-    func search() throws(CommandFailure) -> KneeSearch {
+    /// The rates the flags ask for: from `--from` up to `--max-rate`, to `--resolution`.
+    func search() throws(RunError) -> KneeSearch {
         do {
             return try KneeSearch(
                 startRate: from, maxRate: maxRate, resolution: try Self.fraction(resolution, flag: "--resolution", example: "5%"),
                 maxSteps: maxSteps, minAchievedFraction: try Self.fraction(minAchieved, flag: "--min-achieved", example: "95%"))
-        } catch let error as CommandFailure {
-            throw error
         } catch {
-            throw CommandFailure(wrapping: error)
+            throw RunError(wrapping: error)
         }
     }
 
     /// A flag's fraction, written as one (0.05) or as a percentage (5%).
-    static func fraction(_ text: String, flag: String, example: String) throws(CommandFailure) -> Double {
+    static func fraction(_ text: String, flag: String, example: String) throws(RunError) -> Double {
         let trimmed = text.trimmingCharacters(in: .whitespaces)
         let value = trimmed.hasSuffix("%") ? Double(trimmed.dropLast()).map { $0 / 100 } : Double(trimmed)
         guard let value else {
-            throw CommandFailure(ExitCodes.usage, "\(flag) '\(text)' is not a fraction or a percentage, e.g. \(example)")
+            throw .invalidRequest("\(flag) '\(text)' is not a fraction or a percentage, e.g. \(example)")
         }
         return value
     }
@@ -218,18 +175,8 @@ public struct KneeCommand: AsyncParsableCommand {
         }
     }
 
-    /// One measured step: its rate, its row, and what broke.
-    public struct Step: Sendable {
-        public var rate: Double
-        public var row: ResultRow
-        public var held: Bool
-        /// The SLOs it broke, as sentences.
-        public var violations: [String]
-        /// Its verdict: the SLOs and the throughput condition (nil for a step cut short).
-        public var verdict: KneeSearch.Verdict?
-    }
-
-    /// Runs the search; returns the result and every step's row.
+    /// Runs the search (``PagebenchEngine/KneeSession``): each step a run of the arguments
+    /// after `--` with the step's rate, length, pagers and scratch output set on them.
     ///
     /// - Parameter interruption: stops the search early (H6; `run()` requests it on SIGINT or
     ///   SIGTERM): the step in progress is cut short (its row, if it began measuring, is
@@ -237,205 +184,40 @@ public struct KneeCommand: AsyncParsableCommand {
     ///   says what they found, and this throws exit status 128 + the signal.
     @discardableResult
     public func execute(into out: inout some TextOutputStream, interruption: Interruption? = nil) async throws(CommandFailure)
-        -> (result: KneeSearch.Result, steps: [Step])
+        -> (result: KneeSearch.Result, steps: [KneeSession.Step])
     {
-        let scenario: Scenario?
         do {
-            scenario = try scenarioPath.map { (path) throws(HarnessError) in try Scenario.load(path: path) }
+            let search = try search()
+            // The arguments after `--` are `run`'s; a bad one is said when the first step starts.
+            let parsed: Result<RunOptions, RunError>
+            do {
+                parsed = .success(try RunOptions.parse((scenarioPath.map { [$0] } ?? []) + runArguments))
+            } catch {
+                parsed = .failure(.invalidRequest("a step's run arguments are invalid: \(RunOptions.message(for: error))"))
+            }
+            let (stepDuration, pagers) = (self.stepDuration, self.pagers)
+            var request = KneeRequest(
+                scenarioFile: scenarioPath, sloExpressions: sloExpressions, search: search, startRate: from,
+                stepDuration: stepDuration, pagers: pagers, output: output
+            ) { rate, file throws(RunError) in
+                var step = try parsed.get()
+                step.workload.load = "open-fixed:\(rate)"
+                step.workload.duration = stepDuration
+                step.workload.repetitions = 1
+                step.workload.concurrency = String(pagers)
+                step.output = file
+                step.quiet = true
+                do {
+                    try step.validate()
+                } catch {
+                    throw .invalidRequest("a step's run arguments are invalid: \(RunOptions.message(for: error))")
+                }
+                return try step.request(judgingObjectives: false)
+            }
+            request.quiet = quiet
+            return try await KneeSession(request, interruption: interruption).run(into: &out)
         } catch {
             throw CommandFailure(error)
-        }
-        let objectives = try objectives(scenario: scenario)
-        if let scenario, scenario.workload.stages != nil {
-            // A knee step holds one rate for its whole length (H5); a stage plan ramps it (H4).
-            throw CommandFailure(
-                ExitCodes.usage,
-                "scenario '\(scenario.name)' has stages (H4), but a knee step holds one rate: remove workload.stages, "
-                    + "or run the stages with `pagebench run --slo` to judge each stage")
-        }
-        let directory = try temporaryDirectory()
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        var steps: [Step] = []
-        var search = try search()
-        if !quiet {
-            let throughput = search.minAchievedFraction > 0
-                ? " and \(NumberText.fixed(search.minAchievedFraction * 100, 0)) % of the rate achieved" : ""
-            out.write(
-                "knee search: \(objectives.map(\.description).joined(separator: ", "))\(throughput); steps of \(stepDuration) s "
-                    + "on \(pagers) pagers, from \(from) drains/s\n")
-        }
-        let result: KneeSearch.Result
-        var cutShort: Step?
-        loop: while true {
-            if interruption?.isRequested == true {
-                result = search.interrupted()
-                break loop
-            }
-            switch search.next() {
-            case .finished(let finished):
-                result = finished
-                break loop
-            case .measure(let rate):
-                let measured = try await runStep(rate: rate, number: steps.count + 1, directory: directory, interruption: interruption)
-                guard case .whole(var row) = measured else {
-                    if case .cutShort(let row?) = measured {
-                        // Not a whole step, so no verdict (H5): it is kept, marked partial, and
-                        // drawn nowhere (slo_held stays empty).
-                        cutShort = Step(rate: rate, row: row, held: false, violations: [], verdict: nil)
-                        steps.append(cutShort!)
-                        if !quiet { out.write(Self.describeCutShort(cutShort!, number: steps.count)) }
-                    }
-                    result = search.interrupted()
-                    break loop
-                }
-                let violations = ServiceLevelObjective.violations(of: objectives, in: [row])
-                // Achieved: the drains the step started, over its length: those that ended and
-                // those cancelled (in flight at its end, or by the probe). Completions alone would
-                // miss the drains in flight at the end, rate × drain latency of them, a share
-                // that grows as steps shorten; a saturated step still starts only about its
-                // capacity (plus one drain per pager). Not drains_per_s, whose measured duration
-                // also spans the phase's start and end: far from the step's length for a short step.
-                let achieved = Double(row.drains + row.cancellations) / (row.targetDurationSeconds ?? stepDuration)
-                let verdict = search.judge(rate: rate, achievedRate: achieved, sloHeld: violations.isEmpty)
-                // A knee step's slo_held is its verdict: the SLOs and the throughput condition.
-                row.sloHeld = verdict.held ? 1 : 0
-                row.slos = ServiceLevelObjective.columnText(objectives)
-                let step = Step(rate: rate, row: row, held: verdict.held, violations: violations, verdict: verdict)
-                steps.append(step)
-                search.record(verdict)
-                if !quiet { out.write(Self.describe(step, number: steps.count, objectives: objectives)) }
-            }
-        }
-        do {
-            try ResultWriter.createParentDirectory(of: output)
-            try CSVFile.write(steps.map(\.row), to: output)
-        } catch {
-            throw CommandFailure(wrapping: error)
-        }
-        out.write(Self.summary(result, steps: steps) + "\n")
-        if !quiet { out.write("wrote \(steps.count) step rows to \(output)\n") }
-        if let signal = interruption?.signal {
-            let name = SignalName.of(signal)
-            let judged = steps.count - (cutShort == nil ? 0 : 1)
-            throw CommandFailure(
-                ExitCodes.interrupted(signal: signal),
-                "interrupted by \(name): kept \(judged) judged step\(judged == 1 ? "" : "s")"
-                    + (cutShort.map { ", and the step at \(Self.rate($0.rate)) drains/s cut short (partial)" } ?? "")
-                    + " in \(output)")
-        }
-        if result.ending == .neverHeld {
-            throw CommandFailure(
-                ExitCodes.sloBroken,
-                "the SLOs held at no rate tried, down to \(Self.rate(result.lowestBroken ?? from)) drains/s")
-        }
-        return (result, steps)
-    }
-
-    /// What one step's run gave.
-    enum StepOutcome {
-        /// The step ran its whole duration.
-        case whole(ResultRow)
-        /// A signal cut it short: its row marked partial, or nil if it had not begun measuring.
-        case cutShort(ResultRow?)
-    }
-
-    /// One step: `pagebench run` at `rate`, its row.
-    private func runStep(rate: Double, number: Int, directory: String, interruption: Interruption?) async throws(CommandFailure)
-        -> StepOutcome
-    {
-        let stepFile = "\(directory)/step-\(number).csv"
-        var arguments: [String] = []
-        if let scenarioPath { arguments.append(scenarioPath) }
-        arguments += runArguments
-        arguments += [
-            "--load", "open-fixed:\(rate)", "--duration", String(stepDuration), "--repetitions", "1",
-            "--concurrency", String(pagers), "--output", stepFile, "--quiet",
-        ]
-        let command: RunCommand
-        do {
-            command = try RunCommand.parse(arguments)
-        } catch {
-            throw CommandFailure(ExitCodes.usage, "a step's run arguments are invalid: \(RunCommand.message(for: error))")
-        }
-        var discard = ""
-        let output: SweepRunner.Output
-        do {
-            // The step is judged here (SLOs and throughput), not by the run.
-            output = try await command.execute(into: &discard, interruption: interruption, judgingObjectives: false)
-        } catch where interruption?.isRequested == true {
-            // The run wrote what it measured (H6) before it reported the signal.
-            // A signal that came after the phase ended leaves a whole step.
-            let rows = (try? CSVFile.read(ResultRow.self, from: stepFile)) ?? []
-            if let row = rows.first, rows.count == 1, row.partial == 0 { return .whole(row) }
-            return .cutShort(rows.first)
-        }
-        guard output.rows.count == 1, let row = output.rows.first else {
-            throw CommandFailure(
-                ExitCodes.usage,
-                "a knee step must be one phase, but the scenario and flags give \(output.rows.count); give one scenario")
-        }
-        return .whole(row)
-    }
-
-    private func temporaryDirectory() throws(CommandFailure) -> String {
-        var template = Array((FileManager.default.temporaryDirectory.path + "/pagebench-knee-XXXXXX").utf8CString)
-        guard template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) != nil else {
-            throw CommandFailure(ExitCodes.cannotCreate, "cannot create a temporary directory for the steps' files")
-        }
-        return String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
-    }
-
-    static func rate(_ value: Double) -> String {
-        value == value.rounded() && value < 1e15 ? String(Int(value)) : String(format: "%.2f", value)
-    }
-
-    static func describe(_ step: Step, number: Int, objectives: [ServiceLevelObjective]) -> String {
-        let figures = objectives.map { objective -> String in
-            switch objective.judge(step.row) {
-            case .held(let value), .broke(let value, _): "\(objective.column)=\(objective.formatted(value))"
-            case .missing: "\(objective.column)=-"
-            }
-        }
-        var verdict = step.held ? "held" : "broke"
-        var achieved = ""
-        if let judged = step.verdict {
-            if judged.sloHeld && !judged.sustained { verdict = "broke by throughput" }
-            // Requests (pages) per second beside drains per second: SLOs and capacity are often per request (issue 26).
-            achieved = "achieved \(rate(judged.achievedRate.rounded())) drains/s = \(NumberText.fixed(judged.achievedFraction, 3)) of the rate, "
-                + "\(NumberText.compact(step.row.pagesPerSecond)) requests/s"
-                + (judged.sustained ? "" : ", under --min-achieved \(NumberText.fixed(judged.minAchievedFraction, 2))") + "; "
-        }
-        return "step \(number): \(rate(step.rate)) drains/s: \(verdict) (\(figures.joined(separator: ", ")); "
-            + "\(achieved)\(step.row.drains) drains, \(step.row.missedStarts ?? 0) missed starts, \(step.row.lateStarts ?? 0) late starts)\n"
-    }
-
-    static func describeCutShort(_ step: Step, number: Int) -> String {
-        "step \(number): \(rate(step.rate)) drains/s: cut short by a signal after "
-            + "\(NumberText.fixed(step.row.durationSeconds, 1)) s (partial, not judged; \(step.row.drains) drains)\n"
-    }
-
-    /// The last line of a knee search; a rate that held is said in requests (pages) per second
-    /// too, as its step achieved them: SLOs and capacity are often per request (issue 26).
-    static func summary(_ result: KneeSearch.Result, steps measured: [Step] = []) -> String {
-        func rate(_ drains: Double) -> String {
-            let achieved = measured.last { $0.rate == drains && $0.held }
-            return Self.rate(drains) + (achieved.map { " drains/s (\(NumberText.compact($0.row.pagesPerSecond)) requests/s achieved)" } ?? " drains/s")
-        }
-        let broken = result.lowestBroken.map { "; lowest rate that broke: \(Self.rate($0)) drains/s" } ?? ""
-        let steps = "\(result.steps.count) step\(result.steps.count == 1 ? "" : "s")"
-        switch result.ending {
-        case .resolved:
-            return "knee: \(rate(result.knee ?? 0)), the highest rate at which every SLO held\(broken) (\(steps))"
-        case .heldAtMaxRate:
-            return "knee: at least \(rate(result.knee ?? 0)): every SLO held up to --max-rate (\(steps))"
-        case .neverHeld:
-            return "knee: none: the SLOs broke at every rate tried\(broken) (\(steps))"
-        case .stepLimit:
-            let knee = result.knee.map { rate($0) } ?? "none"
-            return "knee: \(knee) so far: --max-steps reached before the resolution\(broken) (\(steps))"
-        case .interrupted:
-            let knee = result.knee.map { "\(rate($0)), the highest rate at which every SLO held" } ?? "none held"
-            return "knee so far: \(knee)\(broken); interrupted before the resolution (\(steps) judged)"
         }
     }
 }

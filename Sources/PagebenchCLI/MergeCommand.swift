@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import PagebenchEngine
 import PagebenchHTTP
 import PagebenchHarness
 import PagebenchMetrics
@@ -74,7 +75,7 @@ public struct MergeCommand: ParsableCommand {
             if !remote.isEmpty {
                 var responses = HTTPStatusCounts()
                 for counts in remote { responses.add(HTTPStatusCounts(keyedCounts: counts)) }
-                out.write("HTTP responses of the \(remote.count) --target shards: \(RunCommand.responsesSummary(responses, rows: rows))\n")
+                out.write("HTTP responses of the \(remote.count) --target shards: \(RunSession.responsesSummary(responses, rows: rows))\n")
             }
         }
         return rows

@@ -1,5 +1,8 @@
 import ArgumentParser
 import PagebenchBase
+// The engine's exit codes, errors and version are part of what the CLI offers its callers
+// (tests check a command's `ExitCodes` through it).
+@_exported import PagebenchEngine
 
 /// The `pagebench` command line: argument parsing, validation and wiring only.
 ///
@@ -51,9 +54,4 @@ public struct PagebenchCommand: AsyncParsableCommand {
             exit(withError: code)
         }
     }
-}
-
-/// The pagebench version reported by `--version` and written into every CSV row's context.
-public enum PagebenchVersion {
-    public static let string = "0.1.0"
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import PagebenchEngine
 import PagebenchMetrics
 import PagebenchProcessStats
 import PagebenchStore

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import PagebenchEngine
 import PagebenchGraphQL
 import PagebenchHTTP
 import PagebenchHarness

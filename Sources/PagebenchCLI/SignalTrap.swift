@@ -1,4 +1,5 @@
 import PagebenchBase
+import PagebenchEngine
 import PagebenchHarness
 import UnixSignals
 

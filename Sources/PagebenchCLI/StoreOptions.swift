@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import PagebenchBase
+import PagebenchEngine
 import PagebenchStore
 
 /// Store options shared by every subcommand (`@OptionGroup var store: StoreOptions`):
@@ -9,7 +10,7 @@ import PagebenchStore
 ///
 /// Precedence: defaults < `--config FILE` < flags. Call ``configuration()`` for the
 /// validated result.
-public struct StoreOptions: ParsableArguments {
+public struct StoreOptions: ParsableArguments, Sendable {
     @Option(name: .customLong("config"), parsing: .unconditional, help: ArgumentHelp("A JSON store configuration; missing keys take their defaults.", valueName: "file"))
     public var configFile: String?
 

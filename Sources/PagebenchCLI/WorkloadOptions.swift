@@ -5,7 +5,7 @@ import PagebenchHarness
 import PagebenchStore
 
 /// Workload flags of `pagebench run`: each overrides one field of every scenario's workload.
-public struct WorkloadOptions: ParsableArguments {
+public struct WorkloadOptions: ParsableArguments, Sendable {
     @Option(parsing: .unconditional, help: ArgumentHelp("loop, streaming, apollo-loadAll, apollo-loadNext or apollo-watch (P16; needs per-second writes).", valueName: "kind"))
     public var pager: String?
 

@@ -5,7 +5,7 @@ import PagebenchStore
 /// (`run`, `items`, `pages`): apart from ``StoreOptions`` so that `serve`, which refuses a
 /// store with writes, neither takes nor lists them. Applied after the store flags
 /// (``StoreOptions/configuration(writes:)``).
-public struct WriteOptions: ParsableArguments {
+public struct WriteOptions: ParsableArguments, Sendable {
     @Option(parsing: .unconditional, help: "S22 inserts per store request (or per second with --write-rate-unit second); any write flag turns writes on.")
     public var insertRate: Double?
 

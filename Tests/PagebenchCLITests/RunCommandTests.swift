@@ -252,7 +252,7 @@ import PagebenchTestSupport
         var staged = judged
         staged.name = "staged"
         staged.workload.stages = try StagePlan(parsing: "1s:2")
-        let counted = RunCommand.instructionScenarios([judged, staged])
+        let counted = RunSession.instructionScenarios([judged, staged])
         #expect(counted.map(\.name) == ["tiny"])
         #expect(counted[0].slo.isEmpty)
         #expect(!counted[0].workload.measureOverhead)
@@ -273,7 +273,7 @@ import PagebenchTestSupport
             rows.append(row)
         }
         let identity = { (name: String) in ResultIdentity(scenario: name, configHash: "00", pagerKind: "loop", concurrency: 2) }
-        RunCommand.apply(instructions: [identity("a"): 5_100.5, identity("b"): 6_000], to: &rows)
+        RunSession.apply(instructions: [identity("a"): 5_100.5, identity("b"): 6_000], to: &rows)
         #expect(rows.map(\.instructionsPerPage) == [5_100.5, nil, 6_000, nil])
     }
 

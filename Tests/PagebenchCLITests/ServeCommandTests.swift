@@ -24,7 +24,7 @@ import Testing
         let file = directory.appendingPathComponent("both.json").path
         try Self.scenario.write(toFile: file, atomically: true, encoding: .utf8)
         let run = try #require(try PagebenchCommand.parseAsRoot(["run", file]) as? RunCommand)
-        let expected = try #require(try run.scenarios().first).store
+        let expected = try #require(try run.options.scenarios().first).store
         let served = try serve(["--scenario", file]).makeServer().store.configuration
         #expect(served == expected)
         #expect(served.partitions == 3 && served.itemsPerPartition == .uniform(301))

@@ -14,6 +14,6 @@ import Testing
             _ = try PagebenchCommand.parseAsRoot(["no-such-subcommand"])
         }
         let code = PagebenchCommand.exitCode(for: ValidationError("x"))
-        #expect(code == ExitCodes.usage)
+        #expect(code.rawValue == ExitCodes.usage.rawValue)
     }
 }

@@ -14,15 +14,15 @@ import Glibc
 /// counted when it is made. jemalloc reads that setting once, when the process starts, so
 /// pagebench re-executes itself with `MALLOC_CONF=tcache:false` added (its workers inherit
 /// it). Rows say which way they were counted (`allocation_counting`).
-enum ExactAllocations {
-    static let flag = "--exact-allocations"
+public enum ExactAllocations {
+    public static let flag = "--exact-allocations"
     /// Set in the re-executed process, so that a jemalloc that ignored the setting is
     /// reported instead of re-executing forever.
-    static let guardVariable = "PAGEBENCH_EXACT_ALLOCATIONS"
+    public static let guardVariable = "PAGEBENCH_EXACT_ALLOCATIONS"
 
     /// What rows of this process put in `allocation_counting`: `exact` when jemalloc's
     /// thread caches are off, `cached` when on, empty when jemalloc cannot say.
-    static var counting: String {
+    public static var counting: String {
         switch JemallocStats.threadCachesEnabled {
         case false?: "exact"
         case true?: "cached"
@@ -31,26 +31,24 @@ enum ExactAllocations {
     }
 
     /// Whether this process counts every allocation as it is made.
-    static var isExact: Bool { JemallocStats.threadCachesEnabled == false }
+    public static var isExact: Bool { JemallocStats.threadCachesEnabled == false }
 
     /// If `arguments` (a command's own, or those it passes to `run`) ask for exact counts and
     /// this process does not count exactly, replaces this process with itself under
     /// `MALLOC_CONF=…tcache:false`; returns only when nothing needs doing.
     ///
-    /// - Throws: ``CommandFailure`` (70) when jemalloc is not the process's allocator, ignored
+    /// - Throws: ``RunError`` (70) when jemalloc is not the process's allocator, ignored
     ///   the setting, or the re-execution failed.
-    static func reexecuteIfAsked(by arguments: [String]) throws(CommandFailure) {
+    public static func reexecuteIfAsked(by arguments: [String]) throws(RunError) {
         guard arguments.contains(flag), !isExact else { return }
         guard JemallocStats.isProcessAllocator, JemallocStats.threadCachesEnabled != nil else {
-            throw CommandFailure(
-                ExitCodes.software,
+            throw RunError.internalFailure(
                 "\(flag): jemalloc is not this process's allocator (\(JemallocStats.mallocProvider ?? "unknown")), "
                     + "so its counts cannot be made exact")
         }
         let existing = getenv("MALLOC_CONF").map { String(cString: $0) } ?? ""
         guard getenv(guardVariable) == nil else {
-            throw CommandFailure(
-                ExitCodes.software,
+            throw RunError.internalFailure(
                 "\(flag): jemalloc kept its thread caches on although MALLOC_CONF asked for tcache:false "
                     + "(MALLOC_CONF=\(existing))")
         }
@@ -59,17 +57,15 @@ enum ExactAllocations {
         let argv = CommandLine.unsafeArgv
         execv("/proc/self/exe", argv)
         let code = errno
-        throw CommandFailure(
-            ExitCodes.software,
+        throw RunError.internalFailure(
             "\(flag): cannot re-execute pagebench with jemalloc's thread caches off (\(String(cString: strerror(code))))")
     }
 
     /// For a run made in this process (tests, `baseline update`): exact counts need the
     /// caches off from the start, which only a new process can have.
-    static func check(asked: Bool) throws(CommandFailure) {
+    public static func check(asked: Bool) throws(RunError) {
         guard asked, !isExact else { return }
-        throw CommandFailure(
-            ExitCodes.usage,
+        throw RunError.invalidRequest(
             "\(flag) needs jemalloc's thread caches off from the start: run it as `pagebench run \(flag)` "
                 + "(which re-executes itself with MALLOC_CONF=tcache:false) or set MALLOC_CONF=tcache:false")
     }

@@ -5,19 +5,19 @@ import PagebenchReport
 /// The SLOs a run judges its rows on: every `--slo` on every row, and each scenario's `slo`
 /// list on that scenario's rows. The two add up: a row must meet both, and a `--slo` on a
 /// column the scenario bounds too does not replace the scenario's bound.
-struct RunObjectives {
+public struct RunObjectives: Sendable {
     /// The `--slo` expressions, for every row.
-    let flags: [ServiceLevelObjective]
+    public let flags: [ServiceLevelObjective]
     /// Each scenario's own list, by scenario name.
-    let byScenario: [String: [ServiceLevelObjective]]
+    public let byScenario: [String: [ServiceLevelObjective]]
 
     /// Parses `--slo` (a bad one: exit 64) and every scenario's list (a bad one: exit 65,
     /// naming `slo[i]`; ``check(_:file:)`` names its file when it is loaded).
-    init(flags: [String], scenarios: [Scenario]) throws(CommandFailure) {
+    public init(flags: [String], scenarios: [Scenario]) throws(RunError) {
         do {
             self.flags = try ServiceLevelObjective.parseAll(flags)
         } catch {
-            throw CommandFailure(error)
+            throw RunError(error)
         }
         var byScenario: [String: [ServiceLevelObjective]] = [:]
         for scenario in scenarios where !scenario.slo.isEmpty {
@@ -28,28 +28,28 @@ struct RunObjectives {
 
     /// A scenario's `slo` list, parsed.
     ///
-    /// - Throws: ``CommandFailure`` (65, invalid scenario) naming `file` and `slo[i]`.
+    /// - Throws: ``RunError`` (65, invalid scenario) naming `file` and `slo[i]`.
     @discardableResult
-    static func check(_ scenario: Scenario, file: String? = nil) throws(CommandFailure) -> [ServiceLevelObjective] {
+    public static func check(_ scenario: Scenario, file: String? = nil) throws(RunError) -> [ServiceLevelObjective] {
         do {
             return try ServiceLevelObjective.parseAll(scenario.slo, field: "slo")
         } catch {
-            throw CommandFailure(ExitCodes.dataError, (file.map { "\($0): " } ?? "scenario '\(scenario.name)': ") + error.message)
+            throw .invalidInput((file.map { "\($0): " } ?? "scenario '\(scenario.name)': ") + error.message)
         }
     }
 
     /// Whether no row is judged.
-    var isEmpty: Bool { flags.isEmpty && byScenario.isEmpty }
+    public var isEmpty: Bool { flags.isEmpty && byScenario.isEmpty }
 
     /// Every SLO, the scenarios' first, for a summary line.
-    var all: [ServiceLevelObjective] { byScenario.keys.sorted().flatMap { byScenario[$0]! } + flags }
+    public var all: [ServiceLevelObjective] { byScenario.keys.sorted().flatMap { byScenario[$0]! } + flags }
 
     /// The SLOs that judge `row`: every `--slo`, and those of its scenario's list (a row over a
     /// target is named `SCENARIO@TARGET`) that the row has a value for. A scenario's bound on a
     /// column its row does not have (`drain_latency_corrected_p99_ns` of a closed-loop or ramped
     /// run) does not apply to that row (``notApplicable(in:)`` says so); a `--slo` asked for on
     /// the command line always applies, and a row without its column breaks it.
-    func objectives(for row: ResultRow) -> [ServiceLevelObjective] {
+    public func objectives(for row: ResultRow) -> [ServiceLevelObjective] {
         scenarioObjectives(for: row).filter { $0.judge(row) != .missing } + flags
     }
 
@@ -62,7 +62,7 @@ struct RunObjectives {
 
     /// One sentence per scenario SLO that some rows could not be judged on, naming how many
     /// and the first of them; empty when every scenario SLO applied to every row.
-    func notApplicable(in rows: [ResultRow]) -> [String] {
+    public func notApplicable(in rows: [ResultRow]) -> [String] {
         var unjudged: [String: (objective: ServiceLevelObjective, rows: [String])] = [:]
         var order: [String] = []
         for row in rows {
@@ -82,20 +82,20 @@ struct RunObjectives {
 
     /// The SLOs that judged at least one of `rows` (every `--slo`; a scenario's where a row had
     /// its column), for the line that says they held.
-    func applied(in rows: [ResultRow]) -> [ServiceLevelObjective] {
+    public func applied(in rows: [ResultRow]) -> [ServiceLevelObjective] {
         let judged = Set(rows.flatMap { objectives(for: $0).map(\.description) })
         return all.filter { judged.contains($0.description) }
     }
 
     /// A row as the SLO messages name it.
-    static func name(of row: ResultRow) -> String {
+    public static func name(of row: ResultRow) -> String {
         "\(row.scenario) \(row.pagerKind) ×\(row.concurrency) rep \(row.repetition)" + (row.stage.map { " stage \($0)" } ?? "")
     }
 
     /// The summary table with a column for each column an SLO bounds that the table does not
     /// show already (its value on each row in the bound's unit, `-` where the row has none)
     /// and `slo` (held or broke): what each row was judged on, next to it.
-    func summaryTable(_ rows: [ResultRow]) -> String {
+    public func summaryTable(_ rows: [ResultRow]) -> String {
         let table = SummaryTable.render(rows)
         guard !isEmpty else { return table }
         var bounded: [ServiceLevelObjective] = []
@@ -119,7 +119,7 @@ struct RunObjectives {
     }
 
     /// Sets `slo_held` on every row (when any SLO applies to it).
-    func mark(_ rows: inout [ResultRow]) {
+    public func mark(_ rows: inout [ResultRow]) {
         for index in rows.indices {
             let objectives = objectives(for: rows[index])
             guard !objectives.isEmpty else { continue }
@@ -129,7 +129,7 @@ struct RunObjectives {
     }
 
     /// Every bound a row broke, as sentences (``ServiceLevelObjective/violations(of:in:)``).
-    func violations(in rows: [ResultRow]) -> [String] {
+    public func violations(in rows: [ResultRow]) -> [String] {
         rows.flatMap { ServiceLevelObjective.violations(of: objectives(for: $0), in: [$0]) }
     }
 }

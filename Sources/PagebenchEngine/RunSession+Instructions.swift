@@ -17,9 +17,9 @@ import Glibc
 /// The measured run itself is not under valgrind (which slows a process 20 to 100 times), so
 /// its wall-clock figures are what they would be without the flag; the callgrind run comes
 /// first, so a machine without valgrind fails before anything is measured.
-extension RunCommand {
+extension RunSession {
     /// The flag that asks for the count.
-    static let countInstructionsFlag = "--count-instructions"
+    public static let countInstructionsFlag = "--count-instructions"
 
     /// The callgrind run's scenarios: the same configurations (so the same identities), with
     /// what that run must not do taken out: judging SLOs (its latencies are valgrind's), the
@@ -58,18 +58,16 @@ extension RunCommand {
 
     /// Checks that instructions can be counted here, before anything runs.
     ///
-    /// - Throws: ``CommandFailure`` (69) when this build has no callgrind client requests or
+    /// - Throws: ``RunError`` (69) when this build has no callgrind client requests or
     ///   valgrind is not installed.
-    static func checkInstructionCounting() throws(CommandFailure) -> String {
+    static func checkInstructionCounting() throws(RunError) -> String {
         guard InstructionCounter.isSupported else {
-            throw CommandFailure(
-                ExitCodes.unavailable,
+            throw .countingUnavailable(
                 "\(countInstructionsFlag): this pagebench was built without <valgrind/callgrind.h>; install valgrind "
                     + "(Debian: apt-get install valgrind, which ships the header) and rebuild")
         }
         guard let valgrind = onPath("valgrind") else {
-            throw CommandFailure(
-                ExitCodes.unavailable,
+            throw .countingUnavailable(
                 "\(countInstructionsFlag): valgrind is not on PATH; install it (Debian: apt-get install valgrind)")
         }
         return valgrind
@@ -77,22 +75,19 @@ extension RunCommand {
 
     /// Runs `scenarios` once under callgrind and returns instructions per page by identity.
     ///
-    /// - Throws: ``CommandFailure``: 69 (no valgrind), 71 (the callgrind run failed, or a phase
+    /// - Throws: ``RunError``: 69 (no valgrind), 71 (the callgrind run failed, or a phase
     ///   came back without a count), 73 (its files could not be written), 128 + the signal when
     ///   interrupted (nothing was measured yet).
-    func countInstructions(_ scenarios: [Scenario], interruption: Interruption?) async throws(CommandFailure)
-        -> [ResultIdentity: Double]
-    {
+    func countInstructions(_ scenarios: [Scenario]) async throws(RunError) -> [ResultIdentity: Double] {
         let valgrind = try Self.checkInstructionCounting()
         let counted = Self.instructionScenarios(scenarios)
         guard !counted.isEmpty else { return [:] }
         guard let running = WorkerPool.currentExecutable else {
-            throw CommandFailure(ExitCodes.software, "cannot find this executable (/proc/self/exe) to run under valgrind")
+            throw .internalFailure("cannot find this executable (/proc/self/exe) to run under valgrind")
         }
         var template = Array("\(NSTemporaryDirectory())/pagebench-instructions-XXXXXX".utf8CString)
         guard let made = mkdtemp(&template) else {
-            throw CommandFailure(
-                ExitCodes.cannotCreate,
+            throw .cannotCreate(
                 "\(Self.countInstructionsFlag): cannot create a temporary directory (\(FileSystem.errnoDescription()))")
         }
         let directory = String(cString: made)
@@ -101,7 +96,7 @@ extension RunCommand {
         do {
             files = try LocalWorkers.writeScenarios(counted, to: directory, role: "callgrind run's")
         } catch {
-            throw CommandFailure(error)
+            throw RunError(error)
         }
         let executable = await Self.executableForValgrind(running, in: directory)
         let dumps = "\(directory)/callgrind.out"
@@ -114,7 +109,7 @@ extension RunCommand {
                 executable, "run",
             ] + files + [
                 "--repetitions", "1", "--quiet", "--output", rows, InstructionCounting.dumpsOption, dumps,
-            ] + passedOnOptions
+            ] + request.passedOnOptions
         // One CPU: the process's thread pools are one thread wide, so no count depends on
         // which thread woke which (``onOneCPU(_:_:)``).
         let (launcher, arguments) = Self.onOneCPU(valgrind, valgrindArguments)
@@ -130,13 +125,12 @@ extension RunCommand {
                 executable: launcher, arguments: [arguments], environment: InstructionCounting.environment
             ).run(interruption: interruption)
         } catch {
-            throw CommandFailure(error)
+            throw RunError(error)
         }
         try Self.checkInterrupted(interruption, rows: [])
         if let outcome = outcomes.first, !outcome.termination.succeeded {
             let lines = ((try? FileSystem.readText(log)) ?? "").split(separator: "\n").suffix(12)
-            throw CommandFailure(
-                ExitCodes.workerFailed,
+            throw .workerFailed(
                 "\(Self.countInstructionsFlag): the callgrind run (\(valgrind) --tool=callgrind pagebench run …) "
                     + "\(outcome.termination); nothing was measured"
                     + (lines.isEmpty ? "" : "; valgrind's last words:\n  " + lines.joined(separator: "\n  ")))
@@ -145,17 +139,14 @@ extension RunCommand {
         do {
             for row in try CSVFile.readResults(rows) {
                 guard let perPage = row.instructionsPerPage else {
-                    throw CommandFailure(
-                        ExitCodes.workerFailed,
+                    throw RunError.workerFailed(
                         "\(Self.countInstructionsFlag): callgrind counted no instructions for \(row.identity) "
                             + "(\(row.pages) pages); nothing was measured")
                 }
                 counts[row.identity] = perPage
             }
-        } catch let failure as CommandFailure {
-            throw failure
         } catch {
-            throw CommandFailure(wrapping: error)
+            throw RunError(wrapping: error)
         }
         return counts
     }
@@ -168,7 +159,7 @@ extension RunCommand {
     }
 }
 
-extension RunCommand {
+extension RunSession {
     /// `executable arguments…` run on one CPU of this process's: through `taskset -c CPU`
     /// (util-linux) when it is there; as they are otherwise.
     ///
@@ -193,7 +184,7 @@ extension RunCommand {
 }
 
 /// The side of `--count-instructions` inside the process valgrind runs.
-enum InstructionCounting {
+public enum InstructionCounting {
     /// The environment of the callgrind run: jemalloc's time-based purging of unused pages off
     /// (`dirty_decay_ms:-1,muzzy_decay_ms:-1`, added to any `MALLOC_CONF` already set), so
     /// that how much is purged during a phase does not follow its wall-clock length, which
@@ -205,17 +196,17 @@ enum InstructionCounting {
     }
 
     /// The hidden option that names callgrind's output file: the process counts its phases.
-    static let dumpsOption = "--instruction-dumps"
+    public static let dumpsOption = "--instruction-dumps"
 
     /// The counter of a process started with ``dumpsOption``.
     ///
-    /// - Throws: ``CommandFailure`` (64) when the process does not run under valgrind: the
+    /// - Throws: ``RunError`` (64) when the process does not run under valgrind: the
     ///   option is `--count-instructions`' own, not for users.
-    static func counter(dumps: String?) throws(CommandFailure) -> InstructionCounter? {
+    static func counter(dumps: String?) throws(RunError) -> InstructionCounter? {
         guard let dumps else { return nil }
         guard InstructionCounter.isRunningOnValgrind else {
-            throw CommandFailure(
-                ExitCodes.usage, "\(dumpsOption) is for the process `run --count-instructions` starts under valgrind; "
+            throw .invalidRequest(
+                "\(dumpsOption) is for the process `run --count-instructions` starts under valgrind; "
                     + "use --count-instructions")
         }
         return InstructionCounter(outputFile: dumps)

@@ -1,7 +1,16 @@
-import ArgumentParser
 import PagebenchHarness
 import PagebenchMetrics
 import PagebenchStore
+
+/// An exit status of the `pagebench` executable (0 to 255); the CLI exits with ``rawValue``.
+public struct ExitStatus: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    public let rawValue: Int32
+
+    public init(rawValue: Int32) { self.rawValue = rawValue }
+    public init(_ rawValue: Int32) { self.rawValue = rawValue }
+
+    public var description: String { String(rawValue) }
+}
 
 /// Documented exit codes of the `pagebench` executable (docs/exit-codes.md).
 ///
@@ -9,43 +18,63 @@ import PagebenchStore
 /// from bad data from a missing file.
 public enum ExitCodes {
     /// Success.
-    public static let success = ExitCode(0)
+    public static let success = ExitStatus(0)
     /// `pagebench check`: at least one regression (or an unallowed behaviour change).
-    public static let regression = ExitCode(1)
+    public static let regression = ExitStatus(1)
     /// Invalid arguments or flags (EX_USAGE).
-    public static let usage = ExitCode(64)
+    public static let usage = ExitStatus(64)
     /// Invalid input data: a bad token, a token mismatch, a malformed CSV, scenario or
     /// configuration file (EX_DATAERR).
-    public static let dataError = ExitCode(65)
+    public static let dataError = ExitStatus(65)
     /// An input file does not exist or cannot be read (EX_NOINPUT).
-    public static let noInput = ExitCode(66)
+    public static let noInput = ExitStatus(66)
     /// An internal error pagebench did not expect (EX_SOFTWARE).
-    public static let software = ExitCode(70)
+    public static let software = ExitStatus(70)
     /// `run --workers`: a worker process could not be started, was killed by a signal or
     /// exited with a failure; the shards of the workers that finished are kept (EX_OSERR).
-    public static let workerFailed = ExitCode(71)
+    public static let workerFailed = ExitStatus(71)
     /// An output file could not be created (EX_CANTCREAT).
-    public static let cannotCreate = ExitCode(73)
+    public static let cannotCreate = ExitStatus(73)
     /// Writing to standard output failed (EX_IOERR): a full disk, `> /dev/full`.
-    public static let ioError = ExitCode(74)
+    public static let ioError = ExitStatus(74)
     /// The store failed a request for a reason other than the caller's input, such as an
     /// injected fault or throttling that outlasted the retry policy (EX_UNAVAILABLE).
-    public static let unavailable = ExitCode(69)
+    public static let unavailable = ExitStatus(69)
     /// `run --slo`: the results were written, and at least one row broke a service-level
     /// objective (the code k6 uses for breached thresholds).
-    public static let sloBroken = ExitCode(99)
+    public static let sloBroken = ExitStatus(99)
 
     /// `run`: SIGINT (130) or SIGTERM (143) stopped it; what was measured was written, the
     /// phase cut short marked `partial` (H6). The shell's convention for a signalled process.
-    public static func interrupted(signal: Int32) -> ExitCode { ExitCode(128 + signal) }
+    public static func interrupted(signal: Int32) -> ExitStatus { ExitStatus(128 + signal) }
 }
 
 extension ExitCodes {
     // The one table from library errors to exit codes.
 
+    /// A run's errors (``RunError``): each kind of failure its documented code.
+    public static func code(for error: RunError) -> ExitStatus {
+        switch error.code {
+        case .invalidRequest: usage
+        case .invalidInput: dataError
+        case .missingInput: noInput
+        case .internalFailure: software
+        case .workerFailed: workerFailed
+        case .cannotCreate: cannotCreate
+        case .outputFailed: ioError
+        case .targetUnavailable, .countingUnavailable: unavailable
+        case .sloBroken: sloBroken
+        case .interrupted(let signal): interrupted(signal: signal)
+        case .classified(let status): status
+        case .store(let code, let fromFile): Self.code(for: code, fromFile: fromFile)
+        case .harness(let kind): Self.code(for: kind)
+        case .metrics(let kind): Self.code(for: kind)
+        }
+    }
+
     /// Store errors: request errors 64, token errors 65, injected failures 69, a bad
     /// configuration 64 (flags) or 65 (`fromFile`).
-    public static func code(for code: StoreError.Code, fromFile: Bool = false) -> ExitCode {
+    public static func code(for code: StoreError.Code, fromFile: Bool = false) -> ExitStatus {
         switch code {
         case .invalidLimit, .invalidSegment, .unknownPartition: usage
         case .invalidConfiguration: fromFile ? dataError : usage
@@ -56,7 +85,7 @@ extension ExitCodes {
 
     /// Harness errors: scenarios and shards 65, flags 64, missing input 66, output 73,
     /// workers 71.
-    public static func code(for kind: HarnessError.Kind) -> ExitCode {
+    public static func code(for kind: HarnessError.Kind) -> ExitStatus {
         switch kind {
         case .invalidScenario, .invalidShard: dataError
         case .invalidArgument: usage
@@ -69,7 +98,7 @@ extension ExitCodes {
     /// Results, thresholds and report errors: malformed or unrepresentable data 65, missing
     /// input 66, a request that cannot be served 64, output (and process statistics that
     /// could not be read for it) 73.
-    public static func code(for kind: MetricsError.Kind) -> ExitCode {
+    public static func code(for kind: MetricsError.Kind) -> ExitStatus {
         switch kind {
         case .malformedInput, .invalidValue: dataError
         case .inputUnavailable: noInput

@@ -1,42 +1,41 @@
-import ArgumentParser
 import Foundation
+import PagebenchBase
 import PagebenchHTTP
 import PagebenchHarness
 import PagebenchMetrics
 import PagebenchStore
 import PagebenchTargets
 
-extension RunCommand {
+extension RunSession {
     /// The real target of this run: `--target-file`, or the scenarios' `target` section (all
     /// the same). Adapts the scenarios to it: drains choose among the target's partition
     /// values, so the store's partition count becomes their number.
     ///
     /// - Throws: 66 for a missing target file, 65 for an invalid one, 64 when the scenarios
     ///   name different targets or read partitions the target does not list.
-    func loadRealTarget(_ scenarios: inout [Scenario]) throws(CommandFailure) -> Target? {
+    func loadRealTarget(_ scenarios: inout [Scenario]) throws(RunError) -> Target? {
         let loaded: Target
-        if let targetFile {
+        if let targetFile = request.targetFile {
             do {
                 loaded = try Target.load(path: targetFile)
             } catch {
-                throw CommandFailure(error.isMissingFile ? ExitCodes.noInput : ExitCodes.dataError, error.message)
+                throw error.isMissingFile ? .missingInput(error.message) : .invalidInput(error.message)
             }
         } else {
             let sections = Set(scenarios.map(\.target))
             guard sections.contains(where: { $0 != nil }) else { return nil }
-            guard sections.count == 1, let section = sections.first!, self.target == nil else {
-                throw CommandFailure(
-                    ExitCodes.usage,
-                    self.target != nil
+            guard sections.count == 1, let section = sections.first!, request.servedStore == nil else {
+                throw .invalidRequest(
+                    request.servedStore != nil
                         ? "--target pages a `pagebench serve`, but a scenario has a target section; leave one out"
                         : "these scenarios name different targets (or some none); run them one at a time")
             }
             do {
                 loaded = try Target.load(JSONValue.parse(section), defaultName: "target")
             } catch let error as TargetFileError {
-                throw CommandFailure(error.isMissingFile ? ExitCodes.noInput : ExitCodes.dataError, "target: \(error.message)")
+                throw error.isMissingFile ? .missingInput("target: \(error.message)") : .invalidInput("target: \(error.message)")
             } catch {
-                throw CommandFailure(ExitCodes.dataError, "target: \(error)")
+                throw .invalidInput("target: \(error)")
             }
         }
         let target = loaded
@@ -44,8 +43,7 @@ extension RunCommand {
             let read = scenarios[index].workload.read
             guard case .partition = read else { continue }
             guard let partitions = target.partitions else {
-                throw CommandFailure(
-                    ExitCodes.usage,
+                throw .invalidRequest(
                     "scenario \(scenarios[index].name) reads \(read) but target \(target.name) lists no partitions; "
                         + "add a partitions section to the target or use read scan (or segment:N)")
             }
@@ -53,7 +51,7 @@ extension RunCommand {
             do {
                 try scenarios[index].validate()
             } catch {
-                throw CommandFailure(error.asArgumentError())
+                throw RunError(error.asArgumentError())
             }
         }
         return target
@@ -65,19 +63,17 @@ extension RunCommand {
     /// request ends it at once (T5, H6).
     ///
     /// - Throws: 65 for a target the environment cannot complete (an unset variable, no AWS
-    ///   credentials), 64 for a bad --ca-file, 69 when the first page fails, 128 + the
-    ///   signal when `interruption` is requested during the check.
-    func connectRealTarget(
-        _ target: Target, scenarios: [Scenario], interruption: Interruption?
-    ) async throws(CommandFailure) -> TargetSource {
+    ///   credentials), 64 for a bad --ca-file or --insecure (``connectionRefusal(_:_:)``),
+    ///   69 when the first page fails, 128 + the signal when `interruption` is requested
+    ///   during the check.
+    func connectRealTarget(_ target: Target, scenarios: [Scenario]) async throws(RunError) -> TargetSource {
         let connections = max(1, scenarios.flatMap(\.workload.concurrency).max() ?? 1)
-        if let caFile { try CommandFailure.checkReadable(caFile, flag: "--ca-file", exitCode: ExitCodes.usage) }
+        if let caFile = request.caFile { try Self.checkReadable(caFile, flag: "--ca-file") }
         let source: TargetSource
         do {
-            source = try TargetSource(target: target, connections: connections, caFile: caFile, insecure: insecure)
+            source = try TargetSource(target: target, connections: connections, caFile: request.caFile, insecure: request.insecure)
         } catch {
-            let usage = error.message.contains("CA file") || error.message.contains("--ca-file")
-            throw CommandFailure(usage ? ExitCodes.usage : ExitCodes.dataError, "target \(target.name): \(error.message)")
+            throw await connectionRefusal(target, error, connections: connections)
         }
         guard let first = scenarios.first else { return source }
         let request = DrainPlanner(workload: first.workload, store: first.store).plan(0).request
@@ -88,9 +84,31 @@ extension RunCommand {
         } catch {
             await source.shutdown()
             try Self.checkInterrupted(interruption, rows: [])
-            throw CommandFailure(ExitCodes.unavailable, "target \(target.name): the first page failed: \(error)")
+            throw .targetUnavailable("target \(target.name): the first page failed: \(error)")
         }
         return source
+    }
+
+    /// Why `target`'s source could not be set up, as a typed failure: when the same target
+    /// without `--ca-file` and `--insecure` can be, those flags are what it refused (a bad CA
+    /// file, TLS options for an http:// endpoint): 64; otherwise the target the environment
+    /// cannot complete (an unset variable, no AWS credentials, no trust store): 65.
+    func connectionRefusal(_ target: Target, _ error: TargetFileError, connections: Int) async -> RunError {
+        let message = "target \(target.name): \(error.message)"
+        guard request.caFile != nil || request.insecure else { return .invalidInput(message) }
+        guard let plain = try? TargetSource(target: target, connections: connections) else { return .invalidInput(message) }
+        await plain.shutdown()
+        return .invalidRequest(message)
+    }
+
+    /// Checks that the file a flag names can be opened for reading, so that the reason a
+    /// library would report in its own words is said plainly first (exit 64).
+    static func checkReadable(_ path: String, flag: String) throws(RunError) {
+        do {
+            _ = try FileSystem.InputFile(path)
+        } catch {
+            throw .invalidRequest("\(flag) \(path): \(error.kind == .missing ? "no such file; check the path" : error.reason)")
+        }
     }
 
     /// `body` (a request before the first phase: the first-page check, `/health`), cancelled
@@ -155,7 +173,7 @@ extension RunCommand {
     /// made outside the phases (the check before the first one: a target's first page,
     /// `/health` of a served store; warm-ups) are real requests in no row, counted apart.
     /// What this prints "in the rows" is the sum of the rows' `http_responses`.
-    static func responsesSummary(_ total: HTTPStatusCounts, rows: [ResultRow]) -> String {
+    public static func responsesSummary(_ total: HTTPStatusCounts, rows: [ResultRow]) -> String {
         var inRows = HTTPStatusCounts()
         for row in rows { inRows.add(HTTPStatusCounts(keyedCounts: RemoteCounts.responses(fromText: row.httpResponses) ?? [:])) }
         let outside = total.subtracting(inRows)
@@ -173,9 +191,9 @@ extension RunCommand {
     /// did: T6), or stopped answering (drains failed and requests got no response at all),
     /// is a failed run, exit 69 — a failure is never a result. Any remote source: a target
     /// file, a scenario's target section, or a served store (`--target URL`).
-    static func checkTargetAnswered(
+    public static func checkTargetAnswered(
         _ rows: [ResultRow], target: String, detail: String? = nil, lastError: String? = nil
-    ) throws(CommandFailure) {
+    ) throws(RunError) {
         for row in rows {
             let failed = row.errors.total
             let unanswered = row.unansweredRequests
@@ -190,7 +208,7 @@ extension RunCommand {
             message += "; the rows were written to the output with their error counts (errors_*, http_responses), "
                 + "not to the history, and no later phase ran"
             if let lastError { message += "; last error: \(lastError)" }
-            throw CommandFailure(ExitCodes.unavailable, message)
+            throw .targetUnavailable(message)
         }
     }
 }

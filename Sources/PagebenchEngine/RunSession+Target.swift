@@ -1,9 +1,8 @@
-import ArgumentParser
 import PagebenchHTTP
 import PagebenchHarness
 import PagebenchStore
 
-extension RunCommand {
+extension RunSession {
     /// `--target URL`: connects to a `pagebench serve` store, checks that it is the store
     /// the scenarios describe (drains choose partitions and segments from it), and returns
     /// the source the harness pages through.
@@ -11,21 +10,18 @@ extension RunCommand {
     /// - Throws: exit 64 for a malformed URL or several scenarios with different stores,
     ///   69 when the server cannot be reached, 65 when it serves another store, 128 + the
     ///   signal when `interruption` is requested while `/health` is asked (T5, H6).
-    func connectTarget(
-        _ target: String, scenarios: [Scenario], interruption: Interruption?
-    ) async throws(CommandFailure) -> HTTPStoreSource {
+    func connectTarget(_ target: String, scenarios: [Scenario]) async throws(RunError) -> HTTPStoreSource {
         let hashes = Set(scenarios.map(\.store.configurationHash))
         guard hashes.count == 1, let expected = hashes.first else {
-            throw CommandFailure(
-                ExitCodes.usage,
+            throw .invalidRequest(
                 "--target pages one served store, but these scenarios describe \(hashes.count) different stores; run them one at a time")
         }
         let connections = max(1, scenarios.flatMap(\.workload.concurrency).max() ?? 1)
         let source: HTTPStoreSource
         do {
-            source = try HTTPStoreSource(target: target, configuration: .init(connections: connections, client: httpClient.client))
+            source = try HTTPStoreSource(target: target, configuration: .init(connections: connections, client: request.httpClient))
         } catch {
-            throw CommandFailure(ExitCodes.usage, "--target: \(error)")
+            throw .invalidRequest("--target: \(error)")
         }
         let health: StoreHealth
         do {
@@ -33,7 +29,7 @@ extension RunCommand {
         } catch {
             try? await source.shutdown()
             try Self.checkInterrupted(interruption, rows: [])
-            throw CommandFailure(ExitCodes.unavailable, "--target \(target): the store did not answer /health: \(error)")
+            throw .targetUnavailable("--target \(target): the store did not answer /health: \(error)")
         }
         guard health.configurationHash == expected else {
             try? await source.shutdown()
@@ -45,8 +41,7 @@ extension RunCommand {
                         + " (scenario ≠ served)"
                 }
             }
-            throw CommandFailure(
-                ExitCodes.dataError,
+            throw .invalidInput(
                 "--target \(target) serves store \(health.configurationHash), but the scenario describes store \(expected)\(differences): "
                     + "start `pagebench serve` with the same store options, --config file or --scenario file as `pagebench run`")
         }

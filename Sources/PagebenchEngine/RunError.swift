@@ -1,0 +1,113 @@
+import PagebenchHarness
+import PagebenchMetrics
+import PagebenchStore
+
+/// Why a run (`run`, `knee`, `baseline update`) failed or stopped, with a message that says
+/// what was wrong and what to do. ``exitStatus`` is its documented exit code, from the one
+/// table in ``ExitCodes`` (docs/exit-codes.md).
+///
+/// A run that wrote its rows and then failed (a broken SLO, a target that answered no page,
+/// a signal) says so in ``message``: the rows are in the output.
+public struct RunError: Error, CustomStringConvertible, Sendable {
+    /// What went wrong; ``ExitCodes/code(for:)-(RunError)`` maps each to its exit code.
+    enum Code: Hashable, Sendable {
+        /// The request (flags, or what they make of a scenario) is invalid: 64.
+        case invalidRequest
+        /// A scenario, target or shard file's content is invalid: 65.
+        case invalidInput
+        /// An input file is missing: 66.
+        case missingInput
+        /// pagebench did not expect this: 70.
+        case internalFailure
+        /// A worker process (or the callgrind run) failed: 71.
+        case workerFailed
+        /// An output file or directory could not be created: 73.
+        case cannotCreate
+        /// Standard output could not be written: 74.
+        case outputFailed
+        /// The target did not answer, or answered no page or ended no drain in a phase (T6): 69.
+        case targetUnavailable
+        /// Instructions cannot be counted on this machine (no valgrind): 69.
+        case countingUnavailable
+        /// The rows were written and one broke an SLO: 99.
+        case sloBroken
+        /// A signal stopped the run (H6): 128 + the signal.
+        case interrupted(signal: Int32)
+        /// A failure its caller classified itself, with that exit code (the CLI's store flags,
+        /// which `items`, `pages` and `serve` share).
+        case classified(ExitStatus)
+        /// A store, harness or results error, by its own kind.
+        case store(StoreError.Code, fromFile: Bool)
+        case harness(HarnessError.Kind)
+        case metrics(MetricsError.Kind)
+    }
+
+    let code: Code
+    /// What was wrong and what to do.
+    public let message: String
+
+    init(_ code: Code, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    public var description: String { message }
+
+    /// The documented exit code of this failure (docs/exit-codes.md).
+    public var exitStatus: ExitStatus { ExitCodes.code(for: self) }
+
+    /// The signal that stopped the run, when one did (H6).
+    public var signal: Int32? {
+        if case .interrupted(let signal) = code { return signal }
+        return nil
+    }
+
+    /// Whether the rows were written and one broke an SLO.
+    public var isSLOBroken: Bool { code == .sloBroken }
+
+    public static func invalidRequest(_ message: String) -> RunError { RunError(.invalidRequest, message) }
+    public static func invalidInput(_ message: String) -> RunError { RunError(.invalidInput, message) }
+    public static func missingInput(_ message: String) -> RunError { RunError(.missingInput, message) }
+    public static func internalFailure(_ message: String) -> RunError { RunError(.internalFailure, message) }
+    public static func workerFailed(_ message: String) -> RunError { RunError(.workerFailed, message) }
+    public static func cannotCreate(_ message: String) -> RunError { RunError(.cannotCreate, message) }
+    public static func outputFailed(_ message: String) -> RunError { RunError(.outputFailed, message) }
+    public static func targetUnavailable(_ message: String) -> RunError { RunError(.targetUnavailable, message) }
+    public static func countingUnavailable(_ message: String) -> RunError { RunError(.countingUnavailable, message) }
+    public static func sloBroken(_ message: String) -> RunError { RunError(.sloBroken, message) }
+    public static func interrupted(signal: Int32, _ message: String) -> RunError {
+        RunError(.interrupted(signal: signal), message)
+    }
+
+    /// A failure its caller already gave a documented exit code.
+    public static func classified(_ status: ExitStatus, _ message: String) -> RunError {
+        RunError(.classified(status), message)
+    }
+
+    /// A store error; `fromFile`: the configuration came from a file.
+    public init(_ error: StoreError, fromFile: Bool = false) {
+        self.init(.store(error.code, fromFile: fromFile), error.message)
+    }
+
+    /// A harness error, naming its file.
+    public init(_ error: HarnessError) {
+        self.init(.harness(error.kind), error.description)
+    }
+
+    /// A results, thresholds, report or process-statistics error, as `file:line:column: message`.
+    public init(_ error: MetricsError) {
+        self.init(.metrics(error.kind), error.description)
+    }
+
+    /// Any error: each library error by its kind, a `RunError` unchanged, anything else an
+    /// internal error (70).
+    public init(wrapping error: any Error) {
+        switch error {
+        case let error as RunError: self = error
+        case let error as StoreError: self.init(error)
+        case let error as HarnessError: self.init(error)
+        case let error as MetricsError: self.init(error)
+        default: self.init(.internalFailure, "internal error: \(error)")
+        }
+    }
+}

@@ -1,0 +1,36 @@
+import PagebenchHarness
+
+extension RunSession {
+    /// One scenario of a run as its caller built it: which file (or the default) it came from.
+    public struct Planned: Sendable {
+        public var scenario: Scenario
+        /// The index of the file it was loaded from; points of one file's sweep share it.
+        public var file: Int
+
+        public init(_ scenario: Scenario, file: Int) {
+            self.scenario = scenario
+            self.file = file
+        }
+    }
+
+    /// The scenarios of a run, checked for repeats and labelled: two files that give the same
+    /// scenario name would give rows with the same identities (scenario, configuration, pager,
+    /// concurrency), so they are refused (64); points of one file's sweep are told apart by
+    /// their labels (issue 26). A shard (a `--workers` worker) gets each point of a sweep as a
+    /// file of its own: there only the same configuration twice is refused.
+    public static func scenarios(_ planned: [Planned], sharded: Bool) throws(RunError) -> [Scenario] {
+        for (index, entry) in planned.enumerated() {
+            let clash = { (earlier: Planned) -> Bool in
+                earlier.scenario.name == entry.scenario.name && earlier.file != entry.file
+                    && (!sharded || earlier.scenario.configurationHash == entry.scenario.configurationHash)
+            }
+            if let earlier = planned[..<index].first(where: clash) {
+                throw .invalidRequest(
+                    "scenario '\(entry.scenario.name)' is given twice\(earlier.scenario.store == entry.scenario.store ? "" : " (with different stores)"); "
+                        + "give each scenario once (use --repetitions to repeat it), or rename one")
+            }
+        }
+        // Each row says which configuration it measured in words (issue 26).
+        return Scenario.labelled(planned.map(\.scenario))
+    }
+}

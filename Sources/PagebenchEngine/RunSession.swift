@@ -1,0 +1,247 @@
+import Foundation
+import PagebenchBase
+import PagebenchHTTP
+import PagebenchHarness
+import PagebenchMetrics
+import PagebenchReport
+import PagebenchScaleOut
+import PagebenchStore
+import PagebenchTargets
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One run of ``RunRequest``: what `run`, `knee` and `baseline update` share. It chooses the
+/// source (in-process store, a served store, a real target; their first-page or `/health`
+/// check), names and tags the rows (`SCENARIO@http`, `SCENARIO@NAME`), runs the phases here,
+/// over shards or local workers, writes the CSV (or the shard file), and judges the SLOs.
+///
+/// Interruption (H6): what was measured is written, the cut-short phase marked partial, and
+/// ``run(into:)`` throws ``RunError`` with 128 + the signal. A failure found after the rows
+/// were written (a broken SLO, a phase the target did not answer) is thrown after writing.
+public struct RunSession: Sendable {
+    public let request: RunRequest
+    /// Stops the run early when requested (`run` requests it on SIGINT or SIGTERM).
+    public var interruption: Interruption?
+    /// `--workers`: the executable workers run (default: this one).
+    public var workerExecutable: String?
+    /// `--workers`: called with each worker's index and process id.
+    public var workerLaunched: @Sendable (Int, Int32) -> Void = { _, _ in }
+
+    public init(_ request: RunRequest, interruption: Interruption? = nil) {
+        self.request = request
+        self.interruption = interruption
+    }
+
+    var quiet: Bool { request.quiet }
+
+    /// Runs the request, writes its files, prints the notes and summary table to `out`
+    /// (nothing when ``RunRequest/quiet``), and returns what was measured.
+    ///
+    /// - Throws: ``RunError``; its ``RunError/exitStatus`` is the documented exit code.
+    @discardableResult
+    public func run(into out: inout some TextOutputStream) async throws(RunError) -> SweepRunner.Output {
+        var scenarios = request.scenarios
+        let objectives = request.objectives
+        if request.workers != nil || request.shard != nil { try Self.checkShardable(scenarios) }
+        try ExactAllocations.check(asked: request.exactAllocations)
+        // Every output path is checked before anything is measured, not after an hour.
+        let shardFile = request.shard.map { LocalWorkers.shardPath(directory: request.shardDirectory, shard: $0) }
+        do {
+            if let shardFile {
+                try ResultWriter.checkWritable(output: nil, history: nil, timeSeries: request.timeSeries, shardFile: shardFile)
+            } else {
+                try ResultWriter.checkWritable(
+                    output: request.output ?? ResultWriter.defaultOutput, history: request.history,
+                    timeSeries: request.workers == nil ? request.timeSeries : nil)
+            }
+        } catch {
+            throw RunError(error)
+        }
+        let realTarget = try loadRealTarget(&scenarios)
+        try Self.checkWrites(
+            scenarios, workers: request.workers != nil, shard: request.shard != nil,
+            target: request.servedStore != nil || realTarget != nil)
+        // Counted first, in a process of its own under callgrind: a machine without valgrind
+        // fails before anything is measured, and the measured run is not slowed by it.
+        let instructions = request.countInstructions ? try await countInstructions(scenarios) : nil
+        if let workers = request.workers {
+            if let realTarget {
+                // Fail once, here, rather than in every worker: the same checks they make.
+                let source = try await connectRealTarget(realTarget, scenarios: scenarios)
+                await source.shutdown()
+            }
+            if let target = request.servedStore {
+                // Fail once, here, rather than in every worker: the same checks they make.
+                let source = try await connectTarget(target, scenarios: scenarios)
+                try? await source.shutdown()
+            }
+            let merged = try await runWorkers(workers, scenarios: scenarios, objectives: objectives, into: &out)
+            try Self.checkInterrupted(interruption, rows: merged.rows)
+            if let target = realTarget?.name ?? request.servedStore { try Self.checkTargetAnswered(merged.rows, target: target) }
+            try checkObjectives(merged.rows, objectives, into: &out)
+            return merged
+        }
+        let shard = request.shard
+        let start = try parsedStartAt()
+        var context = RunContext.current(pagebenchVersion: PagebenchVersion.string)
+        context.allocationCounting = ExactAllocations.counting
+        var options = SweepRunner.Options(context: context)
+        // The run is all this process does: a pager with a spare core may keep its thread.
+        options.dedicatedPool = true
+        options.shard = shard ?? .whole
+        if let start { options.waitForStart = { try await start.wait() } }
+        options.timeSeries = request.timeSeries != nil
+        options.interruption = interruption
+        options.instructionCounter = try InstructionCounting.counter(dumps: request.instructionDumps)
+        // Against a target that stopped answering, later phases would only measure failures.
+        options.stopAfter = { $0.targetStoppedAnswering }
+        options.serviceTimerResolution =
+            request.serviceTimerMicroseconds == 0 ? nil : .microseconds(request.serviceTimerMicroseconds)
+        var remote: HTTPStoreSource?
+        var realSource: TargetSource?
+        if let realTarget {
+            let source = try await connectRealTarget(realTarget, scenarios: scenarios)
+            realSource = source
+            options.remoteSource = RemotePageSource(name: realTarget.endpoint, counters: { Self.remoteCounts(source) }) {
+                try await source.page($0)
+            }
+            // A row measured against a real API must never be matched with an in-process one.
+            for index in scenarios.indices { scenarios[index].name += "@" + realTarget.name }
+        }
+        if let target = request.servedStore {
+            let source = try await connectTarget(target, scenarios: scenarios)
+            remote = source
+            options.remoteSource = RemotePageSource(
+                name: target, counters: { RemoteCounts(responses: source.statusCounts.keyedCounts) }
+            ) { try await source.page($0) }
+            // A row measured over HTTP must never be matched with an in-process one.
+            for index in scenarios.indices { scenarios[index].name += "@http" }
+        }
+        if let observer = request.observer {
+            options.observer = observer
+        } else if !quiet {
+            let printer = ProgressPrinter(isTerminal: isatty(STDERR_FILENO) == 1) { text in
+                StandardError.write(text)
+            }
+            options.observer = printer
+            options.progressInterval = printer.preferredInterval
+        }
+        let harness = SweepRunner(scenarios: scenarios, options: options)
+        var responses: HTTPStatusCounts?
+        var result: SweepRunner.Output
+        do {
+            result = try await harness.run()
+        } catch {
+            try? await remote?.shutdown()
+            await realSource?.shutdown()
+            throw RunError(wrapping: error)
+        }
+        for warning in result.results.compactMap(\.probeWarning) { StandardError.write("pagebench: warning: \(warning)\n") }
+        // Rows name what they paged, so that they are never matched with in-process rows.
+        Self.tag(&result.rows, realTarget: realTarget, servedStore: request.servedStore)
+        if let instructions { Self.apply(instructions: instructions, to: &result.rows) }
+        if let realSource {
+            await realSource.shutdown()
+            responses = realSource.statusCounts
+            if !quiet { out.write(Self.targetSummary(realSource, rows: result.rows)) }
+        }
+        if let remote {
+            let counts = remote.statusCounts
+            responses = counts
+            try? await remote.shutdown()
+            if !quiet { out.write("HTTP responses from \(remote.target): \(Self.responsesSummary(counts, rows: result.rows))\n") }
+        }
+        let servedStore = request.servedStore
+        let checkAnswered = { (rows: [ResultRow]) throws(RunError) in
+            if let realSource {
+                let detail = realSource.errorCountsByKind.map { "\($0.key.rawValue)=\($0.value)" }.sorted().joined(separator: " ")
+                try Self.checkTargetAnswered(
+                    rows, target: realSource.target.name, detail: detail.isEmpty ? nil : detail, lastError: realSource.lastError)
+            } else if let servedStore {
+                try Self.checkTargetAnswered(rows, target: servedStore)
+            }
+        }
+        if let shard {
+            let path = try writeShard(
+                result, shard: shard, startAt: start, httpResponses: responses, interrupted: interruption?.isRequested == true)
+            if !quiet {
+                out.write("\n" + SummaryTable.render(result.rows))
+                out.write("\nwrote shard \(shard) (\(result.rows.count) phases) to \(path)\n")
+            }
+            try Self.checkInterrupted(interruption, rows: result.rows, wroteEmpty: true)
+            try checkAnswered(result.rows)
+            return result
+        }
+        if interruption?.isRequested == true, result.rows.isEmpty { try Self.checkInterrupted(interruption, rows: []) }
+        let output = request.output ?? ResultWriter.defaultOutput
+        objectives?.mark(&result.rows)
+        do {
+            try ResultWriter.write(result, to: output, history: request.history, timeSeries: request.timeSeries)
+        } catch {
+            throw RunError(error)
+        }
+        if !quiet {
+            out.write("\n" + (objectives?.summaryTable(result.rows) ?? SummaryTable.render(result.rows)))
+            var files = [output]
+            if let history = request.history { files.append(history + " (appended)") }
+            if let timeSeries = request.timeSeries { files.append(timeSeries) }
+            out.write("\nwrote \(result.rows.count) rows to \(files.joined(separator: ", "))\n")
+        }
+        try Self.checkInterrupted(interruption, rows: result.rows)
+        try checkAnswered(result.rows)
+        try checkObjectives(result.rows, objectives, into: &out)
+        return result
+    }
+
+    /// Sets what each row paged (`target_kind`, `target_hash`): rows of a real target or a
+    /// served store are never matched with in-process ones.
+    static func tag(_ rows: inout [ResultRow], realTarget: Target?, servedStore: String?) {
+        for index in rows.indices {
+            if let realTarget {
+                rows[index].targetKind = realTarget.kind.rawValue
+                rows[index].targetHash = realTarget.targetHash
+            } else if servedStore != nil {
+                rows[index].targetKind = "serve"
+            }
+        }
+    }
+
+    /// After the results are written: the SLO failure (exit 99) naming every bound a row broke;
+    /// without one, the notes of SLOs that applied to no row and the line that they held.
+    func checkObjectives(_ rows: [ResultRow], _ objectives: RunObjectives?, into out: inout some TextOutputStream) throws(RunError) {
+        guard let objectives, !objectives.isEmpty else { return }
+        if !quiet {
+            for note in objectives.notApplicable(in: rows) { out.write(note + "\n") }
+        }
+        let violations = objectives.violations(in: rows)
+        guard violations.isEmpty else {
+            throw .sloBroken(
+                "\(violations.count) SLO violation\(violations.count == 1 ? "" : "s") (results were written):\n  "
+                    + violations.joined(separator: "\n  "))
+        }
+        if !quiet {
+            let applied = objectives.applied(in: rows)
+            out.write(
+                applied.isEmpty
+                    ? "no SLO applied to any row\n"
+                    : "every SLO held on every row: \(applied.map(\.description).joined(separator: ", "))\n")
+        }
+    }
+
+    /// After an interruption (H6), once what was measured is written: the exit status
+    /// 128 + the signal (130 for SIGINT, 143 for SIGTERM), saying what was kept.
+    static func checkInterrupted(
+        _ interruption: Interruption?, rows: [ResultRow], wroteEmpty: Bool = false
+    ) throws(RunError) {
+        guard let signal = interruption?.signal else { return }
+        let partial = rows.filter { $0.partial == 1 }.count
+        let kept =
+            rows.isEmpty
+            ? (wroteEmpty ? "no phase had begun measuring (an empty shard was written)" : "no phase had begun measuring; nothing was written")
+            : "kept \(rows.count) row\(rows.count == 1 ? "" : "s")"
+                + (partial > 0 ? ", \(partial) marked partial (cut short)" : ", none cut short")
+        throw .interrupted(signal: signal, "interrupted by \(SignalName.of(signal)): \(kept)")
+    }
+}

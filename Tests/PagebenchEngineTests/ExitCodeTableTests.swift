@@ -1,0 +1,31 @@
+import PagebenchEngine
+import PagebenchHarness
+import PagebenchMetrics
+import PagebenchStore
+import Testing
+
+/// The one table from a run's errors to the documented exit codes (docs/exit-codes.md).
+@Suite struct ExitCodeTableTests {
+    @Test func eachRunFailureHasItsDocumentedCode() {
+        let cases: [(RunError, Int32)] = [
+            (.invalidRequest("x"), 64), (.invalidInput("x"), 65), (.missingInput("x"), 66),
+            (.targetUnavailable("x"), 69), (.countingUnavailable("x"), 69), (.internalFailure("x"), 70),
+            (.workerFailed("x"), 71), (.cannotCreate("x"), 73), (.outputFailed("x"), 74), (.sloBroken("x"), 99),
+            (.interrupted(signal: 2, "x"), 130), (.interrupted(signal: 15, "x"), 143),
+        ]
+        for (error, code) in cases {
+            #expect(error.exitStatus.rawValue == code, "\(error)")
+        }
+    }
+
+    @Test func libraryErrorsKeepTheirKindsCodes() {
+        #expect(RunError(HarnessError(.invalidScenario, "x")).exitStatus == ExitCodes.dataError)
+        #expect(RunError(HarnessError(.inputUnavailable, "x")).exitStatus == ExitCodes.noInput)
+        #expect(RunError(HarnessError(.outputFailed, "x")).exitStatus == ExitCodes.cannotCreate)
+        #expect(RunError(wrapping: HarnessError(.workerFailed, "x")).exitStatus == ExitCodes.workerFailed)
+        struct Unexpected: Error {}
+        let unexpected = RunError(wrapping: Unexpected())
+        #expect(unexpected.exitStatus == ExitCodes.software && unexpected.message.hasPrefix("internal error: "))
+        #expect(RunError(wrapping: RunError.sloBroken("kept")).message == "kept")
+    }
+}
