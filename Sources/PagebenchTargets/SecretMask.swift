@@ -1,4 +1,4 @@
-import PagebenchHTTP
+import PagebenchWire
 
 /// The known secret values of a target run (T4) and the one function that hides them:
 /// header values read from `${VAR}` (and each variable's value), values of headers named

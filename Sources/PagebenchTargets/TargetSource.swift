@@ -1,6 +1,7 @@
 import Foundation
 import NIOCore
-public import PagebenchHTTP
+import PagebenchWire
+public import PagebenchHTTPClient
 public import PagebenchStore
 import Synchronization
 
