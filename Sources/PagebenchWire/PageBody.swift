@@ -9,10 +9,9 @@ public import PagebenchStore
 ///  "nextToken":"AgAB…","returned":1,"scanned":10,"scannedBytes":5120}
 /// ```
 ///
-/// `nextToken` is `null` at the end of the range (S5). `fingerprint` is the item's 64-bit
-/// fingerprint as 16 hex digits (a JSON number would lose precision above 2⁵³). With
-/// `payload=true` each item also carries `"payload"`: its ``Item/payload`` bytes in
-/// standard padded base64, so a response is as large as the data it describes.
+/// `nextToken` is `null` at the end of the range (S5). Each item is in ``PageBodyItem``'s
+/// form; with `payload=true` it also carries its payload, so a response is as large as the
+/// data it describes.
 public enum PageBody {
     /// The body of `page`.
     public static func encode(_ page: Page, includePayload: Bool) -> ByteBuffer {
@@ -21,21 +20,8 @@ public enum PageBody {
         var json = JSONWriter(capacity: estimate)
         json.raw("{\"items\":[")
         for (index, item) in page.items.enumerated() {
-            json.raw(index == 0 ? "{\"partition\":" : ",{\"partition\":")
-            json.integer(item.partition)
-            json.raw(",\"sortKey\":")
-            json.unsigned(item.sortKey)
-            json.raw(",\"sizeBytes\":")
-            json.integer(item.sizeBytes)
-            json.raw(",\"category\":")
-            json.integer(item.category)
-            json.raw(",\"fingerprint\":")
-            json.hex64(item.fingerprint)
-            if includePayload {
-                json.raw(",\"payload\":")
-                json.base64(item.payload)
-            }
-            json.raw("}")
+            if index > 0 { json.raw(",") }
+            PageBodyItem.encode(item, includePayload: includePayload, into: &json)
         }
         json.raw("],\"nextToken\":")
         if let token = page.nextToken {
@@ -86,7 +72,7 @@ public enum PageBody {
             if key.is("items") {
                 var list: [Item] = []
                 list.reserveCapacity(reader.byteCount / 96)  // an item without payload is 80–110 bytes
-                try reader.readArray { reader throws(JSONReadError) in list.append(try readItem(&reader)) }
+                try reader.readArray { reader throws(JSONReadError) in list.append(try PageBodyItem.decode(&reader)) }
                 items = list
             } else if key.is("nextToken") {
                 nextToken = .some(try reader.readOptionalString())
@@ -108,70 +94,5 @@ public enum PageBody {
             throw reader.error("the page says returned \(returned), scanned \(scanned) but carries \(items.count) items")
         }
         return Page(items: items, scannedCount: scanned, scannedBytes: scannedBytes, nextToken: nextToken)
-    }
-
-    private static func readItem(_ reader: inout JSONReader) throws(JSONReadError) -> Item {
-        if let item = readCanonicalItem(&reader) { return item }
-        return try readAnyItem(&reader)
-    }
-
-    /// The item exactly as ``encode(_:includePayload:)`` writes it without payload, read
-    /// straight through; `nil` (and the reader rewound) for anything else, which
-    /// ``readAnyItem(_:)`` then reads or rejects with the reason.
-    private static func readCanonicalItem(_ reader: inout JSONReader) -> Item? {
-        let start = reader.offset
-        do throws(JSONReadError) {
-            if reader.matchLiteral("{\"partition\":") {
-                let partition = try reader.readInt()
-                if reader.matchLiteral(",\"sortKey\":") {
-                    let sortKey = try reader.readUInt64()
-                    if reader.matchLiteral(",\"sizeBytes\":") {
-                        let sizeBytes = try reader.readInt()
-                        if reader.matchLiteral(",\"category\":") {
-                            let category = try reader.readInt()
-                            if reader.matchLiteral(",\"fingerprint\":") {
-                                let fingerprint = try reader.readHex64()
-                                if reader.matchLiteral("}") {
-                                    return Item(
-                                        partition: partition, sortKey: sortKey, sizeBytes: sizeBytes,
-                                        category: category, fingerprint: fingerprint)
-                                }
-                            }
-                        }
-                    }
-                }
-            }
-        } catch {
-            // Fall through: the general reader reports the error with its reason.
-        }
-        reader.rewind(to: start)
-        return nil
-    }
-
-    private static func readAnyItem(_ reader: inout JSONReader) throws(JSONReadError) -> Item {
-        var partition: Int?
-        var sortKey: UInt64?
-        var sizeBytes: Int?
-        var category: Int?
-        var fingerprint: UInt64?
-        try reader.readObject { reader, key throws(JSONReadError) in
-            if key.is("partition") {
-                partition = try reader.readInt()
-            } else if key.is("sortKey") {
-                sortKey = try reader.readUInt64()
-            } else if key.is("sizeBytes") {
-                sizeBytes = try reader.readInt()
-            } else if key.is("category") {
-                category = try reader.readInt()
-            } else if key.is("fingerprint") {
-                fingerprint = try reader.readHex64()
-            } else {
-                try reader.skipValue()
-            }
-        }
-        guard let partition, let sortKey, let sizeBytes, let category, let fingerprint else {
-            throw reader.error("an item needs partition, sortKey, sizeBytes, category and fingerprint")
-        }
-        return Item(partition: partition, sortKey: sortKey, sizeBytes: sizeBytes, category: category, fingerprint: fingerprint)
     }
 }

@@ -1,4 +1,5 @@
 import PagebenchStore
+import PagebenchWire
 
 /// The expressions of one Query or Scan (W2): `#name` and `:value` placeholders resolved
 /// from `ExpressionAttributeNames` and `ExpressionAttributeValues`, each of which must be

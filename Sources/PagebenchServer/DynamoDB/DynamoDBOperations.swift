@@ -272,70 +272,9 @@ struct DynamoDBOperations {
     }
 
     func encode(_ item: Item, selection: Selection, payloads: Bool, into json: inout JSONWriter) {
-        if case .all = selection, !payloads {
-            // Every attribute, in as few writes as the REST body's item.
-            json.raw("{\"pk\":{\"N\":\"")
-            json.integer(item.partition)
-            json.raw("\"},\"sk\":{\"N\":\"")
-            json.unsigned(item.sortKey)
-            json.raw("\"},\"sizeBytes\":{\"N\":\"")
-            json.integer(item.sizeBytes)
-            json.raw("\"},\"category\":{\"N\":\"")
-            json.integer(item.category)
-            json.raw("\"},\"fingerprint\":{\"S\":")
-            json.hex64(item.fingerprint)
-            json.raw("}}")
-            return
-        }
         var names: Set<String>?
         if case .specific(let projected) = selection { names = projected }
-        func wanted(_ name: String) -> Bool { names?.contains(name) ?? true }
-        var first = true
-        func open(_ name: StaticString) {
-            json.raw(first ? "{\"" : ",\"")
-            first = false
-            json.raw(name)
-            json.raw("\":{\"")
-        }
-        if wanted("pk") {
-            open("pk")
-            json.raw("N\":\"")
-            json.integer(item.partition)
-            json.raw("\"}")
-        }
-        if wanted("sk") {
-            open("sk")
-            json.raw("N\":\"")
-            json.unsigned(item.sortKey)
-            json.raw("\"}")
-        }
-        if wanted("sizeBytes") {
-            open("sizeBytes")
-            json.raw("N\":\"")
-            json.integer(item.sizeBytes)
-            json.raw("\"}")
-        }
-        if wanted("category") {
-            open("category")
-            json.raw("N\":\"")
-            json.integer(item.category)
-            json.raw("\"}")
-        }
-        if wanted("fingerprint") {
-            open("fingerprint")
-            json.raw("S\":")
-            json.hex64(item.fingerprint)
-            json.raw("}")
-        }
-        if payloads, wanted("payload") {
-            open("payload")
-            json.raw("B\":")
-            let length = DynamoDBAttributes.payloadLength(
-                partition: item.partition, sortKey: item.sortKey, sizeBytes: item.sizeBytes, category: item.category)
-            json.base64(Payload(seed: item.fingerprint, count: length))
-            json.raw("}")
-        }
-        json.raw(first ? "{}" : "}")
+        DynamoDBItem.encode(item, attributes: names, payloads: payloads, into: &json)
     }
 
     // MARK: GetItem, DescribeTable, ListTables
