@@ -1,5 +1,6 @@
 import ArgumentParser
-import PagebenchHTTP
+import PagebenchHTTPClient
+import PagebenchWire
 import PagebenchHarness
 import PagebenchStore
 

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
-import PagebenchHTTP
+import PagebenchHTTPClient
+import PagebenchWire
 import PagebenchHarness
 import PagebenchMetrics
 import PagebenchStore

@@ -1,7 +1,8 @@
 import ArgumentParser
 import Foundation
 import PagebenchBase
-import PagebenchHTTP
+import PagebenchHTTPClient
+import PagebenchWire
 import PagebenchHarness
 import PagebenchMetrics
 import PagebenchReport
