@@ -10,16 +10,19 @@
 //   PagebenchHarness → PagebenchMetrics
 //   PagebenchScaleOut → PagebenchHarness, PagebenchMetrics
 //   PagebenchTLS → COpenSSL (+ SwiftNIO): TLS on the system's OpenSSL, one NIO handler
-//   PagebenchHTTP → PagebenchStore, PagebenchTLS (+ Hummingbird, SwiftNIO)
-//   PagebenchTargets → PagebenchHTTP, PagebenchStore (+ COpenSSL's SHA-256/HMAC for SigV4): real APIs
-//   PagebenchGraphQL → PagebenchHTTP, PagebenchStore (+ GraphQLSwift): serve's GraphQL (W6);
-//     its tests live in PagebenchHTTPTests beside the other front end's, on the same
-//     live-server helpers
-//   PagebenchEngine → PagebenchHarness, PagebenchScaleOut, PagebenchReport, PagebenchHTTP, PagebenchTargets:
+//   HTTP in three rooms:
+//   PagebenchWire → PagebenchStore (+ NIOCore): page bodies, queries, error bodies, JSON
+//   PagebenchHTTPClient → PagebenchWire, PagebenchTLS (+ SwiftNIO): the lean client, HTTPStoreSource
+//   PagebenchServer → PagebenchWire, PagebenchTLS (+ Hummingbird): `serve`, REST and DynamoDB
+//   PagebenchTargets → PagebenchWire, PagebenchHTTPClient, PagebenchStore (+ COpenSSL's
+//     SHA-256/HMAC for SigV4): real APIs; never the server, so no Hummingbird
+//   PagebenchGraphQL → PagebenchServer, PagebenchWire (+ GraphQLSwift): serve's GraphQL (W6)
+//   PagebenchEngine → PagebenchHarness, PagebenchScaleOut, PagebenchReport, PagebenchHTTPClient, PagebenchTargets:
 //     one run (`run`, `knee`, `baseline update`): sources, row names, SLOs, shards, writing,
 //     interruption, the knee loop; typed outcomes and errors, and the one exit-code table
 //   PagebenchCLI → everything; `pagebench` is a one-line executable over PagebenchCLI.
 //   PagebenchTestSupport (tests only) → PagebenchStore, PagebenchPager, PagebenchHarness
+//   PagebenchHTTPTestSupport (tests only) → PagebenchServer: live servers, a scripted peer
 //   PagebenchCLITestSupport (tests that drive the CLI only) → PagebenchCLI
 // Each library target has a test target of its name + Tests (PagebenchBaseTests, …).
 // The pager knows nothing of the synthetic store: it pages any source. Only
@@ -138,13 +141,39 @@ var targets: [Target] = [
         ],
         swiftSettings: strict
     ),
-    // The store as an HTTP service and the HTTP client source (its own HTTP/1.1 client on
-    // SwiftNIO, which Hummingbird brings); its own target so that the cost of Hummingbird
-    // stays out of everything else.
+    // The HTTP wire format both sides speak: page bodies, page queries, error bodies, JSON
+    // reading and writing (one encoder and one decoder per item form). No HTTP stack.
     .target(
-        name: "PagebenchHTTP",
+        name: "PagebenchWire",
         dependencies: [
-            "PagebenchBase", "PagebenchStore", "PagebenchTLS",
+            "PagebenchBase", "PagebenchStore",
+            .product(name: "NIOCore", package: "swift-nio"),
+        ],
+        swiftSettings: strict
+    ),
+    // The HTTP client: the lean HTTP/1.1 pool with TLS on SwiftNIO, HTTPRequestClient, the served
+    // store as a page source (HTTPStoreSource) and the drain load of `http-bench`. No Hummingbird.
+    .target(
+        name: "PagebenchHTTPClient",
+        dependencies: [
+            "PagebenchBase", "PagebenchStore", "PagebenchWire", "PagebenchTLS",
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOTLS", package: "swift-nio"),
+            .product(name: "NIOPosix", package: "swift-nio"),
+            .product(name: "NIOHTTP1", package: "swift-nio"),
+            .product(
+                name: "AsyncHTTPClient", package: "async-http-client",
+                condition: .when(traits: ["AsyncHTTPClientSupport"])),
+        ],
+        swiftSettings: strict
+    ),
+    // The store as an HTTP service (`serve`): Hummingbird routes for REST, the DynamoDB front
+    // end, request bounds, HTTPS; its own target so that the cost of Hummingbird stays out of
+    // everything else.
+    .target(
+        name: "PagebenchServer",
+        dependencies: [
+            "PagebenchBase", "PagebenchStore", "PagebenchWire", "PagebenchTLS",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HummingbirdCore", package: "hummingbird"),
             .product(name: "NIOCore", package: "swift-nio"),
@@ -152,28 +181,25 @@ var targets: [Target] = [
             .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "NIOHTTP1", package: "swift-nio"),
             .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
-            .product(
-                name: "AsyncHTTPClient", package: "async-http-client",
-                condition: .when(traits: ["AsyncHTTPClientSupport"])),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ],
         swiftSettings: strict
     ),
     // Real list APIs as page sources (`run --target-file`): target files, the dynamodb, http
-    // and graphql kinds, SigV4; over PagebenchHTTP's lean client.
+    // and graphql kinds, SigV4; over the wire format and the lean client (never the server).
     .target(
         name: "PagebenchTargets",
         dependencies: [
-            "PagebenchBase", "PagebenchStore", "PagebenchHTTP", "COpenSSL",
+            "PagebenchBase", "PagebenchStore", "PagebenchWire", "PagebenchHTTPClient", "COpenSSL",
             .product(name: "NIOCore", package: "swift-nio"),
         ],
         swiftSettings: strict
     ),
-    // GraphQL over HTTP on the served store (W6), through PagebenchHTTP's route hook.
+    // GraphQL over HTTP on the served store (W6), through PagebenchServer's route hook.
     .target(
         name: "PagebenchGraphQL",
         dependencies: [
-            "PagebenchStore", "PagebenchHTTP",
+            "PagebenchStore", "PagebenchWire", "PagebenchServer",
             .product(name: "GraphQL", package: "GraphQL"),
             // GraphQLSwift's Map holds objects in OrderedDictionary.
             .product(name: "OrderedCollections", package: "swift-collections"),
@@ -189,7 +215,7 @@ var targets: [Target] = [
         name: "PagebenchEngine",
         dependencies: [
             "PagebenchBase", "PagebenchStore", "PagebenchMetrics", "PagebenchProcessStats", "PagebenchHarness",
-            "PagebenchReport", "PagebenchHTTP", "PagebenchScaleOut", "PagebenchTargets",
+            "PagebenchReport", "PagebenchWire", "PagebenchHTTPClient", "PagebenchScaleOut", "PagebenchTargets",
         ],
         swiftSettings: strict
     ),
@@ -197,8 +223,8 @@ var targets: [Target] = [
         name: "PagebenchCLI",
         dependencies: [
             "PagebenchBase", "PagebenchStore", "PagebenchPager", "PagebenchMetrics", "PagebenchProcessStats",
-            "PagebenchHarness", "PagebenchReport", "PagebenchHTTP", "PagebenchScaleOut", "PagebenchTargets",
-            "PagebenchGraphQL", "PagebenchEngine",
+            "PagebenchHarness", "PagebenchReport", "PagebenchWire", "PagebenchHTTPClient", "PagebenchServer",
+            "PagebenchScaleOut", "PagebenchTargets", "PagebenchGraphQL", "PagebenchEngine",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "UnixSignals", package: "swift-service-lifecycle"),
         ],
@@ -217,6 +243,20 @@ var targets: [Target] = [
     .target(
         name: "PagebenchCLITestSupport",
         dependencies: ["PagebenchCLI", "PagebenchHarness", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+        swiftSettings: strict
+    ),
+    // Live servers, a scripted HTTP peer and `pagebench serve` processes for the HTTP, server,
+    // GraphQL and CLI tests (tests only).
+    .target(
+        name: "PagebenchHTTPTestSupport",
+        dependencies: [
+            "PagebenchStore", "PagebenchWire", "PagebenchServer",
+            .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOPosix", package: "swift-nio"),
+            .product(name: "NIOHTTP1", package: "swift-nio"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+        ],
         swiftSettings: strict
     ),
     .testTarget(name: "PagebenchBaseTests", dependencies: ["PagebenchBase"], swiftSettings: strict),
@@ -248,15 +288,41 @@ var targets: [Target] = [
         swiftSettings: strict
     ),
     .testTarget(
-        name: "PagebenchHTTPTests",
+        name: "PagebenchWireTests",
         dependencies: [
-            "PagebenchHTTP", "PagebenchGraphQL", "PagebenchStore", "PagebenchCLI", "PagebenchHarness", "PagebenchScaleOut",
-            "PagebenchTestSupport", "PagebenchCLITestSupport",
-            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            "PagebenchWire", "PagebenchStore", "PagebenchBase", "PagebenchHTTPTestSupport",
+            .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "NIOCore", package: "swift-nio"),
+        ],
+        swiftSettings: strict
+    ),
+    // The client's tests run against a live StoreServer (the server is their fixture).
+    .testTarget(
+        name: "PagebenchHTTPClientTests",
+        dependencies: [
+            "PagebenchHTTPClient", "PagebenchWire", "PagebenchServer", "PagebenchStore", "PagebenchHTTPTestSupport",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),
+        ],
+        swiftSettings: strict
+    ),
+    .testTarget(
+        name: "PagebenchServerTests",
+        dependencies: [
+            "PagebenchServer", "PagebenchWire", "PagebenchStore", "PagebenchHTTPTestSupport",
+            .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOHTTP1", package: "swift-nio"),
+        ],
+        swiftSettings: strict
+    ),
+    .testTarget(
+        name: "PagebenchGraphQLTests",
+        dependencies: [
+            "PagebenchGraphQL", "PagebenchServer", "PagebenchWire", "PagebenchStore", "PagebenchBase",
+            "PagebenchHTTPTestSupport",
+            .product(name: "GraphQL", package: "GraphQL"),
         ],
         swiftSettings: strict
     ),
@@ -273,7 +339,7 @@ var targets: [Target] = [
     .testTarget(
         name: "PagebenchTargetsTests",
         dependencies: [
-            "PagebenchTargets", "PagebenchHTTP", "PagebenchCLI", "PagebenchHarness", "PagebenchMetrics", "PagebenchStore",
+            "PagebenchTargets", "PagebenchWire", "PagebenchHTTPClient", "PagebenchServer", "PagebenchCLI", "PagebenchHarness", "PagebenchMetrics", "PagebenchStore",
             "PagebenchTestSupport", "PagebenchCLITestSupport",
         ],
         exclude: ["Servers"],
@@ -289,7 +355,11 @@ var targets: [Target] = [
     ),
     .testTarget(
         name: "PagebenchCLITests",
-        dependencies: ["PagebenchCLI", "PagebenchScaleOut", "PagebenchTestSupport", "PagebenchCLITestSupport"],
+        dependencies: [
+            "PagebenchCLI", "PagebenchScaleOut", "PagebenchTestSupport", "PagebenchCLITestSupport",
+            // RunTargetTests: `run --target` against live servers.
+            "PagebenchHarness", "PagebenchMetrics", "PagebenchStore", "PagebenchServer", "PagebenchHTTPTestSupport",
+        ],
         swiftSettings: strict
     ),
 ]

@@ -2,7 +2,8 @@ import ArgumentParser
 import Foundation
 import PagebenchBase
 import PagebenchEngine
-import PagebenchHTTP
+import PagebenchHTTPClient
+import PagebenchWire
 import PagebenchStore
 
 /// `pagebench http-bench`: a closed-loop HTTP drain load against `pagebench serve`, to

@@ -1,5 +1,6 @@
 import ArgumentParser
-import PagebenchHTTP
+import PagebenchHTTPClient
+import PagebenchWire
 
 /// `--http-client lean|async-http-client`: which client a `--target` run or `http-bench`
 /// sends its requests with (``HTTPStoreSource/Client``).

@@ -1,7 +1,8 @@
 import ArgumentParser
 import Foundation
 import PagebenchEngine
-import PagebenchHTTP
+import PagebenchHTTPClient
+import PagebenchWire
 import PagebenchHarness
 import PagebenchMetrics
 import PagebenchScaleOut

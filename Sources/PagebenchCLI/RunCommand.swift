@@ -1,7 +1,9 @@
 import ArgumentParser
 import Foundation
+import PagebenchBase
 import PagebenchEngine
-import PagebenchHTTP
+import PagebenchHTTPClient
+import PagebenchWire
 import PagebenchHarness
 import PagebenchMetrics
 import PagebenchReport

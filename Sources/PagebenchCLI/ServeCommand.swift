@@ -2,12 +2,12 @@ import ArgumentParser
 import Foundation
 import PagebenchEngine
 import PagebenchGraphQL
-import PagebenchHTTP
+import PagebenchServer
 import PagebenchHarness
 import PagebenchProcessStats
 import PagebenchStore
 
-/// `pagebench serve`: the synthetic store as an HTTP service (PagebenchHTTP's ``StoreServer``).
+/// `pagebench serve`: the synthetic store as an HTTP service (PagebenchServer's ``StoreServer``).
 public struct ServeCommand: AsyncParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "serve",

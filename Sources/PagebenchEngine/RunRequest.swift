@@ -1,4 +1,4 @@
-import PagebenchHTTP
+import PagebenchHTTPClient
 import PagebenchHarness
 import PagebenchScaleOut
 

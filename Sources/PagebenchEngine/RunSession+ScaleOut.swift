@@ -1,5 +1,6 @@
 import Foundation
-import PagebenchHTTP
+import PagebenchHTTPClient
+import PagebenchWire
 import PagebenchHarness
 import PagebenchMetrics
 import PagebenchScaleOut

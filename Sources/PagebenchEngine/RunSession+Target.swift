@@ -1,4 +1,5 @@
-import PagebenchHTTP
+import PagebenchHTTPClient
+import PagebenchWire
 import PagebenchHarness
 import PagebenchStore
 

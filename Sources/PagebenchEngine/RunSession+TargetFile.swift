@@ -1,6 +1,7 @@
 import Foundation
 import PagebenchBase
-import PagebenchHTTP
+import PagebenchHTTPClient
+import PagebenchWire
 import PagebenchHarness
 import PagebenchMetrics
 import PagebenchStore

@@ -1,6 +1,6 @@
 import Foundation
 import PagebenchBase
-import PagebenchHTTP
+import PagebenchHTTPClient
 import PagebenchHarness
 import PagebenchMetrics
 import PagebenchReport

@@ -1,5 +1,6 @@
 import GraphQL
-import PagebenchHTTP
+import PagebenchServer
+import PagebenchWire
 
 /// A GraphQL request over one of its bounds (W7): the GraphQL error the client gets, whose
 /// message and `extensions` name the bound, its limit and the `serve` flag that sets it:
@@ -39,7 +40,7 @@ struct BoundViolation: Error, Equatable {
             message: message, extensions: ["code": "BOUND_EXCEEDED", "bound": .string(bound), "limit": limitValue])
     }
 
-    /// The request's CPU time ran out (``PagebenchHTTP/RequestCPUBudget``) in `phase`.
+    /// The request's CPU time ran out (``PagebenchServer/RequestCPUBudget``) in `phase`.
     static func cpu(_ budget: RequestCPUBudget, phase: String) -> BoundViolation {
         BoundViolation(
             bound: "cpu", limit: budget.limitSeconds, flag: "--max-request-cpu",

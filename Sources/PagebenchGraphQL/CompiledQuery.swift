@@ -1,7 +1,8 @@
 import GraphQL
 import NIOCore
 import OrderedCollections
-import PagebenchHTTP
+import PagebenchServer
+import PagebenchWire
 import PagebenchStore
 
 /// A validated document that is one query of one list field (`listItems` or

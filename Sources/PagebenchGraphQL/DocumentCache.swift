@@ -1,5 +1,6 @@
 import GraphQL
-import PagebenchHTTP
+import PagebenchServer
+import PagebenchWire
 import Synchronization
 
 /// Parsed and validated GraphQL documents by their text, as production GraphQL servers keep

@@ -1,5 +1,6 @@
 import GraphQL
-import PagebenchHTTP
+import PagebenchServer
+import PagebenchWire
 
 /// Refuses an empty string where a variable's type wants an enum value, before
 /// GraphQLSwift's executor sees it.

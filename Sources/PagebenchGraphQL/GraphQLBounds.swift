@@ -1,5 +1,5 @@
 /// The bounds a GraphQL request is held to before it is executed (W7), on top of the
-/// server's own (``PagebenchHTTP/RequestBounds``: body, response, CPU time). Each is
+/// server's own (``PagebenchServer/RequestBounds``: body, response, CPU time). Each is
 /// checked before the work it protects: depth and tokens before the parser runs, the
 /// document's shape before validation, the cost (which needs the variables) before
 /// execution. A request over a bound gets a GraphQL error whose `extensions` name it:

@@ -5,7 +5,8 @@ import NIOCore
 import PagebenchStore
 import OrderedCollections
 import Synchronization
-public import PagebenchHTTP
+public import PagebenchServer
+import PagebenchWire
 
 /// GraphQL over HTTP on the served store (W6): `POST /graphql` with
 /// `{"query", "variables", "operationName"}` (and `GET /graphql?query=…` for queries),
@@ -27,7 +28,7 @@ public struct GraphQLRoutes: StoreRouteRegistration {
     public let schema: GraphQLSchema
     public let execution: Execution
     /// What a GraphQL request may ask of the server (W7), on top of the server's
-    /// ``PagebenchHTTP/RequestBounds``.
+    /// ``PagebenchServer/RequestBounds``.
     public let bounds: GraphQLBounds
     let cost: QueryCost
     let documents = DocumentCache()
@@ -213,7 +214,7 @@ public struct GraphQLRoutes: StoreRouteRegistration {
         var description: String { message }
     }
 
-    /// The GraphQL request of a POST body, read with PagebenchHTTP's JSON reader, which bounds
+    /// The GraphQL request of a POST body, read with PagebenchWire's JSON reader, which bounds
     /// nesting: Foundation's decoder of GraphQLSwift's `Map` tries each type at every level
     /// and takes exponential time on a deeply nested `variables` value.
     static func request(_ body: ByteBuffer) throws(RequestError) -> GraphQLRequest {

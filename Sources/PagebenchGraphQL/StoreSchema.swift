@@ -1,5 +1,6 @@
 import GraphQL
-import PagebenchHTTP
+import PagebenchServer
+import PagebenchWire
 import PagebenchStore
 
 /// What every resolver gets: the server to page and the HTTP request it serves.

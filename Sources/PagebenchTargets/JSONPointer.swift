@@ -1,4 +1,4 @@
-import PagebenchHTTP
+import PagebenchWire
 
 /// A JSON Pointer (RFC 6901): `/data/listItems/items`, `""` for the whole document; `~1`
 /// stands for `/` and `~0` for `~` within a reference token. Resolved over the raw bytes of

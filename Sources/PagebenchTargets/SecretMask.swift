@@ -1,5 +1,5 @@
 import PagebenchBase
-import PagebenchHTTP
+import PagebenchWire
 
 /// The known secret values of a target run (T4) and the one function that hides them:
 /// header values read from `${VAR}` (and each variable's value), values of headers named

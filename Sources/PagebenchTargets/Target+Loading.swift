@@ -1,4 +1,4 @@
-public import PagebenchHTTP
+public import PagebenchWire
 import Foundation
 import PagebenchBase
 

@@ -1,7 +1,8 @@
 import Foundation
 import NIOCore
 import PagebenchBase
-public import PagebenchHTTP
+import PagebenchWire
+public import PagebenchHTTPClient
 public import PagebenchStore
 import Synchronization
 

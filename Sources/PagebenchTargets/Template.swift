@@ -1,4 +1,4 @@
-public import PagebenchHTTP
+public import PagebenchWire
 /// What a drain's request fills a target's templates with (docs/file-formats.md,
 /// placeholders).
 public struct TemplateBindings: Sendable {

@@ -1,6 +1,8 @@
 import Foundation
 import NIOCore
-import PagebenchHTTP
+import PagebenchHTTPClient
+import PagebenchServer
+import PagebenchWire
 import PagebenchTestSupport
 import Testing
 

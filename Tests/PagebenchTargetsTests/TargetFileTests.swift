@@ -1,5 +1,7 @@
 import PagebenchBase
-import PagebenchHTTP
+import PagebenchHTTPClient
+import PagebenchServer
+import PagebenchWire
 import Foundation
 import Testing
 

@@ -1,7 +1,9 @@
 import Foundation
 import NIOCore
 import PagebenchBase
-import PagebenchHTTP
+import PagebenchHTTPClient
+import PagebenchServer
+import PagebenchWire
 import PagebenchStore
 import Testing
 

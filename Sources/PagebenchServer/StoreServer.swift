@@ -1,0 +1,327 @@
+public import Hummingbird
+import HummingbirdCore
+import Logging
+import NIOCore
+public import PagebenchStore
+import ServiceLifecycle
+import PagebenchWire
+
+/// The synthetic store served over HTTP/1.1 (Hummingbird 2): the list endpoints of
+/// ``PageQuery``, `GET /health`, and JSON errors carrying the in-process error codes
+/// (``StoreHTTPErrorCode``).
+///
+/// Stateless: a page depends only on the configuration and the request (S8), and tokens
+/// are MAC'd with a key derived from the configuration, so any number of replicas started
+/// with the same configuration serve one logical store — any replica continues any other
+/// replica's token. Each request draws the configured service time and injected failures
+/// (S20, S21) through ``SyntheticStore/page(_:)``; a request whose client closes the
+/// connection stops waiting at once.
+public struct StoreServer: Sendable {
+    /// Where and how to serve.
+    public struct Configuration: Sendable, Hashable {
+        /// The address to bind; loopback unless told otherwise.
+        public var host: String
+        /// The TCP port; 0 picks a free ephemeral port (see `onListening`).
+        public var port: Int
+        /// Whether items carry their payload when a request does not say (`payload=`).
+        public var includePayloadByDefault: Bool
+        /// The `Retry-After` header of a 429 (throttled) response, in whole seconds (S21).
+        public var retryAfterSeconds: Int
+        /// A connection with no request in progress is closed after this long without a
+        /// complete request head — idle keep-alive connections, and clients that trickle a
+        /// head byte by byte (slowloris), which never complete one. Nil: never.
+        public var idleTimeout: Duration?
+        /// What one request may ask of the server: body and response size, CPU time (W7).
+        public var bounds: RequestBounds
+
+        public init(
+            host: String = "127.0.0.1", port: Int = 8080, includePayloadByDefault: Bool = false, retryAfterSeconds: Int = 1,
+            idleTimeout: Duration? = .seconds(60), bounds: RequestBounds = RequestBounds()
+        ) {
+            self.host = host
+            self.port = port
+            self.includePayloadByDefault = includePayloadByDefault
+            self.retryAfterSeconds = retryAfterSeconds
+            self.idleTimeout = idleTimeout
+            self.bounds = bounds
+        }
+    }
+
+    /// The store every request pages.
+    public let store: SyntheticStore
+    public let configuration: Configuration
+    /// Live request counters.
+    public let statistics: ServerStatistics
+    let closeMonitor = ConnectionCloseMonitor()
+    /// Whether the store has a service time worth abandoning when a client leaves.
+    private let watchesConnections: Bool
+    /// Protocol front ends' routes, added after the REST routes (see ``StoreRouteRegistration``).
+    private let extraRoutes: [any StoreRouteRegistration]
+
+    public init(
+        store: SyntheticStore, configuration: Configuration = Configuration(),
+        extraRoutes: [any StoreRouteRegistration] = []
+    ) {
+        self.store = store
+        self.configuration = configuration
+        self.extraRoutes = extraRoutes
+        statistics = ServerStatistics()
+        let service = store.configuration.serviceTime
+        watchesConnections = service.base != .none || service.nanosecondsPerScannedByte != 0
+    }
+
+    /// `handler` on GET and HEAD (HEAD is GET without the body, RFC 9110; the HTTP encoder
+    /// drops the body of a HEAD response).
+    private func getAndHead(
+        _ router: Router<StoreRequestContext>, _ path: RouterPath,
+        _ handler: @escaping @Sendable (Request, StoreRequestContext) async throws -> Response
+    ) {
+        router.get(path, use: handler)
+        router.head(path, use: handler)
+    }
+
+    /// The routes, for an `Application` or for in-process tests.
+    public func buildRouter() -> Router<StoreRequestContext> {
+        let router = Router(context: StoreRequestContext.self)
+        router.add(middleware: JSONErrorMiddleware())
+        let health = healthBody()
+        getAndHead(router, "/health") { _, _ in
+            Response(status: .ok, headers: Self.jsonHeaders, body: .init(byteBuffer: health))
+        }
+        getAndHead(router, "/scan") { request, context in
+            await respond(range: .scan, to: request, context: context)
+        }
+        getAndHead(router, "/scan/segments/:index/:total") { request, context in
+            let index: Int
+            let total: Int
+            do throws(QueryParameterError) {
+                index = try PageQuery.pathNumber("index", context.parameters.get("index"))
+                total = try PageQuery.pathNumber("total", context.parameters.get("total"))
+            } catch {
+                return errorResponse(.invalidParameter, error.message)
+            }
+            return await respond(range: .segment(index: index, total: total), to: request, context: context)
+        }
+        getAndHead(router, "/partitions/:partition/items") { request, context in
+            let partition: Int
+            do throws(QueryParameterError) {
+                partition = try PageQuery.pathNumber("partition", context.parameters.get("partition"))
+            } catch {
+                return errorResponse(.invalidParameter, error.message)
+            }
+            return await respond(range: .partition(partition), to: request, context: context)
+        }
+        for routes in extraRoutes { routes.register(on: router, server: self) }
+        return router
+    }
+
+    /// The Hummingbird application; `onListening` receives the bound port once the server
+    /// accepts connections. `port` overrides ``Configuration/port`` (0: an ephemeral port).
+    public func makeApplication(
+        logger: Logger? = nil,
+        port: Int? = nil,
+        onListening: @escaping @Sendable (_ port: Int) async -> Void = { _ in }
+    ) -> Application<RouterResponder<StoreRequestContext>> {
+        makeApplication(logger: logger, server: .http1(configuration: http1Configuration), port: port, onListening: onListening)
+    }
+
+    /// HTTP/1.1 with the handlers that notice clients leaving and answer unparsable requests
+    /// with the JSON error body, and the idle timeout.
+    var http1Configuration: HTTP1Channel.Configuration {
+        .init(
+            additionalChannelHandlers: [closeMonitor.makeHandler(), ParseErrorResponder()],
+            idleTimeout: configuration.idleTimeout.map { TimeAmount($0) })
+    }
+
+    /// The application on `server` (plain HTTP/1.1, or HTTPS around it).
+    func makeApplication(
+        logger: Logger?, server: HTTPServerBuilder, port: Int? = nil,
+        onListening: @escaping @Sendable (_ port: Int) async -> Void
+    ) -> Application<RouterResponder<StoreRequestContext>> {
+        var quiet = Logger(label: "pagebench.serve")
+        quiet.logLevel = .warning
+        return Application(
+            router: buildRouter(),
+            server: server,
+            configuration: .init(
+                address: .hostname(configuration.host, port: port ?? configuration.port),
+                serverName: "pagebench/\(store.configurationHash)",
+                reuseAddress: true
+            ),
+            onServerRunning: { channel in
+                await onListening(channel.localAddress?.port ?? -1)
+            },
+            logger: logger ?? quiet
+        )
+    }
+
+    /// Serves until SIGINT or SIGTERM, then shuts down gracefully: the listener closes,
+    /// requests in flight finish, and this returns (swift-service-lifecycle).
+    public func run(
+        logger: Logger? = nil,
+        tls: TLSFiles? = nil,
+        onListening: @escaping @Sendable (_ port: Int) async -> Void = { _ in }
+    ) async throws {
+        let application =
+            if let tls {
+                makeApplication(
+                    logger: logger, server: .tls(http1: http1Configuration, context: try tls.context()),
+                    onListening: onListening)
+            } else {
+                makeApplication(logger: logger, onListening: onListening)
+            }
+        try await application.runService(gracefulShutdownSignals: [.sigint, .sigterm])
+    }
+
+    // MARK: - Requests
+
+    static let jsonHeaders: HTTPFields = [.contentType: "application/json"]
+
+    /// The largest item whose payload is served (base64 in a JSON body): 64 MiB.
+    public static let maximumPayloadBytes = 64 << 20
+
+    private func healthBody() -> ByteBuffer {
+        var json = JSONWriter(capacity: 128)
+        json.raw("{\"status\":\"ok\",\"configurationHash\":")
+        json.string(store.configurationHash)
+        json.raw(",\"partitions\":")
+        json.integer(store.configuration.partitions)
+        json.raw(",\"items\":")
+        json.integer(store.totalItems)
+        // The configuration itself, so that a client with another one can say which fields differ.
+        json.raw(",\"canonical\":")
+        json.string(store.configuration.canonicalText)
+        json.raw("}")
+        return json.buffer
+    }
+
+    private func respond(range: ScanRange, to request: Request, context: StoreRequestContext) async -> Response {
+        let query: PageQuery
+        do {
+            query = try PageQuery(range: range, parameters: request.uri.queryParameters)
+        } catch {
+            return errorResponse(.invalidParameter, error.message)
+        }
+        statistics.recordStart()
+        defer { statistics.recordFinish() }
+        let outcome = await page(query.request, channel: context.channel)
+        switch outcome {
+        case .page(let page):
+            let includePayload = query.includePayload ?? configuration.includePayloadByDefault
+            if includePayload, let large = page.items.first(where: { $0.sizeBytes > Self.maximumPayloadBytes }) {
+                return errorResponse(
+                    .invalidParameter,
+                    "item \(large.partition)/\(large.sortKey) is \(large.sizeBytes) bytes; payloads are served for items of at most "
+                        + "\(Self.maximumPayloadBytes) bytes (64 MiB): ask with payload=false")
+            }
+            let body = PageBody.encode(page, includePayload: includePayload)
+            let limit = configuration.bounds.maximumResponseBytes
+            guard body.readableBytes <= limit else {
+                return errorResponse(
+                    .invalidParameter,
+                    "the page's body would be \(body.readableBytes) bytes, more than this server sends (\(limit), serve "
+                        + "--max-response-bytes): ask with a smaller limit\(includePayload ? " or payload=false" : "")")
+            }
+            return Response(status: .ok, headers: Self.jsonHeaders, body: .init(byteBuffer: body))
+        case .failed(let error as StoreError):
+            return errorResponse(.store(error.code), error.message)
+        case .failed(let error):
+            return errorResponse(.internalError, "the store failed unexpectedly: \(error)")
+        case .abandoned:
+            statistics.recordAbandoned()
+            return errorResponse(.internalError, "the client closed the connection before the page was ready")
+        }
+    }
+
+    private typealias Outcome = StorePageOutcome
+
+    /// Pages the store for a protocol front end, counted in ``statistics`` like a REST request.
+    public func servePage(_ request: PageRequest, context: StoreRequestContext) async -> StorePageOutcome {
+        statistics.recordStart()
+        defer { statistics.recordFinish() }
+        let outcome = await page(request, channel: context.channel)
+        if case .abandoned = outcome { statistics.recordAbandoned() }
+        return outcome
+    }
+
+    /// Pages the store; with a service time, races it against the client's connection closing.
+    private func page(_ request: PageRequest, channel: any Channel) async -> Outcome {
+        guard watchesConnections else {
+            do {
+                return .page(try await store.page(request))
+            } catch {
+                return .failed(error)
+            }
+        }
+        return await withTaskGroup(of: Outcome.self) { group in
+            group.addTask {
+                do {
+                    return .page(try await store.page(request))
+                } catch {
+                    return .failed(error)
+                }
+            }
+            group.addTask {
+                await closeMonitor.waitForClientClose(of: channel)
+                return .abandoned
+            }
+            let first = await group.next() ?? .abandoned
+            group.cancelAll()
+            return first
+        }
+    }
+
+    func errorResponse(_ code: StoreHTTPErrorCode, _ message: String) -> Response {
+        var headers = Self.jsonHeaders
+        if code == .store(.throttled) { headers[.retryAfter] = String(configuration.retryAfterSeconds) }
+        return Response(
+            status: code.status, headers: headers,
+            body: .init(byteBuffer: ErrorBody(code: code, message: message).encoded()))
+    }
+}
+
+/// Turns the router's own failures (no such route, wrong method) into the JSON error body.
+struct JSONErrorMiddleware: RouterMiddleware {
+    typealias Context = StoreRequestContext
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        do {
+            return try await next(request, context)
+        } catch let error as HTTPError where error.status == .notFound {
+            if request.method != .get, request.method != .head, Self.isGETRoute(request.uri.path) {
+                var response = Self.response(
+                    .invalidParameter, "\(request.method) is not allowed on \(request.uri.path); use GET or HEAD",
+                    status: .methodNotAllowed)
+                response.headers[.allow] = "GET, HEAD"
+                return response
+            }
+            return Self.response(
+                .notFound,
+                "no endpoint \(request.method) \(request.uri.path); endpoints: GET /partitions/{p}/items, GET /scan, GET /scan/segments/{i}/{n}, GET /health, POST / (DynamoDB JSON API)"
+            )
+        } catch let error as HTTPError {
+            return Self.response(.invalidParameter, error.body ?? "\(error.status)", status: error.status)
+        } catch {
+            return Self.response(.internalError, "internal error: \(error)")
+        }
+    }
+
+    /// Whether `path` is one of the GET routes (so another method gets 405, not 404).
+    static func isGETRoute(_ path: String) -> Bool {
+        let parts = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
+        switch parts.count {
+        case 1: return parts.first == "health" || parts.first == "scan"
+        case 3: return parts.first == "partitions" && parts.last == "items"
+        case 4: return parts.first == "scan" && parts.dropFirst().first == "segments"
+        default: return false
+        }
+    }
+
+    private static func response(
+        _ code: StoreHTTPErrorCode, _ message: String, status: HTTPResponse.Status? = nil
+    ) -> Response {
+        Response(
+            status: status ?? code.status, headers: StoreServer.jsonHeaders,
+            body: .init(byteBuffer: ErrorBody(code: code, message: message).encoded()))
+    }
+}
