@@ -165,4 +165,15 @@ import Testing
         #expect(items == Array(store.items(in: .scan, filter: nil, reverse: false)))
         #expect(store.injectionOrdinal == UInt64(attempts))
     }
+
+    @Test("a store with service time or injected failures is not served directly (S20, S21)")
+    func directPathOnlyWithoutServiceModel() throws {
+        let slow = StoreConfiguration(partitions: 2, serviceTime: ServiceTimeModel(base: .fixed(nanoseconds: 1000)))
+        let perByte = StoreConfiguration(partitions: 2, serviceTime: ServiceTimeModel(nanosecondsPerScannedByte: 0.5))
+        let throttled = StoreConfiguration(partitions: 2, throttleRate: 0.1)
+        let faulty = StoreConfiguration(partitions: 2, faultRate: 0.1)
+        for configuration in [slow, perByte, throttled, faulty] {
+            #expect(try !SyntheticStore(configuration: configuration).servesWithoutWaiting)
+        }
+    }
 }
