@@ -7,7 +7,7 @@ import Testing
 /// number text of tables and reports, the file reader.
 @Suite struct SplitMix64Tests {
     @Test("H3: the reference SplitMix64 sequence, on every machine")
-    func referenceSequence() {
+    func h3ReferenceSequence() {
         // SplitMix64 seeded with 0 (Steele, Lea, Flood 2014; the sequence java.util.SplittableRandom starts with).
         var random = SplitMix64(seed: 0)
         #expect(random.next() == 0xE220_A839_7B1D_CDAF)
@@ -16,7 +16,7 @@ import Testing
     }
 
     @Test("H3: next(below:) draws what the plain multiply-shift drew, for the bounds a run uses")
-    func unbiasedKeepsTheOldDraws() {
+    func h3UnbiasedKeepsTheOldDraws() {
         for bound in [1, 2, 3, 7, 10, 64, 1000, 1_000_003] {
             var unbiased = SplitMix64(seed: UInt64(bound))
             var plain = SplitMix64(seed: UInt64(bound))

@@ -138,7 +138,7 @@ import Testing
     @Test(
         "H2: a loop or streaming drain requests nothing once its task is cancelled, so the direct store path need not check",
         arguments: [PagerKind.loop, .streaming])
-    func drainsCheckBeforeEveryRequest(kind: PagerKind) async throws {
+    func h2DrainsCheckBeforeEveryRequest(kind: PagerKind) async throws {
         // Every drain is probed and cancels itself after some pages (the timer never fires):
         // the request that would follow is never made, with the store's own check skipped.
         let store = StoreConfiguration(partitions: 8, itemsPerPartition: .uniform(200))
