@@ -7,7 +7,7 @@ import Testing
 /// number text of tables and reports, the file reader.
 @Suite struct SplitMix64Tests {
     @Test("H3: the reference SplitMix64 sequence, on every machine")
-    func referenceSequence() {
+    func h3ReferenceSequence() {
         // SplitMix64 seeded with 0 (Steele, Lea, Flood 2014; the sequence java.util.SplittableRandom starts with).
         var random = SplitMix64(seed: 0)
         #expect(random.next() == 0xE220_A839_7B1D_CDAF)
@@ -16,7 +16,7 @@ import Testing
     }
 
     @Test("H3: next(below:) draws what the plain multiply-shift drew, for the bounds a run uses")
-    func unbiasedKeepsTheOldDraws() {
+    func h3UnbiasedKeepsTheOldDraws() {
         for bound in [1, 2, 3, 7, 10, 64, 1000, 1_000_003] {
             var unbiased = SplitMix64(seed: UInt64(bound))
             var plain = SplitMix64(seed: UInt64(bound))
@@ -48,6 +48,13 @@ import Testing
         #expect(a.next() == b.next())
         var other = SplitMix64(seed: 5, stream: 2, index: 7)
         #expect(other.next() != SplitMix64(seed: 5, stream: 1, index: 7).nextUnitSample())
+    }
+
+    @Test func nextBelowIsUniformEnough() {
+        var generator = SplitMix64(seed: 3)
+        var counts = [Int](repeating: 0, count: 5)
+        for _ in 0..<50_000 { counts[generator.next(below: 5)] += 1 }
+        #expect(counts.allSatisfy { abs($0 - 10_000) < 400 })
     }
 }
 
@@ -118,6 +125,32 @@ extension SplitMix64 {
                 #expect(NumberText.number(value, digits: digits) == expected, "\(value) \(digits)")
             }
         }
+    }
+
+    @Test func shortFormsAreExact() {
+        #expect(NumberText.count(950) == "950")
+        #expect(NumberText.count(12_345) == "12.3k")
+        #expect(NumberText.count(1_234_567) == "1.23M")
+        #expect(NumberText.nanoseconds(850) == "850ns")
+        #expect(NumberText.nanoseconds(12_340) == "12.3µs")
+        #expect(NumberText.nanoseconds(4_560_000) == "4.56ms")
+        #expect(NumberText.bytes(512) == "512B")
+        #expect(NumberText.bytes(3 << 20) == "3.0MiB")
+        #expect(NumberText.seconds(125) == "2m05s")
+        #expect(NumberText.fixed(-0.25, 1) == "-0.3" || NumberText.fixed(-0.25, 1) == "-0.2")
+    }
+
+    @Test func valueScalesUnits() {
+        #expect(NumberText.value(1_500, unit: "ns") == "1.5 µs")
+        #expect(NumberText.value(2_500_000, unit: "ns") == "2.5 ms")
+        #expect(NumberText.value(3 * 1_048_576, unit: "bytes") == "3 MiB")
+        #expect(NumberText.number(1234.5678) == "1235")
+        #expect(NumberText.number(0.012345) == "0.01235")
+        #expect(NumberText.percent(-0.1234) == "−12.3 %")
+        #expect(NumberText.percent(0.05) == "+5 %")
+        #expect(NumberText.compact(2_500_000) == "2.5M")
+        #expect(NumberText.compact(12_345) == "12.3k")
+        #expect(NumberText.compact(950) == "950")
     }
 }
 

@@ -44,7 +44,7 @@ import PagebenchTestSupport
 
     /// H10: a same-build run on a busier machine passes by default and fails only when
     /// wall-clock figures are gated.
-    @Test func H10_busierMachinePassesUnlessWallClockIsGated() async {
+    @Test func h10BusierMachinePassesUnlessWallClockIsGated() async {
         let arguments = [
             "check", "--baseline", Self.fixture("check/baseline.csv"), "--current", Self.fixture("check/current-busy-machine.csv"),
         ]

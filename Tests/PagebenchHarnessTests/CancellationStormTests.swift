@@ -8,7 +8,7 @@ import Testing
     /// every drain is accounted for, no fetch is left running and nothing still holds the
     /// source (no pager, stream, closure or task leaked).
     @Test(arguments: [PagerKind.streaming, .apolloLoadNext, .apolloLoadAll, .loop])
-    func H2_cancellationStormLeavesNothingBehind(kind: PagerKind) async throws {
+    func h2CancellationStormLeavesNothingBehind(kind: PagerKind) async throws {
         let store = StoreConfiguration(
             partitions: 16, itemsPerPartition: .uniform(200), serviceTime: ServiceTimeModel(base: .fixed(nanoseconds: 1_000_000)))
         let scenario = scenario(store: store) {
@@ -37,7 +37,7 @@ import Testing
 
     /// H2: a duration-bound phase ends by cancelling every drain in flight; each cancelled
     /// drain's latency is timed and every task returns.
-    @Test func H2_finalCancelEverythingEndsADurationBoundPhase() async throws {
+    @Test func h2FinalCancelEverythingEndsADurationBoundPhase() async throws {
         let store = StoreConfiguration(
             partitions: 8, itemsPerPartition: .uniform(1000), serviceTime: ServiceTimeModel(base: .fixed(nanoseconds: 2_000_000)))
         let scenario = scenario(store: store) {

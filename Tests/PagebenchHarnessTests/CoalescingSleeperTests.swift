@@ -13,14 +13,14 @@ import Testing
         while !condition() { await Task.yield() }
     }
 
-    @Test func s20_withoutADriverASleepFallsBackToTheRuntimeTimer() async throws {
+    @Test func s20WithoutADriverASleepFallsBackToTheRuntimeTimer() async throws {
         let sleeper = CoalescingSleeper(resolution: .microseconds(100))
         let start = MonotonicTime.nanoseconds()
         try await sleeper.sleep(for: .milliseconds(2))
         #expect(MonotonicTime.nanoseconds() - start >= 2_000_000)
     }
 
-    @Test func s20_manyConcurrentSleepsAllWakeAndNoneEarly() async throws {
+    @Test func s20ManyConcurrentSleepsAllWakeAndNoneEarly() async throws {
         let sleeper = CoalescingSleeper(resolution: .microseconds(250))
         let early = try await withThrowingTaskGroup(of: Int.self) { group in
             group.addTask { await sleeper.run(); return 0 }
@@ -46,7 +46,7 @@ import Testing
     /// running waiter hands on to the next), none early, and cancelling some of them while
     /// they wait neither hangs the others nor loses a wake-up.
     @Test(arguments: [1, 3])
-    func s20_pacedWakeUpsWakeEveryWaiterAndSkipCancelledOnes(maxQueued: Int) async throws {
+    func s20PacedWakeUpsWakeEveryWaiterAndSkipCancelledOnes(maxQueued: Int) async throws {
         let sleeper = CoalescingSleeper(resolution: .microseconds(500), maxQueuedWakeUps: maxQueued)
         let (early, cancelled) = await withTaskGroup(of: (Int, Int).self) { group in
             group.addTask { await sleeper.run(); return (0, 0) }
@@ -85,7 +85,7 @@ import Testing
         #expect(sleeper.waiterCount == 0)
     }
 
-    @Test func s20_cancellingASleeperResumesItAtOnceWithCancellationError() async throws {
+    @Test func s20CancellingASleeperResumesItAtOnceWithCancellationError() async throws {
         let sleeper = CoalescingSleeper()
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await sleeper.run() }
@@ -100,7 +100,7 @@ import Testing
         }
     }
 
-    @Test func s20_aTaskCancelledBeforeSleepingDoesNotSleep() async throws {
+    @Test func s20ATaskCancelledBeforeSleepingDoesNotSleep() async throws {
         let sleeper = CoalescingSleeper()
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await sleeper.run() }
@@ -114,7 +114,7 @@ import Testing
         }
     }
 
-    @Test func s20_whenTheDriverStopsWaitersFinishOnTheRuntimeTimer() async throws {
+    @Test func s20WhenTheDriverStopsWaitersFinishOnTheRuntimeTimer() async throws {
         let sleeper = CoalescingSleeper()
         let driver = Task { await sleeper.run() }
         await until { sleeper.isDriving }
@@ -131,7 +131,7 @@ import Testing
         #expect(slept >= 30_000_000)
     }
 
-    @Test func s20_aStoreOnTheSleeperIsCancellable() async throws {
+    @Test func s20AStoreOnTheSleeperIsCancellable() async throws {
         var configuration = StoreConfiguration(partitions: 1, itemsPerPartition: .uniform(10), itemSize: .fixed(100))
         configuration.serviceTime.base = .fixed(nanoseconds: 3_600_000_000_000)
         let sleeper = CoalescingSleeper()

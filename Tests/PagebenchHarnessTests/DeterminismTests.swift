@@ -22,7 +22,7 @@ import Testing
 
     /// H3: same seed and configuration, same deterministic figures, whatever the
     /// concurrency and however the tasks interleave.
-    @Test func H3_deterministicFiguresRepeatAcrossRunsAndConcurrency() async throws {
+    @Test func h3DeterministicFiguresRepeatAcrossRunsAndConcurrency() async throws {
         let scenario = Self.skewedScenario(seed: 5)
         let first = try await storeRunner(scenario).run(concurrency: 4, repetition: 1)
         let second = try await storeRunner(scenario).run(concurrency: 4, repetition: 2)
@@ -34,7 +34,7 @@ import Testing
         #expect(a == DeterministicFigures(serial.metrics))
     }
 
-    @Test func H3_anotherSeedMakesOtherChoices() async throws {
+    @Test func h3AnotherSeedMakesOtherChoices() async throws {
         let a = try await storeRunner(Self.skewedScenario(seed: 5)).run(concurrency: 2, repetition: 1)
         let b = try await storeRunner(Self.skewedScenario(seed: 6)).run(concurrency: 2, repetition: 1)
         #expect(DeterministicFigures(a.metrics) != DeterministicFigures(b.metrics))

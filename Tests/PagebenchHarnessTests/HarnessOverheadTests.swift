@@ -138,7 +138,7 @@ import Testing
     @Test(
         "H2: a loop or streaming drain requests nothing once its task is cancelled, so the direct store path need not check",
         arguments: [PagerKind.loop, .streaming])
-    func drainsCheckBeforeEveryRequest(kind: PagerKind) async throws {
+    func h2DrainsCheckBeforeEveryRequest(kind: PagerKind) async throws {
         // Every drain is probed and cancels itself after some pages (the timer never fires):
         // the request that would follow is never made, with the store's own check skipped.
         let store = StoreConfiguration(partitions: 8, itemsPerPartition: .uniform(200))
@@ -213,16 +213,5 @@ import Testing
         #expect(spare.shouldYield(now: 70 * ms, &pacing), "the sampler did not run for an interval: it is starved")
         ticks.store(3, ordering: .relaxed)
         #expect(!spare.shouldYield(now: 90 * ms, &pacing))
-    }
-
-    @Test("a store with service time or injected failures is not served directly (S20, S21)")
-    func directPathOnlyWithoutServiceModel() throws {
-        let slow = StoreConfiguration(partitions: 2, serviceTime: ServiceTimeModel(base: .fixed(nanoseconds: 1000)))
-        let perByte = StoreConfiguration(partitions: 2, serviceTime: ServiceTimeModel(nanosecondsPerScannedByte: 0.5))
-        let throttled = StoreConfiguration(partitions: 2, throttleRate: 0.1)
-        let faulty = StoreConfiguration(partitions: 2, faultRate: 0.1)
-        for configuration in [slow, perByte, throttled, faulty] {
-            #expect(try !SyntheticStore(configuration: configuration).servesWithoutWaiting)
-        }
     }
 }

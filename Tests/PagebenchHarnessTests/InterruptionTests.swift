@@ -75,7 +75,7 @@ import Glibc
     }
 
     @Test("H6: the phase that was interrupted ends partial with its pagers cancelled; earlier rows are whole; no later phase starts")
-    func interruptedPhaseIsPartial() async throws {
+    func h6InterruptedPhaseIsPartial() async throws {
         let (output, started) = try await Self.run(Self.sweep(longWarmup: 0), duringWarmup: false)
         #expect(started == ["first", "long"])
         try #require(output.rows.count == 2)
@@ -91,7 +91,7 @@ import Glibc
     }
 
     @Test("H6: an interruption during warm-up keeps the rows before it and writes none for the phase that measured nothing")
-    func interruptedWarmupHasNoRow() async throws {
+    func h6InterruptedWarmupHasNoRow() async throws {
         let (output, started) = try await Self.run(Self.sweep(longWarmup: 3600), duringWarmup: true)
         #expect(started == ["first", "long"])
         #expect(output.rows.map(\.scenario) == ["first"])
@@ -99,7 +99,7 @@ import Glibc
     }
 
     @Test("H6: without an interruption nothing is partial")
-    func uninterruptedSweepIsWhole() async throws {
+    func h6UninterruptedSweepIsWhole() async throws {
         let scenarios = [Self.sweep(longWarmup: 0)[0], Self.sweep(longWarmup: 0)[2]]
         let (output, _) = try await Self.run(scenarios, duringWarmup: false)
         #expect(output.rows.map(\.partial) == [0, 0])
@@ -152,7 +152,7 @@ import Glibc
     }
 
     @Test("H2: on a store whose drains end within microseconds, the probe still cancels the drains it picks")
-    func fastDrainsAreCancelled() async throws {
+    func h2FastDrainsAreCancelled() async throws {
         let result = try await Self.fastStore(cancelFraction: 0.5).run(
             concurrency: 1, repetition: 1, options: Self.timerNeverFires)
         #expect(result.probesArmed >= 10)
@@ -162,7 +162,7 @@ import Glibc
     }
 
     @Test("H2: at cancelFraction 1 cancel points move into the drains instead of staying at their start")
-    func everyDrainProbedStillSpreads() async throws {
+    func h2EveryDrainProbedStillSpreads() async throws {
         let result = try await Self.fastStore(cancelFraction: 1).run(
             concurrency: 1, repetition: 1, options: Self.timerNeverFires)
         #expect(result.probesArmed == 60)
@@ -173,7 +173,7 @@ import Glibc
     }
 
     @Test("H2: a probe that could not cancel what it was asked to says so")
-    func singlePageDrainsWarn() async throws {
+    func h2SinglePageDrainsWarn() async throws {
         // limit 1000 > 200 items: every drain is one page, over before any cancel instant.
         let result = try await Self.fastStore(cancelFraction: 0.5, limit: 1000).run(concurrency: 1, repetition: 1)
         #expect(result.probesArmed >= 10)

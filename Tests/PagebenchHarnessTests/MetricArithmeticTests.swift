@@ -8,7 +8,7 @@ import Testing
     /// H1 on a scripted source: every drain is the same five pages, so every figure is known.
     /// (`apollo-watch` needs a store with writes to watch, P16: StoreWatchingTests.)
     @Test(arguments: PagerKind.allCases.filter { $0 != .apolloWatch })
-    func H1_scriptedSourceGivesKnownCounts(kind: PagerKind) async throws {
+    func h1ScriptedSourceGivesKnownCounts(kind: PagerKind) async throws {
         let scenario = scenario(store: .default) {
             $0.pager = kind
             $0.bound = .drains(6)
@@ -68,7 +68,7 @@ import Testing
     /// H1 and S6 on the synthetic store: wasted and final empty pages equal a count made
     /// independently from the store's unpaginated item listing, chunked by the limit.
     @Test(arguments: [ExactEnd.continuation, .final], [false, true])
-    func H1_S6_emptyPagesMatchAnIndependentCountFromTheListing(exactEnd: ExactEnd, reverse: Bool) async throws {
+    func h1s6EmptyPagesMatchAnIndependentCountFromTheListing(exactEnd: ExactEnd, reverse: Bool) async throws {
         let store = StoreConfiguration(
             partitions: 4, itemsPerPartition: .uniform(3000), itemSize: .fixed(100), selectivity: 0.05,
             clustering: .runs(length: 100), exactEnd: exactEnd, seed: 7)

@@ -86,19 +86,6 @@ import Testing
         #expect(lines[1].hasSuffix("1.73"), "harness_overhead_ratio is the last column")
     }
 
-    @Test func formattingIsExact() {
-        #expect(NumberText.count(950) == "950")
-        #expect(NumberText.count(12_345) == "12.3k")
-        #expect(NumberText.count(1_234_567) == "1.23M")
-        #expect(NumberText.nanoseconds(850) == "850ns")
-        #expect(NumberText.nanoseconds(12_340) == "12.3µs")
-        #expect(NumberText.nanoseconds(4_560_000) == "4.56ms")
-        #expect(NumberText.bytes(512) == "512B")
-        #expect(NumberText.bytes(3 << 20) == "3.0MiB")
-        #expect(NumberText.seconds(125) == "2m05s")
-        #expect(NumberText.fixed(-0.25, 1) == "-0.3" || NumberText.fixed(-0.25, 1) == "-0.2")
-    }
-
     /// A duration-bound run with a time series: at least the closing interval is written,
     /// with the run's identity, and the pages in the rows add up to no more than the run's.
     @Test func timeSeriesRowsDescribeTheRun() async throws {

@@ -156,7 +156,7 @@ struct QueryPagerLoadAllAtOnceTests {
     }
 
     @Test("P12, P5: a source that switches to awaited answers mid-load: the awaited request is in flight, cancelled by a reset")
-    func p12SwitchToAwaitedAnswersMidLoadThenReset() async throws {
+    func p12p5SwitchToAwaitedAnswersMidLoadThenReset() async throws {
         // The initial page and t1, t2 answer at once; t3 and t4 wait for the test.
         let source = source(atOnce: 3, gated: true)
         let pager = forwardPager(source)

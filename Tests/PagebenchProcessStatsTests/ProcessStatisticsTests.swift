@@ -6,7 +6,7 @@ import PagebenchTestSupport
 import Synchronization
 import Testing
 
-@Suite("Process statistics, sampler and run context")
+@Suite("Process statistics and the memory sampler")
 struct ProcessStatisticsTests {
     @Test("VmHWM and VmRSS are parsed from /proc status text in kB")
     func parseStatus() throws {
@@ -75,61 +75,5 @@ struct ProcessStatisticsTests {
         }
         #expect(sampler.sampleCount >= 1)
         #expect(sampler.peakAllocatedBytes > 0)
-    }
-
-    @Test("run context: timestamp format, git commit of this repository, compiler and host")
-    func runContext() throws {
-        #expect(RunContext.timestamp(Date(timeIntervalSince1970: 1_763_778_583.9)) == "2025-11-22T02:29:43Z")
-        let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().path
-        let commit = RunContext.gitCommit(in: packageRoot)
-        if commit != "unknown" {
-            let hash = commit.hasSuffix("-dirty") ? String(commit.dropLast(6)) : commit
-            #expect(hash.count == 40 && hash.allSatisfy(\.isHexDigit))
-        }
-        #expect(RunContext.gitCommit(in: "/") == "unknown")
-        let context = RunContext.current(pagebenchVersion: "0.1.0", gitDirectory: packageRoot)
-        #expect(context.swiftVersion == "6.3")
-        #expect(context.cores >= 1)
-        #expect(!context.host.isEmpty)
-        #expect(context.buildConfiguration == "debug" || context.buildConfiguration == "release")
-        var row = ResultRow()
-        row.apply(context)
-        #expect(row.gitCommit == context.gitCommit && row.cores == context.cores)
-    }
-
-    @Test("per-task metrics merge to the same figures as one task that saw everything")
-    func taskMetricsMerge() {
-        var random = SplitMix64(seed: 3)
-        var tasks = [TaskMetrics](repeating: TaskMetrics(), count: 4)
-        var single = TaskMetrics()
-        for step in 0..<2_000 {
-            let items = Int(random.next() % 4)
-            let token = random.next() % 5 != 0
-            let latency = random.latency()
-            tasks[step % 4].recordPage(itemCount: items, scannedCount: 10, scannedBytes: 100, hasNextToken: token, latencyNanoseconds: latency)
-            single.recordPage(itemCount: items, scannedCount: 10, scannedBytes: 100, hasNextToken: token, latencyNanoseconds: latency)
-            if step % 7 == 0 {
-                tasks[step % 4].recordDrain(pageCount: step % 11, latencyNanoseconds: latency * 3)
-                single.recordDrain(pageCount: step % 11, latencyNanoseconds: latency * 3)
-            }
-            if step % 301 == 0 {
-                tasks[step % 4].recordCancellation(latencyNanoseconds: latency, pagesAfterCancel: 1)
-                single.recordCancellation(latencyNanoseconds: latency, pagesAfterCancel: 1)
-                tasks[step % 4].recordError(.fault)
-                single.recordError(.fault)
-            }
-        }
-        let merged = TaskMetrics.merged(tasks)
-        #expect(merged == single)
-        var mergedRow = ResultRow()
-        mergedRow.loadModel = "closed"
-        mergedRow.apply(merged, measuredSeconds: 2)
-        var singleRow = ResultRow()
-        singleRow.loadModel = "closed"
-        singleRow.apply(single, measuredSeconds: 2)
-        #expect(mergedRow == singleRow)
-        #expect(mergedRow.missedStarts == nil && mergedRow.drainLatencyCorrected == nil)
-        #expect(mergedRow.cancellations == 7)
     }
 }

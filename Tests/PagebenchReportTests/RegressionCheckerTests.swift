@@ -29,7 +29,7 @@ import Testing
 
     /// H10: a clear drop in pages/s is a regression verdict, but a wall-clock one: another
     /// process can cause it, so by default it is reported with its noise floor, not gated.
-    @Test func H10_clearRegressionOfThroughputIsReportedNotGated() throws {
+    @Test func h10ClearRegressionOfThroughputIsReportedNotGated() throws {
         var current = SyntheticResults()
         current.pagesPerSecond = 8_500  // −15 %, noise 1 %
         let report = try check(SyntheticResults(), current)
@@ -67,7 +67,7 @@ import Testing
     /// H10: a same-build pair on a busier machine: every repetition of the current file slower
     /// (pages/s −25 %, CPU seconds +34 %, as measured between separate runs here) but the same
     /// instructions per page. The verdicts name the shift; the check passes.
-    @Test func H10_sameBuildOnABusierMachinePasses() throws {
+    @Test func h10SameBuildOnABusierMachinePasses() throws {
         var baseline = SyntheticResults()
         baseline.instructionsPerPage = 5_210.4
         var busier = baseline
@@ -92,7 +92,7 @@ import Testing
 
     /// H10: more instructions per page is a regression another process cannot cause: gated.
     @Test(arguments: [(1.004, Verdict.unchanged), (1.05, .regression), (0.95, .improvement)])
-    func H10_instructionsPerPageAreGated(factor: Double, expected: Verdict) throws {
+    func h10InstructionsPerPageAreGated(factor: Double, expected: Verdict) throws {
         var baseline = SyntheticResults()
         baseline.instructionsPerPage = 5_000
         var current = baseline
@@ -106,7 +106,7 @@ import Testing
     /// H10: a remote target's median page latency is gated, at +50 %: a target twice as slow
     /// fails the check, a shift inside its noise does not.
     @Test(arguments: [(1.9, true), (1.2, false)])
-    func H10_remoteTargetLatencyIsGatedAtFiftyPercent(slowdown: Double, fails: Bool) throws {
+    func h10RemoteTargetLatencyIsGatedAtFiftyPercent(slowdown: Double, fails: Bool) throws {
         var baseline = SyntheticResults()
         baseline.targetKind = "http"
         baseline.pageLatencyP50Nanoseconds = 2_300_000
@@ -210,7 +210,7 @@ import Testing
         #expect(report.summaryLine.contains("2 unmatched"))
     }
 
-    @Test func changedDeterministicMetricIsABehaviourChangeH3() throws {
+    @Test func h3ChangedDeterministicMetricIsABehaviourChange() throws {
         var current = SyntheticResults()
         current.pages = 1_201
         let report = try check(SyntheticResults(), current)
@@ -228,7 +228,7 @@ import Testing
         #expect(allowed.behaviourChangeCount == changes.count)
     }
 
-    @Test func deterministicMetricThatVariesBetweenRepetitionsIsFlaggedH3() throws {
+    @Test func h3DeterministicMetricThatVariesBetweenRepetitionsIsFlagged() throws {
         var rows = try roundTrip(SyntheticResults().rows(seed: 1))
         rows[2].emptyPagesWasted += 1
         let report = checker.check(
@@ -252,7 +252,7 @@ import Testing
     /// their counts are not compared exactly; at one pager they are (a changed duplicate count
     /// is a behaviour change).
     @Test(arguments: [1, 4])
-    func S25_writesAtSeveralPagersSkipDeterministicComparison(concurrency: Int) throws {
+    func s25WritesAtSeveralPagersSkipDeterministicComparison(concurrency: Int) throws {
         var synthetic = SyntheticResults()
         synthetic.concurrency = concurrency
         let baseline = try roundTrip(synthetic.rows(seed: 1)).map { row -> ResultRow in

@@ -53,26 +53,6 @@ import Testing
         #expect(single.low == 1.2 && single.high == 1.2)
     }
 
-    @Test func generatorIndexIsUniformEnough() {
-        var generator = SplitMix64(seed: 3)
-        var counts = [Int](repeating: 0, count: 5)
-        for _ in 0..<50_000 { counts[generator.next(below: 5)] += 1 }
-        #expect(counts.allSatisfy { abs($0 - 10_000) < 400 })
-    }
-
-    @Test func formatScalesUnits() {
-        #expect(NumberText.value(1_500, unit: "ns") == "1.5 µs")
-        #expect(NumberText.value(2_500_000, unit: "ns") == "2.5 ms")
-        #expect(NumberText.value(3 * 1_048_576, unit: "bytes") == "3 MiB")
-        #expect(NumberText.number(1234.5678) == "1235")
-        #expect(NumberText.number(0.012345) == "0.01235")
-        #expect(NumberText.percent(-0.1234) == "−12.3 %")
-        #expect(NumberText.percent(0.05) == "+5 %")
-        #expect(NumberText.compact(2_500_000) == "2.5M")
-        #expect(NumberText.compact(12_345) == "12.3k")
-        #expect(NumberText.compact(950) == "950")
-    }
-
     /// The exact sampler's resampled medians have the law of drawing `size` values with
     /// replacement: for samples of 1 … 6 distinct values, every one of the size^size
     /// resamples is enumerated, and 60,000 seeded draws are held against those probabilities

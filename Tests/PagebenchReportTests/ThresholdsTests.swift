@@ -100,7 +100,7 @@ import Testing
 
     /// H10: by default exactly what another process cannot move is gated, and every verdict
     /// says why it is gated or only reported.
-    @Test func H10_defaultGatesAreTheProcessOwnAndCountedFigures() throws {
+    @Test func h10DefaultGatesAreTheProcessOwnAndCountedFigures() throws {
         let thresholds = Thresholds()
         func column(_ name: String) throws -> ColumnDescriptor {
             try #require(ResultRow.columnDescriptors.first { $0.name == name })

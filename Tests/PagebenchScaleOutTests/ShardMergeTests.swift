@@ -60,7 +60,7 @@ import Testing
     }
 
     @Test(arguments: 0..<4)
-    func H3_fourShardsMergeToTheDeterministicFiguresOfOneProcess(workload: Int) async throws {
+    func h3FourShardsMergeToTheDeterministicFiguresOfOneProcess(workload: Int) async throws {
         let scenario = shardScenario(workload)
         let concurrency = 6
         let whole = try await storeRunner(scenario).run(concurrency: concurrency, repetition: 1)

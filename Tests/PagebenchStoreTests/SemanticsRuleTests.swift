@@ -4,7 +4,7 @@ import Testing
 
 /// One test per store rule of docs/contract.md (S1–S19), named after it.
 @Suite struct SemanticsRuleTests {
-    @Test func s1_absentLimitBehavesLikeTenAndLimitBelowOneIsRejected() throws {
+    @Test func s1AbsentLimitBehavesLikeTenAndLimitBelowOneIsRejected() throws {
         let store = try smallStore()
         #expect(store.configuration.defaultLimit == 10)
         let absent = try store.evaluatePage(PageRequest(range: .scan))
@@ -21,7 +21,7 @@ import Testing
         }
     }
 
-    @Test func s2_limitCountsEvaluatedItemsNotReturnedItems() throws {
+    @Test func s2LimitCountsEvaluatedItemsNotReturnedItems() throws {
         let store = try smallStore(selectivity: 0.3)
         for limit in [1, 3, 10] {
             let pages = try drain(store, PageRequest(range: .scan, limit: limit, filter: .matching))
@@ -31,7 +31,7 @@ import Testing
         }
     }
 
-    @Test func s3_budgetIsChargedBeforeTheFilterSoEmptyPagesCarryTokens() throws {
+    @Test func s3BudgetIsChargedBeforeTheFilterSoEmptyPagesCarryTokens() throws {
         let store = try smallStore(items: 50, budget: 1000)
         let page = try store.evaluatePage(PageRequest(range: .scan, limit: 1000, filter: .categoryEquals(99)))
         #expect(page.items.isEmpty)
@@ -41,7 +41,7 @@ import Testing
         #expect(page.isEmptyWithToken)
     }
 
-    @Test func s4_pageStopsAtLimitOrBudgetByTheBoundaryRule() throws {
+    @Test func s4PageStopsAtLimitOrBudgetByTheBoundaryRule() throws {
         // Exclusive: 250-byte budget, 100-byte items → 2 items (200 bytes) per page.
         let exclusive = try smallStore(partitions: 1, items: 7, budget: 250, boundary: .exclusive)
         let exclusivePages = try drain(exclusive, PageRequest(range: .scan, limit: 100))
@@ -64,7 +64,7 @@ import Testing
         }
     }
 
-    @Test func s5_nextTokenIsNilExactlyWhenTheRangeIsExhaustedAndThePageWasNotCut() throws {
+    @Test func s5NextTokenIsNilExactlyWhenTheRangeIsExhaustedAndThePageWasNotCut() throws {
         let store = try smallStore(partitions: 1, items: 25)
         let pages = try drain(store, PageRequest(range: .partition(0), limit: 10))
         #expect(pages.map(\.scannedCount) == [10, 10, 5])
@@ -76,7 +76,7 @@ import Testing
         #expect(first.nextToken != nil)
     }
 
-    @Test func s6_exactEndContinuationReturnsATokenThenAnEmptyFinalPage() throws {
+    @Test func s6ExactEndContinuationReturnsATokenThenAnEmptyFinalPage() throws {
         let continuation = try smallStore(partitions: 1, items: 20, exactEnd: .continuation)
         let pages = try drain(continuation, PageRequest(range: .partition(0), limit: 10))
         #expect(pages.count == 3)
@@ -90,7 +90,7 @@ import Testing
         #expect(finalPages[1].scannedCount == 10 && finalPages[1].nextToken == nil)
     }
 
-    @Test func s7_withoutAFilterReturnedEqualsScanned() throws {
+    @Test func s7WithoutAFilterReturnedEqualsScanned() throws {
         let store = try smallStore(size: .uniform(min: 10, max: 400), budget: 1000)
         for limit in [1, 7, 50] {
             for page in try drain(store, PageRequest(range: .scan, limit: limit)) {
@@ -99,7 +99,7 @@ import Testing
         }
     }
 
-    @Test func s8_pagesAreDeterministic() throws {
+    @Test func s8PagesAreDeterministic() throws {
         let configuration = StoreConfiguration(partitions: 4, itemsPerPartition: .uniform(300), seed: 99)
         let a = try SyntheticStore(configuration: configuration)
         let b = try SyntheticStore(configuration: configuration)
@@ -118,7 +118,7 @@ import Testing
         #expect(first.items != (try SyntheticStore(configuration: other).evaluatePage(PageRequest(range: .scan, limit: 20))).items)
     }
 
-    @Test func s9_pagesReportScannedCountScannedBytesAndReturnedCount() throws {
+    @Test func s9PagesReportScannedCountScannedBytesAndReturnedCount() throws {
         let store = try smallStore(size: .uniform(min: 50, max: 500), budget: 2000)
         let listing = Array(try store.listing(in: .scan, filter: .matching, reverse: false))
         var offset = 0
@@ -133,7 +133,7 @@ import Testing
     }
 
     @Test(arguments: [1, 2, 10, 1000])
-    func s10_followingTokensReturnsEveryMatchingItemOnceInOrder(limit: Int) throws {
+    func s10FollowingTokensReturnsEveryMatchingItemOnceInOrder(limit: Int) throws {
         for budget in [150, 1000, 1_048_576] {
             let store = try smallStore(partitions: 4, items: 30, size: .uniform(min: 20, max: 200), budget: budget)
             for filter in [nil, Filter.matching, .sizeAtMost(100)] {
@@ -145,7 +145,7 @@ import Testing
         }
     }
 
-    @Test func s11_scannedSumsToTheItemsInRangeAndPagesConcatenateToTheUnpaginatedResult() throws {
+    @Test func s11ScannedSumsToTheItemsInRangeAndPagesConcatenateToTheUnpaginatedResult() throws {
         let store = try smallStore(partitions: 5, items: 17, size: .uniform(min: 1, max: 300), budget: 700)
         for range in [ScanRange.scan, .partition(2), .segment(index: 1, total: 3)] {
             let pages = try drain(store, PageRequest(range: range, limit: 6, filter: .matching))
@@ -154,7 +154,7 @@ import Testing
         }
     }
 
-    @Test func s12_tokensAreExclusive() throws {
+    @Test func s12TokensAreExclusive() throws {
         let store = try smallStore(partitions: 2, items: 23)
         let listing = Array(try store.listing(in: .scan, filter: nil, reverse: false)).map(\.item)
         var offset = 0
@@ -166,7 +166,7 @@ import Testing
         #expect(offset == listing.count)
     }
 
-    @Test func s13_reverseYieldsTheExactReverseSequenceWithItsOwnTokens() throws {
+    @Test func s13ReverseYieldsTheExactReverseSequenceWithItsOwnTokens() throws {
         let store = try smallStore(partitions: 3, items: 21, size: .uniform(min: 10, max: 90), budget: 400)
         for range in [ScanRange.scan, .partition(1), .segment(index: 0, total: 2)] {
             let forward = try drain(store, PageRequest(range: range, limit: 8, filter: .matching)).flatMap(\.items)
@@ -180,7 +180,7 @@ import Testing
         #expect(error?.message.contains("direction was reverse, now forward") == true)
     }
 
-    @Test func s14_aQueryStaysInItsPartitionAndAScanCrossesPartitions() throws {
+    @Test func s14AQueryStaysInItsPartitionAndAScanCrossesPartitions() throws {
         let store = try smallStore(partitions: 4, items: 13)
         let query = try drain(store, PageRequest(range: .partition(2), limit: 5)).flatMap(\.items)
         #expect(query.count == 13)
@@ -195,7 +195,7 @@ import Testing
         }
     }
 
-    @Test func s15_segmentsAreDisjointTheirUnionIsTheScanAndMayBeEmpty() throws {
+    @Test func s15SegmentsAreDisjointTheirUnionIsTheScanAndMayBeEmpty() throws {
         let store = try smallStore(partitions: 3, items: 7)
         let scan = try drain(store, PageRequest(range: .scan, limit: 4)).flatMap(\.items)
         for total in [1, 2, 5, 21] {
@@ -217,7 +217,7 @@ import Testing
         }
     }
 
-    @Test func s16_tokensAreOpaqueVersionedURLSafeTextThatResumeWithoutServerState() throws {
+    @Test func s16TokensAreOpaqueVersionedURLSafeTextThatResumeWithoutServerState() throws {
         let configuration = StoreConfiguration(partitions: 2, itemsPerPartition: .uniform(50))
         let issuer = try SyntheticStore(configuration: configuration)
         let first = try issuer.evaluatePage(PageRequest(range: .scan, limit: 7))
@@ -232,7 +232,7 @@ import Testing
         #expect(second.items.first?.sortKey == 7)
     }
 
-    @Test func s17_malformedTruncatedForgedOrTamperedTokensAreRejected() throws {
+    @Test func s17MalformedTruncatedForgedOrTamperedTokensAreRejected() throws {
         let store = try smallStore()
         let token = try #require(try store.evaluatePage(PageRequest(range: .scan, limit: 5)).nextToken)
         let request = PageRequest(range: .scan, limit: 5)
@@ -244,7 +244,7 @@ import Testing
         }
     }
 
-    @Test func s18_tokensAreBoundToTheRequestAndMismatchesNameWhatChanged() throws {
+    @Test func s18TokensAreBoundToTheRequestAndMismatchesNameWhatChanged() throws {
         let strict = try smallStore(policy: .strict)
         let request = PageRequest(range: .partition(1), limit: 8, filter: .matching)
         let token = try #require(try strict.evaluatePage(request).nextToken)
@@ -281,7 +281,7 @@ import Testing
         #expect(storeErrorCode { _ = try other.evaluatePage(request.with(token: token)) } == .invalidToken)
     }
 
-    @Test func s19_aFirstCallWithAForeignTokenIsAnErrorNeverAFirstPage() throws {
+    @Test func s19AFirstCallWithAForeignTokenIsAnErrorNeverAFirstPage() throws {
         let store = try smallStore()
         let scanToken = try #require(try store.evaluatePage(PageRequest(range: .scan)).nextToken)
         for request in [

@@ -20,7 +20,7 @@ import Testing
         "--service-time fixed:9000s --hot-partitions 0 --hot-multiplier 1000000",
         "--service-ns-per-byte 1000000 --item-size fixed:1099511627776",
     ])
-    func s20_serviceTimesThatOverflowAreRefused(flags: String) throws {
+    func s20ServiceTimesThatOverflowAreRefused(flags: String) throws {
         var configuration = StoreConfiguration()
         if flags.contains("hot") {
             configuration.serviceTime.base = .fixed(nanoseconds: 9_000_000_000_000)
@@ -35,7 +35,7 @@ import Testing
         }
     }
 
-    @Test func s20_serviceTimeIsBasePlusPerByteCostTimesTheHotMultiplier() throws {
+    @Test func s20ServiceTimeIsBasePlusPerByteCostTimesTheHotMultiplier() throws {
         let store = try store {
             $0.serviceTime = ServiceTimeModel(
                 base: .fixed(nanoseconds: 2_000_000), nanosecondsPerScannedByte: 0.5, hotPartitions: [2],
@@ -51,7 +51,7 @@ import Testing
         #expect(store.serviceTime(for: scan.with(token: pages[2].nextToken), scannedBytes: 0) == .milliseconds(2))
     }
 
-    @Test func s20_randomLatenciesAreDeterministicAndWithinTheirBounds() throws {
+    @Test func s20RandomLatenciesAreDeterministicAndWithinTheirBounds() throws {
         let uniform = try store { $0.serviceTime.base = .uniform(minNanoseconds: 1_000, maxNanoseconds: 5_000) }
         let same = try store { $0.serviceTime.base = .uniform(minNanoseconds: 1_000, maxNanoseconds: 5_000) }
         var seen: Set<Duration> = []
@@ -71,7 +71,7 @@ import Testing
         #expect(delays.contains(.milliseconds(3)))  // the cap is reached
     }
 
-    @Test func s20_pageWaitsOutTheServiceTimeThroughTheInjectedSleep() async throws {
+    @Test func s20PageWaitsOutTheServiceTimeThroughTheInjectedSleep() async throws {
         let requested = Mutex<[Duration]>([])
         let store = try store({ $0.serviceTime = ServiceTimeModel(base: .fixed(nanoseconds: 3_000), nanosecondsPerScannedByte: 1) }) {
             duration in requested.withLock { $0.append(duration) }
@@ -84,14 +84,14 @@ import Testing
         #expect(requested.withLock { $0.count } == 1)
     }
 
-    @Test func s20_aCancelledCallerDoesNotWaitOutTheDelay() async throws {
+    @Test func s20ACancelledCallerDoesNotWaitOutTheDelay() async throws {
         let store = try store { $0.serviceTime.base = .fixed(nanoseconds: 3_600_000_000_000) }  // one hour
         let task = Task { try await store.page(PageRequest(range: .scan)) }
         task.cancel()
         await #expect(throws: CancellationError.self) { _ = try await task.value }
     }
 
-    @Test func s20_cancellationDuringTheSleepPassesThroughUnwrapped() async throws {
+    @Test func s20CancellationDuringTheSleepPassesThroughUnwrapped() async throws {
         // The sleep reports when it has started, so the test cancels a call that is really waiting.
         let (started, continuation) = AsyncStream.makeStream(of: Void.self)
         let store = try store({ $0.serviceTime.base = .fixed(nanoseconds: 3_600_000_000_000) }) { duration in
@@ -104,7 +104,7 @@ import Testing
         await #expect(throws: CancellationError.self) { _ = try await task.value }
     }
 
-    @Test func s21_throttlingAndFaultsAreDistinctRetryableErrors() async throws {
+    @Test func s21ThrottlingAndFaultsAreDistinctRetryableErrors() async throws {
         let throttled = try store { $0.throttleRate = 1 }
         do {
             _ = try await throttled.page(PageRequest(range: .scan))
@@ -124,7 +124,7 @@ import Testing
         #expect(try throttled.evaluatePage(PageRequest(range: .scan)).scannedCount == 10)
     }
 
-    @Test func s21_injectionIsDeterministicAtTheConfiguredRateAndRetriesSucceed() async throws {
+    @Test func s21InjectionIsDeterministicAtTheConfiguredRateAndRetriesSucceed() async throws {
         func outcomes(_ store: SyntheticStore) async -> [StoreError.Code?] {
             var result: [StoreError.Code?] = []
             for _ in 0..<1000 {
@@ -164,5 +164,16 @@ import Testing
         }
         #expect(items == Array(store.items(in: .scan, filter: nil, reverse: false)))
         #expect(store.injectionOrdinal == UInt64(attempts))
+    }
+
+    @Test("a store with service time or injected failures is not served directly (S20, S21)")
+    func directPathOnlyWithoutServiceModel() throws {
+        let slow = StoreConfiguration(partitions: 2, serviceTime: ServiceTimeModel(base: .fixed(nanoseconds: 1000)))
+        let perByte = StoreConfiguration(partitions: 2, serviceTime: ServiceTimeModel(nanosecondsPerScannedByte: 0.5))
+        let throttled = StoreConfiguration(partitions: 2, throttleRate: 0.1)
+        let faulty = StoreConfiguration(partitions: 2, faultRate: 0.1)
+        for configuration in [slow, perByte, throttled, faulty] {
+            #expect(try !SyntheticStore(configuration: configuration).servesWithoutWaiting)
+        }
     }
 }

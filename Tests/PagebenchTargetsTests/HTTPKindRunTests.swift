@@ -64,7 +64,7 @@ import PagebenchTestSupport
         return (local, server, try write(Self.target(server.url), "serve-rest.json", in: directory))
     }
 
-    @Test func h3_httpKindAgainstServeGivesTheInProcessFigures() async throws {
+    @Test func h3HttpKindAgainstServeGivesTheInProcessFigures() async throws {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let (local, server, targetFile) = try await inProcessAndServed(directory)
@@ -86,7 +86,7 @@ import PagebenchTestSupport
         Self.expectSameDeterministicFigures(local, try #require(sectioned.output).rows)
     }
 
-    @Test func h3_workersPageAnHTTPTargetAndMergeToTheInProcessFigures() async throws {
+    @Test func h3WorkersPageAnHTTPTargetAndMergeToTheInProcessFigures() async throws {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let (local, server, targetFile) = try await inProcessAndServed(directory)
@@ -106,7 +106,7 @@ import PagebenchTestSupport
     /// The same workload through `pagebench serve`'s DynamoDB endpoint with the dynamodb kind
     /// (SigV4-signed Query, filter in FilterExpression, LastEvaluatedKey as the continuation)
     /// gives the in-process figures too (T1, W2, W3): the protocol front end pages the store.
-    @Test func t1_dynamoDBKindAgainstServeGivesTheInProcessFigures() async throws {
+    @Test func t1DynamoDBKindAgainstServeGivesTheInProcessFigures() async throws {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let (local, server, _) = try await inProcessAndServed(directory)
@@ -133,7 +133,7 @@ import PagebenchTestSupport
     /// AppSync style (nextToken) and Relay style (pageInfo.endCursor, which carries the
     /// token on empty pages too), gives the in-process figures (T1, W6).
     @Test(arguments: ["appsync", "relay"])
-    func t1_graphQLKindAgainstServeGivesTheInProcessFigures(shape: String) async throws {
+    func t1GraphQLKindAgainstServeGivesTheInProcessFigures(shape: String) async throws {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let (local, server, _) = try await inProcessAndServed(directory)

@@ -55,7 +55,7 @@ import PagebenchTestSupport
     }
 
     @Test(arguments: [false, true])
-    func t1_aRelayConnectionIsDrainedForwardAndBackward(backward: Bool) async throws {
+    func t1ARelayConnectionIsDrainedForwardAndBackward(backward: Bool) async throws {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let server = try ChildServer.python("graphql_app.py")
@@ -70,7 +70,7 @@ import PagebenchTestSupport
         #expect(row.errors.total == 0)
     }
 
-    @Test func t1_anAppSyncNextTokenFieldIsDrained() async throws {
+    @Test func t1AnAppSyncNextTokenFieldIsDrained() async throws {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let server = try ChildServer.python("graphql_app.py")
@@ -90,7 +90,7 @@ import PagebenchTestSupport
 
     /// T2: a GraphQL `errors` entry with HTTP 200 is an error, never a page; P9: a field that
     /// answers the token it was sent ends each drain as a counted error.
-    @Test func t2_graphQLErrorsWithHTTP200AreErrorsAndARepeatedTokenIsP9() async throws {
+    @Test func t2p9GraphQLErrorsWithHTTP200AreErrorsAndARepeatedTokenEndsTheDrain() async throws {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let server = try ChildServer.python("graphql_app.py")
@@ -132,7 +132,7 @@ import PagebenchTestSupport
     /// moto's DynamoDB server, a fixture table of 300 items loaded with boto3, a Query with a
     /// 10 % filter at Limit 7: the items, pages and empty pages with a LastEvaluatedKey that
     /// pagebench counts equal what boto3's paginator returned for the same partitions.
-    @Test func t1_aDynamoDBQueryWithAFilterCountsWhatBoto3Sees() async throws {
+    @Test func t1ADynamoDBQueryWithAFilterCountsWhatBoto3Sees() async throws {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let server = try ChildServer.python("moto_fixture.py", ["5", "60", "7"])

@@ -100,7 +100,7 @@ import PagebenchTestSupport
     /// A server that answers the continuation it was sent (P9): the first page is a page, the
     /// repeat ends every drain as a counted `repeatedContinuation` error, nothing loops. Not
     /// one drain ended, so the phase failed (T6): its row is written with the counts, exit 69.
-    @Test func p9_theSameContinuationForeverEndsEachDrainAsACountedError() async throws {
+    @Test func p9TheSameContinuationForeverEndsEachDrainAsACountedError() async throws {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let server = try ChildServer.python("misbehaving.py")
@@ -125,7 +125,7 @@ import PagebenchTestSupport
     /// HTTP 500) on every drain: no drain ended, so the phase failed. The run exited 0; now
     /// its row is written with the error counts and the run exits 69 naming the phase.
     @Test(arguments: [("/pagetwo/notjson", "notJSON"), ("/pagetwo/500", "httpStatus")])
-    func t6_aPhaseWhoseDrainsAllFailAfterAGoodFirstPageFails(path: String, kind: String) async throws {
+    func t6APhaseWhoseDrainsAllFailAfterAGoodFirstPageFails(path: String, kind: String) async throws {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let server = try ChildServer.python("misbehaving.py")
@@ -142,7 +142,7 @@ import PagebenchTestSupport
 
     /// 429 with Retry-After is retried per the retry policy and counted (T3); the drains
     /// then complete with every page.
-    @Test func t3_throttlingIsRetriedAndCounted() async throws {
+    @Test func t3ThrottlingIsRetriedAndCounted() async throws {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let server = try ChildServer.python("misbehaving.py")
@@ -160,7 +160,7 @@ import PagebenchTestSupport
     }
 
     /// 503 forever: every retry is counted, every drain fails as throttled, no page: exit 69.
-    @Test func t3_unavailableForeverExhaustsTheRetriesAndStopsTheRun() async throws {
+    @Test func t3UnavailableForeverExhaustsTheRetriesAndStopsTheRun() async throws {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let server = try ChildServer.python("misbehaving.py")
@@ -222,7 +222,7 @@ import PagebenchTestSupport
     /// secret (300 characters, so that the 200-character excerpt would cut it; non-ASCII,
     /// which the server escapes as `\u00e9`) is masked in the failure messages, and appears
     /// in no output, CSV or shard file. It used to be printed in the first-page error.
-    @Test func t4_aSecretTheServerEchoesIsMaskedInEveryMessage() async throws {
+    @Test func t4ASecretTheServerEchoesIsMaskedInEveryMessage() async throws {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let secret = "s3cr3t-é-\(UUID().uuidString)-" + String(repeating: "x", count: 250)
@@ -255,7 +255,7 @@ import PagebenchTestSupport
 
     /// T4: a secret in the environment, sent as a header, is accepted by the server and
     /// appears in no results file, shard file, printed text or error message.
-    @Test func t4_aSecretFromTheEnvironmentNeverAppearsInAnyOutput() async throws {
+    @Test func t4ASecretFromTheEnvironmentNeverAppearsInAnyOutput() async throws {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let secret = "s3cr3t-\(UUID().uuidString)"

@@ -119,7 +119,7 @@ import Testing
     /// skipping values). Now every such body is a `notJSON` error of its drain (T2), with the
     /// reason named, for every kind and every place.
     @Test(arguments: targets.map(\.name))
-    func t2_aBodyNestedDeeperThanTheBoundIsNotJSONWherever(kind: String) throws {
+    func t2ABodyNestedDeeperThanTheBoundIsNotJSONWherever(kind: String) throws {
         let source = try Self.source(Self.targets.first { $0.name == kind }!.json)
         for template in Self.pages(kind) {
             for deep in [Self.nested(300_000, object: false), Self.nested(300_000, object: true), String(repeating: "[", count: 300_000)] {
@@ -141,7 +141,7 @@ import Testing
     /// Within the bound, a deep continuation is a continuation of the wrong type and deep
     /// GraphQL `errors` are errors: never read as "no continuation" (the end of a drain) or
     /// "no errors" because a value parser gave up on its depth.
-    @Test func t2_aDeepButBoundedContinuationIsTheWrongTypeNotTheEnd() throws {
+    @Test func t2ADeepButBoundedContinuationIsTheWrongTypeNotTheEnd() throws {
         let deep = Self.nested(200, object: false)
         let http = try Self.source(Self.targets[0].json)
         #expect(Self.read(http, Array(#"{"items": [1], "nextToken": \#(deep)}"#.utf8)) == .error(.badContinuation))
@@ -236,7 +236,7 @@ import Testing
     /// only from text a strict JSON parser (Foundation's) accepts, and its figures hold
     /// together. Runs in a few seconds (no network).
     @Test(arguments: targets.map(\.name))
-    func t2_everyHostileBodyIsAPageOrAClassifiedError(kind: String) throws {
+    func t2EveryHostileBodyIsAPageOrAClassifiedError(kind: String) throws {
         let source = try Self.source(Self.targets.first { $0.name == kind }!.json)
         let valid = Array(Self.validBodies[kind]!.utf8)
         guard case .page(let items, let token?) = Self.read(source, valid) else {
