@@ -5,13 +5,17 @@
 // Dependencies point one way; every target below may use
 // PagebenchBase (seeded generator, stable hash, clock, math, number text, files), which
 // depends only on CCycleCounter (the CPU's counter read, for the page clock):
-//   PagebenchStore ← PagebenchHarness → PagebenchPager
+//   PagebenchPage: the page contract (page request, page, item, filter, PageError and its
+//     kinds), depends on nothing; every page source speaks it: PagebenchStore,
+//     PagebenchHTTP's client, PagebenchTargets; PagebenchHarness classifies by its kinds
+//   PagebenchPage ← PagebenchStore ← PagebenchHarness → PagebenchPager
 //   PagebenchHarness → PagebenchProcessStats → PagebenchMetrics ← PagebenchReport
 //   PagebenchHarness → PagebenchMetrics
 //   PagebenchScaleOut → PagebenchHarness, PagebenchMetrics
 //   PagebenchTLS → COpenSSL (+ SwiftNIO): TLS on the system's OpenSSL, one NIO handler
 //   PagebenchHTTP → PagebenchStore, PagebenchTLS (+ Hummingbird, SwiftNIO)
-//   PagebenchTargets → PagebenchHTTP, PagebenchStore (+ COpenSSL's SHA-256/HMAC for SigV4): real APIs
+//   PagebenchTargets → PagebenchHTTP, PagebenchPage (+ COpenSSL's SHA-256/HMAC for SigV4): real APIs,
+//     speaking only the page contract (never the synthetic store's types)
 //   PagebenchGraphQL → PagebenchHTTP, PagebenchStore (+ GraphQLSwift): serve's GraphQL (W6);
 //     its tests live in PagebenchHTTPTests beside the other front end's, on the same
 //     live-server helpers
@@ -89,8 +93,11 @@ var targets: [Target] = [
     // cost regression of the store's evaluation that results/aa-gate/measure.sh checks the gate
     // against (SyntheticStore.evaluate); only this target's flags change, so that build reuses
     // the rest. Never set for a shipped build.
+    // The page contract every source speaks and the harness reads (no dependencies: a target
+    // kind or a front end needs only this to exchange pages and errors).
+    .target(name: "PagebenchPage", swiftSettings: strict),
     .target(
-        name: "PagebenchStore", dependencies: ["PagebenchBase"],
+        name: "PagebenchStore", dependencies: ["PagebenchBase", "PagebenchPage"],
         swiftSettings: strict
             + (ProcessInfo.processInfo.environment["PAGEBENCH_EVALUATION_REGRESSION"] == nil
                 ? [] : [.define("PAGEBENCH_EVALUATION_REGRESSION")])
@@ -113,7 +120,9 @@ var targets: [Target] = [
     ),
     .target(
         name: "PagebenchHarness",
-        dependencies: ["PagebenchBase", "PagebenchStore", "PagebenchPager", "PagebenchMetrics", "PagebenchProcessStats"],
+        dependencies: [
+            "PagebenchBase", "PagebenchPage", "PagebenchStore", "PagebenchPager", "PagebenchMetrics", "PagebenchProcessStats",
+        ],
         swiftSettings: strict
     ),
     // Running one sweep as shards in several processes (`run --shard`, `--workers`, `merge`).
@@ -140,7 +149,7 @@ var targets: [Target] = [
     .target(
         name: "PagebenchHTTP",
         dependencies: [
-            "PagebenchBase", "PagebenchStore", "PagebenchTLS",
+            "PagebenchBase", "PagebenchPage", "PagebenchStore", "PagebenchTLS",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HummingbirdCore", package: "hummingbird"),
             .product(name: "NIOCore", package: "swift-nio"),
@@ -156,11 +165,12 @@ var targets: [Target] = [
         swiftSettings: strict
     ),
     // Real list APIs as page sources (`run --target-file`): target files, the dynamodb, http
-    // and graphql kinds, SigV4; over PagebenchHTTP's lean client.
+    // and graphql kinds, SigV4; over PagebenchHTTP's lean client. A new target kind goes
+    // here and speaks PagebenchPage: PageRequest in, Page or PageError (with its kind) out.
     .target(
         name: "PagebenchTargets",
         dependencies: [
-            "PagebenchBase", "PagebenchStore", "PagebenchHTTP", "COpenSSL",
+            "PagebenchBase", "PagebenchPage", "PagebenchHTTP", "COpenSSL",
             .product(name: "NIOCore", package: "swift-nio"),
         ],
         swiftSettings: strict
@@ -169,7 +179,7 @@ var targets: [Target] = [
     .target(
         name: "PagebenchGraphQL",
         dependencies: [
-            "PagebenchStore", "PagebenchHTTP",
+            "PagebenchPage", "PagebenchStore", "PagebenchHTTP",
             .product(name: "GraphQL", package: "GraphQL"),
             // GraphQLSwift's Map holds objects in OrderedDictionary.
             .product(name: "OrderedCollections", package: "swift-collections"),
@@ -181,7 +191,7 @@ var targets: [Target] = [
     .target(
         name: "PagebenchCLI",
         dependencies: [
-            "PagebenchBase", "PagebenchStore", "PagebenchPager", "PagebenchMetrics", "PagebenchProcessStats",
+            "PagebenchBase", "PagebenchPage", "PagebenchStore", "PagebenchPager", "PagebenchMetrics", "PagebenchProcessStats",
             "PagebenchHarness", "PagebenchReport", "PagebenchHTTP", "PagebenchScaleOut", "PagebenchTargets",
             "PagebenchGraphQL",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -196,18 +206,19 @@ var targets: [Target] = [
     ),
     .target(
         name: "PagebenchTestSupport",
-        dependencies: ["PagebenchBase", "PagebenchStore", "PagebenchPager", "PagebenchHarness"],
+        dependencies: ["PagebenchBase", "PagebenchPage", "PagebenchStore", "PagebenchPager", "PagebenchHarness"],
         swiftSettings: strict
     ),
     .testTarget(name: "PagebenchBaseTests", dependencies: ["PagebenchBase"], swiftSettings: strict),
+    .testTarget(name: "PagebenchPageTests", dependencies: ["PagebenchPage"], swiftSettings: strict),
     .testTarget(
         name: "PagebenchStoreTests",
-        dependencies: ["PagebenchStore", "PagebenchTestSupport"],
+        dependencies: ["PagebenchPage", "PagebenchStore", "PagebenchTestSupport"],
         swiftSettings: strict
     ),
     .testTarget(
         name: "PagebenchPagerTests",
-        dependencies: ["PagebenchPager", "PagebenchStore", "PagebenchTestSupport"],
+        dependencies: ["PagebenchPage", "PagebenchPager", "PagebenchStore", "PagebenchTestSupport"],
         swiftSettings: strict
     ),
     .testTarget(
@@ -219,7 +230,7 @@ var targets: [Target] = [
     ),
     .testTarget(
         name: "PagebenchHarnessTests",
-        dependencies: ["PagebenchHarness", "PagebenchTestSupport"],
+        dependencies: ["PagebenchHarness", "PagebenchPage", "PagebenchTestSupport"],
         swiftSettings: strict
     ),
     .testTarget(
@@ -230,7 +241,7 @@ var targets: [Target] = [
     .testTarget(
         name: "PagebenchHTTPTests",
         dependencies: [
-            "PagebenchHTTP", "PagebenchGraphQL", "PagebenchStore", "PagebenchCLI", "PagebenchHarness", "PagebenchScaleOut",
+            "PagebenchHTTP", "PagebenchGraphQL", "PagebenchPage", "PagebenchStore", "PagebenchCLI", "PagebenchHarness", "PagebenchScaleOut",
             "PagebenchTestSupport",
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             .product(name: "Hummingbird", package: "hummingbird"),
@@ -253,7 +264,8 @@ var targets: [Target] = [
     .testTarget(
         name: "PagebenchTargetsTests",
         dependencies: [
-            "PagebenchTargets", "PagebenchHTTP", "PagebenchCLI", "PagebenchHarness", "PagebenchMetrics", "PagebenchStore",
+            "PagebenchTargets", "PagebenchHTTP", "PagebenchCLI", "PagebenchHarness", "PagebenchMetrics", "PagebenchPage",
+            "PagebenchStore",
             "PagebenchTestSupport",
         ],
         exclude: ["Servers"],
@@ -281,7 +293,7 @@ if ProcessInfo.processInfo.environment["PAGEBENCH_BENCHMARKS"] != nil {
                 // with both jemalloc and package-benchmark's malloc interposer frees one
                 // allocator's blocks with the other and crashes (SIGSEGV in replacement_free).
                 dependencies: [
-                    "PagebenchBase", "PagebenchStore", "PagebenchPager",
+                    "PagebenchBase", "PagebenchPage", "PagebenchStore", "PagebenchPager",
                     .product(name: "Benchmark", package: "benchmark"),
                 ],
                 path: "Benchmarks/\(suite)",
@@ -304,6 +316,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .executable(name: "pagebench", targets: ["pagebench"]),
+        .library(name: "PagebenchPage", targets: ["PagebenchPage"]),
         .library(name: "PagebenchStore", targets: ["PagebenchStore"]),
         .library(name: "PagebenchPager", targets: ["PagebenchPager"]),
         .library(name: "PagebenchHarness", targets: ["PagebenchHarness"]),

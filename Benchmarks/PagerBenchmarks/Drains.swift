@@ -1,6 +1,7 @@
 // The drains the pager benchmarks time, without package-benchmark: the PagerBenchmarks
 // target uses them, and Benchmarks/loadall-driver/run.sh compiles this file into its driver.
 
+import PagebenchPage
 import PagebenchPager
 import PagebenchStore
 

@@ -1,4 +1,5 @@
 import Benchmark
+import PagebenchPage
 import PagebenchStore
 
 #if canImport(Glibc)

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import PagebenchBase
 import PagebenchHTTP
+import PagebenchPage
 import PagebenchStore
 
 /// `pagebench http-bench`: a closed-loop HTTP drain load against `pagebench serve`, to

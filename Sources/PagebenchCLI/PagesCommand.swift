@@ -1,5 +1,6 @@
 import ArgumentParser
 import PagebenchMetrics
+import PagebenchPage
 import PagebenchProcessStats
 import PagebenchStore
 

@@ -1,4 +1,5 @@
 import ArgumentParser
+import PagebenchPage
 import PagebenchStore
 
 /// Which range a subcommand walks: `--partition P`, or `--segment I --total-segments N`,

@@ -3,6 +3,7 @@ import Foundation
 import PagebenchHTTP
 import PagebenchHarness
 import PagebenchMetrics
+import PagebenchPage
 import PagebenchStore
 import PagebenchTargets
 
@@ -83,7 +84,7 @@ extension RunCommand {
         let request = DrainPlanner(workload: first.workload, store: first.store).plan(0).request
         do {
             _ = try await Self.unlessInterrupted(interruption) { try await source.page(request) }
-        } catch let error as StoreError where error.isRetryable {
+        } catch where PageError.isRetryable(error) {
             // Throttled: the target is up; the run's retry policy deals with it.
         } catch {
             await source.shutdown()

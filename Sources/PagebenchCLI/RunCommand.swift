@@ -3,6 +3,7 @@ import Foundation
 import PagebenchHTTP
 import PagebenchHarness
 import PagebenchMetrics
+import PagebenchPage
 import PagebenchReport
 import PagebenchScaleOut
 import PagebenchStore

@@ -2,6 +2,7 @@ import GraphQL
 import NIOCore
 import OrderedCollections
 import PagebenchHTTP
+import PagebenchPage
 import PagebenchStore
 
 /// A validated document that is one query of one list field (`listItems` or

@@ -1,5 +1,6 @@
 import GraphQL
 import PagebenchHTTP
+import PagebenchPage
 import PagebenchStore
 
 /// What every resolver gets: the server to page and the HTTP request it serves.

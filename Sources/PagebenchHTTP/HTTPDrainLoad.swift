@@ -1,4 +1,5 @@
-public import PagebenchStore
+public import PagebenchPage
+import PagebenchStore
 
 /// A closed-loop HTTP load for measuring the client against `wrk`: `connections` tasks,
 /// each with its own connection's worth of work, drain a range by following `nextToken`

@@ -1,4 +1,5 @@
-public import PagebenchStore
+public import PagebenchPage
+import PagebenchStore
 
 /// A page request as it travels over HTTP: the range in the path, everything else in the
 /// query string.

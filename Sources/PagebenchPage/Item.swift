@@ -16,6 +16,8 @@ public struct Item: Sendable, Hashable {
 
     /// Creates an item from its attributes; the store computes them, a remote source
     /// (PagebenchHTTP's `HTTPStoreSource`) decodes them from the server's response.
+    /// Inlinable: the store's evaluation builds one per returned item.
+    @inlinable
     public init(partition: Int, sortKey: UInt64, sizeBytes: Int, category: Int, fingerprint: UInt64) {
         self.partition = partition
         self.sortKey = sortKey
@@ -24,19 +26,8 @@ public struct Item: Sendable, Hashable {
         self.fingerprint = fingerprint
     }
 
-    /// The item's payload: exactly ``sizeBytes`` deterministic bytes, generated on access
-    /// (nothing is allocated).
-    public var payload: Payload { Payload(seed: fingerprint, count: sizeBytes) }
-
     /// Whether the item passes a filter; every item passes `nil`.
     public func matches(_ filter: Filter?) -> Bool {
         filter?.matches(self) ?? true
     }
-}
-
-/// An item of an unpaginated listing with whether it passes the listing's filter.
-public struct ListedItem: Sendable, Hashable {
-    public let item: Item
-    /// Whether ``item`` passes the filter (always true without one).
-    public let matches: Bool
 }

@@ -1,3 +1,4 @@
+import PagebenchPage
 import PagebenchPager
 import PagebenchStore
 
@@ -22,7 +23,7 @@ public struct StorePageSource: PageSource {
 
     /// A retry policy that treats the store's throttling and injected faults as retryable.
     public static func retryPolicy(maxRetries: Int, seed: UInt64 = 0) -> RetryPolicy {
-        RetryPolicy(maxRetries: maxRetries, seed: seed, isRetryable: { ($0 as? StoreError)?.isRetryable == true })
+        RetryPolicy(maxRetries: maxRetries, seed: seed, isRetryable: { PageError.isRetryable($0) })
     }
 
     /// A streaming pager following `request`'s tokens (the request's own token is the start).

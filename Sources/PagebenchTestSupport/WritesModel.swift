@@ -1,3 +1,4 @@
+import PagebenchPage
 import PagebenchStore
 
 /// An independent model of a store under writes, for tests (S22–S25): a plain sorted array

@@ -1,4 +1,5 @@
 import PagebenchHTTP
+import PagebenchPage
 import PagebenchStore
 import Synchronization
 import Testing

@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import PagebenchHTTP
+import PagebenchPage
 import PagebenchStore
 import Testing
 

@@ -2,6 +2,7 @@ import Foundation
 import GraphQL
 @testable import PagebenchGraphQL
 import PagebenchHTTP
+import PagebenchPage
 import PagebenchStore
 import Testing
 

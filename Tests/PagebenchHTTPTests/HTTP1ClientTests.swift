@@ -1,5 +1,6 @@
 import NIOCore
 @testable import PagebenchHTTP
+import PagebenchPage
 import PagebenchStore
 import Synchronization
 import Testing

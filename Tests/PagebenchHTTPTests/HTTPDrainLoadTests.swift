@@ -1,5 +1,6 @@
 import Dispatch
 import PagebenchHTTP
+import PagebenchPage
 import PagebenchStore
 import Testing
 

@@ -6,6 +6,7 @@ import NIOCore
 import NIOHTTP1
 import NIOPosix
 import PagebenchHTTP
+import PagebenchPage
 import PagebenchStore
 import ServiceLifecycle
 

@@ -1,6 +1,7 @@
 import NIOCore
 import PagebenchBase
 import PagebenchHTTP
+import PagebenchPage
 import PagebenchStore
 import Testing
 

@@ -1,6 +1,7 @@
 import Hummingbird
 import HummingbirdCore
 import PagebenchHTTP
+import PagebenchPage
 import PagebenchStore
 import Testing
 

@@ -1,5 +1,6 @@
 import Foundation
 import PagebenchHTTP
+import PagebenchPage
 import PagebenchStore
 import Testing
 

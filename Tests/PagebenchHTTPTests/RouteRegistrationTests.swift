@@ -1,5 +1,6 @@
 import Hummingbird
 import PagebenchHTTP
+import PagebenchPage
 import PagebenchStore
 import Testing
 

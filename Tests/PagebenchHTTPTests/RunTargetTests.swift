@@ -3,6 +3,7 @@ import PagebenchCLI
 import PagebenchHTTP
 import PagebenchHarness
 import PagebenchMetrics
+import PagebenchPage
 import PagebenchScaleOut
 import PagebenchStore
 import Testing

@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import NIOCore
 import PagebenchHTTP
+import PagebenchPage
 import PagebenchStore
 import Testing
 

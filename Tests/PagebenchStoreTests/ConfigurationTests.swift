@@ -1,5 +1,6 @@
 import Foundation
 import PagebenchBase
+import PagebenchPage
 @testable import PagebenchStore
 import Testing
 
@@ -112,18 +113,6 @@ import Testing
         #expect(error?.message.contains("not valid JSON.") == false)
     }
 
-    /// Issue 24: a filter on a category no item has (categories are 0 to 15) is a typo.
-    @Test(arguments: ["category=16", "category!=99", "category=0 or category>20", "category between 3 and 16"])
-    func aCategoryAbove15IsRefused(text: String) {
-        let error = storeError { _ = try Filter(parsing: text) }
-        #expect(error?.message.contains("there is no category") == true, "\(error?.message ?? "no error")")
-    }
-
-    @Test func categoriesUpTo15AreFilters() throws {
-        #expect(try Filter(parsing: "category=15") == .categoryEquals(15))
-        #expect(try Filter(parsing: "category between 0 and 15 and size>=100").description == "category between 0 and 15 and size>=100")
-    }
-
     @Test func configurationHashIsStableAndSensitiveToEveryField() throws {
         let hash = StoreConfiguration.default.configurationHash
         #expect(hash.count == 16 && hash.allSatisfy(\.isHexDigit))
@@ -173,15 +162,8 @@ import Testing
             #expect(try LatencyDistribution(parsing: latency.description) == latency)
         }
         #expect(try LatencyDistribution(parsing: "fixed:1.5s") == .fixed(nanoseconds: 1_500_000_000))
-        for filter in [Filter.categoryEquals(3), .categoryNotEquals(0), .sizeAtLeast(100), .sizeAtMost(7)] {
-            #expect(try Filter(parsing: filter.description) == filter)
-        }
-        #expect(try Filter(parsing: "match") == .matching)
         for clustering in [Clustering.even, .random, .runs(length: 64)] {
             #expect(try Clustering(parsing: clustering.description) == clustering)
-        }
-        for bad in ["", "size>", "category=x", "color=red", "size>=-1"] {
-            #expect(storeErrorCode { _ = try Filter(parsing: bad) } == .invalidConfiguration, "\(bad)")
         }
         #expect(storeError { _ = try LatencyDistribution(parsing: "fixed:5") }?.message.contains("unit") == true)
     }

@@ -1,3 +1,4 @@
+import PagebenchPage
 import PagebenchStore
 import Testing
 
@@ -64,7 +65,13 @@ import Testing
             #expect(try Filter(parsing: filter.description) == filter, "\(text) → \(filter)")
         }
         for bad in ["category=0 and", "weight=3 or category=0", "size < -4 or category=1", "category = :x"] {
-            #expect(storeErrorCode { _ = try Filter(parsing: bad) } == .invalidConfiguration, "\(bad)")
+            #expect(throws: PageError.self) { try Filter(parsing: bad) }
+            do {
+                _ = try Filter(parsing: bad)
+            } catch {
+                #expect(error.kind == .invalidRequest, "\(bad)")
+                #expect(error.message.hasPrefix("invalid configuration: filter '\(bad)'"), "\(error.message)")
+            }
         }
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import PagebenchPage
 import Testing
 
 @testable import PagebenchStore

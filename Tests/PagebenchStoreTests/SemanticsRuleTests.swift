@@ -1,3 +1,4 @@
+import PagebenchPage
 import Testing
 
 @testable import PagebenchStore

@@ -1,5 +1,6 @@
 import Foundation
 import PagebenchBase
+import PagebenchPage
 @testable import PagebenchStore
 import PagebenchTestSupport
 import Testing

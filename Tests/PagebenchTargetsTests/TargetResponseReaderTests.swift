@@ -2,6 +2,7 @@ import Foundation
 import NIOCore
 import PagebenchBase
 import PagebenchHTTP
+import PagebenchPage
 import PagebenchStore
 import Testing
 

@@ -1,3 +1,4 @@
+import PagebenchPage
 import PagebenchStore
 
 /// The expressions of one Query or Scan (W2): `#name` and `:value` placeholders resolved

@@ -1,3 +1,5 @@
+import PagebenchPage
+
 /// The identity of an item: what duplicates and skips are counted on (S25).
 public struct ItemKey: Sendable, Hashable {
     public let partition: Int

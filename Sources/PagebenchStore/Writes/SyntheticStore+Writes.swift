@@ -1,4 +1,5 @@
 import PagebenchBase
+import PagebenchPage
 
 /// A page with the versions that bracket what it saw (S23, S25): every write up to
 /// ``versionBefore`` is reflected, none after ``versionAfter``. Both are 0 without writes;

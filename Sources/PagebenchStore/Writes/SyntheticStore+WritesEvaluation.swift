@@ -1,3 +1,5 @@
+import PagebenchPage
+
 extension SyntheticStore {
     /// The global keys `low ..< high` (``KeySpace``) a request walks under writes.
     func keyBounds(of request: PageRequest) throws(StoreError) -> (low: UInt64, high: UInt64) {
