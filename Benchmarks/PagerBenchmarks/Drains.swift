@@ -52,7 +52,7 @@ struct Checksum: Equatable {
 
     mutating func add(_ item: Item) {
         items += 1
-        value = (value &* 0x100_0000_01B3) ^ item.fingerprint
+        value = (value &* 0x100_0000_01B3) ^ (item.attributes?.fingerprint ?? 0)
     }
 }
 

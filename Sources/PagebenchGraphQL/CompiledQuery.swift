@@ -352,8 +352,8 @@ struct CompiledQuery: Sendable {
                 json.unsigned(item.sortKey)
                 json.raw("\"")
             case .sizeBytes: json.integer(item.sizeBytes)
-            case .category: json.integer(item.category)
-            default: json.hex64(item.fingerprint)
+            case .category: json.integer(item.storeAttributes.category)
+            default: json.hex64(item.storeAttributes.fingerprint)
             }
         } branch: { _, _, _ in
         }

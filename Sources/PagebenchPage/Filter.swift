@@ -22,10 +22,12 @@ public enum Filter: Sendable, Hashable {
     /// The filter selecting the configured fraction of items (`selectivity`, category 0).
     public static let matching = Filter.categoryEquals(0)
 
-    /// Whether an item passes this filter.
+    /// Whether an item passes this filter. An item without attributes (a real target's)
+    /// passes: the target applied the filter it was sent, and its item has no category here.
     @inlinable @inline(__always)
     public func matches(_ item: Item) -> Bool {
-        matches(category: item.category, sizeBytes: item.sizeBytes)
+        guard let attributes = item.attributes else { return true }
+        return matches(category: attributes.category, sizeBytes: item.sizeBytes)
     }
 
     /// Whether an item with these attributes passes: what a store's evaluation asks per

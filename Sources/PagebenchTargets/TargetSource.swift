@@ -10,7 +10,8 @@ import Synchronization
 /// continuation (a token, a cursor, or a DynamoDB `LastEvaluatedKey` as JSON text).
 ///
 /// A page's items are counted, not decoded: each becomes an ``Item`` of its drain's
-/// partition, sort key = its index in the page, `sizeBytes` = its JSON length, so
+/// partition, sort key = its index in the page, `sizeBytes` = its JSON length, and no
+/// attributes (nothing is invented: no category, no fingerprint), so
 /// `scannedBytes` is the JSON bytes of the items received. `scannedCount` is the API's own
 /// count when the target names one (DynamoDB's `ScannedCount`), else the items.
 ///
@@ -432,7 +433,7 @@ public final class TargetSource: Sendable {
             pageItems.reserveCapacity(sizes.count)
             var scannedBytes = 0
             for (index, size) in sizes.enumerated() {
-                pageItems.append(Item(partition: partition, sortKey: UInt64(index), sizeBytes: size, category: 0, fingerprint: 0))
+                pageItems.append(Item(partition: partition, sortKey: UInt64(index), sizeBytes: size))
                 scannedBytes += size
             }
             return Page(items: pageItems, scannedCount: scanned, scannedBytes: scannedBytes, nextToken: continuation)

@@ -29,7 +29,7 @@ public struct WritesModel: Sendable {
             Array(base.items(in: .partition(partition), filter: nil, reverse: false)).map {
                 Item(
                     partition: $0.partition, sortKey: ($0.sortKey + 1) * spacing, sizeBytes: $0.sizeBytes,
-                    category: $0.category, fingerprint: $0.fingerprint)
+                    category: $0.storeAttributes.category, fingerprint: $0.storeAttributes.fingerprint)
             }
         }
         self.filter = filter

@@ -41,3 +41,29 @@ import Testing
         #expect(PageError(.transport, "no answer").status == nil)
     }
 }
+
+/// What an item is in the contract: key and size for every source, the synthetic store's
+/// attributes only on its items; 40 bytes either way (the store's per-item cost).
+@Suite struct ItemTests {
+    @Test func anItemKnownByKeyAndSizeHasNoInventedAttributes() {
+        let item = Item(partition: 2, sortKey: 7, sizeBytes: 120)
+        #expect(item.attributes == nil)
+        #expect(item != Item(partition: 2, sortKey: 7, sizeBytes: 120, category: 0, fingerprint: 0))
+        // The target applied the filter it was sent: pagebench does not judge its items.
+        #expect(item.matches(.categoryEquals(3)))
+        #expect(item.matches(nil))
+    }
+
+    @Test func theStoresItemsCarryTheirAttributes() {
+        let item = Item(partition: 1, sortKey: 3, sizeBytes: 500, category: 4, fingerprint: 0xfeed)
+        #expect(item.attributes?.category == 4)
+        #expect(item.attributes?.fingerprint == 0xfeed)
+        #expect(item.matches(.categoryEquals(4)))
+        #expect(!item.matches(.categoryEquals(0)))
+        #expect(!item.matches(.sizeAtMost(499)))
+    }
+
+    @Test func anItemStaysFortyBytes() {
+        #expect(MemoryLayout<Item>.stride == 40)
+    }
+}

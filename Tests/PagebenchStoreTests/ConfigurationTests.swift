@@ -175,9 +175,9 @@ import Testing
                     partitions: 4, itemsPerPartition: .uniform(50_000), itemSize: .uniform(min: 100, max: 200),
                     selectivity: 0.1, clustering: clustering))
             let items = Array(try store.listing(in: .scan, filter: .matching, reverse: false).lazy.map(\.item))
-            let matching = items.filter { $0.category == 0 }.count
+            let matching = items.filter { $0.storeAttributes.category == 0 }.count
             #expect(abs(Double(matching) / Double(items.count) - 0.1) < 0.02, "\(clustering)")
-            #expect(items.allSatisfy { (100...200).contains($0.sizeBytes) && (0..<16).contains($0.category) })
+            #expect(items.allSatisfy { (100...200).contains($0.sizeBytes) && (0..<16).contains($0.storeAttributes.category) })
         }
         // Even clustering is exact: 10 % of every 10 consecutive items.
         let even = try smallStore(partitions: 1, items: 1000, selectivity: 0.1, clustering: .even)
@@ -215,7 +215,7 @@ import Testing
     @Test func payloadsHaveExactlyTheItemSizeAndAreDeterministic() throws {
         let store = try smallStore(size: .uniform(min: 1, max: 100))
         for item in store.items(in: .scan, filter: nil, reverse: false) {
-            let payload = item.payload
+            let payload = try #require(item.payload)
             #expect(payload.count == item.sizeBytes)
             let bytes = payload.bytes
             #expect(bytes.count == item.sizeBytes)

@@ -83,7 +83,7 @@ import Testing
         let pages = try drain(store, PageRequest(range: .partition(1), limit: 7, filter: filter))
         let all = try drain(store, PageRequest(range: .partition(1), limit: 1000, filter: nil)).flatMap(\.items)
         let expected = all.filter {
-            ($0.category == 0 || $0.sizeBytes < 120) && !($0.sizeBytes >= 300 && $0.sizeBytes <= 350)
+            ($0.storeAttributes.category == 0 || $0.sizeBytes < 120) && !($0.sizeBytes >= 300 && $0.sizeBytes <= 350)
         }
         #expect(pages.flatMap(\.items) == expected)
         #expect(pages.reduce(0) { $0 + $1.scannedCount } == 200)

@@ -181,7 +181,7 @@ extension SyntheticStore {
                     changes.insert(
                         ChangedKey(
                             key: key, isBase: true, live: live, sizeBytes: live ? sizeBytes : base.sizeBytes,
-                            category: live ? category : base.category, fingerprint: live ? fingerprint : base.fingerprint,
+                            category: live ? category : base.storeAttributes.category, fingerprint: live ? fingerprint : base.storeAttributes.fingerprint,
                             history: [event]))
                 }
                 return StoreChange(

@@ -294,8 +294,8 @@ extension SyntheticStore {
     func baseItem(partition: Int, seed: UInt64, index: Int) -> Item {
         let item = model.item(partition: partition, partitionSeed: seed, sortKey: UInt64(index))
         return Item(
-            partition: partition, sortKey: KeySpace.baseKey(index), sizeBytes: item.sizeBytes, category: item.category,
-            fingerprint: item.fingerprint)
+            partition: partition, sortKey: KeySpace.baseKey(index), sizeBytes: item.sizeBytes, category: item.storeAttributes.category,
+            fingerprint: item.storeAttributes.fingerprint)
     }
 
     // MARK: Offsets and the end of a range
