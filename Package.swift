@@ -5,7 +5,10 @@
 // Dependencies point one way; every target below may use
 // PagebenchBase (seeded generator, stable hash, clock, math, number text, files), which
 // depends only on CCycleCounter (the CPU's counter read, for the page clock):
-//   PagebenchStore ← PagebenchHarness → PagebenchPager
+//   PagebenchPage: the page contract (page request, page, item, filter, PageError and its
+//     kinds), depends on nothing; every page source speaks it: PagebenchStore,
+//     PagebenchHTTP's client, PagebenchTargets; PagebenchHarness classifies by its kinds
+//   PagebenchPage ← PagebenchStore ← PagebenchHarness → PagebenchPager
 //   PagebenchHarness → PagebenchProcessStats → PagebenchMetrics ← PagebenchReport
 //   PagebenchHarness → PagebenchMetrics
 //   PagebenchScaleOut → PagebenchHarness, PagebenchMetrics
@@ -14,8 +17,9 @@
 //   PagebenchWire → PagebenchStore (+ NIOCore): page bodies, queries, error bodies, JSON
 //   PagebenchHTTPClient → PagebenchWire, PagebenchTLS (+ SwiftNIO): the lean client, HTTPStoreSource
 //   PagebenchServer → PagebenchWire, PagebenchTLS (+ Hummingbird): `serve`, REST and DynamoDB
-//   PagebenchTargets → PagebenchWire, PagebenchHTTPClient, PagebenchStore (+ COpenSSL's
-//     SHA-256/HMAC for SigV4): real APIs; never the server, so no Hummingbird
+//   PagebenchTargets → PagebenchWire, PagebenchHTTPClient, PagebenchPage (+ COpenSSL's
+//     SHA-256/HMAC for SigV4): real APIs, speaking only the page contract (never the
+//     synthetic store's types); never the server, so no Hummingbird
 //   PagebenchGraphQL → PagebenchServer, PagebenchWire (+ GraphQLSwift): serve's GraphQL (W6)
 //   PagebenchEngine → PagebenchHarness, PagebenchScaleOut, PagebenchReport, PagebenchHTTPClient, PagebenchTargets:
 //     one run (`run`, `knee`, `baseline update`): sources, row names, SLOs, shards, writing,
@@ -96,8 +100,11 @@ var targets: [Target] = [
     // cost regression of the store's evaluation that results/aa-gate/measure.sh checks the gate
     // against (SyntheticStore.evaluate); only this target's flags change, so that build reuses
     // the rest. Never set for a shipped build.
+    // The page contract every source speaks and the harness reads (no dependencies: a target
+    // kind or a front end needs only this to exchange pages and errors).
+    .target(name: "PagebenchPage", swiftSettings: strict),
     .target(
-        name: "PagebenchStore", dependencies: ["PagebenchBase"],
+        name: "PagebenchStore", dependencies: ["PagebenchBase", "PagebenchPage"],
         swiftSettings: strict
             + (ProcessInfo.processInfo.environment["PAGEBENCH_EVALUATION_REGRESSION"] == nil
                 ? [] : [.define("PAGEBENCH_EVALUATION_REGRESSION")])
@@ -120,7 +127,9 @@ var targets: [Target] = [
     ),
     .target(
         name: "PagebenchHarness",
-        dependencies: ["PagebenchBase", "PagebenchStore", "PagebenchPager", "PagebenchMetrics", "PagebenchProcessStats"],
+        dependencies: [
+            "PagebenchBase", "PagebenchPage", "PagebenchStore", "PagebenchPager", "PagebenchMetrics", "PagebenchProcessStats",
+        ],
         swiftSettings: strict
     ),
     // Running one sweep as shards in several processes (`run --shard`, `--workers`, `merge`).
@@ -146,7 +155,7 @@ var targets: [Target] = [
     .target(
         name: "PagebenchWire",
         dependencies: [
-            "PagebenchBase", "PagebenchStore",
+            "PagebenchBase", "PagebenchPage", "PagebenchStore",
             .product(name: "NIOCore", package: "swift-nio"),
         ],
         swiftSettings: strict
@@ -156,7 +165,7 @@ var targets: [Target] = [
     .target(
         name: "PagebenchHTTPClient",
         dependencies: [
-            "PagebenchBase", "PagebenchStore", "PagebenchWire", "PagebenchTLS",
+            "PagebenchBase", "PagebenchPage", "PagebenchStore", "PagebenchWire", "PagebenchTLS",
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOTLS", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),
@@ -173,7 +182,7 @@ var targets: [Target] = [
     .target(
         name: "PagebenchServer",
         dependencies: [
-            "PagebenchBase", "PagebenchStore", "PagebenchWire", "PagebenchTLS",
+            "PagebenchBase", "PagebenchPage", "PagebenchStore", "PagebenchWire", "PagebenchTLS",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HummingbirdCore", package: "hummingbird"),
             .product(name: "NIOCore", package: "swift-nio"),
@@ -187,10 +196,12 @@ var targets: [Target] = [
     ),
     // Real list APIs as page sources (`run --target-file`): target files, the dynamodb, http
     // and graphql kinds, SigV4; over the wire format and the lean client (never the server).
+    // A new target kind goes here and speaks PagebenchPage: PageRequest in, Page or PageError
+    // (with its kind) out.
     .target(
         name: "PagebenchTargets",
         dependencies: [
-            "PagebenchBase", "PagebenchStore", "PagebenchWire", "PagebenchHTTPClient", "COpenSSL",
+            "PagebenchBase", "PagebenchPage", "PagebenchWire", "PagebenchHTTPClient", "COpenSSL",
             .product(name: "NIOCore", package: "swift-nio"),
         ],
         swiftSettings: strict
@@ -199,7 +210,7 @@ var targets: [Target] = [
     .target(
         name: "PagebenchGraphQL",
         dependencies: [
-            "PagebenchStore", "PagebenchWire", "PagebenchServer",
+            "PagebenchPage", "PagebenchStore", "PagebenchWire", "PagebenchServer",
             .product(name: "GraphQL", package: "GraphQL"),
             // GraphQLSwift's Map holds objects in OrderedDictionary.
             .product(name: "OrderedCollections", package: "swift-collections"),
@@ -214,7 +225,7 @@ var targets: [Target] = [
     .target(
         name: "PagebenchEngine",
         dependencies: [
-            "PagebenchBase", "PagebenchStore", "PagebenchMetrics", "PagebenchProcessStats", "PagebenchHarness",
+            "PagebenchBase", "PagebenchPage", "PagebenchStore", "PagebenchMetrics", "PagebenchProcessStats", "PagebenchHarness",
             "PagebenchReport", "PagebenchWire", "PagebenchHTTPClient", "PagebenchScaleOut", "PagebenchTargets",
         ],
         swiftSettings: strict
@@ -222,7 +233,7 @@ var targets: [Target] = [
     .target(
         name: "PagebenchCLI",
         dependencies: [
-            "PagebenchBase", "PagebenchStore", "PagebenchPager", "PagebenchMetrics", "PagebenchProcessStats",
+            "PagebenchBase", "PagebenchPage", "PagebenchStore", "PagebenchPager", "PagebenchMetrics", "PagebenchProcessStats",
             "PagebenchHarness", "PagebenchReport", "PagebenchWire", "PagebenchHTTPClient", "PagebenchServer",
             "PagebenchScaleOut", "PagebenchTargets", "PagebenchGraphQL", "PagebenchEngine",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -237,7 +248,7 @@ var targets: [Target] = [
     ),
     .target(
         name: "PagebenchTestSupport",
-        dependencies: ["PagebenchBase", "PagebenchStore", "PagebenchPager", "PagebenchHarness"],
+        dependencies: ["PagebenchBase", "PagebenchPage", "PagebenchStore", "PagebenchPager", "PagebenchHarness"],
         swiftSettings: strict
     ),
     .target(
@@ -250,7 +261,7 @@ var targets: [Target] = [
     .target(
         name: "PagebenchHTTPTestSupport",
         dependencies: [
-            "PagebenchStore", "PagebenchWire", "PagebenchServer",
+            "PagebenchPage", "PagebenchStore", "PagebenchWire", "PagebenchServer",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),
@@ -260,14 +271,15 @@ var targets: [Target] = [
         swiftSettings: strict
     ),
     .testTarget(name: "PagebenchBaseTests", dependencies: ["PagebenchBase"], swiftSettings: strict),
+    .testTarget(name: "PagebenchPageTests", dependencies: ["PagebenchPage"], swiftSettings: strict),
     .testTarget(
         name: "PagebenchStoreTests",
-        dependencies: ["PagebenchStore", "PagebenchTestSupport"],
+        dependencies: ["PagebenchPage", "PagebenchStore", "PagebenchTestSupport"],
         swiftSettings: strict
     ),
     .testTarget(
         name: "PagebenchPagerTests",
-        dependencies: ["PagebenchPager", "PagebenchStore", "PagebenchTestSupport"],
+        dependencies: ["PagebenchPage", "PagebenchPager", "PagebenchStore", "PagebenchTestSupport"],
         swiftSettings: strict
     ),
     .testTarget(
@@ -279,7 +291,7 @@ var targets: [Target] = [
     ),
     .testTarget(
         name: "PagebenchHarnessTests",
-        dependencies: ["PagebenchHarness", "PagebenchTestSupport"],
+        dependencies: ["PagebenchHarness", "PagebenchPage", "PagebenchTestSupport"],
         swiftSettings: strict
     ),
     .testTarget(
@@ -290,7 +302,7 @@ var targets: [Target] = [
     .testTarget(
         name: "PagebenchWireTests",
         dependencies: [
-            "PagebenchWire", "PagebenchStore", "PagebenchBase", "PagebenchHTTPTestSupport",
+            "PagebenchWire", "PagebenchPage", "PagebenchStore", "PagebenchBase", "PagebenchHTTPTestSupport",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "NIOCore", package: "swift-nio"),
         ],
@@ -300,7 +312,7 @@ var targets: [Target] = [
     .testTarget(
         name: "PagebenchHTTPClientTests",
         dependencies: [
-            "PagebenchHTTPClient", "PagebenchWire", "PagebenchServer", "PagebenchStore", "PagebenchHTTPTestSupport",
+            "PagebenchHTTPClient", "PagebenchWire", "PagebenchServer", "PagebenchPage", "PagebenchStore", "PagebenchHTTPTestSupport",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),
@@ -310,7 +322,7 @@ var targets: [Target] = [
     .testTarget(
         name: "PagebenchServerTests",
         dependencies: [
-            "PagebenchServer", "PagebenchWire", "PagebenchStore", "PagebenchHTTPTestSupport",
+            "PagebenchServer", "PagebenchWire", "PagebenchPage", "PagebenchStore", "PagebenchHTTPTestSupport",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -320,7 +332,7 @@ var targets: [Target] = [
     .testTarget(
         name: "PagebenchGraphQLTests",
         dependencies: [
-            "PagebenchGraphQL", "PagebenchServer", "PagebenchWire", "PagebenchStore", "PagebenchBase",
+            "PagebenchGraphQL", "PagebenchServer", "PagebenchWire", "PagebenchPage", "PagebenchStore", "PagebenchBase",
             "PagebenchHTTPTestSupport",
             .product(name: "GraphQL", package: "GraphQL"),
         ],
@@ -339,7 +351,7 @@ var targets: [Target] = [
     .testTarget(
         name: "PagebenchTargetsTests",
         dependencies: [
-            "PagebenchTargets", "PagebenchWire", "PagebenchHTTPClient", "PagebenchServer", "PagebenchCLI", "PagebenchHarness", "PagebenchMetrics", "PagebenchStore",
+            "PagebenchTargets", "PagebenchWire", "PagebenchHTTPClient", "PagebenchServer", "PagebenchCLI", "PagebenchHarness", "PagebenchMetrics", "PagebenchPage", "PagebenchStore",
             "PagebenchTestSupport", "PagebenchCLITestSupport",
         ],
         exclude: ["Servers"],
@@ -376,7 +388,7 @@ if ProcessInfo.processInfo.environment["PAGEBENCH_BENCHMARKS"] != nil {
                 // with both jemalloc and package-benchmark's malloc interposer frees one
                 // allocator's blocks with the other and crashes (SIGSEGV in replacement_free).
                 dependencies: [
-                    "PagebenchBase", "PagebenchStore", "PagebenchPager",
+                    "PagebenchBase", "PagebenchPage", "PagebenchStore", "PagebenchPager",
                     .product(name: "Benchmark", package: "benchmark"),
                 ],
                 path: "Benchmarks/\(suite)",
@@ -399,6 +411,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .executable(name: "pagebench", targets: ["pagebench"]),
+        .library(name: "PagebenchPage", targets: ["PagebenchPage"]),
         .library(name: "PagebenchStore", targets: ["PagebenchStore"]),
         .library(name: "PagebenchPager", targets: ["PagebenchPager"]),
         .library(name: "PagebenchHarness", targets: ["PagebenchHarness"]),

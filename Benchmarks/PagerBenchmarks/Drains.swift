@@ -1,6 +1,7 @@
 // The drains the pager benchmarks time, without package-benchmark: the PagerBenchmarks
 // target uses them, and Benchmarks/loadall-driver/run.sh compiles this file into its driver.
 
+import PagebenchPage
 import PagebenchPager
 import PagebenchStore
 
@@ -51,7 +52,7 @@ struct Checksum: Equatable {
 
     mutating func add(_ item: Item) {
         items += 1
-        value = (value &* 0x100_0000_01B3) ^ item.fingerprint
+        value = (value &* 0x100_0000_01B3) ^ (item.attributes?.fingerprint ?? 0)
     }
 }
 

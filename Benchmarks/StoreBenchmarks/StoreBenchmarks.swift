@@ -1,4 +1,5 @@
 import Benchmark
+import PagebenchPage
 import PagebenchStore
 
 #if canImport(Glibc)
@@ -48,7 +49,7 @@ let benchmarks: @Sendable () -> Void = {
             var checksum: UInt64 = 0
             for _ in benchmark.scaledIterations {
                 let page = try store.evaluatePage(request)
-                checksum &+= UInt64(page.scannedBytes) &+ (page.items.last?.fingerprint ?? 0)
+                checksum &+= UInt64(page.scannedBytes) &+ (page.items.last?.attributes?.fingerprint ?? 0)
                 request.token = page.nextToken
             }
             blackHole(checksum)
@@ -80,7 +81,7 @@ let benchmarks: @Sendable () -> Void = {
         let page = try store.evaluatePage(PageRequest(range: .scan, limit: 1_000_000))
         var checksum: UInt64 = 0
         for _ in benchmark.scaledIterations {
-            for item in page.items { checksum &+= item.payload.checksum() }
+            for item in page.items { checksum &+= item.payload?.checksum() ?? 0 }
         }
         blackHole(checksum)
     }

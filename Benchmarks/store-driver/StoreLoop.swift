@@ -1,3 +1,4 @@
+import PagebenchPage
 import PagebenchStore
 
 #if canImport(Glibc)
@@ -13,7 +14,7 @@ func drain(_ store: SyntheticStore, pages: Int) throws -> UInt64 {
     var checksum: UInt64 = 0
     for _ in 0..<pages {
         let page = try store.evaluatePage(request)
-        checksum &+= UInt64(page.scannedBytes) &+ (page.items.last?.fingerprint ?? 0)
+        checksum &+= UInt64(page.scannedBytes) &+ (page.items.last?.attributes?.fingerprint ?? 0)
         request.token = page.nextToken
     }
     return checksum

@@ -3,6 +3,7 @@ import Foundation
 import PagebenchBase
 import PagebenchEngine
 import PagebenchHTTPClient
+import PagebenchPage
 import PagebenchWire
 import PagebenchStore
 

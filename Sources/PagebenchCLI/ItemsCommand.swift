@@ -54,7 +54,7 @@ public struct ItemsCommand: AsyncParsableCommand {
             guard written < maxItems else { break }
             let item = listed.item
             output.write(
-                "{\"partition\":\(item.partition),\"sortKey\":\(item.sortKey),\"sizeBytes\":\(item.sizeBytes),\"category\":\(item.category),\"matches\":\(listed.matches)}\n"
+                "{\"partition\":\(item.partition),\"sortKey\":\(item.sortKey),\"sizeBytes\":\(item.sizeBytes),\"category\":\(item.storeAttributes.category),\"matches\":\(listed.matches)}\n"
             )
             written += 1
         }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import PagebenchEngine
 import PagebenchMetrics
+import PagebenchPage
 import PagebenchProcessStats
 import PagebenchStore
 

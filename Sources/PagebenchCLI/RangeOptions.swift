@@ -1,5 +1,6 @@
 import ArgumentParser
 import PagebenchEngine
+import PagebenchPage
 import PagebenchStore
 
 /// Which range a subcommand walks: `--partition P`, or `--segment I --total-segments N`,

@@ -6,6 +6,7 @@ import PagebenchHTTPClient
 import PagebenchWire
 import PagebenchHarness
 import PagebenchMetrics
+import PagebenchPage
 import PagebenchReport
 import PagebenchScaleOut
 import PagebenchStore

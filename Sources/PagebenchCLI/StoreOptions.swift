@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import PagebenchBase
 import PagebenchEngine
+import PagebenchPage
 import PagebenchStore
 
 /// Store options shared by every subcommand (`@OptionGroup var store: StoreOptions`):

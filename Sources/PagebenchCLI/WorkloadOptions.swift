@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import PagebenchBase
 import PagebenchHarness
+import PagebenchPage
 import PagebenchStore
 
 /// Workload flags of `pagebench run`: each overrides one field of every scenario's workload.

@@ -4,6 +4,7 @@ import PagebenchHTTPClient
 import PagebenchWire
 import PagebenchHarness
 import PagebenchMetrics
+import PagebenchPage
 import PagebenchStore
 import PagebenchTargets
 
@@ -80,7 +81,7 @@ extension RunSession {
         let request = DrainPlanner(workload: first.workload, store: first.store).plan(0).request
         do {
             _ = try await Self.unlessInterrupted(interruption) { try await source.page(request) }
-        } catch let error as StoreError where error.isRetryable {
+        } catch where PageError.isRetryable(error) {
             // Throttled: the target is up; the run's retry policy deals with it.
         } catch {
             await source.shutdown()

@@ -1,6 +1,7 @@
 import GraphQL
 import NIOCore
 import OrderedCollections
+import PagebenchPage
 import PagebenchServer
 import PagebenchWire
 import PagebenchStore
@@ -352,8 +353,8 @@ struct CompiledQuery: Sendable {
                 json.unsigned(item.sortKey)
                 json.raw("\"")
             case .sizeBytes: json.integer(item.sizeBytes)
-            case .category: json.integer(item.category)
-            default: json.hex64(item.fingerprint)
+            case .category: json.integer(item.storeAttributes.category)
+            default: json.hex64(item.storeAttributes.fingerprint)
             }
         } branch: { _, _, _ in
         }

@@ -1,5 +1,6 @@
 import GraphQL
 import OrderedCollections
+import PagebenchPage
 import PagebenchStore
 
 /// AppSync-style filter input objects (W6) as store filters:

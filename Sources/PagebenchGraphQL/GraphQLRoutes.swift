@@ -2,6 +2,7 @@ import Foundation
 public import GraphQL
 public import Hummingbird
 import NIOCore
+import PagebenchPage
 import PagebenchStore
 import OrderedCollections
 import Synchronization

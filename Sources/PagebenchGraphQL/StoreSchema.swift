@@ -1,4 +1,5 @@
 import GraphQL
+import PagebenchPage
 import PagebenchServer
 import PagebenchWire
 import PagebenchStore
@@ -67,10 +68,10 @@ enum StoreSchema {
                     (item: Item) in item.sizeBytes
                 },
                 "category": field(GraphQLNonNull(GraphQLInt), "The filterable attribute: 0 for the configured selectivity.") {
-                    (item: Item) in item.category
+                    (item: Item) in item.storeAttributes.category
                 },
                 "fingerprint": field(GraphQLNonNull(GraphQLString), "A 64-bit fingerprint, 16 hex digits.") { (item: Item) in
-                    let hex = String(item.fingerprint, radix: 16)
+                    let hex = String(item.storeAttributes.fingerprint, radix: 16)
                     return String(repeating: "0", count: 16 - hex.count) + hex
                 },
             ])

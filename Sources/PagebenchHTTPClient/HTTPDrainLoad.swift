@@ -1,4 +1,5 @@
 import PagebenchBase
+public import PagebenchPage
 public import PagebenchStore
 import PagebenchWire
 

@@ -5,6 +5,7 @@ import Foundation
 import NIOCore
 import NIOPosix
 import PagebenchBase
+public import PagebenchPage
 public import PagebenchStore
 import PagebenchWire
 
@@ -194,7 +195,8 @@ public final class HTTPStoreSource: Sendable {
     /// Fetches one page: `GET {target}{path}?{query}` (``PageQuery``).
     ///
     /// - Throws: `CancellationError`; `StoreError` for every error the store reports
-    ///   (the same code and message as in-process); ``HTTPSourceError`` otherwise.
+    ///   (the same code and message as in-process); ``HTTPSourceError`` otherwise. Both are
+    ///   page-contract failures (`PageFailure`) with a ``PagebenchPage/PageError/Kind``.
     public func page(_ request: PageRequest) async throws -> Page {
         let query = PageQuery(request: request, includePayload: configuration.requestPayload ? true : nil)
         let response = try await get(query.pathAndQuery)

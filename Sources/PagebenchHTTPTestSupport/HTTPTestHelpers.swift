@@ -5,6 +5,7 @@ import Logging
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+import PagebenchPage
 import PagebenchServer
 import PagebenchWire
 import PagebenchStore

@@ -25,7 +25,7 @@ public struct RetryPolicy: Sendable {
     public var sleep: @Sendable (Duration) async throws -> Void
     /// Which source errors are worth retrying. The default retries errors conforming to
     /// `RetryableError` that say so; pass a classifier for a source whose error type
-    /// cannot conform (e.g. `{ ($0 as? StoreError)?.isRetryable == true }`).
+    /// cannot conform (e.g. `PageError.isRetryable`, the page contract's classification).
     public var isRetryable: @Sendable (any Error) -> Bool
 
     /// No retries: every source error ends the load.

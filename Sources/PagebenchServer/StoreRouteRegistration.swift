@@ -1,5 +1,6 @@
 public import Hummingbird
-public import PagebenchStore
+public import PagebenchPage
+import PagebenchStore
 
 /// Extra routes that a protocol front end (GraphQL, W6) adds to ``StoreServer``'s router,
 /// from its own target so that its dependencies stay out of PagebenchServer.

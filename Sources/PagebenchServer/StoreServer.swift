@@ -2,6 +2,7 @@ public import Hummingbird
 import HummingbirdCore
 import Logging
 import NIOCore
+import PagebenchPage
 public import PagebenchStore
 import ServiceLifecycle
 import PagebenchWire

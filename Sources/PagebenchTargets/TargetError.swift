@@ -1,5 +1,11 @@
+import PagebenchPage
+
 /// Why a target's response ended a drain (T2): never a page, never the end of a drain.
 /// Messages name the request (method and URL, never a header value) and what was wrong.
+///
+/// The target's own, finer account of a failure: ``TargetSource`` counts it by ``Kind``
+/// (the `target_errors_*` columns) and throws the page contract's ``PageError`` of
+/// ``Kind/pageErrorKind`` (the harness's `errors_other`).
 public struct TargetError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The kind, counted per run (docs/cli.md, "Errors, retries and TLS").
     public enum Kind: String, Sendable, Hashable, CaseIterable {
@@ -37,4 +43,23 @@ public struct TargetError: Error, Sendable, Hashable, CustomStringConvertible {
     }
 
     public var description: String { message }
+}
+
+extension TargetError.Kind {
+    /// The page contract's kind of this failure: no answer is ``PageError/Kind/transport``;
+    /// an answer that is an error (401, 403, another status, a DynamoDB `__type`, GraphQL
+    /// `errors`) is ``PageError/Kind/refused``; an answer that cannot be read as a page (not
+    /// JSON, no items array, a continuation of the wrong type or the one that was sent, P9)
+    /// is ``PageError/Kind/malformedAnswer``. None is retryable.
+    public var pageErrorKind: PageError.Kind {
+        switch self {
+        case .transport: .transport
+        case .unauthorized, .httpStatus, .graphQLError, .apiError: .refused
+        case .notJSON, .missingItems, .badContinuation, .repeatedContinuation: .malformedAnswer
+        }
+    }
+}
+
+extension TargetError: PageFailure {
+    public var pageErrorKind: PageError.Kind { kind.pageErrorKind }
 }

@@ -1,9 +1,9 @@
 import Foundation
 import NIOCore
 import PagebenchBase
-import PagebenchWire
 public import PagebenchHTTPClient
-public import PagebenchStore
+public import PagebenchPage
+import PagebenchWire
 import Synchronization
 
 /// A real list API as the harness's page source (T1): each ``PageRequest`` of a drain
@@ -12,14 +12,18 @@ import Synchronization
 /// continuation (a token, a cursor, or a DynamoDB `LastEvaluatedKey` as JSON text).
 ///
 /// A page's items are counted, not decoded: each becomes an ``Item`` of its drain's
-/// partition, sort key = its index in the page, `sizeBytes` = its JSON length, so
+/// partition, sort key = its index in the page, `sizeBytes` = its JSON length, and no
+/// attributes (nothing is invented: no category, no fingerprint), so
 /// `scannedBytes` is the JSON bytes of the items received. `scannedCount` is the API's own
 /// count when the target names one (DynamoDB's `ScannedCount`), else the items.
 ///
-/// Errors (T2, T3): HTTP 429 and 503 and DynamoDB throttling are thrown as retryable
-/// `StoreError.throttled` after waiting out `Retry-After` (at most
-/// ``maximumRetryAfterSeconds``), so the workload's retry policy retries them and counts
-/// them; everything else that is not a page is a ``TargetError`` counted by kind.
+/// Errors (T2, T3) are the page contract's ``PageError``: HTTP 429 and 503 and DynamoDB
+/// throttling are thrown as retryable ``PageError/Kind/throttled`` after waiting out
+/// `Retry-After` (at most ``maximumRetryAfterSeconds``), so the workload's retry policy
+/// retries them and counts them; everything else that is not a page is counted here by its
+/// ``TargetError/Kind`` (the `target_errors_*` columns) and thrown as the contract's kind
+/// for it (``TargetError/Kind/pageErrorKind``: transport, refused or malformed answer).
+/// Nothing passes through the synthetic store's `StoreError`.
 public final class TargetSource: Sendable {
     /// The longest `Retry-After` honoured; a longer one is waited this long.
     public static let maximumRetryAfterSeconds = 30
@@ -112,18 +116,19 @@ public final class TargetSource: Sendable {
     /// The one way out of the source: every error's message is passed through ``mask`` here
     /// (T4), whatever the server sent back and wherever it was quoted.
     ///
-    /// - Throws: `CancellationError`; `StoreError` (`throttled`, retryable) for throttling
-    ///   answers; ``TargetError`` for everything that is not a page (T2).
+    /// - Throws: `CancellationError`; ``PageError``: ``PageError/Kind/throttled`` (retryable)
+    ///   for throttling answers, the kind of its ``TargetError/Kind`` for everything that is
+    ///   not a page (T2).
     public func page(_ request: PageRequest) async throws -> Page {
         do {
             return try await fetch(request)
         } catch let error as TargetError {
-            let masked = TargetError(error.kind, mask(error.message), status: error.status)
-            errorCounts.withLock { $0[masked.kind, default: 0] += 1 }
-            lastErrorMessage.withLock { $0 = masked.message }
-            throw masked
-        } catch let error as StoreError {
-            throw StoreError(remote: error.code, message: mask(error.message))
+            let message = mask(error.message)
+            errorCounts.withLock { $0[error.kind, default: 0] += 1 }
+            lastErrorMessage.withLock { $0 = message }
+            throw PageError(error.kind.pageErrorKind, message, status: error.status)
+        } catch let error as PageError {
+            throw PageError(error.kind, mask(error.message), status: error.status)
         }
     }
 
@@ -280,17 +285,17 @@ public final class TargetSource: Sendable {
     // MARK: Responses
 
     /// The retryable error a throttling answer stands for (T3), or nil.
-    private func throttling(_ response: HTTPRequestClient.Response, _ described: String) -> StoreError? {
+    private func throttling(_ response: HTTPRequestClient.Response, _ described: String) -> PageError? {
         switch response.status {
         case 429:
-            return StoreError(remote: .throttled, message: "\(described) throttled (HTTP 429)")
+            return PageError(.throttled, "\(described) throttled (HTTP 429)", status: 429)
         case 503:
-            return StoreError(remote: .throttled, message: "\(described) unavailable (HTTP 503)")
+            return PageError(.throttled, "\(described) unavailable (HTTP 503)", status: 503)
         case 400:
             guard case .dynamodb = target.request, let type = Self.dynamoDBErrorType(response.body) else { return nil }
             let throttlingTypes = ["ProvisionedThroughputExceededException", "ThrottlingException", "RequestLimitExceeded"]
             guard throttlingTypes.contains(where: { type.hasSuffix($0) }) else { return nil }
-            return StoreError(remote: .throttled, message: "\(described) throttled (\(type))")
+            return PageError(.throttled, "\(described) throttled (\(type))", status: 400)
         default:
             return nil
         }
@@ -412,7 +417,7 @@ public final class TargetSource: Sendable {
             pageItems.reserveCapacity(sizes.count)
             var scannedBytes = 0
             for (index, size) in sizes.enumerated() {
-                pageItems.append(Item(partition: partition, sortKey: UInt64(index), sizeBytes: size, category: 0, fingerprint: 0))
+                pageItems.append(Item(partition: partition, sortKey: UInt64(index), sizeBytes: size))
                 scannedBytes += size
             }
             return Page(items: pageItems, scannedCount: scanned, scannedBytes: scannedBytes, nextToken: continuation)

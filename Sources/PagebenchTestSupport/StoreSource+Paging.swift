@@ -1,4 +1,5 @@
 import PagebenchHarness
+import PagebenchPage
 import PagebenchPager
 import PagebenchStore
 
@@ -12,7 +13,7 @@ extension StoreSource {
 
     /// A retry policy that treats the store's throttling and injected faults as retryable.
     public static func retryPolicy(maxRetries: Int, seed: UInt64 = 0) -> RetryPolicy {
-        RetryPolicy(maxRetries: maxRetries, seed: seed, isRetryable: { ($0 as? StoreError)?.isRetryable == true })
+        RetryPolicy(maxRetries: maxRetries, seed: seed, isRetryable: { PageError.isRetryable($0) })
     }
 
     /// A streaming pager following `request`'s tokens (the request's own token is the start).

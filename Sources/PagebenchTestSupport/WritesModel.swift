@@ -1,3 +1,4 @@
+import PagebenchPage
 import PagebenchStore
 
 /// An independent model of a store under writes, for tests (S22–S25): a plain sorted array
@@ -28,7 +29,7 @@ public struct WritesModel: Sendable {
             Array(base.items(in: .partition(partition), filter: nil, reverse: false)).map {
                 Item(
                     partition: $0.partition, sortKey: ($0.sortKey + 1) * spacing, sizeBytes: $0.sizeBytes,
-                    category: $0.category, fingerprint: $0.fingerprint)
+                    category: $0.storeAttributes.category, fingerprint: $0.storeAttributes.fingerprint)
             }
         }
         self.filter = filter

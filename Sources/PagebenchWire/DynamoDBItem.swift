@@ -1,3 +1,4 @@
+import PagebenchPage
 import PagebenchStore
 
 /// The item's form in DynamoDB's JSON (W1, ``DynamoDBAttributes``): its one encoder.
@@ -21,9 +22,9 @@ package enum DynamoDBItem {
             json.raw("\"},\"sizeBytes\":{\"N\":\"")
             json.integer(item.sizeBytes)
             json.raw("\"},\"category\":{\"N\":\"")
-            json.integer(item.category)
+            json.integer(item.storeAttributes.category)
             json.raw("\"},\"fingerprint\":{\"S\":")
-            json.hex64(item.fingerprint)
+            json.hex64(item.storeAttributes.fingerprint)
             json.raw("}}")
             return
         }
@@ -56,21 +57,21 @@ package enum DynamoDBItem {
         if wanted("category") {
             open("category")
             json.raw("N\":\"")
-            json.integer(item.category)
+            json.integer(item.storeAttributes.category)
             json.raw("\"}")
         }
         if wanted("fingerprint") {
             open("fingerprint")
             json.raw("S\":")
-            json.hex64(item.fingerprint)
+            json.hex64(item.storeAttributes.fingerprint)
             json.raw("}")
         }
         if payloads, wanted("payload") {
             open("payload")
             json.raw("B\":")
             let length = DynamoDBAttributes.payloadLength(
-                partition: item.partition, sortKey: item.sortKey, sizeBytes: item.sizeBytes, category: item.category)
-            json.base64(Payload(seed: item.fingerprint, count: length))
+                partition: item.partition, sortKey: item.sortKey, sizeBytes: item.sizeBytes, category: item.storeAttributes.category)
+            json.base64(Payload(seed: item.storeAttributes.fingerprint, count: length))
             json.raw("}")
         }
         json.raw(first ? "{}" : "}")

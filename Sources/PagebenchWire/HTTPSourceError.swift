@@ -1,4 +1,5 @@
 import NIOCore
+import PagebenchPage
 
 /// A failure of ``HTTPStoreSource`` that is not a store error: a bad target URL, a
 /// connection that failed, a response that is not what a `pagebench serve` sends.
@@ -6,6 +7,7 @@ import NIOCore
 /// Store errors (invalid limit or token, token mismatch, throttled, injected fault…)
 /// are thrown as `PagebenchStore.StoreError` with the server's code and message, exactly
 /// as the in-process store throws them. `CancellationError` passes through untouched.
+/// Both are ``PagebenchPage/PageFailure``s: the harness classifies them by their kind.
 public struct HTTPSourceError: Error, Sendable, Hashable, CustomStringConvertible {
     /// What went wrong, for programs.
     public enum Code: String, Sendable, Hashable {
@@ -85,5 +87,21 @@ public struct HTTPSourceError: Error, Sendable, Hashable, CustomStringConvertibl
     private static func excerpt(_ body: ByteBuffer) -> String {
         let bytes = body.readableBytesView.prefix(200)
         return "'" + String(decoding: bytes, as: UTF8.self) + (body.readableBytes > 200 ? "…'" : "'")
+    }
+}
+
+extension HTTPSourceError: PageFailure {
+    /// The page contract's kind: a bad target URL is an invalid request, a failed or broken
+    /// connection ``PageError/Kind/transport``, a response a store server never sends
+    /// ``PageError/Kind/malformedAnswer``, an HTTP-only rejection ``PageError/Kind/refused``.
+    /// None is retried by the harness (a broken connection ends the drain, T2); `http-bench`
+    /// retries ``isRetryable`` ones itself.
+    public var pageErrorKind: PageError.Kind {
+        switch code {
+        case .invalidTarget: .invalidRequest
+        case .transport: .transport
+        case .unexpectedResponse: .malformedAnswer
+        case .rejected: .refused
+        }
     }
 }

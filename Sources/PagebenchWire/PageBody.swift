@@ -1,5 +1,6 @@
 public import NIOCore
-public import PagebenchStore
+public import PagebenchPage
+import PagebenchStore
 
 /// The JSON body of a page response, written by the server and read by
 /// ``HTTPStoreSource``:

@@ -1,3 +1,4 @@
+import PagebenchPage
 import PagebenchStore
 
 /// The item's form in a page body (``PageBody``, the REST front end): its one encoder and
@@ -19,13 +20,14 @@ package enum PageBodyItem {
         json.unsigned(item.sortKey)
         json.raw(",\"sizeBytes\":")
         json.integer(item.sizeBytes)
+        let attributes = item.storeAttributes
         json.raw(",\"category\":")
-        json.integer(item.category)
+        json.integer(attributes.category)
         json.raw(",\"fingerprint\":")
-        json.hex64(item.fingerprint)
+        json.hex64(attributes.fingerprint)
         if includePayload {
             json.raw(",\"payload\":")
-            json.base64(item.payload)
+            json.base64(Payload(seed: attributes.fingerprint, count: item.sizeBytes))
         }
         json.raw("}")
     }
@@ -52,7 +54,7 @@ package enum PageBodyItem {
                         let sizeBytes = try reader.readInt()
                         if reader.matchLiteral(",\"category\":") {
                             let category = try reader.readInt()
-                            if reader.matchLiteral(",\"fingerprint\":") {
+                            if Item.Attributes.categoryRange.contains(category), reader.matchLiteral(",\"fingerprint\":") {
                                 let fingerprint = try reader.readHex64()
                                 if reader.matchLiteral("}") {
                                     return Item(
@@ -94,6 +96,9 @@ package enum PageBodyItem {
         }
         guard let partition, let sortKey, let sizeBytes, let category, let fingerprint else {
             throw reader.error("an item needs partition, sortKey, sizeBytes, category and fingerprint")
+        }
+        guard Item.Attributes.categoryRange.contains(category) else {
+            throw reader.error("an item's category must fit 32 bits, got \(category)")
         }
         return Item(partition: partition, sortKey: sortKey, sizeBytes: sizeBytes, category: category, fingerprint: fingerprint)
     }

@@ -1,4 +1,5 @@
 import PagebenchBase
+public import PagebenchPage
 public import PagebenchStore
 
 /// A page request as it travels over HTTP: the range in the path, everything else in the

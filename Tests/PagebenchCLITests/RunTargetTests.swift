@@ -5,6 +5,7 @@ import PagebenchServer
 import PagebenchWire
 import PagebenchHarness
 import PagebenchMetrics
+import PagebenchPage
 import PagebenchScaleOut
 import PagebenchHTTPTestSupport
 import PagebenchStore

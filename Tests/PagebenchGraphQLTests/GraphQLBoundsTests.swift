@@ -1,9 +1,10 @@
 import Foundation
 import GraphQL
 @testable import PagebenchGraphQL
+import PagebenchHTTPTestSupport
+import PagebenchPage
 import PagebenchServer
 import PagebenchWire
-import PagebenchHTTPTestSupport
 import PagebenchStore
 import Testing
 

@@ -1,8 +1,9 @@
 import Foundation
 import PagebenchGraphQL
+import PagebenchHTTPTestSupport
+import PagebenchPage
 import PagebenchServer
 import PagebenchWire
-import PagebenchHTTPTestSupport
 import PagebenchStore
 import Testing
 

@@ -1,7 +1,8 @@
 import PagebenchHTTPClient
+import PagebenchHTTPTestSupport
+import PagebenchPage
 import PagebenchServer
 import PagebenchWire
-import PagebenchHTTPTestSupport
 import PagebenchStore
 import Synchronization
 import Testing

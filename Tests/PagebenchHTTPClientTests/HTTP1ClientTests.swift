@@ -1,8 +1,9 @@
 import NIOCore
 @testable import PagebenchHTTPClient
+import PagebenchHTTPTestSupport
+import PagebenchPage
 @testable import PagebenchServer
 @testable import PagebenchWire
-import PagebenchHTTPTestSupport
 import PagebenchStore
 import Synchronization
 import Testing

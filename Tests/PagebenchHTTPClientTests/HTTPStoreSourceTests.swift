@@ -1,9 +1,10 @@
 import Foundation
 import Hummingbird
 import PagebenchHTTPClient
+import PagebenchHTTPTestSupport
+import PagebenchPage
 import PagebenchServer
 import PagebenchWire
-import PagebenchHTTPTestSupport
 import PagebenchStore
 import Testing
 

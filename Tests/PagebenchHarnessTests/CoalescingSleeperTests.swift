@@ -1,4 +1,5 @@
 import PagebenchBase
+import PagebenchPage
 import PagebenchStore
 import Testing
 

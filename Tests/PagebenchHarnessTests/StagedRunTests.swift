@@ -1,5 +1,6 @@
 @testable import PagebenchHarness
 import PagebenchMetrics
+import PagebenchPage
 import PagebenchPager
 import PagebenchStore
 import PagebenchTestSupport

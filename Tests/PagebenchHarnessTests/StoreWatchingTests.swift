@@ -1,6 +1,7 @@
 import PagebenchBase
 import PagebenchHarness
 import PagebenchMetrics
+import PagebenchPage
 import PagebenchPager
 import PagebenchStore
 import PagebenchTestSupport

@@ -1,5 +1,6 @@
 import PagebenchHarness
 import PagebenchMetrics
+import PagebenchPage
 import PagebenchPager
 import PagebenchStore
 import Synchronization

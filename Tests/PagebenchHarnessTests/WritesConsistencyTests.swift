@@ -1,6 +1,7 @@
 import PagebenchBase
 import PagebenchHarness
 import PagebenchMetrics
+import PagebenchPage
 import PagebenchStore
 import PagebenchTestSupport
 import Testing

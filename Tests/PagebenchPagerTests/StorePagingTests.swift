@@ -1,5 +1,6 @@
 import PagebenchBase
 import PagebenchHarness
+import PagebenchPage
 import PagebenchPager
 import PagebenchStore
 import PagebenchTestSupport

@@ -1,8 +1,9 @@
 import Foundation
 import Hummingbird
+import PagebenchHTTPTestSupport
+import PagebenchPage
 @testable import PagebenchServer
 @testable import PagebenchWire
-import PagebenchHTTPTestSupport
 import PagebenchStore
 import Testing
 
@@ -214,8 +215,8 @@ struct DynamoDBEndpointTests {
             let got = try await Self.call(target, "GetItem", #"{"TableName":"items","Key":{"pk":{"N":"3"},"sk":{"N":"17"}}}"#)
             let attributes = got.json["Item"] as? [String: [String: String]]
             #expect(attributes?["sizeBytes"]?["N"] == String(item.sizeBytes))
-            #expect(attributes?["category"]?["N"] == String(item.category))
-            #expect(attributes?["fingerprint"]?["S"] == String(item.fingerprint, radix: 16).leftPadded(to: 16))
+            #expect(attributes?["category"]?["N"] == String(item.storeAttributes.category))
+            #expect(attributes?["fingerprint"]?["S"] == String(item.storeAttributes.fingerprint, radix: 16).leftPadded(to: 16))
             let missing = try await Self.call(target, "GetItem", #"{"TableName":"items","Key":{"pk":{"N":"3"},"sk":{"N":"40"}}}"#)
             #expect(missing.status == 200 && missing.json.isEmpty)
             let described = try await Self.call(target, "DescribeTable", #"{"TableName":"items"}"#)

@@ -1,7 +1,8 @@
 import Hummingbird
+import PagebenchHTTPTestSupport
+import PagebenchPage
 import PagebenchServer
 import PagebenchWire
-import PagebenchHTTPTestSupport
 import PagebenchStore
 import Testing
 

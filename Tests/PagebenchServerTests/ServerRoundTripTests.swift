@@ -1,9 +1,10 @@
 import Foundation
 import Hummingbird
 import NIOCore
+import PagebenchHTTPTestSupport
+import PagebenchPage
 import PagebenchServer
 import PagebenchWire
-import PagebenchHTTPTestSupport
 import PagebenchStore
 import Testing
 
@@ -64,7 +65,7 @@ struct ServerRoundTripTests {
         let items = try #require(object["items"] as? [[String: Any]])
         #expect(items.map { $0["sortKey"] as? Int } == [0, 1])
         #expect(items.map { $0["partition"] as? Int } == [1, 1])
-        #expect(items.first?["fingerprint"] as? String == String(page.items[0].fingerprint, radix: 16).leftPadded(to: 16))
+        #expect(items.first?["fingerprint"] as? String == String(page.items[0].storeAttributes.fingerprint, radix: 16).leftPadded(to: 16))
         #expect(items.first?["payload"] == nil)
     }
 
@@ -82,7 +83,7 @@ struct ServerRoundTripTests {
             let client = try TestHTTPClient(target)
             return try decodeFirstPayload(try await client.execute(uri: "/partitions/0/items?limit=3&payload=true", method: .GET))
         }
-        #expect(explicit == page.items[0].payload.bytes)
+        #expect(explicit == page.items[0].payload?.bytes)
         #expect(explicit.count == 512)
         let server = StoreServer(store: store, configuration: .init(includePayloadByDefault: true))
         let (byDefault, optedOut) = try await withLiveServer(server) { target in
@@ -91,7 +92,7 @@ struct ServerRoundTripTests {
             let optedOut = try await client.execute(uri: "/partitions/0/items?limit=3&payload=0", method: .GET)
             return (byDefault, optedOut.text.contains("\"payload\""))
         }
-        #expect(byDefault == page.items[0].payload.bytes)
+        #expect(byDefault == page.items[0].payload?.bytes)
         #expect(!optedOut)
     }
 

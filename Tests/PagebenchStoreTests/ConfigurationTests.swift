@@ -1,5 +1,6 @@
 import Foundation
 import PagebenchBase
+import PagebenchPage
 @testable import PagebenchStore
 import Testing
 
@@ -112,18 +113,6 @@ import Testing
         #expect(error?.message.contains("not valid JSON.") == false)
     }
 
-    /// Issue 24: a filter on a category no item has (categories are 0 to 15) is a typo.
-    @Test(arguments: ["category=16", "category!=99", "category=0 or category>20", "category between 3 and 16"])
-    func aCategoryAbove15IsRefused(text: String) {
-        let error = storeError { _ = try Filter(parsing: text) }
-        #expect(error?.message.contains("there is no category") == true, "\(error?.message ?? "no error")")
-    }
-
-    @Test func categoriesUpTo15AreFilters() throws {
-        #expect(try Filter(parsing: "category=15") == .categoryEquals(15))
-        #expect(try Filter(parsing: "category between 0 and 15 and size>=100").description == "category between 0 and 15 and size>=100")
-    }
-
     @Test func configurationHashIsStableAndSensitiveToEveryField() throws {
         let hash = StoreConfiguration.default.configurationHash
         #expect(hash.count == 16 && hash.allSatisfy(\.isHexDigit))
@@ -173,15 +162,8 @@ import Testing
             #expect(try LatencyDistribution(parsing: latency.description) == latency)
         }
         #expect(try LatencyDistribution(parsing: "fixed:1.5s") == .fixed(nanoseconds: 1_500_000_000))
-        for filter in [Filter.categoryEquals(3), .categoryNotEquals(0), .sizeAtLeast(100), .sizeAtMost(7)] {
-            #expect(try Filter(parsing: filter.description) == filter)
-        }
-        #expect(try Filter(parsing: "match") == .matching)
         for clustering in [Clustering.even, .random, .runs(length: 64)] {
             #expect(try Clustering(parsing: clustering.description) == clustering)
-        }
-        for bad in ["", "size>", "category=x", "color=red", "size>=-1"] {
-            #expect(storeErrorCode { _ = try Filter(parsing: bad) } == .invalidConfiguration, "\(bad)")
         }
         #expect(storeError { _ = try LatencyDistribution(parsing: "fixed:5") }?.message.contains("unit") == true)
     }
@@ -193,9 +175,9 @@ import Testing
                     partitions: 4, itemsPerPartition: .uniform(50_000), itemSize: .uniform(min: 100, max: 200),
                     selectivity: 0.1, clustering: clustering))
             let items = Array(try store.listing(in: .scan, filter: .matching, reverse: false).lazy.map(\.item))
-            let matching = items.filter { $0.category == 0 }.count
+            let matching = items.filter { $0.storeAttributes.category == 0 }.count
             #expect(abs(Double(matching) / Double(items.count) - 0.1) < 0.02, "\(clustering)")
-            #expect(items.allSatisfy { (100...200).contains($0.sizeBytes) && (0..<16).contains($0.category) })
+            #expect(items.allSatisfy { (100...200).contains($0.sizeBytes) && (0..<16).contains($0.storeAttributes.category) })
         }
         // Even clustering is exact: 10 % of every 10 consecutive items.
         let even = try smallStore(partitions: 1, items: 1000, selectivity: 0.1, clustering: .even)
@@ -233,7 +215,7 @@ import Testing
     @Test func payloadsHaveExactlyTheItemSizeAndAreDeterministic() throws {
         let store = try smallStore(size: .uniform(min: 1, max: 100))
         for item in store.items(in: .scan, filter: nil, reverse: false) {
-            let payload = item.payload
+            let payload = try #require(item.payload)
             #expect(payload.count == item.sizeBytes)
             let bytes = payload.bytes
             #expect(bytes.count == item.sizeBytes)

@@ -1,4 +1,5 @@
 import Foundation
+import PagebenchPage
 import Testing
 
 @testable import PagebenchStore
@@ -32,7 +33,7 @@ import Testing
             for _ in 0..<50 {
                 let page = try store.evaluatePage(current)
                 #expect(page.scannedCount > 0 && page.nextToken != nil)
-                checksum &+= page.items.reduce(0) { $0 &+ $1.payload.checksum() }
+                checksum &+= page.items.reduce(0) { $0 &+ ($1.payload?.checksum() ?? 0) }
                 current.token = page.nextToken
             }
         }

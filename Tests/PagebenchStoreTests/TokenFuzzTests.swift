@@ -1,4 +1,5 @@
 import PagebenchBase
+import PagebenchPage
 @testable import PagebenchStore
 import Testing
 

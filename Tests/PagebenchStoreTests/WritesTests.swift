@@ -1,5 +1,6 @@
 import Foundation
 import PagebenchBase
+import PagebenchPage
 @testable import PagebenchStore
 import PagebenchTestSupport
 import Testing
@@ -108,7 +109,7 @@ func writesStore(
             let spaced = plain.flatMap(\.items).map {
                 Item(
                     partition: $0.partition, sortKey: ($0.sortKey + 1) << 24, sizeBytes: $0.sizeBytes,
-                    category: $0.category, fingerprint: $0.fingerprint)
+                    category: $0.storeAttributes.category, fingerprint: $0.storeAttributes.fingerprint)
             }
             #expect(keyset.flatMap(\.items) == spaced, "\(testCase)")
             #expect(offsets.flatMap(\.items) == spaced, "\(testCase)")

@@ -2,6 +2,7 @@ import Foundation
 import PagebenchCLI
 import PagebenchHarness
 import PagebenchMetrics
+import PagebenchPage
 import PagebenchStore
 import PagebenchTargets
 import Testing
@@ -83,8 +84,13 @@ import PagebenchTestSupport
         do {
             let page = try await source.page(PageRequest(range: .scan, limit: 5))
             Issue.record("\(path) gave a page: \(page)")
-        } catch let error as TargetError {
-            #expect(error.kind.rawValue == kind)
+        } catch let error as PageError {
+            // The contract's kind, not the synthetic store's error; the target's own cause
+            // is counted below (`target_errors_*`).
+            let targetKind = try #require(TargetError.Kind(rawValue: kind))
+            #expect(error.kind == targetKind.pageErrorKind)
+            #expect(error.kind == (kind == "notJSON" || kind == "missingItems" || kind == "badContinuation" ? .malformedAnswer : .refused))
+            #expect(!error.isRetryable)
         }
         #expect(source.errorCountsByKind[TargetError.Kind(rawValue: kind)!] == 1)
         await source.shutdown()

@@ -2,6 +2,7 @@ import Foundation
 import NIOCore
 import PagebenchBase
 import PagebenchHTTPClient
+import PagebenchPage
 import PagebenchServer
 import PagebenchWire
 import PagebenchStore

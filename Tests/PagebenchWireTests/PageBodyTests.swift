@@ -1,7 +1,8 @@
 import NIOCore
 import PagebenchBase
-import PagebenchWire
 import PagebenchHTTPTestSupport
+import PagebenchPage
+import PagebenchWire
 import PagebenchStore
 import Testing
 

@@ -1,5 +1,6 @@
 import Hummingbird
 import HummingbirdCore
+import PagebenchPage
 import PagebenchWire
 import PagebenchStore
 import Testing

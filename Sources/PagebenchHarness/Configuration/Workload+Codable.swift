@@ -1,3 +1,4 @@
+import PagebenchPage
 import PagebenchStore
 
 /// A coding key for any JSON key, so that unknown keys can be found and reported.

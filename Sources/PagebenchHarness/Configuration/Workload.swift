@@ -1,3 +1,4 @@
+import PagebenchPage
 import PagebenchStore
 
 /// What the pagers of a run do: which pager, how many at once, what each drain reads and

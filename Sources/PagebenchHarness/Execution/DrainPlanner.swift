@@ -1,4 +1,5 @@
 import PagebenchBase
+import PagebenchPage
 import PagebenchStore
 
 /// Everything one drain does, decided before it starts: a pure function of the workload,

@@ -1,5 +1,6 @@
 import PagebenchBase
 import PagebenchMetrics
+import PagebenchPage
 import PagebenchPager
 import PagebenchStore
 import Synchronization

@@ -4,6 +4,7 @@ import Glibc
 #endif
 import PagebenchBase
 import PagebenchMetrics
+import PagebenchPage
 import PagebenchProcessStats
 import PagebenchPager
 import PagebenchStore
@@ -365,6 +366,6 @@ public struct PhaseRunner<Source: PageSource>: Sendable where Source.Request == 
             maxBackoff: .nanoseconds(settings.maxBackoffNanoseconds),
             jitterFraction: settings.jitter,
             seed: seed,
-            isRetryable: { ($0 as? StoreError)?.isRetryable == true })
+            isRetryable: { PageError.isRetryable($0) })
     }
 }

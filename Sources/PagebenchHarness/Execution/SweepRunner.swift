@@ -1,4 +1,5 @@
 import PagebenchMetrics
+import PagebenchPage
 import PagebenchProcessStats
 import PagebenchStore
 

@@ -1,12 +1,15 @@
 public import PagebenchMetrics
+import PagebenchPage
 import PagebenchPager
 import PagebenchStore
 
 /// A page source the harness reaches through a closure: how `pagebench run --target URL`
 /// drives a store served elsewhere (over HTTP) without the harness knowing the transport.
 ///
-/// The closure must behave like `SyntheticStore.page(_:)`: throw `StoreError` for the store's
-/// own errors (so retries and error columns classify them) and `CancellationError` untouched.
+/// The closure speaks the page contract: it throws a ``PageFailure`` (``PageError``, or a
+/// source's own error that names its ``PageError/Kind``, as the served store's `StoreError`
+/// does) for every failure, so retries and error columns classify it by kind, and
+/// `CancellationError` untouched.
 public struct RemotePageSource: PageSource {
     /// Where the pages come from, for messages (for example the target URL).
     public let name: String

@@ -1,3 +1,4 @@
+import PagebenchPage
 import PagebenchPager
 import PagebenchStore
 

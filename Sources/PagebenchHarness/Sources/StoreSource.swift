@@ -1,4 +1,5 @@
 import PagebenchMetrics
+import PagebenchPage
 import PagebenchPager
 import PagebenchStore
 import Synchronization
@@ -111,18 +112,21 @@ final class FailureLog: Sendable {
 }
 
 extension ErrorKind {
-    /// The CSV error column a drain failure belongs to.
+    /// The CSV error column a drain failure belongs to: the one classification, by the page
+    /// contract's kind (``PageError/Kind/init(classifying:)``), whichever source failed.
+    /// Retried kinds land here only once the retry policy gave up.
     init(classifying error: any Error) {
-        guard let store = error as? StoreError else {
+        guard let kind = PageError.Kind(classifying: error) else {
             self = .other
             return
         }
-        switch store.code {
+        switch kind {
         case .throttled: self = .throttled
-        case .injectedFault: self = .fault
+        case .transient: self = .fault
         case .invalidToken: self = .invalidToken
         case .tokenMismatch: self = .tokenMismatch
-        case .invalidLimit, .invalidSegment, .unknownPartition, .invalidConfiguration: self = .validation
+        case .invalidLimit, .invalidSegment, .unknownPartition, .invalidRequest: self = .validation
+        case .transport, .refused, .malformedAnswer: self = .other
         }
     }
 }

@@ -1,5 +1,6 @@
 import Hummingbird
 import NIOCore
+import PagebenchPage
 import PagebenchStore
 import PagebenchWire
 

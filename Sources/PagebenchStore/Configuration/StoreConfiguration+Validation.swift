@@ -1,4 +1,5 @@
 import PagebenchBase
+import PagebenchPage
 
 extension StoreConfiguration {
     /// The largest number of partitions (partition keys travel in tokens as 32-bit values).

@@ -1,4 +1,5 @@
 import PagebenchBase
+import PagebenchPage
 
 /// Everything that defines a synthetic store: its data (partitions, counts, sizes,
 /// attributes, seed) and its paging semantics (budget, boundary, exact end, token policy,

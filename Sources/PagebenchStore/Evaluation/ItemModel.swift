@@ -1,4 +1,5 @@
 import PagebenchBase
+import PagebenchPage
 
 /// Computes item attributes from (seed, partition, sort key): size, category and payload
 /// fingerprint. Immutable after creation, so any number of tasks read it without a lock.

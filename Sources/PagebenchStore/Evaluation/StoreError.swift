@@ -1,4 +1,10 @@
+import PagebenchPage
+
 /// An error from the synthetic store: a distinct ``Code`` and a message a user can act on.
+///
+/// The store's own error, richer than the page contract's ``PageError`` (its code names the
+/// exit code, the HTTP status and the wire code of every front end); as a ``PageFailure`` it
+/// says which ``PageError/Kind`` it is, so the harness classifies it like any source's.
 ///
 /// `CancellationError` is never wrapped: a cancelled ``SyntheticStore/page(_:)`` throws it
 /// unchanged.
@@ -33,8 +39,9 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
         self.message = message
     }
 
-    /// Whether repeating the same request may succeed (true for the injected failures of S21).
-    public var isRetryable: Bool { code == .throttled || code == .injectedFault }
+    /// Whether repeating the same request may succeed (true for the injected failures of S21):
+    /// its page-contract kind's ``PageError/Kind/isRetryable``.
+    public var isRetryable: Bool { code.pageErrorKind.isRetryable }
 
     public var description: String { message }
 
@@ -87,5 +94,29 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
     /// A configuration error naming the field, what was wrong and what is accepted.
     public static func invalidConfiguration(_ message: String) -> StoreError {
         StoreError(.invalidConfiguration, "invalid configuration: \(message)")
+    }
+}
+
+extension StoreError: PageFailure {
+    /// The page contract's kind of this error: how the harness retries it and which CSV
+    /// error column counts it (docs/contract.md, "Where a broken rule shows up").
+    public var pageErrorKind: PageError.Kind { code.pageErrorKind }
+}
+
+extension StoreError.Code {
+    /// The page contract's kind of a store error: each store code is its own kind, except
+    /// `injectedFault` (``PageError/Kind/transient``) and `invalidConfiguration`
+    /// (``PageError/Kind/invalidRequest``).
+    public var pageErrorKind: PageError.Kind {
+        switch self {
+        case .invalidLimit: .invalidLimit
+        case .invalidToken: .invalidToken
+        case .tokenMismatch: .tokenMismatch
+        case .invalidSegment: .invalidSegment
+        case .unknownPartition: .unknownPartition
+        case .throttled: .throttled
+        case .injectedFault: .transient
+        case .invalidConfiguration: .invalidRequest
+        }
     }
 }

@@ -1,3 +1,5 @@
+import PagebenchPage
+
 /// The identity of an item: what duplicates and skips are counted on (S25).
 public struct ItemKey: Sendable, Hashable {
     public let partition: Int
@@ -69,7 +71,7 @@ extension SyntheticStore {
     ) -> Bool {
         var live = base != nil
         var sizeBytes = base?.sizeBytes ?? 0
-        var category = base?.category ?? 0
+        var category = base?.storeAttributes.category ?? 0
         for event in changed.history {
             if event.version <= first {
                 live = event.live

@@ -1,3 +1,5 @@
+import PagebenchPage
+
 #if PAGEBENCH_EVALUATION_REGRESSION
 import Synchronization
 

@@ -1,3 +1,5 @@
+import PagebenchPage
+
 extension SyntheticStore {
     /// The unpaginated, filtered result of a range in scan order: what following tokens from
     /// the first call must return, exactly once and in order (S10, S11, S13).

@@ -1,4 +1,5 @@
 import PagebenchBase
+import PagebenchPage
 
 extension SyntheticStore {
     /// Serves one page as a remote store would: the writes that arrive with the request

@@ -1,3 +1,4 @@
+import PagebenchPage
 import Synchronization
 
 /// A deterministic, seeded, partitioned item store with DynamoDB/AppSync paging semantics

@@ -1,4 +1,5 @@
 import PagebenchBase
+import PagebenchPage
 
 /// The content of a page token (S16): where to resume, and the request it is bound to.
 ///

@@ -1,3 +1,5 @@
+import PagebenchPage
+
 /// What a verified token says: the request it is bound to and where it resumes (S16, S18).
 public struct TokenContents: Sendable, Hashable {
     public let range: ScanRange

@@ -1,3 +1,5 @@
+import PagebenchPage
+
 /// One committed write, as the store's change feed publishes it (docs/contract.md S26).
 public struct StoreChange: Sendable, Hashable {
     public enum Kind: String, Sendable, Hashable, CaseIterable {

@@ -1,4 +1,5 @@
 import PagebenchBase
+import PagebenchPage
 
 /// A page with the versions that bracket what it saw (S23, S25): every write up to
 /// ``versionBefore`` is reflected, none after ``versionAfter``. Both are 0 without writes;
@@ -180,7 +181,7 @@ extension SyntheticStore {
                     changes.insert(
                         ChangedKey(
                             key: key, isBase: true, live: live, sizeBytes: live ? sizeBytes : base.sizeBytes,
-                            category: live ? category : base.category, fingerprint: live ? fingerprint : base.fingerprint,
+                            category: live ? category : base.storeAttributes.category, fingerprint: live ? fingerprint : base.storeAttributes.fingerprint,
                             history: [event]))
                 }
                 return StoreChange(

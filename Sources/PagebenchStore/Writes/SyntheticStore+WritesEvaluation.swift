@@ -1,3 +1,5 @@
+import PagebenchPage
+
 extension SyntheticStore {
     /// The global keys `low ..< high` (``KeySpace``) a request walks under writes.
     func keyBounds(of request: PageRequest) throws(StoreError) -> (low: UInt64, high: UInt64) {
@@ -292,8 +294,8 @@ extension SyntheticStore {
     func baseItem(partition: Int, seed: UInt64, index: Int) -> Item {
         let item = model.item(partition: partition, partitionSeed: seed, sortKey: UInt64(index))
         return Item(
-            partition: partition, sortKey: KeySpace.baseKey(index), sizeBytes: item.sizeBytes, category: item.category,
-            fingerprint: item.fingerprint)
+            partition: partition, sortKey: KeySpace.baseKey(index), sizeBytes: item.sizeBytes, category: item.storeAttributes.category,
+            fingerprint: item.storeAttributes.fingerprint)
     }
 
     // MARK: Offsets and the end of a range

@@ -1,4 +1,5 @@
 import PagebenchBase
+import PagebenchPage
 import Synchronization
 
 /// What writes changed in a store (S22): per partition, the keys they inserted, deleted or

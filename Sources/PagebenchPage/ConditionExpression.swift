@@ -69,7 +69,7 @@ public enum ComparisonOperator: String, Sendable, Hashable, CaseIterable {
     }
 
     /// Whether `left op right` holds.
-    @inline(__always)
+    @inlinable @inline(__always)
     public func holds(_ left: Int, _ right: Int) -> Bool {
         switch self {
         case .equal: left == right

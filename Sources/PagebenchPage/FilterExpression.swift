@@ -10,7 +10,7 @@ public indirect enum FilterExpression: Sendable, Hashable {
     case not(FilterExpression)
 
     /// Whether an item with these attributes passes.
-    @inline(__always)
+    @inlinable @inline(__always)
     public func matches(category: Int, sizeBytes: Int) -> Bool {
         switch self {
         case .comparison(let attribute, let op, let value):

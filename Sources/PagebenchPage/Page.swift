@@ -9,6 +9,8 @@ public struct Page: Sendable, Hashable {
     /// The token to continue with, `nil` when the range is exhausted (S5, S6).
     public var nextToken: String?
 
+    /// Inlinable: the store's evaluation builds one per request.
+    @inlinable
     public init(items: [Item], scannedCount: Int, scannedBytes: Int, nextToken: String?) {
         self.items = items
         self.scannedCount = scannedCount

@@ -22,14 +22,18 @@ public enum Filter: Sendable, Hashable {
     /// The filter selecting the configured fraction of items (`selectivity`, category 0).
     public static let matching = Filter.categoryEquals(0)
 
-    /// Whether an item passes this filter.
-    @inline(__always)
+    /// Whether an item passes this filter. An item without attributes (a real target's)
+    /// passes: the target applied the filter it was sent, and its item has no category here.
+    @inlinable @inline(__always)
     public func matches(_ item: Item) -> Bool {
-        matches(category: item.category, sizeBytes: item.sizeBytes)
+        guard let attributes = item.attributes else { return true }
+        return matches(category: attributes.category, sizeBytes: item.sizeBytes)
     }
 
-    @inline(__always)
-    func matches(category: Int, sizeBytes: Int) -> Bool {
+    /// Whether an item with these attributes passes: what a store's evaluation asks per
+    /// item (inlinable, so that the store's loop keeps it inline across the module boundary).
+    @inlinable @inline(__always)
+    public func matches(category: Int, sizeBytes: Int) -> Bool {
         switch self {
         case .categoryEquals(let value): category == value
         case .categoryNotEquals(let value): category != value
@@ -67,8 +71,9 @@ extension Filter: CustomStringConvertible, Codable {
 
     /// Parses the text form.
     ///
-    /// - Throws: ``StoreError`` (`invalidConfiguration`) listing the accepted forms.
-    public init(parsing text: String) throws(StoreError) {
+    /// - Throws: ``PageError`` (``PageError/Kind/invalidRequest``) listing the accepted forms;
+    ///   its message starts `invalid configuration:` as the store's configuration errors do.
+    public init(parsing text: String) throws(PageError) {
         let spec = text.filter { !$0.isWhitespace }.lowercased()
         if spec == "match" {
             self = .matching
@@ -107,14 +112,14 @@ extension Filter: CustomStringConvertible, Codable {
                 })
             self = Filter(expression)
         } catch {
-            throw .invalidConfiguration("filter '\(text)' is not understood (\(error.message)); \(understood)")
+            throw Self.invalid("filter '\(text)' is not understood (\(error.message)); \(understood)")
         }
         try checkCategories(text)
     }
 
     /// Refuses a category no item has: a typo, since the filter could only ever match all or
     /// nothing of what a real category would.
-    private func checkCategories(_ text: String) throws(StoreError) {
+    private func checkCategories(_ text: String) throws(PageError) {
         let values: [Int] =
             switch self {
             case .categoryEquals(let value), .categoryNotEquals(let value): [value]
@@ -122,10 +127,15 @@ extension Filter: CustomStringConvertible, Codable {
             case .expression(let expression): expression.values(of: .category)
             }
         if let bad = values.first(where: { !Item.categories.contains($0) }) {
-            throw .invalidConfiguration(
+            throw Self.invalid(
                 "filter '\(text)': there is no category \(bad); items have categories \(Item.categories.lowerBound) "
                     + "(the selectivity share, which 'match' selects) to \(Item.categories.upperBound)")
         }
+    }
+
+    /// A filter text that is not understood, worded as the store's configuration errors are.
+    private static func invalid(_ message: String) -> PageError {
+        PageError(.invalidRequest, "invalid configuration: \(message)")
     }
 
     public init(from decoder: any Decoder) throws {
@@ -140,5 +150,5 @@ extension Filter: CustomStringConvertible, Codable {
 
 extension Optional where Wrapped == Filter {
     /// `none` for no filter, else the filter's text — the wording of token-mismatch messages.
-    var filterText: String { self.map(\.description) ?? "none" }
+    public var filterText: String { self.map(\.description) ?? "none" }
 }
