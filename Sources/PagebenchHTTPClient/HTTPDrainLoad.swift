@@ -1,6 +1,6 @@
 import PagebenchBase
 public import PagebenchPage
-public import PagebenchStore
+import PagebenchStore
 import PagebenchWire
 
 /// A closed-loop HTTP load for measuring the client against `wrk`: `connections` tasks,

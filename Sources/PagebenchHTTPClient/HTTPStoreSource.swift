@@ -6,7 +6,7 @@ import NIOCore
 import NIOPosix
 import PagebenchBase
 public import PagebenchPage
-public import PagebenchStore
+import PagebenchStore
 import PagebenchWire
 
 /// A store on the other side of HTTP (`pagebench serve`, or replicas behind a load

@@ -1,6 +1,6 @@
 import PagebenchBase
 public import PagebenchPage
-public import PagebenchStore
+import PagebenchStore
 
 /// A page request as it travels over HTTP: the range in the path, everything else in the
 /// query string.
