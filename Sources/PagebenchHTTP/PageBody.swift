@@ -116,33 +116,26 @@ public enum PageBody {
     }
 
     /// The item exactly as ``encode(_:includePayload:)`` writes it without payload, read
-    /// straight through; `nil` (and the reader rewound) for anything else, which
-    /// ``readAnyItem(_:)`` then reads or rejects with the reason.
+    /// straight through: literal keys, plain digits and the 16-digit fingerprint matched
+    /// without skipping whitespace or scanning strings twice. `nil` (and the reader rewound)
+    /// for anything else — whitespace, a sign, a long or malformed number, another key order,
+    /// a payload — which ``readAnyItem(_:)`` then reads or rejects with the reason, so what is
+    /// accepted and what it means do not depend on which path read it. (Half the client's
+    /// page-decode instructions went to the general reader's per-number whitespace and
+    /// overflow checks: `results/http-client-cost.md`.)
     private static func readCanonicalItem(_ reader: inout JSONReader) -> Item? {
         let start = reader.offset
-        do throws(JSONReadError) {
-            if reader.matchLiteral("{\"partition\":") {
-                let partition = try reader.readInt()
-                if reader.matchLiteral(",\"sortKey\":") {
-                    let sortKey = try reader.readUInt64()
-                    if reader.matchLiteral(",\"sizeBytes\":") {
-                        let sizeBytes = try reader.readInt()
-                        if reader.matchLiteral(",\"category\":") {
-                            let category = try reader.readInt()
-                            if reader.matchLiteral(",\"fingerprint\":") {
-                                let fingerprint = try reader.readHex64()
-                                if reader.matchLiteral("}") {
-                                    return Item(
-                                        partition: partition, sortKey: sortKey, sizeBytes: sizeBytes,
-                                        category: category, fingerprint: fingerprint)
-                                }
-                            }
-                        }
-                    }
-                }
-            }
-        } catch {
-            // Fall through: the general reader reports the error with its reason.
+        // 18 digits cannot overflow an Int, 19 not a UInt64.
+        if reader.matchLiteral("{\"partition\":"), let partition = reader.matchPlainDigits(maximumDigits: 18),
+            reader.matchLiteral(",\"sortKey\":"), let sortKey = reader.matchPlainDigits(maximumDigits: 19),
+            reader.matchLiteral(",\"sizeBytes\":"), let sizeBytes = reader.matchPlainDigits(maximumDigits: 18),
+            reader.matchLiteral(",\"category\":"), let category = reader.matchPlainDigits(maximumDigits: 18),
+            reader.matchLiteral(",\"fingerprint\":"), let fingerprint = reader.matchHex64String(),
+            reader.matchLiteral("}")
+        {
+            return Item(
+                partition: Int(partition), sortKey: sortKey, sizeBytes: Int(sizeBytes), category: Int(category),
+                fingerprint: fingerprint)
         }
         reader.rewind(to: start)
         return nil

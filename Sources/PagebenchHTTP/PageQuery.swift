@@ -47,6 +47,8 @@ public struct PageQuery: Sendable, Hashable {
     /// `/scan?limit=100&filter=category%3D0&nextToken=AgAB…`.
     public var pathAndQuery: String {
         var text = Self.path(for: request.range)
+        // One allocation for the whole target: the token is most of it (a request per page).
+        text.reserveCapacity(text.utf8.count + 64 + (request.token?.utf8.count ?? 0))
         var separator = "?"
         func append(_ name: String, _ value: String) {
             text += separator
@@ -122,7 +124,9 @@ public struct PageQuery: Sendable, Hashable {
     /// Percent-encodes everything but RFC 3986's unreserved characters.
     static func percentEncoded(_ value: String) -> String {
         let utf8 = value.utf8
-        if utf8.allSatisfy(isUnreserved) { return value }
+        // Over the contiguous bytes: a token is checked on every request.
+        let plain = utf8.withContiguousStorageIfAvailable { $0.allSatisfy(isUnreserved) } ?? utf8.allSatisfy(isUnreserved)
+        if plain { return value }
         var bytes: [UInt8] = []
         bytes.reserveCapacity(utf8.count * 3)
         let hex = Array("0123456789ABCDEF".utf8)
