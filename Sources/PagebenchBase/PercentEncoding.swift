@@ -5,7 +5,10 @@ public enum PercentEncoding {
     /// written as `%XX` (upper-case hex digits); `text` itself when nothing needs encoding.
     public static func encoded(_ text: String) -> String {
         let utf8 = text.utf8
-        if utf8.allSatisfy(isUnreserved) { return text }
+        // Over the contiguous bytes when there are: a page's token is checked on every request
+        // (results/http-client-cost.md).
+        let plain = utf8.withContiguousStorageIfAvailable { $0.allSatisfy(isUnreserved) } ?? utf8.allSatisfy(isUnreserved)
+        if plain { return text }
         var bytes: [UInt8] = []
         bytes.reserveCapacity(utf8.count * 3)
         for byte in utf8 {

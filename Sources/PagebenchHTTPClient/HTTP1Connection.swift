@@ -116,7 +116,7 @@ final class HTTP1Connection: Sendable {
     /// connection that completes after its caller gave up is closed.
     static func connect(
         host: String, port: Int, hostHeader: String, on eventLoop: any EventLoop, connectTimeout: TimeAmount,
-        requestTimeout: Duration, maximumBodyBytes: Int, tls: HTTP1TLS? = nil
+        requestTimeout: Duration, maximumBodyBytes: Int, tls: HTTP1TLS? = nil, validatesOutboundHeaders: Bool = true
     ) async throws -> HTTP1Connection {
         try Task.checkCancellation()
         // The handler is kept here rather than looked up in the pipeline afterwards: a TLS
@@ -130,7 +130,7 @@ final class HTTP1Connection: Sendable {
                 channel.eventLoop.makeCompletedFuture {
                     created.value = try configure(
                         channel.pipeline.syncOperations, hostHeader: hostHeader, requestTimeout: requestTimeout,
-                        maximumBodyBytes: maximumBodyBytes, tls: tls)
+                        maximumBodyBytes: maximumBodyBytes, tls: tls, validatesOutboundHeaders: validatesOutboundHeaders)
                 }
             }
         // An address needs no resolution: connecting to it directly skips a getaddrinfo call
@@ -168,17 +168,18 @@ final class HTTP1Connection: Sendable {
     }
 
     /// The one place a connection's channel pipeline is set up: TLS (when asked) wrapping
-    /// the byte stream, NIOHTTP1's request encoder and response decoder, then
-    /// ``HTTP1ClientHandler``, which it returns.
+    /// the byte stream, NIOHTTP1's request encoder (with its outbound header check unless
+    /// `validatesOutboundHeaders` is false: see ``HTTP1ConnectionPool/Endpoint/onlyPlainGets``)
+    /// and response decoder, then ``HTTP1ClientHandler``, which it returns.
     @discardableResult
     static func configure(
         _ pipeline: ChannelPipeline.SynchronousOperations, hostHeader: String, requestTimeout: Duration,
-        maximumBodyBytes: Int, tls: HTTP1TLS? = nil
+        maximumBodyBytes: Int, tls: HTTP1TLS? = nil, validatesOutboundHeaders: Bool = true
     ) throws -> HTTP1ClientHandler {
         if let tls {
             try pipeline.addHandler(tls.context.makeHandler(serverHostname: tls.serverHostname, on: pipeline.eventLoop))
         }
-        try pipeline.addHTTPClientHandlers()
+        try pipeline.addHTTPClientHandlers(enableOutboundHeaderValidation: validatesOutboundHeaders)
         let handler = HTTP1ClientHandler(hostHeader: hostHeader, requestTimeout: requestTimeout, maximumBodyBytes: maximumBodyBytes)
         handler.awaitsTLSHandshake = tls != nil
         try pipeline.addHandler(handler)
@@ -202,17 +203,20 @@ final class HTTP1Connection: Sendable {
 
     /// `GET target` on this connection, failing with `timedOut` once `deadline` passes
     /// without the whole response; cancelling the calling task closes the connection.
-    func get(_ target: String, deadline: NIODeadline) async throws(HTTP1ConnectionError) -> HTTP1Response {
+    nonisolated(nonsending) func get(_ target: String, deadline: NIODeadline) async throws(HTTP1ConnectionError) -> HTTP1Response {
         try await send(target, nil, deadline)
     }
 
     /// `request` on this connection, failing with `timedOut` once `deadline` passes without
     /// the whole response; cancelling the calling task closes the connection.
-    func send(_ request: HTTP1Request, deadline: NIODeadline) async throws(HTTP1ConnectionError) -> HTTP1Response {
+    nonisolated(nonsending) func send(_ request: HTTP1Request, deadline: NIODeadline) async throws(HTTP1ConnectionError) -> HTTP1Response {
         try await send(request.target, request, deadline)
     }
 
-    private func send(
+    /// Runs on the caller's executor (`nonisolated(nonsending)`, as do the pool's and the
+    /// source's steps above it): a task on an event loop pays no executor switch per step
+    /// (each switch looks up the task's executor preference under a lock).
+    private nonisolated(nonsending) func send(
         _ target: String, _ request: HTTP1Request?, _ deadline: NIODeadline
     ) async throws(HTTP1ConnectionError) -> HTTP1Response {
         let handler = self.handler
@@ -467,10 +471,15 @@ final class HTTP1ClientHandler: ChannelInboundHandler {
             break
         }
         if case .tls = error, pending == nil { tlsFailure = error }
-        finish(.failure(error))
-        guard !closed else { return }
+        // Marked closed before the waiting task is resumed: a task resumed on another thread
+        // gives the connection back at once, and a connection still marked open went back to
+        // the idle list, where the request's one repeat took it again and failed
+        // (closedBeforeSending), a race that fewer hops per request made frequent.
+        let wasClosed = closed
         closed = true
         connection?.markClosed()
+        finish(.failure(error))
+        guard !wasClosed else { return }
         timeoutCheck?.cancel()
         timeoutCheck = nil
         body = nil

@@ -23,9 +23,9 @@ extension HTTP1ConnectionPool {
     /// pager; a test pool of one connection serves concurrent requests one after another).
     ///
     /// - Throws: `CancellationError`, or ``RequestFailure``.
-    func request(
+    nonisolated(nonsending) func request(
         counting counter: HTTPStatusCounter,
-        _ send: (HTTP1Connection, NIODeadline) async throws(HTTP1ConnectionError) -> HTTP1Response
+        _ send: nonisolated(nonsending) (HTTP1Connection, NIODeadline) async throws(HTTP1ConnectionError) -> HTTP1Response
     ) async throws -> HTTP1Response {
         // Taken when the request first has a connection; a repeat on a new connection keeps it.
         var deadline: NIODeadline?

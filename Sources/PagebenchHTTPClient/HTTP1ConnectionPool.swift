@@ -17,6 +17,17 @@ final class HTTP1ConnectionPool: Sendable {
         var hostHeader: String
         /// TLS for `https://` targets; nil for plain HTTP.
         var tls: HTTP1TLS? = nil
+        /// Whether every request is a plain `GET` whose only header is `Host` (the store
+        /// source's). Then NIOHTTP1's outbound header check, which costs about 5 % of a
+        /// request's client instructions (`results/http-client-cost.md`), can only pass and is
+        /// left out — when the `Host` value has no control character; requests with other
+        /// headers (target files) keep it.
+        var onlyPlainGets = false
+
+        /// Whether a connection's pipeline checks outbound headers (see ``onlyPlainGets``).
+        var validatesOutboundHeaders: Bool {
+            !(onlyPlainGets && hostHeader.utf8.allSatisfy { $0 >= 0x20 && $0 != 0x7F })
+        }
     }
 
     private struct State {
@@ -75,7 +86,7 @@ final class HTTP1ConnectionPool: Sendable {
     /// starts opening one (T5: connect to last byte): a wait for a free slot of a full pool is
     /// the client's own queue, not the target's time. A connection opened for the request
     /// gives up connecting at the deadline (or the connect timeout, if sooner).
-    func lease(deadline given: NIODeadline?) async throws -> (HTTP1Connection, NIODeadline) {
+    nonisolated(nonsending) func lease(deadline given: NIODeadline?) async throws -> (HTTP1Connection, NIODeadline) {
         let current = MultiThreadedEventLoopGroup.currentEventLoop
         enum Next {
             case use(HTTP1Connection)
@@ -171,7 +182,8 @@ final class HTTP1ConnectionPool: Sendable {
             return try await HTTP1Connection.connect(
                 host: endpoint.host, port: endpoint.port, hostHeader: endpoint.hostHeader,
                 on: current ?? group.next(), connectTimeout: max(.nanoseconds(1), min(connectTimeout, left)),
-                requestTimeout: requestTimeout, maximumBodyBytes: maximumBodyBytes, tls: endpoint.tls)
+                requestTimeout: requestTimeout, maximumBodyBytes: maximumBodyBytes, tls: endpoint.tls,
+                validatesOutboundHeaders: endpoint.validatesOutboundHeaders)
         } catch {
             // Give the slot back (or to a waiter, which then tries to connect itself).
             let waiter = state.withLock { state -> CheckedContinuation<HTTP1Connection?, any Error>? in

@@ -139,7 +139,7 @@ public final class HTTPStoreSource: Sendable {
         case .lean:
             transport = .lean(
                 HTTP1ConnectionPool(
-                    endpoint: .init(host: hostName, port: port, hostHeader: String(authority)),
+                    endpoint: .init(host: hostName, port: port, hostHeader: String(authority), onlyPlainGets: true),
                     capacity: configuration.connections, group: group,
                     connectTimeout: .nanoseconds(configuration.connectTimeout.clampedNanoseconds),
                     requestTimeout: configuration.requestTimeout, maximumBodyBytes: configuration.maximumResponseBytes))
@@ -222,7 +222,7 @@ public final class HTTPStoreSource: Sendable {
     /// One GET on a pooled connection. A reused keep-alive connection that turns out to be
     /// closed by the server before it answered is replaced and the GET (idempotent)
     /// repeated once. Cancelling the calling task closes the connection in use.
-    private func get(_ pathAndQuery: String) async throws -> HTTP1Response {
+    private nonisolated(nonsending) func get(_ pathAndQuery: String) async throws -> HTTP1Response {
         switch transport {
         case .lean(let pool): try await get(pathAndQuery, pool: pool)
         #if AsyncHTTPClientSupport
@@ -231,7 +231,7 @@ public final class HTTPStoreSource: Sendable {
         }
     }
 
-    private func get(_ pathAndQuery: String, pool: HTTP1ConnectionPool) async throws -> HTTP1Response {
+    private nonisolated(nonsending) func get(_ pathAndQuery: String, pool: HTTP1ConnectionPool) async throws -> HTTP1Response {
         let requestTarget = pathPrefix + pathAndQuery
         do {
             return try await pool.request(counting: counter) { (connection, deadline) throws(HTTP1ConnectionError) in

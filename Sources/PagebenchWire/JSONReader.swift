@@ -56,6 +56,53 @@ package struct JSONReader: ~Copyable {
         return true
     }
 
+    /// Consumes a run of 1 to `maximumDigits` ASCII digits without a leading zero (no
+    /// whitespace skipped, no sign) and returns its value; `nil`, with nothing consumed, for
+    /// anything else. The fast path for the canonical layout: a `maximumDigits` below the
+    /// type's width cannot overflow, and whatever follows is checked by the next
+    /// ``matchLiteral(_:)`` (a fraction or exponent does not match it), so every number it
+    /// declines goes to ``readInt()``/``readUInt64()``, which accept or reject it with a reason.
+    @inline(__always)
+    mutating func matchPlainDigits(maximumDigits: Int) -> UInt64? {
+        var index = offset
+        let end = min(bytes.count, offset + maximumDigits)
+        var value: UInt64 = 0
+        while index < end {
+            let digit = bytes[index] &- UInt8(ascii: "0")
+            guard digit <= 9 else { break }
+            value = value &* 10 &+ UInt64(digit)
+            index += 1
+        }
+        let count = index - offset
+        guard count > 0, count == 1 || bytes[offset] != UInt8(ascii: "0"),
+            index == bytes.count || bytes[index] &- UInt8(ascii: "0") > 9
+        else { return nil }
+        offset = index
+        return value
+    }
+
+    /// Consumes `"` + exactly 16 hex digits + `"` (no whitespace skipped) and returns their
+    /// value, as ``readHex64()`` would; `nil`, with nothing consumed, for anything else.
+    @inline(__always)
+    mutating func matchHex64String() -> UInt64? {
+        guard offset + 18 <= bytes.count, bytes[offset] == UInt8(ascii: "\""), bytes[offset + 17] == UInt8(ascii: "\"")
+        else { return nil }
+        var value: UInt64 = 0
+        for index in offset + 1...offset + 16 {
+            let byte = bytes[index]
+            let digit: UInt8
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte &- UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte &- UInt8(ascii: "a") &+ 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte &- UInt8(ascii: "A") &+ 10
+            default: return nil
+            }
+            value = value << 4 | UInt64(digit)
+        }
+        offset += 18
+        return value
+    }
+
     /// Moves back to an earlier offset (after a fast path did not match).
     mutating func rewind(to earlier: Int) {
         offset = earlier

@@ -40,34 +40,28 @@ package enum PageBodyItem {
         return try readAny(&reader)
     }
 
-    /// The item exactly as ``encode(_:includePayload:into:)`` writes it without payload;
-    /// `nil` (and the reader rewound) for anything else, which ``readAny(_:)`` then reads
-    /// or rejects with the reason.
+    /// The item exactly as ``encode(_:includePayload:into:)`` writes it without payload, read
+    /// straight through: literal keys, plain digits and the 16-digit fingerprint matched
+    /// without skipping whitespace or scanning strings twice. `nil` (and the reader rewound)
+    /// for anything else — whitespace, a sign, a long or malformed number, another key order,
+    /// a payload, a category beyond 32 bits — which ``readAny(_:)`` then reads or rejects with
+    /// the reason, so what is accepted and what it means do not depend on which path read it.
+    /// (Half the client's page-decode instructions went to the general reader's per-number
+    /// whitespace and overflow checks: `results/http-client-cost.md`.)
     private static func readCanonical(_ reader: inout JSONReader) -> Item? {
         let start = reader.offset
-        do throws(JSONReadError) {
-            if reader.matchLiteral("{\"partition\":") {
-                let partition = try reader.readInt()
-                if reader.matchLiteral(",\"sortKey\":") {
-                    let sortKey = try reader.readUInt64()
-                    if reader.matchLiteral(",\"sizeBytes\":") {
-                        let sizeBytes = try reader.readInt()
-                        if reader.matchLiteral(",\"category\":") {
-                            let category = try reader.readInt()
-                            if Item.Attributes.categoryRange.contains(category), reader.matchLiteral(",\"fingerprint\":") {
-                                let fingerprint = try reader.readHex64()
-                                if reader.matchLiteral("}") {
-                                    return Item(
-                                        partition: partition, sortKey: sortKey, sizeBytes: sizeBytes,
-                                        category: category, fingerprint: fingerprint)
-                                }
-                            }
-                        }
-                    }
-                }
-            }
-        } catch {
-            // Fall through: the general reader reports the error with its reason.
+        // 18 digits cannot overflow an Int, 19 not a UInt64.
+        if reader.matchLiteral("{\"partition\":"), let partition = reader.matchPlainDigits(maximumDigits: 18),
+            reader.matchLiteral(",\"sortKey\":"), let sortKey = reader.matchPlainDigits(maximumDigits: 19),
+            reader.matchLiteral(",\"sizeBytes\":"), let sizeBytes = reader.matchPlainDigits(maximumDigits: 18),
+            reader.matchLiteral(",\"category\":"), let category = reader.matchPlainDigits(maximumDigits: 18),
+            Item.Attributes.categoryRange.contains(Int(category)),
+            reader.matchLiteral(",\"fingerprint\":"), let fingerprint = reader.matchHex64String(),
+            reader.matchLiteral("}")
+        {
+            return Item(
+                partition: Int(partition), sortKey: sortKey, sizeBytes: Int(sizeBytes), category: Int(category),
+                fingerprint: fingerprint)
         }
         reader.rewind(to: start)
         return nil

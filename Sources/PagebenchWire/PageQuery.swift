@@ -49,6 +49,8 @@ public struct PageQuery: Sendable, Hashable {
     /// `/scan?limit=100&filter=category%3D0&nextToken=AgAB…`.
     public var pathAndQuery: String {
         var text = Self.path(for: request.range)
+        // One allocation for the whole target: the token is most of it (a request per page).
+        text.reserveCapacity(text.utf8.count + 64 + (request.token?.utf8.count ?? 0))
         var separator = "?"
         func append(_ name: String, _ value: String) {
             text += separator

@@ -66,6 +66,43 @@ struct PageBodyTests {
         }
     }
 
+    @Test(
+        "items in the server's own layout (read by the fast path) decode exactly as the same items in another key order",
+        arguments: [
+            ("3", "17", "512", "0", "9f0c00000000abcd"),
+            ("0", "0", "0", "0", "0000000000000000"),
+            ("-3", "17", "512", "-1", "9F0C00000000ABCD"),
+            ("00", "17", "512", "0", "9f0c00000000abcd"),
+            ("3", "017", "512", "0", "9f0c00000000abcd"),
+            ("999999999999999999", "9999999999999999999", "1", "2", "ffffffffffffffff"),
+            ("9223372036854775807", "18446744073709551615", "1", "2", "ffffffffffffffff"),
+            ("9223372036854775808", "1", "1", "2", "ffffffffffffffff"),
+            ("3", "18446744073709551616", "1", "2", "ffffffffffffffff"),
+            ("3", "17", "5.5", "0", "9f0c00000000abcd"),
+            ("3", "17", "5e2", "0", "9f0c00000000abcd"),
+            ("3", "17", " 5", "0", "9f0c00000000abcd"),
+            ("3", "17", "5", "0", "9f0c00000000abc"),
+            ("3", "17", "5", "0", "9f0c00000000abcde"),
+            ("3", "17", "5", "0", "9f0c00000000abcg"),
+            ("3", "17", "5", "0", "9f0c0000\\u0030000abcd"),
+        ] as [(String, String, String, String, String)])
+    func canonicalLayoutAgreesWithGeneralReader(
+        partition: String, sortKey: String, sizeBytes: String, category: String, fingerprint: String
+    ) {
+        func page(_ item: String) -> ByteBuffer {
+            ByteBuffer(string: #"{"items":["# + item + #"],"nextToken":null,"returned":1,"scanned":1,"scannedBytes":0}"#)
+        }
+        let canonical = #"{"partition":\#(partition),"sortKey":\#(sortKey),"sizeBytes":\#(sizeBytes),"category":\#(category),"fingerprint":"\#(fingerprint)"}"#
+        let reordered = #"{"fingerprint":"\#(fingerprint)","category":\#(category),"sizeBytes":\#(sizeBytes),"sortKey":\#(sortKey),"partition":\#(partition)}"#
+        let fast = Result { try PageBody.decode(page(canonical)) }
+        let general = Result { try PageBody.decode(page(reordered)) }
+        switch (fast, general) {
+        case (.success(let a), .success(let b)): #expect(a == b)
+        case (.failure(let a), .failure(let b)): #expect(a is HTTPSourceError && b is HTTPSourceError)
+        default: Issue.record("fast path \(fast), general reader \(general)")
+        }
+    }
+
     @Test("every truncation and 3000 seeded byte mutations of a real body decode or throw, never crash")
     func mutations() async throws {
         let body = PageBody.encode(try await pages()[1], includePayload: true)
