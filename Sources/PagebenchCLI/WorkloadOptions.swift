@@ -173,7 +173,7 @@ public struct WorkloadOptions: ParsableArguments, Sendable {
         for (name, list) in [("limit", limit), ("filter", filter), ("read", read)] where list?.contains(",") == true {
             throw HarnessError(.invalidArgument, "--\(name) lists several values: run each point of sweep() instead")
         }
-        if let read { workload.read = try flag("read") { () throws(HarnessError) in try ReadTarget(parsing: read) } }
+        if let read { workload.read = try flag("read") { () throws(HarnessError) in try ReadRange(parsing: read) } }
         if let limit {
             guard let value = Int(limit.trimmingCharacters(in: .whitespaces)) else {
                 throw HarnessError(.invalidArgument, "--limit: '\(limit)' is not a whole number; write e.g. 100 or a list 10,100")

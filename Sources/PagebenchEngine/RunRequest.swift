@@ -49,7 +49,7 @@ public struct RunRequest: Sendable {
     public var quiet = false
     /// Watches the phases in this process (a test's marker, a progress view) instead of the
     /// progress lines on standard error; nil: those lines, unless ``quiet``.
-    public var observer: (any RunObserver)?
+    public var observer: (any PhaseObserver)?
 
     /// The default `--shard-output`.
     public static let defaultShardDirectory = "results/shards"

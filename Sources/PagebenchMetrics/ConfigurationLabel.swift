@@ -65,7 +65,7 @@ extension ResultRow {
     /// earlier lack filter, read and continuation: those read as unknown (empty) there.
     public var labelParameters: [ConfigurationLabel.Parameter] {
         var load = loadModel
-        if let rate = targetDrainsPerSecond, stage == nil { load += ":" + CSVValue.decimal(rate).field }
+        if let rate = plannedDrainsPerSecond, stage == nil { load += ":" + CSVValue.decimal(rate).field }
         return [
             .init("scenario", scenario), .init("target", targetKind), .init("pager", pagerKind), .init("limit", String(limit)),
             .init("filter", filter), .init("read", read), .init("load", load), .init("continuation", continuation),

@@ -21,11 +21,11 @@ extension ResultRow {
             .unsigned("seed", \.seed, .neutral, .context, "Seed of the dataset and of every random choice of the run."),
             .text("pager_kind", \.pagerKind, .context, "Pager that drove the drains (`loop`, `streaming`, `apollo-loadAll`, `apollo-loadNext`, `apollo-watch`)."),
             .text("load_model", \.loadModel, .context, "`closed`, `open-fixed` or `open-poisson`."),
-            .decimal("target_drains_per_s", \.targetDrainsPerSecond, unit: "drains/s", .neutral, .context, "Open loop: intended drain starts per second; empty in closed loop."),
+            .decimal("target_drains_per_s", \.plannedDrainsPerSecond, unit: "drains/s", .neutral, .context, "Open loop: intended drain starts per second; empty in closed loop."),
             .integer("concurrency", \.concurrency, unit: "pagers", .neutral, .context, "Concurrent pagers (closed loop) or maximum drains in flight (open loop)."),
             .integer("repetition", \.repetition, .neutral, .context, "1-based repetition of this scenario and concurrency."),
             .integer("limit", \.limit, unit: "items", .neutral, .context, "`limit` of each page request."),
-            .integer("target_drains", \.targetDrains, unit: "drains", .neutral, .context, "Drain count bounding the run; empty when bounded by duration."),
+            .integer("target_drains", \.plannedDrains, unit: "drains", .neutral, .context, "Drain count bounding the run; empty when bounded by duration."),
             .decimal("target_duration_s", \.targetDurationSeconds, unit: "s", .neutral, .context, "Duration bounding the run; empty when bounded by drain count."),
             .decimal("warmup_s", \.warmupSeconds, unit: "s", .neutral, .context, "Warm-up before the measured phase, excluded from every figure."),
             // Throughput

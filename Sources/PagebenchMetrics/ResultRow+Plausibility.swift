@@ -5,7 +5,7 @@ extension ResultRow {
     public func implausibility() -> Implausibility? {
         let atLeastOne: [(String, Int?)] = [
             ("schema_version", schemaVersion), ("cores", cores), ("concurrency", concurrency), ("repetition", repetition),
-            ("limit", limit), ("target_drains", targetDrains), ("stage", stage),
+            ("limit", limit), ("target_drains", plannedDrains), ("stage", stage),
         ]
         for (column, value) in atLeastOne {
             if let value, value < 1 { return Implausibility(column: column, problem: "is \(value); it is at least 1") }

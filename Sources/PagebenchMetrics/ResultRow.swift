@@ -74,7 +74,7 @@ public struct ResultRow: CSVRecord, Hashable {
     /// `closed`, `open-fixed` or `open-poisson`.
     public var loadModel: String = ""
     /// Open loop: intended drain starts per second. Nil in closed loop.
-    public var targetDrainsPerSecond: Double?
+    public var plannedDrainsPerSecond: Double?
     /// Concurrent pagers (closed loop) or maximum drains in flight (open loop).
     public var concurrency: Int = 0
     /// 1-based repetition of this scenario × concurrency.
@@ -82,7 +82,7 @@ public struct ResultRow: CSVRecord, Hashable {
     /// The `limit` of each page request.
     public var limit: Int = 0
     /// Drain count the run was bounded by, or nil when bounded by duration.
-    public var targetDrains: Int?
+    public var plannedDrains: Int?
     /// Duration the run was bounded by, or nil when bounded by drain count.
     public var targetDurationSeconds: Double?
     /// Warm-up excluded from the figures.

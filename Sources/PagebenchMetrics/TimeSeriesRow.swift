@@ -31,9 +31,9 @@ public struct TimeSeriesRow: CSVRecord, Hashable {
     /// its drain slots).
     public var activePagers: Int?
     /// Pager stages: the plan's pagers at the end of the interval (the whole run's).
-    public var targetPagers: Double?
+    public var plannedPagers: Double?
     /// Rate stages: the plan's arrival rate at the end of the interval (the whole run's).
-    public var targetDrainsPerSecond: Double?
+    public var plannedDrainsPerSecond: Double?
 
     /// The columns a file written before stages lacks; it reads with them empty.
     public static var earlierSchemaVersions: [Int: Set<String>] {
@@ -81,7 +81,7 @@ public struct TimeSeriesRow: CSVRecord, Hashable {
         .unsigned("page_latency_p50_ns", \.pageLatencyP50Nanoseconds, unit: "ns", .lowerIsBetter, .measured, "Median page latency in the interval; empty if no page completed."),
         .integer("stage", \.stage, .neutral, .context, "Staged runs (H4): the stage (1-based) the interval belongs to; empty without stages."),
         .integer("active_pagers", \.activePagers, unit: "pagers", .neutral, .measured, "Staged runs: pagers admitted at the end of the interval (open loop: drain slots); empty without stages."),
-        .decimal("target_pagers", \.targetPagers, unit: "pagers", .neutral, .context, "Pager stages: the plan's pagers at the end of the interval, before rounding; empty otherwise."),
-        .decimal("target_drains_per_s", \.targetDrainsPerSecond, unit: "drains/s", .neutral, .context, "Rate stages: the plan's arrival rate at the end of the interval; empty otherwise."),
+        .decimal("target_pagers", \.plannedPagers, unit: "pagers", .neutral, .context, "Pager stages: the plan's pagers at the end of the interval, before rounding; empty otherwise."),
+        .decimal("target_drains_per_s", \.plannedDrainsPerSecond, unit: "drains/s", .neutral, .context, "Rate stages: the plan's arrival rate at the end of the interval; empty otherwise."),
     ]
 }

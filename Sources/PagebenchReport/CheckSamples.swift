@@ -174,7 +174,7 @@ public struct CheckSamples: Sendable {
             host = row.host
             cores = row.cores
             allocationCounting = row.allocationCounting.isEmpty ? "cached" : row.allocationCounting
-            durationBounded = row.targetDrains == nil
+            durationBounded = row.plannedDrains == nil
             concurrentWrites = row.duplicateItems != nil && row.concurrency > 1
             targetKind = row.targetKind
         }

@@ -137,7 +137,7 @@ public struct HTMLReport: Sendable {
         var html = "<section class=\"answer\">\n<h2>What was compared</h2>\n<div class=\"scroll\"><table>\n"
         html += "<tr><th>configuration</th><th>pager</th><th>limit</th><th>filter</th><th>read</th><th>load</th><th>concurrency</th><th>rows</th><th>scenario [config_hash]</th></tr>\n"
         // Knee steps in the order of their rates.
-        let listed = knee ? groups.sorted { ($0.rows.first?.targetDrainsPerSecond ?? 0) < ($1.rows.first?.targetDrainsPerSecond ?? 0) } : groups
+        let listed = knee ? groups.sorted { ($0.rows.first?.plannedDrainsPerSecond ?? 0) < ($1.rows.first?.plannedDrainsPerSecond ?? 0) } : groups
         for group in listed {
             guard let row = group.rows.first else { continue }
             let levels = Set(group.rows.map(\.concurrency)).sorted().map(String.init).joined(separator: ", ")
@@ -198,35 +198,35 @@ public struct HTMLReport: Sendable {
         func code(_ text: String) -> String { "<strong>\(escape(text))</strong>" }
         func count(_ value: Double) -> String { escape(NumberText.number(value, digits: 3)) }
         var sentences: [String] = []
-        let steps = rows.filter(Self.isKneeStep).sorted { $0.targetDrainsPerSecond! < $1.targetDrainsPerSecond! }
+        let steps = rows.filter(Self.isKneeStep).sorted { $0.plannedDrainsPerSecond! < $1.plannedDrainsPerSecond! }
         if !steps.isEmpty {
             let held = steps.filter { $0.sloHeld == 1 }
             if let knee = held.last {
-                let next = steps.first { $0.targetDrainsPerSecond! > knee.targetDrainsPerSecond! && $0.sloHeld != 1 }
+                let next = steps.first { $0.plannedDrainsPerSecond! > knee.plannedDrainsPerSecond! && $0.sloHeld != 1 }
                 sentences.append(
-                    "The knee: \(code(NumberText.compact(knee.targetDrainsPerSecond!) + " drains/s")) offered held every SLO, achieving "
+                    "The knee: \(code(NumberText.compact(knee.plannedDrainsPerSecond!) + " drains/s")) offered held every SLO, achieving "
                         + "\(escape(NumberText.compact(knee.drainsPerSecond))) drains/s and \(escape(NumberText.compact(knee.pagesPerSecond))) requests/s"
                         + (knee.drainLatencyCorrected.map { " with a corrected drain p99 of \(escape(NumberText.nanoseconds($0.p99Nanoseconds)))" } ?? "")
-                        + (next.map { "; the next step, \(escape(NumberText.compact($0.targetDrainsPerSecond!))) drains/s, broke one." } ?? "; no faster step broke one: the knee may be higher."))
+                        + (next.map { "; the next step, \(escape(NumberText.compact($0.plannedDrainsPerSecond!))) drains/s, broke one." } ?? "; no faster step broke one: the knee may be higher."))
             } else {
-                sentences.append("No step held every SLO: the knee is below \(escape(NumberText.compact(steps[0].targetDrainsPerSecond!))) drains/s.")
+                sentences.append("No step held every SLO: the knee is below \(escape(NumberText.compact(steps[0].plannedDrainsPerSecond!))) drains/s.")
             }
             return sentences
         }
         let staged = rows.filter { $0.stage != nil }.sorted { ($0.scenario, $0.repetition, $0.stage!) < ($1.scenario, $1.repetition, $1.stage!) }
         if !staged.isEmpty {
             let short = staged.filter { row in
-                guard let rate = row.targetDrainsPerSecond, rate > 0 else { return false }
+                guard let rate = row.plannedDrainsPerSecond, rate > 0 else { return false }
                 return row.drainsPerSecond < rate * 0.9
             }
             let parts = staged.map { row in
                 "stage \(row.stage!) \(escape(NumberText.compact(row.drainsPerSecond))) drains/s, \(escape(NumberText.compact(row.pagesPerSecond))) requests/s"
-                    + (row.targetDrainsPerSecond.map { " of \(escape(NumberText.compact($0))) offered" } ?? "")
+                    + (row.plannedDrainsPerSecond.map { " of \(escape(NumberText.compact($0))) offered" } ?? "")
             }
             sentences.append(
                 "Stages achieved " + parts.joined(separator: "; ") + ". "
                     + (short.isEmpty
-                        ? (staged.contains { $0.targetDrainsPerSecond != nil } ? "Every stage achieved at least 90 % of its plan." : "")
+                        ? (staged.contains { $0.plannedDrainsPerSecond != nil } ? "Every stage achieved at least 90 % of its plan." : "")
                         : "Short of the plan (under 90 %): " + short.map { "stage \($0.stage!)" }.joined(separator: ", ") + "."))
             return sentences
         }
@@ -478,14 +478,14 @@ public struct HTMLReport: Sendable {
         guard let timeSeries, !timeSeries.isEmpty else {
             return placeholder("plot-memory", "No time series given: run with --timeseries FILE and pass it to pagebench report --timeseries FILE.")
         }
-        struct RunKey: Hashable, Comparable {
+        struct PhaseKey: Hashable, Comparable {
             var scenario: String, pagerKind: String, concurrency: Int, repetition: Int
-            static func < (a: RunKey, b: RunKey) -> Bool {
+            static func < (a: PhaseKey, b: PhaseKey) -> Bool {
                 (a.scenario, a.pagerKind, a.concurrency, a.repetition) < (b.scenario, b.pagerKind, b.concurrency, b.repetition)
             }
         }
         var runs = Dictionary(grouping: timeSeries) {
-            RunKey(scenario: $0.scenario, pagerKind: $0.pagerKind, concurrency: $0.concurrency, repetition: $0.repetition)
+            PhaseKey(scenario: $0.scenario, pagerKind: $0.pagerKind, concurrency: $0.concurrency, repetition: $0.repetition)
         }
         if runs.count > maximumSeries / 2 { runs = runs.filter { $0.key.repetition == runs.keys.map(\.repetition).min() } }
         let keys = Array(runs.keys.sorted().prefix(maximumSeries / 2))
@@ -517,15 +517,15 @@ public struct HTMLReport: Sendable {
                 placeholder($0, "No staged time series given: run the stages with --timeseries FILE and pass it to pagebench report --timeseries FILE.")
             }
         }
-        struct RunKey: Hashable, Comparable {
+        struct PhaseKey: Hashable, Comparable {
             var scenario: String, pagerKind: String, concurrency: Int, repetition: Int
-            static func < (a: RunKey, b: RunKey) -> Bool {
+            static func < (a: PhaseKey, b: PhaseKey) -> Bool {
                 (a.scenario, a.pagerKind, a.concurrency, a.repetition) < (b.scenario, b.pagerKind, b.concurrency, b.repetition)
             }
             var name: String { "\(scenario) #\(repetition)" }
         }
         let runs = Dictionary(grouping: staged) {
-            RunKey(scenario: $0.scenario, pagerKind: $0.pagerKind, concurrency: $0.concurrency, repetition: $0.repetition)
+            PhaseKey(scenario: $0.scenario, pagerKind: $0.pagerKind, concurrency: $0.concurrency, repetition: $0.repetition)
         }.mapValues { $0.sorted { $0.elapsedSeconds < $1.elapsedSeconds } }
         let keys = Array(runs.keys.sorted().prefix(maximumSeries / 2))
         // A stage begins where the previous stage's last interval ends.
@@ -564,7 +564,7 @@ public struct HTMLReport: Sendable {
         }
         latency.series = latency.series.filter { !$0.points.isEmpty }
 
-        let closedLoop = staged.contains { $0.targetPagers != nil }
+        let closedLoop = staged.contains { $0.plannedPagers != nil }
         var load = chart(
             "plot-stage-pagers", closedLoop ? "Pagers over the stages" : "Arrival rate over the stages",
             closedLoop ? "pagers" : "drains/s")
@@ -573,10 +573,10 @@ public struct HTMLReport: Sendable {
             let rows = runs[key]!
             if closedLoop {
                 load.series.append(SVGChart.Series(name: "achieved: pagers admitted (\(key.name))", points: points(rows) { $0.activePagers.map { Double($0) } }))
-                load.series.append(SVGChart.Series(name: "plan: target pagers (\(key.name))", points: points(rows) { $0.targetPagers }, dashed: true))
+                load.series.append(SVGChart.Series(name: "plan: target pagers (\(key.name))", points: points(rows) { $0.plannedPagers }, dashed: true))
             } else {
                 load.series.append(SVGChart.Series(name: "achieved: drains/s (\(key.name))", points: points(rows) { $0.drainsPerSecond }))
-                load.series.append(SVGChart.Series(name: "plan: offered drains/s (\(key.name))", points: points(rows) { $0.targetDrainsPerSecond }, dashed: true))
+                load.series.append(SVGChart.Series(name: "plan: offered drains/s (\(key.name))", points: points(rows) { $0.plannedDrainsPerSecond }, dashed: true))
             }
         }
         load.series = load.series.filter { !$0.points.isEmpty }
@@ -591,7 +591,7 @@ public struct HTMLReport: Sendable {
 
     /// A step of a knee search: an open-loop row at an offered rate with an SLO verdict.
     static func isKneeStep(_ row: ResultRow) -> Bool {
-        row.sloHeld != nil && row.targetDrainsPerSecond != nil && row.drainLatencyCorrected != nil && row.stage == nil
+        row.sloHeld != nil && row.plannedDrainsPerSecond != nil && row.drainLatencyCorrected != nil && row.stage == nil
     }
 
     /// Corrected drain latency p99 against achieved drains/s for every knee step, held and
@@ -625,10 +625,10 @@ public struct HTMLReport: Sendable {
         for objective in bounds where objective.column == "drain_latency_corrected_p99_ns" {
             chart.levels.append((objective.bound, "SLO: \(objective.description)"))
         }
-        if let knee = steps.filter({ $0.1.sloHeld == 1 }).max(by: { $0.1.targetDrainsPerSecond! < $1.1.targetDrainsPerSecond! })?.1 {
+        if let knee = steps.filter({ $0.1.sloHeld == 1 }).max(by: { $0.1.plannedDrainsPerSecond! < $1.1.plannedDrainsPerSecond! })?.1 {
             let x = knee.drainsPerSecond
             let requests = knee.pagesPerSecond > 0 ? ", \(NumberText.compact(knee.pagesPerSecond)) requests/s" : ""
-            chart.bands = [(from: x * 0.99, to: x * 1.01, caption: "knee \(NumberText.compact(knee.targetDrainsPerSecond!)) drains/s\(requests)")]
+            chart.bands = [(from: x * 0.99, to: x * 1.01, caption: "knee \(NumberText.compact(knee.plannedDrainsPerSecond!)) drains/s\(requests)")]
         }
         return drawn(chart)
     }
@@ -646,7 +646,7 @@ public struct HTMLReport: Sendable {
         chart.markers = run.map { ((($0.stageStartSeconds ?? 0)), "stage \($0.stage!)") }
         let rate = run.contains { $0.stageRateFrom != nil }
         if rate {
-            chart.series.append(SVGChart.Series(name: "plan: offered drains/s (stage mean)", points: run.compactMap { row in row.targetDrainsPerSecond.map { (x(row), $0) } }, dashed: true))
+            chart.series.append(SVGChart.Series(name: "plan: offered drains/s (stage mean)", points: run.compactMap { row in row.plannedDrainsPerSecond.map { (x(row), $0) } }, dashed: true))
         }
         chart.series.append(SVGChart.Series(name: "achieved: drains/s", points: run.map { (x($0), $0.drainsPerSecond) }))
         chart.yLabel = "drains/s"

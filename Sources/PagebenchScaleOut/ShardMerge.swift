@@ -149,7 +149,7 @@ public enum ShardMerge {
                         "\(input.path): phase \(phase.identity) ran \(phase.pagers) pagers, but shard \(shard)'s share of "
                             + "\(phase.concurrency) is \(pagers)")
                 }
-                if let total = phase.row.targetDrains {
+                if let total = phase.row.plannedDrains {
                     let share = shard.drainCount(of: total, concurrency: phase.concurrency)
                     guard phase.drains == share else {
                         throw fail(

@@ -41,7 +41,7 @@ public struct ShardPhase: Sendable, Equatable {
         self.metrics = metrics
     }
 
-    init(result: RunResult, row: ResultRow) {
+    init(result: PhaseResult, row: ResultRow) {
         self.init(
             scenario: result.scenario.name, configHash: result.scenario.configurationHash, seed: row.seed,
             concurrency: result.concurrency, repetition: result.repetition, pagers: result.pagers,

@@ -209,7 +209,7 @@ import PagebenchTestSupport
         #expect(capture.text.contains(" requests/s"))
         let rows = try CSVFile.read(ResultRow.self, from: output)
         #expect(rows.map(\.sloHeld) == [0, 0])
-        #expect(rows.allSatisfy { Double($0.drains + $0.cancellations) < 0.5 * $0.targetDrainsPerSecond! * 0.3 })
+        #expect(rows.allSatisfy { Double($0.drains + $0.cancellations) < 0.5 * $0.plannedDrainsPerSecond! * 0.3 })
 
         let (_, slosOnly) = try await knee(common + ["--max-rate", "200", "--min-achieved", "0"])
         #expect(try slosOnly.get().ending == .heldAtMaxRate)
@@ -281,7 +281,7 @@ import PagebenchTestSupport
         #expect(result.ending == .heldAtMaxRate)
         #expect(result.steps.map(\.rate) == [20, 40, 70])
         let rows = try CSVFile.read(ResultRow.self, from: output)
-        #expect(rows.map(\.targetDrainsPerSecond) == [20, 40, 70])
+        #expect(rows.map(\.plannedDrainsPerSecond) == [20, 40, 70])
         #expect(rows.allSatisfy { $0.loadModel == "open-fixed" && $0.concurrency == 3 && $0.repetition == 1 })
         #expect(rows.map(\.sloHeld) == [1, 1, 1])
         // The SLOs the steps were judged on, so a report of this CSV draws their bounds (issue 26).
@@ -322,7 +322,7 @@ import PagebenchTestSupport
             #expect(error.message == "interrupted by SIGINT: kept 1 judged step in \(output)")
         }
         let rows = try CSVFile.read(ResultRow.self, from: output)
-        #expect(rows.map(\.targetDrainsPerSecond) == [20])
+        #expect(rows.map(\.plannedDrainsPerSecond) == [20])
         #expect(rows.map(\.sloHeld) == [1] && rows.map(\.partial) == [0])
         let requests = NumberText.compact(rows[0].pagesPerSecond)
         #expect(capture.text.contains("knee so far: 20 drains/s (\(requests) requests/s achieved), the highest rate at which every SLO held; interrupted"))

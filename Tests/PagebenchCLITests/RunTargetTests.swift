@@ -57,7 +57,7 @@ import PagebenchTestSupport
         return try #require(result.output)
     }
 
-    @Test func h3_runOverHTTPGivesTheInProcessDeterministicFigures() async throws {
+    @Test func h3RunOverHTTPGivesTheInProcessDeterministicFigures() async throws {
         let directory = try temporaryDirectory("pagebench-target")
         defer { try? FileManager.default.removeItem(at: directory) }
         let scenario = try Self.scenarioFile(in: directory)
@@ -88,7 +88,7 @@ import PagebenchTestSupport
     /// store with the client asked for, and their merged rows carry the same deterministic
     /// figures as one in-process run (H3).
     @Test(.enabled(if: pagebench != nil, "needs the pagebench executable: run `swift build` first"))
-    func h3_workersPageTheTargetAndMergeToTheInProcessFigures() async throws {
+    func h3WorkersPageTheTargetAndMergeToTheInProcessFigures() async throws {
         let directory = try temporaryDirectory("pagebench-target")
         defer { try? FileManager.default.removeItem(at: directory) }
         let scenario = try Self.scenarioFile(in: directory)
@@ -156,7 +156,7 @@ import PagebenchTestSupport
     /// answers `/health` as the scenario's store and a good first page of every drain, then
     /// HTTP 500 without a store error body, ended no drain: the phase failed, its row is
     /// written with the error counts and the run exits 69 (it exited 0).
-    @Test func t6_aServedStoreWhoseDrainsAllFailAfterTheFirstPageFailsThePhase() async throws {
+    @Test func t6AServedStoreWhoseDrainsAllFailAfterTheFirstPageFailsThePhase() async throws {
         let directory = try temporaryDirectory("pagebench-target")
         defer { try? FileManager.default.removeItem(at: directory) }
         let scenario = try Self.scenarioFile(in: directory)
@@ -229,7 +229,7 @@ import PagebenchTestSupport
         #expect(capture.text.contains("wrote \(steps.count) step rows to \(output)"))
         let rows = try CSVFile.read(ResultRow.self, from: output)
         #expect(!rows.isEmpty && rows.count == result.steps.count)
-        #expect(rows.map(\.targetDrainsPerSecond) == result.steps.map(\.rate))
+        #expect(rows.map(\.plannedDrainsPerSecond) == result.steps.map(\.rate))
         #expect(rows.map { $0.sloHeld == 1 } == result.steps.map(\.held))
         #expect(rows.allSatisfy { $0.scenario == "remote@http" && $0.targetKind == "serve" && $0.loadModel == "open-fixed" })
         #expect(rows.allSatisfy { $0.pages > 0 && $0.concurrency == 4 })

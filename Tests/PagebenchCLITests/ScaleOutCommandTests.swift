@@ -161,7 +161,7 @@ import PagebenchTestSupport
         let written = try CSVFile.read(ResultRow.self, from: directory + "/merged.csv")
         #expect(written == rows)
         #expect(written.map(Self.deterministic) == (whole?.rows ?? []).map(Self.deterministic))
-        #expect(written.allSatisfy { $0.targetDrains == 23 })
+        #expect(written.allSatisfy { $0.plannedDrains == 23 })
 
         // One shard alone, a shard twice, a missing path.
         let (_, missing) = merge([directory + "/shards/shard-0-of-2.json", "--output", directory + "/m.csv"])

@@ -91,12 +91,12 @@ import Testing
     }
 
     /// Requests the interruption when the first phase has ended: a marker, not a timer.
-    final class InterruptAfterFirstPhase: RunObserver {
+    final class InterruptAfterFirstPhase: PhaseObserver {
         let interruption: Interruption
         init(_ interruption: Interruption) { self.interruption = interruption }
-        func runStarted(_ run: RunDescription) {}
+        func phaseStarted(_ run: PhaseDescription) {}
         func progress(_ snapshot: ProgressSnapshot) {}
-        func runEnded(_ run: RunDescription, result: RunResult) { interruption.request(signal: SIGINT) }
+        func phaseEnded(_ run: PhaseDescription, result: PhaseResult) { interruption.request(signal: SIGINT) }
     }
 
     @Test func anInterruptedRunKeepsWhatItMeasuredAndExits130() async throws {

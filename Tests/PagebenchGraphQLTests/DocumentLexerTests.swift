@@ -106,7 +106,7 @@ struct DocumentLexerTests {
     ]
 
     @Test("W7: every string form reads as the parser reads it, and cannot hide brackets")
-    func stringFormsMatchTheParser() throws {
+    func w7StringFormsMatchTheParser() throws {
         var parsed = 0
         for form in Self.stringForms {
             for template in [
@@ -126,7 +126,7 @@ struct DocumentLexerTests {
     }
 
     @Test("W7: lexical errors end our read where they end the parser's")
-    func lexicalErrorsMatchTheParser() {
+    func w7LexicalErrorsMatchTheParser() {
         for text in [
             "{ a(b: \"x\ny\") }", "{ a(b: \"\\x\") }", "{ a(b: \"\\u00G0\") }", "{ a(b: \"\\uD800\") }", "{ a(b: \"unterminated",
             "{ a(b: \"\"\"unterminated", "{ a(b: 01) }", "{ a(b: 1.) }", "{ a(b: 1.e5) }", "{ a(b: 1e) }", "{ a(b: -x) }", "{ a(b: .5) }",
@@ -138,7 +138,7 @@ struct DocumentLexerTests {
     }
 
     @Test("W7: a short \\u escape at the end of the document is found before GraphQLSwift's lexer traps on it")
-    func trapsAreFound() {
+    func w7TrapsAreFound() {
         for text in ["{ a(b: \"\\u", "{ a(b: \"\\u1", "{ a(b: \"\\u12", "{ a(b: \"\\u123", "\"x\\u00"] {
             guard case .trap = Self.lex(text).end else {
                 Issue.record("\(text.debugDescription) is not flagged")
@@ -155,7 +155,7 @@ struct DocumentLexerTests {
     /// Random documents: values of every lexical kind in a list literal, so that they parse
     /// whenever their strings are well formed.
     @Test("W7: seeded random documents read as the parser reads them")
-    func randomDocumentsMatchTheParser() {
+    func w7RandomDocumentsMatchTheParser() {
         var random = SplitMix64(seed: 24)
         let pieces = [
             "\"", "\\", "\\\"", "\\\\", "\"\"\"", "\\\"\"\"", "\"\"", "{", "}", "[", "]", "(", ")", "#", "\n", "\r", "\r\n", "\t", ",",

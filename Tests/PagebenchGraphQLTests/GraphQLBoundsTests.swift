@@ -71,7 +71,7 @@ struct GraphQLBoundsTests {
     }
 
     @Test("W7: two operations or two fragments of one name are GraphQL's validation error, not a trap in GraphQLSwift")
-    func duplicateDefinitionsAreRefused() async throws {
+    func w7DuplicateDefinitionsAreRefused() async throws {
         try await Self.withServer { target in
             // GraphQLSwift keys dictionaries by these equal-but-distinct nodes: it traps on a
             // few percent of such documents, so send many (each text new: no cache).
@@ -103,7 +103,7 @@ struct GraphQLBoundsTests {
     }
 
     @Test("W7: no string form hides nesting from the depth bound; a short \\u escape is a parse error, not a trap")
-    func stringFormsCannotHideNesting() async throws {
+    func w7StringFormsCannotHideNesting() async throws {
         try await Self.withServer { target in
             for form in DocumentLexerTests.stringForms {
                 for query in [
@@ -145,7 +145,7 @@ struct GraphQLBoundsTests {
     }
 
     @Test("W7: a misplaced nested list literal is refused without GraphQLSwift's printer, which doubles its cost per level")
-    func nestedLiteralsArePrintedOnce() async throws {
+    func w7NestedLiteralsArePrintedOnce() async throws {
         try await Self.withServer { target in
             let inner = String(repeating: "1, ", count: 300) + "1"
             let list = String(repeating: "[", count: 12) + inner + String(repeating: "]", count: 12)
@@ -168,7 +168,7 @@ struct GraphQLBoundsTests {
     }
 
     @Test("W7: the counts validation is quadratic in are bounded: definitions, tokens, directives, aliases")
-    func countsAreBounded() async throws {
+    func w7CountsAreBounded() async throws {
         try await Self.withServer { target in
             Self.expectBound(try await Self.post(target, String(repeating: "{ __typename @skip(if: false) }\n", count: 10_000)), "tokens")
             Self.expectBound(try await Self.post(target, String(repeating: "{ __typename @skip(if: false) }\n", count: 101)), "definitions")
@@ -189,7 +189,7 @@ struct GraphQLBoundsTests {
     }
 
     @Test("W7: fragments spreading fragments are counted as executed: 2ⁿ selections are refused, not executed")
-    func fragmentFanOutIsBounded() async throws {
+    func w7FragmentFanOutIsBounded() async throws {
         try await Self.withServer { target in
             let levels = 14
             var fragments = (0..<levels).map { level in
@@ -212,7 +212,7 @@ struct GraphQLBoundsTests {
         partitions: 2, itemsPerPartition: .uniform(5_000), itemSize: .fixed(100), scanBudgetBytes: 1 << 20, seed: 7)
 
     @Test("W7: the cost of an operation, from its requested limits, is bounded before it runs, on both executors")
-    func costIsBoundedBeforeExecution() async throws {
+    func w7CostIsBoundedBeforeExecution() async throws {
         for execution in GraphQLRoutes.Execution.allCases {
             try await Self.withServer(execution: execution, store: Self.largePages) { target in
                 // 5 × (1 + (1 + 1000 × 6) + 2) = 30,020 > 10,000.
@@ -238,7 +238,7 @@ struct GraphQLBoundsTests {
     }
 
     @Test("W7: introspection, as clients send it, is within the default bounds; nested introspection lists are not")
-    func introspectionFitsTheBounds() async throws {
+    func w7IntrospectionFitsTheBounds() async throws {
         try await Self.withServer { target in
             let answer = try await Self.post(target, Self.introspectionQuery)
             #expect(answer.errors.isEmpty, "\(answer.json)")
@@ -253,7 +253,7 @@ struct GraphQLBoundsTests {
     }
 
     @Test("W7: variables nest at most the depth bound")
-    func variablesAreBounded() async throws {
+    func w7VariablesAreBounded() async throws {
         try await Self.withServer { target in
             var filter: Any = ["category": ["eq": 0]]
             for _ in 0..<40 { filter = ["not": filter] }
@@ -263,7 +263,7 @@ struct GraphQLBoundsTests {
     }
 
     @Test("W7: the CPU time of reading, parsing and validating a document is bounded; a request over it is refused, the next one is not")
-    func cpuTimeIsBounded() async throws {
+    func w7CpuTimeIsBounded() async throws {
         try await Self.withServer(request: RequestBounds(maximumCPUTime: .zero)) { target in
             for _ in 0..<2 {
                 // Not cached: the time was the request's.
@@ -275,7 +275,7 @@ struct GraphQLBoundsTests {
     }
 
     @Test("W7: a response larger than --max-response-bytes is an error naming the bound, in every protocol")
-    func responsesAreBounded() async throws {
+    func w7ResponsesAreBounded() async throws {
         for execution in GraphQLRoutes.Execution.allCases {
             try await Self.withServer(request: RequestBounds(maximumResponseBytes: 300), execution: execution) { target in
                 Self.expectBound(try await Self.post(target, "{ listItems(partition: 1, limit: 8) { \(Self.itemFields) } }"), "responseBytes")
@@ -292,7 +292,7 @@ struct GraphQLBoundsTests {
     }
 
     @Test("W7: a body larger than --max-body-bytes is refused unread, in every protocol")
-    func bodiesAreBounded() async throws {
+    func w7BodiesAreBounded() async throws {
         try await Self.withServer(request: RequestBounds(maximumBodyBytes: 200)) { target in
             let answer = try await Self.post(target, "{ listItems { scannedCount } }" + String(repeating: " ", count: 300))
             #expect(answer.status == 413 && answer.message.contains("--max-body-bytes"), "\(answer.json)")
@@ -304,7 +304,7 @@ struct GraphQLBoundsTests {
     }
 
     @Test("W7: errors are located on the document as sent, however many lines it has")
-    func errorsAreLocatedOnTheText() async throws {
+    func w7ErrorsAreLocatedOnTheText() async throws {
         try await Self.withServer { target in
             let lines = String(repeating: "# a comment line\n", count: 20_000)
             let invalid = try await Self.post(target, lines + "{\n  noSuchField\n}")
@@ -324,7 +324,7 @@ struct GraphQLBoundsTests {
     }
 
     @Test("W7: the document cache keeps small documents only, so distinct large ones cannot fill the server's memory")
-    func documentCacheIsBoundedByText() async throws {
+    func w7DocumentCacheIsBoundedByText() async throws {
         let routes = try GraphQLRoutes()
         try await withLiveServer(StoreServer(store: try TestStores.store(), extraRoutes: [routes])) { target in
             let small = "{ listItems(limit: 1) { scannedCount } }"
@@ -337,7 +337,7 @@ struct GraphQLBoundsTests {
     }
 
     @Test("W7: ProjectionExpression is bounded like DynamoDB's other expressions (4 KB)")
-    func projectionIsBounded() async throws {
+    func w7ProjectionIsBounded() async throws {
         try await Self.withServer { target in
             let long = Array(repeating: "pk", count: 3_000).joined(separator: ", ")
             let answer = try await Self.dynamoDB(

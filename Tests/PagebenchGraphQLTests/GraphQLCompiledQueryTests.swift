@@ -68,7 +68,7 @@ struct GraphQLCompiledQueryTests {
         """
 
     @Test("W6: listItems drains answer byte for byte as GraphQLSwift does: filtered, reversed, by segment, aliased")
-    func listDrainsMatchTheGenericExecutor() async throws {
+    func w6ListDrainsMatchTheGenericExecutor() async throws {
         try await Self.withServers { servers in
             for variables in [
                 #"{"p": 2, "l": 7}"#,
@@ -99,7 +99,7 @@ struct GraphQLCompiledQueryTests {
     }
 
     @Test("W6: itemsConnection forward and backward answers byte for byte, cursors and pageInfo included")
-    func connectionDrainsMatchTheGenericExecutor() async throws {
+    func w6ConnectionDrainsMatchTheGenericExecutor() async throws {
         try await Self.withServers { servers in
             let forward = """
                 query($after: String, $f: ItemFilterInput) { itemsConnection(partition: 1, first: 3, after: $after, filter: $f) {
@@ -126,7 +126,7 @@ struct GraphQLCompiledQueryTests {
     }
 
     @Test("S18, W6: one filter has one form: its token continues the drain whatever order its fields are written in")
-    func filterFieldOrderDoesNotChangeTheToken() async throws {
+    func s18w6FilterFieldOrderDoesNotChangeTheToken() async throws {
         try await Self.withServers { servers in
             let first = try await Self.same(
                 servers,
@@ -142,7 +142,7 @@ struct GraphQLCompiledQueryTests {
     }
 
     @Test("W6, S17, S18: store and argument errors answer as GraphQLSwift's field errors, code and location included")
-    func errorsMatchTheGenericExecutor() async throws {
+    func w6s17s18ErrorsMatchTheGenericExecutor() async throws {
         try await Self.withServers { servers in
             let token = try #require(try servers.store.evaluatePage(PageRequest(range: .partition(0), limit: 5)).nextToken)
             var forged = Array(token)
@@ -167,7 +167,7 @@ struct GraphQLCompiledQueryTests {
     }
 
     @Test("W6: what the compiled path does not copy is left to GraphQLSwift, with the same answers")
-    func outsideTheSubsetFallsBack() async throws {
+    func w6OutsideTheSubsetFallsBack() async throws {
         try await Self.withServers { servers in
             let cases: [(query: String, variables: String, operationName: String?)] = [
                 // Fragments, several root fields, introspection, directives.

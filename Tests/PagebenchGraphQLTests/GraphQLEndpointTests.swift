@@ -42,7 +42,7 @@ struct GraphQLEndpointTests {
         """
 
     @Test("W6, S10, S13, S15: listItems pages are the store's pages, token for token, filtered, reversed and by segment")
-    func listItemsPagesAreTheStorePages() async throws {
+    func w6s10s13s15ListItemsPagesAreTheStorePages() async throws {
         try await Self.withServer { store, target, routes in
             let cases: [(variables: String, request: PageRequest)] = [
                 (#"{"p": 2, "l": 7}"#, PageRequest(range: .partition(2), limit: 7)),
@@ -85,7 +85,7 @@ struct GraphQLEndpointTests {
     }
 
     @Test("W6: itemsConnection's endCursor carries the store's token even on an empty page; hasNextPage ⇔ a token")
-    func relayConnectionCarriesTheTokenOnEmptyPages() async throws {
+    func w6RelayConnectionCarriesTheTokenOnEmptyPages() async throws {
         try await Self.withServer { store, target, _ in
             let query = """
                 query($after: String) { itemsConnection(partition: 1, first: 2, after: $after, filter: {category: {eq: 0}}) {
@@ -118,7 +118,7 @@ struct GraphQLEndpointTests {
     }
 
     @Test("W6, S17, S18: a forged or mismatched token is a GraphQL error with the store's code and a null field")
-    func storeErrorsAreGraphQLErrorsWithTheStoresCode() async throws {
+    func w6s17s18StoreErrorsAreGraphQLErrorsWithTheStoresCode() async throws {
         try await Self.withServer { store, target, _ in
             let token = try #require(try store.evaluatePage(PageRequest(range: .partition(0), limit: 5)).nextToken)
             var forged = Array(token)
@@ -143,7 +143,7 @@ struct GraphQLEndpointTests {
     }
 
     @Test("W6: malformed documents, invalid queries and bad bodies are GraphQL errors; the server keeps serving")
-    func malformedRequestsAreErrorsNotCrashes() async throws {
+    func w6MalformedRequestsAreErrorsNotCrashes() async throws {
         try await Self.withServer { _, target, _ in
             for (query, code) in [
                 ("{ listItems(partition: 1 { nextToken } }", "GRAPHQL_PARSE_FAILED"),

@@ -78,7 +78,7 @@ struct GraphQLFuzzTests {
     }
 
     @Test("W6, W7: every hostile and mutated document gets a well-formed GraphQL answer, and the server keeps serving")
-    func everyDocumentIsAnswered() async throws {
+    func w6w7EveryDocumentIsAnswered() async throws {
         try await GraphQLBoundsTests.withServer { target in
             var random = SplitMix64(seed: 2_024)
             var bodies = (Self.corpus + Self.valid).map { query in

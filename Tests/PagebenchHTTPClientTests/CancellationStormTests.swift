@@ -19,7 +19,7 @@ struct CancellationStormTests {
         serviceTime: ServiceTimeModel(base: .fixed(nanoseconds: 1_000_000), hotPartitions: [0], hotPartitionMultiplier: 60_000))
 
     @Test("S20: 3 rounds of 40 requests cancelled mid-flight are abandoned at once; the server keeps serving")
-    func stormKeepsServing() async throws {
+    func s20StormKeepsServing() async throws {
         let store = try TestStores.store(Self.slowConfiguration)
         let fastRequest = PageRequest(range: .partition(1), limit: 4)
         let expected = try await TestStores.pages(store, fastRequest)
@@ -56,7 +56,7 @@ struct CancellationStormTests {
     }
 
     @Test("S20: a storm of fast requests cancelled at arbitrary points leaves nothing in flight")
-    func arbitraryCancellation() async throws {
+    func s20ArbitraryCancellation() async throws {
         var configuration = Self.slowConfiguration
         configuration.serviceTime.hotPartitions = []
         let store = try TestStores.store(configuration)

@@ -305,7 +305,7 @@ struct HTTP1ClientTests {
     /// a deadline for the whole response: the request fails at it, long before the 600
     /// bytes (30 s) have dripped. Nothing is timed: the drip only has to outlast the deadline.
     @Test("T5: a body that drips a byte at a time fails at the request's deadline, for both clients")
-    func aDrippingBodyFailsAtTheDeadline() async throws {
+    func t5ADrippingBodyFailsAtTheDeadline() async throws {
         let page = Self.pageBody(token: "abc")
         let head = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: \(page.utf8.count + 600)\r\n\r\n"
         let drip = ScriptedHTTPServer.Action.drip(head: head, body: page + String(repeating: " ", count: 600), every: .milliseconds(50))
@@ -335,7 +335,7 @@ struct HTTP1ClientTests {
     /// it used to fail at once when it got the connection. Nothing is timed: each request
     /// alone only has to fit in 5 s.
     @Test("T5: waiting for a free pooled connection does not count against a request's deadline")
-    func poolQueueTimeIsNotTheTargets() async throws {
+    func t5PoolQueueTimeIsNotTheTargets() async throws {
         let page = Self.pageBody(token: "abc")
         let head = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: \(page.utf8.count + 4)\r\n\r\n"
         let drip = ScriptedHTTPServer.Action.drip(head: head + page, body: "    ", every: .milliseconds(500))
@@ -356,7 +356,7 @@ struct HTTP1ClientTests {
     /// of a connect timeout of "1 ns"; no connection is attempted and its slot is given back,
     /// so the next request connects.
     @Test("T5: a deadline that passed before connecting fails plainly and gives the slot back")
-    func aDeadlinePassedBeforeConnectingGivesTheSlotBack() async throws {
+    func t5ADeadlinePassedBeforeConnectingGivesTheSlotBack() async throws {
         let server = try await ScriptedHTTPServer { _, _, _ in .respond(Self.okPage) }
         let pool = HTTP1ConnectionPool(
             endpoint: .init(host: "127.0.0.1", port: Int(server.target.split(separator: ":").last!)!, hostHeader: "127.0.0.1"),

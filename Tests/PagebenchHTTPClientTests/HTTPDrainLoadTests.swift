@@ -17,7 +17,7 @@ struct HTTPDrainLoadTests {
     @Test(
         "S10: each loop drains the range completely, again and again; retryable failures are repeated (S21)",
         arguments: [false, true])
-    func countsAreConsistent(onEventLoops: Bool) async throws {
+    func s10CountsAreConsistent(onEventLoops: Bool) async throws {
         var configuration = TestStores.configuration
         configuration.throttleRate = 0.2
         let store = try TestStores.store(configuration)

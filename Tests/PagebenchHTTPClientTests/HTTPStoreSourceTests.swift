@@ -72,7 +72,7 @@ struct HTTPStoreSourceTests {
     }
 
     @Test("S21: 429 and 503 come back as retryable throttled and injectedFault")
-    func retryableFailures() async throws {
+    func s21RetryableFailures() async throws {
         for (rate, code, status) in [(\StoreConfiguration.throttleRate, StoreError.Code.throttled, 429), (\.faultRate, .injectedFault, 503)] {
             var configuration = StoreConfiguration(partitions: 2, itemsPerPartition: .uniform(10))
             configuration[keyPath: rate] = 1

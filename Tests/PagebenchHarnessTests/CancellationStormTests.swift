@@ -19,13 +19,13 @@ import Testing
         }
         try scenario.validate()
         var tracker = TrackingSource<StoreSource>.Tracker()
-        let result: RunResult
+        let result: PhaseResult
         do {
             let source = TrackingSource(base: StoreSource(store: try SyntheticStore(configuration: store)), tracker: tracker)
             result = await PhaseRunner(scenario: scenario, source: source).run(concurrency: 300, repetition: 1)
         }
         let metrics = result.metrics
-        #expect(result.workersReturned == 300)
+        #expect(result.pagersReturned == 300)
         #expect(metrics.drains + metrics.cancellations + metrics.errors.total == 600)
         #expect(metrics.errors.total == 0)
         #expect(metrics.cancellations > 0)
@@ -48,7 +48,7 @@ import Testing
         let tracker = TrackingSource<StoreSource>.Tracker()
         let source = TrackingSource(base: StoreSource(store: try SyntheticStore(configuration: store)), tracker: tracker)
         let result = await PhaseRunner(scenario: scenario, source: source).run(concurrency: 50, repetition: 1)
-        #expect(result.workersReturned == 50)
+        #expect(result.pagersReturned == 50)
         // Each drain is 101 pages of 2 ms: every pager is mid-drain at the deadline.
         #expect(result.metrics.cancellations == 50)
         #expect(result.metrics.drains == 0)

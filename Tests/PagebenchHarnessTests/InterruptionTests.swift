@@ -20,7 +20,7 @@ import Glibc
 
     /// Requests the interruption at the first progress snapshot of `scenario` in the
     /// chosen part of its phase (warm-up or measured) once it has paged.
-    final class InterruptingObserver: RunObserver {
+    final class InterruptingObserver: PhaseObserver {
         let interruption: Interruption
         let scenario: String
         let duringWarmup: Bool
@@ -32,13 +32,13 @@ import Glibc
             self.duringWarmup = duringWarmup
         }
 
-        func runStarted(_ run: RunDescription) { started.withLock { $0.append(run.scenario) } }
+        func phaseStarted(_ run: PhaseDescription) { started.withLock { $0.append(run.scenario) } }
         func progress(_ snapshot: ProgressSnapshot) {
             if snapshot.scenario == scenario, snapshot.isWarmup == duringWarmup, snapshot.pages > 0 {
                 interruption.request(signal: SIGINT)
             }
         }
-        func runEnded(_ run: RunDescription, result: RunResult) {}
+        func phaseEnded(_ run: PhaseDescription, result: PhaseResult) {}
     }
 
     /// `first` (short, finishes), then `long` (never finishes on its own), then `never`.

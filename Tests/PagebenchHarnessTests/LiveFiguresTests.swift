@@ -108,7 +108,7 @@ import Testing
     }
 
     struct Outcome {
-        var results: [RunResult]
+        var results: [PhaseResult]
         var timeline: Timeline
         var plan: StagePlan
     }
@@ -141,7 +141,7 @@ import Testing
             options.timeSeries = true
             return options
         }()
-        let results = try await withThrowingTaskGroup(of: [RunResult]?.self) { group in
+        let results = try await withThrowingTaskGroup(of: [PhaseResult]?.self) { group in
             group.addTask { await runner.runStages(repetition: 1, options: options, clock: clock) }
             if !advancesClock {
                 group.addTask {
@@ -156,7 +156,7 @@ import Testing
                     return nil
                 }
             }
-            var results: [RunResult] = []
+            var results: [PhaseResult] = []
             while let next = try await group.next() { if let next { results = next } }
             return results
         }

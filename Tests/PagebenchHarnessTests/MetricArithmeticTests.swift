@@ -17,7 +17,7 @@ import Testing
         let runner = PhaseRunner(scenario: scenario, source: ScriptedStoreSource())
         let result = await runner.run(concurrency: 3, repetition: 1)
         let metrics = result.metrics
-        #expect(result.workersReturned == 3)
+        #expect(result.pagersReturned == 3)
         #expect(metrics.drains == 6)
         #expect(metrics.pages == 30)
         #expect(metrics.items == 30)
@@ -33,7 +33,7 @@ import Testing
         #expect(row.emptyPageRate == 0.4)
         #expect(row.pagesPerDrainMean == 5)
         #expect(row.pagerKind == kind.rawValue)
-        #expect(row.targetDrains == 6)
+        #expect(row.plannedDrains == 6)
         // loadAll has no visible page boundary: no page latency; the others time every page.
         #expect(metrics.pageLatency.count == (kind == .apolloLoadAll ? 0 : 30))
         #expect(metrics.drainLatency.count == 6)

@@ -13,8 +13,8 @@ import Testing
         var value: String { text.withLock { $0 } }
     }
 
-    static let run = RunDescription(
-        scenario: "s", concurrency: 4, repetition: 2, isOverheadRun: false, ordinal: 3, total: 5, expectedSeconds: nil)
+    static let run = PhaseDescription(
+        scenario: "s", concurrency: 4, repetition: 2, isOverheadPhase: false, ordinal: 3, total: 5, expectedSeconds: nil)
 
     static func snapshot(fraction: Double) -> ProgressSnapshot {
         ProgressSnapshot(
@@ -25,7 +25,7 @@ import Testing
     @Test func terminalProgressRewritesOneLineWithBarEtaAndRate() {
         let lines = Lines()
         let printer = ProgressPrinter(isTerminal: true, write: lines.write)
-        printer.runStarted(Self.run)
+        printer.phaseStarted(Self.run)
         printer.progress(Self.snapshot(fraction: 0.5))
         let text = lines.value
         #expect(text.hasPrefix("\r\u{1B}[2K[3/5] s ×4 rep 2 "))
@@ -39,7 +39,7 @@ import Testing
     @Test func plainProgressWritesWholeLines() {
         let lines = Lines()
         let printer = ProgressPrinter(isTerminal: false, plainIntervalSeconds: 0, write: lines.write)
-        printer.runStarted(Self.run)
+        printer.phaseStarted(Self.run)
         printer.progress(Self.snapshot(fraction: 0.25))
         #expect(lines.value.split(separator: "\n").map(String.init).first == "[3/5] s ×4 rep 2: started")
         #expect(!lines.value.contains("\r"))
@@ -52,7 +52,7 @@ import Testing
     @Test func plainProgressRateCoversTheTimeSinceThePreviousLine() {
         let lines = Lines()
         let printer = ProgressPrinter(isTerminal: false, plainIntervalSeconds: 0, write: lines.write)
-        printer.runStarted(Self.run)
+        printer.phaseStarted(Self.run)
         func snapshot(warmup: Bool, elapsed: Double, pages: Int, lastSecond: Double) -> ProgressSnapshot {
             ProgressSnapshot(
                 scenario: "s", concurrency: 4, repetition: 2, isWarmup: warmup, phaseElapsedSeconds: elapsed,

@@ -181,7 +181,7 @@ let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().de
 
     @Test func textFormsRoundTrip() throws {
         for text in ["partition:uniform", "partition:zipf:1.1", "partition:3", "scan", "segment:8"] {
-            #expect(try ReadTarget(parsing: text).description == text)
+            #expect(try ReadRange(parsing: text).description == text)
         }
         for text in ["full", "first:5", "abandon:0.2"] {
             #expect(try DrainMode(parsing: text).description == text)

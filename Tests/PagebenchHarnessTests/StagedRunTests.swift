@@ -126,10 +126,10 @@ import Testing
 
         /// Runs one repetition while `steps` moves the clock (it starts asleep at 0).
         func run(options: PhaseRunner<HeldSource>.Options = .init(), _ steps: () async throws -> Void) async throws
-            -> [RunResult]
+            -> [PhaseResult]
         {
             let (runner, clock) = (self.runner, self.clock)
-            return try await withThrowingTaskGroup(of: [RunResult].self) { group in
+            return try await withThrowingTaskGroup(of: [PhaseResult].self) { group in
                 group.addTask { await runner.runStages(repetition: 1, options: options, clock: clock) }
                 try await clock.waitForSleepers(1)
                 try await steps()
@@ -166,7 +166,7 @@ import Testing
         }
         // One result per stage, in order; every pager task returned (none leaked).
         #expect(results.map { $0.stage?.index } == [0, 1, 2])
-        #expect(results.allSatisfy { $0.workersReturned == 8 && !$0.partial })
+        #expect(results.allSatisfy { $0.pagersReturned == 8 && !$0.partial })
         #expect(gate.inFlight == 0)
         // The 8 drains started in the ramp-up and were cancelled by the ramp-down: they count
         // in the stage they started in, each with a timed cancellation (H2).
@@ -214,7 +214,7 @@ import Testing
         #expect(results.map { $0.metrics.pages } == ended)
         // The drains in flight at the end were cancelled (cancelAtEnd) in their own stage.
         #expect(results[2].metrics.cancellations == inFlight.count)
-        #expect(results.allSatisfy { $0.workersReturned == 6 })
+        #expect(results.allSatisfy { $0.pagersReturned == 6 })
         #expect(gate.inFlight == 0)
     }
 
@@ -235,8 +235,8 @@ import Testing
         #expect(second.map(\.elapsedSeconds) == [3.5, 4])
         #expect(first.allSatisfy { $0.stage == 1 } && second.allSatisfy { $0.stage == 2 })
         #expect(first.map(\.activePagers) == [2, 3, 4])
-        #expect(first.map(\.targetPagers) == [1.6, 3.2, 4])
-        #expect(second.allSatisfy { $0.activePagers == 4 && $0.targetPagers == 4 })
+        #expect(first.map(\.plannedPagers) == [1.6, 3.2, 4])
+        #expect(second.allSatisfy { $0.activePagers == 4 && $0.plannedPagers == 4 })
     }
 
     /// H4 with H6: an interruption ends the stage in progress, marked partial; the stages
@@ -260,7 +260,7 @@ import Testing
         #expect(results[1].measuredSeconds == 1)
         // The four drains in flight were cancelled by the interruption, timed (H2, H6).
         #expect(results[0].metrics.cancellations + results[1].metrics.cancellations == 4)
-        #expect(results.allSatisfy { $0.workersReturned == 4 })
+        #expect(results.allSatisfy { $0.pagersReturned == 4 })
         #expect(gate.inFlight == 0)
     }
 

@@ -45,7 +45,7 @@ import Testing
                 updateRate: [0, 0.5].randomElement(using: &random)!,
                 position: WritePosition.allCases.randomElement(using: &random)!),
             continuation: continuation)
-        let read: ReadTarget = Bool.random(using: &random) ? .scan : .partition(.uniform)
+        let read: ReadRange = Bool.random(using: &random) ? .scan : .partition(.uniform)
         let limit = [3, 5].randomElement(using: &random)!
         let filter: Filter? = [nil, .matching].randomElement(using: &random)!
         let reverse = Bool.random(using: &random)

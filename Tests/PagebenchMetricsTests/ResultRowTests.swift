@@ -21,7 +21,7 @@ struct ResultRowTests {
         row.seed = UInt64.max - 1
         row.pagerKind = "streaming"
         row.loadModel = "open-poisson"
-        row.targetDrainsPerSecond = 250.5
+        row.plannedDrainsPerSecond = 250.5
         row.concurrency = 64
         row.repetition = repetition
         row.limit = 10
@@ -127,7 +127,7 @@ struct ResultRowTests {
     func roundTrip() throws {
         var closed = Self.sampleRow(repetition: 2)
         closed.loadModel = "closed"
-        closed.targetDrainsPerSecond = nil
+        closed.plannedDrainsPerSecond = nil
         closed.drainLatencyCorrected = nil
         closed.missedStarts = nil
         closed.lateStarts = nil
@@ -135,7 +135,7 @@ struct ResultRowTests {
         closed.pageLatency = nil
         closed.measurementOverheadRatio = nil
         closed.targetDurationSeconds = nil
-        closed.targetDrains = 1_000
+        closed.plannedDrains = 1_000
         let rows = [Self.sampleRow(), closed, ResultRow.fixture()]
         let text = try ResultRow.csvText(rows)
         let parsed = try ResultRow.parseCSV(text, file: "r.csv")

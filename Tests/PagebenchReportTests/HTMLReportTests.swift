@@ -105,7 +105,7 @@ import FoundationXML
             var row = ResultRow()
             row.scenario = "slow-store"
             row.loadModel = "open-fixed"
-            row.targetDrainsPerSecond = rate
+            row.plannedDrainsPerSecond = rate
             row.drainsPerSecond = rate * 0.98
             row.drainLatencyCorrected = LatencyPercentiles(
                 p50Nanoseconds: UInt64(p99 / 2), p90Nanoseconds: UInt64(p99 / 2), p99Nanoseconds: UInt64(p99),
@@ -137,8 +137,8 @@ import FoundationXML
                     pageLatencyP99Nanoseconds: 4_000_000, allocatedBytes: 1_000_000, rssBytes: 2_000_000)
                 row.pageLatencyP50Nanoseconds = 2_000_000
                 row.stage = stage
-                row.targetPagers = stage == 2 ? 64 : Double(second) * 64 / 5
-                row.activePagers = Int(row.targetPagers!.rounded())
+                row.plannedPagers = stage == 2 ? 64 : Double(second) * 64 / 5
+                row.activePagers = Int(row.plannedPagers!.rounded())
                 series.append(row)
             }
         }
@@ -188,7 +188,7 @@ import FoundationXML
             row.configHash = String(format: "%016x", Int(rate))
             row.loadModel = "open-fixed"
             row.concurrency = 16
-            row.targetDrainsPerSecond = rate
+            row.plannedDrainsPerSecond = rate
             row.drainsPerSecond = rate * 0.98
             row.pagesPerSecond = rate * 0.98 * 21
             row.drainLatencyCorrected = LatencyPercentiles(
@@ -225,7 +225,7 @@ import FoundationXML
             row.configHash = "00000000000000aa"
             row.loadModel = "open-fixed"
             row.concurrency = 16
-            row.targetDrainsPerSecond = rate
+            row.plannedDrainsPerSecond = rate
             row.drainsPerSecond = rate
             row.pagesPerSecond = rate * 21
             row.drainLatencyCorrected = LatencyPercentiles(

@@ -240,7 +240,7 @@ import Testing
 
     @Test func durationBoundedRunsSkipDeterministicComparisonWithAWarning() throws {
         var baseline = SyntheticResults()
-        baseline.targetDrains = nil
+        baseline.plannedDrains = nil
         var current = baseline
         current.pages = 1_300
         let report = try check(baseline, current)

@@ -38,7 +38,7 @@ struct SyntheticResults {
     var scannedItems = 120_000
     var cancellationLatencyP50Nanoseconds = 40_000.0
     var buildConfiguration = "release"
-    var targetDrains: Int? = 100
+    var plannedDrains: Int? = 100
     var gitCommit = "0123456789abcdef0123456789abcdef01234567"
     var timestampUTC = "2026-11-22T02:39:43Z"
     /// Instructions per page counted once per identity (`run --count-instructions`): on the
@@ -71,8 +71,8 @@ struct SyntheticResults {
             row.limit = limit
             row.label = label
             row.filter = filter
-            row.targetDrains = targetDrains
-            row.targetDurationSeconds = targetDrains == nil ? 10 : nil
+            row.plannedDrains = plannedDrains
+            row.targetDurationSeconds = plannedDrains == nil ? 10 : nil
             row.warmupSeconds = 0.5
             row.pagesPerSecond = noisy(pagesPerSecond)
             row.itemsPerSecond = row.pagesPerSecond * Double(items) / Double(pages)

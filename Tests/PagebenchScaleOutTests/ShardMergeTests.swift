@@ -85,14 +85,14 @@ import Testing
             ("empty_pages_wasted", merged.emptyPagesWasted, wholeRow.emptyPagesWasted),
             ("empty_pages_final", merged.emptyPagesFinal, wholeRow.emptyPagesFinal),
             ("pages_per_drain_max", merged.pagesPerDrainMax, wholeRow.pagesPerDrainMax),
-            ("concurrency", merged.concurrency, 6), ("target_drains", merged.targetDrains ?? -1, 61),
+            ("concurrency", merged.concurrency, 6), ("target_drains", merged.plannedDrains ?? -1, 61),
         ] {
             #expect(value == expected, "\(name): merged \(value), one process \(expected)")
         }
         #expect(merged.pagesPerDrainMean == wholeRow.pagesPerDrainMean)
         #expect(merged.emptyPageRate == wholeRow.emptyPageRate)
         #expect(merged.configHash == wholeRow.configHash && merged.scenario == wholeRow.scenario)
-        #expect(merged.loadModel == wholeRow.loadModel && merged.targetDrainsPerSecond == wholeRow.targetDrainsPerSecond)
+        #expect(merged.loadModel == wholeRow.loadModel && merged.plannedDrainsPerSecond == wholeRow.plannedDrainsPerSecond)
         // Every page and drain was timed once, in exactly one shard.
         #expect(merged.pageLatency != nil && merged.drainLatency != nil)
         let pageSamples = inputs.reduce(0) { $0 + $1.file.phases[0].metrics.pageLatency.count }

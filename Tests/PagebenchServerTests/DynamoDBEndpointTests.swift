@@ -41,7 +41,7 @@ struct DynamoDBEndpointTests {
     }
 
     @Test("W2, W3, W4: every Query page (filter, sort-key condition, reverse) is the store's page; LastEvaluatedKey resumes")
-    func queryPagesAreTheStorePages() async throws {
+    func w2w3w4QueryPagesAreTheStorePages() async throws {
         try await Self.withServer { store, target in
             let cases: [(partition: Int, expression: String, values: String, sortKeys: Range<UInt64>?, forward: Bool)] = [
                 (2, "pk = :p", #"":p":{"N":"2"}"#, nil, true),
@@ -77,7 +77,7 @@ struct DynamoDBEndpointTests {
     }
 
     @Test("W2, S15, S3: Scan segments and an absent Limit (the budget alone ends a page) are the store's pages")
-    func scanSegmentsAndBudgetPages() async throws {
+    func w2s15s3ScanSegmentsAndBudgetPages() async throws {
         try await Self.withServer { store, target in
             for (segment, total) in [(nil, nil), (0, 3), (2, 3)] as [(Int?, Int?)] {
                 let range: ScanRange = segment.map { .segment(index: $0, total: total ?? 1) } ?? .scan
@@ -104,7 +104,7 @@ struct DynamoDBEndpointTests {
     }
 
     @Test("W3, S6: a page that ends exactly at the range's end still has a LastEvaluatedKey, and the next is empty")
-    func exactEndGivesAnEmptyLastPage() async throws {
+    func w3s6ExactEndGivesAnEmptyLastPage() async throws {
         try await Self.withServer { _, target in
             let values = #""ExpressionAttributeValues":{":p":{"N":"0"},":a":{"N":"36"}}"#
             let first = try await Self.call(
@@ -120,7 +120,7 @@ struct DynamoDBEndpointTests {
     }
 
     @Test("W3, S19: a start key from another partition or outside the key schema is a ValidationException")
-    func foreignStartKeysAreRefused() async throws {
+    func w3s19ForeignStartKeysAreRefused() async throws {
         try await Self.withServer { _, target in
             let query = #""TableName":"items","KeyConditionExpression":"pk = :p","ExpressionAttributeValues":{":p":{"N":"1"}}"#
             for start in [
@@ -135,7 +135,7 @@ struct DynamoDBEndpointTests {
     }
 
     @Test("W3: a page token that cannot be read back as a key is an InternalServerError, never a page without LastEvaluatedKey")
-    func unreadableTokenIsAnErrorNotTheEnd() throws {
+    func w3UnreadableTokenIsAnErrorNotTheEnd() throws {
         let store = try TestStores.store()
         let page = try store.evaluatePage(PageRequest(range: .partition(2), limit: 3))
         let key = try #require(try DynamoDBOperations.lastEvaluatedKey(of: page, store: store))
@@ -159,7 +159,7 @@ struct DynamoDBEndpointTests {
     }
 
     @Test("W4: ConsumedCapacity is the evaluated bytes in 4 KB units, halved unless strongly consistent")
-    func consumedCapacity() async throws {
+    func w4ConsumedCapacity() async throws {
         try await Self.withServer { store, target in
             let base = #""TableName":"items","KeyConditionExpression":"pk = :p","ExpressionAttributeValues":{":p":{"N":"4"}},"Limit":9"#
             let page = try store.evaluatePage(PageRequest(range: .partition(4), limit: 9))
@@ -182,7 +182,7 @@ struct DynamoDBEndpointTests {
     }
 
     @Test("W1: with payloads served, an item's DynamoDB size is its sizeBytes, so pages end where the store's do")
-    func payloadMakesTheDynamoDBSizeTheItemSize() async throws {
+    func w1PayloadMakesTheDynamoDBSizeTheItemSize() async throws {
         let configuration = StoreConfiguration(
             partitions: 2, itemsPerPartition: .uniform(30), itemSize: .uniform(min: 100, max: 3000), scanBudgetBytes: 8192, seed: 3)
         try await Self.withServer(configuration, payload: true) { _, target in
@@ -209,7 +209,7 @@ struct DynamoDBEndpointTests {
     }
 
     @Test("W1: GetItem, DescribeTable and ListTables")
-    func pointReadAndTableDescription() async throws {
+    func w1PointReadAndTableDescription() async throws {
         try await Self.withServer { store, target in
             let item = try store.evaluatePage(PageRequest(range: .partition(3), limit: 1, sortKeys: 17..<18)).items[0]
             let got = try await Self.call(target, "GetItem", #"{"TableName":"items","Key":{"pk":{"N":"3"},"sk":{"N":"17"}}}"#)
@@ -229,7 +229,7 @@ struct DynamoDBEndpointTests {
     }
 
     @Test("W2, W5: unsupported or malformed input is a ValidationException naming it; other errors have DynamoDB's types")
-    func errorsHaveDynamoDBTypes() async throws {
+    func w2w5ErrorsHaveDynamoDBTypes() async throws {
         let configuration = StoreConfiguration(partitions: 2, itemsPerPartition: .uniform(10), throttleRate: 1)
         try await Self.withServer { _, target in
             let query = #""TableName":"items","ExpressionAttributeValues":{":p":{"N":"1"}}"#

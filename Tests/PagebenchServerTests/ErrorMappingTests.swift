@@ -57,7 +57,7 @@ struct ErrorMappingTests {
     }
 
     @Test("S21: throttled is 429 with Retry-After, an injected fault 503; both retryable")
-    func injectedFailures() async throws {
+    func s21InjectedFailures() async throws {
         let throttling = StoreServer(
             store: try TestStores.store(StoreConfiguration(partitions: 2, itemsPerPartition: .uniform(10), throttleRate: 1)),
             configuration: .init(retryAfterSeconds: 3))

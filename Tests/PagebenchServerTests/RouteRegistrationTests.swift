@@ -25,7 +25,7 @@ struct RouteRegistrationTests {
     }
 
     @Test("W6: an extra route's page is the store's page, and the server counts it")
-    func extraRoutePagesTheStore() async throws {
+    func w6ExtraRoutePagesTheStore() async throws {
         let store = try TestStores.store()
         let server = StoreServer(store: store, extraRoutes: [ProbeRoutes()])
         let expected = try await store.page(PageRequest(range: .partition(2), limit: 3))

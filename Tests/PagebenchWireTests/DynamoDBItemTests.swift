@@ -21,7 +21,7 @@ struct DynamoDBItemTests {
     }
 
     @Test("W1: every attribute without payload is the general path's bytes, in key-schema order")
-    func fastPathIsTheGeneralPath() {
+    func w1FastPathIsTheGeneralPath() {
         let named = DynamoDBAttributes.all.subtracting(["payload"])
         for item in Self.items {
             #expect(Self.text(item, nil) == Self.text(item, named))
@@ -33,15 +33,15 @@ struct DynamoDBItemTests {
         )
     }
 
-    @Test("W1: a projection writes only its attributes, an empty one an empty map")
-    func projection() {
+    @Test("W1: a w1Projection writes only its attributes, an empty one an empty map")
+    func w1Projection() {
         #expect(Self.text(Self.items[1], ["sk", "pk"]) == #"{"pk":{"N":"3"},"sk":{"N":"17"}}"#)
         #expect(Self.text(Self.items[1], ["fingerprint"]) == #"{"fingerprint":{"S":"9f0c0000000000ff"}}"#)
         #expect(Self.text(Self.items[1], []) == "{}")
     }
 
     @Test("W1: with payloads the item's DynamoDB size is its sizeBytes")
-    func payloadSize() throws {
+    func w1PayloadSize() throws {
         let item = Self.items[1]
         let text = Self.text(item, nil, payloads: true)
         #expect(text.hasPrefix(Self.text(item, nil).dropLast(1) + #","payload":{"B":""#))

@@ -14,7 +14,7 @@ struct PageBodyTests {
     }
 
     @Test("S9: encode then decode gives the page back, with and without payloads")
-    func roundTrip() async throws {
+    func s9RoundTrip() async throws {
         for page in try await pages() {
             #expect(try PageBody.decode(PageBody.encode(page, includePayload: false)) == page)
             #expect(try PageBody.decode(PageBody.encode(page, includePayload: true)) == page)

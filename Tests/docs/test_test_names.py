@@ -34,9 +34,7 @@ LATER = re.compile(r"(?<=[a-z0-9_])" + RULE + r"(?=[A-Z_]|$)")
 DISPLAY = re.compile(r"^((?:" + RULE + r")(?:\s*[,/+&]\s*" + RULE + r"|\s+and\s+" + RULE + r")*):")
 TEST = re.compile(r'@Test(?P<args>\((?:[^()"]|"(?:[^"\\]|\\.)*"|\([^()]*\))*\))?(?P<between>[^{]*?)\bfunc\s+(?P<name>\w+)',
                   re.S)
-# Tests/PagebenchHTTPTests is being split into the wire, client and server targets on another
-# branch of issue 28; /work/notes/renames.sh runs `--fix` over the merged tree and removes this.
-NOT_YET = {"PagebenchHTTPTests"}
+NOT_YET = set()
 
 
 def swift_test_files(paths=None):

@@ -9,7 +9,7 @@ extension Scenario {
         row.seed = workload.effectiveSeed(store: store)
         row.pagerKind = workload.pager.rawValue
         row.loadModel = workload.load.csvName
-        if case .open(let rate, _) = workload.load { row.targetDrainsPerSecond = rate }
+        if case .open(let rate, _) = workload.load { row.plannedDrainsPerSecond = rate }
         row.limit = workload.effectiveLimit(store: store)
         row.filter = workload.filter?.description ?? "none"
         row.read = workload.read.description

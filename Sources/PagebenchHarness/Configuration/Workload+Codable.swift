@@ -34,7 +34,7 @@ extension Workload: Codable {
                 throw HarnessError.invalidField("workload.concurrency", "must be a whole number or a list of them, e.g. [1, 8, 64]")
             }
         }
-        if let value = try text("read") { read = try ReadTarget(parsing: value) }
+        if let value = try text("read") { read = try ReadRange(parsing: value) }
         limit = try container.decodeIfPresent(Int.self, forKey: AnyKey("limit"))
         if let value = try text("filter") {
             do {

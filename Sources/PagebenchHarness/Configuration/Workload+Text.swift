@@ -55,7 +55,7 @@ extension PagerKind: CustomStringConvertible {
     }
 }
 
-extension ReadTarget: CustomStringConvertible {
+extension ReadRange: CustomStringConvertible {
     public var description: String {
         switch self {
         case .partition(.uniform): "partition:uniform"

@@ -16,7 +16,7 @@ public struct Workload: Sendable, Hashable {
     /// most (open loop). Each value gives its own result rows.
     public var concurrency: [Int] = [1, 8, 64]
     /// What each drain reads.
-    public var read: ReadTarget = .partition(.uniform)
+    public var read: ReadRange = .partition(.uniform)
     /// The `limit` of every page request; nil uses the store's default limit (S1).
     public var limit: Int?
     /// The filter of every page request; nil for none.
@@ -28,7 +28,7 @@ public struct Workload: Sendable, Hashable {
     /// How drains are started.
     public var load: LoadModel = .closed
     /// What ends a measured phase: a number of drains or a duration.
-    public var bound: RunBound = .drains(1000)
+    public var bound: PhaseBound = .drains(1000)
     /// Seconds of warm-up before each measured phase: drains run and are then cancelled,
     /// and nothing of them enters the results.
     public var warmupSeconds: Double = 0
@@ -105,7 +105,7 @@ public enum PagerKind: String, Sendable, Hashable, CaseIterable {
 }
 
 /// What one drain reads.
-public enum ReadTarget: Sendable, Hashable {
+public enum ReadRange: Sendable, Hashable {
     /// One partition, chosen per drain (S14).
     case partition(PartitionChoice)
     /// A full scan of every partition (S14).
@@ -155,7 +155,7 @@ public enum LoadModel: Sendable, Hashable {
 }
 
 /// What ends a measured phase.
-public enum RunBound: Sendable, Hashable {
+public enum PhaseBound: Sendable, Hashable {
     /// This many drains (each ends by draining, stopping, abandoning, failing or being
     /// cancelled by the probe). Deterministic metrics are exact in this mode (H3).
     case drains(Int)

@@ -82,7 +82,7 @@ struct PublishingSource<Base: PageSource>: PageSource where Base.Request == Page
 }
 
 /// Page latencies of the current second, for the time series (only with `--timeseries`):
-/// one histogram per run, which workers add batches of samples to (every 256 samples, or
+/// one histogram per run, which pagers add batches of samples to (every 256 samples, or
 /// sooner once a millisecond of pages has passed: ``Pacing/intervalFlushNanoseconds``),
 /// never per fast page.
 final class IntervalLatencies: Sendable {
@@ -103,7 +103,7 @@ final class IntervalLatencies: Sendable {
     }
 }
 
-/// A worker's per-page bookkeeping between yield points: owned by one task, no sharing.
+/// A pager's per-page bookkeeping between yield points: owned by one task, no sharing.
 struct Pacing: Sendable {
     /// Pages since the drain's last checkpoint (every `yieldEveryPages` pages).
     var pagesSinceCheckpoint = 0
@@ -122,7 +122,7 @@ struct Pacing: Sendable {
     var intervalFlushedAtTicks: UInt64 = 0
     /// When set, page latencies are appended here instead of recorded into the task's
     /// histogram: a probed drain runs in a child task, and handing a few numbers back to
-    /// the worker is far cheaper than a histogram per drain merged into the worker's.
+    /// the pager is far cheaper than a histogram per drain merged into the pager's.
     var latencyLog: [UInt64]?
     /// A probed drain cancelled by page count (drains too short for a timer): after this
     /// many pages the drain cancels its own task, once.
@@ -141,9 +141,9 @@ struct Pacing: Sendable {
     /// the terminal's progress line covers.
     static var publishAtOnceNanoseconds: UInt64 { 50_000 }
 
-    /// The most samples a worker holds before handing them to ``IntervalLatencies``.
+    /// The most samples a pager holds before handing them to ``IntervalLatencies``.
     static var intervalFlushSamples: Int { 256 }
-    /// The longest a worker holds a page latency before handing it over, in nanoseconds of
+    /// The longest a pager holds a page latency before handing it over, in nanoseconds of
     /// the page clock: a time-series row's percentiles miss at most the last millisecond of
     /// pages before its end (one page per pager, for pages of a millisecond or more), and
     /// fast pages still take the lock only once per 256.
@@ -251,7 +251,7 @@ extension DrainRunner {
         }
     }
 
-    /// Hands the page latencies held to ``IntervalLatencies`` (when a drain or a worker ends).
+    /// Hands the page latencies held to ``IntervalLatencies`` (when a drain or a pager ends).
     func flushIntervalSamples(_ pacing: inout Pacing) {
         guard let samples = pacing.intervalSamples, !samples.isEmpty, let intervals else { return }
         intervals.add(samples)

@@ -46,7 +46,7 @@ struct DrainRunner<Source: PageSource>: Sendable where Source.Request == PageReq
     let progress: PagerTaskProgress
     /// Where time-series latencies go; nil without `--timeseries`.
     let intervals: IntervalLatencies?
-    /// Counters of this worker's streaming drains (retries are read from them).
+    /// Counters of this pager's streaming drains (retries are read from them).
     let streamCounters = PagerCounters()
     /// Times pages: the CPU's counter where it can be trusted (``MonotonicTime/PageClock``).
     let clock = MonotonicTime.PageClock.process

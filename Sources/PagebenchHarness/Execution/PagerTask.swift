@@ -18,7 +18,7 @@ struct PagerTask<Source: PageSource>: Sendable where Source.Request == PageReque
     var slot: PoolSlot? = nil
 
     /// A probed drain's cancel instant is drawn in `[0, expected drain time)`; before a
-    /// worker has finished a drain it expects this long.
+    /// pager has finished a drain it expects this long.
     static var initialDrainEstimateNanoseconds: Double { 1_000_000 }
 
     /// Drains whose pages are expected to take less than this each are cancelled by page
@@ -28,7 +28,7 @@ struct PagerTask<Source: PageSource>: Sendable where Source.Request == PageReque
     /// microseconds would end before it.
     static var timedProbeMinimumPageNanoseconds: Double { 2_000_000 }
 
-    /// What a worker expects of its drains, for placing cancel instants inside them (H2).
+    /// What a pager expects of its drains, for placing cancel instants inside them (H2).
     struct DrainEstimate {
         var nanoseconds = PagerTask.initialDrainEstimateNanoseconds
         var pages = 1.0
@@ -149,7 +149,7 @@ struct PagerTask<Source: PageSource>: Sendable where Source.Request == PageReque
     /// Runs a drain in a child task and cancels it after `cancelAfterNanoseconds` (H2): the
     /// latency is from the cancel request (read just before `cancelAll()`) to the child
     /// task's last instant before it returns (read by that task itself, so the time this
-    /// worker takes to notice the return is not counted). With `pages`, the drain cancels
+    /// pager takes to notice the return is not counted). With `pages`, the drain cancels
     /// itself after that many pages instead, and the latency runs from that instant.
     private func probe(_ plan: DrainPlan, cancelAfterNanoseconds delay: UInt64, orPages pages: Int?, pacing: inout Pacing)
         async -> (result: DrainResult, metrics: TaskMetrics, pageLatencies: [UInt64], cancelLatency: UInt64?)
@@ -199,7 +199,7 @@ struct PagerTask<Source: PageSource>: Sendable where Source.Request == PageReque
                     group.cancelAll()
                 }
             }
-            // The drain ended before the probe fired (or the worker itself was cancelled).
+            // The drain ended before the probe fired (or the pager itself was cancelled).
             return (drained!.0, drained!.1, drained!.2, nil)
         }
     }

@@ -13,7 +13,7 @@ extension PhaseRunner {
     }
 
     func timeSeriesLoop(
-        slots: [PagerTaskProgress], intervals: IntervalLatencies, sampler: MemorySampler, status: RunStatus,
+        slots: [PagerTaskProgress], intervals: IntervalLatencies, sampler: MemorySampler, status: PhaseStatus,
         runStart: UInt64,
         concurrency: Int, repetition: Int
     ) async -> [TimeSeriesRow] {
@@ -64,7 +64,7 @@ extension PhaseRunner {
     }
 
     func progressLoop(
-        every interval: Duration, observer: any RunObserver, slots: [PagerTaskProgress], status: RunStatus,
+        every interval: Duration, observer: any PhaseObserver, slots: [PagerTaskProgress], status: PhaseStatus,
         concurrency: Int, repetition: Int, drainTarget: Int?
     ) async {
         let step = LatencyRecorder.nanoseconds(interval)
@@ -110,7 +110,7 @@ struct TimeSeriesCursor {
 }
 
 /// Which phase a run is in, for the background loops.
-final class RunStatus: Sendable {
+final class PhaseStatus: Sendable {
     struct Phase: Sendable {
         var warmup = true
         var start: UInt64 = 0

@@ -37,7 +37,7 @@ public struct PhaseRunner<Source: PageSource>: Sendable where Source.Request == 
         /// How often the observer gets a ``ProgressSnapshot``; nil for never.
         public var progressInterval: Duration? = nil
         /// Receives progress snapshots.
-        public var observer: (any RunObserver)?
+        public var observer: (any PhaseObserver)?
         /// How often the memory sampler reads jemalloc's `stats.allocated`.
         public var samplingInterval: Duration = .milliseconds(10)
         /// This process's share of the run (``Shard``); ``Shard/whole`` runs everything.
@@ -85,7 +85,7 @@ public struct PhaseRunner<Source: PageSource>: Sendable where Source.Request == 
     /// Runs warm-up (if any) and one measured phase at `concurrency`: all of it, or the
     /// share of ``Options/shard`` (its pagers and its drains; nothing at all, not even the
     /// warm-up, when the shard has no pager at this concurrency).
-    public func run(concurrency: Int, repetition: Int, options: Options = Options()) async -> RunResult {
+    public func run(concurrency: Int, repetition: Int, options: Options = Options()) async -> PhaseResult {
         let workload = scenario.workload
         let timing = options.pageTiming ?? workload.pageTiming
         let shard = options.shard
@@ -97,10 +97,10 @@ public struct PhaseRunner<Source: PageSource>: Sendable where Source.Request == 
             shardDrains = nil
         }
         /// A phase that measured nothing (this shard has no pager, or it was interrupted first).
-        func nothingMeasured(pagers: Int) -> RunResult {
-            RunResult(
+        func nothingMeasured(pagers: Int) -> PhaseResult {
+            PhaseResult(
                 scenario: scenario, concurrency: concurrency, repetition: repetition, pageTiming: timing,
-                metrics: TaskMetrics(), workersReturned: 0, measuredSeconds: 0, cpu: CPUTime(userSeconds: 0, systemSeconds: 0),
+                metrics: TaskMetrics(), pagersReturned: 0, measuredSeconds: 0, cpu: CPUTime(userSeconds: 0, systemSeconds: 0),
                 allocations: 0, peakAllocatedBytes: 0, peakRSSBytes: 0, timeSeries: [], startedAt: Date(),
                 shard: shard, pagers: pagers, shardDrains: shardDrains)
         }
@@ -110,7 +110,7 @@ public struct PhaseRunner<Source: PageSource>: Sendable where Source.Request == 
         let slots = (0..<pagers).map { _ in PagerTaskProgress() }
         let sampler = MemorySampler()
         let intervals = options.timeSeries ? IntervalLatencies() : nil
-        let status = RunStatus()
+        let status = PhaseStatus()
         let runStart = MonotonicTime.nanoseconds()
         // The sampler's count tells a drain with a spare core whether background work runs;
         // only a pool that runs nothing else may leave it there (``Options/dedicatedPool``).
@@ -195,9 +195,9 @@ public struct PhaseRunner<Source: PageSource>: Sendable where Source.Request == 
             if let allocationsBefore, let allocationsAfter {
                 allocations = allocationsAfter.allocationRequests(since: allocationsBefore)
             }
-            var result = RunResult(
+            var result = PhaseResult(
                 scenario: scenario, concurrency: concurrency, repetition: repetition, pageTiming: timing,
-                metrics: phase.metrics, workersReturned: phase.workersReturned,
+                metrics: phase.metrics, pagersReturned: phase.pagersReturned,
                 measuredSeconds: Double(phase.nanoseconds) / 1e9,
                 cpu: cpu, allocations: allocations, peakAllocatedBytes: sampler.peakAllocatedBytes,
                 peakRSSBytes: peakRSS, timeSeries: series, startedAt: measuredStart,
@@ -214,7 +214,7 @@ public struct PhaseRunner<Source: PageSource>: Sendable where Source.Request == 
 
     private struct PhaseOutcome {
         var metrics: TaskMetrics
-        var workersReturned: Int
+        var pagersReturned: Int
         var nanoseconds: UInt64
         /// Whether an ``Interruption`` ended the phase before its bound.
         var interrupted: Bool
@@ -226,13 +226,13 @@ public struct PhaseRunner<Source: PageSource>: Sendable where Source.Request == 
     }
 
     private enum PhaseChild: Sendable {
-        case worker(TaskMetrics)
+        case pager(TaskMetrics)
         case deadline(reached: Bool)
         case interrupted
         case writesEnded
     }
 
-    /// One phase: one worker per slot (the shard's pagers) in a task group, plus a deadline
+    /// One phase: one pager per slot (the shard's pagers) in a task group, plus a deadline
     /// for a duration-bound phase that cancels every drain still in flight.
     ///
     /// - Parameter instructionCounter: counts from just before the pagers start to the return
@@ -240,7 +240,7 @@ public struct PhaseRunner<Source: PageSource>: Sendable where Source.Request == 
     ///   grows with the largest latency recorded, a wall-clock figure).
     private func runPhase(
         concurrency total: Int, shard: Shard, slots: [PagerTaskProgress], intervals: IntervalLatencies?, timing: Bool,
-        probeSleep: (@Sendable (UInt64) async throws -> Void)?, warmup: Bool, bound: RunBound,
+        probeSleep: (@Sendable (UInt64) async throws -> Void)?, warmup: Bool, bound: PhaseBound,
         interruption: Interruption?, backgroundTicks: (@Sendable () -> Int)?, phaseStore: SyntheticStore?,
         instructionCounter: InstructionCounter? = nil
     ) async -> PhaseOutcome {
@@ -285,13 +285,13 @@ public struct PhaseRunner<Source: PageSource>: Sendable where Source.Request == 
                     retryPolicy: retryPolicy, timing: timing, yieldEveryPages: workload.yieldEveryPages,
                     yieldPolicy: yieldPolicy,
                     progress: slots[slot], intervals: intervals)
-                let worker = PagerTask(control: control, executor: executor, timeSeries: intervals != nil, sleep: sleep)
+                let pager = PagerTask(control: control, executor: executor, timeSeries: intervals != nil, sleep: sleep)
                 let handoff = prepared[slot]
                 group.addTask {
-                    var metrics = await worker.run(metrics: handoff.take() ?? TaskMetrics())
+                    var metrics = await pager.run(metrics: handoff.take() ?? TaskMetrics())
                     metrics.throttles += executor.source.failures.throttles
                     if let tracker = executor.source.consistency, tracker.countsDrains { metrics.consistency = tracker.counts }
-                    return .worker(metrics)
+                    return .pager(metrics)
                 }
             }
             if let writesStore = phaseStore, writesStore.configuration.writes?.per == .second {
@@ -324,9 +324,9 @@ public struct PhaseRunner<Source: PageSource>: Sendable where Source.Request == 
             var interrupted = false
             while let child = await group.next() {
                 switch child {
-                case .worker(let metrics):
+                case .pager(let metrics):
                     all.append(metrics)
-                    // Every worker is done: end the deadline timer too.
+                    // Every pager is done: end the deadline timer too.
                     if all.count == concurrency { group.cancelAll() }
                 case .deadline(let reached):
                     guard reached, all.count < concurrency else { continue }
@@ -350,7 +350,7 @@ public struct PhaseRunner<Source: PageSource>: Sendable where Source.Request == 
             return (TaskMetrics.merged(all), all.count, interrupted, instructions)
         }
         return PhaseOutcome(
-            metrics: metrics, workersReturned: returned,
+            metrics: metrics, pagersReturned: returned,
             nanoseconds: MonotonicTime.elapsed(from: start, to: MonotonicTime.nanoseconds()), interrupted: interrupted,
             probes: (control.probesArmed.load(ordering: .relaxed), control.probesCancelled.load(ordering: .relaxed)),
             instructions: instructions)

@@ -15,7 +15,7 @@ public struct SweepRunner: Sendable {
         /// Collect per-second time-series rows.
         public var timeSeries = false
         /// Receives progress; nil for none.
-        public var observer: (any RunObserver)?
+        public var observer: (any PhaseObserver)?
         /// How often the observer gets progress snapshots.
         public var progressInterval: Duration = .seconds(1)
         /// The tick of the shared timer that waits out the store's injected service times
@@ -37,7 +37,7 @@ public struct SweepRunner: Sendable {
         public var interruption: Interruption?
         /// Ends the sweep after a phase for which this returns true (a remote target that
         /// stopped answering: later phases would only measure failures).
-        public var stopAfter: (@Sendable (RunResult) -> Bool)?
+        public var stopAfter: (@Sendable (PhaseResult) -> Bool)?
         /// Whether this process's cooperative pool runs nothing but the sweep (``PhaseRunner/Options/dedicatedPool``).
         public var dedicatedPool = false
         /// Counts each measured phase's instructions under callgrind
@@ -53,10 +53,10 @@ public struct SweepRunner: Sendable {
     /// Everything a sweep produced.
     public struct Output: Sendable {
         public var rows: [ResultRow]
-        public var results: [RunResult]
+        public var results: [PhaseResult]
         public var timeSeries: [TimeSeriesRow]
 
-        public init(rows: [ResultRow], results: [RunResult], timeSeries: [TimeSeriesRow]) {
+        public init(rows: [ResultRow], results: [PhaseResult], timeSeries: [TimeSeriesRow]) {
             self.rows = rows
             self.results = results
             self.timeSeries = timeSeries
@@ -217,17 +217,17 @@ public struct SweepRunner: Sendable {
     /// One repetition of a stage plan (``PhaseRunner/runStages(repetition:options:clock:)``).
     private func measureStages<Source>(
         _ runner: PhaseRunner<Source>, sleeper: CoalescingSleeper?, repetition: Int, ordinal: Int, total: Int
-    ) async -> [RunResult] {
+    ) async -> [PhaseResult] {
         let workload = runner.scenario.workload
-        let description = RunDescription(
+        let description = PhaseDescription(
             scenario: runner.scenario.label ?? runner.scenario.name, concurrency: workload.concurrency[0], repetition: repetition,
-            isOverheadRun: false, ordinal: ordinal, total: total,
+            isOverheadPhase: false, ordinal: ordinal, total: total,
             expectedSeconds: workload.stages.map { Double($0.durationNanoseconds) / 1e9 })
-        options.observer?.runStarted(description)
+        options.observer?.phaseStarted(description)
         let results = await runner.runStages(
             repetition: repetition, options: phaseOptions(sleeper: sleeper, timing: workload.pageTiming, overhead: false),
             clock: ContinuousClock())
-        for result in results { options.observer?.runEnded(description, result: result) }
+        for result in results { options.observer?.phaseEnded(description, result: result) }
         return results
     }
 
@@ -252,14 +252,14 @@ public struct SweepRunner: Sendable {
     private func measure<Source>(
         _ runner: PhaseRunner<Source>, sleeper: CoalescingSleeper?, concurrency: Int, repetition: Int, ordinal: Int,
         total: Int, timing: Bool, overhead: Bool, calibrationStore: SyntheticStore?, phaseStore: SyntheticStore?
-    ) async -> RunResult {
+    ) async -> PhaseResult {
         let workload = runner.scenario.workload
         var expected: Double?
         if case .duration(let seconds) = workload.bound { expected = seconds + workload.warmupSeconds }
-        let description = RunDescription(
+        let description = PhaseDescription(
             scenario: runner.scenario.label ?? runner.scenario.name, concurrency: concurrency, repetition: repetition,
-            isOverheadRun: overhead, ordinal: ordinal, total: total, expectedSeconds: expected)
-        options.observer?.runStarted(description)
+            isOverheadPhase: overhead, ordinal: ordinal, total: total, expectedSeconds: expected)
+        options.observer?.phaseStarted(description)
         var runOptions: PhaseRunner<Source>.Options = phaseOptions(sleeper: sleeper, timing: timing, overhead: overhead)
         runOptions.calibrationStore = calibrationStore
         runOptions.phaseStore = phaseStore
@@ -270,7 +270,7 @@ public struct SweepRunner: Sendable {
             runOptions.samplingInterval = .seconds(86_400)
         }
         let result = await runner.run(concurrency: concurrency, repetition: repetition, options: runOptions)
-        options.observer?.runEnded(description, result: result)
+        options.observer?.phaseEnded(description, result: result)
         return result
     }
 }

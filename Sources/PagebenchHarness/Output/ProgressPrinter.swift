@@ -2,21 +2,21 @@ import PagebenchBase
 import PagebenchMetrics
 import Synchronization
 
-/// Shows a sweep's progress: on a terminal one self-updating line per run (a bar, elapsed
-/// time, ETA, live pages/s), otherwise plain lines (CI logs): one when a run starts, one
+/// Shows a sweep's progress: on a terminal one self-updating line per phase (a bar, elapsed
+/// time, ETA, live pages/s), otherwise plain lines (CI logs): one when a phase starts, one
 /// every ``plainInterval`` seconds, one when it ends.
 ///
 /// The live pages/s counts what completed in the interval the line stands for (H7): on a
 /// terminal the last snapshot's interval (``preferredInterval``), on a plain line the time
 /// since the previous plain line (or since the phase began, if it began after that line).
-public final class ProgressPrinter: RunObserver {
+public final class ProgressPrinter: PhaseObserver {
     private let write: @Sendable (String) -> Void
     private let isTerminal: Bool
     private let plainIntervalSeconds: Double
     private let state = Mutex(State())
 
     private struct State {
-        var run: RunDescription?
+        var run: PhaseDescription?
         var started: UInt64 = 0
         /// Seconds after ``started`` of the last plain line.
         var lastPlain = 0.0
@@ -38,7 +38,7 @@ public final class ProgressPrinter: RunObserver {
     /// The interval the harness should send snapshots at for this printer.
     public var preferredInterval: Duration { isTerminal ? .milliseconds(250) : .seconds(1) }
 
-    public func runStarted(_ run: RunDescription) {
+    public func phaseStarted(_ run: PhaseDescription) {
         state.withLock { $0 = State(run: run, started: MonotonicTime.nanoseconds()) }
         if !isTerminal { write("\(label(run)): started\n") }
     }
@@ -85,7 +85,7 @@ public final class ProgressPrinter: RunObserver {
         return later.phaseElapsedSeconds > 0 ? Double(later.pages) / later.phaseElapsedSeconds : 0
     }
 
-    public func runEnded(_ run: RunDescription, result: RunResult) {
+    public func phaseEnded(_ run: PhaseDescription, result: PhaseResult) {
         state.withLock { $0 = State() }
         let metrics = result.metrics
         let stage = result.stage.map { " stage \($0.index + 1)" } ?? ""
@@ -101,8 +101,8 @@ public final class ProgressPrinter: RunObserver {
         write((isTerminal ? "\r\u{1B}[2K" : "") + line + "\n")
     }
 
-    private func label(_ run: RunDescription) -> String {
+    private func label(_ run: PhaseDescription) -> String {
         "[\(run.ordinal)/\(run.total)] \(run.scenario) ×\(run.concurrency) rep \(run.repetition)"
-            + (run.isOverheadRun ? " (timing off)" : "")
+            + (run.isOverheadPhase ? " (timing off)" : "")
     }
 }

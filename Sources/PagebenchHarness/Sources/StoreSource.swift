@@ -49,12 +49,12 @@ public struct StoreSource: PageSource {
     }
 }
 
-/// Wraps a worker's page source to count the failures it returns (throttles include the
+/// Wraps a pager's page source to count the failures it returns (throttles include the
 /// retried ones) and remember the last one, for pagers whose API does not rethrow it
 /// (`QueryPager.fetch` publishes failures instead). The success path touches nothing shared.
 ///
 /// In a phase with a store of its own (``PhaseRunner/Options/phaseStore``: writes, injected
-/// failures), the worker's ``ConsistencyTracker`` serves the requests from it instead of
+/// failures), the pager's ``ConsistencyTracker`` serves the requests from it instead of
 /// `base`, and under writes counts the drains' duplicates and skips (S25).
 struct ObservedSource<Base: PageSource>: PageSource where Base.Request == PageRequest, Base.Response == Page {
     let base: Base
@@ -87,7 +87,7 @@ struct ObservedSource<Base: PageSource>: PageSource where Base.Request == PageRe
     }
 }
 
-/// One worker's failure counts: written only on the (rare) failure path.
+/// One pager's failure counts: written only on the (rare) failure path.
 final class FailureLog: Sendable {
     private let throttleCount = Atomic<Int>(0)
     private let last = Mutex<ErrorKind?>(nil)

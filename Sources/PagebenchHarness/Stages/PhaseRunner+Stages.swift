@@ -18,7 +18,7 @@ extension PhaseRunner {
     ///
     /// - Parameter clock: the clock the plan runs on (tests pass a manual one). Drain and page
     ///   latencies are timed on the monotonic clock whatever it is.
-    public func runStages<C: Clock>(repetition: Int, options: Options = Options(), clock: C) async -> [RunResult]
+    public func runStages<C: Clock>(repetition: Int, options: Options = Options(), clock: C) async -> [PhaseResult]
     where C.Duration == Duration {
         let workload = scenario.workload
         guard let plan = workload.stages else {
@@ -31,12 +31,12 @@ extension PhaseRunner {
         guard poolSize > 0 else {
             // A shard without pagers measures nothing, but has every stage, so that it merges.
             return plan.stages.indices.map { index in
-                var result = RunResult(
+                var result = PhaseResult(
                     scenario: scenario, concurrency: concurrency, repetition: repetition, pageTiming: timing,
-                    metrics: TaskMetrics(), workersReturned: 0, measuredSeconds: 0, cpu: CPUTime(userSeconds: 0, systemSeconds: 0),
+                    metrics: TaskMetrics(), pagersReturned: 0, measuredSeconds: 0, cpu: CPUTime(userSeconds: 0, systemSeconds: 0),
                     allocations: 0, peakAllocatedBytes: 0, peakRSSBytes: 0, timeSeries: [], startedAt: Date(), shard: shard,
                     pagers: 0)
-                result.stage = RunResult.Stage(
+                result.stage = PhaseResult.Stage(
                     index: index, startNanoseconds: plan.stageStartsNanoseconds[index], plan: plan.stages[index],
                     target: plan.target)
                 return result
@@ -45,7 +45,7 @@ extension PhaseRunner {
         let slots = (0..<poolSize).map { _ in PagerTaskProgress() }
         let sampler = MemorySampler()
         let intervals = options.timeSeries ? IntervalLatencies() : nil
-        let status = RunStatus()
+        let status = PhaseStatus()
         var cancels = workload.cancelFraction > 0 || workload.cancelAtEnd || options.interruption != nil
         if plan.target == .pagers, workload.rampDown == .cancel { cancels = true }
         let pool = PagerPool(size: poolSize, stages: plan.stages.count, openLoop: plan.target == .rate, cancels: cancels)
@@ -80,14 +80,14 @@ extension PhaseRunner {
             let metrics = pool.totals()
             let spans = phase.clock.spans
             return spans.enumerated().map { position, span in
-                var result = RunResult(
+                var result = PhaseResult(
                     scenario: scenario, concurrency: concurrency, repetition: repetition, pageTiming: timing,
-                    metrics: metrics[span.index], workersReturned: phase.pagersReturned,
+                    metrics: metrics[span.index], pagersReturned: phase.pagersReturned,
                     measuredSeconds: Double(span.endNanoseconds - span.startNanoseconds) / 1e9, cpu: span.cpu,
                     allocations: span.allocations, peakAllocatedBytes: span.peakAllocatedBytes, peakRSSBytes: span.peakRSSBytes,
                     timeSeries: phase.clock.series.filter { $0.stage == span.index + 1 }, startedAt: span.startedAt,
                     shard: shard, pagers: poolSize)
-                result.stage = RunResult.Stage(
+                result.stage = PhaseResult.Stage(
                     index: span.index, startNanoseconds: span.startNanoseconds, plan: plan.stages[span.index],
                     target: plan.target)
                 result.remoteCounts = span.remote
@@ -147,7 +147,7 @@ extension PhaseRunner {
                     yieldPolicy: .everyMillisecond,
                     progress: slots[index], intervals: intervals)
                 let slot = PoolSlot(index: index, pool: pool, failures: failures)
-                let worker = PagerTask(
+                let pager = PagerTask(
                     control: control, executor: executor, timeSeries: intervals != nil, sleep: sleep, slot: slot)
                 let handoff = prepared[index]
                 group.addTask {
@@ -156,7 +156,7 @@ extension PhaseRunner {
                     while await pool.waitUntilAdmitted(index) {
                         slot.removalRequestedAt.store(0, ordering: .relaxed)
                         metrics = await Self.activation(
-                            worker, metrics: consume metrics, slot: slot, cancelOnRemoval: cancelOnRemoval)
+                            pager, metrics: consume metrics, slot: slot, cancelOnRemoval: cancelOnRemoval)
                         slot.flush(&metrics)
                         // The phase handed out its last drain (the arrivals ran out, or its end
                         // let drains finish): nothing to wait for.
@@ -219,12 +219,12 @@ extension PhaseRunner {
     /// or, with `cancelOnRemoval`, until a ramp-down removes it, which cancels the drain in
     /// flight; that cancellation is timed from the removal (H2).
     private static func activation(
-        _ worker: PagerTask<Source>, metrics: consuming TaskMetrics, slot: PoolSlot, cancelOnRemoval: Bool
+        _ pager: PagerTask<Source>, metrics: consuming TaskMetrics, slot: PoolSlot, cancelOnRemoval: Bool
     ) async -> TaskMetrics {
-        guard cancelOnRemoval else { return await worker.run(metrics: metrics) }
+        guard cancelOnRemoval else { return await pager.run(metrics: metrics) }
         let handoff = Handoff(metrics)
         return await withTaskGroup(of: ActivationEvent.self) { group in
-            group.addTask { .ran(await worker.run(metrics: handoff.take() ?? TaskMetrics())) }
+            group.addTask { .ran(await pager.run(metrics: handoff.take() ?? TaskMetrics())) }
             group.addTask { .removal(await slot.pool.waitUntilRemoved(slot.index)) }
             var result: TaskMetrics?
             while let event = await group.next() {

@@ -76,7 +76,7 @@ struct StageClock<C: Clock>: Sendable where C.Duration == Duration {
             // where the clock saw the boundary, a little after it).
             let stageEnd = plan.stageStartsNanoseconds[stage] + plan.stages[stage].durationNanoseconds
             let target = now >= stageEnd ? plan.stages[stage].end : plan.position(atNanoseconds: now).value
-            if plan.target == .pagers { row.targetPagers = target } else { row.targetDrainsPerSecond = target }
+            if plan.target == .pagers { row.plannedPagers = target } else { row.plannedDrainsPerSecond = target }
             outcome.series.append(row)
         }
         /// The counters' reading that ended the last stage, where the next one starts.

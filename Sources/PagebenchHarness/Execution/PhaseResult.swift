@@ -4,16 +4,16 @@ import PagebenchProcessStats
 
 /// What one measured phase produced: merged metrics and resource readings, ready to become
 /// a CSV row with ``row(context:)``.
-public struct RunResult: Sendable {
+public struct PhaseResult: Sendable {
     public var scenario: Scenario
     public var concurrency: Int
     public var repetition: Int
     /// Whether pages were timed.
     public var pageTiming: Bool
-    /// Every worker's metrics, merged (histograms merged exactly).
+    /// Every pager's metrics, merged (histograms merged exactly).
     public var metrics: TaskMetrics
     /// Pager tasks that returned their metrics: always `concurrency` once the phase is over.
-    public var workersReturned: Int
+    public var pagersReturned: Int
     /// Wall-clock length of the measured phase.
     public var measuredSeconds: Double
     /// Process CPU time during the measured phase.
@@ -104,7 +104,7 @@ public struct RunResult: Sendable {
 
     public init(
         scenario: Scenario, concurrency: Int, repetition: Int, pageTiming: Bool, metrics: TaskMetrics,
-        workersReturned: Int, measuredSeconds: Double, cpu: CPUTime, allocations: UInt64, peakAllocatedBytes: Int,
+        pagersReturned: Int, measuredSeconds: Double, cpu: CPUTime, allocations: UInt64, peakAllocatedBytes: Int,
         peakRSSBytes: Int, timeSeries: [TimeSeriesRow], measurementOverheadRatio: Double? = nil, startedAt: Date,
         shard: Shard = .whole, pagers: Int? = nil, shardDrains: Int? = nil
     ) {
@@ -113,7 +113,7 @@ public struct RunResult: Sendable {
         self.repetition = repetition
         self.pageTiming = pageTiming
         self.metrics = metrics
-        self.workersReturned = workersReturned
+        self.pagersReturned = pagersReturned
         self.measuredSeconds = measuredSeconds
         self.cpu = cpu
         self.allocations = allocations
@@ -151,7 +151,7 @@ public struct RunResult: Sendable {
         row.concurrency = concurrency
         row.repetition = repetition
         switch workload.bound {
-        case .drains(let count): row.targetDrains = count
+        case .drains(let count): row.plannedDrains = count
         case .duration(let seconds): row.targetDurationSeconds = seconds
         }
         row.warmupSeconds = workload.warmupSeconds
@@ -166,7 +166,7 @@ public struct RunResult: Sendable {
             case .rate:
                 row.stageRateFrom = stage.plan.start
                 row.stageRateTo = stage.plan.end
-                row.targetDrainsPerSecond = (stage.plan.start + stage.plan.end) / 2
+                row.plannedDrainsPerSecond = (stage.plan.start + stage.plan.end) / 2
             }
         }
         row.apply(metrics, measuredSeconds: measuredSeconds)

@@ -1,44 +1,44 @@
-/// Receives what a run is doing, for a progress display. Called from background tasks of
-/// the run; implementations must be quick and thread-safe.
-public protocol RunObserver: Sendable {
-    /// A run (scenario × concurrency × repetition, with or without timing) starts.
-    func runStarted(_ run: RunDescription)
-    /// Periodic progress of the current run.
+/// Receives what a phase is doing, for a progress display. Called from background tasks of
+/// the phase; implementations must be quick and thread-safe.
+public protocol PhaseObserver: Sendable {
+    /// A phase (scenario × concurrency × repetition, with or without timing) starts.
+    func phaseStarted(_ phase: PhaseDescription)
+    /// Periodic progress of the current phase.
     func progress(_ snapshot: ProgressSnapshot)
-    /// A run ended with this result.
-    func runEnded(_ run: RunDescription, result: RunResult)
+    /// A phase ended with this result.
+    func phaseEnded(_ phase: PhaseDescription, result: PhaseResult)
 }
 
-/// Which run of a sweep this is.
-public struct RunDescription: Sendable, Hashable {
-    /// What the progress lines call the run's configuration: its scenario's label (issue 26:
+/// Which phase of a sweep this is.
+public struct PhaseDescription: Sendable, Hashable {
+    /// What the progress lines call the phase's configuration: its scenario's label (issue 26:
     /// `limit=100` in a sweep) or, without one, its name.
     public var scenario: String
     public var concurrency: Int
     public var repetition: Int
-    /// Whether this is the timing-off run of a measurement-overhead pair.
-    public var isOverheadRun: Bool
+    /// Whether this is the timing-off phase of a measurement-overhead pair.
+    public var isOverheadPhase: Bool
     /// 1-based position in the sweep and the sweep's length.
     public var ordinal: Int
     public var total: Int
-    /// Expected seconds of this run (warm-up + duration), nil when bounded by drain count.
+    /// Expected seconds of this phase (warm-up + duration), nil when bounded by drain count.
     public var expectedSeconds: Double?
 
     public init(
-        scenario: String, concurrency: Int, repetition: Int, isOverheadRun: Bool, ordinal: Int, total: Int,
+        scenario: String, concurrency: Int, repetition: Int, isOverheadPhase: Bool, ordinal: Int, total: Int,
         expectedSeconds: Double?
     ) {
         self.scenario = scenario
         self.concurrency = concurrency
         self.repetition = repetition
-        self.isOverheadRun = isOverheadRun
+        self.isOverheadPhase = isOverheadPhase
         self.ordinal = ordinal
         self.total = total
         self.expectedSeconds = expectedSeconds
     }
 }
 
-/// A moment of the current run.
+/// A moment of the current phase.
 public struct ProgressSnapshot: Sendable, Hashable {
     public var scenario: String
     public var concurrency: Int
