@@ -7,7 +7,7 @@
 // depends only on CCycleCounter (the CPU's counter read, for the page clock):
 //   PagebenchPage: the page contract (page request, page, item, filter, PageError and its
 //     kinds), depends on nothing; every page source speaks it: PagebenchStore,
-//     PagebenchHTTP's client, PagebenchTargets; PagebenchHarness classifies by its kinds
+//     PagebenchHTTPClient, PagebenchTargets; PagebenchHarness classifies by its kinds
 //   PagebenchPage ← PagebenchStore ← PagebenchHarness → PagebenchPager
 //   PagebenchHarness → PagebenchProcessStats → PagebenchMetrics ← PagebenchReport
 //   PagebenchHarness → PagebenchMetrics
@@ -29,6 +29,8 @@
 //   PagebenchHTTPTestSupport (tests only) → PagebenchServer: live servers, a scripted peer
 //   PagebenchCLITestSupport (tests that drive the CLI only) → PagebenchCLI
 // Each library target has a test target of its name + Tests (PagebenchBaseTests, …).
+// docs/architecture.md is the map of these modules and where a change goes; a test
+// (Tests/docs/test_architecture.py) keeps its table equal to the targets below.
 // The pager knows nothing of the synthetic store: it pages any source. Only
 // PagebenchProcessStats links jemalloc (CJemalloc).
 //

@@ -6,7 +6,7 @@
 /// is counted, not decoded: its key is its position (the drain's partition and its index in
 /// the page) and its size the bytes of its JSON, and it has no ``attributes`` — pagebench
 /// never invents a category or a fingerprint for it. The synthetic store's items (in-process
-/// or served, decoded by PagebenchHTTP's `HTTPStoreSource`) carry both.
+/// or served, decoded by PagebenchHTTPClient's `HTTPStoreSource`) carry both.
 ///
 /// Layout: `attributes` stores the category in 32 bits so that an `Item` stays 40 bytes (its
 /// stride before the contract): the store's evaluation writes one per returned item, and the
@@ -50,7 +50,7 @@ public struct Item: Sendable, Hashable {
     public static let categories = 0...15
 
     /// An item of the synthetic store, with its attributes; the store computes them, a remote
-    /// source (PagebenchHTTP's `HTTPStoreSource`) decodes them from the server's response.
+    /// source (PagebenchHTTPClient's `HTTPStoreSource`) decodes them from the server's response.
     /// Inlinable: the store's evaluation builds one per returned item.
     @inlinable
     public init(partition: Int, sortKey: UInt64, sizeBytes: Int, category: Int, fingerprint: UInt64) {

@@ -45,7 +45,7 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
 
     public var description: String { message }
 
-    /// An error a remote store reported (PagebenchHTTP's `HTTPStoreSource` decodes the
+    /// An error a remote store reported (PagebenchHTTPClient's `HTTPStoreSource` decodes the
     /// server's code and message), so a remote source fails exactly as the store would.
     public init(remote code: Code, message: String) {
         self.init(code, message)
