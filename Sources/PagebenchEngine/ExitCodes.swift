@@ -65,7 +65,6 @@ extension ExitCodes {
         case .targetUnavailable, .countingUnavailable: unavailable
         case .sloBroken: sloBroken
         case .interrupted(let signal): interrupted(signal: signal)
-        case .classified(let status): status
         case .command(let code): Self.code(for: code)
         case .store(let code, let fromFile): Self.code(for: code, fromFile: fromFile)
         case .harness(let kind): Self.code(for: kind)

@@ -36,9 +36,6 @@ public struct RunError: Error, CustomStringConvertible, Sendable {
         /// A command error (the CLI's store flags, which `items`, `pages` and `serve` share),
         /// by its own kind.
         case command(CommandError.Code)
-        /// A failure its caller classified itself, with that exit code (the CLI's store flags,
-        /// until they throw a ``CommandError``).
-        case classified(ExitStatus)
         /// A store, harness or results error, by its own kind.
         case store(StoreError.Code, fromFile: Bool)
         case harness(HarnessError.Kind)
@@ -80,11 +77,6 @@ public struct RunError: Error, CustomStringConvertible, Sendable {
     public static func sloBroken(_ message: String) -> RunError { RunError(.sloBroken, message) }
     public static func interrupted(signal: Int32, _ message: String) -> RunError {
         RunError(.interrupted(signal: signal), message)
-    }
-
-    /// A failure its caller already gave a documented exit code.
-    public static func classified(_ status: ExitStatus, _ message: String) -> RunError {
-        RunError(.classified(status), message)
     }
 
     /// A command error (the store flags `run` shares with `items`, `pages` and `serve`).
