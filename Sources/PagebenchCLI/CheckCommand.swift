@@ -68,7 +68,9 @@ struct CheckCommand: ParsableCommand {
             try CommandFailure.reporting { try StandardOutput.write(Thresholds.defaultsMarkdownTable()) }
             return
         }
-        guard let baseline, let current else { throw ExitCodes.usage.code }
+        guard let baseline, let current else {
+            throw CommandError.usage("give both --baseline FILE and --current FILE").report()  // validate() checked
+        }
         let report = try CommandFailure.reporting {
             var rules = try thresholds.map(Thresholds.read(from:)) ?? Thresholds()
             if gateWallClock { rules.gateWallClock = true }

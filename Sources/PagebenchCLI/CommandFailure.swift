@@ -5,10 +5,11 @@ import PagebenchMetrics
 import PagebenchEngine
 import PagebenchStore
 
-/// The one failure of the CLI: a message and its documented exit code (``ExitCodes``,
-/// docs/exit-codes.md). Every library error becomes one through ``init(wrapping:)``, and
-/// ``report()`` is the one place that prints it: `pagebench: error: MESSAGE` on standard
-/// error.
+/// The CLI's adapter from a typed error to swift-argument-parser: a message and the exit
+/// code the one table (``ExitCodes``, docs/exit-codes.md) gives its error. It is made only
+/// from typed errors (``PagebenchEngine/CommandError``, ``PagebenchEngine/RunError`` and the
+/// store, harness and results errors), never from a code chosen by hand, and ``report()`` is
+/// the one place that prints it: `pagebench: error: MESSAGE` on standard error.
 ///
 /// Subcommands do their work in an `execute` method that throws this, so tests can check
 /// the exit code and message in-process; `run()` reports it and exits with its code.
@@ -16,12 +17,17 @@ public struct CommandFailure: Error, CustomStringConvertible, Sendable {
     public let exitCode: ExitStatus
     public let message: String
 
-    public init(_ exitCode: ExitStatus, _ message: String) {
+    private init(_ exitCode: ExitStatus, _ message: String) {
         self.exitCode = exitCode
         self.message = message
     }
 
     public var description: String { message }
+
+    /// A command's error (``PagebenchEngine/CommandError``) with its exit code from the one table.
+    public init(_ error: CommandError) {
+        self.init(error.exitStatus, error.message)
+    }
 
     /// A run's error (``PagebenchEngine/RunError``) with its exit code from the one table.
     public init(_ error: RunError) {
@@ -49,22 +55,12 @@ public struct CommandFailure: Error, CustomStringConvertible, Sendable {
     public init(wrapping error: any Error) {
         switch error {
         case let failure as CommandFailure: self = failure
+        case let error as CommandError: self.init(error)
         case let error as RunError: self.init(error)
         case let error as StoreError: self.init(error)
         case let error as HarnessError: self.init(error)
         case let error as MetricsError: self.init(error)
         default: self.init(ExitCodes.software, "internal error: \(error)")
-        }
-    }
-
-    /// Checks that the file a flag names can be opened for reading, so that the reason a
-    /// library would report in its own words (a TLS library's "failed to load") is said
-    /// plainly first: `--tls-cert /x: permission denied: …`, `… is a directory, not a file`.
-    static func checkReadable(_ path: String, flag: String, exitCode: ExitStatus = ExitCodes.noInput) throws(CommandFailure) {
-        do {
-            _ = try FileSystem.InputFile(path)
-        } catch {
-            throw CommandFailure(exitCode, "\(flag) \(path): \(error.kind == .missing ? "no such file; check the path" : error.reason)")
         }
     }
 

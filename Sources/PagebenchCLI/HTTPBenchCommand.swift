@@ -76,7 +76,7 @@ public struct HTTPBenchCommand: AsyncParsableCommand {
     }
 
     public func run() async throws {
-        let outcome: (line: String, failure: CommandFailure?)
+        let outcome: (line: String, failure: CommandError?)
         do {
             outcome = try await execute()
         } catch {
@@ -90,7 +90,7 @@ public struct HTTPBenchCommand: AsyncParsableCommand {
 
     /// Runs the load and returns its JSON summary line, and the failure that ended it early
     /// (a non-retryable answer, or a server that stopped answering), if one did.
-    public func execute() async throws -> (line: String, failure: CommandFailure?) {
+    public func execute() async throws -> (line: String, failure: CommandError?) {
         try checkDescriptorLimit()
         let request = PageRequest(range: range.range, reverse: range.reverse, limit: limit, filter: try range.parsedFilter())
         let load = HTTPDrainLoad(request: request, concurrency: connections, duration: .seconds(duration))
@@ -100,7 +100,7 @@ public struct HTTPBenchCommand: AsyncParsableCommand {
         do {
             source = try HTTPStoreSource(target: target, configuration: configuration)
         } catch {
-            throw CommandFailure(ExitCodes.usage, error.message)
+            throw CommandError.usage(error.message)
         }
         let executor: (@Sendable (Int) -> (any TaskExecutor)?)? =
             switch tasks {
@@ -114,17 +114,15 @@ public struct HTTPBenchCommand: AsyncParsableCommand {
         let statuses = counts.byStatus.keys.sorted().map { "\"\($0)\":\(counts[$0])" }.joined(separator: ",")
         let firstFailure = result.firstFailure.map { ",\"firstFailure\":\(jsonString($0))" } ?? ""
         if result.pages == 0 && result.failures == 0 && !result.serverStoppedAnswering {
-            throw CommandFailure(
-                ExitCodes.unavailable,
+            throw CommandError.unavailable(
                 "no page received from \(target) in \(duration) s (\(counts)); \(result.lastUnanswered ?? "is the server running?")")
         }
-        var failure: CommandFailure?
+        var failure: CommandError?
         if let first = result.firstFailure, result.failures > 0 {
-            failure = CommandFailure(
-                ExitCodes.unavailable, "a non-retryable failure ended the run (repeating it would only measure the error): \(first)")
+            failure = .unavailable(
+                "a non-retryable failure ended the run (repeating it would only measure the error): \(first)")
         } else if result.serverStoppedAnswering {
-            failure = CommandFailure(
-                ExitCodes.unavailable,
+            failure = .unavailable(
                 "\(target) stopped answering (\(HTTPDrainLoad.giveUpAfterUnanswered) requests in a row got no answer); "
                     + "the figures cover the time before: \(result.lastUnanswered ?? "")")
         }
@@ -143,12 +141,11 @@ public struct HTTPBenchCommand: AsyncParsableCommand {
     /// Every connection is a socket: more than the process may open would fail to connect
     /// (EMFILE) part way and be counted as a server that stopped answering. The soft limit
     /// is raised as far as the hard limit allows; beyond that, exit 64 before connecting.
-    func checkDescriptorLimit() throws(CommandFailure) {
+    func checkDescriptorLimit() throws(CommandError) {
         let needed = connections + Self.reservedDescriptors
         let limits = FileDescriptorLimit.raiseSoftLimit(toAtLeast: needed)
         guard limits.soft < needed else { return }
-        throw CommandFailure(
-            ExitCodes.usage,
+        throw .usage(
             "--connections \(connections) needs \(needed) file descriptors (a socket per connection and "
                 + "\(Self.reservedDescriptors) for the process), but this process may open \(limits.soft) "
                 + "(ulimit -n; hard limit \(limits.hard == Int.max ? "unlimited" : String(limits.hard))); give at most "

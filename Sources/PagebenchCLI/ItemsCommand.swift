@@ -38,7 +38,7 @@ public struct ItemsCommand: AsyncParsableCommand {
     }
 
     /// Writes the lines to `output`.
-    public func execute(into output: inout some TextOutputStream) throws(CommandFailure) {
+    public func execute(into output: inout some TextOutputStream) throws(CommandError) {
         let configuration = try store.configuration(writes: writes)
         let syntheticStore: SyntheticStore
         let listing: ItemListing
@@ -46,7 +46,7 @@ public struct ItemsCommand: AsyncParsableCommand {
             syntheticStore = try SyntheticStore(configuration: configuration)
             listing = try syntheticStore.listing(in: range.range, filter: try range.parsedFilter(), reverse: range.reverse)
         } catch {
-            throw CommandFailure(wrapping: error)
+            throw CommandError(wrapping: error)
         }
         let maxItems = self.maxItems ?? Int.max  // a local: property reads cost in the loop
         var written = 0

@@ -95,13 +95,13 @@ public struct PagesCommand: AsyncParsableCommand {
 
     /// Pages through the range and writes one line per page to `output`.
     @discardableResult
-    public func execute(into output: inout some TextOutputStream) async throws(CommandFailure) -> Summary {
+    public func execute(into output: inout some TextOutputStream) async throws(CommandError) -> Summary {
         let configuration = try store.configuration(writes: writes)
         let syntheticStore: SyntheticStore
         do {
             syntheticStore = try SyntheticStore(configuration: configuration)
         } catch {
-            throw CommandFailure(wrapping: error)
+            throw CommandError(wrapping: error)
         }
         var request = PageRequest(
             range: range.range, reverse: range.reverse, limit: limit, filter: try range.parsedFilter(), token: token,
@@ -114,7 +114,7 @@ public struct PagesCommand: AsyncParsableCommand {
             do {
                 page = try await syntheticStore.page(request)
             } catch {
-                throw CommandFailure(wrapping: error)
+                throw CommandError(wrapping: error)
             }
             summary.pages += 1
             summary.returned += page.returnedCount

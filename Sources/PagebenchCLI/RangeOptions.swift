@@ -50,12 +50,12 @@ public struct RangeOptions: ParsableArguments {
     }
 
     /// The parsed filter (validated in `validate()`).
-    public func parsedFilter() throws(CommandFailure) -> Filter? {
+    public func parsedFilter() throws(CommandError) -> Filter? {
         guard let filter else { return nil }
         do {
             return try Filter(parsing: filter)
         } catch {
-            throw CommandFailure(ExitCodes.usage, error.message)
+            throw .usage(error.message)
         }
     }
 }

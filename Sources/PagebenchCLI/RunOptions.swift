@@ -176,7 +176,7 @@ public struct RunOptions: ParsableArguments, Sendable {
             do {
                 fromConfigFile = try store.configuration(writes: writes)
             } catch {
-                throw .classified(error.exitCode, error.message)
+                throw RunError(error)
             }
         }
         var planned: [RunSession.Planned] = []

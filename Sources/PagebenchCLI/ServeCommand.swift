@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import PagebenchBase
 import PagebenchEngine
 import PagebenchGraphQL
 import PagebenchServer
@@ -189,16 +190,15 @@ public struct ServeCommand: AsyncParsableCommand {
         if let tlsCert, let tlsKey {
             tls = TLSFiles(certificateFile: tlsCert, keyFile: tlsKey)
             do {
-                try CommandFailure.checkReadable(tlsCert, flag: "--tls-cert")
-                try CommandFailure.checkReadable(tlsKey, flag: "--tls-key")
+                try Self.checkReadable(tlsCert, flag: "--tls-cert")
+                try Self.checkReadable(tlsKey, flag: "--tls-key")
             } catch {
                 throw error.report()
             }
             do {
                 try tls?.check()
             } catch {
-                throw CommandFailure(
-                    ExitCodes.dataError,
+                throw CommandError.invalidInput(
                     "--tls-cert \(tlsCert) / --tls-key \(tlsKey): not a PEM certificate chain and its private key (\(error))"
                 ).report()
             }
@@ -222,16 +222,27 @@ public struct ServeCommand: AsyncParsableCommand {
                 }
             }
         } catch {
-            throw CommandFailure(ExitCodes.unavailable, "cannot serve on \(host):\(port): \(error)").report()
+            throw CommandError.unavailable("cannot serve on \(host):\(port): \(error)").report()
+        }
+    }
+
+    /// Checks that the file a flag names can be opened for reading, so that the reason a
+    /// library would report in its own words (a TLS library's "failed to load") is said
+    /// plainly first: `--tls-cert /x: permission denied: …`, `… is a directory, not a file`.
+    static func checkReadable(_ path: String, flag: String) throws(CommandError) {
+        do {
+            _ = try FileSystem.InputFile(path)
+        } catch {
+            throw .missingInput("\(flag) \(path): \(error.kind == .missing ? "no such file; check the path" : error.reason)")
         }
     }
 
     /// The GraphQL front end (W6).
-    func graphQLRoutes() throws(CommandFailure) -> GraphQLRoutes {
+    func graphQLRoutes() throws(CommandError) -> GraphQLRoutes {
         do {
             return try GraphQLRoutes(execution: graphqlExecution, bounds: graphQLBounds)
         } catch {
-            throw CommandFailure(ExitCodes.software, "the GraphQL schema could not be built: \(error)")
+            throw .internalFailure("the GraphQL schema could not be built: \(error)")
         }
     }
 
@@ -240,29 +251,28 @@ public struct ServeCommand: AsyncParsableCommand {
     ///
     /// - Throws: 64 for --scenario with --config (or a flag that makes the store invalid,
     ///   as with --config), 65 for an invalid scenario or configuration file, 66 for a missing one.
-    func storeConfiguration() throws(CommandFailure) -> StoreConfiguration {
+    func storeConfiguration() throws(CommandError) -> StoreConfiguration {
         guard let scenarioFile else { return try store.configuration() }
         guard store.configFile == nil else {
-            throw CommandFailure(ExitCodes.usage, "--scenario and --config both give the store; give one")
+            throw .usage("--scenario and --config both give the store; give one")
         }
         let scenario: Scenario
         do {
             scenario = try Scenario.load(path: scenarioFile)
         } catch {
-            throw CommandFailure(error)
+            throw CommandError(error)
         }
         return try store.applied(to: scenario.store)
     }
 
     /// The server these options describe (not started).
-    public func makeServer() throws(CommandFailure) -> StoreServer {
+    public func makeServer() throws(CommandError) -> StoreServer {
         let configuration = try storeConfiguration()
         if configuration.writes != nil {
             // The protocol front ends (W1–W6) take sort keys, conditions and start keys in
             // the keys of a store without writes, and the harness counts S25 only on the
             // in-process store: writes stay in-process.
-            throw CommandFailure(
-                ExitCodes.usage,
+            throw .usage(
                 "serve does not take writes (S22): writes run on the in-process store of `pagebench run` only; "
                     + "drop \"writes\" from the --config or --scenario file")
         }
@@ -270,11 +280,10 @@ public struct ServeCommand: AsyncParsableCommand {
         do {
             syntheticStore = try SyntheticStore(configuration: configuration)
         } catch {
-            throw CommandFailure(wrapping: error)
+            throw CommandError(wrapping: error)
         }
         if payload, configuration.itemSize.maximumBytes > StoreServer.maximumPayloadBytes {
-            throw CommandFailure(
-                ExitCodes.usage,
+            throw .usage(
                 "--payload serves items of at most \(StoreServer.maximumPayloadBytes) bytes (64 MiB), but --item-size allows "
                     + "\(configuration.itemSize.maximumBytes); lower its maximum or serve without --payload")
         }

@@ -46,16 +46,16 @@ public struct StandardOutput: TextOutputStream {
     }
 
     /// Flushes, then throws if any write to standard output failed.
-    public mutating func finish() throws(CommandFailure) {
+    public mutating func finish() throws(CommandError) {
         flush()
         if let failure {
-            throw CommandFailure(
-                ExitCodes.ioError, "cannot write to standard output: \(String(cString: strerror(failure))) (errno \(failure))")
+            throw .outputFailed(
+                "cannot write to standard output: \(String(cString: strerror(failure))) (errno \(failure))")
         }
     }
 
     /// Writes `text` and finishes: for commands whose whole output is one string.
-    public static func write(_ text: String) throws(CommandFailure) {
+    public static func write(_ text: String) throws(CommandError) {
         var output = StandardOutput()
         output.write(text)
         try output.finish()

@@ -82,23 +82,24 @@ public struct StoreOptions: ParsableArguments, Sendable {
 
     /// The configuration: defaults, then the file, then the flags; validated.
     ///
-    /// - Throws: ``CommandFailure``: 66 when the file cannot be read, 65 when it is not a
-    ///   valid configuration, 64 when a flag is invalid or makes the result invalid.
-    public func configuration(writes: WriteOptions? = nil) throws(CommandFailure) -> StoreConfiguration {
+    /// - Throws: ``CommandError``: missing input (66) when the file cannot be read, invalid
+    ///   input (65) when it is not a valid configuration, the store's error (64) when a flag
+    ///   is invalid or makes the result invalid.
+    public func configuration(writes: WriteOptions? = nil) throws(CommandError) -> StoreConfiguration {
         var configuration = StoreConfiguration.default
         if let configFile {
             let data: Data
             do {
                 data = Data(try FileSystem.readBytes(configFile))
             } catch {
-                throw CommandFailure(ExitCodes.noInput, "cannot read configuration file \(configFile): \(error.reason)")
+                throw .missingInput("cannot read configuration file \(configFile): \(error.reason)")
             }
             do {
                 configuration = try StoreConfiguration.load(json: data)
             } catch let error as StoreError {
-                throw CommandFailure(ExitCodes.dataError, "\(configFile): \(error.message)")
+                throw .invalidInput("\(configFile): \(error.message)")
             } catch {
-                throw CommandFailure(ExitCodes.dataError, "\(configFile): \(error)")
+                throw .invalidInput("\(configFile): \(error)")
             }
         }
         return try applied(to: configuration, writes: writes)
@@ -106,17 +107,18 @@ public struct StoreOptions: ParsableArguments, Sendable {
 
     /// `base` with the flags applied, validated (`serve --scenario`: a scenario's store).
     ///
-    /// - Throws: ``CommandFailure``, 64 when a flag is invalid or makes the result invalid.
-    public func applied(to base: StoreConfiguration, writes: WriteOptions? = nil) throws(CommandFailure) -> StoreConfiguration {
+    /// - Throws: ``CommandError``, the store's error (64) when a flag is invalid or makes the
+    ///   result invalid.
+    public func applied(to base: StoreConfiguration, writes: WriteOptions? = nil) throws(CommandError) -> StoreConfiguration {
         var configuration = base
         do {
             try applyFlags(to: &configuration)
             try writes?.applyFlags(to: &configuration)
             try configuration.validate()
         } catch let error as StoreError {
-            throw CommandFailure(error)
+            throw CommandError(error)
         } catch {
-            throw CommandFailure(wrapping: error)
+            throw CommandError(wrapping: error)
         }
         return configuration
     }

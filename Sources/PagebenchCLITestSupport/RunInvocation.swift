@@ -27,13 +27,13 @@ public func runPagebench(
     var capture = Capture()
     do {
         guard let command = try PagebenchCommand.parseAsRoot(["run"] + arguments) as? RunCommand else {
-            return RunInvocation(output: nil, text: "", failure: CommandFailure(.init(70), "not a run command"))
+            return RunInvocation(output: nil, text: "", failure: CommandFailure(CommandError.internalFailure("not a run command")))
         }
         let output = try await command.execute(into: &capture, workerExecutable: workerExecutable, workerLaunched: workerLaunched)
         return RunInvocation(output: output, text: capture.text, failure: nil)
     } catch let failure as CommandFailure {
         return RunInvocation(output: nil, text: capture.text, failure: failure)
     } catch {
-        return RunInvocation(output: nil, text: capture.text, failure: CommandFailure(.init(64), "\(error)"))
+        return RunInvocation(output: nil, text: capture.text, failure: CommandFailure(CommandError.usage("\(error)")))
     }
 }

@@ -65,7 +65,27 @@ extension ExitCodes {
         case .targetUnavailable, .countingUnavailable: unavailable
         case .sloBroken: sloBroken
         case .interrupted(let signal): interrupted(signal: signal)
-        case .classified(let status): status
+        case .command(let code): Self.code(for: code)
+        case .store(let code, let fromFile): Self.code(for: code, fromFile: fromFile)
+        case .harness(let kind): Self.code(for: kind)
+        case .metrics(let kind): Self.code(for: kind)
+        }
+    }
+
+    /// A command's errors (``CommandError``: `items`, `pages`, `serve`, `http-bench`, the
+    /// store flags, standard output): each kind of failure its documented code.
+    public static func code(for error: CommandError) -> ExitStatus {
+        code(for: error.code)
+    }
+
+    static func code(for code: CommandError.Code) -> ExitStatus {
+        switch code {
+        case .usage: usage
+        case .invalidInput: dataError
+        case .missingInput: noInput
+        case .unavailable: unavailable
+        case .internalFailure: software
+        case .outputFailed: ioError
         case .store(let code, let fromFile): Self.code(for: code, fromFile: fromFile)
         case .harness(let kind): Self.code(for: kind)
         case .metrics(let kind): Self.code(for: kind)

@@ -33,9 +33,9 @@ public struct RunError: Error, CustomStringConvertible, Sendable {
         case sloBroken
         /// A signal stopped the run (H6): 128 + the signal.
         case interrupted(signal: Int32)
-        /// A failure its caller classified itself, with that exit code (the CLI's store flags,
-        /// which `items`, `pages` and `serve` share).
-        case classified(ExitStatus)
+        /// A command error (the CLI's store flags, which `items`, `pages` and `serve` share),
+        /// by its own kind.
+        case command(CommandError.Code)
         /// A store, harness or results error, by its own kind.
         case store(StoreError.Code, fromFile: Bool)
         case harness(HarnessError.Kind)
@@ -79,9 +79,9 @@ public struct RunError: Error, CustomStringConvertible, Sendable {
         RunError(.interrupted(signal: signal), message)
     }
 
-    /// A failure its caller already gave a documented exit code.
-    public static func classified(_ status: ExitStatus, _ message: String) -> RunError {
-        RunError(.classified(status), message)
+    /// A command error (the store flags `run` shares with `items`, `pages` and `serve`).
+    public init(_ error: CommandError) {
+        self.init(.command(error.code), error.message)
     }
 
     /// A store error; `fromFile`: the configuration came from a file.
@@ -104,6 +104,7 @@ public struct RunError: Error, CustomStringConvertible, Sendable {
     public init(wrapping error: any Error) {
         switch error {
         case let error as RunError: self = error
+        case let error as CommandError: self.init(error)
         case let error as StoreError: self.init(error)
         case let error as HarnessError: self.init(error)
         case let error as MetricsError: self.init(error)

@@ -31,19 +31,19 @@ import Testing
         // Store flags override the file, on both sides alike.
         #expect(try serve(["--scenario", file, "--seed", "10"]).makeServer().store.configuration.seed == 10)
         // One source of the store.
-        #expect(throws: CommandFailure.self) { _ = try serve(["--scenario", file, "--config", file]).makeServer() }
+        #expect(throws: CommandError.self) { _ = try serve(["--scenario", file, "--config", file]).makeServer() }
         let both = try serve(["--scenario", file, "--config", file])
         do {
             _ = try both.makeServer()
         } catch {
-            #expect(error.exitCode.rawValue == 64 && error.message.contains("--scenario and --config"))
+            #expect(error.exitStatus.rawValue == 64 && error.message.contains("--scenario and --config"))
         }
         let missing = try serve(["--scenario", directory.appendingPathComponent("missing.json").path])
         do {
             _ = try missing.makeServer()
             Issue.record("a missing scenario file was served")
         } catch {
-            #expect(error.exitCode.rawValue == 66)
+            #expect(error.exitStatus.rawValue == 66)
         }
     }
 }

@@ -21,7 +21,7 @@ import Testing
         return try #require(command as? C)
     }
 
-    func pages(_ arguments: [String]) async throws -> (Capture, CommandFailure?) {
+    func pages(_ arguments: [String]) async throws -> (Capture, CommandError?) {
         let command = try parse(["pages"] + arguments, as: PagesCommand.self)
         var capture = Capture()
         do {
@@ -77,10 +77,10 @@ import Testing
         #expect(rest.lines.first?["keys"] as? [[Int]] == [[0, 3], [0, 4], [1, 0]])
         // The same token with another limit: 65, naming the change.
         let (_, mismatch) = try await pages(small + ["--limit", "4", "--token", token])
-        #expect(mismatch?.exitCode == ExitCodes.dataError)
+        #expect(mismatch?.exitStatus == ExitCodes.dataError)
         #expect(mismatch?.message.contains("limit was 3, now 4") == true)
         let (_, invalid) = try await pages(small + ["--token", "not-a-token"])
-        #expect(invalid?.exitCode == ExitCodes.dataError)
+        #expect(invalid?.exitStatus == ExitCodes.dataError)
     }
 
     @Test func exactEndAndEmptyPagesAreVisible() async throws {
@@ -102,10 +102,10 @@ import Testing
         #expect(parseExitCode(["pages", "--budget-boundary", "sideways"]) == 64)
         #expect(parseExitCode(["items", "--clustering", "runs:x"]) == 64)
         let (_, unknown) = try await pages(small + ["--partition", "7"])
-        #expect(unknown?.exitCode == ExitCodes.usage)
+        #expect(unknown?.exitStatus == ExitCodes.usage)
         #expect(unknown?.message.contains("partitions 0 to 1") == true)
         let (_, invalid) = try await pages(["--partitions", "0"])
-        #expect(invalid?.exitCode == ExitCodes.usage)
+        #expect(invalid?.exitStatus == ExitCodes.usage)
         #expect(invalid?.message.contains("partitions") == true)
     }
 
@@ -123,17 +123,17 @@ import Testing
         #expect(capture.lines.map { $0["scanned"] as? Int } == [4, 2])
 
         let (_, missing) = try await pages(["--config", directory.appendingPathComponent("none.json").path])
-        #expect(missing?.exitCode == ExitCodes.noInput)
+        #expect(missing?.exitStatus == ExitCodes.noInput)
         let bad = directory.appendingPathComponent("bad.json")
         try Data(#"{"partitions": -3}"#.utf8).write(to: bad)
         let (_, invalid) = try await pages(["--config", bad.path])
-        #expect(invalid?.exitCode == ExitCodes.dataError)
+        #expect(invalid?.exitStatus == ExitCodes.dataError)
         #expect(invalid?.message.contains("partitions") == true)
     }
 
     @Test func injectedFailuresExitWith69() async throws {
         let (_, throttled) = try await pages(small + ["--throttle-rate", "1"])
-        #expect(throttled?.exitCode == ExitCodes.unavailable)
+        #expect(throttled?.exitStatus == ExitCodes.unavailable)
         #expect(throttled?.message.contains("throttled") == true)
     }
 

@@ -93,7 +93,7 @@ import PagebenchCLITestSupport
         try #"{"writes": {"insertRate": 1}}"#.write(toFile: file, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(atPath: file) }
         let serve = try #require(try PagebenchCommand.parseAsRoot(["serve", "--config", file]) as? ServeCommand)
-        #expect(throws: CommandFailure.self) { _ = try serve.makeServer() }
+        #expect(throws: CommandError.self) { _ = try serve.makeServer() }
     }
 
     /// Stages share one store across their rows, so S25's counts would mix stages: refused

@@ -4,7 +4,8 @@ import PagebenchMetrics
 import PagebenchStore
 import Testing
 
-/// The one table from a run's errors to the documented exit codes (docs/exit-codes.md).
+/// The one table from a run's and a command's errors to the documented exit codes
+/// (docs/exit-codes.md).
 @Suite struct ExitCodeTableTests {
     @Test func eachRunFailureHasItsDocumentedCode() {
         let cases: [(RunError, Int32)] = [
@@ -27,5 +28,32 @@ import Testing
         let unexpected = RunError(wrapping: Unexpected())
         #expect(unexpected.exitStatus == ExitCodes.software && unexpected.message.hasPrefix("internal error: "))
         #expect(RunError(wrapping: RunError.sloBroken("kept")).message == "kept")
+    }
+
+    /// `items`, `pages`, `serve`, `http-bench`, the store flags and standard output say what
+    /// went wrong (``CommandError``); the table says which code that is.
+    @Test func eachCommandFailureHasItsDocumentedCode() {
+        let cases: [(CommandError, Int32)] = [
+            (.usage("x"), 64), (.invalidInput("x"), 65), (.missingInput("x"), 66), (.unavailable("x"), 69),
+            (.internalFailure("x"), 70), (.outputFailed("x"), 74),
+            (CommandError(StoreError.invalidConfiguration("x")), 64),
+            (CommandError(StoreError.invalidConfiguration("x"), fromFile: true), 65),
+            (CommandError(StoreError(remote: .invalidToken, message: "x")), 65),
+            (CommandError(StoreError(remote: .throttled, message: "x")), 69),
+            (CommandError(HarnessError(.invalidScenario, "x")), 65),
+            (CommandError(HarnessError(.inputUnavailable, "x")), 66),
+            (CommandError(MetricsError(kind: .outputFailed, message: "x")), 73),
+        ]
+        for (error, code) in cases {
+            #expect(error.exitStatus.rawValue == code, "\(error)")
+            #expect(ExitCodes.code(for: error) == error.exitStatus)
+            // A run that meets the same failure (the store flags `run` shares) exits alike.
+            #expect(RunError(error).exitStatus.rawValue == code, "\(error)")
+            #expect(RunError(wrapping: error).message == error.message)
+        }
+        struct Unexpected: Error {}
+        let unexpected = CommandError(wrapping: Unexpected())
+        #expect(unexpected.exitStatus == ExitCodes.software && unexpected.message.hasPrefix("internal error: "))
+        #expect(CommandError(wrapping: CommandError.unavailable("kept")).message == "kept")
     }
 }
