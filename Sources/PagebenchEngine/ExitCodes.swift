@@ -66,9 +66,6 @@ extension ExitCodes {
         case .sloBroken: sloBroken
         case .interrupted(let signal): interrupted(signal: signal)
         case .command(let code): Self.code(for: code)
-        case .store(let code, let fromFile): Self.code(for: code, fromFile: fromFile)
-        case .harness(let kind): Self.code(for: kind)
-        case .metrics(let kind): Self.code(for: kind)
         }
     }
 

@@ -34,12 +34,9 @@ public struct RunError: Error, CustomStringConvertible, Sendable {
         /// A signal stopped the run (H6): 128 + the signal.
         case interrupted(signal: Int32)
         /// A command error (the CLI's store flags, which `items`, `pages` and `serve` share),
-        /// by its own kind.
+        /// or a store, harness or results error, by its own kind (through ``CommandError``,
+        /// which carries those kinds for every command).
         case command(CommandError.Code)
-        /// A store, harness or results error, by its own kind.
-        case store(StoreError.Code, fromFile: Bool)
-        case harness(HarnessError.Kind)
-        case metrics(MetricsError.Kind)
     }
 
     let code: Code
@@ -86,29 +83,26 @@ public struct RunError: Error, CustomStringConvertible, Sendable {
 
     /// A store error; `fromFile`: the configuration came from a file.
     public init(_ error: StoreError, fromFile: Bool = false) {
-        self.init(.store(error.code, fromFile: fromFile), error.message)
+        self.init(CommandError(error, fromFile: fromFile))
     }
 
     /// A harness error, naming its file.
     public init(_ error: HarnessError) {
-        self.init(.harness(error.kind), error.description)
+        self.init(CommandError(error))
     }
 
     /// A results, thresholds, report or process-statistics error, as `file:line:column: message`.
     public init(_ error: MetricsError) {
-        self.init(.metrics(error.kind), error.description)
+        self.init(CommandError(error))
     }
 
-    /// Any error: each library error by its kind, a `RunError` unchanged, anything else an
-    /// internal error (70).
+    /// Any error: a `RunError` unchanged, anything else as ``CommandError/init(wrapping:)``
+    /// classifies it (each library error by its kind, the rest an internal error, 70).
     public init(wrapping error: any Error) {
-        switch error {
-        case let error as RunError: self = error
-        case let error as CommandError: self.init(error)
-        case let error as StoreError: self.init(error)
-        case let error as HarnessError: self.init(error)
-        case let error as MetricsError: self.init(error)
-        default: self.init(.internalFailure, "internal error: \(error)")
+        if let error = error as? RunError {
+            self = error
+        } else {
+            self.init(CommandError(wrapping: error))
         }
     }
 }
