@@ -15,6 +15,9 @@ GET /pagetwo/KIND?[nextToken=T] a good first page with a token; the second page 
 GET /throttle?...               as /ok, but the first request for each token answers 429 Retry-After: 1
 GET /unavailable                503 without Retry-After, always
 GET /status/CODE                that status with a small JSON body
+GET /okthenexit/N?...           as /ok, but the process exits right after the Nth page it answered
+                                on this path (a server that goes away mid-run at a point set
+                                by pages served, not by a clock)
 GET /hang...                    no answer: prints `hanging PATH` on stdout, then waits until the
                                 client goes away and prints `client left PATH`
 GET /pages/...                  an empty page in `pagebench serve`'s body format with a new
@@ -34,6 +37,7 @@ from urllib.parse import parse_qs, urlparse
 SECRET = os.environ.get("EXPECTED_SECRET", "")
 throttled = set()
 served_pages = 0
+pages_before_exit = 0
 lock = threading.Lock()
 
 
@@ -82,6 +86,15 @@ class Handler(BaseHTTPRequestHandler):
         path = url.path
         if path == "/ok":
             self.page(query)
+        elif path.startswith("/okthenexit/"):
+            global pages_before_exit
+            self.page(query)
+            self.wfile.flush()
+            with lock:
+                pages_before_exit += 1
+                last = pages_before_exit >= int(path.split("/")[2])
+            if last:
+                os._exit(0)
         elif path == "/auth":
             if self.headers.get("Authorization") != f"Bearer {SECRET}":
                 self.send(401, json.dumps({"message": "bad credentials"}))
