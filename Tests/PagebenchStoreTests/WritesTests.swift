@@ -3,6 +3,7 @@ import PagebenchBase
 import PagebenchPage
 @testable import PagebenchStore
 import PagebenchTestSupport
+import Synchronization
 import Testing
 
 /// A small store with writes (S22) for rule tests.
@@ -315,6 +316,36 @@ func writesStore(
             if change.version == total { break }
         }
         #expect(seen == Array(1...total))
+    }
+
+    /// S26: a subscription can be cancelled while the writer delivers to it — here from inside
+    /// its own delivery, which runs under the writer's lock. Cancelling waited for that lock,
+    /// and a watching pager cancelled while a write delivered to it deadlocked the store (a
+    /// fresh-clone CI run hung in a watch test, 2026-11-26): the delivery waited for the
+    /// pager task's lock, which the cancellation held while it waited for the writer's.
+    /// After the cancellation nothing more is delivered, and other subscribers still are.
+    @Test func s26ASubscriptionCancelledDuringItsDeliveryEndsWithoutWaitingForTheWriter() async throws {
+        let store = try writesStore(writes: WritesConfiguration(insertRate: 1, deleteRate: 0.5, updateRate: 0.5))
+        let delivered = Mutex<[UInt64]>([])
+        let subscription = Mutex<ChangeSubscription?>(nil)
+        let own = try #require(
+            store.subscribeToChanges { change in
+                delivered.withLock { $0.append(change.version) }
+                subscription.withLock { $0 }?.cancel()
+            })
+        subscription.withLock { $0 = own }
+        let others = Mutex<Int>(0)
+        let other = try #require(store.subscribeToChanges { _ in others.withLock { $0 += 1 } })
+        defer { other.cancel() }
+        var request = PageRequest(range: .partition(1), limit: 3)
+        for _ in 0..<10 {
+            let page = try await store.page(request)
+            request.token = page.nextToken
+            if request.token == nil { break }
+        }
+        #expect(store.writeVersion > 1)
+        #expect(delivered.withLock { $0 } == [1])
+        #expect(others.withLock { $0 } == Int(store.writeVersion))
     }
 
     /// S23: a page reflects every write before it: an item inserted at the head of the

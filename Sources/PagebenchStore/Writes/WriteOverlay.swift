@@ -43,6 +43,20 @@ final class WriteOverlay: Sendable {
         let partitions = Mutex<[Int: PartitionChanges]>([:])
     }
 
+    /// A change-feed subscriber and whether it was cancelled. Cancelling only sets the flag, so
+    /// it never waits for the writer's lock: a subscriber is called under that lock, and a
+    /// cancellation that waited for it could deadlock against one (a watching pager's task
+    /// cancelled while a write delivers to it holds the task's lock the delivery needs).
+    /// The writer drops cancelled subscribers at its next commit or subscription.
+    final class Subscriber: Sendable {
+        let receive: @Sendable (StoreChange) -> Void
+        let cancelled = Atomic<Bool>(false)
+
+        init(_ receive: @escaping @Sendable (StoreChange) -> Void) {
+            self.receive = receive
+        }
+    }
+
     final class BitWord: Sendable {
         let bits = Atomic<UInt64>(0)
     }
@@ -55,7 +69,7 @@ final class WriteOverlay: Sendable {
         var drawn: [UInt64] = [0, 0, 0]
         /// The first instant writes were asked for (per-second rates).
         var startNanoseconds: UInt64?
-        var subscribers: [UInt64: @Sendable (StoreChange) -> Void] = [:]
+        var subscribers: [UInt64: Subscriber] = [:]
         var lastSubscriberID: UInt64 = 0
     }
 
@@ -133,19 +147,29 @@ final class WriteOverlay: Sendable {
         let bit = partition % bitCount
         bits[bit >> 6].bits.bitwiseOr(1 << UInt64(bit & 63), ordering: .releasing)
         committed.store(version, ordering: .releasing)
-        for subscriber in state.subscribers.values { subscriber(change) }
+        var ended: [UInt64] = []
+        for (id, subscriber) in state.subscribers {
+            if subscriber.cancelled.load(ordering: .acquiring) {
+                ended.append(id)
+            } else {
+                subscriber.receive(change)
+            }
+        }
+        for id in ended { state.subscribers.removeValue(forKey: id) }
     }
 
     /// Adds a change-feed subscriber; it is called under the writer's lock, so it must be
-    /// quick and must not call the store.
+    /// quick and must not call the store. Its cancellation takes no lock (``Subscriber``): it
+    /// may come from any thread, the subscriber's own call included.
     func subscribe(_ receive: @escaping @Sendable (StoreChange) -> Void) -> ChangeSubscription {
-        let id = writer.withLock { state in
+        let subscriber = Subscriber(receive)
+        writer.withLock { state in
+            state.subscribers = state.subscribers.filter { !$0.value.cancelled.load(ordering: .acquiring) }
             state.lastSubscriberID += 1
-            state.subscribers[state.lastSubscriberID] = receive
-            return state.lastSubscriberID
+            state.subscribers[state.lastSubscriberID] = subscriber
         }
-        return ChangeSubscription { [weak self] in
-            _ = self?.writer.withLock { $0.subscribers.removeValue(forKey: id) }
+        return ChangeSubscription {
+            subscriber.cancelled.store(true, ordering: .releasing)
         }
     }
 }
