@@ -55,13 +55,8 @@ extension ExitCodes {
     /// A run's errors (``RunError``): each kind of failure its documented code.
     public static func code(for error: RunError) -> ExitStatus {
         switch error.code {
-        case .invalidRequest: usage
-        case .invalidInput: dataError
-        case .missingInput: noInput
-        case .internalFailure: software
         case .workerFailed: workerFailed
         case .cannotCreate: cannotCreate
-        case .outputFailed: ioError
         case .targetUnavailable, .countingUnavailable: unavailable
         case .sloBroken: sloBroken
         case .interrupted(let signal): interrupted(signal: signal)

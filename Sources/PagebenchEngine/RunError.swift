@@ -11,20 +11,10 @@ import PagebenchStore
 public struct RunError: Error, CustomStringConvertible, Sendable {
     /// What went wrong; ``ExitCodes/code(for:)-(RunError)`` maps each to its exit code.
     enum Code: Hashable, Sendable {
-        /// The request (flags, or what they make of a scenario) is invalid: 64.
-        case invalidRequest
-        /// A scenario, target or shard file's content is invalid: 65.
-        case invalidInput
-        /// An input file is missing: 66.
-        case missingInput
-        /// pagebench did not expect this: 70.
-        case internalFailure
         /// A worker process (or the callgrind run) failed: 71.
         case workerFailed
         /// An output file or directory could not be created: 73.
         case cannotCreate
-        /// Standard output could not be written: 74.
-        case outputFailed
         /// The target did not answer, or answered no page or ended no drain in a phase (T6): 69.
         case targetUnavailable
         /// Instructions cannot be counted on this machine (no valgrind): 69.
@@ -33,8 +23,8 @@ public struct RunError: Error, CustomStringConvertible, Sendable {
         case sloBroken
         /// A signal stopped the run (H6): 128 + the signal.
         case interrupted(signal: Int32)
-        /// A command error (the CLI's store flags, which `items`, `pages` and `serve` share),
-        /// or a store, harness or results error, by its own kind (through ``CommandError``,
+        /// The failures a run shares with every command (usage, input, internal, output) and
+        /// the store, harness and results errors, by their own kind (through ``CommandError``,
         /// which carries those kinds for every command).
         case command(CommandError.Code)
     }
@@ -62,13 +52,13 @@ public struct RunError: Error, CustomStringConvertible, Sendable {
     /// Whether the rows were written and one broke an SLO.
     public var isSLOBroken: Bool { code == .sloBroken }
 
-    public static func invalidRequest(_ message: String) -> RunError { RunError(.invalidRequest, message) }
-    public static func invalidInput(_ message: String) -> RunError { RunError(.invalidInput, message) }
-    public static func missingInput(_ message: String) -> RunError { RunError(.missingInput, message) }
-    public static func internalFailure(_ message: String) -> RunError { RunError(.internalFailure, message) }
+    public static func invalidRequest(_ message: String) -> RunError { RunError(.command(.usage), message) }
+    public static func invalidInput(_ message: String) -> RunError { RunError(.command(.invalidInput), message) }
+    public static func missingInput(_ message: String) -> RunError { RunError(.command(.missingInput), message) }
+    public static func internalFailure(_ message: String) -> RunError { RunError(.command(.internalFailure), message) }
     public static func workerFailed(_ message: String) -> RunError { RunError(.workerFailed, message) }
     public static func cannotCreate(_ message: String) -> RunError { RunError(.cannotCreate, message) }
-    public static func outputFailed(_ message: String) -> RunError { RunError(.outputFailed, message) }
+    public static func outputFailed(_ message: String) -> RunError { RunError(.command(.outputFailed), message) }
     public static func targetUnavailable(_ message: String) -> RunError { RunError(.targetUnavailable, message) }
     public static func countingUnavailable(_ message: String) -> RunError { RunError(.countingUnavailable, message) }
     public static func sloBroken(_ message: String) -> RunError { RunError(.sloBroken, message) }
