@@ -16,10 +16,10 @@
 //   HTTP in three rooms:
 //   PagebenchWire → PagebenchStore (+ NIOCore): page bodies, queries, error bodies, JSON
 //   PagebenchHTTPClient → PagebenchWire, PagebenchTLS (+ SwiftNIO): the lean client, HTTPStoreSource
-//   PagebenchServer → PagebenchWire, PagebenchTLS (+ Hummingbird): `serve`, REST and DynamoDB
+//   PagebenchServer → PagebenchWire, PagebenchTLS (+ HummingbirdCore): `serve`, REST and DynamoDB
 //   PagebenchTargets → PagebenchWire, PagebenchHTTPClient, PagebenchPage (+ COpenSSL's
 //     SHA-256/HMAC for SigV4): real APIs, speaking only the page contract (never the
-//     synthetic store's types); never the server, so no Hummingbird
+//     synthetic store's types); never the server, so no HummingbirdCore
 //   PagebenchGraphQL → PagebenchServer, PagebenchWire (+ GraphQLSwift): serve's GraphQL (W6)
 //   PagebenchEngine → PagebenchHarness, PagebenchScaleOut, PagebenchReport, PagebenchHTTPClient, PagebenchTargets:
 //     one run (`run`, `knee`, `baseline update`): sources, row names, SLOs, shards, writing,
@@ -57,16 +57,21 @@ let strict: [SwiftSetting] = [
 var dependencies: [Package.Dependency] = [
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
     .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
-    // Without its default trait ConfigurationSupport (swift-configuration, 16 CPU-s of a cold
-    // debug build), which only adds ConfigReader initializers we do not use.
+    // Only its HummingbirdCore module (the HTTP/1.1 server, requests and responses): the
+    // router module Hummingbird and what it alone brings (_NIOFileSystem, swift-system,
+    // swift-metrics, swift-distributed-tracing, swift-atomics) cost 117 CPU-seconds of a cold
+    // release build for five routes (results/build-times.md). Without the default trait
+    // ConfigurationSupport (swift-configuration), which only adds initializers we do not use.
     .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: ["FullFoundation"]),
-    // Already built for Hummingbird; named here because our HTTP client imports it directly.
+    // Already built for HummingbirdCore; named because the server's responses speak its types.
+    .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+    // Already built for HummingbirdCore; named here because our HTTP client imports it directly.
     .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
     // `--http-client async-http-client`, next to our own lean client (the default; see
     // results/http-vs-wrk.md for why). Only built with the AsyncHTTPClientSupport trait.
     .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
     .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
-    // Already built for Hummingbird; named because the server's parse-error handler speaks its HTTP parts.
+    // Already built for HummingbirdCore; named because the server's parse-error handler speaks its HTTP parts.
     .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
     // The GraphQL front end of `serve` (W6): parser, validation, execution, introspection.
     .package(url: "https://github.com/GraphQLSwift/GraphQL", from: "4.3.0"),
@@ -163,7 +168,7 @@ var targets: [Target] = [
         swiftSettings: strict
     ),
     // The HTTP client: the lean HTTP/1.1 pool with TLS on SwiftNIO, HTTPRequestClient, the served
-    // store as a page source (HTTPStoreSource) and the drain load of `http-bench`. No Hummingbird.
+    // store as a page source (HTTPStoreSource) and the drain load of `http-bench`. No server.
     .target(
         name: "PagebenchHTTPClient",
         dependencies: [
@@ -178,15 +183,15 @@ var targets: [Target] = [
         ],
         swiftSettings: strict
     ),
-    // The store as an HTTP service (`serve`): Hummingbird routes for REST, the DynamoDB front
-    // end, request bounds, HTTPS; its own target so that the cost of Hummingbird stays out of
-    // everything else.
+    // The store as an HTTP service (`serve`): HummingbirdCore's server with our five routes
+    // (StoreRouter) for REST, the DynamoDB front end, request bounds, HTTPS; its own target so
+    // that the cost of the server stays out of everything else.
     .target(
         name: "PagebenchServer",
         dependencies: [
             "PagebenchBase", "PagebenchPage", "PagebenchStore", "PagebenchWire", "PagebenchTLS",
-            .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HummingbirdCore", package: "hummingbird"),
+            .product(name: "HTTPTypes", package: "swift-http-types"),
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOTLS", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),
@@ -216,7 +221,8 @@ var targets: [Target] = [
             .product(name: "GraphQL", package: "GraphQL"),
             // GraphQLSwift's Map holds objects in OrderedDictionary.
             .product(name: "OrderedCollections", package: "swift-collections"),
-            .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "HummingbirdCore", package: "hummingbird"),
+            .product(name: "HTTPTypes", package: "swift-http-types"),
             .product(name: "NIOCore", package: "swift-nio"),
         ],
         swiftSettings: strict
@@ -264,7 +270,8 @@ var targets: [Target] = [
         name: "PagebenchHTTPTestSupport",
         dependencies: [
             "PagebenchPage", "PagebenchStore", "PagebenchWire", "PagebenchServer",
-            .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "HummingbirdCore", package: "hummingbird"),
+            .product(name: "HTTPTypes", package: "swift-http-types"),
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -305,7 +312,8 @@ var targets: [Target] = [
         name: "PagebenchWireTests",
         dependencies: [
             "PagebenchWire", "PagebenchPage", "PagebenchStore", "PagebenchBase", "PagebenchHTTPTestSupport",
-            .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "HummingbirdCore", package: "hummingbird"),
+            .product(name: "HTTPTypes", package: "swift-http-types"),
             .product(name: "NIOCore", package: "swift-nio"),
         ],
         swiftSettings: strict
@@ -315,7 +323,8 @@ var targets: [Target] = [
         name: "PagebenchHTTPClientTests",
         dependencies: [
             "PagebenchHTTPClient", "PagebenchWire", "PagebenchServer", "PagebenchPage", "PagebenchStore", "PagebenchHTTPTestSupport",
-            .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "HummingbirdCore", package: "hummingbird"),
+            .product(name: "HTTPTypes", package: "swift-http-types"),
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),
         ],
@@ -325,7 +334,8 @@ var targets: [Target] = [
         name: "PagebenchServerTests",
         dependencies: [
             "PagebenchServer", "PagebenchWire", "PagebenchPage", "PagebenchStore", "PagebenchHTTPTestSupport",
-            .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "HummingbirdCore", package: "hummingbird"),
+            .product(name: "HTTPTypes", package: "swift-http-types"),
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOHTTP1", package: "swift-nio"),
         ],

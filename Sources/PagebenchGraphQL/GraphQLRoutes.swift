@@ -1,6 +1,7 @@
 import Foundation
 public import GraphQL
-public import Hummingbird
+import HTTPTypes
+import HummingbirdCore
 import NIOCore
 import PagebenchPage
 import PagebenchStore
@@ -53,7 +54,7 @@ public struct GraphQLRoutes: StoreRouteRegistration {
         (documents.hits.load(ordering: .relaxed), documents.misses.load(ordering: .relaxed))
     }
 
-    public func register(on router: Router<StoreRequestContext>, server: StoreServer) {
+    public func register(on router: inout StoreRouter, server: StoreServer) {
         router.post("/graphql") { request, context in
             let limits = server.configuration.bounds
             let body: ByteBuffer

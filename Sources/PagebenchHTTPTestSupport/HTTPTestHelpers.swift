@@ -1,6 +1,6 @@
 import Foundation
 import HTTPTypes
-import Hummingbird
+import HummingbirdCore
 import Logging
 import NIOCore
 import NIOHTTP1
@@ -74,7 +74,7 @@ package func withLiveServer<Result: Sendable>(
     _ body: (_ target: String) async throws -> Result
 ) async throws -> Result {
     let (ports, listening) = AsyncStream<Int>.makeStream()
-    let app = server.makeApplication(port: 0) { port in
+    let app = try server.makeService(port: 0) { port in
         listening.yield(port)
         listening.finish()
     }

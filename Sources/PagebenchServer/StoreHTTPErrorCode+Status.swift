@@ -1,4 +1,5 @@
-public import Hummingbird
+public import HTTPTypes
+import HummingbirdCore
 import PagebenchStore
 public import PagebenchWire
 

@@ -1,16 +1,15 @@
-public import Hummingbird
 public import NIOCore
 
-/// The request context of ``StoreServer``: Hummingbird's basics plus the connection's
+/// What a route handler of ``StoreServer`` gets beside the request: the connection's
 /// channel, so that a request whose client has gone away stops waiting out its injected
-/// service time (S20).
-public struct StoreRequestContext: RequestContext {
-    public var coreContext: CoreRequestContextStorage
+/// service time (S20), and the `:name` parts of its route's path.
+public struct StoreRequestContext: Sendable {
     /// The connection the request arrived on.
     public let channel: any Channel
+    /// The route's path parameters (`/partitions/:partition/items`).
+    public internal(set) var parameters = RouteParameters()
 
-    public init(source: ApplicationRequestContextSource) {
-        coreContext = .init(source: source)
-        channel = source.channel
+    public init(channel: any Channel) {
+        self.channel = channel
     }
 }

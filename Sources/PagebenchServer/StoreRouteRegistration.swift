@@ -1,4 +1,3 @@
-public import Hummingbird
 public import PagebenchPage
 import PagebenchStore
 
@@ -10,7 +9,7 @@ import PagebenchStore
 /// time, throttling, faults, statistics), never a second implementation of paging.
 public protocol StoreRouteRegistration: Sendable {
     /// Adds this front end's routes to `router`; `server` pages the store.
-    func register(on router: Router<StoreRequestContext>, server: StoreServer)
+    func register(on router: inout StoreRouter, server: StoreServer)
 }
 
 /// What one page request through ``StoreServer/servePage(_:context:)`` came to.

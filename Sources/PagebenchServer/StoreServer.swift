@@ -1,13 +1,14 @@
-public import Hummingbird
+import HTTPTypes
 import HummingbirdCore
-import Logging
+public import Logging
 import NIOCore
+import NIOPosix
 import PagebenchPage
 public import PagebenchStore
-import ServiceLifecycle
+public import ServiceLifecycle
 import PagebenchWire
 
-/// The synthetic store served over HTTP/1.1 (Hummingbird 2): the list endpoints of
+/// The synthetic store served over HTTP/1.1 (HummingbirdCore's server): the list endpoints of
 /// ``PageQuery``, `GET /health`, and JSON errors carrying the in-process error codes
 /// (``StoreHTTPErrorCode``).
 ///
@@ -73,26 +74,22 @@ public struct StoreServer: Sendable {
 
     /// `handler` on GET and HEAD (HEAD is GET without the body, RFC 9110; the HTTP encoder
     /// drops the body of a HEAD response).
-    private func getAndHead(
-        _ router: Router<StoreRequestContext>, _ path: RouterPath,
-        _ handler: @escaping @Sendable (Request, StoreRequestContext) async throws -> Response
-    ) {
+    private func getAndHead(_ router: inout StoreRouter, _ path: String, _ handler: @escaping StoreRouter.Handler) {
         router.get(path, use: handler)
         router.head(path, use: handler)
     }
 
-    /// The routes, for an `Application` or for in-process tests.
-    public func buildRouter() -> Router<StoreRequestContext> {
-        let router = Router(context: StoreRequestContext.self)
-        router.add(middleware: JSONErrorMiddleware())
+    /// The routes: REST, then the protocol front ends' (``StoreRouteRegistration``).
+    public func buildRouter() -> StoreRouter {
+        var router = StoreRouter()
         let health = healthBody()
-        getAndHead(router, "/health") { _, _ in
+        getAndHead(&router, "/health") { _, _ in
             Response(status: .ok, headers: Self.jsonHeaders, body: .init(byteBuffer: health))
         }
-        getAndHead(router, "/scan") { request, context in
+        getAndHead(&router, "/scan") { request, context in
             await respond(range: .scan, to: request, context: context)
         }
-        getAndHead(router, "/scan/segments/:index/:total") { request, context in
+        getAndHead(&router, "/scan/segments/:index/:total") { request, context in
             let index: Int
             let total: Int
             do throws(QueryParameterError) {
@@ -103,7 +100,7 @@ public struct StoreServer: Sendable {
             }
             return await respond(range: .segment(index: index, total: total), to: request, context: context)
         }
-        getAndHead(router, "/partitions/:partition/items") { request, context in
+        getAndHead(&router, "/partitions/:partition/items") { request, context in
             let partition: Int
             do throws(QueryParameterError) {
                 partition = try PageQuery.pathNumber("partition", context.parameters.get("partition"))
@@ -112,18 +109,19 @@ public struct StoreServer: Sendable {
             }
             return await respond(range: .partition(partition), to: request, context: context)
         }
-        for routes in extraRoutes { routes.register(on: router, server: self) }
+        for routes in extraRoutes { routes.register(on: &router, server: self) }
         return router
     }
 
-    /// The Hummingbird application; `onListening` receives the bound port once the server
-    /// accepts connections. `port` overrides ``Configuration/port`` (0: an ephemeral port).
-    public func makeApplication(
+    /// The server as a service (run it in a `ServiceGroup`); `onListening` receives the
+    /// bound port once the server accepts connections. `port` overrides
+    /// ``Configuration/port`` (0: an ephemeral port).
+    public func makeService(
         logger: Logger? = nil,
         port: Int? = nil,
         onListening: @escaping @Sendable (_ port: Int) async -> Void = { _ in }
-    ) -> Application<RouterResponder<StoreRequestContext>> {
-        makeApplication(logger: logger, server: .http1(configuration: http1Configuration), port: port, onListening: onListening)
+    ) throws -> any Service {
+        try makeService(logger: logger, server: .http1(configuration: http1Configuration), port: port, onListening: onListening)
     }
 
     /// HTTP/1.1 with the handlers that notice clients leaving and answer unparsable requests
@@ -134,26 +132,31 @@ public struct StoreServer: Sendable {
             idleTimeout: configuration.idleTimeout.map { TimeAmount($0) })
     }
 
-    /// The application on `server` (plain HTTP/1.1, or HTTPS around it).
-    func makeApplication(
+    /// The server on `server` (plain HTTP/1.1, or HTTPS around it): each request is answered
+    /// by the router, with the `Date` and `Server` headers every response carries.
+    func makeService(
         logger: Logger?, server: HTTPServerBuilder, port: Int? = nil,
         onListening: @escaping @Sendable (_ port: Int) async -> Void
-    ) -> Application<RouterResponder<StoreRequestContext>> {
+    ) throws -> any Service {
         var quiet = Logger(label: "pagebench.serve")
         quiet.logLevel = .warning
-        return Application(
-            router: buildRouter(),
-            server: server,
+        let router = buildRouter()
+        let serverName = "pagebench/\(store.configurationHash)"
+        let dates = HTTPDateCache()
+        return try server.buildServer(
             configuration: .init(
-                address: .hostname(configuration.host, port: port ?? configuration.port),
-                serverName: "pagebench/\(store.configurationHash)",
-                reuseAddress: true
-            ),
-            onServerRunning: { channel in
-                await onListening(channel.localAddress?.port ?? -1)
-            },
+                address: .hostname(configuration.host, port: port ?? configuration.port), serverName: serverName,
+                reuseAddress: true),
+            eventLoopGroup: MultiThreadedEventLoopGroup.singleton,
             logger: logger ?? quiet
-        )
+        ) { request, writer, channel in
+            var response = await router.respond(to: request, context: StoreRequestContext(channel: channel))
+            response.headers[.date] = dates.now()
+            response.headers[.server] = serverName
+            try await writer.write(response: response.head, body: response.body)
+        } onServerRunning: { channel in
+            await onListening(channel.localAddress?.port ?? -1)
+        }
     }
 
     /// Serves until SIGINT or SIGTERM, then shuts down gracefully: the listener closes,
@@ -163,15 +166,19 @@ public struct StoreServer: Sendable {
         tls: TLSFiles? = nil,
         onListening: @escaping @Sendable (_ port: Int) async -> Void = { _ in }
     ) async throws {
-        let application =
+        let service =
             if let tls {
-                makeApplication(
+                try makeService(
                     logger: logger, server: .tls(http1: http1Configuration, context: try tls.context()),
                     onListening: onListening)
             } else {
-                makeApplication(logger: logger, onListening: onListening)
+                try makeService(logger: logger, onListening: onListening)
             }
-        try await application.runService(gracefulShutdownSignals: [.sigint, .sigterm])
+        var quiet = Logger(label: "pagebench.serve")
+        quiet.logLevel = .warning
+        let group = ServiceGroup(
+            configuration: .init(services: [service], gracefulShutdownSignals: [.sigint, .sigterm], logger: logger ?? quiet))
+        try await group.run()
     }
 
     // MARK: - Requests
@@ -277,52 +284,6 @@ public struct StoreServer: Sendable {
         if code == .store(.throttled) { headers[.retryAfter] = String(configuration.retryAfterSeconds) }
         return Response(
             status: code.status, headers: headers,
-            body: .init(byteBuffer: ErrorBody(code: code, message: message).encoded()))
-    }
-}
-
-/// Turns the router's own failures (no such route, wrong method) into the JSON error body.
-struct JSONErrorMiddleware: RouterMiddleware {
-    typealias Context = StoreRequestContext
-
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        do {
-            return try await next(request, context)
-        } catch let error as HTTPError where error.status == .notFound {
-            if request.method != .get, request.method != .head, Self.isGETRoute(request.uri.path) {
-                var response = Self.response(
-                    .invalidParameter, "\(request.method) is not allowed on \(request.uri.path); use GET or HEAD",
-                    status: .methodNotAllowed)
-                response.headers[.allow] = "GET, HEAD"
-                return response
-            }
-            return Self.response(
-                .notFound,
-                "no endpoint \(request.method) \(request.uri.path); endpoints: GET /partitions/{p}/items, GET /scan, GET /scan/segments/{i}/{n}, GET /health, POST / (DynamoDB JSON API)"
-            )
-        } catch let error as HTTPError {
-            return Self.response(.invalidParameter, error.body ?? "\(error.status)", status: error.status)
-        } catch {
-            return Self.response(.internalError, "internal error: \(error)")
-        }
-    }
-
-    /// Whether `path` is one of the GET routes (so another method gets 405, not 404).
-    static func isGETRoute(_ path: String) -> Bool {
-        let parts = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
-        switch parts.count {
-        case 1: return parts.first == "health" || parts.first == "scan"
-        case 3: return parts.first == "partitions" && parts.last == "items"
-        case 4: return parts.first == "scan" && parts.dropFirst().first == "segments"
-        default: return false
-        }
-    }
-
-    private static func response(
-        _ code: StoreHTTPErrorCode, _ message: String, status: HTTPResponse.Status? = nil
-    ) -> Response {
-        Response(
-            status: status ?? code.status, headers: StoreServer.jsonHeaders,
             body: .init(byteBuffer: ErrorBody(code: code, message: message).encoded()))
     }
 }

@@ -1,5 +1,7 @@
 import Foundation
-import Hummingbird
+import HTTPTypes
+import HummingbirdCore
+import NIOCore
 import PagebenchHTTPClient
 import PagebenchHTTPTestSupport
 import PagebenchPage

@@ -1,5 +1,6 @@
 import Foundation
-import Hummingbird
+import HTTPTypes
+import HummingbirdCore
 import PagebenchHTTPTestSupport
 import PagebenchPage
 @testable import PagebenchServer

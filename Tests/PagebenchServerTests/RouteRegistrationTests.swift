@@ -1,4 +1,6 @@
-import Hummingbird
+import HTTPTypes
+import HummingbirdCore
+import NIOCore
 import PagebenchHTTPTestSupport
 import PagebenchPage
 import PagebenchServer
@@ -12,14 +14,16 @@ import Testing
 struct RouteRegistrationTests {
     /// Answers `GET /probe/:partition` with the first page's item count and token, as text.
     struct ProbeRoutes: StoreRouteRegistration {
-        func register(on router: Router<StoreRequestContext>, server: StoreServer) {
+        func register(on router: inout StoreRouter, server: StoreServer) {
             router.get("/probe/:partition") { _, context in
                 let partition = Int(context.parameters.get("partition") ?? "") ?? -1
-                switch await server.servePage(PageRequest(range: .partition(partition), limit: 3), context: context) {
-                case .page(let page): return "\(page.items.count) \(page.nextToken ?? "-")"
-                case .failed(let error as StoreError): return "error \(error.code)"
-                case .failed, .abandoned: return "failed"
-                }
+                let text =
+                    switch await server.servePage(PageRequest(range: .partition(partition), limit: 3), context: context) {
+                    case .page(let page): "\(page.items.count) \(page.nextToken ?? "-")"
+                    case .failed(let error as StoreError): "error \(error.code)"
+                    case .failed, .abandoned: "failed"
+                    }
+                return Response(status: .ok, body: .init(byteBuffer: ByteBuffer(string: text)))
             }
         }
     }

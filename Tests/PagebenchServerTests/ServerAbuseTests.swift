@@ -1,6 +1,6 @@
 import Foundation
 import HTTPTypes
-import Hummingbird
+import HummingbirdCore
 import NIOHTTP1
 import PagebenchServer
 import PagebenchWire

@@ -1,5 +1,6 @@
 import Foundation
-import Hummingbird
+import HTTPTypes
+import HummingbirdCore
 import NIOCore
 import PagebenchHTTPTestSupport
 import PagebenchPage

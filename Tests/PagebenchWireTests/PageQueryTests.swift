@@ -1,4 +1,6 @@
-import Hummingbird
+import HTTPTypes
+import HummingbirdCore
+import HTTPTypes
 import HummingbirdCore
 import PagebenchPage
 import PagebenchWire

@@ -1,4 +1,5 @@
-import Hummingbird
+import HummingbirdCore
+import HTTPTypes
 import NIOCore
 import PagebenchPage
 import PagebenchStore

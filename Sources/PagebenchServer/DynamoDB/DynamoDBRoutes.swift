@@ -1,5 +1,5 @@
-public import Hummingbird
 import HTTPTypes
+import HummingbirdCore
 import NIOCore
 import PagebenchWire
 
@@ -26,7 +26,7 @@ public struct DynamoDBRoutes: StoreRouteRegistration {
     static let targetPrefix = "DynamoDB_20120810."
     static let targetHeader = HTTPField.Name("X-Amz-Target")!
 
-    public func register(on router: Router<StoreRequestContext>, server: StoreServer) {
+    public func register(on router: inout StoreRouter, server: StoreServer) {
         router.post("/") { request, context in
             await respond(to: request, context: context, server: server)
         }
