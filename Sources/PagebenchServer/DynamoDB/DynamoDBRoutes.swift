@@ -1,6 +1,7 @@
 public import Hummingbird
 import HTTPTypes
 import NIOCore
+import PagebenchBase
 import PagebenchWire
 
 /// The served store as one DynamoDB table over DynamoDB's JSON 1.0 protocol (W1–W5):

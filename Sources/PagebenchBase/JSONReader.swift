@@ -47,7 +47,7 @@ package struct JSONReader: ~Copyable {
     /// Consumes `text` if the bytes at the current offset are exactly it (no whitespace
     /// skipped): the fast path for the canonical layout the server writes.
     @inline(__always)
-    mutating func matchLiteral(_ text: StaticString) -> Bool {
+    package mutating func matchLiteral(_ text: StaticString) -> Bool {
         let count = text.utf8CodeUnitCount
         guard offset + count <= bytes.count, let base = bytes.baseAddress,
             memcmp(base + offset, text.utf8Start, count) == 0
@@ -63,7 +63,7 @@ package struct JSONReader: ~Copyable {
     /// ``matchLiteral(_:)`` (a fraction or exponent does not match it), so every number it
     /// declines goes to ``readInt()``/``readUInt64()``, which accept or reject it with a reason.
     @inline(__always)
-    mutating func matchPlainDigits(maximumDigits: Int) -> UInt64? {
+    package mutating func matchPlainDigits(maximumDigits: Int) -> UInt64? {
         var index = offset
         let end = min(bytes.count, offset + maximumDigits)
         var value: UInt64 = 0
@@ -84,7 +84,7 @@ package struct JSONReader: ~Copyable {
     /// Consumes `"` + exactly 16 hex digits + `"` (no whitespace skipped) and returns their
     /// value, as ``readHex64()`` would; `nil`, with nothing consumed, for anything else.
     @inline(__always)
-    mutating func matchHex64String() -> UInt64? {
+    package mutating func matchHex64String() -> UInt64? {
         guard offset + 18 <= bytes.count, bytes[offset] == UInt8(ascii: "\""), bytes[offset + 17] == UInt8(ascii: "\"")
         else { return nil }
         var value: UInt64 = 0
@@ -104,12 +104,12 @@ package struct JSONReader: ~Copyable {
     }
 
     /// Moves back to an earlier offset (after a fast path did not match).
-    mutating func rewind(to earlier: Int) {
+    package mutating func rewind(to earlier: Int) {
         offset = earlier
     }
 
     /// The number of bytes being read.
-    var byteCount: Int { bytes.count }
+    package var byteCount: Int { bytes.count }
 
     /// Fails unless only whitespace is left.
     package mutating func expectEnd() throws(JSONReadError) {
@@ -151,7 +151,7 @@ package struct JSONReader: ~Copyable {
 
         /// Whether the key is exactly `name` (ASCII).
         @inline(__always)
-        func `is`(_ name: StaticString) -> Bool {
+        package func `is`(_ name: StaticString) -> Bool {
             guard let start else { return text == name.description }
             guard count == name.utf8CodeUnitCount else { return false }
             guard count > 0 else { return true }
@@ -182,7 +182,7 @@ package struct JSONReader: ~Copyable {
 
     /// Reads a string of exactly 16 hex digits as a `UInt64` (an item fingerprint),
     /// without building a `String`.
-    mutating func readHex64() throws(JSONReadError) -> UInt64 {
+    package mutating func readHex64() throws(JSONReadError) -> UInt64 {
         guard peek() == UInt8(ascii: "\"") else { throw error("expected a string of 16 hex digits") }
         let start = offset
         let (range, escaped) = try scanString()
@@ -208,7 +208,7 @@ package struct JSONReader: ~Copyable {
     }
 
     /// Reads a string or `null`.
-    mutating func readOptionalString() throws(JSONReadError) -> String? {
+    package mutating func readOptionalString() throws(JSONReadError) -> String? {
         if try readNull() { return nil }
         return try readString()
     }
@@ -234,7 +234,7 @@ package struct JSONReader: ~Copyable {
     }
 
     /// Reads a non-negative integer that fits a `UInt64`.
-    mutating func readUInt64() throws(JSONReadError) -> UInt64 {
+    package mutating func readUInt64() throws(JSONReadError) -> UInt64 {
         guard peek() != nil else { throw error("expected a number") }
         return try readDigits()
     }
