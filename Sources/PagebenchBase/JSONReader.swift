@@ -10,10 +10,13 @@ import Foundation
 /// for (numbers with fractions or exponents, booleans, nested containers). Never reads
 /// past the buffer, never nests deeper than ``maximumDepth``; every malformed input is a
 /// ``JSONReadError`` naming the offset.
+@usableFromInline
 package struct JSONReader: ~Copyable {
-    private let bytes: UnsafeRawBufferPointer
-    package private(set) var offset = 0
+    @usableFromInline let bytes: UnsafeRawBufferPointer
+    /// The offset of the next byte to read (set back only by ``rewind(to:)``).
+    @usableFromInline package var offset = 0
 
+    @inlinable
     package init(_ bytes: UnsafeRawBufferPointer) {
         self.bytes = bytes
     }
@@ -21,6 +24,7 @@ package struct JSONReader: ~Copyable {
     // MARK: Structure
 
     /// Skips whitespace and returns the next byte without consuming it (`nil` at the end).
+    @inlinable
     package mutating func peek() -> UInt8? {
         while offset < bytes.count {
             switch bytes[offset] {
@@ -32,12 +36,14 @@ package struct JSONReader: ~Copyable {
     }
 
     /// Consumes `byte` (after whitespace) or fails.
+    @inlinable
     package mutating func expect(_ byte: UInt8) throws(JSONReadError) {
         guard peek() == byte else { throw error("expected '\(Character(Unicode.Scalar(byte)))'") }
         offset += 1
     }
 
     /// Consumes `byte` if it comes next.
+    @inlinable
     package mutating func consume(_ byte: UInt8) -> Bool {
         guard peek() == byte else { return false }
         offset += 1
@@ -46,7 +52,7 @@ package struct JSONReader: ~Copyable {
 
     /// Consumes `text` if the bytes at the current offset are exactly it (no whitespace
     /// skipped): the fast path for the canonical layout the server writes.
-    @inline(__always)
+    @inlinable @inline(__always)
     package mutating func matchLiteral(_ text: StaticString) -> Bool {
         let count = text.utf8CodeUnitCount
         guard offset + count <= bytes.count, let base = bytes.baseAddress,
@@ -62,7 +68,7 @@ package struct JSONReader: ~Copyable {
     /// type's width cannot overflow, and whatever follows is checked by the next
     /// ``matchLiteral(_:)`` (a fraction or exponent does not match it), so every number it
     /// declines goes to ``readInt()``/``readUInt64()``, which accept or reject it with a reason.
-    @inline(__always)
+    @inlinable @inline(__always)
     package mutating func matchPlainDigits(maximumDigits: Int) -> UInt64? {
         var index = offset
         let end = min(bytes.count, offset + maximumDigits)
@@ -83,7 +89,7 @@ package struct JSONReader: ~Copyable {
 
     /// Consumes `"` + exactly 16 hex digits + `"` (no whitespace skipped) and returns their
     /// value, as ``readHex64()`` would; `nil`, with nothing consumed, for anything else.
-    @inline(__always)
+    @inlinable @inline(__always)
     package mutating func matchHex64String() -> UInt64? {
         guard offset + 18 <= bytes.count, bytes[offset] == UInt8(ascii: "\""), bytes[offset + 17] == UInt8(ascii: "\"")
         else { return nil }
@@ -104,20 +110,24 @@ package struct JSONReader: ~Copyable {
     }
 
     /// Moves back to an earlier offset (after a fast path did not match).
+    @inlinable
     package mutating func rewind(to earlier: Int) {
         offset = earlier
     }
 
     /// The number of bytes being read.
+    @inlinable
     package var byteCount: Int { bytes.count }
 
     /// Fails unless only whitespace is left.
+    @inlinable
     package mutating func expectEnd() throws(JSONReadError) {
         guard peek() == nil else { throw error("unexpected bytes after the value") }
     }
 
     /// Reads the members of an object, calling `member` with each key; `member` must read
     /// (or ``skipValue()``) the value.
+    @inlinable
     package mutating func readObject(
         _ member: (inout JSONReader, _ key: Key) throws(JSONReadError) -> Void
     ) throws(JSONReadError) {
@@ -132,6 +142,7 @@ package struct JSONReader: ~Copyable {
     }
 
     /// Reads the elements of an array, calling `element` for each.
+    @inlinable
     package mutating func readArray(_ element: (inout JSONReader) throws(JSONReadError) -> Void) throws(JSONReadError) {
         try expect(UInt8(ascii: "["))
         if consume(UInt8(ascii: "]")) { return }
@@ -144,13 +155,21 @@ package struct JSONReader: ~Copyable {
     // MARK: Values
 
     /// An object key, compared without allocating.
+    @usableFromInline
     package struct Key {
-        fileprivate let text: String?
-        fileprivate let start: UnsafeRawPointer?
-        fileprivate let count: Int
+        @usableFromInline let text: String?
+        @usableFromInline let start: UnsafeRawPointer?
+        @usableFromInline let count: Int
+
+        @inlinable
+        init(text: String?, start: UnsafeRawPointer?, count: Int) {
+            self.text = text
+            self.start = start
+            self.count = count
+        }
 
         /// Whether the key is exactly `name` (ASCII).
-        @inline(__always)
+        @inlinable @inline(__always)
         package func `is`(_ name: StaticString) -> Bool {
             guard let start else { return text == name.description }
             guard count == name.utf8CodeUnitCount else { return false }
@@ -165,7 +184,8 @@ package struct JSONReader: ~Copyable {
         }
     }
 
-    private mutating func readKey() throws(JSONReadError) -> Key {
+    @inlinable
+    mutating func readKey() throws(JSONReadError) -> Key {
         guard peek() == UInt8(ascii: "\"") else { throw error("expected an object key") }
         let (range, escaped) = try scanString()
         if escaped { return Key(text: try decodeString(range), start: nil, count: 0) }
@@ -173,6 +193,7 @@ package struct JSONReader: ~Copyable {
     }
 
     /// Reads a string.
+    @inlinable
     package mutating func readString() throws(JSONReadError) -> String {
         guard peek() == UInt8(ascii: "\"") else { throw error("expected a string") }
         let (range, escaped) = try scanString()
@@ -182,6 +203,7 @@ package struct JSONReader: ~Copyable {
 
     /// Reads a string of exactly 16 hex digits as a `UInt64` (an item fingerprint),
     /// without building a `String`.
+    @inlinable
     package mutating func readHex64() throws(JSONReadError) -> UInt64 {
         guard peek() == UInt8(ascii: "\"") else { throw error("expected a string of 16 hex digits") }
         let start = offset
@@ -208,12 +230,14 @@ package struct JSONReader: ~Copyable {
     }
 
     /// Reads a string or `null`.
+    @inlinable
     package mutating func readOptionalString() throws(JSONReadError) -> String? {
         if try readNull() { return nil }
         return try readString()
     }
 
     /// Consumes `null` if it comes next.
+    @inlinable
     package mutating func readNull() throws(JSONReadError) -> Bool {
         guard peek() == UInt8(ascii: "n") else { return false }
         try literal("null")
@@ -221,6 +245,7 @@ package struct JSONReader: ~Copyable {
     }
 
     /// Reads an integer that fits an `Int`.
+    @inlinable
     package mutating func readInt() throws(JSONReadError) -> Int {
         guard peek() != nil else { throw error("expected a number") }
         let negative = consume(UInt8(ascii: "-"))
@@ -234,6 +259,7 @@ package struct JSONReader: ~Copyable {
     }
 
     /// Reads a non-negative integer that fits a `UInt64`.
+    @inlinable
     package mutating func readUInt64() throws(JSONReadError) -> UInt64 {
         guard peek() != nil else { throw error("expected a number") }
         return try readDigits()
@@ -307,11 +333,13 @@ package struct JSONReader: ~Copyable {
 
     // MARK: Internals
 
+    @inlinable
     package func error(_ reason: String) -> JSONReadError {
         JSONReadError(reason: reason, offset: offset)
     }
 
-    private mutating func literal(_ word: StaticString) throws(JSONReadError) {
+    @inlinable
+    mutating func literal(_ word: StaticString) throws(JSONReadError) {
         let count = word.utf8CodeUnitCount
         guard offset + count <= bytes.count, let base = bytes.baseAddress,
             memcmp(base + offset, word.utf8Start, count) == 0
@@ -319,7 +347,8 @@ package struct JSONReader: ~Copyable {
         offset += count
     }
 
-    private mutating func readDigits() throws(JSONReadError) -> UInt64 {
+    @inlinable
+    mutating func readDigits() throws(JSONReadError) -> UInt64 {
         let start = offset
         var value: UInt64 = 0
         while offset < bytes.count, bytes[offset] >= UInt8(ascii: "0"), bytes[offset] <= UInt8(ascii: "9") {
@@ -360,7 +389,8 @@ package struct JSONReader: ~Copyable {
     }
 
     /// Consumes a string; returns the range of its content and whether it has escapes.
-    private mutating func scanString() throws(JSONReadError) -> (Range<Int>, escaped: Bool) {
+    @inlinable
+    mutating func scanString() throws(JSONReadError) -> (Range<Int>, escaped: Bool) {
         offset += 1  // the opening quote, checked by the caller
         let start = offset
         var escaped = false
@@ -395,7 +425,8 @@ package struct JSONReader: ~Copyable {
         throw error("unterminated string")
     }
 
-    private static func isHexDigit(_ byte: UInt8) -> Bool {
+    @inlinable
+    static func isHexDigit(_ byte: UInt8) -> Bool {
         switch byte {
         case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "f"), UInt8(ascii: "A")...UInt8(ascii: "F"): true
         default: false
@@ -403,7 +434,8 @@ package struct JSONReader: ~Copyable {
     }
 
     /// The text of a string with escapes.
-    private func decodeString(_ range: Range<Int>) throws(JSONReadError) -> String {
+    @usableFromInline
+    func decodeString(_ range: Range<Int>) throws(JSONReadError) -> String {
         var scalars = String.UnicodeScalarView()
         var utf8: [UInt8] = []
         var index = range.lowerBound
@@ -467,8 +499,16 @@ package struct JSONReader: ~Copyable {
 }
 
 /// Malformed JSON: what was expected and at which byte offset.
+@usableFromInline
 package struct JSONReadError: Error, CustomStringConvertible {
-    package let reason: String
-    package let offset: Int
-    package var description: String { "\(reason) at byte \(offset)" }
+    @usableFromInline package let reason: String
+    @usableFromInline package let offset: Int
+
+    @inlinable
+    package init(reason: String, offset: Int) {
+        self.reason = reason
+        self.offset = offset
+    }
+
+    @usableFromInline package var description: String { "\(reason) at byte \(offset)" }
 }
