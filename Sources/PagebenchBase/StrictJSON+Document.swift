@@ -50,12 +50,13 @@ extension StrictJSON {
             } catch {
                 throw .notJSON(located: StrictJSON.syntaxError(in: bytes), parser: error)
             }
-            var parser = Parser(bytes: bytes)
-            guard let root = parser.document() else {
-                // Valid JSON the tree reader cannot hold: nested deeper than it reads.
-                throw .notJSON(located: StrictJSON.syntaxError(in: bytes), parser: DepthError())
+            do throws(JSONReadError) {
+                root = try StrictJSON.tree(bytes)
+            } catch {
+                // Text Foundation's parser lets through and JSON does not allow (a trailing
+                // comma), or nested deeper than ``maximumDepth``.
+                throw .notJSON(located: StrictJSON.syntaxError(in: bytes), parser: error)
             }
-            self.root = root
             if checked, let problem = firstProblem(nullable: nullable) { throw .problem(problem) }
         }
 
@@ -135,11 +136,6 @@ extension StrictJSON {
                 return nil
             }
         }
-    }
-
-    /// Valid JSON nested deeper than the tree reader goes (``maximumDepth``).
-    struct DepthError: Error, CustomStringConvertible {
-        var description: String { "objects and arrays nest deeper than \(StrictJSON.maximumDepth) levels" }
     }
 
     /// ``unknownKey(in:known:path:)`` for a tree: keys compared as written in the file.
