@@ -5,7 +5,8 @@ extension StrictJSON {
     /// it as its own error (``Document``).
     public enum LoadError: Error {
         /// The text is not JSON: where it goes wrong (`line 1, column 10: expected a value,
-        /// found the end of the text`) when the scanner can say, and the JSON parser's own error.
+        /// found the end of the text`) when pagebench's reader can say, and the JSON parser's
+        /// own error (the reader's, when only it refuses the text).
         case notJSON(located: String?, parser: any Error)
         /// Valid JSON with a key repeated in one object or a `null` where the format has none,
         /// described with its path.
@@ -45,17 +46,22 @@ extension StrictJSON {
         ///   ``firstProblem(nullable:)`` (a shard file names a wrong format tag first).
         public init(bytes: [UInt8], nullable: Set<String>? = [], checked: Bool = true) throws(LoadError) {
             self.bytes = bytes
+            // The tree and the located syntax error come from one read with the one tokenizer.
+            let tree = Result { () throws(JSONReadError) in try StrictJSON.tree(bytes) }
             do {
                 foundationValue = try JSONSerialization.jsonObject(with: Data(bytes), options: .fragmentsAllowed)
             } catch {
-                throw .notJSON(located: StrictJSON.syntaxError(in: bytes), parser: error)
+                if case .failure(let failure) = tree { throw .notJSON(located: failure.located(in: bytes), parser: error) }
+                throw .notJSON(located: nil, parser: error)
             }
-            var parser = Parser(bytes: bytes)
-            guard let root = parser.document() else {
-                // Valid JSON the tree reader cannot hold: nested deeper than it reads.
-                throw .notJSON(located: StrictJSON.syntaxError(in: bytes), parser: DepthError())
+            switch tree {
+            case .success(let root):
+                self.root = root
+            case .failure(let failure):
+                // Text Foundation's parser lets through and JSON does not allow (a trailing comma),
+                // or nested deeper than ``maximumDepth``.
+                throw .notJSON(located: failure.located(in: bytes), parser: failure)
             }
-            self.root = root
             if checked, let problem = firstProblem(nullable: nullable) { throw .problem(problem) }
         }
 
@@ -108,9 +114,9 @@ extension StrictJSON {
             return StrictJSON.unknownKey(in: node, known: encoded, path: "")
         }
 
-        /// The first duplicate key or disallowed null in document order, as the scanner
-        /// (``StrictJSON/firstProblem(in:nullable:)``) words it.
-        private static func firstProblem(in node: Node, path: String, nullable: Set<String>?) -> String? {
+        /// The first duplicate key or disallowed null in document order
+        /// (``StrictJSON/firstProblem(in:nullable:)`` for text).
+        static func firstProblem(in node: Node, path: String, nullable: Set<String>?) -> String? {
             switch node {
             case .object(let members):
                 var keys: Set<String> = []
@@ -129,17 +135,12 @@ extension StrictJSON {
                 return nil
             case .null:
                 guard let nullable else { return nil }
-                if !nullable.isEmpty, nullable.contains(Scanner.anyIndex(path)) { return nil }
+                if !nullable.isEmpty, nullable.contains(StrictJSON.anyIndex(path)) { return nil }
                 return "'\(path.isEmpty ? "(top level)" : path)' is null; give a value or leave the key out"
             case .string, .number, .bool:
                 return nil
             }
         }
-    }
-
-    /// Valid JSON nested deeper than the tree reader goes (``maximumDepth``).
-    struct DepthError: Error, CustomStringConvertible {
-        var description: String { "objects and arrays nest deeper than \(StrictJSON.maximumDepth) levels" }
     }
 
     /// ``unknownKey(in:known:path:)`` for a tree: keys compared as written in the file.

@@ -30,8 +30,7 @@ extension StrictJSON {
     ) -> ShapeProblem? {
         if case .dataCorrupted(let context) = error, context.codingPath.isEmpty {
             // No path: find the field with the reader that keeps numbers exact.
-            var parser = Parser(bytes: bytes)
-            guard let root = parser.document() else { return nil }
+            guard let root = try? tree(bytes) else { return nil }
             do {
                 _ = try T(from: ShapeDecoder(node: root, codingPath: []))
                 return nil
@@ -44,8 +43,7 @@ extension StrictJSON {
                 return nil
             }
         }
-        var parser = Parser(bytes: bytes)
-        return explain(error, root: parser.document(), prefix: prefix)
+        return explain(error, root: try? tree(bytes), prefix: prefix)
     }
 
     /// Words for a decoding error whose context has a path.
@@ -95,188 +93,6 @@ extension StrictJSON {
             if name.hasPrefix("Array<") || name.hasPrefix("Set<") { return "a list" }
             if name.hasPrefix("Dictionary<") || name.hasPrefix("KeyedDecodingContainer") { return "an object" }
             return "a value of type \(name)"
-        }
-    }
-
-    // MARK: - A JSON tree that keeps numbers as written
-
-    /// One JSON value; numbers keep their text, so that whether they fit a field is exact.
-    public enum Node: Sendable, CustomStringConvertible {
-        case object([(key: String, value: Node)])
-        case array([Node])
-        case string(String)
-        case number(String)
-        case bool(Bool)
-        case null
-
-        public var description: String {
-            switch self {
-            case .object: "an object"
-            case .array: "a list"
-            case .string(let text): "the string \"\(text.count > 40 ? String(text.prefix(40)) + "…" : text)\""
-            case .number(let text): text
-            case .bool(let value): String(value)
-            case .null: "null"
-            }
-        }
-
-        /// The value of `key` when this is an object that has it.
-        public func member(_ key: String) -> Node? {
-            guard case .object(let members) = self else { return nil }
-            return members.last { $0.key == key }?.value
-        }
-
-        /// The value at `path`, if the tree has one there.
-        func at(_ path: [any CodingKey]) -> Node? {
-            var node: Node? = self
-            for key in path {
-                if let index = key.intValue, case .array(let elements)? = node {
-                    node = elements.indices.contains(index) ? elements[index] : nil
-                } else {
-                    node = node?.member(key.stringValue)
-                }
-            }
-            return node
-        }
-    }
-
-    /// Reads text that `JSONSerialization` or `JSONDecoder` already accepted into a ``Node``
-    /// tree (nil if it is not JSON after all).
-    struct Parser {
-        let bytes: [UInt8]
-        var index = 0
-
-        init(bytes: [UInt8]) {
-            self.bytes = bytes
-        }
-
-        mutating func document() -> Node? {
-            guard let node = value(depth: 0) else { return nil }
-            skipWhitespace()
-            return index == bytes.count ? node : nil
-        }
-
-        private mutating func skipWhitespace() {
-            while index < bytes.count, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[index]) { index += 1 }
-        }
-
-        private mutating func value(depth: Int) -> Node? {
-            // Deeper than any file pagebench reads: not worth a stack.
-            guard depth < 512 else { return nil }
-            skipWhitespace()
-            guard index < bytes.count else { return nil }
-            switch bytes[index] {
-            case UInt8(ascii: "{"):
-                index += 1
-                var members: [(key: String, value: Node)] = []
-                skipWhitespace()
-                if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
-                    index += 1
-                    return .object(members)
-                }
-                while true {
-                    skipWhitespace()
-                    guard let key = string() else { return nil }
-                    skipWhitespace()
-                    guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { return nil }
-                    index += 1
-                    guard let member = value(depth: depth + 1) else { return nil }
-                    members.append((key, member))
-                    skipWhitespace()
-                    guard index < bytes.count else { return nil }
-                    index += 1
-                    if bytes[index - 1] == UInt8(ascii: "}") { return .object(members) }
-                    guard bytes[index - 1] == UInt8(ascii: ",") else { return nil }
-                }
-            case UInt8(ascii: "["):
-                index += 1
-                var elements: [Node] = []
-                skipWhitespace()
-                if index < bytes.count, bytes[index] == UInt8(ascii: "]") {
-                    index += 1
-                    return .array(elements)
-                }
-                while true {
-                    guard let element = value(depth: depth + 1) else { return nil }
-                    elements.append(element)
-                    skipWhitespace()
-                    guard index < bytes.count else { return nil }
-                    index += 1
-                    if bytes[index - 1] == UInt8(ascii: "]") { return .array(elements) }
-                    guard bytes[index - 1] == UInt8(ascii: ",") else { return nil }
-                }
-            case UInt8(ascii: "\""):
-                return string().map(Node.string)
-            default:
-                let start = index
-                while index < bytes.count,
-                    ![UInt8(ascii: ","), UInt8(ascii: "}"), UInt8(ascii: "]"), 0x20, 0x09, 0x0A, 0x0D].contains(bytes[index])
-                {
-                    index += 1
-                }
-                let token = String(decoding: bytes[start..<index], as: UTF8.self)
-                switch token {
-                case "true": return .bool(true)
-                case "false": return .bool(false)
-                case "null": return .null
-                default: return token.isEmpty ? nil : .number(token)
-                }
-            }
-        }
-
-        /// A string at `index` (its opening quote), escapes decoded.
-        private mutating func string() -> String? {
-            guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { return nil }
-            index += 1
-            var scalars = String.UnicodeScalarView()
-            var run = index
-            func flush(_ end: Int) {
-                scalars.append(contentsOf: String(decoding: bytes[run..<end], as: UTF8.self).unicodeScalars)
-            }
-            while index < bytes.count {
-                switch bytes[index] {
-                case UInt8(ascii: "\""):
-                    flush(index)
-                    index += 1
-                    return String(scalars)
-                case UInt8(ascii: "\\"):
-                    flush(index)
-                    guard index + 1 < bytes.count else { return nil }
-                    let escape = bytes[index + 1]
-                    index += 2
-                    switch escape {
-                    case UInt8(ascii: "n"): scalars.append("\n")
-                    case UInt8(ascii: "t"): scalars.append("\t")
-                    case UInt8(ascii: "r"): scalars.append("\r")
-                    case UInt8(ascii: "b"): scalars.append("\u{08}")
-                    case UInt8(ascii: "f"): scalars.append("\u{0C}")
-                    case UInt8(ascii: "u"):
-                        guard let high = hex4() else { return nil }
-                        var code = high
-                        if (0xD800..<0xDC00).contains(high), index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"),
-                            bytes[index + 1] == UInt8(ascii: "u")
-                        {
-                            index += 2
-                            guard let low = hex4() else { return nil }
-                            code = 0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00)
-                        }
-                        scalars.append(Unicode.Scalar(code) ?? "\u{FFFD}")
-                    default: scalars.append(Unicode.Scalar(escape))
-                    }
-                    run = index
-                default:
-                    index += 1
-                }
-            }
-            return nil
-        }
-
-        private mutating func hex4() -> UInt32? {
-            guard index + 4 <= bytes.count,
-                let value = UInt32(String(decoding: bytes[index..<(index + 4)], as: UTF8.self), radix: 16)
-            else { return nil }
-            index += 4
-            return value
         }
     }
 }

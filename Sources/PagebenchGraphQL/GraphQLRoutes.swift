@@ -223,7 +223,7 @@ public struct GraphQLRoutes: StoreRouteRegistration {
         let usage = "the body must be a JSON object with a string 'query' (and optional 'variables', 'operationName')"
         let json: JSONValue
         do {
-            json = try body.withUnsafeReadableBytes { bytes throws(JSONReadError) in try JSONValue.parse(bytes) }
+            json = try body.withUnsafeReadableBytes { bytes in try JSONValue.parse(bytes) }
         } catch {
             throw RequestError("\(usage): \(error)")
         }

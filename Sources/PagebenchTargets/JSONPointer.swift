@@ -1,3 +1,4 @@
+import PagebenchBase
 import PagebenchWire
 
 /// A JSON Pointer (RFC 6901): `/data/listItems/items`, `""` for the whole document; `~1`

@@ -1,4 +1,5 @@
 import Foundation
+import PagebenchBase
 
 /// A JSON value as a target file gives it (request bodies, GraphQL variables, DynamoDB
 /// expression values): numbers keep the text they were written with, so a key or a

@@ -1,4 +1,5 @@
 public import NIOCore
+import PagebenchBase
 public import PagebenchPage
 import PagebenchStore
 

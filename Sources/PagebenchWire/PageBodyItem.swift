@@ -1,3 +1,4 @@
+import PagebenchBase
 import PagebenchPage
 import PagebenchStore
 

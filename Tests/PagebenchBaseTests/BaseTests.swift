@@ -237,4 +237,22 @@ extension SplitMix64 {
         let nulls = Array((String(repeating: "{\"a\":", count: 600) + "null" + String(repeating: "}", count: 600)).utf8)
         #expect(StrictJSON.firstProblem(in: nulls) == nil)  // past the bound: left to the parser
     }
+
+    /// Issue 28: the loader's tree is read with the one tokenizer, which keeps open containers
+    /// in a list: a million `[` or `{"a":` is a located error from the loader, not a crash.
+    @Test(arguments: ["[", "{\"a\":"])
+    func aMillionLevelsAreALocatedErrorOfTheLoader(opening: String) {
+        let text = Array(String(repeating: opening, count: 1_000_000).utf8)
+        do {
+            _ = try StrictJSON.Document(bytes: text)
+            Issue.record("accepted")
+        } catch {
+            guard case .notJSON(let located?, _) = error else {
+                Issue.record("expected a located notJSON, got \(error)")
+                return
+            }
+            let column = opening == "[" ? 513 : 512 * 5 + 1
+            #expect(located == "line 1, column \(column): expected objects and arrays nested at most 512 deep, found '\(opening.first!)'")
+        }
+    }
 }

@@ -82,6 +82,9 @@ let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().de
         (#"{"stor": {}}"#, "stor"),
         (#"[1, 2]"#, "top level"),
         (#"{"workload": "#, "not valid JSON"),
+        // Issue 28: read with the one tokenizer, an error deep in a list is located.
+        ("{\n  \"workload\": {\n    \"concurrency\": [1,\n      8,\n      ]\n  }\n}",
+         "not valid JSON: line 5, column 7: expected a value, found ']'"),
         // Issue 12: nested unknown keys, duplicate keys, nulls, control characters, scalars,
         // repeated phases.
         (#"{"store": {"serviceTime": {"bse": "fixed:1ms"}}}"#, "serviceTime.bse"),

@@ -1,6 +1,7 @@
 import HTTPTypes
 import HummingbirdCore
 import NIOCore
+import PagebenchBase
 import PagebenchWire
 
 /// The served store as one DynamoDB table over DynamoDB's JSON 1.0 protocol (W1–W5):

@@ -10,10 +10,20 @@ import Foundation
 /// for (numbers with fractions or exponents, booleans, nested containers). Never reads
 /// past the buffer, never nests deeper than ``maximumDepth``; every malformed input is a
 /// ``JSONReadError`` naming the offset.
+///
+/// pagebench's one JSON tokenizer (issue 28): the HTTP side reads page bodies, responses
+/// and request bodies with it (PagebenchWire, PagebenchTargets), and the strict loader of
+/// every file builds its tree with it (``StrictJSON/Node``), where the error is located as
+/// `line L, column C: expected X, found Y` (``JSONReadError/located(in:)``). The members
+/// the page decode calls are `@inlinable`, so that the decode in PagebenchWire compiles as
+/// if the reader were its own (figures: `results/json-tokenizer.md`).
+@usableFromInline
 package struct JSONReader: ~Copyable {
-    private let bytes: UnsafeRawBufferPointer
-    package private(set) var offset = 0
+    @usableFromInline let bytes: UnsafeRawBufferPointer
+    /// The offset of the next byte to read (set back only by ``rewind(to:)``).
+    @usableFromInline package var offset = 0
 
+    @inlinable
     package init(_ bytes: UnsafeRawBufferPointer) {
         self.bytes = bytes
     }
@@ -21,6 +31,7 @@ package struct JSONReader: ~Copyable {
     // MARK: Structure
 
     /// Skips whitespace and returns the next byte without consuming it (`nil` at the end).
+    @inlinable
     package mutating func peek() -> UInt8? {
         while offset < bytes.count {
             switch bytes[offset] {
@@ -32,12 +43,32 @@ package struct JSONReader: ~Copyable {
     }
 
     /// Consumes `byte` (after whitespace) or fails.
+    @inlinable
     package mutating func expect(_ byte: UInt8) throws(JSONReadError) {
         guard peek() == byte else { throw error("expected '\(Character(Unicode.Scalar(byte)))'") }
         offset += 1
     }
 
+    /// Consumes the colon after an object key, or fails.
+    @inlinable
+    package mutating func expectColon() throws(JSONReadError) {
+        guard peek() == UInt8(ascii: ":") else { throw error("expected ':'", expected: "':' after the key") }
+        offset += 1
+    }
+
+    /// Consumes the `closing` byte of a container after one of its members (`}` or `]`), or
+    /// fails: the text should have had a comma (another member) or the end of the container.
+    @inlinable
+    package mutating func expectClosing(_ closing: UInt8) throws(JSONReadError) {
+        guard peek() == closing else {
+            throw error(
+                "expected '\(Character(Unicode.Scalar(closing)))'", expected: "',' or '\(Character(Unicode.Scalar(closing)))'")
+        }
+        offset += 1
+    }
+
     /// Consumes `byte` if it comes next.
+    @inlinable
     package mutating func consume(_ byte: UInt8) -> Bool {
         guard peek() == byte else { return false }
         offset += 1
@@ -46,8 +77,8 @@ package struct JSONReader: ~Copyable {
 
     /// Consumes `text` if the bytes at the current offset are exactly it (no whitespace
     /// skipped): the fast path for the canonical layout the server writes.
-    @inline(__always)
-    mutating func matchLiteral(_ text: StaticString) -> Bool {
+    @inlinable @inline(__always)
+    package mutating func matchLiteral(_ text: StaticString) -> Bool {
         let count = text.utf8CodeUnitCount
         guard offset + count <= bytes.count, let base = bytes.baseAddress,
             memcmp(base + offset, text.utf8Start, count) == 0
@@ -62,8 +93,8 @@ package struct JSONReader: ~Copyable {
     /// type's width cannot overflow, and whatever follows is checked by the next
     /// ``matchLiteral(_:)`` (a fraction or exponent does not match it), so every number it
     /// declines goes to ``readInt()``/``readUInt64()``, which accept or reject it with a reason.
-    @inline(__always)
-    mutating func matchPlainDigits(maximumDigits: Int) -> UInt64? {
+    @inlinable @inline(__always)
+    package mutating func matchPlainDigits(maximumDigits: Int) -> UInt64? {
         var index = offset
         let end = min(bytes.count, offset + maximumDigits)
         var value: UInt64 = 0
@@ -83,8 +114,8 @@ package struct JSONReader: ~Copyable {
 
     /// Consumes `"` + exactly 16 hex digits + `"` (no whitespace skipped) and returns their
     /// value, as ``readHex64()`` would; `nil`, with nothing consumed, for anything else.
-    @inline(__always)
-    mutating func matchHex64String() -> UInt64? {
+    @inlinable @inline(__always)
+    package mutating func matchHex64String() -> UInt64? {
         guard offset + 18 <= bytes.count, bytes[offset] == UInt8(ascii: "\""), bytes[offset + 17] == UInt8(ascii: "\"")
         else { return nil }
         var value: UInt64 = 0
@@ -104,20 +135,24 @@ package struct JSONReader: ~Copyable {
     }
 
     /// Moves back to an earlier offset (after a fast path did not match).
-    mutating func rewind(to earlier: Int) {
+    @inlinable
+    package mutating func rewind(to earlier: Int) {
         offset = earlier
     }
 
     /// The number of bytes being read.
-    var byteCount: Int { bytes.count }
+    @inlinable
+    package var byteCount: Int { bytes.count }
 
     /// Fails unless only whitespace is left.
+    @inlinable
     package mutating func expectEnd() throws(JSONReadError) {
-        guard peek() == nil else { throw error("unexpected bytes after the value") }
+        guard peek() == nil else { throw error("unexpected bytes after the value", expected: "the end of the text after the value") }
     }
 
     /// Reads the members of an object, calling `member` with each key; `member` must read
     /// (or ``skipValue()``) the value.
+    @inlinable
     package mutating func readObject(
         _ member: (inout JSONReader, _ key: Key) throws(JSONReadError) -> Void
     ) throws(JSONReadError) {
@@ -125,33 +160,42 @@ package struct JSONReader: ~Copyable {
         if consume(UInt8(ascii: "}")) { return }
         repeat {
             let key = try readKey()
-            try expect(UInt8(ascii: ":"))
+            try expectColon()
             try member(&self, key)
         } while consume(UInt8(ascii: ","))
-        try expect(UInt8(ascii: "}"))
+        try expectClosing(UInt8(ascii: "}"))
     }
 
     /// Reads the elements of an array, calling `element` for each.
+    @inlinable
     package mutating func readArray(_ element: (inout JSONReader) throws(JSONReadError) -> Void) throws(JSONReadError) {
         try expect(UInt8(ascii: "["))
         if consume(UInt8(ascii: "]")) { return }
         repeat {
             try element(&self)
         } while consume(UInt8(ascii: ","))
-        try expect(UInt8(ascii: "]"))
+        try expectClosing(UInt8(ascii: "]"))
     }
 
     // MARK: Values
 
     /// An object key, compared without allocating.
+    @usableFromInline
     package struct Key {
-        fileprivate let text: String?
-        fileprivate let start: UnsafeRawPointer?
-        fileprivate let count: Int
+        @usableFromInline let text: String?
+        @usableFromInline let start: UnsafeRawPointer?
+        @usableFromInline let count: Int
+
+        @inlinable
+        init(text: String?, start: UnsafeRawPointer?, count: Int) {
+            self.text = text
+            self.start = start
+            self.count = count
+        }
 
         /// Whether the key is exactly `name` (ASCII).
-        @inline(__always)
-        func `is`(_ name: StaticString) -> Bool {
+        @inlinable @inline(__always)
+        package func `is`(_ name: StaticString) -> Bool {
             guard let start else { return text == name.description }
             guard count == name.utf8CodeUnitCount else { return false }
             guard count > 0 else { return true }
@@ -165,14 +209,17 @@ package struct JSONReader: ~Copyable {
         }
     }
 
-    private mutating func readKey() throws(JSONReadError) -> Key {
-        guard peek() == UInt8(ascii: "\"") else { throw error("expected an object key") }
+    /// Reads an object key (not its colon).
+    @inlinable
+    package mutating func readKey() throws(JSONReadError) -> Key {
+        guard peek() == UInt8(ascii: "\"") else { throw error("expected an object key", expected: "a key in double quotes") }
         let (range, escaped) = try scanString()
         if escaped { return Key(text: try decodeString(range), start: nil, count: 0) }
         return Key(text: nil, start: bytes.baseAddress.map { $0 + range.lowerBound }, count: range.count)
     }
 
     /// Reads a string.
+    @inlinable
     package mutating func readString() throws(JSONReadError) -> String {
         guard peek() == UInt8(ascii: "\"") else { throw error("expected a string") }
         let (range, escaped) = try scanString()
@@ -182,7 +229,8 @@ package struct JSONReader: ~Copyable {
 
     /// Reads a string of exactly 16 hex digits as a `UInt64` (an item fingerprint),
     /// without building a `String`.
-    mutating func readHex64() throws(JSONReadError) -> UInt64 {
+    @inlinable
+    package mutating func readHex64() throws(JSONReadError) -> UInt64 {
         guard peek() == UInt8(ascii: "\"") else { throw error("expected a string of 16 hex digits") }
         let start = offset
         let (range, escaped) = try scanString()
@@ -208,12 +256,14 @@ package struct JSONReader: ~Copyable {
     }
 
     /// Reads a string or `null`.
-    mutating func readOptionalString() throws(JSONReadError) -> String? {
+    @inlinable
+    package mutating func readOptionalString() throws(JSONReadError) -> String? {
         if try readNull() { return nil }
         return try readString()
     }
 
     /// Consumes `null` if it comes next.
+    @inlinable
     package mutating func readNull() throws(JSONReadError) -> Bool {
         guard peek() == UInt8(ascii: "n") else { return false }
         try literal("null")
@@ -221,6 +271,7 @@ package struct JSONReader: ~Copyable {
     }
 
     /// Reads an integer that fits an `Int`.
+    @inlinable
     package mutating func readInt() throws(JSONReadError) -> Int {
         guard peek() != nil else { throw error("expected a number") }
         let negative = consume(UInt8(ascii: "-"))
@@ -234,7 +285,8 @@ package struct JSONReader: ~Copyable {
     }
 
     /// Reads a non-negative integer that fits a `UInt64`.
-    mutating func readUInt64() throws(JSONReadError) -> UInt64 {
+    @inlinable
+    package mutating func readUInt64() throws(JSONReadError) -> UInt64 {
         guard peek() != nil else { throw error("expected a number") }
         return try readDigits()
     }
@@ -277,7 +329,7 @@ package struct JSONReader: ~Copyable {
             case .some(let byte) where byte == UInt8(ascii: "-") || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")):
                 try skipNumber()
             default:
-                throw error("expected a value")
+                throw valueError()
             }
             // A value ended: go on to the next member or element, or close containers.
             while true {
@@ -287,7 +339,7 @@ package struct JSONReader: ~Copyable {
                     if isObject { try skipKey() }
                     break
                 }
-                try expect(isObject ? UInt8(ascii: "}") : UInt8(ascii: "]"))
+                try expectClosing(isObject ? UInt8(ascii: "}") : UInt8(ascii: "]"))
                 depth -= 1
             }
         }
@@ -295,31 +347,43 @@ package struct JSONReader: ~Copyable {
 
     /// An object key and its colon.
     private mutating func skipKey() throws(JSONReadError) {
-        guard peek() == UInt8(ascii: "\"") else { throw error("expected an object key") }
+        guard peek() == UInt8(ascii: "\"") else { throw error("expected an object key", expected: "a key in double quotes") }
         _ = try scanString()
-        try expect(UInt8(ascii: ":"))
+        try expectColon()
     }
 
     /// The error for a container opened deeper than ``maximumDepth``.
     package func tooDeep() -> JSONReadError {
-        error("objects and arrays nest deeper than \(Self.maximumDepth) levels")
+        error(
+            "objects and arrays nest deeper than \(Self.maximumDepth) levels",
+            expected: "objects and arrays nested at most \(Self.maximumDepth) deep")
     }
 
     // MARK: Internals
 
-    package func error(_ reason: String) -> JSONReadError {
-        JSONReadError(reason: reason, offset: offset)
+    /// An error at the current offset.
+    ///
+    /// - Parameters:
+    ///   - reason: the reader's short words (`expected '}'`), the error's `description`.
+    ///   - expected: what a file should have here, for ``JSONReadError/located(in:)``; nil
+    ///     when `reason` says it (`expected X`).
+    ///   - found: what the text has here when more than its byte (a whole token).
+    @inlinable
+    package func error(_ reason: String, expected: String? = nil, found: String? = nil) -> JSONReadError {
+        JSONReadError(reason: reason, offset: offset, expected: expected, found: found)
     }
 
-    private mutating func literal(_ word: StaticString) throws(JSONReadError) {
+    @inlinable
+    mutating func literal(_ word: StaticString) throws(JSONReadError) {
         let count = word.utf8CodeUnitCount
         guard offset + count <= bytes.count, let base = bytes.baseAddress,
             memcmp(base + offset, word.utf8Start, count) == 0
-        else { throw error("expected \(word)") }
+        else { throw error("expected \(word)", found: token(at: offset)) }
         offset += count
     }
 
-    private mutating func readDigits() throws(JSONReadError) -> UInt64 {
+    @inlinable
+    mutating func readDigits() throws(JSONReadError) -> UInt64 {
         let start = offset
         var value: UInt64 = 0
         while offset < bytes.count, bytes[offset] >= UInt8(ascii: "0"), bytes[offset] <= UInt8(ascii: "9") {
@@ -360,7 +424,8 @@ package struct JSONReader: ~Copyable {
     }
 
     /// Consumes a string; returns the range of its content and whether it has escapes.
-    private mutating func scanString() throws(JSONReadError) -> (Range<Int>, escaped: Bool) {
+    @inlinable
+    mutating func scanString() throws(JSONReadError) -> (Range<Int>, escaped: Bool) {
         offset += 1  // the opening quote, checked by the caller
         let start = offset
         var escaped = false
@@ -374,36 +439,140 @@ package struct JSONReader: ~Copyable {
                 // Only RFC 8259's escapes, even in a string that is skipped: text with `\q`
                 // is not JSON, and a page is never read from it (T2).
                 escaped = true
-                guard offset + 1 < bytes.count else { throw error("unterminated string") }
+                guard offset + 1 < bytes.count else { throw error("unterminated string", expected: "the closing '\"' of a string") }
                 switch bytes[offset + 1] {
                 case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"), UInt8(ascii: "b"), UInt8(ascii: "f"),
                     UInt8(ascii: "n"), UInt8(ascii: "r"), UInt8(ascii: "t"):
                     offset += 2
                 case UInt8(ascii: "u"):
                     guard offset + 6 <= bytes.count, bytes[offset + 2..<offset + 6].allSatisfy(Self.isHexDigit) else {
-                        throw error("bad \\u escape")
+                        throw error("bad \\u escape", expected: "four hex digits after \\u", found: escapeText(at: offset, count: 6))
                     }
                     offset += 6
                 default:
-                    throw error("bad escape")
+                    throw error(
+                        "bad escape", expected: "an escape: \\\", \\\\, \\/, \\b, \\f, \\n, \\r, \\t or \\u and four hex digits",
+                        found: escapeText(at: offset, count: 2))
                 }
                 continue
             }
-            guard byte >= 0x20 else { throw error("control character in a string") }
+            guard byte >= 0x20 else {
+                throw error(
+                    "control character in a string",
+                    expected: "a character of a string (control characters only as escapes, such as \\n or \\u0009)")
+            }
             offset += 1
         }
-        throw error("unterminated string")
+        throw error("unterminated string", expected: "the closing '\"' of a string")
     }
 
-    private static func isHexDigit(_ byte: UInt8) -> Bool {
+    /// The escape at `index` (a backslash) as written, for an error: at most `count` bytes,
+    /// up to the end of its string.
+    @usableFromInline
+    func escapeText(at index: Int, count: Int) -> String {
+        var end = index + 1
+        while end < min(bytes.count, index + count), bytes[end] != UInt8(ascii: "\""), bytes[end] >= 0x20 { end += 1 }
+        return String(decoding: UnsafeRawBufferPointer(rebasing: bytes[index..<end]), as: UTF8.self)
+    }
+
+    /// Whether the string opening at `quote` ends before the text does, reading every
+    /// backslash as escaping the next byte and nothing else: a string that never ends is
+    /// located at the end of the text, whatever else is wrong inside it.
+    package func stringCloses(from quote: Int) -> Bool {
+        var index = quote + 1
+        while index < bytes.count {
+            switch bytes[index] {
+            case UInt8(ascii: "\\"): index += 2
+            case UInt8(ascii: "\""): return true
+            default: index += 1
+            }
+        }
+        return false
+    }
+
+    // MARK: Values as written (the strict loader's tree)
+
+    /// Whether `byte` ends a token: whitespace, a comma or a container's end.
+    @inlinable
+    static func isDelimiter(_ byte: UInt8) -> Bool {
+        switch byte {
+        case 0x20, 0x09, 0x0A, 0x0D, UInt8(ascii: ","), UInt8(ascii: "}"), UInt8(ascii: "]"): true
+        default: false
+        }
+    }
+
+    /// The token at `start` as written, up to the next delimiter (``isDelimiter(_:)``): what
+    /// an error names as found (`01`, `tru`, `1e400`).
+    @usableFromInline
+    package func token(at start: Int) -> String {
+        var end = start
+        while end < bytes.count, !Self.isDelimiter(bytes[end]) { end += 1 }
+        return String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self)
+    }
+
+    /// What a file should have where a number is.
+    static let numberWords = "a number (digits without leading zeros, then an optional fraction and exponent)"
+
+    /// Reads a number as written (`-0.5e3`), RFC 8259's grammar, with its value unread (a
+    /// ``StrictJSON/Node`` keeps the text, so whether it fits a field is decided exactly).
+    /// The whole token up to the next delimiter must be the number: `01`, `1.`, `1x` and
+    /// `1"a"` are refused at the number's first byte, naming the token.
+    package mutating func readNumberText() throws(JSONReadError) -> String {
+        _ = peek()
+        let start = offset
+        do {
+            try skipNumber()
+        } catch {
+            offset = start
+            throw self.error("expected a number", expected: Self.numberWords, found: token(at: start))
+        }
+        guard offset == bytes.count || Self.isDelimiter(bytes[offset]) else {
+            offset = start
+            throw self.error("expected a number", expected: Self.numberWords, found: token(at: start))
+        }
+        return String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<offset]), as: UTF8.self)
+    }
+
+    /// Consumes `word` (`true`, `false` or `null`) when the token up to the next delimiter
+    /// is exactly it; anything else (`tru`, `nulls`) is not a value, named as found.
+    package mutating func readLiteral(_ word: StaticString) throws(JSONReadError) {
+        _ = peek()
+        let count = word.utf8CodeUnitCount
+        guard offset + count <= bytes.count, let base = bytes.baseAddress, memcmp(base + offset, word.utf8Start, count) == 0,
+            offset + count == bytes.count || Self.isDelimiter(bytes[offset + count])
+        else { throw valueError() }
+        offset += count
+    }
+
+    /// The error for something that is not a value where one goes: what is there, a whole
+    /// token (`x`, `tru`), or the byte when it is punctuation (`}`) or the end of the text.
+    package mutating func valueError() -> JSONReadError {
+        switch peek() {
+        case nil, UInt8(ascii: ","), UInt8(ascii: "}"), UInt8(ascii: "]"), UInt8(ascii: ":"):
+            error("expected a value", expected: "a value")
+        case .some:
+            error("expected a value", expected: "a value", found: token(at: offset))
+        }
+    }
+
+    @inlinable
+    static func isHexDigit(_ byte: UInt8) -> Bool {
         switch byte {
         case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "f"), UInt8(ascii: "A")...UInt8(ascii: "F"): true
         default: false
         }
     }
 
+    /// A `\uD800`–`\uDFFF` escape that is not half of a surrogate pair.
+    func surrogateError(at index: Int) -> JSONReadError {
+        JSONReadError(
+            reason: "unpaired surrogate", offset: index,
+            expected: "a \\uDC00-\\uDFFF escape right after a \\uD800-\\uDBFF one (a surrogate pair)")
+    }
+
     /// The text of a string with escapes.
-    private func decodeString(_ range: Range<Int>) throws(JSONReadError) -> String {
+    @usableFromInline
+    func decodeString(_ range: Range<Int>) throws(JSONReadError) -> String {
         var scalars = String.UnicodeScalarView()
         var utf8: [UInt8] = []
         var index = range.lowerBound
@@ -448,13 +617,13 @@ package struct JSONReader: ~Copyable {
                 index += 4
                 if code >= 0xD800, code < 0xDC00 {
                     guard index + 6 <= range.upperBound, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u")
-                    else { throw JSONReadError(reason: "unpaired surrogate", offset: index) }
+                    else { throw surrogateError(at: index) }
                     let low = try hex4(index + 2)
-                    guard low >= 0xDC00, low < 0xE000 else { throw JSONReadError(reason: "unpaired surrogate", offset: index) }
+                    guard low >= 0xDC00, low < 0xE000 else { throw surrogateError(at: index) }
                     code = 0x10000 + (code - 0xD800) << 10 + (low - 0xDC00)
                     index += 6
                 }
-                guard let scalar = Unicode.Scalar(code) else { throw JSONReadError(reason: "unpaired surrogate", offset: index) }
+                guard let scalar = Unicode.Scalar(code) else { throw surrogateError(at: index) }
                 flush()
                 scalars.append(scalar)
             default:
@@ -467,8 +636,67 @@ package struct JSONReader: ~Copyable {
 }
 
 /// Malformed JSON: what was expected and at which byte offset.
+///
+/// Worded two ways: `description`, the reader's short reason and the offset (`expected '}'
+/// at byte 12`), as the HTTP side reports a body; ``located(in:)``, for a file a person edits:
+/// `line 2, column 3: expected ',' or '}', found '"'`.
+@usableFromInline
 package struct JSONReadError: Error, CustomStringConvertible {
-    package let reason: String
-    package let offset: Int
-    package var description: String { "\(reason) at byte \(offset)" }
+    @usableFromInline package let reason: String
+    /// The byte offset where the text stops being JSON.
+    @usableFromInline package let offset: Int
+    @usableFromInline let expectedWords: String?
+    /// What the text has at ``offset`` when more than its byte there (a whole token, `01`);
+    /// nil: the byte, or the end of the text.
+    @usableFromInline package let found: String?
+
+    @inlinable
+    package init(reason: String, offset: Int, expected: String? = nil, found: String? = nil) {
+        self.reason = reason
+        self.offset = offset
+        self.expectedWords = expected
+        self.found = found
+    }
+
+    @usableFromInline package var description: String { "\(reason) at byte \(offset)" }
+
+    /// What the text should have at ``offset``, in a file's words (`',' or '}'`).
+    package var expected: String {
+        expectedWords ?? (reason.hasPrefix("expected ") ? String(reason.dropFirst("expected ".count)) : reason)
+    }
+
+    /// This error with `suffix` after what was found (` at 'a.b'`, the value's path).
+    package func found(suffix: String) -> JSONReadError {
+        JSONReadError(reason: reason, offset: offset, expected: expectedWords, found: found.map { $0 + suffix })
+    }
+
+    /// Where in `bytes` (the text read) and why it stops being JSON:
+    /// `line L, column C: expected X, found Y`. Lines and columns count from 1, columns in
+    /// bytes; Y is the token found, the byte in quotes when printable (`'}'`), else `the byte
+    /// 0x1F`, or `the end of the text`.
+    package func located(in bytes: UnsafeRawBufferPointer) -> String {
+        let end = min(offset, bytes.count)
+        var line = 1
+        var lineStart = 0
+        for index in 0..<end where bytes[index] == 0x0A {
+            line += 1
+            lineStart = index + 1
+        }
+        let foundWords: String
+        if let found {
+            foundWords = found
+        } else if offset >= bytes.count {
+            foundWords = "the end of the text"
+        } else if (0x21..<0x7F).contains(bytes[offset]) {
+            foundWords = "'\(Character(UnicodeScalar(bytes[offset])))'"
+        } else {
+            foundWords = "the byte 0x" + String(bytes[offset], radix: 16, uppercase: true)
+        }
+        return "line \(line), column \(end - lineStart + 1): expected \(expected), found \(foundWords)"
+    }
+
+    /// ``located(in:)`` for text in an array.
+    package func located(in bytes: [UInt8]) -> String {
+        bytes.withUnsafeBytes { located(in: $0) }
+    }
 }
