@@ -31,7 +31,7 @@ struct HTTPDrainLoadClassificationTests {
     }
 
     @Test("S21, T3: a retryable PageError (throttled, transient) of any source is repeated, not a failure")
-    func retryablePageErrorsAreRepeated() async {
+    func s21t3RetryablePageErrorsAreRepeated() async {
         let result = await Self.run(failing: [
             PageError(.throttled, "throttled (HTTP 429)", status: 429), PageError(.transient, "unavailable", status: 503),
         ])
@@ -41,7 +41,7 @@ struct HTTPDrainLoadClassificationTests {
     }
 
     @Test("T2: a transport PageError is a request without an answer, repeated after a back-off")
-    func transportPageErrorsAreUnanswered() async {
+    func t2TransportPageErrorsAreUnanswered() async {
         let result = await Self.run(failing: [PageError(.transport, "connection refused"), PageError(.transport, "reset")])
         #expect(result.failures == 0, "\(result.firstFailure ?? "")")
         #expect(result.unanswered == 2 && result.retries == 2 && result.requests == 1 && result.pages == 1, "\(result)")
@@ -60,7 +60,7 @@ struct HTTPDrainLoadClassificationTests {
     @Test(
         "T2: a non-retryable kind ends the run at once, counted as a failure",
         arguments: [PageError.Kind.refused, .malformedAnswer, .invalidToken, .tokenMismatch, .invalidRequest])
-    func nonRetryableKindsEndTheRun(kind: PageError.Kind) async {
+    func t2NonRetryableKindsEndTheRun(kind: PageError.Kind) async {
         let result = await Self.run(failing: [PageError(kind, "no page: \(kind)")])
         #expect(result.failures == 1 && result.requests == 1 && result.retries == 0 && result.pages == 0, "\(result)")
         #expect(result.firstFailure == "no page: \(kind)")

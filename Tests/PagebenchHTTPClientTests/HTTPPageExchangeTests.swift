@@ -51,7 +51,7 @@ struct HTTPPageExchangeTests {
     }
 
     @Test("T3: 429 and 503 are retryable throttling answers whatever the codec says; Retry-After is waited out first")
-    func statusThrottling() async {
+    func t3StatusThrottling() async {
         for status in [429, 503] {
             let (error, waits, throttles) = await outcome(HTTPPageAnswer(status: status, body: ByteBuffer(string: "busy"), retryAfterSeconds: 3))
             let pageError = error as? PageError
@@ -63,21 +63,21 @@ struct HTTPPageExchangeTests {
     }
 
     @Test("T3: Retry-After is capped at 30 s; none, or 0, is not waited")
-    func retryAfterIsCapped() async {
+    func t3RetryAfterIsCapped() async {
         #expect(await outcome(HTTPPageAnswer(status: 429, body: ByteBuffer(), retryAfterSeconds: 3600)).waits == [.seconds(30)])
         #expect(await outcome(HTTPPageAnswer(status: 429, body: ByteBuffer(), retryAfterSeconds: 0)).waits == [])
         #expect(await outcome(HTTPPageAnswer(status: 503, body: ByteBuffer())).waits == [])
     }
 
     @Test("T3: the codec's own retryable reading of another status is a throttling answer too (DynamoDB's 400 types)")
-    func codecThrottling() async {
+    func t3CodecThrottling() async {
         let (error, waits, throttles) = await outcome(HTTPPageAnswer(status: 400, body: ByteBuffer(string: "slow"), retryAfterSeconds: 2))
         #expect((error as? PageError)?.message == "own throttling answer")
         #expect(waits == [.seconds(2)] && throttles == 1)
     }
 
     @Test("T2: any other status is the codec's error, at once: no wait, no throttle")
-    func otherStatuses() async {
+    func t2OtherStatuses() async {
         for status in [400, 401, 404, 500, 502] {
             let (error, waits, throttles) = await outcome(HTTPPageAnswer(status: status, body: ByteBuffer(), retryAfterSeconds: 5))
             #expect("\(String(describing: error))".contains("answered HTTP \(status)"))
@@ -87,7 +87,7 @@ struct HTTPPageExchangeTests {
     }
 
     @Test("P9: a page whose continuation is the one sent is the codec's repeated-continuation error; another is a page")
-    func repeatedContinuation() async throws {
+    func p9RepeatedContinuation() async throws {
         let (error, _, _) = await outcome(HTTPPageAnswer(status: 200, body: ByteBuffer(string: "t1")), token: "t1")
         #expect(error.map { "\($0)" } == "GET http://api/items?token=t1 repeated its continuation")
         let exchange = HTTPPageExchange(codec: Codec())
