@@ -30,6 +30,16 @@ public protocol HTTPPageCodec: Sendable {
 
     /// The error of a page whose continuation is the one `outgoing` sent (P9).
     func repeatedContinuation(sent outgoing: Outgoing) -> any Error
+
+    /// Whether a throttling answer's `Retry-After` is waited out before it is thrown: yes for
+    /// a real API (T3, the default); no for the served store, whose throttling the workload's
+    /// retry policy alone paces, exactly as in-process (S21), so that `run --target` rows
+    /// stay the in-process rows.
+    var honoursRetryAfter: Bool { get }
+}
+
+extension HTTPPageCodec {
+    public var honoursRetryAfter: Bool { true }
 }
 
 /// The `Retry-After` rule of every HTTP page source (T3).
@@ -46,10 +56,10 @@ public enum HTTPThrottling {
 ///    refused (P9: following it would request the same page forever).
 /// 2. A throttling answer (T3): the codec's own retryable reading of the answer (DynamoDB's
 ///    throttling types, the served store's `throttled`), else any 429 or 503 as a retryable
-///    ``PagebenchPage/PageError/Kind/throttled``. It is counted in ``throttles``, and
-///    `Retry-After` is waited out (at most ``HTTPThrottling/maximumRetryAfterSeconds``) before
-///    it is thrown, so that the caller's retry policy repeats the request no earlier than the
-///    server asked.
+///    ``PagebenchPage/PageError/Kind/throttled``. It is counted in ``throttles``, and, when
+///    the codec honours it (``HTTPPageCodec/honoursRetryAfter``), `Retry-After` is waited out
+///    (at most ``HTTPThrottling/maximumRetryAfterSeconds``) before it is thrown, so that the
+///    caller's retry policy repeats the request no earlier than the server asked.
 /// 3. Any other answer: the codec's error for it, thrown at once.
 ///
 /// `CancellationError` passes through untouched, also during a `Retry-After` wait.
@@ -103,7 +113,7 @@ public final class HTTPPageExchange<Codec: HTTPPageCodec>: Sendable {
             }
         }
         throttleAnswers.add(1, ordering: .relaxed)
-        if let seconds = answer.retryAfterSeconds, seconds > 0 {
+        if codec.honoursRetryAfter, let seconds = answer.retryAfterSeconds, seconds > 0 {
             try await sleep(.seconds(min(seconds, HTTPThrottling.maximumRetryAfterSeconds)))
         }
         return error

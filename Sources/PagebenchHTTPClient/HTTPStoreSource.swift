@@ -24,7 +24,8 @@ import PagebenchWire
 /// A page is one ``HTTPPageExchange`` (the steps every HTTP page source shares) of the
 /// served store's REST form (``ServedStoreCodec``). Errors come back as the store throws them
 /// in-process: a `StoreError` with the server's code and message (so `throttled` and
-/// `injectedFault` stay retryable, S21, and `Retry-After` is waited out first, T3); a 429 or
+/// `injectedFault` stay retryable, S21, paced by the retry policy alone as in-process: no
+/// `Retry-After` wait, ``ServedStoreCodec/honoursRetryAfter``); a 429 or
 /// 503 without the store's error body (a proxy's) as a retryable `PageError` `throttled`;
 /// other failures as ``HTTPSourceError``; `CancellationError` untouched (a cancelled
 /// request closes its connection, so the server stops waiting out its service time).
@@ -123,7 +124,8 @@ public final class HTTPStoreSource: Sendable {
     /// Creates a source for the server at `target` (`http://host:port`, optionally with a
     /// path prefix when a proxy serves the store under one). Connects lazily.
     ///
-    /// - Parameter sleep: waits out a `Retry-After` (T3); tests inject one that records the waits.
+    /// - Parameter sleep: waits out a `Retry-After` (never for the served store's codec; the
+    ///   exchange's rule, T3); tests inject one that records the waits.
     /// - Throws: ``HTTPSourceError`` (`invalidTarget`) for anything else.
     public init(
         target: String, configuration: Configuration = Configuration(),

@@ -20,6 +20,10 @@ struct ServedStoreCodec: HTTPPageCodec {
 
     func describe(_ pathAndQuery: String) -> String { "GET " + target + pathAndQuery }
 
+    /// No: the served store's throttling (S21) is paced by the workload's retry policy alone,
+    /// as in-process, whatever `serve --retry-after` says to other clients (boto3, the AWS CLI).
+    var honoursRetryAfter: Bool { false }
+
     func page(from body: ByteBuffer, for request: PageRequest, sent pathAndQuery: String) throws -> Page {
         try PageBody.decode(body)
     }

@@ -191,8 +191,8 @@ struct HTTP1ClientTests {
         #expect(counts == HTTPStatusCounts(byStatus: [429: 1, 404: 1, 502: 1, 503: 1]))
     }
 
-    @Test("T3, issue 28: a throttling answer waits out its Retry-After (at most 30 s) before it is thrown, as a target's does")
-    func retryAfterIsHonoured() async throws {
+    @Test("S21, T3: the served store's throttling answers are thrown at once, Retry-After or not (the retry policy paces them, as in-process); a proxy's 503 is a retryable throttle")
+    func s21ServedThrottlingIsPacedByTheRetryPolicyNotRetryAfter() async throws {
         let throttled = ErrorBody(code: StoreHTTPErrorCode.store(.throttled), message: "slow down").encoded()
         let responses = [
             ScriptedHTTPServer.response(429, String(buffer: throttled), headers: "Retry-After: 7\r\n"),
@@ -223,7 +223,7 @@ struct HTTP1ClientTests {
         #expect(proxy?.kind == .throttled)
         #expect(proxy?.status == 503)
         #expect(!PageError.isRetryable(errors[3]))
-        #expect(waits.all == [.seconds(7), .seconds(30)])
+        #expect(waits.all == [])
         #expect(throttles == 3)
         #expect(page.nextToken == "abc")
     }

@@ -25,9 +25,7 @@ struct HTTPDrainLoadTests {
         let itemsPerDrain = store.totalItems
         let pagesPerDrain = try await TestStores.pages(TestStores.store(), request).count  // same data, no throttling
         let load = HTTPDrainLoad(request: request, concurrency: 3, duration: .seconds(120), drainsPerTask: 2)
-        // No Retry-After: its waits (honoured since issue 28, T3) would only lengthen the test.
-        let server = StoreServer(store: store, configuration: .init(retryAfterSeconds: 0))
-        let (result, counts) = try await withLiveServer(server) { target in
+        let (result, counts) = try await withLiveServer(StoreServer(store: store)) { target in
             try await HTTPStoreSource.withSource(target: target, configuration: .init(connections: 3)) {
                 source -> (HTTPDrainLoad.Result, HTTPStatusCounts) in
                 var executor: (@Sendable (Int) -> (any TaskExecutor)?)?
