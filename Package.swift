@@ -15,7 +15,8 @@
 //   PagebenchTLS → COpenSSL (+ SwiftNIO): TLS on the system's OpenSSL, one NIO handler
 //   HTTP in three rooms:
 //   PagebenchWire → PagebenchStore (+ NIOCore): page bodies, queries, error bodies, JSON
-//   PagebenchHTTPClient → PagebenchWire, PagebenchTLS (+ SwiftNIO): the lean client, HTTPStoreSource
+//   PagebenchHTTPClient → PagebenchWire, PagebenchTLS, PagebenchPager (its RetryPolicy) (+ SwiftNIO): the lean
+//     client, the one page exchange of HTTP sources, HTTPStoreSource, http-bench's drain loop
 //   PagebenchServer → PagebenchWire, PagebenchTLS (+ HummingbirdCore): `serve`, REST and DynamoDB
 //   PagebenchTargets → PagebenchWire, PagebenchHTTPClient, PagebenchPage (+ COpenSSL's
 //     SHA-256/HMAC for SigV4): real APIs, speaking only the page contract (never the
@@ -172,7 +173,7 @@ var targets: [Target] = [
     .target(
         name: "PagebenchHTTPClient",
         dependencies: [
-            "PagebenchBase", "PagebenchPage", "PagebenchStore", "PagebenchWire", "PagebenchTLS",
+            "PagebenchBase", "PagebenchPage", "PagebenchStore", "PagebenchPager", "PagebenchWire", "PagebenchTLS",
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOTLS", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),

@@ -6,14 +6,16 @@ import PagebenchHTTPClient
 import PagebenchPage
 import PagebenchWire
 import PagebenchStore
+import PagebenchTargets
 
 /// `pagebench http-bench`: a closed-loop HTTP drain load against `pagebench serve`, to
 /// compare the HTTP client with wrk (`Benchmarks/wrk/follow-token.lua`) at the same
-/// connection count.
+/// connection count, or against any target file's API (`--target-file`): the same loop
+/// (``HTTPDrainLoad``) over the same page exchange, whichever source.
 public struct HTTPBenchCommand: AsyncParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "http-bench",
-        abstract: "Drain a served store over HTTP with N connections for a fixed time; print requests/s.",
+        abstract: "Drain a served store (or a target file's API) over HTTP with N connections for a fixed time; print requests/s.",
         discussion: """
             Each of --connections tasks follows nextToken from the first page to the last, then \
             starts again, until --duration has passed (the duration holds: whatever is still \
@@ -26,12 +28,29 @@ public struct HTTPBenchCommand: AsyncParsableCommand {
             (ulimit -n, raised to the hard limit when needed) exit 64 before connecting. A non-retryable \
             failure (a 404, a bad token) ends the run, and so does a server that stops answering \
             (6 unanswered requests in a row on one connection): the line is printed, then the \
-            error, exit 69.
+            error, exit 69. --target-file FILE drains the API a target file describes (kinds http, \
+            graphql, dynamodb; docs/file-formats.md) with the same loop instead of a served store: \
+            --partition I picks its I-th partition value; the line adds targetFile, throttles and \
+            targetErrors (non-page answers by kind). Retry-After is waited out (at most 30 s) before \
+            a throttled request is repeated, whichever the source.
             """
     )
 
     @Option(parsing: .unconditional, help: "Base URL of `pagebench serve`, e.g. http://127.0.0.1:8080.")
-    public var target: String
+    public var target: String?
+
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp(
+            "Drain the API this target file describes instead (kinds http, graphql, dynamodb; docs/file-formats.md); secrets come from the environment and are masked.",
+            valueName: "file"))
+    public var targetFile: String?
+
+    @Option(parsing: .unconditional, help: ArgumentHelp("HTTPS targets: trust the certificates in this PEM file instead of the system store.", valueName: "file"))
+    public var caFile: String?
+
+    @Flag(help: "HTTPS targets: accept any certificate and host name (self-signed test servers only).")
+    public var insecure = false
 
     @Option(parsing: .unconditional, help: HTTPClientOption.help)
     public var httpClient: HTTPClientOption = .lean
@@ -64,6 +83,17 @@ public struct HTTPBenchCommand: AsyncParsableCommand {
     public init() {}
 
     public func validate() throws {
+        switch (target, targetFile) {
+        case (nil, nil):
+            throw ValidationError("give --target URL (a `pagebench serve`) or --target-file FILE (any target kind)")
+        case (.some, .some):
+            throw ValidationError("--target and --target-file name two sources; give one")
+        case (.some, nil):
+            if caFile != nil || insecure { throw ValidationError("--ca-file and --insecure apply to --target-file targets") }
+        case (nil, .some):
+            if httpClient != .lean { throw ValidationError("--http-client applies to --target (a served store); --target-file uses the lean client") }
+            if payload { throw ValidationError("--payload applies to --target (a served store)") }
+        }
         guard connections >= 1, connections <= Self.maximumConnections else {
             throw ValidationError(
                 "--connections must be between 1 and \(Self.maximumConnections) (a socket and a file descriptor each), got \(connections)")
@@ -94,22 +124,33 @@ public struct HTTPBenchCommand: AsyncParsableCommand {
         try checkDescriptorLimit()
         let request = PageRequest(range: range.range, reverse: range.reverse, limit: limit, filter: try range.parsedFilter())
         let load = HTTPDrainLoad(request: request, concurrency: connections, duration: .seconds(duration))
-        let configuration = HTTPStoreSource.Configuration(
-            connections: connections, requestPayload: payload, client: httpClient.client)
-        let source: HTTPStoreSource
-        do {
-            source = try HTTPStoreSource(target: target, configuration: configuration)
-        } catch {
-            throw CommandError.usage(error.message)
-        }
-        let executor: (@Sendable (Int) -> (any TaskExecutor)?)? =
-            switch tasks {
-            case .eventLoop: { source.taskExecutor($0) }
-            case .global: nil
+        let target: String
+        let result: HTTPDrainLoad.Result
+        let counts: HTTPStatusCounts
+        var extra = ""
+        if let targetFile {
+            let source = try targetSource(targetFile, request: request)
+            target = source.target.endpoint
+            result = await load.run(executor: executor { source.taskExecutor($0) }) { try await source.page($0) }
+            counts = source.statusCounts
+            await source.shutdown()
+            let errors = source.errorCountsByKind.sorted { $0.key.rawValue < $1.key.rawValue }
+                .map { "\(jsonString($0.key.rawValue)):\($0.value)" }.joined(separator: ",")
+            extra = ",\"targetFile\":\(jsonString(targetFile)),\"throttles\":\(source.throttles),\"targetErrors\":{\(errors)}"
+        } else {
+            target = self.target ?? ""
+            let configuration = HTTPStoreSource.Configuration(
+                connections: connections, requestPayload: payload, client: httpClient.client)
+            let source: HTTPStoreSource
+            do {
+                source = try HTTPStoreSource(target: target, configuration: configuration)
+            } catch {
+                throw CommandError.usage(error.message)
             }
-        let result = await load.run(executor: executor) { try await source.page($0) }
-        let counts = source.statusCounts
-        try await source.shutdown()
+            result = await load.run(executor: executor { source.taskExecutor($0) }) { try await source.page($0) }
+            counts = source.statusCounts
+            try await source.shutdown()
+        }
         let seconds = result.elapsed.totalSeconds
         let statuses = counts.byStatus.keys.sorted().map { "\"\($0)\":\(counts[$0])" }.joined(separator: ",")
         let firstFailure = result.firstFailure.map { ",\"firstFailure\":\(jsonString($0))" } ?? ""
@@ -126,8 +167,47 @@ public struct HTTPBenchCommand: AsyncParsableCommand {
                 "\(target) stopped answering (\(HTTPDrainLoad.giveUpAfterUnanswered) requests in a row got no answer); "
                     + "the figures cover the time before: \(result.lastUnanswered ?? "")")
         }
-        let line = "{\"target\":\(jsonString(target)),\"connections\":\(connections),\"requests\":\(result.requests),\"unanswered\":\(result.unanswered),\"pages\":\(result.pages),\"items\":\(result.items),\"drains\":\(result.drains),\"retries\":\(result.retries),\"failures\":\(result.failures),\"seconds\":\(seconds),\"requestsPerSecond\":\(result.requestsPerSecond),\"statusCounts\":{\(statuses)},\"transportFailures\":\(counts.transportFailures)\(firstFailure)}"
+        let line = "{\"target\":\(jsonString(target)),\"connections\":\(connections),\"requests\":\(result.requests),\"unanswered\":\(result.unanswered),\"pages\":\(result.pages),\"items\":\(result.items),\"drains\":\(result.drains),\"retries\":\(result.retries),\"failures\":\(result.failures),\"seconds\":\(seconds),\"requestsPerSecond\":\(result.requestsPerSecond),\"statusCounts\":{\(statuses)},\"transportFailures\":\(counts.transportFailures)\(extra)\(firstFailure)}"
         return (line, failure)
+    }
+
+    /// Where task `i` runs (``tasks``): on an event loop of the source's client, or on the
+    /// global concurrent executor.
+    private func executor(_ eventLoop: @escaping @Sendable (Int) -> any TaskExecutor) -> (@Sendable (Int) -> (any TaskExecutor)?)? {
+        switch tasks {
+        case .eventLoop: { eventLoop($0) }
+        case .global: nil
+        }
+    }
+
+    /// The source of `--target-file`: the target loaded and checked against the range flags.
+    ///
+    /// - Throws: exit 66 for a missing target file, 65 for an invalid one or one the
+    ///   environment cannot complete (an unset variable, no AWS credentials), 64 for a
+    ///   `--partition` the target does not list or a bad `--ca-file`.
+    private func targetSource(_ path: String, request: PageRequest) throws(CommandError) -> TargetSource {
+        let target: Target
+        do {
+            target = try Target.load(path: path)
+        } catch {
+            throw error.isMissingFile ? .missingInput(error.message) : .invalidInput(error.message)
+        }
+        if case .partition(let index) = request.range {
+            guard let partitions = target.partitions else {
+                throw .usage("--partition \(index): target \(target.name) lists no partitions; add a partitions section to the target or leave --partition out (a scan)")
+            }
+            guard index < partitions.count else {
+                throw .usage("--partition \(index): target \(target.name) lists \(partitions.count) partition values; give 0 to \(partitions.count - 1)")
+            }
+        }
+        if let caFile, !FileManager.default.isReadableFile(atPath: caFile) {
+            throw .usage("--ca-file \(caFile): no such file or not readable; check the path")
+        }
+        do {
+            return try TargetSource(target: target, connections: connections, caFile: caFile, insecure: insecure)
+        } catch {
+            throw .invalidInput("target \(target.name): \(error.message)")
+        }
     }
 
     /// The most connections `--connections` takes: one socket each, far past what a

@@ -1,4 +1,5 @@
 import NIOCore
+import PagebenchWire
 
 extension HTTP1ConnectionPool {
     /// Why ``request(counting:_:)`` got no response.
@@ -57,6 +58,19 @@ extension HTTP1ConnectionPool {
                 counter.recordTransportFailure()
                 throw RequestFailure.connection(error)
             }
+        }
+    }
+}
+
+extension HTTP1ConnectionPool.RequestFailure {
+    /// The source error of `request` (`METHOD URL`), which got no answer (`transport`, with
+    /// `noAnswerHint`) or one that is not HTTP/1.1 (`unexpectedResponse`, with `malformedHint`):
+    /// the one wording of ``HTTPStoreSource`` and ``HTTPRequestClient``.
+    func sourceError(_ request: String, noAnswerHint: String, malformedHint: String) -> HTTPSourceError {
+        switch self {
+        case .connect(let error): .transport(request, HTTPStoreSource.describe(error), hint: noAnswerHint)
+        case .connection(.malformed(let reason)): .malformedHTTP(request, reason.description, hint: malformedHint)
+        case .connection(let error): .transport(request, error, hint: noAnswerHint)
         }
     }
 }

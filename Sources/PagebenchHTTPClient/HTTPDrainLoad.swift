@@ -1,7 +1,6 @@
 import PagebenchBase
 public import PagebenchPage
-import PagebenchStore
-import PagebenchWire
+public import PagebenchPager
 
 /// A closed-loop HTTP load for measuring the client against `wrk`: `connections` tasks,
 /// each with its own connection's worth of work, drain a range by following `nextToken`
@@ -10,7 +9,10 @@ import PagebenchWire
 ///
 /// Harness-independent on purpose: `pagebench run --target URL` gives the full metrics;
 /// this only counts requests, pages, items and statuses, so that its own cost stays
-/// close to wrk's.
+/// close to wrk's. It pages any HTTP page source (``HTTPStoreSource``, a target file's
+/// source) and classifies their failures as everything else does, by the page contract's
+/// kind (``PagebenchPage/PageError/Kind/init(classifying:)``), retrying with the pagers'
+/// ``PagebenchPager/RetryPolicy`` (``retryPolicy``).
 public struct HTTPDrainLoad: Sendable {
     /// The request every drain starts with (its token is ignored).
     public var request: PageRequest
@@ -32,7 +34,8 @@ public struct HTTPDrainLoad: Sendable {
     public struct Result: Sendable, Hashable {
         /// Requests answered (any status). Requests that got no answer are ``unanswered``.
         public var requests = 0
-        /// Requests that got no answer (refused, reset, timed out); retried with back-off.
+        /// Requests that got no answer (refused, reset, timed out: the page contract's
+        /// ``PagebenchPage/PageError/Kind/transport``); retried with back-off.
         public var unanswered = 0
         /// Pages received (200 responses).
         public var pages = 0
@@ -40,7 +43,8 @@ public struct HTTPDrainLoad: Sendable {
         public var items = 0
         /// Drains that reached a nil token.
         public var drains = 0
-        /// Retryable failures (429, 503, transport), after which the same request was repeated.
+        /// Retryable failures (a retryable kind: throttled, transient; and transport), after
+        /// which the same request was repeated.
         public var retries = 0
         /// Non-retryable failures (a 404, a bad token, a malformed answer): the first one
         /// ends the run, since repeating it would only measure the error.
@@ -80,16 +84,31 @@ public struct HTTPDrainLoad: Sendable {
         }
     }
 
-    /// Unanswered requests in a row after which a task gives up on the server (waiting
-    /// 10 ms, doubling to 1 s, between them).
+    /// Unanswered requests in a row after which a task gives up on the server.
     public static let giveUpAfterUnanswered = 6
+
+    /// How a task repeats a request after a retryable answer or no answer: the pagers'
+    /// ``PagebenchPager/RetryPolicy`` waiting 10 ms before the first repeat, doubling up to
+    /// 1 s, without jitter (so the waits are the same on every run); no limit of its own
+    /// (a task gives up after ``giveUpAfterUnanswered`` unanswered requests in a row, never
+    /// on retryable answers: the server is answering). Repeated are the page contract's
+    /// retryable kinds and ``PagebenchPage/PageError/Kind/transport``.
+    public static let retryPolicy = RetryPolicy(
+        maxRetries: Int.max, initialBackoff: .milliseconds(10), multiplier: 2, maxBackoff: .seconds(1),
+        jitterFraction: 0, isRetryable: { error in
+            guard let kind = PageError.Kind(classifying: error) else { return false }
+            return kind.isRetryable || kind == .transport
+        })
 
     private enum Child: Sendable {
         case task(Result)
         case deadline
     }
 
-    /// Runs the load through `page` (normally ``HTTPStoreSource/page(_:)``).
+    /// Raised inside a retry to end the task's loop: the failure was counted and is not repeated.
+    private struct Stop: Error {}
+
+    /// Runs the load through `page` (``HTTPStoreSource/page(_:)``, or any page source's).
     ///
     /// The duration holds: when it ends, every task is cancelled, whatever it waits for (a
     /// connection being opened, an answer, a back-off), and the counts cover the window only
@@ -108,6 +127,7 @@ public struct HTTPDrainLoad: Sendable {
         let request = self.request
         let drainsPerTask = self.drainsPerTask ?? Int.max
         let concurrency = self.concurrency
+        let policy = Self.retryPolicy
         var total = await withTaskGroup(of: Child.self) { group in
             // The duration holds whatever the tasks are waiting for (connections, answers).
             group.addTask {
@@ -119,46 +139,44 @@ public struct HTTPDrainLoad: Sendable {
                     var result = Result()
                     var current = request
                     var unansweredInARow = 0
+                    // The policy has no jitter: the generator is drawn from, never felt.
+                    var random = SplitMix64(seed: UInt64(index))
                     while result.drains < drainsPerTask, clock.now < deadline, !Task.isCancelled {
+                        let received: Page
                         do {
-                            let received = try await page(current)
-                            // Only what came back within the duration counts.
-                            guard clock.now <= deadline else { break }
-                            unansweredInARow = 0
-                            result.requests += 1
-                            result.pages += 1
-                            result.items += received.returnedCount
-                            if let token = received.nextToken {
-                                current.token = token
-                            } else {
-                                result.drains += 1
-                                current.token = nil
-                            }
-                        } catch is CancellationError {
-                            break
-                        } catch where clock.now > deadline {
-                            break
-                        } catch let error as StoreError where error.isRetryable {
-                            unansweredInARow = 0
-                            result.requests += 1
-                            result.retries += 1
-                        } catch let error as HTTPSourceError where error.isRetryable {
-                            if Task.isCancelled { break }
-                            result.unanswered += 1
-                            result.retries += 1
-                            result.lastUnanswered = error.message
-                            unansweredInARow += 1
-                            if unansweredInARow >= Self.giveUpAfterUnanswered {
-                                result.serverStoppedAnswering = true
+                            received = try await page(current)
+                        } catch {
+                            let pastDeadline = clock.now > deadline
+                            guard Self.count(error, in: &result, unansweredInARow: &unansweredInARow, pastDeadline: pastDeadline)
+                            else { break }
+                            do {
+                                received = try await policy.retry(after: error, random: &random, willRetry: {}) {
+                                    do {
+                                        return try await page(current)
+                                    } catch {
+                                        let pastDeadline = clock.now > deadline
+                                        guard
+                                            Self.count(
+                                                error, in: &result, unansweredInARow: &unansweredInARow, pastDeadline: pastDeadline)
+                                        else { throw Stop() }
+                                        throw error
+                                    }
+                                }
+                            } catch {
                                 break
                             }
-                            let backoff = Duration.milliseconds(min(1000, 10 << (unansweredInARow - 1)))
-                            do { try await Task.sleep(for: backoff) } catch { break }
-                        } catch {
-                            result.requests += 1
-                            result.failures += 1
-                            if result.firstFailure == nil { result.firstFailure = "\(error)" }
-                            break
+                        }
+                        // Only what came back within the duration counts.
+                        guard clock.now <= deadline else { break }
+                        unansweredInARow = 0
+                        result.requests += 1
+                        result.pages += 1
+                        result.items += received.returnedCount
+                        if let token = received.nextToken {
+                            current.token = token
+                        } else {
+                            result.drains += 1
+                            current.token = nil
                         }
                     }
                     return .task(result)
@@ -181,5 +199,38 @@ public struct HTTPDrainLoad: Sendable {
         }
         total.elapsed = start.duration(to: min(clock.now, deadline))
         return total
+    }
+
+    /// Counts a request that did not return a page, by the page contract's kind of its error,
+    /// and says whether to repeat it (``retryPolicy`` then waits its back-off): a retryable
+    /// kind is an answered request, repeated; ``PagebenchPage/PageError/Kind/transport`` is an
+    /// unanswered one, repeated until ``giveUpAfterUnanswered`` in a row; any other kind (or
+    /// an error that is no page failure) is a failure that ends the run. Cancellation, and
+    /// whatever failed after the duration, is not counted.
+    static func count(_ error: any Error, in result: inout Result, unansweredInARow: inout Int, pastDeadline: Bool) -> Bool {
+        if error is CancellationError || pastDeadline { return false }
+        switch PageError.Kind(classifying: error) {
+        case let kind? where kind.isRetryable:
+            unansweredInARow = 0
+            result.requests += 1
+            result.retries += 1
+            return true
+        case .transport?:
+            if Task.isCancelled { return false }
+            result.unanswered += 1
+            result.retries += 1
+            result.lastUnanswered = "\(error)"
+            unansweredInARow += 1
+            if unansweredInARow >= giveUpAfterUnanswered {
+                result.serverStoppedAnswering = true
+                return false
+            }
+            return true
+        default:
+            result.requests += 1
+            result.failures += 1
+            if result.firstFailure == nil { result.firstFailure = "\(error)" }
+            return false
+        }
     }
 }

@@ -57,13 +57,8 @@ public final class HTTPRequestClient: Sendable {
         }
     }
 
-    /// One response.
-    public struct Response: Sendable {
-        public var status: Int
-        public var body: ByteBuffer
-        /// The `Retry-After` header in seconds, when sent.
-        public var retryAfterSeconds: Int?
-    }
+    /// One response: status, body, `Retry-After`.
+    public typealias Response = HTTPPageAnswer
 
     /// `http` or `https`.
     public let scheme: String
@@ -158,14 +153,8 @@ public final class HTTPRequestClient: Sendable {
             }
             return Response(status: response.status, body: response.body, retryAfterSeconds: response.retryAfterSeconds)
         } catch let failure as HTTP1ConnectionPool.RequestFailure {
-            switch failure {
-            case .connect(let error):
-                throw HTTPSourceError.transport(url, HTTPStoreSource.describe(error), hint: "is the target running and reachable?")
-            case .connection(.malformed(let reason)):
-                throw HTTPSourceError.malformedHTTP(url, reason.description, hint: "is the target an HTTP/1.1 server?")
-            case .connection(let error):
-                throw HTTPSourceError.transport(url, error, hint: "is the target running and reachable?")
-            }
+            throw failure.sourceError(
+                url, noAnswerHint: "is the target running and reachable?", malformedHint: "is the target an HTTP/1.1 server?")
         }
     }
 }

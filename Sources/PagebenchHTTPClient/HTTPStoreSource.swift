@@ -1,5 +1,6 @@
 #if AsyncHTTPClientSupport
 import AsyncHTTPClient
+import NIOHTTP1
 #endif
 import Foundation
 import NIOCore
@@ -20,8 +21,12 @@ import PagebenchWire
 /// source (``taskExecutor(_:)``) pays no thread hop at all. A keep-alive connection the
 /// server closed while idle is replaced and the GET repeated once.
 ///
-/// Errors come back as the store throws them in-process: a `StoreError` with the
-/// server's code and message (so `throttled` and `injectedFault` stay retryable, S21);
+/// A page is one ``HTTPPageExchange`` (the steps every HTTP page source shares) of the
+/// served store's REST form (``ServedStoreCodec``). Errors come back as the store throws them
+/// in-process: a `StoreError` with the server's code and message (so `throttled` and
+/// `injectedFault` stay retryable, S21, paced by the retry policy alone as in-process: no
+/// `Retry-After` wait, ``ServedStoreCodec/honoursRetryAfter``); a 429 or
+/// 503 without the store's error body (a proxy's) as a retryable `PageError` `throttled`;
 /// other failures as ``HTTPSourceError``; `CancellationError` untouched (a cancelled
 /// request closes its connection, so the server stops waiting out its service time).
 ///
@@ -113,12 +118,19 @@ public final class HTTPStoreSource: Sendable {
     private let transport: Transport
     private let executors: [EventLoopTaskExecutor]
     private let counter = HTTPStatusCounter()
+    /// A page's request, its answer and the steps between them.
+    private let exchange: HTTPPageExchange<ServedStoreCodec>
 
     /// Creates a source for the server at `target` (`http://host:port`, optionally with a
     /// path prefix when a proxy serves the store under one). Connects lazily.
     ///
+    /// - Parameter sleep: waits out a `Retry-After` (never for the served store's codec; the
+    ///   exchange's rule, T3); tests inject one that records the waits.
     /// - Throws: ``HTTPSourceError`` (`invalidTarget`) for anything else.
-    public init(target: String, configuration: Configuration = Configuration()) throws(HTTPSourceError) {
+    public init(
+        target: String, configuration: Configuration = Configuration(),
+        sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }
+    ) throws(HTTPSourceError) {
         let url = try HTTPBaseURL(
             target, schemes: ["http"], schemeHint: "only http:// is supported (the store serves plain HTTP/1.1)")
         guard configuration.connections >= 1 else {
@@ -134,6 +146,8 @@ public final class HTTPStoreSource: Sendable {
         self.target = url.text
         self.configuration = configuration
         pathPrefix = url.pathPrefix
+        exchange = HTTPPageExchange(
+            codec: ServedStoreCodec(target: url.text, includePayload: configuration.requestPayload ? true : nil), sleep: sleep)
         let group = MultiThreadedEventLoopGroup.singleton
         switch configuration.client {
         case .lean:
@@ -192,26 +206,27 @@ public final class HTTPStoreSource: Sendable {
         executors[index % executors.count]
     }
 
-    /// Fetches one page: `GET {target}{path}?{query}` (``PageQuery``).
+    /// Fetches one page: `GET {target}{path}?{query}` (``PageQuery``), one ``HTTPPageExchange``.
     ///
     /// - Throws: `CancellationError`; `StoreError` for every error the store reports
-    ///   (the same code and message as in-process); ``HTTPSourceError`` otherwise. Both are
-    ///   page-contract failures (`PageFailure`) with a ``PagebenchPage/PageError/Kind``.
+    ///   (the same code and message as in-process); a `PageError` `throttled` for a 429 or 503
+    ///   without the store's body, `malformedAnswer` for a page that hands back the token it
+    ///   was sent (P9); ``HTTPSourceError`` otherwise. All are page-contract failures
+    ///   (`PageFailure`) with a ``PagebenchPage/PageError/Kind``.
     public func page(_ request: PageRequest) async throws -> Page {
-        let query = PageQuery(request: request, includePayload: configuration.requestPayload ? true : nil)
-        let response = try await get(query.pathAndQuery)
-        guard response.status == 200 else {
-            throw Self.failure(status: response.status, url: target + query.pathAndQuery, body: response.body)
-        }
-        return try PageBody.decode(response.body)
+        try await exchange.page(request) { pathAndQuery in try await get(pathAndQuery) }
     }
+
+    /// Throttling answers received so far (T3: 429, 503, the store's `throttled` and
+    /// `injectedFault`), retried or not.
+    public var throttles: Int { exchange.throttles }
 
     /// `GET /health`: the server's configuration hash, partitions and items. Replicas that
     /// continue each other's tokens report the same hash.
     public func health() async throws -> StoreHealth {
         let response = try await get("/health")
         guard response.status == 200 else {
-            throw Self.failure(status: response.status, url: target + "/health", body: response.body)
+            throw ServedStoreCodec.failure(status: response.status, url: target + "/health", body: response.body)
         }
         guard let health = try? JSONDecoder().decode(StoreHealth.self, from: Data(response.body.readableBytesView)) else {
             throw HTTPSourceError.malformedResponse("the health body is not valid health JSON", body: response.body)
@@ -222,7 +237,7 @@ public final class HTTPStoreSource: Sendable {
     /// One GET on a pooled connection. A reused keep-alive connection that turns out to be
     /// closed by the server before it answered is replaced and the GET (idempotent)
     /// repeated once. Cancelling the calling task closes the connection in use.
-    private nonisolated(nonsending) func get(_ pathAndQuery: String) async throws -> HTTP1Response {
+    private nonisolated(nonsending) func get(_ pathAndQuery: String) async throws -> HTTPPageAnswer {
         switch transport {
         case .lean(let pool): try await get(pathAndQuery, pool: pool)
         #if AsyncHTTPClientSupport
@@ -231,28 +246,24 @@ public final class HTTPStoreSource: Sendable {
         }
     }
 
-    private nonisolated(nonsending) func get(_ pathAndQuery: String, pool: HTTP1ConnectionPool) async throws -> HTTP1Response {
+    private nonisolated(nonsending) func get(_ pathAndQuery: String, pool: HTTP1ConnectionPool) async throws -> HTTPPageAnswer {
         let requestTarget = pathPrefix + pathAndQuery
         do {
-            return try await pool.request(counting: counter) { (connection, deadline) throws(HTTP1ConnectionError) in
+            let response = try await pool.request(counting: counter) { (connection, deadline) throws(HTTP1ConnectionError) in
                 try await connection.get(requestTarget, deadline: deadline)
             }
+            return HTTPPageAnswer(status: response.status, body: response.body, retryAfterSeconds: response.retryAfterSeconds)
         } catch let failure as HTTP1ConnectionPool.RequestFailure {
-            switch failure {
-            case .connect(let error):
-                throw HTTPSourceError.transport(target + pathAndQuery, Self.describe(error))
-            case .connection(.malformed(let reason)):
-                throw HTTPSourceError.malformedHTTP(target + pathAndQuery, reason.description)
-            case .connection(let error):
-                throw HTTPSourceError.transport(target + pathAndQuery, error)
-            }
+            throw failure.sourceError(
+                "GET " + target + pathAndQuery, noAnswerHint: "is `pagebench serve` running there and reachable?",
+                malformedHint: "is the target a `pagebench serve` (or a proxy in front of one)?")
         }
     }
 
     #if AsyncHTTPClientSupport
     /// One GET through async-http-client, its whole body accumulated on the event loop
     /// (one task resumption per request). Cancelling the calling task cancels the request.
-    private func get(_ pathAndQuery: String, client: HTTPClient) async throws -> HTTP1Response {
+    private func get(_ pathAndQuery: String, client: HTTPClient) async throws -> HTTPPageAnswer {
         let url = target + pathAndQuery
         do {
             let request = try HTTPClient.Request(url: url, method: .GET)
@@ -267,7 +278,9 @@ public final class HTTPStoreSource: Sendable {
             try Task.checkCancellation()
             let status = Int(response.status.code)
             counter.record(status: status)
-            return HTTP1Response(status: status, body: response.body ?? ByteBuffer(), keepAlive: true)
+            return HTTPPageAnswer(
+                status: status, body: response.body ?? ByteBuffer(),
+                retryAfterSeconds: response.headers.first(name: "retry-after").flatMap { Int($0) })
         } catch {
             if error is CancellationError || Task.isCancelled { throw CancellationError() }
             counter.recordTransportFailure()
@@ -322,26 +335,5 @@ public final class HTTPStoreSource: Sendable {
 
     private struct ConnectFailure: Error, CustomStringConvertible {
         let description: String
-    }
-
-    /// The error a non-200 response stands for.
-    static func failure(status: Int, url: String, body: ByteBuffer) -> any Error {
-        if let errorBody = ErrorBody.decode(body), let code = StoreHTTPErrorCode(name: errorBody.code) {
-            switch code {
-            case .store(let storeCode):
-                return StoreError(remote: storeCode, message: errorBody.message)
-            case .invalidParameter, .notFound, .internalError:
-                return HTTPSourceError.rejected(status: status, serverCode: errorBody.code, message: errorBody.message)
-            }
-        }
-        // Not our body (a proxy's page, say): the status alone still says "retry" for 429/503.
-        switch status {
-        case 429:
-            return StoreError(remote: .throttled, message: "GET \(url) throttled (HTTP 429); retry after a back-off")
-        case 503:
-            return StoreError(remote: .injectedFault, message: "GET \(url) unavailable (HTTP 503); retry")
-        default:
-            return HTTPSourceError.unexpectedStatus(status, url: url, body: body)
-        }
     }
 }

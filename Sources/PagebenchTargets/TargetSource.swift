@@ -11,11 +11,10 @@ import Synchronization
 /// items are the elements of the configured items array and whose `nextToken` is the API's
 /// continuation (a token, a cursor, or a DynamoDB `LastEvaluatedKey` as JSON text).
 ///
-/// A page's items are counted, not decoded: each becomes an ``Item`` of its drain's
-/// partition, sort key = its index in the page, `sizeBytes` = its JSON length, and no
-/// attributes (nothing is invented: no category, no fingerprint), so
-/// `scannedBytes` is the JSON bytes of the items received. `scannedCount` is the API's own
-/// count when the target names one (DynamoDB's `ScannedCount`), else the items.
+/// The exchange is the one every HTTP page source shares
+/// (``PagebenchHTTPClient/HTTPPageExchange``); the kind's requests and answers are
+/// ``TargetPageCodec``'s (items are counted, not decoded: see there). What is this source's
+/// own: the secrets (T4) and the counts by kind.
 ///
 /// Errors (T2, T3) are the page contract's ``PageError``: HTTP 429 and 503 and DynamoDB
 /// throttling are thrown as retryable ``PageError/Kind/throttled`` after waiting out
@@ -26,7 +25,7 @@ import Synchronization
 /// Nothing passes through the synthetic store's `StoreError`.
 public final class TargetSource: Sendable {
     /// The longest `Retry-After` honoured; a longer one is waited this long.
-    public static let maximumRetryAfterSeconds = 30
+    public static let maximumRetryAfterSeconds = HTTPThrottling.maximumRetryAfterSeconds
 
     /// The largest DynamoDB `ConsumedCapacity.CapacityUnits` one response is taken to report;
     /// a larger (or negative) figure is not summed (a 1 MB page costs at most 256 units).
@@ -34,30 +33,30 @@ public final class TargetSource: Sendable {
 
     public let target: Target
     let client: HTTPRequestClient
-    /// The target's headers with `${VAR}` filled from the environment (never printed).
-    private let headers: [(name: String, value: String)]
-    private let signer: SigV4Signer?
-    /// Hides the secrets those headers and the AWS credentials hold (T4): every message
-    /// that leaves ``page(_:)`` passes through it.
-    let mask: SecretMask
+    /// The kind's requests and answers, and the shared steps around them.
+    let exchange: HTTPPageExchange<TargetPageCodec>
     /// Written only on the (rare) failure path.
     private let errorCounts = Mutex<[TargetError.Kind: Int]>([:])
     private let lastErrorMessage = Mutex<String?>(nil)
-    private let capacityMilliUnits = Atomic<Int>(0)
-    private let capacityResponses = Atomic<Int>(0)
-    private let throttleResponses = Atomic<Int>(0)
+
+    /// Hides the secrets the headers and the AWS credentials hold (T4): every message that
+    /// leaves ``page(_:)`` passes through it.
+    var mask: SecretMask { exchange.codec.mask }
 
     /// Connects lazily to `target`.
     ///
     /// - Parameters:
     ///   - environment: where `${VAR}` in headers and the AWS credentials come from (T4).
+    ///   - sleep: waits out a `Retry-After` (T3); tests inject one that records the waits.
     /// - Throws: ``TargetFileError`` for a header naming an unset variable, missing AWS
     ///   credentials, or an endpoint the client cannot use.
     public init(
         target: Target, connections: Int, caFile: String? = nil, insecure: Bool = false,
-        environment: [String: String] = ProcessInfo.processInfo.environment
+        environment: [String: String] = ProcessInfo.processInfo.environment,
+        sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }
     ) throws(TargetFileError) {
         self.target = target
+        let client: HTTPRequestClient
         do {
             client = try HTTPRequestClient(
                 baseURL: target.endpoint,
@@ -67,6 +66,7 @@ public final class TargetSource: Sendable {
         } catch {
             throw TargetFileError("endpoint: \(error.message)")
         }
+        self.client = client
         var headers: [(name: String, value: String)] = []
         for (name, template) in target.headers {
             for variable in template.environmentNames where environment[variable] == nil {
@@ -74,15 +74,18 @@ public final class TargetSource: Sendable {
             }
             headers.append((name, template.render(TemplateBindings(), environment: environment)))
         }
-        self.headers = headers
         var credentials: AWSCredentials?
+        var signer: SigV4Signer?
         if case .dynamodb(let request) = target.request {
-            credentials = try AWSCredentials.fromEnvironment(environment)
-            signer = SigV4Signer(credentials: credentials!, region: request.region, service: "dynamodb")
-        } else {
-            signer = nil
+            let found = try AWSCredentials.fromEnvironment(environment)
+            credentials = found
+            signer = SigV4Signer(credentials: found, region: request.region, service: "dynamodb")
         }
-        mask = SecretMask(target: target, rendered: headers, environment: environment, credentials: credentials)
+        let codec = TargetPageCodec(
+            target: target, headers: headers, signer: signer,
+            mask: SecretMask(target: target, rendered: headers, environment: environment, credentials: credentials),
+            authority: client.authority, pathPrefix: client.pathPrefix, baseURL: client.baseURL)
+        exchange = HTTPPageExchange(codec: codec, sleep: sleep)
     }
 
     /// Closes the connections.
@@ -100,13 +103,11 @@ public final class TargetSource: Sendable {
     public var lastError: String? { lastErrorMessage.withLock { $0 } }
 
     /// Throttling answers received (429, 503, DynamoDB throttling), retried or not.
-    public var throttles: Int { throttleResponses.load(ordering: .relaxed) }
+    public var throttles: Int { exchange.throttles }
 
     /// DynamoDB `ConsumedCapacity.CapacityUnits` summed over the responses that carried it
     /// (W4), and how many did; nil when none did.
-    public var consumedCapacityUnits: Double? {
-        capacityResponses.load(ordering: .relaxed) > 0 ? Double(capacityMilliUnits.load(ordering: .relaxed)) / 1000 : nil
-    }
+    public var consumedCapacityUnits: Double? { exchange.codec.capacity.units }
 
     /// An executor on one of the client's event loops.
     public func taskExecutor(_ index: Int) -> EventLoopTaskExecutor { client.taskExecutor(index) }
@@ -121,7 +122,13 @@ public final class TargetSource: Sendable {
     ///   not a page (T2).
     public func page(_ request: PageRequest) async throws -> Page {
         do {
-            return try await fetch(request)
+            return try await exchange.page(request) { outgoing in
+                do {
+                    return try await client.send(outgoing)
+                } catch let error as HTTPSourceError {
+                    throw TargetError(.transport, error.message)
+                }
+            }
         } catch let error as TargetError {
             let message = mask(error.message)
             errorCounts.withLock { $0[error.kind, default: 0] += 1 }
@@ -132,347 +139,11 @@ public final class TargetSource: Sendable {
         }
     }
 
-    private func fetch(_ request: PageRequest) async throws -> Page {
-        let outgoing = makeRequest(request)
-        let described = outgoing.method + " " + client.baseURL + outgoing.pathAndQuery
-        let response: HTTPRequestClient.Response
-        do {
-            response = try await client.send(outgoing)
-        } catch let error as HTTPSourceError {
-            throw TargetError(.transport, error.message)
-        }
-        if let throttle = throttling(response, described) {
-            throttleResponses.add(1, ordering: .relaxed)
-            if let seconds = response.retryAfterSeconds, seconds > 0 {
-                try await Task.sleep(for: .seconds(min(seconds, Self.maximumRetryAfterSeconds)))
-            }
-            throw throttle
-        }
-        switch response.status {
-        case 200:
-            break
-        case 401, 403:
-            throw TargetError(
-                .unauthorized,
-                "\(described) answered HTTP \(response.status): the target refused the credentials; check the headers' variables (or AWS_* for dynamodb); body starts: \(mask.excerpt(response.body.readableBytesView))",
-                status: response.status)
-        default:
-            if case .dynamodb = target.request, let type = Self.dynamoDBErrorType(response.body) {
-                throw TargetError(
-                    .apiError, "\(described) answered HTTP \(response.status) \(type): \(mask.excerpt(response.body.readableBytesView))",
-                    status: response.status)
-            }
-            throw TargetError(
-                .httpStatus, "\(described) answered HTTP \(response.status); body starts: \(mask.excerpt(response.body.readableBytesView))",
-                status: response.status)
-        }
-        let page = try readPage(response.body, request: request, described: described)
-        if let sent = request.token, page.nextToken == sent {
-            throw TargetError(
-                .repeatedContinuation,
-                "\(described) returned the continuation it was sent; following it would loop forever (P9)", status: 200)
-        }
-        return page
-    }
-
-    // MARK: Requests
-
-    private func bindings(_ request: PageRequest) -> TemplateBindings {
-        var bindings = TemplateBindings()
-        if case .partition(let index) = request.range, let values = target.partitions {
-            let value = values[index % values.count]
-            if case .dynamodb = target.request, case .number(let text) = value {
-                bindings.partition = .string(text)  // DynamoDB's wire form carries N as a string
-            } else {
-                bindings.partition = value
-            }
-        }
-        if case .segment(let index, let total) = request.range {
-            bindings.segment = index
-            bindings.totalSegments = total
-        }
-        bindings.limit = request.limit
-        bindings.continuation = request.token
-        bindings.filter = request.filter?.description
-        bindings.reverse = request.reverse
-        return bindings
-    }
-
-    func makeRequest(_ request: PageRequest) -> HTTPRequestClient.Request {
-        let bindings = bindings(request)
-        switch target.request {
-        case .http(let http):
-            var path = http.path.render(bindings, encode: PercentEncoding.encoded)
-            var headers = self.headers
-            var body = http.body?.render(bindings)
-            if let token = request.token {
-                switch http.continuationIn {
-                case .query(let name)?:
-                    path += (path.contains("?") ? "&" : "?") + PercentEncoding.encoded(name) + "=" + PercentEncoding.encoded(token)
-                case .header(let name)?:
-                    headers.append((name, token))
-                case .body(let pointer)?:
-                    if let current = body { body = Self.setting(current, at: pointer.tokens[...], to: .string(token)) }
-                case nil:
-                    break
-                }
-            }
-            var buffer: ByteBuffer?
-            if let body {
-                buffer = ByteBuffer(string: body.text)
-                if !headers.contains(where: { $0.name.lowercased() == "content-type" }) {
-                    headers.append(("Content-Type", "application/json"))
-                }
-            }
-            return .init(method: http.method, pathAndQuery: path, headers: headers, body: buffer)
-        case .graphql(let graphql):
-            var variables = graphql.variables.render(bindings).objectValue ?? [:]
-            variables[graphql.continuationVariable] = request.token.map { .string($0) } ?? .null
-            var document: [String: JSONValue] = ["query": .string(graphql.query), "variables": .object(variables)]
-            if let name = graphql.operationName { document["operationName"] = .string(name) }
-            var headers = self.headers
-            if !headers.contains(where: { $0.name.lowercased() == "content-type" }) {
-                headers.append(("Content-Type", "application/json"))
-            }
-            return .init(method: "POST", pathAndQuery: "", headers: headers, body: ByteBuffer(string: JSONValue.object(document).text))
-        case .dynamodb(let dynamo):
-            let body = dynamoDBBody(dynamo, request: request, bindings: bindings)
-            var headers: [(name: String, value: String)] = [
-                ("Host", client.authority), ("Content-Type", "application/x-amz-json-1.0"),
-                ("X-Amz-Target", "DynamoDB_20120810." + dynamo.operation.rawValue),
-            ]
-            let bytes = Array(body.utf8)
-            headers += signer!.signedHeaders(
-                method: "POST", path: client.pathPrefix.isEmpty ? "/" : client.pathPrefix, headers: headers, payload: bytes,
-                date: Date())
-            headers.removeFirst()  // the client writes Host itself
-            return .init(method: "POST", pathAndQuery: "", headers: headers, body: ByteBuffer(bytes: bytes))
-        }
-    }
-
-    private func dynamoDBBody(_ dynamo: Target.DynamoDBRequest, request: PageRequest, bindings: TemplateBindings) -> String {
-        var body: [String: JSONValue] = ["TableName": .string(dynamo.table)]
-        if let limit = request.limit { body["Limit"] = .number(String(limit)) }
-        if let value = dynamo.indexName { body["IndexName"] = .string(value) }
-        if let value = dynamo.keyConditionExpression { body["KeyConditionExpression"] = .string(value) }
-        if let value = dynamo.filterExpression { body["FilterExpression"] = .string(value) }
-        if let value = dynamo.projectionExpression { body["ProjectionExpression"] = .string(value) }
-        if let names = dynamo.expressionAttributeNames { body["ExpressionAttributeNames"] = .object(names.mapValues { .string($0) }) }
-        if let values = dynamo.expressionAttributeValues { body["ExpressionAttributeValues"] = values.render(bindings) }
-        if let consistent = dynamo.consistentRead { body["ConsistentRead"] = .bool(consistent) }
-        if dynamo.returnConsumedCapacity { body["ReturnConsumedCapacity"] = .string("TOTAL") }
-        switch dynamo.operation {
-        case .query:
-            body["ScanIndexForward"] = .bool(dynamo.scanIndexForward ?? !request.reverse)
-        case .scan:
-            if case .segment(let index, let total) = request.range {
-                body["Segment"] = .number(String(index))
-                body["TotalSegments"] = .number(String(total))
-            }
-        }
-        if let token = request.token { body["ExclusiveStartKey"] = .raw(token) }
-        return JSONValue.object(body).text
-    }
-
-    /// `value` with the member at `path` set (objects created on the way).
-    static func setting(_ value: JSONValue, at path: ArraySlice<String>, to newValue: JSONValue) -> JSONValue {
-        guard let first = path.first else { return newValue }
-        var members = value.objectValue ?? [:]
-        members[first] = setting(members[first] ?? .object([:]), at: path.dropFirst(), to: newValue)
-        return .object(members)
-    }
-
-    // MARK: Responses
-
-    /// The retryable error a throttling answer stands for (T3), or nil.
-    private func throttling(_ response: HTTPRequestClient.Response, _ described: String) -> PageError? {
-        switch response.status {
-        case 429:
-            return PageError(.throttled, "\(described) throttled (HTTP 429)", status: 429)
-        case 503:
-            return PageError(.throttled, "\(described) unavailable (HTTP 503)", status: 503)
-        case 400:
-            guard case .dynamodb = target.request, let type = Self.dynamoDBErrorType(response.body) else { return nil }
-            let throttlingTypes = ["ProvisionedThroughputExceededException", "ThrottlingException", "RequestLimitExceeded"]
-            guard throttlingTypes.contains(where: { type.hasSuffix($0) }) else { return nil }
-            return PageError(.throttled, "\(described) throttled (\(type))", status: 400)
-        default:
-            return nil
-        }
-    }
-
-    /// The `__type` of a DynamoDB error body (its first 200 characters: it goes into messages).
-    static func dynamoDBErrorType(_ body: ByteBuffer) -> String? {
-        body.withUnsafeReadableBytes { bytes in
-            guard let range = try? JSONPointer.type.locate(in: bytes) else { return nil }
-            var reader = JSONReader(UnsafeRawBufferPointer(rebasing: bytes[range]))
-            return (try? reader.readString()).map { String($0.prefix(200)) }
-        }
-    }
+    /// The request `request`'s page is fetched with.
+    func makeRequest(_ request: PageRequest) -> HTTPRequestClient.Request { exchange.codec.makeRequest(request) }
 
     /// The page a 200 response's body stands for, or the ``TargetError`` it is (T1, T2).
     func readPage(_ body: ByteBuffer, request: PageRequest, described: String) throws(TargetError) -> Page {
-        let partition: Int
-        if case .partition(let index) = request.range { partition = index } else { partition = 0 }
-        let kind = target.request
-        return try body.withUnsafeReadableBytes { bytes throws(TargetError) -> Page in
-            do {
-                var whole = JSONReader(bytes)
-                try whole.skipValue()
-                try whole.expectEnd()
-            } catch {
-                throw TargetError(
-                    .notJSON, "\(described): the body is not JSON (\(error)); it starts: \(mask.excerpt(body.readableBytesView))", status: 200)
-            }
-            // The document is valid JSON from here on: locating cannot fail.
-            func locate(_ pointer: JSONPointer) -> Range<Int>? { (try? pointer.locate(in: bytes)) ?? nil }
-            // nil: nested deeper than a JSONValue is parsed (the document is valid JSON, so
-            // that is the only way this fails); never read as `null`.
-            func value(_ range: Range<Int>) -> JSONValue? {
-                try? JSONValue.parse(UnsafeRawBufferPointer(rebasing: bytes[range]))
-            }
-            func text(_ range: Range<Int>) -> String {
-                String(decoding: UnsafeRawBufferPointer(rebasing: bytes[range]), as: UTF8.self)
-            }
-            let items: JSONPointer
-            var scannedPointer: JSONPointer?
-            switch kind {
-            case .http(let http):
-                items = http.items
-                scannedPointer = http.scannedCount
-            case .graphql(let graphql):
-                items = graphql.items
-                scannedPointer = graphql.scannedCount
-                if let range = locate(.errors) {
-                    let errors = value(range)
-                    if errors != .null, errors != .array([]) {  // too deep to parse: errors all the same
-                        throw TargetError(
-                            .graphQLError, "\(described) answered with GraphQL errors (T2): \(mask.excerpt(bytes[range], limit: 300))",
-                            status: 200)
-                    }
-                }
-            case .dynamodb:
-                items = .dynamoItems
-                scannedPointer = .dynamoScannedCount
-            }
-            guard let itemsRange = locate(items) else {
-                throw TargetError(
-                    .missingItems, "\(described): the response has nothing at the items pointer '\(items)'; it starts: \(mask.excerpt(body.readableBytesView))",
-                    status: 200)
-            }
-            var sizes: [Int] = []
-            do {
-                var reader = JSONReader(UnsafeRawBufferPointer(rebasing: bytes[itemsRange]))
-                guard reader.peek() == UInt8(ascii: "[") else { throw reader.error("not an array") }
-                try reader.readArray { element throws(JSONReadError) in
-                    _ = element.peek()
-                    let start = element.offset
-                    try element.skipValue()
-                    sizes.append(element.offset - start)
-                }
-            } catch {
-                throw TargetError(
-                    .missingItems, "\(described): the value at the items pointer '\(items)' is not an array: \(mask.excerpt(bytes[itemsRange], limit: 100))",
-                    status: 200)
-            }
-            let continuation: String?
-            switch kind {
-            case .http(let http):
-                continuation = try Self.token(at: http.continuation, locate(http.continuation), in: bytes, described)
-            case .graphql(let graphql):
-                if let pageInfo = graphql.pageInfo {
-                    continuation = try Self.relayCursor(
-                        locate(pageInfo).flatMap(value), backward: graphql.backward, pointer: pageInfo, described)
-                } else {
-                    let pointer = graphql.continuation!
-                    continuation = try Self.token(at: pointer, locate(pointer), in: bytes, described)
-                }
-            case .dynamodb:
-                if let range = locate(.lastEvaluatedKey) {
-                    switch bytes[range.lowerBound] {
-                    case UInt8(ascii: "{"): continuation = text(range)
-                    case UInt8(ascii: "n"): continuation = nil
-                    default:
-                        throw TargetError(
-                            .badContinuation, "\(described): LastEvaluatedKey must be an object, got \(mask.excerpt(bytes[range], limit: 80))",
-                            status: 200)
-                    }
-                } else {
-                    continuation = nil
-                }
-                // A page costs at most a few hundred units; anything outside [0, 10^6] (1e309
-                // reads as infinity, which no Int holds) is not a capacity and is not summed.
-                if let range = locate(.consumedCapacityUnits), case .number(let units) = value(range), let parsed = Double(units),
-                    (0...Self.maximumCapacityUnitsPerResponse).contains(parsed)
-                {
-                    capacityMilliUnits.add(Int((parsed * 1000).rounded()), ordering: .relaxed)
-                    capacityResponses.add(1, ordering: .relaxed)
-                }
-            }
-            var scanned = sizes.count
-            if let scannedPointer, let range = locate(scannedPointer), case .number(let count) = value(range), let number = Int(count) {
-                scanned = max(number, sizes.count)
-            }
-            var pageItems: [Item] = []
-            pageItems.reserveCapacity(sizes.count)
-            var scannedBytes = 0
-            for (index, size) in sizes.enumerated() {
-                pageItems.append(Item(partition: partition, sortKey: UInt64(index), sizeBytes: size))
-                scannedBytes += size
-            }
-            return Page(items: pageItems, scannedCount: scanned, scannedBytes: scannedBytes, nextToken: continuation)
-        }
+        try exchange.codec.readPage(body, request: request, described: described)
     }
-
-    /// A token continuation at `range` of the valid JSON `bytes`: absent, `null` or `""`
-    /// ends the drain; a string continues it; anything else (however deep) is the wrong
-    /// type (T2).
-    private static func token(
-        at pointer: JSONPointer, _ range: Range<Int>?, in bytes: UnsafeRawBufferPointer, _ described: String
-    ) throws(TargetError) -> String? {
-        guard let range else { return nil }
-        var reader = JSONReader(UnsafeRawBufferPointer(rebasing: bytes[range]))
-        if (try? reader.readNull()) == true { return nil }
-        if reader.peek() == UInt8(ascii: "\""), let token = try? reader.readString() { return token.isEmpty ? nil : token }
-        let kind: String
-        switch bytes[range.lowerBound] {
-        case UInt8(ascii: "{"): kind = "an object"
-        case UInt8(ascii: "["): kind = "an array"
-        case UInt8(ascii: "t"), UInt8(ascii: "f"): kind = "true or false"
-        default: kind = "a number"
-        }
-        throw TargetError(
-            .badContinuation, "\(described): the continuation at '\(pointer)' must be a string or null, got \(kind)", status: 200)
-    }
-
-    /// A Relay `pageInfo`: `hasNextPage` + `endCursor` (or `hasPreviousPage` +
-    /// `startCursor` backwards).
-    private static func relayCursor(
-        _ value: JSONValue?, backward: Bool, pointer: JSONPointer, _ described: String
-    ) throws(TargetError) -> String? {
-        let (flag, cursor) = backward ? ("hasPreviousPage", "startCursor") : ("hasNextPage", "endCursor")
-        guard let info = value?.objectValue else {
-            throw TargetError(.badContinuation, "\(described): no pageInfo object at '\(pointer)'", status: 200)
-        }
-        guard case .bool(let more)? = info[flag] else {
-            throw TargetError(.badContinuation, "\(described): pageInfo.\(flag) must be true or false", status: 200)
-        }
-        guard more else { return nil }
-        guard case .string(let text)? = info[cursor], !text.isEmpty else {
-            throw TargetError(
-                .badContinuation, "\(described): pageInfo.\(flag) is true but pageInfo.\(cursor) is not a cursor string", status: 200)
-        }
-        return text
-    }
-
-}
-
-extension JSONPointer {
-    // Pointers the kinds read; literal and valid, so the force-try cannot fail.
-    static let errors = try! JSONPointer("/errors")
-    static let type = try! JSONPointer("/__type")
-    static let dynamoItems = try! JSONPointer("/Items")
-    static let dynamoScannedCount = try! JSONPointer("/ScannedCount")
-    static let lastEvaluatedKey = try! JSONPointer("/LastEvaluatedKey")
-    static let consumedCapacityUnits = try! JSONPointer("/ConsumedCapacity/CapacityUnits")
 }

@@ -191,6 +191,43 @@ struct HTTP1ClientTests {
         #expect(counts == HTTPStatusCounts(byStatus: [429: 1, 404: 1, 502: 1, 503: 1]))
     }
 
+    @Test("S21, T3: the served store's throttling answers are thrown at once, Retry-After or not (the retry policy paces them, as in-process); a proxy's 503 is a retryable throttle")
+    func s21ServedThrottlingIsPacedByTheRetryPolicyNotRetryAfter() async throws {
+        let throttled = ErrorBody(code: StoreHTTPErrorCode.store(.throttled), message: "slow down").encoded()
+        let responses = [
+            ScriptedHTTPServer.response(429, String(buffer: throttled), headers: "Retry-After: 7\r\n"),
+            ScriptedHTTPServer.response(429, String(buffer: throttled), headers: "Retry-After: 120\r\n"),
+            ScriptedHTTPServer.response(503, "<html>proxy</html>"),
+            ScriptedHTTPServer.response(404, "<html>no</html>", headers: "Retry-After: 9\r\n"),
+            Self.okPage,
+        ]
+        let server = try await ScriptedHTTPServer { _, request, _ in .respond(responses[request]) }
+        let waits = HTTPPageExchangeTests.Waits()
+        let source = try HTTPStoreSource(target: server.target, configuration: .init(connections: 1)) { waits.record($0) }
+        var errors: [any Error] = []
+        for _ in 0..<4 {
+            do {
+                _ = try await source.page(PageRequest())
+            } catch {
+                errors.append(error)
+            }
+        }
+        let page = try await source.page(PageRequest())
+        let throttles = source.throttles
+        try await source.shutdown()
+        await server.shutdown()
+        try #require(errors.count == 4)
+        // The store's own body: its StoreError; a proxy's 503: a retryable throttled PageError.
+        #expect((errors[0] as? StoreError)?.code == .throttled)
+        let proxy = errors[2] as? PageError
+        #expect(proxy?.kind == .throttled)
+        #expect(proxy?.status == 503)
+        #expect(!PageError.isRetryable(errors[3]))
+        #expect(waits.all == [])
+        #expect(throttles == 3)
+        #expect(page.nextToken == "abc")
+    }
+
     @Test(
         "malformed responses are refused with NIOHTTP1's reason, counted as transport failures",
         arguments: [

@@ -106,3 +106,60 @@ def test_a_soft_descriptor_limit_below_the_hard_one_is_raised():
     assert "file descriptors" not in result.stderr, result.stderr
     assert result.returncode == 69, result.stderr
     assert "stopped answering" in result.stderr, result.stderr
+
+
+# docs/examples/rest-target.json: a REST target file; `pagebench serve` stands in for its API.
+REST_TARGET = os.path.join(ROOT, "docs", "examples", "rest-target.json")
+
+
+def rest_target(tmp_path, endpoint, **changes):
+    target = json.load(open(REST_TARGET, encoding="utf-8"))
+    target.update(endpoint=endpoint, **changes)
+    path = tmp_path / "rest-target.json"
+    path.write_text(json.dumps(target))
+    return str(path)
+
+
+def test_a_target_file_is_drained_by_the_same_loop(tmp_path):
+    """Issue 28: `http-bench --target-file` drains any target kind with the loop of `--target`."""
+    server = ServedStore("--partitions", "16", "--items-per-partition", "50")
+    try:
+        path = rest_target(tmp_path, server.endpoint)
+        result = http_bench("--target-file", path, "--partition", "3", "--limit", "10", "--connections", "2",
+                            "--duration", "2")
+    finally:
+        server.stop()
+    assert result.returncode == 0, result.stderr
+    line = summary(result)
+    assert line["target"] == server.endpoint and line["targetFile"] == path, line
+    assert line["pages"] > 0 and line["drains"] > 0 and line["requests"] == line["pages"], line
+    assert line["failures"] == 0 and line["unanswered"] == 0 and line["retries"] == 0, line
+    assert line["throttles"] == 0 and line["targetErrors"] == {}, line
+    assert set(line["statusCounts"]) == {"200"}, line
+
+
+def test_a_target_files_non_page_answer_is_counted_by_kind_and_ends_the_run(tmp_path):
+    server = ServedStore("--partitions", "16", "--items-per-partition", "50")
+    try:
+        path = rest_target(tmp_path, server.endpoint, path="/no-such/${partition}?limit=${limit}")
+        result = http_bench("--target-file", path, "--partition", "3", "--limit", "10", "--connections", "2",
+                            "--duration", "3600")
+    finally:
+        server.stop()
+    assert result.returncode == 69, result.stderr
+    assert "non-retryable failure ended the run" in result.stderr and "answered HTTP 404" in result.stderr, result.stderr
+    line = summary(result)
+    assert line["pages"] == 0 and line["failures"] >= 1, line
+    assert line["targetErrors"]["httpStatus"] >= line["failures"], line
+
+
+def test_target_and_target_file_are_one_or_the_other(tmp_path):
+    path = rest_target(tmp_path, "http://127.0.0.1:9")
+    neither = http_bench("--duration", "1")
+    both = http_bench("--target", "http://127.0.0.1:9", "--target-file", path, "--duration", "1")
+    beyond = http_bench("--target-file", path, "--partition", "16", "--duration", "1")
+    missing = http_bench("--target-file", str(tmp_path / "none.json"), "--duration", "1")
+    assert neither.returncode == 64 and "--target-file" in neither.stderr, neither.stderr
+    assert both.returncode == 64 and "give one" in both.stderr, both.stderr
+    assert beyond.returncode == 64 and "lists 16 partition values" in beyond.stderr, beyond.stderr
+    assert missing.returncode == 66, missing.stderr
