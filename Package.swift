@@ -3,7 +3,8 @@
 // pagebench: load-tests and benchmarks token-paginated APIs.
 //
 // Dependencies point one way; every target below may use
-// PagebenchBase (seeded generator, stable hash, clock, math, number text, files), which
+// PagebenchBase (seeded generator, stable hash, clock, math, number text, files, the one JSON
+// tokenizer JSONReader and the strict loader StrictJSON), which
 // depends only on CCycleCounter (the CPU's counter read, for the page clock):
 //   PagebenchPage: the page contract (page request, page, item, filter, PageError and its
 //     kinds), depends on nothing; every page source speaks it: PagebenchStore,

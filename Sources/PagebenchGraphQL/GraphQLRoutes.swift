@@ -216,9 +216,10 @@ public struct GraphQLRoutes: StoreRouteRegistration {
         var description: String { message }
     }
 
-    /// The GraphQL request of a POST body, read with PagebenchWire's JSON reader, which bounds
-    /// nesting: Foundation's decoder of GraphQLSwift's `Map` tries each type at every level
-    /// and takes exponential time on a deeply nested `variables` value.
+    /// The GraphQL request of a POST body, read as a `JSONValue` (PagebenchWire, with Base's
+    /// one JSON tokenizer), which bounds nesting: Foundation's decoder of GraphQLSwift's
+    /// `Map` tries each type at every level and takes exponential time on a deeply nested
+    /// `variables` value.
     static func request(_ body: ByteBuffer) throws(RequestError) -> GraphQLRequest {
         let usage = "the body must be a JSON object with a string 'query' (and optional 'variables', 'operationName')"
         let json: JSONValue
