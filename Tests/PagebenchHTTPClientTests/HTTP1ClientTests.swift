@@ -192,7 +192,7 @@ struct HTTP1ClientTests {
     }
 
     @Test("S21, T3: the served store's throttling answers are thrown at once, Retry-After or not (the retry policy paces them, as in-process); a proxy's 503 is a retryable throttle")
-    func s21ServedThrottlingIsPacedByTheRetryPolicyNotRetryAfter() async throws {
+    func s21t3ServedThrottlingIsPacedByTheRetryPolicyNotRetryAfter() async throws {
         let throttled = ErrorBody(code: StoreHTTPErrorCode.store(.throttled), message: "slow down").encoded()
         let responses = [
             ScriptedHTTPServer.response(429, String(buffer: throttled), headers: "Retry-After: 7\r\n"),
