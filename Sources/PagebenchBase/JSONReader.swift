@@ -118,8 +118,17 @@ package struct JSONReader: ~Copyable {
     package mutating func matchHex64String() -> UInt64? {
         guard offset + 18 <= bytes.count, bytes[offset] == UInt8(ascii: "\""), bytes[offset + 17] == UInt8(ascii: "\"")
         else { return nil }
+        guard let value = Self.hexValue(bytes, offset + 1..<offset + 17) else { return nil }
+        offset += 18
+        return value
+    }
+
+    /// The hex digits at `range` of `bytes` (upper or lower case) as a number; nil at the
+    /// first byte that is not one. At most 16 digits.
+    @inlinable @inline(__always)
+    static func hexValue(_ bytes: UnsafeRawBufferPointer, _ range: Range<Int>) -> UInt64? {
         var value: UInt64 = 0
-        for index in offset + 1...offset + 16 {
+        for index in range {
             let byte = bytes[index]
             let digit: UInt8
             switch byte {
@@ -130,7 +139,6 @@ package struct JSONReader: ~Copyable {
             }
             value = value << 4 | UInt64(digit)
         }
-        offset += 18
         return value
     }
 
@@ -238,19 +246,9 @@ package struct JSONReader: ~Copyable {
             offset = start
             throw error("expected a string of 16 hex digits")
         }
-        var value: UInt64 = 0
-        for index in range {
-            let byte = bytes[index]
-            let digit: UInt8
-            switch byte {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte &- UInt8(ascii: "0")
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte &- UInt8(ascii: "a") &+ 10
-            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte &- UInt8(ascii: "A") &+ 10
-            default:
-                offset = start
-                throw error("expected a string of 16 hex digits")
-            }
-            value = value << 4 | UInt64(digit)
+        guard let value = Self.hexValue(bytes, range) else {
+            offset = start
+            throw error("expected a string of 16 hex digits")
         }
         return value
     }
