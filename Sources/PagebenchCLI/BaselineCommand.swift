@@ -68,8 +68,8 @@ struct BaselineUpdateCommand: AsyncParsableCommand {
     /// of `pagebench run`), quiet, its CSV in a scratch file.
     func freshRun() throws -> RunOptions {
         var options = try RunOptions.parse(runArguments)
-        options.quiet = true
-        options.output = FileManager.default.temporaryDirectory.appendingPathComponent("pagebench-baseline-\(getpid()).csv").path
+        options.flags.quiet = true
+        options.flags.output = FileManager.default.temporaryDirectory.appendingPathComponent("pagebench-baseline-\(getpid()).csv").path
         try options.validate()
         return options
     }
@@ -86,7 +86,7 @@ struct BaselineUpdateCommand: AsyncParsableCommand {
         let result: SweepRunner.Output
         do {
             let request = try options.request()
-            if options.printScenarios {
+            if options.flags.printScenarios {
                 RunCommand.printEffective(request.scenarios, into: &output)
                 result = SweepRunner.Output(rows: [], results: [], timeSeries: [])
             } else {
@@ -96,7 +96,7 @@ struct BaselineUpdateCommand: AsyncParsableCommand {
         } catch {
             throw error.report()
         }
-        defer { if let scratch = options.output { try? FileManager.default.removeItem(atPath: scratch) } }
+        defer { if let scratch = options.flags.output { try? FileManager.default.removeItem(atPath: scratch) } }
         let path = try CommandFailure.reporting { try Baselines.write(result.rows, name: name, directory: directory) }
         try CommandFailure.reporting { try StandardOutput.write("pagebench: wrote \(result.rows.count) rows of a fresh run to \(path)\n") }
     }

@@ -205,8 +205,8 @@ public struct KneeCommand: AsyncParsableCommand {
                 step.workload.duration = stepDuration
                 step.workload.repetitions = 1
                 step.workload.concurrency = String(pagers)
-                step.output = file
-                step.quiet = true
+                step.flags.output = file
+                step.flags.quiet = true
                 do {
                     try step.validate()
                 } catch {

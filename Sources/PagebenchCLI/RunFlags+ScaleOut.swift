@@ -5,7 +5,7 @@ import PagebenchScaleOut
 
 /// `pagebench run --shard I/N`, `--start-at` and `--workers N` (docs/scaling-out.md): their
 /// flags; ``PagebenchEngine/RunSession`` runs them.
-extension RunOptions {
+extension RunFlags {
     /// The default `--shard-output`.
     public static let defaultShardDirectory = RunRequest.defaultShardDirectory
 
