@@ -31,7 +31,7 @@ extension Statistics {
         private let sorted: [Double]
 
         init(_ sample: [Double]) {
-            sorted = sample.sorted()
+            sorted = Statistics.ascending(sample)
         }
 
         /// The sample's only value when every value is the same.

@@ -11,8 +11,7 @@ public enum Statistics {
     /// The median of `values` (mean of the two middle values for an even count); nil when empty.
     public static func median(_ values: [Double]) -> Double? {
         guard !values.isEmpty else { return nil }
-        let sorted = values.sorted()
-        return medianOfSorted(sorted)
+        return medianOfSorted(ascending(values))
     }
 
     static func medianOfSorted(_ sorted: [Double]) -> Double {
@@ -71,7 +70,7 @@ public enum Statistics {
             let currentMedian = currentResampler.resampledMedian(&generator)
             ratios[round] = ratio(currentMedian, over: baselineMedian)
         }
-        ratios.sort()
+        ratios = ascending(ratios)
         let tail = (1 - confidence) / 2
         return (quantile(sorted: ratios, tail), quantile(sorted: ratios, 1 - tail))
     }

@@ -88,6 +88,24 @@ import Testing
         #expect(chiSquare <= chiSquareCritical(degreesOfFreedom: exact.count - 1))
     }
 
+    /// The statistics' own sort orders every value as the standard library's stable sort
+    /// does, element for element and bit for bit: ties (also -0.0 against 0.0), infinities,
+    /// every length across its insertion runs and merge widths, and NaN, left to the library.
+    @Test(arguments: [0, 1, 2, 15, 16, 17, 33, 100, 1_000, 10_001])
+    func ascendingIsTheStandardLibrarysOrder(count: Int) {
+        var random = SplitMix64(seed: UInt64(count) + 1)
+        let pool: [Double] = [-0.0, 0.0, .infinity, -.infinity, 1, -1, 0.5, 1e300, -1e-300]
+        for ties in [false, true] {
+            var values = (0..<count).map { _ in
+                ties ? pool[random.next(below: pool.count)] : (random.nextUnit() - 0.5) * 1e6
+            }
+            #expect(Statistics.ascending(values).map(\.bitPattern) == values.sorted().map(\.bitPattern))
+            guard count > 2 else { continue }
+            values[count / 2] = .nan
+            #expect(Statistics.ascending(values).map(\.bitPattern) == values.sorted().map(\.bitPattern))
+        }
+    }
+
     /// On larger samples with ties, the exact sampler's medians and those of drawing `size`
     /// indices agree: a two-sample chi-square test over the medians' values, 0.1 % level.
     @Test(arguments: [7, 31, 200, 201])
