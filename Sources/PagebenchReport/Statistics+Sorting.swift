@@ -9,28 +9,20 @@ extension Statistics {
     /// left to the standard library so that even their order stays the same.
     static func ascending(_ values: [Double]) -> [Double] {
         let count = values.count
-        guard count > 1 else { return values }
+        guard count > 1, !values.contains(where: \.isNaN) else { return values.sorted() }
         var sorted = values
         var scratch = values
-        var hasNaN = false
         sorted.withUnsafeMutableBufferPointer { buffer in
-            // Typed pointers: their subscripts are transparent, so even an unoptimized build
-            // reads and writes the doubles directly.
-            guard let first = buffer.baseAddress else { return }
-            var index = 0
-            while index < count {
-                if first[index].isNaN { hasNaN = true }
-                index += 1
-            }
-            if hasNaN { return }
             scratch.withUnsafeMutableBufferPointer { scratchBuffer in
-                guard let other = scratchBuffer.baseAddress else { return }
+                // Typed pointers: their subscripts are transparent, so even an unoptimized
+                // build reads and writes the doubles directly.
+                guard let first = buffer.baseAddress, let other = scratchBuffer.baseAddress else { return }
                 if mergeSort(first, other, count) {
                     first.update(from: other, count: count)
                 }
             }
         }
-        return hasNaN ? values.sorted() : sorted
+        return sorted
     }
 
     /// Runs of `run` values sorted by insertion, then merged pairwise, back and forth between

@@ -14,5 +14,5 @@ start=$(date +%s.%N)
 SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=8 /usr/bin/time -f "%e %U %S" -o "$dir.test-time" swift test > "$dir-test.log" 2>&1
 end=$(date +%s.%N)
 echo "$tag $commit build(wall user sys) $(cat "$dir.build-time") test $(cat "$dir.test-time")" \
-    "run $(grep -o 'passed after [0-9.]* seconds' "$dir-test.log" | tail -1) total $(echo "$end - $start" | bc)" >> /tmp/cold-ab.txt
+    "run $(grep -o 'passed after [0-9.]* seconds' "$dir-test.log" | tail -1) total $(awk "BEGIN { print $end - $start }")" >> /tmp/cold-ab.txt
 rm -rf "$dir"
