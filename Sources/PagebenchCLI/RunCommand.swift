@@ -1,16 +1,6 @@
 import ArgumentParser
-import Foundation
-import PagebenchBase
 import PagebenchEngine
-import PagebenchHTTPClient
-import PagebenchWire
 import PagebenchHarness
-import PagebenchMetrics
-import PagebenchPage
-import PagebenchReport
-import PagebenchScaleOut
-import PagebenchStore
-import PagebenchTargets
 
 #if canImport(Glibc)
 import Glibc

@@ -148,9 +148,6 @@ public final class TargetSource: Sendable {
         }
     }
 
-    /// The request `request`'s page is fetched with.
-    func makeRequest(_ request: PageRequest) -> HTTPRequestClient.Request { exchange.codec.makeRequest(request) }
-
     /// The page a 200 response's body stands for, or the ``TargetError`` it is (T1, T2).
     func readPage(_ body: ByteBuffer, request: PageRequest, described: String) throws(TargetError) -> Page {
         try exchange.codec.readPage(body, request: request, described: described)
