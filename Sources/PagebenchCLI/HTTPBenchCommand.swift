@@ -28,8 +28,8 @@ public struct HTTPBenchCommand: AsyncParsableCommand {
             (ulimit -n, raised to the hard limit when needed) exit 64 before connecting. A non-retryable \
             failure (a 404, a bad token) ends the run, and so does a server that stops answering \
             (6 unanswered requests in a row on one connection): the line is printed, then the \
-            error, exit 69; a run in which no drain completed is exit 69 too. --target-file FILE drains the API a target file describes (kinds http, \
-            graphql, dynamodb; docs/file-formats.md) with the same loop instead of a served store: \
+            error, exit 69; a run in which no drain completed is exit 69 too. --target-file FILE drains the API a target file describes (kinds \
+            \(Target.Kind.names); docs/file-formats.md) with the same loop instead of a served store: \
             --partition I picks its I-th partition value (without it, each drain picks one of the file's \
             partition values, uniformly and seeded, as run's partition:uniform); the line adds targetFile, throttles and \
             targetErrors (non-page answers by kind). Retry-After is waited out (at most 30 s) before \
@@ -43,7 +43,7 @@ public struct HTTPBenchCommand: AsyncParsableCommand {
     @Option(
         parsing: .unconditional,
         help: ArgumentHelp(
-            "Drain the API this target file describes instead (kinds http, graphql, dynamodb; docs/file-formats.md); secrets come from the environment and are masked.",
+            "Drain the API this target file describes instead (kinds \(Target.Kind.names); docs/file-formats.md); secrets come from the environment and are masked.",
             valueName: "file"))
     public var targetFile: String?
 
