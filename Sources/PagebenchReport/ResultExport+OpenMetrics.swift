@@ -69,8 +69,9 @@ extension ResultExport {
                 }
             text += "# TYPE \(family.name) gauge\n"
             if !family.unit.isEmpty { text += "# UNIT \(family.name) \(family.unit)\n" }
+            let summary = column.summary.hasSuffix(".") ? column.summary : column.summary + "."
             let help =
-                "\(column.summary) Column \(column.name) (\(column.unit.isEmpty ? "count" : column.unit), \(polarity)); "
+                "\(summary) Column \(column.name) (\(column.unit.isEmpty ? "count" : column.unit), \(polarity)); "
                 + "median of the repetitions."
             text += "# HELP \(family.name) \(Self.openMetricsEscaped(help, label: false))\n"
             for (group, series) in samples {
