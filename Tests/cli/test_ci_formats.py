@@ -157,6 +157,18 @@ def test_github_step_summary_stays_within_one_mebibyte(tmp_path):
     assert "already holds GitHub's 1 MiB" in result.stderr
 
 
+def test_github_with_a_junit_file_leaves_only_annotations_on_standard_output(tmp_path):
+    out = tmp_path / "junit.xml"
+    result = pagebench("check", "--baseline", BASELINE, "--current", BEHAVIOUR, "--github", "--format", "junit",
+                       "--output", str(out))
+    assert result.returncode == 1
+    lines = result.stdout.splitlines()
+    # 12 behaviour changes: GitHub shows 10 errors a step, the 10th says how many more.
+    assert len(lines) == 10 and all(line.startswith("::error title=") for line in lines)
+    assert lines[-1].startswith("::error title=pagebench check%3A 3 more errors::")
+    assert JUnitXml.fromfile(str(out)).failures == 12
+
+
 def test_github_refuses_what_would_break_its_output(tmp_path):
     result = pagebench("check", "--baseline", BASELINE, "--current", REGRESSION, "--github", "--format", "junit")
     assert result.returncode == 64
