@@ -28,8 +28,7 @@ struct ExportCommand: ParsableCommand {
 
     @Option(
         parsing: .unconditional,
-        help: ArgumentHelp(
-            "The format: \(ExportFormat.allCases.map(\.rawValue).joined(separator: ", ")).", valueName: "format"))
+        help: ArgumentHelp("The format (docs/ci.md).", valueName: "format"))
     var format: ExportFormat
 
     @Option(
