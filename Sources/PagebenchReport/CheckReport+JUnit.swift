@@ -75,22 +75,24 @@ extension CheckReport {
         var cases: [JUnitCase] = comparison.metrics.map { verdict in
             let parts = describe(verdict)
             let figures = "\(parts.values) (\(parts.change)); \(parts.evidence)"
+            // Only what fails the check fails; decided by the gate and the verdict the report holds.
             let outcome: JUnitCase.Outcome
-            switch (verdict.gated, verdict.verdict) {
-            case (_, .ignored):
+            if verdict.verdict == .ignored {
                 outcome = .skipped(message: "ignored by the thresholds")
-            case (false, let found):
-                // The words of the text report for a reported figure: worse, better, or the verdict.
-                let shift = found == .regression ? "worse" : found == .improvement ? "better" : found.rawValue
+            } else if !verdict.gated {
+                // A reported figure's shift in the words of the text report: worse, better, or its verdict.
+                let shift =
+                    verdict.verdict == .regression
+                    ? "worse" : verdict.verdict == .improvement ? "better" : verdict.verdict.rawValue
                 outcome = .skipped(message: "reported, not gated (\(shift)): \(figures)")
-            case (true, .regression):
+            } else if verdict.verdict == .regression {
                 outcome = .failed(
                     type: "regression", message: "\(verdict.metric) regressed: \(figures)",
                     details: junitDetails(group, verdict))
-            case (true, .inconclusive):
+            } else if verdict.verdict == .inconclusive {
                 outcome = .skipped(message: "inconclusive: \(figures)")
-            case (true, .improvement), (true, .unchanged):
-                outcome = .passed
+            } else {
+                outcome = .passed  // a gated improvement, or a change within the threshold
             }
             return JUnitCase(name: verdict.metric, classname: group, outcome: outcome, output: figures)
         }
