@@ -74,7 +74,7 @@ import FoundationXML
     /// One case per measured metric and behaviour change; failures where the check fails
     /// (the gated regression, the behaviour change), skipped for what is inconclusive or not
     /// gated; the counts on `<testsuites>` and `<testsuite>` are the cases'.
-    @Test func h3h10h11JUnitHasACasePerComparisonAndFailsWhereTheCheckFails() throws {
+    @Test func h3h10h12JUnitHasACasePerComparisonAndFailsWhereTheCheckFails() throws {
         let report = try Self.regressionReport()
         #expect(report.fails)
         let document = Self.parse(report.junit)
@@ -111,7 +111,7 @@ import FoundationXML
     }
 
     /// An allowed behaviour change does not fail the check, so it is skipped, not failed.
-    @Test func h3h11AnAllowedBehaviourChangeIsSkipped() throws {
+    @Test func h3h12AnAllowedBehaviourChangeIsSkipped() throws {
         let document = Self.parse(try Self.regressionReport(allowBehaviourChange: true).junit)
         #expect(!document.cases(with: "failure").contains { $0.attributes["name"] == "pages" })
         #expect(document.cases(with: "skipped").contains { $0.attributes["name"] == "pages" })
@@ -119,7 +119,7 @@ import FoundationXML
 
     /// A check that passes has no failure; an unmatched group is a skipped case, failing with
     /// `--fail-on-unmatched`.
-    @Test func h11UnmatchedGroupsAreSkippedOrFailedAsTheCheckSays() throws {
+    @Test func h12UnmatchedGroupsAreSkippedOrFailedAsTheCheckSays() throws {
         var other = SyntheticResults()
         other.scenario = "other"
         let baseline = try roundTrip(SyntheticResults().rows(seed: 1) + other.rows(seed: 3))
@@ -172,7 +172,7 @@ import FoundationXML
 
     /// Errors for the gated regression and the behaviour change; a warning instead when the
     /// change is allowed; nothing for reported shifts.
-    @Test func h10h11GithubAnnotatesWhatFailsTheCheck() throws {
+    @Test func h10h12GithubAnnotatesWhatFailsTheCheck() throws {
         let report = try Self.regressionReport()
         let regressions = report.count(.regression, gated: true)
         let annotations = report.githubAnnotations

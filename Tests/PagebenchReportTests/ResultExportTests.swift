@@ -81,7 +81,7 @@ import Testing
 
     /// .hgrm: the library's percentile distribution of the row's own histogram (read back from
     /// its cell), not one rebuilt from percentiles; a row without a histogram is skipped.
-    @Test func h11HgrmWritesEachRowsHistogram() throws {
+    @Test func h12HgrmWritesEachRowsHistogram() throws {
         var recorder = LatencyRecorder()
         for value in 1...2_000 { recorder.record(nanoseconds: UInt64(value) * 1_000) }
         var rows = try roundTrip(SyntheticResults().rows(seed: 1))
