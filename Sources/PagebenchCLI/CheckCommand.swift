@@ -1,12 +1,12 @@
 import ArgumentParser
 import PagebenchBase
+import PagebenchEngine
+import PagebenchMetrics
+import PagebenchReport
 
 #if canImport(Glibc)
 import Glibc
 #endif
-import PagebenchEngine
-import PagebenchMetrics
-import PagebenchReport
 
 /// `pagebench check`: compares a results CSV with a baseline and exits 1 on a regression.
 struct CheckCommand: ParsableCommand {
@@ -130,6 +130,7 @@ struct CheckCommand: ParsableCommand {
         guard let variable = getenv("GITHUB_STEP_SUMMARY") else { return }
         let path = String(cString: variable)
         guard !path.isEmpty else { return }
+        let shown = ControlCharacters.escaped(path)
         var appended = ""
         try AtomicFile.appendLocked(to: path, sizedBy: { existingBytes in
             appended = report.githubStepSummary(existingBytes: existingBytes)
@@ -137,11 +138,11 @@ struct CheckCommand: ParsableCommand {
         })
         if appended.isEmpty {
             StandardError.write(
-                "pagebench: warning: \(path) already holds GitHub's 1 MiB of step summary: the check's markdown was not "
+                "pagebench: warning: \(shown) already holds GitHub's 1 MiB of step summary: the check's markdown was not "
                     + "appended\n")
         } else if !appended.hasSuffix(report.markdown) {
             StandardError.write(
-                "pagebench: warning: the check's markdown did not fit GitHub's 1 MiB step summary (\(path)): it was cut "
+                "pagebench: warning: the check's markdown did not fit GitHub's 1 MiB step summary (\(shown)): it was cut "
                     + "at a line, marked where\n")
         }
     }
