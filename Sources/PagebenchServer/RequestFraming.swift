@@ -59,12 +59,9 @@ final class RequestFraming: ChannelInboundHandler, RemovableChannelHandler {
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         // The parser's complaint about bytes after the connection's last request (llhttp:
         // "data after Connection: close"): they are not answered; the connection closes
-        // after the last answer.
-        if error is HTTPParserError, case .open = state {
-            context.fireErrorCaught(error)
-        } else if !(error is HTTPParserError) {
-            context.fireErrorCaught(error)
-        }
+        // after the last answer. A malformed last request itself is answered as any other.
+        if case .done = state, error is HTTPParserError { return }
+        context.fireErrorCaught(error)
     }
 
     private func refuseConnect(context: ChannelHandlerContext) {
