@@ -25,6 +25,7 @@ public struct PagebenchCommand: AsyncParsableCommand {
             ServeCommand.self,
             HTTPBenchCommand.self,
             MergeCommand.self,
+            VerifyCommand.self,
         ]
     )
 
