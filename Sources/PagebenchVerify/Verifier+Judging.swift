@@ -297,6 +297,7 @@ extension Verifier {
         guard !probes.isEmpty else { return RuleResult(rule, .notApplicable, extra.first ?? "nothing to send") }
         var held: [String] = []
         var unknown: [String] = []
+        var broken: [(note: String, evidence: String)] = []
         for probe in probes {
             guard let exchange = probe.exchange else {
                 unknown.append("\(probe.name): not sent, \(probe.notSent ?? "")")
@@ -306,15 +307,16 @@ extension Verifier {
                 unknown.append("\(probe.name): throttled")
                 continue
             }
-            let evidence = ["\(probe.name): " + describe(exchange)]
+            let evidence = "\(probe.name): " + describe(exchange)
             guard let status = exchange.status else {
-                return RuleResult(rule, .broken, "\(probe.name) got no answer (a hang or a dropped connection)", evidence: evidence)
+                broken.append(("\(probe.name) got no answer (a hang or a dropped connection)", evidence))
+                continue
             }
             switch status {
             case 400...499:
                 held.append("\(probe.name) \(status)")
             case 500...599:
-                return RuleResult(rule, .broken, "\(probe.name) got HTTP \(status), a server error", evidence: evidence)
+                broken.append(("\(probe.name) got HTTP \(status), a server error", evidence))
             case 200:
                 if case .failure(.refused, _) = exchange.outcome {
                     held.append("\(probe.name) 200 with errors")  // GraphQL's error answer
@@ -322,17 +324,19 @@ extension Verifier {
                     if acceptedPage {
                         held.append("\(probe.name) accepted (a page of \(page.count))")
                     } else {
-                        return RuleResult(
-                            rule, .broken,
-                            "\(probe.name) was answered with a page of \(page.count) items, not an error" + (page.count == 0 ? " (a silent end)" : ""),
-                            evidence: evidence)
+                        broken.append(
+                            ("\(probe.name) was answered with a page of \(page.count) items, not an error" + (page.count == 0 ? " (a silent end)" : ""), evidence))
                     }
                 } else {
-                    return RuleResult(rule, .broken, "\(probe.name) got HTTP 200 with neither a page nor an error", evidence: evidence)
+                    broken.append(("\(probe.name) got HTTP 200 with neither a page nor an error", evidence))
                 }
             default:
-                return RuleResult(rule, .broken, "\(probe.name) got HTTP \(status), not an error answer", evidence: evidence)
+                broken.append(("\(probe.name) got HTTP \(status), not an error answer", evidence))
             }
+        }
+        if let first = broken.first {
+            let more = broken.count > 1 ? " (and \(broken.count - 1) more)" : ""
+            return RuleResult(rule, .broken, first.note + more, evidence: broken.map(\.evidence))
         }
         if !unknown.isEmpty { return RuleResult(rule, .couldNotTell, unknown.joined(separator: "; ")) }
         return RuleResult(rule, .holds, (held + extra).joined(separator: ", "))
@@ -371,7 +375,7 @@ extension Verifier {
         let what = observations.keyed ? "the same items" : "the same number of items"
         return RuleResult(
             .v7, .holds,
-            "\(observations.concurrent.count) drains at once of \(observations.concurrencyPartition) at limit \(observations.concurrencyLimit): \(what) as alone")
+            "\(observations.concurrent.count) drains at once of partition \(observations.concurrencyPartition) at limit \(observations.concurrencyLimit): \(what) as alone")
     }
 
     // MARK: Evidence
@@ -405,8 +409,11 @@ extension Verifier {
         "'" + clip(token, 80) + "'"
     }
 
+    /// `text` cut to `limit` characters, its control characters (a quoted body's newlines)
+    /// escaped so that each fact stays on its line.
     static func clip(_ text: String, _ limit: Int) -> String {
-        text.count > limit ? String(text.prefix(limit)) + "…" : text
+        let text = ControlCharacters.escaped(text)
+        return text.count > limit ? String(text.prefix(limit)) + "…" : text
     }
 
     static func text(_ key: String?) -> String { key ?? "(no key)" }

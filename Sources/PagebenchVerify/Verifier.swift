@@ -105,10 +105,10 @@ public struct Verifier: Sendable {
         lines.append("  first request: \(first.sent)" + (first.body.map { " body \($0)" } ?? ""))
         let names = partitions.map(\.label).joined(separator: ", ")
         lines.append(
-            "  drains: \(target.partitions == nil ? "the whole list" : "partition \(names)") at limit \(limits.map(String.init).joined(separator: ", ")), one at a time; then \(options.concurrency) at once of \(partitions[0].label) at limit \(probeLimit)"
+            "  drains: \(target.partitions == nil ? "the whole list" : "partition \(names)") at limit \(limits.map(String.init).joined(separator: ", ")), one at a time; then \(options.concurrency) at once of \(partitions.count == 1 && target.partitions == nil ? "it" : "partition " + partitions[0].label) at limit \(probeLimit)"
         )
-        var probes = ["a token of \(partitions[0].label) at limit \(probeLimit) twice and on a new connection", "garbled", "truncated"]
-        if let other = otherPartition { probes.append("\(other.label)'s token with \(partitions[0].label)") }
+        var probes = ["a token at limit \(probeLimit) twice more, once on a new connection", "garbled", "truncated"]
+        if let other = otherPartition { probes.append("partition \(other.label)'s token with partition \(partitions[0].label)") }
         if options.tokenBindsLimit, limits.count > 1 { probes.append("a token at another limit") }
         lines.append("  token probes: " + probes.joined(separator: ", "))
         var errors = ["limit 0", "limit -1", "limit \(Self.hugeLimit)"]
