@@ -1,3 +1,4 @@
+import Foundation
 import PagebenchBase
 import PagebenchPage
 public import PagebenchTargets
@@ -272,7 +273,7 @@ extension Verifier {
         let what = observations.keyed ? "the same items" : "the same number of items"
         return RuleResult(
             .v4, .holds,
-            "a limit-\(stability.limit) token sent \(stability.again.count) more times (once on a new connection): \(what)"
+            "a limit-\(stability.limit) token sent again \(stability.again.count) times (the last on a new connection): \(what)"
                 + (notes.isEmpty ? "" : "; " + notes.joined(separator: "; ")))
     }
 
@@ -412,7 +413,7 @@ extension Verifier {
     /// `text` cut to `limit` characters, its control characters (a quoted body's newlines)
     /// escaped so that each fact stays on its line.
     static func clip(_ text: String, _ limit: Int) -> String {
-        let text = ControlCharacters.escaped(text)
+        let text = ControlCharacters.escaped(text).replacingOccurrences(of: "\n", with: "\\n")
         return text.count > limit ? String(text.prefix(limit)) + "…" : text
     }
 
