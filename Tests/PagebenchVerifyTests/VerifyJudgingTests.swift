@@ -89,6 +89,21 @@ import Testing
         #expect(result.evidence[0] == "partition 0 at limit 10: page 3 carried the continuation 'a' that page 1 carried")
     }
 
+    @Test func v3v1ADrainRefusedItsOwnTokenIsBrokenAndV1CannotTell() {
+        let refused = TargetExchange(
+            request: PageRequest(range: .partition(0), limit: 10, token: "t10-1"), sent: "GET http://127.0.0.1/p/0?limit=10&nextToken=t10-1",
+            status: 400, outcome: .failure(.refused, "answered HTTP 400; body starts: 'invalid pagination token'"))
+        let drain = Self.drain(limit: 10, [Array(0..<10)], tokens: ["t10-1"], end: .failed(refused))
+        let observations = Self.observations([drain, Self.drain(limit: 100, [Array(0..<25)])])
+        let result = Verifier.terminates(observations)
+        #expect(result.verdict == .broken)
+        #expect(result.evidence[0].hasPrefix("partition 0 at limit 10, page 2: GET http://127.0.0.1/p/0?limit=10&nextToken=t10-1 → HTTP 400"))
+        #expect(result.evidence[1].hasPrefix("the token it sent came from page 1: "))
+        let v1 = Verifier.sameItems(observations)
+        #expect(v1.verdict == .couldNotTell)
+        #expect(v1.note == "drains did not end (V3): 0 at limit 10")
+    }
+
     @Test func v3ADrainCutAtItsBoundIsCouldNotTell() {
         let drain = Self.drain(limit: 10, [[0], [1]], tokens: ["a", "b"], end: .cut("the page bound was reached (--max-pages 2)"))
         #expect(Verifier.terminates(Self.observations([drain])).verdict == .couldNotTell)
