@@ -103,6 +103,9 @@ public struct Verifier: Sendable {
         await source.shutdown()
         var lines = ["pagebench verify: target \(target.name) (\(target.kind.rawValue)) at \(target.endpoint); read-only: only its list request"]
         lines.append("  first request: \(first.sent)" + (first.body.map { " body \($0)" } ?? ""))
+        if target.itemKey == nil {
+            lines.append("  items are counted, not compared: give the target an itemKey (a JSON Pointer into each item, e.g. \"/id\") to compare them")
+        }
         let names = partitions.map(\.label).joined(separator: ", ")
         lines.append(
             "  drains: \(target.partitions == nil ? "the whole list" : "partition \(names)") at limit \(limits.map(String.init).joined(separator: ", ")), one at a time; then \(options.concurrency) at once of \(partitions.count == 1 && target.partitions == nil ? "it" : "partition " + partitions[0].label) at limit \(probeLimit)"

@@ -18,6 +18,7 @@ Modes (argv[1]), each breaking one rule of docs/contract.md's V family and nothi
   cycle               V3: at limit 1, page 6's token is page 3's again (a token cycle)
   single_use          V4: a token works once; sent again it is a 400
   garbled_500         V5: a token that does not verify is a 500
+  garbled_hang        V5: a token that does not verify is answered after 5 s (a hang)
   error_500           V6: a limit below 1 is a 500
   racy                V7: while another request is in flight, a page skips a row
 
@@ -115,6 +116,8 @@ class Handler(BaseHTTPRequestHandler):
         if token is not None:
             claims = unsign(token)
             if claims is None:
+                if MODE == "garbled_hang":
+                    time.sleep(5)
                 return self.answer(500 if MODE == "garbled_500" else 400, {"error": "invalid token"})
             if claims["p"] != partition or claims["l"] != limit:
                 return self.answer(400, {"error": "token of another request"})

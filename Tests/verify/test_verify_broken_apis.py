@@ -107,6 +107,20 @@ def test_v1_to_v7_each_broken_rule_is_caught_with_its_evidence_and_the_others_ho
     assert set(others.values()) == {"holds"}, others
 
 
+def test_v5_a_hang_on_a_garbled_token_is_broken_within_the_targets_timeout(tmp_path):
+    api = BrokenAPI("garbled_hang")
+    try:
+        result = verify(target_file(tmp_path, api.endpoint, timeoutSeconds=1))
+    finally:
+        api.stop()
+    assert result.returncode == 1, result.stderr
+    _, rules = verdicts(result)
+    assert rules["V5"]["verdict"] == "broken", rules["V5"]
+    assert rules["V5"]["note"].startswith("a garbled token got no answer (a hang or a dropped connection)"), rules["V5"]
+    assert "no answer after" in rules["V5"]["evidence"][0], rules["V5"]["evidence"]
+    assert {rule: rules[rule]["verdict"] for rule in RULES if rule != "V5"} == {r: "holds" for r in RULES if r != "V5"}
+
+
 def test_v1_the_text_report_shows_the_broken_rule_with_the_requests_that_show_it(tmp_path):
     api = BrokenAPI("skip_small")
     try:
