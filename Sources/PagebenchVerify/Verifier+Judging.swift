@@ -206,7 +206,8 @@ extension Verifier {
             }
         }
         guard pages > 0 else { return RuleResult(.v2, .couldNotTell, "no page was answered") }
-        return RuleResult(.v2, .holds, "\(pages) pages, none longer than its limit" + (observations.drains.contains { $0.pages.contains(where: \.reportsScanned) } ? ", none evaluated more" : ""))
+        let reportsScanned = observations.drains.contains { $0.pages.contains(where: \.reportsScanned) }
+        return RuleResult(.v2, .holds, "\(pages) pages, none longer than its limit" + (reportsScanned ? ", none evaluated more" : ""))
     }
 
     // MARK: V3
@@ -219,7 +220,10 @@ extension Verifier {
             switch drain.end {
             case .last: continue
             case .repeated(let token, let first, let again):
-                var evidence = ["partition \(drain.partition) at limit \(drain.limit): page \(again) carried the continuation \(shortToken(token)) that " + (first == 0 ? "the first request" : "page \(first)") + " carried"]
+                let earlier = first == 0 ? "the first request" : "page \(first)"
+                var evidence = [
+                    "partition \(drain.partition) at limit \(drain.limit): page \(again) carried the continuation \(shortToken(token)) that \(earlier) carried"
+                ]
                 if first > 0 { evidence.append("page \(first): " + describe(drain.exchanges[first - 1])) }
                 evidence.append("page \(again): " + describe(drain.exchanges[again - 1]))
                 return RuleResult(.v3, .broken, "a continuation repeats: following it would never end (P9)", evidence: evidence)

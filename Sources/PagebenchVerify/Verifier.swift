@@ -107,9 +107,11 @@ public struct Verifier: Sendable {
             lines.append("  items are counted, not compared: give the target an itemKey (a JSON Pointer into each item, e.g. \"/id\") to compare them")
         }
         let names = partitions.map(\.label).joined(separator: ", ")
+        let drained = target.partitions == nil ? "the whole list" : "partition \(names)"
+        let atOnce = target.partitions == nil ? "it" : "partition " + partitions[0].label
+        let limitList = limits.map(String.init).joined(separator: ", ")
         lines.append(
-            "  drains: \(target.partitions == nil ? "the whole list" : "partition \(names)") at limit \(limits.map(String.init).joined(separator: ", ")), one at a time; then \(options.concurrency) at once of \(partitions.count == 1 && target.partitions == nil ? "it" : "partition " + partitions[0].label) at limit \(probeLimit)"
-        )
+            "  drains: \(drained) at limit \(limitList), one at a time; then \(options.concurrency) at once of \(atOnce) at limit \(probeLimit)")
         var probes = ["a token at limit \(probeLimit) twice more, once on a new connection", "garbled", "truncated"]
         if let other = otherPartition { probes.append("partition \(other.label)'s token with partition \(partitions[0].label)") }
         if options.tokenBindsLimit, limits.count > 1 { probes.append("a token at another limit") }
@@ -117,9 +119,11 @@ public struct Verifier: Sendable {
         var errors = ["limit 0", "limit -1", "limit \(Self.hugeLimit)"]
         if let unknown = unknownPartition { errors.append("partition \(unknown.label)") }
         lines.append("  error probes: " + errors.joined(separator: ", "))
+        let rate = NumberText.number(options.rate)
+        let seconds = NumberTextShort.seconds(options.maxSeconds)
         lines.append(
-            "  bounds: at most \(options.maxRequests) requests, \(NumberText.number(options.rate)) a second, \(options.maxPagesPerDrain) pages a drain, \(NumberTextShort.seconds(options.maxSeconds)) s; each request times out after \(NumberText.number(target.timeoutSeconds)) s"
-        )
+            "  bounds: at most \(options.maxRequests) requests, \(rate) a second, \(options.maxPagesPerDrain) pages a drain, \(seconds) s; "
+                + "each request times out after \(NumberText.number(target.timeoutSeconds)) s")
         return lines.joined(separator: "\n")
     }
 
