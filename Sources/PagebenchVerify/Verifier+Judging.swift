@@ -96,13 +96,14 @@ extension Verifier {
             return RuleResult(.v1, .couldNotTell, "drains did not end (V3): " + incomplete.joined(separator: ", "))
         }
         let limits = unique(observations.drains.map { String($0.limit) })
+        let partitions = unique(observations.drains.map(\.partition))
         guard compared > 0 || keyed else {
             return RuleResult(.v1, .notApplicable, "one limit and no itemKey: nothing to compare")
         }
         let what = keyed ? "the same items in the same order, none twice" : "the same number of items (give itemKey to compare the items)"
         return RuleResult(
             .v1, .holds,
-            "\(unique(observations.drains.map(\.partition)).count) partition(s) at limits \(limits.joined(separator: ", ")): \(what)")
+            "\(partitions.count == 1 ? "1 partition" : "\(partitions.count) partitions") at limits \(limits.joined(separator: ", ")): \(what)")
     }
 
     /// The first item a drain returned twice, as evidence.
