@@ -89,7 +89,7 @@ import Testing
         #expect(result.evidence[0] == "partition 0 at limit 10: page 3 carried the continuation 'a' that page 1 carried")
     }
 
-    @Test func v3v1ADrainRefusedItsOwnTokenIsBrokenAndV1CannotTell() {
+    @Test func v3v1ADrainRefusedItsOwnTokenIsBrokenAndTheItemsCannotBeCompared() {
         let refused = TargetExchange(
             request: PageRequest(range: .partition(0), limit: 10, token: "t10-1"), sent: "GET http://127.0.0.1/p/0?limit=10&nextToken=t10-1",
             status: 400, outcome: .failure(.refused, "answered HTTP 400; body starts: 'invalid pagination token'"))
