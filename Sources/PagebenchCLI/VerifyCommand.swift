@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import PagebenchBase
 import PagebenchEngine
+import PagebenchHarness
 import PagebenchTargets
 import PagebenchVerify
 
@@ -18,9 +19,10 @@ public struct VerifyCommand: AsyncParsableCommand {
             connection, sends tokens the API never issued and requests it must refuse, and prints each \
             rule's verdict (holds, broken, not applicable, could not tell) with the evidence of a broken \
             one. Read-only, rate-limited and bounded; the plan is printed to stderr before the first \
-            request. Exit codes: 0 no rule broken, 1 a rule broken, 64 invalid arguments, 65 invalid \
-            target file, 66 missing target file, 69 the first page failed (target down, TLS, 401/403, \
-            not a page).
+            request. SIGINT or SIGTERM stops it after the request in flight and prints the report of \
+            what was seen (exit 130 or 143). Exit codes: 0 no rule broken, 1 a rule broken, 64 invalid \
+            arguments, 65 invalid target file, 66 missing target file, 69 the first page failed (target \
+            down, TLS, 401/403, not a page).
             """
     )
 
@@ -95,19 +97,25 @@ public struct VerifyCommand: AsyncParsableCommand {
 
     public func run() async throws {
         let report: VerifyReport
+        let interruption = Interruption()
         do {
-            report = try await execute(announce: { quiet ? () : StandardError.write($0 + "\n") })
+            report = try await SignalTrap.run(interruption, message: "no further request is sent; the report judges what was seen") {
+                try await execute(interruption: interruption, announce: { quiet ? () : StandardError.write($0 + "\n") })
+            }
         } catch {
             throw error.report()
         }
         try CommandFailure.reporting { try StandardOutput.write(report.rendered(format)) }
+        if let signal = interruption.signal { throw ExitCodes.interrupted(signal: signal).code }
         if report.broken { throw ExitCodes.ruleBroken.code }
     }
 
     /// Loads the target, announces the plan and verifies.
     ///
     /// - Throws: ``CommandError``: 64, 65, 66 or 69 (docs/exit-codes.md).
-    public func execute(announce: (String) -> Void) async throws(CommandError) -> VerifyReport {
+    public func execute(interruption: Interruption = Interruption(), announce: (String) -> Void) async throws(CommandError)
+        -> VerifyReport
+    {
         let target = try Self.loadTarget(targetFile)
         if let caFile, !FileManager.default.isReadableFile(atPath: caFile) {
             throw .usage("--ca-file \(caFile): no such file or not readable; check the path")
@@ -115,7 +123,9 @@ public struct VerifyCommand: AsyncParsableCommand {
         do {
             let verifier = try Verifier(target: target, options: try options)
             announce(try await verifier.plan())
-            return try await verifier.run()
+            return try await verifier.run(stopped: {
+                interruption.signal.map { "stopped by \(SignalName.of($0)) (what was not sent could not tell)" }
+            })
         } catch let error as VerifyError {
             throw CommandError(error)
         } catch let error as ValidationError {

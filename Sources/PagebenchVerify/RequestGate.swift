@@ -20,8 +20,14 @@ final class RequestGate: Sendable {
     private let maxRequests: Int
     let deadline: ContinuousClock.Instant
     private let maxSeconds: Double
+    /// Why no more requests may start (an interruption), checked before each; nil: none.
+    private let stopped: @Sendable () -> String?
 
-    init(rate: Double, maxRequests: Int, maxSeconds: Double, start: ContinuousClock.Instant = .now) {
+    init(
+        rate: Double, maxRequests: Int, maxSeconds: Double, start: ContinuousClock.Instant = .now,
+        stopped: @escaping @Sendable () -> String? = { nil }
+    ) {
+        self.stopped = stopped
         interval = .nanoseconds(Int64((1e9 / rate).rounded()))
         self.maxRequests = maxRequests
         self.maxSeconds = maxSeconds
@@ -34,8 +40,10 @@ final class RequestGate: Sendable {
 
     /// Waits for the next slot of the rate and counts the request.
     ///
-    /// - Throws: ``Closed`` past `maxRequests` or the deadline; `CancellationError`.
+    /// - Throws: ``Closed`` past `maxRequests` or the deadline, or once stopped;
+    ///   `CancellationError`.
     func admit() async throws {
+        if let reason = stopped() { throw Closed(reason: reason) }
         let now = ContinuousClock.now
         let slot: ContinuousClock.Instant = try state.withLock { state throws(Closed) in
             guard state.sent < maxRequests else {
@@ -50,6 +58,7 @@ final class RequestGate: Sendable {
             return slot
         }
         if slot > now { try await Task.sleep(until: slot, clock: .continuous) }
+        if let reason = stopped() { throw Closed(reason: reason) }
     }
 }
 

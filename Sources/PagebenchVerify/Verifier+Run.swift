@@ -7,12 +7,15 @@ import PagebenchWire
 extension Verifier {
     /// Sends what ``plan()`` announced, within the bounds, and judges V1–V7.
     ///
+    /// - Parameter stopped: says why no further request may start (a signal), checked before
+    ///   each; the rules then judge what was observed, the rest *could not tell*.
     /// - Throws: ``VerifyError`` (unreachable, exit 69) when the first page gets no answer or
     ///   an answer that is not a page (down, TLS, 401/403: as `run`); (invalidInput) when the
     ///   environment cannot complete the target; `CancellationError`.
-    public func run() async throws -> VerifyReport {
+    public func run(stopped: @escaping @Sendable () -> String? = { nil }) async throws -> VerifyReport {
         let start = ContinuousClock.now
-        let gate = RequestGate(rate: options.rate, maxRequests: options.maxRequests, maxSeconds: options.maxSeconds, start: start)
+        let gate = RequestGate(
+            rate: options.rate, maxRequests: options.maxRequests, maxSeconds: options.maxSeconds, start: start, stopped: stopped)
         let source = try makeSource(connections: options.concurrency)
         do {
             let observations = try await observe(source, gate)

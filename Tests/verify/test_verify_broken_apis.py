@@ -217,3 +217,22 @@ def test_pages_prints_a_real_apis_pages_one_by_one(tmp_path):
     assert refused.returncode == 69, refused.stderr
     answer = json.loads(refused.stdout)
     assert answer["status"] == 404 and "no partition zz" in answer["error"], answer
+
+
+def test_sigint_stops_verify_after_the_request_in_flight_and_prints_what_it_saw(tmp_path):
+    import signal
+    from pagebench_support import run_until_marker
+    api = BrokenAPI("ok")
+    try:
+        code, out, err = run_until_marker(
+            ["--target-file", target_file(tmp_path, api.endpoint), "--rate", "5", "--format", "json"],
+            "bounds: at most", lambda process: os.killpg(process.pid, signal.SIGINT), str(tmp_path), command="verify")
+    finally:
+        api.stop()
+    assert code == 130, err
+    assert "pagebench: SIGINT: stopping; no further request is sent" in err, err
+    report = json.loads(out)
+    rules = {rule["id"]: rule for rule in report["rules"]}
+    assert rules["V3"]["verdict"] == "could not tell", rules["V3"]
+    assert "stopped by SIGINT" in rules["V3"]["note"], rules["V3"]
+    assert report["requests"] < 50, report["requests"]
