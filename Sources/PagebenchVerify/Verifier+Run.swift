@@ -46,7 +46,7 @@ extension Verifier {
             }
         }
         // V7: a few drains at once, as alone.
-        observations.concurrent = try await withThrowingTaskGroup(of: DrainRecord.self) { group in
+        observations.concurrent = options.concurrency < 2 ? [] : try await withThrowingTaskGroup(of: DrainRecord.self) { group in
             for _ in 0..<options.concurrency {
                 group.addTask { try await self.drain(partitions[0], limit: probeLimit, source, gate) }
             }

@@ -111,7 +111,8 @@ public struct Verifier: Sendable {
         let atOnce = target.partitions == nil ? "it" : "partition " + partitions[0].label
         let limitList = limits.map(String.init).joined(separator: ", ")
         lines.append(
-            "  drains: \(drained) at limit \(limitList), one at a time; then \(options.concurrency) at once of \(atOnce) at limit \(probeLimit)")
+            "  drains: \(drained) at limit \(limitList), one at a time"
+                + (options.concurrency < 2 ? "" : "; then \(options.concurrency) at once of \(atOnce) at limit \(probeLimit)"))
         var probes = ["a token at limit \(probeLimit) twice more, once on a new connection", "garbled", "truncated"]
         if let other = otherPartition { probes.append("partition \(other.label)'s token with partition \(partitions[0].label)") }
         if options.tokenBindsLimit, limits.count > 1 { probes.append("a token at another limit") }
