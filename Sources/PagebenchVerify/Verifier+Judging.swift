@@ -95,7 +95,7 @@ extension Verifier {
         if !incomplete.isEmpty {
             return RuleResult(.v1, .couldNotTell, "drains did not end (V3): " + incomplete.joined(separator: ", "))
         }
-        let limits = unique(observations.drains.map { String($0.limit) })
+        let limits = Set(observations.drains.map(\.limit)).sorted().map(String.init)
         let partitions = unique(observations.drains.map(\.partition))
         guard compared > 0 || keyed else {
             return RuleResult(.v1, .notApplicable, "one limit and no itemKey: nothing to compare")

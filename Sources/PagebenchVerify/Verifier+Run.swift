@@ -31,19 +31,27 @@ extension Verifier {
         }
     }
 
+    /// Sends everything, in the order that keeps the cheap checks when a bound cuts the
+    /// rest: the first partition at the middle limit (its first request is the reachability
+    /// check; its continuations feed V4 and V5), the token and error probes, every other
+    /// drain with the largest limits first, then the drains at once.
     func observe(_ source: TargetSource, _ gate: RequestGate) async throws -> Observations {
         var observations = Observations(keyed: target.itemKey != nil, concurrencyLimit: probeLimit, concurrencyPartition: partitions[0].label)
-        for partition in partitions {
-            for limit in limits {
-                let drain = try await self.drain(partition, limit: limit, source, gate)
-                if observations.drains.isEmpty, drain.exchanges.isEmpty, case .failed(let exchange) = drain.end,
-                    !exchange.isThrottled
-                {
-                    let reason = if case .failure(_, let message) = exchange.outcome { message } else { "" }
-                    throw VerifyError.unreachable("target \(target.name): the first page failed: \(reason)")
-                }
-                observations.drains.append(drain)
+        let first = try await drain(partitions[0], limit: probeLimit, source, gate)
+        if first.exchanges.isEmpty, case .failed(let exchange) = first.end, !exchange.isThrottled {
+            let reason = if case .failure(_, let message) = exchange.outcome { message } else { "" }
+            throw VerifyError.unreachable("target \(target.name): the first page failed: \(reason)")
+        }
+        observations.drains.append(first)
+        var probed = try await probeTokens(&observations, source, gate)
+        try await probeErrors(&observations, source, gate)
+        for limit in limits.reversed() {
+            for partition in partitions where partition.index != partitions[0].index || limit != probeLimit {
+                observations.drains.append(try await drain(partition, limit: limit, source, gate))
             }
+        }
+        if !probed {  // the first drain had one page: another drain of the first partition may have two
+            probed = try await probeTokens(&observations, source, gate)
         }
         // V7: a few drains at once, as alone.
         observations.concurrent = options.concurrency < 2 ? [] : try await withThrowingTaskGroup(of: DrainRecord.self) { group in
@@ -54,11 +62,16 @@ extension Verifier {
             for try await drain in group { drains.append(drain) }
             return drains
         }
-        // V4: the token of a drain of the first partition, again and on a new connection.
+        return observations
+    }
+
+    /// V4 and V5: a continuation of the first partition sent again, on a new connection, and
+    /// altered. False when no drain of the first partition had a second page yet.
+    func probeTokens(_ observations: inout Observations, _ source: TargetSource, _ gate: RequestGate) async throws -> Bool {
         let tokenDrain =
             observations.drains.first { $0.partition == partitions[0].label && $0.limit == probeLimit && $0.pages.count >= 2 }
             ?? observations.drains.first { $0.partition == partitions[0].label && $0.pages.count >= 2 }
-        guard let tokenDrain, let token = tokenDrain.pages[0].token else { return observations }
+        guard let tokenDrain, let token = tokenDrain.pages[0].token else { return false }
         let limit = tokenDrain.limit
         let again = request(partitions[0], limit: limit, token: token)
         var stability = Stability(token: token, limit: limit, expected: tokenDrain.exchanges[1])
@@ -101,7 +114,11 @@ extension Verifier {
                 try await probe(
                     "a limit-\(limit) token at limit \(otherLimit)", request(partitions[0], limit: otherLimit, token: token), source, gate))
         }
-        // V6: requests that must be refused with an error answer.
+        return true
+    }
+
+    /// V6: requests that must be refused with an error answer (or answered with a page).
+    func probeErrors(_ observations: inout Observations, _ source: TargetSource, _ gate: RequestGate) async throws {
         for bad in [0, -1, Self.hugeLimit] {
             observations.errorProbes.append(try await probe("limit \(bad)", request(partitions[0], limit: bad), source, gate))
         }
@@ -109,7 +126,6 @@ extension Verifier {
             observations.errorProbes.append(
                 try await probe("unknown partition \(unknown.label)", request(unknown, limit: probeLimit), source, gate))
         }
-        return observations
     }
 
     /// One drain of `partition` at `limit`, within the page bound and the gate.

@@ -99,7 +99,7 @@ public struct Verifier: Sendable {
     /// itself, the drains, the probes and the bounds.
     public func plan() async throws(VerifyError) -> String {
         let source = try makeSource(connections: 1)
-        let first = source.describe(request(partitions[0], limit: limits[0]))
+        let first = source.describe(request(partitions[0], limit: probeLimit))
         await source.shutdown()
         var lines = ["pagebench verify: target \(target.name) (\(target.kind.rawValue)) at \(target.endpoint); read-only: only its list request"]
         lines.append("  first request: \(first.sent)" + (first.body.map { " body \($0)" } ?? ""))
@@ -108,18 +108,20 @@ public struct Verifier: Sendable {
         }
         let names = partitions.map(\.label).joined(separator: ", ")
         let drained = target.partitions == nil ? "the whole list" : "partition \(names)"
-        let atOnce = target.partitions == nil ? "it" : "partition " + partitions[0].label
-        let limitList = limits.map(String.init).joined(separator: ", ")
-        lines.append(
-            "  drains: \(drained) at limit \(limitList), one at a time"
-                + (options.concurrency < 2 ? "" : "; then \(options.concurrency) at once of \(atOnce) at limit \(probeLimit)"))
-        var probes = ["a token at limit \(probeLimit) twice more, once on a new connection", "garbled", "truncated"]
-        if let other = otherPartition { probes.append("partition \(other.label)'s token with partition \(partitions[0].label)") }
-        if options.tokenBindsLimit, limits.count > 1 { probes.append("a token at another limit") }
-        lines.append("  token probes: " + probes.joined(separator: ", "))
+        let firstDrain = target.partitions == nil ? "the whole list" : "partition " + partitions[0].label
+        let limitList = limits.reversed().map(String.init).joined(separator: ", ")
+        lines.append("  1. a drain of \(firstDrain) at limit \(probeLimit)")
+        var probes = ["its first continuation twice more, once on a new connection", "garbled", "truncated"]
+        if let other = otherPartition { probes.append("partition \(other.label)'s with partition \(partitions[0].label)") }
+        if options.tokenBindsLimit, limits.count > 1 { probes.append("at another limit") }
+        lines.append("  2. token probes: " + probes.joined(separator: ", "))
         var errors = ["limit 0", "limit -1", "limit \(Self.hugeLimit)"]
         if let unknown = unknownPartition { errors.append("partition \(unknown.label)") }
-        lines.append("  error probes: " + errors.joined(separator: ", "))
+        lines.append("  3. error probes: " + errors.joined(separator: ", "))
+        lines.append("  4. the other drains of \(drained) at limit \(limitList), one at a time, the largest limit first")
+        if options.concurrency > 1 {
+            lines.append("  5. \(options.concurrency) drains at once of \(firstDrain) at limit \(probeLimit)")
+        }
         let rate = NumberText.number(options.rate)
         let seconds = NumberTextShort.seconds(options.maxSeconds)
         lines.append(

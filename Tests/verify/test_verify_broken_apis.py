@@ -67,7 +67,7 @@ def test_v1_to_v7_a_correct_api_holds_every_rule_and_reports_its_costs(tmp_path)
     assert result.returncode == 0, result.stdout + result.stderr
     assert {rule: rules[rule]["verdict"] for rule in RULES} == {rule: "holds" for rule in RULES}, result.stdout
     # The plan is printed before the first request, naming the request and the bounds.
-    assert "first request: GET " + "http://127.0.0.1" in result.stderr and "/p/a/items?limit=1" in result.stderr
+    assert "first request: GET " + "http://127.0.0.1" in result.stderr and "/p/a/items?limit=5" in result.stderr
     assert "bounds: at most 2000 requests, 200 a second" in result.stderr
     by_limit = {figure["limit"]: figure for figure in report["byLimit"]}
     # Rows divisible by 3 are filtered out: at limit 1 every third page is empty with a token (a cost).
@@ -85,8 +85,8 @@ def test_v1_to_v7_a_correct_api_holds_every_rule_and_reports_its_costs(tmp_path)
     ("skip_small", "V1", "partition a at limit 1 skipped an item",
      "item \"a-07\" (item 5 at limit 50) is missing at limit 1"),
     ("long_page", "V2", "a page at limit 1 returned 2 items", "→ HTTP 200, 2 items (2 evaluated)"),
-    ("limit_after_filter", "V2", "a page at limit 1 evaluated 2 items: the limit was applied after the filter",
-     "the API reports 2 items evaluated"),
+    ("limit_after_filter", "V2", "a page at limit 5 evaluated 8 items: the limit was applied after the filter",
+     "the API reports 8 items evaluated (scannedCount) for 5 returned"),
     ("cycle", "V3", "a continuation repeats: following it would never end (P9)",
      "partition a at limit 1: page 6 carried the continuation"),
     ("single_use", "V4", "the same token again was not answered with a page", "token already used"),
