@@ -1,6 +1,8 @@
 /// A JUnit XML report (the Ant/Jenkins schema CI systems read: GitHub, GitLab, Jenkins):
 /// one `<testsuite>` of `<testcase>`s, each passed, failed (`<failure>`) or skipped
-/// (`<skipped>`). The one writer of the format in pagebench (`verify --format junit`).
+/// (`<skipped>`), every text through ``XMLText`` (the escaping `check --format junit` uses
+/// too). `verify --format junit` writes it; only elements and attributes of Jenkins'
+/// strictest schema (xunit's junit-10.xsd) are written: no `skipped` on `<testsuites>`.
 public struct JUnitXML: Sendable {
     /// One test case's outcome.
     public enum Outcome: Sendable, Hashable {
@@ -45,13 +47,14 @@ public struct JUnitXML: Sendable {
         let failures = cases.filter { if case .failed = $0.outcome { true } else { false } }.count
         let skipped = cases.filter { if case .skipped = $0.outcome { true } else { false } }.count
         var xml = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-        let suite =
-            "name=\"\(Self.escaped(suiteName))\" tests=\"\(cases.count)\" failures=\"\(failures)\" errors=\"0\" skipped=\"\(skipped)\" time=\"\(NumberText.fixed(seconds, 3))\""
-        xml += "<testsuites \(suite)>\n<testsuite \(suite)>\n"
+        let name = XMLText.attribute(suiteName)
+        let time = NumberText.fixed(seconds, 3)
+        xml += "<testsuites name=\"\(name)\" tests=\"\(cases.count)\" failures=\"\(failures)\" errors=\"0\" time=\"\(time)\">\n"
+        xml += "<testsuite name=\"\(name)\" tests=\"\(cases.count)\" failures=\"\(failures)\" errors=\"0\" skipped=\"\(skipped)\" time=\"\(time)\">\n"
         for test in cases {
             xml +=
-                "<testcase name=\"\(Self.escaped(test.name))\" classname=\"\(Self.escaped(test.className))\" time=\"\(NumberText.fixed(test.seconds, 3))\""
-            let output = test.output.isEmpty ? "" : "<system-out>\(Self.escaped(test.output))</system-out>"
+                "<testcase name=\"\(XMLText.attribute(test.name))\" classname=\"\(XMLText.attribute(test.className))\" time=\"\(NumberText.fixed(test.seconds, 3))\""
+            let output = test.output.isEmpty ? "" : "<system-out>\(XMLText.content(test.output))</system-out>"
             switch test.outcome {
             case .passed where output.isEmpty:
                 xml += "/>\n"
@@ -59,38 +62,13 @@ public struct JUnitXML: Sendable {
             case .passed:
                 xml += ">"
             case .failed(let message, let details):
-                xml += "><failure message=\"\(Self.escaped(message))\" type=\"broken\">\(Self.escaped(details))</failure>"
+                xml += "><failure message=\"\(XMLText.attribute(message))\" type=\"broken\">\(XMLText.content(details))</failure>"
             case .skipped(let message):
-                xml += "><skipped message=\"\(Self.escaped(message))\"/>"
+                xml += "><skipped message=\"\(XMLText.attribute(message))\"/>"
             }
             xml += output + "</testcase>\n"
         }
         xml += "</testsuite>\n</testsuites>\n"
         return xml
-    }
-
-    /// `text` escaped for XML content and attribute values; characters XML 1.0 cannot hold
-    /// (controls other than tab, newline, carriage return) become `\u{XX}` text.
-    public static func escaped(_ text: String) -> String {
-        var result = ""
-        result.reserveCapacity(text.utf8.count)
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "&": result += "&amp;"
-            case "<": result += "&lt;"
-            case ">": result += "&gt;"
-            case "\"": result += "&quot;"
-            case "'": result += "&apos;"
-            case "\t", "\n": result.unicodeScalars.append(scalar)
-            case "\r": result += "&#13;"
-            default:
-                if scalar.value < 0x20 || scalar.value == 0xFFFE || scalar.value == 0xFFFF {
-                    result += "\\u{" + String(scalar.value, radix: 16) + "}"
-                } else {
-                    result.unicodeScalars.append(scalar)
-                }
-            }
-        }
-        return result
     }
 }
