@@ -24,7 +24,7 @@ public struct PagesCommand: AsyncParsableCommand {
 
             With --target-file, pages a real API instead (--partition VALUE: a partition value, listed in \
             the target or not; the first listed one by default): each line has page, request (method and \
-            URL, masked), body (the request body, when there is one), status, returned, scanned, keys (the \
+            URL, masked; --limit defaults to 10), body (the request body, when there is one), status, returned, scanned, keys (the \
             items' values at the target's itemKey, null without one), nextToken, bytes (the answer's body) \
             and seconds (the request's time); an answer that is not a page is printed with its error and \
             exits 69. The store flags do not apply.
@@ -197,6 +197,8 @@ extension PagesCommand {
         } catch {
             throw .invalidInput("target \(target.name): \(error.message)")
         }
+        // A target's request always carries a limit: the contract's default (10) without --limit.
+        let limit = self.limit ?? StoreConfiguration.default.defaultLimit
         var request = PageRequest(range: scanRange, reverse: range.reverse, limit: limit, filter: try range.parsedFilter(), token: token)
         var summary = Summary()
         summary.configurationHash = target.targetHash

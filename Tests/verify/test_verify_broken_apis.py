@@ -214,6 +214,15 @@ def test_pages_prints_a_real_apis_pages_one_by_one(tmp_path):
     assert pages[0]["request"].endswith("/p/b/items?limit=10") and pages[0]["status"] == 200
     assert pages[1]["request"].endswith("nextToken=" + pages[0]["nextToken"])
     assert pages[-1]["nextToken"] is None and all(page["bytes"] > 0 for page in pages)
+    # Without --limit, the contract's default limit (10) is sent.
+    api = BrokenAPI("ok")
+    try:
+        default = subprocess.run([pagebench_binary(), "pages", "--target-file", target_file(tmp_path, api.endpoint),
+                                  "--max-pages", "1"], capture_output=True, text=True, timeout=60)
+    finally:
+        api.stop()
+    assert default.returncode == 0, default.stderr
+    assert json.loads(default.stdout)["request"].endswith("/p/a/items?limit=10"), default.stdout
     assert refused.returncode == 69, refused.stderr
     answer = json.loads(refused.stdout)
     assert answer["status"] == 404 and "no partition zz" in answer["error"], answer
