@@ -245,3 +245,17 @@ def test_sigint_stops_verify_after_the_request_in_flight_and_prints_what_it_saw(
     assert rules["V3"]["verdict"] == "could not tell", rules["V3"]
     assert "stopped by SIGINT" in rules["V3"]["note"], rules["V3"]
     assert report["requests"] < 50, report["requests"]
+
+
+def test_v5_a_partition_the_target_does_not_list_is_verified_and_a_listed_one_lends_its_token(tmp_path):
+    api = BrokenAPI("ok")
+    try:
+        target = target_file(tmp_path, api.endpoint, partitions={"values": ["a"]})
+        result = verify(target, "--partition", "c")
+    finally:
+        api.stop()
+    assert result.returncode == 0, result.stdout + result.stderr
+    report, rules = verdicts(result)
+    assert report["partitions"] == ["c"]
+    assert "partition a's token with partition c 400" in rules["V5"]["note"], rules["V5"]
+    assert "/p/c/items?limit=5" in result.stderr
