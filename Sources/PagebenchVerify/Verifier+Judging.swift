@@ -21,6 +21,8 @@ public struct Observations: Sendable {
     public var tokenNotes: [String] = []
     /// V6's requests.
     public var errorProbes: [Probe] = []
+    /// The page bound a drain was held to (`--max-pages`), for V3's note.
+    public var maxPagesPerDrain: Int?
 
     public init(keyed: Bool, concurrencyLimit: Int, concurrencyPartition: String) {
         self.keyed = keyed
@@ -248,7 +250,9 @@ extension Verifier {
             }
         }
         if !cut.isEmpty { return RuleResult(.v3, .couldNotTell, cut.joined(separator: "; ")) }
-        return RuleResult(.v3, .holds, "\(observations.drains.count) drains ended with a last page, the longest after \(longest) pages, no continuation repeated")
+        let bound = observations.maxPagesPerDrain.map { " (bound \($0))" } ?? ""
+        return RuleResult(
+            .v3, .holds, "\(observations.drains.count) drains ended with a last page, the longest after \(longest) pages\(bound), no continuation repeated")
     }
 
     // MARK: V4

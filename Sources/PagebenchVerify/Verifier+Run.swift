@@ -37,6 +37,7 @@ extension Verifier {
     /// drain with the largest limits first, then the drains at once.
     func observe(_ source: TargetSource, _ gate: RequestGate) async throws -> Observations {
         var observations = Observations(keyed: target.itemKey != nil, concurrencyLimit: probeLimit, concurrencyPartition: partitions[0].label)
+        observations.maxPagesPerDrain = options.maxPagesPerDrain
         let first = try await drain(partitions[0], limit: probeLimit, source, gate)
         if first.exchanges.isEmpty, case .failed(let exchange) = first.end, !exchange.isThrottled {
             let reason = if case .failure(_, let message) = exchange.outcome { message } else { "" }
