@@ -25,7 +25,7 @@ extension VerifyReport {
         let document: JSONValue = .object([
             "target": .string(target), "kind": .string(kind), "endpoint": .string(endpoint),
             "partitions": .array(partitions.map { .string($0) }), "limits": .array(limits.map { .number(String($0)) }),
-            "itemKey": .bool(keyed), "rules": .array(rules), "byLimit": .array(costs), "requests": .number(String(requests)),
+            "itemsCompared": .bool(keyed), "rules": .array(rules), "byLimit": .array(costs), "requests": .number(String(requests)),
             "seconds": number(seconds), "broken": .bool(broken),
         ])
         return document.text + "\n"
