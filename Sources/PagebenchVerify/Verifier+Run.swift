@@ -44,7 +44,7 @@ extension Verifier {
             throw VerifyError.unreachable("target \(target.name): the first page failed: \(reason)")
         }
         observations.drains.append(first)
-        var probed = try await probeTokens(&observations, source, gate)
+        let probed = try await probeTokens(&observations, source, gate)
         try await probeErrors(&observations, source, gate)
         for limit in limits.reversed() {
             for partition in partitions where partition.index != partitions[0].index || limit != probeLimit {
@@ -52,7 +52,7 @@ extension Verifier {
             }
         }
         if !probed {  // the first drain had one page: another drain of the first partition may have two
-            probed = try await probeTokens(&observations, source, gate)
+            _ = try await probeTokens(&observations, source, gate)
         }
         // V7: a few drains at once, as alone.
         observations.concurrent = options.concurrency < 2 ? [] : try await withThrowingTaskGroup(of: DrainRecord.self) { group in
