@@ -31,9 +31,10 @@ struct DrainResult: Sendable {
     var pagesAfterCancel: Int
 }
 
-/// Runs single drains with one pager kind against a source, recording every page into the
-/// calling task's ``TaskMetrics``: the per-page path is plain arithmetic, two page-clock
-/// reads (when timed) and a histogram record, with no shared lock, actor or atomic. (A page
+/// Runs single drains with one pager kind against a source, counting every page into the
+/// calling task's ``TaskMetrics`` and keeping its latency in the task's ``LatencyBuffer``:
+/// the per-page path is plain arithmetic, two page-clock reads (when timed) and an append,
+/// with no shared lock, actor or atomic (the buffer takes its sink's lock once per batch). (A page
 /// of 50 µs or more is also published to the pager's live counters at once: ``PagerTaskProgress``.)
 struct DrainRunner<Source: PageSource>: Sendable where Source.Request == PageRequest, Source.Response == Page {
     let source: ObservedSource<Source>
@@ -92,18 +93,17 @@ struct DrainRunner<Source: PageSource>: Sendable where Source.Request == PageReq
         // around its use (measured, disassembly).
         let hasNextToken: Bool
         if case .some = page.nextToken { hasNextToken = true } else { hasNextToken = false }
-        var latency: UInt64?
         var slow = false
         if timing {
             let ended = clock.now()
             let elapsed = clock.nanoseconds(from: startedAt, to: ended)
             slow = elapsed >= Pacing.publishAtOnceNanoseconds
             if pacing.intervalSamples != nil { keepIntervalSample(elapsed, endedAt: ended, &pacing) }
-            if pacing.latencyLog != nil { pacing.latencyLog!.append(elapsed) } else { latency = elapsed }
+            pacing.latencies.record(.page, nanoseconds: elapsed)
         }
         metrics.recordPage(
             itemCount: page.items.count, scannedCount: page.scannedCount, scannedBytes: page.scannedBytes,
-            hasNextToken: hasNextToken, latencyNanoseconds: latency)
+            hasNextToken: hasNextToken, latencyNanoseconds: nil)
         // A slow page is published at once; fast ones at the checkpoint (H7, ``PagerTaskProgress``).
         if slow { publishPages(pages: metrics.pages, items: metrics.items, scannedBytes: metrics.scannedBytes, &pacing) }
         result.pages += 1
