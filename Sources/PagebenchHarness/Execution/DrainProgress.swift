@@ -217,6 +217,7 @@ extension DrainRunner {
     /// Publishes the pages counted since the last publication (H7), and lets other tasks
     /// (timers, sampler, progress) run when the yield policy says so; called every
     /// `yieldEveryPages` pages.
+    @inline(never)  // Its own async frame, once per `yieldEveryPages` pages (issue 38).
     func checkpoint(_ pacing: inout Pacing, _ metrics: borrowing TaskMetrics) async {
         pacing.pagesSinceCheckpoint = 0
         publishPages(pages: metrics.pages, items: metrics.items, scannedBytes: metrics.scannedBytes, &pacing)

@@ -10,6 +10,7 @@ extension DrainRunner {
     /// latency (write committed → new output published) into the phase's watch latency histogram. The
     /// watch runs in a child task of this drain's task; the timer ends it, and so does the
     /// drain's cancellation. The re-fetches are not counted as pages.
+    @inline(never)  // Its own async frame: see ``DrainRunner/run(_:into:pacing:)``.
     func runWatch(
         _ plan: DrainPlan, into metrics: inout TaskMetrics, pacing: inout Pacing, cancelled: borrowing Atomic<Bool>
     ) async -> DrainResult {

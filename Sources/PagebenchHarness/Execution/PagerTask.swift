@@ -73,6 +73,7 @@ struct PagerTask<Source: PageSource>: Sendable where Source.Request == PageReque
 
     /// Runs drains until the phase has no more, recording into `metrics` (prepared by the
     /// caller, outside the measured time) and returning them.
+    @inline(never)  // Its own async frame: see ``DrainRunner/run(_:into:pacing:)``.
     func run(metrics initial: consuming TaskMetrics) async -> TaskMetrics {
         var metrics = initial
         var pacing = Pacing(timeSeries: timeSeries, latencySink: latencySink)
@@ -113,35 +114,48 @@ struct PagerTask<Source: PageSource>: Sendable where Source.Request == PageReque
                 result = await executor.run(plan, into: &metrics, pacing: &pacing)
             }
             let ended = MonotonicTime.nanoseconds()
-            switch result.ending {
-            case .finished:
-                let latency = MonotonicTime.elapsed(from: started, to: ended)
-                metrics.recordDrain(pageCount: result.pages, latencyNanoseconds: nil)
-                pacing.latencies.record(.drain, nanoseconds: latency)
-                if let intended = claim.intendedStart {
-                    pacing.latencies.record(.drainCorrected, nanoseconds: MonotonicTime.elapsed(from: intended, to: ended))
-                }
-                estimate.finished(nanoseconds: latency, pages: result.pages)
-            case .failed(let kind):
-                metrics.recordError(kind)
-            case .cancelled:
-                metrics.recordCancellation(pagesAfterCancel: result.pagesAfterCancel)
-                if let probeLatency {
-                    pacing.latencies.record(.cancellation, nanoseconds: probeLatency)
-                } else {
-                    // The final cancel-everything (or a ramp-down's cancel): latency from its
-                    // request to this task returning.
-                    let requested = slot?.cancelRequestedAt(phase: control) ?? control.cancelRequestedAt.load(ordering: .acquiring)
-                    pacing.latencies.record(
-                        .cancellation, nanoseconds: requested == 0 ? 0 : MonotonicTime.elapsed(from: requested, to: ended))
-                }
-            }
+            record(
+                result, claim: claim, started: started, ended: ended, probeLatency: probeLatency, metrics: &metrics,
+                latencies: &pacing.latencies, estimate: &estimate)
             executor.progress.publishDrain(finished: result.ending == .finished)
             freeSince = ended
         }
         executor.flushIntervalSamples(&pacing)
         pacing.latencies.flush()
         return metrics
+    }
+
+    /// Counts how a drain ended and keeps its latencies. Synchronous and never inlined into
+    /// ``run(metrics:)``: its temporaries then live on the thread's stack, not in the async
+    /// frame every suspended pager holds (issue 38).
+    @inline(never)
+    private func record(
+        _ result: DrainResult, claim: PhaseControl.Claim, started: UInt64, ended: UInt64, probeLatency: UInt64?,
+        metrics: inout TaskMetrics, latencies: inout LatencyBuffer, estimate: inout DrainEstimate
+    ) {
+        switch result.ending {
+        case .finished:
+            let latency = MonotonicTime.elapsed(from: started, to: ended)
+            metrics.recordDrain(pageCount: result.pages, latencyNanoseconds: nil)
+            latencies.record(.drain, nanoseconds: latency)
+            if let intended = claim.intendedStart {
+                latencies.record(.drainCorrected, nanoseconds: MonotonicTime.elapsed(from: intended, to: ended))
+            }
+            estimate.finished(nanoseconds: latency, pages: result.pages)
+        case .failed(let kind):
+            metrics.recordError(kind)
+        case .cancelled:
+            metrics.recordCancellation(pagesAfterCancel: result.pagesAfterCancel)
+            if let probeLatency {
+                latencies.record(.cancellation, nanoseconds: probeLatency)
+            } else {
+                // The final cancel-everything (or a ramp-down's cancel): latency from its
+                // request to this task returning.
+                let requested = slot?.cancelRequestedAt(phase: control) ?? control.cancelRequestedAt.load(ordering: .acquiring)
+                latencies.record(
+                    .cancellation, nanoseconds: requested == 0 ? 0 : MonotonicTime.elapsed(from: requested, to: ended))
+            }
+        }
     }
 
     private enum ProbeEvent: Sendable {
@@ -157,6 +171,7 @@ struct PagerTask<Source: PageSource>: Sendable where Source.Request == PageReque
     /// pager takes to notice the return is not counted). With `pages`, the drain cancels
     /// itself after that many pages instead, and the latency runs from that instant. The
     /// child task folds its latencies into the pager's shared histograms itself.
+    @inline(never)  // Its own async frame: see ``DrainRunner/run(_:into:pacing:)``.
     private func probe(_ plan: DrainPlan, cancelAfterNanoseconds delay: UInt64, orPages pages: Int?, pacing: inout Pacing)
         async -> (result: DrainResult, metrics: TaskMetrics, cancelLatency: UInt64?)
     {
