@@ -67,7 +67,8 @@ struct BareLoopCalibration: Sendable {
         var sinceClock = 0
         // A loop that starts after the deadline (a crowd of loops on few cores) pages nothing:
         // 100,000 loops of at least 64 pages each would otherwise page for seconds past it.
-        guard MonotonicTime.nanoseconds() < deadline else { return 0 }
+        // The first loop always pages, so that a starved pool still measures something.
+        guard first == 0 || MonotonicTime.nanoseconds() < deadline else { return 0 }
         while !Task.isCancelled {
             var plan = planner.plan(index)
             var request = plan.request
