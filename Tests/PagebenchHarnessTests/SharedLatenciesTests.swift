@@ -5,7 +5,7 @@ import PagebenchTestSupport
 import Testing
 
 /// Issue 38: pagers no longer own two histograms each (412 KiB a pager); they keep up to
-/// 128 samples and fold them into a few histograms the phase shares. H11: the merged
+/// 128 samples and fold them into a few histograms the phase shares. H13: the merged
 /// histograms, and so every percentile, are exactly what one histogram per pager merged at
 /// the end gave.
 @Suite struct SharedLatenciesTests {
@@ -53,8 +53,8 @@ import Testing
         [metrics.pageLatency, metrics.drainLatency, metrics.drainLatencyCorrected, metrics.cancellationLatency, metrics.watchLatency]
     }
 
-    @Test("h11: pagers' buffers folded into shared histograms give the per-pager histograms' merge, bucket for bucket")
-    func h11BufferedRecordingEqualsPerPagerHistograms() throws {
+    @Test("h13: pagers' buffers folded into shared histograms give the per-pager histograms' merge, bucket for bucket")
+    func h13BufferedRecordingEqualsPerPagerHistograms() throws {
         let pagers = (0..<7).map { Self.samples(pager: $0, count: 1_000 + 97 * $0) }
         let expected = Self.perPagerHistograms(pagers)
 
@@ -94,8 +94,8 @@ import Testing
         #expect(expected.pageLatency.clampedCount > 0, "the samples reach past the clamp limit")
     }
 
-    @Test("h11: a phase of many pagers counts every page and drain latency once, through the shared histograms")
-    func h11ACrowdsLatenciesAreAllCounted() async {
+    @Test("h13: a phase of many pagers counts every page and drain latency once, through the shared histograms")
+    func h13ACrowdsLatenciesAreAllCounted() async {
         let scenario = scenario(store: .default) {
             $0.bound = .drains(900)
             $0.read = .scan
@@ -109,8 +109,8 @@ import Testing
         #expect(result.metrics.drainLatencyCorrected == nil, "closed loop")
     }
 
-    @Test("h11: a new recorder allocates nothing until its first record, and its copies stay independent")
-    func h11EmptyRecordersShareTheirCounts() {
+    @Test("h13: a new recorder allocates nothing until its first record, and its copies stay independent")
+    func h13EmptyRecordersShareTheirCounts() {
         var first = LatencyRecorder()
         let second = LatencyRecorder()
         first.record(nanoseconds: 1_234)
