@@ -64,7 +64,9 @@ extension RunSession {
     /// connecting, naming the limit and the fix.
     static func checkDescriptorLimit(connections: Int) throws(RunError) {
         let needed = connections + reservedDescriptors
-        let limits = FileDescriptorLimit.raiseSoftLimit(toAtLeast: needed)
+        // As far as the hard limit allows, also when that is not enough: the refusal then
+        // says how many pagers the raised limit holds.
+        let limits = FileDescriptorLimit.raiseSoftLimit(toAtLeast: min(needed, FileDescriptorLimit.current.hard))
         guard limits.soft < needed else { return }
         throw .invalidRequest(
             "\(connections) pagers against a remote target need \(needed) file descriptors (a connection per pager and "
