@@ -323,7 +323,7 @@ public struct ResultIdentity: Sendable, Hashable, Comparable, CustomStringConver
 }
 
 /// Failed drains by cause. Lower is better.
-public struct ErrorCounts: Sendable, Hashable {
+public struct ErrorCounts: Sendable, Hashable, Codable {
     /// Throttled past the retry policy (S21).
     public var throttled: Int = 0
     /// Injected store fault (S21).

@@ -4,7 +4,11 @@
 /// per-page path (plain integer adds and a histogram record), and returns it; the parent merges
 /// them with ``add(_:)`` and writes a ``ResultRow`` with ``ResultRow/apply(_:measuredSeconds:)``.
 /// No shared lock or actor is touched per page.
-public struct TaskMetrics: Sendable, Equatable {
+///
+/// `Codable` as it is (synthesised: every stored property, histograms in their lossless `hdr1`
+/// text), so that a shard file (`PagebenchScaleOut.ShardFile`) carries every figure a worker
+/// counted, a counter added here included, without a second list of fields to forget.
+public struct TaskMetrics: Sendable, Equatable, Codable {
     public var pages = 0
     public var items = 0
     public var scannedItems = 0
@@ -135,7 +139,7 @@ public struct TaskMetrics: Sendable, Equatable {
 }
 
 /// What writes did to drains (S25): summed over the drains that reached their last page.
-public struct ConsistencyCounts: Sendable, Equatable {
+public struct ConsistencyCounts: Sendable, Equatable, Codable {
     /// Items a drain returned again.
     public var duplicateItems = 0
     /// Items that existed and matched from a drain's first request to its last and were not returned.
