@@ -142,8 +142,8 @@ public struct HTMLReport: Sendable {
             guard let row = group.rows.first else { continue }
             let levels = Set(group.rows.map(\.concurrency)).sorted().map(String.init).joined(separator: ", ")
             let cells = [
-                group.label, row.pagerKind, String(row.limit), row.filter.isEmpty ? "?" : row.filter,
-                row.read.isEmpty ? "?" : row.read, row.labelParameters.first { $0.name == "load" }?.value ?? row.loadModel, levels,
+                group.label, row.pagerKind, row.limit.map(String.init) ?? Self.notSent(row), Self.column(row.filter, row),
+                Self.column(row.read, row), row.labelParameters.first { $0.name == "load" }?.value ?? row.loadModel, levels,
                 String(group.rows.count), "\(row.scenario) [\(row.configHash)]",
             ]
             html += "<tr>" + cells.map { "<td>\(escape($0))</td>" }.joined() + "</tr>\n"
@@ -301,7 +301,7 @@ public struct HTMLReport: Sendable {
                 for (index, chart) in charts.enumerated() { plots.append(section(titles[index], chart, captions[index])) }
             }
         }
-        let limits = Set(plainRows.map(\.limit))
+        let limits = Set(plainRows.compactMap(\.limit))
         if limits.count > 1 {
             plots.append(section("Round trips and empty pages against the limit", limitPlot(plain),
                 "Per drain, median over repetitions: round trips (pages fetched, solid) and wasted empty pages (dashed) at each limit; one pair of lines per configuration apart from the limit, per concurrency."))
@@ -320,7 +320,7 @@ public struct HTMLReport: Sendable {
                 notShown.append("page latency percentiles (a page holds up to limit items, and the limits differ: compare drain latency)")
             }
         }
-        let selectivities = Set(plainRows.filter { $0.scannedItems > 0 }.map { (Double($0.items) / Double($0.scannedItems) * 1e4).rounded() })
+        let selectivities = Set(plainRows.compactMap { row in row.scannedItems.flatMap { $0 > 0 ? (Double(row.items) / Double($0) * 1e4).rounded() : nil } })
         if selectivities.count > 1 {
             plots.append(section("Empty pages against selectivity", emptyPagePlot(plain),
                 "Empty-page rate (pages with no items but a token ÷ all pages, H1) against selectivity (items returned ÷ items scanned), one point per concurrency."))
@@ -405,7 +405,7 @@ public struct HTMLReport: Sendable {
             for (_, rows) in Dictionary(grouping: group.rows.filter { $0.stage == nil }, by: \.concurrency)
                 .sorted(by: { $0.key < $1.key })
             {
-                let selectivities = rows.filter { $0.scannedItems > 0 }.map { Double($0.items) / Double($0.scannedItems) }
+                let selectivities = rows.compactMap { row in row.scannedItems.flatMap { $0 > 0 ? Double(row.items) / Double($0) : nil } }
                 guard let selectivity = Statistics.median(selectivities), let rate = Statistics.median(rows.map(\.emptyPageRate))
                 else { continue }
                 item.points.append((selectivity, rate))
@@ -589,6 +589,16 @@ public struct HTMLReport: Sendable {
         return [throughput, load, latency].map { $0.series.isEmpty ? placeholder($0.id, "No values to plot.") : drawn($0) }
     }
 
+    /// A workload column of "What was compared": its value; for a target row that left it
+    /// empty, "—" (nothing of the kind was sent to that API, issue 35); "?" for a file too old
+    /// to say (schema 5 and earlier).
+    static func column(_ value: String, _ row: ResultRow) -> String {
+        value.isEmpty ? notSent(row) : value
+    }
+
+    /// "—" for a target row's workload column that does not apply, "?" where a file is too old to say.
+    static func notSent(_ row: ResultRow) -> String { row.targetKind.isEmpty ? "?" : "—" }
+
     /// A step of a knee search: an open-loop row at an offered rate with an SLO verdict.
     static func isKneeStep(_ row: ResultRow) -> Bool {
         row.sloHeld != nil && row.plannedDrainsPerSecond != nil && row.drainLatencyCorrected != nil && row.stage == nil
@@ -670,7 +680,7 @@ public struct HTMLReport: Sendable {
         let concurrencies = Set(keys.map(\.concurrency)).count
         var series: [SVGChart.Series] = []
         for (key, name) in zip(keys, names) {
-            let byLimit = Dictionary(grouping: byFamily[key]!, by: \.limit)
+            let byLimit = Dictionary(grouping: byFamily[key]!.filter { $0.limit != nil }, by: { $0.limit ?? 0 })
             var name = name
             if concurrencies > 1 { name += (name.isEmpty ? "" : " ") + "×\(key.concurrency)" }
             let prefix = name.isEmpty ? "" : name + " · "
@@ -686,7 +696,7 @@ public struct HTMLReport: Sendable {
             series += [trips, empty]
         }
         var chart = SVGChart(id: "plot-limit", title: "Round trips and empty pages per drain against the limit", xLabel: "limit (items per request)", yLabel: "pages per drain")
-        let limits = rows.map { Double($0.limit) }
+        let limits = rows.compactMap { $0.limit.map(Double.init) }
         if let low = limits.min(), let high = limits.max(), high / max(low, 1) >= 8 { chart.xScale = .log }
         chart.xFormat = { NumberText.number($0, digits: 3) }
         chart.yFormat = { NumberText.number($0, digits: 3) }

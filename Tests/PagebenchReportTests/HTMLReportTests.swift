@@ -55,6 +55,27 @@ import FoundationXML
         return HTMLReport(files: [("results/fixture.csv", rows)], history: history, timeSeries: syntheticTimeSeries())
     }
 
+    /// Issue 35: "What was compared" says what a target row's API was sent: a filter, limit or
+    /// read the target did not send reads "—", never the synthetic store's default; a file too
+    /// old to say reads "?".
+    @Test func whatWasComparedShowsWhatATargetWasSent() throws {
+        var row = SyntheticResults().rows(seed: 1)[0]
+        row.scenario = "orders-open"
+        row.label = "orders-open"
+        row.targetKind = "http"
+        row.filter = ""
+        row.limit = nil
+        row.read = "partition:uniform"
+        row.responseBytes = 12_345 * row.drains
+        row.scannedBytes = nil
+        row.scannedItems = nil
+        let html = HTMLReport(files: [("results/target.csv", [row])], history: nil, timeSeries: nil).render()
+        let compared = try #require(html.range(of: "<h2>What was compared</h2>"))
+        let table = html[compared.upperBound...].split(separator: "</table>")[0]
+        #expect(table.contains("<td>orders-open</td><td>\(row.pagerKind)</td><td>—</td><td>—</td><td>partition:uniform</td>"), "\(table)")
+        #expect(!table.contains("category=0"))
+    }
+
     @Test func reportIsWellFormedAndHasEveryPlot() throws {
         let html = Self.fixtureReport().render()
         let collector = parse(html)

@@ -365,7 +365,8 @@ import Testing
         let pages = try #require(text.range(of: #""pages" : \d+"#, options: .regularExpression))
         let edited = text.replacingCharacters(in: pages, with: "\"pages\" : \(Int64.max)")
         let error = try #require(refusal(edited))
-        #expect(error.message.contains("'phases[0].metrics.pages' must be between 0 and \(1 << 50)"), "\(error.message)")
+        #expect(error.message.contains("pages' must be between 0 and \(1 << 50)"), "\(error.message)")
+        #expect(error.message.contains("'phases[0].metrics."), "\(error.message)")
     }
 
     @Test func corruptedHistogramAndRowAreNamed() throws {
@@ -394,6 +395,9 @@ import Testing
         metrics.recordPage(itemCount: 2, scannedCount: 2, scannedBytes: 20, hasNextToken: false, latencyNanoseconds: 3_000)
         metrics.recordDrain(pageCount: 3, latencyNanoseconds: 6_000, correctedLatencyNanoseconds: 7_000)
         metrics.recordCancellation(latencyNanoseconds: 500, pagesAfterCancel: 1)
+        let beforeCutOff = metrics.pageCounts
+        metrics.recordPage(itemCount: 1, scannedCount: 1, scannedBytes: 5, hasNextToken: true, latencyNanoseconds: 900)
+        metrics.recordCutOff(since: beforeCutOff)
         metrics.retries = 4
         metrics.throttles = 5
         metrics.missedStarts = 6

@@ -91,6 +91,7 @@ struct PagerTask<Source: PageSource>: Sendable where Source.Request == PageReque
             }
             let result: DrainResult
             var probeLatency: UInt64?
+            let countsBefore = metrics.pageCounts
             if plan.isCancelled {
                 let byPages = estimate.cancelsByPages(kind: executor.kind)
                 let probed = await probe(
@@ -125,7 +126,9 @@ struct PagerTask<Source: PageSource>: Sendable where Source.Request == PageReque
                     metrics.recordCancellation(latencyNanoseconds: probeLatency, pagesAfterCancel: result.pagesAfterCancel)
                 } else {
                     // The final cancel-everything (or a ramp-down's cancel): latency from its
-                    // request to this task returning.
+                    // request to this task returning. The drain was cut off: its pages are
+                    // counted apart, not in the figures per drain (issue 35).
+                    metrics.recordCutOff(since: countsBefore)
                     let requested = slot?.cancelRequestedAt(phase: control) ?? control.cancelRequestedAt.load(ordering: .acquiring)
                     metrics.recordCancellation(
                         latencyNanoseconds: requested == 0 ? 0 : MonotonicTime.elapsed(from: requested, to: ended),
