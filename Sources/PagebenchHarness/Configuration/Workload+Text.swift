@@ -1,3 +1,4 @@
+import PagebenchBase
 /// The text forms of workload values, shared by scenario files and command-line flags:
 /// `partition:uniform`, `partition:zipf:1.1`, `partition:3`, `scan`, `segment:8`;
 /// `full`, `first:5`, `abandon:0.2`; `closed`, `open-fixed:200`, `open-poisson:200`;
@@ -23,13 +24,9 @@ enum WorkloadText {
 
     /// Parses a non-negative duration with a unit into nanoseconds.
     static func durationNanoseconds(_ text: String, field: String) throws(HarnessError) -> Int {
-        let spec = trimmed(text)
-        for (suffix, scale) in [("ns", 1.0), ("us", 1e3), ("µs", 1e3), ("ms", 1e6), ("s", 1e9)] where spec.hasSuffix(suffix) {
-            guard let value = Double(spec.dropLast(suffix.count)), value.isFinite, value >= 0, value * scale < 1e15
-            else { break }
-            return Int((value * scale).rounded())
-        }
-        throw .invalidField(field, "'\(text)' is not a duration; write a number and a unit: ns, us, ms or s (e.g. '10ms')")
+        if let nanoseconds = DurationText.nanoseconds(text), nanoseconds < 1e15 { return Int(nanoseconds.rounded()) }
+        throw .invalidField(
+            field, "'\(text)' is not a duration; write a number and a unit: \(DurationText.unitList) (e.g. '10ms', '2m'), at most about 11 days")
     }
 
     /// The shortest exact text of a nanosecond duration.
