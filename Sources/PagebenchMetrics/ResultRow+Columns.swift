@@ -122,6 +122,7 @@ extension ResultRow {
             .integer("cut_off_pages", \.cutOffPages, unit: "pages", .neutral, .measured, "Pages of the `cut_off_drains`: requests the API answered that are not in `pages`."),
             .integer("response_bytes", \.responseBytes, unit: "bytes", .neutral, .deterministic, "A real target (`target_kind` http, graphql, dynamodb): bytes of the page responses' bodies of the ended drains (what `scanned_bytes` cannot say for an API); empty in-process and for `serve`."),
             .integer("warmup_requests", \.warmupRequests, unit: "requests", .neutral, .measured, "A remote source (`target_kind` set): requests sent during the warm-up before this phase, in no row's counts (`pagebench run` names them apart from the rows'); empty in-process and without a warm-up."),
+            .decimal("started_drains_per_s", \.startedDrainsPerSecond, unit: "drains/s", .higherIsBetter, .measured, "Open loop: drains started per second of the planned length (`target_duration_s`, else `duration_s`): ended, failed, cancelled or cut off; the achieved rate `knee` judges against `target_drains_per_s` and `report` shows beside `drains_per_s` (drains completed per second); empty in closed loop."),
         ]
         return columns
     }()

@@ -27,6 +27,13 @@ extension ResultRow {
         pageLatency = metrics.pageLatency.percentilesIfRecorded
         drainLatency = metrics.drainLatency.percentilesIfRecorded
         drainLatencyCorrected = metrics.drainLatencyCorrected?.percentilesIfRecorded
+        if loadModel == "closed" {
+            startedDrainsPerSecond = nil
+        } else {
+            let seconds = targetDurationSeconds ?? measuredSeconds
+            let started = metrics.drains + metrics.errors.total + metrics.cancellations
+            startedDrainsPerSecond = seconds > 0 ? Double(started) / seconds : 0
+        }
         missedStarts = loadModel == "closed" ? nil : metrics.missedStarts
         lateStarts = loadModel == "closed" ? nil : metrics.lateStarts
         cancellations = metrics.cancellations

@@ -41,10 +41,11 @@ public struct ResultRow: CSVRecord, Hashable {
     /// time-bound phase, counted apart so that figures per drain count whole drains (before,
     /// `pages`, `items` and empty pages included their pages), and a real target's response
     /// bytes (before, `scanned_bytes` held the JSON bytes of its items), and the requests of a
-    /// remote source's warm-up (before, only "outside the rows"). Version 7 also leaves
+    /// remote source's warm-up (before, only "outside the rows"), and an open-loop row's started
+    /// drains per second (before, `knee` printed it and the report did not). Version 7 also leaves
     /// `limit`, `filter`, `read`, `scanned_items`, `scanned_bytes` and `scanned_bytes_per_s`
     /// empty where a real target was not sent or did not report them.
-    static let addedInVersion7: Set<String> = ["cut_off_drains", "cut_off_pages", "response_bytes", "warmup_requests"]
+    static let addedInVersion7: Set<String> = ["cut_off_drains", "cut_off_pages", "response_bytes", "warmup_requests", "started_drains_per_s"]
     /// Version 1 had no `harness_overhead_ratio` (added in 2) and neither had the columns
     /// of versions 3 to 6; their files read with those columns empty (`partial` 0).
     public static var earlierSchemaVersions: [Int: Set<String>] {
@@ -127,6 +128,11 @@ public struct ResultRow: CSVRecord, Hashable {
     public var cutOffDrains: Int = 0
     /// Pages of the ``cutOffDrains``, not in ``pages``.
     public var cutOffPages: Int = 0
+    /// Open loop: drains started per second of the phase's planned length (`target_duration_s`,
+    /// else its measured length): those that ended, failed, were cancelled or cut off (issue 35:
+    /// one definition of the achieved rate, beside ``drainsPerSecond``, the drains completed per
+    /// second). Nil in closed loop.
+    public var startedDrainsPerSecond: Double?
     /// A remote source's requests during the warm-up before this phase (issue 35: requests in
     /// no row are named); nil in-process and without a warm-up.
     public var warmupRequests: Int?

@@ -204,8 +204,9 @@ public struct HTMLReport: Sendable {
             if let knee = held.last {
                 let next = steps.first { $0.plannedDrainsPerSecond! > knee.plannedDrainsPerSecond! && $0.sloHeld != 1 }
                 sentences.append(
-                    "The knee: \(code(NumberText.compact(knee.plannedDrainsPerSecond!) + " drains/s")) offered held every SLO, achieving "
-                        + "\(escape(NumberText.compact(knee.drainsPerSecond))) drains/s and \(escape(NumberText.compact(knee.pagesPerSecond))) requests/s"
+                    "The knee: \(code(NumberText.compact(knee.plannedDrainsPerSecond!) + " drains/s")) offered held every SLO, "
+                        + (knee.startedDrainsPerSecond.map { "starting \(escape(NumberText.compact($0))) drains/s, " } ?? "")
+                        + "completing \(escape(NumberText.compact(knee.drainsPerSecond))) drains/s and \(escape(NumberText.compact(knee.pagesPerSecond))) requests/s"
                         + (knee.drainLatencyCorrected.map { " with a corrected drain p99 of \(escape(NumberText.nanoseconds($0.p99Nanoseconds)))" } ?? "")
                         + (next.map { "; the next step, \(escape(NumberText.compact($0.plannedDrainsPerSecond!))) drains/s, broke one." } ?? "; no faster step broke one: the knee may be higher."))
             } else {
@@ -285,7 +286,9 @@ public struct HTMLReport: Sendable {
         let plainRows = plain.flatMap(\.rows)
         if allRows.contains(where: Self.isKneeStep) {
             plots.append(section("Latency against throughput (knee)", kneePlot(),
-                "Each open-loop step with an SLO verdict (pagebench knee, or run --slo): corrected drain latency p99 (from each drain's intended start, H5) against what it achieved, drains/s along the bottom and requests (pages)/s along the top; filled discs held every SLO, rings broke one; the dashed red line is the SLO's bound (the rows' slos column, or report --slo); the band marks the knee, the highest offered rate that held."))
+                "Each open-loop step with an SLO verdict (pagebench knee, or run --slo): corrected drain latency p99 (from each drain's intended start, H5) against the drains it completed per second; filled discs held every SLO, rings broke one; the dashed red line is the SLO's bound (the rows' slos column, or report --slo); the band marks the knee, the highest offered rate that held."))
+            plots.append(section("Latency against requests/s (knee)", kneePlot(requests: true),
+                "The same steps against the requests (pages) per second each one measured: SLOs and capacity are often per request."))
         }
         if allRows.contains(where: { $0.stage != nil }) || timeSeries?.contains(where: { $0.stage != nil }) == true {
             plots.append(section("Stages: plan against achieved", stageRowsPlot(),
@@ -604,41 +607,37 @@ public struct HTMLReport: Sendable {
         row.sloHeld != nil && row.plannedDrainsPerSecond != nil && row.drainLatencyCorrected != nil && row.stage == nil
     }
 
-    /// Corrected drain latency p99 against achieved drains/s for every knee step, held and
-    /// broken apart, with the knee (the highest offered rate that held) marked.
-    func kneePlot() -> String {
+    /// Corrected drain latency p99 against achieved drains/s (or, `requests`, against each
+    /// step's measured requests/s: issue 35, not a median ratio times drains/s) for every knee
+    /// step, held and broken apart, with the knee (the highest offered rate that held) marked.
+    func kneePlot(requests: Bool = false) -> String {
+        let throughput: (ResultRow) -> Double = requests ? { $0.pagesPerSecond } : { $0.drainsPerSecond }
         let steps = files.flatMap { file in file.rows.filter(Self.isKneeStep).map { (file.path, $0) } }
         var held = SVGChart.Series(name: "step held every SLO", points: [], connect: false)
         var broke = SVGChart.Series(name: "step broke an SLO", points: [], connect: false, hollow: true)
-        for (_, row) in steps.sorted(by: { $0.1.drainsPerSecond < $1.1.drainsPerSecond }) {
+        for (_, row) in steps.sorted(by: { throughput($0.1) < throughput($1.1) }) {
             guard let latency = row.drainLatencyCorrected?.p99Nanoseconds else { continue }
-            let point = (x: row.drainsPerSecond, y: Double(latency))
+            let point = (x: throughput(row), y: Double(latency))
             if row.sloHeld == 1 { held.points.append(point) } else { broke.points.append(point) }
         }
         var chart = SVGChart(
-            id: "plot-knee", title: "Corrected drain latency p99 against throughput", xLabel: "drains/s achieved",
+            id: requests ? "plot-knee-requests" : "plot-knee",
+            title: "Corrected drain latency p99 against " + (requests ? "requests/s" : "drains/s"),
+            xLabel: requests ? "requests (pages)/s completed, measured per step" : "drains/s completed",
             yLabel: "drain latency p99, corrected")
         chart.yScale = .log
         chart.yFormat = { NumberText.value($0, unit: "ns") }
         chart.xFormat = NumberText.compact
         chart.series = [held, broke].filter { !$0.points.isEmpty }
-        // Requests per drain of the steps: the top axis reads the same points in requests/s.
-        let perDrain = steps.map(\.1).filter { $0.drainsPerSecond > 0 && $0.pagesPerSecond > 0 }.map { $0.pagesPerSecond / $0.drainsPerSecond }
-        if let ratio = Statistics.median(perDrain) {
-            chart.topAxis = (
-                "requests (pages)/s achieved (× \(NumberText.number(ratio, digits: 3)) pages per drain, median of the steps)",
-                { NumberText.compact($0 * ratio) }
-            )
-        }
         // `report --slo`, else the SLOs the steps were judged on (the `slos` column).
         let bounds = objectives.isEmpty ? ServiceLevelObjective.recorded(in: steps.map(\.1)) : objectives
         for objective in bounds where objective.column == "drain_latency_corrected_p99_ns" {
             chart.levels.append((objective.bound, "SLO: \(objective.description)"))
         }
         if let knee = steps.filter({ $0.1.sloHeld == 1 }).max(by: { $0.1.plannedDrainsPerSecond! < $1.1.plannedDrainsPerSecond! })?.1 {
-            let x = knee.drainsPerSecond
-            let requests = knee.pagesPerSecond > 0 ? ", \(NumberText.compact(knee.pagesPerSecond)) requests/s" : ""
-            chart.bands = [(from: x * 0.99, to: x * 1.01, caption: "knee \(NumberText.compact(knee.plannedDrainsPerSecond!)) drains/s\(requests)")]
+            let x = throughput(knee)
+            let perSecond = knee.pagesPerSecond > 0 ? ", \(NumberText.compact(knee.pagesPerSecond)) requests/s" : ""
+            chart.bands = [(from: x * 0.99, to: x * 1.01, caption: "knee \(NumberText.compact(knee.plannedDrainsPerSecond!)) drains/s\(perSecond)")]
         }
         return drawn(chart)
     }

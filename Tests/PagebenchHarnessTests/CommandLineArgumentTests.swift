@@ -36,6 +36,20 @@ import Testing
         }
     }
 
+    /// Issue 35: a load's rate is drains per second; an error says so, and how to ask for requests.
+    @Test func aLoadsRateErrorSaysItsUnit() {
+        for text in ["open-fixed:300rps", "open-fixed:300req/s", "open-poisson:fast", "open"] {
+            do {
+                _ = try LoadModel(parsing: text, field: "--load")
+                Issue.record("\(text) was accepted")
+            } catch {
+                #expect(error.message.contains("drains per second"), "\(error.message)")
+                #expect(error.message.contains("not requests"), "\(error.message)")
+                #expect(error.message.contains("--drain first:1"), "\(error.message)")
+            }
+        }
+    }
+
     @Test func ratesTakePerSecondOrABareNumber() throws {
         #expect(try RateArgument.drainsPerSecond("500/s", flag: "--from") == 500)
         #expect(try RateArgument.drainsPerSecond("0.5", flag: "--from") == 0.5)

@@ -58,13 +58,14 @@ struct ResultRowTests {
         row.cutOffPages = 7
         row.responseBytes = 4096
         row.warmupRequests = 12
+        row.startedDrainsPerSecond = 17.5
         return row
     }
 
     @Test("golden header: changing columns must bump schema_version and update this test and docs/csv-columns.md")
     func goldenHeader() {
         let golden = """
-            schema_version,timestamp_utc,pagebench_version,git_commit,swift_version,build_configuration,host,cores,scenario,config_hash,seed,pager_kind,load_model,target_drains_per_s,concurrency,repetition,limit,target_drains,target_duration_s,warmup_s,pages_per_s,items_per_s,scanned_bytes_per_s,drains_per_s,drains,pages,items,scanned_items,scanned_bytes,empty_pages_wasted,empty_pages_final,empty_page_rate,pages_per_drain_mean,pages_per_drain_max,page_latency_p50_ns,page_latency_p90_ns,page_latency_p99_ns,page_latency_p999_ns,page_latency_max_ns,drain_latency_p50_ns,drain_latency_p90_ns,drain_latency_p99_ns,drain_latency_p999_ns,drain_latency_max_ns,drain_latency_corrected_p50_ns,drain_latency_corrected_p90_ns,drain_latency_corrected_p99_ns,drain_latency_corrected_p999_ns,drain_latency_corrected_max_ns,missed_starts,cancellations,cancel_latency_p50_ns,cancel_latency_p90_ns,cancel_latency_p99_ns,cancel_latency_p999_ns,cancel_latency_max_ns,pages_after_cancel,retries,throttles,errors_throttled,errors_fault,errors_invalid_token,errors_token_mismatch,errors_validation,errors_other,target_kind,target_hash,http_responses,target_errors_transport,target_errors_unauthorized,target_errors_http_status,target_errors_not_json,target_errors_missing_items,target_errors_bad_continuation,target_errors_graphql,target_errors_api,target_errors_repeated_continuation,consumed_capacity_units,cpu_user_s,cpu_system_s,allocations,allocations_per_page,allocation_counting,peak_allocated_bytes,peak_rss_bytes,measurement_overhead_ratio,harness_overhead_ratio,duration_s,partial,slo_held,stage,stage_start_s,stage_pagers_from,stage_pagers_to,stage_rate_from,stage_rate_to,duplicate_items,skipped_items,inconsistent_drains,watch_refreshes,watch_latency_p50_ns,watch_latency_p90_ns,watch_latency_p99_ns,watch_latency_p999_ns,watch_latency_max_ns,late_starts,instructions_per_page,label,filter,read,continuation,slos,cut_off_drains,cut_off_pages,response_bytes,warmup_requests
+            schema_version,timestamp_utc,pagebench_version,git_commit,swift_version,build_configuration,host,cores,scenario,config_hash,seed,pager_kind,load_model,target_drains_per_s,concurrency,repetition,limit,target_drains,target_duration_s,warmup_s,pages_per_s,items_per_s,scanned_bytes_per_s,drains_per_s,drains,pages,items,scanned_items,scanned_bytes,empty_pages_wasted,empty_pages_final,empty_page_rate,pages_per_drain_mean,pages_per_drain_max,page_latency_p50_ns,page_latency_p90_ns,page_latency_p99_ns,page_latency_p999_ns,page_latency_max_ns,drain_latency_p50_ns,drain_latency_p90_ns,drain_latency_p99_ns,drain_latency_p999_ns,drain_latency_max_ns,drain_latency_corrected_p50_ns,drain_latency_corrected_p90_ns,drain_latency_corrected_p99_ns,drain_latency_corrected_p999_ns,drain_latency_corrected_max_ns,missed_starts,cancellations,cancel_latency_p50_ns,cancel_latency_p90_ns,cancel_latency_p99_ns,cancel_latency_p999_ns,cancel_latency_max_ns,pages_after_cancel,retries,throttles,errors_throttled,errors_fault,errors_invalid_token,errors_token_mismatch,errors_validation,errors_other,target_kind,target_hash,http_responses,target_errors_transport,target_errors_unauthorized,target_errors_http_status,target_errors_not_json,target_errors_missing_items,target_errors_bad_continuation,target_errors_graphql,target_errors_api,target_errors_repeated_continuation,consumed_capacity_units,cpu_user_s,cpu_system_s,allocations,allocations_per_page,allocation_counting,peak_allocated_bytes,peak_rss_bytes,measurement_overhead_ratio,harness_overhead_ratio,duration_s,partial,slo_held,stage,stage_start_s,stage_pagers_from,stage_pagers_to,stage_rate_from,stage_rate_to,duplicate_items,skipped_items,inconsistent_drains,watch_refreshes,watch_latency_p50_ns,watch_latency_p90_ns,watch_latency_p99_ns,watch_latency_p999_ns,watch_latency_max_ns,late_starts,instructions_per_page,label,filter,read,continuation,slos,cut_off_drains,cut_off_pages,response_bytes,warmup_requests,started_drains_per_s
             """
         #expect(ResultRow.csvHeader.joined(separator: ",") == golden)
         #expect(ResultRow.currentSchemaVersion == 7)
@@ -307,7 +308,7 @@ struct ResultRowTests {
         var row = Self.sampleRow()
         let lacking: Set<String> = Self.addedInVersion7.union(["label", "filter", "read", "continuation", "slos"])
         #expect(ResultRow.earlierSchemaVersions[5] == lacking)
-        #expect(Array(ResultRow.csvHeader.suffix(9).prefix(5)) == ["label", "filter", "read", "continuation", "slos"])
+        #expect(Array(ResultRow.csvHeader.suffix(10).prefix(5)) == ["label", "filter", "read", "continuation", "slos"])
         let rows = try ResultRow.parseCSV(Self.text(of: row, version: 5, lacking: lacking), file: "v5.csv")
         row.clearSchema6Columns()
         #expect(rows == [row])
@@ -319,7 +320,7 @@ struct ResultRowTests {
     }
 
     /// The columns version 7 added (issue 35).
-    static let addedInVersion7: Set<String> = ["cut_off_drains", "cut_off_pages", "response_bytes", "warmup_requests"]
+    static let addedInVersion7: Set<String> = ["cut_off_drains", "cut_off_pages", "response_bytes", "warmup_requests", "started_drains_per_s"]
 
     /// Version 7 added the cut-off work of time-bound phases and a real target's response
     /// bytes at the end (issue 35): a version-6 file reads with them empty (0 cut off).
@@ -330,8 +331,9 @@ struct ResultRowTests {
         row.cutOffPages = 0
         row.responseBytes = nil
         row.warmupRequests = nil
+        row.startedDrainsPerSecond = nil
         #expect(ResultRow.earlierSchemaVersions[6] == Self.addedInVersion7)
-        #expect(Array(ResultRow.csvHeader.suffix(4)) == ["cut_off_drains", "cut_off_pages", "response_bytes", "warmup_requests"])
+        #expect(Array(ResultRow.csvHeader.suffix(5)) == ["cut_off_drains", "cut_off_pages", "response_bytes", "warmup_requests", "started_drains_per_s"])
         let rows = try ResultRow.parseCSV(Self.text(of: row, version: 6, lacking: Self.addedInVersion7), file: "v6.csv")
         #expect(rows == [row])
         #expect(rows[0].schemaVersion == 7)
@@ -446,5 +448,6 @@ extension ResultRow {
         cutOffPages = 0
         responseBytes = nil
         warmupRequests = nil
+        startedDrainsPerSecond = nil
     }
 }

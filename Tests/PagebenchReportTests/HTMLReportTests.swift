@@ -227,7 +227,10 @@ import FoundationXML
         let end = try #require(html.range(of: "</svg>", range: first.upperBound..<html.endIndex))
         let svg = html[first.lowerBound..<end.lowerBound]
         #expect(svg.contains("class=\"level\"") && svg.contains("SLO: drain_latency_corrected_p99_ns&lt;50ms"))
-        #expect(svg.contains("requests (pages)/s achieved (× 21 pages per drain"))
+        // Issue 35: requests/s are each step's measured ones, in a plot of their own, not a
+        // median pages per drain times drains/s on a second axis.
+        #expect(!html.contains("median of the steps"))
+        #expect(html.contains("id=\"plot-knee-requests\"") && html.contains("requests (pages)/s completed, measured per step"))
         #expect(svg.contains("fill=\"#ffffff\" stroke="), "a broken step is a ring")
         #expect(svg.contains("knee 400 drains/s, 8232 requests/s"), "\(svg)")
         #expect(!html.contains("plot-cancellation") && !html.contains("plot-throughput"))

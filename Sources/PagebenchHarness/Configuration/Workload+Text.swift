@@ -132,13 +132,23 @@ extension LoadModel: CustomStringConvertible {
         case ("closed", 1): self = .closed
         case ("open-fixed", 2), ("open-poisson", 2):
             let rateText = parts[1].hasSuffix("/s") ? parts[1].dropLast(2) : parts[1]
+            guard Double(rateText) != nil else {
+                throw .invalidField(field, "'\(text)': \(Self.rateUnit)")
+            }
             let rate = try WorkloadText.number(rateText, field: field, example: "open-poisson:200/s")
             self = .open(drainsPerSecond: rate, poisson: parts[0] == "open-poisson")
         case ("open-fixed", 1), ("open-poisson", 1):
             // The rate comes from rate stages (H4); validation refuses it anywhere else.
             self = .open(drainsPerSecond: 0, poisson: parts[0] == "open-poisson")
         default:
-            throw .invalidField(field, "'\(text)' is not a load model; use 'closed', 'open-fixed:RATE' or 'open-poisson:RATE' (drains per second; without :RATE when rate stages set it)")
+            throw .invalidField(
+                field, "'\(text)' is not a load model; use 'closed', 'open-fixed:RATE' or 'open-poisson:RATE' (without :RATE when rate stages set it); \(Self.rateUnit)")
         }
     }
+
+    /// What a rate is, for errors (issue 35: SREs think in requests per second).
+    static let rateUnit =
+        "RATE is drains per second (e.g. open-fixed:200/s), not requests: a drain is every page of one pagination, "
+        + "so requests/s = drains/s × pages per drain; for one request per drain add --drain first:1"
+
 }
