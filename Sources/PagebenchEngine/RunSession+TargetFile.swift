@@ -223,7 +223,7 @@ extension RunSession {
             let unanswered = row.unansweredRequests
             guard
                 let what = ResultRow.targetFailure(
-                    pages: row.pages, drains: row.drains, failedDrains: failed, unansweredRequests: unanswered)
+                    pages: row.pages + row.cutOffPages, drains: row.drains, failedDrains: failed, unansweredRequests: unanswered)
             else { continue }
             var message =
                 "target \(target) \(what) in phase \(row.scenario) ×\(row.concurrency) rep \(row.repetition): \(failed) of "

@@ -302,7 +302,8 @@ public struct ResultRow: CSVRecord, Hashable {
     public var notAResult: String? {
         if partial == 1 { return "cut short by a signal" }
         guard !targetKind.isEmpty else { return nil }
-        return Self.targetFailure(pages: pages, drains: drains, failedDrains: errors.total, unansweredRequests: unansweredRequests)
+        return Self.targetFailure(
+            pages: pages + cutOffPages, drains: drains, failedDrains: errors.total, unansweredRequests: unansweredRequests)
     }
 
     /// Whether the row paged a real API through a target file (not in-process, not `serve`).

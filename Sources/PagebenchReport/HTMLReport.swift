@@ -224,6 +224,8 @@ public struct HTMLReport: Sendable {
                 "stage \(row.stage!) \(escape(NumberText.compact(row.drainsPerSecond))) drains/s, \(escape(NumberText.compact(row.pagesPerSecond))) requests/s"
                     + (row.plannedDrainsPerSecond.map { " of \(escape(NumberText.compact($0))) offered" } ?? "")
             }
+            // Issue 35: the question of a hold is whether its SLOs held, stage by stage.
+            sentences.append(Self.stageSLOVerdict(staged, objectives: objectives))
             sentences.append(
                 "Stages achieved " + parts.joined(separator: "; ") + ". "
                     + (short.isEmpty
@@ -566,6 +568,12 @@ public struct HTMLReport: Sendable {
                 SVGChart.Series(name: "page latency p99 (\(key.name))", points: points(rows) { $0.pageLatencyP99Nanoseconds.map { Double($0) } }, dashed: true))
         }
         latency.series = latency.series.filter { !$0.points.isEmpty }
+        // Issue 35: the SLO's bound against latency over time, where the SLO bounds a latency
+        // percentile (the page latency it draws, or a drain latency: the bound still reads).
+        let bounds = objectives.isEmpty ? ServiceLevelObjective.recorded(in: files.flatMap(\.rows).filter { $0.stage != nil }) : objectives
+        for objective in bounds where objective.column.hasSuffix("_ns") && objective.column.contains("latency") {
+            latency.levels.append((objective.bound, "SLO: \(objective.description)"))
+        }
 
         let closedLoop = staged.contains { $0.plannedPagers != nil }
         var load = chart(
@@ -590,6 +598,27 @@ public struct HTMLReport: Sendable {
             throughput.yLabel = "per second (log scale)"
         }
         return [throughput, load, latency].map { $0.series.isEmpty ? placeholder($0.id, "No values to plot.") : drawn($0) }
+    }
+
+    /// Whether a staged run's SLOs held, stage by stage (`report --slo`, else the SLOs the rows
+    /// were judged on): "Every SLO held in every stage", the stages and bounds that broke, or
+    /// that no SLO judged the stages (issue 35: "did latency hold?" is the question).
+    static func stageSLOVerdict(_ staged: [ResultRow], objectives given: [ServiceLevelObjective]) -> String {
+        let objectives = given.isEmpty ? ServiceLevelObjective.recorded(in: staged) : given
+        guard !objectives.isEmpty else {
+            return "No SLO judged these stages: run them with --slo (e.g. drain_latency_corrected_p99_ns&lt;100ms) to ask whether latency held."
+        }
+        var broken: [String] = []
+        for row in staged {
+            for objective in objectives {
+                if case .broke(let value, _) = objective.judge(row) {
+                    broken.append("stage \(row.stage!) \(objective.column) \(objective.formatted(value)) (\(objective.description))")
+                }
+            }
+        }
+        let names = objectives.map(\.description).joined(separator: ", ")
+        guard !broken.isEmpty else { return "Every SLO held in every stage: <strong>\(escape(names))</strong>." }
+        return "SLOs broke: <strong>" + escape(broken.joined(separator: "; ")) + "</strong>."
     }
 
     /// A workload column of "What was compared": its value; for a target row that left it
@@ -655,9 +684,17 @@ public struct HTMLReport: Sendable {
         chart.markers = run.map { ((($0.stageStartSeconds ?? 0)), "stage \($0.stage!)") }
         let rate = run.contains { $0.stageRateFrom != nil }
         if rate {
-            chart.series.append(SVGChart.Series(name: "plan: offered drains/s (stage mean)", points: run.compactMap { row in row.plannedDrainsPerSecond.map { (x(row), $0) } }, dashed: true))
+            // Issue 35: the plan as it was, each stage's ramp from its start to its end, not a
+            // line through the stage means that hides a hold between two ramps.
+            var plan: [(x: Double, y: Double)] = []
+            for row in run {
+                guard let from = row.stageRateFrom, let to = row.stageRateTo, let start = row.stageStartSeconds else { continue }
+                plan.append((start, from))
+                plan.append((start + (row.targetDurationSeconds ?? 0), to))
+            }
+            chart.series.append(SVGChart.Series(name: "plan: offered drains/s", points: plan, dashed: true))
         }
-        chart.series.append(SVGChart.Series(name: "achieved: drains/s", points: run.map { (x($0), $0.drainsPerSecond) }))
+        chart.series.append(SVGChart.Series(name: "achieved: drains/s (stage mean)", points: run.map { (x($0), $0.drainsPerSecond) }, connect: false))
         chart.yLabel = "drains/s"
         var html = drawn(chart)
         html += "<p class=\"caption\">Requests (pages)/s achieved: " + run.map { "stage \($0.stage!) \(NumberText.compact($0.pagesPerSecond))" }.joined(separator: ", ") + ".</p>\n"

@@ -276,3 +276,13 @@ extension SplitMix64 {
         }
     }
 }
+
+/// Issue 35: one of a counted unit reads singular.
+@Suite struct NumberTextUnitTests {
+    @Test func oneOfACountedUnitIsSingular() {
+        #expect(NumberText.value(1, unit: "pages") == "1 page")
+        #expect(NumberText.value(2, unit: "pages") == "2 pages")
+        #expect(NumberText.value(1, unit: "pages/s") == "1 pages/s")
+        #expect(NumberText.value(1, unit: "capacity units") == "1 capacity units")
+    }
+}

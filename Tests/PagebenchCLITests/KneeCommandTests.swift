@@ -203,7 +203,7 @@ import PagebenchTestSupport
         let result = try outcome.get()
         #expect(result.steps.map(\.rate) == [200, 100])
         #expect(result.steps.allSatisfy { !$0.held })
-        #expect(capture.text.contains("step 1: 200 drains/s: broke by throughput (error_rate=0; achieved "))
+        #expect(capture.text.contains("step 1: 200 drains/s: broke by throughput (error_rate=0; started "))
         #expect(capture.text.contains("under --min-achieved 0.95"))
         // Issue 26: requests/s beside drains/s.
         #expect(capture.text.contains(" requests/s"))

@@ -53,7 +53,7 @@ public struct PhaseResult: Sendable {
     public var targetStoppedAnswering: Bool {
         guard let remoteCounts else { return false }
         return ResultRow.targetFailure(
-            pages: metrics.pages, drains: metrics.drains, failedDrains: metrics.errors.total,
+            pages: metrics.pages + metrics.cutOff.pages, drains: metrics.drains, failedDrains: metrics.errors.total,
             unansweredRequests: remoteCounts.responses["transport"] ?? 0) != nil
     }
 
