@@ -25,6 +25,7 @@ extension ResultRow {
         cutOffDrains = metrics.cutOffDrains
         cutOffPages = metrics.cutOff.pages
         pageLatency = metrics.pageLatency.percentilesIfRecorded
+        pageLatencyHistogram = metrics.pageLatency.isEmpty ? "" : metrics.pageLatency.serialized()
         drainLatency = metrics.drainLatency.percentilesIfRecorded
         drainLatencyCorrected = metrics.drainLatencyCorrected?.percentilesIfRecorded
         if loadModel == "closed" {

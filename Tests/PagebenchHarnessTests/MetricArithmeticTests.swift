@@ -46,7 +46,7 @@ import Testing
     /// and exact: five pages, two wasted empty pages and one final one per drain, as a
     /// drain-bound run reads. Before, the cut-off drains' pages were in `pages` and the empty
     /// pages while their drains were not: more than five pages per drain.
-    @Test func h11CutOffDrainsOfATimeBoundPhaseAreCountedApart() async throws {
+    @Test func h13CutOffDrainsOfATimeBoundPhaseAreCountedApart() async throws {
         let scenario = scenario(store: .default) {
             $0.pager = .loop
             $0.bound = .duration(seconds: 0.5)

@@ -93,7 +93,7 @@ import PagebenchTestSupport
     /// read it was sent, response bytes rather than bytes evaluated, no scanned items. A
     /// time-bound run of it counts whole drains per drain, as the drain-bound run does, and
     /// the drains it cut off apart.
-    @Test func t1h11TargetRowsSayWhatWasSentAndCountWholeDrains() async throws {
+    @Test func t1h13TargetRowsSayWhatWasSentAndCountWholeDrains() async throws {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let store = try write(Self.store, "store.json", in: directory)

@@ -8,7 +8,7 @@ import PagebenchTestSupport
 /// Issue 35's journeys, end to end against list APIs written for the purpose: a REST API with
 /// a DynamoDB-like filter (Servers/orders_api.py) and strawberry's GraphQL API
 /// (Servers/graphql_app.py); the third, `pagebench serve`, is
-/// ``HTTPKindRunTests/t1h11TargetRowsSayWhatWasSentAndCountWholeDrains()``. Each checks the
+/// ``HTTPKindRunTests/t1h13TargetRowsSayWhatWasSentAndCountWholeDrains()``. Each checks the
 /// figures the journey exposed: what the rows say was sent, whole drains per drain in a
 /// time-bound run, requests outside the rows named, one achieved rate.
 @Suite(.serialized) struct JourneyTests {
@@ -28,7 +28,7 @@ import PagebenchTestSupport
     /// sent, are named and labelled by the target, count scanned items per drain from the
     /// API, and a time-bound run's figures are those of whole drains: never more empty pages
     /// than round trips. Every request is in a row or named outside them.
-    @Test func t1h11ARESTAPIWithAFilterAfterItsLimitIsCountedPerWholeDrain() async throws {
+    @Test func t1h13ARESTAPIWithAFilterAfterItsLimitIsCountedPerWholeDrain() async throws {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let server = try ChildServer.python("orders_api.py")
