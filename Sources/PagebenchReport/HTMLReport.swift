@@ -188,7 +188,7 @@ public struct HTMLReport: Sendable {
                 ? "One row per knee step, by offered rate; requests/s are pages/s. A step held when every SLO held and it achieved enough of its rate (knee --min-achieved).</p>\n"
                 : "Medians over repetitions; changes against the first configuration"
                     + (table.sections.count > 1 ? " at the same concurrency (and stage)" : "")
-                    + ". Figures per page are marked not comparable where the limits differ (a page is then another unit).</p>\n")
+                    + ". A figure per page is marked not comparable where a configuration's limit differs from the first's (a page is then another unit).</p>\n")
         return html + "</section>\n"
     }
 
@@ -313,9 +313,18 @@ public struct HTMLReport: Sendable {
         if !plainRows.isEmpty {
             plots.append(section("Drain latency percentiles", latencyPlot(plain, id: "plot-drain-latency", "drain latency", \.drainLatency),
                 "Time to drain a query from its actual start; median over repetitions of each percentile; log scale."))
-            if limits.count <= 1 {
-                plots.append(section("Page latency percentiles", latencyPlot(plain, id: "plot-page-latency", "page latency", \.pageLatency),
-                    "Latency of one request (page); median over repetitions of each percentile; log scale."))
+            // Judged per pair, as the table does (issue 35): the configurations at the first one's
+            // limit are compared page for page; one at another limit is left out and named.
+            let firstLimits = Set(plain[0].rows.map(\.limit))
+            let sameLimit = plain.filter { Set($0.rows.map(\.limit)) == firstLimits }
+            let otherLimit = plain.filter { Set($0.rows.map(\.limit)) != firstLimits }
+            if limits.count <= 1 || sameLimit.count > 1 {
+                let caption = "Latency of one request (page); median over repetitions of each percentile; log scale."
+                    + (otherLimit.isEmpty
+                        ? ""
+                        : " Only the configurations at the limit of the first (\(firstLimits.sorted().map(String.init).joined(separator: ", "))): a page holds up to limit items, so "
+                            + otherLimit.map(\.label).joined(separator: ", ") + " (another limit) is compared by drain latency.")
+                plots.append(section("Page latency percentiles", latencyPlot(sameLimit, id: "plot-page-latency", "page latency", \.pageLatency), caption))
             } else {
                 notShown.append("page latency percentiles (a page holds up to limit items, and the limits differ: compare drain latency)")
             }
