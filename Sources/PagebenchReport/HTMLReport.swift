@@ -36,6 +36,9 @@ public struct HTMLReport: Sendable {
     public var objectives: [ServiceLevelObjective] = []
     /// Lines per plot before the report keeps only each configuration's highest concurrency.
     public var maximumSeries = 8
+    /// The thresholds of the gate's verdict shown for a baseline and a current file
+    /// (``gateCheck``, `report --thresholds`); nil leaves the gate out.
+    public var checkThresholds: Thresholds? = Thresholds()
 
     public init(files: [(path: String, rows: [ResultRow])], history: [ResultRow]? = nil, timeSeries: [TimeSeriesRow]? = nil) {
         self.files = files
@@ -69,6 +72,7 @@ public struct HTMLReport: Sendable {
         var body = "<h1>\(escape(title))</h1>\n"
         body += "<p class=\"meta\">\(rowCount) rows from " + files.map { "<code>\(escape($0.path))</code>" }.joined(separator: ", ")
             + ". " + contexts.sorted().map(escape).joined(separator: "; ") + ".</p>\n"
+        if let check = gateCheck { body += gateSection(check) }
         body += answer(groups)
         let (plots, notShown) = plotSections(groups)
         body += "<div class=\"plots\">\n" + plots.joined() + "</div>\n"
@@ -103,6 +107,7 @@ public struct HTMLReport: Sendable {
             table.key { border: none; margin: 4px 0 0; font-size: 13px; } table.key td { border: none; padding: 1px 6px 1px 0; text-align: left; vertical-align: middle; }
             table.headline td { white-space: nowrap; } span.delta { font-size: 11px; } th.group { text-align: left; background: #f0f0f0; }
             td.better { color: #006b3c; } td.worse { color: #b00020; } td.not-comparable { color: #777; font-style: italic; }
+            p.verdict.passed strong { color: #006b3c; } p.verdict.failed strong { color: #b00020; } ul.gates { font-size: 13px; color: #333; }
             </style>
             </head>
             <body>

@@ -12,11 +12,11 @@ import PagebenchMetrics
 /// 3. Each measured column with a polarity gets a ``Verdict`` from its ``Thresholds/Rule``:
 ///    the relative change of the medians, a seeded percentile-bootstrap interval of the ratio
 ///    of medians and, with enough repetitions, the Mann–Whitney U test:
-///    - regression / improvement: the change is beyond the threshold (and the absolute floor)
-///      in the bad / good direction, the interval excludes "no change", and the rank test (when
+///    - regression / improvement (a gated metric), worse / better (reported, not gated): the
+///      change is beyond the threshold (and the absolute floor) in the bad / good direction, the interval excludes "no change", and the rank test (when
 ///      the sample sizes can reach alpha: 5 repetitions a side at alpha 0.01) gives p < alpha;
-///    - unchanged: the whole interval lies within ± the threshold, or the change of the medians
-///      is within the absolute floor;
+///    - within threshold: the whole interval lies within ± the threshold, or the change of the
+///      medians is within the absolute floor;
 ///    - inconclusive: anything else — the change may or may not exceed the threshold, the
 ///      repetitions cannot tell.
 /// 4. Only the verdicts of gated metrics fail the check (docs/contract.md H10, ``MetricGate``): by
@@ -291,9 +291,10 @@ public struct RegressionChecker: Sendable {
         let worse = column.polarity == .higherIsBetter ? change < 0 : change > 0
 
         if beyondThreshold && significant {
-            result.verdict = worse ? .regression : .improvement
+            // One vocabulary (issue 35): "regression" only for a gated metric.
+            result.verdict = gate.gated ? (worse ? .regression : .improvement) : (worse ? .worse : .better)
         } else if withinFloor || (interval.low - 1 >= -rule.relative && interval.high - 1 <= rule.relative) {
-            result.verdict = .unchanged
+            result.verdict = .withinThreshold
         } else {
             result.verdict = .inconclusive
             if beyondThreshold {
