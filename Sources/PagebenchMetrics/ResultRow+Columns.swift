@@ -117,6 +117,9 @@ extension ResultRow {
             .text("read", \.read, .context, optional: true, "What each drain read as `--read` writes it (`partition:uniform`, `partition:zipf:1.1`, `scan`, `segment:4`); empty in files of schema 5 and earlier."),
             .text("continuation", \.continuation, .context, optional: true, "The store's continuation mode: `keyset` (after the last evaluated key) or `offset` (at the n-th item; S25 under writes); empty in files of schema 5 and earlier."),
             .text("slos", \.slos, .context, optional: true, "The SLOs `slo_held` judged this row on, `;`-separated as written (`drain_latency_corrected_p99_ns<60ms;error_rate<1%`), so that `report` draws their bounds; empty without SLOs and in files of schema 5 and earlier."),
+            // The fast end of page latency (issue 35): what another process's load hardly moves
+            .unsigned("page_latency_min_ns", \.pageLatencyMinNanoseconds, unit: "ns", .lowerIsBetter, .measured, "Page request latency: minimum, the fastest page (HdrHistogram, 3 significant digits): a remote target's service time plus the bare round trip, which CPU contention on the client's machine hardly moves (docs/gate.md); empty when per-page timing was off and in files of schema 6 and earlier."),
+            .unsigned("page_latency_p10_ns", \.pageLatencyP10Nanoseconds, unit: "ns", .lowerIsBetter, .measured, "Page request latency: 10th percentile (docs/gate.md); empty when per-page timing was off and in files of schema 6 and earlier."),
         ]
         return columns
     }()

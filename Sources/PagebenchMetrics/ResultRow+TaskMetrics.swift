@@ -22,6 +22,8 @@ extension ResultRow {
         pagesPerDrainMean = metrics.drains > 0 ? Double(metrics.pagesInEndedDrains) / Double(metrics.drains) : 0
         pagesPerDrainMax = metrics.pagesPerDrainMax
         pageLatency = metrics.pageLatency.percentilesIfRecorded
+        pageLatencyMinNanoseconds = metrics.pageLatency.isEmpty ? nil : metrics.pageLatency.minNanoseconds
+        pageLatencyP10Nanoseconds = metrics.pageLatency.isEmpty ? nil : metrics.pageLatency.valueAtPercentile(10)
         drainLatency = metrics.drainLatency.percentilesIfRecorded
         drainLatencyCorrected = metrics.drainLatencyCorrected?.percentilesIfRecorded
         missedStarts = loadModel == "closed" ? nil : metrics.missedStarts

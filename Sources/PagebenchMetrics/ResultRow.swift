@@ -9,7 +9,7 @@
 /// Bump ``currentSchemaVersion`` whenever a column is added, removed, renamed or changes meaning.
 public struct ResultRow: CSVRecord, Hashable {
     /// The schema this build writes and reads.
-    public static let currentSchemaVersion = 6
+    public static let currentSchemaVersion = 7
 
     /// The columns version 3 added: real targets (issue 14), `partial` (H6), `slo_held` (H5).
     static let addedInVersion3: Set<String> = [
@@ -37,16 +37,20 @@ public struct ResultRow: CSVRecord, Hashable {
     /// parameters users vary that had no column (`filter`, `read`, `continuation`), and the
     /// SLOs a row was judged on (`slos`), so a report can draw their bounds.
     static let addedInVersion6: Set<String> = ["label", "filter", "read", "continuation", "slos"]
+    /// The columns version 7 added (issue 35): the fast end of page latency, which the load of
+    /// other processes hardly moves: what `check` gates a remote target's latency on.
+    static let addedInVersion7: Set<String> = ["page_latency_min_ns", "page_latency_p10_ns"]
     /// Version 1 had no `harness_overhead_ratio` (added in 2) and neither had the columns
-    /// of versions 3 to 6; their files read with those columns empty (`partial` 0).
+    /// of versions 3 to 7; their files read with those columns empty (`partial` 0).
     public static var earlierSchemaVersions: [Int: Set<String>] {
-        let since5 = addedInVersion5.union(addedInVersion6)
+        let since5 = addedInVersion5.union(addedInVersion6).union(addedInVersion7)
         return [
             1: addedInVersion3.union(addedInVersion4).union(since5).union(["harness_overhead_ratio"]),
             2: addedInVersion3.union(addedInVersion4).union(since5),
             3: addedInVersion4.union(since5),
             4: since5,
-            5: addedInVersion6,
+            5: addedInVersion6.union(addedInVersion7),
+            6: addedInVersion7,
         ]
     }
 
@@ -241,6 +245,15 @@ public struct ResultRow: CSVRecord, Hashable {
     /// more under valgrind's callgrind (`run --count-instructions`), on the first
     /// repetition's row; nil otherwise.
     public var instructionsPerPage: Double?
+
+    // MARK: The fast end of page latency (measured, lower is better; issue 35)
+
+    /// The fastest page of the phase: the service time plus the bare round trip, the pages
+    /// that found a CPU at once. Another process's load adds to the slow end of the
+    /// distribution, hardly to this (docs/gate.md). Nil when per-page timing was off.
+    public var pageLatencyMinNanoseconds: UInt64?
+    /// The 10th percentile of page latency. Nil when per-page timing was off.
+    public var pageLatencyP10Nanoseconds: UInt64?
 
     public init() {}
 

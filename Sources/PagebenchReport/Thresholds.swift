@@ -105,7 +105,7 @@ public struct Thresholds: Sendable, Equatable {
         if name.hasPrefix("cancel_latency_") {
             return Rule(relative: name.hasSuffix("_p50_ns") ? 0.25 : name.hasSuffix("_p90_ns") ? 0.50 : 2.00)
         }
-        if name.hasSuffix("_p50_ns") { return Rule(relative: 0.10) }
+        if name.hasSuffix("_p50_ns") || name.hasSuffix("_p10_ns") || name.hasSuffix("_min_ns") { return Rule(relative: 0.10) }
         if name.hasSuffix("_p90_ns") { return Rule(relative: 0.15) }
         // Tails move with the machine's load (a scheduling hiccup of a few ms lands in p99.9 and max).
         if name.hasSuffix("_p99_ns") { return Rule(relative: 0.50) }
