@@ -80,14 +80,14 @@ public struct Thresholds: Sendable, Equatable {
     ///   (`allocation_counting` = `exact`): then the allocation columns, repeatable to about
     ///   1 % (results/allocation-exact.md), default to ``exactAllocationRule`` instead of the
     ///   50 % that the thread caches' bursts need.
-    /// - Parameter remoteTarget: the rows paged a remote target: its median page latency
-    ///   defaults to ``targetLatencyRule``, the tolerance it is gated at.
+    /// - Parameter remoteTarget: the rows paged a remote target: its gated page latencies
+    ///   default to ``targetLatencyRules``, the tolerances they are gated at.
     public func rule(for column: ColumnDescriptor, exactAllocations: Bool = false, remoteTarget: Bool = false) -> Rule {
         if let explicit = metrics[column.name] { return explicit }
         var rule =
             exactAllocations && Self.allocationColumns.contains(column.name)
             ? Self.exactAllocationRule
-            : remoteTarget && column.name == Self.targetLatencyColumn ? Self.targetLatencyRule : Self.defaultRule(for: column)
+            : remoteTarget ? Self.targetLatencyRules[column.name] ?? Self.defaultRule(for: column) : Self.defaultRule(for: column)
         rule.relative *= scale
         return rule
     }
