@@ -250,7 +250,7 @@ public struct RegressionChecker: Sendable {
     /// - Parameters:
     ///   - exactAllocations: both sides counted allocations exactly
     ///     (``Thresholds/rule(for:exactAllocations:remoteTarget:)``).
-    ///   - remoteTarget: the rows paged a remote target (its median page latency is gated).
+    ///   - remoteTarget: the rows paged a remote target (its fastest and median page latency are gated).
     public func judge(
         _ column: ColumnDescriptor, _ baselineValues: [Double], _ currentValues: [Double], exactAllocations: Bool = false,
         remoteTarget: Bool = false

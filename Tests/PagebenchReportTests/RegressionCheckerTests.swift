@@ -161,7 +161,7 @@ import Testing
     /// fastest page by about +25 %, while a busier machine moves the median and leaves the
     /// fastest page alone (figures as measured in results/gate-power.md). The fastest page is
     /// gated; the machine's shift of the median is not a regression.
-    @Test func targetFastestPageIsGatedAndSeesASlowerService() throws {
+    @Test func h10TargetFastestPageIsGatedAndSeesASlowerService() throws {
         let fastest = try #require(ResultRow.csvColumns.first { $0.name == "page_latency_min_ns" }).descriptor
         let median = try #require(ResultRow.csvColumns.first { $0.name == "page_latency_p50_ns" }).descriptor
         let baseline = [4.79e6, 4.68e6, 5.11e6, 4.72e6, 4.85e6]
@@ -180,7 +180,7 @@ import Testing
     /// inconclusive because one pair of its 5 + 5 repetitions overlapped (rank test p 0.012 ≥
     /// α 0.01). A remote target's gated latency is decided by the threshold and the interval:
     /// the runs, not their repetitions, are what the machine moves.
-    @Test func targetLatencyRegressionIsNotVetoedByOneOverlappingRepetition() throws {
+    @Test func h10TargetLatencyRegressionIsNotVetoedByOneOverlappingRepetition() throws {
         let median = try #require(ResultRow.csvColumns.first { $0.name == "page_latency_p50_ns" }).descriptor
         let baseline = [10.0e6, 10.2e6, 10.4e6, 10.6e6, 18.2e6]
         let twice = [18.0e6, 18.4e6, 18.6e6, 18.8e6, 19.0e6]  // one pair overlaps: 18.2 > 18.0
