@@ -8,10 +8,34 @@ extension HTMLReport {
     /// file, three or more, or two with no group in common: then they are not a baseline
     /// and a current run of one experiment).
     public var gateCheck: CheckReport? {
+        guard case .decided(let report) = gate else { return nil }
+        return report
+    }
+
+    /// What `check` does with the two files: decides, or refuses them (a row given twice: exit 65).
+    enum Gate {
+        case decided(CheckReport)
+        case refused(String)
+    }
+
+    /// ``gateCheck``, or check's refusal of the two files; nil when they are not a baseline and a
+    /// current file (not two files, or no group in common).
+    var gate: Gate? {
         guard let checkThresholds, files.count == 2 else { return nil }
-        let report = RegressionChecker(thresholds: checkThresholds).check(
-            baseline: files[0].rows, current: files[1].rows, baselineFile: files[0].path, currentFile: files[1].path)
-        return report.comparisons.isEmpty ? nil : report
+        let baseline = CheckSamples(files[0].rows, file: files[0].path)
+        let current = CheckSamples(files[1].rows, file: files[1].path)
+        do {
+            return .decided(try RegressionChecker(thresholds: checkThresholds).checkFiles(baseline: baseline, current: current))
+        } catch {
+            let report = RegressionChecker(thresholds: checkThresholds).check(baseline: baseline, current: current)
+            return report.comparisons.isEmpty ? nil : .refused(String(describing: error))
+        }
+    }
+
+    /// The gate's section when `check` would refuse the files instead of deciding.
+    func gateRefusal(_ message: String) -> String {
+        "<section class=\"answer gate\" id=\"gate\">\n<h2>What <code>pagebench check</code> decides</h2>\n"
+            + "<p class=\"verdict failed\"><strong>Refused</strong> (exit 65): \(escape(message))</p>\n</section>\n"
     }
 
     /// The gate's section: passed or failed and why, what was gated and what only reported,

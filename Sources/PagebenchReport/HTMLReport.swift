@@ -72,7 +72,11 @@ public struct HTMLReport: Sendable {
         var body = "<h1>\(escape(title))</h1>\n"
         body += "<p class=\"meta\">\(rowCount) rows from " + files.map { "<code>\(escape($0.path))</code>" }.joined(separator: ", ")
             + ". " + contexts.sorted().map(escape).joined(separator: "; ") + ".</p>\n"
-        if let check = gateCheck { body += gateSection(check) }
+        switch gate {
+        case .decided(let check): body += gateSection(check)
+        case .refused(let message): body += gateRefusal(message)
+        case nil: break
+        }
         body += answer(groups)
         let (plots, notShown) = plotSections(groups)
         body += "<div class=\"plots\">\n" + plots.joined() + "</div>\n"

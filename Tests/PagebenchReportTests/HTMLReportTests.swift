@@ -299,6 +299,9 @@ import FoundationXML
         let same = HTMLReport(files: [("base.csv", baselineRows), ("again.csv", try roundTrip(baseline.rows(seed: 3)))]).render()
         #expect(same.contains("<strong>Passed</strong>: OK: 0 regressions"))
         #expect(!HTMLReport(files: [("base.csv", baselineRows)]).render().contains("id=\"gate\""))
+        // A file holding a row twice is refused by check (exit 65), and the report says so.
+        let twice = HTMLReport(files: [("base.csv", baselineRows), ("twice.csv", slowerRows + slowerRows)]).render()
+        #expect(twice.contains("<strong>Refused</strong> (exit 65): ") && twice.contains("a measurement counted twice"))
         // --gate-wall-clock as check takes it: the throughput drop fails too.
         var wallClock = HTMLReport(files: [("base.csv", baselineRows), ("cur.csv", slowerRows)])
         wallClock.checkThresholds?.gateWallClock = true
