@@ -19,6 +19,7 @@ public struct PagebenchCommand: AsyncParsableCommand {
             RunCommand.self,
             KneeCommand.self,
             CheckCommand.self,
+            ExportCommand.self,
             BaselineCommand.self,
             CompareCommand.self,
             ReportCommand.self,

@@ -22,6 +22,7 @@ extension ResultRow {
         pagesPerDrainMean = metrics.drains > 0 ? Double(metrics.pagesInEndedDrains) / Double(metrics.drains) : 0
         pagesPerDrainMax = metrics.pagesPerDrainMax
         pageLatency = metrics.pageLatency.percentilesIfRecorded
+        pageLatencyHistogram = metrics.pageLatency.isEmpty ? "" : metrics.pageLatency.serialized()
         pageLatencyMinNanoseconds = metrics.pageLatency.isEmpty ? nil : metrics.pageLatency.minNanoseconds
         pageLatencyP10Nanoseconds = metrics.pageLatency.isEmpty ? nil : metrics.pageLatency.valueAtPercentile(10)
         drainLatency = metrics.drainLatency.percentilesIfRecorded

@@ -2,12 +2,13 @@ import Foundation
 import PagebenchBase
 
 extension CheckReport {
-    /// The report as `format` (text, markdown or json; csv is not offered for checks).
+    /// The report as `format` (text, markdown, json or JUnit XML; csv is not offered for checks).
     public func rendered(_ format: OutputFormat) -> String {
         switch format {
         case .text, .csv: text
         case .markdown: markdown
         case .json: json
+        case .junit: junit
         }
     }
 
@@ -35,7 +36,9 @@ extension CheckReport {
         return line
     }
 
-    /// A verdict's medians, change and evidence, as every format prints them.
+    /// A verdict's figures as the reports print them: `before → after`, the change, and the
+    /// evidence (interval, p, repetitions, threshold, note, gate). The JUnit and GitHub forms
+    /// use it too, so every format says the same.
     func describe(_ verdict: MetricVerdict) -> (values: String, change: String, evidence: String) {
         let before = verdict.baselineMedian.map { NumberText.value($0, unit: verdict.unit) } ?? "—"
         let after = verdict.currentMedian.map { NumberText.value($0, unit: verdict.unit) } ?? "—"
@@ -62,7 +65,7 @@ extension CheckReport {
         notable(.worse, gated: false) + notable(.better, gated: false)
     }
 
-    private var behaviourChanges: [(identity: String, change: BehaviourChange)] {
+    var behaviourChanges: [(identity: String, change: BehaviourChange)] {
         comparisons.flatMap { comparison in comparison.behaviourChanges.map { (comparison.label, $0) } }
     }
 

@@ -60,10 +60,10 @@ struct ResultRowTests {
     @Test("golden header: changing columns must bump schema_version and update this test and docs/csv-columns.md")
     func goldenHeader() {
         let golden = """
-            schema_version,timestamp_utc,pagebench_version,git_commit,swift_version,build_configuration,host,cores,scenario,config_hash,seed,pager_kind,load_model,target_drains_per_s,concurrency,repetition,limit,target_drains,target_duration_s,warmup_s,pages_per_s,items_per_s,scanned_bytes_per_s,drains_per_s,drains,pages,items,scanned_items,scanned_bytes,empty_pages_wasted,empty_pages_final,empty_page_rate,pages_per_drain_mean,pages_per_drain_max,page_latency_p50_ns,page_latency_p90_ns,page_latency_p99_ns,page_latency_p999_ns,page_latency_max_ns,drain_latency_p50_ns,drain_latency_p90_ns,drain_latency_p99_ns,drain_latency_p999_ns,drain_latency_max_ns,drain_latency_corrected_p50_ns,drain_latency_corrected_p90_ns,drain_latency_corrected_p99_ns,drain_latency_corrected_p999_ns,drain_latency_corrected_max_ns,missed_starts,cancellations,cancel_latency_p50_ns,cancel_latency_p90_ns,cancel_latency_p99_ns,cancel_latency_p999_ns,cancel_latency_max_ns,pages_after_cancel,retries,throttles,errors_throttled,errors_fault,errors_invalid_token,errors_token_mismatch,errors_validation,errors_other,target_kind,target_hash,http_responses,target_errors_transport,target_errors_unauthorized,target_errors_http_status,target_errors_not_json,target_errors_missing_items,target_errors_bad_continuation,target_errors_graphql,target_errors_api,target_errors_repeated_continuation,consumed_capacity_units,cpu_user_s,cpu_system_s,allocations,allocations_per_page,allocation_counting,peak_allocated_bytes,peak_rss_bytes,measurement_overhead_ratio,harness_overhead_ratio,duration_s,partial,slo_held,stage,stage_start_s,stage_pagers_from,stage_pagers_to,stage_rate_from,stage_rate_to,duplicate_items,skipped_items,inconsistent_drains,watch_refreshes,watch_latency_p50_ns,watch_latency_p90_ns,watch_latency_p99_ns,watch_latency_p999_ns,watch_latency_max_ns,late_starts,instructions_per_page,label,filter,read,continuation,slos,page_latency_min_ns,page_latency_p10_ns
+            schema_version,timestamp_utc,pagebench_version,git_commit,swift_version,build_configuration,host,cores,scenario,config_hash,seed,pager_kind,load_model,target_drains_per_s,concurrency,repetition,limit,target_drains,target_duration_s,warmup_s,pages_per_s,items_per_s,scanned_bytes_per_s,drains_per_s,drains,pages,items,scanned_items,scanned_bytes,empty_pages_wasted,empty_pages_final,empty_page_rate,pages_per_drain_mean,pages_per_drain_max,page_latency_p50_ns,page_latency_p90_ns,page_latency_p99_ns,page_latency_p999_ns,page_latency_max_ns,drain_latency_p50_ns,drain_latency_p90_ns,drain_latency_p99_ns,drain_latency_p999_ns,drain_latency_max_ns,drain_latency_corrected_p50_ns,drain_latency_corrected_p90_ns,drain_latency_corrected_p99_ns,drain_latency_corrected_p999_ns,drain_latency_corrected_max_ns,missed_starts,cancellations,cancel_latency_p50_ns,cancel_latency_p90_ns,cancel_latency_p99_ns,cancel_latency_p999_ns,cancel_latency_max_ns,pages_after_cancel,retries,throttles,errors_throttled,errors_fault,errors_invalid_token,errors_token_mismatch,errors_validation,errors_other,target_kind,target_hash,http_responses,target_errors_transport,target_errors_unauthorized,target_errors_http_status,target_errors_not_json,target_errors_missing_items,target_errors_bad_continuation,target_errors_graphql,target_errors_api,target_errors_repeated_continuation,consumed_capacity_units,cpu_user_s,cpu_system_s,allocations,allocations_per_page,allocation_counting,peak_allocated_bytes,peak_rss_bytes,measurement_overhead_ratio,harness_overhead_ratio,duration_s,partial,slo_held,stage,stage_start_s,stage_pagers_from,stage_pagers_to,stage_rate_from,stage_rate_to,duplicate_items,skipped_items,inconsistent_drains,watch_refreshes,watch_latency_p50_ns,watch_latency_p90_ns,watch_latency_p99_ns,watch_latency_p999_ns,watch_latency_max_ns,late_starts,instructions_per_page,label,filter,read,continuation,slos,page_latency_histogram,page_latency_min_ns,page_latency_p10_ns
             """
         #expect(ResultRow.csvHeader.joined(separator: ",") == golden)
-        #expect(ResultRow.currentSchemaVersion == 7)
+        #expect(ResultRow.currentSchemaVersion == 8)
         #expect(Set(ResultRow.csvHeader).count == ResultRow.csvHeader.count, "column names are unique")
     }
 
@@ -72,7 +72,7 @@ struct ResultRowTests {
         for column in ResultRow.columnDescriptors + TimeSeriesRow.columnDescriptors {
             #expect(!column.summary.isEmpty, "\(column.name)")
             #expect(column.name.allSatisfy { $0.isLowercase || $0.isNumber || $0 == "_" }, "\(column.name)")
-            if column.kind == .measured || column.kind == .deterministic {
+            if (column.kind == .measured || column.kind == .deterministic) && column.type != .text {
                 #expect(!column.unit.isEmpty, "\(column.name) needs a unit")
             }
             if column.name.hasSuffix("_ns") { #expect(column.unit == "ns") }
@@ -206,8 +206,8 @@ struct ResultRowTests {
         ("cpu_user_s", "1,5", "finite decimal"),
         ("pages", "", "is empty but requires"),
         ("page_latency_p90_ns", "", "other columns of its group"),
-        ("schema_version", "8", "schema_version 8"),
-        // A version-1 to -6 row in a file with the version-7 header (all columns present).
+        ("schema_version", "9", "schema_version 9"),
+        // A version-1 to -7 row in a file with the version-8 header (all columns present).
         ("schema_version", "1", "schema_version 1"),
         ("schema_version", "2", "schema_version 2"),
         ("schema_version", "3", "schema_version 3"),
@@ -226,6 +226,7 @@ struct ResultRowTests {
         ("schema_version", "4", "schema_version 4"),
         ("schema_version", "5", "schema_version 5"),
         ("schema_version", "6", "schema_version 6"),
+        ("schema_version", "7", "schema_version 7"),
     ])
     func badNumbers(column: String, value: String, fragment: String) throws {
         let (text, position) = try Self.text(replacing: column, with: value)
@@ -266,8 +267,8 @@ struct ResultRowTests {
             "watch_latency_p50_ns", "watch_latency_p90_ns", "watch_latency_p99_ns", "watch_latency_p999_ns",
             "watch_latency_max_ns",
         ]
-        let lacking = addedInVersion4.union(["late_starts", "instructions_per_page", "label", "filter", "read", "continuation", "slos"])
-            .union(Self.addedInVersion7)
+        let lacking = addedInVersion4.union(["late_starts", "instructions_per_page", "label", "filter", "read", "continuation", "slos", "page_latency_histogram"])
+            .union(Self.addedInVersion8)
         #expect(lacking == ResultRow.earlierSchemaVersions[3])
         #expect(row.stage == nil && row.stagePagersFrom == nil && row.stageRateFrom == nil)
         let keep = ResultRow.csvHeader.indices.filter { !lacking.contains(ResultRow.csvHeader[$0]) }
@@ -287,8 +288,9 @@ struct ResultRowTests {
     @Test("a schema version 4 file still reads with late_starts and instructions_per_page empty")
     func version4Reads() throws {
         var row = Self.sampleRow()
-        let lacking = Set(["late_starts", "instructions_per_page", "label", "filter", "read", "continuation", "slos"])
-            .union(Self.addedInVersion7)
+        let lacking = Set([
+            "late_starts", "instructions_per_page", "label", "filter", "read", "continuation", "slos", "page_latency_histogram",
+        ]).union(Self.addedInVersion8)
         #expect(ResultRow.earlierSchemaVersions[4] == lacking)
         let rows = try ResultRow.parseCSV(Self.text(of: row, version: 4, lacking: lacking), file: "v4.csv")
         row.lateStarts = nil
@@ -303,34 +305,58 @@ struct ResultRowTests {
     @Test("a schema version 5 file still reads with label, filter, read and continuation empty")
     func version5Reads() throws {
         var row = Self.sampleRow()
-        let lacking = Set(["label", "filter", "read", "continuation", "slos"]).union(Self.addedInVersion7)
+        let lacking = Set(["label", "filter", "read", "continuation", "slos", "page_latency_histogram"]).union(Self.addedInVersion8)
         #expect(ResultRow.earlierSchemaVersions[5] == lacking)
-        #expect(Array(ResultRow.csvHeader.suffix(7).prefix(5)) == ["label", "filter", "read", "continuation", "slos"])
+        #expect(Array(ResultRow.csvHeader.suffix(8).prefix(6)) == ["label", "filter", "read", "continuation", "slos", "page_latency_histogram"])
         let rows = try ResultRow.parseCSV(Self.text(of: row, version: 5, lacking: lacking), file: "v5.csv")
         row.clearSchema6Columns()
         #expect(rows == [row])
-        #expect(rows[0].schemaVersion == 7)
+        #expect(rows[0].schemaVersion == 8)
         // A version-5 file holding version 6's columns is half-migrated: refused.
         #expect(throws: MetricsError.self) {
             try ResultRow.parseCSV(Self.text(of: Self.sampleRow(), version: 5, lacking: []), file: "v5-mixed.csv")
         }
     }
 
-    /// The columns version 7 added (issue 35): the fast end of page latency.
-    static let addedInVersion7: Set<String> = ["page_latency_min_ns", "page_latency_p10_ns"]
+    /// The columns version 8 added (issue 35): the fast end of page latency.
+    static let addedInVersion8: Set<String> = ["page_latency_min_ns", "page_latency_p10_ns"]
 
-    /// Version 7 added `page_latency_min_ns` and `page_latency_p10_ns` at the end (issue 35): a
-    /// version-6 file reads with them empty; the current version fills them from the pages.
-    @Test("a schema version 6 file still reads with the fast end of page latency empty")
-    func version6Reads() throws {
+    /// Version 8 added `page_latency_min_ns` and `page_latency_p10_ns` at the end (issue 35): a
+    /// version-7 file reads with them empty; the current version fills them from the pages.
+    @Test("a schema version 7 file still reads with the fast end of page latency empty")
+    func version7Reads() throws {
         var row = Self.sampleRow()
         #expect(row.pageLatencyMinNanoseconds == 1_000 && row.pageLatencyP10Nanoseconds == 1_000)
-        #expect(ResultRow.earlierSchemaVersions[6] == Self.addedInVersion7)
+        #expect(ResultRow.earlierSchemaVersions[7] == Self.addedInVersion8)
         #expect(Array(ResultRow.csvHeader.suffix(2)) == ["page_latency_min_ns", "page_latency_p10_ns"])
-        let rows = try ResultRow.parseCSV(Self.text(of: row, version: 6, lacking: Self.addedInVersion7), file: "v6.csv")
-        row.clearSchema7Columns()
+        let rows = try ResultRow.parseCSV(Self.text(of: row, version: 7, lacking: Self.addedInVersion8), file: "v7.csv")
+        row.clearSchema8Columns()
         #expect(rows == [row])
-        #expect(rows[0].schemaVersion == 7)
+        #expect(rows[0].schemaVersion == 8)
+    }
+
+    /// Version 7 added `page_latency_histogram` at the end (issue 36): a version-6 file reads
+    /// with it empty; one of version 6 holding it is half-migrated and refused.
+    @Test("a schema version 6 file still reads with page_latency_histogram empty")
+    func version6Reads() throws {
+        var row = Self.sampleRow()
+        #expect(row.pageLatencyHistogram.hasPrefix("hdr1 "))
+        let lacking = Set(["page_latency_histogram"]).union(Self.addedInVersion8)
+        #expect(ResultRow.earlierSchemaVersions[6] == lacking)
+        let rows = try ResultRow.parseCSV(Self.text(of: row, version: 6, lacking: lacking), file: "v6.csv")
+        row.pageLatencyHistogram = ""
+        row.clearSchema8Columns()
+        #expect(rows == [row])
+        #expect(throws: MetricsError.self) {
+            try ResultRow.parseCSV(Self.text(of: Self.sampleRow(), version: 6, lacking: []), file: "v6-mixed.csv")
+        }
+    }
+
+    /// The histogram cell reads back to the recorder the row's percentiles came from (issue 36).
+    @Test func pageLatencyHistogramReadsBackToThePercentiles() throws {
+        let row = try #require(try ResultRow.parseCSV(ResultRow.csvText([Self.sampleRow()]), file: "r.csv").first)
+        let recorder = try LatencyRecorder(serialized: row.pageLatencyHistogram)
+        #expect(recorder.percentiles == row.pageLatency)
     }
 
     /// `row` as a file of `version` without the columns `lacking`.
@@ -433,16 +459,17 @@ struct ResultRowTests {
 extension ResultRow {
     /// Empties the columns schema 6 (and 7) added, as reading an earlier file leaves them.
     mutating func clearSchema6Columns() {
+        pageLatencyHistogram = ""  // schema 7
         label = ""
         filter = ""
         read = ""
         continuation = ""
         slos = ""
-        clearSchema7Columns()
+        clearSchema8Columns()
     }
 
-    /// Empties the columns schema 7 added, as reading an earlier file leaves them.
-    mutating func clearSchema7Columns() {
+    /// Empties the columns schema 8 added, as reading an earlier file leaves them.
+    mutating func clearSchema8Columns() {
         pageLatencyMinNanoseconds = nil
         pageLatencyP10Nanoseconds = nil
     }
