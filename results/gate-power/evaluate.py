@@ -72,6 +72,8 @@ def check(baseline, current):
 
 
 def main():
+    # The tree the checker was built from, before this script rewrites its outputs.
+    commit = subprocess.run(["git", "describe", "--always", "--dirty"], capture_output=True, text=True, cwd=HERE).stdout.strip()
     lines = []
     summary = {}
     with tempfile.TemporaryDirectory() as directory:
@@ -141,7 +143,6 @@ def main():
                    f"(median {statistics.median(loads):.1f}, {len(loads)} runs) on 2 cores\n")
     sys.stdout.write(text.getvalue())
     with open(os.path.join(HERE, "summary.txt"), "w") as out:
-        commit = subprocess.run(["git", "describe", "--always", "--dirty"], capture_output=True, text=True, cwd=HERE).stdout.strip()
         out.write(f"pagebench check at its defaults ({os.path.basename(PAGEBENCH)} built from {commit}), tags {', '.join(TAGS)}\n")
         out.write(text.getvalue())
 
