@@ -13,8 +13,10 @@ import PagebenchMetrics
 ///    the relative change of the medians, a seeded percentile-bootstrap interval of the ratio
 ///    of medians and, with enough repetitions, the Mann–Whitney U test:
 ///    - regression / improvement (a gated metric), worse / better (reported, not gated): the
-///      change is beyond the threshold (and the absolute floor) in the bad / good direction, the interval excludes "no change", and the rank test (when
-///      the sample sizes can reach alpha: 5 repetitions a side at alpha 0.01) gives p < alpha;
+///      change is beyond the threshold (and the absolute floor) in the bad / good direction,
+///      the interval excludes "no change", and the rank test (when the sample sizes can reach
+///      alpha: 5 repetitions a side at alpha 0.01; not for a remote target's gated latency,
+///      ``Thresholds/targetLatencyRules``) gives p < alpha;
 ///    - within threshold: the whole interval lies within ± the threshold, or the change of the
 ///      medians is within the absolute floor;
 ///    - inconclusive: anything else — the change may or may not exceed the threshold, the
