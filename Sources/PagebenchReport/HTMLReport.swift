@@ -5,7 +5,8 @@ import PagebenchMetrics
 /// scripts and nothing fetched from the network. The markup is well-formed XML (XHTML
 /// syntax), so it can be checked with any XML parser.
 ///
-/// It answers first (issue 26): what was compared (a row per configuration, by label), the
+/// For a baseline and a current file it opens with what `pagebench check` decides (issue 35,
+/// ``gateCheck``). It answers first (issue 26): what was compared (a row per configuration, by label), the
 /// headline figures with differences against the first configuration and a sentence of
 /// verdict; then only the plots these rows mean something for, each with its key (legend) as
 /// a table under it, so that no name is cut:
