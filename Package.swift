@@ -23,6 +23,7 @@
 //     SHA-256/HMAC for SigV4): real APIs, speaking only the page contract (never the
 //     synthetic store's types); never the server, so no HummingbirdCore
 //   PagebenchGraphQL → PagebenchServer, PagebenchWire (+ GraphQLSwift): serve's GraphQL (W6)
+//   PagebenchVerify → PagebenchTargets: `verify`, a real API's pagination judged (V1–V7)
 //   PagebenchEngine → PagebenchHarness, PagebenchScaleOut, PagebenchReport, PagebenchHTTPClient, PagebenchTargets:
 //     one run (`run`, `knee`, `baseline update`): sources, row names, SLOs, shards, writing,
 //     interruption, the knee loop; typed outcomes and errors, and the one exit-code table
@@ -215,6 +216,13 @@ var targets: [Target] = [
         ],
         swiftSettings: strict
     ),
+    // `pagebench verify` (issue 37): a real list API's pagination judged against rules V1–V7
+    // (docs/contract.md) through the target's own requests; the CLI only parses and prints.
+    .target(
+        name: "PagebenchVerify",
+        dependencies: ["PagebenchBase", "PagebenchPage", "PagebenchWire", "PagebenchTargets"],
+        swiftSettings: strict
+    ),
     // GraphQL over HTTP on the served store (W6), through PagebenchServer's route hook.
     .target(
         name: "PagebenchGraphQL",
@@ -245,7 +253,7 @@ var targets: [Target] = [
         dependencies: [
             "PagebenchBase", "PagebenchPage", "PagebenchStore", "PagebenchPager", "PagebenchMetrics", "PagebenchProcessStats",
             "PagebenchHarness", "PagebenchReport", "PagebenchWire", "PagebenchHTTPClient", "PagebenchServer",
-            "PagebenchScaleOut", "PagebenchTargets", "PagebenchGraphQL", "PagebenchEngine",
+            "PagebenchScaleOut", "PagebenchTargets", "PagebenchGraphQL", "PagebenchEngine", "PagebenchVerify",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "UnixSignals", package: "swift-service-lifecycle"),
         ],
@@ -372,6 +380,9 @@ var targets: [Target] = [
         resources: [.copy("Fixtures")],
         swiftSettings: strict
     ),
+    .testTarget(
+        name: "PagebenchVerifyTests", dependencies: ["PagebenchVerify", "PagebenchTargets", "PagebenchPage", "PagebenchBase"],
+        swiftSettings: strict),
     .testTarget(
         name: "PagebenchReportTests", dependencies: ["PagebenchReport", "PagebenchTestSupport"], swiftSettings: strict),
     .testTarget(

@@ -26,6 +26,7 @@ public struct PagebenchCommand: AsyncParsableCommand {
             ServeCommand.self,
             HTTPBenchCommand.self,
             MergeCommand.self,
+            VerifyCommand.self,
         ]
     )
 

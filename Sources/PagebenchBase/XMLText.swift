@@ -1,6 +1,4 @@
-import PagebenchBase
-
-/// Text made safe for an XML 1.0 document (the JUnit report): markup characters as entities,
+/// Text made safe for an XML 1.0 document (the JUnit reports of `check` and `verify`): markup characters as entities,
 /// and every character XML 1.0 cannot hold, or that would corrupt a terminal showing the
 /// file, as a visible escape.
 ///
@@ -12,12 +10,12 @@ import PagebenchBase
 /// attribute, tab, line feed and carriage return become character references so that a
 /// reader's attribute-value normalisation keeps them, and a carriage return in content does
 /// too (a reader would turn a raw one into a line feed).
-enum XMLText {
+package enum XMLText {
     /// `text` as element content.
-    static func content(_ text: String) -> String { escaped(text, attribute: false) }
+    package static func content(_ text: String) -> String { escaped(text, attribute: false) }
 
     /// `text` as an attribute value, to stand between double quotes.
-    static func attribute(_ text: String) -> String { escaped(text, attribute: true) }
+    package static func attribute(_ text: String) -> String { escaped(text, attribute: true) }
 
     private static func escaped(_ text: String, attribute: Bool) -> String {
         var result = ""
