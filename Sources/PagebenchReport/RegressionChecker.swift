@@ -34,7 +34,8 @@ public struct RegressionChecker: Sendable {
     public var methodDescription: String {
         "median of repetitions; \(NumberText.number(thresholds.confidence * 100)) % percentile-bootstrap interval of the "
             + "ratio of medians (\(thresholds.resamples) resamples, seed \(thresholds.seed)); Mann–Whitney U at "
-            + "α = \(NumberText.number(thresholds.alpha)) where the repetitions can reach it; default thresholds × "
+            + "α = \(NumberText.number(thresholds.alpha)) where the repetitions can reach it (not for a remote target's gated "
+            + "latency: threshold and interval); default thresholds × "
             + "\(NumberText.number(thresholds.scale))"
     }
 
