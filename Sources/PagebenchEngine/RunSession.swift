@@ -119,21 +119,71 @@ public struct RunSession: Sendable {
             // A row measured over HTTP must never be matched with an in-process one.
             for index in scenarios.indices { scenarios[index].name += "@http" }
         }
+        var observers: [any PhaseObserver] = []
         if let observer = request.observer {
-            options.observer = observer
+            observers.append(observer)
         } else if !quiet {
             let printer = ProgressPrinter(isTerminal: isatty(STDERR_FILENO) == 1) { text in
                 StandardError.write(text)
             }
-            options.observer = printer
+            observers.append(printer)
             options.progressInterval = printer.preferredInterval
+        }
+        // Live metrics and the time-series file listen to the sweep as it goes: each interval's
+        // row and latencies as it ends, each phase's result as it ends (never the pages).
+        let ownsLive = request.liveMetrics == nil
+        var live = request.liveMetrics
+        do throws(RunError) {
+            if live == nil {
+                live = try await LiveMetricsSession.start(
+                    request, target: realTarget?.name ?? (request.servedStore == nil ? "in-process" : "serve"),
+                    context: context)
+            }
+        } catch {
+            try? await remote?.shutdown()
+            await realSource?.shutdown()
+            throw error
+        }
+        if let live {
+            observers.append(live.metrics)
+            options.timeSeries = true
+        }
+        var stream: TimeSeriesStream?
+        if let path = request.timeSeries {
+            do {
+                stream = try TimeSeriesStream(path: path)
+            } catch {
+                if ownsLive { await live?.finish(lingerSeconds: 0, interruption: nil) }
+                try? await remote?.shutdown()
+                await realSource?.shutdown()
+                throw RunError(error)
+            }
+            observers.append(stream!)
+        }
+        if observers.count == 1 {
+            options.observer = observers[0]
+        } else if !observers.isEmpty {
+            options.observer = PhaseObservers(observers)
         }
         let harness = SweepRunner(scenarios: scenarios, options: options)
         var responses: HTTPStatusCounts?
         var result: SweepRunner.Output
-        do {
-            result = try await harness.run()
+        let sweep = { () async -> Result<SweepRunner.Output, any Error> in
+            do { return .success(try await harness.run()) } catch { return .failure(error) }
+        }
+        let outcome = if let live { await live.pushing(sweep) } else { await sweep() }
+        let streamFailure: HarnessError?
+        do throws(HarnessError) {
+            try stream?.finish()
+            streamFailure = nil
         } catch {
+            streamFailure = error
+        }
+        switch outcome {
+        case .success(let output):
+            result = output
+        case .failure(let error):
+            if ownsLive { await live?.finish(lingerSeconds: 0, interruption: nil) }
             try? await remote?.shutdown()
             await realSource?.shutdown()
             throw RunError(wrapping: error)
@@ -166,6 +216,8 @@ public struct RunSession: Sendable {
         if let shard {
             let path = try writeShard(
                 result, shard: shard, startAt: start, httpResponses: responses, interrupted: interruption?.isRequested == true)
+            if ownsLive { await live?.finish(lingerSeconds: request.metricsLingerSeconds, interruption: interruption) }
+            if let streamFailure { throw RunError(streamFailure) }
             if !quiet {
                 out.write("\n" + SummaryTable.render(result.rows))
                 out.write("\nwrote shard \(shard) (\(result.rows.count) phases) to \(path)\n")
@@ -178,10 +230,14 @@ public struct RunSession: Sendable {
         let output = request.output ?? ResultWriter.defaultOutput
         objectives?.mark(&result.rows)
         do {
-            try ResultWriter.write(result, to: output, history: request.history, timeSeries: request.timeSeries)
+            // The time series was written as its intervals ended (TimeSeriesStream).
+            try ResultWriter.write(result, to: output, history: request.history, timeSeries: nil)
         } catch {
+            if ownsLive { await live?.finish(lingerSeconds: 0, interruption: nil) }
             throw RunError(error)
         }
+        if ownsLive { await live?.finish(lingerSeconds: request.metricsLingerSeconds, interruption: interruption) }
+        if let streamFailure { throw RunError(streamFailure) }
         if !quiet {
             out.write("\n" + (objectives?.summaryTable(result.rows) ?? SummaryTable.render(result.rows)))
             var files = [output]
