@@ -216,13 +216,15 @@ public struct RunSession: Sendable {
         if let shard {
             let path = try writeShard(
                 result, shard: shard, startAt: start, httpResponses: responses, interrupted: interruption?.isRequested == true)
+            // A signal during the linger only ends it: the run was whole.
+            let measuredInterruption = interruption?.isRequested == true ? interruption : nil
             if ownsLive { await live?.finish(lingerSeconds: request.metricsLingerSeconds, interruption: interruption) }
             if let streamFailure { throw RunError(streamFailure) }
             if !quiet {
                 out.write("\n" + SummaryTable.render(result.rows))
                 out.write("\nwrote shard \(shard) (\(result.rows.count) phases) to \(path)\n")
             }
-            try Self.checkInterrupted(interruption, rows: result.rows, wroteEmpty: true)
+            try Self.checkInterrupted(measuredInterruption, rows: result.rows, wroteEmpty: true)
             try checkAnswered(result.rows)
             return result
         }
@@ -236,6 +238,8 @@ public struct RunSession: Sendable {
             if ownsLive { await live?.finish(lingerSeconds: 0, interruption: nil) }
             throw RunError(error)
         }
+        // A signal during the linger only ends it: the run was whole.
+        let measuredInterruption = interruption?.isRequested == true ? interruption : nil
         if ownsLive { await live?.finish(lingerSeconds: request.metricsLingerSeconds, interruption: interruption) }
         if let streamFailure { throw RunError(streamFailure) }
         if !quiet {
@@ -245,7 +249,7 @@ public struct RunSession: Sendable {
             if let timeSeries = request.timeSeries { files.append(timeSeries) }
             out.write("\nwrote \(result.rows.count) rows to \(files.joined(separator: ", "))\n")
         }
-        try Self.checkInterrupted(interruption, rows: result.rows)
+        try Self.checkInterrupted(measuredInterruption, rows: result.rows)
         try checkAnswered(result.rows)
         try checkObjectives(result.rows, objectives, into: &out)
         return result
