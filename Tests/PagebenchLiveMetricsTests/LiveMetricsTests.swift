@@ -39,7 +39,7 @@ import Testing
 
     /// Every counter's value at the end equals its CSV column in the phase's row, exactly;
     /// the page-latency histogram holds as many samples as the row has pages timed.
-    @Test func finalCountersEqualTheRows() async throws {
+    @Test func h11FinalCountersEqualTheRows() async throws {
         let (metrics, output) = try await Self.observedSweep()
         let families = metrics.families()
         #expect(output.rows.count == 2)
@@ -68,7 +68,7 @@ import Testing
 
     /// Labels are the configuration, pager, phase and target: nothing else a series could
     /// explode on.
-    @Test func seriesCarryOnlyTheDocumentedLabels() async throws {
+    @Test func h11SeriesCarryOnlyTheDocumentedLabels() async throws {
         let (metrics, _) = try await Self.observedSweep()
         let allowed: Set<String> = [
             "configuration", "pager", "phase", "target", "kind", "le", "state", "config_hash", "load_model", "version",
@@ -81,7 +81,7 @@ import Testing
     }
 
     /// The fixed buckets put a value in the first bucket whose bound is at least the value.
-    @Test func bucketsAreFixedAndCumulative() {
+    @Test func h11BucketsAreFixedAndCumulative() {
         var recorder = LatencyRecorder()
         recorder.record(nanoseconds: 9_000)
         recorder.record(nanoseconds: 1_000)

@@ -19,12 +19,9 @@ import pytest
 
 from pagebench_support import pagebench_binary
 
+# Debian's prometheus package (.ci/install-deps installs it).
 PROMETHEUS = shutil.which("prometheus") or "/usr/bin/prometheus"
 PROMTOOL = shutil.which("promtool") or "/usr/bin/promtool"
-
-pytestmark = pytest.mark.skipif(
-    not (os.path.exists(PROMETHEUS) and os.path.exists(PROMTOOL)),
-    reason="Debian's prometheus package is not installed (.ci/install-deps installs it)")
 
 # A store with service time, so that page latencies spread over several buckets, and
 # throttling, so that retries, throttles and errors are not all zero.
