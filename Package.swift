@@ -23,7 +23,10 @@
 //     SHA-256/HMAC for SigV4): real APIs, speaking only the page contract (never the
 //     synthetic store's types); never the server, so no HummingbirdCore
 //   PagebenchGraphQL → PagebenchServer, PagebenchWire (+ GraphQLSwift): serve's GraphQL (W6)
-//   PagebenchEngine → PagebenchHarness, PagebenchScaleOut, PagebenchReport, PagebenchHTTPClient, PagebenchTargets:
+//   PagebenchLiveMetrics → PagebenchHarness, PagebenchMetrics, PagebenchHTTPClient, CSnappy (+ SwiftNIO):
+//     live metrics of a run (`--metrics-listen`, `--remote-write`), fed by the phase observer
+//   PagebenchEngine → PagebenchHarness, PagebenchScaleOut, PagebenchReport, PagebenchHTTPClient, PagebenchTargets,
+//     PagebenchLiveMetrics:
 //     one run (`run`, `knee`, `baseline update`): sources, row names, SLOs, shards, writing,
 //     interruption, the knee loop; typed outcomes and errors, and the one exit-code table
 //   PagebenchCLI → everything; `pagebench` is a one-line executable over PagebenchCLI.
