@@ -8,8 +8,8 @@ import Synchronization
 ///
 /// It listens where the harness already aggregates, never on a pager's per-page path: the
 /// progress ticker's snapshots (pages, items and drains the pagers published, H7), each
-/// time-series interval's page latencies (the batches pagers hand to the time series), and
-/// each phase's result. While a phase runs its counters follow the published counts; when it
+/// time-series interval's page latencies (the batches pagers hand to the time series, when
+/// the run collects one), and each phase's result. While a phase runs its counters follow the published counts; when it
 /// ends they are set to its result, so a phase's final counter values are exactly its CSV
 /// row's and its histograms hold every latency of the row's. A staged run's counters and
 /// histograms per stage are set as its stages' results arrive (its gauges are live).
@@ -351,7 +351,7 @@ enum LiveHistogram: String, CaseIterable {
 
     var help: String {
         switch self {
-        case .pageLatency: "Page latency (live: the time series' batches; at a phase's end: the row's histogram)."
+        case .pageLatency: "Page latency (at a phase's end: the row's histogram; live with --timeseries: its batches)."
         case .drainLatency: "Drain latency, first request to last page (at a phase's end)."
         case .drainLatencyCorrected: "Open loop: drain latency from the drain's planned start (coordinated omission corrected; at a phase's end)."
         case .cancellationLatency: "From a cancel request to the drain's end (at a phase's end)."

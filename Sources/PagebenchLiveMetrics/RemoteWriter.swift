@@ -82,7 +82,11 @@ public final class RemoteWriter: Sendable {
             if !(200..<300).contains(answer.status) {
                 failure = "HTTP \(answer.status): \(String(buffer: answer.body).prefix(200))"
             }
+        } catch is CancellationError {
+            // The run ended while this push was under way: the final push follows at once.
+            return false
         } catch {
+            if Task.isCancelled { return false }
             failure = "\(error)"
         }
         let first = state.withLock { state -> Bool in
