@@ -144,9 +144,9 @@ public struct RunSession: Sendable {
             await realSource?.shutdown()
             throw error
         }
-        // Not the time series' per-page latency batches: they cost a fifth of the pages/s of
-        // limit-10 pages (results/live-metrics-scrape.md); with `--timeseries` they feed the
-        // live page-latency histogram too.
+        // Not the time series' per-page latency batches: they add 12 % to the instructions of
+        // a limit-10 page (callgrind, results/live-metrics-scrape.md); with `--timeseries`
+        // they feed the live page-latency histogram too.
         if let live { observers.append(live.metrics) }
         var stream: TimeSeriesStream?
         if let path = request.timeSeries {
