@@ -25,6 +25,7 @@
 //   PagebenchGraphQL → PagebenchServer, PagebenchWire (+ GraphQLSwift): serve's GraphQL (W6)
 //   PagebenchLiveMetrics → PagebenchHarness, PagebenchMetrics, PagebenchHTTPClient, CSnappy (+ SwiftNIO):
 //     live metrics of a run (`--metrics-listen`, `--remote-write`), fed by the phase observer
+//   PagebenchVerify → PagebenchTargets: `verify`, a real API's pagination judged (V1–V7)
 //   PagebenchEngine → PagebenchHarness, PagebenchScaleOut, PagebenchReport, PagebenchHTTPClient, PagebenchTargets,
 //     PagebenchLiveMetrics:
 //     one run (`run`, `knee`, `baseline update`): sources, row names, SLOs, shards, writing,
@@ -218,6 +219,13 @@ var targets: [Target] = [
         ],
         swiftSettings: strict
     ),
+    // `pagebench verify` (issue 37): a real list API's pagination judged against rules V1–V7
+    // (docs/contract.md) through the target's own requests; the CLI only parses and prints.
+    .target(
+        name: "PagebenchVerify",
+        dependencies: ["PagebenchBase", "PagebenchPage", "PagebenchWire", "PagebenchTargets"],
+        swiftSettings: strict
+    ),
     // GraphQL over HTTP on the served store (W6), through PagebenchServer's route hook.
     .target(
         name: "PagebenchGraphQL",
@@ -269,7 +277,7 @@ var targets: [Target] = [
         dependencies: [
             "PagebenchBase", "PagebenchPage", "PagebenchStore", "PagebenchPager", "PagebenchMetrics", "PagebenchProcessStats",
             "PagebenchHarness", "PagebenchReport", "PagebenchWire", "PagebenchHTTPClient", "PagebenchServer",
-            "PagebenchScaleOut", "PagebenchTargets", "PagebenchGraphQL", "PagebenchEngine",
+            "PagebenchScaleOut", "PagebenchTargets", "PagebenchGraphQL", "PagebenchEngine", "PagebenchVerify",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "UnixSignals", package: "swift-service-lifecycle"),
         ],
@@ -396,6 +404,9 @@ var targets: [Target] = [
         resources: [.copy("Fixtures")],
         swiftSettings: strict
     ),
+    .testTarget(
+        name: "PagebenchVerifyTests", dependencies: ["PagebenchVerify", "PagebenchTargets", "PagebenchPage", "PagebenchBase"],
+        swiftSettings: strict),
     .testTarget(
         name: "PagebenchReportTests", dependencies: ["PagebenchReport", "PagebenchTestSupport"], swiftSettings: strict),
     .testTarget(

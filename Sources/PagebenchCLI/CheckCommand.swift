@@ -1,7 +1,12 @@
 import ArgumentParser
+import PagebenchBase
 import PagebenchEngine
 import PagebenchMetrics
 import PagebenchReport
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// `pagebench check`: compares a results CSV with a baseline and exits 1 on a regression.
 struct CheckCommand: ParsableCommand {
@@ -32,14 +37,29 @@ struct CheckCommand: ParsableCommand {
     @Option(parsing: .unconditional, help: "A thresholds JSON file overriding the default per-metric thresholds.")
     var thresholds: String?
 
-    @Option(parsing: .unconditional, help: "Output format.")
+    @Option(
+        parsing: .unconditional,
+        help: "Output format: text, markdown, json or junit (JUnit XML for Jenkins, GitLab, Azure; docs/ci.md).")
     var format: Format = .text
 
     /// The formats a check report has (a CSV of verdicts is not offered).
     enum Format: String, ExpressibleByArgument, CaseIterable {
-        case text, markdown, json
+        case text, markdown, json, junit
         var outputFormat: OutputFormat { OutputFormat(rawValue: rawValue)! }
     }
+
+    @Option(
+        parsing: .unconditional,
+        help: "Write the report to this file (replaced atomically) instead of standard output.")
+    var output: String?
+
+    @Flag(
+        help: """
+            GitHub Actions: print ::error/::warning annotations for what fails the check (on standard output), \
+            and append the markdown report to $GITHUB_STEP_SUMMARY when it is set (within GitHub's 1 MiB). \
+            With --format json or junit, give --output FILE so that standard output holds only annotations.
+            """)
+    var github = false
 
     @Flag(help: "Do not fail on changed deterministic metrics (an intended change of behaviour).")
     var allowBehaviourChange = false
@@ -61,6 +81,12 @@ struct CheckCommand: ParsableCommand {
         guard baseline != nil, current != nil else {
             throw ValidationError("give both --baseline FILE and --current FILE")
         }
+        if github, output == nil, format == .json || format == .junit {
+            throw ValidationError(
+                "--github prints annotations on standard output, which would break the \(format.rawValue) there: "
+                    + "give --output FILE for the report")
+        }
+        if let output, output.isEmpty { throw ValidationError("--output must name a file") }
     }
 
     func run() throws {
@@ -84,8 +110,41 @@ struct CheckCommand: ParsableCommand {
                 baseline: baselineSamples, current: currentSamples,
                 allowBehaviourChange: allowBehaviourChange, failOnUnmatched: failOnUnmatched)
         }
-        try CommandFailure.reporting { try StandardOutput.write(report.rendered(format.outputFormat)) }
+        try CommandFailure.reporting {
+            let rendered = report.rendered(format.outputFormat)
+            if let output {
+                try TextFile.write(rendered, to: output)
+            } else {
+                try StandardOutput.write(rendered)
+            }
+            if github { try publishToGitHub(report) }
+        }
         if report.fails { throw ExitCodes.regression.code }
+    }
+
+    /// `--github`: the annotations on standard output, the markdown report appended to the step
+    /// summary file when `$GITHUB_STEP_SUMMARY` names one (docs/ci.md). The exit status stays
+    /// the check's.
+    private func publishToGitHub(_ report: CheckReport) throws {
+        try StandardOutput.write(report.githubAnnotationLines)
+        guard let variable = getenv("GITHUB_STEP_SUMMARY") else { return }
+        let path = String(cString: variable)
+        guard !path.isEmpty else { return }
+        let shown = ControlCharacters.escaped(path)
+        var appended = ""
+        try AtomicFile.appendLocked(to: path, sizedBy: { existingBytes in
+            appended = report.githubStepSummary(existingBytes: existingBytes)
+            return appended
+        })
+        if appended.isEmpty {
+            StandardError.write(
+                "pagebench: warning: \(shown) already holds GitHub's 1 MiB of step summary: the check's markdown was not "
+                    + "appended\n")
+        } else if !appended.hasSuffix(report.markdown) {
+            StandardError.write(
+                "pagebench: warning: the check's markdown did not fit GitHub's 1 MiB step summary (\(shown)): it was cut "
+                    + "at a line, marked where\n")
+        }
     }
 }
 

@@ -83,6 +83,7 @@ public struct HTTPBenchCommand: AsyncParsableCommand {
     public init() {}
 
     public func validate() throws {
+        try range.requirePartitionNumber()
         switch (target, targetFile) {
         case (nil, nil):
             throw ValidationError("give --target URL (a `pagebench serve`) or --target-file FILE (any target kind)")

@@ -23,6 +23,7 @@ public struct ItemsCommand: AsyncParsableCommand {
     public init() {}
 
     public func validate() throws {
+        try range.requirePartitionNumber()
         if let maxItems, maxItems < 0 { throw ValidationError("--max-items must be at least 0, got \(maxItems)") }
     }
 

@@ -19,12 +19,14 @@ public struct PagebenchCommand: AsyncParsableCommand {
             RunCommand.self,
             KneeCommand.self,
             CheckCommand.self,
+            ExportCommand.self,
             BaselineCommand.self,
             CompareCommand.self,
             ReportCommand.self,
             ServeCommand.self,
             HTTPBenchCommand.self,
             MergeCommand.self,
+            VerifyCommand.self,
         ]
     )
 

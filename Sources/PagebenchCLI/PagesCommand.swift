@@ -1,9 +1,13 @@
 import ArgumentParser
+import Foundation
+import PagebenchBase
 import PagebenchEngine
 import PagebenchMetrics
 import PagebenchPage
 import PagebenchProcessStats
 import PagebenchStore
+import PagebenchTargets
+import PagebenchWire
 
 /// `pagebench pages`: follows tokens from the first call (or from `--token`) and prints one
 /// JSON object per page, as the store serves them (service time and injected failures
@@ -17,6 +21,13 @@ public struct PagesCommand: AsyncParsableCommand {
             [partition, sortKey] pairs), nextToken (null at the end) and lastEvaluatedKey (the \
             [partition, sortKey] the token resumes after: DynamoDB's LastEvaluatedKey, W3). Exit codes: 0 success, \
             64 invalid arguments, 65 invalid or mismatched token, 69 injected throttling or fault.
+
+            With --target-file, pages a real API instead (--partition VALUE: a partition value, listed in \
+            the target or not; the first listed one by default): each line has page, request (method and \
+            URL, masked; --limit defaults to 10), body (the request body, when there is one), status, returned, scanned, keys (the \
+            items' values at the target's itemKey, null without one), nextToken, bytes (the answer's body) \
+            and seconds (the request's time); an answer that is not a page is printed with its error and \
+            exits 69. The store flags do not apply.
             """
     )
 
@@ -39,12 +50,29 @@ public struct PagesCommand: AsyncParsableCommand {
     @Option(parsing: .unconditional, help: "Stop after this many pages (the last line's nextToken continues).")
     public var maxPages: Int?
 
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp("Page the real API this target file describes instead of the store (docs/file-formats.md).", valueName: "file"))
+    public var targetFile: String?
+
+    @Option(parsing: .unconditional, help: ArgumentHelp("--target-file over HTTPS: trust the certificates in this PEM file.", valueName: "file"))
+    public var caFile: String?
+
+    @Flag(help: "--target-file over HTTPS: accept any certificate and host name (self-signed test servers only).")
+    public var insecure = false
+
     @Flag(help: "Print a summary with the configuration hash, pages, items and resident memory (VmRSS, VmHWM) to stderr.")
     public var memory = false
 
     public init() {}
 
     public func validate() throws {
+        if targetFile == nil {
+            try range.requirePartitionNumber()
+            if caFile != nil || insecure { throw ValidationError("--ca-file and --insecure apply to --target-file targets") }
+        } else if sortKeyMin != nil || sortKeyMax != nil {
+            throw ValidationError("--sort-key-min/--sort-key-max narrow the store's query; a target's request is its template")
+        }
         if let limit, limit < 1 { throw ValidationError("--limit must be at least 1, got \(limit) (S1)") }
         if let maxPages, maxPages < 1 { throw ValidationError("--max-pages must be at least 1, got \(maxPages)") }
         if sortKeyMin != nil || sortKeyMax != nil, range.partition == nil {
@@ -96,6 +124,7 @@ public struct PagesCommand: AsyncParsableCommand {
     /// Pages through the range and writes one line per page to `output`.
     @discardableResult
     public func execute(into output: inout some TextOutputStream) async throws(CommandError) -> Summary {
+        if let targetFile { return try await executeTarget(targetFile, into: &output) }
         let configuration = try store.configuration(writes: writes)
         let syntheticStore: SyntheticStore
         do {
@@ -134,6 +163,86 @@ public struct PagesCommand: AsyncParsableCommand {
             guard let nextToken = page.nextToken else { break }
             request.token = nextToken
         }
+        return summary
+    }
+}
+
+extension PagesCommand {
+    /// `pages --target-file`: the real API's pages one by one, each line the request and what
+    /// came back (T1, T2); the first answer that is not a page is printed and ends it with 69.
+    func executeTarget(_ path: String, into output: inout some TextOutputStream) async throws(CommandError) -> Summary {
+        var target = try VerifyCommand.loadTarget(path)
+        if let caFile, !FileManager.default.isReadableFile(atPath: caFile) {
+            throw .usage("--ca-file \(caFile): no such file or not readable; check the path")
+        }
+        var scanRange = range.range
+        if let value = range.partitionText {
+            guard var values = target.partitions else {
+                throw .usage("--partition \(value): target \(target.name) lists no partitions; leave --partition out")
+            }
+            if let index = values.firstIndex(where: { $0 == .string(value) || $0 == .number(value) }) {
+                scanRange = .partition(index)
+            } else {
+                let numeric = values.allSatisfy { if case .number = $0 { true } else { false } }
+                values.append(numeric && Int64(value) != nil ? .number(value) : .string(value))
+                target.partitions = values
+                scanRange = .partition(values.count - 1)
+            }
+        } else if target.partitions != nil, range.segment == nil {
+            scanRange = .partition(0)
+        }
+        let source: TargetSource
+        do {
+            source = try TargetSource(target: target, connections: 1, caFile: caFile, insecure: insecure)
+        } catch {
+            throw .invalidInput("target \(target.name): \(error.message)")
+        }
+        // A target's request always carries a limit: the contract's default (10) without --limit.
+        let limit = self.limit ?? StoreConfiguration.default.defaultLimit
+        var request = PageRequest(range: scanRange, reverse: range.reverse, limit: limit, filter: try range.parsedFilter(), token: token)
+        var summary = Summary()
+        summary.configurationHash = target.targetHash
+        let maxPages = self.maxPages ?? Int.max
+        var failure: CommandError?
+        while summary.pages < maxPages {
+            let exchange: TargetExchange
+            do {
+                exchange = try await source.exchange(request)
+            } catch {
+                failure = .internalFailure("interrupted")
+                break
+            }
+            summary.pages += 1
+            var line: [String: JSONValue] = [
+                "page": .number(String(summary.pages)), "request": .string(exchange.sent),
+                "status": exchange.status.map { .number(String($0)) } ?? .null, "bytes": .number(String(exchange.bodyBytes)),
+                "seconds": .number(NumberText.fixed(exchange.seconds, 6)),
+            ]
+            if let body = exchange.sentBody { line["body"] = .string(body) }
+            switch exchange.outcome {
+            case .page(let page):
+                summary.returned += page.count
+                summary.scanned += page.scanned
+                line["returned"] = .number(String(page.count))
+                line["scanned"] = .number(String(page.scanned))
+                line["keys"] = page.keys.map { keys in .array(keys.map { key in key.flatMap { try? JSONValue.parse($0) } ?? .null }) } ?? .null
+                line["nextToken"] = page.token.map { .string(source.secretMask($0)) } ?? .null
+                output.write(JSONValue.object(line).text + "\n")
+                guard let next = page.token else {
+                    await source.shutdown()
+                    return summary
+                }
+                request.token = next
+            case .failure(let kind, let message):
+                line["error"] = .string(message)
+                line["kind"] = .string("\(kind)")
+                output.write(JSONValue.object(line).text + "\n")
+                failure = .unavailable("target \(target.name): page \(summary.pages) is not a page: \(message)")
+            }
+            if failure != nil { break }
+        }
+        await source.shutdown()
+        if let failure { throw failure }
         return summary
     }
 }

@@ -6,8 +6,14 @@ import PagebenchStore
 /// Which range a subcommand walks: `--partition P`, or `--segment I --total-segments N`,
 /// or (neither) the whole scan; plus `--filter SPEC` and `--reverse`.
 public struct RangeOptions: ParsableArguments {
-    @Option(parsing: .unconditional, help: "Query this partition only (S14).")
-    public var partition: Int?
+    @Option(
+        name: .customLong("partition"), parsing: .unconditional,
+        help: ArgumentHelp("Query this partition only (S14): its number (the store), or a value of a --target-file target (pages).", valueName: "partition"))
+    public var partitionText: String?
+
+    /// `--partition` as the store's partition number (validated in `validate()` unless a
+    /// command takes partition values, as `pages --target-file`).
+    public var partition: Int? { partitionText.flatMap { Int($0) } }
 
     @Option(parsing: .unconditional, help: "Scan parallel segment I of --total-segments N (S15).")
     public var segment: Int?
@@ -24,7 +30,7 @@ public struct RangeOptions: ParsableArguments {
     public init() {}
 
     public func validate() throws {
-        if partition != nil, segment != nil || totalSegments != nil {
+        if partitionText != nil, segment != nil || totalSegments != nil {
             throw ValidationError("--partition cannot be combined with --segment/--total-segments; choose a query or a segment")
         }
         if (segment == nil) != (totalSegments == nil) {
@@ -39,6 +45,14 @@ public struct RangeOptions: ParsableArguments {
             } catch {
                 throw ValidationError(error.message)
             }
+        }
+    }
+
+    /// Checks that `--partition` is a partition number, as the store (and a target's index in
+    /// `http-bench`) needs: a usage error (64) otherwise.
+    public func requirePartitionNumber() throws {
+        if let partitionText, Int(partitionText) == nil {
+            throw ValidationError("--partition '\(partitionText)' is not a partition number; give a whole number (a partition value is for pages --target-file)")
         }
     }
 

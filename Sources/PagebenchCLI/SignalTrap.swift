@@ -18,7 +18,13 @@ enum SignalTrap {
     static let sameRequestNanoseconds: UInt64 = 1_000_000_000
 
     /// Runs `body` with SIGINT and SIGTERM trapped into `interruption`.
-    static func run<Result>(_ interruption: Interruption, _ body: () async throws -> Result) async throws -> Result {
+    /// - Parameter message: what happens now, printed after the signal's name (`run`'s by
+    ///   default).
+    static func run<Result>(
+        _ interruption: Interruption,
+        message: String = "the phase in progress ends partial and what was measured is written",
+        _ body: () async throws -> Result
+    ) async throws -> Result {
         let signals = await UnixSignalsSequence(trapping: .sigint, .sigterm)
         return try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
@@ -27,9 +33,7 @@ enum SignalTrap {
                     let now = MonotonicTime.nanoseconds()
                     guard let firstAt = first else {
                         first = now
-                        StandardError.write(
-                            "pagebench: \(Self.name(signal)): stopping; the phase in progress ends partial and what was "
-                                + "measured is written (send it again to exit at once)\n")
+                        StandardError.write("pagebench: \(Self.name(signal)): stopping; \(message) (send it again to exit at once)\n")
                         interruption.request(signal: signal.rawValue)
                         continue
                     }

@@ -21,6 +21,8 @@ public enum ExitCodes {
     public static let success = ExitStatus(0)
     /// `pagebench check`: at least one regression (or an unallowed behaviour change).
     public static let regression = ExitStatus(1)
+    /// `pagebench verify`: at least one rule (V1–V7) is broken; the report holds its evidence.
+    public static let ruleBroken = ExitStatus(1)
     /// Invalid arguments or flags (EX_USAGE).
     public static let usage = ExitStatus(64)
     /// Invalid input data: a bad token, a token mismatch, a malformed CSV, scenario or

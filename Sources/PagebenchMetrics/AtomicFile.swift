@@ -149,6 +149,37 @@ public enum AtomicFile {
     /// - Throws: ``MetricsError`` (`.outputFailed`) naming the path and the failing step; a
     ///   path that is not a regular file (a directory, a FIFO, a device) is refused.
     public static func appendLocked(to path: String, _ addition: (String) throws -> String) throws {
+        try withLockedAppend(path, what: "a CSV file") { descriptor, _ in
+            var bytes: [UInt8] = []
+            var chunk = [UInt8](repeating: 0, count: 1 << 16)
+            while true {
+                let count = chunk.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress!, $0.count, off_t(bytes.count)) }
+                if count < 0 {
+                    if errno == EINTR { continue }
+                    throw failure(path, "cannot read (\(FileSystem.errnoDescription()))", nil)
+                }
+                if count == 0 { break }
+                bytes += chunk[..<count]
+            }
+            guard let existing = String(validating: bytes, as: UTF8.self) else {
+                throw MetricsError.malformed(file: path, line: nil, column: nil, "the file is not UTF-8 text")
+            }
+            return try addition(existing)
+        }
+    }
+
+    /// ``appendLocked(to:_:)`` for an appender that needs only the file's size, not its text
+    /// (a report appended to `$GITHUB_STEP_SUMMARY` within GitHub's limit): nothing is read,
+    /// so a file of any size costs nothing. `addition` gets the size in bytes under the lock.
+    public static func appendLocked(to path: String, sizedBy addition: (Int) throws -> String) throws {
+        try withLockedAppend(path, what: "a file to append to") { _, size in try addition(size) }
+    }
+
+    /// Opens `path` for appending (created if missing; only a regular file), locks it, and
+    /// appends what `addition` returns for the descriptor and the file's size under the lock.
+    private static func withLockedAppend(
+        _ path: String, what: String, _ addition: (Int32, Int) throws -> String
+    ) throws {
         let descriptor = open(path, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC | O_NONBLOCK, 0o644)
         guard descriptor >= 0 else {
             throw failure(
@@ -158,28 +189,17 @@ public enum AtomicFile {
         defer { close(descriptor) }
         var status = stat()
         guard fstat(descriptor, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else {
-            throw failure(path, "is not a regular file", "give the path of a CSV file")
+            throw failure(path, "is not a regular file", "give the path of \(what)")
         }
         while flock(descriptor, LOCK_EX) != 0 {
             if errno == EINTR { continue }
             throw failure(path, "cannot lock (\(FileSystem.errnoDescription()))", nil)
         }
         defer { flock(descriptor, LOCK_UN) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 1 << 16)
-        while true {
-            let count = chunk.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress!, $0.count, off_t(bytes.count)) }
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw failure(path, "cannot read (\(FileSystem.errnoDescription()))", nil)
-            }
-            if count == 0 { break }
-            bytes += chunk[..<count]
+        guard fstat(descriptor, &status) == 0 else {
+            throw failure(path, "cannot read its size (\(FileSystem.errnoDescription()))", nil)
         }
-        guard let existing = String(validating: bytes, as: UTF8.self) else {
-            throw MetricsError.malformed(file: path, line: nil, column: nil, "the file is not UTF-8 text")
-        }
-        let text = try addition(existing)
+        let text = try addition(descriptor, Int(status.st_size))
         guard !text.isEmpty else { return }
         try writeAll(text, to: descriptor, path: path)
         guard fsync(descriptor) == 0 else {

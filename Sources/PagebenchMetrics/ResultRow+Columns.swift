@@ -117,6 +117,8 @@ extension ResultRow {
             .text("read", \.read, .context, optional: true, "What each drain read as `--read` writes it (`partition:uniform`, `partition:zipf:1.1`, `scan`, `segment:4`); empty in files of schema 5 and earlier."),
             .text("continuation", \.continuation, .context, optional: true, "The store's continuation mode: `keyset` (after the last evaluated key) or `offset` (at the n-th item; S25 under writes); empty in files of schema 5 and earlier."),
             .text("slos", \.slos, .context, optional: true, "The SLOs `slo_held` judged this row on, `;`-separated as written (`drain_latency_corrected_p99_ns<60ms;error_rate<1%`), so that `report` draws their bounds; empty without SLOs and in files of schema 5 and earlier."),
+            // The whole histogram (issue 36): what `export --format hgrm` writes
+            .text("page_latency_histogram", \.pageLatencyHistogram, .measured, optional: true, "The page latency histogram of the measured phase, losslessly: `hdr1 digits=3 highest=… clamped=… total=… min=… max=…` then `value:count` per non-empty bucket (value: the bucket's lowest ns; HdrHistogram at 3 significant digits), from which every `page_latency_*` percentile reads back exactly; what `pagebench export --format hgrm` writes as a percentile distribution. Empty when per-page timing was off or nothing was recorded, and in files of schema 6 and earlier."),
         ]
         return columns
     }()

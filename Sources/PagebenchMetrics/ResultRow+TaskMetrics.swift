@@ -22,6 +22,7 @@ extension ResultRow {
         pagesPerDrainMean = metrics.drains > 0 ? Double(metrics.pagesInEndedDrains) / Double(metrics.drains) : 0
         pagesPerDrainMax = metrics.pagesPerDrainMax
         pageLatency = metrics.pageLatency.percentilesIfRecorded
+        pageLatencyHistogram = metrics.pageLatency.isEmpty ? "" : metrics.pageLatency.serialized()
         drainLatency = metrics.drainLatency.percentilesIfRecorded
         drainLatencyCorrected = metrics.drainLatencyCorrected?.percentilesIfRecorded
         missedStarts = loadModel == "closed" ? nil : metrics.missedStarts

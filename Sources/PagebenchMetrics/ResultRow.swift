@@ -9,7 +9,7 @@
 /// Bump ``currentSchemaVersion`` whenever a column is added, removed, renamed or changes meaning.
 public struct ResultRow: CSVRecord, Hashable {
     /// The schema this build writes and reads.
-    public static let currentSchemaVersion = 6
+    public static let currentSchemaVersion = 7
 
     /// The columns version 3 added: real targets (issue 14), `partial` (H6), `slo_held` (H5).
     static let addedInVersion3: Set<String> = [
@@ -37,16 +37,21 @@ public struct ResultRow: CSVRecord, Hashable {
     /// parameters users vary that had no column (`filter`, `read`, `continuation`), and the
     /// SLOs a row was judged on (`slos`), so a report can draw their bounds.
     static let addedInVersion6: Set<String> = ["label", "filter", "read", "continuation", "slos"]
+    /// The column version 7 added (issue 36): the row's whole page latency histogram, losslessly,
+    /// so that `pagebench export --format hgrm` writes its percentile distribution from the CSV.
+    static let addedInVersion7: Set<String> = ["page_latency_histogram"]
     /// Version 1 had no `harness_overhead_ratio` (added in 2) and neither had the columns
-    /// of versions 3 to 6; their files read with those columns empty (`partial` 0).
+    /// of versions 3 to 7; their files read with those columns empty (`partial` 0).
     public static var earlierSchemaVersions: [Int: Set<String>] {
-        let since5 = addedInVersion5.union(addedInVersion6)
+        let since6 = addedInVersion6.union(addedInVersion7)
+        let since5 = addedInVersion5.union(since6)
         return [
             1: addedInVersion3.union(addedInVersion4).union(since5).union(["harness_overhead_ratio"]),
             2: addedInVersion3.union(addedInVersion4).union(since5),
             3: addedInVersion4.union(since5),
             4: since5,
-            5: addedInVersion6,
+            5: since6,
+            6: addedInVersion7,
         ]
     }
 
@@ -147,6 +152,11 @@ public struct ResultRow: CSVRecord, Hashable {
     /// The SLOs `slo_held` judged, `;`-separated as written (`drain_latency_corrected_p99_ns<60ms;error_rate<1%`).
     /// Empty without SLOs and in files of schema 5 and earlier.
     public var slos: String = ""
+    /// The page latency histogram of the measured phase in ``LatencyRecorder``'s lossless text
+    /// form (`hdr1 digits=3 …`): every percentile of ``pageLatency`` and any other can be read
+    /// back from it. Empty when per-page timing was off, nothing was recorded, and in files of
+    /// schema 6 and earlier.
+    public var pageLatencyHistogram: String = ""
 
     // MARK: Cancellation (H2)
 

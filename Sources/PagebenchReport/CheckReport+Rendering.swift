@@ -2,12 +2,13 @@ import Foundation
 import PagebenchBase
 
 extension CheckReport {
-    /// The report as `format` (text, markdown or json; csv is not offered for checks).
+    /// The report as `format` (text, markdown, json or JUnit XML; csv is not offered for checks).
     public func rendered(_ format: OutputFormat) -> String {
         switch format {
         case .text, .csv: text
         case .markdown: markdown
         case .json: json
+        case .junit: junit
         }
     }
 
@@ -47,7 +48,10 @@ extension CheckReport {
         return line
     }
 
-    private func describe(_ verdict: MetricVerdict) -> (values: String, change: String, evidence: String) {
+    /// A verdict's figures as the reports print them: `before → after`, the change, and the
+    /// evidence (interval, p, repetitions, threshold, note, gate). The JUnit and GitHub forms
+    /// use it too, so every format says the same.
+    func describe(_ verdict: MetricVerdict) -> (values: String, change: String, evidence: String) {
         let before = verdict.baselineMedian.map { NumberText.value($0, unit: verdict.unit) } ?? "—"
         let after = verdict.currentMedian.map { NumberText.value($0, unit: verdict.unit) } ?? "—"
         let change = verdict.relativeChange.map(NumberText.percent) ?? "—"
@@ -73,7 +77,7 @@ extension CheckReport {
         notable(.regression, gated: false) + notable(.improvement, gated: false)
     }
 
-    private var behaviourChanges: [(identity: String, change: BehaviourChange)] {
+    var behaviourChanges: [(identity: String, change: BehaviourChange)] {
         comparisons.flatMap { comparison in comparison.behaviourChanges.map { (comparison.label, $0) } }
     }
 

@@ -283,7 +283,7 @@ public struct ConfigurationComparison: Sendable, Equatable {
     /// The table as text, markdown or CSV (json is not offered for comparisons).
     public func rendered(_ format: OutputFormat) -> String {
         switch format {
-        case .text, .json: text
+        case .text, .json, .junit: text
         case .markdown: markdown
         case .csv: csv
         }

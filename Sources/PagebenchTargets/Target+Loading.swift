@@ -3,7 +3,7 @@ import Foundation
 import PagebenchBase
 
 extension Target {
-    static let commonKeys = ["name", "description", "kind", "endpoint", "partitions", "headers", "timeoutSeconds", "maxResponseBytes"]
+    static let commonKeys = ["name", "description", "kind", "endpoint", "partitions", "headers", "timeoutSeconds", "maxResponseBytes", "itemKey"]
     static let kindKeys: [Kind: [String]] = [
         .http: ["method", "path", "body", "items", "continuation", "continuationIn", "scannedCount"],
         .graphql: [
@@ -133,6 +133,7 @@ extension Target {
         }
         let timeout = try fields.number("timeoutSeconds", in: timeoutSecondsRange) ?? 30
         let maximumBytes = try fields.integer("maxResponseBytes", in: maximumResponseBytesRange) ?? 64 << 20
+        let itemKey = try fields.pointer("itemKey")
 
         let request: Request
         switch kind {
@@ -147,11 +148,12 @@ extension Target {
         }
         hashed["name"] = nil
         hashed["description"] = nil
+        hashed["itemKey"] = nil  // read from answers, never sent
         let digest = SHA256Digest.hash(Array(JSONValue.object(hashed).text.utf8))
         let targetHash = digest.prefix(8).map { String(format: "%02x", $0) }.joined()
         return Target(
             name: name, kind: kind, endpoint: endpoint, partitions: partitions, headers: headers, timeoutSeconds: timeout,
-            maximumResponseBytes: maximumBytes, request: request, targetHash: targetHash)
+            maximumResponseBytes: maximumBytes, request: request, itemKey: itemKey, targetHash: targetHash)
     }
 
     // MARK: Kinds

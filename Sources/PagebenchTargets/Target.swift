@@ -31,6 +31,10 @@ public struct Target: Sendable {
     /// The largest response body accepted.
     public var maximumResponseBytes: Int
     public var request: Request
+    /// Where each item's identity is, inside the item (`"/id"`; for DynamoDB `"/sk/N"`): what
+    /// `pagebench verify` compares across limits and drains (V1, V7) and `pages` prints. nil:
+    /// items are only counted. Not part of ``targetHash``: it changes nothing that is sent.
+    public var itemKey: JSONPointer?
     /// A SHA-256 prefix of the target's canonical JSON with header values left out, so that
     /// rows of different targets are never compared and no secret reaches a results file.
     public var targetHash: String

@@ -348,4 +348,23 @@ struct AtomicFileTargetTests {
             #expect { try AtomicFile.checkWritable("/proc/self/nope/file.csv") } throws: { _ in true }
         }
     }
+
+    /// Issue 36 (`check --github`'s step summary): an appender that needs only the size gets
+    /// the file's size under the lock, appends after what is there, and never truncates; an
+    /// empty addition writes nothing; a FIFO is refused without blocking.
+    @Test func appendingBySizeKeepsWhatIsThere() throws {
+        try CSVFileTests.withTemporaryDirectory { directory in
+            let path = directory + "/summary.md"
+            var sizes: [Int] = []
+            try AtomicFile.appendLocked(to: path, sizedBy: { sizes.append($0); return "first\n" })
+            try AtomicFile.appendLocked(to: path, sizedBy: { sizes.append($0); return "second\n" })
+            try AtomicFile.appendLocked(to: path, sizedBy: { sizes.append($0); return "" })
+            #expect(sizes == [0, 6, 13])
+            #expect(try CSVFileTests.contents(path) == "first\nsecond\n")
+            #expect(mkfifo(directory + "/fifo", 0o644) == 0)
+            #expect { try AtomicFile.appendLocked(to: directory + "/fifo", sizedBy: { _ in "x" }) } throws: { error in
+                (error as? MetricsError)?.kind == .outputFailed && "\(error)".contains("not a regular file")
+            }
+        }
+    }
 }

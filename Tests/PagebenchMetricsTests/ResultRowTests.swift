@@ -60,10 +60,10 @@ struct ResultRowTests {
     @Test("golden header: changing columns must bump schema_version and update this test and docs/csv-columns.md")
     func goldenHeader() {
         let golden = """
-            schema_version,timestamp_utc,pagebench_version,git_commit,swift_version,build_configuration,host,cores,scenario,config_hash,seed,pager_kind,load_model,target_drains_per_s,concurrency,repetition,limit,target_drains,target_duration_s,warmup_s,pages_per_s,items_per_s,scanned_bytes_per_s,drains_per_s,drains,pages,items,scanned_items,scanned_bytes,empty_pages_wasted,empty_pages_final,empty_page_rate,pages_per_drain_mean,pages_per_drain_max,page_latency_p50_ns,page_latency_p90_ns,page_latency_p99_ns,page_latency_p999_ns,page_latency_max_ns,drain_latency_p50_ns,drain_latency_p90_ns,drain_latency_p99_ns,drain_latency_p999_ns,drain_latency_max_ns,drain_latency_corrected_p50_ns,drain_latency_corrected_p90_ns,drain_latency_corrected_p99_ns,drain_latency_corrected_p999_ns,drain_latency_corrected_max_ns,missed_starts,cancellations,cancel_latency_p50_ns,cancel_latency_p90_ns,cancel_latency_p99_ns,cancel_latency_p999_ns,cancel_latency_max_ns,pages_after_cancel,retries,throttles,errors_throttled,errors_fault,errors_invalid_token,errors_token_mismatch,errors_validation,errors_other,target_kind,target_hash,http_responses,target_errors_transport,target_errors_unauthorized,target_errors_http_status,target_errors_not_json,target_errors_missing_items,target_errors_bad_continuation,target_errors_graphql,target_errors_api,target_errors_repeated_continuation,consumed_capacity_units,cpu_user_s,cpu_system_s,allocations,allocations_per_page,allocation_counting,peak_allocated_bytes,peak_rss_bytes,measurement_overhead_ratio,harness_overhead_ratio,duration_s,partial,slo_held,stage,stage_start_s,stage_pagers_from,stage_pagers_to,stage_rate_from,stage_rate_to,duplicate_items,skipped_items,inconsistent_drains,watch_refreshes,watch_latency_p50_ns,watch_latency_p90_ns,watch_latency_p99_ns,watch_latency_p999_ns,watch_latency_max_ns,late_starts,instructions_per_page,label,filter,read,continuation,slos
+            schema_version,timestamp_utc,pagebench_version,git_commit,swift_version,build_configuration,host,cores,scenario,config_hash,seed,pager_kind,load_model,target_drains_per_s,concurrency,repetition,limit,target_drains,target_duration_s,warmup_s,pages_per_s,items_per_s,scanned_bytes_per_s,drains_per_s,drains,pages,items,scanned_items,scanned_bytes,empty_pages_wasted,empty_pages_final,empty_page_rate,pages_per_drain_mean,pages_per_drain_max,page_latency_p50_ns,page_latency_p90_ns,page_latency_p99_ns,page_latency_p999_ns,page_latency_max_ns,drain_latency_p50_ns,drain_latency_p90_ns,drain_latency_p99_ns,drain_latency_p999_ns,drain_latency_max_ns,drain_latency_corrected_p50_ns,drain_latency_corrected_p90_ns,drain_latency_corrected_p99_ns,drain_latency_corrected_p999_ns,drain_latency_corrected_max_ns,missed_starts,cancellations,cancel_latency_p50_ns,cancel_latency_p90_ns,cancel_latency_p99_ns,cancel_latency_p999_ns,cancel_latency_max_ns,pages_after_cancel,retries,throttles,errors_throttled,errors_fault,errors_invalid_token,errors_token_mismatch,errors_validation,errors_other,target_kind,target_hash,http_responses,target_errors_transport,target_errors_unauthorized,target_errors_http_status,target_errors_not_json,target_errors_missing_items,target_errors_bad_continuation,target_errors_graphql,target_errors_api,target_errors_repeated_continuation,consumed_capacity_units,cpu_user_s,cpu_system_s,allocations,allocations_per_page,allocation_counting,peak_allocated_bytes,peak_rss_bytes,measurement_overhead_ratio,harness_overhead_ratio,duration_s,partial,slo_held,stage,stage_start_s,stage_pagers_from,stage_pagers_to,stage_rate_from,stage_rate_to,duplicate_items,skipped_items,inconsistent_drains,watch_refreshes,watch_latency_p50_ns,watch_latency_p90_ns,watch_latency_p99_ns,watch_latency_p999_ns,watch_latency_max_ns,late_starts,instructions_per_page,label,filter,read,continuation,slos,page_latency_histogram
             """
         #expect(ResultRow.csvHeader.joined(separator: ",") == golden)
-        #expect(ResultRow.currentSchemaVersion == 6)
+        #expect(ResultRow.currentSchemaVersion == 7)
         #expect(Set(ResultRow.csvHeader).count == ResultRow.csvHeader.count, "column names are unique")
     }
 
@@ -72,7 +72,7 @@ struct ResultRowTests {
         for column in ResultRow.columnDescriptors + TimeSeriesRow.columnDescriptors {
             #expect(!column.summary.isEmpty, "\(column.name)")
             #expect(column.name.allSatisfy { $0.isLowercase || $0.isNumber || $0 == "_" }, "\(column.name)")
-            if column.kind == .measured || column.kind == .deterministic {
+            if (column.kind == .measured || column.kind == .deterministic) && column.type != .text {
                 #expect(!column.unit.isEmpty, "\(column.name) needs a unit")
             }
             if column.name.hasSuffix("_ns") { #expect(column.unit == "ns") }
@@ -206,7 +206,7 @@ struct ResultRowTests {
         ("cpu_user_s", "1,5", "finite decimal"),
         ("pages", "", "is empty but requires"),
         ("page_latency_p90_ns", "", "other columns of its group"),
-        ("schema_version", "7", "schema_version 7"),
+        ("schema_version", "8", "schema_version 8"),
         // A version-1 to -5 row in a file with the version-6 header (all columns present).
         ("schema_version", "1", "schema_version 1"),
         ("schema_version", "2", "schema_version 2"),
@@ -265,7 +265,7 @@ struct ResultRowTests {
             "watch_latency_p50_ns", "watch_latency_p90_ns", "watch_latency_p99_ns", "watch_latency_p999_ns",
             "watch_latency_max_ns",
         ]
-        let lacking = addedInVersion4.union(["late_starts", "instructions_per_page", "label", "filter", "read", "continuation", "slos"])
+        let lacking = addedInVersion4.union(["late_starts", "instructions_per_page", "label", "filter", "read", "continuation", "slos", "page_latency_histogram"])
         #expect(lacking == ResultRow.earlierSchemaVersions[3])
         #expect(row.stage == nil && row.stagePagersFrom == nil && row.stageRateFrom == nil)
         let keep = ResultRow.csvHeader.indices.filter { !lacking.contains(ResultRow.csvHeader[$0]) }
@@ -285,7 +285,9 @@ struct ResultRowTests {
     @Test("a schema version 4 file still reads with late_starts and instructions_per_page empty")
     func version4Reads() throws {
         var row = Self.sampleRow()
-        let lacking: Set<String> = ["late_starts", "instructions_per_page", "label", "filter", "read", "continuation", "slos"]
+        let lacking: Set<String> = [
+            "late_starts", "instructions_per_page", "label", "filter", "read", "continuation", "slos", "page_latency_histogram",
+        ]
         #expect(ResultRow.earlierSchemaVersions[4] == lacking)
         let rows = try ResultRow.parseCSV(Self.text(of: row, version: 4, lacking: lacking), file: "v4.csv")
         row.lateStarts = nil
@@ -300,17 +302,39 @@ struct ResultRowTests {
     @Test("a schema version 5 file still reads with label, filter, read and continuation empty")
     func version5Reads() throws {
         var row = Self.sampleRow()
-        let lacking: Set<String> = ["label", "filter", "read", "continuation", "slos"]
+        let lacking: Set<String> = ["label", "filter", "read", "continuation", "slos", "page_latency_histogram"]
         #expect(ResultRow.earlierSchemaVersions[5] == lacking)
-        #expect(Array(ResultRow.csvHeader.suffix(5)) == ["label", "filter", "read", "continuation", "slos"])
+        #expect(Array(ResultRow.csvHeader.suffix(6)) == ["label", "filter", "read", "continuation", "slos", "page_latency_histogram"])
         let rows = try ResultRow.parseCSV(Self.text(of: row, version: 5, lacking: lacking), file: "v5.csv")
         row.clearSchema6Columns()
         #expect(rows == [row])
-        #expect(rows[0].schemaVersion == 6)
+        #expect(rows[0].schemaVersion == 7)
         // A version-5 file holding version 6's columns is half-migrated: refused.
         #expect(throws: MetricsError.self) {
             try ResultRow.parseCSV(Self.text(of: Self.sampleRow(), version: 5, lacking: []), file: "v5-mixed.csv")
         }
+    }
+
+    /// Version 7 added `page_latency_histogram` at the end (issue 36): a version-6 file reads
+    /// with it empty; one of version 6 holding it is half-migrated and refused.
+    @Test("a schema version 6 file still reads with page_latency_histogram empty")
+    func version6Reads() throws {
+        var row = Self.sampleRow()
+        #expect(row.pageLatencyHistogram.hasPrefix("hdr1 "))
+        #expect(ResultRow.earlierSchemaVersions[6] == ["page_latency_histogram"])
+        let rows = try ResultRow.parseCSV(Self.text(of: row, version: 6, lacking: ["page_latency_histogram"]), file: "v6.csv")
+        row.pageLatencyHistogram = ""
+        #expect(rows == [row])
+        #expect(throws: MetricsError.self) {
+            try ResultRow.parseCSV(Self.text(of: Self.sampleRow(), version: 6, lacking: []), file: "v6-mixed.csv")
+        }
+    }
+
+    /// The histogram cell reads back to the recorder the row's percentiles came from (issue 36).
+    @Test func pageLatencyHistogramReadsBackToThePercentiles() throws {
+        let row = try #require(try ResultRow.parseCSV(ResultRow.csvText([Self.sampleRow()]), file: "r.csv").first)
+        let recorder = try LatencyRecorder(serialized: row.pageLatencyHistogram)
+        #expect(recorder.percentiles == row.pageLatency)
     }
 
     /// `row` as a file of `version` without the columns `lacking`.
@@ -413,6 +437,7 @@ struct ResultRowTests {
 extension ResultRow {
     /// Empties the columns schema 6 added, as reading an earlier file leaves them.
     mutating func clearSchema6Columns() {
+        pageLatencyHistogram = ""  // schema 7
         label = ""
         filter = ""
         read = ""

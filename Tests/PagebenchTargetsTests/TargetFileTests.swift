@@ -123,6 +123,20 @@ import Testing
         #expect(a.targetHash.count == 16)
     }
 
+    /// Issue 37: `itemKey` is a JSON Pointer into each item, read through the one loader; a
+    /// value that is not a pointer is refused naming the key; it is never sent, so it leaves
+    /// `target_hash` as it was.
+    @Test func theItemKeyIsAPointerIntoEachItemOutsideTheTargetHash() throws {
+        let plain = try load(Self.http)
+        #expect(plain.itemKey == nil)
+        let keyed = try load(http("itemKey", "\"/id~1x\""))
+        #expect(keyed.itemKey?.tokens == ["id/x"])
+        #expect(keyed.targetHash == plain.targetHash)
+        #expect(rejection(http("itemKey", "\"id\"")).hasPrefix("itemKey: 'id' is not a JSON Pointer"))
+        #expect(rejection(http("itemKey", "\"/a~2\"")).hasPrefix("itemKey: '/a~2': '~' must be followed by 0 or 1"))
+        #expect(rejection(http("itemKey", "7")) == "itemKey: must be a string, got a number")
+    }
+
     /// Issue 12: drains choose among the partition values, so one listed twice would be
     /// chosen twice as often; the list is refused naming the field and the value.
     @Test func aPartitionValueListedTwiceIsRefused() throws {

@@ -20,13 +20,13 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from pagebench_support import ROOT  # noqa: E402
 
-# The contract's rule families (docs/contract.md): store, pager, harness, writes, targets.
-RULE = r"[SPHWT]\d+"
+# The contract's rule families (docs/contract.md): store, pager, harness, writes, targets, verify.
+RULE = r"[SPHWTV]\d+"
 # The one spelling: one or more lower-case rule IDs, then an upper-case letter.
-PREFIX = re.compile(r"^((?:[sphwt]\d+)+)(?=[A-Z])")
+PREFIX = re.compile(r"^((?:[sphwtv]\d+)+)(?=[A-Z])")
 # A leading run of rule IDs in any case, joined by underscores or nothing: `H1_S6_`, `s15_`,
 # `T2`, `p10p11`.
-ANY_PREFIX = re.compile(r"^((?:[SPHWTsphwt]\d+_?)+)(?=[A-Za-z])")
+ANY_PREFIX = re.compile(r"^((?:[SPHWTVsphwtv]\d+_?)+)(?=[A-Za-z])")
 # A rule ID after the start of a camel-case name (`deterministicMetricIsFlaggedH3`): preceded by
 # a lower-case letter or digit, followed by a capital, an underscore or the end.
 LATER = re.compile(r"(?<=[a-z0-9_])" + RULE + r"(?=[A-Z_]|$)")
@@ -75,7 +75,7 @@ def problem(name, args):
         return f"`{name}`: rule IDs are written in lower case without underscores (`{fixed_name(name)}`)"
     wanted = display_rules(args)
     if wanted:
-        have = re.findall(r"[sphwt]\d+", PREFIX.match(name).group(1)) if PREFIX.match(name) else []
+        have = re.findall(r"[sphwtv]\d+", PREFIX.match(name).group(1)) if PREFIX.match(name) else []
         if have[:len(wanted)] != wanted:
             return f"`{name}`: its display name names {', '.join(r.upper() for r in wanted)} first; so must the function name"
     return None
@@ -84,7 +84,7 @@ def problem(name, args):
 def fixed_name(name, args=None):
     prefix = ANY_PREFIX.match(name)
     if prefix:
-        rules = re.findall(r"[sphwt]\d+", prefix.group(1).lower())
+        rules = re.findall(r"[sphwtv]\d+", prefix.group(1).lower())
         rest = name[prefix.end():]
     else:
         rules, rest = [], name
