@@ -91,7 +91,7 @@ var targets: [Target] = [
     .systemLibrary(
         name: "CJemalloc",
         pkgConfig: "jemalloc",
-        providers: [.apt(["libjemalloc-dev"])]
+        providers: [.apt(["libjemalloc-dev"]), .brew(["jemalloc"])]
     ),
     // The CPU's time-stamp counter (RDTSC, CNTVCT_EL0) as an inline C function, for the page
     // clock (MonotonicTime.PageClock): Swift has no way to read it.
@@ -104,7 +104,7 @@ var targets: [Target] = [
     .systemLibrary(
         name: "COpenSSL",
         pkgConfig: "openssl",
-        providers: [.apt(["libssl-dev"])]
+        providers: [.apt(["libssl-dev"]), .brew(["openssl@3"])]
     ),
     // The small helpers every other target shares (seeded generator, stable hash, clock,
     // number text, files, retry back-off); depends on nothing but the counter read.
@@ -387,8 +387,9 @@ var targets: [Target] = [
     .testTarget(
         name: "PagebenchTLSTests",
         dependencies: [
-            "PagebenchTLS", "PagebenchTestSupport",
+            "PagebenchTLS", "PagebenchTestSupport", "COpenSSL",
             .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOEmbedded", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "NIOTLS", package: "swift-nio"),
         ],

@@ -9,12 +9,9 @@
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 source "$root/Benchmarks/driver-setup.sh"
-for module in PagebenchBase PagebenchStore PagebenchPager; do
-    swiftc -O -wmo -parse-as-library -static -emit-library -emit-module -module-name "$module" \
-        -I "$work" \
-        -emit-module-path "$work/$module.swiftmodule" -o "$work/lib$module.a" "$root"/Sources/"$module"/*.swift
-done
-swiftc -O -parse-as-library -I "$work" -L "$work" -lPagebenchPager -lPagebenchStore -lPagebenchBase \
-    "$work/CCycleCounter.o" "$root/Benchmarks/loadall-driver/main.swift" "$root/Benchmarks/PagerBenchmarks/Drains.swift" \
-    -o "$work/loadall-driver"
+for module in PagebenchBase PagebenchPage PagebenchStore PagebenchPager; do build_module "$module"; done
+swiftc -O -parse-as-library -package-name pagebench -I "$work" -L "$work" -lPagebenchPager -lPagebenchStore -lPagebenchPage \
+    -lPagebenchBase "$work/CCycleCounter.o" "$root/Benchmarks/loadall-driver/main.swift" \
+    "$root/Benchmarks/PagerBenchmarks/Drains.swift" -o "$work/loadall-driver"
+[[ -n "${BUILD_ONLY:-}" ]] && exit 0
 "$work/loadall-driver" "$@"

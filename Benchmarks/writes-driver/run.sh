@@ -16,23 +16,29 @@ set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 pages="${1:-2000000}" rounds="${2:-3}" changes="${3:-100000}" repeats="${4:-3}" base="${5:-08d8e16}"
 source "$root/Benchmarks/driver-setup.sh"
-build() {  # build NAME SOURCES_ROOT DRIVER: PagebenchBase, PagebenchStore and the driver (the shim from driver-setup.sh)
-    mkdir -p "$work/$1"
-    for module in PagebenchBase PagebenchStore; do
-        swiftc -O -wmo -parse-as-library -static -emit-library -emit-module -module-name "$module" \
-            -I "$work/$1" -I "$work" -emit-module-path "$work/$1/$module.swiftmodule" -o "$work/$1/lib$module.a" \
-            "$2/Sources/$module"/*.swift
+build() {  # build NAME SOURCES_ROOT DRIVER: PagebenchBase, PagebenchPage (when the tree has it), PagebenchStore and the driver
+    local modules_dir="$work/$1"
+    [[ -n "${REUSE_MODULES:-}" && "$2" == "$root" ]] && modules_dir="$work"  # this tree's modules, built once
+    local modules=(PagebenchBase)
+    [[ -d "$2/Sources/PagebenchPage" ]] && modules+=(PagebenchPage)
+    modules+=(PagebenchStore)
+    local libraries=()
+    for module in "${modules[@]}"; do
+        build_module "$module" "$2" "$modules_dir"
+        libraries=(-l"$module" "${libraries[@]}")
     done
-    swiftc -O -parse-as-library -I "$work/$1" -I "$work" -L "$work/$1" -lPagebenchStore -lPagebenchBase "$work/CCycleCounter.o" \
-        "$3" "$root/Benchmarks/store-driver/StoreLoop.swift" -o "$work/$1/driver"
+    mkdir -p "$work/$1"
+    swiftc -O -parse-as-library -package-name pagebench -I "$modules_dir" -I "$work" -L "$modules_dir" "${libraries[@]}" \
+        "$work/CCycleCounter.o" "$3" "$root/Benchmarks/store-driver/StoreLoop.swift" -o "$work/$1/driver"
 }
-mkdir -p "$work/base-src"
-git -C "$root" archive "$base" Sources/PagebenchBase Sources/PagebenchStore | tar -x -C "$work/base-src"
-build base "$work/base-src" "$root/Benchmarks/store-driver/main.swift"
-build plain "$root" "$root/Benchmarks/store-driver/main.swift"
+if [[ -z "${BUILD_ONLY:-}" ]]; then
+    mkdir -p "$work/base-src"
+    git -C "$root" archive "$base" Sources/PagebenchBase Sources/PagebenchStore | tar -x -C "$work/base-src"
+    build base "$work/base-src" "$root/Benchmarks/store-driver/main.swift"
+fi
+[[ -z "${BUILD_ONLY:-}" ]] && build plain "$root" "$root/Benchmarks/store-driver/main.swift"  # the store-driver
 build writes "$root" "$root/Benchmarks/writes-driver/main.swift"
-# As root, the drivers run under SCHED_FIFO (one thread each, so a core stays free): other
-# processes on the VM do not preempt them.
+[[ -n "${BUILD_ONLY:-}" ]] && exit 0
 fifo=()
 [[ $(id -u) == 0 ]] && command -v chrt >/dev/null && fifo=(chrt -f 10)
 for repeat in $(seq 1 "$repeats"); do

@@ -13,6 +13,7 @@
 #include <openssl/ssl.h>
 #include <openssl/x509.h>
 #include <openssl/x509_vfy.h>
+#include <openssl/x509v3.h>
 #else
 #error "pagebench uses the system's OpenSSL for HTTPS and SigV4, and its headers were not found. Install them: 'apt-get update && apt-get install -y libssl-dev' (Debian/Ubuntu), then build again."
 #endif
@@ -37,6 +38,25 @@ static inline int pagebench_SSL_CTX_set_min_proto_version(SSL_CTX *context, int 
 /// SSL_MODE_RELEASE_BUFFERS): a load test holds thousands of idle keep-alive connections.
 static inline void pagebench_SSL_CTX_release_buffers(SSL_CTX *context) {
     SSL_CTX_set_mode(context, SSL_MODE_RELEASE_BUFFERS);
+}
+
+/// Refuses renegotiation on every connection of a context, as swift-nio-ssl does by default
+/// (SSL_CTX_set_options with SSL_OP_NO_RENEGOTIATION): a TLS 1.2 peer cannot restart the
+/// handshake in the middle of a connection.
+static inline void pagebench_SSL_CTX_refuse_renegotiation(SSL_CTX *context) {
+    SSL_CTX_set_options(context, SSL_OP_NO_RENEGOTIATION);
+}
+
+/// Lets a context renegotiate again, a server's clients included (tests only: they need a
+/// renegotiation in progress).
+static inline void pagebench_SSL_CTX_allow_renegotiation(SSL_CTX *context) {
+    SSL_CTX_clear_options(context, SSL_OP_NO_RENEGOTIATION);
+    SSL_CTX_set_options(context, SSL_OP_ALLOW_CLIENT_RENEGOTIATION);
+}
+
+/// The newest protocol version a context negotiates (SSL_CTX_set_max_proto_version).
+static inline int pagebench_SSL_CTX_set_max_proto_version(SSL_CTX *context, int version) {
+    return (int)SSL_CTX_set_max_proto_version(context, version);
 }
 
 #endif

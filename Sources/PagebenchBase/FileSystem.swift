@@ -23,8 +23,11 @@ public enum FileSystem {
             case notUTF8
             /// A directory was given where a file was expected.
             case directory
-            /// It holds more bytes than the reader accepts (`/dev/zero` never ends).
+            /// It holds more bytes than the reader accepts.
             case tooLarge
+            /// A FIFO, a device or a socket, not a regular file: a FIFO may block the reader
+            /// for ever, and a device such as `/dev/zero` never ends.
+            case notARegularFile
         }
 
         public let kind: Kind
@@ -123,12 +126,16 @@ public enum FileSystem {
         }
     }
 
-    /// Every byte of `path`, read until end of file (so `/proc` files, which report a size
-    /// of 0, read whole), but no more than `maximumBytes`: a file that holds more (a device
-    /// such as `/dev/zero`, which never ends) is refused once that many have been read.
+    /// The most bytes a file is read whole with when its reader names no cap of its own
+    /// (scenarios, `--config`, `--thresholds`, baselines, reports): 256 MiB.
+    public static let maximumInputBytes = 256 << 20
+
+    /// Every byte of the regular file `path`, read until end of file (so `/proc` files,
+    /// which report a size of 0, read whole), but no more than `maximumBytes`: a file that
+    /// holds more is refused once that many have been read.
     ///
-    /// - Throws: ``Failure`` (`missing`, `unreadable`, `directory`, `tooLarge`).
-    public static func readBytes(_ path: String, maximumBytes: Int = .max) throws(Failure) -> [UInt8] {
+    /// - Throws: ``Failure`` (`missing`, `unreadable`, `directory`, `notARegularFile`, `tooLarge`).
+    public static func readBytes(_ path: String, maximumBytes: Int = maximumInputBytes) throws(Failure) -> [UInt8] {
         let file = try InputFile(path)
         var bytes: [UInt8] = []
         // One byte past the cap is asked for, to tell a file of exactly `maximumBytes` from a longer one.
@@ -146,18 +153,33 @@ public enum FileSystem {
         public let path: String
         private let descriptor: Int32
 
-        /// Opens `path` for reading.
+        /// Opens the regular file `path` for reading. The open does not wait for a writer
+        /// (`O_NONBLOCK`, so a FIFO cannot block it); anything but a regular file is refused.
         ///
         /// - Throws: ``Failure``: `missing` (ENOENT), `directory` (a directory, not a file),
-        ///   `unreadable` (permissions and anything else), each naming the path.
+        ///   `notARegularFile` (a FIFO, a device, a socket), `unreadable` (permissions and
+        ///   anything else), each naming the path.
         public init(_ path: String) throws(Failure) {
-            let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+            let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
             guard descriptor >= 0 else { throw FileSystem.openFailure(path, code: errno) }
             var info = stat()
-            if fstat(descriptor, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR {
+            guard fstat(descriptor, &info) == 0 else {
+                let code = errno
+                close(descriptor)
+                throw Failure(kind: .unreadable, path: path, reason: "cannot be read (\(errnoDescription(code)))")
+            }
+            switch info.st_mode & S_IFMT {
+            case S_IFREG:
+                break
+            case S_IFDIR:
                 close(descriptor)
                 throw Failure(kind: .directory, path: path, reason: "is a directory, not a file; give the path of a file")
+            case let type:
+                close(descriptor)
+                throw Failure(kind: .notARegularFile, path: path, reason: "is \(FileSystem.typeName(type)), not a regular file; give the path of a file")
             }
+            // Reads block again (a regular file never waits, but a slow disk is no error).
+            _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) & ~O_NONBLOCK)
             self.path = path
             self.descriptor = descriptor
         }
@@ -198,6 +220,18 @@ public enum FileSystem {
                     : Failure(kind: .unreadable, path: path, reason: "cannot be read (\(errnoDescription(failure)))")
             }
             return !atEnd
+        }
+    }
+
+    /// What a file of type `type` (`st_mode & S_IFMT`) is, in words: `a FIFO (named pipe)`.
+    static func typeName(_ type: mode_t) -> String {
+        switch type {
+        case S_IFIFO: "a FIFO (named pipe)"
+        case S_IFCHR: "a character device"
+        case S_IFBLK: "a block device"
+        case S_IFSOCK: "a socket"
+        case S_IFLNK: "a symbolic link"
+        default: "not a regular file"
         }
     }
 

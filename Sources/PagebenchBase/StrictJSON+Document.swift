@@ -31,36 +31,26 @@ extension StrictJSON {
     public struct Document {
         /// The file's bytes.
         public let bytes: [UInt8]
-        /// The value as Foundation's parser read it (objects as `[String: Any]`, numbers as
-        /// `NSNumber`), for readers that write a part of it out again unchanged.
-        public let foundationValue: Any
         /// The tree, numbers as written, keys in file order.
         public let root: Node
 
-        /// Reads `bytes` as JSON and checks it for repeated keys and nulls.
+        /// Reads `bytes` as JSON, once (pagebench's one tokenizer, ``JSONReader``), and checks
+        /// it for repeated keys and nulls.
         ///
         /// - Parameter nullable: paths where `null` is a value of the format (`phases[].drains`,
         ///   ``firstProblem(in:nullable:)``); nil when `null` is a value anywhere (a target
         ///   file's request body). A repeated key is refused either way.
         /// - Parameter checked: false to leave the check for repeated keys and nulls to a later
         ///   ``firstProblem(nullable:)`` (a shard file names a wrong format tag first).
-        public init(bytes: [UInt8], nullable: Set<String>? = [], checked: Bool = true) throws(LoadError) {
+        /// - Parameter finiteNumbers: false keeps a number beyond a `Double`'s range (`1e400`)
+        ///   as written, for the file's fields to refuse by their own bounds (a target file);
+        ///   true refuses it as the text's error, located.
+        public init(bytes: [UInt8], nullable: Set<String>? = [], checked: Bool = true, finiteNumbers: Bool = true) throws(LoadError) {
             self.bytes = bytes
-            // The tree and the located syntax error come from one read with the one tokenizer.
-            let tree = Result { () throws(JSONReadError) in try StrictJSON.tree(bytes) }
             do {
-                foundationValue = try JSONSerialization.jsonObject(with: Data(bytes), options: .fragmentsAllowed)
+                root = try StrictJSON.tree(bytes, finiteNumbers: finiteNumbers)
             } catch {
-                if case .failure(let failure) = tree { throw .notJSON(located: failure.located(in: bytes), parser: error) }
-                throw .notJSON(located: nil, parser: error)
-            }
-            switch tree {
-            case .success(let root):
-                self.root = root
-            case .failure(let failure):
-                // Text Foundation's parser lets through and JSON does not allow (a trailing comma),
-                // or nested deeper than ``maximumDepth``.
-                throw .notJSON(located: failure.located(in: bytes), parser: failure)
+                throw .notJSON(located: error.located(in: bytes), parser: error)
             }
             if checked, let problem = firstProblem(nullable: nullable) { throw .problem(problem) }
         }
@@ -83,9 +73,9 @@ extension StrictJSON {
             return members.map(\.key)
         }
 
-        /// The value of top-level `key` as Foundation read it, if the file has the key.
-        public subscript(key: String) -> Any? {
-            (foundationValue as? [String: Any])?[key]
+        /// The value of top-level `key`, if the file is an object that has it.
+        public subscript(key: String) -> Node? {
+            root.member(key)
         }
 
         /// Decodes the whole file, or the value of its top-level `key`, as `type`.
@@ -110,8 +100,9 @@ extension StrictJSON {
         /// typo. Described with its path (`serviceTime.bse`) and the keys that level has.
         public func unknownKey(of value: some Encodable, at key: String? = nil) -> String? {
             let node = key.map { root.member($0) ?? .object([]) } ?? root
-            guard let encoded = try? JSONSerialization.jsonObject(with: JSONEncoder().encode(value)) else { return nil }
-            return StrictJSON.unknownKey(in: node, known: encoded, path: "")
+            guard let encoded = try? JSONEncoder().encode(value), let known = try? StrictJSON.tree(Array(encoded), finiteNumbers: false)
+            else { return nil }
+            return StrictJSON.unknownKey(in: node, known: known, path: "")
         }
 
         /// The first duplicate key or disallowed null in document order
@@ -143,22 +134,23 @@ extension StrictJSON {
         }
     }
 
-    /// ``unknownKey(in:known:path:)`` for a tree: keys compared as written in the file.
-    static func unknownKey(in given: Node, known: Any, path: String) -> String? {
+    /// ``unknownKey(in:known:path:)`` for trees: keys compared as written in the file, `known`
+    /// the decoded value encoded again.
+    static func unknownKey(in given: Node, known: Node, path: String) -> String? {
         switch given {
         case .object(let members):
-            guard let knownObject = known as? [String: Any] else { return nil }
+            guard case .object(let knownMembers) = known else { return nil }
             for (key, value) in members.sorted(by: { $0.key < $1.key }) {
                 let keyPath = path.isEmpty ? key : path + "." + key
-                guard let knownValue = knownObject[key] else {
+                guard let knownValue = known.member(key) else {
                     return "unknown key \"\(keyPath)\"; known keys\(path.isEmpty ? "" : " of \(path)") are "
-                        + knownObject.keys.sorted().joined(separator: ", ")
+                        + Set(knownMembers.map(\.key)).sorted().joined(separator: ", ")
                 }
                 if let unknown = unknownKey(in: value, known: knownValue, path: keyPath) { return unknown }
             }
             return nil
         case .array(let elements):
-            guard let knownArray = known as? [Any], elements.count == knownArray.count else { return nil }
+            guard case .array(let knownArray) = known, elements.count == knownArray.count else { return nil }
             for (index, element) in elements.enumerated() {
                 if let unknown = unknownKey(in: element, known: knownArray[index], path: "\(path)[\(index)]") { return unknown }
             }

@@ -19,6 +19,60 @@ extension StrictJSON {
             }
         }
 
+        /// The value as compact JSON text, object keys sorted, numbers as written, `/` not
+        /// escaped: one text for one value however the file spaced or ordered it (a scenario's
+        /// `target` section, compared between files and printed by `--print-scenarios`).
+        public var sortedCompactText: String {
+            var text = ""
+            write(into: &text)
+            return text
+        }
+
+        private func write(into text: inout String) {
+            switch self {
+            case .object(let members):
+                text += "{"
+                for (index, member) in members.sorted(by: { $0.key < $1.key }).enumerated() {
+                    if index > 0 { text += "," }
+                    Self.quote(member.key, into: &text)
+                    text += ":"
+                    member.value.write(into: &text)
+                }
+                text += "}"
+            case .array(let elements):
+                text += "["
+                for (index, element) in elements.enumerated() {
+                    if index > 0 { text += "," }
+                    element.write(into: &text)
+                }
+                text += "]"
+            case .string(let value): Self.quote(value, into: &text)
+            case .number(let value): text += value
+            case .bool(let value): text += value ? "true" : "false"
+            case .null: text += "null"
+            }
+        }
+
+        private static func quote(_ value: String, into text: inout String) {
+            text += "\""
+            for scalar in value.unicodeScalars {
+                switch scalar {
+                case "\"": text += "\\\""
+                case "\\": text += "\\\\"
+                case "\n": text += "\\n"
+                case "\r": text += "\\r"
+                case "\t": text += "\\t"
+                case "\u{08}": text += "\\b"
+                case "\u{0C}": text += "\\f"
+                case _ where scalar.value < 0x20:
+                    let hex = String(scalar.value, radix: 16)
+                    text += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+                default: text.unicodeScalars.append(scalar)
+                }
+            }
+            text += "\""
+        }
+
         /// The value of `key` when this is an object that has it.
         public func member(_ key: String) -> Node? {
             guard case .object(let members) = self else { return nil }
@@ -53,16 +107,44 @@ extension StrictJSON {
     ///   included. A token that is not a value or not a number is named with the path of the
     ///   value (`found 01 at 'a.b'`); a string that never ends is located at the end of the
     ///   text, whatever else is wrong inside it.
-    static func tree(_ bytes: [UInt8]) throws(JSONReadError) -> Node {
+    ///
+    /// The text must be UTF-8 (RFC 8259 8.1): bytes that are not are refused where they
+    /// start (`expected UTF-8 text, found the byte 0xFF`), never repaired into U+FFFD.
+    ///
+    /// - Parameter finiteNumbers: false keeps a number beyond a `Double`'s range as written
+    ///   (a target file's request body may hold one; its fields' bounds checks name it).
+    static func tree(_ bytes: [UInt8], finiteNumbers: Bool = true) throws(JSONReadError) -> Node {
+        if let offset = firstInvalidUTF8(bytes) {
+            throw JSONReadError(
+                reason: "invalid UTF-8", offset: offset, expected: "UTF-8 text (save the file as UTF-8)",
+                found: "the byte 0x" + String(bytes[offset], radix: 16, uppercase: true) + " (not UTF-8)")
+        }
         let result = bytes.withUnsafeBytes { buffer -> Result<Node, JSONReadError> in
             var reader = JSONReader(buffer)
             do throws(JSONReadError) {
-                return .success(try tree(&reader))
+                return .success(try tree(&reader, finiteNumbers: finiteNumbers))
             } catch {
                 return .failure(error)
             }
         }
         return try result.get()
+    }
+
+    /// The offset of the first byte of `bytes` that does not start a valid UTF-8 sequence
+    /// (an overlong form, a surrogate, a stray continuation byte, a sequence cut short); nil
+    /// when all of it is UTF-8.
+    static func firstInvalidUTF8(_ bytes: [UInt8]) -> Int? {
+        guard String(validating: bytes, as: UTF8.self) == nil else { return nil }
+        var parser = Unicode.UTF8.ForwardParser()
+        var iterator = bytes.makeIterator()
+        var offset = 0
+        while true {
+            switch parser.parseScalar(from: &iterator) {
+            case .valid(let scalar): offset += scalar.count
+            case .error: return offset
+            case .emptyInput: return nil
+            }
+        }
     }
 
     /// A container being read: its members so far, and for an object the key of the value
@@ -97,7 +179,7 @@ extension StrictJSON {
         }
     }
 
-    private static func tree(_ reader: inout JSONReader) throws(JSONReadError) -> Node {
+    private static func tree(_ reader: inout JSONReader, finiteNumbers: Bool) throws(JSONReadError) -> Node {
         var open: [OpenContainer] = []
         while true {
             // A value starts here.
@@ -149,7 +231,7 @@ extension StrictJSON {
                     throw error.found(suffix: at(open))
                 }
                 // Valid JSON, but no reader of pagebench's files can hold it.
-                if let number = Double(text), !number.isFinite {
+                if finiteNumbers, let number = Double(text), !number.isFinite {
                     throw JSONReadError(
                         reason: "number out of range", offset: start, expected: "a number of at most about 1.8e308 in size",
                         found: text + at(open))

@@ -28,9 +28,10 @@ public struct HTTPBenchCommand: AsyncParsableCommand {
             (ulimit -n, raised to the hard limit when needed) exit 64 before connecting. A non-retryable \
             failure (a 404, a bad token) ends the run, and so does a server that stops answering \
             (6 unanswered requests in a row on one connection): the line is printed, then the \
-            error, exit 69. --target-file FILE drains the API a target file describes (kinds http, \
-            graphql, dynamodb; docs/file-formats.md) with the same loop instead of a served store: \
-            --partition I picks its I-th partition value; the line adds targetFile, throttles and \
+            error, exit 69; a run in which no drain completed is exit 69 too. --target-file FILE drains the API a target file describes (kinds \
+            \(Target.Kind.names); docs/file-formats.md) with the same loop instead of a served store: \
+            --partition I picks its I-th partition value (without it, each drain picks one of the file's \
+            partition values, uniformly and seeded, as run's partition:uniform); the line adds targetFile, throttles and \
             targetErrors (non-page answers by kind). Retry-After is waited out (at most 30 s) before \
             a throttled request is repeated, whichever the source.
             """
@@ -42,7 +43,7 @@ public struct HTTPBenchCommand: AsyncParsableCommand {
     @Option(
         parsing: .unconditional,
         help: ArgumentHelp(
-            "Drain the API this target file describes instead (kinds http, graphql, dynamodb; docs/file-formats.md); secrets come from the environment and are masked.",
+            "Drain the API this target file describes instead (kinds \(Target.Kind.names); docs/file-formats.md); secrets come from the environment and are masked.",
             valueName: "file"))
     public var targetFile: String?
 
@@ -124,7 +125,7 @@ public struct HTTPBenchCommand: AsyncParsableCommand {
     public func execute() async throws -> (line: String, failure: CommandError?) {
         try checkDescriptorLimit()
         let request = PageRequest(range: range.range, reverse: range.reverse, limit: limit, filter: try range.parsedFilter())
-        let load = HTTPDrainLoad(request: request, concurrency: connections, duration: .seconds(duration))
+        var load = HTTPDrainLoad(request: request, concurrency: connections, duration: .seconds(duration))
         let target: String
         let result: HTTPDrainLoad.Result
         let counts: HTTPStatusCounts
@@ -132,6 +133,9 @@ public struct HTTPBenchCommand: AsyncParsableCommand {
         if let targetFile {
             let source = try targetSource(targetFile, request: request)
             target = source.target.endpoint
+            // Without a range flag, each drain reads one of the file's partitions, as `run`'s
+            // partition:uniform does (not the partition template left empty).
+            if case .scan = request.range, let partitions = source.target.partitions { load.partitionCount = partitions.count }
             result = await load.run(executor: executor { source.taskExecutor($0) }) { try await source.page($0) }
             counts = source.statusCounts
             await source.shutdown()
@@ -167,6 +171,10 @@ public struct HTTPBenchCommand: AsyncParsableCommand {
             failure = .unavailable(
                 "\(target) stopped answering (\(HTTPDrainLoad.giveUpAfterUnanswered) requests in a row got no answer); "
                     + "the figures cover the time before: \(result.lastUnanswered ?? "")")
+        } else if result.drains == 0 {
+            failure = .unavailable(
+                "no drain completed in \(duration) s (\(result.pages) pages received): the figures hold no whole drain; "
+                    + "give a longer --duration, a larger --limit or a smaller range")
         }
         let line = "{\"target\":\(jsonString(target)),\"connections\":\(connections),\"requests\":\(result.requests),\"unanswered\":\(result.unanswered),\"pages\":\(result.pages),\"items\":\(result.items),\"drains\":\(result.drains),\"retries\":\(result.retries),\"failures\":\(result.failures),\"seconds\":\(seconds),\"requestsPerSecond\":\(result.requestsPerSecond),\"statusCounts\":{\(statuses)},\"transportFailures\":\(counts.transportFailures)\(extra)\(firstFailure)}"
         return (line, failure)

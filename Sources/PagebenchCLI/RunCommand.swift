@@ -1,16 +1,6 @@
 import ArgumentParser
-import Foundation
-import PagebenchBase
 import PagebenchEngine
-import PagebenchHTTPClient
-import PagebenchWire
 import PagebenchHarness
-import PagebenchMetrics
-import PagebenchPage
-import PagebenchReport
-import PagebenchScaleOut
-import PagebenchStore
-import PagebenchTargets
 
 #if canImport(Glibc)
 import Glibc
@@ -30,7 +20,7 @@ public struct RunCommand: AsyncParsableCommand {
             Benchmarks/Scenarios/default.json). A directory argument runs every *.json file in it. \
             Store flags override the scenario's store; workload flags override its workload. \
             --limit, --filter and --read take comma-separated lists and run their cross product (a sweep: \
-            --limit 10,100 --filter none,category=0 is four configurations). Every row carries a label: the \
+            --limit 10,100 --filter none,category=0 is four configurations; at most 1000). Every row carries a label: the \
             scenario's label, else what sets it apart from the other rows of the run (limit=100 filter=category=0). \
             --shard I/N runs this process's share of every phase and writes a shard file instead of \
             the CSV (merge the shards with `pagebench merge`); --workers N runs N local shards as \

@@ -2,6 +2,7 @@ import ArgumentParser
 import PagebenchEngine
 import PagebenchHarness
 import PagebenchReport
+import PagebenchTargets
 
 /// `pagebench run`'s own flags and its scenario arguments: everything of ``RunOptions`` but the
 /// store, writes and workload groups. A group of its own so that ``RunCommand`` can hold it
@@ -56,7 +57,7 @@ public struct RunFlags: ParsableArguments, Sendable {
     @Option(
         parsing: .unconditional,
         help: ArgumentHelp(
-            "Page a real list API described by this target file (kinds dynamodb, http, graphql; docs/file-formats.md); rows are named SCENARIO@NAME. Its timeoutSeconds bounds each whole request, connect to last byte; known secrets (header values from ${VAR}, AWS keys) are masked in everything printed or written; the first-page check and warm-ups are counted apart from the rows.",
+            "Page a real list API described by this target file (kinds \(Target.Kind.names); docs/file-formats.md); rows are named SCENARIO@NAME. Its timeoutSeconds bounds each whole request, connect to last byte; known secrets (header values from ${VAR}, AWS keys) are masked in everything printed or written; the first-page check and warm-ups are counted apart from the rows.",
             valueName: "file"))
     public var targetFile: String?
 

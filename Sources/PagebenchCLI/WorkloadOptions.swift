@@ -108,11 +108,16 @@ public struct WorkloadOptions: ParsableArguments, Sendable {
         }
     }
 
+    /// The most points one sweep (`--limit` × `--filter` × `--read`) may have: each point is
+    /// a scenario checked, labelled and run.
+    public static let maximumSweepPoints = 1_000
+
     /// The points of the sweep these flags ask for (issue 26): the cross product of the
     /// `--limit`, `--filter` and `--read` lists, limits varying slowest, each point these
     /// options with one value of each. One point, these options, without lists.
     ///
-    /// - Throws: ``HarnessError`` (`invalidArgument`) for an empty element or a value listed twice.
+    /// - Throws: ``HarnessError`` (`invalidArgument`) for an empty element, a value listed
+    ///   twice, or more than ``maximumSweepPoints`` points (counted before any is built).
     public func sweep() throws(HarnessError) -> [WorkloadOptions] {
         func values(_ text: String?, _ name: String, example: String) throws(HarnessError) -> [String?] {
             guard let text else { return [nil] }
@@ -127,10 +132,21 @@ public struct WorkloadOptions: ParsableArguments, Sendable {
             }
             return parts
         }
+        let limits = try values(limit, "limit", example: "10,100")
+        let filters = try values(filter, "filter", example: "none,category=0")
+        let reads = try values(read, "read", example: "scan,partition:uniform")
+        let (count, overflow) = limits.count.multipliedReportingOverflow(by: filters.count * reads.count)
+        guard !overflow, count <= Self.maximumSweepPoints else {
+            throw HarnessError(
+                .invalidArgument,
+                "--limit × --filter × --read: \(limits.count) × \(filters.count) × \(reads.count) = \(overflow ? "too many" : String(count)) points, "
+                    + "more than the \(Self.maximumSweepPoints) one run sweeps; split the sweep across runs")
+        }
         var points: [WorkloadOptions] = []
-        for limit in try values(limit, "limit", example: "10,100") {
-            for filter in try values(filter, "filter", example: "none,category=0") {
-                for read in try values(read, "read", example: "scan,partition:uniform") {
+        points.reserveCapacity(count)
+        for limit in limits {
+            for filter in filters {
+                for read in reads {
                     var point = self
                     point.limit = limit
                     point.filter = filter

@@ -19,16 +19,20 @@ extension RunSession {
     /// their labels (issue 26). A shard (a `--workers` worker) gets each point of a sweep as a
     /// file of its own: there only the same configuration twice is refused.
     public static func scenarios(_ planned: [Planned], sharded: Bool) throws(RunError) -> [Scenario] {
+        // The first entry of each file per name (and per configuration when sharded): what
+        // a later entry may clash with, found without a scan of every earlier entry (a sweep
+        // of a thousand points made this quadratic).
+        var firsts: [String: [Int: Int]] = [:]
         for (index, entry) in planned.enumerated() {
-            let clash = { (earlier: Planned) -> Bool in
-                earlier.scenario.name == entry.scenario.name && earlier.file != entry.file
-                    && (!sharded || earlier.scenario.configurationHash == entry.scenario.configurationHash)
-            }
-            if let earlier = planned[..<index].first(where: clash) {
+            let key = sharded ? entry.scenario.name + "\u{0}" + entry.scenario.configurationHash : entry.scenario.name
+            let files = firsts[key, default: [:]]
+            if let earlierIndex = files.filter({ $0.key != entry.file }).values.min() {
+                let earlier = planned[earlierIndex]
                 throw .invalidRequest(
                     "scenario '\(entry.scenario.name)' is given twice\(earlier.scenario.store == entry.scenario.store ? "" : " (with different stores)"); "
                         + "give each scenario once (use --repetitions to repeat it), or rename one")
             }
+            if files[entry.file] == nil { firsts[key, default: [:]][entry.file] = index }
         }
         // Each row says which configuration it measured in words (issue 26).
         return Scenario.labelled(planned.map(\.scenario))

@@ -22,6 +22,10 @@ public struct HTTPDrainLoad: Sendable {
     public var duration: Duration
     /// Each task stops after this many complete drains (nil: only the duration bounds it).
     public var drainsPerTask: Int?
+    /// When set, each drain reads one partition, chosen uniformly among this many
+    /// (seeded per task: the same choices every run, as `run`'s `partition:uniform`)
+    /// instead of ``request``'s range.
+    public var partitionCount: Int?
 
     public init(request: PageRequest, concurrency: Int, duration: Duration, drainsPerTask: Int? = nil) {
         self.request = request.with(token: nil)
@@ -126,6 +130,7 @@ public struct HTTPDrainLoad: Sendable {
         let deadline = start.advanced(by: duration)
         let request = self.request
         let drainsPerTask = self.drainsPerTask ?? Int.max
+        let partitionCount = self.partitionCount
         let concurrency = self.concurrency
         let policy = Self.retryPolicy
         var total = await withTaskGroup(of: Child.self) { group in
@@ -137,7 +142,9 @@ public struct HTTPDrainLoad: Sendable {
             for index in 0..<concurrency {
                 group.addTask(executorPreference: executor?(index)) {
                     var result = Result()
+                    var partitions = SplitMix64(seed: UInt64(index), stream: 1, index: 0)
                     var current = request
+                    if let partitionCount { current.range = .partition(partitions.next(below: partitionCount)) }
                     var unansweredInARow = 0
                     // The policy has no jitter: the generator is drawn from, never felt.
                     var random = SplitMix64(seed: UInt64(index))
@@ -177,6 +184,7 @@ public struct HTTPDrainLoad: Sendable {
                         } else {
                             result.drains += 1
                             current.token = nil
+                            if let partitionCount { current.range = .partition(partitions.next(below: partitionCount)) }
                         }
                     }
                     return .task(result)

@@ -147,14 +147,7 @@ extension CSVColumn {
         _ prefix: String, _ keyPath: WritableKeyPath<Row, LatencyPercentiles?> & Sendable, kind: ColumnKind = .measured,
         _ what: String
     ) -> [CSVColumn] {
-        let parts: [(String, String, WritableKeyPath<LatencyPercentiles, UInt64> & Sendable)] = [
-            ("p50", "median", \.p50Nanoseconds),
-            ("p90", "90th percentile", \.p90Nanoseconds),
-            ("p99", "99th percentile", \.p99Nanoseconds),
-            ("p999", "99.9th percentile", \.p999Nanoseconds),
-            ("max", "maximum", \.maxNanoseconds),
-        ]
-        return parts.map { suffix, label, field in
+        LatencyPercentiles.columnParts.map { suffix, label, field in
             CSVColumn(
                 descriptor: descriptor(
                     "\(prefix)_\(suffix)_ns", .unsignedInteger, optional: true, unit: "ns", .lowerIsBetter, kind,

@@ -86,6 +86,9 @@ public enum CSVFile {
         try forEachRow(type, from: path, pieceBytes: pieceBytes) { row, _, _ in try body(row) }
     }
 
+    /// The longest record (line) a results CSV may hold.
+    static let maximumRecordBytes = 16 << 20
+
     /// ``forEachRow(_:from:_:)`` reading `pieceBytes` at a time (tests cut files into tiny
     /// pieces), handing each row's typed cells and line along.
     static func forEachRow<Row: CSVRecord>(
@@ -109,6 +112,11 @@ public enum CSVFile {
                 isEnd = try !file.read(appendingTo: &buffer, atMost: piece)
             } catch {
                 throw TextFile.inputError(error)
+            }
+            // A line past the bound is refused, not held whole (a file of one endless line).
+            guard buffer.count <= Self.maximumRecordBytes || buffer.contains(UInt8(ascii: "\n")) else {
+                throw MetricsError.malformed(
+                    file: path, line: line, column: nil, "a line longer than \(Self.maximumRecordBytes >> 20) MiB; is it a CSV file?")
             }
             // Whole lines are UTF-8 on their own: a line feed is never part of a multi-byte scalar.
             let complete = isEnd ? buffer.count : (buffer.lastIndex(of: UInt8(ascii: "\n")).map { $0 + 1 } ?? 0)

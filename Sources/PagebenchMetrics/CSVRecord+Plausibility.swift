@@ -33,7 +33,7 @@ struct CSVPlausibility {
         let names = columns.map(\.name)
         self.names = names
         flags = columns.indices.filter { columns[$0].unit == "0/1" }
-        let suffixes = ["_p50_ns", "_p90_ns", "_p99_ns", "_p999_ns", "_max_ns"]
+        let suffixes = LatencyPercentiles.columnSuffixes
         var prefixes: [String] = []
         for name in names {
             guard let suffix = suffixes.first(where: name.hasSuffix) else { continue }

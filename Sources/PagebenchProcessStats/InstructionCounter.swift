@@ -19,10 +19,6 @@ import Synchronization
 /// store, the runtime's scheduling. Work that repeats with wall-clock time instead of with
 /// pages (the memory sampler's ticks) is the caller's to switch off.
 public final class InstructionCounter: Sendable {
-    /// The environment variable that names callgrind's `--callgrind-out-file`, set by the
-    /// process that starts valgrind: its presence asks this process to count.
-    public static let outputFileVariable = "PAGEBENCH_CALLGRIND_OUT"
-
     /// Whether this build can make callgrind's client requests (it was compiled with
     /// `<valgrind/callgrind.h>`; Debian's valgrind package ships it).
     public static var isSupported: Bool { pagebench_callgrind_supported() }

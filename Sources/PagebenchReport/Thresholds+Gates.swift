@@ -59,7 +59,7 @@ extension Thresholds {
         let floors = remoteTarget ? targetNoiseFloors : inProcessNoiseFloors
         if let floor = floors[name] { return floor }
         if name.hasSuffix("_per_s") { return floors["_per_s"] }
-        for suffix in ["_p50_ns", "_p90_ns", "_p99_ns", "_p999_ns", "_max_ns"] where name.hasSuffix(suffix) {
+        for suffix in LatencyPercentiles.columnSuffixes where name.hasSuffix(suffix) {
             return name.hasPrefix("cancel_") || name.hasPrefix("watch_") ? nil : floors[suffix]
         }
         return nil

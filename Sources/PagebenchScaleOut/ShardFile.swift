@@ -121,6 +121,17 @@ public struct ShardFile: Sendable, Equatable {
         return try decode(json: data, file: path)
     }
 
+    /// A value of the file as an error names it: a string or number as written, a container
+    /// by its kind.
+    private static func plain(_ node: StrictJSON.Node) -> String {
+        switch node {
+        case .string(let text), .number(let text): text
+        case .bool(let value): String(value)
+        case .null: "null"
+        case .object, .array: node.description
+        }
+    }
+
     /// Decodes a shard file's JSON; `file` names it in errors.
     ///
     /// Read as strictly as a scenario file: a key repeated in one object, a `null` where the
@@ -131,16 +142,16 @@ public struct ShardFile: Sendable, Equatable {
         func fail(_ message: String) -> HarnessError { HarnessError(.invalidShard, file: file, message) }
         // The format tag first, so that a wrong file gets a useful message, not a missing key.
         let parsed = try? StrictJSON.Document(bytes: Array(data), checked: false)
-        guard let parsed, let object = parsed.foundationValue as? [String: Any] else {
+        guard let parsed, parsed.isObject else {
             let syntax = StrictJSON.syntaxError(in: Array(data)).map { " (\($0))" } ?? ""
             throw fail("not a JSON object\(syntax); a shard file is written by `pagebench run --shard I/N`")
         }
-        guard object["format"] as? String == formatName else {
-            throw fail("'format' is \(object["format"].map { "'\($0)'" } ?? "missing"), expected '\(formatName)': not a pagebench shard file")
+        guard case .string(formatName)? = parsed["format"] else {
+            throw fail("'format' is \(parsed["format"].map { "'\(Self.plain($0))'" } ?? "missing"), expected '\(formatName)': not a pagebench shard file")
         }
-        guard let version = object["version"] as? Int, version == currentVersion else {
+        guard case .number(let version)? = parsed["version"], Int(version) == currentVersion else {
             throw fail(
-                "shard format version \(object["version"].map { "\($0)" } ?? "missing") is not the one this pagebench reads "
+                "shard format version \(parsed["version"].map(Self.plain) ?? "missing") is not the one this pagebench reads "
                     + "(\(currentVersion)); merge with the pagebench version that wrote it")
         }
         if let problem = parsed.firstProblem(nullable: nullablePaths) { throw fail(problem) }

@@ -121,7 +121,7 @@ public struct StoreServer: Sendable {
         port: Int? = nil,
         onListening: @escaping @Sendable (_ port: Int) async -> Void = { _ in }
     ) throws -> any Service {
-        try makeService(logger: logger, server: .http1(configuration: http1Configuration), port: port, onListening: onListening)
+        try makeService(logger: logger, server: .framedHTTP1(configuration: http1Configuration), port: port, onListening: onListening)
     }
 
     /// HTTP/1.1 with the handlers that notice clients leaving and answer unparsable requests

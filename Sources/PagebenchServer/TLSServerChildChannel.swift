@@ -26,10 +26,11 @@ struct TLSServerChildChannel<Base: ServerChildChannel>: ServerChildChannel {
 }
 
 extension HTTPServerBuilder {
-    /// HTTP/1.1 with `configuration`, inside TLS with `context`.
+    /// HTTP/1.1 with `configuration` and ``RequestFraming``, inside TLS with `context`.
     static func tls(http1 configuration: HTTP1Channel.Configuration, context: TLSServerContext) -> HTTPServerBuilder {
         HTTPServerBuilder { responder in
-            TLSServerChildChannel(base: HTTP1Channel(responder: responder, configuration: configuration), context: context)
+            TLSServerChildChannel(
+                base: FramedHTTP1Channel(base: HTTP1Channel(responder: responder, configuration: configuration)), context: context)
         }
     }
 }

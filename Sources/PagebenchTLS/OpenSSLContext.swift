@@ -16,6 +16,9 @@ final class OpenSSLContext {
         // TLS 1.2 and 1.3 only (what Debian's OpenSSL configuration allows too).
         _ = pagebench_SSL_CTX_set_min_proto_version(context, TLS1_2_VERSION)
         pagebench_SSL_CTX_release_buffers(context)
+        // No renegotiation (as swift-nio-ssl's default): a TLS 1.2 peer that asks for one
+        // gets the no_renegotiation alert.
+        pagebench_SSL_CTX_refuse_renegotiation(context)
     }
 
     deinit {

@@ -9,7 +9,11 @@ import NIOTLS
 /// - The handshake starts when the connection is active. Writes made before it completes
 ///   wait and go out after it; `TLSUserEvent.handshakeCompleted` announces it.
 /// - A failed handshake fires a ``TLSError`` (`certificate verify failed: …` with OpenSSL's
-///   verification reason, or `handshake failed: …`) and closes the connection.
+///   verification reason, or `handshake failed: …`) and closes the connection; so does a
+///   handshake not complete within the handshake timeout, when there is one.
+/// - Renegotiation is refused (the context's `SSL_OP_NO_RENEGOTIATION`). A write that
+///   OpenSSL cannot encrypt until the peer's handshake records arrive (`SSL_write` wanting a
+///   read) waits for the next read instead of failing.
 /// - Closing sends close_notify first. A close_notify from the peer is answered and the
 ///   connection closed; a connection that ends without one fires
 ///   ``TLSError/uncleanShutdown`` (a response delimited by the close may be cut short).
@@ -40,18 +44,24 @@ public final class TLSHandler: ChannelDuplexHandler {
     /// Plaintext is read from OpenSSL in steps of at least one full record.
     private static let recordBytes = 16 * 1024
 
-    private let ssl: OpaquePointer
+    /// The OpenSSL connection (internal for the tests that start a renegotiation on it).
+    let ssl: OpaquePointer
     /// The socket's bytes, for OpenSSL to read (owned by `ssl`).
     private let networkIn: OpaquePointer
     /// OpenSSL's bytes for the socket (owned by `ssl`).
     private let networkOut: OpaquePointer
     private let role: Role
     private let verifiesPeer: Bool
+    /// How long the handshake may take from the connection's start; nil: as long as it takes.
+    private let handshakeTimeout: TimeAmount?
+    private var handshakeDeadline: Scheduled<Void>?
     private var state = State.idle
     /// Plaintext written and not yet encrypted (until a flush, or the handshake's end).
     private var bufferedWrites = CircularBuffer<(data: ByteBuffer, promise: EventLoopPromise<Void>?)>()
     /// A flush that came during the handshake.
     private var flushAfterHandshake = false
+    /// `SSL_write` wanted the peer's records first: the writes buffered go on after the next read.
+    private var writesWaitForRead = false
     /// close_notify was sent (writes are refused after it).
     private var sentCloseNotify = false
     /// close_notify came from the peer.
@@ -60,12 +70,17 @@ public final class TLSHandler: ChannelDuplexHandler {
     /// A read the next handlers asked for and no plaintext has answered yet.
     private var readPending = false
 
-    init(context: OpenSSLContext, role: Role, verifiesPeer: Bool) throws(TLSError) {
+    init(context: OpenSSLContext, role: Role, verifiesPeer: Bool, handshakeTimeout: TimeAmount? = nil) throws(TLSError) {
         OpenSSLErrorQueue.clear()
         guard let ssl = SSL_new(context.pointer) else {
             throw .configuration("cannot create a TLS connection: \(OpenSSLErrorQueue.drain())")
         }
-        guard let networkIn = BIO_new(BIO_s_mem()), let networkOut = BIO_new(BIO_s_mem()) else {
+        guard let networkIn = BIO_new(BIO_s_mem()) else {
+            SSL_free(ssl)
+            throw .configuration("cannot create a TLS connection's buffers: \(OpenSSLErrorQueue.drain())")
+        }
+        guard let networkOut = BIO_new(BIO_s_mem()) else {
+            BIO_free(networkIn)  // not yet owned by `ssl`
             SSL_free(ssl)
             throw .configuration("cannot create a TLS connection's buffers: \(OpenSSLErrorQueue.drain())")
         }
@@ -74,7 +89,10 @@ public final class TLSHandler: ChannelDuplexHandler {
         case .client(let serverHostname):
             SSL_set_connect_state(ssl)
             // An IP address is matched against the certificate's IP addresses; a name is
-            // sent as SNI and matched against its DNS names.
+            // sent as SNI and matched against its DNS names, where a wildcard stands for a
+            // whole label only (`*.example.com`, never `w*.example.com`, as curl and
+            // browsers decide).
+            SSL_set_hostflags(ssl, UInt32(X509_CHECK_FLAG_NO_PARTIAL_WILDCARDS))
             if X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(ssl), serverHostname) != 1 {
                 OpenSSLErrorQueue.clear()
                 guard pagebench_SSL_set_tlsext_host_name(ssl, serverHostname) == 1, SSL_set1_host(ssl, serverHostname) == 1 else {
@@ -90,6 +108,7 @@ public final class TLSHandler: ChannelDuplexHandler {
         self.networkOut = networkOut
         self.role = role
         self.verifiesPeer = verifiesPeer
+        self.handshakeTimeout = handshakeTimeout
     }
 
     deinit {
@@ -114,6 +133,7 @@ public final class TLSHandler: ChannelDuplexHandler {
     public func channelInactive(context: ChannelHandlerContext) {
         let previous = state
         state = .closed
+        cancelHandshakeDeadline()
         failBufferedWrites(ChannelError.ioOnClosedChannel)
         switch previous {
         case .handshaking:
@@ -138,7 +158,20 @@ public final class TLSHandler: ChannelDuplexHandler {
     private func startHandshake(context: ChannelHandlerContext) {
         guard case .idle = state else { return }
         state = .handshaking
+        if let handshakeTimeout {
+            handshakeDeadline = context.eventLoop.assumeIsolated().scheduleTask(in: handshakeTimeout) { [self] in
+                guard case .handshaking = state else { return }
+                let milliseconds = handshakeTimeout.nanoseconds / 1_000_000
+                let limit = milliseconds % 1000 == 0 ? "\(milliseconds / 1000) s" : "\(milliseconds) ms"
+                fail(context: context, .handshake("no handshake within \(limit)"))
+            }
+        }
         advanceHandshake(context: context)
+    }
+
+    private func cancelHandshakeDeadline() {
+        handshakeDeadline?.cancel()
+        handshakeDeadline = nil
     }
 
     /// One step of the handshake with what has arrived; on completion, announces it and
@@ -156,6 +189,7 @@ public final class TLSHandler: ChannelDuplexHandler {
             return
         }
         state = .open
+        cancelHandshakeDeadline()
         sendNetworkBytes(context: context, promise: nil)
         context.fireUserInboundEventTriggered(TLSUserEvent.handshakeCompleted(negotiatedProtocol: nil))
         if flushAfterHandshake, case .open = state {
@@ -242,7 +276,11 @@ public final class TLSHandler: ChannelDuplexHandler {
             // What reading produced (an answer to a key update).
             sendNetworkBytes(context: context, promise: nil)
         }
-        if let failure { fail(context: context, failure) }
+        if let failure {
+            fail(context: context, failure)
+        } else if writesWaitForRead, case .open = state {
+            encryptBufferedWrites(context: context)
+        }
     }
 
     public func channelReadComplete(context: ChannelHandlerContext) {
@@ -301,44 +339,77 @@ public final class TLSHandler: ChannelDuplexHandler {
     }
 
     /// Encrypts the writes buffered so far and sends the records; small writes (a request's
-    /// head and body) go into one record.
+    /// head and body) go into one record. What OpenSSL cannot encrypt before the peer's
+    /// handshake records arrive stays buffered, in order, until the next read.
     private func encryptBufferedWrites(context: ChannelHandlerContext) {
         guard !bufferedWrites.isEmpty else {
             context.flush()
             return
         }
-        var promise: EventLoopPromise<Void>?
-        var failure: TLSError?
-        let totalBytes = bufferedWrites.reduce(0) { $0 + $1.data.readableBytes }
-        if bufferedWrites.count > 1, totalBytes <= Self.recordBytes {
-            var joined = context.channel.allocator.buffer(capacity: totalBytes)
-            for write in bufferedWrites { joined.writeImmutableBuffer(write.data) }
-            failure = encrypt(joined)
-        } else {
-            for write in bufferedWrites where failure == nil { failure = encrypt(write.data) }
-        }
-        for write in bufferedWrites {
-            guard let next = write.promise else { continue }
-            if let promise { promise.futureResult.cascade(to: next) } else { promise = next }
-        }
+        writesWaitForRead = false
+        var writes = Array(bufferedWrites)
         bufferedWrites.removeAll(keepingCapacity: true)
-        if let failure {
-            promise?.fail(failure)
+        let totalBytes = writes.reduce(0) { $0 + $1.data.readableBytes }
+        if writes.count > 1, totalBytes <= Self.recordBytes {
+            var joined = context.channel.allocator.buffer(capacity: totalBytes)
+            for write in writes { joined.writeImmutableBuffer(write.data) }
+            writes = [(joined, Self.combined(writes.map(\.promise)))]
+        }
+        var encrypted = 0
+        var outcome = Encryption.done
+        while encrypted < writes.count {
+            outcome = encrypt(writes[encrypted].data)
+            guard case .done = outcome else { break }
+            encrypted += 1
+        }
+        switch outcome {
+        case .done:
+            break
+        case .failed(let failure):
+            Self.combined(writes.map(\.promise))?.fail(failure)
             fail(context: context, failure)
             return
+        case .waitingForRead(let remaining):
+            writesWaitForRead = true
+            bufferedWrites.append((remaining, writes[encrypted].promise))
+            for write in writes[(encrypted + 1)...] { bufferedWrites.append(write) }
+            context.read()
         }
-        sendNetworkBytes(context: context, promise: promise)
+        sendNetworkBytes(context: context, promise: Self.combined(writes[..<encrypted].map(\.promise)))
     }
 
-    private func encrypt(_ plaintext: ByteBuffer) -> TLSError? {
+    /// One promise standing for all of `promises` (nil when there are none).
+    private static func combined(_ promises: [EventLoopPromise<Void>?]) -> EventLoopPromise<Void>? {
+        var first: EventLoopPromise<Void>?
+        for case let next? in promises {
+            if let first { first.futureResult.cascade(to: next) } else { first = next }
+        }
+        return first
+    }
+
+    private enum Encryption {
+        case done
+        /// OpenSSL needs the peer's handshake records (a renegotiation in progress) before it
+        /// encrypts the rest, `remaining`.
+        case waitingForRead(remaining: ByteBuffer)
+        case failed(TLSError)
+    }
+
+    private func encrypt(_ plaintext: ByteBuffer) -> Encryption {
         var remaining = plaintext
         while remaining.readableBytes > 0 {
             OpenSSLErrorQueue.clear()
             let result = remaining.withUnsafeReadableBytes { SSL_write(ssl, $0.baseAddress, Int32(clamping: $0.count)) }
-            guard result > 0 else { return .record(OpenSSLErrorQueue.drain()) }
+            guard result > 0 else {
+                if SSL_get_error(ssl, result) == SSL_ERROR_WANT_READ {
+                    OpenSSLErrorQueue.clear()
+                    return .waitingForRead(remaining: remaining)
+                }
+                return .failed(.record(OpenSSLErrorQueue.drain()))
+            }
             remaining.moveReaderIndex(forwardBy: Int(result))
         }
-        return nil
+        return .done
     }
 
     /// Sends what OpenSSL wrote for the network, if anything, and flushes.
@@ -359,6 +430,7 @@ public final class TLSHandler: ChannelDuplexHandler {
     private func fail(context: ChannelHandlerContext, _ error: TLSError) {
         guard !isClosed else { return }
         state = .closed
+        cancelHandshakeDeadline()
         sendNetworkBytes(context: context, promise: nil)
         failBufferedWrites(error)
         context.fireErrorCaught(error)

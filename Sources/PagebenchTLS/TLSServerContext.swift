@@ -6,6 +6,10 @@ public import NIOCore
 public final class TLSServerContext: Sendable {
     public let certificateChainFile: String
     public let keyFile: String
+    /// How long a connection may take to complete its handshake before it is closed (a
+    /// client that connects and sends nothing, or trickles its handshake, does not hold a
+    /// connection for ever). Nil: as long as it takes.
+    public let handshakeTimeout: Duration?
     private let contexts: PerLoopContexts
 
     /// Loads the PEM certificate chain (leaf first) and its PEM private key for the loops of
@@ -13,9 +17,12 @@ public final class TLSServerContext: Sendable {
     ///
     /// - Throws: ``TLSError`` for a file that is not PEM, or a key that does not belong to
     ///   the certificate.
-    public init(certificateChainFile: String, keyFile: String, group: any EventLoopGroup) throws(TLSError) {
+    public init(
+        certificateChainFile: String, keyFile: String, handshakeTimeout: Duration? = .seconds(10), group: any EventLoopGroup
+    ) throws(TLSError) {
         self.certificateChainFile = certificateChainFile
         self.keyFile = keyFile
+        self.handshakeTimeout = handshakeTimeout
         contexts = try PerLoopContexts(group: group) { () throws(TLSError) in
             try OpenSSLContext.server(certificateChainFile: certificateChainFile, keyFile: keyFile)
         }
@@ -24,6 +31,8 @@ public final class TLSServerContext: Sendable {
     /// A handler for one accepted connection on `eventLoop`, to put first in its pipeline;
     /// call on that loop.
     public func makeHandler(on eventLoop: any EventLoop) throws(TLSError) -> TLSHandler {
-        try TLSHandler(context: contexts.context(on: eventLoop), role: .server, verifiesPeer: false)
+        try TLSHandler(
+            context: contexts.context(on: eventLoop), role: .server, verifiesPeer: false,
+            handshakeTimeout: handshakeTimeout.map { TimeAmount($0) })
     }
 }

@@ -57,15 +57,14 @@ extension Target {
     public static func load(json data: Data, defaultName: String, baseDirectory: String = ".") throws(TargetFileError) -> Target {
         let document: StrictJSON.Document
         do {
-            // Nulls are values here (a request body may hold one); a repeated key is refused.
-            document = try StrictJSON.Document(bytes: Array(data), nullable: nil)
+            // Nulls are values here (a request body may hold one); a repeated key is refused. A
+            // number beyond a Double's range (1e400) is kept as written, as the wire reader
+            // keeps it: a field's bounds check names it (`timeoutSeconds: must be between …,
+            // got 1e400`), a request body sends it as given.
+            document = try StrictJSON.Document(bytes: Array(data), nullable: nil, finiteNumbers: false)
         } catch {
             switch error {
             case .notJSON(let located, let parser):
-                // Foundation's parser refuses a number beyond a Double's range (1e400), which a
-                // target keeps as written: the wire reader reads it, and the field's bounds
-                // check names it (`timeoutSeconds: must be between …, got 1e400`).
-                if let value = try? JSONValue.parse(data) { return try load(value, defaultName: defaultName, baseDirectory: baseDirectory) }
                 throw TargetFileError("the file is not valid JSON" + (located.map { ": " + $0 } ?? " (\(parser))"))
             case .problem(let problem): throw TargetFileError(problem)
             case .shape(let error, _): throw TargetFileError("\(error)")

@@ -7,6 +7,9 @@ public import PagebenchWire
 public struct Target: Sendable {
     /// The three kinds of API.
     public enum Kind: String, Sendable, Hashable, CaseIterable {
+        /// Every kind's name, as help texts list them: `dynamodb, http, graphql`.
+        public static var names: String { allCases.map(\.rawValue).joined(separator: ", ") }
+
         /// The DynamoDB JSON 1.0 API (Query or Scan), signed with SigV4.
         case dynamodb
         /// Any JSON list API over HTTP: request templates and JSON Pointers.

@@ -72,7 +72,16 @@ public final class TargetSource: Sendable {
             for variable in template.environmentNames where environment[variable] == nil {
                 throw TargetFileError("headers.\(name): the environment variable \(variable) is not set")
             }
-            headers.append((name, template.render(TemplateBindings(), environment: environment)))
+            let value = template.render(TemplateBindings(), environment: environment)
+            // A line break would end the header (and could start another): refused as input
+            // (65), naming the variable but not its value.
+            if value.utf8.contains(where: { ($0 < 0x20 && $0 != 0x09) || $0 == 0x7F }) {
+                let variables = template.environmentNames.filter { environment[$0]?.utf8.contains(where: { ($0 < 0x20 && $0 != 0x09) || $0 == 0x7F }) == true }
+                throw TargetFileError(
+                    "headers.\(name): the environment variable \(variables.joined(separator: ", ")) holds a control character "
+                        + "(a line break?); a header value is one line of text")
+            }
+            headers.append((name, value))
         }
         var credentials: AWSCredentials?
         var signer: SigV4Signer?
@@ -138,9 +147,6 @@ public final class TargetSource: Sendable {
             throw PageError(error.kind, mask(error.message), status: error.status)
         }
     }
-
-    /// The request `request`'s page is fetched with.
-    func makeRequest(_ request: PageRequest) -> HTTPRequestClient.Request { exchange.codec.makeRequest(request) }
 
     /// The page a 200 response's body stands for, or the ``TargetError`` it is (T1, T2).
     func readPage(_ body: ByteBuffer, request: PageRequest, described: String) throws(TargetError) -> Page {

@@ -207,6 +207,25 @@ extension SplitMix64 {
         #expect(pieces == 3)  // 300, 300, 300, then 100 and the end
         #expect(try FileSystem.readBytes(path) == bytes)
     }
+
+    @Test("issue 39: a FIFO or a device is refused by name, without waiting for a writer or reading")
+    func fifosAndDevicesAreRefused() throws {
+        let fifo = FileManager.default.temporaryDirectory.appendingPathComponent("pagebench-fifo-\(UUID())").path
+        #expect(mkfifo(fifo, 0o644) == 0)
+        defer { try? FileManager.default.removeItem(atPath: fifo) }
+        for (path, what) in [(fifo, "a FIFO (named pipe)"), ("/dev/zero", "a character device"), ("/dev/null", "a character device")] {
+            #expect {
+                try FileSystem.readBytes(path)
+            } throws: {
+                guard let failure = $0 as? FileSystem.Failure else { return false }
+                return failure.kind == .notARegularFile && failure.description == "\(path): is \(what), not a regular file; give the path of a file"
+            }
+        }
+        #expect(throws: FileSystem.Failure.self) { _ = try FileSystem.InputFile(fifo) }
+        // /proc files are regular files of size 0: still read whole.
+        #expect(try FileSystem.readText("/proc/self/status").contains("Pid:"))
+        #expect(FileSystem.maximumInputBytes == 256 << 20)
+    }
 }
 
 /// The one conversion of a `Duration` to nanoseconds, signed (NIO) and non-negative (latencies,

@@ -149,6 +149,20 @@ import PagebenchTestSupport
         #expect(runExitCode(["--limit", "10,100", "--read", "scan,segment:4", "--print-scenarios"]) == 0)
     }
 
+    /// Issue 39: a sweep's points are counted before any is built; more than a thousand are
+    /// refused naming the count (300 × 300 did not finish in 60 s).
+    @Test func aSweepOfMoreThanAThousandPointsIsRefusedNamingTheCount() async {
+        let limits = (1...40).map(String.init).joined(separator: ",")
+        let reads = (["scan"] + (2...30).map { "segment:\($0)" }).joined(separator: ",")
+        #expect(runExitCode(["--limit", limits, "--read", reads, "--print-scenarios"]) == 64)
+        let (_, _, failure) = await run(["--limit", limits, "--read", reads, "--print-scenarios"])
+        #expect(failure?.exitCode.rawValue == 64)
+        #expect(failure?.message.contains("--limit × --filter × --read: 40 × 1 × 30 = 1200 points, more than the 1000 one run sweeps") == true, "\(String(describing: failure))")
+        let (capture, _, none) = await run(["--limit", (1...20).map(String.init).joined(separator: ","), "--read", reads, "--print-scenarios"])
+        #expect(none == nil)
+        #expect(capture.text.components(separatedBy: "\"name\"").count - 1 == 600)
+    }
+
     /// A scenario file's `label` names its rows, whatever else runs with it.
     @Test func aScenarioLabelIsKept() async throws {
         let directory = try temporaryDirectoryPath("pagebench-run")

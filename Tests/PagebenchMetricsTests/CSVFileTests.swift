@@ -243,6 +243,19 @@ struct CSVFileTests {
         #expect(try Self.contents(path).components(separatedBy: "schema_version,").count == 2)
     }
 
+    /// Issue 39: a CSV of one endless line is refused once a line passes 16 MiB, not held whole.
+    @Test func aRecordLongerThanTheBoundIsRefused() throws {
+        try Self.withTemporaryDirectory { directory in
+            let path = directory + "/long.csv"
+            try Data(repeating: UInt8(ascii: "a"), count: 17 << 20).write(to: URL(fileURLWithPath: path))
+            #expect {
+                _ = try CSVFile.readResults(path)
+            } throws: { error in
+                (error as? MetricsError)?.kind == .malformedInput && "\(error)".hasSuffix("a line longer than 16 MiB; is it a CSV file?")
+            }
+        }
+    }
+
     @Test("a history path that is not a regular file is refused, and nothing is replaced")
     func historyMustBeARegularFile() throws {
         try Self.withTemporaryDirectory { directory in

@@ -140,15 +140,30 @@ func withServer<Result>(
 func withTLSServer<Result>(
     _ certificates: TestCertificates, script: ServerScript, _ body: (_ port: Int) async throws -> Result
 ) async throws -> Result {
-    try await withScriptedServer(tls: certificates, script: script, raw: nil, body)
+    try await withScriptedServer(tls: (certificates.certificate, certificates.key), script: script, raw: nil, body)
+}
+
+/// A TLS server on 127.0.0.1 presenting the PEM `chain` with `key`, answering each connection
+/// with `script`, for the duration of `body`.
+func withTLSServer<Result>(
+    chain: String, key: String, script: ServerScript, _ body: (_ port: Int) async throws -> Result
+) async throws -> Result {
+    try await withScriptedServer(tls: (chain, key), script: script, raw: nil, body)
 }
 
 private func withScriptedServer<Result>(
     tls certificates: TestCertificates?, script: ServerScript?,
     raw: (@Sendable () -> any ChannelHandler)?, _ body: (_ port: Int) async throws -> Result
 ) async throws -> Result {
+    try await withScriptedServer(tls: certificates.map { ($0.certificate, $0.key) }, script: script, raw: raw, body)
+}
+
+private func withScriptedServer<Result>(
+    tls files: (chain: String, key: String)?, script: ServerScript?,
+    raw: (@Sendable () -> any ChannelHandler)?, _ body: (_ port: Int) async throws -> Result
+) async throws -> Result {
     let group = MultiThreadedEventLoopGroup.singleton
-    let context = try certificates.map { try TLSServerContext(certificateChainFile: $0.certificate, keyFile: $0.key, group: group) }
+    let context = try files.map { try TLSServerContext(certificateChainFile: $0.chain, keyFile: $0.key, group: group) }
     let server = try await ServerBootstrap(group: group)
         .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
         .childChannelInitializer { channel in

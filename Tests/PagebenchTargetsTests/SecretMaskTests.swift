@@ -16,6 +16,26 @@ import Testing
         #expect(SecretMask(["abc"]).forms.isEmpty)
     }
 
+    /// Issue 39: a server that echoes a secret lower-cased, upper-cased or base64-encoded,
+    /// or a Basic credential decoded, gets it masked too.
+    @Test func t4ASecretEchoedInAnotherFormIsMasked() {
+        let token = "Tok-AbC123xyz/+Q"
+        let mask = SecretMask(["Bearer " + token, token])
+        let base64 = Data(token.utf8).base64EncodedString()
+        #expect(base64.hasSuffix("="))
+        let urlSafe = base64.replacingOccurrences(of: "=", with: "").replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+        for echoed in [token.lowercased(), token.uppercased(), "bearer " + token.lowercased(), base64, base64.replacingOccurrences(of: "=", with: ""), urlSafe,
+            Data(("Bearer " + token).utf8).base64EncodedString()]
+        {
+            #expect(mask("said: \(echoed).") == "said: [masked].", "\(echoed)")
+        }
+        let basic = SecretMask(["Basic " + Data("user:s3cr3t-pass".utf8).base64EncodedString()])
+        #expect(basic(#"{"you": "user:s3cr3t-pass"}"#) == #"{"you": "[masked]"}"#)
+        #expect(basic("unrelated text stays") == "unrelated text stays")
+        // Non-ASCII text around a match stays whole.
+        #expect(mask("é \(token.uppercased()) ü") == "é [masked] ü")
+    }
+
     @Test func anExcerptIsMaskedBeforeItIsCutSoAHalvedSecretIsMaskedWhole() {
         let secret = String(repeating: "s", count: 50)
         let mask = SecretMask([secret])

@@ -250,6 +250,33 @@ import PagebenchTestSupport
         #expect(!everything.contains("xxxxxxxxxx"))
     }
 
+    /// T4 (issue 39): a server that echoes the secret lower-cased, upper-cased or
+    /// base64-encoded, or decodes a Basic credential and echoes that, gets none of it printed.
+    @Test func t4ASecretEchoedInAnotherFormIsMasked() async throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let secret = "S3cr3T-\(UUID().uuidString)"
+        let variable = "PAGEBENCH_T4_FORMS_\(UInt32.random(in: 0...UInt32.max))"
+        let server = try ChildServer.python("misbehaving.py")
+        defer { server.stop() }
+        defer { unsetenv(variable) }
+        var everything = ""
+        setenv(variable, secret, 1)
+        for form in ["lower", "upper", "base64"] {
+            let result = try await run(server, path: "/echo/\(form)", in: directory, headers: "{\"Authorization\": \"Bearer ${\(variable)}\"}")
+            let failure = try #require(result.failure)
+            #expect(failure.message.contains(#"{"you_sent": "[masked]"}"#), "\(form): \(failure.message)")
+            everything += result.text + failure.message
+        }
+        setenv(variable, Data("user:\(secret)".utf8).base64EncodedString(), 1)
+        let basic = try await run(server, path: "/echo/basic", in: directory, headers: "{\"Authorization\": \"Basic ${\(variable)}\"}")
+        let failure = try #require(basic.failure)
+        #expect(failure.message.contains(#"{"you_sent": "[masked]"}"#), "\(failure.message)")
+        everything += basic.text + failure.message
+        #expect(!everything.lowercased().contains("s3cr3t"))
+        #expect(!everything.contains(String(Data(secret.utf8).base64EncodedString().prefix(12))))
+    }
+
     /// T4: a secret in the environment, sent as a header, is accepted by the server and
     /// appears in no results file, shard file, printed text or error message.
     @Test func t4ASecretFromTheEnvironmentNeverAppearsInAnyOutput() async throws {

@@ -193,17 +193,27 @@ import Testing
         #expect(rejection(http("maxResponseBytes", "1073741824")) == "accepted")
     }
 
-    /// Issue 24: a file a target pulls in is read with a cap (`/dev/zero` was read without
-    /// end), refused naming the field and the cap; so is the target file itself.
-    @Test func filesATargetPullsInAreReadWithACap() {
+    /// Issue 24: a file a target pulls in is read with a cap, refused naming the field and the
+    /// cap; so is the target file itself. Issue 39: a device (`/dev/zero` was read without
+    /// end) is refused before a byte is read, as no regular file.
+    @Test func filesATargetPullsInAreReadWithACap() throws {
         let message = rejection(http("partitions", #"{"file": "/dev/zero"}"#))
-        #expect(message.hasPrefix("partitions.file: '/dev/zero': larger than \(Target.maximumPartitionsFileBytes >> 20) MiB"), "\(message)")
+        #expect(message == "partitions.file: '/dev/zero': is a character device, not a regular file; give the path of a file", "\(message)")
         do {
             _ = try Target.load(path: "/dev/zero")
             Issue.record("/dev/zero loaded")
         } catch {
-            #expect(error.message.hasPrefix("/dev/zero: larger than \(Target.maximumFileBytes >> 20) MiB"), "\(error.message)")
-            #expect(!error.isMissingFile)
+            #expect(error.message == "/dev/zero: is a character device, not a regular file; give the path of a file", "\(error.message)")
         }
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pagebench-cap-\(UUID())").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let large = directory + "/large.txt"
+        #expect(FileManager.default.createFile(atPath: large, contents: nil))
+        let handle = try #require(FileHandle(forWritingAtPath: large))
+        try handle.truncate(atOffset: UInt64(Target.maximumPartitionsFileBytes + 1))
+        try handle.close()
+        let tooLarge = rejection(http("partitions", #"{"file": "\#(large)"}"#))
+        #expect(tooLarge.hasPrefix("partitions.file: '\(large)': larger than \(Target.maximumPartitionsFileBytes >> 20) MiB"), "\(tooLarge)")
     }
 }

@@ -74,7 +74,9 @@ def test_a_server_that_dies_mid_run_ends_it_with_exit_69():
 def test_many_connections_for_a_short_duration_end_and_count_only_the_window():
     server = ServedStore("--partitions", "2", "--items-per-partition", "100")
     try:
-        result = http_bench("--target", server.endpoint, "--connections", "1000", "--duration", "2")
+        # One page per drain (--limit past the store's 200 items): a page received is a drain
+        # completed, and a run without one is exit 69 (issue 39).
+        result = http_bench("--target", server.endpoint, "--connections", "1000", "--duration", "2", "--limit", "1000")
     finally:
         server.stop()
     if result.returncode == 69:

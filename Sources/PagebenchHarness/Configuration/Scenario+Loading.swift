@@ -80,22 +80,24 @@ extension Scenario {
             case .reader(let error): throw HarnessError(.invalidScenario, "\(error)")
             }
         }
-        guard let dictionary = document.foundationValue as? [String: Any] else {
+        guard case .object(let members) = document.root else {
             throw HarnessError(.invalidScenario, "the top level must be a JSON object like {\"name\": \"x\", \"store\": {}, \"workload\": {}}")
         }
+        // Keys are unique here: the document refused a repeated one.
+        let dictionary = Dictionary(members.map { ($0.key, $0.value) }, uniquingKeysWith: { _, last in last })
         if let unknown = dictionary.keys.sorted().first(where: { !jsonKeys.contains($0) }) {
             throw .invalidField(unknown, "unknown key; known keys are \(jsonKeys.joined(separator: ", "))")
         }
         var scenario = Scenario(name: defaultName)
         if let name = dictionary["name"] {
-            guard let text = name as? String else { throw .invalidField("name", "must be a string") }
+            guard case .string(let text) = name else { throw .invalidField("name", "must be a string") }
             guard !ControlCharacters.contains(text) else {
                 throw .invalidField("name", "holds a control character (NUL, TAB, ESC, …); names reach terminals, CSV and HTML")
             }
             scenario.name = text
         }
         if let label = dictionary["label"] {
-            guard let text = label as? String, !text.allSatisfy(\.isWhitespace) else {
+            guard case .string(let text) = label, !text.allSatisfy(\.isWhitespace) else {
                 throw .invalidField("label", "must be a non-empty string naming the configuration, e.g. \"limit 100, our filter\"")
             }
             guard !ControlCharacters.contains(text) else {
@@ -104,14 +106,14 @@ extension Scenario {
             scenario.label = text
         }
         if let description = dictionary["description"] {
-            guard let text = description as? String else { throw .invalidField("description", "must be a string") }
+            guard case .string(let text) = description else { throw .invalidField("description", "must be a string") }
             guard !ControlCharacters.contains(text) else {
                 throw .invalidField("description", "holds a control character (NUL, TAB, ESC, …); use plain text")
             }
             scenario.description = text
         }
         if let store = dictionary["store"] {
-            guard store is [String: Any] else {
+            guard case .object = store else {
                 throw .invalidField("store", "must be a JSON object of store settings, e.g. {\"partitions\": 4}")
             }
             do {
@@ -123,11 +125,11 @@ extension Scenario {
             }
         }
         if let slo = dictionary["slo"] {
-            guard let expressions = slo as? [Any] else {
+            guard case .array(let expressions) = slo else {
                 throw .invalidField("slo", "must be a list of SLO expressions like --slo's, e.g. [\"drain_latency_corrected_p99_ns<100ms\"]")
             }
             for (index, expression) in expressions.enumerated() {
-                guard let text = expression as? String, !text.allSatisfy(\.isWhitespace) else {
+                guard case .string(let text) = expression, !text.allSatisfy(\.isWhitespace) else {
                     throw .invalidField("slo[\(index)]", "must be a non-empty string such as \"error_rate<0.1%\"")
                 }
                 guard !ControlCharacters.contains(text) else {
@@ -137,15 +139,13 @@ extension Scenario {
             }
         }
         if let target = dictionary["target"] {
-            guard target is [String: Any],
-                let data = try? JSONSerialization.data(withJSONObject: target, options: [.sortedKeys, .withoutEscapingSlashes])
-            else {
+            guard case .object = target else {
                 throw .invalidField("target", "must be a JSON object describing a target (docs/file-formats.md)")
             }
-            scenario.target = String(decoding: data, as: UTF8.self)
+            scenario.target = target.sortedCompactText
         }
         if let workload = dictionary["workload"] {
-            guard workload is [String: Any] else {
+            guard case .object = workload else {
                 throw .invalidField("workload", "must be a JSON object of workload settings, e.g. {\"pager\": \"streaming\"}")
             }
             do {

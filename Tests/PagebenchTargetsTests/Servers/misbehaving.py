@@ -5,6 +5,8 @@ GET /ok?limit=N[&nextToken=T]   20 items, pages of N, nextToken = next offset as
 GET /auth?...                   as /ok, but 401 unless `Authorization: Bearer $EXPECTED_SECRET`
 GET /forbidden                  403
 GET /echo                       403 echoing the request's Authorization header (JSON, non-ASCII as \\u)
+GET /echo/FORM                  403 echoing it as FORM: lower, upper, base64, or basic (the
+                                text a Basic credential decodes to)
 GET /notjson                    200 with an HTML body
 GET /noitems                    200 {"data": []}
 GET /badtoken                   200 with a numeric nextToken
@@ -26,6 +28,7 @@ GET /pages/...                  an empty page in `pagebench serve`'s body format
 
 Prints `listening on http://127.0.0.1:PORT`; stops when stdin closes or on SIGTERM.
 """
+import base64
 import json
 import os
 import socket
@@ -100,6 +103,17 @@ class Handler(BaseHTTPRequestHandler):
                 self.send(401, json.dumps({"message": "bad credentials"}))
             else:
                 self.page(query)
+        elif path.startswith("/echo/"):
+            form, value = path.split("/")[2], self.headers.get("Authorization") or ""
+            if form == "lower":
+                echoed = value.lower()
+            elif form == "upper":
+                echoed = value.upper()
+            elif form == "base64":
+                echoed = base64.b64encode(value.encode()).decode()
+            else:
+                echoed = base64.b64decode(value.split(" ", 1)[-1]).decode(errors="replace")
+            self.send(403, json.dumps({"you_sent": echoed}))
         elif path == "/echo":
             self.send(403, json.dumps({"you_sent": {"authorization": self.headers.get("Authorization")}}))
         elif path == "/forbidden":
