@@ -66,31 +66,6 @@ import Testing
         #expect(state.samples.first { $0.labels.contains { $0 == ("state", "between") } }?.value == 1)
     }
 
-    /// A staged run (H4): each stage's series ends equal to its own row.
-    @Test func h11EachStageEndsEqualToItsRow() async throws {
-        var scenario = scenario(store: StoreConfiguration(partitions: 20)) { workload in
-            workload.pager = .loop
-        }
-        scenario.workload.setStages(try StagePlan(parsing: "300ms:1-2,300ms:2"))
-        try scenario.validate()
-        let metrics = LiveMetrics(
-            version: "test", target: "in-process",
-            configurations: [.init(label: "test", configHash: "h", pager: "loop", loadModel: "closed")], context: Self.context)
-        var options = SweepRunner.Options(context: Self.context)
-        options.observer = metrics
-        let output = try await SweepRunner(scenarios: [scenario], options: options).run()
-        #expect(output.rows.count == 2)
-        let pages = try #require(metrics.families().first { $0.name == "pagebench_pages" })
-        for row in output.rows {
-            let stage = try #require(row.stage)
-            let sample = pages.samples.first { sample in
-                sample.labels.contains { $0.name == "phase" && $0.value.hasSuffix("-s\(stage)") }
-            }
-            #expect(sample?.value == Double(row.pages))
-            #expect(row.pages > 0)
-        }
-    }
-
     /// Labels are the configuration, pager, phase and target: nothing else a series could
     /// explode on.
     @Test func h11SeriesCarryOnlyTheDocumentedLabels() async throws {
