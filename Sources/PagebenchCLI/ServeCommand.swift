@@ -39,6 +39,9 @@ public struct ServeCommand: AsyncParsableCommand {
             valueName: "file"))
     public var scenarioFile: String?
 
+    /// The most descriptors `serve` raises its soft limit to (Linux's default `nr_open`).
+    static let mostDescriptors = 1 << 20
+
     @Option(parsing: .unconditional, help: "Address to bind; loopback by default. Use 0.0.0.0 only on a trusted network.")
     public var host = "127.0.0.1"
 
@@ -179,6 +182,9 @@ public struct ServeCommand: AsyncParsableCommand {
     }
 
     public func run() async throws {
+        // Every client connection is a socket: hold as many as the hard limit allows (a
+        // crowd of 10,000 pagers keeps 10,000 open), as Go's runtime does for every program.
+        FileDescriptorLimit.raiseSoftLimit(toAtLeast: min(FileDescriptorLimit.current.hard, Self.mostDescriptors))
         let server: StoreServer
         do {
             server = try makeServer()

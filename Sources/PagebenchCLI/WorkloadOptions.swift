@@ -10,7 +10,7 @@ public struct WorkloadOptions: ParsableArguments, Sendable {
     @Option(parsing: .unconditional, help: ArgumentHelp("loop, streaming, apollo-loadAll, apollo-loadNext or apollo-watch (P16; needs per-second writes).", valueName: "kind"))
     public var pager: String?
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Concurrency values to sweep, comma-separated, e.g. 1,8,64. Each pager holds about 0.4-0.8 MiB of latency histograms; one process holds at most 4 GiB of them (use --workers for more).", valueName: "list"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Concurrency values to sweep, comma-separated, e.g. 1,8,64. A pager costs about 30 KiB (its latencies go to histograms the phase shares); a phase that would not fit in the machine's memory in one process is refused (use --workers for more).", valueName: "list"))
     public var concurrency: String?
 
     @Option(

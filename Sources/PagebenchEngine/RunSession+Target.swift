@@ -1,3 +1,4 @@
+import PagebenchBase
 import PagebenchHTTPClient
 import PagebenchWire
 import PagebenchHarness
@@ -18,6 +19,7 @@ extension RunSession {
                 "--target pages one served store, but these scenarios describe \(hashes.count) different stores; run them one at a time")
         }
         let connections = max(1, scenarios.flatMap(\.workload.concurrency).max() ?? 1)
+        try Self.checkDescriptorLimit(connections: connections)
         let source: HTTPStoreSource
         do {
             source = try HTTPStoreSource(target: target, configuration: .init(connections: connections, client: request.httpClient))
@@ -47,5 +49,30 @@ extension RunSession {
                     + "start `pagebench serve` with the same store options, --config file or --scenario file as `pagebench run`")
         }
         return source
+    }
+}
+
+extension RunSession {
+    /// Descriptors a run keeps besides its connections' sockets: standard streams, output
+    /// files, the event loops' epoll, event and timer descriptors, and room to spare.
+    static var reservedDescriptors: Int { 64 }
+
+    /// A remote target gets a connection per pager of the widest phase, and every
+    /// connection is a socket: more than the process may open would fail to connect (EMFILE)
+    /// part way and be counted as failures of the target. The soft limit is raised as far
+    /// as the hard limit allows (as Go's runtime does); beyond that, exit 64 before
+    /// connecting, naming the limit and the fix.
+    static func checkDescriptorLimit(connections: Int) throws(RunError) {
+        let needed = connections + reservedDescriptors
+        // As far as the hard limit allows, also when that is not enough: the refusal then
+        // says how many pagers the raised limit holds.
+        let limits = FileDescriptorLimit.raiseSoftLimit(toAtLeast: min(needed, FileDescriptorLimit.current.hard))
+        guard limits.soft < needed else { return }
+        throw .invalidRequest(
+            "\(connections) pagers against a remote target need \(needed) file descriptors (a connection per pager and "
+                + "\(reservedDescriptors) for the process), but this process may open \(limits.soft) (ulimit -n; hard limit "
+                + "\(limits.hard == Int.max ? "unlimited" : String(limits.hard))); give at most --concurrency "
+                + "\(max(0, limits.soft - reservedDescriptors)), raise the hard limit (ulimit -Hn, as root, or LimitNOFILE= "
+                + "of a systemd unit; the server needs as many for its side), or split the run with --workers N")
     }
 }

@@ -70,6 +70,7 @@ extension RunSession {
     ///   during the check.
     func connectRealTarget(_ target: Target, scenarios: [Scenario]) async throws(RunError) -> TargetSource {
         let connections = max(1, scenarios.flatMap(\.workload.concurrency).max() ?? 1)
+        try Self.checkDescriptorLimit(connections: connections)
         if let caFile = request.caFile { try Self.checkReadable(caFile, flag: "--ca-file") }
         let source: TargetSource
         do {

@@ -1,20 +1,22 @@
 import PagebenchBase
 import Histogram
 
-/// Records latencies in nanoseconds into an HdrHistogram: one recorder per task, merged at the end.
+/// Records latencies in nanoseconds into an HdrHistogram; recorders merge exactly.
 ///
-/// A value type with no lock: each task of a run owns its recorders and records into them on
-/// the per-page path without touching shared state; the harness merges them with ``add(_:)``
-/// when the tasks return (one histogram per task, merged at the end). Merging is
-/// exact: the merged recorder equals one that recorded every sample itself.
+/// A value type with no lock. The harness's pagers do not own one each: they keep their
+/// latencies in a small buffer and fold it into a few histograms shared by the phase (see
+/// `LatencyBuffer` in PagebenchHarness), which is what one recorder per pager merged at the
+/// end would hold: merging is exact, the merged recorder equals one that recorded every
+/// sample itself.
 ///
 /// Resolution is 3 significant decimal digits (a value is stored to within 0.1 %, exactly
 /// below 2,048 ns). The histogram starts small and grows to the largest value recorded, up to
 /// ``highestTrackableNanoseconds`` (default one hour); larger values are recorded as that
-/// limit and counted in ``clampedCount``. Footprint (``estimatedFootprintBytes``): about 20 KiB
-/// empty, 8 KiB more per doubling of the largest value beyond 2 µs: ~50 KiB at 10 µs, ~100 KiB
-/// at 1 ms, ~130 KiB at 10 ms, ~200 KiB at 1 s. Hundreds of tasks with a slow store therefore
-/// hold tens of MiB of histograms: that memory shows in jemalloc's figures, so report it.
+/// limit and counted in ``clampedCount``. Footprint (``estimatedFootprintBytes``): nothing of
+/// its own before the first record (new recorders share one empty counts array), then about
+/// 20 KiB, 8 KiB more per doubling of the largest value beyond 2 µs: ~50 KiB at 10 µs,
+/// ~100 KiB at 1 ms, ~130 KiB at 10 ms, ~200 KiB at 1 s. That memory shows in jemalloc's
+/// figures, so report it.
 ///
 /// Serialise losslessly with ``serialized()`` / ``init(serialized:)``.
 public struct LatencyRecorder: Sendable, Equatable {
@@ -38,11 +40,19 @@ public struct LatencyRecorder: Sendable, Equatable {
     public init(highestTrackableNanoseconds: UInt64 = LatencyRecorder.defaultHighestTrackableNanoseconds) {
         precondition(highestTrackableNanoseconds >= 2, "highestTrackableNanoseconds must be at least 2")
         self.highestTrackableNanoseconds = highestTrackableNanoseconds
-        var histogram = Histogram<UInt64>(
-            lowestDiscernibleValue: 1, highestTrackableValue: 2, numberOfSignificantValueDigits: Self.significantDigits)
-        histogram.autoResize = true
-        self.histogram = histogram
+        self.histogram = Self.emptyHistogram
     }
+
+    /// The histogram every new recorder starts from: copies share its counts array until
+    /// their first record (copy-on-write), so an empty recorder allocates nothing. A task's
+    /// metrics that count pages but record no latency (a pager of a phase, whose latencies
+    /// go to shared histograms) then cost a few hundred bytes, not 2 × 16 KiB.
+    private static let emptyHistogram: Histogram<UInt64> = {
+        var histogram = Histogram<UInt64>(
+            lowestDiscernibleValue: 1, highestTrackableValue: 2, numberOfSignificantValueDigits: significantDigits)
+        histogram.autoResize = true
+        return histogram
+    }()
 
     /// Bytes this recorder holds (conservatively high, from HdrHistogram's estimate).
     public var estimatedFootprintBytes: Int { histogram.estimatedFootprintInBytes }

@@ -86,6 +86,13 @@ public struct TaskMetrics: Sendable, Equatable {
         cancellationLatency!.record(nanoseconds: latencyNanoseconds)
     }
 
+    /// Counts one cancelled drain whose latency is recorded elsewhere (a pager's latencies go
+    /// to its phase's shared histograms): the count and the pages fetched after the request.
+    public mutating func recordCancellation(pagesAfterCancel: Int) {
+        cancellations += 1
+        self.pagesAfterCancel += pagesAfterCancel
+    }
+
     /// Counts one failed drain.
     public mutating func recordError(_ kind: ErrorKind) { errors.record(kind) }
 

@@ -200,13 +200,13 @@ import Testing
         let shared = YieldPolicy.forPhase(pagers: 1, cores: 2, backgroundTicks: nil)
         #expect(shared.intervalNanoseconds == 1_000_000 && shared.backgroundTicks == nil)
 
-        var pacing = Pacing(timeSeries: false)
+        var pacing = Pacing(timeSeries: false, latencySink: nil)
         let ms: UInt64 = 1_000_000
         #expect(busy.shouldYield(now: 5 * ms, &pacing))
         #expect(!busy.shouldYield(now: 5 * ms + ms / 2, &pacing), "within the interval")
         #expect(busy.shouldYield(now: 6 * ms, &pacing))
 
-        pacing = Pacing(timeSeries: false)
+        pacing = Pacing(timeSeries: false, latencySink: nil)
         #expect(!spare.shouldYield(now: 30 * ms, &pacing), "first look: the background work's count is new")
         ticks.store(2, ordering: .relaxed)
         #expect(!spare.shouldYield(now: 40 * ms, &pacing), "within the interval")

@@ -4,7 +4,10 @@ import csv
 import io
 import json
 import os
+import re
 import subprocess
+
+import pytest
 
 from pagebench_support import ROOT, pagebench_binary
 
@@ -78,16 +81,63 @@ def test_numbers_converted_to_whole_ones_are_bounded_first(tmp_path):
     assert "--from" in result.stderr and "10000000" in result.stderr
 
 
+def memory_cgroup(limit_bytes):
+    """A memory cgroup of this test's own with `limit_bytes` (v2 or v1), or the reason there is none."""
+    if os.geteuid() != 0:
+        return None, "needs root to make a memory cgroup"
+    name = f"pagebench-test-{os.getpid()}"
+    for root, limit_file in (("/sys/fs/cgroup", "memory.max"), ("/sys/fs/cgroup/memory", "memory.limit_in_bytes")):
+        if root == "/sys/fs/cgroup" and not os.path.exists(os.path.join(root, "cgroup.controllers")):
+            continue
+        path = os.path.join(root, name)
+        try:
+            os.mkdir(path)
+        except OSError as error:
+            return None, f"cannot make a cgroup under {root}: {error}"
+        try:
+            with open(os.path.join(path, limit_file), "w") as handle:
+                handle.write(str(limit_bytes))
+            return path, None
+        except OSError as error:
+            os.rmdir(path)
+            return None, f"cannot set {limit_file} of a cgroup under {root}: {error}"
+    return None, "no cgroup v2 with a memory controller and no cgroup v1 memory hierarchy at /sys/fs/cgroup"
+
+
 def test_memory_bounds_state_the_limit_and_why():
-    # --concurrency 20000 passed 6 GB: each pager holds about 0.4 MiB of histograms.
-    result = run("run", "--concurrency", "20000", "--print-scenarios")
-    assert result.returncode == 64, result.stderr[-300:]
-    assert "20000 pagers need about" in result.stderr and "at most 4.00GiB" in result.stderr, result.stderr
-    assert "--workers N" in result.stderr
-    assert run("run", "--concurrency", "20000", "--workers", "2", "--print-scenarios").returncode == 0
+    # Issue 38: a pager costs about 32 KiB (issue 24: 0.4 MiB of its own histograms, and
+    # --concurrency 20000 passed 6 GB); 100,000 pagers fit this machine's memory.
+    assert run("run", "--concurrency", "100000", "--print-scenarios").returncode == 0
     result = run("run", "--stages", ",".join(["1ms:1"] * 1001), "--print-scenarios")
     assert result.returncode == 64
     assert "a plan has at most 1000" in result.stderr
+
+
+def test_a_crowd_beyond_the_cgroups_memory_is_refused_saying_how_many_pagers_fit():
+    # A container's memory limit is what its processes can hold: in a cgroup of 512 MiB,
+    # 100,000 pagers (about 3.1 GiB) are refused up front, with the figures.
+    path, reason = memory_cgroup(512 << 20)
+    if path is None:
+        pytest.skip(reason)
+
+    def join():
+        with open(os.path.join(path, "cgroup.procs"), "w") as handle:
+            handle.write(str(os.getpid()))
+    try:
+        def in_cgroup(*arguments):
+            return subprocess.run([pagebench_binary(), *arguments], capture_output=True, text=True, timeout=120,
+                                  preexec_fn=join)
+        result = in_cgroup("run", "--concurrency", "100000", "--print-scenarios")
+        assert result.returncode == 64, result.stderr[-500:]
+        message = result.stderr
+        assert "100000 pagers need about" in message and "the cgroup's memory limit is 512.0MiB" in message, message
+        assert re.search(r"at most \d+ pagers fit in one process", message) and "--workers N" in message, message
+        fit = int(re.search(r"at most (\d+) pagers fit", message).group(1))
+        assert 0 < fit < 100_000
+        assert in_cgroup("run", "--concurrency", str(fit), "--print-scenarios").returncode == 0
+        assert in_cgroup("run", "--concurrency", "100000", "--workers", "8", "--print-scenarios").returncode == 0
+    finally:
+        os.rmdir(path)
 
 
 def test_a_key_given_twice_in_a_text_form_is_refused(tmp_path):

@@ -41,3 +41,30 @@ def test_a_serve_killed_mid_run_is_exit_69_with_rows_that_count_the_failures(tmp
     # The requests to the dead server are counted as what they were: answered by no one.
     unanswered = re.search(r"transport=(\d+)", row["http_responses"])
     assert unanswered and int(unanswered.group(1)) > 0, row["http_responses"]
+
+
+def test_more_pagers_than_file_descriptors_against_a_target_are_refused_naming_the_limit(tmp_path):
+    # Issue 38: a pager has its own connection to a remote target, and a connection is a
+    # descriptor. Below the hard limit `run` raises its soft limit; beyond it, exit 64 up
+    # front, naming the limit and the fix, before any connection is made.
+    import resource
+    import subprocess
+    from pagebench_support import pagebench_binary
+
+    def low_limit():
+        resource.setrlimit(resource.RLIMIT_NOFILE, (256, 1024))
+
+    def run_with(*arguments):
+        return subprocess.run([pagebench_binary(), "run", "--warmup", "0", "--drains", "1", "--output",
+                               str(tmp_path / "out.csv"), *arguments], capture_output=True, text=True, timeout=120,
+                              preexec_fn=low_limit)
+
+    refused = run_with("--target", "http://127.0.0.1:9", "--concurrency", "5000")
+    assert refused.returncode == 64, refused.stderr[-500:]
+    assert "need 5064 file descriptors" in refused.stderr and "may open 1024" in refused.stderr, refused.stderr
+    assert "ulimit -Hn" in refused.stderr and "--concurrency 960" in refused.stderr, refused.stderr
+    # 900 pagers need 964: the soft limit (256) is raised to that, and the run gets as far
+    # as the target, which is not there (69).
+    raised = run_with("--target", "http://127.0.0.1:9", "--concurrency", "900")
+    assert raised.returncode == 69, raised.stderr[-500:]
+    assert "file descriptors" not in raised.stderr

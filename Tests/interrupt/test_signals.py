@@ -65,6 +65,23 @@ def test_a_signal_keeps_the_finished_phase_and_marks_the_interrupted_one_partial
     assert "endless (partial)" in stdout
 
 
+def test_a_signal_stops_a_crowd_of_pagers_and_writes_its_row(tmp_path):
+    # Issue 38: a crowd of pagers (3,000 here, in a debug build) stops on SIGINT like two do:
+    # every pager in a drain is cancelled and timed (H2), the row is written, partial.
+    crowd = scenario(tmp_path, "crowd", concurrency=[3000], durationSeconds=3600)
+    code, stdout, stderr = run_until_marker(
+        [crowd, "--output", "out.csv"], "crowd ×3000 rep 1: measuring",
+        lambda process: process.send_signal(signal.SIGINT), tmp_path)
+    assert code == 130, stderr
+    assert "interrupted by SIGINT" in stderr and "1 marked partial" in stderr, stderr
+    written, = rows(tmp_path / "out.csv")
+    assert written["partial"] == "1" and written["concurrency"] == "3000"
+    assert 0 < int(written["cancellations"]) <= 3000
+    assert written["cancel_latency_p99_ns"] != ""
+    assert int(written["pages"]) > 0
+    assert "crowd (partial)" in stdout
+
+
 def test_a_signal_ends_a_staged_run_with_the_stage_in_progress_partial(tmp_path):
     # H4 with H6: a 2 s ramp, then an hour-long hold that the signal cuts short (progress
     # lines come every 5 s, so the ramp is over when the first one shows).

@@ -1,19 +1,28 @@
+import Foundation
 import PagebenchBase
+import PagebenchProcessStats
 
 extension Workload {
-    /// The most latency-histogram memory the pagers and stages of one process may hold:
-    /// 4 GiB. A run that needs more is refused before it starts (it would otherwise run the
-    /// machine out of memory part way), and says how to split it over processes.
-    public static let maximumHistogramBytesPerProcess = 4 << 30
+    /// Memory one pager holds for the whole phase, above the process's base: its task and
+    /// its async frames (most of it: the streaming pager's drain frame is 12 KB), its counts
+    /// (``PagebenchMetrics/TaskMetrics``), its latency buffer (``LatencyBuffer``, 1 KiB),
+    /// its live counters and its source's wrappers. Measured with 100,000 pagers of the
+    /// default (streaming) pager, 28.9 KB a pager of peak RSS (results/crowd.md), rounded
+    /// up; its latencies go to histograms the phase shares (``SharedLatencies``), not to
+    /// histograms of its own (412 KiB a pager before issue 38).
+    public static var bytesPerPager: Int { 32 << 10 }
 
-    /// Bytes of one pager's latency histogram: every pager's recorders are presized to
-    /// cover 1 ns … 1 s (``PresizedRecorders``), about 206 KiB each at 3 significant digits
-    /// (results/memory-per-pager-and-stage.md measures 412 KiB per closed-loop pager).
+    /// Memory of a process before its pagers and histograms: code, the store's tables,
+    /// buffers (about 45 MiB measured with one pager, results/crowd.md), rounded up.
+    public static var baseBytes: Int { 64 << 20 }
+
+    /// Bytes of one shared latency histogram: presized to cover 1 ns … 1 s
+    /// (``PresizedRecorders``), about 206 KiB at 3 significant digits.
     public static var histogramBytes: Int { PresizedRecorders.empty.estimatedFootprintBytes }
 
-    /// The latency histograms each pager of a phase holds for the whole phase, as does each
-    /// stage's totals (H4): page and drain latency, the open-loop corrected drain latency,
-    /// and the cancellation latency when drains are cancelled (the probe, or the end of a
+    /// The kinds of latency histogram a phase keeps, in each of its shared sets (and each
+    /// stage's, H4): page and drain latency, the open-loop corrected drain latency, and the
+    /// cancellation latency when drains are cancelled (the probe, or the end of a
     /// duration-bound phase).
     public var histogramsPerPager: Int {
         var count = 2
@@ -24,34 +33,60 @@ extension Workload {
         return count
     }
 
-    /// Bytes of latency histograms the largest phase holds in one process of a run split
-    /// over `processes` (the pagers of a shard: `ceil(concurrency / processes)`; each stage's
-    /// totals for a staged phase).
-    public func histogramBytesPerProcess(processes: Int = 1) -> Int {
+    /// The pagers of the largest phase in one process of a run split over `processes`
+    /// (a shard's share: `ceil(concurrency / processes)`).
+    public func pagersPerProcess(processes: Int = 1) -> Int {
         let processes = max(1, processes)
-        let pagers = (concurrency.max() ?? 0) / processes + ((concurrency.max() ?? 0) % processes == 0 ? 0 : 1)
-        let holders = pagers + (stages?.stages.count ?? 0)
-        return holders * histogramsPerPager * Self.histogramBytes
+        let peak = concurrency.max() ?? 0
+        return peak / processes + (peak % processes == 0 ? 0 : 1)
     }
 
-    /// Refuses a phase whose pagers (and stages) would hold more than
-    /// ``maximumHistogramBytesPerProcess`` of latency histograms in one process of a run
-    /// split over `processes`, saying how much, why, and what to do.
+    /// Sets of shared latency histograms one process holds: each stage's (H4), or the
+    /// phase's sinks (two per core, at most one per pager; ``SharedLatencies``).
+    public func histogramSetsPerProcess(processes: Int = 1, cores: Int) -> Int {
+        stages?.stages.count ?? min(pagersPerProcess(processes: processes), 2 * max(1, cores))
+    }
+
+    /// The memory the largest phase needs in one process of a run split over `processes`:
+    /// the base, its pagers, and its shared latency histograms.
+    public func memoryBytesPerProcess(processes: Int = 1, cores: Int) -> Int {
+        Self.baseBytes + pagersPerProcess(processes: processes) * Self.bytesPerPager
+            + histogramSetsPerProcess(processes: processes, cores: cores) * histogramsPerPager * Self.histogramBytes
+    }
+
+    /// The most pagers one process of this workload holds in `machine`'s memory.
+    public func pagersThatFit(machine: MachineMemory, cores: Int) -> Int {
+        let sets = stages?.stages.count ?? 2 * max(1, cores)
+        let fixed = Self.baseBytes + sets * histogramsPerPager * Self.histogramBytes
+        return max(0, (machine.usableBytes - fixed) / Self.bytesPerPager)
+    }
+
+    /// Refuses a phase whose pagers and histograms would not fit in this machine's memory
+    /// (or its cgroup's limit) in one process of a run split over `processes`, saying how
+    /// much, why, how many pagers fit, and what to do. Does nothing when the machine's
+    /// memory cannot be read.
     ///
     /// - Throws: ``HarnessError`` (`invalidArgument`).
     public func checkMemory(processes: Int = 1) throws(HarnessError) {
-        let needed = histogramBytesPerProcess(processes: processes)
-        guard needed > Self.maximumHistogramBytesPerProcess else { return }
-        let each = histogramsPerPager * Self.histogramBytes
-        let pagers = Self.maximumHistogramBytesPerProcess / each
+        guard let machine = try? MachineMemory.read() else { return }
+        try checkMemory(processes: processes, machine: machine, cores: ProcessInfo.processInfo.activeProcessorCount)
+    }
+
+    /// ``checkMemory(processes:)`` against given figures.
+    public func checkMemory(processes: Int = 1, machine: MachineMemory, cores: Int) throws(HarnessError) {
+        let needed = memoryBytesPerProcess(processes: processes, cores: cores)
+        guard needed > machine.usableBytes else { return }
+        let sets = histogramSetsPerProcess(processes: processes, cores: cores)
         let what = stages.map { "\($0.peak == $0.peak.rounded() ? String(Int($0.peak)) : String($0.peak)) pagers and \($0.stages.count) stages" }
             ?? "\(concurrency.max() ?? 0) pagers"
         throw HarnessError(
             .invalidArgument,
-            "\(what)\(processes > 1 ? " over \(processes) processes" : "") need about \(NumberText.bytes(needed)) of latency "
-                + "histograms in one process: each pager, and each stage's totals, holds \(histogramsPerPager) for the whole phase "
-                + "(\(NumberText.bytes(each)) in all; results/memory-per-pager-and-stage.md); one process holds at most "
-                + "\(NumberText.bytes(Self.maximumHistogramBytesPerProcess)) of them (at most \(pagers) such pagers); "
-                + "split the run over processes with --workers N or --shard I/N")
+            "\(what)\(processes > 1 ? " over \(processes) processes" : "") need about \(NumberText.bytes(needed)) of memory "
+                + "in one process: \(NumberText.bytes(Self.bytesPerPager)) a pager for \(pagersPerProcess(processes: processes)) "
+                + "pagers, \(sets * histogramsPerPager) shared latency histograms of \(NumberText.bytes(Self.histogramBytes)), "
+                + "\(NumberText.bytes(Self.baseBytes)) of base (results/crowd.md); \(machine.source) is "
+                + "\(NumberText.bytes(machine.usableBytes)): at most \(pagersThatFit(machine: machine, cores: cores)) pagers "
+                + "fit in one process; split the run over processes or hosts with --workers N or --shard I/N "
+                + "(docs/scaling-out.md)")
     }
 }

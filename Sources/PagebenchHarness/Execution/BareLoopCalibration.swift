@@ -65,6 +65,10 @@ struct BareLoopCalibration: Sendable {
         var pages = 0
         var index = first
         var sinceClock = 0
+        // A loop that starts after the deadline (a crowd of loops on few cores) pages nothing:
+        // 100,000 loops of at least 64 pages each would otherwise page for seconds past it.
+        // The first loop always pages, so that a starved pool still measures something.
+        guard first == 0 || MonotonicTime.nanoseconds() < deadline else { return 0 }
         while !Task.isCancelled {
             var plan = planner.plan(index)
             var request = plan.request

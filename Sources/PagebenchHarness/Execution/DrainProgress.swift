@@ -120,19 +120,18 @@ struct Pacing: Sendable {
     var intervalSamples: [UInt64]?
     /// When they were last handed over (a reading of the page clock; 0 before the first).
     var intervalFlushedAtTicks: UInt64 = 0
-    /// When set, page latencies are appended here instead of recorded into the task's
-    /// histogram: a probed drain runs in a child task, and handing a few numbers back to
-    /// the pager is far cheaper than a histogram per drain merged into the pager's.
-    var latencyLog: [UInt64]?
+    /// The latencies this task measured and has not yet folded into the phase's shared
+    /// histograms (a probed drain's child task has its own, folding into its pager's sink).
+    var latencies: LatencyBuffer
     /// A probed drain cancelled by page count (drains too short for a timer): after this
     /// many pages the drain cancels its own task, once.
     var cancelAfterPages: Int?
     /// When the drain cancelled itself (monotonic nanoseconds; 0 if it did not).
     var selfCancelledAt: UInt64 = 0
 
-    init(timeSeries: Bool, logLatencies: Bool = false) {
+    init(timeSeries: Bool, latencySink: LatencySink?) {
         intervalSamples = timeSeries ? [] : nil
-        latencyLog = logLatencies ? [] : nil
+        latencies = LatencyBuffer(sink: latencySink)
     }
 
     /// A page that took this long or longer is published at once, with the pages before it
@@ -218,6 +217,7 @@ extension DrainRunner {
     /// Publishes the pages counted since the last publication (H7), and lets other tasks
     /// (timers, sampler, progress) run when the yield policy says so; called every
     /// `yieldEveryPages` pages.
+    @inline(never)  // Its own async frame, once per `yieldEveryPages` pages (issue 38).
     func checkpoint(_ pacing: inout Pacing, _ metrics: borrowing TaskMetrics) async {
         pacing.pagesSinceCheckpoint = 0
         publishPages(pages: metrics.pages, items: metrics.items, scannedBytes: metrics.scannedBytes, &pacing)

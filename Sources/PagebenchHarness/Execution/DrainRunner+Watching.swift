@@ -7,9 +7,10 @@ import Synchronization
 extension DrainRunner {
     /// `apollo-watch` (P16): loads pages as `apollo-loadNext` does, then watches them through
     /// the store's change feed for the plan's watch time, recording each publication's watch
-    /// latency (write committed → new output published) into `metrics.watchLatency`. The
+    /// latency (write committed → new output published) into the phase's watch latency histogram. The
     /// watch runs in a child task of this drain's task; the timer ends it, and so does the
     /// drain's cancellation. The re-fetches are not counted as pages.
+    @inline(never)  // Its own async frame: see ``DrainRunner/run(_:into:pacing:)``.
     func runWatch(
         _ plan: DrainPlan, into metrics: inout TaskMetrics, pacing: inout Pacing, cancelled: borrowing Atomic<Bool>
     ) async -> DrainResult {
@@ -44,8 +45,9 @@ extension DrainRunner {
             }
             return collected
         }
+        // Watching drains report a watch latency histogram (P16), empty if no write landed.
         if metrics.watchLatency == nil { metrics.watchLatency = LatencyRecorder() }
-        for latency in latencies { metrics.watchLatency!.record(nanoseconds: latency) }
+        for latency in latencies { pacing.latencies.record(.watch, nanoseconds: latency) }
         if Task.isCancelled { result.ending = .cancelled }
         return result
     }

@@ -31,11 +31,17 @@ struct DrainResult: Sendable {
     var pagesAfterCancel: Int
 }
 
-/// Runs single drains with one pager kind against a source, recording every page into the
-/// calling task's ``TaskMetrics``: the per-page path is plain arithmetic, two page-clock
-/// reads (when timed) and a histogram record, with no shared lock, actor or atomic. (A page
+/// Runs single drains with one pager kind against a source, counting every page into the
+/// calling task's ``TaskMetrics`` and keeping its latency in the task's ``LatencyBuffer``:
+/// the per-page path is plain arithmetic, two page-clock reads (when timed) and an append,
+/// with no shared lock, actor or atomic (the buffer takes its sink's lock once per batch). (A page
 /// of 50 µs or more is also published to the pager's live counters at once: ``PagerTaskProgress``.)
-struct DrainRunner<Source: PageSource>: Sendable where Source.Request == PageRequest, Source.Response == Page {
+///
+/// A class, not a struct: its source alone is over a kilobyte (the synthetic store's
+/// configuration), and every async frame that held a copy of the runner across a
+/// suspension kept that copy for as long as its pager was suspended there. With a crowd of
+/// pagers (issue 38) those copies were most of a pager's memory; a reference costs 8 bytes.
+final class DrainRunner<Source: PageSource>: Sendable where Source.Request == PageRequest, Source.Response == Page {
     let source: ObservedSource<Source>
     let kind: PagerKind
     let retryPolicy: RetryPolicy
@@ -51,6 +57,20 @@ struct DrainRunner<Source: PageSource>: Sendable where Source.Request == PageReq
     /// Times pages: the CPU's counter where it can be trusted (``MonotonicTime/PageClock``).
     let clock = MonotonicTime.PageClock.process
 
+    init(
+        source: ObservedSource<Source>, kind: PagerKind, retryPolicy: RetryPolicy, timing: Bool, yieldEveryPages: Int,
+        yieldPolicy: YieldPolicy, progress: PagerTaskProgress, intervals: IntervalLatencies?
+    ) {
+        self.source = source
+        self.kind = kind
+        self.retryPolicy = retryPolicy
+        self.timing = timing
+        self.yieldEveryPages = yieldEveryPages
+        self.yieldPolicy = yieldPolicy
+        self.progress = progress
+        self.intervals = intervals
+    }
+
     typealias Info = CursorBasedPagination.Forward
 
     /// Runs one drain. Its task's cancellation is read from a flag that a cancellation
@@ -60,6 +80,14 @@ struct DrainRunner<Source: PageSource>: Sendable where Source.Request == PageReq
     ///
     /// Its pages are published to the pager's live counters (H7) when one takes
     /// ``Pacing/publishAtOnceNanoseconds`` or more, at its checkpoints and at its end.
+    ///
+    /// This and the functions of each pager kind, and the pager task's loop and probe, are
+    /// never inlined into their callers: an async function's frame holds every local of
+    /// every branch inlined into it, and is held for as long as the task is suspended in
+    /// it. Inlined, the five kinds and the probe made a pager's frames 40 KiB (issue 38:
+    /// 14 KiB and 20 KiB task-allocator slabs per pager, jemalloc's heap profile); each
+    /// call allocates only its own frame now, once per drain, not per page.
+    @inline(never)
     func run(_ plan: DrainPlan, into metrics: inout TaskMetrics, pacing: inout Pacing) async -> DrainResult {
         // Only this drain's pages are published from here: `metrics` may hold others' already.
         pacing.markPublished(metrics)
@@ -92,18 +120,17 @@ struct DrainRunner<Source: PageSource>: Sendable where Source.Request == PageReq
         // around its use (measured, disassembly).
         let hasNextToken: Bool
         if case .some = page.nextToken { hasNextToken = true } else { hasNextToken = false }
-        var latency: UInt64?
         var slow = false
         if timing {
             let ended = clock.now()
             let elapsed = clock.nanoseconds(from: startedAt, to: ended)
             slow = elapsed >= Pacing.publishAtOnceNanoseconds
             if pacing.intervalSamples != nil { keepIntervalSample(elapsed, endedAt: ended, &pacing) }
-            if pacing.latencyLog != nil { pacing.latencyLog!.append(elapsed) } else { latency = elapsed }
+            pacing.latencies.record(.page, nanoseconds: elapsed)
         }
         metrics.recordPage(
             itemCount: page.items.count, scannedCount: page.scannedCount, scannedBytes: page.scannedBytes,
-            hasNextToken: hasNextToken, latencyNanoseconds: latency)
+            hasNextToken: hasNextToken, latencyNanoseconds: nil)
         // A slow page is published at once; fast ones at the checkpoint (H7, ``PagerTaskProgress``).
         if slow { publishPages(pages: metrics.pages, items: metrics.items, scannedBytes: metrics.scannedBytes, &pacing) }
         result.pages += 1
@@ -143,6 +170,7 @@ struct DrainRunner<Source: PageSource>: Sendable where Source.Request == PageReq
     // MARK: Pager kinds
 
     /// The floor: a bare loop calling the source, with the retry policy applied by hand.
+    @inline(never)  // Its own async frame: see ``DrainRunner/run(_:into:pacing:)``.
     private func runLoop(
         _ plan: DrainPlan, into metrics: inout TaskMetrics, pacing: inout Pacing, cancelled: borrowing Atomic<Bool>
     ) async -> DrainResult {
@@ -197,6 +225,7 @@ struct DrainRunner<Source: PageSource>: Sendable where Source.Request == PageReq
     }
 
     /// The streaming pager: one `next()` per page.
+    @inline(never)  // Its own async frame: see ``DrainRunner/run(_:into:pacing:)``.
     private func runStreaming(
         _ plan: DrainPlan, into metrics: inout TaskMetrics, pacing: inout Pacing, cancelled: borrowing Atomic<Bool>
     ) async -> DrainResult {
@@ -254,6 +283,7 @@ struct DrainRunner<Source: PageSource>: Sendable where Source.Request == PageReq
     }
 
     /// The Apollo-style pager page by page: `fetch()`, then `loadNext()` while `canLoadNext`.
+    @inline(never)  // Its own async frame: see ``DrainRunner/run(_:into:pacing:)``.
     private func runLoadNext(
         _ plan: DrainPlan, into metrics: inout TaskMetrics, pacing: inout Pacing, cancelled: borrowing Atomic<Bool>
     ) async -> DrainResult {
@@ -264,6 +294,7 @@ struct DrainRunner<Source: PageSource>: Sendable where Source.Request == PageReq
 
     /// `fetch()`, then `loadNext()` while `canLoadNext` and the plan goes on (`apollo-loadNext`,
     /// and the loading part of `apollo-watch`).
+    @inline(never)  // Its own async frame: see ``DrainRunner/run(_:into:pacing:)``.
     func loadPages(
         _ pager: QueryPager<ObservedSource<Source>, ObservedSource<Source>, Info, PaginationOutput<Page, Page>>,
         _ plan: DrainPlan, into metrics: inout TaskMetrics, pacing: inout Pacing, cancelled: borrowing Atomic<Bool>
@@ -302,6 +333,7 @@ struct DrainRunner<Source: PageSource>: Sendable where Source.Request == PageReq
 
     /// The Apollo-style pager's `loadAll`: no page boundary is visible to the caller, so no
     /// page latency is recorded; the pages are counted from its output.
+    @inline(never)  // Its own async frame: see ``DrainRunner/run(_:into:pacing:)``.
     private func runLoadAll(
         _ plan: DrainPlan, into metrics: inout TaskMetrics, pacing: inout Pacing, cancelled: borrowing Atomic<Bool>
     ) async -> DrainResult {

@@ -9,9 +9,10 @@ import Synchronization
 /// again or the phase ends. Parked pagers cost nothing: they wait on a continuation.
 ///
 /// Pagers check admission once per drain (an atomic load), never per page. Their metrics go
-/// to the stage their drain started in: each pager merges what it counted into the stage's
-/// totals when it moves on to a later stage or parks (``collect(_:stage:)``), so histograms
-/// are merged once per pager and stage, not per drain.
+/// to the stage their drain started in: each pager adds what it counted to the stage's
+/// totals when it moves on to a later stage or parks (``collect(_:stage:)``), and folds its
+/// latencies into the stage's shared histograms (``latencySink(stage:)``) a batch at a time
+/// and before it moves on.
 ///
 /// The transitions live in ``PagerPoolState`` (pure); this class holds it under a lock and
 /// resumes the waiting pagers outside it.
@@ -22,17 +23,21 @@ final class PagerPool: Sendable {
     let activeCount = Atomic<Int>(0)
     /// The stage (0-based) the stage clock is in: a closed-loop drain belongs to it.
     let currentStage = Atomic<Int>(0)
-    /// Whether fresh metrics need the open-loop and cancellation recorders.
+    /// Whether a stage's totals have the open-loop and cancellation recorders (empty when
+    /// nothing was recorded into them), as a phase's do.
     private let openLoop: Bool
     private let cancels: Bool
     private let state = Mutex(PagerPoolState())
     private let stageTotals: Mutex<[TaskMetrics?]>
+    /// Each stage's latency histograms: no memory of their own until a pager folds into them.
+    private let stageLatencies: [LatencySink]
 
     init(size: Int, stages: Int, openLoop: Bool, cancels: Bool) {
         self.size = size
         self.openLoop = openLoop
         self.cancels = cancels
         stageTotals = Mutex(Array(repeating: nil, count: stages))
+        stageLatencies = (0..<stages).map { _ in LatencySink() }
     }
 
     /// Admits slots `0..<count` (clamped to the pool): newly admitted parked pagers start,
@@ -91,9 +96,9 @@ final class PagerPool: Sendable {
         }
     }
 
-    /// Fresh task metrics, presized like a phase's (``PresizedRecorders``).
-    func freshMetrics() -> TaskMetrics {
-        PresizedRecorders.taskMetrics(openLoop: openLoop, cancels: cancels)
+    /// The shared latency histograms of `stage`.
+    func latencySink(stage: Int) -> LatencySink? {
+        stageLatencies.indices.contains(stage) ? stageLatencies[stage] : nil
     }
 
     /// Adds what one pager counted in `stage` to the stage's totals.
@@ -104,9 +109,17 @@ final class PagerPool: Sendable {
         }
     }
 
-    /// Every stage's merged metrics (empty for a stage no drain started in).
+    /// Every stage's merged metrics (empty for a stage no drain started in): after every
+    /// pager has folded its last latencies.
     func totals() -> [TaskMetrics] {
-        stageTotals.withLock { $0.map { $0 ?? TaskMetrics() } }
+        let counts = stageTotals.withLock { $0 }
+        return counts.indices.map { stage in
+            guard var metrics = counts[stage] else { return TaskMetrics() }
+            metrics.add(stageLatencies[stage].histograms)
+            if openLoop, metrics.drainLatencyCorrected == nil { metrics.drainLatencyCorrected = LatencyRecorder() }
+            if cancels, metrics.cancellationLatency == nil { metrics.cancellationLatency = LatencyRecorder() }
+            return metrics
+        }
     }
 }
 
@@ -219,17 +232,23 @@ final class PoolSlot: Sendable {
     var isAdmitted: Bool { index < pool.activeCount.load(ordering: .acquiring) }
 
     /// Before a drain: its stage is `claimed` (an open-loop arrival's) or the stage clock's;
-    /// if that is not the stage `metrics` belong to, they go to their stage and start afresh.
-    func enter(stage claimed: Int?, metrics: inout TaskMetrics) {
+    /// if that is not the stage `metrics` and `latencies` belong to, they go to their stage
+    /// and start afresh. Either way `latencies` then fold into the drain's stage.
+    @inline(never)  // Kept out of the pager task's async frame (issue 38: ``PagerTask/run(metrics:)``).
+    func enter(stage claimed: Int?, metrics: inout TaskMetrics, latencies: inout LatencyBuffer) {
         let stage = claimed ?? pool.currentStage.load(ordering: .acquiring)
         let current = metricsStage.load(ordering: .relaxed)
-        guard stage != current else { return }
-        if current >= 0 { flush(&metrics) }
-        metricsStage.store(stage, ordering: .relaxed)
+        if stage != current {
+            latencies.flush()
+            if current >= 0 { flush(&metrics) }
+            metricsStage.store(stage, ordering: .relaxed)
+        }
+        latencies.sink = pool.latencySink(stage: stage)
     }
 
     /// Hands what the pager counted to its stage and starts afresh (when the pager parks,
     /// moves to a later stage, or returns).
+    @inline(never)  // Kept out of the pager task's async frame (issue 38: ``PagerTask/run(metrics:)``).
     func flush(_ metrics: inout TaskMetrics) {
         let stage = metricsStage.load(ordering: .relaxed)
         guard stage >= 0 else { return }
@@ -237,7 +256,7 @@ final class PoolSlot: Sendable {
         metrics.throttles += throttles - throttlesCounted.load(ordering: .relaxed)
         throttlesCounted.store(throttles, ordering: .relaxed)
         pool.collect(metrics, stage: stage)
-        metrics = pool.freshMetrics()
+        metrics = TaskMetrics()
         metricsStage.store(-1, ordering: .relaxed)
     }
 

@@ -5,8 +5,9 @@ import PagebenchPager
 import PagebenchStore
 
 /// One pager of a phase: claims drains until there are none, runs each (inline, or under
-/// the cancellation probe), and returns everything it counted. Owns its ``TaskMetrics``:
-/// nothing it records on the per-page path is shared.
+/// the cancellation probe), and returns everything it counted. Owns its ``TaskMetrics``
+/// (counts only) and a ``LatencyBuffer``: nothing it records on the per-page path is
+/// shared; its latencies go to the phase's shared histograms a batch at a time.
 struct PagerTask<Source: PageSource>: Sendable where Source.Request == PageRequest, Source.Response == Page {
     let control: PhaseControl
     let executor: DrainRunner<Source>
@@ -16,6 +17,9 @@ struct PagerTask<Source: PageSource>: Sendable where Source.Request == PageReque
     /// A staged phase's pool slot (H4): drains start only while it is admitted, and count in
     /// the stage they start in. Nil outside staged phases.
     var slot: PoolSlot? = nil
+    /// The shared histograms this pager's latencies go to; nil in a staged phase, where
+    /// ``slot`` names its stage's before each drain.
+    var latencySink: LatencySink? = nil
 
     /// A probed drain's cancel instant is drawn in `[0, expected drain time)`; before a
     /// pager has finished a drain it expects this long.
@@ -69,14 +73,15 @@ struct PagerTask<Source: PageSource>: Sendable where Source.Request == PageReque
 
     /// Runs drains until the phase has no more, recording into `metrics` (prepared by the
     /// caller, outside the measured time) and returning them.
+    @inline(never)  // Its own async frame: see ``DrainRunner/run(_:into:pacing:)``.
     func run(metrics initial: consuming TaskMetrics) async -> TaskMetrics {
         var metrics = initial
-        var pacing = Pacing(timeSeries: timeSeries)
+        var pacing = Pacing(timeSeries: timeSeries, latencySink: latencySink)
         var estimate = DrainEstimate()
         // Open loop (H8): when this pager's last drain ended (nil before its first).
         var freeSince: UInt64?
         while !Task.isCancelled, slot?.isAdmitted != false, let claim = control.claim(pagerFreeSince: freeSince) {
-            slot?.enter(stage: claim.stage, metrics: &metrics)
+            slot?.enter(stage: claim.stage, metrics: &metrics, latencies: &pacing.latencies)
             if let intended = claim.intendedStart, MonotonicTime.nanoseconds() < intended {
                 do { try await MonotonicTime.sleep(until: intended) } catch { break }
             }
@@ -105,44 +110,58 @@ struct PagerTask<Source: PageSource>: Sendable where Source.Request == PageReque
                     estimate.outlived(point: plan.cancelPoint, byPages: byPages)
                 }
                 metrics.addPageCounts(probed.metrics)
-                for latency in probed.pageLatencies { metrics.pageLatency.record(nanoseconds: latency) }
             } else {
                 result = await executor.run(plan, into: &metrics, pacing: &pacing)
             }
             let ended = MonotonicTime.nanoseconds()
-            switch result.ending {
-            case .finished:
-                let latency = MonotonicTime.elapsed(from: started, to: ended)
-                metrics.recordDrain(
-                    pageCount: result.pages, latencyNanoseconds: latency,
-                    correctedLatencyNanoseconds: claim.intendedStart.map { MonotonicTime.elapsed(from: $0, to: ended) })
-                estimate.finished(nanoseconds: latency, pages: result.pages)
-            case .failed(let kind):
-                metrics.recordError(kind)
-            case .cancelled:
-                if metrics.cancellationLatency == nil { metrics.cancellationLatency = PresizedRecorders.empty }
-                if let probeLatency {
-                    metrics.recordCancellation(latencyNanoseconds: probeLatency, pagesAfterCancel: result.pagesAfterCancel)
-                } else {
-                    // The final cancel-everything (or a ramp-down's cancel): latency from its
-                    // request to this task returning.
-                    let requested = slot?.cancelRequestedAt(phase: control) ?? control.cancelRequestedAt.load(ordering: .acquiring)
-                    metrics.recordCancellation(
-                        latencyNanoseconds: requested == 0 ? 0 : MonotonicTime.elapsed(from: requested, to: ended),
-                        pagesAfterCancel: result.pagesAfterCancel)
-                }
-            }
+            record(
+                result, claim: claim, started: started, ended: ended, probeLatency: probeLatency, metrics: &metrics,
+                latencies: &pacing.latencies, estimate: &estimate)
             executor.progress.publishDrain(finished: result.ending == .finished)
             freeSince = ended
         }
         executor.flushIntervalSamples(&pacing)
+        pacing.latencies.flush()
         return metrics
+    }
+
+    /// Counts how a drain ended and keeps its latencies. Synchronous and never inlined into
+    /// ``run(metrics:)``: its temporaries then live on the thread's stack, not in the async
+    /// frame every suspended pager holds (issue 38).
+    @inline(never)
+    private func record(
+        _ result: DrainResult, claim: PhaseControl.Claim, started: UInt64, ended: UInt64, probeLatency: UInt64?,
+        metrics: inout TaskMetrics, latencies: inout LatencyBuffer, estimate: inout DrainEstimate
+    ) {
+        switch result.ending {
+        case .finished:
+            let latency = MonotonicTime.elapsed(from: started, to: ended)
+            metrics.recordDrain(pageCount: result.pages, latencyNanoseconds: nil)
+            latencies.record(.drain, nanoseconds: latency)
+            if let intended = claim.intendedStart {
+                latencies.record(.drainCorrected, nanoseconds: MonotonicTime.elapsed(from: intended, to: ended))
+            }
+            estimate.finished(nanoseconds: latency, pages: result.pages)
+        case .failed(let kind):
+            metrics.recordError(kind)
+        case .cancelled:
+            metrics.recordCancellation(pagesAfterCancel: result.pagesAfterCancel)
+            if let probeLatency {
+                latencies.record(.cancellation, nanoseconds: probeLatency)
+            } else {
+                // The final cancel-everything (or a ramp-down's cancel): latency from its
+                // request to this task returning.
+                let requested = slot?.cancelRequestedAt(phase: control) ?? control.cancelRequestedAt.load(ordering: .acquiring)
+                latencies.record(
+                    .cancellation, nanoseconds: requested == 0 ? 0 : MonotonicTime.elapsed(from: requested, to: ended))
+            }
+        }
     }
 
     private enum ProbeEvent: Sendable {
         /// The drain's child task ended; `returnedAt` is its last clock reading, taken just
         /// before it returns.
-        case drained(DrainResult, TaskMetrics, [UInt64], returnedAt: UInt64, selfCancelledAt: UInt64)
+        case drained(DrainResult, TaskMetrics, returnedAt: UInt64, selfCancelledAt: UInt64)
         case cancelTimer(fired: Bool)
     }
 
@@ -150,24 +169,27 @@ struct PagerTask<Source: PageSource>: Sendable where Source.Request == PageReque
     /// latency is from the cancel request (read just before `cancelAll()`) to the child
     /// task's last instant before it returns (read by that task itself, so the time this
     /// pager takes to notice the return is not counted). With `pages`, the drain cancels
-    /// itself after that many pages instead, and the latency runs from that instant.
+    /// itself after that many pages instead, and the latency runs from that instant. The
+    /// child task folds its latencies into the pager's shared histograms itself.
+    @inline(never)  // Its own async frame: see ``DrainRunner/run(_:into:pacing:)``.
     private func probe(_ plan: DrainPlan, cancelAfterNanoseconds delay: UInt64, orPages pages: Int?, pacing: inout Pacing)
-        async -> (result: DrainResult, metrics: TaskMetrics, pageLatencies: [UInt64], cancelLatency: UInt64?)
+        async -> (result: DrainResult, metrics: TaskMetrics, cancelLatency: UInt64?)
     {
         let executor = self.executor
         let sleep = self.sleep
         let timeSeries = self.timeSeries
+        let sink = pacing.latencies.sink
         return await withTaskGroup(of: ProbeEvent.self) { group in
             group.addTask {
-                var metrics = PresizedRecorders.countsOnly
+                var metrics = TaskMetrics()
                 // Its page latencies go to the time series as its pages end, like any drain's.
-                var pacing = Pacing(timeSeries: timeSeries, logLatencies: true)
+                var pacing = Pacing(timeSeries: timeSeries, latencySink: sink)
                 pacing.cancelAfterPages = pages
                 let result = await executor.run(plan, into: &metrics, pacing: &pacing)
                 executor.flushIntervalSamples(&pacing)
+                pacing.latencies.flush()
                 return .drained(
-                    result, metrics, pacing.latencyLog ?? [], returnedAt: MonotonicTime.nanoseconds(),
-                    selfCancelledAt: pacing.selfCancelledAt)
+                    result, metrics, returnedAt: MonotonicTime.nanoseconds(), selfCancelledAt: pacing.selfCancelledAt)
             }
             if pages == nil {
                 group.addTask {
@@ -180,7 +202,7 @@ struct PagerTask<Source: PageSource>: Sendable where Source.Request == PageReque
                 }
             }
             var cancelRequested: UInt64?
-            var drained: (DrainResult, TaskMetrics, [UInt64])?
+            var drained: (DrainResult, TaskMetrics)?
             while let event = await group.next() {
                 switch event {
                 case .cancelTimer(let fired):
@@ -188,19 +210,19 @@ struct PagerTask<Source: PageSource>: Sendable where Source.Request == PageReque
                         cancelRequested = MonotonicTime.nanoseconds()
                         group.cancelAll()
                     }
-                case .drained(let result, let metrics, let latencies, let returned, let selfCancelled):
-                    drained = (result, metrics, latencies)
+                case .drained(let result, let metrics, let returned, let selfCancelled):
+                    drained = (result, metrics)
                     if selfCancelled != 0, result.ending == .cancelled {
-                        return (result, metrics, latencies, MonotonicTime.elapsed(from: selfCancelled, to: returned))
+                        return (result, metrics, MonotonicTime.elapsed(from: selfCancelled, to: returned))
                     }
                     if let cancelRequested, result.ending == .cancelled {
-                        return (result, metrics, latencies, MonotonicTime.elapsed(from: cancelRequested, to: returned))
+                        return (result, metrics, MonotonicTime.elapsed(from: cancelRequested, to: returned))
                     }
                     group.cancelAll()
                 }
             }
             // The drain ended before the probe fired (or the pager itself was cancelled).
-            return (drained!.0, drained!.1, drained!.2, nil)
+            return (drained!.0, drained!.1, nil)
         }
     }
 }

@@ -75,6 +75,7 @@ final class PhaseControl: Sendable {
     ///
     /// - Parameter pagerFreeSince: when the claiming pager's previous drain ended (monotonic
     ///   nanoseconds); nil for its first claim of the phase (it has been free since the start).
+    @inline(never)  // Kept out of the pager task's async frame (issue 38: ``PagerTask/run(metrics:)``).
     func claim(pagerFreeSince: UInt64? = nil) -> Claim? {
         let isOpen: Bool
         if case .open = planner.workload.load { isOpen = true } else { isOpen = false }

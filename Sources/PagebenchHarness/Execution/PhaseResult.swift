@@ -96,6 +96,17 @@ public struct PhaseResult: Sendable {
         }
     }
 
+    /// The process's resident memory just before the measured phase's pagers started
+    /// (`VmRSS`); nil when not read (staged phases, a shard without pagers). With
+    /// ``peakRSSBytes`` it gives what the pagers cost (``memoryPerPagerBytes``).
+    public var residentBytesBeforePagers: Int?
+
+    /// Peak resident memory above ``residentBytesBeforePagers``, per pager of this process.
+    public var memoryPerPagerBytes: Int? {
+        guard let before = residentBytesBeforePagers, pagers > 0, peakRSSBytes > 0 else { return nil }
+        return max(0, peakRSSBytes - before) / pagers
+    }
+
     /// Whether an interruption (SIGINT, SIGTERM: H6) ended the phase before its bound.
     public var partial = false
     /// False when the interruption came before the measured phase began: then nothing of

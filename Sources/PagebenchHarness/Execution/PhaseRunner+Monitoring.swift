@@ -81,7 +81,9 @@ extension PhaseRunner {
             let (pages, drains) = (completed.pages, completed.endedDrains)
             let phaseWork = completed.since(status.phase.completedAtStart)
             let phase = status.phase
-            let elapsed = Double(now - phase.start) / 1e9
+            // The phase may have begun after `now` was read (a crowd's start keeps the
+            // threads busy between the two): then no time of it has elapsed yet.
+            let elapsed = Double(MonotonicTime.elapsed(from: phase.start, to: now)) / 1e9
             var fraction: Double
             if phase.warmup {
                 fraction = scenario.workload.warmupSeconds > 0 ? elapsed / scenario.workload.warmupSeconds : 1

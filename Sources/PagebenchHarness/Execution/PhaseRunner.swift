@@ -11,8 +11,9 @@ import PagebenchStore
 import Synchronization
 
 /// Runs a scenario's workload against a page source: one measured phase (after its warm-up)
-/// per call, with `concurrency` pagers in one task group. Each pager task owns its metrics
-/// and returns them; they are merged when the group ends. A memory sampler, the progress
+/// per call, with `concurrency` pagers in one task group. Each pager task owns its counts
+/// and returns them; its latencies go a batch at a time to a few histograms the phase
+/// shares (``SharedLatencies``), so a pager costs kilobytes, not two histograms. A memory sampler, the progress
 /// ticker and the time-series ticker run beside the pagers.
 ///
 /// Generic over the source so tests can run it on scripted sources; ``SweepRunner`` runs it on
@@ -169,6 +170,7 @@ public struct PhaseRunner<Source: PageSource>: Sendable where Source.Request == 
 
             // The measured phase: resources are read around it.
             sampler.resetPeak()
+            let residentBefore = try? ProcessMemory.read().residentBytes
             PeakResidentMemory.reset()
             let allocationsBefore = try? JemallocStats.read(flushingThreadCache: true)
             let cpuBefore = CPUTime.now()
@@ -203,6 +205,7 @@ public struct PhaseRunner<Source: PageSource>: Sendable where Source.Request == 
                 peakRSSBytes: peakRSS, timeSeries: series, startedAt: measuredStart,
                 shard: shard, pagers: pagers, shardDrains: shardDrains)
             result.bareLoopPagesPerSecond = bareLoopPagesPerSecond
+            result.residentBytesBeforePagers = residentBefore
             result.remoteCounts = remote
             result.instructions = phase.instructions
             result.partial = phase.interrupted
@@ -259,11 +262,9 @@ public struct PhaseRunner<Source: PageSource>: Sendable where Source.Request == 
         if case .open = workload.load { isOpenLoop = true }
         let sleep = probeSleep ?? { try await Task.sleep(nanoseconds: $0) }
         let cancels = workload.cancelFraction > 0 || (durationNanoseconds != nil && cancelAtEnd)
-        let prepared = (0..<concurrency).map { _ in
-            Handoff(PresizedRecorders.taskMetrics(openLoop: isOpenLoop, cancels: cancels))
-        }
-        let yieldPolicy = YieldPolicy.forPhase(
-            pagers: concurrency, cores: ProcessInfo.processInfo.activeProcessorCount, backgroundTicks: backgroundTicks)
+        let cores = ProcessInfo.processInfo.activeProcessorCount
+        let latencies = SharedLatencies(pagers: concurrency, cores: cores)
+        let yieldPolicy = YieldPolicy.forPhase(pagers: concurrency, cores: cores, backgroundTicks: backgroundTicks)
         instructionCounter?.start()
         let start = MonotonicTime.nanoseconds()
         let control = PhaseControl(
@@ -285,10 +286,11 @@ public struct PhaseRunner<Source: PageSource>: Sendable where Source.Request == 
                     retryPolicy: retryPolicy, timing: timing, yieldEveryPages: workload.yieldEveryPages,
                     yieldPolicy: yieldPolicy,
                     progress: slots[slot], intervals: intervals)
-                let pager = PagerTask(control: control, executor: executor, timeSeries: intervals != nil, sleep: sleep)
-                let handoff = prepared[slot]
+                let pager = PagerTask(
+                    control: control, executor: executor, timeSeries: intervals != nil, sleep: sleep,
+                    latencySink: latencies.sink(forPager: slot))
                 group.addTask {
-                    var metrics = await pager.run(metrics: handoff.take() ?? TaskMetrics())
+                    var metrics = await pager.run(metrics: TaskMetrics())
                     metrics.throttles += executor.source.failures.throttles
                     if let tracker = executor.source.consistency, tracker.countsDrains { metrics.consistency = tracker.counts }
                     return .pager(metrics)
@@ -320,16 +322,19 @@ public struct PhaseRunner<Source: PageSource>: Sendable where Source.Request == 
                     return .interrupted
                 }
             }
-            var all: [TaskMetrics] = []
+            // The pagers' counts, added as each returns (their latencies are in `latencies`).
+            var merged = TaskMetrics()
+            var returned = 0
             var interrupted = false
             while let child = await group.next() {
                 switch child {
                 case .pager(let metrics):
-                    all.append(metrics)
+                    merged.add(metrics)
+                    returned += 1
                     // Every pager is done: end the deadline timer too.
-                    if all.count == concurrency { group.cancelAll() }
+                    if returned == concurrency { group.cancelAll() }
                 case .deadline(let reached):
-                    guard reached, all.count < concurrency else { continue }
+                    guard reached, returned < concurrency else { continue }
                     if cancelAtEnd {
                         control.cancelRequestedAt.store(MonotonicTime.nanoseconds(), ordering: .releasing)
                         group.cancelAll()
@@ -338,7 +343,7 @@ public struct PhaseRunner<Source: PageSource>: Sendable where Source.Request == 
                     }
                 case .interrupted:
                     // Returns at once also when the group is cancelled: only a real request counts.
-                    guard interruption?.isRequested == true, all.count < concurrency else { continue }
+                    guard interruption?.isRequested == true, returned < concurrency else { continue }
                     interrupted = true
                     control.cancelRequestedAt.store(MonotonicTime.nanoseconds(), ordering: .releasing)
                     group.cancelAll()
@@ -347,7 +352,11 @@ public struct PhaseRunner<Source: PageSource>: Sendable where Source.Request == 
                 }
             }
             let instructions = try? instructionCounter?.stop()
-            return (TaskMetrics.merged(all), all.count, interrupted, instructions)
+            // Every pager folded its last latencies before it returned.
+            latencies.addHistograms(to: &merged)
+            if isOpenLoop, merged.drainLatencyCorrected == nil { merged.drainLatencyCorrected = LatencyRecorder() }
+            if cancels, merged.cancellationLatency == nil { merged.cancellationLatency = LatencyRecorder() }
+            return (merged, returned, interrupted, instructions)
         }
         return PhaseOutcome(
             metrics: metrics, pagersReturned: returned,

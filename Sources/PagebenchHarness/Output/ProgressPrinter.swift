@@ -98,6 +98,13 @@ public final class ProgressPrinter: PhaseObserver {
         }
         if metrics.errors.total > 0 { line += ", \(metrics.errors.total) failed" }
         line += " in \(NumberText.seconds(result.measuredSeconds))"
+        if result.pagers > 0, result.measuredSeconds > 0 {
+            // What one pager of the crowd did and cost (issue 38).
+            line += "; a pager: \(NumberText.count(result.pagesPerSecond / Double(result.pagers))) pages/s"
+            if let bytes = result.memoryPerPagerBytes {
+                line += ", \(NumberText.bytes(bytes)) (peak RSS \(NumberText.bytes(result.peakRSSBytes)))"
+            }
+        }
         write((isTerminal ? "\r\u{1B}[2K" : "") + line + "\n")
     }
 

@@ -128,7 +128,6 @@ extension PhaseRunner {
         let retryPolicy = Self.retryPolicy(workload.retry, seed: planner.seed)
         let sleep = options.probeSleep ?? { try await Task.sleep(nanoseconds: $0) }
         let cancelOnRemoval = plan.target == .pagers && workload.rampDown == .cancel
-        let prepared = slots.map { _ in Handoff(pool.freshMetrics()) }
         let start = MonotonicTime.nanoseconds()
         let clockStart = stageClock.clock.now
         let control = PhaseControl(
@@ -150,9 +149,8 @@ extension PhaseRunner {
                 let slot = PoolSlot(index: index, pool: pool, failures: failures)
                 let pager = PagerTask(
                     control: control, executor: executor, timeSeries: intervals != nil, sleep: sleep, slot: slot)
-                let handoff = prepared[index]
                 group.addTask {
-                    var metrics = handoff.take() ?? TaskMetrics()
+                    var metrics = TaskMetrics()
                     // Parked until admitted; each admission runs drains until the slot is removed.
                     while await pool.waitUntilAdmitted(index) {
                         slot.removalRequestedAt.store(0, ordering: .relaxed)

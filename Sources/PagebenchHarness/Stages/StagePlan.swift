@@ -42,8 +42,8 @@ public struct StagePlan: Sendable, Hashable, CustomStringConvertible {
     /// The whole plan's length.
     public var durationNanoseconds: Int { stages.reduce(0) { $0 + $1.durationNanoseconds } }
 
-    /// The most stages a plan may have. Each stage keeps its own totals and latency
-    /// histograms for the whole phase, as much as a pager holds (0.4–0.8 MiB:
+    /// The most stages a plan may have. Each stage a drain started in keeps its own totals
+    /// and a set of latency histograms for the whole phase (0.4–0.8 MiB:
     /// results/memory-per-pager-and-stage.md), so 1,000 stages hold up to 0.8 GiB.
     public static let maximumStages = 1_000
     /// The longest plan: a phase lasts at most 24 hours (as `durationSeconds` does).

@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# Issue 38: a crowd of pagers in one process. Run from the repository root after
+#   swift build -c release --scratch-path .build-release --product pagebench
+# Writes results/crowd/*.csv and prints the load average beside each step.
+set -euo pipefail
+bin=${PAGEBENCH_BIN:-.build-release/release/pagebench}
+out=results/crowd
+step=${1:-all}
+load() { echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"; }
+
+if [[ $step == all || $step == memory ]]; then
+  # Memory per pager, every pager alive for the whole phase (duration-bound), page timing on.
+  # The default pager (streaming) and the bare loop.
+  for n in 1 10000 100000; do
+    load
+    "$bin" run --concurrency $n --duration 3 --warmup 0 --quiet --output $out/memory-closed-$n.csv
+    load
+    "$bin" run --concurrency $n --duration 3 --warmup 0 --pager loop --quiet --output $out/memory-closed-loop-$n.csv
+    load
+    "$bin" run --concurrency $n --load open-poisson:20000 --duration 3 --warmup 0 --quiet --output $out/memory-open-$n.csv
+  done
+fi
+
+if [[ $step == all || $step == throughput ]]; then
+  # Pages/s with the crowd's size, side by side in one run (each repetition runs 64, 10,000
+  # and 100,000 pagers in turn).
+  load
+  # Drain-bound (a duration-bound phase's deadline waits behind the crowd in the run queue,
+  # see results/crowd.md): 400,000 drains of 20 pages (200-item partitions, as in issue 38).
+  "$bin" run --concurrency 64,10000,100000 --drains 400000 --items-per-partition 200 --warmup 0 --repetitions 2 \
+    --quiet --output $out/throughput.csv
+  load
+fi
+
+if [[ $step == all || $step == start ]]; then
+  # Starting 100,000 pagers: one single-page drain each; the phase's length bounds the start.
+  load
+  "$bin" run --concurrency 100000 --drains 100000 --items-per-partition 1 --warmup 0 --quiet --output $out/start-100000.csv
+fi
+
+if [[ $step == all || $step == cancel ]]; then
+  # Cancellation latency at 10,000 pagers: the end of a duration-bound phase cancels every
+  # drain in flight; the probe cancels 5 % of drains at a random instant.
+  load
+  "$bin" run --concurrency 10000 --duration 5 --warmup 0 --quiet --output $out/cancel-end-10000.csv
+  load
+  "$bin" run --concurrency 10000 --duration 5 --warmup 0 --cancel-fraction 0.05 --no-cancel-at-end --quiet --output $out/cancel-probe-10000.csv
+fi
+
+if [[ $step == all || $step == sigint ]]; then
+  load
+  python3 $out/sigint.py "$bin" 100000 $out/sigint-100000.csv | tee $out/sigint-100000.txt
+fi
+
+if [[ $step == all || $step == connections ]]; then
+  load
+  python3 $out/connections.py "$bin" 10000 $out | tee $out/connections-10000.txt
+fi
