@@ -104,7 +104,10 @@ public enum NumberText {
         case "ratio", "":
             return number(value)
         default:
-            return number(value) + " " + unit
+            // One of a counted unit is singular: `1 page`, not `1 pages` (issue 35).
+            let text = number(value)
+            if text == "1", unit.hasSuffix("s"), !unit.contains("/"), !unit.contains(" ") { return "1 " + unit.dropLast() }
+            return text + " " + unit
         }
     }
 

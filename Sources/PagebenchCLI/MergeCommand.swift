@@ -76,7 +76,7 @@ public struct MergeCommand: ParsableCommand {
             if !remote.isEmpty {
                 var responses = HTTPStatusCounts()
                 for counts in remote { responses.add(HTTPStatusCounts(keyedCounts: counts)) }
-                out.write("HTTP responses of the \(remote.count) --target shards: \(RunSession.responsesSummary(responses, rows: rows))\n")
+                out.write("HTTP responses of the \(remote.count) --target shards: \(RunSession.responsesSummary(responses, rows: rows, checks: remote.count, check: "the first-page or /health check"))\n")
             }
         }
         return rows

@@ -57,7 +57,7 @@ public struct RunFlags: ParsableArguments, Sendable {
     @Option(
         parsing: .unconditional,
         help: ArgumentHelp(
-            "Page a real list API described by this target file (kinds \(Target.Kind.names); docs/file-formats.md); rows are named SCENARIO@NAME. Its timeoutSeconds bounds each whole request, connect to last byte; known secrets (header values from ${VAR}, AWS keys) are masked in everything printed or written; the first-page check and warm-ups are counted apart from the rows.",
+            "Page a real list API described by this target file (kinds \(Target.Kind.names); docs/file-formats.md); rows are named SCENARIO@NAME (the built-in scenario's by NAME) and say only what was sent to the API. Its timeoutSeconds bounds each whole request, connect to last byte; known secrets (header values from ${VAR}, AWS keys) are masked in everything printed or written; the first-page check and warm-ups are counted apart from the rows.",
             valueName: "file"))
     public var targetFile: String?
 

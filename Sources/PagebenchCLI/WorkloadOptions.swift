@@ -40,7 +40,7 @@ public struct WorkloadOptions: ParsableArguments, Sendable {
     @Option(parsing: .unconditional, help: ArgumentHelp("How far each drain reads: full, first:K or abandon:P.", valueName: "spec"))
     public var drain: String?
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("closed, open-fixed:RATE or open-poisson:RATE (drains per second, 0.001 to 10000000).", valueName: "spec"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("closed, open-fixed:RATE or open-poisson:RATE. RATE is drains per second (0.001 to 10000000), not requests: a drain is every page of one pagination, so requests/s = drains/s × pages per drain (--drain first:1 makes them equal).", valueName: "spec"))
     public var load: String?
 
     @Option(parsing: .unconditional, help: "Drains per measured phase (deterministic metrics are exact in this mode, H3).")

@@ -79,6 +79,14 @@ public struct KneeSession: Sendable {
         public var violations: [String]
         /// Its verdict: the SLOs and the throughput condition (nil for a step cut short).
         public var verdict: KneeSearch.Verdict?
+
+        public init(rate: Double, row: ResultRow, held: Bool, violations: [String], verdict: KneeSearch.Verdict?) {
+            self.rate = rate
+            self.row = row
+            self.held = held
+            self.violations = violations
+            self.verdict = verdict
+        }
     }
 
     /// Runs the search; returns the result and every step's row.
@@ -157,13 +165,13 @@ public struct KneeSession: Sendable {
                     break loop
                 }
                 let violations = ServiceLevelObjective.violations(of: objectives, in: [row])
-                // Achieved: the drains the step started, over its length: those that ended and
-                // those cancelled (in flight at its end, or by the probe). Completions alone would
-                // miss the drains in flight at the end, rate × drain latency of them, a share
-                // that grows as steps shorten; a saturated step still starts only about its
-                // capacity (plus one drain per pager). Not drains_per_s, whose measured duration
-                // also spans the phase's start and end: far from the step's length for a short step.
-                let achieved = Double(row.drains + row.cancellations) / (row.targetDurationSeconds ?? stepDuration)
+                // Achieved: the drains the step started over its length, the row's
+                // started_drains_per_s (issue 35: one definition in the CLI, the CSV and the
+                // report). Completions alone would miss the drains in flight at the end, rate ×
+                // drain latency of them, a share that grows as steps shorten; a saturated step
+                // still starts only about its capacity (plus one drain per pager).
+                let achieved = row.startedDrainsPerSecond
+                    ?? Double(row.drains + row.cancellations + row.errors.total) / (row.targetDurationSeconds ?? stepDuration)
                 let verdict = search.judge(rate: rate, achievedRate: achieved, sloHeld: violations.isEmpty)
                 // A knee step's slo_held is its verdict: the SLOs and the throughput condition.
                 row.sloHeld = verdict.held ? 1 : 0
@@ -171,7 +179,7 @@ public struct KneeSession: Sendable {
                 let step = Step(rate: rate, row: row, held: verdict.held, violations: violations, verdict: verdict)
                 steps.append(step)
                 search.record(verdict)
-                if !quiet { out.write(Self.describe(step, number: steps.count, objectives: objectives)) }
+                if !quiet { out.write(Self.describe(step, number: steps.count, objectives: objectives, first: steps.first?.row)) }
             }
         }
         do {
@@ -244,7 +252,8 @@ public struct KneeSession: Sendable {
         value == value.rounded() && value < 1e15 ? String(Int(value)) : String(format: "%.2f", value)
     }
 
-    public static func describe(_ step: Step, number: Int, objectives: [ServiceLevelObjective]) -> String {
+    /// One step's line; a step pagebench itself limited (``clientLimit(of:first:)``) says so.
+    public static func describe(_ step: Step, number: Int, objectives: [ServiceLevelObjective], first: ResultRow? = nil) -> String {
         let figures = objectives.map { objective -> String in
             switch objective.judge(step.row) {
             case .held(let value), .broke(let value, _): "\(objective.column)=\(objective.formatted(value))"
@@ -256,12 +265,14 @@ public struct KneeSession: Sendable {
         if let judged = step.verdict {
             if judged.sloHeld && !judged.sustained { verdict = "broke by throughput" }
             // Requests (pages) per second beside drains per second: SLOs and capacity are often per request (issue 26).
-            achieved = "achieved \(rate(judged.achievedRate.rounded())) drains/s = \(NumberText.fixed(judged.achievedFraction, 3)) of the rate, "
-                + "\(NumberText.compact(step.row.pagesPerSecond)) requests/s"
+            achieved = "started \(rate(judged.achievedRate.rounded())) drains/s = \(NumberText.fixed(judged.achievedFraction, 3)) of the rate, "
+                + "completed \(NumberText.compact(step.row.drainsPerSecond)) drains/s, \(NumberText.compact(step.row.pagesPerSecond)) requests/s"
                 + (judged.sustained ? "" : ", under --min-achieved \(NumberText.fixed(judged.minAchievedFraction, 2))") + "; "
         }
+        let limit = clientLimit(of: step.row, first: first).map { "; \($0)" } ?? ""
         return "step \(number): \(rate(step.rate)) drains/s: \(verdict) (\(figures.joined(separator: ", ")); "
-            + "\(achieved)\(step.row.drains) drains, \(step.row.missedStarts ?? 0) missed starts, \(step.row.lateStarts ?? 0) late starts)\n"
+            + "\(achieved)\(step.row.drains) drains, \(step.row.missedStarts ?? 0) missed starts, \(step.row.lateStarts ?? 0) late starts)"
+            + limit + "\n"
     }
 
     public static func describeCutShort(_ step: Step, number: Int) -> String {
@@ -274,10 +285,17 @@ public struct KneeSession: Sendable {
     public static func summary(_ result: KneeSearch.Result, steps measured: [Step] = []) -> String {
         func rate(_ drains: Double) -> String {
             let achieved = measured.last { $0.rate == drains && $0.held }
-            return Self.rate(drains) + (achieved.map { " drains/s (\(NumberText.compact($0.row.pagesPerSecond)) requests/s achieved)" } ?? " drains/s")
+            return Self.rate(drains) + (achieved.map { " drains/s (\(NumberText.compact($0.row.pagesPerSecond)) requests/s completed)" } ?? " drains/s")
         }
         let broken = result.lowestBroken.map { "; lowest rate that broke: \(Self.rate($0)) drains/s" } ?? ""
         let steps = "\(result.steps.count) step\(result.steps.count == 1 ? "" : "s")"
+        // Issue 35: a step that broke because pagebench was the limit measured the client,
+        // not the API: the knee line says so instead of naming a knee of the API.
+        let lowestBrokenStep = result.lowestBroken.flatMap { low in measured.last { $0.rate == low && !$0.held } }
+        if let lowestBrokenStep, let limit = clientLimit(of: lowestBrokenStep.row, first: measured.first?.row) {
+            let held = result.knee.map { "every SLO held up to \(rate($0)); " } ?? ""
+            return "knee: not the API's: \(held)the step at \(Self.rate(lowestBrokenStep.rate)) drains/s was \(limit) (\(steps))"
+        }
         switch result.ending {
         case .resolved:
             return "knee: \(rate(result.knee ?? 0)), the highest rate at which every SLO held\(broken) (\(steps))"

@@ -12,7 +12,7 @@ public struct RunRequest: Sendable {
     public var servedStore: String?
     /// `--http-client`: the client that pages ``servedStore``.
     public var httpClient: HTTPStoreSource.Client = .lean
-    /// `--target-file`: a real list API; rows are named `SCENARIO@NAME` (a scenario's `target`
+    /// `--target-file`: a real list API; rows are named `SCENARIO@NAME`, the built-in scenario's `NAME` (a scenario's `target`
     /// section, when every scenario has the same one, does the same without it).
     public var targetFile: String?
     /// `--ca-file`: HTTPS targets trust this PEM file instead of the system store.

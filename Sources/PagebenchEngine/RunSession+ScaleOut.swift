@@ -116,7 +116,9 @@ extension RunSession {
         }
         if !quiet {
             if let target = request.servedStore {
-                out.write("HTTP responses from \(target), all workers: \(Self.responsesSummary(responses, rows: rows))\n")
+                out.write(
+                    "HTTP responses from \(target), all workers: "
+                        + Self.responsesSummary(responses, rows: rows, checks: merged.httpResponses.count, check: "the /health check") + "\n")
             }
             out.write("\n" + (objectives?.summaryTable(rows) ?? SummaryTable.render(rows)))
             var files = [csv]

@@ -148,7 +148,7 @@ extension RunSession {
     /// (``responsesSummary(_:rows:)``).
     static func targetSummary(_ source: TargetSource, rows: [ResultRow]) -> String {
         var text = "responses from \(source.target.kind.rawValue) target \(source.target.name) (\(source.target.endpoint)): "
-            + responsesSummary(source.statusCounts, rows: rows) + "\n"
+            + responsesSummary(source.statusCounts, rows: rows, checks: 1) + "\n"
         let total = source.errorCountsByKind
         if !total.isEmpty {
             var inRows: [String: Int] = [:]
@@ -175,18 +175,40 @@ extension RunSession {
     /// (issue 25): a row's `http_responses` covers its measured phase only, so the requests
     /// made outside the phases (the check before the first one: a target's first page,
     /// `/health` of a served store; warm-ups) are real requests in no row, counted apart.
-    /// What this prints "in the rows" is the sum of the rows' `http_responses`.
-    public static func responsesSummary(_ total: HTTPStatusCounts, rows: [ResultRow]) -> String {
+    /// What this prints "in the rows" is the sum of the rows' `http_responses`; what is
+    /// outside them is named by cause with its count (issue 35), only the causes that
+    /// happened: `checks` requests of `check` (the first-page check, one per process that
+    /// paged), the warm-ups' requests (the rows' `warmup_requests`), and any rest as
+    /// answered between phases.
+    public static func responsesSummary(
+        _ total: HTTPStatusCounts, rows: [ResultRow], checks: Int = 0, check: String = "the first-page check"
+    ) -> String {
         var inRows = HTTPStatusCounts()
         for row in rows { inRows.add(HTTPStatusCounts(keyedCounts: RemoteCounts.responses(fromText: row.httpResponses) ?? [:])) }
         let outside = total.subtracting(inRows)
-        return remoteSplit("\(inRows)", outside == HTTPStatusCounts() ? "" : "\(outside)")
+        guard outside != HTTPStatusCounts() else { return remoteSplit("\(inRows)", "") }
+        var rest = outside.responses + outside.transportFailures
+        var causes: [String] = []
+        func name(_ count: Int, _ cause: String) {
+            let count = min(count, rest)
+            guard count > 0 else { return }
+            causes.append("\(count) \(cause)")
+            rest -= count
+        }
+        name(checks, check + (checks > 1 ? "s (one per worker)" : ""))
+        let warmups = rows.compactMap(\.warmupRequests).reduce(0, +)
+        name(warmups, "the warm-ups")
+        name(rest, "answered between phases")
+        return (inRows == HTTPStatusCounts() ? "none" : "\(inRows)") + " in the rows; \(outside) outside them: "
+            + causes.joined(separator: ", ")
     }
 
-    /// `A in the rows; B outside them (…)`, or only the first part when nothing was outside.
+    /// `A in the rows; B outside them (the first-page check, warm-ups)`, or only the first
+    /// part when nothing was outside: for the figures whose outside part cannot be split by
+    /// cause (errors by kind, throttling answers, consumed capacity).
     static func remoteSplit(_ inRows: String, _ outside: String) -> String {
         (inRows.isEmpty ? "none" : inRows) + " in the rows"
-            + (outside.isEmpty ? "" : "; \(outside) outside them (the check before the first phase, warm-ups)")
+            + (outside.isEmpty ? "" : "; \(outside) outside them (the first-page check, warm-ups)")
     }
 
     /// After the rows are written (with their error counts): a phase in which a remote
@@ -202,7 +224,7 @@ extension RunSession {
             let unanswered = row.unansweredRequests
             guard
                 let what = ResultRow.targetFailure(
-                    pages: row.pages, drains: row.drains, failedDrains: failed, unansweredRequests: unanswered)
+                    pages: row.pages + row.cutOffPages, drains: row.drains, failedDrains: failed, unansweredRequests: unanswered)
             else { continue }
             var message =
                 "target \(target) \(what) in phase \(row.scenario) ×\(row.concurrency) rep \(row.repetition): \(failed) of "

@@ -107,8 +107,9 @@ public struct RunSession: Sendable {
             options.remoteSource = RemotePageSource(name: realTarget.endpoint, counters: { Self.remoteCounts(source) }) {
                 try await source.page($0)
             }
-            // A row measured against a real API must never be matched with an in-process one.
-            for index in scenarios.indices { scenarios[index].name += "@" + realTarget.name }
+            // A row measured against a real API must never be matched with an in-process one,
+            // and says what was sent to it (issue 35).
+            scenarios = Self.named(scenarios, for: realTarget)
         }
         if let target = request.servedStore {
             let source = try await connectTarget(target, scenarios: scenarios)
@@ -201,7 +202,9 @@ public struct RunSession: Sendable {
             let counts = remote.statusCounts
             responses = counts
             try? await remote.shutdown()
-            if !quiet { out.write("HTTP responses from \(remote.target): \(Self.responsesSummary(counts, rows: result.rows))\n") }
+            if !quiet { out.write(
+                    "HTTP responses from \(remote.target): "
+                        + Self.responsesSummary(counts, rows: result.rows, checks: 1, check: "the /health check") + "\n") }
         }
         let servedStore = request.servedStore
         let checkAnswered = { (rows: [ResultRow]) throws(RunError) in
@@ -256,15 +259,46 @@ public struct RunSession: Sendable {
     }
 
     /// Sets what each row paged (`target_kind`, `target_hash`): rows of a real target or a
-    /// served store are never matched with in-process ones.
+    /// served store are never matched with in-process ones. A real target's row says what
+    /// was sent to that API (issue 35): its limit only where a request carries it, the filter
+    /// it was asked to apply (none where no template sends `${filter}`: empty), the read only
+    /// where the request names a partition or segment, its response bytes rather than bytes
+    /// evaluated, and scanned items only where the API reports them.
     static func tag(_ rows: inout [ResultRow], realTarget: Target?, servedStore: String?) {
         for index in rows.indices {
             if let realTarget {
                 rows[index].targetKind = realTarget.kind.rawValue
                 rows[index].targetHash = realTarget.targetHash
+                describe(&rows[index], sentTo: realTarget)
             } else if servedStore != nil {
                 rows[index].targetKind = "serve"
             }
+        }
+    }
+
+    /// The workload columns of a real target's row as sent to it (``tag(_:realTarget:servedStore:)``).
+    static func describe(_ row: inout ResultRow, sentTo target: Target) {
+        let placeholders = target.placeholders
+        if !target.sendsLimit { row.limit = nil }
+        row.filter = target.sentFilter(workloadFilter: row.filter == "none" || row.filter.isEmpty ? nil : row.filter)
+        if row.read.hasPrefix("partition"), !placeholders.contains(.partition) { row.read = "" }
+        if row.read.hasPrefix("segment"), !placeholders.contains(.segment) { row.read = "" }
+        row.applyRealTarget(reportsScannedCount: target.reportsScannedCount)
+    }
+
+    /// `scenarios` as rows of `target` name them: the built-in default scenario (no scenario
+    /// file: it describes the synthetic store, not the API) by the target's name alone, a
+    /// scenario file's as `SCENARIO@TARGET`; every label leads with the target's name
+    /// (`orders-open limit=10`), followed by what set the scenario apart from the others of
+    /// the run, if anything did.
+    static func named(_ scenarios: [Scenario], for target: Target) -> [Scenario] {
+        scenarios.map { scenario in
+            var named = scenario
+            let builtIn = scenario.isBuiltInDefault
+            named.name = builtIn ? target.name : scenario.name + "@" + target.name
+            let own = scenario.label ?? scenario.name
+            named.label = own == scenario.name ? target.name : target.name + " " + own
+            return named
         }
     }
 

@@ -67,7 +67,7 @@ extension ResultRow {
         var load = loadModel
         if let rate = plannedDrainsPerSecond, stage == nil { load += ":" + CSVValue.decimal(rate).field }
         return [
-            .init("scenario", scenario), .init("target", targetKind), .init("pager", pagerKind), .init("limit", String(limit)),
+            .init("scenario", scenario), .init("target", targetKind), .init("pager", pagerKind), .init("limit", limit.map(String.init) ?? ""),
             .init("filter", filter), .init("read", read), .init("load", load), .init("continuation", continuation),
         ]
     }

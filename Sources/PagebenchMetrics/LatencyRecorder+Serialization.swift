@@ -166,3 +166,21 @@ extension LatencyRecorder {
         self = recorder
     }
 }
+
+/// A recorder in a JSON file (a shard's ``TaskMetrics``) is its lossless `hdr1` text.
+extension LatencyRecorder: Codable {
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        let text = try container.decode(String.self)
+        do {
+            try self.init(serialized: text)
+        } catch {
+            throw DecodingError.dataCorruptedError(in: container, debugDescription: "is not a latency histogram: \(error)")
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(serialized())
+    }
+}

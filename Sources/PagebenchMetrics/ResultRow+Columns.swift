@@ -24,21 +24,21 @@ extension ResultRow {
             .decimal("target_drains_per_s", \.plannedDrainsPerSecond, unit: "drains/s", .neutral, .context, "Open loop: intended drain starts per second; empty in closed loop."),
             .integer("concurrency", \.concurrency, unit: "pagers", .neutral, .context, "Concurrent pagers (closed loop) or maximum drains in flight (open loop)."),
             .integer("repetition", \.repetition, .neutral, .context, "1-based repetition of this scenario and concurrency."),
-            .integer("limit", \.limit, unit: "items", .neutral, .context, "`limit` of each page request."),
+            .integer("limit", \.limit, unit: "items", .neutral, .context, "`limit` of each page request; empty for a target whose requests do not send it (no `${limit}` in its templates)."),
             .integer("target_drains", \.plannedDrains, unit: "drains", .neutral, .context, "Drain count bounding the run; empty when bounded by duration."),
             .decimal("target_duration_s", \.targetDurationSeconds, unit: "s", .neutral, .context, "Duration bounding the run; empty when bounded by drain count."),
             .decimal("warmup_s", \.warmupSeconds, unit: "s", .neutral, .context, "Warm-up before the measured phase, excluded from every figure."),
             // Throughput
-            .decimal("pages_per_s", \.pagesPerSecond, unit: "pages/s", .higherIsBetter, .measured, "Pages completed per second of the measured phase; a stage row counts the pages completed while the stage ran, whichever stage their drain started in (H7)."),
+            .decimal("pages_per_s", \.pagesPerSecond, unit: "pages/s", .higherIsBetter, .measured, "Pages completed per second of the measured phase (those of cut-off drains included: every request the API answered); a stage row counts the pages completed while the stage ran, whichever stage their drain started in (H7)."),
             .decimal("items_per_s", \.itemsPerSecond, unit: "items/s", .higherIsBetter, .measured, "Items returned per second, by those pages."),
-            .decimal("scanned_bytes_per_s", \.scannedBytesPerSecond, unit: "bytes/s", .higherIsBetter, .measured, "Bytes evaluated per second, by those pages."),
+            .decimal("scanned_bytes_per_s", \.scannedBytesPerSecond, unit: "bytes/s", .higherIsBetter, .measured, "Bytes evaluated per second, by those pages; empty for a real target (`target_kind` http, graphql, dynamodb), which does not report them."),
             .decimal("drains_per_s", \.drainsPerSecond, unit: "drains/s", .higherIsBetter, .measured, "Drains ended per second, as `drains` counts them; a stage row counts those that ended while the stage ran (H7)."),
             // Deterministic counts
-            .integer("drains", \.drains, unit: "drains", .neutral, .deterministic, "Drains that ended (drained, stopped after K pages, or abandoned)."),
-            .integer("pages", \.pages, unit: "pages", .lowerIsBetter, .deterministic, "Pages fetched."),
+            .integer("drains", \.drains, unit: "drains", .neutral, .deterministic, "Drains that ended (drained, stopped after K pages, or abandoned); not those cut off at the end of a time-bound phase (`cut_off_drains`)."),
+            .integer("pages", \.pages, unit: "pages", .lowerIsBetter, .deterministic, "Pages fetched by the drains that ended (`drains`) and the failed ones; pages of drains cut off at the end of a time-bound phase are in `cut_off_pages`, so that every count per drain is exact."),
             .integer("items", \.items, unit: "items", .neutral, .deterministic, "Items returned."),
-            .integer("scanned_items", \.scannedItems, unit: "items", .lowerIsBetter, .deterministic, "Items evaluated, returned or filtered out (S2)."),
-            .integer("scanned_bytes", \.scannedBytes, unit: "bytes", .lowerIsBetter, .deterministic, "Bytes evaluated and charged to the scan budget (S3)."),
+            .integer("scanned_items", \.scannedItems, unit: "items", .lowerIsBetter, .deterministic, "Items evaluated, returned or filtered out (S2), by the pages of ended drains; a real target's own count (`scannedCount`, DynamoDB's `ScannedCount`), empty for a target that names none."),
+            .integer("scanned_bytes", \.scannedBytes, unit: "bytes", .lowerIsBetter, .deterministic, "Bytes evaluated and charged to the scan budget (S3), by the pages of ended drains; empty for a real target, which does not report them (see `response_bytes`)."),
             .integer("empty_pages_wasted", \.emptyPagesWasted, unit: "pages", .lowerIsBetter, .deterministic, "Pages with zero items and a token: wasted round trips (H1)."),
             .integer("empty_pages_final", \.emptyPagesFinal, unit: "pages", .lowerIsBetter, .deterministic, "Pages with zero items and no token: the exact-end page (S6) or an empty last page."),
             .decimal("empty_page_rate", \.emptyPageRate, unit: "ratio", .lowerIsBetter, .deterministic, "`empty_pages_wasted / pages` (H1)."),
@@ -119,6 +119,12 @@ extension ResultRow {
             .text("slos", \.slos, .context, optional: true, "The SLOs `slo_held` judged this row on, `;`-separated as written (`drain_latency_corrected_p99_ns<60ms;error_rate<1%`), so that `report` draws their bounds; empty without SLOs and in files of schema 5 and earlier."),
             // The whole histogram (issue 36): what `export --format hgrm` writes
             .text("page_latency_histogram", \.pageLatencyHistogram, .measured, optional: true, "The page latency histogram of the measured phase, losslessly: `hdr1 digits=3 highest=… clamped=… total=… min=… max=…` then `value:count` per non-empty bucket (value: the bucket's lowest ns; HdrHistogram at 3 significant digits), from which every `page_latency_*` percentile reads back exactly; what `pagebench export --format hgrm` writes as a percentile distribution. Empty when per-page timing was off or nothing was recorded, and in files of schema 6 and earlier."),
+            // What a time-bound phase cut off, and what a real target sent back (issue 35)
+            .integer("cut_off_drains", \.cutOffDrains, unit: "drains", .neutral, .measured, "Drains still running when a time-bound phase (`--duration`, a knee step, a stage that ramped pagers down) was up: cancelled (also in `cancellations`, whose latency they measure, H2) and not in `drains`, `pages` or any figure per drain; 0 in a drain-bound phase."),
+            .integer("cut_off_pages", \.cutOffPages, unit: "pages", .neutral, .measured, "Pages of the `cut_off_drains`: requests the API answered that are not in `pages`."),
+            .integer("response_bytes", \.responseBytes, unit: "bytes", .neutral, .deterministic, "A real target (`target_kind` http, graphql, dynamodb): bytes of the page responses' bodies of the ended drains (what `scanned_bytes` cannot say for an API); empty in-process and for `serve`."),
+            .integer("warmup_requests", \.warmupRequests, unit: "requests", .neutral, .measured, "A remote source (`target_kind` set): requests sent during the warm-up before this phase, in no row's counts (`pagebench run` names them apart from the rows'); empty in-process and without a warm-up."),
+            .decimal("started_drains_per_s", \.startedDrainsPerSecond, unit: "drains/s", .higherIsBetter, .measured, "Open loop: drains started per second of the planned length (`target_duration_s`, else `duration_s`): ended, failed, cancelled or cut off; the achieved rate `knee` judges against `target_drains_per_s` and `report` shows beside `drains_per_s` (drains completed per second); empty in closed loop."),
         ]
         return columns
     }()

@@ -7,9 +7,10 @@ extension ResultRow {
     public mutating func apply(_ metrics: TaskMetrics, measuredSeconds: Double) {
         func rate(_ count: Int) -> Double { measuredSeconds > 0 ? Double(count) / measuredSeconds : 0 }
         durationSeconds = measuredSeconds
-        pagesPerSecond = rate(metrics.pages)
-        itemsPerSecond = rate(metrics.items)
-        scannedBytesPerSecond = rate(metrics.scannedBytes)
+        // Rates count every page the source answered, cut-off drains' included.
+        pagesPerSecond = rate(metrics.pages + metrics.cutOff.pages)
+        itemsPerSecond = rate(metrics.items + metrics.cutOff.items)
+        scannedBytesPerSecond = rate(metrics.scannedBytes + metrics.cutOff.scannedBytes)
         drainsPerSecond = rate(metrics.drains)
         drains = metrics.drains
         pages = metrics.pages
@@ -21,10 +22,19 @@ extension ResultRow {
         emptyPageRate = metrics.pages > 0 ? Double(metrics.emptyPagesWasted) / Double(metrics.pages) : 0
         pagesPerDrainMean = metrics.drains > 0 ? Double(metrics.pagesInEndedDrains) / Double(metrics.drains) : 0
         pagesPerDrainMax = metrics.pagesPerDrainMax
+        cutOffDrains = metrics.cutOffDrains
+        cutOffPages = metrics.cutOff.pages
         pageLatency = metrics.pageLatency.percentilesIfRecorded
         pageLatencyHistogram = metrics.pageLatency.isEmpty ? "" : metrics.pageLatency.serialized()
         drainLatency = metrics.drainLatency.percentilesIfRecorded
         drainLatencyCorrected = metrics.drainLatencyCorrected?.percentilesIfRecorded
+        if loadModel == "closed" {
+            startedDrainsPerSecond = nil
+        } else {
+            let seconds = targetDurationSeconds ?? measuredSeconds
+            let started = metrics.drains + metrics.errors.total + metrics.cancellations
+            startedDrainsPerSecond = seconds > 0 ? Double(started) / seconds : 0
+        }
         missedStarts = loadModel == "closed" ? nil : metrics.missedStarts
         lateStarts = loadModel == "closed" ? nil : metrics.lateStarts
         cancellations = metrics.cancellations
@@ -47,7 +57,9 @@ extension ResultRow {
         cpuUserSeconds = cpu.userSeconds
         cpuSystemSeconds = cpu.systemSeconds
         allocations = allocationRequests
-        allocationsPerPage = pages > 0 ? Double(allocationRequests) / Double(pages) : 0
+        // Every page the phase fetched, cut-off drains' included, made its allocations.
+        let allPages = pages + cutOffPages
+        allocationsPerPage = allPages > 0 ? Double(allocationRequests) / Double(allPages) : 0
         self.peakAllocatedBytes = peakAllocatedBytes
         self.peakRSSBytes = peakRSSBytes
     }

@@ -9,7 +9,7 @@
 /// Bump ``currentSchemaVersion`` whenever a column is added, removed, renamed or changes meaning.
 public struct ResultRow: CSVRecord, Hashable {
     /// The schema this build writes and reads.
-    public static let currentSchemaVersion = 7
+    public static let currentSchemaVersion = 8
 
     /// The columns version 3 added: real targets (issue 14), `partial` (H6), `slo_held` (H5).
     static let addedInVersion3: Set<String> = [
@@ -40,10 +40,20 @@ public struct ResultRow: CSVRecord, Hashable {
     /// The column version 7 added (issue 36): the row's whole page latency histogram, losslessly,
     /// so that `pagebench export --format hgrm` writes its percentile distribution from the CSV.
     static let addedInVersion7: Set<String> = ["page_latency_histogram"]
+    /// The columns version 8 added (issue 35): the work of drains cut off at the end of a
+    /// time-bound phase, counted apart so that figures per drain count whole drains (before,
+    /// `pages`, `items` and empty pages included their pages), and a real target's response
+    /// bytes (before, `scanned_bytes` held the JSON bytes of its items), and the requests of a
+    /// remote source's warm-up (before, only "outside the rows"), and an open-loop row's started
+    /// drains per second (before, `knee` printed it and the report did not). Version 8 also leaves
+    /// `limit`, `filter`, `read`, `scanned_items`, `scanned_bytes` and `scanned_bytes_per_s`
+    /// empty where a real target was not sent or did not report them.
+    static let addedInVersion8: Set<String> = ["cut_off_drains", "cut_off_pages", "response_bytes", "warmup_requests", "started_drains_per_s"]
     /// Version 1 had no `harness_overhead_ratio` (added in 2) and neither had the columns
-    /// of versions 3 to 7; their files read with those columns empty (`partial` 0).
+    /// of versions 3 to 8; their files read with those columns empty (`partial` 0).
     public static var earlierSchemaVersions: [Int: Set<String>] {
-        let since6 = addedInVersion6.union(addedInVersion7)
+        let since7 = addedInVersion7.union(addedInVersion8)
+        let since6 = addedInVersion6.union(since7)
         let since5 = addedInVersion5.union(since6)
         return [
             1: addedInVersion3.union(addedInVersion4).union(since5).union(["harness_overhead_ratio"]),
@@ -51,7 +61,8 @@ public struct ResultRow: CSVRecord, Hashable {
             3: addedInVersion4.union(since5),
             4: since5,
             5: since6,
-            6: addedInVersion7,
+            6: since7,
+            7: addedInVersion8,
         ]
     }
 
@@ -84,8 +95,9 @@ public struct ResultRow: CSVRecord, Hashable {
     public var concurrency: Int = 0
     /// 1-based repetition of this scenario × concurrency.
     public var repetition: Int = 0
-    /// The `limit` of each page request.
-    public var limit: Int = 0
+    /// The `limit` of each page request; nil when none was sent (a target whose request has
+    /// no `${limit}`).
+    public var limit: Int?
     /// Drain count the run was bounded by, or nil when bounded by duration.
     public var plannedDrains: Int?
     /// Duration the run was bounded by, or nil when bounded by drain count.
@@ -97,7 +109,8 @@ public struct ResultRow: CSVRecord, Hashable {
 
     public var pagesPerSecond: Double = 0
     public var itemsPerSecond: Double = 0
-    public var scannedBytesPerSecond: Double = 0
+    /// Bytes evaluated per second; nil for a real target, which does not report them.
+    public var scannedBytesPerSecond: Double?
     public var drainsPerSecond: Double = 0
 
     // MARK: Deterministic counts (docs/contract.md H1, H3)
@@ -107,10 +120,28 @@ public struct ResultRow: CSVRecord, Hashable {
     public var pages: Int = 0
     /// Items returned.
     public var items: Int = 0
-    /// Items evaluated (S2), returned or not.
-    public var scannedItems: Int = 0
-    /// Bytes evaluated, charged against the scan budget (S3).
-    public var scannedBytes: Int = 0
+    /// Items evaluated (S2), returned or not; nil for a real target that does not report its
+    /// own count (`scannedCount`).
+    public var scannedItems: Int?
+    /// Bytes evaluated, charged against the scan budget (S3); nil for a real target, which
+    /// does not report them (its ``responseBytes`` say what came back).
+    public var scannedBytes: Int?
+    /// A real target's page responses' body bytes (issue 35); nil in-process and for `serve`.
+    public var responseBytes: Int?
+    /// Drains still running when the phase's time was up (a duration-bound phase, a stage that
+    /// ramped pagers down): cancelled, and not in ``drains`` (nor their pages in ``pages``),
+    /// so that figures per drain count whole drains only (issue 35).
+    public var cutOffDrains: Int = 0
+    /// Pages of the ``cutOffDrains``, not in ``pages``.
+    public var cutOffPages: Int = 0
+    /// Open loop: drains started per second of the phase's planned length (`target_duration_s`,
+    /// else its measured length): those that ended, failed, were cancelled or cut off (issue 35:
+    /// one definition of the achieved rate, beside ``drainsPerSecond``, the drains completed per
+    /// second). Nil in closed loop.
+    public var startedDrainsPerSecond: Double?
+    /// A remote source's requests during the warm-up before this phase (issue 35: requests in
+    /// no row are named); nil in-process and without a warm-up.
+    public var warmupRequests: Int?
     /// Pages with zero items and a non-nil token: wasted round trips (H1).
     public var emptyPagesWasted: Int = 0
     /// Pages with zero items and a nil token: the exact-end page of S6 or an empty last page/segment.
@@ -282,7 +313,21 @@ public struct ResultRow: CSVRecord, Hashable {
     public var notAResult: String? {
         if partial == 1 { return "cut short by a signal" }
         guard !targetKind.isEmpty else { return nil }
-        return Self.targetFailure(pages: pages, drains: drains, failedDrains: errors.total, unansweredRequests: unansweredRequests)
+        return Self.targetFailure(
+            pages: pages + cutOffPages, drains: drains, failedDrains: errors.total, unansweredRequests: unansweredRequests)
+    }
+
+    /// Whether the row paged a real API through a target file (not in-process, not `serve`).
+    public var pagedRealTarget: Bool { !targetKind.isEmpty && targetKind != "serve" }
+
+    /// A real target's row says what the API reported (issue 35): its bytes are the responses'
+    /// (``responseBytes``), not bytes evaluated, and scanned items only where the target
+    /// names the API's own count. Call after ``apply(_:measuredSeconds:)``.
+    public mutating func applyRealTarget(reportsScannedCount: Bool) {
+        if let bytes = scannedBytes { responseBytes = bytes }
+        scannedBytes = nil
+        scannedBytesPerSecond = nil
+        if !reportsScannedCount { scannedItems = nil }
     }
 
     /// Fills the target columns from what the target answered in the phase.
@@ -333,7 +378,7 @@ public struct ResultIdentity: Sendable, Hashable, Comparable, CustomStringConver
 }
 
 /// Failed drains by cause. Lower is better.
-public struct ErrorCounts: Sendable, Hashable {
+public struct ErrorCounts: Sendable, Hashable, Codable {
     /// Throttled past the retry policy (S21).
     public var throttled: Int = 0
     /// Injected store fault (S21).

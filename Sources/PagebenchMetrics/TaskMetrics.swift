@@ -4,7 +4,11 @@
 /// per-page path (plain integer adds and a histogram record), and returns it; the parent merges
 /// them with ``add(_:)`` and writes a ``ResultRow`` with ``ResultRow/apply(_:measuredSeconds:)``.
 /// No shared lock or actor is touched per page.
-public struct TaskMetrics: Sendable, Equatable {
+///
+/// `Codable` as it is (synthesised: every stored property, histograms in their lossless `hdr1`
+/// text), so that a shard file (`PagebenchScaleOut.ShardFile`) carries every figure a worker
+/// counted, a counter added here included, without a second list of fields to forget.
+public struct TaskMetrics: Sendable, Equatable, Codable {
     public var pages = 0
     public var items = 0
     public var scannedItems = 0
@@ -38,8 +42,41 @@ public struct TaskMetrics: Sendable, Equatable {
     public var consistency: ConsistencyCounts?
     /// Watching pagers only: write → publication (P16).
     public var watchLatency: LatencyRecorder?
+    /// Drains cut off when the phase's time was up (cancelled by its end, not by the
+    /// cancellation probe): their page counts were moved to ``cutOff``, so that every
+    /// count above is of ended (or failed, or probed) drains only (issue 35).
+    public var cutOffDrains = 0
+    /// The page counts of the ``cutOffDrains``.
+    public var cutOff = PageCounts()
 
     public init() {}
+
+    /// The page counts so far, to be given to ``recordCutOff(since:)`` if the drain about to
+    /// start is cut off.
+    public var pageCounts: PageCounts {
+        PageCounts(
+            pages: pages, items: items, scannedItems: scannedItems, scannedBytes: scannedBytes,
+            emptyPagesWasted: emptyPagesWasted, emptyPagesFinal: emptyPagesFinal)
+    }
+
+    /// Counts the drain that began at `before` as cut off by the end of the phase: its pages
+    /// leave the counts of ended drains for ``cutOff``.
+    public mutating func recordCutOff(since before: PageCounts) {
+        let now = pageCounts
+        cutOffDrains += 1
+        cutOff.pages += now.pages - before.pages
+        cutOff.items += now.items - before.items
+        cutOff.scannedItems += now.scannedItems - before.scannedItems
+        cutOff.scannedBytes += now.scannedBytes - before.scannedBytes
+        cutOff.emptyPagesWasted += now.emptyPagesWasted - before.emptyPagesWasted
+        cutOff.emptyPagesFinal += now.emptyPagesFinal - before.emptyPagesFinal
+        pages = before.pages
+        items = before.items
+        scannedItems = before.scannedItems
+        scannedBytes = before.scannedBytes
+        emptyPagesWasted = before.emptyPagesWasted
+        emptyPagesFinal = before.emptyPagesFinal
+    }
 
     /// Bytes held by this task's histograms: measurement overhead that shows in memory figures.
     public var estimatedFootprintBytes: Int {
@@ -107,6 +144,8 @@ public struct TaskMetrics: Sendable, Equatable {
         throttles += other.throttles
         missedStarts += other.missedStarts
         lateStarts += other.lateStarts
+        cutOffDrains += other.cutOffDrains
+        cutOff.add(other.cutOff)
         errors.add(other.errors)
         pageLatency.add(other.pageLatency)
         drainLatency.add(other.drainLatency)
@@ -141,8 +180,36 @@ public struct TaskMetrics: Sendable, Equatable {
     }
 }
 
+/// Page counts of a set of pages (a task's so far, or those of its cut-off drains).
+public struct PageCounts: Sendable, Equatable, Codable {
+    public var pages = 0
+    public var items = 0
+    public var scannedItems = 0
+    public var scannedBytes = 0
+    public var emptyPagesWasted = 0
+    public var emptyPagesFinal = 0
+
+    public init(pages: Int = 0, items: Int = 0, scannedItems: Int = 0, scannedBytes: Int = 0, emptyPagesWasted: Int = 0, emptyPagesFinal: Int = 0) {
+        self.pages = pages
+        self.items = items
+        self.scannedItems = scannedItems
+        self.scannedBytes = scannedBytes
+        self.emptyPagesWasted = emptyPagesWasted
+        self.emptyPagesFinal = emptyPagesFinal
+    }
+
+    public mutating func add(_ other: PageCounts) {
+        pages += other.pages
+        items += other.items
+        scannedItems += other.scannedItems
+        scannedBytes += other.scannedBytes
+        emptyPagesWasted += other.emptyPagesWasted
+        emptyPagesFinal += other.emptyPagesFinal
+    }
+}
+
 /// What writes did to drains (S25): summed over the drains that reached their last page.
-public struct ConsistencyCounts: Sendable, Equatable {
+public struct ConsistencyCounts: Sendable, Equatable, Codable {
     /// Items a drain returned again.
     public var duplicateItems = 0
     /// Items that existed and matched from a drain's first request to its last and were not returned.

@@ -168,7 +168,7 @@ public struct CheckSamples: Sendable {
             deterministic = CheckSamples.deterministicColumnIndices.map { cells[$0].field }
             buildConfiguration = row.buildConfiguration
             seed = row.seed
-            limit = row.limit
+            limit = row.limit ?? 0
             loadModel = row.loadModel
             swiftVersion = row.swiftVersion
             host = row.host

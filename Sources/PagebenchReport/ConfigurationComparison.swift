@@ -53,8 +53,8 @@ public struct ConfigurationComparison: Sendable, Equatable {
     /// requests/s beside drains/s, then what is counted per page, then resources and totals
     /// (the writes, watch and cancellation rows appear only when a configuration has them).
     public static let defaultMetrics = [
-        "pages_per_drain_mean", "empty_pages_per_drain", "scanned_bytes_per_drain", "items_per_drain",
-        "drain_latency_p50_ns", "drain_latency_p99_ns", "items_per_s", "drains_per_s", "pages_per_s",
+        "pages_per_drain_mean", "empty_pages_per_drain", "scanned_bytes_per_drain", "response_bytes_per_drain",
+        "scanned_items_per_drain", "items_per_drain", "drain_latency_p50_ns", "drain_latency_p99_ns", "items_per_s", "drains_per_s", "pages_per_s",
         "empty_page_rate", "page_latency_p50_ns", "page_latency_p99_ns",
         "duplicate_items", "skipped_items", "inconsistent_drains", "watch_latency_p50_ns", "watch_latency_p99_ns",
         "cancel_latency_p50_ns", "cancel_latency_p99_ns",
@@ -75,8 +75,16 @@ public struct ConfigurationComparison: Sendable, Equatable {
         DerivedMetric(name: "empty_pages_per_drain", unit: "pages", polarity: .lowerIsBetter) {
             $0.drains > 0 ? Double($0.emptyPagesWasted) / Double($0.drains) : nil
         },
-        DerivedMetric(name: "scanned_bytes_per_drain", unit: "bytes", polarity: .lowerIsBetter) {
-            $0.drains > 0 ? Double($0.scannedBytes) / Double($0.drains) : nil
+        DerivedMetric(name: "scanned_bytes_per_drain", unit: "bytes", polarity: .lowerIsBetter) { row in
+            row.scannedBytes.flatMap { row.drains > 0 ? Double($0) / Double(row.drains) : nil }
+        },
+        // Issue 35: what a real target's drain received, named as such, and the items its
+        // API says it evaluated, wherever a source reports them.
+        DerivedMetric(name: "response_bytes_per_drain", unit: "bytes", polarity: .lowerIsBetter) { row in
+            row.responseBytes.flatMap { row.drains > 0 ? Double($0) / Double(row.drains) : nil }
+        },
+        DerivedMetric(name: "scanned_items_per_drain", unit: "items", polarity: .lowerIsBetter) { row in
+            row.scannedItems.flatMap { row.drains > 0 ? Double($0) / Double(row.drains) : nil }
         },
         DerivedMetric(name: "items_per_drain", unit: "items", polarity: .neutral) {
             $0.drains > 0 ? Double($0.items) / Double($0.drains) : nil
@@ -87,6 +95,7 @@ public struct ConfigurationComparison: Sendable, Equatable {
     static let titles: [String: String] = [
         "pages_per_drain_mean": "round trips/drain", "empty_pages_per_drain": "empty pages/drain",
         "scanned_bytes_per_drain": "scanned bytes/drain", "items_per_drain": "items/drain",
+        "response_bytes_per_drain": "response bytes/drain", "scanned_items_per_drain": "scanned items/drain",
         "drain_latency_p50_ns": "drain p50", "drain_latency_p99_ns": "drain p99", "pages_per_s": "requests/s",
         "page_latency_p50_ns": "request p50", "page_latency_p99_ns": "request p99",
     ]
@@ -98,7 +107,8 @@ public struct ConfigurationComparison: Sendable, Equatable {
 
     /// Figures per drain (prefixes): their unit changes with what a drain reads.
     static let perDrainMetrics = [
-        "pages_per_drain_", "empty_pages_per_drain", "scanned_bytes_per_drain", "items_per_drain", "drain_latency_", "drains_per_s",
+        "pages_per_drain_", "empty_pages_per_drain", "scanned_bytes_per_drain", "response_bytes_per_drain", "scanned_items_per_drain",
+        "items_per_drain", "drain_latency_", "drains_per_s",
     ]
 
     /// Totals over a phase: they grow with the number of drains it ran.
@@ -176,7 +186,7 @@ public struct ConfigurationComparison: Sendable, Equatable {
                 (rowsByKey[key] ?? []).filter { $0.concurrency == level.concurrency && ($0.stage ?? 0) == level.stage }
             }
             let present = levelRows.filter { !$0.isEmpty }
-            let limits = Set(present.joined().map(\.limit)).sorted()
+            let limits = Set(present.joined().compactMap(\.limit)).sorted()
             let drainCounts = Set(present.joined().map(\.drains))
             let filters = Set(present.joined().map(\.filter))
             let reads = Set(present.joined().map(\.read)).sorted()

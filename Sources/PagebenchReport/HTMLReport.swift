@@ -142,8 +142,8 @@ public struct HTMLReport: Sendable {
             guard let row = group.rows.first else { continue }
             let levels = Set(group.rows.map(\.concurrency)).sorted().map(String.init).joined(separator: ", ")
             let cells = [
-                group.label, row.pagerKind, String(row.limit), row.filter.isEmpty ? "?" : row.filter,
-                row.read.isEmpty ? "?" : row.read, row.labelParameters.first { $0.name == "load" }?.value ?? row.loadModel, levels,
+                group.label, row.pagerKind, row.limit.map(String.init) ?? Self.notSent(row), Self.column(row.filter, row),
+                Self.column(row.read, row), row.labelParameters.first { $0.name == "load" }?.value ?? row.loadModel, levels,
                 String(group.rows.count), "\(row.scenario) [\(row.configHash)]",
             ]
             html += "<tr>" + cells.map { "<td>\(escape($0))</td>" }.joined() + "</tr>\n"
@@ -204,8 +204,9 @@ public struct HTMLReport: Sendable {
             if let knee = held.last {
                 let next = steps.first { $0.plannedDrainsPerSecond! > knee.plannedDrainsPerSecond! && $0.sloHeld != 1 }
                 sentences.append(
-                    "The knee: \(code(NumberText.compact(knee.plannedDrainsPerSecond!) + " drains/s")) offered held every SLO, achieving "
-                        + "\(escape(NumberText.compact(knee.drainsPerSecond))) drains/s and \(escape(NumberText.compact(knee.pagesPerSecond))) requests/s"
+                    "The knee: \(code(NumberText.compact(knee.plannedDrainsPerSecond!) + " drains/s")) offered held every SLO, "
+                        + (knee.startedDrainsPerSecond.map { "starting \(escape(NumberText.compact($0))) drains/s, " } ?? "")
+                        + "completing \(escape(NumberText.compact(knee.drainsPerSecond))) drains/s and \(escape(NumberText.compact(knee.pagesPerSecond))) requests/s"
                         + (knee.drainLatencyCorrected.map { " with a corrected drain p99 of \(escape(NumberText.nanoseconds($0.p99Nanoseconds)))" } ?? "")
                         + (next.map { "; the next step, \(escape(NumberText.compact($0.plannedDrainsPerSecond!))) drains/s, broke one." } ?? "; no faster step broke one: the knee may be higher."))
             } else {
@@ -223,6 +224,8 @@ public struct HTMLReport: Sendable {
                 "stage \(row.stage!) \(escape(NumberText.compact(row.drainsPerSecond))) drains/s, \(escape(NumberText.compact(row.pagesPerSecond))) requests/s"
                     + (row.plannedDrainsPerSecond.map { " of \(escape(NumberText.compact($0))) offered" } ?? "")
             }
+            // Issue 35: the question of a hold is whether its SLOs held, stage by stage.
+            sentences.append(Self.stageSLOVerdict(staged, objectives: objectives))
             sentences.append(
                 "Stages achieved " + parts.joined(separator: "; ") + ". "
                     + (short.isEmpty
@@ -285,7 +288,9 @@ public struct HTMLReport: Sendable {
         let plainRows = plain.flatMap(\.rows)
         if allRows.contains(where: Self.isKneeStep) {
             plots.append(section("Latency against throughput (knee)", kneePlot(),
-                "Each open-loop step with an SLO verdict (pagebench knee, or run --slo): corrected drain latency p99 (from each drain's intended start, H5) against what it achieved, drains/s along the bottom and requests (pages)/s along the top; filled discs held every SLO, rings broke one; the dashed red line is the SLO's bound (the rows' slos column, or report --slo); the band marks the knee, the highest offered rate that held."))
+                "Each open-loop step with an SLO verdict (pagebench knee, or run --slo): corrected drain latency p99 (from each drain's intended start, H5) against the drains it completed per second; filled discs held every SLO, rings broke one; the dashed red line is the SLO's bound (the rows' slos column, or report --slo); the band marks the knee, the highest offered rate that held."))
+            plots.append(section("Latency against requests/s (knee)", kneePlot(requests: true),
+                "The same steps against the requests (pages) per second each one measured: SLOs and capacity are often per request."))
         }
         if allRows.contains(where: { $0.stage != nil }) || timeSeries?.contains(where: { $0.stage != nil }) == true {
             plots.append(section("Stages: plan against achieved", stageRowsPlot(),
@@ -301,7 +306,7 @@ public struct HTMLReport: Sendable {
                 for (index, chart) in charts.enumerated() { plots.append(section(titles[index], chart, captions[index])) }
             }
         }
-        let limits = Set(plainRows.map(\.limit))
+        let limits = Set(plainRows.compactMap(\.limit))
         if limits.count > 1 {
             plots.append(section("Round trips and empty pages against the limit", limitPlot(plain),
                 "Per drain, median over repetitions: round trips (pages fetched, solid) and wasted empty pages (dashed) at each limit; one pair of lines per configuration apart from the limit, per concurrency."))
@@ -320,7 +325,7 @@ public struct HTMLReport: Sendable {
                 notShown.append("page latency percentiles (a page holds up to limit items, and the limits differ: compare drain latency)")
             }
         }
-        let selectivities = Set(plainRows.filter { $0.scannedItems > 0 }.map { (Double($0.items) / Double($0.scannedItems) * 1e4).rounded() })
+        let selectivities = Set(plainRows.compactMap { row in row.scannedItems.flatMap { $0 > 0 ? (Double(row.items) / Double($0) * 1e4).rounded() : nil } })
         if selectivities.count > 1 {
             plots.append(section("Empty pages against selectivity", emptyPagePlot(plain),
                 "Empty-page rate (pages with no items but a token ÷ all pages, H1) against selectivity (items returned ÷ items scanned), one point per concurrency."))
@@ -405,7 +410,7 @@ public struct HTMLReport: Sendable {
             for (_, rows) in Dictionary(grouping: group.rows.filter { $0.stage == nil }, by: \.concurrency)
                 .sorted(by: { $0.key < $1.key })
             {
-                let selectivities = rows.filter { $0.scannedItems > 0 }.map { Double($0.items) / Double($0.scannedItems) }
+                let selectivities = rows.compactMap { row in row.scannedItems.flatMap { $0 > 0 ? Double(row.items) / Double($0) : nil } }
                 guard let selectivity = Statistics.median(selectivities), let rate = Statistics.median(rows.map(\.emptyPageRate))
                 else { continue }
                 item.points.append((selectivity, rate))
@@ -563,6 +568,12 @@ public struct HTMLReport: Sendable {
                 SVGChart.Series(name: "page latency p99 (\(key.name))", points: points(rows) { $0.pageLatencyP99Nanoseconds.map { Double($0) } }, dashed: true))
         }
         latency.series = latency.series.filter { !$0.points.isEmpty }
+        // Issue 35: the SLO's bound against latency over time, where the SLO bounds a latency
+        // percentile (the page latency it draws, or a drain latency: the bound still reads).
+        let bounds = objectives.isEmpty ? ServiceLevelObjective.recorded(in: files.flatMap(\.rows).filter { $0.stage != nil }) : objectives
+        for objective in bounds where objective.column.hasSuffix("_ns") && objective.column.contains("latency") {
+            latency.levels.append((objective.bound, "SLO: \(objective.description)"))
+        }
 
         let closedLoop = staged.contains { $0.plannedPagers != nil }
         var load = chart(
@@ -589,46 +600,73 @@ public struct HTMLReport: Sendable {
         return [throughput, load, latency].map { $0.series.isEmpty ? placeholder($0.id, "No values to plot.") : drawn($0) }
     }
 
+    /// Whether a staged run's SLOs held, stage by stage (`report --slo`, else the SLOs the rows
+    /// were judged on): "Every SLO held in every stage", the stages and bounds that broke, or
+    /// that no SLO judged the stages (issue 35: "did latency hold?" is the question).
+    static func stageSLOVerdict(_ staged: [ResultRow], objectives given: [ServiceLevelObjective]) -> String {
+        let objectives = given.isEmpty ? ServiceLevelObjective.recorded(in: staged) : given
+        guard !objectives.isEmpty else {
+            return "No SLO judged these stages: run them with --slo (e.g. drain_latency_corrected_p99_ns&lt;100ms) to ask whether latency held."
+        }
+        var broken: [String] = []
+        for row in staged {
+            for objective in objectives {
+                if case .broke(let value, _) = objective.judge(row) {
+                    broken.append("stage \(row.stage!) \(objective.column) \(objective.formatted(value)) (\(objective.description))")
+                }
+            }
+        }
+        let names = objectives.map(\.description).joined(separator: ", ")
+        guard !broken.isEmpty else { return "Every SLO held in every stage: <strong>\(escape(names))</strong>." }
+        return "SLOs broke: <strong>" + escape(broken.joined(separator: "; ")) + "</strong>."
+    }
+
+    /// A workload column of "What was compared": its value; for a target row that left it
+    /// empty, "—" (nothing of the kind was sent to that API, issue 35); "?" for a file too old
+    /// to say (schema 5 and earlier).
+    static func column(_ value: String, _ row: ResultRow) -> String {
+        value.isEmpty ? notSent(row) : value
+    }
+
+    /// "—" for a target row's workload column that does not apply, "?" where a file is too old to say.
+    static func notSent(_ row: ResultRow) -> String { row.targetKind.isEmpty ? "?" : "—" }
+
     /// A step of a knee search: an open-loop row at an offered rate with an SLO verdict.
     static func isKneeStep(_ row: ResultRow) -> Bool {
         row.sloHeld != nil && row.plannedDrainsPerSecond != nil && row.drainLatencyCorrected != nil && row.stage == nil
     }
 
-    /// Corrected drain latency p99 against achieved drains/s for every knee step, held and
-    /// broken apart, with the knee (the highest offered rate that held) marked.
-    func kneePlot() -> String {
+    /// Corrected drain latency p99 against achieved drains/s (or, `requests`, against each
+    /// step's measured requests/s: issue 35, not a median ratio times drains/s) for every knee
+    /// step, held and broken apart, with the knee (the highest offered rate that held) marked.
+    func kneePlot(requests: Bool = false) -> String {
+        let throughput: (ResultRow) -> Double = requests ? { $0.pagesPerSecond } : { $0.drainsPerSecond }
         let steps = files.flatMap { file in file.rows.filter(Self.isKneeStep).map { (file.path, $0) } }
         var held = SVGChart.Series(name: "step held every SLO", points: [], connect: false)
         var broke = SVGChart.Series(name: "step broke an SLO", points: [], connect: false, hollow: true)
-        for (_, row) in steps.sorted(by: { $0.1.drainsPerSecond < $1.1.drainsPerSecond }) {
+        for (_, row) in steps.sorted(by: { throughput($0.1) < throughput($1.1) }) {
             guard let latency = row.drainLatencyCorrected?.p99Nanoseconds else { continue }
-            let point = (x: row.drainsPerSecond, y: Double(latency))
+            let point = (x: throughput(row), y: Double(latency))
             if row.sloHeld == 1 { held.points.append(point) } else { broke.points.append(point) }
         }
         var chart = SVGChart(
-            id: "plot-knee", title: "Corrected drain latency p99 against throughput", xLabel: "drains/s achieved",
+            id: requests ? "plot-knee-requests" : "plot-knee",
+            title: "Corrected drain latency p99 against " + (requests ? "requests/s" : "drains/s"),
+            xLabel: requests ? "requests (pages)/s completed, measured per step" : "drains/s completed",
             yLabel: "drain latency p99, corrected")
         chart.yScale = .log
         chart.yFormat = { NumberText.value($0, unit: "ns") }
         chart.xFormat = NumberText.compact
         chart.series = [held, broke].filter { !$0.points.isEmpty }
-        // Requests per drain of the steps: the top axis reads the same points in requests/s.
-        let perDrain = steps.map(\.1).filter { $0.drainsPerSecond > 0 && $0.pagesPerSecond > 0 }.map { $0.pagesPerSecond / $0.drainsPerSecond }
-        if let ratio = Statistics.median(perDrain) {
-            chart.topAxis = (
-                "requests (pages)/s achieved (× \(NumberText.number(ratio, digits: 3)) pages per drain, median of the steps)",
-                { NumberText.compact($0 * ratio) }
-            )
-        }
         // `report --slo`, else the SLOs the steps were judged on (the `slos` column).
         let bounds = objectives.isEmpty ? ServiceLevelObjective.recorded(in: steps.map(\.1)) : objectives
         for objective in bounds where objective.column == "drain_latency_corrected_p99_ns" {
             chart.levels.append((objective.bound, "SLO: \(objective.description)"))
         }
         if let knee = steps.filter({ $0.1.sloHeld == 1 }).max(by: { $0.1.plannedDrainsPerSecond! < $1.1.plannedDrainsPerSecond! })?.1 {
-            let x = knee.drainsPerSecond
-            let requests = knee.pagesPerSecond > 0 ? ", \(NumberText.compact(knee.pagesPerSecond)) requests/s" : ""
-            chart.bands = [(from: x * 0.99, to: x * 1.01, caption: "knee \(NumberText.compact(knee.plannedDrainsPerSecond!)) drains/s\(requests)")]
+            let x = throughput(knee)
+            let perSecond = knee.pagesPerSecond > 0 ? ", \(NumberText.compact(knee.pagesPerSecond)) requests/s" : ""
+            chart.bands = [(from: x * 0.99, to: x * 1.01, caption: "knee \(NumberText.compact(knee.plannedDrainsPerSecond!)) drains/s\(perSecond)")]
         }
         return drawn(chart)
     }
@@ -646,9 +684,17 @@ public struct HTMLReport: Sendable {
         chart.markers = run.map { ((($0.stageStartSeconds ?? 0)), "stage \($0.stage!)") }
         let rate = run.contains { $0.stageRateFrom != nil }
         if rate {
-            chart.series.append(SVGChart.Series(name: "plan: offered drains/s (stage mean)", points: run.compactMap { row in row.plannedDrainsPerSecond.map { (x(row), $0) } }, dashed: true))
+            // Issue 35: the plan as it was, each stage's ramp from its start to its end, not a
+            // line through the stage means that hides a hold between two ramps.
+            var plan: [(x: Double, y: Double)] = []
+            for row in run {
+                guard let from = row.stageRateFrom, let to = row.stageRateTo, let start = row.stageStartSeconds else { continue }
+                plan.append((start, from))
+                plan.append((start + (row.targetDurationSeconds ?? 0), to))
+            }
+            chart.series.append(SVGChart.Series(name: "plan: offered drains/s", points: plan, dashed: true))
         }
-        chart.series.append(SVGChart.Series(name: "achieved: drains/s", points: run.map { (x($0), $0.drainsPerSecond) }))
+        chart.series.append(SVGChart.Series(name: "achieved: drains/s (stage mean)", points: run.map { (x($0), $0.drainsPerSecond) }, connect: false))
         chart.yLabel = "drains/s"
         var html = drawn(chart)
         html += "<p class=\"caption\">Requests (pages)/s achieved: " + run.map { "stage \($0.stage!) \(NumberText.compact($0.pagesPerSecond))" }.joined(separator: ", ") + ".</p>\n"
@@ -670,7 +716,7 @@ public struct HTMLReport: Sendable {
         let concurrencies = Set(keys.map(\.concurrency)).count
         var series: [SVGChart.Series] = []
         for (key, name) in zip(keys, names) {
-            let byLimit = Dictionary(grouping: byFamily[key]!, by: \.limit)
+            let byLimit = Dictionary(grouping: byFamily[key]!.filter { $0.limit != nil }, by: { $0.limit ?? 0 })
             var name = name
             if concurrencies > 1 { name += (name.isEmpty ? "" : " ") + "×\(key.concurrency)" }
             let prefix = name.isEmpty ? "" : name + " · "
@@ -686,7 +732,7 @@ public struct HTMLReport: Sendable {
             series += [trips, empty]
         }
         var chart = SVGChart(id: "plot-limit", title: "Round trips and empty pages per drain against the limit", xLabel: "limit (items per request)", yLabel: "pages per drain")
-        let limits = rows.map { Double($0.limit) }
+        let limits = rows.compactMap { $0.limit.map(Double.init) }
         if let low = limits.min(), let high = limits.max(), high / max(low, 1) >= 8 { chart.xScale = .log }
         chart.xFormat = { NumberText.number($0, digits: 3) }
         chart.yFormat = { NumberText.number($0, digits: 3) }

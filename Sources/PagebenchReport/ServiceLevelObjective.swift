@@ -1,4 +1,5 @@
 import Foundation
+import PagebenchBase
 import PagebenchMetrics
 
 /// A bound on one measured figure of a result row, as k6's thresholds are: `--slo EXPR` or a
@@ -150,7 +151,9 @@ public struct ServiceLevelObjective: Sendable, Equatable, CustomStringConvertibl
         let scales: [(String, Double)]
         switch unit {
         case "ns":
-            scales = [("ns", 1), ("us", 1e3), ("µs", 1e3), ("ms", 1e6), ("s", 1e9), ("", 1)]
+            // Durations in the one grammar (`60ms`, `2m`: DurationText), or bare nanoseconds.
+            if let nanoseconds = DurationText.nanoseconds(text) { return nanoseconds }
+            scales = [("", 1)]
         case "bytes":
             scales = [
                 ("KiB", 1024), ("MiB", 1_048_576), ("GiB", 1_073_741_824), ("KB", 1e3), ("MB", 1e6), ("GB", 1e9),
@@ -173,7 +176,7 @@ public struct ServiceLevelObjective: Sendable, Equatable, CustomStringConvertibl
 
     private static func unitHint(_ unit: String) -> String {
         switch unit {
-        case "ns": "write a duration such as 5ms, 250us or 1.5s"
+        case "ns": "write a duration such as 5ms, 250us, 1.5s or 1m"
         case "bytes": "write a size such as 512MiB or 1GB"
         case "ratio": "write a fraction such as 0.05 or a percentage such as 5%"
         default: "write a number such as 1500, 1.5k or 2M"

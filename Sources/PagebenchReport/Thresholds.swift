@@ -314,11 +314,17 @@ public struct Thresholds: Sendable, Equatable {
                     case "relative", "absolute":
                         // A relative threshold is a fraction (0.05) or a percentage text ("5%"): a bare 5 is refused, not taken as 500 %.
                         let percentage = ruleKey.stringValue == "relative" ? (try? fields.decode(String.self, forKey: ruleKey)).flatMap { $0.hasSuffix("%") ? Double($0.dropLast()).map { $0 / 100 } : nil } : nil
-                        guard let value = percentage ?? (try? fields.decode(Double.self, forKey: ruleKey)), value >= 0, value.isFinite else {
+                        // A latency's absolute floor may be a duration text ("2ms", "1m": DurationText).
+                        let duration =
+                            ruleKey.stringValue == "absolute" && column.unit == "ns"
+                            ? (try? fields.decode(String.self, forKey: ruleKey)).flatMap { DurationText.nanoseconds($0) } : nil
+                        guard let value = percentage ?? duration ?? (try? fields.decode(Double.self, forKey: ruleKey)), value >= 0, value.isFinite else {
                             throw FieldError(
                                 field: ruleField,
                                 problem: "must be a number ≥ 0"
-                                    + (ruleKey.stringValue == "relative" ? " (0.05 means 5 %)" : " in \(column.unit)"))
+                                    + (ruleKey.stringValue == "relative"
+                                        ? " (0.05 means 5 %)"
+                                        : " in \(column.unit)" + (column.unit == "ns" ? " or a duration (\(DurationText.unitList): \"2ms\")" : "")))
                         }
                         if ruleKey.stringValue == "relative" {
                             guard value <= 100, percentage != nil || value <= 1 else {

@@ -9,15 +9,14 @@ import PagebenchMetrics
 /// the JSON layout:
 ///
 /// ```json
-/// { "format": "pagebench-shard", "version": 1, "shard": { "index": 0, "count": 4 },
+/// { "format": "pagebench-shard", "version": 2, "shard": { "index": 0, "count": 4 },
 ///   "startAt": "2026-11-22T10:00:00.000Z",
 ///   "phases": [ { "scenario": "default", "configHash": "…", "seed": 42, "concurrency": 64,
 ///                 "repetition": 1, "pagers": 16, "drains": 500,
 ///                 "startedAtUnixNanoseconds": …, "durationNanoseconds": …,
 ///                 "row": "schema_version,…\n1,…\n",
-///                 "counters": { "pages": …, … , "errors": { "throttled": 0, … } },
-///                 "histograms": { "page": "hdr1 digits=3 …", "drain": "hdr1 …",
-///                                 "drainCorrected": null, "cancellation": null } } ],
+///                 "metrics": { "pages": …, … , "errors": { "throttled": 0, … },
+///                              "pageLatency": "hdr1 digits=3 …", "drainLatency": "hdr1 …" } } ],
 ///   "httpResponses": { "200": 51234, "429": 12, "transport": 0 } }
 /// ```
 ///
@@ -28,14 +27,11 @@ public struct ShardFile: Sendable, Equatable {
     /// The value of `format`.
     public static let formatName = "pagebench-shard"
     /// The layout version this build writes and reads.
-    public static let currentVersion = 1
+    public static let currentVersion = 2
     /// Where the layout has `null` values (docs/scaling-out.md), `[]` for any phase: no
     /// `--start-at`, an in-process run's HTTP responses, a duration-bound phase's drains,
-    /// histograms of nothing measured. A null anywhere else is refused.
-    static let nullablePaths: Set<String> = [
-        "startAt", "httpResponses", "phases[].drains", "phases[].histograms.drainCorrected",
-        "phases[].histograms.cancellation",
-    ]
+    /// A null anywhere else is refused; a histogram of nothing measured is absent.
+    static let nullablePaths: Set<String> = ["startAt", "httpResponses", "phases[].drains"]
 
     public var shard: Shard
     /// The `--start-at` the worker was given, as given to the run (nil without one).
@@ -155,6 +151,12 @@ public struct ShardFile: Sendable, Equatable {
                     + "(\(currentVersion)); merge with the pagebench version that wrote it")
         }
         if let problem = parsed.firstProblem(nullable: nullablePaths) { throw fail(problem) }
+        if case .array(let phases)? = parsed.root.member("phases") {
+            for (number, phase) in phases.enumerated() {
+                guard let metrics = phase.member("metrics") else { continue }
+                if let problem = PhaseDocument.countProblem(in: metrics, path: "phases[\(number)].metrics") { throw fail(problem) }
+            }
+        }
         let document: Document
         do {
             document = try parsed.decode(Document.self)
@@ -241,31 +243,6 @@ private struct Document: Codable {
 }
 
 private struct PhaseDocument: Codable {
-    struct Errors: Codable {
-        var throttled, fault, invalidToken, tokenMismatch, validation, other: Int
-    }
-
-    struct Counters: Codable {
-        var pages, items, scannedItems, scannedBytes, emptyPagesWasted, emptyPagesFinal, drains, pagesInEndedDrains,
-            pagesPerDrainMax, cancellations, pagesAfterCancel, retries, throttles, missedStarts, lateStarts: Int
-        var errors: Errors
-    }
-
-    struct Histograms: Codable {
-        var page: String
-        var drain: String
-        var drainCorrected: String?
-        var cancellation: String?
-
-        func encode(to encoder: any Encoder) throws {
-            var container = encoder.container(keyedBy: CodingKeys.self)
-            try container.encode(page, forKey: .page)
-            try container.encode(drain, forKey: .drain)
-            try container.encode(drainCorrected, forKey: .drainCorrected)
-            try container.encode(cancellation, forKey: .cancellation)
-        }
-    }
-
     var scenario: String
     var configHash: String
     var seed: UInt64
@@ -276,8 +253,8 @@ private struct PhaseDocument: Codable {
     var startedAtUnixNanoseconds: UInt64
     var durationNanoseconds: UInt64
     var row: String
-    var counters: Counters
-    var histograms: Histograms
+    /// Every counter and histogram of the phase, as ``TaskMetrics`` codes itself.
+    var metrics: TaskMetrics
 
     init(_ phase: ShardPhase) {
         scenario = phase.scenario
@@ -291,19 +268,7 @@ private struct PhaseDocument: Codable {
         durationNanoseconds = phase.durationNanoseconds
         // A row's decimals are finite by construction (rates over a zero-length phase are 0).
         row = (try? ResultRow.csvText([phase.row])) ?? ""
-        let m = phase.metrics
-        counters = Counters(
-            pages: m.pages, items: m.items, scannedItems: m.scannedItems, scannedBytes: m.scannedBytes,
-            emptyPagesWasted: m.emptyPagesWasted, emptyPagesFinal: m.emptyPagesFinal, drains: m.drains,
-            pagesInEndedDrains: m.pagesInEndedDrains, pagesPerDrainMax: m.pagesPerDrainMax,
-            cancellations: m.cancellations, pagesAfterCancel: m.pagesAfterCancel, retries: m.retries,
-            throttles: m.throttles, missedStarts: m.missedStarts, lateStarts: m.lateStarts,
-            errors: Errors(
-                throttled: m.errors.throttled, fault: m.errors.fault, invalidToken: m.errors.invalidToken,
-                tokenMismatch: m.errors.tokenMismatch, validation: m.errors.validation, other: m.errors.other))
-        histograms = Histograms(
-            page: m.pageLatency.serialized(), drain: m.drainLatency.serialized(),
-            drainCorrected: m.drainLatencyCorrected?.serialized(), cancellation: m.cancellationLatency?.serialized())
+        metrics = phase.metrics
     }
 
     func encode(to encoder: any Encoder) throws {
@@ -318,8 +283,7 @@ private struct PhaseDocument: Codable {
         try container.encode(startedAtUnixNanoseconds, forKey: .startedAtUnixNanoseconds)
         try container.encode(durationNanoseconds, forKey: .durationNanoseconds)
         try container.encode(row, forKey: .row)
-        try container.encode(counters, forKey: .counters)
-        try container.encode(histograms, forKey: .histograms)
+        try container.encode(metrics, forKey: .metrics)
     }
 
     /// The largest count a shard file may hold: 2^50, so that the counts of
@@ -345,62 +309,38 @@ private struct PhaseDocument: Codable {
                     + "rep \(parsed.repetition), but the phase says \(scenario) [\(configHash)] seed \(seed) ×\(concurrency) "
                     + "rep \(repetition); was the file edited?")
         }
-        let c = counters
-        let negative = [
-            ("pages", c.pages), ("items", c.items), ("scannedItems", c.scannedItems), ("scannedBytes", c.scannedBytes),
-            ("emptyPagesWasted", c.emptyPagesWasted), ("emptyPagesFinal", c.emptyPagesFinal), ("drains", c.drains),
-            ("pagesInEndedDrains", c.pagesInEndedDrains), ("pagesPerDrainMax", c.pagesPerDrainMax),
-            ("cancellations", c.cancellations), ("pagesAfterCancel", c.pagesAfterCancel), ("retries", c.retries),
-            ("throttles", c.throttles), ("missedStarts", c.missedStarts), ("lateStarts", c.lateStarts),
-            ("pagers", pagers),
-            ("concurrency", concurrency), ("repetition", repetition),
-            ("errors.throttled", c.errors.throttled), ("errors.fault", c.errors.fault),
-            ("errors.invalidToken", c.errors.invalidToken), ("errors.tokenMismatch", c.errors.tokenMismatch),
-            ("errors.validation", c.errors.validation), ("errors.other", c.errors.other),
-        ].first { $0.1 < 0 || $0.1 > Self.maximumCount }
-        if let (name, value) = negative {
-            throw fail(
-                "'\(name)' must be between 0 and \(Self.maximumCount) (so that \(Shard.maximumCount) shards add up "
-                    + "without overflow), found \(value)")
+        for (name, value) in [("pagers", pagers), ("concurrency", concurrency), ("repetition", repetition)]
+        where value < 0 || value > Self.maximumCount {
+            throw fail(Self.outOfRange(name, value))
         }
-        var metrics = TaskMetrics()
-        metrics.pages = c.pages
-        metrics.items = c.items
-        metrics.scannedItems = c.scannedItems
-        metrics.scannedBytes = c.scannedBytes
-        metrics.emptyPagesWasted = c.emptyPagesWasted
-        metrics.emptyPagesFinal = c.emptyPagesFinal
-        metrics.drains = c.drains
-        metrics.pagesInEndedDrains = c.pagesInEndedDrains
-        metrics.pagesPerDrainMax = c.pagesPerDrainMax
-        metrics.cancellations = c.cancellations
-        metrics.pagesAfterCancel = c.pagesAfterCancel
-        metrics.retries = c.retries
-        metrics.throttles = c.throttles
-        metrics.missedStarts = c.missedStarts
-        metrics.lateStarts = c.lateStarts
-        var errors = ErrorCounts()
-        errors.throttled = c.errors.throttled
-        errors.fault = c.errors.fault
-        errors.invalidToken = c.errors.invalidToken
-        errors.tokenMismatch = c.errors.tokenMismatch
-        errors.validation = c.errors.validation
-        errors.other = c.errors.other
-        metrics.errors = errors
-        func histogram(_ name: String, _ text: String) throws(HarnessError) -> LatencyRecorder {
-            do {
-                return try LatencyRecorder(serialized: text, file: "\(file) \(location).histograms.\(name)")
-            } catch {
-                throw fail("histogram '\(name)': \(error)")
-            }
-        }
-        metrics.pageLatency = try histogram("page", histograms.page)
-        metrics.drainLatency = try histogram("drain", histograms.drain)
-        if let text = histograms.drainCorrected { metrics.drainLatencyCorrected = try histogram("drainCorrected", text) }
-        if let text = histograms.cancellation { metrics.cancellationLatency = try histogram("cancellation", text) }
         return ShardPhase(
             scenario: scenario, configHash: configHash, seed: seed, concurrency: concurrency, repetition: repetition,
             pagers: pagers, drains: drains, startedAtUnixNanoseconds: startedAtUnixNanoseconds,
             durationNanoseconds: durationNanoseconds, row: parsed, metrics: metrics)
+    }
+
+    static func outOfRange(_ name: String, _ value: String) -> String {
+        "'\(name)' must be between 0 and \(maximumCount) (so that \(Shard.maximumCount) shards add up without overflow), found \(value)"
+    }
+
+    static func outOfRange(_ name: String, _ value: Int) -> String { outOfRange(name, String(value)) }
+
+    /// The first number under `node` (a phase's `metrics`: counts, and histograms as text) that is
+    /// not a count a merge of ``Shard/maximumCount`` shards can add, named by its path.
+    static func countProblem(in node: StrictJSON.Node, path: String) -> String? {
+        switch node {
+        case .object(let members):
+            for member in members {
+                if let problem = countProblem(in: member.value, path: path + "." + member.key) { return problem }
+            }
+        case .array(let elements):
+            for (index, element) in elements.enumerated() {
+                if let problem = countProblem(in: element, path: path + "[\(index)]") { return problem }
+            }
+        case .number(let text):
+            guard let value = Int(text), (0...maximumCount).contains(value) else { return outOfRange(path, text) }
+        case .string, .bool, .null: break
+        }
+        return nil
     }
 }

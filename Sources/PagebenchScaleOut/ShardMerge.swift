@@ -190,15 +190,20 @@ public enum ShardMerge {
         row.host = coresByHost.keys.sorted().joined(separator: "+")
         row.cores = coresByHost.values.reduce(0, +)
         row.apply(metrics, measuredSeconds: wallSeconds)
+        // A real target's row says what the API reported, as each shard's did.
+        if row.pagedRealTarget { row.applyRealTarget(reportsScannedCount: phases[0].row.scannedItems != nil) }
         if row.stage != nil, wallSeconds > 0 {
             // A stage's rates count what completed while it ran (H7), not the drains that
             // started in it: each shard's rate times its stage's length is what it completed.
+            func completed(_ rate: KeyPath<ResultRow, Double?>) -> Double {
+                phases.reduce(0) { $0 + ($1.row[keyPath: rate] ?? 0) * $1.row.durationSeconds }
+            }
             func completed(_ rate: KeyPath<ResultRow, Double>) -> Double {
                 phases.reduce(0) { $0 + $1.row[keyPath: rate] * $1.row.durationSeconds }
             }
             row.pagesPerSecond = completed(\.pagesPerSecond) / wallSeconds
             row.itemsPerSecond = completed(\.itemsPerSecond) / wallSeconds
-            row.scannedBytesPerSecond = completed(\.scannedBytesPerSecond) / wallSeconds
+            if row.scannedBytesPerSecond != nil { row.scannedBytesPerSecond = completed(\.scannedBytesPerSecond) / wallSeconds }
             row.drainsPerSecond = completed(\.drainsPerSecond) / wallSeconds
         }
         row.applyResources(
@@ -223,6 +228,8 @@ public enum ShardMerge {
                         consumedCapacityUnits: phase.row.consumedCapacityUnits))
             }
             row.apply(remote)
+            let warmups = phases.compactMap(\.row.warmupRequests)
+            row.warmupRequests = warmups.isEmpty ? nil : warmups.reduce(0, +)
         }
         return row
     }

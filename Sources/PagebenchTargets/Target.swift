@@ -18,7 +18,7 @@ public struct Target: Sendable {
         case graphql
     }
 
-    /// Names rows: `SCENARIO@TARGET`.
+    /// Names rows: `SCENARIO@TARGET` (the built-in scenario's by the target's name), and leads their labels.
     public var name: String
     public var kind: Kind
     /// `http[s]://host[:port][/path]`: the base URL (http) or the endpoint POSTed to.

@@ -15,9 +15,10 @@ import Synchronization
 ///
 /// A page's items are counted, not decoded: each becomes an ``Item`` of its drain's
 /// partition, sort key = its index in the page, `sizeBytes` = its JSON length, and no
-/// attributes (nothing is invented: no category, no fingerprint), so
-/// `scannedBytes` is the JSON bytes of the items received. `scannedCount` is the API's own
-/// count when the target names one (DynamoDB's `ScannedCount`), else the items.
+/// attributes (nothing is invented: no category, no fingerprint). A page's `scannedBytes` is
+/// the bytes of the response's body (rows show them as `response_bytes`: an API does not
+/// say what it evaluated). `scannedCount` is the API's own count when the target names one
+/// (DynamoDB's `ScannedCount`), else the items (rows then leave `scanned_items` empty).
 struct TargetPageCodec: HTTPPageCodec {
     let target: Target
     /// The target's headers with `${VAR}` filled from the environment (never printed).
@@ -304,12 +305,10 @@ struct TargetPageCodec: HTTPPageCodec {
             }
             var pageItems: [Item] = []
             pageItems.reserveCapacity(sizes.count)
-            var scannedBytes = 0
             for (index, size) in sizes.enumerated() {
                 pageItems.append(Item(partition: partition, sortKey: UInt64(index), sizeBytes: size))
-                scannedBytes += size
             }
-            return Page(items: pageItems, scannedCount: scanned, scannedBytes: scannedBytes, nextToken: continuation)
+            return Page(items: pageItems, scannedCount: scanned, scannedBytes: bytes.count, nextToken: continuation)
         }
     }
 

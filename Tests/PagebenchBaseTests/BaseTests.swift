@@ -275,3 +275,33 @@ extension SplitMix64 {
         }
     }
 }
+
+/// Issue 35: the one duration grammar, minutes and hours included.
+@Suite struct DurationTextTests {
+    @Test func unitsFromNanosecondsToHours() {
+        #expect(DurationText.nanoseconds("40ns") == 40)
+        #expect(DurationText.nanoseconds("250us") == 250_000)
+        #expect(DurationText.nanoseconds("250µs") == 250_000)
+        #expect(DurationText.nanoseconds("500ms") == 500_000_000)
+        #expect(DurationText.nanoseconds("2s") == 2e9)
+        #expect(DurationText.nanoseconds("2m") == 120e9)
+        #expect(DurationText.nanoseconds(" 1.5 h ") == 5400e9)
+        #expect(DurationText.nanoseconds("2M") == 120e9)
+    }
+
+    @Test func whatIsNotADurationIsNil() {
+        for text in ["", "2", "m", "2x", "-1s", "inf s", "nanm", "2 minutes", "1e400s"] {
+            #expect(DurationText.nanoseconds(text) == nil, "\(text)")
+        }
+    }
+}
+
+/// Issue 35: one of a counted unit reads singular.
+@Suite struct NumberTextUnitTests {
+    @Test func oneOfACountedUnitIsSingular() {
+        #expect(NumberText.value(1, unit: "pages") == "1 page")
+        #expect(NumberText.value(2, unit: "pages") == "2 pages")
+        #expect(NumberText.value(1, unit: "pages/s") == "1 pages/s")
+        #expect(NumberText.value(1, unit: "capacity units") == "1 capacity units")
+    }
+}

@@ -203,7 +203,7 @@ import PagebenchTestSupport
         let result = try outcome.get()
         #expect(result.steps.map(\.rate) == [200, 100])
         #expect(result.steps.allSatisfy { !$0.held })
-        #expect(capture.text.contains("step 1: 200 drains/s: broke by throughput (error_rate=0; achieved "))
+        #expect(capture.text.contains("step 1: 200 drains/s: broke by throughput (error_rate=0; started "))
         #expect(capture.text.contains("under --min-achieved 0.95"))
         // Issue 26: requests/s beside drains/s.
         #expect(capture.text.contains(" requests/s"))
@@ -288,7 +288,7 @@ import PagebenchTestSupport
         #expect(rows.map(\.slos) == ["error_rate<0.01", "error_rate<0.01", "error_rate<0.01"])
         // The knee in requests (pages) per second as well, as its step achieved them (issue 26).
         let requests = NumberText.compact(rows[2].pagesPerSecond)
-        #expect(capture.text.contains("knee: at least 70 drains/s (\(requests) requests/s achieved): every SLO held"), "\(capture.text)")
+        #expect(capture.text.contains("knee: at least 70 drains/s (\(requests) requests/s completed): every SLO held"), "\(capture.text)")
     }
 
     /// Requests a stop (as SIGINT would, H6) as soon as step 1's line is printed.
@@ -325,7 +325,7 @@ import PagebenchTestSupport
         #expect(rows.map(\.plannedDrainsPerSecond) == [20])
         #expect(rows.map(\.sloHeld) == [1] && rows.map(\.partial) == [0])
         let requests = NumberText.compact(rows[0].pagesPerSecond)
-        #expect(capture.text.contains("knee so far: 20 drains/s (\(requests) requests/s achieved), the highest rate at which every SLO held; interrupted"))
+        #expect(capture.text.contains("knee so far: 20 drains/s (\(requests) requests/s completed), the highest rate at which every SLO held; interrupted"))
     }
 
     @Test func anSLOThatNeverHoldsExits99() async throws {

@@ -232,6 +232,7 @@ import PagebenchTestSupport
         #expect(rows.map(\.plannedDrainsPerSecond) == result.steps.map(\.rate))
         #expect(rows.map { $0.sloHeld == 1 } == result.steps.map(\.held))
         #expect(rows.allSatisfy { $0.scenario == "remote@http" && $0.targetKind == "serve" && $0.loadModel == "open-fixed" })
-        #expect(rows.allSatisfy { $0.pages > 0 && $0.concurrency == 4 })
+        // A short step may end inside every drain: its pages are then all cut off (issue 35).
+        #expect(rows.allSatisfy { $0.pages + $0.cutOffPages > 0 && $0.concurrency == 4 })
     }
 }

@@ -76,7 +76,7 @@ import PagebenchTestSupport
     static func deterministic(_ row: ResultRow) -> [String] {
         [
             row.scenario, row.configHash, String(row.concurrency), String(row.drains), String(row.pages),
-            String(row.items), String(row.scannedItems), String(row.scannedBytes), String(row.emptyPagesWasted),
+            String(row.items), "\(row.scannedItems as Int?)", "\(row.scannedBytes as Int?)", String(row.emptyPagesWasted),
             String(row.emptyPagesFinal), String(row.pagesPerDrainMean), String(row.pagesPerDrainMax),
         ]
     }

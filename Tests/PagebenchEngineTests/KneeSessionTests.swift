@@ -39,6 +39,75 @@ import Testing
         #expect(steps.map(\.rate) == [5, 10] && steps.allSatisfy { $0.held && $0.row.sloHeld == 1 })
         #expect(printed == KneeSession.summary(result, steps: steps) + "\n")
         #expect(try CSVFile.readResults(directory + "/knee.csv").map(\.sloHeld) == [1, 1])
+        // Issue 35: the achieved rate the search judged is the row's started_drains_per_s.
+        #expect(steps.allSatisfy { $0.verdict?.achievedRate == $0.row.startedDrainsPerSecond })
+        #expect(try CSVFile.readResults(directory + "/knee.csv").map(\.startedDrainsPerSecond) == steps.map(\.row.startedDrainsPerSecond))
+    }
+
+    /// A step at 200 drains/s offered on 64 pagers whose drains take 0.4 s: the pool can start
+    /// at most 160 drains/s (Little's law), it missed starts, and page latency stayed flat.
+    static func poolLimitedStep(pageP50: UInt64 = 2_000_000) -> ResultRow {
+        var row = ResultRow.fixture()
+        row.loadModel = "open-fixed"
+        row.plannedDrainsPerSecond = 200
+        row.startedDrainsPerSecond = 158
+        row.drainsPerSecond = 150
+        row.concurrency = 64
+        row.missedStarts = 400
+        row.targetDurationSeconds = 10
+        row.durationSeconds = 10
+        row.cores = 8
+        row.cpuUserSeconds = 4
+        row.cpuSystemSeconds = 1
+        row.drainLatency = LatencyPercentiles(
+            p50Nanoseconds: 400_000_000, p90Nanoseconds: 450_000_000, p99Nanoseconds: 500_000_000, p999Nanoseconds: 500_000_000,
+            maxNanoseconds: 500_000_000)
+        row.pageLatency = LatencyPercentiles(
+            p50Nanoseconds: pageP50, p90Nanoseconds: pageP50, p99Nanoseconds: pageP50, p999Nanoseconds: pageP50, maxNanoseconds: pageP50)
+        return row
+    }
+
+    /// Issue 35: a step that pagebench's own pager pool limited (every pager busy, the rate at the
+    /// pool's capacity, page latency flat) or its own CPU is said to be so, on the step and in the
+    /// knee line, with the pagers it would take, instead of reporting a knee of the API.
+    @Test func aStepLimitedByThePagerPoolOrTheClientCPUIsNotTheAPIsKnee() throws {
+        var first = Self.poolLimitedStep()
+        first.missedStarts = 0
+        let limited = Self.poolLimitedStep()
+        let limit = try #require(KneeSession.clientLimit(of: limited, first: first))
+        #expect(limit == .pagerPool(pagers: 64, missedStarts: 400, capacity: 160, medianDrainSeconds: 0.4, needed: 100))
+        // The API slowed down (page p50 3 times the first step's): its limit too, not only the pool's.
+        #expect(KneeSession.clientLimit(of: Self.poolLimitedStep(pageP50: 6_000_000), first: first) == nil)
+        #expect(KneeSession.clientLimit(of: first, first: first) == nil)
+        var busy = first
+        busy.cores = 2
+        busy.cpuUserSeconds = 15
+        busy.cpuSystemSeconds = 4
+        #expect(KneeSession.clientLimit(of: busy, first: first) == .clientCPU(busyCores: 1.9, cores: 2))
+
+        let search = try KneeSearch(startRate: 100, maxRate: 400, resolution: 0.05, maxSteps: 2, minAchievedFraction: 0.95)
+        let held = search.judge(rate: 100, achievedRate: 100, sloHeld: true)
+        let broke = search.judge(rate: 200, achievedRate: 158, sloHeld: true)
+        let steps = [
+            KneeSession.Step(rate: 100, row: first, held: true, violations: [], verdict: held),
+            KneeSession.Step(rate: 200, row: limited, held: false, violations: [], verdict: broke),
+        ]
+        let line = KneeSession.describe(steps[1], number: 2, objectives: [], first: first)
+        #expect(line.contains("limited by pagebench's pager pool, not the API"), "\(line)")
+        #expect(line.contains("--pagers 100"), "\(line)")
+        #expect(line.contains("started 158 drains/s = 0.790 of the rate, completed 150 drains/s"), "\(line)")
+        var recorded = search
+        #expect(recorded.next() == .measure(rate: 100))
+        recorded.record(held)
+        #expect(recorded.next() == .measure(rate: 200))
+        recorded.record(broke)
+        guard case .finished(let result) = recorded.next() else {
+            Issue.record("two steps of at most two: the search ends")
+            return
+        }
+        let summary = KneeSession.summary(result, steps: steps)
+        #expect(summary.hasPrefix("knee: not the API's: every SLO held up to 100 drains/s"), "\(summary)")
+        #expect(summary.contains("pager pool"), "\(summary)")
     }
 
     @Test func uncorrectedLatencyAndNoSLOAreRefusedAsUsage() {

@@ -1,5 +1,7 @@
 import PagebenchHarness
 import PagebenchMetrics
+import PagebenchPage
+import PagebenchPager
 import PagebenchStore
 import PagebenchTestSupport
 import Testing
@@ -37,6 +39,41 @@ import Testing
         // loadAll has no visible page boundary: no page latency; the others time every page.
         #expect(metrics.pageLatency.count == (kind == .apolloLoadAll ? 0 : 30))
         #expect(metrics.drainLatency.count == 6)
+    }
+
+    /// Issue 35: in a time-bound phase, the drains the end of the phase cuts off are counted
+    /// apart (`cut_off_drains`, `cut_off_pages`), so every figure per drain is of whole drains
+    /// and exact: five pages, two wasted empty pages and one final one per drain, as a
+    /// drain-bound run reads. Before, the cut-off drains' pages were in `pages` and the empty
+    /// pages while their drains were not: more than five pages per drain.
+    @Test func h14CutOffDrainsOfATimeBoundPhaseAreCountedApart() async throws {
+        let scenario = scenario(store: .default) {
+            $0.pager = .loop
+            $0.bound = .duration(seconds: 0.5)
+            $0.read = .scan
+        }
+        let runner = PhaseRunner(scenario: scenario, source: ScriptedStoreSource())
+        let result = await runner.run(concurrency: 8, repetition: 1)
+        let metrics = result.metrics
+        // (However few drains a loaded machine ends in the time, each is whole.)
+        #expect(metrics.pages == 5 * metrics.drains)
+        #expect(metrics.items == 5 * metrics.drains)
+        #expect(metrics.emptyPagesWasted == 2 * metrics.drains)
+        #expect(metrics.emptyPagesFinal == metrics.drains)
+        // Eight pagers, each inside a drain of five pages when the time was up.
+        #expect((1...8).contains(metrics.cutOffDrains))
+        #expect(metrics.cutOff.pages <= 4 * metrics.cutOffDrains)
+        #expect(metrics.cutOff.pages > 0)
+        let row = result.row(context: RunContext(
+            timestampUTC: "t", pagebenchVersion: "v", gitCommit: "c", swiftVersion: "s", buildConfiguration: "debug",
+            host: "h", cores: 2))
+        #expect(row.pagesPerDrainMean == (metrics.drains > 0 ? 5 : 0))
+        #expect(row.cutOffDrains == metrics.cutOffDrains)
+        #expect(row.cutOffPages == metrics.cutOff.pages)
+        #expect(row.pages == metrics.pages)
+        // Rates count every page the source answered, the cut-off drains' too.
+        #expect(row.pagesPerSecond == Double(metrics.pages + metrics.cutOff.pages) / result.measuredSeconds)
+        #expect(row.cancellations == metrics.cutOffDrains)
     }
 
     @Test(arguments: [PagerKind.loop, .streaming, .apolloLoadNext])
@@ -164,3 +201,4 @@ import Testing
         #expect(row.drainLatencyCorrected!.maxNanoseconds >= row.drainLatency!.maxNanoseconds)
     }
 }
+

@@ -86,6 +86,19 @@ import Testing
         #expect(lines[1].hasSuffix("1.73"), "harness_overhead_ratio is the last column")
     }
 
+    /// Issue 35: an open-loop row's corrected drain p99 is in the summary whether or not an
+    /// `--slo` names it; closed-loop tables stay as they were.
+    @Test func theSummaryShowsCorrectedLatencyInOpenLoop() {
+        var row = ResultRow()
+        row.scenario = "open"
+        row.drainLatency = LatencyPercentiles(p50Nanoseconds: 1_000_000, p99Nanoseconds: 2_000_000)
+        #expect(!SummaryTable.render([row]).contains("corr."))
+        row.drainLatencyCorrected = LatencyPercentiles(p50Nanoseconds: 5_000_000, p99Nanoseconds: 42_000_000)
+        let table = SummaryTable.render([row])
+        #expect(table.contains("drain p99 corr."))
+        #expect(table.contains("42.00ms"), "\(table)")
+    }
+
     /// A duration-bound run with a time series: at least the closing interval is written,
     /// with the run's identity, and the pages in the rows add up to no more than the run's.
     @Test func timeSeriesRowsDescribeTheRun() async throws {

@@ -31,6 +31,27 @@ import Testing
         #expect(ConfigurationComparison.cellText(pages, 1) == "8000 pages/s (−20 % worse)")
     }
 
+    /// Issue 35: per drain, a real target's bytes are its responses' (`response bytes/drain`),
+    /// never "scanned bytes", and scanned items per drain appear wherever a source reports them.
+    @Test func perDrainBytesAndScannedItemsAreNamedForWhatEachSourceReports() throws {
+        var target = SyntheticResults().rows(seed: 1)[0]
+        target.scenario = "orders"
+        target.targetKind = "http"
+        target.responseBytes = 800 * target.drains
+        target.scannedBytes = nil
+        target.scannedItems = 30 * target.drains
+        var local = SyntheticResults().rows(seed: 2)[0]
+        local.scannedItems = 20 * local.drains
+        let table = ConfigurationComparison(files: [("a.csv", [target]), ("b.csv", [local])])
+        let rows = try #require(table.sections.first).rows
+        let response = try #require(rows.first { $0.metric == "response_bytes_per_drain" })
+        #expect(response.values == [800, nil])
+        let scanned = try #require(rows.first { $0.metric == "scanned_bytes_per_drain" })
+        #expect(scanned.values[0] == nil)
+        #expect(try #require(rows.first { $0.metric == "scanned_items_per_drain" }).values == [30, 20])
+        #expect(ConfigurationComparison.titles["response_bytes_per_drain"] == "response bytes/drain")
+    }
+
     @Test func oneFileWithSeveralConfigurationsAndConcurrencies() throws {
         var four = SyntheticResults()
         four.noise = 0
@@ -151,8 +172,8 @@ import Testing
         hundred.pageLatencyP50Nanoseconds = 900_000
         let table = ConfigurationComparison(files: [("limits.csv", ten.rows(seed: 1) + hundred.rows(seed: 1))])
         let section = try #require(table.sections.first)
-        #expect(Array(section.rows.prefix(4).map(\.metric)) == [
-            "pages_per_drain_mean", "empty_pages_per_drain", "scanned_bytes_per_drain", "items_per_drain",
+        #expect(Array(section.rows.prefix(5).map(\.metric)) == [
+            "pages_per_drain_mean", "empty_pages_per_drain", "scanned_bytes_per_drain", "scanned_items_per_drain", "items_per_drain",
         ])
         let roundTrips = try #require(section.rows.first { $0.metric == "pages_per_drain_mean" })
         #expect(roundTrips.notComparable == nil)

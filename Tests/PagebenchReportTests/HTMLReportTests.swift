@@ -55,6 +55,27 @@ import FoundationXML
         return HTMLReport(files: [("results/fixture.csv", rows)], history: history, timeSeries: syntheticTimeSeries())
     }
 
+    /// Issue 35: "What was compared" says what a target row's API was sent: a filter, limit or
+    /// read the target did not send reads "—", never the synthetic store's default; a file too
+    /// old to say reads "?".
+    @Test func whatWasComparedShowsWhatATargetWasSent() throws {
+        var row = SyntheticResults().rows(seed: 1)[0]
+        row.scenario = "orders-open"
+        row.label = "orders-open"
+        row.targetKind = "http"
+        row.filter = ""
+        row.limit = nil
+        row.read = "partition:uniform"
+        row.responseBytes = 12_345 * row.drains
+        row.scannedBytes = nil
+        row.scannedItems = nil
+        let html = HTMLReport(files: [("results/target.csv", [row])], history: nil, timeSeries: nil).render()
+        let compared = try #require(html.range(of: "<h2>What was compared</h2>"))
+        let table = html[compared.upperBound...].split(separator: "</table>")[0]
+        #expect(table.contains("<td>orders-open</td><td>\(row.pagerKind)</td><td>—</td><td>—</td><td>partition:uniform</td>"), "\(table)")
+        #expect(!table.contains("category=0"))
+    }
+
     @Test func reportIsWellFormedAndHasEveryPlot() throws {
         let html = Self.fixtureReport().render()
         let collector = parse(html)
@@ -176,6 +197,69 @@ import FoundationXML
         #expect(html.contains("achieved: pagers admitted") && html.contains("plan: target pagers"))
         for stage in 1...3 { #expect(html.contains("Concurrency 64 stage \(stage)</h3>")) }
         #expect(!Self.fixtureReport().render().contains("plot-stage-"))
+        // Issue 35: stages no SLO judged say so, and how to ask whether latency held.
+        #expect(html.contains("No SLO judged these stages: run them with --slo"))
+    }
+
+    /// Issue 35: a staged hold ("300 req/s for a minute: did latency hold?") says whether its
+    /// SLOs held, stage by stage; its latency over time carries the SLO's bound; the plan is
+    /// drawn as its ramps (a ramp up, then a hold), not a line through the stage means; one
+    /// page is "1 page".
+    @Test func aStagedHoldSaysWhetherItsSLOsHeldAndDrawsTheBoundAndThePlan() throws {
+        var series: [TimeSeriesRow] = []
+        for second in 1...10 {
+            var row = TimeSeriesRow(
+                scenario: "hold", pagerKind: "streaming", concurrency: 64, repetition: 1,
+                elapsedSeconds: Double(second), isWarmup: false, pagesPerSecond: 300,
+                pageLatencyP99Nanoseconds: second > 7 ? 90_000_000 : 4_000_000, allocatedBytes: 1_000_000, rssBytes: 2_000_000)
+            row.stage = second <= 5 ? 1 : 2
+            row.plannedDrainsPerSecond = second <= 5 ? Double(second) * 60 : 300
+            series.append(row)
+        }
+        func stageRows(p99: [UInt64]) -> [ResultRow] {
+            (1...2).map { stage in
+                var row = ResultRow()
+                row.scenario = "hold"
+                row.configHash = "00bb00bb00bb00bb"
+                row.loadModel = "open-fixed"
+                row.concurrency = 64
+                row.repetition = 1
+                row.stage = stage
+                row.stageStartSeconds = stage == 1 ? 0 : 5
+                row.targetDurationSeconds = 5
+                row.stageRateFrom = stage == 1 ? 0 : 300
+                row.stageRateTo = 300
+                row.plannedDrainsPerSecond = stage == 1 ? 150 : 300
+                row.drainsPerSecond = stage == 1 ? 150 : 300
+                row.pagesPerSecond = row.drainsPerSecond
+                row.drains = 1
+                row.pages = 1
+                row.slos = "drain_latency_corrected_p99_ns<50ms"
+                let p = p99[stage - 1]
+                row.drainLatencyCorrected = LatencyPercentiles(
+                    p50Nanoseconds: p / 2, p90Nanoseconds: p, p99Nanoseconds: p, p999Nanoseconds: p, maxNanoseconds: p)
+                row.sloHeld = p < 50_000_000 ? 1 : 0
+                return row
+            }
+        }
+        let held = HTMLReport(files: [("results/hold.csv", stageRows(p99: [20_000_000, 30_000_000]))], timeSeries: series).render()
+        #expect(parse(held).error == nil)
+        #expect(held.contains("Every SLO held in every stage: <strong>drain_latency_corrected_p99_ns&lt;50ms</strong>"))
+        let broke = HTMLReport(files: [("results/hold.csv", stageRows(p99: [20_000_000, 80_000_000]))], timeSeries: series).render()
+        #expect(broke.contains("SLOs broke: <strong>stage 2 drain_latency_corrected_p99_ns 80ms"), "\(broke)")
+        // The SLO's bound over the latency over time.
+        let latency = try #require(held.range(of: "id=\"plot-stage-latency\""))
+        let latencyEnd = try #require(held.range(of: "</svg>", range: latency.upperBound..<held.endIndex))
+        #expect(held[latency.lowerBound..<latencyEnd.lowerBound].contains("SLO: drain_latency_corrected_p99_ns&lt;50ms"))
+        // The plan as its ramps: four points (0→300 over stage 1, then 300 held), not two means.
+        let plan = try #require(held.range(of: "id=\"plot-stage-plan\""))
+        let planEnd = try #require(held.range(of: "</svg>", range: plan.upperBound..<held.endIndex))
+        let planSVG = String(held[plan.lowerBound..<planEnd.lowerBound])
+        #expect(planSVG.contains("plan: offered drains/s") && planSVG.contains("achieved: drains/s (stage mean)"))
+        let polyline = try #require(planSVG.range(of: "<polyline"))
+        let points = planSVG[polyline.upperBound...].prefix { $0 != ">" }
+        #expect(points.components(separatedBy: ",").count - 1 == 4, "\(points)")
+        #expect(held.contains("1 page") && !held.contains(">1 pages"))
     }
 
     /// Issue 26: a knee CSV opens with the knee plot: requests/s along the top, the SLO's
@@ -206,7 +290,10 @@ import FoundationXML
         let end = try #require(html.range(of: "</svg>", range: first.upperBound..<html.endIndex))
         let svg = html[first.lowerBound..<end.lowerBound]
         #expect(svg.contains("class=\"level\"") && svg.contains("SLO: drain_latency_corrected_p99_ns&lt;50ms"))
-        #expect(svg.contains("requests (pages)/s achieved (× 21 pages per drain"))
+        // Issue 35: requests/s are each step's measured ones, in a plot of their own, not a
+        // median pages per drain times drains/s on a second axis.
+        #expect(!html.contains("median of the steps"))
+        #expect(html.contains("id=\"plot-knee-requests\"") && html.contains("requests (pages)/s completed, measured per step"))
         #expect(svg.contains("fill=\"#ffffff\" stroke="), "a broken step is a ring")
         #expect(svg.contains("knee 400 drains/s, 8232 requests/s"), "\(svg)")
         #expect(!html.contains("plot-cancellation") && !html.contains("plot-throughput"))

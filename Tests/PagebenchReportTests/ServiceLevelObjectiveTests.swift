@@ -15,6 +15,9 @@ import Testing
         #expect(try ServiceLevelObjective(parsing: "page_latency_p99_ns<5ms").bound == 5_000_000)
         #expect(try ServiceLevelObjective(parsing: "page_latency_p99_ns < 250us").bound == 250_000)
         #expect(try ServiceLevelObjective(parsing: "page_latency_p99_ns<=1.5s").bound == 1_500_000_000)
+        // Issue 35: minutes and hours too, through the one duration grammar.
+        #expect(try ServiceLevelObjective(parsing: "drain_latency_p99_ns<2m").bound == 120_000_000_000)
+        #expect(try ServiceLevelObjective(parsing: "drain_latency_p99_ns<1h").bound == 3_600_000_000_000)
         #expect(try ServiceLevelObjective(parsing: "page_latency_p99_ns<700").bound == 700)
         #expect(try ServiceLevelObjective(parsing: "drain_latency_corrected_p99_ns<200ms").bound == 200_000_000)
         #expect(try ServiceLevelObjective(parsing: "empty_page_rate<0.5").bound == 0.5)

@@ -40,6 +40,16 @@ import Testing
         #expect(thresholds.rule(for: column).relative == 0.10)  // default 5 % × scale 2
     }
 
+    /// Issue 35: a latency's absolute floor takes a duration in the one grammar (`2ms`, `1m`).
+    @Test func aLatencysAbsoluteFloorTakesADuration() throws {
+        let thresholds = try Thresholds.parse(
+            #"{"metrics": {"page_latency_p99_ns": {"absolute": "2ms"}, "drain_latency_p99_ns": {"absolute": "1m"}}}"#, file: "t.json")
+        #expect(thresholds.metrics["page_latency_p99_ns"]?.absolute == 2_000_000)
+        #expect(thresholds.metrics["drain_latency_p99_ns"]?.absolute == 60_000_000_000)
+        let error = try #require(parseError(#"{"metrics": {"page_latency_p99_ns": {"absolute": "2 fortnights"}}}"#))
+        #expect(error.message.contains("or a duration (ns, us, ms, s, m or h"), "\(error.message)")
+    }
+
     @Test func unknownMetricNamesTheFieldAndSuggests() throws {
         let error = try #require(parseError("{\n  \"metrics\": {\n    \"pages_per_sec\": {\"relative\": 0.1}\n  }\n}"))
         #expect(error.kind == .malformedInput)

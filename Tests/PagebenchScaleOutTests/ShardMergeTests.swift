@@ -256,13 +256,13 @@ import Testing
     @Test(arguments: [
         ("[1, 2]", "not a JSON object"),
         (#"{"format": "something-else", "version": 1}"#, "not a pagebench shard file"),
-        (#"{"format": "pagebench-shard", "version": 2}"#, "format version 2"),
-        (#"{"format": "pagebench-shard", "version": 1, "shard": {"index": 0, "count": 1}, "startAt": null}"#, "missing key 'phases'"),
-        (#"{"format": "pagebench-shard", "version": 1, "shard": {"index": 3, "count": 2}, "startAt": null, "phases": []}"#, "'shard': "),
-        (#"{"format": "pagebench-shard", "version": 1, "shard": {"index": "0", "count": 2}, "startAt": null, "phases": []}"#, "'shard.index' must be a whole number, found the string \"0\""),
+        (#"{"format": "pagebench-shard", "version": 3}"#, "format version 3"),
+        (#"{"format": "pagebench-shard", "version": 2, "shard": {"index": 0, "count": 1}, "startAt": null}"#, "missing key 'phases'"),
+        (#"{"format": "pagebench-shard", "version": 2, "shard": {"index": 3, "count": 2}, "startAt": null, "phases": []}"#, "'shard': "),
+        (#"{"format": "pagebench-shard", "version": 2, "shard": {"index": "0", "count": 2}, "startAt": null, "phases": []}"#, "'shard.index' must be a whole number, found the string \"0\""),
         // Issue 24: a number that does not fit its field is named, not "The given data was not valid JSON."
-        (#"{"format": "pagebench-shard", "version": 1, "shard": {"index": 0.5, "count": 2}, "startAt": null, "phases": []}"#, "'shard.index' must be a whole number, found 0.5"),
-        (#"{"format": "pagebench-shard", "version": 1, "shard": {"index": 0, "count": 1e300}, "startAt": null, "phases": []}"#, "'shard.count' must be a whole number, found 1e300"),
+        (#"{"format": "pagebench-shard", "version": 2, "shard": {"index": 0.5, "count": 2}, "startAt": null, "phases": []}"#, "'shard.index' must be a whole number, found 0.5"),
+        (#"{"format": "pagebench-shard", "version": 2, "shard": {"index": 0, "count": 1e300}, "startAt": null, "phases": []}"#, "'shard.count' must be a whole number, found 1e300"),
     ])
     func malformedShardFilesAreRefused(json: String, expected: String) {
         guard let error = refusal(json) else { return }
@@ -308,9 +308,9 @@ import Testing
     /// none are refused naming their path (exit 65 in `pagebench merge`), never dropped.
     @Test(arguments: [
         (#""interrupted" : false"#, #""interrupted" : false, "interupted" : true"#, #"unknown key "interupted""#),
-        (#""pages" : 1,"#, #""pages" : 1, "pagez" : 1,"#, #"unknown key "phases[0].counters.pagez"; known keys of phases[0].counters"#),
-        (#""throttled" : 0"#, #""throttled" : 0, "throttledd" : 0"#, #"unknown key "phases[0].counters.errors.throttledd""#),
-        (#""drainCorrected" : null"#, #""drainCorrected" : null, "drainCorected" : "hdr1""#, #""phases[0].histograms.drainCorected""#),
+        (#""pages" : 1,"#, #""pages" : 1, "pagez" : 1,"#, #"unknown key "phases[0].metrics.pagez"; known keys of phases[0].metrics"#),
+        (#""throttled" : 0"#, #""throttled" : 0, "throttledd" : 0"#, #"unknown key "phases[0].metrics.errors.throttledd""#),
+        (#""drainLatency" : "#, #""drainLatencyCorected" : "hdr1", "drainLatency" : "#, #""phases[0].metrics.drainLatencyCorected""#),
         (#""index" : 0"#, #""index" : 0, "segment" : 0"#, #"unknown key "shard.segment""#),
         (#""pagers" : 8"#, #""pagers" : 8, "pagers" : 2"#, "key 'phases[0].pagers' appears twice"),
         (#""interrupted" : false"#, #""interrupted" : null"#, "'interrupted' is null"),
@@ -325,11 +325,13 @@ import Testing
     }
 
     /// The nulls the format has (docs/scaling-out.md) still read: no start time, an
-    /// in-process run's HTTP responses, a duration-bound phase's drains, empty histograms.
+    /// in-process run's HTTP responses, a duration-bound phase's drains; a histogram of
+    /// nothing measured is absent.
     @Test func theFormatsOwnNullsRead() throws {
         let file = inputs(count: 1)[0].file
         let text = try file.jsonText()
-        for null in [#""startAt" : null"#, #""httpResponses" : null"#, #""drains" : null"#, #""cancellation" : null"#] {
+        #expect(!text.contains("cancellationLatency"))
+        for null in [#""startAt" : null"#, #""httpResponses" : null"#, #""drains" : null"#] {
             #expect(text.contains(null), "\(null)")
         }
         #expect(try ShardFile.decode(json: Data(text.utf8), file: "nulls.json") == file)
@@ -363,16 +365,17 @@ import Testing
         let pages = try #require(text.range(of: #""pages" : \d+"#, options: .regularExpression))
         let edited = text.replacingCharacters(in: pages, with: "\"pages\" : \(Int64.max)")
         let error = try #require(refusal(edited))
-        #expect(error.message.contains("'pages' must be between 0 and \(1 << 50)"), "\(error.message)")
+        #expect(error.message.contains("pages' must be between 0 and \(1 << 50)"), "\(error.message)")
+        #expect(error.message.contains("'phases[0].metrics."), "\(error.message)")
     }
 
     @Test func corruptedHistogramAndRowAreNamed() throws {
         let file = inputs(count: 1)[0].file
         let text = try file.jsonText()
-        let badHistogram = text.replacingOccurrences(of: "\"page\" : \"hdr1 digits=3", with: "\"page\" : \"hdr1 digits=2")
+        let badHistogram = text.replacingOccurrences(of: "\"pageLatency\" : \"hdr1 digits=3", with: "\"pageLatency\" : \"hdr1 digits=2")
         #expect(badHistogram != text)
         if let error = refusal(badHistogram) {
-            #expect(error.message.contains("phases[0]: histogram 'page'"), "\(error.message)")
+            #expect(error.message.contains("'phases[0].metrics.pageLatency' is not a latency histogram"), "\(error.message)")
             #expect(error.message.contains("digits=2"), "\(error.message)")
         }
         let badRow = text.replacingOccurrences(of: "hand,0123456789abcdef", with: "other,0123456789abcdef")
@@ -380,6 +383,39 @@ import Testing
         if let error = refusal(badRow) {
             #expect(error.message.contains("was the file edited?"), "\(error.message)")
         }
+    }
+
+    /// Issue 39: every field of ``TaskMetrics`` survives a shard file, so a counter added to it
+    /// cannot read 0 under `--workers`. The metrics below set every field (checked by reflection,
+    /// so a new field left at its default fails here first, asking to be set).
+    @Test func everyFieldOfTaskMetricsRoundTripsThroughAShardFile() throws {
+        var metrics = TaskMetrics()
+        metrics.recordPage(itemCount: 0, scannedCount: 3, scannedBytes: 40, hasNextToken: true, latencyNanoseconds: 1_000)
+        metrics.recordPage(itemCount: 0, scannedCount: 1, scannedBytes: 10, hasNextToken: false, latencyNanoseconds: 2_000)
+        metrics.recordPage(itemCount: 2, scannedCount: 2, scannedBytes: 20, hasNextToken: false, latencyNanoseconds: 3_000)
+        metrics.recordDrain(pageCount: 3, latencyNanoseconds: 6_000, correctedLatencyNanoseconds: 7_000)
+        metrics.recordCancellation(latencyNanoseconds: 500, pagesAfterCancel: 1)
+        let beforeCutOff = metrics.pageCounts
+        metrics.recordPage(itemCount: 1, scannedCount: 1, scannedBytes: 5, hasNextToken: true, latencyNanoseconds: 900)
+        metrics.recordCutOff(since: beforeCutOff)
+        metrics.retries = 4
+        metrics.throttles = 5
+        metrics.missedStarts = 6
+        metrics.lateStarts = 7
+        for kind in ErrorKind.allCases { metrics.recordError(kind) }
+        var consistency = ConsistencyCounts()
+        consistency.record(duplicates: 1, skipped: 2)
+        metrics.consistency = consistency
+        metrics.watchLatency = LatencyRecorder()
+        metrics.watchLatency?.record(nanoseconds: 800)
+        let unset = Mirror(reflecting: TaskMetrics()).children
+        for (field, value) in zip(Mirror(reflecting: metrics).children, unset) {
+            #expect("\(field.value)" != "\(value.value)", "set TaskMetrics.\(field.label ?? "?") in this test")
+        }
+        var file = inputs(count: 1)[0].file
+        file.phases[0].metrics = metrics
+        let read = try ShardFile.decode(json: Data(try file.jsonText().utf8), file: "all.json")
+        #expect(read.phases[0].metrics == metrics)
     }
 
     @Test func readingMissingPathsAndEmptyDirectories() throws {

@@ -86,6 +86,59 @@ import PagebenchTestSupport
         Self.expectSameDeterministicFigures(local, try #require(sectioned.output).rows)
     }
 
+    /// Issue 35, the `serve` journey: the built-in scenario (no scenario file) against a target
+    /// whose request sends no `${filter}` and reports no scanned count. Its rows say what was
+    /// sent to that API: named and labelled by the target, no filter (the built-in `match`
+    /// was never sent: the pages are those of an unfiltered in-process run), the limit and
+    /// read it was sent, response bytes rather than bytes evaluated, no scanned items. A
+    /// time-bound run of it counts whole drains per drain, as the drain-bound run does, and
+    /// the drains it cut off apart.
+    @Test func t1h14TargetRowsSayWhatWasSentAndCountWholeDrains() async throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let store = try write(Self.store, "store.json", in: directory)
+        let flags = ["--config", store, "--limit", "7", "--concurrency", "2", "--warmup", "0", "--quiet"]
+        let local = await runPagebench(
+            flags + ["--filter", "none", "--drains", "15", "--output", directory.appendingPathComponent("local.csv").path])
+        let unfiltered = try #require(local.output?.rows.first, "\(local.failure?.message ?? "")")
+        let server = try ChildServer.serve(["--config", store])
+        defer { server.stop() }
+        let target = try write(
+            """
+            {"kind": "http", "timeoutSeconds": 600, "endpoint": "\(server.url)", "partitions": {"range": [0, 4]},
+             "path": "/partitions/${partition}/items?limit=${limit}",
+             "items": "/items", "continuation": "/nextToken", "continuationIn": {"query": "nextToken"}}
+            """, "plain.json", in: directory)
+        let drainBound = await runPagebench(
+            flags + ["--target-file", target, "--drains", "15", "--output", directory.appendingPathComponent("d.csv").path])
+        let row = try #require(drainBound.output?.rows.first, "\(drainBound.failure?.message ?? "")")
+        #expect(row.scenario == "plain")
+        #expect(row.label == "plain")
+        #expect(row.filter == "")
+        #expect(row.limit == 7)
+        #expect(row.read == "partition:uniform")
+        #expect(row.scannedItems == nil)
+        #expect(row.scannedBytes == nil && row.scannedBytesPerSecond == nil)
+        #expect(try #require(row.responseBytes) > 0)
+        #expect(row.pages == unfiltered.pages)
+        #expect(row.items == unfiltered.items)
+        #expect(row.emptyPagesWasted == unfiltered.emptyPagesWasted)
+        // Every partition holds 40 items: every drain is the same number of pages.
+        #expect(row.pagesPerDrainMean == Double(row.pagesPerDrainMax))
+
+        let timeBound = await runPagebench(
+            flags + ["--target-file", target, "--duration", "2s", "--output", directory.appendingPathComponent("t.csv").path])
+        let timed = try #require(timeBound.output?.rows.first, "\(timeBound.failure?.message ?? "")")
+        // However few drains a loaded machine ends in the time, each is whole.
+        #expect(timed.pages == timed.drains * row.pagesPerDrainMax)
+        #expect(timed.items == timed.drains * row.items / row.drains)
+        #expect(timed.pagesPerDrainMean == (timed.drains > 0 ? row.pagesPerDrainMean : 0))
+        #expect(timed.cutOffPages <= timed.cutOffDrains * (row.pagesPerDrainMax - 1))
+        // Every request the API answered is in a row, the cut-off drains' in their own column.
+        let responses = try #require(RemoteCounts.responses(fromText: timed.httpResponses)?["200"])
+        #expect(responses == timed.pages + timed.cutOffPages)
+    }
+
     @Test func h3WorkersPageAnHTTPTargetAndMergeToTheInProcessFigures() async throws {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }

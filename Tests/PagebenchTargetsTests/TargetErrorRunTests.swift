@@ -52,10 +52,29 @@ import PagebenchTestSupport
         #expect(row.items == 120)
         #expect(row.errors.total == 0)
         // Issue 25: the first-page check is a real request in no row: stdout says so, and
-        // what it prints in the rows is what the CSV holds.
+        // what it prints in the rows is what the CSV holds. Issue 35: it names only the cause
+        // that happened (no warm-up ran), with its count.
         #expect(row.httpResponses == "200=24 transport=0")
+        #expect(row.warmupRequests == nil)
         #expect(
-            result.text.contains("200=24 transport=0 in the rows; 200=1 transport=0 outside them (the check before the first phase, warm-ups)"),
+            result.text.contains("200=24 transport=0 in the rows; 200=1 transport=0 outside them: 1 the first-page check\n"),
+            "\(result.text)")
+    }
+
+    /// Issue 35: with a warm-up, the requests in no row are named by cause with their counts:
+    /// the first-page check and the warm-ups (the row's `warmup_requests`), which add up to
+    /// what was outside the rows.
+    @Test func requestsOutsideTheRowsAreNamedByCauseWithTheirCounts() async throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let server = try ChildServer.python("misbehaving.py")
+        defer { server.stop() }
+        let result = try await run(server, path: "/ok", in: directory, extra: ["--warmup", "200ms"])
+        let row = try #require(result.output?.rows.first, "\(result.failure?.message ?? "")")
+        let warmups = try #require(row.warmupRequests)
+        #expect(warmups > 0)
+        #expect(
+            result.text.contains("200=\(1 + warmups) transport=0 outside them: 1 the first-page check, \(warmups) the warm-ups\n"),
             "\(result.text)")
     }
 

@@ -28,10 +28,20 @@ def test_durations_take_units_and_bare_seconds():
 def test_a_duration_that_is_not_one_is_a_usage_error_naming_the_flag():
     for command in (["run", "--duration", "2x"], ["run", "--warmup", "5 minutes"], ["knee", "--step-duration", "fast"],
                     ["http-bench", "--target", "http://127.0.0.1:9", "--duration", "10sec"],
-                    ["serve", "--idle-timeout", "1h"]):
+                    ["serve", "--idle-timeout", "1d"]):
         result = pagebench(*command)
         assert result.returncode == 64, (command, result.stderr)
         assert f"{command[-2]}: '{command[-1]}' is not a duration" in result.stderr, result.stderr
+
+
+def test_durations_take_minutes_and_hours():
+    # Issue 35: `--duration 2m` was refused; minutes and hours are durations on every flag.
+    with tempfile.TemporaryDirectory() as directory:
+        result = pagebench("run", *SMALL_STORE, "--duration", "0.002m", "--warmup", "0h",
+                           "--output", os.path.join(directory, "r.csv"))
+        assert result.returncode == 0, result.stderr
+        header, row = open(os.path.join(directory, "r.csv")).read().splitlines()[:2]
+        assert float(dict(zip(header.split(","), row.split(",")))["target_duration_s"]) == 0.12
 
 
 def test_rates_take_per_second():

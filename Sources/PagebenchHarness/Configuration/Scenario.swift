@@ -58,6 +58,12 @@ public struct Scenario: Sendable, Hashable {
             workload: workload)
     }()
 
+    /// Whether this is the built-in scenario (whatever flags changed in it), not one of a
+    /// file: its name and description are the built-in's.
+    public var isBuiltInDefault: Bool {
+        name == Self.default.name && description == Self.default.description
+    }
+
     /// Checks the store configuration and the workload.
     ///
     /// - Throws: ``HarnessError`` (`invalidScenario`) naming the field (`store: ...`, `workload.limit: ...`).

@@ -1,3 +1,4 @@
+import PagebenchBase
 /// The text forms of workload values, shared by scenario files and command-line flags:
 /// `partition:uniform`, `partition:zipf:1.1`, `partition:3`, `scan`, `segment:8`;
 /// `full`, `first:5`, `abandon:0.2`; `closed`, `open-fixed:200`, `open-poisson:200`;
@@ -23,13 +24,9 @@ enum WorkloadText {
 
     /// Parses a non-negative duration with a unit into nanoseconds.
     static func durationNanoseconds(_ text: String, field: String) throws(HarnessError) -> Int {
-        let spec = trimmed(text)
-        for (suffix, scale) in [("ns", 1.0), ("us", 1e3), ("µs", 1e3), ("ms", 1e6), ("s", 1e9)] where spec.hasSuffix(suffix) {
-            guard let value = Double(spec.dropLast(suffix.count)), value.isFinite, value >= 0, value * scale < 1e15
-            else { break }
-            return Int((value * scale).rounded())
-        }
-        throw .invalidField(field, "'\(text)' is not a duration; write a number and a unit: ns, us, ms or s (e.g. '10ms')")
+        if let nanoseconds = DurationText.nanoseconds(text), nanoseconds < 1e15 { return Int(nanoseconds.rounded()) }
+        throw .invalidField(
+            field, "'\(text)' is not a duration; write a number and a unit: \(DurationText.unitList) (e.g. '10ms', '2m'), at most about 11 days")
     }
 
     /// The shortest exact text of a nanosecond duration.
@@ -135,13 +132,23 @@ extension LoadModel: CustomStringConvertible {
         case ("closed", 1): self = .closed
         case ("open-fixed", 2), ("open-poisson", 2):
             let rateText = parts[1].hasSuffix("/s") ? parts[1].dropLast(2) : parts[1]
+            guard Double(rateText) != nil else {
+                throw .invalidField(field, "'\(text)': \(Self.rateUnit)")
+            }
             let rate = try WorkloadText.number(rateText, field: field, example: "open-poisson:200/s")
             self = .open(drainsPerSecond: rate, poisson: parts[0] == "open-poisson")
         case ("open-fixed", 1), ("open-poisson", 1):
             // The rate comes from rate stages (H4); validation refuses it anywhere else.
             self = .open(drainsPerSecond: 0, poisson: parts[0] == "open-poisson")
         default:
-            throw .invalidField(field, "'\(text)' is not a load model; use 'closed', 'open-fixed:RATE' or 'open-poisson:RATE' (drains per second; without :RATE when rate stages set it)")
+            throw .invalidField(
+                field, "'\(text)' is not a load model; use 'closed', 'open-fixed:RATE' or 'open-poisson:RATE' (without :RATE when rate stages set it); \(Self.rateUnit)")
         }
     }
+
+    /// What a rate is, for errors (issue 35: SREs think in requests per second).
+    static let rateUnit =
+        "RATE is drains per second (e.g. open-fixed:200/s), not requests: a drain is every page of one pagination, "
+        + "so requests/s = drains/s × pages per drain; for one request per drain add --drain first:1"
+
 }

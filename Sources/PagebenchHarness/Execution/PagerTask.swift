@@ -96,6 +96,7 @@ struct PagerTask<Source: PageSource>: Sendable where Source.Request == PageReque
             }
             let result: DrainResult
             var probeLatency: UInt64?
+            let countsBefore = metrics.pageCounts
             if plan.isCancelled {
                 let byPages = estimate.cancelsByPages(kind: executor.kind)
                 let probed = await probe(
@@ -115,8 +116,8 @@ struct PagerTask<Source: PageSource>: Sendable where Source.Request == PageReque
             }
             let ended = MonotonicTime.nanoseconds()
             record(
-                result, claim: claim, started: started, ended: ended, probeLatency: probeLatency, metrics: &metrics,
-                latencies: &pacing.latencies, estimate: &estimate)
+                result, claim: claim, started: started, ended: ended, probeLatency: probeLatency,
+                countsBefore: countsBefore, metrics: &metrics, latencies: &pacing.latencies, estimate: &estimate)
             executor.progress.publishDrain(finished: result.ending == .finished)
             freeSince = ended
         }
@@ -131,7 +132,7 @@ struct PagerTask<Source: PageSource>: Sendable where Source.Request == PageReque
     @inline(never)
     private func record(
         _ result: DrainResult, claim: PhaseControl.Claim, started: UInt64, ended: UInt64, probeLatency: UInt64?,
-        metrics: inout TaskMetrics, latencies: inout LatencyBuffer, estimate: inout DrainEstimate
+        countsBefore: PageCounts, metrics: inout TaskMetrics, latencies: inout LatencyBuffer, estimate: inout DrainEstimate
     ) {
         switch result.ending {
         case .finished:
@@ -150,7 +151,9 @@ struct PagerTask<Source: PageSource>: Sendable where Source.Request == PageReque
                 latencies.record(.cancellation, nanoseconds: probeLatency)
             } else {
                 // The final cancel-everything (or a ramp-down's cancel): latency from its
-                // request to this task returning.
+                // request to this task returning. The drain was cut off: its pages are
+                // counted apart, not in the figures per drain (H14).
+                metrics.recordCutOff(since: countsBefore)
                 let requested = slot?.cancelRequestedAt(phase: control) ?? control.cancelRequestedAt.load(ordering: .acquiring)
                 latencies.record(
                     .cancellation, nanoseconds: requested == 0 ? 0 : MonotonicTime.elapsed(from: requested, to: ended))

@@ -42,6 +42,9 @@ public struct PhaseResult: Sendable {
     public var shardDrains: Int?
     /// What a remote target answered in the measured phase; nil in-process.
     public var remoteCounts: RemoteCounts?
+    /// A remote source's answers during the warm-up before the measured phase; nil
+    /// in-process or without a warm-up.
+    public var warmupRemoteCounts: RemoteCounts?
     /// Instructions the process executed in the measured phase, counted under callgrind
     /// (``PhaseRunner/Options/instructionCounter``); nil when not counted.
     public var instructions: UInt64?
@@ -50,7 +53,7 @@ public struct PhaseResult: Sendable {
     public var targetStoppedAnswering: Bool {
         guard let remoteCounts else { return false }
         return ResultRow.targetFailure(
-            pages: metrics.pages, drains: metrics.drains, failedDrains: metrics.errors.total,
+            pages: metrics.pages + metrics.cutOff.pages, drains: metrics.drains, failedDrains: metrics.errors.total,
             unansweredRequests: remoteCounts.responses["transport"] ?? 0) != nil
     }
 
@@ -140,7 +143,7 @@ public struct PhaseResult: Sendable {
 
     /// Pages completed per second of the measured phase (or stage, ``completedInStage``).
     public var pagesPerSecond: Double {
-        measuredSeconds > 0 ? Double(completedInStage?.pages ?? metrics.pages) / measuredSeconds : 0
+        measuredSeconds > 0 ? Double(completedInStage?.pages ?? metrics.pages + metrics.cutOff.pages) / measuredSeconds : 0
     }
 
     /// ``bareLoopPagesPerSecond`` ÷ ``pagesPerSecond``: how many times faster the bare store
@@ -194,7 +197,9 @@ public struct PhaseResult: Sendable {
         row.harnessOverheadRatio = harnessOverheadRatio
         row.partial = partial ? 1 : 0
         if let remoteCounts { row.apply(remoteCounts) }
-        if let instructions, metrics.pages > 0 { row.instructionsPerPage = Double(instructions) / Double(metrics.pages) }
+        row.warmupRequests = warmupRemoteCounts.map { $0.responses.values.reduce(0, +) }
+        let allPages = metrics.pages + metrics.cutOff.pages
+        if let instructions, allPages > 0 { row.instructionsPerPage = Double(instructions) / Double(allPages) }
         return row
     }
 }

@@ -139,8 +139,10 @@ public struct PhaseRunner<Source: PageSource>: Sendable where Source.Request == 
                 }
             }
 
+            var warmupRemote: RemoteCounts?
             if workload.warmupSeconds > 0 {
                 status.begin(warmup: true, totals: totals(slots))
+                let before = options.remoteCounters?()
                 _ = await runPhase(
                     concurrency: concurrency, shard: shard, slots: slots, intervals: intervals, timing: timing,
                     probeSleep: options.probeSleep, warmup: true, bound: .duration(seconds: workload.warmupSeconds),
@@ -148,6 +150,7 @@ public struct PhaseRunner<Source: PageSource>: Sendable where Source.Request == 
                     backgroundTicks: backgroundTicks,
                     // Its own store: its writes and failure draws never reach the measured phase's (H9).
                     phaseStore: options.phaseStore?.asCreated())
+                warmupRemote = before.flatMap { before in options.remoteCounters.map { $0().since(before) } }
             }
             if options.interruption?.isRequested == true {
                 // Stopped before measuring: nothing of this phase is a result.
@@ -207,6 +210,7 @@ public struct PhaseRunner<Source: PageSource>: Sendable where Source.Request == 
             result.bareLoopPagesPerSecond = bareLoopPagesPerSecond
             result.residentBytesBeforePagers = residentBefore
             result.remoteCounts = remote
+            result.warmupRemoteCounts = warmupRemote
             result.instructions = phase.instructions
             result.partial = phase.interrupted
             result.probesArmed = phase.probes.armed

@@ -13,8 +13,13 @@ public enum SummaryTable {
     /// `label` (issue 26; its scenario where it has none), a stage's row (H4) has `stage K`
     /// after it, a phase cut short by a signal (H6) `(partial)`.
     public static func render(_ rows: [ResultRow]) -> String {
+        // Open loop: the corrected drain p99 (from each drain's intended start) is the latency
+        // that sees a queue; shown whenever a row has it, not only when an --slo names it (issue 35).
+        let corrected = rows.contains { $0.drainLatencyCorrected != nil }
+        var headers = Self.headers
+        if corrected { headers.insert("drain p99 corr.", at: 11) }
         let body = rows.map { row -> [String] in
-            [
+            var cells: [String] = [
                 (row.label.isEmpty ? row.scenario : row.label) + (row.stage.map { " stage \($0)" } ?? "") + (row.partial == 1 ? " (partial)" : ""), row.pagerKind, "\(row.concurrency)", "\(row.repetition)",
                 NumberText.count(row.pagesPerSecond), NumberText.count(row.itemsPerSecond),
                 NumberText.fixed(row.emptyPageRate * 100, 1), NumberText.fixed(row.pagesPerDrainMean, 1),
@@ -27,6 +32,8 @@ public enum SummaryTable {
                 row.measurementOverheadRatio.map { NumberText.fixed($0, 3) } ?? "-",
                 row.harnessOverheadRatio.map { NumberText.fixed($0, 2) } ?? "-",
             ]
+            if corrected { cells.insert(row.drainLatencyCorrected.map { NumberText.nanoseconds($0.p99Nanoseconds) } ?? "-", at: 11) }
+            return cells
         }
         let all = [headers] + body
         let widths = headers.indices.map { column in all.map { $0[column].count }.max() ?? 0 }

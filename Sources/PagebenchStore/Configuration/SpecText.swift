@@ -80,19 +80,14 @@ enum SpecText {
 
     /// Parses a duration with a unit: `250ns`, `40us` (or `µs`), `2ms`, `1.5s`. Returns nanoseconds.
     static func durationNanoseconds(_ text: String, field: String) throws(StoreError) -> Int {
-        let trimmed = text.trimmingWhitespace().lowercased()
-        let units: [(suffix: String, scale: Double)] = [("ns", 1), ("us", 1e3), ("µs", 1e3), ("ms", 1e6), ("s", 1e9)]
-        for unit in units where trimmed.hasSuffix(unit.suffix) {
-            let digits = String(trimmed.dropLast(unit.suffix.count))
-            guard let value = Double(digits), value.isFinite, value >= 0 else { break }
-            let nanoseconds = (value * unit.scale).rounded()
+        if let nanoseconds = DurationText.nanoseconds(text)?.rounded() {
             guard nanoseconds < 1e15 else {
                 throw .invalidConfiguration("\(field): duration '\(text)' is too long (at most about 11 days)")
             }
             return Int(nanoseconds)
         }
         throw .invalidConfiguration(
-            "\(field): '\(text)' is not a duration; write a non-negative number with a unit: ns, us, ms or s (e.g. 2ms)"
+            "\(field): '\(text)' is not a duration; write a non-negative number with a unit: \(DurationText.unitList) (e.g. 2ms)"
         )
     }
 
