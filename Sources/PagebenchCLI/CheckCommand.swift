@@ -20,7 +20,7 @@ struct CheckCommand: ParsableCommand {
             (docs/checking.md). Only what another process cannot move is gated by \
             default (deterministic counts, instructions_per_page from `run --count-instructions`, \
             exactly counted allocations, failed drains, retries and throttles, a remote target's \
-            median page latency at +50 %); wall-clock rates and latencies, CPU time and memory are \
+            fastest page at +10 % and median page at +50 %); wall-clock rates and latencies, CPU time and memory are \
             reported with their noise floor, and gated with --gate-wall-clock or a metric's "gate": \
             true in --thresholds. Each verdict says why it is gated or only reported (docs/gate.md). Exit status: 0 no regression, 1 regression or \
             behaviour change (or, with --fail-on-unmatched, a group in one file only), 64 bad arguments, \

@@ -83,7 +83,7 @@ struct ExportCommand: ParsableCommand {
                 guard !files.isEmpty else {
                     throw MetricsError(
                         kind: .malformedInput, file: results,
-                        message: "no row has a page_latency_histogram (schema 7 rows with per-page timing have one): "
+                        message: "no row has a page_latency_histogram (rows of schema 7 and later with per-page timing have one): "
                             + "there is no histogram to write; rerun with this pagebench")
                 }
                 for file in files { try TextFile.write(file.text, to: "\(directory)/\(file.fileName)") }

@@ -18,7 +18,10 @@ struct ReportCommand: ParsableCommand {
             (with the bound its rows were judged on), plan against achieved for stages, round trips and empty \
             pages against the limit for a limit sweep. Writes results/report.html unless --output says \
             otherwise, and prints the path. Example: pagebench run --limit 10,100 --filter category=0; \
-            pagebench report results/latest.csv
+            pagebench report results/latest.csv. Given two files that share a group (a baseline and a current \
+            run), the report opens with what `pagebench check --baseline FIRST --current SECOND` decides: \
+            passed or failed, what was gated and why, every verdict beyond its threshold (--thresholds and \
+            --gate-wall-clock as check takes them).
             """
     )
 
@@ -42,6 +45,14 @@ struct ReportCommand: ParsableCommand {
     @Option(parsing: .unconditional, help: "The page title.")
     var title: String = "pagebench report"
 
+    @Option(
+        parsing: .unconditional,
+        help: "For a baseline and a current file: the thresholds JSON file `check` would use for the gate's verdict.")
+    var thresholds: String?
+
+    @Flag(help: "For a baseline and a current file: the gate's verdict as `check --gate-wall-clock` decides it.")
+    var gateWallClock = false
+
     init() {}
 
     func validate() throws {
@@ -61,6 +72,9 @@ struct ReportCommand: ParsableCommand {
                 history: try history.map { try CSVFile.readResults($0, repeatedRows: .allowed) },
                 timeSeries: try timeseries.map { try CSVFile.read(TimeSeriesRow.self, from: $0) })
             report.title = title
+            var rules = try thresholds.map(Thresholds.read(from:)) ?? Thresholds()
+            if gateWallClock { rules.gateWallClock = true }
+            report.checkThresholds = rules
             report.objectives = (try? ServiceLevelObjective.parseAll(sloExpressions)) ?? []
             try HTMLReport.write(report.render(), to: output)
         }

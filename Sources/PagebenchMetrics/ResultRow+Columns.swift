@@ -125,6 +125,9 @@ extension ResultRow {
             .integer("response_bytes", \.responseBytes, unit: "bytes", .neutral, .deterministic, "A real target (`target_kind` http, graphql, dynamodb): bytes of the page responses' bodies of the ended drains (what `scanned_bytes` cannot say for an API); empty in-process and for `serve`."),
             .integer("warmup_requests", \.warmupRequests, unit: "requests", .neutral, .measured, "A remote source (`target_kind` set): requests sent during the warm-up before this phase, in no row's counts (`pagebench run` names them apart from the rows'); empty in-process and without a warm-up."),
             .decimal("started_drains_per_s", \.startedDrainsPerSecond, unit: "drains/s", .higherIsBetter, .measured, "Open loop: drains started per second of the planned length (`target_duration_s`, else `duration_s`): ended, failed, cancelled or cut off; the achieved rate `knee` judges against `target_drains_per_s` and `report` shows beside `drains_per_s` (drains completed per second); empty in closed loop."),
+            // The fast end of page latency (issue 35): what another process's load hardly moves
+            .unsigned("page_latency_min_ns", \.pageLatencyMinNanoseconds, unit: "ns", .lowerIsBetter, .measured, "Page request latency: minimum, the fastest page (HdrHistogram, 3 significant digits): a remote target's service time plus the bare round trip, which CPU contention on the client's machine hardly moves (docs/gate.md); empty when per-page timing was off and in files of schema 8 and earlier."),
+            .unsigned("page_latency_p10_ns", \.pageLatencyP10Nanoseconds, unit: "ns", .lowerIsBetter, .measured, "Page request latency: 10th percentile (docs/gate.md); empty when per-page timing was off and in files of schema 8 and earlier."),
         ]
         return columns
     }()

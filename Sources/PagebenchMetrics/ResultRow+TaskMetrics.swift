@@ -26,6 +26,8 @@ extension ResultRow {
         cutOffPages = metrics.cutOff.pages
         pageLatency = metrics.pageLatency.percentilesIfRecorded
         pageLatencyHistogram = metrics.pageLatency.isEmpty ? "" : metrics.pageLatency.serialized()
+        pageLatencyMinNanoseconds = metrics.pageLatency.isEmpty ? nil : metrics.pageLatency.minNanoseconds
+        pageLatencyP10Nanoseconds = metrics.pageLatency.isEmpty ? nil : metrics.pageLatency.valueAtPercentile(10)
         drainLatency = metrics.drainLatency.percentilesIfRecorded
         drainLatencyCorrected = metrics.drainLatencyCorrected?.percentilesIfRecorded
         if loadModel == "closed" {

@@ -9,7 +9,7 @@
 /// Bump ``currentSchemaVersion`` whenever a column is added, removed, renamed or changes meaning.
 public struct ResultRow: CSVRecord, Hashable {
     /// The schema this build writes and reads.
-    public static let currentSchemaVersion = 8
+    public static let currentSchemaVersion = 9
 
     /// The columns version 3 added: real targets (issue 14), `partial` (H6), `slo_held` (H5).
     static let addedInVersion3: Set<String> = [
@@ -49,10 +49,14 @@ public struct ResultRow: CSVRecord, Hashable {
     /// `limit`, `filter`, `read`, `scanned_items`, `scanned_bytes` and `scanned_bytes_per_s`
     /// empty where a real target was not sent or did not report them.
     static let addedInVersion8: Set<String> = ["cut_off_drains", "cut_off_pages", "response_bytes", "warmup_requests", "started_drains_per_s"]
+    /// The columns version 9 added (issue 35): the fast end of page latency, which the load of
+    /// other processes hardly moves: what `check` gates a remote target's latency on.
+    static let addedInVersion9: Set<String> = ["page_latency_min_ns", "page_latency_p10_ns"]
     /// Version 1 had no `harness_overhead_ratio` (added in 2) and neither had the columns
-    /// of versions 3 to 8; their files read with those columns empty (`partial` 0).
+    /// of versions 3 to 9; their files read with those columns empty (`partial` 0).
     public static var earlierSchemaVersions: [Int: Set<String>] {
-        let since7 = addedInVersion7.union(addedInVersion8)
+        let since8 = addedInVersion8.union(addedInVersion9)
+        let since7 = addedInVersion7.union(since8)
         let since6 = addedInVersion6.union(since7)
         let since5 = addedInVersion5.union(since6)
         return [
@@ -62,7 +66,8 @@ public struct ResultRow: CSVRecord, Hashable {
             4: since5,
             5: since6,
             6: since7,
-            7: addedInVersion8,
+            7: since8,
+            8: addedInVersion9,
         ]
     }
 
@@ -282,6 +287,15 @@ public struct ResultRow: CSVRecord, Hashable {
     /// more under valgrind's callgrind (`run --count-instructions`), on the first
     /// repetition's row; nil otherwise.
     public var instructionsPerPage: Double?
+
+    // MARK: The fast end of page latency (measured, lower is better; issue 35)
+
+    /// The fastest page of the phase: the service time plus the bare round trip, the pages
+    /// that found a CPU at once. Another process's load adds to the slow end of the
+    /// distribution, hardly to this (docs/gate.md). Nil when per-page timing was off.
+    public var pageLatencyMinNanoseconds: UInt64?
+    /// The 10th percentile of page latency. Nil when per-page timing was off.
+    public var pageLatencyP10Nanoseconds: UInt64?
 
     public init() {}
 

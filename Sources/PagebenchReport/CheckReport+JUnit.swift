@@ -80,11 +80,12 @@ extension CheckReport {
             if verdict.verdict == .ignored {
                 outcome = .skipped(message: "ignored by the thresholds")
             } else if !verdict.gated {
-                // A reported figure's shift in the words of the text report: worse, better, or its verdict.
-                let shift =
-                    verdict.verdict == .regression
-                    ? "worse" : verdict.verdict == .improvement ? "better" : verdict.verdict.rawValue
-                outcome = .skipped(message: "reported, not gated (\(shift)): \(figures)")
+                // A reported figure in the words of every other format (issue 35's vocabulary):
+                // `worse (reported)`, `better (reported)`, or its verdict.
+                outcome = .skipped(
+                    message: verdict.verdict.isShift
+                        ? "\(verdict.verdict.rawValue), not gated: \(figures)"
+                        : "reported, not gated (\(verdict.verdict.rawValue)): \(figures)")
             } else if verdict.verdict == .regression {
                 outcome = .failed(
                     type: "regression", message: "\(verdict.metric) regressed: \(figures)",

@@ -14,18 +14,6 @@ extension CheckReport {
 
     /// One line: the outcome and the counts.
     public var summaryLine: String {
-        let outcome: String
-        if hasRegression {
-            outcome = "REGRESSION"
-        } else if !failedRows.isEmpty {
-            outcome = "FAILED RUN"
-        } else if unmatchedFails && !(onlyInBaseline.isEmpty && onlyInCurrent.isEmpty) {
-            outcome = "UNMATCHED ROWS"
-        } else if behaviourChangeCount > 0 {
-            outcome = behaviourChangeAllowed ? "OK (behaviour change allowed)" : "BEHAVIOUR CHANGE"
-        } else {
-            outcome = "OK"
-        }
         let regressions = count(.regression, gated: true)
         let improvements = count(.improvement, gated: true)
         let parts = [
@@ -33,17 +21,17 @@ extension CheckReport {
             "\(failedRows.count) failed row\(failedRows.count == 1 ? "" : "s")",
             "\(behaviourChangeCount) behaviour change\(behaviourChangeCount == 1 ? "" : "s")",
             "\(improvements) improvement\(improvements == 1 ? "" : "s")",
-            "\(count(.unchanged, gated: true)) unchanged",
+            "\(count(.withinThreshold, gated: true)) within threshold",
             "\(count(.inconclusive, gated: true)) inconclusive",
         ]
         let unmatched = onlyInBaseline.count + onlyInCurrent.count
-        var line = "\(outcome): " + parts.joined(separator: ", ") + " of gated metrics in \(comparisons.count) matched group"
+        var line = "\(outcome.rawValue): " + parts.joined(separator: ", ") + " of gated metrics in \(comparisons.count) matched group"
             + (comparisons.count == 1 ? "" : "s")
         if unmatched > 0 { line += "; \(unmatched) unmatched" }
         // Neither gated nor reported: the thresholds said `"ignore": true`.
         if count(.ignored) > 0 { line += "; \(count(.ignored)) ignored by the thresholds" }
-        let worse = count(.regression, gated: false)
-        let better = count(.improvement, gated: false)
+        let worse = count(.worse)
+        let better = count(.better)
         if worse + better > 0 { line += "; reported, not gated: \(worse) worse and \(better) better beyond their thresholds" }
         return line
     }
@@ -74,7 +62,7 @@ extension CheckReport {
 
     /// The reported metrics that moved beyond their thresholds, worse ones first.
     private var reportedShifts: [(identity: String, verdict: MetricVerdict)] {
-        notable(.regression, gated: false) + notable(.improvement, gated: false)
+        notable(.worse, gated: false) + notable(.better, gated: false)
     }
 
     var behaviourChanges: [(identity: String, change: BehaviourChange)] {
@@ -100,7 +88,8 @@ extension CheckReport {
             lines.append("\(title) (\(found.count)):")
             for (identity, verdict) in found {
                 let parts = describe(verdict)
-                let label = verdict.gated ? "" : " \(verdict.verdict == .regression ? "worse" : "better")"
+                // The reported section names its verdict: the same words as markdown and JSON.
+                let label = verdict.gated ? "" : " \(verdict.verdict.rawValue)"
                 lines.append("  \(identity)  \(verdict.metric)\(label)  \(parts.values)  \(parts.change)  (\(parts.evidence))")
             }
         }
@@ -147,10 +136,7 @@ extension CheckReport {
             lines += ["| verdict | group | metric | baseline → current | change | evidence |", "| --- | --- | --- | --- | --- | --- |"]
             for (identity, verdict) in findings {
                 let parts = describe(verdict)
-                let label =
-                    !verdict.gated
-                    ? "\(verdict.verdict == .regression ? "worse" : "better") (reported)"
-                    : verdict.verdict == .regression ? "**regression**" : verdict.verdict.rawValue
+                let label = verdict.verdict == .regression ? "**regression**" : verdict.verdict.rawValue
                 lines.append(
                     "| \(label) | \(cell(identity)) "
                         + "| `\(verdict.metric)` | \(cell(parts.values)) | \(parts.change) | \(cell(parts.evidence)) |")
@@ -207,12 +193,13 @@ extension CheckReport {
             positiveInfinity: "+inf", negativeInfinity: "-inf", nan: "nan")
         struct Envelope: Encodable {
             var summary: String
+            var outcome: Outcome
             var fails: Bool
             var exitStatus: Int32
             var report: CheckReport
         }
         do {
-            let data = try encoder.encode(Envelope(summary: summaryLine, fails: fails, exitStatus: exitStatus, report: self))
+            let data = try encoder.encode(Envelope(summary: summaryLine, outcome: outcome, fails: fails, exitStatus: exitStatus, report: self))
             return String(decoding: data, as: UTF8.self) + "\n"
         } catch {
             // Every field is a plain value; encoding cannot fail short of a Foundation bug.

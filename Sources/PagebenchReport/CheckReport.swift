@@ -1,17 +1,34 @@
 import PagebenchMetrics
 
-/// The outcome of `pagebench check` for one measured metric.
+/// The outcome of `pagebench check` for one measured metric: one vocabulary for the text,
+/// markdown and JSON reports and the HTML report's gate section (docs/checking.md, "Verdicts").
+/// "Regression" means gated and failing, nothing else: a change of a reported (ungated) metric
+/// beyond its threshold is ``worse`` or ``better``, and never fails the check.
 public enum Verdict: String, Sendable, Codable, CaseIterable {
-    /// Worse by more than the threshold, and the repetitions show the change is not noise.
+    /// A gated metric is worse by more than its threshold, and the repetitions show the change
+    /// is not noise: it fails the check.
     case regression
-    /// Better by more than the threshold, and the repetitions show the change is not noise.
+    /// A gated metric is better by more than its threshold, and the repetitions show it.
     case improvement
-    /// The whole confidence interval lies within the threshold (or the change is below the absolute floor).
-    case unchanged
-    /// The difference is inside the noise: the interval crosses the threshold, or one side has no values.
+    /// A reported (not gated) metric is worse by more than its threshold, and the repetitions
+    /// show it: printed with its noise floor, never failing the check.
+    case worse = "worse (reported)"
+    /// A reported (not gated) metric is better by more than its threshold.
+    case better = "better (reported)"
+    /// The whole confidence interval lies within ± the threshold (or the medians differ by no
+    /// more than the absolute floor). Not "unchanged": a maximum may move +90 % within its 200 %.
+    case withinThreshold = "within threshold"
+    /// The repetitions cannot tell: the interval crosses the threshold, the test's evidence falls
+    /// short, the build configurations differ, or one side has no values.
     case inconclusive
     /// The thresholds say not to judge this metric.
     case ignored
+
+    /// Whether this verdict fails the check: only a gated regression does.
+    public var fails: Bool { self == .regression }
+
+    /// Whether the change was beyond the threshold and shown by the repetitions, either way.
+    public var isShift: Bool { [.regression, .improvement, .worse, .better].contains(self) }
 }
 
 /// One measured metric of one matched identity: medians, change, interval, test and verdict.
@@ -38,7 +55,9 @@ public struct MetricVerdict: Sendable, Equatable, Codable {
     public var absoluteFloor: Double
     /// Why the verdict is what it is, when that is not obvious from the numbers.
     public var note: String?
-    /// Whether a regression of this metric fails the check (docs/contract.md H10; ``MetricGate``).
+    /// Whether a regression of this metric fails the check (docs/contract.md H10; ``MetricGate``):
+    /// a gated metric's shift is a ``Verdict/regression`` or ``Verdict/improvement``, a reported
+    /// one's ``Verdict/worse`` or ``Verdict/better``.
     public var gated: Bool = true
     /// Why it is gated or only reported: `gated: process-own (instructions, callgrind)`,
     /// `reported: wall-clock, noise floor ±25 %`.
@@ -117,7 +136,7 @@ public struct CheckReport: Sendable, Equatable, Codable {
     }
 
     /// Verdicts of `verdict` over every metric, or only the gated (`gated: true`) or only the
-    /// reported ones (`false`).
+    /// reported ones (`false`). A regression or improvement is always gated, a worse or better never.
     public func count(_ verdict: Verdict, gated: Bool? = nil) -> Int {
         comparisons.reduce(0) { $0 + $1.metrics.count { $0.verdict == verdict && (gated == nil || $0.gated == gated) } }
     }
@@ -134,11 +153,37 @@ public struct CheckReport: Sendable, Equatable, Codable {
 
     /// Whether the check fails: a regression, a row of failed drains, a behaviour change that was not allowed, or (with
     /// ``unmatchedFails``) a group present in only one file.
-    public var fails: Bool {
-        hasRegression || !failedRows.isEmpty || (behaviourChangeCount > 0 && !behaviourChangeAllowed)
-            || (unmatchedFails && !(onlyInBaseline.isEmpty && onlyInCurrent.isEmpty))
-    }
+    public var fails: Bool { outcome.fails }
 
     /// The process exit status: 1 when ``fails``, else 0.
     public var exitStatus: Int32 { fails ? 1 : 0 }
+
+    /// What the check decides as a whole, the first reason that applies: one case per way it
+    /// passes or fails, for a renderer (text, markdown, JSON, the HTML report, CI formats) to switch over.
+    public enum Outcome: String, Sendable, Codable, CaseIterable {
+        /// A gated metric regressed (``Verdict/regression``).
+        case regression = "REGRESSION"
+        /// A row's drains mostly failed: it was refused, not compared.
+        case failedRun = "FAILED RUN"
+        /// A group is present in one file only, and `--fail-on-unmatched` was given.
+        case unmatchedRows = "UNMATCHED ROWS"
+        /// A deterministic metric differs (H3) and `--allow-behaviour-change` was not given.
+        case behaviourChange = "BEHAVIOUR CHANGE"
+        /// Passes, though a deterministic metric differs: `--allow-behaviour-change`.
+        case behaviourChangeAllowed = "OK (behaviour change allowed)"
+        /// Passes: nothing gated failed.
+        case passed = "OK"
+
+        /// Whether the check fails (exit 1).
+        public var fails: Bool { ![.passed, .behaviourChangeAllowed].contains(self) }
+    }
+
+    /// The check's decision (``fails`` is `outcome.fails`).
+    public var outcome: Outcome {
+        if hasRegression { return .regression }
+        if !failedRows.isEmpty { return .failedRun }
+        if unmatchedFails && !(onlyInBaseline.isEmpty && onlyInCurrent.isEmpty) { return .unmatchedRows }
+        if behaviourChangeCount > 0 { return behaviourChangeAllowed ? .behaviourChangeAllowed : .behaviourChange }
+        return .passed
+    }
 }

@@ -28,10 +28,29 @@ public struct ConfigurationComparison: Sendable, Equatable {
         public var values: [Double?]
         /// `value / first − 1` per configuration (nil for the first and for missing values).
         public var deltas: [Double?]
-        /// Why the values cannot be judged against each other, or nil: a figure per page
-        /// when the configurations' limits differ (a page is then another unit), a total when
-        /// their drain counts differ (issue 26). Its changes are shown, never called better or worse.
-        public var notComparable: String? = nil
+        /// Per configuration, why its value cannot be judged against the first configuration's
+        /// (the pair its change compares), or nil: a figure per page when the pair's limits differ
+        /// (a page is then another unit), a total when their drain counts differ (issue 26).
+        /// Judged per pair (issue 35): a third configuration at another limit does not make two
+        /// at the same limit incomparable. Such a change is shown, never called better or worse.
+        public var notComparable: [String?]
+
+        public init(
+            metric: String, unit: String, polarity: Polarity, values: [Double?], deltas: [Double?],
+            notComparable: [String?]? = nil
+        ) {
+            self.metric = metric
+            self.unit = unit
+            self.polarity = polarity
+            self.values = values
+            self.deltas = deltas
+            self.notComparable = notComparable ?? [String?](repeating: nil, count: values.count)
+        }
+
+        /// Why configuration `index`'s value is not comparable with the first's, or nil.
+        public func notComparable(at index: Int) -> String? {
+            notComparable.indices.contains(index) ? notComparable[index] : nil
+        }
     }
 
     /// The rows of one concurrency level, or of one stage of a staged run.
@@ -185,11 +204,6 @@ public struct ConfigurationComparison: Sendable, Equatable {
             let levelRows = keys.map { key in
                 (rowsByKey[key] ?? []).filter { $0.concurrency == level.concurrency && ($0.stage ?? 0) == level.stage }
             }
-            let present = levelRows.filter { !$0.isEmpty }
-            let limits = Set(present.joined().compactMap(\.limit)).sorted()
-            let drainCounts = Set(present.joined().map(\.drains))
-            let filters = Set(present.joined().map(\.filter))
-            let reads = Set(present.joined().map(\.read)).sorted()
             let rows: [Row] = metrics.compactMap { metric in
                 let value: (ResultRow) -> Double?
                 let unit: String
@@ -211,20 +225,37 @@ public struct ConfigurationComparison: Sendable, Equatable {
                     guard index > 0, let value, let first = values[0] else { return nil }
                     return Statistics.ratio(value, over: first) - 1
                 }
-                var row = Row(metric: metric, unit: unit, polarity: polarity, values: values, deltas: deltas)
-                if Self.perDrainMetrics.contains(where: { metric.hasPrefix($0) }), reads.count > 1 {
-                    row.notComparable = "per drain, and the reads differ (\(reads.joined(separator: ", "))): a drain covers another range; compare per item or per byte"
-                } else if Self.perPageMetrics.contains(metric), limits.count > 1 {
-                    row.notComparable = "per page, and the limits differ (\(limits.map(String.init).joined(separator: ", "))): compare per drain or per item"
-                } else if metric == "items_per_s", filters.count > 1 {
-                    row.notComparable = "the filters differ, and with them which items count: compare drains/s or per drain"
-                } else if Self.totalMetrics.contains(metric), drainCounts.count > 1 {
-                    row.notComparable = "a total, and the drain counts differ: compare per drain"
+                // Each change compares one configuration with the first: judge that pair alone.
+                let notComparable: [String?] = levelRows.indices.map { index in
+                    guard index > 0, deltas[index] != nil else { return nil }
+                    return Self.notComparable(metric, levelRows[0] + levelRows[index])
                 }
-                return row
+                return Row(
+                    metric: metric, unit: unit, polarity: polarity, values: values, deltas: deltas,
+                    notComparable: notComparable)
             }
             return Section(concurrency: level.concurrency, stage: level.stage == 0 ? nil : level.stage, rows: rows)
         }.filter { !$0.rows.isEmpty }
+    }
+
+    /// Why `metric` cannot be judged between the configurations whose rows are `rows` (one
+    /// pair's, at one concurrency and stage), or nil when it can.
+    static func notComparable(_ metric: String, _ rows: [ResultRow]) -> String? {
+        let reads = Set(rows.map(\.read)).sorted()
+        let limits = Set(rows.compactMap(\.limit)).sorted()
+        if perDrainMetrics.contains(where: { metric.hasPrefix($0) }), reads.count > 1 {
+            return "per drain, and the reads differ (\(reads.joined(separator: ", "))): a drain covers another range; compare per item or per byte"
+        }
+        if perPageMetrics.contains(metric), limits.count > 1 {
+            return "per page, and the limits differ (\(limits.map(String.init).joined(separator: ", "))): compare per drain or per item"
+        }
+        if metric == "items_per_s", Set(rows.map(\.filter)).count > 1 {
+            return "the filters differ, and with them which items count: compare drains/s or per drain"
+        }
+        if totalMetrics.contains(metric), Set(rows.map(\.drains)).count > 1 {
+            return "a total, and the drain counts differ: compare per drain"
+        }
+        return nil
     }
 
     /// The label of each configuration (issue 26), given one row of each and its file: the
@@ -254,7 +285,7 @@ public struct ConfigurationComparison: Sendable, Equatable {
     /// `better`, `worse`, `not comparable` or nothing, for the cell of `row` at `index`.
     static func verdict(_ row: Row, _ index: Int) -> String {
         guard let delta = row.deltas[index] else { return "" }
-        if row.notComparable != nil { return delta == 0 ? "" : "not comparable" }
+        if row.notComparable(at: index) != nil { return delta == 0 ? "" : "not comparable" }
         return judgement(delta, row.polarity)
     }
 
@@ -263,7 +294,7 @@ public struct ConfigurationComparison: Sendable, Equatable {
         var text = NumberText.value(value, unit: row.unit)
         if let delta = row.deltas[index] {
             let verdict = verdict(row, index)
-            text += " (\(NumberText.percent(delta))\(verdict.isEmpty ? "" : (row.notComparable == nil ? " " : ", ") + verdict))"
+            text += " (\(NumberText.percent(delta))\(verdict.isEmpty ? "" : (row.notComparable(at: index) == nil ? " " : ", ") + verdict))"
         }
         return text
     }
@@ -278,9 +309,10 @@ public struct ConfigurationComparison: Sendable, Equatable {
         var notes: [String] = []
         for section in sections {
             for row in section.rows {
-                guard let reason = row.notComparable else { continue }
-                let note = "\(row.metric): not comparable, \(reason)"
-                if !notes.contains(note) { notes.append(note) }
+                for case let reason? in row.notComparable {
+                    let note = "\(row.metric): not comparable, \(reason)"
+                    if !notes.contains(note) { notes.append(note) }
+                }
             }
         }
         return notes
@@ -362,7 +394,11 @@ public struct ConfigurationComparison: Sendable, Equatable {
                     fields.append(row.values[index].map { CSVValue.decimal($0).field } ?? "")
                     fields.append(row.deltas[index].map { $0.isFinite ? CSVValue.decimal($0).field : "" } ?? "")
                 }
-                fields.append(row.notComparable ?? "")
+                // Per pair: the configurations whose change against the first is not comparable, and why.
+                let reasons = configurations.indices.compactMap { index in
+                    row.notComparable(at: index).map { "\(configurations[index].label): \($0)" }
+                }
+                fields.append(reasons.joined(separator: "; "))
                 records.append(fields)
             }
         }

@@ -5,7 +5,8 @@ import PagebenchMetrics
 /// scripts and nothing fetched from the network. The markup is well-formed XML (XHTML
 /// syntax), so it can be checked with any XML parser.
 ///
-/// It answers first (issue 26): what was compared (a row per configuration, by label), the
+/// For a baseline and a current file it opens with what `pagebench check` decides (issue 35,
+/// ``gateCheck``). It answers first (issue 26): what was compared (a row per configuration, by label), the
 /// headline figures with differences against the first configuration and a sentence of
 /// verdict; then only the plots these rows mean something for, each with its key (legend) as
 /// a table under it, so that no name is cut:
@@ -36,6 +37,9 @@ public struct HTMLReport: Sendable {
     public var objectives: [ServiceLevelObjective] = []
     /// Lines per plot before the report keeps only each configuration's highest concurrency.
     public var maximumSeries = 8
+    /// The thresholds of the gate's verdict shown for a baseline and a current file
+    /// (``gateCheck``, `report --thresholds`); nil leaves the gate out.
+    public var checkThresholds: Thresholds? = Thresholds()
 
     public init(files: [(path: String, rows: [ResultRow])], history: [ResultRow]? = nil, timeSeries: [TimeSeriesRow]? = nil) {
         self.files = files
@@ -69,6 +73,11 @@ public struct HTMLReport: Sendable {
         var body = "<h1>\(escape(title))</h1>\n"
         body += "<p class=\"meta\">\(rowCount) rows from " + files.map { "<code>\(escape($0.path))</code>" }.joined(separator: ", ")
             + ". " + contexts.sorted().map(escape).joined(separator: "; ") + ".</p>\n"
+        switch gate {
+        case .decided(let check): body += gateSection(check)
+        case .refused(let message): body += gateRefusal(message)
+        case nil: break
+        }
         body += answer(groups)
         let (plots, notShown) = plotSections(groups)
         body += "<div class=\"plots\">\n" + plots.joined() + "</div>\n"
@@ -103,6 +112,7 @@ public struct HTMLReport: Sendable {
             table.key { border: none; margin: 4px 0 0; font-size: 13px; } table.key td { border: none; padding: 1px 6px 1px 0; text-align: left; vertical-align: middle; }
             table.headline td { white-space: nowrap; } span.delta { font-size: 11px; } th.group { text-align: left; background: #f0f0f0; }
             td.better { color: #006b3c; } td.worse { color: #b00020; } td.not-comparable { color: #777; font-style: italic; }
+            p.verdict.passed strong { color: #006b3c; } p.verdict.failed strong { color: #b00020; } ul.gates { font-size: 13px; color: #333; }
             </style>
             </head>
             <body>
@@ -188,7 +198,7 @@ public struct HTMLReport: Sendable {
                 ? "One row per knee step, by offered rate; requests/s are pages/s. A step held when every SLO held and it achieved enough of its rate (knee --min-achieved).</p>\n"
                 : "Medians over repetitions; changes against the first configuration"
                     + (table.sections.count > 1 ? " at the same concurrency (and stage)" : "")
-                    + ". Figures per page are marked not comparable where the limits differ (a page is then another unit).</p>\n")
+                    + ". A figure per page is marked not comparable where a configuration's limit differs from the first's (a page is then another unit).</p>\n")
         return html + "</section>\n"
     }
 
@@ -318,9 +328,18 @@ public struct HTMLReport: Sendable {
         if !plainRows.isEmpty {
             plots.append(section("Drain latency percentiles", latencyPlot(plain, id: "plot-drain-latency", "drain latency", \.drainLatency),
                 "Time to drain a query from its actual start; median over repetitions of each percentile; log scale."))
-            if limits.count <= 1 {
-                plots.append(section("Page latency percentiles", latencyPlot(plain, id: "plot-page-latency", "page latency", \.pageLatency),
-                    "Latency of one request (page); median over repetitions of each percentile; log scale."))
+            // Judged per pair, as the table does (issue 35): the configurations at the first one's
+            // limit are compared page for page; one at another limit is left out and named.
+            let firstLimits: Set<Int> = Set(plain[0].rows.compactMap(\.limit))
+            let sameLimit = plain.filter { Set($0.rows.compactMap(\.limit)) == firstLimits }
+            let otherLimit = plain.filter { Set($0.rows.compactMap(\.limit)) != firstLimits }
+            if limits.count <= 1 || sameLimit.count > 1 {
+                let caption = "Latency of one request (page); median over repetitions of each percentile; log scale."
+                    + (otherLimit.isEmpty
+                        ? ""
+                        : " Only the configurations at the limit of the first (\(firstLimits.sorted().map { String($0) }.joined(separator: ", "))): a page holds up to limit items, so "
+                            + otherLimit.map(\.label).joined(separator: ", ") + " (another limit) is compared by drain latency.")
+                plots.append(section("Page latency percentiles", latencyPlot(sameLimit, id: "plot-page-latency", "page latency", \.pageLatency), caption))
             } else {
                 notShown.append("page latency percentiles (a page holds up to limit items, and the limits differ: compare drain latency)")
             }

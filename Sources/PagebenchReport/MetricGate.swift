@@ -12,7 +12,7 @@
 /// - **gated: process-own** — `instructions_per_page` (counted under callgrind) and, when
 ///   both sides counted them exactly, the allocation counts;
 /// - **gated: counted events** — failed drains, retries, throttles, consumed capacity;
-/// - **gated: target latency** — a remote target's median page latency, at a tolerance far
+/// - **gated: target latency** — a remote target's fastest and median page latency, at tolerances far
 ///   beyond its noise floor: the target's own slowness is what a target run is for, and none
 ///   of pagebench's own counts can see it;
 /// - **reported** — everything else (wall-clock rates and latencies, counts that follow
@@ -26,7 +26,7 @@ public struct MetricGate: Sendable, Equatable, Codable {
         case processOwn = "process-own"
         /// Counts of events: failed drains, retries, throttles, consumed capacity.
         case countedEvents = "counted events"
-        /// A remote target's median page latency.
+        /// A remote target's fastest and median page latency (``Thresholds/targetLatencyRules``).
         case targetLatency = "target latency"
         /// Wall-clock rates, latencies and ratios.
         case wallClock = "wall-clock"

@@ -80,14 +80,14 @@ public struct Thresholds: Sendable, Equatable {
     ///   (`allocation_counting` = `exact`): then the allocation columns, repeatable to about
     ///   1 % (results/allocation-exact.md), default to ``exactAllocationRule`` instead of the
     ///   50 % that the thread caches' bursts need.
-    /// - Parameter remoteTarget: the rows paged a remote target: its median page latency
-    ///   defaults to ``targetLatencyRule``, the tolerance it is gated at.
+    /// - Parameter remoteTarget: the rows paged a remote target: its gated page latencies
+    ///   default to ``targetLatencyRules``, the tolerances they are gated at.
     public func rule(for column: ColumnDescriptor, exactAllocations: Bool = false, remoteTarget: Bool = false) -> Rule {
         if let explicit = metrics[column.name] { return explicit }
         var rule =
             exactAllocations && Self.allocationColumns.contains(column.name)
             ? Self.exactAllocationRule
-            : remoteTarget && column.name == Self.targetLatencyColumn ? Self.targetLatencyRule : Self.defaultRule(for: column)
+            : remoteTarget ? Self.targetLatencyRules[column.name] ?? Self.defaultRule(for: column) : Self.defaultRule(for: column)
         rule.relative *= scale
         return rule
     }
@@ -105,7 +105,7 @@ public struct Thresholds: Sendable, Equatable {
         if name.hasPrefix("cancel_latency_") {
             return Rule(relative: name.hasSuffix("_p50_ns") ? 0.25 : name.hasSuffix("_p90_ns") ? 0.50 : 2.00)
         }
-        if name.hasSuffix("_p50_ns") { return Rule(relative: 0.10) }
+        if name.hasSuffix("_p50_ns") || name.hasSuffix("_p10_ns") || name.hasSuffix("_min_ns") { return Rule(relative: 0.10) }
         if name.hasSuffix("_p90_ns") { return Rule(relative: 0.15) }
         // Tails move with the machine's load (a scheduling hiccup of a few ms lands in p99.9 and max).
         if name.hasSuffix("_p99_ns") { return Rule(relative: 0.50) }

@@ -176,12 +176,12 @@ import Testing
             "pages_per_drain_mean", "empty_pages_per_drain", "scanned_bytes_per_drain", "scanned_items_per_drain", "items_per_drain",
         ])
         let roundTrips = try #require(section.rows.first { $0.metric == "pages_per_drain_mean" })
-        #expect(roundTrips.notComparable == nil)
+        #expect(roundTrips.notComparable(at: 1) == nil)
         #expect(ConfigurationComparison.cellText(roundTrips, 1) == "1.3 pages (−89.2 % better)")
         let empty = try #require(section.rows.first { $0.metric == "empty_pages_per_drain" })
         #expect(empty.values == [0.4, 0.04])
         let rate = try #require(section.rows.first { $0.metric == "pages_per_s" })
-        #expect(rate.notComparable?.contains("limits differ (10, 100)") == true)
+        #expect(rate.notComparable(at: 1)?.contains("limits differ (10, 100)") == true)
         #expect(ConfigurationComparison.cellText(rate, 1) == "1900 pages/s (−81 %, not comparable)")
         let latency = try #require(section.rows.first { $0.metric == "page_latency_p50_ns" })
         #expect(!ConfigurationComparison.cellText(latency, 1).contains("worse"))
@@ -195,11 +195,47 @@ import Testing
         filtered.configHash = "2222222222222222"
         ten.filter = "none"
         let filters = ConfigurationComparison(files: [("f.csv", ten.rows(seed: 1) + filtered.rows(seed: 1))])
-        #expect(filters.sections[0].rows.first { $0.metric == "items_per_s" }?.notComparable?.contains("filters differ") == true)
-        #expect(filters.sections[0].rows.first { $0.metric == "pages_per_s" }?.notComparable == nil)
+        #expect(filters.sections[0].rows.first { $0.metric == "items_per_s" }?.notComparable(at: 1)?.contains("filters differ") == true)
+        #expect(filters.sections[0].rows.first { $0.metric == "pages_per_s" }?.notComparable(at: 1) == nil)
         // One limit: the same rate is judged as before.
         let same = ConfigurationComparison(files: evenAndClustered())
-        #expect(same.sections[0].rows.allSatisfy { $0.notComparable == nil })
+        #expect(same.sections[0].rows.allSatisfy { $0.notComparable.allSatisfy { $0 == nil } })
+    }
+
+    /// Issue 35: REST against GraphQL at the same limit compares page for page, though a third
+    /// column of the table used limit 100: comparability is judged per pair of columns compared
+    /// (each change is against the first), not over the whole table.
+    @Test func comparabilityIsJudgedPerPairOfColumns() throws {
+        var rest = SyntheticResults()
+        rest.noise = 0
+        rest.limit = 10
+        rest.label = "rest limit=10"
+        rest.pagesPerSecond = 10_000
+        var graphql = rest
+        graphql.label = "graphql limit=10"
+        graphql.configHash = "4444444444444444"
+        graphql.pagesPerSecond = 8_000
+        var restHundred = rest
+        restHundred.limit = 100
+        restHundred.label = "rest limit=100"
+        restHundred.configHash = "5555555555555555"
+        restHundred.pages = 130
+        restHundred.pagesPerSecond = 1_900
+        let table = ConfigurationComparison(
+            files: [("apis.csv", rest.rows(seed: 1) + graphql.rows(seed: 1) + restHundred.rows(seed: 1))])
+        let section = try #require(table.sections.first)
+        let rate = try #require(section.rows.first { $0.metric == "pages_per_s" })
+        #expect(rate.notComparable(at: 1) == nil)
+        #expect(ConfigurationComparison.cellText(rate, 1) == "8000 pages/s (−20 % worse)")
+        #expect(rate.notComparable(at: 2)?.contains("limits differ (10, 100)") == true)
+        #expect(ConfigurationComparison.cellText(rate, 2).contains("not comparable"))
+        #expect(table.csv.contains("rest limit=100: per page, and the limits differ (10, 100)"))
+        #expect(!table.csv.contains("graphql limit=10: per page"))
+        // The report keeps the request-latency plot for the comparable pair.
+        let html = HTMLReport(files: [("apis.csv", rest.rows(seed: 1) + graphql.rows(seed: 1) + restHundred.rows(seed: 1))])
+            .render()
+        #expect(html.contains("id=\"plot-page-latency\""))
+        #expect(html.contains("Only the configurations at the limit of the first (10)"))
     }
 
     /// A full scan against one partition: a drain is another range, so figures per drain
@@ -223,10 +259,10 @@ import Testing
         #expect(table.configurations.map(\.label) == ["read=partition:uniform", "read=scan"])
         let section = try #require(table.sections.first)
         let trips = try #require(section.rows.first { $0.metric == "pages_per_drain_mean" })
-        #expect(trips.notComparable?.contains("the reads differ (partition:uniform, scan)") == true)
+        #expect(trips.notComparable(at: 1)?.contains("the reads differ (partition:uniform, scan)") == true)
         #expect(ConfigurationComparison.cellText(trips, 1).contains("not comparable"))
-        #expect(section.rows.first { $0.metric == "drain_latency_p50_ns" }?.notComparable != nil)
-        #expect(section.rows.first { $0.metric == "items_per_s" }?.notComparable == nil)
+        #expect(section.rows.first { $0.metric == "drain_latency_p50_ns" }?.notComparable(at: 1) != nil)
+        #expect(section.rows.first { $0.metric == "items_per_s" }?.notComparable(at: 1) == nil)
     }
 
     @Test("issue 27: a metric's stem suggests the metrics it begins, not nothing")

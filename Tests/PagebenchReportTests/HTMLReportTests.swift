@@ -360,6 +360,41 @@ import FoundationXML
         #expect(html.contains("not comparable"))
     }
 
+    /// Issue 35: a report of a baseline and a current file says what `check` decides — passed
+    /// or failed, what was gated and why — from the checker itself, in its words.
+    @Test func baselineAndCurrentShowTheGatesVerdict() throws {
+        var baseline = SyntheticResults()
+        baseline.instructionsPerPage = 5_000
+        var slower = baseline
+        slower.instructionsPerPage = 5_500  // +10 %: gated at 3 %
+        slower.pagesPerSecond = 8_500  // −15 %: reported
+        let baselineRows = try roundTrip(baseline.rows(seed: 1))
+        let slowerRows = try roundTrip(slower.rows(seed: 2))
+        let html = HTMLReport(files: [("base.csv", baselineRows), ("cur.csv", slowerRows)]).render()
+        #expect(parse(html).error == nil)
+        let check = RegressionChecker().check(
+            baseline: baselineRows, current: slowerRows, baselineFile: "base.csv", currentFile: "cur.csv")
+        #expect(check.fails)
+        #expect(html.contains("id=\"gate\""))
+        #expect(html.contains("<strong>Failed</strong>: " + check.summaryLine))
+        #expect(html.contains("pagebench check --baseline base.csv --current cur.csv</code> would decide (exit 1)"))
+        #expect(html.contains("<td class=\"worse\">regression</td>"))
+        #expect(html.contains("<td class=\"worse\">worse (reported)</td>"))
+        #expect(html.contains("gated: process-own (instructions, callgrind"))
+        for line in check.gates { #expect(html.contains(escape(line))) }
+        // The same build again passes; one file alone has no gate to show.
+        let same = HTMLReport(files: [("base.csv", baselineRows), ("again.csv", try roundTrip(baseline.rows(seed: 3)))]).render()
+        #expect(same.contains("<strong>Passed</strong>: OK: 0 regressions"))
+        #expect(!HTMLReport(files: [("base.csv", baselineRows)]).render().contains("id=\"gate\""))
+        // A file holding a row twice is refused by check (exit 65), and the report says so.
+        let twice = HTMLReport(files: [("base.csv", baselineRows), ("twice.csv", slowerRows + slowerRows)]).render()
+        #expect(twice.contains("<strong>Refused</strong> (exit 65): ") && twice.contains("a measurement counted twice"))
+        // --gate-wall-clock as check takes it: the throughput drop fails too.
+        var wallClock = HTMLReport(files: [("base.csv", baselineRows), ("cur.csv", slowerRows)])
+        wallClock.checkThresholds?.gateWallClock = true
+        #expect(wallClock.render().contains("<td class=\"worse\">regression</td><td>even [00c0ffee00c0ffee] loop ×4</td><td><code>pages_per_s</code>"))
+    }
+
     @Test func reportIsSelfContained() {
         let html = Self.fixtureReport().render()
         #expect(!html.contains("<script"))

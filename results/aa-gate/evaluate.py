@@ -49,7 +49,9 @@ def describe(report):
         for metric in comparison["metrics"]:
             change = metric.get("relativeChange")
             text = f"{metric['metric']}@{group} {change * 100:+.1f}%" if isinstance(change, float) else f"{metric['metric']}@{group}"
-            if metric["verdict"] == "regression":
+            # Since issue 35 a reported metric's shift is "worse (reported)", never "regression"
+            # (before, "regression" with "gated": false); both spellings are read.
+            if metric["verdict"] in ("regression", "worse (reported)"):
                 (gated if metric["gated"] else reported).append(text)
     changes = [f"{c['metric']}@{comparison['scenario']}x{comparison['concurrency']}"
                for comparison in report["comparisons"] for c in comparison["behaviourChanges"]]

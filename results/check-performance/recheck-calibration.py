@@ -14,7 +14,7 @@ for i in range(1, 21):
     for j in range(1, 21):
         rc, v = check(f"same-a-{i}", f"same-b-{j}")
         aa_total += 1
-        reg = [m["metric"] for m in v if m["verdict"] == "regression"]
+        reg = [m["metric"] for m in v if m["verdict"] in ("regression", "worse (reported)")]
         if reg: aa_fail += 1
         aa_regressed.update(reg)
         verdict_counts.update(m["verdict"] for m in v)
@@ -26,7 +26,7 @@ for i in range(1, 21):
 slow_caught = 0
 for i in range(1, 21):
     rc, v = check(f"same-a-{i}", f"slow-{i}")
-    if any(m["verdict"] == "regression" for m in v): slow_caught += 1
+    if any(m["verdict"] in ("regression", "worse (reported)") for m in v): slow_caught += 1
 print(f"A/A checks: {aa_total}, with a false regression: {aa_fail}; regressed metrics: {dict(aa_regressed)}")
 print(f"A/A verdicts: {dict(verdict_counts)}")
 print(f"slowdown checks: 20, caught: {slow_caught}")

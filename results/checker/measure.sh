@@ -36,7 +36,7 @@ check() {
 import json, sys
 report = json.load(open(sys.argv[1]))["report"]
 verdicts = [m for c in report["comparisons"] for m in c["metrics"]]
-regressions = [m["metric"] for m in verdicts if m["verdict"] == "regression"]
+regressions = [m["metric"] for m in verdicts if m["verdict"] in ("regression", "worse (reported)")]
 pages = "/".join(m["verdict"] for c in report["comparisons"] for m in c["metrics"] if m["metric"] == "pages_per_s")
 changes = sum(len(c["behaviourChanges"]) for c in report["comparisons"])
 print(sys.argv[2], len(regressions), changes, pages, "|".join(sorted(set(regressions))) or "-")
@@ -96,7 +96,7 @@ slow = [r for r in rows if r["kind"] == "slow"]
 false_reg = sum(1 for r in aa if int(r["regressions"]) > 0)
 aa_red = sum(1 for r in aa if r["exit"] != "0")
 caught = sum(1 for r in slow if int(r["regressions"]) > 0)
-caught_pages = sum(1 for r in slow if all(v == "regression" for v in r["pages_per_s_verdicts"].split("/")))
+caught_pages = sum(1 for r in slow if all(v in ("regression", "worse (reported)") for v in r["pages_per_s_verdicts"].split("/")))
 aa_metrics = collections.Counter(m for r in aa for m in r["regressed_metrics"].split("|") if m != "-")
 commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
 print("# Checker calibration (`pagebench check`, default thresholds)\n")
