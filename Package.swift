@@ -23,8 +23,11 @@
 //     SHA-256/HMAC for SigV4): real APIs, speaking only the page contract (never the
 //     synthetic store's types); never the server, so no HummingbirdCore
 //   PagebenchGraphQL → PagebenchServer, PagebenchWire (+ GraphQLSwift): serve's GraphQL (W6)
+//   PagebenchLiveMetrics → PagebenchHarness, PagebenchMetrics, PagebenchHTTPClient, CSnappy (+ SwiftNIO):
+//     live metrics of a run (`--metrics-listen`, `--remote-write`), fed by the phase observer
 //   PagebenchVerify → PagebenchTargets: `verify`, a real API's pagination judged (V1–V7)
-//   PagebenchEngine → PagebenchHarness, PagebenchScaleOut, PagebenchReport, PagebenchHTTPClient, PagebenchTargets:
+//   PagebenchEngine → PagebenchHarness, PagebenchScaleOut, PagebenchReport, PagebenchHTTPClient, PagebenchTargets,
+//     PagebenchLiveMetrics:
 //     one run (`run`, `knee`, `baseline update`): sources, row names, SLOs, shards, writing,
 //     interruption, the knee loop; typed outcomes and errors, and the one exit-code table
 //   PagebenchCLI → everything; `pagebench` is a one-line executable over PagebenchCLI.
@@ -237,6 +240,26 @@ var targets: [Target] = [
         ],
         swiftSettings: strict
     ),
+    // Snappy's C interface (Debian: libsnappy-dev), the block compression of Prometheus remote
+    // write: a system library, nothing to build (results/live-metrics-build.md).
+    .systemLibrary(
+        name: "CSnappy",
+        pkgConfig: "snappy",
+        providers: [.apt(["libsnappy-dev"])]
+    ),
+    // Live metrics of a run (issue 36): `--metrics-listen` (Prometheus text and OpenMetrics on
+    // SwiftNIO, already linked), `--remote-write` (remote write 1.0: protobuf by hand, snappy,
+    // the lean client's POST); fed by the harness's PhaseObserver, never the per-page path.
+    .target(
+        name: "PagebenchLiveMetrics",
+        dependencies: [
+            "PagebenchMetrics", "PagebenchHarness", "PagebenchHTTPClient", "CSnappy",
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOPosix", package: "swift-nio"),
+            .product(name: "NIOHTTP1", package: "swift-nio"),
+        ],
+        swiftSettings: strict
+    ),
     // What `run`, `knee` and `baseline update` share, as a library the CLI only calls (issue 28):
     // a request in, typed outcomes and errors out, one table from errors to exit codes. No
     // ArgumentParser: tests run a session in-process.
@@ -245,6 +268,7 @@ var targets: [Target] = [
         dependencies: [
             "PagebenchBase", "PagebenchPage", "PagebenchStore", "PagebenchMetrics", "PagebenchProcessStats", "PagebenchHarness",
             "PagebenchReport", "PagebenchWire", "PagebenchHTTPClient", "PagebenchScaleOut", "PagebenchTargets",
+            "PagebenchLiveMetrics",
         ],
         swiftSettings: strict
     ),
@@ -386,6 +410,11 @@ var targets: [Target] = [
         swiftSettings: strict),
     .testTarget(
         name: "PagebenchReportTests", dependencies: ["PagebenchReport", "PagebenchTestSupport"], swiftSettings: strict),
+    .testTarget(
+        name: "PagebenchLiveMetricsTests",
+        dependencies: ["PagebenchLiveMetrics", "PagebenchHarness", "PagebenchMetrics", "PagebenchTestSupport"],
+        swiftSettings: strict
+    ),
     .testTarget(
         name: "PagebenchEngineTests",
         dependencies: ["PagebenchEngine", "PagebenchHarness", "PagebenchMetrics", "PagebenchTestSupport"],

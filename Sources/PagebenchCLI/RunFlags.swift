@@ -17,8 +17,32 @@ public struct RunFlags: ParsableArguments, Sendable {
     @Option(parsing: .unconditional, help: ArgumentHelp("Also append the rows to this history CSV.", valueName: "file"))
     public var history: String?
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Write per-second rows (pages/s, page latency p99, memory) to this CSV.", valueName: "file"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Write per-second rows (pages/s, page latency p99, memory) to this CSV, each as its second ends.", valueName: "file"))
     public var timeseries: String?
+
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp(
+            "Serve live metrics at http://HOST:PORT/metrics (Prometheus text, OpenMetrics on request) while the run goes; shard I listens on PORT+I; port 0: any free port (printed).",
+            valueName: "host:port"))
+    public var metricsListen: String?
+
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp("Keep serving the final metrics this long after the run: 30s, 2m (default 0).", valueName: "duration"),
+        transform: DurationOption.seconds("--metrics-linger"))
+    public var metricsLinger: Double = 0
+
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp("Push live metrics with Prometheus remote write 1.0 to this URL (http://HOST:PORT/api/v1/write).", valueName: "url"))
+    public var remoteWrite: String?
+
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp("How often --remote-write pushes (also at each phase's end and the run's): 5s by default.", valueName: "duration"),
+        transform: DurationOption.seconds("--metrics-interval"))
+    public var metricsInterval: Double = 5
 
     @Option(
         parsing: .unconditional,
@@ -103,6 +127,26 @@ public struct RunFlags: ParsableArguments, Sendable {
 
     public init() {}
 
+    /// The live-metrics flags (exit 64).
+    func checkLiveMetrics() throws {
+        if let metricsListen {
+            guard let colon = metricsListen.lastIndex(of: ":"), colon != metricsListen.startIndex,
+                let port = Int(metricsListen[metricsListen.index(after: colon)...]), (0...65_535).contains(port)
+            else {
+                throw ValidationError("--metrics-listen '\(metricsListen)' is not HOST:PORT, e.g. 127.0.0.1:9464")
+            }
+        }
+        if let remoteWrite, !(remoteWrite.hasPrefix("http://") || remoteWrite.hasPrefix("https://")) {
+            throw ValidationError("--remote-write '\(remoteWrite)' is not an http:// or https:// URL")
+        }
+        guard metricsInterval >= 0.1, metricsInterval <= 3600 else {
+            throw ValidationError("--metrics-interval must be between 100ms and 1h, got \(metricsInterval)s")
+        }
+        guard metricsLinger >= 0, metricsLinger <= 86_400 else {
+            throw ValidationError("--metrics-linger must be between 0 and 24h, got \(metricsLinger)s")
+        }
+    }
+
     /// The checks of these flags alone and against each other (exit 64); ``RunOptions/validate()``
     /// runs them after the workload's. Not `validate()`, which the parser would call on its own,
     /// before the workload's checks.
@@ -114,6 +158,7 @@ public struct RunFlags: ParsableArguments, Sendable {
         for path in [output, history, timeseries].compactMap({ $0 }) where path.isEmpty || path.hasSuffix("/") {
             throw ValidationError("'\(path)' is not a file path; give a file name such as results/latest.csv")
         }
+        try checkLiveMetrics()
         try validateScaleOut()
         try httpClient.validate()
         do {

@@ -149,6 +149,10 @@ public struct RunOptions: ParsableCommand, Sendable {
         request.output = flags.output
         request.history = flags.history
         request.timeSeries = flags.timeseries
+        request.metricsListen = flags.metricsListen
+        request.metricsLingerSeconds = flags.metricsLinger
+        request.metricsIntervalSeconds = flags.metricsInterval
+        request.remoteWrite = flags.remoteWrite
         request.shard = try flags.parsedShard()
         request.shardDirectory = flags.shardOutput
         request.startAt = flags.startAt

@@ -1,7 +1,9 @@
+import Synchronization
 import Foundation
 import PagebenchBase
 import PagebenchHarness
 import PagebenchMetrics
+import PagebenchLiveMetrics
 import PagebenchReport
 
 #if canImport(Glibc)
@@ -95,6 +97,22 @@ public struct KneeSession: Sendable {
     /// says what they found, and this throws exit status 128 + the signal.
     @discardableResult
     public func run(into out: inout some TextOutputStream) async throws(RunError) -> (result: KneeSearch.Result, steps: [Step]) {
+        // One live-metrics server (and remote writer) for every step (`-- --metrics-listen`),
+        // each step's phase labelled `stepN-…`; it lingers once, after the last.
+        let live = SharedLiveMetrics()
+        do {
+            let outcome = try await search(into: &out, live: live)
+            await live.finish(interruption: interruption, linger: true)
+            return outcome
+        } catch {
+            await live.finish(interruption: interruption, linger: false)
+            throw error
+        }
+    }
+
+    private func search(
+        into out: inout some TextOutputStream, live: SharedLiveMetrics
+    ) async throws(RunError) -> (result: KneeSearch.Result, steps: [Step]) {
         let stepDuration = request.stepDuration
         let quiet = request.quiet
         let output = request.output
@@ -134,7 +152,7 @@ public struct KneeSession: Sendable {
                 result = finished
                 break loop
             case .measure(let rate):
-                let measured = try await runStep(rate: rate, number: steps.count + 1, directory: directory)
+                let measured = try await runStep(rate: rate, number: steps.count + 1, directory: directory, live: live)
                 guard case .whole(var row) = measured else {
                     if case .cutShort(let row?) = measured {
                         // Not a whole step, so no verdict (H5): it is kept, marked partial, and
@@ -196,9 +214,12 @@ public struct KneeSession: Sendable {
     }
 
     /// One step: a run at `rate` (``KneeRequest/step``), its row.
-    private func runStep(rate: Double, number: Int, directory: String) async throws(RunError) -> StepOutcome {
+    private func runStep(
+        rate: Double, number: Int, directory: String, live: SharedLiveMetrics
+    ) async throws(RunError) -> StepOutcome {
         let stepFile = "\(directory)/step-\(number).csv"
-        let stepRequest = try request.step(rate, stepFile)
+        var stepRequest = try request.step(rate, stepFile)
+        stepRequest.liveMetrics = try await live.session(for: stepRequest, step: number)
         var discard = ""
         let output: SweepRunner.Output
         do {
@@ -289,5 +310,31 @@ public struct KneeSession: Sendable {
             let knee = result.knee.map { "\(rate($0)), the highest rate at which every SLO held" } ?? "none held"
             return "knee so far: \(knee)\(broken); interrupted before the resolution (\(steps) judged)"
         }
+    }
+}
+
+/// The live metrics `knee` shares between its steps: started with the first step's flags.
+final class SharedLiveMetrics: Sendable {
+    private struct State {
+        var session: LiveMetricsSession?
+        var lingerSeconds: Double = 0
+    }
+
+    private let state = Mutex(State())
+
+    /// The session for step `step` (started for the first), its phases labelled `stepN-`.
+    func session(for request: RunRequest, step: Int) async throws(RunError) -> LiveMetricsSession? {
+        var session = state.withLock { $0.session }
+        if session == nil {
+            session = try await LiveMetricsSession.start(request, target: request.servedStore == nil ? "in-process" : "serve", context: RunContext.current(pagebenchVersion: PagebenchVersion.string))
+            state.withLock { $0 = State(session: session, lingerSeconds: request.metricsLingerSeconds) }
+        }
+        session?.metrics.phasePrefix = "step\(step)-"
+        return session
+    }
+
+    func finish(interruption: Interruption?, linger: Bool) async {
+        let (session, seconds) = state.withLock { ($0.session, $0.lingerSeconds) }
+        await session?.finish(lingerSeconds: linger ? seconds : 0, interruption: interruption)
     }
 }

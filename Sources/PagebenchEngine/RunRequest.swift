@@ -51,6 +51,19 @@ public struct RunRequest: Sendable {
     /// progress lines on standard error; nil: those lines, unless ``quiet``.
     public var observer: (any PhaseObserver)?
 
+    /// `--metrics-listen HOST:PORT`: serve live metrics at `/metrics` (docs/live-metrics.md);
+    /// a shard `I/N` listens on PORT + I (PORT 0: any free port, printed).
+    public var metricsListen: String?
+    /// `--metrics-linger`: seconds the server keeps answering after the run.
+    public var metricsLingerSeconds: Double = 0
+    /// `--metrics-interval`: seconds between remote-write pushes.
+    public var metricsIntervalSeconds: Double = 5
+    /// `--remote-write URL`: push the live metrics with Prometheus remote write 1.0.
+    public var remoteWrite: String?
+    /// Live metrics a caller keeps across several sessions (`knee`'s steps); nil: the
+    /// session starts its own from the fields above.
+    public var liveMetrics: LiveMetricsSession?
+
     /// The default `--shard-output`.
     public static let defaultShardDirectory = "results/shards"
 
@@ -69,6 +82,18 @@ public struct RunRequest: Sendable {
         // The process inherits MALLOC_CONF=tcache:false from this re-executed one; the flag
         // makes it check that.
         if exactAllocations { options += [ExactAllocations.flag] }
+        return options
+    }
+
+    /// The live-metrics flags for worker `--shard` processes: the same address (shard I
+    /// listens on PORT + I), linger, interval and remote-write URL.
+    public var passedOnMetricsOptions: [String] {
+        var options: [String] = []
+        if let metricsListen { options += ["--metrics-listen", metricsListen] }
+        if metricsListen != nil || remoteWrite != nil {
+            options += ["--metrics-linger", "\(metricsLingerSeconds)s", "--metrics-interval", "\(metricsIntervalSeconds)s"]
+        }
+        if let remoteWrite { options += ["--remote-write", remoteWrite] }
         return options
     }
 }

@@ -56,7 +56,8 @@ extension RunSession {
                 + "run it without that flag")
     }
 
-    /// Writes this process's shard file (and its time series, if asked) and returns its path.
+    /// Writes this process's shard file and returns its path (its `--timeseries` rows were
+    /// written as their intervals ended: ``PagebenchHarness/TimeSeriesStream``).
     func writeShard(
         _ result: SweepRunner.Output, shard: Shard, startAt: StartTime?, httpResponses: HTTPStatusCounts?,
         interrupted: Bool
@@ -67,7 +68,6 @@ extension RunSession {
                 shard: shard, startAt: startAt, output: result, httpResponses: httpResponses?.keyedCounts,
                 interrupted: interrupted
             ).write(to: path)
-            if let timeSeries = request.timeSeries { try ResultWriter.writeTimeSeries(result.timeSeries, to: timeSeries) }
         } catch {
             throw RunError(wrapping: error)
         }
@@ -85,7 +85,7 @@ extension RunSession {
         let start = try parsedStartAt() ?? StartTime(date: Date().addingTimeInterval(Self.workerStartDelaySeconds))
         let workers = LocalWorkers(
             executable: executable, count: count, directory: request.shardDirectory, start: start,
-            runOptions: request.passedOnOptions)
+            runOptions: request.passedOnOptions + request.passedOnMetricsOptions)
         if !quiet {
             var notes = "starting \(count) worker\(count == 1 ? "" : "s") at \(start); shards go to \(workers.directory)/\n"
             let phases = scenarios.reduce(0) { $0 + $1.workload.concurrency.count * $1.workload.repetitions }

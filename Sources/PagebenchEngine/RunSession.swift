@@ -120,21 +120,71 @@ public struct RunSession: Sendable {
             // A row measured over HTTP must never be matched with an in-process one.
             for index in scenarios.indices { scenarios[index].name += "@http" }
         }
+        var observers: [any PhaseObserver] = []
         if let observer = request.observer {
-            options.observer = observer
+            observers.append(observer)
         } else if !quiet {
             let printer = ProgressPrinter(isTerminal: isatty(STDERR_FILENO) == 1) { text in
                 StandardError.write(text)
             }
-            options.observer = printer
+            observers.append(printer)
             options.progressInterval = printer.preferredInterval
+        }
+        // Live metrics and the time-series file listen to the sweep as it goes: each interval's
+        // row and latencies as it ends, each phase's result as it ends (never the pages).
+        let ownsLive = request.liveMetrics == nil
+        var live = request.liveMetrics
+        do throws(RunError) {
+            if live == nil {
+                live = try await LiveMetricsSession.start(
+                    request, target: realTarget?.name ?? (request.servedStore == nil ? "in-process" : "serve"),
+                    context: context)
+            }
+        } catch {
+            try? await remote?.shutdown()
+            await realSource?.shutdown()
+            throw error
+        }
+        // Not the time series' per-page latency batches: they add 12 % to the instructions of
+        // a limit-10 page (callgrind, results/live-metrics-scrape.md); with `--timeseries`
+        // they feed the live page-latency histogram too.
+        if let live { observers.append(live.metrics) }
+        var stream: TimeSeriesStream?
+        if let path = request.timeSeries {
+            do {
+                stream = try TimeSeriesStream(path: path)
+            } catch {
+                if ownsLive { await live?.finish(lingerSeconds: 0, interruption: nil) }
+                try? await remote?.shutdown()
+                await realSource?.shutdown()
+                throw RunError(error)
+            }
+            observers.append(stream!)
+        }
+        if observers.count == 1 {
+            options.observer = observers[0]
+        } else if !observers.isEmpty {
+            options.observer = PhaseObservers(observers)
         }
         let harness = SweepRunner(scenarios: scenarios, options: options)
         var responses: HTTPStatusCounts?
         var result: SweepRunner.Output
-        do {
-            result = try await harness.run()
+        let sweep = { () async -> Result<SweepRunner.Output, any Error> in
+            do { return .success(try await harness.run()) } catch { return .failure(error) }
+        }
+        let outcome = if let live { await live.pushing(sweep) } else { await sweep() }
+        let streamFailure: HarnessError?
+        do throws(HarnessError) {
+            try stream?.finish()
+            streamFailure = nil
         } catch {
+            streamFailure = error
+        }
+        switch outcome {
+        case .success(let output):
+            result = output
+        case .failure(let error):
+            if ownsLive { await live?.finish(lingerSeconds: 0, interruption: nil) }
             try? await remote?.shutdown()
             await realSource?.shutdown()
             throw RunError(wrapping: error)
@@ -169,11 +219,15 @@ public struct RunSession: Sendable {
         if let shard {
             let path = try writeShard(
                 result, shard: shard, startAt: start, httpResponses: responses, interrupted: interruption?.isRequested == true)
+            // A signal during the linger only ends it: the run was whole.
+            let measuredInterruption = interruption?.isRequested == true ? interruption : nil
+            if ownsLive { await live?.finish(lingerSeconds: request.metricsLingerSeconds, interruption: interruption) }
+            if let streamFailure { throw RunError(streamFailure) }
             if !quiet {
                 out.write("\n" + SummaryTable.render(result.rows))
                 out.write("\nwrote shard \(shard) (\(result.rows.count) phases) to \(path)\n")
             }
-            try Self.checkInterrupted(interruption, rows: result.rows, wroteEmpty: true)
+            try Self.checkInterrupted(measuredInterruption, rows: result.rows, wroteEmpty: true)
             try checkAnswered(result.rows)
             return result
         }
@@ -181,10 +235,16 @@ public struct RunSession: Sendable {
         let output = request.output ?? ResultWriter.defaultOutput
         objectives?.mark(&result.rows)
         do {
-            try ResultWriter.write(result, to: output, history: request.history, timeSeries: request.timeSeries)
+            // The time series was written as its intervals ended (TimeSeriesStream).
+            try ResultWriter.write(result, to: output, history: request.history, timeSeries: nil)
         } catch {
+            if ownsLive { await live?.finish(lingerSeconds: 0, interruption: nil) }
             throw RunError(error)
         }
+        // A signal during the linger only ends it: the run was whole.
+        let measuredInterruption = interruption?.isRequested == true ? interruption : nil
+        if ownsLive { await live?.finish(lingerSeconds: request.metricsLingerSeconds, interruption: interruption) }
+        if let streamFailure { throw RunError(streamFailure) }
         if !quiet {
             out.write("\n" + (objectives?.summaryTable(result.rows) ?? SummaryTable.render(result.rows)))
             var files = [output]
@@ -192,7 +252,7 @@ public struct RunSession: Sendable {
             if let timeSeries = request.timeSeries { files.append(timeSeries) }
             out.write("\nwrote \(result.rows.count) rows to \(files.joined(separator: ", "))\n")
         }
-        try Self.checkInterrupted(interruption, rows: result.rows)
+        try Self.checkInterrupted(measuredInterruption, rows: result.rows)
         try checkAnswered(result.rows)
         try checkObjectives(result.rows, objectives, into: &out)
         return result

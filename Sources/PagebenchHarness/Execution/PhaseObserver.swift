@@ -1,3 +1,5 @@
+import PagebenchMetrics
+
 /// Receives what a phase is doing, for a progress display. Called from background tasks of
 /// the phase; implementations must be quick and thread-safe.
 public protocol PhaseObserver: Sendable {
@@ -7,6 +9,40 @@ public protocol PhaseObserver: Sendable {
     func progress(_ snapshot: ProgressSnapshot)
     /// A phase ended with this result.
     func phaseEnded(_ phase: PhaseDescription, result: PhaseResult)
+    /// A time-series interval (one second, or to a stage's boundary) ended, with the page
+    /// latencies pagers handed over in it (``PhaseRunner/Options/timeSeries`` only; the row's
+    /// stage fields are set). Called as each interval ends, before the next begins.
+    func intervalEnded(_ row: TimeSeriesRow, pageLatencies: LatencyRecorder)
+}
+
+extension PhaseObserver {
+    /// Observers that need no time series ignore it.
+    public func intervalEnded(_ row: TimeSeriesRow, pageLatencies: LatencyRecorder) {}
+}
+
+/// Several observers of one sweep, each told everything in the order given.
+public struct PhaseObservers: PhaseObserver {
+    public let observers: [any PhaseObserver]
+
+    public init(_ observers: [any PhaseObserver]) {
+        self.observers = observers
+    }
+
+    public func phaseStarted(_ phase: PhaseDescription) {
+        for observer in observers { observer.phaseStarted(phase) }
+    }
+
+    public func progress(_ snapshot: ProgressSnapshot) {
+        for observer in observers { observer.progress(snapshot) }
+    }
+
+    public func phaseEnded(_ phase: PhaseDescription, result: PhaseResult) {
+        for observer in observers { observer.phaseEnded(phase, result: result) }
+    }
+
+    public func intervalEnded(_ row: TimeSeriesRow, pageLatencies: LatencyRecorder) {
+        for observer in observers { observer.intervalEnded(row, pageLatencies: pageLatencies) }
+    }
 }
 
 /// Which phase of a sweep this is.
@@ -23,6 +59,16 @@ public struct PhaseDescription: Sendable, Hashable {
     public var total: Int
     /// Expected seconds of this phase (warm-up + duration), nil when bounded by drain count.
     public var expectedSeconds: Double?
+    /// The pager kind of the phase's workload (`loop`, `apollo-loadAll`, …).
+    public var pager = ""
+    /// Seconds of warm-up before the measured phase (0 for none).
+    public var warmupSeconds: Double = 0
+    /// Whether the phase runs a stage plan (H4): it ends once per stage.
+    public var isStaged = false
+    /// Pagers of this process in the phase (its shard's; a staged plan's pool).
+    public var pagers = 0
+    /// Open loop: the planned drains per second of this process (nil: closed loop or staged).
+    public var offeredDrainsPerSecond: Double?
 
     public init(
         scenario: String, concurrency: Int, repetition: Int, isOverheadPhase: Bool, ordinal: Int, total: Int,
@@ -52,10 +98,15 @@ public struct ProgressSnapshot: Sendable, Hashable {
     public var pagesPerSecond: Double
     /// Pages of the current phase so far.
     public var pages: Int
+    /// Items of those pages (published with them, H7).
+    public var items = 0
+    /// Drains of the current phase ended as the `drains` column counts them (drained,
+    /// stopped or abandoned).
+    public var drains = 0
 
     public init(
         scenario: String, concurrency: Int, repetition: Int, isWarmup: Bool, phaseElapsedSeconds: Double,
-        phaseFraction: Double, pagesPerSecond: Double, pages: Int
+        phaseFraction: Double, pagesPerSecond: Double, pages: Int, items: Int = 0, drains: Int = 0
     ) {
         self.scenario = scenario
         self.concurrency = concurrency
@@ -65,5 +116,7 @@ public struct ProgressSnapshot: Sendable, Hashable {
         self.phaseFraction = phaseFraction
         self.pagesPerSecond = pagesPerSecond
         self.pages = pages
+        self.items = items
+        self.drains = drains
     }
 }

@@ -15,16 +15,18 @@ extension PhaseRunner {
     func timeSeriesLoop(
         slots: [PagerTaskProgress], intervals: IntervalLatencies, sampler: MemorySampler, status: PhaseStatus,
         runStart: UInt64,
-        concurrency: Int, repetition: Int
+        concurrency: Int, repetition: Int, observer: (any PhaseObserver)?
     ) async -> [TimeSeriesRow] {
         var rows: [TimeSeriesRow] = []
         var cursor = TimeSeriesCursor(completed: totals(slots), at: runStart)
         var tick = runStart
         func emit(now: UInt64) {
-            rows.append(
-                timeSeriesRow(
-                    &cursor, now: now, elapsedNanoseconds: now - runStart, slots: slots, intervals: intervals,
-                    sampler: sampler, concurrency: concurrency, repetition: repetition, isWarmup: status.isWarmup))
+            let (row, latencies) = timeSeriesRow(
+                &cursor, now: now, elapsedNanoseconds: now - runStart, slots: slots, intervals: intervals,
+                sampler: sampler, concurrency: concurrency, repetition: repetition, isWarmup: status.isWarmup)
+            rows.append(row)
+            // As the interval ends (a `--timeseries` file's row, live metrics), not at the phase's end.
+            observer?.intervalEnded(row, pageLatencies: latencies)
         }
         while true {
             tick += 1_000_000_000
@@ -41,11 +43,11 @@ extension PhaseRunner {
     }
 
     /// The time-series row of the interval from `cursor` to `now` (nanoseconds in the caller's
-    /// time base), which then starts the next interval.
+    /// time base), which then starts the next interval, and the page latencies of the interval.
     func timeSeriesRow(
         _ cursor: inout TimeSeriesCursor, now: UInt64, elapsedNanoseconds: UInt64, slots: [PagerTaskProgress],
         intervals: IntervalLatencies, sampler: MemorySampler, concurrency: Int, repetition: Int, isWarmup: Bool
-    ) -> TimeSeriesRow {
+    ) -> (TimeSeriesRow, LatencyRecorder) {
         let completed = totals(slots)
         let work = completed.since(cursor.completed)
         let interval = intervals.take()
@@ -60,7 +62,7 @@ extension PhaseRunner {
         row.drainsPerSecond = seconds > 0 ? Double(work.drains) / seconds : 0
         row.pageLatencyP50Nanoseconds = interval.isEmpty ? nil : interval.valueAtPercentile(50)
         cursor = TimeSeriesCursor(completed: completed, at: now)
-        return row
+        return (row, interval)
     }
 
     func progressLoop(
@@ -77,6 +79,7 @@ extension PhaseRunner {
             let now = MonotonicTime.nanoseconds()
             let completed = totals(slots)
             let (pages, drains) = (completed.pages, completed.endedDrains)
+            let phaseWork = completed.since(status.phase.completedAtStart)
             let phase = status.phase
             // The phase may have begun after `now` was read (a crowd's start keeps the
             // threads busy between the two): then no time of it has elapsed yet.
@@ -98,7 +101,7 @@ extension PhaseRunner {
                     scenario: scenario.name, concurrency: concurrency, repetition: repetition,
                     isWarmup: phase.warmup, phaseElapsedSeconds: elapsed, phaseFraction: fraction,
                     pagesPerSecond: now > last ? Double(pages - lastPages) / (Double(now - last) / 1e9) : 0,
-                    pages: pages - phase.pagesAtStart))
+                    pages: pages - phase.pagesAtStart, items: phaseWork.items, drains: phaseWork.drains))
             lastPages = pages
             last = now
         }
@@ -118,6 +121,8 @@ final class PhaseStatus: Sendable {
         var start: UInt64 = 0
         var pagesAtStart = 0
         var drainsAtStart = 0
+        /// The pagers' totals when the phase began.
+        var completedAtStart = CompletedWork()
     }
 
     private let state = Mutex(Phase())
@@ -129,7 +134,7 @@ final class PhaseStatus: Sendable {
         state.withLock { state in
             state = Phase(
                 warmup: warmup, start: MonotonicTime.nanoseconds(), pagesAtStart: totals.pages,
-                drainsAtStart: totals.endedDrains)
+                drainsAtStart: totals.endedDrains, completedAtStart: totals)
         }
     }
 }

@@ -127,7 +127,7 @@ public struct PhaseRunner<Source: PageSource>: Sendable where Source.Request == 
                 background.addTask {
                     await timeSeriesLoop(
                         slots: slots, intervals: intervals!, sampler: sampler, status: status, runStart: runStart,
-                        concurrency: concurrency, repetition: repetition)
+                        concurrency: concurrency, repetition: repetition, observer: options.observer)
                 }
             }
             if let interval = options.progressInterval, let observer = options.observer {

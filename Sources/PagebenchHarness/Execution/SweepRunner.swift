@@ -219,16 +219,30 @@ public struct SweepRunner: Sendable {
         _ runner: PhaseRunner<Source>, sleeper: CoalescingSleeper?, repetition: Int, ordinal: Int, total: Int
     ) async -> [PhaseResult] {
         let workload = runner.scenario.workload
-        let description = PhaseDescription(
+        var description = PhaseDescription(
             scenario: runner.scenario.label ?? runner.scenario.name, concurrency: workload.concurrency[0], repetition: repetition,
             isOverheadPhase: false, ordinal: ordinal, total: total,
             expectedSeconds: workload.stages.map { Double($0.durationNanoseconds) / 1e9 })
+        describe(&description, workload, concurrency: workload.concurrency[0])
+        description.isStaged = true
         options.observer?.phaseStarted(description)
         let results = await runner.runStages(
             repetition: repetition, options: phaseOptions(sleeper: sleeper, timing: workload.pageTiming, overhead: false),
             clock: ContinuousClock())
         for result in results { options.observer?.phaseEnded(description, result: result) }
         return results
+    }
+
+    /// The workload's part of a phase's description: its pager, warm-up, this process's pagers
+    /// and, in open loop, this process's share of the planned rate.
+    private func describe(_ description: inout PhaseDescription, _ workload: Workload, concurrency: Int) {
+        description.pager = workload.pager.rawValue
+        description.warmupSeconds = workload.warmupSeconds
+        let pagers = options.shard.pagers(ofConcurrency: concurrency)
+        description.pagers = pagers
+        if case .open(let rate, _) = workload.load, workload.stages == nil, concurrency > 0 {
+            description.offeredDrainsPerSecond = rate * Double(pagers) / Double(concurrency)
+        }
     }
 
     /// The options of one measured phase of the sweep.
@@ -256,9 +270,10 @@ public struct SweepRunner: Sendable {
         let workload = runner.scenario.workload
         var expected: Double?
         if case .duration(let seconds) = workload.bound { expected = seconds + workload.warmupSeconds }
-        let description = PhaseDescription(
+        var description = PhaseDescription(
             scenario: runner.scenario.label ?? runner.scenario.name, concurrency: concurrency, repetition: repetition,
             isOverheadPhase: overhead, ordinal: ordinal, total: total, expectedSeconds: expected)
+        describe(&description, workload, concurrency: concurrency)
         options.observer?.phaseStarted(description)
         var runOptions: PhaseRunner<Source>.Options = phaseOptions(sleeper: sleeper, timing: timing, overhead: overhead)
         runOptions.calibrationStore = calibrationStore

@@ -60,7 +60,7 @@ extension PhaseRunner {
                 }
             }
             status.begin(warmup: false, totals: totals(slots))
-            var sample: (@Sendable (inout TimeSeriesCursor, Int) -> TimeSeriesRow)?
+            var sample: (@Sendable (inout TimeSeriesCursor, Int) -> (TimeSeriesRow, LatencyRecorder))?
             if let intervals {
                 sample = { cursor, now in
                     timeSeriesRow(
@@ -70,6 +70,7 @@ extension PhaseRunner {
             }
             let stageClock = StageClock(
                 clock: clock, plan: plan, pool: pool, shard: shard, sampler: sampler, sample: sample,
+                observer: options.observer,
                 totals: { totals(slots) }, remoteCounters: options.remoteCounters)
             let phase = await runStagedPhase(
                 plan: plan, pool: pool, stageClock: stageClock, slots: slots, intervals: intervals, timing: timing,

@@ -20,7 +20,9 @@ struct StageClock<C: Clock>: Sendable where C.Duration == Duration {
     let sampler: MemorySampler
     /// The time-series row of the interval from the cursor to an instant (nanoseconds after
     /// the plan started); nil without `--timeseries`.
-    let sample: (@Sendable (inout TimeSeriesCursor, Int) -> TimeSeriesRow)?
+    let sample: (@Sendable (inout TimeSeriesCursor, Int) -> (TimeSeriesRow, LatencyRecorder))?
+    /// Told of each row as its interval ends (``PhaseObserver/intervalEnded(_:pageLatencies:)``).
+    let observer: (any PhaseObserver)?
     /// What the pagers have completed so far (their live counters, H7): the time series'
     /// intervals and each stage's rates are differences of two readings.
     let totals: @Sendable () -> CompletedWork
@@ -69,7 +71,7 @@ struct StageClock<C: Clock>: Sendable where C.Duration == Duration {
         /// Ends the interval since the last row at `now`, as a row of `stage`.
         func emit(at now: Int, stage: Int) {
             guard let sample, now > Int(cursor.at) else { return }
-            var row = sample(&cursor, now)
+            var (row, latencies) = sample(&cursor, now)
             row.stage = stage + 1
             row.activePagers = pool.activeCount.load(ordering: .relaxed)
             // The plan's target at the row's end, within its own stage (a boundary row ends
@@ -78,6 +80,7 @@ struct StageClock<C: Clock>: Sendable where C.Duration == Duration {
             let target = now >= stageEnd ? plan.stages[stage].end : plan.position(atNanoseconds: now).value
             if plan.target == .pagers { row.plannedPagers = target } else { row.plannedDrainsPerSecond = target }
             outcome.series.append(row)
+            observer?.intervalEnded(row, pageLatencies: latencies)
         }
         /// The counters' reading that ended the last stage, where the next one starts.
         var boundary: CompletedWork?

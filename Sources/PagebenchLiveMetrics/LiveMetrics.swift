@@ -1,0 +1,383 @@
+import PagebenchHarness
+import PagebenchMetrics
+import Synchronization
+
+/// The live metrics of one run (`--metrics-listen`, `--remote-write`): counters, histograms
+/// and gauges per phase, kept up to date as a ``PhaseObserver`` of the sweep and read as
+/// ``MetricFamily`` values by the scrape server and the remote writer (docs/live-metrics.md).
+///
+/// It listens where the harness already aggregates, never on a pager's per-page path: the
+/// progress ticker's snapshots (pages, items and drains the pagers published, H7), each
+/// time-series interval's page latencies (the batches pagers hand to the time series, when
+/// the run collects one), and each phase's result. While a phase runs its counters follow the published counts; when it
+/// ends they are set to its result, so a phase's final counter values are exactly its CSV
+/// row's and its histograms hold every latency of the row's. A staged run's counters and
+/// histograms per stage are set as its stages' results arrive (its gauges are live).
+///
+/// Series are labelled `configuration` (the row's `label`), `pager`, `target` (`in-process`,
+/// `serve`, or a target file's name) and `phase` (`c8-r1`, `c8-r1-s2` for a stage): never a
+/// URL, a token or an item key.
+public final class LiveMetrics: PhaseObserver {
+    /// What a phase's series are told apart by.
+    struct PhaseKey: Hashable, Comparable {
+        var configuration: String
+        var pager: String
+        var phase: String
+
+        static func < (lhs: PhaseKey, rhs: PhaseKey) -> Bool {
+            (lhs.configuration, lhs.pager, lhs.phase) < (rhs.configuration, rhs.pager, rhs.phase)
+        }
+    }
+
+    /// The values of one phase's series.
+    struct Series {
+        var counters = [Int](repeating: 0, count: LiveCounter.allCases.count)
+        var errors = [Int](repeating: 0, count: ErrorKind.allCases.count)
+        var histograms = [BucketedLatencies](repeating: BucketedLatencies(), count: LiveHistogram.allCases.count)
+        var pagersInFlight: Double = 0
+        var offeredDrainsPerSecond: Double?
+        var achievedPagesPerSecond: Double = 0
+        var achievedDrainsPerSecond: Double = 0
+    }
+
+    /// What the process is doing (`pagebench_phase_state`).
+    public enum PhaseState: String, CaseIterable, Sendable {
+        case idle, warmup, measured, overhead, between, done
+    }
+
+    struct State {
+        var series: [PhaseKey: Series] = [:]
+        var current: PhaseKey?
+        var currentIsStaged = false
+        var phaseState = PhaseState.idle
+        var phaseOrdinal = 0
+        var phasesPlanned = 0
+        var lastDrains: (count: Int, at: Double)?
+        var phasesEnded = 0
+        var phasePrefix = ""
+    }
+
+    /// A scenario of the run, for `pagebench_run_info`.
+    public struct Configuration: Sendable {
+        public var label: String
+        public var configHash: String
+        public var pager: String
+        public var loadModel: String
+
+        public init(label: String, configHash: String, pager: String, loadModel: String) {
+            self.label = label
+            self.configHash = configHash
+            self.pager = pager
+            self.loadModel = loadModel
+        }
+    }
+
+    public let version: String
+    /// The `target` label of every series.
+    public let target: String
+    public let configurations: [Configuration]
+    private let context: RunContext
+    private let state = Mutex(State())
+    /// Told when a phase ends (the remote writer pushes then).
+    private let phaseEndedHook: Mutex<(@Sendable () -> Void)?> = Mutex(nil)
+
+    /// - Parameters:
+    ///   - target: the `target` label (`in-process`, `serve`, a target file's name).
+    ///   - context: what the rows are made with (``PhaseResult/row(context:)``).
+    public init(version: String, target: String, configurations: [Configuration], context: RunContext) {
+        self.version = version
+        self.target = target
+        self.configurations = configurations
+        self.context = context
+    }
+
+    /// Calls `hook` after each phase's final values are set.
+    public func onPhaseEnded(_ hook: @escaping @Sendable () -> Void) {
+        phaseEndedHook.withLock { $0 = hook }
+    }
+
+    /// Put before every later phase's `phase` label (`knee`: `step3-`), so that phases of
+    /// several runs in one process keep series of their own.
+    public var phasePrefix: String {
+        get { state.withLock { $0.phasePrefix } }
+        set { state.withLock { $0.phasePrefix = newValue } }
+    }
+
+    /// Whether any phase has ended (a linger is worth it).
+    public var phasesEnded: Int { state.withLock { $0.phasesEnded } }
+
+    /// The run is over: the state gauge says `done`.
+    public func finish() {
+        state.withLock { state in
+            state.phaseState = .done
+            state.current = nil
+            for key in state.series.keys { state.series[key]!.pagersInFlight = 0 }
+        }
+    }
+
+    // MARK: PhaseObserver
+
+    public func phaseStarted(_ phase: PhaseDescription) {
+        state.withLock { state in
+            state.phaseOrdinal = phase.ordinal
+            state.phasesPlanned = phase.total
+            guard !phase.isOverheadPhase else {
+                state.phaseState = .overhead
+                state.current = nil
+                return
+            }
+            let key = Self.key(phase, stage: nil, prefix: state.phasePrefix)
+            state.current = key
+            state.currentIsStaged = phase.isStaged
+            state.lastDrains = nil
+            state.phaseState = phase.warmupSeconds > 0 ? .warmup : .measured
+            if !phase.isStaged {
+                var series = state.series[key] ?? Series()
+                series.pagersInFlight = Double(phase.pagers)
+                series.offeredDrainsPerSecond = phase.offeredDrainsPerSecond
+                state.series[key] = series
+            }
+        }
+    }
+
+    public func progress(_ snapshot: ProgressSnapshot) {
+        state.withLock { state in
+            guard let key = state.current else { return }
+            if snapshot.isWarmup {
+                state.phaseState = .warmup
+                return
+            }
+            state.phaseState = .measured
+            guard !state.currentIsStaged, var series = state.series[key] else { return }
+            // The published counts only grow within a phase; the result sets the exact values.
+            series.counters[LiveCounter.pages.index] = max(series.counters[LiveCounter.pages.index], snapshot.pages)
+            series.counters[LiveCounter.items.index] = max(series.counters[LiveCounter.items.index], snapshot.items)
+            series.counters[LiveCounter.drains.index] = max(series.counters[LiveCounter.drains.index], snapshot.drains)
+            series.achievedPagesPerSecond = snapshot.pagesPerSecond
+            if let last = state.lastDrains, snapshot.phaseElapsedSeconds > last.at {
+                series.achievedDrainsPerSecond =
+                    Double(snapshot.drains - last.count) / (snapshot.phaseElapsedSeconds - last.at)
+            }
+            state.lastDrains = (snapshot.drains, snapshot.phaseElapsedSeconds)
+            state.series[key] = series
+        }
+    }
+
+    public func intervalEnded(_ row: TimeSeriesRow, pageLatencies: LatencyRecorder) {
+        guard !row.isWarmup else { return }
+        let buckets = BucketedLatencies(pageLatencies)
+        state.withLock { state in
+            guard var key = state.current else { return }
+            if state.currentIsStaged, let stage = row.stage { key.phase += "-s\(stage)" }
+            var series = state.series[key] ?? Series()
+            let page = LiveHistogram.pageLatency.index
+            series.histograms[page].counts = zip(series.histograms[page].counts, buckets.counts).map { $0 + $1 }
+            series.histograms[page].count += buckets.count
+            series.histograms[page].sumSeconds += buckets.sumSeconds
+            series.achievedPagesPerSecond = row.pagesPerSecond
+            series.achievedDrainsPerSecond = row.drainsPerSecond
+            if state.currentIsStaged {
+                series.pagersInFlight = Double(row.activePagers ?? 0)
+                series.offeredDrainsPerSecond = row.plannedDrainsPerSecond
+            }
+            state.series[key] = series
+        }
+    }
+
+    public func phaseEnded(_ phase: PhaseDescription, result: PhaseResult) {
+        guard !phase.isOverheadPhase, result.measured else { return }
+        // The row the CSV gets (less what RunSession adds after: SLO marks, target tags).
+        let row = result.row(context: context)
+        var series = Series()
+        for counter in LiveCounter.allCases { series.counters[counter.index] = counter.value(row) }
+        for (index, kind) in ErrorKind.allCases.enumerated() { series.errors[index] = row.errors.count(of: kind) }
+        for histogram in LiveHistogram.allCases {
+            if let recorder = histogram.recorder(result.metrics) {
+                series.histograms[histogram.index] = BucketedLatencies(recorder)
+            }
+        }
+        state.withLock { state in
+            let key = Self.key(phase, stage: row.stage, prefix: state.phasePrefix)
+            let live = state.series[key]
+            series.offeredDrainsPerSecond = live?.offeredDrainsPerSecond ?? row.plannedDrainsPerSecond
+            series.achievedPagesPerSecond = row.pagesPerSecond
+            series.achievedDrainsPerSecond = row.drainsPerSecond
+            series.pagersInFlight = 0
+            state.series[key] = series
+            state.phasesEnded += 1
+            // A staged run ends once per stage: the last stage's result ends the phase.
+            if !phase.isStaged || row.stage == nil || result.partial || state.current == nil {
+                state.phaseState = .between
+            }
+        }
+        phaseEndedHook.withLock { $0 }?()
+    }
+
+    static func key(_ phase: PhaseDescription, stage: Int?, prefix: String) -> PhaseKey {
+        var name = prefix + "c\(phase.concurrency)-r\(phase.repetition)"
+        if let stage { name += "-s\(stage)" }
+        return PhaseKey(configuration: phase.scenario, pager: phase.pager, phase: name)
+    }
+
+    // MARK: Reading
+
+    /// Every metric now, in a fixed order (families by name, series by label).
+    public func families() -> [MetricFamily] {
+        let (series, state) = self.state.withLock { ($0.series, $0) }
+        let keys = series.keys.sorted()
+        func labels(_ key: PhaseKey) -> [(name: String, value: String)] {
+            [("configuration", key.configuration), ("pager", key.pager), ("phase", key.phase), ("target", target)]
+        }
+        var families: [MetricFamily] = []
+        families.append(
+            MetricFamily(
+                name: "pagebench_run", kind: .info,
+                help: "The run: pagebench's version and each configuration (scenario label, configuration hash, pager, load model).",
+                samples: configurations.map { configuration in
+                    MetricFamily.Sample(
+                        suffix: "_info",
+                        labels: [
+                            ("config_hash", configuration.configHash), ("configuration", configuration.label),
+                            ("load_model", configuration.loadModel), ("pager", configuration.pager), ("target", target),
+                            ("version", version),
+                        ], value: 1)
+                }))
+        for counter in LiveCounter.allCases {
+            families.append(
+                MetricFamily(
+                    name: counter.name, kind: .counter, help: counter.help,
+                    samples: keys.map {
+                        MetricFamily.Sample(suffix: "_total", labels: labels($0), value: Double(series[$0]!.counters[counter.index]))
+                    }))
+        }
+        families.append(
+            MetricFamily(
+                name: "pagebench_errors", kind: .counter,
+                help: "Failed drains by cause, as the CSV's error columns count them (errors_throttled, errors_fault, …).",
+                samples: keys.flatMap { key in
+                    ErrorKind.allCases.enumerated().map { index, kind in
+                        MetricFamily.Sample(
+                            suffix: "_total", labels: labels(key) + [("kind", kind.rawValue)],
+                            value: Double(series[key]!.errors[index]))
+                    }
+                }))
+        for histogram in LiveHistogram.allCases {
+            var samples: [MetricFamily.Sample] = []
+            for key in keys {
+                let values = series[key]!.histograms[histogram.index]
+                if histogram != .pageLatency, values.count == 0 { continue }
+                for (index, cumulative) in values.cumulative.enumerated() {
+                    let bound = index < LatencyBuckets.upperBoundLabels.count ? LatencyBuckets.upperBoundLabels[index] : "+Inf"
+                    samples.append(.init(suffix: "_bucket", labels: labels(key) + [("le", bound)], value: Double(cumulative)))
+                }
+                samples.append(.init(suffix: "_sum", labels: labels(key), value: values.sumSeconds))
+                samples.append(.init(suffix: "_count", labels: labels(key), value: Double(values.count)))
+            }
+            families.append(MetricFamily(name: histogram.name, kind: .histogram, help: histogram.help, unit: "seconds", samples: samples))
+        }
+        let gauges: [(String, String, (Series) -> Double?)] = [
+            ("pagebench_pagers_in_flight", "Pagers of this process paging now (a staged run: admitted).", { $0.pagersInFlight }),
+            ("pagebench_offered_drains_per_second", "Open loop: the planned arrival rate of drains (this process's share of a fixed rate; a staged plan's rate now).", { $0.offeredDrainsPerSecond }),
+            ("pagebench_achieved_drains_per_second", "Drains ended as the drains counter counts them, per second over the last interval (at a phase's end: its row's drains_per_s).", { $0.achievedDrainsPerSecond }),
+            ("pagebench_achieved_pages_per_second", "Pages per second over the last interval (at a phase's end: its row's pages_per_s).", { $0.achievedPagesPerSecond }),
+        ]
+        for (name, help, value) in gauges {
+            families.append(
+                MetricFamily(
+                    name: name, kind: .gauge, help: help,
+                    samples: keys.compactMap { key in value(series[key]!).map { .init(labels: labels(key), value: $0) } }))
+        }
+        families.append(
+            MetricFamily(
+                name: "pagebench_phase_state", kind: .gauge,
+                help: "1 for what the process is doing now (idle, warmup, measured, overhead, between phases, done), 0 for the rest.",
+                samples: PhaseState.allCases.map { .init(labels: [("state", $0.rawValue)], value: $0 == state.phaseState ? 1 : 0) }))
+        families.append(
+            MetricFamily(
+                name: "pagebench_phase_ordinal", kind: .gauge, help: "The 1-based position of the phase running (or last run) in the sweep.",
+                samples: [.init(labels: [], value: Double(state.phaseOrdinal))]))
+        families.append(
+            MetricFamily(
+                name: "pagebench_phases_planned", kind: .gauge, help: "Phases the sweep runs in all (timing-off reruns included).",
+                samples: [.init(labels: [], value: Double(state.phasesPlanned))]))
+        return families.sorted { $0.name < $1.name }
+    }
+}
+
+/// The counters of live metrics, each equal to its CSV column at a phase's end.
+enum LiveCounter: String, CaseIterable {
+    case pages, items, emptyPagesWasted = "empty_pages_wasted", emptyPagesFinal = "empty_pages_final", drains, retries,
+        throttles, cancellations, pagesAfterCancel = "pages_after_cancel"
+
+    var index: Int { Self.allCases.firstIndex(of: self)! }
+    var name: String { "pagebench_" + rawValue }
+
+    var help: String {
+        switch self {
+        case .pages: "Pages completed (CSV: pages)."
+        case .items: "Items those pages returned (CSV: items)."
+        case .emptyPagesWasted: "Empty pages with a continuation: a round trip for nothing (CSV: empty_pages_wasted)."
+        case .emptyPagesFinal: "Empty last pages of drains (CSV: empty_pages_final)."
+        case .drains: "Drains ended drained, stopped or abandoned (CSV: drains)."
+        case .retries: "Page requests retried after a retryable failure (CSV: retries)."
+        case .throttles: "Throttled page answers (CSV: throttles)."
+        case .cancellations: "Drains cancelled (CSV: cancellations)."
+        case .pagesAfterCancel: "Pages completed after their drain was cancelled (CSV: pages_after_cancel)."
+        }
+    }
+
+    func value(_ row: ResultRow) -> Int {
+        switch self {
+        case .pages: row.pages
+        case .items: row.items
+        case .emptyPagesWasted: row.emptyPagesWasted
+        case .emptyPagesFinal: row.emptyPagesFinal
+        case .drains: row.drains
+        case .retries: row.retries
+        case .throttles: row.throttles
+        case .cancellations: row.cancellations
+        case .pagesAfterCancel: row.pagesAfterCancel
+        }
+    }
+}
+
+/// The histograms of live metrics, in seconds with ``LatencyBuckets``' bounds.
+enum LiveHistogram: String, CaseIterable {
+    case pageLatency = "page_latency", drainLatency = "drain_latency", drainLatencyCorrected = "drain_latency_corrected",
+        cancellationLatency = "cancellation_latency"
+
+    var index: Int { Self.allCases.firstIndex(of: self)! }
+    var name: String { "pagebench_\(rawValue)_seconds" }
+
+    var help: String {
+        switch self {
+        case .pageLatency: "Page latency (at a phase's end: the row's histogram; live with --timeseries: its batches)."
+        case .drainLatency: "Drain latency, first request to last page (at a phase's end)."
+        case .drainLatencyCorrected: "Open loop: drain latency from the drain's planned start (coordinated omission corrected; at a phase's end)."
+        case .cancellationLatency: "From a cancel request to the drain's end (at a phase's end)."
+        }
+    }
+
+    func recorder(_ metrics: TaskMetrics) -> LatencyRecorder? {
+        switch self {
+        case .pageLatency: metrics.pageLatency
+        case .drainLatency: metrics.drainLatency
+        case .drainLatencyCorrected: metrics.drainLatencyCorrected
+        case .cancellationLatency: metrics.cancellationLatency
+        }
+    }
+}
+
+extension ErrorCounts {
+    /// The failures of one kind (its CSV column).
+    func count(of kind: ErrorKind) -> Int {
+        switch kind {
+        case .throttled: throttled
+        case .fault: fault
+        case .invalidToken: invalidToken
+        case .tokenMismatch: tokenMismatch
+        case .validation: validation
+        case .other: other
+        }
+    }
+}
