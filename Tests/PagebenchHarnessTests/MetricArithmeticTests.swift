@@ -60,9 +60,11 @@ import Testing
         #expect(metrics.items == 5 * metrics.drains)
         #expect(metrics.emptyPagesWasted == 2 * metrics.drains)
         #expect(metrics.emptyPagesFinal == metrics.drains)
-        // Eight pagers, each inside a drain of five pages when the time was up.
+        // Eight pagers, each inside a drain of five pages when the time was up: a drain can be
+        // cut off after its fifth page was answered and before it ended (seen once under load:
+        // 34 pages in 8 cut-off drains), so at most five pages each.
         #expect((1...8).contains(metrics.cutOffDrains))
-        #expect(metrics.cutOff.pages <= 4 * metrics.cutOffDrains)
+        #expect(metrics.cutOff.pages <= 5 * metrics.cutOffDrains)
         #expect(metrics.cutOff.pages > 0)
         let row = result.row(context: RunContext(
             timestampUTC: "t", pagebenchVersion: "v", gitCommit: "c", swiftVersion: "s", buildConfiguration: "debug",
