@@ -47,6 +47,21 @@ if [[ $step == all || $step == cancel ]]; then
   "$bin" run --concurrency 10000 --duration 5 --warmup 0 --cancel-fraction 0.05 --no-cancel-at-end --quiet --output $out/cancel-probe-10000.csv
 fi
 
+if [[ $step == all || $step == deadline ]]; then
+  # A 3 s phase with 100,000 pagers: how long the phase and the process took (the pagers read
+  # the deadline at their checkpoints).
+  load
+  /usr/bin/time -f "wall %e s, user %U s, max RSS %M KiB" \
+    "$bin" run --concurrency 100000 --duration 3 --warmup 0 --quiet --output $out/deadline-100000.csv
+fi
+
+if [[ $step == all || $step == open ]]; then
+  # Open loop with 100,000 slots: a 3 s phase at 20,000 drains/s.
+  load
+  /usr/bin/time -f "wall %e s, user %U s, max RSS %M KiB" \
+    "$bin" run --concurrency 100000 --load open-poisson:20000 --duration 3 --warmup 0 --quiet --output $out/open-100000.csv
+fi
+
 if [[ $step == all || $step == sigint ]]; then
   load
   python3 $out/sigint.py "$bin" 100000 $out/sigint-100000.csv | tee $out/sigint-100000.txt

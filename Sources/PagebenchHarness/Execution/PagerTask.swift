@@ -84,6 +84,8 @@ struct PagerTask<Source: PageSource>: Sendable where Source.Request == PageReque
             slot?.enter(stage: claim.stage, metrics: &metrics, latencies: &pacing.latencies)
             if let intended = claim.intendedStart, MonotonicTime.nanoseconds() < intended {
                 do { try await MonotonicTime.sleep(until: intended) } catch { break }
+                // Woken after the phase ended (a crowd's timers wake late): no drain starts.
+                if control.endVerdict(now: MonotonicTime.nanoseconds()) == .cancel { break }
             }
             let plan = control.planner.plan(claim.index, warmup: control.isWarmup)
             let started = MonotonicTime.nanoseconds()

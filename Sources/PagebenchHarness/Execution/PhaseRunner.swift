@@ -271,9 +271,14 @@ public struct PhaseRunner<Source: PageSource>: Sendable where Source.Request == 
         let yieldPolicy = YieldPolicy.forPhase(pagers: concurrency, cores: cores, backgroundTicks: backgroundTicks)
         instructionCounter?.start()
         let start = MonotonicTime.nanoseconds()
+        let deadline = durationNanoseconds.map { start + UInt64($0) }
+        // The pagers read the deadline and the interruption at their checkpoints; the tasks
+        // below that wait for them end the pagers a checkpoint cannot reach (a request in
+        // flight, a backoff, an open-loop wait).
         let control = PhaseControl(
             planner: planner, isWarmup: warmup, start: start, drainLimit: drainLimit,
-            durationNanoseconds: durationNanoseconds, shard: shard, concurrency: total, pagers: concurrency)
+            durationNanoseconds: durationNanoseconds, shard: shard, concurrency: total, pagers: concurrency,
+            end: PhaseControl.End(deadline: deadline, cancelsAtEnd: cancelAtEnd, interruption: interruption))
 
         let (metrics, returned, interrupted, instructions) = await withTaskGroup(of: PhaseChild.self) { group in
             for slot in 0..<concurrency {
@@ -289,7 +294,7 @@ public struct PhaseRunner<Source: PageSource>: Sendable where Source.Request == 
                     source: observed, kind: workload.pager,
                     retryPolicy: retryPolicy, timing: timing, yieldEveryPages: workload.yieldEveryPages,
                     yieldPolicy: yieldPolicy,
-                    progress: slots[slot], intervals: intervals)
+                    progress: slots[slot], intervals: intervals, phase: control)
                 let pager = PagerTask(
                     control: control, executor: executor, timeSeries: intervals != nil, sleep: sleep,
                     latencySink: latencies.sink(forPager: slot))
@@ -310,10 +315,10 @@ public struct PhaseRunner<Source: PageSource>: Sendable where Source.Request == 
                     return .writesEnded
                 }
             }
-            if let durationNanoseconds {
+            if let deadline {
                 group.addTask {
                     do {
-                        try await MonotonicTime.sleep(until: start + UInt64(durationNanoseconds))
+                        try await MonotonicTime.sleep(until: deadline)
                         return .deadline(reached: true)
                     } catch {
                         return .deadline(reached: false)
@@ -338,9 +343,10 @@ public struct PhaseRunner<Source: PageSource>: Sendable where Source.Request == 
                     // Every pager is done: end the deadline timer too.
                     if returned == concurrency { group.cancelAll() }
                 case .deadline(let reached):
-                    guard reached, returned < concurrency else { continue }
+                    guard reached, let deadline, returned < concurrency else { continue }
                     if cancelAtEnd {
-                        control.cancelRequestedAt.store(MonotonicTime.nanoseconds(), ordering: .releasing)
+                        // Latency from the deadline, as the pagers that saw it first record it.
+                        control.requestCancel(at: deadline)
                         group.cancelAll()
                     } else {
                         control.stop()
@@ -349,12 +355,15 @@ public struct PhaseRunner<Source: PageSource>: Sendable where Source.Request == 
                     // Returns at once also when the group is cancelled: only a real request counts.
                     guard interruption?.isRequested == true, returned < concurrency else { continue }
                     interrupted = true
-                    control.cancelRequestedAt.store(MonotonicTime.nanoseconds(), ordering: .releasing)
+                    control.requestCancel(at: MonotonicTime.nanoseconds())
                     group.cancelAll()
                 case .writesEnded:
                     continue
                 }
             }
+            // Pagers that saw the interruption at a checkpoint may all have returned before
+            // the waiter above ran.
+            if control.interrupted.load(ordering: .relaxed) { interrupted = true }
             let instructions = try? instructionCounter?.stop()
             // Every pager folded its last latencies before it returned.
             latencies.addHistograms(to: &merged)
