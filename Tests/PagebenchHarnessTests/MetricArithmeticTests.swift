@@ -49,7 +49,9 @@ import Testing
     @Test func h14CutOffDrainsOfATimeBoundPhaseAreCountedApart() async throws {
         let scenario = scenario(store: .default) {
             $0.pager = .loop
-            $0.bound = .duration(seconds: 0.5)
+            // Long enough for every pager to begin a drain on a loaded machine (one that would
+            // begin after the deadline begins nothing: it reads the deadline).
+            $0.bound = .duration(seconds: 1.5)
             $0.read = .scan
         }
         let runner = PhaseRunner(scenario: scenario, source: ScriptedStoreSource())
