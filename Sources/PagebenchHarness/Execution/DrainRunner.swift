@@ -274,8 +274,8 @@ final class DrainRunner<Source: PageSource>: Sendable where Source.Request == Pa
         defer { metrics.retries += streamCounters.retries - retriesBefore }
         // The next request is the last one with the page's token: updated in place, not a
         // copy of `first` built and the old one destroyed each page (PageStream).
-        let stream = PageStream<ObservedSource<Source>, Info>(
-            source: source, initialRequest: first, retryPolicy: retryPolicy, counters: streamCounters,
+        let stream = PageStream<RunnerSource<Source>, Info>(
+            source: RunnerSource(runner: self), initialRequest: first, retryPolicy: retryPolicy, counters: streamCounters,
             extractPageInfo: { Info(nextToken: $0.nextToken) },
             advanceRequest: { request, info, _ in
                 guard let token = info.endCursor else { return false }
@@ -394,5 +394,21 @@ final class DrainRunner<Source: PageSource>: Sendable where Source.Request == Pa
         // Its pages are all in: the phase's end, if seen here, cuts nothing off.
         _ = await checkpoint(&pacing, metrics)
         return result
+    }
+}
+
+/// A runner's source by reference, for the streaming pager's ``PageStream``: the stream, its
+/// iterator and their copies across the drain's suspension points then hold 8 bytes, not the
+/// source (over a kilobyte). Held by value, they made the streaming drain's async frame
+/// 14 KB, kept by every suspended pager for its life (issue 38).
+struct RunnerSource<Base: PageSource>: PageSource where Base.Request == PageRequest, Base.Response == Page {
+    let runner: DrainRunner<Base>
+
+    func fetch(_ request: PageRequest) async throws -> Page {
+        try await runner.source.fetch(request)
+    }
+
+    func fetchWithoutWaiting(_ request: PageRequest) throws -> Page? {
+        try runner.source.fetchWithoutWaiting(request)
     }
 }
