@@ -32,6 +32,15 @@ if [[ $step == all || $step == throughput ]]; then
   load
 fi
 
+if [[ $step == all || $step == throughput-duration ]]; then
+  # The same side by side, duration-bound (10 s a phase: the start of 100,000 pagers, about
+  # a second, weighs less than in 4 drains each), now that the pagers read the deadline.
+  load
+  "$bin" run --concurrency 64,10000,100000 --duration 10 --items-per-partition 200 --warmup 0 --repetitions 1 \
+    --quiet --output $out/throughput-duration.csv
+  load
+fi
+
 if [[ $step == all || $step == start ]]; then
   # Starting 100,000 pagers: one single-page drain each; the phase's length bounds the start.
   load
