@@ -39,6 +39,11 @@ public struct RangeOptions: ParsableArguments {
         if let segment, let totalSegments, totalSegments < 1 || segment < 0 || segment >= totalSegments {
             throw ValidationError("--segment must be between 0 and --total-segments − 1, got segment \(segment) of \(totalSegments)")
         }
+    }
+
+    /// Checks `--filter`'s spelling (its commands call it from their `validate()`: `pages
+    /// --target-file` takes a value of the target's `filters` instead, checked when it is loaded).
+    public func validateFilter() throws {
         if let filter {
             do {
                 _ = try Filter(parsing: filter)
@@ -63,7 +68,7 @@ public struct RangeOptions: ParsableArguments {
         return .scan
     }
 
-    /// The parsed filter (validated in `validate()`).
+    /// The parsed filter (validated in `validateFilter()`).
     public func parsedFilter() throws(CommandError) -> Filter? {
         guard let filter else { return nil }
         do {

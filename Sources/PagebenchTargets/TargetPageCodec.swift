@@ -101,6 +101,7 @@ struct TargetPageCodec: HTTPPageCodec {
         bindings.limit = request.limit
         bindings.continuation = request.token
         bindings.filter = request.filter?.description
+        bindings.filterValue = target.filterValue
         bindings.reverse = request.reverse
         return bindings
     }

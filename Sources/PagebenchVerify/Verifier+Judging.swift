@@ -301,8 +301,10 @@ extension Verifier {
         refusals(.v6, observations.errorProbes, acceptedPage: true, extra: [])
     }
 
-    /// Each probe's answer judged: a 4xx (or GraphQL's `errors` with 200) holds; a 5xx or no
-    /// answer is broken; a page is broken unless `acceptedPage`; throttling cannot tell.
+    /// Each probe's answer judged: a 4xx (or GraphQL's `errors` with 200 whose
+    /// `extensions.code` is not a server's, ``GraphQLErrorReading``) holds; a 5xx (or a server's
+    /// code) or no answer is broken; a page is broken unless `acceptedPage`; throttling cannot
+    /// tell.
     static func refusals(_ rule: VerifyRule, _ probes: [Probe], acceptedPage: Bool, extra: [String]) -> RuleResult {
         guard !probes.isEmpty else { return RuleResult(rule, .notApplicable, extra.first ?? "nothing to send") }
         var held: [String] = []
@@ -328,8 +330,16 @@ extension Verifier {
             case 500...599:
                 broken.append(("\(probe.name) got HTTP \(status), a server error", evidence))
             case 200:
-                if case .failure(.refused, _) = exchange.outcome {
-                    held.append("\(probe.name) 200 with errors")  // GraphQL's error answer
+                if case .failure(.refused, _) = exchange.outcome, !exchange.graphQLErrorCodes.isEmpty {
+                    // GraphQL's error answer: read by its extensions.code.
+                    switch GraphQLErrorReading(codes: exchange.graphQLErrorCodes) {
+                    case .refusal(let note): held.append("\(probe.name) 200 with errors \(note)")
+                    case .serverError(let code):
+                        broken.append(("\(probe.name) got GraphQL errors with extensions.code \(code), a server error", evidence))
+                    case .throttled(let code): unknown.append("\(probe.name): throttled (extensions.code \(code))")
+                    }
+                } else if case .failure(.refused, _) = exchange.outcome {
+                    held.append("\(probe.name) 200 refused")
                 } else if let page = exchange.page {
                     if acceptedPage {
                         held.append("\(probe.name) accepted (a page of \(page.count))")

@@ -130,6 +130,32 @@ import Testing
         #expect(Verifier.refusals(.v6, [throttled], acceptedPage: true, extra: []).verdict == .couldNotTell)
     }
 
+    @Test func v5v6AGraphQLErrorAnswerIsReadByItsExtensionsCode() {
+        func answer(_ codes: [String?]) -> Probe {
+            var probe = Self.probe("a garbled token", status: 200, .failure(.refused, "GraphQL errors"))
+            probe.exchange!.graphQLErrorCodes = codes
+            return probe
+        }
+        let coded = Verifier.refusals(.v5, [answer(["BAD_USER_INPUT"])], acceptedPage: false, extra: [])
+        #expect(coded.verdict == .holds && coded.note == "a garbled token 200 with errors BAD_USER_INPUT", "\(coded)")
+        // serve's own codes, and any spelling of a known one.
+        for code in ["invalidToken", "tokenMismatch", "bad_user_input", "404"] {
+            #expect(GraphQLErrorReading(codes: [code]) == .refusal(note: code), "\(code)")
+        }
+        let uncoded = Verifier.refusals(.v5, [answer([nil, nil])], acceptedPage: false, extra: [])
+        #expect(uncoded.verdict == .holds)
+        #expect(uncoded.note == "a garbled token 200 with errors without extensions.code, read as a refusal")
+        #expect(
+            GraphQLErrorReading(codes: ["NOPE", nil])
+                == .refusal(note: "NOPE (a code verify does not know, read as a refusal); without extensions.code, read as a refusal"))
+        let serverFault = Verifier.refusals(.v5, [answer(["BAD_USER_INPUT", "INTERNAL_SERVER_ERROR"])], acceptedPage: false, extra: [])
+        #expect(serverFault.verdict == .broken)
+        #expect(serverFault.note == "a garbled token got GraphQL errors with extensions.code INTERNAL_SERVER_ERROR, a server error")
+        #expect(GraphQLErrorReading(codes: ["503"]) == .serverError(code: "503"))
+        let throttled = Verifier.refusals(.v6, [answer(["THROTTLED"])], acceptedPage: true, extra: [])
+        #expect(throttled.verdict == .couldNotTell && throttled.note == "a garbled token: throttled (extensions.code THROTTLED)")
+    }
+
     @Test func emptyPagesAndTheRequestAfterAFullLastPageAreCostsNotBroken() {
         // 20 items at limit 10: a full last page, then one empty request; one empty page with a token.
         let drain = Self.drain(limit: 10, [Array(0..<10), [], Array(10..<20), []])
