@@ -338,3 +338,22 @@ def test_pages_sends_the_targets_first_filter_or_the_one_named(tmp_path):
     assert json.loads(named.stdout)["keys"][:2] == ["a-00", "a-03"], named.stdout
     assert unknown.returncode == 64, unknown.stderr
     assert "--filter green: target api declares filters red, blue; give one of them" in unknown.stderr
+
+
+def test_v7_drains_at_once_overlap_even_at_the_default_rate(tmp_path):
+    """At 5 requests a second one request at a time would only interleave the drains (a
+    request every 200 ms, each answered in 30 ms): the racy API's bug needs requests in flight
+    together, which V7's bursts give, within the same rate."""
+    api = BrokenAPI("racy")
+    try:
+        result = subprocess.run([pagebench_binary(), "verify", "--target-file", target_file(tmp_path, api.endpoint),
+                                 "--partition", "a", "--limits", "20", "--rate", "5", "--max-seconds", "60",
+                                 "--format", "json"], capture_output=True, text=True, timeout=120)
+    finally:
+        api.stop()
+    assert "5. 3 drains at once of partition a at limit 20, their requests sent 3 together within the rate" in result.stderr
+    report, rules = verdicts(result)
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert rules["V7"]["verdict"] == "broken", rules["V7"]
+    assert "at once" in rules["V7"]["note"], rules["V7"]
+    assert report["requests"] < 30, report["requests"]
