@@ -6,9 +6,10 @@ import Foundation
 /// answers"). Codes are compared without case or underscores (`BAD_USER_INPUT`,
 /// `badUserInput`).
 enum GraphQLErrorReading: Equatable {
-    /// The request was refused: every code is a client error, unknown, or missing; `note`
-    /// says which (`BAD_USER_INPUT`; `without extensions.code, read as a refusal`).
-    case refusal(note: String)
+    /// The request was refused: every code is a client error, unknown, or missing. `codes`:
+    /// those given, once each; `unknown`: those of them verify does not know; `uncoded`: an
+    /// entry had none.
+    case refusal(codes: [String], unknown: [String], uncoded: Bool)
     /// A code says the server failed (`INTERNAL_SERVER_ERROR`).
     case serverError(code: String)
     /// A code says the request was throttled (`THROTTLED`): the answer tells nothing.
@@ -22,7 +23,7 @@ enum GraphQLErrorReading: Equatable {
         "VALIDATION_FAILED", "INVALID_ARGUMENT", "INVALID_INPUT", "INVALID_CURSOR", "INVALID_TOKEN", "UNAUTHENTICATED",
         "FORBIDDEN", "NOT_FOUND", "PERSISTED_QUERY_NOT_FOUND", "PERSISTED_QUERY_NOT_SUPPORTED",
         "OPERATION_RESOLUTION_FAILURE", "ARGUMENT_ERROR", "USER_ERROR", "invalidLimit", "invalidSegment",
-        "unknownPartition", "invalidToken", "tokenMismatch",
+        "unknownPartition", "invalidToken", "tokenMismatch", "BOUND_EXCEEDED",
     ])
     /// Codes of a server's own failure (and serve's `injectedFault`); numeric codes 500–599.
     static let serverCodes: Set<String> = normalized([
@@ -35,9 +36,7 @@ enum GraphQLErrorReading: Equatable {
     ])
 
     /// Reads an answer's codes (``TargetExchange/graphQLErrorCodes``): a server code anywhere
-    /// makes it a server error, else a throttling code throttling; otherwise it is a refusal,
-    /// its note naming the codes and, for unknown or missing ones, that they were read as a
-    /// refusal.
+    /// makes it a server error, else a throttling code throttling; otherwise it is a refusal.
     init(codes: [String?]) {
         let given = codes.compactMap { $0 }
         if let server = given.first(where: { Self.class(of: $0) == .server }) {
@@ -49,15 +48,14 @@ enum GraphQLErrorReading: Equatable {
             return
         }
         let unique = given.reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } }
-        let unknown = unique.filter { Self.class(of: $0) == nil }
-        var note = unique.joined(separator: ", ")
-        if !unknown.isEmpty {
-            note += " (" + (unknown.count == 1 ? "a code" : "codes") + " verify does not know, read as a refusal)"
-        }
-        if given.count < codes.count || codes.isEmpty {
-            note += (note.isEmpty ? "" : "; ") + "without extensions.code, read as a refusal"
-        }
-        self = .refusal(note: note)
+        self = .refusal(codes: unique, unknown: unique.filter { Self.class(of: $0) == nil }, uncoded: given.count < codes.count || codes.isEmpty)
+    }
+
+    /// How a refusal shows in a rule's note: `BAD_USER_INPUT`, `without a code`.
+    var label: String {
+        guard case .refusal(let codes, _, let uncoded) = self else { return "" }
+        if codes.isEmpty { return "without a code" }
+        return codes.joined(separator: " and ") + (uncoded ? " and one without a code" : "")
     }
 
     enum Class { case refusal, server, throttling }

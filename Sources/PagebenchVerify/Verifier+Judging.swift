@@ -310,6 +310,8 @@ extension Verifier {
         var held: [String] = []
         var unknown: [String] = []
         var broken: [(note: String, evidence: String)] = []
+        var unknownGraphQLCodes: [String] = []
+        var uncodedGraphQLErrors = false
         for probe in probes {
             guard let exchange = probe.exchange else {
                 unknown.append("\(probe.name): not sent, \(probe.notSent ?? "")")
@@ -332,8 +334,12 @@ extension Verifier {
             case 200:
                 if case .failure(.refused, _) = exchange.outcome, !exchange.graphQLErrorCodes.isEmpty {
                     // GraphQL's error answer: read by its extensions.code.
-                    switch GraphQLErrorReading(codes: exchange.graphQLErrorCodes) {
-                    case .refusal(let note): held.append("\(probe.name) 200 with errors \(note)")
+                    let reading = GraphQLErrorReading(codes: exchange.graphQLErrorCodes)
+                    switch reading {
+                    case .refusal(_, let unknownCodes, let uncoded):
+                        held.append("\(probe.name) 200 with errors \(reading.label)")
+                        for code in unknownCodes where !unknownGraphQLCodes.contains(code) { unknownGraphQLCodes.append(code) }
+                        uncodedGraphQLErrors = uncodedGraphQLErrors || uncoded
                     case .serverError(let code):
                         broken.append(("\(probe.name) got GraphQL errors with extensions.code \(code), a server error", evidence))
                     case .throttled(let code): unknown.append("\(probe.name): throttled (extensions.code \(code))")
@@ -359,7 +365,14 @@ extension Verifier {
             return RuleResult(rule, .broken, first.note + more, evidence: broken.map(\.evidence))
         }
         if !unknown.isEmpty { return RuleResult(rule, .couldNotTell, unknown.joined(separator: "; ")) }
-        return RuleResult(rule, .holds, (held + extra).joined(separator: ", "))
+        var readings: [String] = []
+        if uncodedGraphQLErrors {
+            readings.append("GraphQL errors without extensions.code are read as refusals (a server fault cannot be told from them)")
+        }
+        if !unknownGraphQLCodes.isEmpty {
+            readings.append("codes verify does not know are read as refusals: " + unknownGraphQLCodes.joined(separator: ", "))
+        }
+        return RuleResult(rule, .holds, ([(held + extra).joined(separator: ", ")] + readings).joined(separator: "; "))
     }
 
     // MARK: V7

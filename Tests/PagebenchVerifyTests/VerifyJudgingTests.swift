@@ -139,15 +139,16 @@ import Testing
         let coded = Verifier.refusals(.v5, [answer(["BAD_USER_INPUT"])], acceptedPage: false, extra: [])
         #expect(coded.verdict == .holds && coded.note == "a garbled token 200 with errors BAD_USER_INPUT", "\(coded)")
         // serve's own codes, and any spelling of a known one.
-        for code in ["invalidToken", "tokenMismatch", "bad_user_input", "404"] {
-            #expect(GraphQLErrorReading(codes: [code]) == .refusal(note: code), "\(code)")
+        for code in ["invalidToken", "tokenMismatch", "BOUND_EXCEEDED", "bad_user_input", "404"] {
+            #expect(GraphQLErrorReading(codes: [code]) == .refusal(codes: [code], unknown: [], uncoded: false), "\(code)")
         }
-        let uncoded = Verifier.refusals(.v5, [answer([nil, nil])], acceptedPage: false, extra: [])
+        let uncoded = Verifier.refusals(.v5, [answer([nil, nil]), answer(["NOPE", nil])], acceptedPage: false, extra: [])
         #expect(uncoded.verdict == .holds)
-        #expect(uncoded.note == "a garbled token 200 with errors without extensions.code, read as a refusal")
         #expect(
-            GraphQLErrorReading(codes: ["NOPE", nil])
-                == .refusal(note: "NOPE (a code verify does not know, read as a refusal); without extensions.code, read as a refusal"))
+            uncoded.note
+                == "a garbled token 200 with errors without a code, a garbled token 200 with errors NOPE and one without a code; "
+                + "GraphQL errors without extensions.code are read as refusals (a server fault cannot be told from them); "
+                + "codes verify does not know are read as refusals: NOPE")
         let serverFault = Verifier.refusals(.v5, [answer(["BAD_USER_INPUT", "INTERNAL_SERVER_ERROR"])], acceptedPage: false, extra: [])
         #expect(serverFault.verdict == .broken)
         #expect(serverFault.note == "a garbled token got GraphQL errors with extensions.code INTERNAL_SERVER_ERROR, a server error")
