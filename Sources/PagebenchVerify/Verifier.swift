@@ -53,6 +53,10 @@ public struct Verifier: Sendable {
                 "target \(target.name): method \(http.method): verify sends only reads, and a list request by "
                     + Self.readMethods.joined(separator: ", ") + " (it repeats each request many times); give the API's list request")
         }
+        if case .graphql(let graphql) = target.request, let operation = Self.writingOperation(in: graphql.query) {
+            throw .invalidInput(
+                "target \(target.name): query: the document holds a \(operation); verify sends only reads (it repeats each request many times): give the API's list query")
+        }
         self.target = target
         self.options = options
         self.environment = environment
@@ -160,6 +164,61 @@ public struct Verifier: Sendable {
     /// takes POST). Anything else (PUT, PATCH, DELETE) it refuses: it would send it hundreds of
     /// times.
     static let readMethods = ["GET", "POST", "QUERY"]
+
+    /// `mutation` or `subscription` when a GraphQL document defines one (a keyword outside
+    /// any selection, string or comment), else nil: verify sends queries only.
+    static func writingOperation(in document: String) -> String? {
+        var depth = 0
+        var word = ""
+        var characters = document.unicodeScalars.makeIterator()
+        var pending: Unicode.Scalar? = nil
+        func next() -> Unicode.Scalar? {
+            if let scalar = pending {
+                pending = nil
+                return scalar
+            }
+            return characters.next()
+        }
+        func endWord() -> String? {
+            defer { word = "" }
+            return depth == 0 && (word == "mutation" || word == "subscription") ? word : nil
+        }
+        while let scalar = next() {
+            if scalar == "_" || scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) {
+                word.unicodeScalars.append(scalar)
+                continue
+            }
+            if let found = endWord() { return found }
+            switch scalar {
+            case "{", "(", "[": depth += 1
+            case "}", ")", "]": depth = max(0, depth - 1)
+            case "#":
+                while let skipped = next(), skipped != "\n", skipped != "\r" {}
+            case "\"":
+                // A string or a block string: skipped to its end (escapes included).
+                var quotes = 1
+                while let following = next() {
+                    if following == "\"" { quotes += 1 } else { pending = following; break }
+                }
+                if quotes == 2 { continue }  // an empty string
+                let block = quotes >= 3
+                var run = 0
+                while let inner = next() {
+                    if inner == "\\" {
+                        _ = next()
+                        run = 0
+                    } else if inner == "\"" {
+                        run += 1
+                        if !block || run == 3 { break }
+                    } else {
+                        run = 0
+                    }
+                }
+            default: break
+            }
+        }
+        return endWord()
+    }
 
     /// A limit beyond what a 32-bit field holds (V6).
     static let hugeLimit = Int(Int32.max) + 1

@@ -157,6 +157,18 @@ import Testing
         #expect(throttled.verdict == .couldNotTell && throttled.note == "a garbled token: throttled (extensions.code THROTTLED)")
     }
 
+    @Test func aGraphQLMutationOrSubscriptionIsFoundOutsideSelectionsStringsAndComments() {
+        let reads = [
+            "query($p: Int) { listItems(partition: $p) { items { id } } }", "{ items { id } }",
+            "# mutation { drop }\nquery { a(filter: \"mutation\") { mutation subscription } }",
+            "query { a(x: \"\"\"mutation \\\"\"\" \"\"\", y: \"\") { id } }",
+        ]
+        for document in reads { #expect(Verifier.writingOperation(in: document) == nil, "\(document)") }
+        #expect(Verifier.writingOperation(in: "mutation { deleteAll }") == "mutation")
+        #expect(Verifier.writingOperation(in: "query Q { a } mutation M($id: ID) { b(id: $id) }") == "mutation")
+        #expect(Verifier.writingOperation(in: "subscription { onItem { id } }") == "subscription")
+    }
+
     @Test func emptyPagesAndTheRequestAfterAFullLastPageAreCostsNotBroken() {
         // 20 items at limit 10: a full last page, then one empty request; one empty page with a token.
         let drain = Self.drain(limit: 10, [Array(0..<10), [], Array(10..<20), []])

@@ -77,3 +77,18 @@ def test_v5_internal_server_error_is_a_server_fault_with_its_evidence_and_the_ot
     assert [line.split(":")[0] for line in evidence] == ["a garbled token", "a truncated token"], evidence
     assert all("→ HTTP 200" in line and '"code":"INTERNAL_SERVER_ERROR"' in line for line in evidence), evidence
     assert {rule: rules[rule]["verdict"] for rule in RULES if rule != "V5"} == {r: "holds" for r in RULES if r != "V5"}
+
+
+def test_a_graphql_target_whose_document_holds_a_mutation_is_refused_before_anything_is_sent(tmp_path):
+    target = tmp_path / "mutation.json"
+    target.write_text(json.dumps({
+        "kind": "graphql", "endpoint": "http://127.0.0.1:9/graphql", "partitions": {"values": [0]},
+        "query": "mutation($p: Int!, $l: Int!, $t: String) { purge(partition: $p, limit: $l, nextToken: $t) "
+                 "{ items { id } nextToken } }",
+        "variables": {"p": "${partition}", "l": "${limit}"}, "continuationVariable": "t",
+        "items": "/data/purge/items", "continuation": "/data/purge/nextToken"}))
+    result = subprocess.run([pagebench_binary(), "verify", "--target-file", str(target)], capture_output=True,
+                            text=True, timeout=60)
+    assert result.returncode == 65, result.stderr
+    assert "query: the document holds a mutation; verify sends only reads" in result.stderr, result.stderr
+    assert "first request" not in result.stderr, result.stderr
