@@ -33,7 +33,9 @@ extension VerifyReport {
 
     /// The same as Markdown tables, for a pull request or an issue.
     var markdown: String {
-        var out = "## verify `\(target)` (\(kind))\n\n| rule | verdict | what | note |\n| --- | --- | --- | --- |\n"
+        var out = "## verify `\(target)` (\(kind))\n\n"
+        out += "Partitions \(partitions.joined(separator: ", ")), limits \(limits.map(String.init).joined(separator: ", "))"
+        out += (filter.map { ", filter \($0)" } ?? "") + ".\n\n| rule | verdict | what | note |\n| --- | --- | --- | --- |\n"
         for result in results {
             out += "| \(result.rule.id) | \(result.verdict.rawValue) | \(result.rule.title) | \(Self.cell(result.note)) |\n"
         }
