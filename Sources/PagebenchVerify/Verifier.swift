@@ -124,6 +124,13 @@ public struct Verifier: Sendable {
         await source.shutdown()
         var lines = ["pagebench verify: target \(target.name) (\(target.kind.rawValue)) at \(target.endpoint); read-only: only its list request"]
         lines.append("  first request: \(first.sent)" + (first.body.map { " body \($0)" } ?? ""))
+        if target.endpoint.hasPrefix("https://") {
+            let trust =
+                options.insecure
+                ? "NOT verified (--insecure: any certificate and host name is accepted)"
+                : options.caFile.map { "verified against --ca-file \($0)" } ?? "verified against the system's trusted certificates"
+            lines.append("  TLS: the server's certificate is " + trust)
+        }
         if let filter {
             lines.append("  every drain is sent with filter \(Self.text(filter)) (the target's first filters value)")
         } else if target.placeholders.contains(.filter) {

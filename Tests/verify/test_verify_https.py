@@ -70,6 +70,7 @@ def test_v1_to_v7_over_https_with_the_cas_certificate_every_rule_holds(tmp_path,
     rules = {rule["id"]: rule for rule in json.loads(result.stdout)["rules"]}
     assert {rule: rules[rule]["verdict"] for rule in RULES} == {rule: "holds" for rule in RULES}, result.stdout
     assert f"first request: GET {server.endpoint}/partitions/0/items?limit=7" in result.stderr, result.stderr
+    assert f"TLS: the server's certificate is verified against --ca-file {authority}" in result.stderr, result.stderr
     # By name: the certificate's DNS name is checked instead of its address.
     by_name = verify(tmp_path, server.endpoint.replace("127.0.0.1", "localhost"), "--ca-file", authority)
     assert by_name.returncode == 0, by_name.stdout + by_name.stderr
@@ -81,8 +82,18 @@ def test_a_certificate_verify_cannot_trust_is_exit_69_before_any_rule(tmp_path, 
     options = [] if trust == "system" else ["--ca-file", other]
     result = verify(tmp_path, server.endpoint, *options)
     assert result.returncode == 69, result.stdout + result.stderr
+    if trust == "system":
+        assert "TLS: the server's certificate is verified against the system's trusted certificates" in result.stderr
     assert result.stdout == "", result.stdout  # no report: nothing was judged
     assert "pagebench: error: target target: the first page failed: GET https://127.0.0.1:" in result.stderr
     assert ("TLS failed: certificate verify failed: unable to get local issuer certificate; the server's certificate is "
             "not trusted: give --ca-file with the CA that signed it (--insecure only for a test server)") in result.stderr, \
         result.stderr
+
+
+def test_insecure_is_said_in_the_plan_before_anything_is_sent(tmp_path, https_serve):
+    server, _, _ = https_serve
+    result = verify(tmp_path, server.endpoint, "--insecure", "--max-requests", "10")
+    assert "TLS: the server's certificate is NOT verified (--insecure: any certificate and host name is accepted)" \
+        in result.stderr, result.stderr
+    assert result.returncode == 0, result.stdout + result.stderr
