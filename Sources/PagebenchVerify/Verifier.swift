@@ -151,6 +151,12 @@ public struct Verifier: Sendable {
             probes.append("a limit-\(probeLimit) token at limit \(other)")
         }
         lines.append("  2. token probes: " + probes.joined(separator: ", "))
+        var unsent: [String] = []
+        if !bindsLimit, limits.count > 1 { unsent.append("at another limit (\"tokensBind\": [\"limit\"] if the API refuses that)") }
+        if otherFilter == nil, let filters = target.filters, filters.count > 1 {
+            unsent.append("with another filter (\"tokensBind\": [\"filter\"] if the API refuses that)")
+        }
+        if !unsent.isEmpty { lines.append("     not sent, as the target declares no binding: a token " + unsent.joined(separator: ", or ")) }
         var errors = ["limit 0", "limit -1", "limit \(Self.hugeLimit)"]
         if let unknown = unknownPartition { errors.append("partition \(unknown.label)") }
         lines.append("  3. error probes: " + errors.joined(separator: ", "))

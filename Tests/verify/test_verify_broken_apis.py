@@ -70,6 +70,7 @@ def test_v1_to_v7_a_correct_api_holds_every_rule_and_reports_its_costs(tmp_path)
     # The plan is printed before the first request, naming the request and the bounds.
     assert "first request: GET " + "http://127.0.0.1" in result.stderr and "/p/a/items?limit=5" in result.stderr
     assert "bounds: at most 2000 requests, 200 a second" in result.stderr
+    assert "not sent, as the target declares no binding" not in result.stderr  # --token-binds-limit
     by_limit = {figure["limit"]: figure for figure in report["byLimit"]}
     # Rows divisible by 3 are filtered out: at limit 1 every third page is empty with a token (a cost).
     assert by_limit[1]["emptyPagesWithToken"] == 2 * 13 and by_limit[1]["items"] == 2 * 26
@@ -357,3 +358,15 @@ def test_v7_drains_at_once_overlap_even_at_the_default_rate(tmp_path):
     assert rules["V7"]["verdict"] == "broken", rules["V7"]
     assert "at once" in rules["V7"]["note"], rules["V7"]
     assert report["requests"] < 30, report["requests"]
+
+
+def test_the_plan_says_which_token_probes_are_not_sent_for_want_of_a_declared_binding(tmp_path):
+    api = BrokenAPI("ok")
+    try:
+        result = verify(target_file(tmp_path, api.endpoint, **{**FILTERED, "tokensBind": []}), "--max-requests", "10",
+                        binds_limit=False)
+    finally:
+        api.stop()
+    assert ("     not sent, as the target declares no binding: a token at another limit (\"tokensBind\": [\"limit\"] "
+            "if the API refuses that), or with another filter (\"tokensBind\": [\"filter\"] if the API refuses that)"
+            ) in result.stderr, result.stderr
