@@ -342,7 +342,7 @@ extension Verifier {
                         uncodedGraphQLErrors = uncodedGraphQLErrors || uncoded
                     case .serverError(let code):
                         broken.append(("\(probe.name) got GraphQL errors with extensions.code \(code), a server error", evidence))
-                    case .throttled(let code): unknown.append("\(probe.name): throttled (extensions.code \(code))")
+                    case .throttled: unknown.append("\(probe.name): throttled")  // isThrottled took it above
                     }
                 } else if case .failure(.refused, _) = exchange.outcome {
                     held.append("\(probe.name) 200 refused")

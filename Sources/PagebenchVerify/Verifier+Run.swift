@@ -249,8 +249,11 @@ extension Verifier {
 }
 
 extension TargetExchange {
-    /// A throttling answer (T3).
+    /// A throttling answer (T3), or a GraphQL error answer whose `extensions.code` says
+    /// throttling (``GraphQLErrorReading``): waited out and retried as a 429 is.
     var isThrottled: Bool {
-        if case .failure(.throttled, _) = outcome { true } else { false }
+        if case .failure(.throttled, _) = outcome { return true }
+        if !graphQLErrorCodes.isEmpty, case .throttled = GraphQLErrorReading(codes: graphQLErrorCodes) { return true }
+        return false
     }
 }

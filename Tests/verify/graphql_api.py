@@ -13,6 +13,7 @@ Modes (argv[1]), how a refusal is said:
   coded      extensions.code BAD_USER_INPUT (Apollo Server's code for bad arguments)
   uncoded    a plain exception: strawberry's error entry carries no extensions.code
   internal   as coded, but a token that does not verify is INTERNAL_SERVER_ERROR (a server fault)
+  throttle_once  as coded, but the first request with a token is refused with THROTTLED (a retry works)
 
 Prints `listening on http://127.0.0.1:PORT` once it accepts connections; stops when stdin closes.
 """
@@ -34,6 +35,7 @@ MODE = sys.argv[1] if len(sys.argv) > 1 else "coded"
 ITEMS = 12
 PARTITIONS = (0, 1, 2)
 KEY = b"verify-graphql-fixture"
+throttled = []
 
 
 def refuse(message, code="BAD_USER_INPUT"):
@@ -78,6 +80,9 @@ class Query:
             refuse("limit must be at least 1")
         limit = min(limit, 1000)
         start = 0
+        if nextToken is not None and MODE == "throttle_once" and not throttled:
+            throttled.append(nextToken)
+            refuse("slow down", "THROTTLED")
         if nextToken is not None:
             claims = unsign(nextToken)
             if claims is None:

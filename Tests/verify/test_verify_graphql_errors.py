@@ -92,3 +92,9 @@ def test_a_graphql_target_whose_document_holds_a_mutation_is_refused_before_anyt
     assert result.returncode == 65, result.stderr
     assert "query: the document holds a mutation; verify sends only reads" in result.stderr, result.stderr
     assert "first request" not in result.stderr, result.stderr
+
+
+def test_v3_a_throttled_code_is_waited_out_and_retried_as_a_429(tmp_path):
+    result, rules = verify_graphql(tmp_path, "throttle_once")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert {rule: rules[rule]["verdict"] for rule in RULES} == {rule: "holds" for rule in RULES}, result.stdout
