@@ -21,7 +21,7 @@ public struct RangeOptions: ParsableArguments {
     @Option(parsing: .unconditional, help: "Number of parallel-scan segments (with --segment).")
     public var totalSegments: Int?
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Filter: match (category 0), category=N, category!=N (N from 0 to 15), size>=BYTES or size<=BYTES.", valueName: "spec"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Filter: match (category 0), category=N, category!=N (N from 0 to 15), size>=BYTES or size<=BYTES; pages --target-file of a target that declares filters: one of its values.", valueName: "spec"))
     public var filter: String?
 
     @Flag(help: "Walk in descending key order (S13).")
