@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Verdicts of the runs results/gate-power/measure.sh made (issue 35, docs/gate.md).
+"""Verdicts of the runs `results/gate-measure.sh gate-power` made (issue 35, docs/gate.md).
 
     python3 results/gate-power/evaluate.py PAGEBENCH [TAG ...]   # default tag: run
 
