@@ -356,7 +356,7 @@ import Testing
             repetition: 1, options: options, clock: ContinuousClock())
         #expect(results.count == 2)
         let inRows = results.map { $0.remoteCounts?.responses["200"] ?? 0 }.reduce(0, +)
+        #expect(inRows > 0)
         #expect(inRows == answered.count.load(ordering: .relaxed))
-        #expect(results.allSatisfy { ($0.remoteCounts?.responses["200"] ?? 0) > 0 })
     }
 }
