@@ -347,7 +347,7 @@ import Testing
         var workload = Workload()
         workload.pager = .loop
         workload.warmupSeconds = 0
-        workload.setStages(try StagePlan(parsing: "200ms:4,200ms:4-2"))
+        workload.setStages(try StagePlan(parsing: "1s:4,1s:4-2"))  // long enough for a stage clock starved by tests side by side
         let scenario = Scenario(name: "remote", store: StagedRunTests.store, workload: workload)
         try scenario.validate()
         var options = PhaseRunner<ClosurePageSource<PageRequest, Page>>.Options()
