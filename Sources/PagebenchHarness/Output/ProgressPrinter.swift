@@ -118,6 +118,9 @@ public final class ProgressPrinter: PhaseObserver {
             line += "; a pager: " + Self.rates(drainsPerSecond: result.drainsPerSecond / pagers, pagesPerSecond: result.pagesPerSecond / pagers)
             if let bytes = result.memoryPerPagerBytes {
                 line += ", \(NumberText.bytes(bytes)) (peak RSS \(NumberText.bytes(result.peakRSSBytes)))"
+            } else if let above = result.memoryAbovePhaseStartBytes {
+                // Too few pagers to tell one's cost from the phase's own: not divided.
+                line += "; peak RSS \(NumberText.bytes(result.peakRSSBytes)), \(NumberText.bytes(above)) above the phase's start"
             }
         }
         write((isTerminal ? "\r\u{1B}[2K" : "") + line + "\n")
