@@ -369,7 +369,8 @@ public struct PhaseRunner<Source: PageSource>: Sendable where Source.Request == 
             instructions: instructions)
     }
 
-    /// The pager retry policy of a workload; the store's throttling and faults are retryable.
+    /// The pager retry policy of a workload: what it retries is the policy's default, the page
+    /// contract's one rule (``PagebenchPage/PageError/isRetryable(_:)``: throttled, transient).
     static func retryPolicy(_ settings: RetrySettings, seed: UInt64) -> RetryPolicy {
         guard settings.maxRetries > 0 else { return .none }
         return RetryPolicy(
@@ -378,7 +379,6 @@ public struct PhaseRunner<Source: PageSource>: Sendable where Source.Request == 
             multiplier: settings.multiplier,
             maxBackoff: .nanoseconds(settings.maxBackoffNanoseconds),
             jitterFraction: settings.jitter,
-            seed: seed,
-            isRetryable: { PageError.isRetryable($0) })
+            seed: seed)
     }
 }
