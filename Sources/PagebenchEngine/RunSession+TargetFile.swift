@@ -139,7 +139,7 @@ extension RunSession {
     static func remoteCounts(_ source: TargetSource) -> RemoteCounts {
         RemoteCounts(
             responses: source.statusCounts.keyedCounts,
-            targetErrors: Dictionary(uniqueKeysWithValues: source.errorCountsByKind.map { ($0.key.rawValue, $0.value) }),
+            targetErrors: source.errorCountsByKind,
             consumedCapacityUnits: source.consumedCapacityUnits)
     }
 
@@ -151,12 +151,13 @@ extension RunSession {
             + responsesSummary(source.statusCounts, rows: rows, checks: 1) + "\n"
         let total = source.errorCountsByKind
         if !total.isEmpty {
-            var inRows: [String: Int] = [:]
+            var inRows: [TargetError.Kind: Int] = [:]
             for row in rows { inRows.merge(row.targetErrors.byKind, uniquingKeysWith: +) }
-            func line(_ counts: [String: Int]) -> String {
-                counts.filter { $0.value != 0 }.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
+            func line(_ counts: [TargetError.Kind: Int]) -> String {
+                counts.filter { $0.value != 0 }.sorted { $0.key.rawValue < $1.key.rawValue }
+                    .map { "\($0.key.rawValue)=\($0.value)" }.joined(separator: " ")
             }
-            let outside = Dictionary(uniqueKeysWithValues: total.map { ($0.key.rawValue, $0.value - (inRows[$0.key.rawValue] ?? 0)) })
+            let outside = Dictionary(uniqueKeysWithValues: total.map { ($0.key, $0.value - (inRows[$0.key] ?? 0)) })
             text += "target errors: " + remoteSplit(line(inRows), line(outside)) + "\n"
         }
         if source.throttles > 0 {

@@ -66,4 +66,13 @@ struct OneRetryRuleTests {
         }
         #expect(PageError.Kind.allCases.filter(\.isRetryable) == [.throttled, .transient])
     }
+
+    @Test("T2: every real-target cause refines one kind (transport, refused, malformed answer), none retryable")
+    func t2TargetCausesRefineTheKinds() {
+        let pagers = RetryPolicy(maxRetries: 1)
+        for cause in PageError.Cause.allCases {
+            #expect([PageError.Kind.transport, .refused, .malformedAnswer].contains(cause.pageErrorKind), "\(cause)")
+            #expect(!pagers.isRetryable(PageError(cause.pageErrorKind, "\(cause)")), "\(cause)")
+        }
+    }
 }

@@ -53,4 +53,17 @@ import Testing
         counts.fault = 2
         #expect(counts.validation == 4 && counts.other == 3 && counts.fault == 2 && counts.total == 9)
     }
+
+    @Test("T2: a target's failures are counted by the page contract's cause (typed keys), one column per cause")
+    func targetErrorsAreKeyedByCause() {
+        var remote = RemoteCounts(targetErrors: [.notJSON: 3, .transport: 1])
+        remote.add(RemoteCounts(targetErrors: [.notJSON: 2, .apiError: 4]))
+        let since = remote.since(RemoteCounts(targetErrors: [.transport: 1]))
+        #expect(since.targetErrors == [.notJSON: 5, .apiError: 4])
+        var row = ResultRow()
+        row.apply(since)
+        #expect(row.targetErrors.notJSON == 5 && row.targetErrors.apiError == 4 && row.targetErrors[.transport] == 0)
+        let columns = ResultRow.csvColumns.map(\.name).filter { $0.hasPrefix("target_errors_") }
+        #expect(columns.count == PageError.Cause.allCases.count, "\(columns)")
+    }
 }

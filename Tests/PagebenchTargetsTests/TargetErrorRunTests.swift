@@ -161,7 +161,7 @@ import PagebenchTestSupport
         #expect(failure.message.contains("ended no drain") && failure.message.contains("\(kind)=6"), "\(failure.message)")
         let row = try writtenRow(path, in: directory)
         #expect(row.pages == 6 && row.drains == 0 && row.errors.other == 6)
-        #expect(row.targetErrors.byKind == [kind: 6])
+        #expect(row.targetErrors.byKind == [TargetError.Kind(rawValue: kind)!: 6])
         #expect(row.notAResult == "ended no drain")
     }
 
