@@ -8,7 +8,7 @@ import Testing
 /// every path (shard files' JSON) that does not go through those columns.
 @Suite struct ErrorCountsTests {
     @Test("S21, T2: each kind lands in the CSV column docs/contract.md names, and nowhere else")
-    func everyKindLandsInItsColumn() {
+    func s21t2EveryKindLandsInItsColumn() {
         let columns: [PageError.Kind: KeyPath<ErrorCounts, Int>] = [
             .invalidLimit: \.validation, .invalidSegment: \.validation, .unknownPartition: \.validation,
             .invalidRequest: \.validation, .invalidToken: \.invalidToken, .tokenMismatch: \.tokenMismatch,
@@ -55,7 +55,7 @@ import Testing
     }
 
     @Test("T2: a target's failures are counted by the page contract's cause (typed keys), one column per cause")
-    func targetErrorsAreKeyedByCause() {
+    func t2TargetErrorsAreKeyedByCause() {
         var remote = RemoteCounts(targetErrors: [.notJSON: 3, .transport: 1])
         remote.add(RemoteCounts(targetErrors: [.notJSON: 2, .apiError: 4]))
         let since = remote.since(RemoteCounts(targetErrors: [.transport: 1]))
