@@ -56,9 +56,6 @@ public struct TargetExchange: Sendable {
     public var page: ObservedPage? {
         if case .page(let page) = outcome { page } else { nil }
     }
-
-    /// Whether no answer came at all (down, refused, a timeout: a hang).
-    public var noAnswer: Bool { status == nil }
 }
 
 /// A page as an exchange saw it.
