@@ -19,8 +19,9 @@ struct DrainResult: Sendable {
     enum Ending: Sendable, Equatable {
         /// Drained to the last page, stopped after K pages, or abandoned.
         case finished
-        /// A store or pager error ended it.
-        case failed(ErrorKind)
+        /// A store or pager error ended it: the page contract's kind of the error (nil: an
+        /// error that is no page failure).
+        case failed(PageError.Kind?)
         /// Its task was cancelled (probe or final cancel-everything).
         case cancelled
     }
@@ -145,14 +146,18 @@ final class DrainRunner<Source: PageSource>: Sendable where Source.Request == Pa
         if slow { publishPages(pages: metrics.pages, items: metrics.items, scannedBytes: metrics.scannedBytes, &pacing) }
         result.pages += 1
         pacing.pagesSinceCheckpoint += 1
+        // A drain this page ends (its last page, its K pages, or abandoned) has ended whole,
+        // even if its cancel was requested while the page was on its way: it is a drain of the
+        // row, not cut off (H14), and its last page is no wasted work (H2). Only a drain that
+        // would go on stops here.
+        guard hasNextToken else { return false }
+        if let maxPages = plan.maxPages, result.pages >= maxPages { return false }
+        guard !plan.abandonsAfterPage() else { return false }
         if cancelled.load(ordering: .relaxed) {
             result.pagesAfterCancel += 1
             result.ending = .cancelled
             return false
         }
-        guard hasNextToken else { return false }
-        if let maxPages = plan.maxPages, result.pages >= maxPages { return false }
-        guard !plan.abandonsAfterPage() else { return false }
         if let pages = pacing.cancelAfterPages, result.pages >= pages {
             // The cancellation probe of a drain shorter than a timer tick: the request for the
             // next page starts cancelled, and the latency runs from here.
@@ -205,7 +210,7 @@ final class DrainRunner<Source: PageSource>: Sendable where Source.Request == Pa
 
     private func ending(for error: any Error, cancelled: borrowing Atomic<Bool>) -> DrainResult.Ending {
         if error is CancellationError || cancelled.load(ordering: .relaxed) { return .cancelled }
-        return .failed(ErrorKind(classifying: error))
+        return .failed(PageError.Kind(classifying: error))
     }
 
     // MARK: Pager kinds
@@ -351,7 +356,7 @@ final class DrainRunner<Source: PageSource>: Sendable where Source.Request == Pa
         await pager.fetch()
         guard let initial = pager.output?.initialPage else {
             // fetch() publishes failures instead of throwing them.
-            result.ending = cancelled.load(ordering: .relaxed) ? .cancelled : .failed(source.failures.takeLast() ?? .other)
+            result.ending = cancelled.load(ordering: .relaxed) ? .cancelled : .failed(source.failures.takeLast() ?? nil)
             return result
         }
         var page = initial
@@ -366,7 +371,7 @@ final class DrainRunner<Source: PageSource>: Sendable where Source.Request == Pa
                 return failed(error, result: &result, cancelled: cancelled)
             }
             guard let next = pager.output?.nextPages.last else {
-                result.ending = .failed(.other)
+                result.ending = .failed(nil)
                 return result
             }
             page = next

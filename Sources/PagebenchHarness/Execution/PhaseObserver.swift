@@ -94,8 +94,11 @@ public struct ProgressSnapshot: Sendable, Hashable {
     public var phaseElapsedSeconds: Double
     /// How much of the phase is done (0…1): elapsed ÷ duration, or drains ÷ drain count.
     public var phaseFraction: Double
-    /// Pages per second since the previous snapshot.
+    /// Pages (requests: one a page) per second since the previous snapshot.
     public var pagesPerSecond: Double
+    /// Drains ended as the `drains` column counts them, per second since the previous
+    /// snapshot (shown beside the requests/s, issue 35).
+    public var drainsPerSecond: Double
     /// Pages of the current phase so far.
     public var pages: Int
     /// Items of those pages (published with them, H7).
@@ -106,7 +109,8 @@ public struct ProgressSnapshot: Sendable, Hashable {
 
     public init(
         scenario: String, concurrency: Int, repetition: Int, isWarmup: Bool, phaseElapsedSeconds: Double,
-        phaseFraction: Double, pagesPerSecond: Double, pages: Int, items: Int = 0, drains: Int = 0
+        phaseFraction: Double, pagesPerSecond: Double, pages: Int, items: Int = 0, drains: Int = 0,
+        drainsPerSecond: Double = 0
     ) {
         self.scenario = scenario
         self.concurrency = concurrency
@@ -118,5 +122,6 @@ public struct ProgressSnapshot: Sendable, Hashable {
         self.pages = pages
         self.items = items
         self.drains = drains
+        self.drainsPerSecond = drainsPerSecond
     }
 }
