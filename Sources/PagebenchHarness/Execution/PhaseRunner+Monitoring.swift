@@ -79,8 +79,10 @@ extension PhaseRunner {
             let now = MonotonicTime.nanoseconds()
             let completed = totals(slots)
             let (pages, drains) = (completed.pages, completed.endedDrains)
-            let phaseWork = completed.since(status.phase.completedAtStart)
             let phase = status.phase
+            let phaseWork = completed.since(phase.completedAtStart)
+            // Read after the phase: the measured phase's counts were reset before it began.
+            let counts = slots.reduce(LiveCounts()) { $0 + $1.counts.withLock { $0 } }
             // The phase may have begun after `now` was read (a crowd's start keeps the
             // threads busy between the two): then no time of it has elapsed yet.
             let elapsed = Double(MonotonicTime.elapsed(from: phase.start, to: now)) / 1e9
@@ -101,7 +103,9 @@ extension PhaseRunner {
                     scenario: scenario.name, concurrency: concurrency, repetition: repetition,
                     isWarmup: phase.warmup, phaseElapsedSeconds: elapsed, phaseFraction: fraction,
                     pagesPerSecond: now > last ? Double(pages - lastPages) / (Double(now - last) / 1e9) : 0,
-                    pages: pages - phase.pagesAtStart, items: phaseWork.items, drains: phaseWork.drains))
+                    pages: pages - phase.pagesAtStart, items: phaseWork.items, drains: phaseWork.drains,
+                    counts: phase.warmup ? LiveCounts() : counts,
+                    pageLatency: observer.wantsPageLatency && !phase.warmup ? phase.latencies?.pageLatencySoFar : nil))
             lastPages = pages
             last = now
         }
@@ -119,6 +123,8 @@ final class PhaseStatus: Sendable {
     struct Phase: Sendable {
         var warmup = true
         var start: UInt64 = 0
+        /// The phase's shared latency histograms, once its pagers start.
+        var latencies: SharedLatencies?
         var pagesAtStart = 0
         var drainsAtStart = 0
         /// The pagers' totals when the phase began.
@@ -129,6 +135,11 @@ final class PhaseStatus: Sendable {
 
     var phase: Phase { state.withLock { $0 } }
     var isWarmup: Bool { state.withLock { $0.warmup } }
+
+    /// The shared histograms the phase's pagers fold their latencies into.
+    func share(_ latencies: SharedLatencies) {
+        state.withLock { $0.latencies = latencies }
+    }
 
     func begin(warmup: Bool, totals: CompletedWork) {
         state.withLock { state in

@@ -109,6 +109,11 @@ final class LatencySink: Sendable {
     var histograms: TaskMetrics {
         recorders.withLock { $0 }
     }
+    /// Adds the page latencies folded in so far to `recorder`, under the lock (no copy of
+    /// the histogram is left to share storage with the one pagers fold into).
+    func addPageLatency(to recorder: inout LatencyRecorder) {
+        recorders.withLock { recorder.add($0.pageLatency) }
+    }
 }
 
 /// The shared latency histograms of one unstaged phase: a few ``LatencySink``s (two per
@@ -125,6 +130,16 @@ struct SharedLatencies: Sendable {
 
     /// The sink pager `index` folds into.
     func sink(forPager index: Int) -> LatencySink { sinks[index % sinks.count] }
+
+    /// The page latencies folded in so far (live metrics, while the phase runs): all but
+    /// those each pager holds in its ``LatencyBuffer`` (at most ``LatencyBuffer/capacity``
+    /// samples, and none older than ``Pacing/latencyFoldNanoseconds`` after a slow page).
+    var pageLatencySoFar: LatencyRecorder {
+        var merged = PresizedRecorders.empty
+        merged.reset()  // Its own storage now, outside the sinks' locks.
+        for sink in sinks { sink.addPageLatency(to: &merged) }
+        return merged
+    }
 
     /// Adds every sink's histograms to `metrics` (the merge of the pagers' counts): after
     /// every pager has folded its last batch.
