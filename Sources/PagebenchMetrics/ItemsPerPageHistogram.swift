@@ -11,26 +11,33 @@ public struct ItemsPerPageHistogram: Sendable, Hashable, Codable {
     public static let upperBounds: [Int] = [0, 1, 2, 5, 10, 20, 50, 100, 200, 500, 1_000, 2_000, 5_000, 10_000]
     static let bucketCount = 15
 
-    /// For a page of `n` > 0 items whose bit width is `w`, the first bucket whose bound is at
-    /// least 2^(w−1): each binade holds at most one bound, so one comparison finishes it.
-    @usableFromInline static let firstBucketOfBinade: [UInt8] = (0...64).map { width in
-        guard width > 0 else { return 0 }
-        let low = width >= 64 ? Int.max : 1 << (width - 1)
-        return UInt8(upperBounds.firstIndex { $0 >= low } ?? upperBounds.count)
-    }
-
     /// Pages per bucket (not cumulative); the last counts pages over the largest bound.
     public var counts: InlineArray<15, Int> = .init(repeating: 0)
 
     public init() {}
 
-    /// The bucket a page of `items` items goes to.
+    /// The bucket a page of `items` items goes to: the first whose bound is at least `items`
+    /// (``upperBounds``, written out: a global array read per page cost its lazy
+    /// initialisation check and accessors, 32 instructions a page under callgrind).
     @inlinable
     public static func bucket(_ items: Int) -> Int {
-        guard items > 0 else { return 0 }
-        var index = Int(firstBucketOfBinade[Int.bitWidth &- items.leadingZeroBitCount])
-        if index < upperBounds.count, items > upperBounds[index] { index &+= 1 }
-        return index
+        switch items {
+        case ...0: 0
+        case 1: 1
+        case 2: 2
+        case 3...5: 3
+        case 6...10: 4
+        case 11...20: 5
+        case 21...50: 6
+        case 51...100: 7
+        case 101...200: 8
+        case 201...500: 9
+        case 501...1_000: 10
+        case 1_001...2_000: 11
+        case 2_001...5_000: 12
+        case 5_001...10_000: 13
+        default: 14
+        }
     }
 
     /// Counts one page of `items` items.

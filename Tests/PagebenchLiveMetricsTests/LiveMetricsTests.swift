@@ -111,7 +111,8 @@ import Testing
     /// row's. A time-bound phase, so its end cuts drains off (H14): the pages counter counts
     /// ended drains only, so it does not fall back when they leave `pages`.
     @Test func h11CountersMoveDuringThePhaseAndNeverPassTheRow() async throws {
-        let store = StoreConfiguration(partitions: 20, throttleRate: 0.05, faultRate: 0.02)
+        // Small partitions: drains of a few pages, so that many end while the phase runs.
+        let store = StoreConfiguration(partitions: 20, itemsPerPartition: .uniform(200), throttleRate: 0.05, faultRate: 0.02)
         let scenario = scenario(store: store) { workload in
             workload.concurrency = [2]
             workload.bound = .duration(seconds: 1)
@@ -138,7 +139,7 @@ import Testing
         #expect(row.cutOffDrains > 0, "the phase's end cut drains off")
         // Live: some reading before the end had each of them under way.
         for (index, series) in watched.enumerated() where series.name != "pagebench_errors" {
-            #expect(readings.contains { $0[index] > 0 }, "\(series.name) moved during the phase")
+            #expect(readings.contains { $0[index] > 0 }, "\(series.name) moved during the phase: \(readings.count) readings, last \(readings.last ?? [])")
         }
         #expect(readings.contains { $0[5] > 0 && $0[5] == $0[0] }, "items per page counts the pages counter's pages")
         // Only growing, and never past the row's.
@@ -153,7 +154,8 @@ import Testing
     /// every stage exists and ran whatever the machine's load (the stage clock itself is
     /// tested in StagedRunTests, h4APlanStartsWhenItsClockFirstRuns).
     @Test(.timeLimit(.minutes(2))) func h11EachStageEndsEqualToItsRow() async throws {
-        var scenario = scenario(store: StoreConfiguration(partitions: 20, throttleRate: 0.05)) { workload in
+        let store = StoreConfiguration(partitions: 20, itemsPerPartition: .uniform(200), throttleRate: 0.05)
+        var scenario = scenario(store: store) { workload in
             workload.pager = .loop
         }
         scenario.workload.setStages(try StagePlan(parsing: "300ms:1-2,300ms:2"))
@@ -176,9 +178,14 @@ import Testing
             group.addTask { await runner.runStages(repetition: 1, options: stagedOptions, clock: clock) }
             for boundary in [300, 600] {
                 try await clock.waitForSleepers(1)
-                // Pages came in this stage (bounded: the pagers run on the real clock).
-                let before = counter.pages.withLock { $0 }
-                for _ in 0..<6_000 where counter.pages.withLock({ $0 }) <= before { try await Task.sleep(for: .milliseconds(5)) }
+                // Drains started in this stage ended (bounded: the pagers run on the real clock):
+                // past the one drain per pager (2) that may have begun in the stage before, and
+                // whatever a snapshot had not seen yet (another 2).
+                let before = counter.drains.withLock { $0 }
+                for _ in 0..<6_000 {
+                    guard counter.drains.withLock({ $0 }) < before + 5 else { break }
+                    try await Task.sleep(for: .milliseconds(5))
+                }
                 clock.advance(to: ManualClock.Instant(offset: .milliseconds(boundary)))
             }
             return try await group.next()!
@@ -198,11 +205,11 @@ import Testing
         }
     }
 
-    /// Keeps the published page count of the last progress snapshot.
+    /// Keeps the drain count of the last progress snapshot.
     final class PageCounter: PhaseObserver {
-        let pages = Mutex(0)
+        let drains = Mutex(0)
         func phaseStarted(_ phase: PhaseDescription) {}
-        func progress(_ snapshot: ProgressSnapshot) { pages.withLock { $0 = snapshot.pages } }
+        func progress(_ snapshot: ProgressSnapshot) { drains.withLock { $0 = snapshot.drains } }
         func phaseEnded(_ phase: PhaseDescription, result: PhaseResult) {}
     }
 

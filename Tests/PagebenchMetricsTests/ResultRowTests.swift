@@ -314,7 +314,7 @@ struct ResultRowTests {
         var row = Self.sampleRow()
         let lacking: Set<String> = Self.sinceVersion8.union(["label", "filter", "read", "continuation", "slos", "page_latency_histogram"])
         #expect(ResultRow.earlierSchemaVersions[5] == lacking)
-        #expect(Array(ResultRow.csvHeader.suffix(13).prefix(6)) == ["label", "filter", "read", "continuation", "slos", "page_latency_histogram"])
+        #expect(Array(ResultRow.csvHeader.suffix(14).prefix(6)) == ["label", "filter", "read", "continuation", "slos", "page_latency_histogram"])
         let rows = try ResultRow.parseCSV(Self.text(of: row, version: 5, lacking: lacking), file: "v5.csv")
         row.clearSchema6Columns()
         #expect(rows == [row])
@@ -392,7 +392,7 @@ struct ResultRowTests {
     func version7Reads() throws {
         var row = Self.sampleRow()
         #expect(ResultRow.earlierSchemaVersions[7] == Self.sinceVersion8)
-        #expect(Array(ResultRow.csvHeader.suffix(7).prefix(5)) == ["cut_off_drains", "cut_off_pages", "response_bytes", "warmup_requests", "started_drains_per_s"])
+        #expect(Array(ResultRow.csvHeader.suffix(8).prefix(5)) == ["cut_off_drains", "cut_off_pages", "response_bytes", "warmup_requests", "started_drains_per_s"])
         let rows = try ResultRow.parseCSV(Self.text(of: row, version: 7, lacking: Self.sinceVersion8), file: "v7.csv")
         row.clearSchema8Columns()
         row.clearSchema9Columns()

@@ -305,10 +305,11 @@ def test_export_hgrm_reads_back_to_the_csv_percentiles(measured):
                     assert abs(exact[0] * 1000 - expected) <= 1 + expected * 0.001, (name, column, exact[0], expected)
                 else:
                     # Between ticks (99 % falls between 98.9 % and 99.06 %): the CSV's value lies
-                    # between the values of the ticks either side.
+                    # between the values of the ticks either side, within HdrHistogram's 0.1 %
+                    # (with 40 drains both ticks are one bucket, written at its highest value).
                     below = max(v for v, p, _ in lines if p < percentile) * 1000
                     above = min(v for v, p, _ in lines if p > percentile) * 1000
-                    assert below - 1 <= expected <= above + 1, (name, column, below, expected, above)
+                    assert below * 0.999 - 1 <= expected <= above * 1.001 + 1, (name, column, below, expected, above)
             assert lines[-1][0] * 1000 == pytest.approx(float(row[f"{latency}_latency_max_ns"]), rel=0.001, abs=1)
 
 

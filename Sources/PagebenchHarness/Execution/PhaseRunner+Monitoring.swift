@@ -73,6 +73,9 @@ extension PhaseRunner {
         var lastPages = totals(slots).pages
         var last = MonotonicTime.nanoseconds()
         var next = last
+        // The phase's page latencies are merged at most this often: a merge walks every
+        // shared histogram (``pageLatencyReadNanoseconds``).
+        var latencyReadAt: UInt64 = 0
         while true {
             next += step
             do { try await MonotonicTime.sleep(until: next) } catch { return }
@@ -98,18 +101,28 @@ extension PhaseRunner {
                 }
             }
             fraction = min(1, max(0, fraction))
+            var pageLatency: LatencyRecorder?
+            if observer.wantsPageLatency, !phase.warmup, now &- latencyReadAt >= Self.pageLatencyReadNanoseconds {
+                pageLatency = phase.latencies?.pageLatencySoFar
+                latencyReadAt = now
+            }
             observer.progress(
                 ProgressSnapshot(
                     scenario: scenario.name, concurrency: concurrency, repetition: repetition,
                     isWarmup: phase.warmup, phaseElapsedSeconds: elapsed, phaseFraction: fraction,
                     pagesPerSecond: now > last ? Double(pages - lastPages) / (Double(now - last) / 1e9) : 0,
                     pages: pages - phase.pagesAtStart, items: phaseWork.items, drains: phaseWork.drains,
-                    counts: phase.warmup ? LiveCounts() : counts,
-                    pageLatency: observer.wantsPageLatency && !phase.warmup ? phase.latencies?.pageLatencySoFar : nil))
+                    counts: phase.warmup ? LiveCounts() : counts, pageLatency: pageLatency))
             lastPages = pages
             last = now
         }
     }
+}
+
+extension PhaseRunner {
+    /// The least time between two merges of a phase's page latencies for the progress
+    /// snapshots (``ProgressSnapshot/pageLatency``): 250 ms, the terminal's progress line.
+    static var pageLatencyReadNanoseconds: UInt64 { 250_000_000 }
 }
 
 /// Where the previous time-series interval ended: its instant and what was completed by then.

@@ -109,10 +109,11 @@ final class LatencySink: Sendable {
     var histograms: TaskMetrics {
         recorders.withLock { $0 }
     }
-    /// Adds the page latencies folded in so far to `recorder`, under the lock (no copy of
-    /// the histogram is left to share storage with the one pagers fold into).
-    func addPageLatency(to recorder: inout LatencyRecorder) {
-        recorders.withLock { recorder.add($0.pageLatency) }
+    /// The page latencies folded in so far: a reference to the histogram, taken under the
+    /// lock for an instant (the next fold copies the histogram once if the reference is
+    /// still held then), so that a pager never waits for a reader's merge.
+    var pageLatency: LatencyRecorder {
+        recorders.withLock { $0.pageLatency }
     }
 }
 
@@ -135,9 +136,8 @@ struct SharedLatencies: Sendable {
     /// those each pager holds in its ``LatencyBuffer`` (at most ``LatencyBuffer/capacity``
     /// samples, and none older than ``Pacing/latencyFoldNanoseconds`` after a slow page).
     var pageLatencySoFar: LatencyRecorder {
-        var merged = PresizedRecorders.empty
-        merged.reset()  // Its own storage now, outside the sinks' locks.
-        for sink in sinks { sink.addPageLatency(to: &merged) }
+        var merged = sinks[0].pageLatency
+        for sink in sinks.dropFirst() { merged.add(sink.pageLatency) }
         return merged
     }
 
