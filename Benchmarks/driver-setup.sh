@@ -1,4 +1,4 @@
-# Sourced by the swiftc-built drivers' run.sh (store-driver, loadall-driver, writes-driver) and by
+# Sourced by the swiftc-built drivers' run.sh (store-driver, loadall-driver, writes-driver, page-json-driver) and by
 # Benchmarks/build-drivers.sh after setting `root`: sets `work` to $KEEP (kept) or a temporary
 # directory (removed on exit), builds there the CCycleCounter C shim that PagebenchBase imports
 # (its module map and object), and defines `build_module`.

@@ -34,6 +34,33 @@ class ServedStore:
         self.process.wait(timeout=30)
 
 
+# Tests/PagebenchTargetsTests/Servers/misbehaving.py: a JSON list API that misbehaves on purpose.
+MISBEHAVING = os.path.join(ROOT, "Tests", "PagebenchTargetsTests", "Servers", "misbehaving.py")
+# docs/examples/rest-target.json: a REST target file; `pagebench serve` stands in for its API.
+REST_TARGET = os.path.join(ROOT, "docs", "examples", "rest-target.json")
+
+
+def misbehaving_api():
+    """Starts misbehaving.py (``MISBEHAVING``); returns (process, endpoint) once it listens. Its
+    stdout stays open for what it prints (`served 20`, `hanging PATH`); closing its stdin or
+    killing it stops it."""
+    import sys
+    server = subprocess.Popen([sys.executable, MISBEHAVING], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    return server, server.stdout.readline().split("listening on ")[1].strip()
+
+
+def rest_target(directory, endpoint, **changes):
+    """docs/examples/rest-target.json with `endpoint` and `changes`, written to
+    DIRECTORY/rest-target.json; its path."""
+    import json
+    target = json.load(open(REST_TARGET, encoding="utf-8"))
+    target.update(endpoint=endpoint, **changes)
+    path = os.path.join(str(directory), "rest-target.json")
+    with open(path, "w", encoding="utf-8") as file:
+        file.write(json.dumps(target))
+    return path
+
+
 def store_pages(*arguments):
     """`pagebench pages ARGUMENTS…` (store options included): one dict per page."""
     import json

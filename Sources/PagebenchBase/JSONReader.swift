@@ -429,6 +429,12 @@ package struct JSONReader: ~Copyable {
         var escaped = false
         while offset < bytes.count {
             let byte = bytes[offset]
+            // Most bytes: printable ASCII (0x20–0x7F, one comparison) other than the two that end
+            // or escape.
+            if byte &- 0x20 < 0x60, byte != UInt8(ascii: "\""), byte != UInt8(ascii: "\\") {
+                offset += 1
+                continue
+            }
             if byte == UInt8(ascii: "\"") {
                 offset += 1
                 return (start..<offset - 1, escaped)
@@ -459,9 +465,47 @@ package struct JSONReader: ~Copyable {
                     "control character in a string",
                     expected: "a character of a string (control characters only as escapes, such as \\n or \\u0009)")
             }
-            offset += 1
+            // A byte of 0x80 or more. RFC 8259 8.1: the text is UTF-8. Outside strings JSON is
+            // ASCII, so checking each string's bytes here refuses invalid UTF-8 anywhere in a
+            // text, skipped values too, instead of `String(decoding:)` repairing it into U+FFFD.
+            offset += try utf8SequenceLength(at: offset)
         }
         throw error("unterminated string", expected: "the closing '\"' of a string")
+    }
+
+    /// The length of the UTF-8 sequence of a scalar that starts at `index` (a byte of 0x80 or
+    /// more), or an error naming the byte when it does not start one: a stray continuation
+    /// byte, an overlong form, a surrogate, a scalar beyond U+10FFFF or a sequence cut short
+    /// (RFC 3629 section 4).
+    @inlinable
+    func utf8SequenceLength(at index: Int) throws(JSONReadError) -> Int {
+        let lead = bytes[index]
+        func isContinuation(_ offset: Int) -> Bool { bytes[index + offset] & 0xC0 == 0x80 }
+        if lead < 0xE0 {
+            // C2–DF, then one continuation byte (80–C1 never start a scalar).
+            guard lead >= 0xC2, index + 1 < bytes.count, isContinuation(1) else { throw invalidUTF8(at: index) }
+            return 2
+        }
+        if lead < 0xF0 {
+            // E0 A0–BF, ED 80–9F (no surrogates), else 80–BF; then one more continuation byte.
+            guard index + 2 < bytes.count, isContinuation(1), isContinuation(2),
+                lead != 0xE0 || bytes[index + 1] >= 0xA0, lead != 0xED || bytes[index + 1] < 0xA0
+            else { throw invalidUTF8(at: index) }
+            return 3
+        }
+        // F0 90–BF, F4 80–8F (nothing beyond U+10FFFF), F1–F3 80–BF; then two more.
+        guard lead <= 0xF4, index + 3 < bytes.count, isContinuation(1), isContinuation(2), isContinuation(3),
+            lead != 0xF0 || bytes[index + 1] >= 0x90, lead != 0xF4 || bytes[index + 1] < 0x90
+        else { throw invalidUTF8(at: index) }
+        return 4
+    }
+
+    /// Text that is not UTF-8 at `index`, in the words the strict loader uses for a file.
+    @usableFromInline
+    func invalidUTF8(at index: Int) -> JSONReadError {
+        JSONReadError(
+            reason: "invalid UTF-8", offset: index, expected: "UTF-8 text",
+            found: "the byte 0x" + String(bytes[index], radix: 16, uppercase: true) + " (not UTF-8)")
     }
 
     /// The escape at `index` (a backslash) as written, for an error: at most `count` bytes,

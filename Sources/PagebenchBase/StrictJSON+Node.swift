@@ -34,7 +34,7 @@ extension StrictJSON {
                 text += "{"
                 for (index, member) in members.sorted(by: { $0.key < $1.key }).enumerated() {
                     if index > 0 { text += "," }
-                    Self.quote(member.key, into: &text)
+                    JSONString.quote(member.key, into: &text)
                     text += ":"
                     member.value.write(into: &text)
                 }
@@ -46,31 +46,11 @@ extension StrictJSON {
                     element.write(into: &text)
                 }
                 text += "]"
-            case .string(let value): Self.quote(value, into: &text)
+            case .string(let value): JSONString.quote(value, into: &text)
             case .number(let value): text += value
             case .bool(let value): text += value ? "true" : "false"
             case .null: text += "null"
             }
-        }
-
-        private static func quote(_ value: String, into text: inout String) {
-            text += "\""
-            for scalar in value.unicodeScalars {
-                switch scalar {
-                case "\"": text += "\\\""
-                case "\\": text += "\\\\"
-                case "\n": text += "\\n"
-                case "\r": text += "\\r"
-                case "\t": text += "\\t"
-                case "\u{08}": text += "\\b"
-                case "\u{0C}": text += "\\f"
-                case _ where scalar.value < 0x20:
-                    let hex = String(scalar.value, radix: 16)
-                    text += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-                default: text.unicodeScalars.append(scalar)
-                }
-            }
-            text += "\""
         }
 
         /// The value of `key` when this is an object that has it.

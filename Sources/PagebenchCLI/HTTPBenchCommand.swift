@@ -85,6 +85,7 @@ public struct HTTPBenchCommand: AsyncParsableCommand {
 
     public func validate() throws {
         try range.requirePartitionNumber()
+        try range.validateFilter()
         switch (target, targetFile) {
         case (nil, nil):
             throw ValidationError("give --target URL (a `pagebench serve`) or --target-file FILE (any target kind)")

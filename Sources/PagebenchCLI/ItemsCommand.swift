@@ -24,6 +24,7 @@ public struct ItemsCommand: AsyncParsableCommand {
 
     public func validate() throws {
         try range.requirePartitionNumber()
+        try range.validateFilter()
         if let maxItems, maxItems < 0 { throw ValidationError("--max-items must be at least 0, got \(maxItems)") }
     }
 

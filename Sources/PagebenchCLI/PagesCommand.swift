@@ -7,6 +7,7 @@ import PagebenchPage
 import PagebenchProcessStats
 import PagebenchStore
 import PagebenchTargets
+import PagebenchVerify
 import PagebenchWire
 
 /// `pagebench pages`: follows tokens from the first call (or from `--token`) and prints one
@@ -69,6 +70,7 @@ public struct PagesCommand: AsyncParsableCommand {
     public func validate() throws {
         if targetFile == nil {
             try range.requirePartitionNumber()
+            try range.validateFilter()
             if caFile != nil || insecure { throw ValidationError("--ca-file and --insecure apply to --target-file targets") }
         } else if sortKeyMin != nil || sortKeyMax != nil {
             throw ValidationError("--sort-key-min/--sort-key-max narrow the store's query; a target's request is its template")
@@ -191,15 +193,27 @@ extension PagesCommand {
         } else if target.partitions != nil, range.segment == nil {
             scanRange = .partition(0)
         }
+        // A target's request always carries a limit: the contract's default (10) without --limit.
+        let limit = self.limit ?? StoreConfiguration.default.defaultLimit
+        // A target that declares its filter values sends one through ${filter}: --filter's
+        // value when it is one of them, else the first; otherwise --filter is pagebench's own.
+        var filter: Filter?
+        if let filters = target.filters {
+            let chosen = range.filter.flatMap { given in filters.first { Verifier.text($0) == given } }
+            if let given = range.filter, chosen == nil {
+                throw .usage("--filter \(given): target \(target.name) declares filters \(filters.map(Verifier.text).joined(separator: ", ")); give one of them")
+            }
+            target.filterValue = chosen ?? filters[0]
+        } else {
+            filter = try range.parsedFilter()
+        }
         let source: TargetSource
         do {
             source = try TargetSource(target: target, connections: 1, caFile: caFile, insecure: insecure)
         } catch {
             throw .invalidInput("target \(target.name): \(error.message)")
         }
-        // A target's request always carries a limit: the contract's default (10) without --limit.
-        let limit = self.limit ?? StoreConfiguration.default.defaultLimit
-        var request = PageRequest(range: scanRange, reverse: range.reverse, limit: limit, filter: try range.parsedFilter(), token: token)
+        var request = PageRequest(range: scanRange, reverse: range.reverse, limit: limit, filter: filter, token: token)
         var summary = Summary()
         summary.configurationHash = target.targetHash
         let maxPages = self.maxPages ?? Int.max

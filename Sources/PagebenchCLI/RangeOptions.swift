@@ -21,7 +21,7 @@ public struct RangeOptions: ParsableArguments {
     @Option(parsing: .unconditional, help: "Number of parallel-scan segments (with --segment).")
     public var totalSegments: Int?
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Filter: match (category 0), category=N, category!=N (N from 0 to 15), size>=BYTES or size<=BYTES.", valueName: "spec"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Filter: match (category 0), category=N, category!=N (N from 0 to 15), size>=BYTES or size<=BYTES; pages --target-file of a target that declares filters: one of its values.", valueName: "spec"))
     public var filter: String?
 
     @Flag(help: "Walk in descending key order (S13).")
@@ -39,6 +39,11 @@ public struct RangeOptions: ParsableArguments {
         if let segment, let totalSegments, totalSegments < 1 || segment < 0 || segment >= totalSegments {
             throw ValidationError("--segment must be between 0 and --total-segments − 1, got segment \(segment) of \(totalSegments)")
         }
+    }
+
+    /// Checks `--filter`'s spelling (its commands call it from their `validate()`: `pages
+    /// --target-file` takes a value of the target's `filters` instead, checked when it is loaded).
+    public func validateFilter() throws {
         if let filter {
             do {
                 _ = try Filter(parsing: filter)
@@ -63,7 +68,7 @@ public struct RangeOptions: ParsableArguments {
         return .scan
     }
 
-    /// The parsed filter (validated in `validate()`).
+    /// The parsed filter (validated in `validateFilter()`).
     public func parsedFilter() throws(CommandError) -> Filter? {
         guard let filter else { return nil }
         do {

@@ -38,9 +38,8 @@ public struct RunCommand: AsyncParsableCommand {
     // The four groups of ``RunOptions``, held here side by side rather than as one
     // `@OptionGroup var options: RunOptions`: in a debug build swift-argument-parser checks a
     // command's declarations on every parse, and rebuilds each nested group once per check, so
-    // its cost grows about fourfold with each level of nesting. One level less made a debug
-    // parse of `run` 0.34 → 0.13 CPU-s (`run --bogus` 1.25 → 0.27 s), a cost every CLI test and
-    // every debug `pagebench run` pays.
+    // its cost grows about fourfold with each level of nesting, a cost every CLI test and
+    // every debug `pagebench run` pays (results/build-times.md; `OptionNestingTests`).
 
     /// The scenario arguments and `run`'s own flags.
     @OptionGroup public var flags: RunFlags

@@ -210,9 +210,8 @@ public struct ServeCommand: AsyncParsableCommand {
             }
         }
         let scheme = tls == nil ? "http" : "https"
-        // Memory freed after a burst of connections returns to the system within seconds
-        // (measured: 34 MB → 128 MB after 4000 connections, back to 44 MB 35 s later; it
-        // stayed at 111 MB without it).
+        // Memory freed after a burst of connections returns to the system within seconds,
+        // not at the next burst (results/serve-memory.md).
         JemallocStats.enableBackgroundPurging()
         do {
             try await server.run(tls: tls) { port in

@@ -53,7 +53,9 @@ public struct VerifyCommand: AsyncParsableCommand {
     @Option(parsing: .unconditional, help: "Seconds the verification may take (1–86400); no request starts after.")
     public var maxSeconds = 600.0
 
-    @Flag(help: "The API binds a token to its limit (as serve's strict token policy): V5 also sends one at another limit.")
+    @Flag(
+        help: "The API binds a token to its limit (as serve's strict token policy; the target file's \"tokensBind\": [\"limit\"] says the same): V5 also sends one at another limit."
+    )
     public var tokenBindsLimit = false
 
     @Option(parsing: .unconditional, help: "Output format.")

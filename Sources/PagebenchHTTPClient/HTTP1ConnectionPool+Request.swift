@@ -1,4 +1,5 @@
 import NIOCore
+import PagebenchTLS
 import PagebenchWire
 
 extension HTTP1ConnectionPool {
@@ -72,6 +73,14 @@ extension HTTP1ConnectionPool.RequestFailure {
         case .connection(.malformed(let reason)): .malformedHTTP(request, reason.description, hint: malformedHint)
         case .connection(let error): .transport(request, error, hint: noAnswerHint)
         }
+    }
+}
+
+extension HTTP1ConnectionPool.RequestFailure {
+    /// Whether the server's certificate was refused: the fix is trust, not reachability.
+    var refusedCertificate: Bool {
+        if case .connection(.tls(let error as TLSError)) = self { return error.isCertificateRefused }
+        return false
     }
 }
 

@@ -137,6 +137,10 @@ public final class HTTPRequestClient: Sendable {
         executors[index % executors.count]
     }
 
+    /// What to do about a server certificate that was refused.
+    static let certificateHint =
+        "the server's certificate is not trusted: give --ca-file with the CA that signed it (--insecure only for a test server)"
+
     /// Sends `request` on a pooled connection and returns the whole response, any status.
     ///
     /// - Throws: `CancellationError`; ``HTTPSourceError`` (`transport`, retryable) when no
@@ -154,7 +158,8 @@ public final class HTTPRequestClient: Sendable {
             return Response(status: response.status, body: response.body, retryAfterSeconds: response.retryAfterSeconds)
         } catch let failure as HTTP1ConnectionPool.RequestFailure {
             throw failure.sourceError(
-                url, noAnswerHint: "is the target running and reachable?", malformedHint: "is the target an HTTP/1.1 server?")
+                url, noAnswerHint: failure.refusedCertificate ? Self.certificateHint : "is the target running and reachable?",
+                malformedHint: "is the target an HTTP/1.1 server?")
         }
     }
 }

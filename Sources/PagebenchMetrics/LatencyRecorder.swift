@@ -149,9 +149,6 @@ public struct LatencyRecorder: Sendable, Equatable {
     /// The smallest value recorded, to within the histogram's resolution. 0 when empty.
     public var minNanoseconds: UInt64 { histogram.min }
 
-    /// Mean of the recorded values (bucket midpoints), in nanoseconds.
-    public var meanNanoseconds: Double { histogram.mean }
-
     /// The percentiles pagebench reports (all zero when empty).
     public var percentiles: LatencyPercentiles {
         LatencyPercentiles(

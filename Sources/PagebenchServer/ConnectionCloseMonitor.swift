@@ -18,9 +18,6 @@ import Synchronization
 final class ConnectionCloseMonitor: Sendable {
     private let watchers = Mutex<[ObjectIdentifier: Watcher]>([:])
 
-    /// Open connections being watched (for tests: drops to zero once connections close).
-    var watchedConnections: Int { watchers.withLock { $0.count } }
-
     /// A handler for one new connection's pipeline.
     func makeHandler() -> ConnectionCloseHandler {
         ConnectionCloseHandler(monitor: self)

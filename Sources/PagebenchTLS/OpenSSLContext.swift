@@ -35,8 +35,8 @@ final class OpenSSLContext {
         case .none:
             SSL_CTX_set_verify(context.pointer, SSL_VERIFY_NONE, nil)
         case .systemTrustStore:
-            // Loading the whole bundle (/etc/ssl/certs/ca-certificates.crt, 139 certificates)
-            // costs 50–200 ms of CPU with OpenSSL 3.0 here, and a context is made per event
+            // Loading the whole bundle (/etc/ssl/certs/ca-certificates.crt) costs a parse of
+            // every certificate in it (results/tls-openssl.md), and a context is made per event
             // loop. The hashed certificate directory (update-ca-certificates keeps one) is read
             // lazily instead: only the roots a verification needs. The bundle where there is
             // no such directory, or where SSL_CERT_FILE names one.

@@ -22,6 +22,9 @@ public struct TLSError: Error, Sendable, Hashable, CustomStringConvertible {
 
     public var description: String { message }
 
+    /// Whether the peer's certificate was refused (not trusted, expired, not for the host name).
+    public var isCertificateRefused: Bool { code == .certificate }
+
     /// Whether the peer closed the connection without close_notify after the handshake:
     /// the bytes received may be a truncated stream, though nothing was forged.
     public var isUncleanShutdown: Bool { code == .uncleanShutdown }

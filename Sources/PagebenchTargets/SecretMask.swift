@@ -44,7 +44,7 @@ public struct SecretMask: Sendable, Hashable {
             // As sent, and as a server that reads header bytes as ISO-8859-1 has it (`é` → `Ã©`).
             for text in [secret, String(String.UnicodeScalarView(secret.utf8.map(Unicode.Scalar.init)))] {
                 var quoted = ""
-                JSONValue.quote(text, into: &quoted)
+                JSONString.quote(text, into: &quoted)
                 for escaped in [text, String(quoted.dropFirst().dropLast()), Self.unicodeEscaped(text)] {
                     forms.insert(escaped)
                     forms.insert(escaped.replacingOccurrences(of: "/", with: "\\/"))

@@ -3,7 +3,10 @@ import Foundation
 import PagebenchBase
 
 extension Target {
-    static let commonKeys = ["name", "description", "kind", "endpoint", "partitions", "headers", "timeoutSeconds", "maxResponseBytes", "itemKey"]
+    static let commonKeys = [
+        "name", "description", "kind", "endpoint", "partitions", "headers", "timeoutSeconds", "maxResponseBytes", "itemKey", "filters",
+        "tokensBind",
+    ]
     static let kindKeys: [Kind: [String]] = [
         .http: ["method", "path", "body", "items", "continuation", "continuationIn", "scannedCount"],
         .graphql: [
@@ -148,11 +151,57 @@ extension Target {
         hashed["name"] = nil
         hashed["description"] = nil
         hashed["itemKey"] = nil  // read from answers, never sent
+        hashed["filters"] = nil  // sent by verify and pages only; run sends its workload's filter
+        hashed["tokensBind"] = nil
         let digest = SHA256Digest.hash(Array(JSONValue.object(hashed).text.utf8))
         let targetHash = digest.prefix(8).map { String(format: "%02x", $0) }.joined()
-        return Target(
+        var target = Target(
             name: name, kind: kind, endpoint: endpoint, partitions: partitions, headers: headers, timeoutSeconds: timeout,
             maximumResponseBytes: maximumBytes, request: request, itemKey: itemKey, targetHash: targetHash)
+        try target.readVerifyKeys(object)
+        return target
+    }
+
+    /// The most values `filters` lists.
+    public static let maximumFilterValues = 100
+
+    /// `filters` and `tokensBind`: what `verify` sends through `${filter}` and what it expects
+    /// the API to bind a token to (docs/file-formats.md).
+    private mutating func readVerifyKeys(_ object: [String: JSONValue]) throws(TargetFileError) {
+        if let value = object["filters"] {
+            guard case .array(let values) = value, !values.isEmpty, values.count <= Self.maximumFilterValues else {
+                throw TargetFileError("filters: must be a list of 1 to \(Self.maximumFilterValues) values ${filter} takes, e.g. [\"open\", \"closed\"]")
+            }
+            for member in values {
+                switch member {
+                case .string, .number, .bool: continue
+                default: throw TargetFileError("filters: \(member.text) is not a string, number or boolean")
+                }
+            }
+            guard Set(values.map(\.text)).count == values.count else { throw TargetFileError("filters: a value is listed twice") }
+            guard placeholders.contains(.filter) else {
+                throw TargetFileError("filters: no request template sends ${filter}; put it where the API takes its filter, e.g. \"path\": \"/items?status=${filter}\"")
+            }
+            filters = values
+        }
+        if let value = object["tokensBind"] {
+            let known = TokenBinding.allCases.map(\.rawValue).joined(separator: ", ")
+            guard case .array(let values) = value else {
+                throw TargetFileError("tokensBind: must be a list of what the API binds a token to, of \(known)")
+            }
+            for member in values {
+                guard let text = member.stringValue, let binding = TokenBinding(rawValue: text) else {
+                    throw TargetFileError("tokensBind: \(member.text) is not one of \(known)")
+                }
+                tokensBind.insert(binding)
+            }
+            if tokensBind.contains(.limit), !placeholders.contains(.limit) {
+                throw TargetFileError("tokensBind: limit, but no request template sends ${limit}")
+            }
+            if tokensBind.contains(.filter), (filters?.count ?? 0) < 2 {
+                throw TargetFileError("tokensBind: filter needs two filters values at least (the token of one is sent with another)")
+            }
+        }
     }
 
     // MARK: Kinds

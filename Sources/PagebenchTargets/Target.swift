@@ -38,9 +38,32 @@ public struct Target: Sendable {
     /// `pagebench verify` compares across limits and drains (V1, V7) and `pages` prints. nil:
     /// items are only counted. Not part of ``targetHash``: it changes nothing that is sent.
     public var itemKey: JSONPointer?
+    /// The values the API's filter takes (`"filters"`: `["open", "closed"]`), sent through
+    /// `${filter}` by `pagebench verify` and `pages` (``filterValue``): verify drains with the
+    /// first and, when ``tokensBind`` holds `filter`, sends its token with the second (V5). nil:
+    /// none declared. Not part of ``targetHash``: `run` fills `${filter}` from its workload.
+    public var filters: [JSONValue]?
+    /// What the API binds a continuation to besides its partition (`"tokensBind"`), so that
+    /// verify sends a token with another limit or filter and expects a refusal (V5).
+    public var tokensBind: Set<TokenBinding> = []
+    /// The value `${filter}` takes in place of the workload's filter: one of ``filters``,
+    /// chosen by verify and `pages`; nil (as loaded): the workload's `--filter`, as `run` sends.
+    public var filterValue: JSONValue?
     /// A SHA-256 prefix of the target's canonical JSON with header values left out, so that
     /// rows of different targets are never compared and no secret reaches a results file.
     public var targetHash: String
+
+    /// What a continuation may be bound to besides its partition (`"tokensBind"`).
+    public enum TokenBinding: String, Sendable, Hashable, CaseIterable, Comparable {
+        /// A token sent with another limit than it was issued at is refused (serve's strict policy, S18).
+        case limit
+        /// A token sent with another of ``Target/filters`` than it was issued with is refused.
+        case filter
+
+        public static func < (lhs: TokenBinding, rhs: TokenBinding) -> Bool {
+            allCases.firstIndex(of: lhs)! < allCases.firstIndex(of: rhs)!
+        }
+    }
 
     /// How pages are requested and read, by kind.
     public enum Request: Sendable {

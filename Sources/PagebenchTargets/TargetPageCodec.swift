@@ -101,6 +101,11 @@ struct TargetPageCodec: HTTPPageCodec {
         bindings.limit = request.limit
         bindings.continuation = request.token
         bindings.filter = request.filter?.description
+        if case .dynamodb = target.request, case .number(let text)? = target.filterValue {
+            bindings.filterValue = .string(text)  // as the partition: DynamoDB's wire form carries N as a string
+        } else {
+            bindings.filterValue = target.filterValue
+        }
         bindings.reverse = request.reverse
         return bindings
     }

@@ -26,6 +26,10 @@ public struct TargetExchange: Sendable {
     public var retryAfterSeconds: Int?
     /// The page the answer was, or why it was not one.
     public var outcome: Outcome
+    /// A GraphQL answer's `errors`, each entry's `extensions.code` (`BAD_USER_INPUT`,
+    /// `INTERNAL_SERVER_ERROR`), nil for an entry without one; empty when the answer carried no
+    /// `errors` (or the target is not GraphQL).
+    public var graphQLErrorCodes: [String?] = []
 
     public enum Outcome: Sendable {
         case page(ObservedPage)
@@ -52,9 +56,6 @@ public struct TargetExchange: Sendable {
     public var page: ObservedPage? {
         if case .page(let page) = outcome { page } else { nil }
     }
-
-    /// Whether no answer came at all (down, refused, a timeout: a hang).
-    public var noAnswer: Bool { status == nil }
 }
 
 /// A page as an exchange saw it.
@@ -124,8 +125,17 @@ extension TargetSource {
                     token: page.nextToken))
         } catch {
             result.outcome = .failure(error.kind.pageErrorKind, mask(error.message))
+            if error.kind == .graphQLError { result.graphQLErrorCodes = Self.graphQLErrorCodes(answer.body) }
         }
         return result
+    }
+
+    /// Each entry of a GraphQL answer's `errors` array: its `extensions.code` when that is a
+    /// string, else nil; empty when the body has no such array (or it nests too deep to read).
+    static func graphQLErrorCodes(_ body: ByteBuffer) -> [String?] {
+        let document = body.withUnsafeReadableBytes { try? JSONValue.parse($0) }
+        guard case .array(let errors)? = document?.objectValue?["errors"] else { return [] }
+        return errors.map { $0.objectValue?["extensions"]?.objectValue?["code"]?.stringValue }
     }
 
     /// The request `request`'s page is fetched with, as an exchange shows it: `METHOD URL`

@@ -13,6 +13,8 @@ public struct TemplateBindings: Sendable {
     public var continuation: String?
     /// `${filter}`: the workload's filter as `--filter` spells it (nil without one).
     public var filter: String?
+    /// `${filter}` in place of ``filter``: a value of the target's `filters` (verify, `pages`).
+    public var filterValue: JSONValue?
     /// `${reverse}`: the workload's `reverse`.
     public var reverse: Bool = false
 
@@ -25,7 +27,7 @@ public struct TemplateBindings: Sendable {
         case .segment: segment.map { .number(String($0)) } ?? .null
         case .totalSegments: totalSegments.map { .number(String($0)) } ?? .null
         case .continuation: continuation.map { .string($0) } ?? .null
-        case .filter: filter.map { .string($0) } ?? .null
+        case .filter: filterValue ?? filter.map { .string($0) } ?? .null
         case .reverse: .bool(reverse)
         }
     }

@@ -44,9 +44,6 @@ public final class ManualClock: Clock, Sendable {
     public var now: Instant { state.withLock { $0.now } }
     public var minimumResolution: Duration { .nanoseconds(1) }
 
-    /// How many tasks sleep on the clock now.
-    public var sleeperCount: Int { state.withLock { $0.sleepers.count } }
-
     public func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {
         try Task.checkCancellation()
         let id = state.withLock { state -> UInt64 in

@@ -153,11 +153,6 @@ public final class ScriptedPageSource: PageSource, Sendable {
         state.withLock { $0.failures[request, default: []].append(contentsOf: errors) }
     }
 
-    /// Replaces the page for `request`.
-    public func setPage(_ page: ScriptedPage, for request: ScriptedRequest) {
-        state.withLock { $0.script[request] = page }
-    }
-
     /// Every request received, in order.
     public var requests: [ScriptedRequest] { state.withLock { $0.log } }
 

@@ -301,13 +301,17 @@ extension Verifier {
         refusals(.v6, observations.errorProbes, acceptedPage: true, extra: [])
     }
 
-    /// Each probe's answer judged: a 4xx (or GraphQL's `errors` with 200) holds; a 5xx or no
-    /// answer is broken; a page is broken unless `acceptedPage`; throttling cannot tell.
+    /// Each probe's answer judged: a 4xx (or GraphQL's `errors` with 200 whose
+    /// `extensions.code` is not a server's, ``GraphQLErrorReading``) holds; a 5xx (or a server's
+    /// code) or no answer is broken; a page is broken unless `acceptedPage`; throttling cannot
+    /// tell.
     static func refusals(_ rule: VerifyRule, _ probes: [Probe], acceptedPage: Bool, extra: [String]) -> RuleResult {
         guard !probes.isEmpty else { return RuleResult(rule, .notApplicable, extra.first ?? "nothing to send") }
         var held: [String] = []
         var unknown: [String] = []
         var broken: [(note: String, evidence: String)] = []
+        var unknownGraphQLCodes: [String] = []
+        var uncodedGraphQLErrors = false
         for probe in probes {
             guard let exchange = probe.exchange else {
                 unknown.append("\(probe.name): not sent, \(probe.notSent ?? "")")
@@ -328,8 +332,20 @@ extension Verifier {
             case 500...599:
                 broken.append(("\(probe.name) got HTTP \(status), a server error", evidence))
             case 200:
-                if case .failure(.refused, _) = exchange.outcome {
-                    held.append("\(probe.name) 200 with errors")  // GraphQL's error answer
+                if case .failure(.refused, _) = exchange.outcome, !exchange.graphQLErrorCodes.isEmpty {
+                    // GraphQL's error answer: read by its extensions.code.
+                    let reading = GraphQLErrorReading(codes: exchange.graphQLErrorCodes)
+                    switch reading {
+                    case .refusal(_, let unknownCodes, let uncoded):
+                        held.append("\(probe.name) 200 with errors \(reading.label)")
+                        for code in unknownCodes where !unknownGraphQLCodes.contains(code) { unknownGraphQLCodes.append(code) }
+                        uncodedGraphQLErrors = uncodedGraphQLErrors || uncoded
+                    case .serverError(let code):
+                        broken.append(("\(probe.name) got GraphQL errors with extensions.code \(code), a server error", evidence))
+                    case .throttled: unknown.append("\(probe.name): throttled")  // isThrottled took it above
+                    }
+                } else if case .failure(.refused, _) = exchange.outcome {
+                    held.append("\(probe.name) 200 refused")
                 } else if let page = exchange.page {
                     if acceptedPage {
                         held.append("\(probe.name) accepted (a page of \(page.count))")
@@ -349,7 +365,14 @@ extension Verifier {
             return RuleResult(rule, .broken, first.note + more, evidence: broken.map(\.evidence))
         }
         if !unknown.isEmpty { return RuleResult(rule, .couldNotTell, unknown.joined(separator: "; ")) }
-        return RuleResult(rule, .holds, (held + extra).joined(separator: ", "))
+        var readings: [String] = []
+        if uncodedGraphQLErrors {
+            readings.append("GraphQL errors without extensions.code are read as refusals (a server fault cannot be told from them)")
+        }
+        if !unknownGraphQLCodes.isEmpty {
+            readings.append("codes verify does not know are read as refusals: " + unknownGraphQLCodes.joined(separator: ", "))
+        }
+        return RuleResult(rule, .holds, ([(held + extra).joined(separator: ", ")] + readings).joined(separator: "; "))
     }
 
     // MARK: V7

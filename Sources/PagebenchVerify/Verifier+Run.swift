@@ -24,7 +24,8 @@ extension Verifier {
             return VerifyReport(
                 target: target.name, kind: target.kind.rawValue, endpoint: target.endpoint, partitions: partitions.map(\.label),
                 limits: limits, results: results, figures: Self.figures(observations.drains, limits: limits), requests: gate.sent,
-                seconds: (ContinuousClock.now - start).totalSeconds, options: options, keyed: target.itemKey != nil)
+                seconds: (ContinuousClock.now - start).totalSeconds, options: options, keyed: target.itemKey != nil,
+                filter: filter.map(Self.text))
         } catch {
             await source.shutdown()
             throw error
@@ -57,7 +58,7 @@ extension Verifier {
         // V7: a few drains at once, as alone.
         observations.concurrent = options.concurrency < 2 ? [] : try await withThrowingTaskGroup(of: DrainRecord.self) { group in
             for _ in 0..<options.concurrency {
-                group.addTask { try await self.drain(partitions[0], limit: probeLimit, source, gate) }
+                group.addTask { try await self.drain(partitions[0], limit: probeLimit, source, gate, burst: options.concurrency) }
             }
             var drains: [DrainRecord] = []
             for try await drain in group { drains.append(drain) }
@@ -110,7 +111,20 @@ extension Verifier {
                 observations.tokenNotes.append("partition \(other.label) gave no token at limit \(limit) to send with \(partitions[0].label)")
             }
         }
-        if options.tokenBindsLimit, let otherLimit = limits.first(where: { $0 != limit }) {
+        if let otherFilter, let filter {
+            let filtered = try makeSource(connections: 1, filter: otherFilter)
+            do {
+                observations.tokenProbes.append(
+                    try await probe(
+                        "filter \(Self.text(filter))'s token with filter \(Self.text(otherFilter))",
+                        request(partitions[0], limit: limit, token: token), filtered, gate))
+                await filtered.shutdown()
+            } catch {
+                await filtered.shutdown()
+                throw error
+            }
+        }
+        if bindsLimit, let otherLimit = limits.first(where: { $0 != limit }) {
             observations.tokenProbes.append(
                 try await probe(
                     "a limit-\(limit) token at limit \(otherLimit)", request(partitions[0], limit: otherLimit, token: token), source, gate))
@@ -129,10 +143,11 @@ extension Verifier {
         }
     }
 
-    /// One drain of `partition` at `limit`, within the page bound and the gate.
-    func drain(_ partition: (index: Int, label: String), limit: Int, _ source: TargetSource, _ gate: RequestGate) async throws
-        -> DrainRecord
-    {
+    /// One drain of `partition` at `limit`, within the page bound and the gate; `burst`: its
+    /// requests share their slot with those of the other drains at once (V7).
+    func drain(
+        _ partition: (index: Int, label: String), limit: Int, _ source: TargetSource, _ gate: RequestGate, burst: Int = 1
+    ) async throws -> DrainRecord {
         var record = DrainRecord(partition: partition.label, limit: limit, exchanges: [], end: .last, throttles: 0)
         var token: String?
         var carried: [String: Int] = [:]  // continuation → the page (1-based) that carried it
@@ -141,7 +156,7 @@ extension Verifier {
                 record.end = .cut("the page bound was reached (--max-pages \(options.maxPagesPerDrain))")
                 return record
             }
-            let sent = try await send(request(partition, limit: limit, token: token), source, gate)
+            let sent = try await send(request(partition, limit: limit, token: token), source, gate, burst: burst)
             guard case .answered(let exchange, let throttles) = sent else {
                 if case .notSent(let reason) = sent { record.end = .cut(reason) }
                 return record
@@ -172,11 +187,11 @@ extension Verifier {
 
     /// Sends `request` through the gate; a throttling answer is waited out (its
     /// `Retry-After`, at most 30 s) and retried up to `throttleRetries` times.
-    func send(_ request: PageRequest, _ source: TargetSource, _ gate: RequestGate) async throws -> Sent {
+    func send(_ request: PageRequest, _ source: TargetSource, _ gate: RequestGate, burst: Int = 1) async throws -> Sent {
         var throttles = 0
         while true {
             do {
-                try await gate.admit()
+                try await gate.admit(burst: burst)
             } catch let closed as RequestGate.Closed {
                 return .notSent(closed.reason)
             }
@@ -234,8 +249,11 @@ extension Verifier {
 }
 
 extension TargetExchange {
-    /// A throttling answer (T3).
+    /// A throttling answer (T3), or a GraphQL error answer whose `extensions.code` says
+    /// throttling (``GraphQLErrorReading``): waited out and retried as a 429 is.
     var isThrottled: Bool {
-        if case .failure(.throttled, _) = outcome { true } else { false }
+        if case .failure(.throttled, _) = outcome { return true }
+        if !graphQLErrorCodes.isEmpty, case .throttled = GraphQLErrorReading(codes: graphQLErrorCodes) { return true }
+        return false
     }
 }

@@ -24,6 +24,17 @@ public struct Verifier: Sendable {
     let otherPartition: (index: Int, label: String)?
     let environment: [String: String]
 
+    /// Whether V5 sends a token at another limit: the target's `tokensBind` holds `limit`, or
+    /// `--token-binds-limit`.
+    var bindsLimit: Bool { options.tokenBindsLimit || target.tokensBind.contains(.limit) }
+    /// The filter value drains are sent with (the target's first `filters` value), and the one
+    /// V5 sends its token with when the target's `tokensBind` holds `filter`.
+    var filter: JSONValue? { target.filters?.first }
+    var otherFilter: JSONValue? {
+        guard target.tokensBind.contains(.filter), let filters = target.filters, filters.count > 1 else { return nil }
+        return filters[1]
+    }
+
     /// The limits in ascending order.
     var limits: [Int] { options.limits.sorted() }
     /// The limit of the concurrent drains and the token probes: the middle one.
@@ -37,10 +48,20 @@ public struct Verifier: Sendable {
         throws(VerifyError)
     {
         try options.validate()
+        if case .http(let http) = target.request, !Self.readMethods.contains(http.method) {
+            throw .invalidInput(
+                "target \(target.name): method \(http.method): verify sends only reads, and a list request by "
+                    + Self.readMethods.joined(separator: ", ") + " (it repeats each request many times); give the API's list request")
+        }
+        if case .graphql(let graphql) = target.request, let operation = Self.writingOperation(in: graphql.query) {
+            throw .invalidInput(
+                "target \(target.name): query: the document holds a \(operation); verify sends only reads (it repeats each request many times): give the API's list query")
+        }
         self.target = target
         self.options = options
         self.environment = environment
         var extended = target
+        extended.filterValue = target.filters?.first
         guard var values = target.partitions else {
             if let partition = options.partition {
                 throw .usage("--partition \(partition): target \(target.name) lists no partitions; leave --partition out (verify reads it whole)")
@@ -83,8 +104,8 @@ public struct Verifier: Sendable {
         self.extended = extended
     }
 
-    /// A partition value as text: a string's characters, a number as written.
-    static func text(_ value: JSONValue) -> String {
+    /// A partition or filter value as text: a string's characters, a number as written.
+    public static func text(_ value: JSONValue) -> String {
         switch value {
         case .string(let text), .number(let text): text
         default: value.text
@@ -103,6 +124,18 @@ public struct Verifier: Sendable {
         await source.shutdown()
         var lines = ["pagebench verify: target \(target.name) (\(target.kind.rawValue)) at \(target.endpoint); read-only: only its list request"]
         lines.append("  first request: \(first.sent)" + (first.body.map { " body \($0)" } ?? ""))
+        if target.endpoint.hasPrefix("https://") {
+            let trust =
+                options.insecure
+                ? "NOT verified (--insecure: any certificate and host name is accepted)"
+                : options.caFile.map { "verified against --ca-file \($0)" } ?? "verified against the system's trusted certificates"
+            lines.append("  TLS: the server's certificate is " + trust)
+        }
+        if let filter {
+            lines.append("  every drain is sent with filter \(Self.text(filter)) (the target's first filters value)")
+        } else if target.placeholders.contains(.filter) {
+            lines.append("  ${filter} is sent empty: give the target filters (the values its filter takes) to send one")
+        }
         if target.itemKey == nil {
             lines.append("  items are counted, not compared: give the target an itemKey (a JSON Pointer into each item, e.g. \"/id\") to compare them")
         }
@@ -113,14 +146,24 @@ public struct Verifier: Sendable {
         lines.append("  1. a drain of \(firstDrain) at limit \(probeLimit)")
         var probes = ["its first continuation twice more, once on a new connection", "garbled", "truncated"]
         if let other = otherPartition { probes.append("partition \(other.label)'s with partition \(partitions[0].label)") }
-        if options.tokenBindsLimit, limits.count > 1 { probes.append("at another limit") }
+        if let other = otherFilter, let filter { probes.append("filter \(Self.text(filter))'s with filter \(Self.text(other))") }
+        if bindsLimit, let other = limits.first(where: { $0 != probeLimit }) {
+            probes.append("a limit-\(probeLimit) token at limit \(other)")
+        }
         lines.append("  2. token probes: " + probes.joined(separator: ", "))
+        var unsent: [String] = []
+        if !bindsLimit, limits.count > 1 { unsent.append("at another limit (\"tokensBind\": [\"limit\"] if the API refuses that)") }
+        if otherFilter == nil, let filters = target.filters, filters.count > 1 {
+            unsent.append("with another filter (\"tokensBind\": [\"filter\"] if the API refuses that)")
+        }
+        if !unsent.isEmpty { lines.append("     not sent, as the target declares no binding: a token " + unsent.joined(separator: ", or ")) }
         var errors = ["limit 0", "limit -1", "limit \(Self.hugeLimit)"]
         if let unknown = unknownPartition { errors.append("partition \(unknown.label)") }
         lines.append("  3. error probes: " + errors.joined(separator: ", "))
         lines.append("  4. the other drains of \(drained) at limit \(limitList), one at a time, the largest limit first")
         if options.concurrency > 1 {
-            lines.append("  5. \(options.concurrency) drains at once of \(firstDrain) at limit \(probeLimit)")
+            lines.append(
+                "  5. \(options.concurrency) drains at once of \(firstDrain) at limit \(probeLimit), their requests sent \(options.concurrency) together within the rate")
         }
         let rate = NumberText.number(options.rate)
         let seconds = NumberTextShort.seconds(options.maxSeconds)
@@ -130,13 +173,77 @@ public struct Verifier: Sendable {
         return lines.joined(separator: "\n")
     }
 
+    /// The HTTP methods of a list request verify sends: reads (a search or GraphQL endpoint
+    /// takes POST). Anything else (PUT, PATCH, DELETE) it refuses: it would send it hundreds of
+    /// times.
+    static let readMethods = ["GET", "POST", "QUERY"]
+
+    /// `mutation` or `subscription` when a GraphQL document defines one (a keyword outside
+    /// any selection, string or comment), else nil: verify sends queries only.
+    static func writingOperation(in document: String) -> String? {
+        var depth = 0
+        var word = ""
+        var characters = document.unicodeScalars.makeIterator()
+        var pending: Unicode.Scalar? = nil
+        func next() -> Unicode.Scalar? {
+            if let scalar = pending {
+                pending = nil
+                return scalar
+            }
+            return characters.next()
+        }
+        func endWord() -> String? {
+            defer { word = "" }
+            return depth == 0 && (word == "mutation" || word == "subscription") ? word : nil
+        }
+        while let scalar = next() {
+            if scalar == "_" || scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) {
+                word.unicodeScalars.append(scalar)
+                continue
+            }
+            if let found = endWord() { return found }
+            switch scalar {
+            case "{", "(", "[": depth += 1
+            case "}", ")", "]": depth = max(0, depth - 1)
+            case "#":
+                while let skipped = next(), skipped != "\n", skipped != "\r" {}
+            case "\"":
+                // A string or a block string: skipped to its end (escapes included).
+                var quotes = 1
+                while let following = next() {
+                    if following == "\"" { quotes += 1 } else { pending = following; break }
+                }
+                if quotes == 2 { continue }  // an empty string
+                let block = quotes >= 3
+                var run = 0
+                while let inner = next() {
+                    if inner == "\\" {
+                        _ = next()
+                        run = 0
+                    } else if inner == "\"" {
+                        run += 1
+                        if !block || run == 3 { break }
+                    } else {
+                        run = 0
+                    }
+                }
+            default: break
+            }
+        }
+        return endWord()
+    }
+
     /// A limit beyond what a 32-bit field holds (V6).
     static let hugeLimit = Int(Int32.max) + 1
 
-    func makeSource(connections: Int) throws(VerifyError) -> TargetSource {
+    /// A source for the extended target; `filter`: `${filter}` takes that value instead of the
+    /// drains' filter (V5's token of another filter).
+    func makeSource(connections: Int, filter: JSONValue? = nil) throws(VerifyError) -> TargetSource {
+        var target = extended
+        if let filter { target.filterValue = filter }
         do {
             return try TargetSource(
-                target: extended, connections: connections, caFile: options.caFile, insecure: options.insecure, environment: environment)
+                target: target, connections: connections, caFile: options.caFile, insecure: options.insecure, environment: environment)
         } catch {
             throw .invalidInput("target \(target.name): \(error.message)")
         }

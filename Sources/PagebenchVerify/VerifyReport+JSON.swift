@@ -2,7 +2,7 @@ import PagebenchBase
 import PagebenchWire
 
 extension VerifyReport {
-    /// One JSON object: `rules` (`id`, `title`, `verdict`, `note`, `evidence`), `byLimit`, `requests`, `seconds`, `broken`.
+    /// One JSON object: `rules` (`id`, `title`, `verdict`, `note`, `evidence`), `byLimit`, `filter`, `requests`, `seconds`, `broken`.
     var json: String {
         func number(_ value: Double?) -> JSONValue {
             value.map { .number(NumberText.fixed($0, 6)) } ?? .null
@@ -25,7 +25,7 @@ extension VerifyReport {
         let document: JSONValue = .object([
             "target": .string(target), "kind": .string(kind), "endpoint": .string(endpoint),
             "partitions": .array(partitions.map { .string($0) }), "limits": .array(limits.map { .number(String($0)) }),
-            "itemsCompared": .bool(keyed), "rules": .array(rules), "byLimit": .array(costs), "requests": .number(String(requests)),
+            "filter": filter.map { .string($0) } ?? .null, "itemsCompared": .bool(keyed), "rules": .array(rules), "byLimit": .array(costs), "requests": .number(String(requests)),
             "seconds": number(seconds), "broken": .bool(broken),
         ])
         return document.text + "\n"

@@ -4,7 +4,9 @@ import PagebenchBase
 extension VerifyReport {
     /// The table, each broken rule's evidence, the costs by limit: for a terminal.
     var text: String {
-        var out = "verify \(target) (\(kind)) at \(endpoint): partitions \(partitions.joined(separator: ", ")), limits \(limits.map(String.init).joined(separator: ", "))\n\n"
+        var out =
+            "verify \(target) (\(kind)) at \(endpoint): partitions \(partitions.joined(separator: ", ")), limits \(limits.map(String.init).joined(separator: ", "))"
+            + (filter.map { ", filter \($0)" } ?? "") + "\n\n"
         let verdictWidth = Verdict.allCases.map(\.rawValue.count).max()!
         let titleWidth = results.map(\.rule.title.count).max() ?? 0
         for result in results {
@@ -31,7 +33,9 @@ extension VerifyReport {
 
     /// The same as Markdown tables, for a pull request or an issue.
     var markdown: String {
-        var out = "## verify `\(target)` (\(kind))\n\n| rule | verdict | what | note |\n| --- | --- | --- | --- |\n"
+        var out = "## verify `\(target)` (\(kind))\n\n"
+        out += "Partitions \(partitions.joined(separator: ", ")), limits \(limits.map(String.init).joined(separator: ", "))"
+        out += (filter.map { ", filter \($0)" } ?? "") + ".\n\n| rule | verdict | what | note |\n| --- | --- | --- | --- |\n"
         for result in results {
             out += "| \(result.rule.id) | \(result.verdict.rawValue) | \(result.rule.title) | \(Self.cell(result.note)) |\n"
         }

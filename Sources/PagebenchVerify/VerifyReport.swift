@@ -17,6 +17,8 @@ public struct VerifyReport: Sendable {
     public var options: VerifyOptions
     /// Whether items were compared by the target's `itemKey`.
     public var keyed: Bool
+    /// The filter value every drain was sent with (the target's first `filters` value); nil: none.
+    public var filter: String? = nil
 
     /// Whether a rule is broken (exit 1).
     public var broken: Bool { results.contains { $0.verdict == .broken } }

@@ -89,7 +89,7 @@ public indirect enum JSONValue: Sendable, Hashable {
         case .null: text += "null"
         case .bool(let value): text += value ? "true" : "false"
         case .number(let number): text += number
-        case .string(let string): Self.quote(string, into: &text)
+        case .string(let string): JSONString.quote(string, into: &text)
         case .raw(let json): text += json
         case .array(let elements):
             text += "["
@@ -102,31 +102,12 @@ public indirect enum JSONValue: Sendable, Hashable {
             text += "{"
             for (index, key) in members.keys.sorted().enumerated() {
                 if index > 0 { text += "," }
-                Self.quote(key, into: &text)
+                JSONString.quote(key, into: &text)
                 text += ":"
                 members[key]!.render(into: &text)
             }
             text += "}"
         }
-    }
-
-    /// Appends `string` as a JSON string literal.
-    public static func quote(_ string: String, into text: inout String) {
-        text += "\""
-        for scalar in string.unicodeScalars {
-            switch scalar {
-            case "\"": text += "\\\""
-            case "\\": text += "\\\\"
-            case "\n": text += "\\n"
-            case "\r": text += "\\r"
-            case "\t": text += "\\t"
-            case let control where control.value < 0x20:
-                let hex = String(control.value, radix: 16)
-                text += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: text.unicodeScalars.append(scalar)
-            }
-        }
-        text += "\""
     }
 
     /// The string, when this is one.

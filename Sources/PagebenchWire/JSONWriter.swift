@@ -1,4 +1,5 @@
 import NIOCore
+import PagebenchBase
 
 /// Appends JSON tokens to a `ByteBuffer` without building intermediate strings: the
 /// server writes one page per request, so numbers go in digit by digit.
@@ -43,24 +44,10 @@ package struct JSONWriter {
         }
     }
 
-    /// A JSON string with `"`, `\` and control characters escaped.
+    /// A JSON string with `"`, `\` and control characters escaped (``JSONString``, Base's one
+    /// quoting).
     package mutating func string(_ text: String) {
-        buffer.writeInteger(UInt8(ascii: "\""))
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""): buffer.writeStaticString("\\\"")
-            case UInt8(ascii: "\\"): buffer.writeStaticString("\\\\")
-            case UInt8(ascii: "\n"): buffer.writeStaticString("\\n")
-            case UInt8(ascii: "\t"): buffer.writeStaticString("\\t")
-            case UInt8(ascii: "\r"): buffer.writeStaticString("\\r")
-            case 0..<0x20:
-                buffer.writeStaticString("\\u00")
-                buffer.writeInteger(Self.hexDigits[Int(byte >> 4)])
-                buffer.writeInteger(Self.hexDigits[Int(byte & 15)])
-            default: buffer.writeInteger(byte)
-            }
-        }
-        buffer.writeInteger(UInt8(ascii: "\""))
+        JSONString.quote(text) { buffer.writeBytes($0) }
     }
 
     /// A string known to need no escaping (a page token: URL-safe base64).
@@ -104,7 +91,6 @@ package struct JSONWriter {
         buffer.writeInteger(UInt8(ascii: "\""))
     }
 
-    private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
     private static let base64Alphabet: [UInt8] = Array(
         "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
 }

@@ -90,4 +90,38 @@ import Testing
         #expect(error.located(in: Array(text.utf8))
             == "line 1, column 513: expected objects and arrays nested at most 512 deep, found '['")
     }
+
+    @Test("invalid UTF-8 in a string is refused where it starts, read or skipped; valid UTF-8 of every length is read", arguments: [
+        ([0x22, 0x61, 0xFF, 0x22], 2),  // a byte that never starts UTF-8
+        ([0x22, 0x80, 0x22], 1),  // a stray continuation byte
+        ([0x22, 0xC0, 0xAF, 0x22], 1),  // an overlong '/'
+        ([0x22, 0xE0, 0x80, 0xAF, 0x22], 1),  // an overlong three-byte form
+        ([0x22, 0xED, 0xA0, 0x80, 0x22], 1),  // a surrogate (U+D800)
+        ([0x22, 0xF4, 0x90, 0x80, 0x80, 0x22], 1),  // beyond U+10FFFF
+        ([0x22, 0xE2, 0x82, 0x22], 1),  // cut short by the closing quote
+        ([0x22, 0xF0, 0x9F, 0x98], 1),  // cut short by the end of the text
+    ] as [([UInt8], Int)])
+    func invalidUTF8IsRefused(bytes: [UInt8], offset: Int) {
+        for text in [bytes, [0x5B] + bytes + [0x5D]] {
+            let error = Self.readError(text)
+            #expect(error?.reason == "invalid UTF-8", "\(text)")
+            #expect(error?.offset == offset + (text.first == 0x5B ? 1 : 0))
+            #expect(error?.located(in: text).contains("expected UTF-8 text, found the byte 0x") == true)
+        }
+        #expect(Self.readError(Array("\"é € 😀 \u{7F}\"".utf8)) == nil)
+    }
+
+    /// Reads one value of `bytes` (a string as a `String`, anything else skipped); the error, if any.
+    static func readError(_ bytes: [UInt8]) -> JSONReadError? {
+        bytes.withUnsafeBytes { buffer in
+            var reader = JSONReader(buffer)
+            do throws(JSONReadError) {
+                if reader.peek() == UInt8(ascii: "\"") { _ = try reader.readString() } else { try reader.skipValue() }
+                try reader.expectEnd()
+                return nil
+            } catch {
+                return error
+            }
+        }
+    }
 }

@@ -130,6 +130,48 @@ import Testing
         #expect(Verifier.refusals(.v6, [throttled], acceptedPage: true, extra: []).verdict == .couldNotTell)
     }
 
+    @Test func v5v6AGraphQLErrorAnswerIsReadByItsExtensionsCode() {
+        func answer(_ codes: [String?]) -> Probe {
+            var probe = Self.probe("a garbled token", status: 200, .failure(.refused, "GraphQL errors"))
+            probe.exchange!.graphQLErrorCodes = codes
+            return probe
+        }
+        let coded = Verifier.refusals(.v5, [answer(["BAD_USER_INPUT"])], acceptedPage: false, extra: [])
+        #expect(coded.verdict == .holds && coded.note == "a garbled token 200 with errors BAD_USER_INPUT", "\(coded)")
+        // serve's own codes, and any spelling of a known one.
+        for code in ["invalidToken", "tokenMismatch", "BOUND_EXCEEDED", "bad_user_input", "404"] {
+            #expect(GraphQLErrorReading(codes: [code]) == .refusal(codes: [code], unknown: [], uncoded: false), "\(code)")
+        }
+        let uncoded = Verifier.refusals(.v5, [answer([nil, nil]), answer(["NOPE", nil])], acceptedPage: false, extra: [])
+        #expect(uncoded.verdict == .holds)
+        #expect(
+            uncoded.note
+                == "a garbled token 200 with errors without a code, a garbled token 200 with errors NOPE and one without a code; "
+                + "GraphQL errors without extensions.code are read as refusals (a server fault cannot be told from them); "
+                + "codes verify does not know are read as refusals: NOPE")
+        let serverFault = Verifier.refusals(.v5, [answer(["BAD_USER_INPUT", "INTERNAL_SERVER_ERROR"])], acceptedPage: false, extra: [])
+        #expect(serverFault.verdict == .broken)
+        #expect(serverFault.note == "a garbled token got GraphQL errors with extensions.code INTERNAL_SERVER_ERROR, a server error")
+        #expect(GraphQLErrorReading(codes: ["503"]) == .serverError(code: "503"))
+        // Throttling by code is waited out and retried as a 429 (isThrottled); past the retries, could not tell.
+        #expect(answer(["THROTTLED"]).exchange!.isThrottled && answer(["RATE_LIMITED", nil]).exchange!.isThrottled)
+        #expect(!answer(["BAD_USER_INPUT"]).exchange!.isThrottled && !answer([nil]).exchange!.isThrottled)
+        let throttled = Verifier.refusals(.v6, [answer(["THROTTLED"])], acceptedPage: true, extra: [])
+        #expect(throttled.verdict == .couldNotTell && throttled.note == "a garbled token: throttled")
+    }
+
+    @Test func aGraphQLMutationOrSubscriptionIsFoundOutsideSelectionsStringsAndComments() {
+        let reads = [
+            "query($p: Int) { listItems(partition: $p) { items { id } } }", "{ items { id } }",
+            "# mutation { drop }\nquery { a(filter: \"mutation\") { mutation subscription } }",
+            "query { a(x: \"\"\"mutation \\\"\"\" \"\"\", y: \"\") { id } }",
+        ]
+        for document in reads { #expect(Verifier.writingOperation(in: document) == nil, "\(document)") }
+        #expect(Verifier.writingOperation(in: "mutation { deleteAll }") == "mutation")
+        #expect(Verifier.writingOperation(in: "query Q { a } mutation M($id: ID) { b(id: $id) }") == "mutation")
+        #expect(Verifier.writingOperation(in: "subscription { onItem { id } }") == "subscription")
+    }
+
     @Test func emptyPagesAndTheRequestAfterAFullLastPageAreCostsNotBroken() {
         // 20 items at limit 10: a full last page, then one empty request; one empty page with a token.
         let drain = Self.drain(limit: 10, [Array(0..<10), [], Array(10..<20), []])

@@ -103,6 +103,27 @@ struct PageBodyTests {
         }
     }
 
+    @Test(
+        "T2: a page whose text is not UTF-8 (in the token, an item's skipped member, a key) is not a page: a malformed answer, not U+FFFD",
+        arguments: [
+            (#"{"items":[],"nextToken":"AB\#u{FF}C","returned":0,"scanned":0,"scannedBytes":0}"#, "0xFF"),
+            (#"{"items":[{"partition":1,"sortKey":2,"sizeBytes":3,"category":0,"fingerprint":"00000000000000ff","note":"\#u{C0}\#u{80}"}],"nextToken":null,"returned":1,"scanned":1,"scannedBytes":3}"#, "0xC0"),
+            (#"{"items":[],"nextToken":null,"returned":0,"scanned":0,"scannedBytes":0,"x\#u{ED}\#u{A0}\#u{80}":1}"#, "0xED"),
+        ])
+    func t2InvalidUTF8IsAMalformedAnswer(text: String, byte: String) throws {
+        // The text as Latin-1 bytes: each scalar below U+0100 is one byte, so 0xFF stays 0xFF.
+        let bytes = text.unicodeScalars.map { UInt8($0.value) }
+        do {
+            let page = try PageBody.decode(ByteBuffer(bytes: bytes))
+            Issue.record("decoded \(page)")
+        } catch {
+            #expect(error.pageErrorKind == .malformedAnswer)
+            #expect("\(error)".contains("invalid UTF-8"), "\(error)")
+        }
+        // The same text in UTF-8 (each of those scalars as two bytes) is a page.
+        #expect(throws: Never.self) { try PageBody.decode(ByteBuffer(string: text)) }
+    }
+
     @Test("every truncation and 3000 seeded byte mutations of a real body decode or throw, never crash")
     func mutations() async throws {
         let body = PageBody.encode(try await pages()[1], includePayload: true)
@@ -121,5 +142,24 @@ struct PageBodyTests {
             if (try? PageBody.decode(ByteBuffer(bytes: bytes))) != nil { decoded += 1 }
         }
         #expect(decoded < 3000, "some mutations must be refused")
+    }
+}
+
+/// One JSON string quoting (issue 39): the byte writer, JSON values and the strict loader's tree
+/// write a string alike, and JSONReader reads it back.
+@Suite struct JSONStringTests {
+    @Test("every control character, quote and backslash, and UTF-8, written alike by JSONWriter, JSONValue and StrictJSON.Node")
+    func oneQuoting() throws {
+        let text = String(decoding: Array(0..<0x80), as: UTF8.self) + "é € 😀"
+        var quoted = ""
+        JSONString.quote(text, into: &quoted)
+        var writer = JSONWriter(capacity: 64)
+        writer.string(text)
+        #expect(String(buffer: writer.buffer) == quoted)
+        #expect(JSONValue.string(text).text == quoted)
+        #expect(StrictJSON.Node.string(text).sortedCompactText == quoted)
+        #expect(quoted.hasPrefix(#""\u0000\u0001"#) && quoted.contains(#"\u0007\u0008\t\n\u000b\u000c\r\u000e"#))
+        #expect(quoted.contains(##" !\"#"##) && quoted.contains(#"[\\]"#) && quoted.hasSuffix("\u{7F}é € 😀\""))
+        #expect(try JSONValue.parse(quoted) == .string(text))
     }
 }

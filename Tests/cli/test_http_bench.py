@@ -8,17 +8,14 @@ subprocess has only a generous time limit against a hang. The binary is $PAGEBEN
 else `swift build --show-bin-path`/pagebench.
 """
 import json
-import os
 import resource
 import signal
 import subprocess
-import sys
 
-from pagebench_support import ROOT, ServedStore, pagebench_binary
+from pagebench_support import ServedStore, misbehaving_api, pagebench_binary, rest_target
 
 # A JSON API that misbehaves on purpose; its /pages/ answers empty pages in `pagebench
 # serve`'s body format forever and says on stdout when it has answered 20.
-MISBEHAVING = os.path.join(ROOT, "Tests", "PagebenchTargetsTests", "Servers", "misbehaving.py")
 
 
 def http_bench(*arguments, limits=None):
@@ -47,9 +44,8 @@ def test_a_404_ends_the_run_at_once_with_exit_69():
 
 
 def test_a_server_that_dies_mid_run_ends_it_with_exit_69():
-    server = subprocess.Popen([sys.executable, MISBEHAVING], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    server, endpoint = misbehaving_api()
     try:
-        endpoint = server.stdout.readline().split("listening on ")[1].strip()
         bench = subprocess.Popen([pagebench_binary(), "http-bench", "--target", endpoint + "/pages", "--connections",
                                   "2", "--duration", "3600"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         try:
@@ -108,18 +104,6 @@ def test_a_soft_descriptor_limit_below_the_hard_one_is_raised():
     assert "file descriptors" not in result.stderr, result.stderr
     assert result.returncode == 69, result.stderr
     assert "stopped answering" in result.stderr, result.stderr
-
-
-# docs/examples/rest-target.json: a REST target file; `pagebench serve` stands in for its API.
-REST_TARGET = os.path.join(ROOT, "docs", "examples", "rest-target.json")
-
-
-def rest_target(tmp_path, endpoint, **changes):
-    target = json.load(open(REST_TARGET, encoding="utf-8"))
-    target.update(endpoint=endpoint, **changes)
-    path = tmp_path / "rest-target.json"
-    path.write_text(json.dumps(target))
-    return str(path)
 
 
 def test_a_target_file_is_drained_by_the_same_loop(tmp_path):

@@ -17,16 +17,13 @@ import json
 import os
 import socket
 import subprocess
-import sys
 
 import pytest
 
-from pagebench_support import ROOT, ServedStore, pagebench_binary
+from pagebench_support import ROOT, ServedStore, misbehaving_api, pagebench_binary, rest_target
 
 FIXTURES = os.path.join(ROOT, "Tests", "Fixtures", "check")
 BASELINE = os.path.join(FIXTURES, "baseline.csv")
-MISBEHAVING = os.path.join(ROOT, "Tests", "PagebenchTargetsTests", "Servers", "misbehaving.py")
-REST_TARGET = os.path.join(ROOT, "docs", "examples", "rest-target.json")
 
 
 def run(*arguments, environment=None, timeout=120):
@@ -131,14 +128,6 @@ def test_a_closed_standard_output_is_exit_74_not_sigpipe():
 
 # MARK: http-bench
 
-def rest_target(tmp_path, endpoint, **changes):
-    target = json.load(open(REST_TARGET, encoding="utf-8"))
-    target.update(endpoint=endpoint, **changes)
-    path = tmp_path / "rest-target.json"
-    path.write_text(json.dumps(target))
-    return str(path)
-
-
 def test_http_bench_without_partition_reads_the_target_files_partitions(tmp_path):
     server = ServedStore("--partitions", "16", "--items-per-partition", "20")
     try:
@@ -153,9 +142,8 @@ def test_http_bench_without_partition_reads_the_target_files_partitions(tmp_path
 
 
 def test_http_bench_with_no_completed_drain_is_exit_69():
-    server = subprocess.Popen([sys.executable, MISBEHAVING], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    server, endpoint = misbehaving_api()
     try:
-        endpoint = server.stdout.readline().split("listening on ")[1].strip()
         # /pages/ answers empty pages with a new token for ever: no drain ever ends.
         result = run("http-bench", "--target", endpoint + "/pages", "--connections", "1", "--duration", "1")
     finally:

@@ -76,3 +76,24 @@ def test_every_folder_has_its_target():
             assert name.endswith("Tests")
             subject = name[: -len("Tests")]
             assert subject in targets, f"test target {name} has no module {subject} to mirror"
+
+
+def test_where_a_change_goes_names_files_that_exist():
+    """Every Swift file the "Where a change goes" table names (`X.swift`, `Module/…/X.swift`)
+    exists under Sources/ or Tests/ (issue 39: the table and the code had drifted apart)."""
+    text = open(os.path.join(ROOT, "docs", "architecture.md"), encoding="utf-8").read()
+    table = text.split("## Where a change goes", 1)[1].split("\n## ", 1)[0]
+    named = set(re.findall(r"`([\w+/.-]+\.swift)`", table))
+    assert len(named) >= 15, "the table of docs/architecture.md was not found"
+    files = set()
+    for parent in ("Sources", "Tests"):
+        for folder, _, names in os.walk(os.path.join(ROOT, parent)):
+            for name in names:
+                files.add(os.path.relpath(os.path.join(folder, name), os.path.join(ROOT, parent)))
+    def exists(path):
+        if "/" in path:  # a path inside a module, e.g. PagebenchHTTPClient/HTTPPageExchange.swift
+            return any(f == path or f.endswith("/" + path) for f in files)
+        return any(os.path.basename(f) == path for f in files)
+
+    missing = sorted(path for path in named if not exists(path))
+    assert not missing, f"docs/architecture.md names files that do not exist: {missing}"

@@ -13,13 +13,12 @@ import json
 import os
 import signal
 import subprocess
-import sys
 import threading
 import time
 
 import pytest
 
-from pagebench_support import default_signals, pagebench_binary, run_until_marker
+from pagebench_support import default_signals, misbehaving_api, pagebench_binary, run_until_marker
 
 
 def scenario(directory, name, **workload):
@@ -210,19 +209,14 @@ def test_a_second_signal_exits_at_once_while_the_first_is_still_being_handled(tm
     assert history.read_text(encoding="utf-8") == ""
 
 
-MISBEHAVING = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
-                           "PagebenchTargetsTests", "Servers", "misbehaving.py")
-
-
 @pytest.mark.parametrize("source", ["--target-file", "--target"])
 def test_a_signal_during_the_first_request_ends_the_run_at_once(tmp_path, source):
     """T5 with H6 (issue 24): SIGINT while the run's first request (the first-page check of a
     target file, `/health` of a served store) waits on a server that never answers exits 130
     at once, the request cancelled; before, it waited out timeoutSeconds and exited 69. The
     server says when the request arrived and when the client left; nothing is timed."""
-    server = subprocess.Popen([sys.executable, MISBEHAVING], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    server, endpoint = misbehaving_api()
     try:
-        endpoint = server.stdout.readline().split("listening on ")[1].strip()
         plan = scenario(tmp_path, "plan", concurrency=[1], drains=3, read="scan")
         if source == "--target-file":
             target = tmp_path / "hang.json"

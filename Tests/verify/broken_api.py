@@ -7,7 +7,9 @@ Each partition (a, b, c) holds 40 rows; a fixed filter keeps the rows not divisi
 page evaluates `limit` rows and returns the kept ones (pages may be short or empty: a cost,
 not a bug). Tokens are base64url JSON {p, o (next row), l (limit)} with an HMAC: a token that
 does not verify, or of another partition or limit, is a 400. Limits below 1 are a 400, above
-1000 are capped; an unknown partition is a 404.
+1000 are capped; an unknown partition is a 404. An optional `&color=red|blue` chooses the filter:
+red keeps the same rows as none, blue keeps the others (divisible by 3); a token binds its color
+too (another color's token is a 400), and any other color is a 400.
 
 Modes (argv[1]), each breaking one rule of docs/contract.md's V family and nothing else:
   ok                  none
@@ -19,6 +21,7 @@ Modes (argv[1]), each breaking one rule of docs/contract.md's V family and nothi
   single_use          V4: a token works once; sent again it is a 400
   garbled_500         V5: a token that does not verify is a 500
   garbled_hang        V5: a token that does not verify is answered after 5 s (a hang)
+  filter_unbound      V5: a token of another color is accepted (it goes on with this color's rows)
   error_500           V6: a limit below 1 is a 500
   racy                V7: while another request is in flight, a page skips a row
 
@@ -44,8 +47,8 @@ in_flight = 0
 lock = threading.Lock()
 
 
-def kept(row):
-    return row % 3 != 0
+def kept(row, color=None):
+    return row % 3 == 0 if color == "blue" else row % 3 != 0
 
 
 def sign(payload):
@@ -111,6 +114,9 @@ class Handler(BaseHTTPRequestHandler):
         if limit < 1:
             return self.answer(500 if MODE == "error_500" else 400, {"error": "limit must be at least 1"})
         limit = min(limit, 1000)
+        color = query.get("color", [None])[0]
+        if color not in (None, "red", "blue"):
+            return self.answer(400, {"error": f"no color {color}"})
         offset = 0
         token = query.get("nextToken", [None])[0]
         if token is not None:
@@ -119,7 +125,7 @@ class Handler(BaseHTTPRequestHandler):
                 if MODE == "garbled_hang":
                     time.sleep(5)
                 return self.answer(500 if MODE == "garbled_500" else 400, {"error": "invalid token"})
-            if claims["p"] != partition or claims["l"] != limit:
+            if claims["p"] != partition or claims["l"] != limit or (claims.get("f") != color and MODE != "filter_unbound"):
                 return self.answer(400, {"error": "token of another request"})
             if MODE == "single_use":
                 with lock:
@@ -135,18 +141,18 @@ class Handler(BaseHTTPRequestHandler):
         if MODE == "limit_after_filter":
             evaluated = []
             row = offset
-            while row < ROWS and sum(1 for r in evaluated if kept(r)) < limit:
+            while row < ROWS and sum(1 for r in evaluated if kept(r, color)) < limit:
                 evaluated.append(row)
                 row += 1
         if MODE == "racy" and crowded and evaluated:
             evaluated = evaluated[1:]
-        returned = [r for r in evaluated if kept(r) and not (MODE == "skip_small" and limit == 1 and r == 7)]
+        returned = [r for r in evaluated if kept(r, color) and not (MODE == "skip_small" and limit == 1 and r == 7)]
         next_offset = (evaluated[-1] + 1) if evaluated else offset + limit
         following = None
         if next_offset < ROWS:
-            following = sign({"p": partition, "o": next_offset, "l": limit})
+            following = sign({"p": partition, "o": next_offset, "l": limit, "f": color})
             if MODE == "cycle" and limit == 1 and next_offset == 6:
-                following = sign({"p": partition, "o": 3, "l": limit})
+                following = sign({"p": partition, "o": 3, "l": limit, "f": color})
         document = {"items": [{"id": f"{partition}-{r:02d}", "row": r} for r in returned], "nextToken": following}
         if MODE != "long_page":  # it does not say how many rows it looked at
             document["scanned"] = len(evaluated)

@@ -41,9 +41,10 @@ def target_file(tmp_path, endpoint, **extra):
     return str(path)
 
 
-def verify(target, *options, format="json"):
+def verify(target, *options, format="json", binds_limit=True):
     return subprocess.run([pagebench_binary(), "verify", "--target-file", target, "--limits", "1,5,50",
-                           "--partitions", "2", "--rate", "200", "--max-seconds", "120", "--token-binds-limit",
+                           "--partitions", "2", "--rate", "200", "--max-seconds", "120",
+                           *(["--token-binds-limit"] if binds_limit else []),
                            "--format", format, *options], capture_output=True, text=True, timeout=300)
 
 
@@ -69,6 +70,7 @@ def test_v1_to_v7_a_correct_api_holds_every_rule_and_reports_its_costs(tmp_path)
     # The plan is printed before the first request, naming the request and the bounds.
     assert "first request: GET " + "http://127.0.0.1" in result.stderr and "/p/a/items?limit=5" in result.stderr
     assert "bounds: at most 2000 requests, 200 a second" in result.stderr
+    assert "not sent, as the target declares no binding" not in result.stderr  # --token-binds-limit
     by_limit = {figure["limit"]: figure for figure in report["byLimit"]}
     # Rows divisible by 3 are filtered out: at limit 1 every third page is empty with a token (a cost).
     assert by_limit[1]["emptyPagesWithToken"] == 2 * 13 and by_limit[1]["items"] == 2 * 26
@@ -173,6 +175,14 @@ def test_an_invalid_item_key_is_a_clear_data_error(tmp_path):
     assert missing.returncode == 66, missing.stderr
 
 
+def test_a_target_whose_request_is_not_a_read_is_refused_before_anything_is_sent(tmp_path):
+    for method in ["DELETE", "PUT", "PATCH"]:
+        result = verify(target_file(tmp_path, "http://127.0.0.1:9", method=method))
+        assert result.returncode == 65, (method, result.stderr)
+        assert f"method {method}: verify sends only reads, and a list request by GET, POST, QUERY" in result.stderr
+        assert "first request" not in result.stderr, result.stderr  # refused before the plan
+
+
 def test_bad_flags_are_usage_errors(tmp_path):
     target = target_file(tmp_path, "http://127.0.0.1:9")
     for flags, message in [(["--limits", "1,x"], "--limits: 'x' is not a whole number"),
@@ -259,3 +269,104 @@ def test_v5_a_partition_the_target_does_not_list_is_verified_and_a_listed_one_le
     assert report["partitions"] == ["c"]
     assert "partition a's token with partition c 400" in rules["V5"]["note"], rules["V5"]
     assert "/p/c/items?limit=5" in result.stderr
+
+
+# The filter the API takes is `&color=`; the target declares its values and that tokens bind it.
+FILTERED = {"path": "/p/${partition}/items?limit=${limit}&color=${filter}", "filters": ["red", "blue"],
+            "tokensBind": ["limit", "filter"]}
+
+
+@pytest.mark.parametrize("mode", ["ok", "filter_unbound"])
+def test_v5_a_token_of_another_filter_is_refused_where_the_target_declares_tokens_bind_it(tmp_path, mode):
+    api = BrokenAPI(mode)
+    try:
+        # No --token-binds-limit: the target's tokensBind declares the limit too.
+        result = verify(target_file(tmp_path, api.endpoint, **FILTERED), binds_limit=False)
+    finally:
+        api.stop()
+    report, rules = verdicts(result)
+    # The plan says which filter every drain is sent with and which probe crosses filters.
+    assert "every drain is sent with filter red (the target's first filters value)" in result.stderr, result.stderr
+    assert "filter red's with filter blue, a limit-5 token at limit 1" in result.stderr, result.stderr
+    assert "/p/a/items?limit=5&color=red" in result.stderr, result.stderr
+    others = {rule: rules[rule]["verdict"] for rule in RULES if rule != "V5"}
+    assert set(others.values()) == {"holds"}, (others, result.stdout)
+    v5 = rules["V5"]
+    if mode == "ok":
+        assert result.returncode == 0, result.stdout + result.stderr
+        assert v5["verdict"] == "holds", v5
+        assert "filter red's token with filter blue 400" in v5["note"], v5
+        assert "a limit-5 token at limit 1 400" in v5["note"], v5
+    else:
+        assert result.returncode == 1, result.stdout + result.stderr
+        assert v5["verdict"] == "broken", v5
+        assert v5["note"].startswith("filter red's token with filter blue was answered with a page of "), v5
+        assert v5["note"].endswith("items, not an error"), v5
+        [evidence] = v5["evidence"]
+        assert evidence.startswith("filter red's token with filter blue: GET "), evidence
+        assert "/p/a/items?limit=5&color=blue&nextToken=" in evidence and "→ HTTP 200" in evidence, evidence
+
+
+def test_filters_and_tokens_bind_that_cannot_be_sent_are_clear_data_errors(tmp_path):
+    for extra, message in [
+        ({"filters": ["red", "blue"]}, "filters: no request template sends ${filter}"),
+        ({**FILTERED, "filters": ["red"]}, "tokensBind: filter needs two filters values at least"),
+        ({**FILTERED, "filters": ["red", "red"]}, "filters: a value is listed twice"),
+        ({**FILTERED, "filters": [{"c": 1}]}, "filters: {\"c\":1} is not a string, number or boolean"),
+        ({**FILTERED, "tokensBind": ["sort"]}, "tokensBind: \"sort\" is not one of limit, filter"),
+    ]:
+        result = verify(target_file(tmp_path, "http://127.0.0.1:9", **extra))
+        assert result.returncode == 65, (extra, result.stderr)
+        assert message in result.stderr, (extra, result.stderr)
+
+
+def test_pages_sends_the_targets_first_filter_or_the_one_named(tmp_path):
+    api = BrokenAPI("ok")
+    try:
+        target = target_file(tmp_path, api.endpoint, **FILTERED)
+        first = subprocess.run([pagebench_binary(), "pages", "--target-file", target, "--max-pages", "1"],
+                               capture_output=True, text=True, timeout=60)
+        named = subprocess.run([pagebench_binary(), "pages", "--target-file", target, "--filter", "blue",
+                                "--max-pages", "1"], capture_output=True, text=True, timeout=60)
+        unknown = subprocess.run([pagebench_binary(), "pages", "--target-file", target, "--filter", "green"],
+                                 capture_output=True, text=True, timeout=60)
+    finally:
+        api.stop()
+    assert first.returncode == 0, first.stderr
+    assert json.loads(first.stdout)["request"].endswith("/p/a/items?limit=10&color=red"), first.stdout
+    assert json.loads(first.stdout)["keys"][:2] == ["a-01", "a-02"]
+    assert named.returncode == 0, named.stderr
+    assert json.loads(named.stdout)["keys"][:2] == ["a-00", "a-03"], named.stdout
+    assert unknown.returncode == 64, unknown.stderr
+    assert "--filter green: target api declares filters red, blue; give one of them" in unknown.stderr
+
+
+def test_v7_drains_at_once_overlap_even_at_the_default_rate(tmp_path):
+    """At 5 requests a second one request at a time would only interleave the drains (a
+    request every 200 ms, each answered in 30 ms): the racy API's bug needs requests in flight
+    together, which V7's bursts give, within the same rate."""
+    api = BrokenAPI("racy")
+    try:
+        result = subprocess.run([pagebench_binary(), "verify", "--target-file", target_file(tmp_path, api.endpoint),
+                                 "--partition", "a", "--limits", "20", "--rate", "5", "--max-seconds", "60",
+                                 "--format", "json"], capture_output=True, text=True, timeout=120)
+    finally:
+        api.stop()
+    assert "5. 3 drains at once of partition a at limit 20, their requests sent 3 together within the rate" in result.stderr
+    report, rules = verdicts(result)
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert rules["V7"]["verdict"] == "broken", rules["V7"]
+    assert "at once" in rules["V7"]["note"], rules["V7"]
+    assert report["requests"] < 30, report["requests"]
+
+
+def test_the_plan_says_which_token_probes_are_not_sent_for_want_of_a_declared_binding(tmp_path):
+    api = BrokenAPI("ok")
+    try:
+        result = verify(target_file(tmp_path, api.endpoint, **{**FILTERED, "tokensBind": []}), "--max-requests", "10",
+                        binds_limit=False)
+    finally:
+        api.stop()
+    assert ("     not sent, as the target declares no binding: a token at another limit (\"tokensBind\": [\"limit\"] "
+            "if the API refuses that), or with another filter (\"tokensBind\": [\"filter\"] if the API refuses that)"
+            ) in result.stderr, result.stderr

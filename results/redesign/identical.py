@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Behaviour of two pagebench binaries, compared byte for byte (issue 28).
 
-    python3 results/redesign/identical.py OLD_BINARY NEW_BINARY [WORKDIR]
+    python3 results/redesign/identical.py OLD_BINARY NEW_BINARY [WORKDIR] [--only commands,runs,serve,targets,reports]
 
 Runs the same commands with both binaries and compares:
   - every command's help text, stdout, stderr and exit code for deterministic commands
@@ -12,7 +12,10 @@ Runs the same commands with both binaries and compares:
   - what `serve` answers (status, content type, body) to a fixed list of REST, DynamoDB
     and GraphQL requests, good and bad;
   - the CSV of `run --target` (the served store over HTTP) and `run --target-file` (a
-    dynamodb, an http and a graphql target file against a served store).
+    dynamodb, an http and a graphql target file against a served store);
+  - the HTML `report` writes, byte for byte, for committed results files that between them
+    draw every plot (plain rows, a limit sweep, a baseline and a current file, knee steps,
+    stages with their time series, a history).
 Prints one line per comparison and a total; exits 1 when anything differs.
 """
 import csv
@@ -162,6 +165,60 @@ RUNS = [
     ["run", "--partitions", "8", "--items-per-partition", "500", "--concurrency", "2", "--drains", "8", "--quiet",
      "--insert-rate", "0.5", "--delete-rate", "0.2", "--drain", "first:3"],
 ]
+
+
+# Results files read by `report`: committed fixtures, and knee steps and stages measured once
+# (by the old binary, into WORKDIR) and then read by both. Between them every plot, the gate's
+# verdict and its refusal.
+REPORT_INPUTS = [
+    ["knee", "--slo", "drain_latency_corrected_p99_ns<100ms", "--from", "20", "--max-rate", "2000",
+     "--step-duration", "0.5s", "--max-steps", "5", "--pagers", "8", "--output", "WORKDIR/knee.csv", "--quiet",
+     "--", "--partitions", "4", "--items-per-partition", "200", "--service-time", "fixed:1ms"],
+    ["run", "--partitions", "4", "--items-per-partition", "200", "--stages", "1s:0-4,1s:4",
+     "--timeseries", "WORKDIR/stages-timeseries.csv", "--output", "WORKDIR/stages.csv", "--quiet",
+     "--slo", "page_latency_p99_ns<50ms"],
+    ["run", "--partitions", "4", "--items-per-partition", "200", "--concurrency", "8",
+     "--stages", "1s:50/s-200/s,1s:200/s", "--timeseries", "WORKDIR/rate-timeseries.csv",
+     "--output", "WORKDIR/rate.csv", "--quiet"],
+]
+REPORTS = [
+    ["Tests/Fixtures/report/configurations.csv"],
+    ["Tests/Fixtures/report/configurations.csv", "--timeseries", "Tests/Fixtures/report/timeseries.csv",
+     "--history", "Tests/Fixtures/report/history.csv", "--title", "all <three> & more"],
+    ["Tests/Fixtures/check/baseline.csv", "Tests/Fixtures/check/current-regression.csv"],
+    ["Tests/Fixtures/check/baseline.csv", "Tests/Fixtures/check/current-behaviour-change.csv", "--gate-wall-clock"],
+    ["Tests/Fixtures/check/baseline-schema1.csv", "Tests/Fixtures/check/current-same.csv",
+     "Tests/Fixtures/check/current-busy-machine.csv"],
+    ["Tests/Fixtures/check/current-same.csv", "Tests/Fixtures/check/current-same.csv"],
+    ["results/baselines/ci.csv", "Tests/Fixtures/report/configurations.csv"],
+    ["WORKDIR/knee.csv"],
+    ["WORKDIR/knee.csv", "--slo", "drain_latency_corrected_p99_ns<50ms"],
+    ["WORKDIR/stages.csv", "--timeseries", "WORKDIR/stages-timeseries.csv"],
+    ["WORKDIR/stages.csv", "WORKDIR/rate.csv", "--timeseries", "WORKDIR/rate-timeseries.csv",
+     "--slo", "page_latency_p99_ns<10ms"],
+]
+
+
+def compare_reports(results, old, new, workdir):
+    for args in REPORT_INPUTS:
+        code, _, err = run(old, [a.replace("WORKDIR", workdir) for a in args], ROOT)
+        if code != 0:
+            results.compare("report input: pagebench " + " ".join(args), (code, err), (0, ""))
+    for args in REPORTS:
+        outputs = []
+        for tag, binary in (("old", old), ("new", new)):
+            path = os.path.join(workdir, f"report-{tag}.html")
+            if os.path.exists(path):
+                os.remove(path)
+            code, out, err = run(binary, ["report"] + [a.replace("WORKDIR", workdir) for a in args] + ["--output", path], ROOT)
+            html = open(path, "rb").read() if os.path.exists(path) else None
+            outputs.append((code, normalise(out, workdir).replace(f"report-{tag}", "report"), normalise(err, workdir), html))
+        name = "report HTML: pagebench report " + " ".join(args)
+        if outputs[0][3] is None:
+            # A report that was not written compares nothing: say so rather than count it the same.
+            results.compare(name + " (not written)", outputs[0][:3], (0, "written", ""))
+        else:
+            results.compare(name, outputs[0], outputs[1])
 
 
 def compare_commands(results, old, new, workdir):
@@ -359,14 +416,30 @@ def main():
     if len(sys.argv) < 3:
         print(__doc__)
         return 64
-    old, new = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
-    workdir = sys.argv[3] if len(sys.argv) > 3 else tempfile.mkdtemp(prefix="pagebench-identical-")
+    arguments = sys.argv[1:]
+    only = None
+    if "--only" in arguments:
+        at = arguments.index("--only")
+        only = set(arguments[at + 1].split(",")) if at + 1 < len(arguments) else set()
+        del arguments[at:at + 2]
+    old, new = os.path.abspath(arguments[0]), os.path.abspath(arguments[1])
+    workdir = arguments[2] if len(arguments) > 2 else tempfile.mkdtemp(prefix="pagebench-identical-")
     os.makedirs(workdir, exist_ok=True)
     results = Results()
-    compare_commands(results, old, new, workdir)
-    compare_runs(results, old, new, workdir, [], "run")
-    compare_serve(results, old, new)
-    compare_targets(results, old, new, workdir)
+    comparisons = {
+        "commands": lambda: compare_commands(results, old, new, workdir),
+        "runs": lambda: compare_runs(results, old, new, workdir, [], "run"),
+        "serve": lambda: compare_serve(results, old, new),
+        "targets": lambda: compare_targets(results, old, new, workdir),
+        "reports": lambda: compare_reports(results, old, new, workdir),
+    }
+    unknown = (only or set()) - comparisons.keys()
+    if unknown:
+        print(f"--only takes {', '.join(comparisons)}; not {', '.join(sorted(unknown))}")
+        return 64
+    for name, compare in comparisons.items():
+        if only is None or name in only:
+            compare()
     print(f"\n{results.same} same, {len(results.different)} different")
     for name in results.different:
         print(f"  different: {name}")

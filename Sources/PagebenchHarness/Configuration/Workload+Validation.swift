@@ -188,29 +188,4 @@ extension Workload {
             }
         }
     }
-
-    /// A canonical text of every field that changes what a row measures (concurrency and
-    /// repetitions are columns of their own and are left out).
-    public var canonicalText: String {
-        ([
-            "pagebench-workload-v1",
-            "pager=\(pager)",
-            "read=\(read)",
-            "limit=\(limit.map(String.init) ?? "default")",
-            "filter=\(filter.map(\.description) ?? "none")",
-            "reverse=\(reverse)",
-            "drain=\(drain)",
-            "load=\(load)",
-            "bound=\(bound)",
-            "warmupSeconds=\(warmupSeconds)",
-            "cancelFraction=\(cancelFraction)",
-            "cancelAtEnd=\(cancelAtEnd)",
-            "retry=\(retry.maxRetries),\(retry.initialBackoffNanoseconds),\(retry.maxBackoffNanoseconds),\(retry.multiplier),\(retry.jitter)",
-            "seed=\(seed.map(String.init) ?? "store")",
-            "pageTiming=\(pageTiming)",
-            "yieldEveryPages=\(yieldEveryPages)",
-        ] + (pager == .apolloWatch ? ["watchSeconds=\(watchSeconds)"] : [])).joined(separator: ";")
-            // Only staged workloads name their plan: the hashes of the others stay as they were.
-            + (stages.map { ";stages=\($0);rampDown=\(rampDown.rawValue)" } ?? "")
-    }
 }

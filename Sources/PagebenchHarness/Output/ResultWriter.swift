@@ -88,18 +88,6 @@ public enum ResultWriter {
         }
     }
 
-    /// Writes time-series rows to `path` atomically (a shard's `--timeseries`).
-    ///
-    /// - Throws: ``HarnessError`` (`outputFailed`).
-    public static func writeTimeSeries(_ rows: [TimeSeriesRow], to path: String) throws(HarnessError) {
-        try createParentDirectory(of: path)
-        do {
-            try CSVFile.write(rows, to: path)
-        } catch {
-            throw HarnessError(.outputFailed, file: path, "\(error)")
-        }
-    }
-
     /// Creates the directory of `path` (and its missing parents) if it is missing.
     public static func createParentDirectory(of path: String) throws(HarnessError) {
         do {

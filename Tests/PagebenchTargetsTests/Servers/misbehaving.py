@@ -31,11 +31,10 @@ Prints `listening on http://127.0.0.1:PORT`; stops when stdin closes or on SIGTE
 import base64
 import json
 import os
-import socket
-import sys
 import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlparse
+
+from local_server import JSONHandler, serve
 
 SECRET = os.environ.get("EXPECTED_SECRET", "")
 throttled = set()
@@ -44,27 +43,7 @@ pages_before_exit = 0
 lock = threading.Lock()
 
 
-class Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-
-    def setup(self):
-        super().setup()
-        # Without this, Python's server stalls ~40 ms per response (Nagle + delayed ACK).
-        self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-
-    def log_message(self, *args):
-        pass
-
-    def send(self, status, body, content_type="application/json", headers=()):
-        data = body.encode() if isinstance(body, str) else body
-        self.send_response(status)
-        self.send_header("Content-Type", content_type)
-        self.send_header("Content-Length", str(len(data)))
-        for name, value in headers:
-            self.send_header(name, value)
-        self.end_headers()
-        self.wfile.write(data)
-
+class Handler(JSONHandler):
     def page(self, query):
         limit = int(query.get("limit", ["5"])[0])
         start = int(query.get("nextToken", ["0"])[0])
@@ -160,18 +139,5 @@ class Handler(BaseHTTPRequestHandler):
             self.send(404, json.dumps({"message": "no such path"}))
 
 
-def main():
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    server.daemon_threads = True
-    print(f"listening on http://127.0.0.1:{server.server_address[1]}", flush=True)
-
-    def watch_stdin():
-        sys.stdin.read()
-        server.shutdown()
-
-    threading.Thread(target=watch_stdin, daemon=True).start()
-    server.serve_forever()
-
-
 if __name__ == "__main__":
-    main()
+    serve(Handler)

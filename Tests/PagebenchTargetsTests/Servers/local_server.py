@@ -1,0 +1,51 @@
+"""What the test servers of this folder share (orders_api.py, misbehaving.py): a JSON handler
+on HTTP/1.1 and the loop that serves it on 127.0.0.1 until stdin closes.
+
+A server script run as `python3 Servers/NAME.py` imports this file as its neighbour."""
+import json
+import socket
+import sys
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+
+class JSONHandler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def setup(self):
+        super().setup()
+        # Without this, Python's server stalls ~40 ms per response (Nagle + delayed ACK).
+        self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
+    def log_message(self, *args):
+        pass
+
+    def send(self, status, body, content_type="application/json", headers=()):
+        """Answers `status` with `body` (text or bytes, sent as it is) and a Content-Length."""
+        data = body.encode() if isinstance(body, str) else body
+        self.send_response(status)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(len(data)))
+        for name, value in headers:
+            self.send_header(name, value)
+        self.end_headers()
+        self.wfile.write(data)
+
+    def send_json(self, status, document):
+        """Answers `status` with `document` as JSON."""
+        self.send(status, json.dumps(document))
+
+
+def serve(handler):
+    """Serves `handler` on 127.0.0.1 at a free port: prints `listening on http://127.0.0.1:PORT`,
+    stops when stdin closes (or on SIGTERM)."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    server.daemon_threads = True
+    print(f"listening on http://127.0.0.1:{server.server_address[1]}", flush=True)
+
+    def watch_stdin():
+        sys.stdin.read()
+        server.shutdown()
+
+    threading.Thread(target=watch_stdin, daemon=True).start()
+    server.serve_forever()
