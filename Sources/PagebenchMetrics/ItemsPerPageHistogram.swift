@@ -6,7 +6,7 @@
 /// Counted per page into the pager's own ``TaskMetrics`` (one table lookup and one add), so its
 /// count of pages equals the `pages` column exactly: a cut-off drain's pages leave it as they
 /// leave `pages` (``PageCounts``).
-public struct ItemsPerPageHistogram: Sendable, Hashable, Codable {
+public struct ItemsPerPageHistogram: Sendable, Hashable, Codable, CustomStringConvertible {
     /// The upper bounds (items, inclusive), ascending; a last bucket holds larger pages.
     public static let upperBounds: [Int] = [0, 1, 2, 5, 10, 20, 50, 100, 200, 500, 1_000, 2_000, 5_000, 10_000]
     static let bucketCount = 15
@@ -71,6 +71,11 @@ public struct ItemsPerPageHistogram: Sendable, Hashable, Codable {
         var result = self
         for index in counts.indices { result.counts[index] -= earlier.counts[index] }
         return result
+    }
+
+    /// The counts per bucket (an `InlineArray` describes its storage as unknown).
+    public var description: String {
+        "ItemsPerPageHistogram(\(counts.indices.map { String(counts[$0]) }.joined(separator: " ")))"
     }
 
     public static func == (lhs: ItemsPerPageHistogram, rhs: ItemsPerPageHistogram) -> Bool {
