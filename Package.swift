@@ -279,7 +279,6 @@ var targets: [Target] = [
             "PagebenchHarness", "PagebenchReport", "PagebenchWire", "PagebenchHTTPClient", "PagebenchServer",
             "PagebenchScaleOut", "PagebenchTargets", "PagebenchGraphQL", "PagebenchEngine", "PagebenchVerify",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            .product(name: "UnixSignals", package: "swift-service-lifecycle"),
         ],
         swiftSettings: strict
     ),

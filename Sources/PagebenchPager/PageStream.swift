@@ -118,6 +118,16 @@ public struct PageStream<Source: PageSource, Info: PaginationInfo>: AsyncSequenc
             self.random = SplitMix64(seed: stream.retryPolicy.seed)
         }
 
+        /// A request the source answers later (a remote target, a store with service time):
+        /// a call of its own, not inlined into ``next(isolation:)``. Inlined, the source's
+        /// waiting path (its service time, its consistency checks) made the frame of every
+        /// loop that calls `next` 12 KB, held by each suspended task for its whole life, also
+        /// where the source answers at once (issue 38: a crowd of streaming pagers).
+        @inlinable @inline(never)
+        static func fetchWaiting(_ source: Source, _ request: Source.Request) async throws -> Source.Response {
+            try await source.fetch(request)
+        }
+
         @inlinable
         public mutating func next() async throws -> Source.Response? {
             try await next(isolation: nil)
@@ -145,7 +155,7 @@ public struct PageStream<Source: PageSource, Info: PaginationInfo>: AsyncSequenc
                 if let immediate = try stream.source.fetchWithoutWaiting(request) {
                     page = immediate
                 } else {
-                    page = try await stream.source.fetch(request)
+                    page = try await Self.fetchWaiting(stream.source, request)
                 }
             } catch {
                 page = try await retryAfterFailure(

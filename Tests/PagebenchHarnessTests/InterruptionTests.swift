@@ -83,7 +83,9 @@ import Glibc
         let cut = output.rows[1]
         #expect(whole.scenario == "first" && whole.partial == 0 && whole.drains == 3)
         #expect(cut.scenario == "long" && cut.partial == 1)
-        #expect(cut.pages > 0)
+        // Pages were answered, in drains that ended or in those cut off (H14): the pagers stop
+        // at their next checkpoint, so no drain need have ended by then.
+        #expect(cut.pages + cut.cutOffPages > 0)
         // Both pagers were cancelled, and the cancellations were timed (H2).
         #expect(cut.cancellations == 2)
         #expect(cut.cancellationLatency != nil)

@@ -34,6 +34,8 @@ struct TrackingSource<Base: PageSource>: PageSource where Base.Request == PageRe
     final class Tracker: Sendable {
         let inFlight = Atomic<Int>(0)
         let started = Atomic<Int>(0)
+        /// Requests of a first page (no token): the drains begun.
+        let firstPages = Atomic<Int>(0)
     }
 
     let base: Base
@@ -41,6 +43,7 @@ struct TrackingSource<Base: PageSource>: PageSource where Base.Request == PageRe
 
     func fetch(_ request: PageRequest) async throws -> Page {
         tracker.started.add(1, ordering: .relaxed)
+        if request.token == nil { tracker.firstPages.add(1, ordering: .relaxed) }
         tracker.inFlight.add(1, ordering: .relaxed)
         defer { tracker.inFlight.subtract(1, ordering: .relaxed) }
         return try await base.fetch(request)

@@ -32,6 +32,15 @@ if [[ $step == all || $step == throughput ]]; then
   load
 fi
 
+if [[ $step == all || $step == throughput-duration ]]; then
+  # The same side by side, duration-bound (10 s a phase: the start of 100,000 pagers, about
+  # a second, weighs less than in 4 drains each), now that the pagers read the deadline.
+  load
+  "$bin" run --concurrency 64,10000,100000 --duration 10 --items-per-partition 200 --warmup 0 --repetitions 1 \
+    --quiet --output $out/throughput-duration.csv
+  load
+fi
+
 if [[ $step == all || $step == start ]]; then
   # Starting 100,000 pagers: one single-page drain each; the phase's length bounds the start.
   load
@@ -45,6 +54,21 @@ if [[ $step == all || $step == cancel ]]; then
   "$bin" run --concurrency 10000 --duration 5 --warmup 0 --quiet --output $out/cancel-end-10000.csv
   load
   "$bin" run --concurrency 10000 --duration 5 --warmup 0 --cancel-fraction 0.05 --no-cancel-at-end --quiet --output $out/cancel-probe-10000.csv
+fi
+
+if [[ $step == all || $step == deadline ]]; then
+  # A 3 s phase with 100,000 pagers: how long the phase and the process took (the pagers read
+  # the deadline at their checkpoints).
+  load
+  /usr/bin/time -f "wall %e s, user %U s, max RSS %M KiB" \
+    "$bin" run --concurrency 100000 --duration 3 --warmup 0 --quiet --output $out/deadline-100000.csv
+fi
+
+if [[ $step == all || $step == open ]]; then
+  # Open loop with 100,000 slots: a 3 s phase at 20,000 drains/s.
+  load
+  /usr/bin/time -f "wall %e s, user %U s, max RSS %M KiB" \
+    "$bin" run --concurrency 100000 --load open-poisson:20000 --duration 3 --warmup 0 --quiet --output $out/open-100000.csv
 fi
 
 if [[ $step == all || $step == sigint ]]; then

@@ -4,12 +4,13 @@ import PagebenchProcessStats
 
 extension Workload {
     /// Memory one pager holds for the whole phase, above the process's base: its task and
-    /// its async frames (most of it: the streaming pager's drain frame is 12 KB), its counts
-    /// (``PagebenchMetrics/TaskMetrics``), its latency buffer (``LatencyBuffer``, 1 KiB),
-    /// its live counters and its source's wrappers. Measured with 100,000 pagers of the
-    /// default (streaming) pager, 28.9 KB a pager of peak RSS (results/crowd.md), rounded
-    /// up; its latencies go to histograms the phase shares (``SharedLatencies``), not to
-    /// histograms of its own (412 KiB a pager before issue 38).
+    /// its async frames (most of it), its counts (``PagebenchMetrics/TaskMetrics``), its
+    /// latency buffer (``LatencyBuffer``, 1 KiB), its live counters and its source's
+    /// wrappers. Measured with 10,000 and 100,000 pagers of the default (streaming) pager,
+    /// 19.3 KB a pager of peak RSS (results/crowd.md; 28.9 KB before its drain frame
+    /// shrank), rounded up with room for remote sources' wrappers; its latencies go to
+    /// histograms the phase shares (``SharedLatencies``), not to histograms of its own
+    /// (412 KiB a pager before issue 38).
     public static var bytesPerPager: Int { 32 << 10 }
 
     /// Memory of a process before its pagers and histograms: code, the store's tables,

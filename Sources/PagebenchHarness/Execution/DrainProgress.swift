@@ -242,16 +242,23 @@ struct YieldPolicy: Sendable {
 
 /// What a drain hands to the shared time-series latencies, and where it yields.
 extension DrainRunner {
-    /// Publishes the pages counted since the last publication (H7), and lets other tasks
-    /// (timers, sampler, progress) run when the yield policy says so; called every
-    /// `yieldEveryPages` pages.
+    /// Publishes the pages counted since the last publication (H7), lets other tasks
+    /// (timers, sampler, progress) run when the yield policy says so, and reads whether the
+    /// phase has ended (its deadline passed or an interruption was requested, after the
+    /// yield too: a pager resumed late sees it at once); called every `yieldEveryPages` pages.
+    ///
+    /// - Returns: true when the phase's end cancels the drain in flight
+    ///   (``PhaseControl/EndVerdict/cancel``).
     @inline(never)  // Its own async frame, once per `yieldEveryPages` pages (issue 38).
-    func checkpoint(_ pacing: inout Pacing, _ metrics: borrowing TaskMetrics) async {
+    func checkpoint(_ pacing: inout Pacing, _ metrics: borrowing TaskMetrics) async -> Bool {
         pacing.pagesSinceCheckpoint = 0
         publishPages(pages: metrics.pages, items: metrics.items, scannedBytes: metrics.scannedBytes, &pacing)
-        if yieldPolicy.shouldYield(now: MonotonicTime.nanoseconds(), &pacing) {
+        var now = MonotonicTime.nanoseconds()
+        if yieldPolicy.shouldYield(now: now, &pacing) {
             await Task.yield()
+            if phase != nil { now = MonotonicTime.nanoseconds() }
         }
+        return phase?.endVerdict(now: now) == .cancel
     }
 
     /// Publishes to ``PagerTaskProgress`` what the task's metrics counted (their `pages`,

@@ -56,11 +56,15 @@ final class DrainRunner<Source: PageSource>: Sendable where Source.Request == Pa
     let streamCounters = PagerCounters()
     /// Times pages: the CPU's counter where it can be trusted (``MonotonicTime/PageClock``).
     let clock = MonotonicTime.PageClock.process
+    /// The phase whose end (deadline, interruption) the drain reads at its checkpoints
+    /// (``PhaseControl/endVerdict(now:)``); nil where only task cancellation ends drains.
+    let phase: PhaseControl?
 
     init(
         source: ObservedSource<Source>, kind: PagerKind, retryPolicy: RetryPolicy, timing: Bool, yieldEveryPages: Int,
-        yieldPolicy: YieldPolicy, progress: PagerTaskProgress, intervals: IntervalLatencies?
+        yieldPolicy: YieldPolicy, progress: PagerTaskProgress, intervals: IntervalLatencies?, phase: PhaseControl? = nil
     ) {
+        self.phase = phase
         self.source = source
         self.kind = kind
         self.retryPolicy = retryPolicy
@@ -155,6 +159,34 @@ final class DrainRunner<Source: PageSource>: Sendable where Source.Request == Pa
         return true
     }
 
+    /// The tail of every page of every page-by-page kind (loop, streaming, `apollo-loadNext`
+    /// and the loading of `apollo-watch`): records the page (``account``), holds the
+    /// checkpoint every `yieldEveryPages` pages, and says whether the drain goes on to
+    /// another page. Not after its last page, nor once its task was cancelled, nor once its
+    /// phase ended at a checkpoint (deadline or interruption: then `result` says cancelled).
+    @inline(__always)
+    private func pageEnded(
+        _ page: Page, startedAt: UInt64, plan: inout DrainPlan, result: inout DrainResult,
+        metrics: inout TaskMetrics, pacing: inout Pacing, cancelled: borrowing Atomic<Bool>
+    ) async -> Bool {
+        guard
+            account(
+                page, startedAt: startedAt, plan: &plan, result: &result, metrics: &metrics, pacing: &pacing,
+                cancelled: cancelled)
+        else { return false }
+        guard pacing.pagesSinceCheckpoint >= yieldEveryPages else { return true }
+        guard await checkpoint(&pacing, metrics) else { return true }
+        result.ending = .cancelled
+        return false
+    }
+
+    /// How a drain that caught `error` from a request ends.
+    @inline(__always)
+    private func failed(_ error: any Error, result: inout DrainResult, cancelled: borrowing Atomic<Bool>) -> DrainResult {
+        result.ending = ending(for: error, cancelled: cancelled)
+        return result
+    }
+
     /// Before a request: false (the drain ends, cancelled, having requested nothing more) if
     /// its task is cancelled. With it the in-process store need not check (``StoreSource``).
     @inline(__always)
@@ -194,24 +226,30 @@ final class DrainRunner<Source: PageSource>: Sendable where Source.Request == Pa
                 if let immediate = try source.fetchWithoutWaiting(request) {
                     page = immediate
                 } else {
-                    page = try await source.fetch(request)
+                    page = try await fetchWaiting(request)
                 }
             } catch {
                 do {
                     page = try await retryAfterFailure(error, request, random: &backoffRandom, metrics: &metrics)
                 } catch {
-                    result.ending = ending(for: error, cancelled: cancelled)
-                    return result
+                    return failed(error, result: &result, cancelled: cancelled)
                 }
             }
             guard
-                account(
+                await pageEnded(
                     page, startedAt: started, plan: &plan, result: &result, metrics: &metrics, pacing: &pacing,
                     cancelled: cancelled)
             else { return result }
-            if pacing.pagesSinceCheckpoint >= yieldEveryPages { await checkpoint(&pacing, metrics) }
             request.token = page.nextToken
         }
+    }
+
+    /// A request the source answers later (a remote target, a store with service time), in
+    /// a frame of its own: inlined, the source's waiting path grows the loop's frame, which
+    /// every suspended pager holds for its life (issue 38; ``PageStream``'s `next` likewise).
+    @inline(never)
+    private func fetchWaiting(_ request: PageRequest) async throws -> Page {
+        try await source.fetch(request)
     }
 
     /// Retries a request whose first attempt (made inline by the caller) failed with
@@ -238,8 +276,8 @@ final class DrainRunner<Source: PageSource>: Sendable where Source.Request == Pa
         defer { metrics.retries += streamCounters.retries - retriesBefore }
         // The next request is the last one with the page's token: updated in place, not a
         // copy of `first` built and the old one destroyed each page (PageStream).
-        let stream = PageStream<ObservedSource<Source>, Info>(
-            source: source, initialRequest: first, retryPolicy: retryPolicy, counters: streamCounters,
+        let stream = PageStream<RunnerSource<Source>, Info>(
+            source: RunnerSource(runner: self), initialRequest: first, retryPolicy: retryPolicy, counters: streamCounters,
             extractPageInfo: { Info(nextToken: $0.nextToken) },
             advanceRequest: { request, info, _ in
                 guard let token = info.endCursor else { return false }
@@ -256,15 +294,13 @@ final class DrainRunner<Source: PageSource>: Sendable where Source.Request == Pa
                 guard let next = try await iterator.next(isolation: #isolation) else { return result }
                 page = next
             } catch {
-                result.ending = ending(for: error, cancelled: cancelled)
-                return result
+                return failed(error, result: &result, cancelled: cancelled)
             }
             guard
-                account(
+                await pageEnded(
                     page, startedAt: started, plan: &plan, result: &result, metrics: &metrics, pacing: &pacing,
                     cancelled: cancelled)
             else { return result }
-            if pacing.pagesSinceCheckpoint >= yieldEveryPages { await checkpoint(&pacing, metrics) }
         }
     }
 
@@ -312,17 +348,15 @@ final class DrainRunner<Source: PageSource>: Sendable where Source.Request == Pa
             return result
         }
         var page = initial
-        while account(
+        while await pageEnded(
             page, startedAt: started, plan: &plan, result: &result, metrics: &metrics, pacing: &pacing, cancelled: cancelled)
         {
-            if pacing.pagesSinceCheckpoint >= yieldEveryPages { await checkpoint(&pacing, metrics) }
             guard pager.canLoadNext else { return result }
             started = timing ? clock.now() : 0
             do {
                 try await pager.loadNext()
             } catch {
-                result.ending = ending(for: error, cancelled: cancelled)
-                return result
+                return failed(error, result: &result, cancelled: cancelled)
             }
             guard let next = pager.output?.nextPages.last else {
                 result.ending = .failed(.other)
@@ -346,7 +380,7 @@ final class DrainRunner<Source: PageSource>: Sendable where Source.Request == Pa
         do {
             try await pager.loadAll()
         } catch {
-            result.ending = ending(for: error, cancelled: cancelled)
+            _ = failed(error, result: &result, cancelled: cancelled)
         }
         if let output = pager.output {
             for page in output.allPages {
@@ -359,7 +393,24 @@ final class DrainRunner<Source: PageSource>: Sendable where Source.Request == Pa
         }
         // Its source published its pages as they came.
         pacing.markPublished(metrics)
-        await checkpoint(&pacing, metrics)
+        // Its pages are all in: the phase's end, if seen here, cuts nothing off.
+        _ = await checkpoint(&pacing, metrics)
         return result
+    }
+}
+
+/// A runner's source by reference, for the streaming pager's ``PageStream``: the stream, its
+/// iterator and their copies across the drain's suspension points then hold 8 bytes, not the
+/// source (over a kilobyte). Held by value, they made the streaming drain's async frame
+/// 14 KB, kept by every suspended pager for its life (issue 38).
+struct RunnerSource<Base: PageSource>: PageSource where Base.Request == PageRequest, Base.Response == Page {
+    let runner: DrainRunner<Base>
+
+    func fetch(_ request: PageRequest) async throws -> Page {
+        try await runner.source.fetch(request)
+    }
+
+    func fetchWithoutWaiting(_ request: PageRequest) throws -> Page? {
+        try runner.source.fetchWithoutWaiting(request)
     }
 }

@@ -16,8 +16,13 @@ public final class Interruption: Sendable {
     }
 
     private let state = Mutex(State())
+    /// Set with the request: what pagers read at their checkpoints (one load, no lock).
+    private let requested = Atomic<Bool>(false)
 
     public init() {}
+
+    /// Whether a stop was requested, without taking the lock (pagers read it at checkpoints).
+    var isRequestedFlag: Bool { requested.load(ordering: .acquiring) }
 
     /// The signal that requested the stop (`SIGINT` = 2, `SIGTERM` = 15), once one did.
     public var signal: Int32? { state.withLock { $0.signal } }
@@ -29,6 +34,7 @@ public final class Interruption: Sendable {
     public func request(signal: Int32) {
         let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
             if state.signal == nil { state.signal = signal }
+            requested.store(true, ordering: .releasing)
             defer { state.waiters = [:] }
             return Array(state.waiters.values)
         }

@@ -86,6 +86,8 @@ struct PagerTask<Source: PageSource>: Sendable where Source.Request == PageReque
                 // Waiting for its next drain: what it counted is not left unpublished meanwhile.
                 if pacing.countsUnpublished { publishCounts(metrics, &pacing, at: MonotonicTime.nanoseconds()) }
                 do { try await MonotonicTime.sleep(until: intended) } catch { break }
+                // Woken after the phase ended (a crowd's timers wake late): no drain starts.
+                if control.endVerdict(now: MonotonicTime.nanoseconds()) == .cancel { break }
             }
             let plan = control.planner.plan(claim.index, warmup: control.isWarmup)
             let started = MonotonicTime.nanoseconds()
@@ -96,7 +98,7 @@ struct PagerTask<Source: PageSource>: Sendable where Source.Request == PageReque
                 case .late: metrics.lateStarts += 1
                 }
             }
-            let result: DrainResult
+            var result: DrainResult
             var probeLatency: UInt64?
             let countsBefore = metrics.pageCounts
             if plan.isCancelled {
@@ -117,6 +119,11 @@ struct PagerTask<Source: PageSource>: Sendable where Source.Request == PageReque
                 result = await executor.run(plan, into: &metrics, pacing: &pacing)
             }
             let ended = MonotonicTime.nanoseconds()
+            if !plan.isCancelled, result.ending == .finished, control.endVerdict(now: ended) == .cancel {
+                // Still running when the phase's time was up (or the run was interrupted), and
+                // ended before a checkpoint saw it: cut off, like the drains a checkpoint cancels (H14).
+                result.ending = .cancelled
+            }
             record(
                 result, claim: claim, started: started, ended: ended, probeLatency: probeLatency,
                 countsBefore: countsBefore, metrics: &metrics, latencies: &pacing.latencies, estimate: &estimate)

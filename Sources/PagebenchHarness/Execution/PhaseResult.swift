@@ -104,11 +104,25 @@ public struct PhaseResult: Sendable {
     /// ``peakRSSBytes`` it gives what the pagers cost (``memoryPerPagerBytes``).
     public var residentBytesBeforePagers: Int?
 
-    /// Peak resident memory above ``residentBytesBeforePagers``, per pager of this process.
-    public var memoryPerPagerBytes: Int? {
+    /// Peak resident memory above ``residentBytesBeforePagers``: the pagers', and the
+    /// phase's own (its shared histograms, thread caches, task-allocator slabs).
+    public var memoryAbovePhaseStartBytes: Int? {
         guard let before = residentBytesBeforePagers, pagers > 0, peakRSSBytes > 0 else { return nil }
-        return max(0, peakRSSBytes - before) / pagers
+        return max(0, peakRSSBytes - before)
     }
+
+    /// ``memoryAbovePhaseStartBytes`` per pager of this process, for a crowd of at least
+    /// ``memoryPerPagerMinimumPagers``; nil for fewer, where the phase's own memory (a few
+    /// MiB: 8 pagers showed 350 KiB each) is most of it and divided it would not be a
+    /// pager's cost.
+    public var memoryPerPagerBytes: Int? {
+        guard pagers >= Self.memoryPerPagerMinimumPagers, let above = memoryAbovePhaseStartBytes else { return nil }
+        return above / pagers
+    }
+
+    /// The fewest pagers whose memory is shown per pager: at 1,000 pagers of about 30 KiB
+    /// the phase's own few MiB are a tenth of the figure or less.
+    public static var memoryPerPagerMinimumPagers: Int { 1_000 }
 
     /// Whether an interruption (SIGINT, SIGTERM: H6) ended the phase before its bound.
     public var partial = false

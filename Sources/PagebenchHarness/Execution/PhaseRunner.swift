@@ -235,7 +235,8 @@ public struct PhaseRunner<Source: PageSource>: Sendable where Source.Request == 
     }
 
     private enum PhaseChild: Sendable {
-        case pager(TaskMetrics)
+        /// A group of pagers returned: their counts, added up.
+        case pagers(TaskMetrics, count: Int)
         case deadline(reached: Bool)
         case interrupted
         case writesEnded
@@ -275,33 +276,54 @@ public struct PhaseRunner<Source: PageSource>: Sendable where Source.Request == 
         let yieldPolicy = YieldPolicy.forPhase(pagers: concurrency, cores: cores, backgroundTicks: backgroundTicks)
         instructionCounter?.start()
         let start = MonotonicTime.nanoseconds()
+        let deadline = durationNanoseconds.map { start + UInt64($0) }
+        // The pagers read the deadline and the interruption at their checkpoints; the tasks
+        // below that wait for them end the pagers a checkpoint cannot reach (a request in
+        // flight, a backoff, an open-loop wait).
         let control = PhaseControl(
             planner: planner, isWarmup: warmup, start: start, drainLimit: drainLimit,
-            durationNanoseconds: durationNanoseconds, shard: shard, concurrency: total, pagers: concurrency)
+            durationNanoseconds: durationNanoseconds, shard: shard, concurrency: total, pagers: concurrency,
+            end: PhaseControl.End(deadline: deadline, cancelsAtEnd: cancelAtEnd, interruption: interruption))
 
         let (metrics, returned, interrupted, instructions) = await withTaskGroup(of: PhaseChild.self) { group in
-            for slot in 0..<concurrency {
-                var observed = ObservedSource(base: source, failures: FailureLog())
-                if let phaseStore {
-                    // Every request goes to the phase's store. Watching drains re-fetch their
-                    // pages: S25 counts complete drains only.
-                    observed.consistency = ConsistencyTracker(
-                        store: phaseStore, countsDrains: phaseStore.hasWrites && workload.pager != .apolloWatch)
-                    observed.writesStore = phaseStore.hasWrites ? phaseStore : nil
-                }
-                let executor = DrainRunner(
-                    source: observed, kind: workload.pager,
-                    retryPolicy: retryPolicy, timing: timing, yieldEveryPages: workload.yieldEveryPages,
-                    yieldPolicy: yieldPolicy,
-                    progress: slots[slot], intervals: intervals)
-                let pager = PagerTask(
-                    control: control, executor: executor, timeSeries: intervals != nil, sleep: sleep,
-                    latencySink: latencies.sink(forPager: slot))
+            // The pagers in groups of `pagersPerGroup`, each a child task of this group with a
+            // group of its own: a task group finds a finished child in a list of its children
+            // (the runtime's `removeChildTask` walks it), so 100,000 children in one group made
+            // the phase's end quadratic (a 3 s phase of 100,000 pagers lasted 115 s, issue 38).
+            for first in stride(from: 0, to: concurrency, by: Self.pagersPerGroup) {
+                let pagerSlots = first..<min(first + Self.pagersPerGroup, concurrency)
                 group.addTask {
-                    var metrics = await pager.run(metrics: TaskMetrics())
-                    metrics.throttles += executor.source.failures.throttles
-                    if let tracker = executor.source.consistency, tracker.countsDrains { metrics.consistency = tracker.counts }
-                    return .pager(metrics)
+                    await withTaskGroup(of: TaskMetrics.self) { pagers in
+                        for slot in pagerSlots {
+                            var observed = ObservedSource(base: source, failures: FailureLog())
+                            if let phaseStore {
+                                // Every request goes to the phase's store. Watching drains re-fetch their
+                                // pages: S25 counts complete drains only.
+                                observed.consistency = ConsistencyTracker(
+                                    store: phaseStore, countsDrains: phaseStore.hasWrites && workload.pager != .apolloWatch)
+                                observed.writesStore = phaseStore.hasWrites ? phaseStore : nil
+                            }
+                            let executor = DrainRunner(
+                                source: observed, kind: workload.pager,
+                                retryPolicy: retryPolicy, timing: timing, yieldEveryPages: workload.yieldEveryPages,
+                                yieldPolicy: yieldPolicy,
+                                progress: slots[slot], intervals: intervals, phase: control)
+                            let pager = PagerTask(
+                                control: control, executor: executor, timeSeries: intervals != nil, sleep: sleep,
+                                latencySink: latencies.sink(forPager: slot))
+                            pagers.addTask {
+                                var metrics = await pager.run(metrics: TaskMetrics())
+                                metrics.throttles += executor.source.failures.throttles
+                                if let tracker = executor.source.consistency, tracker.countsDrains {
+                                    metrics.consistency = tracker.counts
+                                }
+                                return metrics
+                            }
+                        }
+                        var merged = TaskMetrics()
+                        for await metrics in pagers { merged.add(metrics) }
+                        return .pagers(merged, count: pagerSlots.count)
+                    }
                 }
             }
             if let writesStore = phaseStore, writesStore.configuration.writes?.per == .second {
@@ -314,10 +336,10 @@ public struct PhaseRunner<Source: PageSource>: Sendable where Source.Request == 
                     return .writesEnded
                 }
             }
-            if let durationNanoseconds {
+            if let deadline {
                 group.addTask {
                     do {
-                        try await MonotonicTime.sleep(until: start + UInt64(durationNanoseconds))
+                        try await MonotonicTime.sleep(until: deadline)
                         return .deadline(reached: true)
                     } catch {
                         return .deadline(reached: false)
@@ -336,15 +358,16 @@ public struct PhaseRunner<Source: PageSource>: Sendable where Source.Request == 
             var interrupted = false
             while let child = await group.next() {
                 switch child {
-                case .pager(let metrics):
+                case .pagers(let metrics, let count):
                     merged.add(metrics)
-                    returned += 1
+                    returned += count
                     // Every pager is done: end the deadline timer too.
                     if returned == concurrency { group.cancelAll() }
                 case .deadline(let reached):
-                    guard reached, returned < concurrency else { continue }
+                    guard reached, let deadline, returned < concurrency else { continue }
                     if cancelAtEnd {
-                        control.cancelRequestedAt.store(MonotonicTime.nanoseconds(), ordering: .releasing)
+                        // Latency from the deadline, as the pagers that saw it first record it.
+                        control.requestCancel(at: deadline)
                         group.cancelAll()
                     } else {
                         control.stop()
@@ -353,12 +376,15 @@ public struct PhaseRunner<Source: PageSource>: Sendable where Source.Request == 
                     // Returns at once also when the group is cancelled: only a real request counts.
                     guard interruption?.isRequested == true, returned < concurrency else { continue }
                     interrupted = true
-                    control.cancelRequestedAt.store(MonotonicTime.nanoseconds(), ordering: .releasing)
+                    control.requestCancel(at: MonotonicTime.nanoseconds())
                     group.cancelAll()
                 case .writesEnded:
                     continue
                 }
             }
+            // Pagers that saw the interruption at a checkpoint may all have returned before
+            // the waiter above ran.
+            if control.interrupted.load(ordering: .relaxed) { interrupted = true }
             let instructions = try? instructionCounter?.stop()
             // Every pager folded its last latencies before it returned.
             latencies.addHistograms(to: &merged)
@@ -372,6 +398,11 @@ public struct PhaseRunner<Source: PageSource>: Sendable where Source.Request == 
             probes: (control.probesArmed.load(ordering: .relaxed), control.probesCancelled.load(ordering: .relaxed)),
             instructions: instructions)
     }
+
+    /// The most pagers in one task group of a phase (``runPhase``): finding a finished child
+    /// costs a group a walk of its children, so 100,000 pagers run as 1,563 groups of 64
+    /// (about (2 × pagers)^(1/3): the walks of the phase's group and of its groups balance).
+    static var pagersPerGroup: Int { 64 }
 
     /// The pager retry policy of a workload; the store's throttling and faults are retryable.
     static func retryPolicy(_ settings: RetrySettings, seed: UInt64) -> RetryPolicy {

@@ -103,6 +103,9 @@ public final class ProgressPrinter: PhaseObserver {
             line += "; a pager: \(NumberText.count(result.pagesPerSecond / Double(result.pagers))) pages/s"
             if let bytes = result.memoryPerPagerBytes {
                 line += ", \(NumberText.bytes(bytes)) (peak RSS \(NumberText.bytes(result.peakRSSBytes)))"
+            } else if let above = result.memoryAbovePhaseStartBytes {
+                // Too few pagers to tell one's cost from the phase's own: not divided.
+                line += "; peak RSS \(NumberText.bytes(result.peakRSSBytes)), \(NumberText.bytes(above)) above the phase's start"
             }
         }
         write((isTerminal ? "\r\u{1B}[2K" : "") + line + "\n")
