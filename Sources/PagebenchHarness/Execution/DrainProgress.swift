@@ -281,7 +281,10 @@ extension DrainRunner {
     @inline(never)
     func publishSlowPage(_ metrics: borrowing TaskMetrics, endedAt ticks: UInt64, _ pacing: inout Pacing) {
         publishPages(pages: metrics.pages, items: metrics.items, scannedBytes: metrics.scannedBytes, &pacing)
-        if clock.nanoseconds(from: pacing.latenciesFoldedAtTicks, to: ticks) >= Pacing.latencyFoldNanoseconds {
+        // (A drain run without shared histograms, as tests run one, keeps its latencies.)
+        if pacing.latencies.sink != nil,
+            clock.nanoseconds(from: pacing.latenciesFoldedAtTicks, to: ticks) >= Pacing.latencyFoldNanoseconds
+        {
             pacing.latencies.flush()
             pacing.latenciesFoldedAtTicks = ticks
         }
