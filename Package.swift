@@ -122,12 +122,12 @@ var targets: [Target] = [
             + (ProcessInfo.processInfo.environment["PAGEBENCH_EVALUATION_REGRESSION"] == nil
                 ? [] : [.define("PAGEBENCH_EVALUATION_REGRESSION")])
     ),
-    .target(name: "PagebenchPager", dependencies: ["PagebenchBase"], swiftSettings: strict),
+    .target(name: "PagebenchPager", dependencies: ["PagebenchBase", "PagebenchPage"], swiftSettings: strict),
     // Pure results: rows, CSV, latency histograms, task metrics. No jemalloc, no /proc.
     .target(
         name: "PagebenchMetrics",
         dependencies: [
-            "PagebenchBase",
+            "PagebenchBase", "PagebenchPage",
             .product(name: "Histogram", package: "hdrhistogram-swift"),
         ],
         swiftSettings: strict
@@ -253,7 +253,7 @@ var targets: [Target] = [
     .target(
         name: "PagebenchLiveMetrics",
         dependencies: [
-            "PagebenchMetrics", "PagebenchHarness", "PagebenchHTTPClient", "CSnappy",
+            "PagebenchMetrics", "PagebenchPage", "PagebenchHarness", "PagebenchHTTPClient", "CSnappy",
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -325,7 +325,7 @@ var targets: [Target] = [
         swiftSettings: strict
     ),
     .testTarget(
-        name: "PagebenchMetricsTests", dependencies: ["PagebenchMetrics", "PagebenchTestSupport"], swiftSettings: strict),
+        name: "PagebenchMetricsTests", dependencies: ["PagebenchMetrics", "PagebenchPage", "PagebenchTestSupport"], swiftSettings: strict),
     .testTarget(
         name: "PagebenchProcessStatsTests",
         dependencies: ["PagebenchProcessStats", "PagebenchMetrics", "PagebenchTestSupport"],
@@ -411,7 +411,7 @@ var targets: [Target] = [
         name: "PagebenchReportTests", dependencies: ["PagebenchReport", "PagebenchTestSupport"], swiftSettings: strict),
     .testTarget(
         name: "PagebenchLiveMetricsTests",
-        dependencies: ["PagebenchLiveMetrics", "PagebenchHarness", "PagebenchMetrics", "PagebenchTestSupport"],
+        dependencies: ["PagebenchLiveMetrics", "PagebenchHarness", "PagebenchMetrics", "PagebenchPage", "PagebenchTestSupport"],
         swiftSettings: strict
     ),
     .testTarget(

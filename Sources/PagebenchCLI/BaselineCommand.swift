@@ -76,11 +76,11 @@ struct BaselineUpdateCommand: AsyncParsableCommand {
 
     func run() async throws {
         if let from {
-            let written = try CommandFailure.reporting { try Baselines.update(name: name, directory: directory, from: from) }
-            try CommandFailure.reporting { try StandardOutput.write("pagebench: wrote \(written.rows) rows to \(written.path)\n") }
+            let written = try CommandError.reporting { try Baselines.update(name: name, directory: directory, from: from) }
+            try CommandError.reporting { try StandardOutput.write("pagebench: wrote \(written.rows) rows to \(written.path)\n") }
             return
         }
-        try CommandFailure.reporting { try ExactAllocations.reexecuteIfAsked(by: runArguments) }
+        try CommandError.reporting { try ExactAllocations.reexecuteIfAsked(by: runArguments) }
         let options = try freshRun()
         var output = StandardOutput()
         let result: SweepRunner.Output
@@ -97,7 +97,7 @@ struct BaselineUpdateCommand: AsyncParsableCommand {
             throw error.report()
         }
         defer { if let scratch = options.flags.output { try? FileManager.default.removeItem(atPath: scratch) } }
-        let path = try CommandFailure.reporting { try Baselines.write(result.rows, name: name, directory: directory) }
-        try CommandFailure.reporting { try StandardOutput.write("pagebench: wrote \(result.rows.count) rows of a fresh run to \(path)\n") }
+        let path = try CommandError.reporting { try Baselines.write(result.rows, name: name, directory: directory) }
+        try CommandError.reporting { try StandardOutput.write("pagebench: wrote \(result.rows.count) rows of a fresh run to \(path)\n") }
     }
 }

@@ -91,13 +91,13 @@ struct CheckCommand: ParsableCommand {
 
     func run() throws {
         if listThresholds {
-            try CommandFailure.reporting { try StandardOutput.write(Thresholds.defaultsMarkdownTable()) }
+            try CommandError.reporting { try StandardOutput.write(Thresholds.defaultsMarkdownTable()) }
             return
         }
         guard let baseline, let current else {
             throw CommandError.usage("give both --baseline FILE and --current FILE").report()  // validate() checked
         }
-        let report = try CommandFailure.reporting {
+        let report = try CommandError.reporting {
             var rules = try thresholds.map(Thresholds.read(from:)) ?? Thresholds()
             if gateWallClock { rules.gateWallClock = true }
             // Each file is read a piece at a time and kept only as the samples judged, so memory
@@ -110,7 +110,7 @@ struct CheckCommand: ParsableCommand {
                 baseline: baselineSamples, current: currentSamples,
                 allowBehaviourChange: allowBehaviourChange, failOnUnmatched: failOnUnmatched)
         }
-        try CommandFailure.reporting {
+        try CommandError.reporting {
             let rendered = report.rendered(format.outputFormat)
             if let output {
                 try TextFile.write(rendered, to: output)

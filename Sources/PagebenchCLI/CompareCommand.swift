@@ -69,10 +69,10 @@ struct CompareCommand: ParsableCommand {
     }
 
     func run() throws {
-        let table = try CommandFailure.reporting {
+        let table = try CommandError.reporting {
             let inputs = try files.map { (path: $0, rows: try CSVFile.readResults($0)) }
             return ConfigurationComparison(files: inputs, metrics: metricList)
         }
-        try CommandFailure.reporting { try StandardOutput.write(table.rendered(format.outputFormat)) }
+        try CommandError.reporting { try StandardOutput.write(table.rendered(format.outputFormat)) }
     }
 }

@@ -59,7 +59,7 @@ struct ExportCommand: ParsableCommand {
     }
 
     func run() throws {
-        try CommandFailure.reporting {
+        try CommandError.reporting {
             let export = try ResultExport(rows: CSVFile.readResults(results), columns: metrics.isEmpty ? nil : metrics)
             switch format {
             case .githubActionBenchmark:

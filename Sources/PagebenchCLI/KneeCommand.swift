@@ -99,11 +99,11 @@ public struct KneeCommand: AsyncParsableCommand {
     public func validate() throws {
         // A scenario's slo list is read when the search starts; without a scenario, --slo is all.
         if !sloExpressions.isEmpty || scenarioPath == nil {
-            _ = try Self.reporting { () throws(RunError) in
+            _ = try Self.reporting { () throws(CommandError) in
                 try KneeSession.objectives(scenario: nil, file: scenarioPath, flags: sloExpressions)
             }
         }
-        _ = try Self.reporting { () throws(RunError) in try search() }
+        _ = try Self.reporting { () throws(CommandError) in try search() }
         guard stepDuration.isFinite, stepDuration >= 0.1, stepDuration <= 86_400 else {
             throw ValidationError("--step-duration must be 0.1 to 86400 seconds, got \(stepDuration)")
         }
@@ -127,7 +127,7 @@ public struct KneeCommand: AsyncParsableCommand {
         }
     }
 
-    private static func reporting<T>(_ body: () throws(RunError) -> T) throws -> T {
+    private static func reporting<T>(_ body: () throws(CommandError) -> T) throws -> T {
         do {
             return try body()
         } catch {
@@ -136,22 +136,22 @@ public struct KneeCommand: AsyncParsableCommand {
     }
 
     /// The rates the flags ask for: from `--from` up to `--max-rate`, to `--resolution`.
-    func search() throws(RunError) -> KneeSearch {
+    func search() throws(CommandError) -> KneeSearch {
         do {
             return try KneeSearch(
                 startRate: from, maxRate: maxRate, resolution: try Self.fraction(resolution, flag: "--resolution", example: "5%"),
                 maxSteps: maxSteps, minAchievedFraction: try Self.fraction(minAchieved, flag: "--min-achieved", example: "95%"))
         } catch {
-            throw RunError(wrapping: error)
+            throw CommandError(wrapping: error)
         }
     }
 
     /// A flag's fraction, written as one (0.05) or as a percentage (5%).
-    static func fraction(_ text: String, flag: String, example: String) throws(RunError) -> Double {
+    static func fraction(_ text: String, flag: String, example: String) throws(CommandError) -> Double {
         let trimmed = text.trimmingCharacters(in: .whitespaces)
         let value = trimmed.hasSuffix("%") ? Double(trimmed.dropLast()).map { $0 / 100 } : Double(trimmed)
         guard let value else {
-            throw .invalidRequest("\(flag) '\(text)' is not a fraction or a percentage, e.g. \(example)")
+            throw .usage("\(flag) '\(text)' is not a fraction or a percentage, e.g. \(example)")
         }
         return value
     }
@@ -183,23 +183,23 @@ public struct KneeCommand: AsyncParsableCommand {
     ///   written marked `partial` and not judged), the steps so far are written, the summary
     ///   says what they found, and this throws exit status 128 + the signal.
     @discardableResult
-    public func execute(into out: inout some TextOutputStream, interruption: Interruption? = nil) async throws(CommandFailure)
+    public func execute(into out: inout some TextOutputStream, interruption: Interruption? = nil) async throws(CommandError)
         -> (result: KneeSearch.Result, steps: [KneeSession.Step])
     {
         do {
             let search = try search()
             // The arguments after `--` are `run`'s; a bad one is said when the first step starts.
-            let parsed: Result<RunOptions, RunError>
+            let parsed: Result<RunOptions, CommandError>
             do {
                 parsed = .success(try RunOptions.parse((scenarioPath.map { [$0] } ?? []) + runArguments))
             } catch {
-                parsed = .failure(.invalidRequest("a step's run arguments are invalid: \(RunOptions.message(for: error))"))
+                parsed = .failure(.usage("a step's run arguments are invalid: \(RunOptions.message(for: error))"))
             }
             let (stepDuration, pagers) = (self.stepDuration, self.pagers)
             var request = KneeRequest(
                 scenarioFile: scenarioPath, sloExpressions: sloExpressions, search: search, startRate: from,
                 stepDuration: stepDuration, pagers: pagers, output: output
-            ) { rate, file throws(RunError) in
+            ) { rate, file throws(CommandError) in
                 var step = try parsed.get()
                 step.workload.load = "open-fixed:\(rate)"
                 step.workload.duration = stepDuration
@@ -210,14 +210,14 @@ public struct KneeCommand: AsyncParsableCommand {
                 do {
                     try step.validate()
                 } catch {
-                    throw .invalidRequest("a step's run arguments are invalid: \(RunOptions.message(for: error))")
+                    throw .usage("a step's run arguments are invalid: \(RunOptions.message(for: error))")
                 }
                 return try step.request(judgingObjectives: false)
             }
             request.quiet = quiet
             return try await KneeSession(request, interruption: interruption).run(into: &out)
         } catch {
-            throw CommandFailure(error)
+            throw error
         }
     }
 }

@@ -57,7 +57,7 @@ public struct MergeCommand: ParsableCommand {
 
     /// Reads, checks and merges the shards, writes the CSV, prints the summary table to `out`.
     @discardableResult
-    public func execute(into out: inout some TextOutputStream) throws(CommandFailure) -> [ResultRow] {
+    public func execute(into out: inout some TextOutputStream) throws(CommandError) -> [ResultRow] {
         let rows: [ResultRow]
         let inputs: [ShardMerge.Input]
         do {
@@ -65,7 +65,7 @@ public struct MergeCommand: ParsableCommand {
             rows = try ShardMerge.merge(inputs)
             try ResultWriter.write(SweepRunner.Output(rows: rows, results: [], timeSeries: []), to: output, history: history, timeSeries: nil)
         } catch {
-            throw CommandFailure(error)
+            throw CommandError(error)
         }
         if !quiet {
             out.write(SummaryTable.render(rows))

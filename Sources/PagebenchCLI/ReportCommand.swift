@@ -66,7 +66,7 @@ struct ReportCommand: ParsableCommand {
     }
 
     func run() throws {
-        try CommandFailure.reporting {
+        try CommandError.reporting {
             var report = HTMLReport(
                 files: try files.map { (path: $0, rows: try CSVFile.readResults($0)) },
                 history: try history.map { try CSVFile.readResults($0, repeatedRows: .allowed) },
@@ -78,6 +78,6 @@ struct ReportCommand: ParsableCommand {
             report.objectives = (try? ServiceLevelObjective.parseAll(sloExpressions)) ?? []
             try HTMLReport.write(report.render(), to: output)
         }
-        try CommandFailure.reporting { try StandardOutput.write("pagebench: wrote \(output)\n") }
+        try CommandError.reporting { try StandardOutput.write("pagebench: wrote \(output)\n") }
     }
 }

@@ -93,12 +93,12 @@ public struct RunCommand: AsyncParsableCommand {
         into out: inout some TextOutputStream, workerExecutable: String? = nil,
         workerLaunched: @escaping @Sendable (Int, Int32) -> Void = { _, _ in }, interruption: Interruption? = nil,
         judgingObjectives: Bool = true
-    ) async throws(CommandFailure) -> SweepRunner.Output {
+    ) async throws(CommandError) -> SweepRunner.Output {
         let request: RunRequest
         do {
             request = try options.request(judgingObjectives: judgingObjectives)
         } catch {
-            throw CommandFailure(error)
+            throw error
         }
         if flags.printScenarios {
             Self.printEffective(request.scenarios, into: &out)
@@ -110,7 +110,7 @@ public struct RunCommand: AsyncParsableCommand {
         do {
             return try await session.run(into: &out)
         } catch {
-            throw CommandFailure(error)
+            throw error
         }
     }
 

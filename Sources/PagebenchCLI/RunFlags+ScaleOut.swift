@@ -47,12 +47,12 @@ extension RunFlags {
     }
 
     /// `--shard`, parsed; nil without it.
-    func parsedShard() throws(RunError) -> Shard? {
+    func parsedShard() throws(CommandError) -> Shard? {
         guard let shard else { return nil }
         do {
             return try Shard(parsing: shard)
         } catch {
-            throw RunError(error)
+            throw CommandError(error)
         }
     }
 }

@@ -54,9 +54,9 @@ public struct RunOptions: ParsableCommand, Sendable {
 
     /// The scenarios this invocation runs: files (or the default) with the flags applied.
     ///
-    /// - Throws: ``PagebenchEngine/RunError``: 66 missing file, 65 invalid scenario content, 64
+    /// - Throws: ``PagebenchEngine/CommandError``: 66 missing file, 65 invalid scenario content, 64
     ///   when a flag makes a scenario invalid.
-    public func scenarios() throws(RunError) -> [Scenario] {
+    public func scenarios() throws(CommandError) -> [Scenario] {
         var loaded: [Scenario]
         do {
             if flags.scenarioPaths.isEmpty {
@@ -72,14 +72,14 @@ public struct RunOptions: ParsableCommand, Sendable {
                 }
             }
         } catch {
-            throw RunError(wrapping: error)
+            throw CommandError(wrapping: error)
         }
         var fromConfigFile: StoreConfiguration?
         if store.configFile != nil {
             do {
                 fromConfigFile = try store.configuration(writes: writes)
             } catch {
-                throw RunError(error)
+                throw error
             }
         }
         var planned: [RunSession.Planned] = []
@@ -89,7 +89,7 @@ public struct RunOptions: ParsableCommand, Sendable {
         do {
             sweep = try workload.sweep()
         } catch {
-            throw .invalidRequest(error.message)
+            throw .usage(error.message)
         }
         // `--limit 10,100` and the like run every loaded scenario at every point (issue 26).
         for (file, loadedScenario) in loaded.enumerated() {
@@ -104,7 +104,7 @@ public struct RunOptions: ParsableCommand, Sendable {
     /// of the workload sweep applied, validated.
     private func configure(
         _ loaded: Scenario, _ point: WorkloadOptions, fromConfigFile: StoreConfiguration?, processes: Int
-    ) throws(RunError) -> Scenario {
+    ) throws(CommandError) -> Scenario {
         var scenario = loaded
         if let fromConfigFile {
             scenario.store = fromConfigFile
@@ -113,7 +113,7 @@ public struct RunOptions: ParsableCommand, Sendable {
                 try store.applyFlags(to: &scenario.store)
                 try writes.applyFlags(to: &scenario.store)
             } catch {
-                throw .invalidRequest(error.message)
+                throw .usage(error.message)
             }
         }
         do {
@@ -121,13 +121,13 @@ public struct RunOptions: ParsableCommand, Sendable {
             try scenario.validate()
         } catch {
             // The file was valid on its own: the flags made it invalid.
-            throw RunError(error.asArgumentError())
+            throw CommandError(error.asArgumentError())
         }
         do {
             // Each process of the run holds its share of the pagers' histograms (issue 24).
             try scenario.workload.checkMemory(processes: processes)
         } catch {
-            throw .invalidRequest("scenario '\(scenario.name)': " + error.message)
+            throw .usage("scenario '\(scenario.name)': " + error.message)
         }
         return scenario
     }
@@ -136,7 +136,7 @@ public struct RunOptions: ParsableCommand, Sendable {
     ///
     /// - Parameter judgingObjectives: false: the SLOs (`--slo`, a scenario's `slo`) are
     ///   neither marked on the rows nor checked.
-    public func request(judgingObjectives: Bool = true) throws(RunError) -> RunRequest {
+    public func request(judgingObjectives: Bool = true) throws(CommandError) -> RunRequest {
         let scenarios = try self.scenarios()
         var request = RunRequest(scenarios: scenarios)
         // Every `--slo` on every row, each scenario's `slo` on its rows.

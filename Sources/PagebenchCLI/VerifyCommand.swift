@@ -107,7 +107,7 @@ public struct VerifyCommand: AsyncParsableCommand {
         } catch {
             throw error.report()
         }
-        try CommandFailure.reporting { try StandardOutput.write(report.rendered(format)) }
+        try CommandError.reporting { try StandardOutput.write(report.rendered(format)) }
         if let signal = interruption.signal { throw ExitCodes.interrupted(signal: signal).code }
         if report.broken { throw ExitCodes.ruleBroken.code }
     }

@@ -10,8 +10,8 @@ public struct RunInvocation: Sendable {
     /// What the command wrote to its output stream.
     public var text: String
     /// The documented failure (exit code and message); an error that is not a
-    /// `CommandFailure` (an argument the parser refuses) is reported as exit 64 with its text.
-    public var failure: CommandFailure?
+    /// `CommandError` (an argument the parser refuses) is reported as exit 64 with its text.
+    public var failure: CommandError?
 }
 
 /// Parses `["run"] + arguments` as the `pagebench` command line does and executes it in this
@@ -27,13 +27,13 @@ public func runPagebench(
     var capture = Capture()
     do {
         guard let command = try PagebenchCommand.parseAsRoot(["run"] + arguments) as? RunCommand else {
-            return RunInvocation(output: nil, text: "", failure: CommandFailure(CommandError.internalFailure("not a run command")))
+            return RunInvocation(output: nil, text: "", failure: CommandError.internalFailure("not a run command"))
         }
         let output = try await command.execute(into: &capture, workerExecutable: workerExecutable, workerLaunched: workerLaunched)
         return RunInvocation(output: output, text: capture.text, failure: nil)
-    } catch let failure as CommandFailure {
+    } catch let failure as CommandError {
         return RunInvocation(output: nil, text: capture.text, failure: failure)
     } catch {
-        return RunInvocation(output: nil, text: capture.text, failure: CommandFailure(CommandError.usage("\(error)")))
+        return RunInvocation(output: nil, text: capture.text, failure: CommandError.usage("\(error)"))
     }
 }

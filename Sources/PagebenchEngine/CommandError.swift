@@ -2,10 +2,14 @@ import PagebenchHarness
 import PagebenchMetrics
 import PagebenchStore
 
-/// Why a command other than a run (`items`, `pages`, `serve`, `http-bench`, the store flags
-/// they share, standard output) failed, with a message that says what was wrong and what to
-/// do. ``exitStatus`` is its documented exit code, from the one table in ``ExitCodes``
-/// (docs/exit-codes.md): a command says what went wrong, never which code that is.
+/// Why a command failed or stopped (a run, `knee`, `baseline update`, `items`, `pages`,
+/// `serve`, `http-bench`, `check`, …), with a message that says what was wrong and what to do:
+/// the one command-failure type (issue 39). ``exitStatus`` is its documented exit code, from
+/// the one table in ``ExitCodes`` (docs/exit-codes.md): a command says what went wrong, never
+/// which code that is.
+///
+/// A run that wrote its rows and then failed (a broken SLO, a target that answered no page,
+/// a signal) says so in ``message``: the rows are in the output.
 public struct CommandError: Error, CustomStringConvertible, Sendable {
     /// What went wrong; ``ExitCodes/code(for:)-(CommandError)`` maps each to its exit code.
     enum Code: Hashable, Sendable {
@@ -21,6 +25,18 @@ public struct CommandError: Error, CustomStringConvertible, Sendable {
         case internalFailure
         /// Standard output could not be written: 74.
         case outputFailed
+        /// A worker process (or the callgrind run) failed: 71.
+        case workerFailed
+        /// An output file or directory could not be created: 73.
+        case cannotCreate
+        /// The target did not answer, or answered no page or ended no drain in a phase (T6): 69.
+        case targetUnavailable
+        /// Instructions cannot be counted on this machine (no valgrind): 69.
+        case countingUnavailable
+        /// The rows were written and one broke an SLO: 99.
+        case sloBroken
+        /// A signal stopped the run (H6): 128 + the signal.
+        case interrupted(signal: Int32)
         /// A store, harness or results error, by its own kind.
         case store(StoreError.Code, fromFile: Bool)
         case harness(HarnessError.Kind)
@@ -41,12 +57,29 @@ public struct CommandError: Error, CustomStringConvertible, Sendable {
     /// The documented exit code of this failure (docs/exit-codes.md).
     public var exitStatus: ExitStatus { ExitCodes.code(for: self) }
 
+    /// The signal that stopped the run, when one did (H6).
+    public var signal: Int32? {
+        if case .interrupted(let signal) = code { return signal }
+        return nil
+    }
+
+    /// Whether the rows were written and one broke an SLO.
+    public var isSLOBroken: Bool { code == .sloBroken }
+
     public static func usage(_ message: String) -> CommandError { CommandError(.usage, message) }
     public static func invalidInput(_ message: String) -> CommandError { CommandError(.invalidInput, message) }
     public static func missingInput(_ message: String) -> CommandError { CommandError(.missingInput, message) }
     public static func unavailable(_ message: String) -> CommandError { CommandError(.unavailable, message) }
     public static func internalFailure(_ message: String) -> CommandError { CommandError(.internalFailure, message) }
     public static func outputFailed(_ message: String) -> CommandError { CommandError(.outputFailed, message) }
+    public static func workerFailed(_ message: String) -> CommandError { CommandError(.workerFailed, message) }
+    public static func cannotCreate(_ message: String) -> CommandError { CommandError(.cannotCreate, message) }
+    public static func targetUnavailable(_ message: String) -> CommandError { CommandError(.targetUnavailable, message) }
+    public static func countingUnavailable(_ message: String) -> CommandError { CommandError(.countingUnavailable, message) }
+    public static func sloBroken(_ message: String) -> CommandError { CommandError(.sloBroken, message) }
+    public static func interrupted(signal: Int32, _ message: String) -> CommandError {
+        CommandError(.interrupted(signal: signal), message)
+    }
 
     /// A store error; `fromFile`: the configuration came from a file.
     public init(_ error: StoreError, fromFile: Bool = false) {

@@ -37,18 +37,18 @@ public enum ExactAllocations {
     /// this process does not count exactly, replaces this process with itself under
     /// `MALLOC_CONF=…tcache:false`; returns only when nothing needs doing.
     ///
-    /// - Throws: ``RunError`` (70) when jemalloc is not the process's allocator, ignored
+    /// - Throws: ``CommandError`` (70) when jemalloc is not the process's allocator, ignored
     ///   the setting, or the re-execution failed.
-    public static func reexecuteIfAsked(by arguments: [String]) throws(RunError) {
+    public static func reexecuteIfAsked(by arguments: [String]) throws(CommandError) {
         guard arguments.contains(flag), !isExact else { return }
         guard JemallocStats.isProcessAllocator, JemallocStats.threadCachesEnabled != nil else {
-            throw RunError.internalFailure(
+            throw CommandError.internalFailure(
                 "\(flag): jemalloc is not this process's allocator (\(JemallocStats.mallocProvider ?? "unknown")), "
                     + "so its counts cannot be made exact")
         }
         let existing = getenv("MALLOC_CONF").map { String(cString: $0) } ?? ""
         guard getenv(guardVariable) == nil else {
-            throw RunError.internalFailure(
+            throw CommandError.internalFailure(
                 "\(flag): jemalloc kept its thread caches on although MALLOC_CONF asked for tcache:false "
                     + "(MALLOC_CONF=\(existing))")
         }
@@ -57,15 +57,15 @@ public enum ExactAllocations {
         let argv = CommandLine.unsafeArgv
         execv("/proc/self/exe", argv)
         let code = errno
-        throw RunError.internalFailure(
+        throw CommandError.internalFailure(
             "\(flag): cannot re-execute pagebench with jemalloc's thread caches off (\(String(cString: strerror(code))))")
     }
 
     /// For a run made in this process (tests, `baseline update`): exact counts need the
     /// caches off from the start, which only a new process can have.
-    public static func check(asked: Bool) throws(RunError) {
+    public static func check(asked: Bool) throws(CommandError) {
         guard asked, !isExact else { return }
-        throw RunError.invalidRequest(
+        throw CommandError.usage(
             "\(flag) needs jemalloc's thread caches off from the start: run it as `pagebench run \(flag)` "
                 + "(which re-executes itself with MALLOC_CONF=tcache:false) or set MALLOC_CONF=tcache:false")
     }

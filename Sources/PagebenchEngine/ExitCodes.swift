@@ -54,32 +54,21 @@ public enum ExitCodes {
 extension ExitCodes {
     // The one table from library errors to exit codes.
 
-    /// A run's errors (``RunError``): each kind of failure its documented code.
-    public static func code(for error: RunError) -> ExitStatus {
-        switch error.code {
-        case .workerFailed: workerFailed
-        case .cannotCreate: cannotCreate
-        case .targetUnavailable, .countingUnavailable: unavailable
-        case .sloBroken: sloBroken
-        case .interrupted(let signal): interrupted(signal: signal)
-        case .command(let code): Self.code(for: code)
-        }
-    }
-
-    /// A command's errors (``CommandError``: `items`, `pages`, `serve`, `http-bench`, the
-    /// store flags, standard output): each kind of failure its documented code.
+    /// Every command's errors (``CommandError``: a run, `knee`, `items`, `pages`, `serve`,
+    /// `http-bench`, the store flags, standard output, …): each kind of failure its documented code.
     public static func code(for error: CommandError) -> ExitStatus {
-        code(for: error.code)
-    }
-
-    static func code(for code: CommandError.Code) -> ExitStatus {
-        switch code {
+        switch error.code {
         case .usage: usage
         case .invalidInput: dataError
         case .missingInput: noInput
         case .unavailable: unavailable
         case .internalFailure: software
         case .outputFailed: ioError
+        case .workerFailed: workerFailed
+        case .cannotCreate: cannotCreate
+        case .targetUnavailable, .countingUnavailable: unavailable
+        case .sloBroken: sloBroken
+        case .interrupted(let signal): interrupted(signal: signal)
         case .store(let code, let fromFile): Self.code(for: code, fromFile: fromFile)
         case .harness(let kind): Self.code(for: kind)
         case .metrics(let kind): Self.code(for: kind)

@@ -20,11 +20,11 @@ public struct KneeRequest: Sendable {
     public var quiet = false
     /// The run of one step: open-fixed at `rate` drains/s for ``stepDuration``, one repetition
     /// on ``pagers`` slots, its rows to `output`, quiet, its SLOs not judged (the search judges).
-    public var step: @Sendable (_ rate: Double, _ output: String) throws(RunError) -> RunRequest
+    public var step: @Sendable (_ rate: Double, _ output: String) throws(CommandError) -> RunRequest
 
     public init(
         scenarioFile: String?, sloExpressions: [String], search: KneeSearch, startRate: Double, stepDuration: Double,
-        pagers: Int, output: String, step: @escaping @Sendable (_ rate: Double, _ output: String) throws(RunError) -> RunRequest
+        pagers: Int, output: String, step: @escaping @Sendable (_ rate: Double, _ output: String) throws(CommandError) -> RunRequest
     ) {
         self.scenarioFile = scenarioFile
         self.sloExpressions = sloExpressions

@@ -30,18 +30,18 @@ public struct KneeSession: Sendable {
     /// Every SLO of a step: the scenario's `slo` list, then every `--slo`. Uncorrected latency
     /// is refused (H5): drain latency measured from when a drain started, and page latency.
     ///
-    /// - Throws: ``RunError``: 64 for no SLO at all, a bad `--slo` or an uncorrected latency
+    /// - Throws: ``CommandError``: 64 for no SLO at all, a bad `--slo` or an uncorrected latency
     ///   bound; 65 for a bad entry of the scenario's list (naming `file`).
-    public static func objectives(scenario: Scenario?, file: String?, flags: [String]) throws(RunError) -> [ServiceLevelObjective] {
-        let fromScenario = try scenario.map { (scenario) throws(RunError) in try RunObjectives.check(scenario, file: file) } ?? []
+    public static func objectives(scenario: Scenario?, file: String?, flags: [String]) throws(CommandError) -> [ServiceLevelObjective] {
+        let fromScenario = try scenario.map { (scenario) throws(CommandError) in try RunObjectives.check(scenario, file: file) } ?? []
         let fromFlags: [ServiceLevelObjective]
         do {
             fromFlags = try ServiceLevelObjective.parseAll(flags)
         } catch {
-            throw RunError(error)
+            throw CommandError(error)
         }
         guard !fromScenario.isEmpty || !fromFlags.isEmpty else {
-            throw .invalidRequest(
+            throw .usage(
                 "give at least one --slo, e.g. --slo 'drain_latency_corrected_p99_ns<200ms', or an \"slo\" list in the scenario")
         }
         for (objective, source) in fromScenario.map({ ($0, "the scenario's slo") }) + fromFlags.map({ ($0, "--slo") }) {
@@ -54,7 +54,7 @@ public struct KneeSession: Sendable {
     /// started, and page latency (from when a page was requested; pagebench has no corrected
     /// page latency), never see the drains queued behind a saturated service (coordinated
     /// omission), so a search on them finds a knee that is too high.
-    public static func refuseUncorrectedLatency(_ objective: ServiceLevelObjective, source: String) throws(RunError) {
+    public static func refuseUncorrectedLatency(_ objective: ServiceLevelObjective, source: String) throws(CommandError) {
         let column = objective.column
         let what: String
         if column.hasPrefix("drain_latency_p") || column == "drain_latency_max_ns" {
@@ -65,7 +65,7 @@ public struct KneeSession: Sendable {
             return
         }
         let corrected = column.replacingOccurrences(of: column.hasPrefix("page_") ? "page_latency_" : "drain_latency_", with: "drain_latency_corrected_")
-        throw .invalidRequest(
+        throw .usage(
             "\(source) '\(objective.text)': \(column) \(what), so a queue of late drains never breaks it and the knee "
                 + "comes out too high; bound the corrected drain latency instead: \(corrected)")
     }
@@ -96,7 +96,7 @@ public struct KneeSession: Sendable {
     /// written marked `partial` and not judged), the steps so far are written, the summary
     /// says what they found, and this throws exit status 128 + the signal.
     @discardableResult
-    public func run(into out: inout some TextOutputStream) async throws(RunError) -> (result: KneeSearch.Result, steps: [Step]) {
+    public func run(into out: inout some TextOutputStream) async throws(CommandError) -> (result: KneeSearch.Result, steps: [Step]) {
         // One live-metrics server (and remote writer) for every step (`-- --metrics-listen`),
         // each step's phase labelled `stepN-…`; it lingers once, after the last.
         let live = SharedLiveMetrics()
@@ -112,7 +112,7 @@ public struct KneeSession: Sendable {
 
     private func search(
         into out: inout some TextOutputStream, live: SharedLiveMetrics
-    ) async throws(RunError) -> (result: KneeSearch.Result, steps: [Step]) {
+    ) async throws(CommandError) -> (result: KneeSearch.Result, steps: [Step]) {
         let stepDuration = request.stepDuration
         let quiet = request.quiet
         let output = request.output
@@ -120,12 +120,12 @@ public struct KneeSession: Sendable {
         do {
             scenario = try request.scenarioFile.map { (path) throws(HarnessError) in try Scenario.load(path: path) }
         } catch {
-            throw RunError(error)
+            throw CommandError(error)
         }
         let objectives = try Self.objectives(scenario: scenario, file: request.scenarioFile, flags: request.sloExpressions)
         if let scenario, scenario.workload.stages != nil {
             // A knee step holds one rate for its whole length (H5); a stage plan ramps it (H4).
-            throw .invalidRequest(
+            throw .usage(
                 "scenario '\(scenario.name)' has stages (H4), but a knee step holds one rate: remove workload.stages, "
                     + "or run the stages with `pagebench run --slo` to judge each stage")
         }
@@ -186,7 +186,7 @@ public struct KneeSession: Sendable {
             try ResultWriter.createParentDirectory(of: output)
             try CSVFile.write(steps.map(\.row), to: output)
         } catch {
-            throw RunError(wrapping: error)
+            throw CommandError(wrapping: error)
         }
         out.write(Self.summary(result, steps: steps) + "\n")
         if !quiet { out.write("wrote \(steps.count) step rows to \(output)\n") }
@@ -216,7 +216,7 @@ public struct KneeSession: Sendable {
     /// One step: a run at `rate` (``KneeRequest/step``), its row.
     private func runStep(
         rate: Double, number: Int, directory: String, live: SharedLiveMetrics
-    ) async throws(RunError) -> StepOutcome {
+    ) async throws(CommandError) -> StepOutcome {
         let stepFile = "\(directory)/step-\(number).csv"
         var stepRequest = try request.step(rate, stepFile)
         stepRequest.liveMetrics = try await live.session(for: stepRequest, step: number)
@@ -234,13 +234,13 @@ public struct KneeSession: Sendable {
             return .cutShort(rows.first)
         }
         guard output.rows.count == 1, let row = output.rows.first else {
-            throw .invalidRequest(
+            throw .usage(
                 "a knee step must be one phase, but the scenario and flags give \(output.rows.count); give one scenario")
         }
         return .whole(row)
     }
 
-    private static func temporaryDirectory() throws(RunError) -> String {
+    private static func temporaryDirectory() throws(CommandError) -> String {
         var template = Array((FileManager.default.temporaryDirectory.path + "/pagebench-knee-XXXXXX").utf8CString)
         guard template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) != nil else {
             throw .cannotCreate("cannot create a temporary directory for the steps' files")
@@ -323,7 +323,7 @@ final class SharedLiveMetrics: Sendable {
     private let state = Mutex(State())
 
     /// The session for step `step` (started for the first), its phases labelled `stepN-`.
-    func session(for request: RunRequest, step: Int) async throws(RunError) -> LiveMetricsSession? {
+    func session(for request: RunRequest, step: Int) async throws(CommandError) -> LiveMetricsSession? {
         var session = state.withLock { $0.session }
         if session == nil {
             session = try await LiveMetricsSession.start(request, target: request.servedStore == nil ? "in-process" : "serve", context: RunContext.current(pagebenchVersion: PagebenchVersion.string))

@@ -13,8 +13,8 @@ public final class LiveMetricsSession: Sendable {
 
     /// Starts serving (and prepares pushing) the metrics of `request`'s scenarios.
     ///
-    /// - Throws: ``RunError`` (usage, exit 64) when the address cannot be bound or the URL is not one.
-    public static func start(_ request: RunRequest, target: String, context: RunContext) async throws(RunError)
+    /// - Throws: ``CommandError`` (usage, exit 64) when the address cannot be bound or the URL is not one.
+    public static func start(_ request: RunRequest, target: String, context: RunContext) async throws(CommandError)
         -> LiveMetricsSession?
     {
         guard request.metricsListen != nil || request.remoteWrite != nil else { return nil }
@@ -46,7 +46,7 @@ public final class LiveMetricsSession: Sendable {
             }
             return session
         } catch {
-            throw .invalidRequest(error.message)
+            throw .usage(error.message)
         }
     }
 

@@ -13,11 +13,11 @@ public struct RunObjectives: Sendable {
 
     /// Parses `--slo` (a bad one: exit 64) and every scenario's list (a bad one: exit 65,
     /// naming `slo[i]`; ``check(_:file:)`` names its file when it is loaded).
-    public init(flags: [String], scenarios: [Scenario]) throws(RunError) {
+    public init(flags: [String], scenarios: [Scenario]) throws(CommandError) {
         do {
             self.flags = try ServiceLevelObjective.parseAll(flags)
         } catch {
-            throw RunError(error)
+            throw CommandError(error)
         }
         var byScenario: [String: [ServiceLevelObjective]] = [:]
         for scenario in scenarios where !scenario.slo.isEmpty {
@@ -28,9 +28,9 @@ public struct RunObjectives: Sendable {
 
     /// A scenario's `slo` list, parsed.
     ///
-    /// - Throws: ``RunError`` (65, invalid scenario) naming `file` and `slo[i]`.
+    /// - Throws: ``CommandError`` (65, invalid scenario) naming `file` and `slo[i]`.
     @discardableResult
-    public static func check(_ scenario: Scenario, file: String? = nil) throws(RunError) -> [ServiceLevelObjective] {
+    public static func check(_ scenario: Scenario, file: String? = nil) throws(CommandError) -> [ServiceLevelObjective] {
         do {
             return try ServiceLevelObjective.parseAll(scenario.slo, field: "slo")
         } catch {

@@ -58,9 +58,9 @@ extension RunSession {
 
     /// Checks that instructions can be counted here, before anything runs.
     ///
-    /// - Throws: ``RunError`` (69) when this build has no callgrind client requests or
+    /// - Throws: ``CommandError`` (69) when this build has no callgrind client requests or
     ///   valgrind is not installed.
-    static func checkInstructionCounting() throws(RunError) -> String {
+    static func checkInstructionCounting() throws(CommandError) -> String {
         guard InstructionCounter.isSupported else {
             throw .countingUnavailable(
                 "\(countInstructionsFlag): this pagebench was built without <valgrind/callgrind.h>; install valgrind "
@@ -75,10 +75,10 @@ extension RunSession {
 
     /// Runs `scenarios` once under callgrind and returns instructions per page by identity.
     ///
-    /// - Throws: ``RunError``: 69 (no valgrind), 71 (the callgrind run failed, or a phase
+    /// - Throws: ``CommandError``: 69 (no valgrind), 71 (the callgrind run failed, or a phase
     ///   came back without a count), 73 (its files could not be written), 128 + the signal when
     ///   interrupted (nothing was measured yet).
-    func countInstructions(_ scenarios: [Scenario]) async throws(RunError) -> [ResultIdentity: Double] {
+    func countInstructions(_ scenarios: [Scenario]) async throws(CommandError) -> [ResultIdentity: Double] {
         let valgrind = try Self.checkInstructionCounting()
         let counted = Self.instructionScenarios(scenarios)
         guard !counted.isEmpty else { return [:] }
@@ -96,7 +96,7 @@ extension RunSession {
         do {
             files = try LocalWorkers.writeScenarios(counted, to: directory, role: "callgrind run's")
         } catch {
-            throw RunError(error)
+            throw CommandError(error)
         }
         let executable = await Self.executableForValgrind(running, in: directory)
         let dumps = "\(directory)/callgrind.out"
@@ -125,7 +125,7 @@ extension RunSession {
                 executable: launcher, arguments: [arguments], environment: InstructionCounting.environment
             ).run(interruption: interruption)
         } catch {
-            throw RunError(error)
+            throw CommandError(error)
         }
         try Self.checkInterrupted(interruption, rows: [])
         if let outcome = outcomes.first, !outcome.termination.succeeded {
@@ -139,14 +139,14 @@ extension RunSession {
         do {
             for row in try CSVFile.readResults(rows) {
                 guard let perPage = row.instructionsPerPage else {
-                    throw RunError.workerFailed(
+                    throw CommandError.workerFailed(
                         "\(Self.countInstructionsFlag): callgrind counted no instructions for \(row.identity) "
                             + "(\(row.pages) pages); nothing was measured")
                 }
                 counts[row.identity] = perPage
             }
         } catch {
-            throw RunError(wrapping: error)
+            throw CommandError(wrapping: error)
         }
         return counts
     }
@@ -200,12 +200,12 @@ public enum InstructionCounting {
 
     /// The counter of a process started with ``dumpsOption``.
     ///
-    /// - Throws: ``RunError`` (64) when the process does not run under valgrind: the
+    /// - Throws: ``CommandError`` (64) when the process does not run under valgrind: the
     ///   option is `--count-instructions`' own, not for users.
-    static func counter(dumps: String?) throws(RunError) -> InstructionCounter? {
+    static func counter(dumps: String?) throws(CommandError) -> InstructionCounter? {
         guard let dumps else { return nil }
         guard InstructionCounter.isRunningOnValgrind else {
-            throw .invalidRequest(
+            throw .usage(
                 "\(dumpsOption) is for the process `run --count-instructions` starts under valgrind; "
                     + "use --count-instructions")
         }

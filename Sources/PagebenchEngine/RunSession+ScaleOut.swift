@@ -13,7 +13,7 @@ extension RunSession {
 
     /// `--start-at`, parsed and checked against the clock now; prints the warning of a start
     /// time that passed within the grace period.
-    func parsedStartAt() throws(RunError) -> StartTime? {
+    func parsedStartAt() throws(CommandError) -> StartTime? {
         guard let startAt = request.startAt else { return nil }
         do {
             let start = try StartTime(parsing: startAt)
@@ -22,15 +22,15 @@ extension RunSession {
             }
             return start
         } catch {
-            throw RunError(error)
+            throw CommandError(error)
         }
     }
 
     /// Sharded runs merge exactly only what a shard file carries: not the overhead ratio,
     /// which compares two phases of one process.
-    static func checkShardable(_ scenarios: [Scenario]) throws(RunError) {
+    static func checkShardable(_ scenarios: [Scenario]) throws(CommandError) {
         if let scenario = scenarios.first(where: { $0.workload.measureOverhead }) {
-            throw .invalidRequest(
+            throw .usage(
                 "scenario '\(scenario.name)' measures overhead (measureOverhead / --measure-overhead), which a sharded "
                     + "run cannot merge; measure overhead in one process")
         }
@@ -41,7 +41,7 @@ extension RunSession {
     /// own copy of the store (one store's writes would be several different stores'), and a
     /// served or real target's writes are not the harness's to see; refused, not measured
     /// wrongly.
-    static func checkWrites(_ scenarios: [Scenario], workers: Bool, shard: Bool, target: Bool) throws(RunError) {
+    static func checkWrites(_ scenarios: [Scenario], workers: Bool, shard: Bool, target: Bool) throws(CommandError) {
         guard let scenario = scenarios.first(where: { $0.store.writes != nil }) else { return }
         let why: String
         if workers || shard {
@@ -51,7 +51,7 @@ extension RunSession {
         } else {
             return
         }
-        throw .invalidRequest(
+        throw .usage(
             "scenario '\(scenario.name)' has writes (S22), which run in one process on the in-process store only: \(why); "
                 + "run it without that flag")
     }
@@ -61,7 +61,7 @@ extension RunSession {
     func writeShard(
         _ result: SweepRunner.Output, shard: Shard, startAt: StartTime?, httpResponses: HTTPStatusCounts?,
         interrupted: Bool
-    ) throws(RunError) -> String {
+    ) throws(CommandError) -> String {
         let path = LocalWorkers.shardPath(directory: request.shardDirectory, shard: shard)
         do {
             try ShardFile(
@@ -69,7 +69,7 @@ extension RunSession {
                 interrupted: interrupted
             ).write(to: path)
         } catch {
-            throw RunError(wrapping: error)
+            throw CommandError(wrapping: error)
         }
         return path
     }
@@ -78,7 +78,7 @@ extension RunSession {
     /// merged CSV around the workers' run.
     func runWorkers(
         _ count: Int, scenarios: [Scenario], objectives: RunObjectives?, into out: inout some TextOutputStream
-    ) async throws(RunError) -> SweepRunner.Output {
+    ) async throws(CommandError) -> SweepRunner.Output {
         guard let executable = workerExecutable ?? WorkerPool.currentExecutable else {
             throw .internalFailure("cannot find this executable (/proc/self/exe) to start workers")
         }
@@ -99,7 +99,7 @@ extension RunSession {
         do {
             merged = try await workers.run(scenarios, interruption: interruption, launched: workerLaunched)
         } catch {
-            throw RunError(error)
+            throw CommandError(error)
         }
         if let note = merged.note { StandardError.write("pagebench: \(note)\n") }
         if merged.rows.isEmpty { try Self.checkInterrupted(interruption, rows: []) }
@@ -112,7 +112,7 @@ extension RunSession {
         do {
             try ResultWriter.write(output, to: csv, history: request.history, timeSeries: nil)
         } catch {
-            throw RunError(error)
+            throw CommandError(error)
         }
         if !quiet {
             if let target = request.servedStore {

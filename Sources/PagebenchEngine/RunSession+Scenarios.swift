@@ -18,7 +18,7 @@ extension RunSession {
     /// concurrency), so they are refused (64); points of one file's sweep are told apart by
     /// their labels (issue 26). A shard (a `--workers` worker) gets each point of a sweep as a
     /// file of its own: there only the same configuration twice is refused.
-    public static func scenarios(_ planned: [Planned], sharded: Bool) throws(RunError) -> [Scenario] {
+    public static func scenarios(_ planned: [Planned], sharded: Bool) throws(CommandError) -> [Scenario] {
         // The first entry of each file per name (and per configuration when sharded): what
         // a later entry may clash with, found without a scan of every earlier entry (a sweep
         // of a thousand points made this quadratic).
@@ -28,7 +28,7 @@ extension RunSession {
             let files = firsts[key, default: [:]]
             if let earlierIndex = files.filter({ $0.key != entry.file }).values.min() {
                 let earlier = planned[earlierIndex]
-                throw .invalidRequest(
+                throw .usage(
                     "scenario '\(entry.scenario.name)' is given twice\(earlier.scenario.store == entry.scenario.store ? "" : " (with different stores)"); "
                         + "give each scenario once (use --repetitions to repeat it), or rename one")
             }

@@ -12,10 +12,10 @@ extension RunSession {
     /// - Throws: exit 64 for a malformed URL or several scenarios with different stores,
     ///   69 when the server cannot be reached, 65 when it serves another store, 128 + the
     ///   signal when `interruption` is requested while `/health` is asked (T5, H6).
-    func connectTarget(_ target: String, scenarios: [Scenario]) async throws(RunError) -> HTTPStoreSource {
+    func connectTarget(_ target: String, scenarios: [Scenario]) async throws(CommandError) -> HTTPStoreSource {
         let hashes = Set(scenarios.map(\.store.configurationHash))
         guard hashes.count == 1, let expected = hashes.first else {
-            throw .invalidRequest(
+            throw .usage(
                 "--target pages one served store, but these scenarios describe \(hashes.count) different stores; run them one at a time")
         }
         let connections = max(1, scenarios.flatMap(\.workload.concurrency).max() ?? 1)
@@ -24,7 +24,7 @@ extension RunSession {
         do {
             source = try HTTPStoreSource(target: target, configuration: .init(connections: connections, client: request.httpClient))
         } catch {
-            throw .invalidRequest("--target: \(error)")
+            throw .usage("--target: \(error)")
         }
         let health: StoreHealth
         do {
@@ -62,13 +62,13 @@ extension RunSession {
     /// part way and be counted as failures of the target. The soft limit is raised as far
     /// as the hard limit allows (as Go's runtime does); beyond that, exit 64 before
     /// connecting, naming the limit and the fix.
-    static func checkDescriptorLimit(connections: Int) throws(RunError) {
+    static func checkDescriptorLimit(connections: Int) throws(CommandError) {
         let needed = connections + reservedDescriptors
         // As far as the hard limit allows, also when that is not enough: the refusal then
         // says how many pagers the raised limit holds.
         let limits = FileDescriptorLimit.raiseSoftLimit(toAtLeast: min(needed, FileDescriptorLimit.current.hard))
         guard limits.soft < needed else { return }
-        throw .invalidRequest(
+        throw .usage(
             "\(connections) pagers against a remote target need \(needed) file descriptors (a connection per pager and "
                 + "\(reservedDescriptors) for the process), but this process may open \(limits.soft) (ulimit -n; hard limit "
                 + "\(limits.hard == Int.max ? "unlimited" : String(limits.hard))); give at most --concurrency "

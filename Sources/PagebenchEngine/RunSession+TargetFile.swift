@@ -15,7 +15,7 @@ extension RunSession {
     ///
     /// - Throws: 66 for a missing target file, 65 for an invalid one, 64 when the scenarios
     ///   name different targets or read partitions the target does not list.
-    func loadRealTarget(_ scenarios: inout [Scenario]) throws(RunError) -> Target? {
+    func loadRealTarget(_ scenarios: inout [Scenario]) throws(CommandError) -> Target? {
         let loaded: Target
         if let targetFile = request.targetFile {
             do {
@@ -27,7 +27,7 @@ extension RunSession {
             let sections = Set(scenarios.map(\.target))
             guard sections.contains(where: { $0 != nil }) else { return nil }
             guard sections.count == 1, let section = sections.first!, request.servedStore == nil else {
-                throw .invalidRequest(
+                throw .usage(
                     request.servedStore != nil
                         ? "--target pages a `pagebench serve`, but a scenario has a target section; leave one out"
                         : "these scenarios name different targets (or some none); run them one at a time")
@@ -45,7 +45,7 @@ extension RunSession {
             let read = scenarios[index].workload.read
             guard case .partition = read else { continue }
             guard let partitions = target.partitions else {
-                throw .invalidRequest(
+                throw .usage(
                     "scenario \(scenarios[index].name) reads \(read) but target \(target.name) lists no partitions; "
                         + "add a partitions section to the target or use read scan (or segment:N)")
             }
@@ -53,7 +53,7 @@ extension RunSession {
             do {
                 try scenarios[index].validate()
             } catch {
-                throw RunError(error.asArgumentError())
+                throw CommandError(error.asArgumentError())
             }
         }
         return target
@@ -68,7 +68,7 @@ extension RunSession {
     ///   credentials), 64 for a bad --ca-file or --insecure (``connectionRefusal(_:_:)``),
     ///   69 when the first page fails, 128 + the signal when `interruption` is requested
     ///   during the check.
-    func connectRealTarget(_ target: Target, scenarios: [Scenario]) async throws(RunError) -> TargetSource {
+    func connectRealTarget(_ target: Target, scenarios: [Scenario]) async throws(CommandError) -> TargetSource {
         let connections = max(1, scenarios.flatMap(\.workload.concurrency).max() ?? 1)
         try Self.checkDescriptorLimit(connections: connections)
         if let caFile = request.caFile { try Self.checkReadable(caFile, flag: "--ca-file") }
@@ -96,21 +96,21 @@ extension RunSession {
     /// without `--ca-file` and `--insecure` can be, those flags are what it refused (a bad CA
     /// file, TLS options for an http:// endpoint): 64; otherwise the target the environment
     /// cannot complete (an unset variable, no AWS credentials, no trust store): 65.
-    func connectionRefusal(_ target: Target, _ error: TargetFileError, connections: Int) async -> RunError {
+    func connectionRefusal(_ target: Target, _ error: TargetFileError, connections: Int) async -> CommandError {
         let message = "target \(target.name): \(error.message)"
         guard request.caFile != nil || request.insecure else { return .invalidInput(message) }
         guard let plain = try? TargetSource(target: target, connections: connections) else { return .invalidInput(message) }
         await plain.shutdown()
-        return .invalidRequest(message)
+        return .usage(message)
     }
 
     /// Checks that the file a flag names can be opened for reading, so that the reason a
     /// library would report in its own words is said plainly first (exit 64).
-    static func checkReadable(_ path: String, flag: String) throws(RunError) {
+    static func checkReadable(_ path: String, flag: String) throws(CommandError) {
         do {
             _ = try FileSystem.InputFile(path)
         } catch {
-            throw .invalidRequest("\(flag) \(path): \(error.kind == .missing ? "no such file; check the path" : error.reason)")
+            throw .usage("\(flag) \(path): \(error.kind == .missing ? "no such file; check the path" : error.reason)")
         }
     }
 
@@ -139,7 +139,7 @@ extension RunSession {
     static func remoteCounts(_ source: TargetSource) -> RemoteCounts {
         RemoteCounts(
             responses: source.statusCounts.keyedCounts,
-            targetErrors: Dictionary(uniqueKeysWithValues: source.errorCountsByKind.map { ($0.key.rawValue, $0.value) }),
+            targetErrors: source.errorCountsByKind,
             consumedCapacityUnits: source.consumedCapacityUnits)
     }
 
@@ -151,12 +151,13 @@ extension RunSession {
             + responsesSummary(source.statusCounts, rows: rows, checks: 1) + "\n"
         let total = source.errorCountsByKind
         if !total.isEmpty {
-            var inRows: [String: Int] = [:]
+            var inRows: [TargetError.Kind: Int] = [:]
             for row in rows { inRows.merge(row.targetErrors.byKind, uniquingKeysWith: +) }
-            func line(_ counts: [String: Int]) -> String {
-                counts.filter { $0.value != 0 }.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
+            func line(_ counts: [TargetError.Kind: Int]) -> String {
+                counts.filter { $0.value != 0 }.sorted { $0.key.rawValue < $1.key.rawValue }
+                    .map { "\($0.key.rawValue)=\($0.value)" }.joined(separator: " ")
             }
-            let outside = Dictionary(uniqueKeysWithValues: total.map { ($0.key.rawValue, $0.value - (inRows[$0.key.rawValue] ?? 0)) })
+            let outside = Dictionary(uniqueKeysWithValues: total.map { ($0.key, $0.value - (inRows[$0.key] ?? 0)) })
             text += "target errors: " + remoteSplit(line(inRows), line(outside)) + "\n"
         }
         if source.throttles > 0 {
@@ -218,7 +219,7 @@ extension RunSession {
     /// file, a scenario's target section, or a served store (`--target URL`).
     public static func checkTargetAnswered(
         _ rows: [ResultRow], target: String, detail: String? = nil, lastError: String? = nil
-    ) throws(RunError) {
+    ) throws(CommandError) {
         for row in rows {
             let failed = row.errors.total
             let unanswered = row.unansweredRequests

@@ -18,7 +18,7 @@ import Glibc
 /// over shards or local workers, writes the CSV (or the shard file), and judges the SLOs.
 ///
 /// Interruption (H6): what was measured is written, the cut-short phase marked partial, and
-/// ``run(into:)`` throws ``RunError`` with 128 + the signal. A failure found after the rows
+/// ``run(into:)`` throws ``CommandError`` with 128 + the signal. A failure found after the rows
 /// were written (a broken SLO, a phase the target did not answer) is thrown after writing.
 public struct RunSession: Sendable {
     public let request: RunRequest
@@ -39,9 +39,9 @@ public struct RunSession: Sendable {
     /// Runs the request, writes its files, prints the notes and summary table to `out`
     /// (nothing when ``RunRequest/quiet``), and returns what was measured.
     ///
-    /// - Throws: ``RunError``; its ``RunError/exitStatus`` is the documented exit code.
+    /// - Throws: ``CommandError``; its ``CommandError/exitStatus`` is the documented exit code.
     @discardableResult
-    public func run(into out: inout some TextOutputStream) async throws(RunError) -> SweepRunner.Output {
+    public func run(into out: inout some TextOutputStream) async throws(CommandError) -> SweepRunner.Output {
         var scenarios = request.scenarios
         let objectives = request.objectives
         if request.workers != nil || request.shard != nil { try Self.checkShardable(scenarios) }
@@ -57,7 +57,7 @@ public struct RunSession: Sendable {
                     timeSeries: request.workers == nil ? request.timeSeries : nil)
             }
         } catch {
-            throw RunError(error)
+            throw CommandError(error)
         }
         let realTarget = try loadRealTarget(&scenarios)
         try Self.checkWrites(
@@ -134,7 +134,7 @@ public struct RunSession: Sendable {
         // row and latencies as it ends, each phase's result as it ends (never the pages).
         let ownsLive = request.liveMetrics == nil
         var live = request.liveMetrics
-        do throws(RunError) {
+        do throws(CommandError) {
             if live == nil {
                 live = try await LiveMetricsSession.start(
                     request, target: realTarget?.name ?? (request.servedStore == nil ? "in-process" : "serve"),
@@ -157,7 +157,7 @@ public struct RunSession: Sendable {
                 if ownsLive { await live?.finish(lingerSeconds: 0, interruption: nil) }
                 try? await remote?.shutdown()
                 await realSource?.shutdown()
-                throw RunError(error)
+                throw CommandError(error)
             }
             observers.append(stream!)
         }
@@ -187,7 +187,7 @@ public struct RunSession: Sendable {
             if ownsLive { await live?.finish(lingerSeconds: 0, interruption: nil) }
             try? await remote?.shutdown()
             await realSource?.shutdown()
-            throw RunError(wrapping: error)
+            throw CommandError(wrapping: error)
         }
         for warning in result.results.compactMap(\.probeWarning) { StandardError.write("pagebench: warning: \(warning)\n") }
         // Rows name what they paged, so that they are never matched with in-process rows.
@@ -207,7 +207,7 @@ public struct RunSession: Sendable {
                         + Self.responsesSummary(counts, rows: result.rows, checks: 1, check: "the /health check") + "\n") }
         }
         let servedStore = request.servedStore
-        let checkAnswered = { (rows: [ResultRow]) throws(RunError) in
+        let checkAnswered = { (rows: [ResultRow]) throws(CommandError) in
             if let realSource {
                 let detail = realSource.errorCountsByKind.map { "\($0.key.rawValue)=\($0.value)" }.sorted().joined(separator: " ")
                 try Self.checkTargetAnswered(
@@ -222,7 +222,7 @@ public struct RunSession: Sendable {
             // A signal during the linger only ends it: the run was whole.
             let measuredInterruption = interruption?.isRequested == true ? interruption : nil
             if ownsLive { await live?.finish(lingerSeconds: request.metricsLingerSeconds, interruption: interruption) }
-            if let streamFailure { throw RunError(streamFailure) }
+            if let streamFailure { throw CommandError(streamFailure) }
             if !quiet {
                 out.write("\n" + SummaryTable.render(result.rows))
                 out.write("\nwrote shard \(shard) (\(result.rows.count) phases) to \(path)\n")
@@ -239,12 +239,12 @@ public struct RunSession: Sendable {
             try ResultWriter.write(result, to: output, history: request.history, timeSeries: nil)
         } catch {
             if ownsLive { await live?.finish(lingerSeconds: 0, interruption: nil) }
-            throw RunError(error)
+            throw CommandError(error)
         }
         // A signal during the linger only ends it: the run was whole.
         let measuredInterruption = interruption?.isRequested == true ? interruption : nil
         if ownsLive { await live?.finish(lingerSeconds: request.metricsLingerSeconds, interruption: interruption) }
-        if let streamFailure { throw RunError(streamFailure) }
+        if let streamFailure { throw CommandError(streamFailure) }
         if !quiet {
             out.write("\n" + (objectives?.summaryTable(result.rows) ?? SummaryTable.render(result.rows)))
             var files = [output]
@@ -304,7 +304,7 @@ public struct RunSession: Sendable {
 
     /// After the results are written: the SLO failure (exit 99) naming every bound a row broke;
     /// without one, the notes of SLOs that applied to no row and the line that they held.
-    func checkObjectives(_ rows: [ResultRow], _ objectives: RunObjectives?, into out: inout some TextOutputStream) throws(RunError) {
+    func checkObjectives(_ rows: [ResultRow], _ objectives: RunObjectives?, into out: inout some TextOutputStream) throws(CommandError) {
         guard let objectives, !objectives.isEmpty else { return }
         if !quiet {
             for note in objectives.notApplicable(in: rows) { out.write(note + "\n") }
@@ -328,7 +328,7 @@ public struct RunSession: Sendable {
     /// 128 + the signal (130 for SIGINT, 143 for SIGTERM), saying what was kept.
     static func checkInterrupted(
         _ interruption: Interruption?, rows: [ResultRow], wroteEmpty: Bool = false
-    ) throws(RunError) {
+    ) throws(CommandError) {
         guard let signal = interruption?.signal else { return }
         let partial = rows.filter { $0.partial == 1 }.count
         let kept =

@@ -95,14 +95,14 @@ public struct HTTPDrainLoad: Sendable {
     /// ``PagebenchPager/RetryPolicy`` waiting 10 ms before the first repeat, doubling up to
     /// 1 s, without jitter (so the waits are the same on every run); no limit of its own
     /// (a task gives up after ``giveUpAfterUnanswered`` unanswered requests in a row, never
-    /// on retryable answers: the server is answering). Repeated are the page contract's
-    /// retryable kinds and ``PagebenchPage/PageError/Kind/transport``.
+    /// on retryable answers: the server is answering). Which failure is repeated is decided
+    /// by ``count(_:in:unansweredInARow:pastDeadline:)`` alone: the page contract's retryable
+    /// kinds (``PagebenchPage/PageError/Kind/isRetryable``, the one rule) and an unanswered
+    /// request (``PagebenchPage/PageError/Kind/transport``, re-sent as load, not retryable);
+    /// whatever it does not repeat reaches the policy as ``Stop``, which ends the retries.
     public static let retryPolicy = RetryPolicy(
         maxRetries: Int.max, initialBackoff: .milliseconds(10), multiplier: 2, maxBackoff: .seconds(1),
-        jitterFraction: 0, isRetryable: { error in
-            guard let kind = PageError.Kind(classifying: error) else { return false }
-            return kind.isRetryable || kind == .transport
-        })
+        jitterFraction: 0, isRetryable: { !($0 is Stop) })
 
     private enum Child: Sendable {
         case task(Result)
@@ -110,7 +110,7 @@ public struct HTTPDrainLoad: Sendable {
     }
 
     /// Raised inside a retry to end the task's loop: the failure was counted and is not repeated.
-    private struct Stop: Error {}
+    struct Stop: Error {}
 
     /// Runs the load through `page` (``HTTPStoreSource/page(_:)``, or any page source's).
     ///

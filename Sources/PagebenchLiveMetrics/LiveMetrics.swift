@@ -1,5 +1,6 @@
 import PagebenchHarness
 import PagebenchMetrics
+import PagebenchPage
 import Synchronization
 
 /// The live metrics of one run (`--metrics-listen`, `--remote-write`): counters, histograms
@@ -33,7 +34,7 @@ public final class LiveMetrics: PhaseObserver {
     /// The values of one phase's series.
     struct Series {
         var counters = [Int](repeating: 0, count: LiveCounter.allCases.count)
-        var errors = [Int](repeating: 0, count: ErrorKind.allCases.count)
+        var errors = [Int](repeating: 0, count: ErrorCounts.liveKindLabels.count)
         var histograms = [BucketedLatencies](repeating: BucketedLatencies(), count: LiveHistogram.allCases.count)
         var itemsPerPage = ItemsPerPageHistogram()
         var pagersInFlight: Double = 0
@@ -157,8 +158,8 @@ public final class LiveMetrics: PhaseObserver {
                 guard let value = counter.value(snapshot.counts, drains: snapshot.drains) else { continue }
                 series.counters[counter.index] = max(series.counters[counter.index], value)
             }
-            for (index, kind) in ErrorKind.allCases.enumerated() {
-                series.errors[index] = max(series.errors[index], snapshot.counts.errors.count(of: kind))
+            for (index, count) in snapshot.counts.errors.liveCounts.enumerated() {
+                series.errors[index] = max(series.errors[index], count)
             }
             if snapshot.counts.pageCounts.itemsPerPage.pages >= series.itemsPerPage.pages {
                 series.itemsPerPage = snapshot.counts.pageCounts.itemsPerPage
@@ -211,7 +212,7 @@ public final class LiveMetrics: PhaseObserver {
         let row = result.row(context: context)
         var series = Series()
         for counter in LiveCounter.allCases { series.counters[counter.index] = counter.value(row) }
-        for (index, kind) in ErrorKind.allCases.enumerated() { series.errors[index] = row.errors.count(of: kind) }
+        series.errors = row.errors.liveCounts
         series.itemsPerPage = result.metrics.itemsPerPage
         for histogram in LiveHistogram.allCases {
             if let recorder = histogram.recorder(result.metrics) {
@@ -275,11 +276,11 @@ public final class LiveMetrics: PhaseObserver {
         families.append(
             MetricFamily(
                 name: "pagebench_errors", kind: .counter,
-                help: "Failed drains by cause, as the CSV's error columns count them (errors_throttled, errors_fault, …).",
+                help: "Failed drains by the page contract's kind of the failure (PageError.Kind; the CSV's error columns group them).",
                 samples: keys.flatMap { key in
-                    ErrorKind.allCases.enumerated().map { index, kind in
+                    ErrorCounts.liveKindLabels.enumerated().map { index, kind in
                         MetricFamily.Sample(
-                            suffix: "_total", labels: labels(key) + [("kind", kind.rawValue)],
+                            suffix: "_total", labels: labels(key) + [("kind", kind)],
                             value: Double(series[key]!.errors[index]))
                     }
                 }))
@@ -428,15 +429,10 @@ enum LiveHistogram: String, CaseIterable {
 }
 
 extension ErrorCounts {
-    /// The failures of one kind (its CSV column).
-    func count(of kind: ErrorKind) -> Int {
-        switch kind {
-        case .throttled: throttled
-        case .fault: fault
-        case .invalidToken: invalidToken
-        case .tokenMismatch: tokenMismatch
-        case .validation: validation
-        case .other: other
-        }
-    }
+    /// The `kind` labels of `pagebench_errors_total`: every ``PagebenchPage/PageError/Kind``
+    /// by its name, then `unclassified` (a failure whose error is no page failure).
+    static let liveKindLabels: [String] = PageError.Kind.allCases.map(\.rawValue) + ["unclassified"]
+
+    /// The counts in the order of ``liveKindLabels``.
+    var liveCounts: [Int] { PageError.Kind.allCases.map { self[$0] } + [unclassified] }
 }

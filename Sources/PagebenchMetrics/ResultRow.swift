@@ -1,3 +1,5 @@
+import PagebenchPage
+
 /// One row of the results CSV: one scenario × concurrency × repetition of a `pagebench run`.
 ///
 /// Every field maps to one column (``ResultRow/csvColumns``, documented in docs/csv-columns.md
@@ -399,50 +401,115 @@ public struct ResultIdentity: Sendable, Hashable, Comparable, CustomStringConver
     }
 }
 
-/// Failed drains by cause. Lower is better.
-public struct ErrorCounts: Sendable, Hashable, Codable {
-    /// Throttled past the retry policy (S21).
-    public var throttled: Int = 0
-    /// Injected store fault (S21).
-    public var fault: Int = 0
-    /// Invalid token (S17).
-    public var invalidToken: Int = 0
-    /// Token bound to another request (S18).
-    public var tokenMismatch: Int = 0
-    /// Request rejected by validation (S1, S15).
-    public var validation: Int = 0
-    /// Anything else.
-    public var other: Int = 0
+/// Failed drains by the page contract's kind of the failure that ended each
+/// (``PagebenchPage/PageError/Kind``, the one classification of why a page failed, issue 39),
+/// plus those whose error has no kind (not a page failure). Lower is better.
+///
+/// The CSV's six error columns group the kinds (docs/contract.md, "Where a broken rule shows
+/// up"): `errors_throttled` (``PagebenchPage/PageError/Kind/throttled``), `errors_fault`
+/// (``PagebenchPage/PageError/Kind/transient``), `errors_invalid_token`,
+/// `errors_token_mismatch`, `errors_validation` (``validationKinds``) and `errors_other`
+/// (``otherKinds`` and the unclassified). A row read back from a CSV has only the columns: a
+/// group's count is kept on its first kind (`errors_other` as unclassified).
+public struct ErrorCounts: Sendable, Hashable {
+    /// The counts by kind, indexed by the kind's position in `PageError.Kind.allCases`; empty
+    /// (no allocation: a pager's metrics hold one) until a failure is counted.
+    private var counts: [Int] = []
+    /// Failures whose error is no page failure (no ``PagebenchPage/PageError/Kind``).
+    public var unclassified: Int = 0
 
     public init() {}
 
-    /// Every failed drain.
-    public var total: Int { throttled + fault + invalidToken + tokenMismatch + validation + other }
+    /// The kinds `errors_validation` counts: requests the source refuses as written.
+    public static let validationKinds: [PageError.Kind] = [.invalidLimit, .invalidSegment, .unknownPartition, .invalidRequest]
+    /// The kinds `errors_other` counts (with the unclassified): no answer, a refusal, an
+    /// answer that is not a page.
+    public static let otherKinds: [PageError.Kind] = [.transport, .refused, .malformedAnswer]
 
-    /// Counts one failure of `kind`.
-    public mutating func record(_ kind: ErrorKind) {
-        switch kind {
-        case .throttled: throttled += 1
-        case .fault: fault += 1
-        case .invalidToken: invalidToken += 1
-        case .tokenMismatch: tokenMismatch += 1
-        case .validation: validation += 1
-        case .other: other += 1
+    private static let indices: [PageError.Kind: Int] = Dictionary(
+        uniqueKeysWithValues: PageError.Kind.allCases.enumerated().map { ($1, $0) })
+
+    /// The failures of `kind`.
+    public subscript(kind: PageError.Kind) -> Int {
+        get { counts.isEmpty ? 0 : counts[Self.indices[kind]!] }
+        set {
+            if counts.isEmpty {
+                guard newValue != 0 else { return }
+                counts = [Int](repeating: 0, count: PageError.Kind.allCases.count)
+            }
+            counts[Self.indices[kind]!] = newValue
         }
+    }
+
+    /// Every failed drain.
+    public var total: Int { counts.reduce(unclassified, +) }
+
+    public static func == (lhs: ErrorCounts, rhs: ErrorCounts) -> Bool {
+        lhs.unclassified == rhs.unclassified && PageError.Kind.allCases.allSatisfy { lhs[$0] == rhs[$0] }
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        for kind in PageError.Kind.allCases { hasher.combine(self[kind]) }
+        hasher.combine(unclassified)
+    }
+
+    /// Counts one failure of `kind`; nil: an error that is no page failure.
+    public mutating func record(_ kind: PageError.Kind?) {
+        if let kind { self[kind] += 1 } else { unclassified += 1 }
     }
 
     /// Adds another task's counts.
     public mutating func add(_ other: ErrorCounts) {
-        throttled += other.throttled
-        fault += other.fault
-        invalidToken += other.invalidToken
-        tokenMismatch += other.tokenMismatch
-        validation += other.validation
-        self.other += other.other
+        for kind in PageError.Kind.allCases where other[kind] != 0 { self[kind] += other[kind] }
+        unclassified += other.unclassified
+    }
+
+    // The CSV columns (ResultRow+Columns.swift).
+
+    /// `errors_throttled`: throttled past the retry policy (S21).
+    public var throttled: Int { get { self[.throttled] } set { self[.throttled] = newValue } }
+    /// `errors_fault`: a transient fault past the retry policy (S21).
+    public var fault: Int { get { self[.transient] } set { self[.transient] = newValue } }
+    /// `errors_invalid_token` (S17).
+    public var invalidToken: Int { get { self[.invalidToken] } set { self[.invalidToken] = newValue } }
+    /// `errors_token_mismatch` (S18).
+    public var tokenMismatch: Int { get { self[.tokenMismatch] } set { self[.tokenMismatch] = newValue } }
+    /// `errors_validation`: the ``validationKinds`` (S1, S14, S15).
+    public var validation: Int {
+        get { Self.validationKinds.reduce(0) { $0 + self[$1] } }
+        set { setGroup(Self.validationKinds, newValue, unclassified: false) }
+    }
+    /// `errors_other`: the ``otherKinds`` and the unclassified.
+    public var other: Int {
+        get { Self.otherKinds.reduce(unclassified) { $0 + self[$1] } }
+        set { setGroup(Self.otherKinds, newValue, unclassified: true) }
+    }
+
+    private mutating func setGroup(_ kinds: [PageError.Kind], _ value: Int, unclassified toUnclassified: Bool) {
+        for kind in kinds { self[kind] = 0 }
+        if toUnclassified { unclassified = value } else { self[kinds[0]] = value }
     }
 }
 
-/// The cause of a failed drain, for ``ErrorCounts``.
-public enum ErrorKind: String, Sendable, CaseIterable {
-    case throttled, fault, invalidToken, tokenMismatch, validation, other
+extension ErrorCounts: Codable {
+    /// One key per kind (its name) and `unclassified`, every one present (shard files).
+    private struct Key: CodingKey {
+        var stringValue: String
+        var intValue: Int? { nil }
+        init(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
+        static let unclassified = Key(stringValue: "unclassified")
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: Key.self)
+        for kind in PageError.Kind.allCases { self[kind] = try container.decode(Int.self, forKey: Key(stringValue: kind.rawValue)) }
+        unclassified = try container.decode(Int.self, forKey: .unclassified)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: Key.self)
+        for kind in PageError.Kind.allCases { try container.encode(self[kind], forKey: Key(stringValue: kind.rawValue)) }
+        try container.encode(unclassified, forKey: .unclassified)
+    }
 }

@@ -1,3 +1,5 @@
+import PagebenchPage
+
 /// Everything one task of a run counts and times, without locks: merge the tasks' values at the end.
 ///
 /// Each child task of the harness's task group owns one `TaskMetrics`, records into it on the
@@ -136,7 +138,7 @@ public struct TaskMetrics: Sendable, Equatable, Codable {
     }
 
     /// Counts one failed drain.
-    public mutating func recordError(_ kind: ErrorKind) { errors.record(kind) }
+    public mutating func recordError(_ kind: PageError.Kind?) { errors.record(kind) }
 
     /// Adds another task's figures: counts add, maxima take the larger, histograms merge exactly.
     public mutating func add(_ other: TaskMetrics) {

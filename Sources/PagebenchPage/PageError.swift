@@ -96,3 +96,44 @@ public protocol PageFailure: Error {
 extension PageError: PageFailure {
     public var pageErrorKind: Kind { kind }
 }
+
+extension PageError {
+    /// A real target's finer cause of a failed page (T2): each cause is a case of one
+    /// ``Kind`` (its ``kind``), so it refines the one classification and never competes with
+    /// it. Counted per run in the `target_errors_*` columns, the breakdown of `errors_other`.
+    public enum Cause: String, Sendable, Hashable, CaseIterable, Codable {
+        /// No response: connection refused or broken, no complete response within
+        /// `timeoutSeconds` (T5), TLS failure.
+        case transport
+        /// HTTP 401 or 403: the credentials or headers are wrong.
+        case unauthorized
+        /// Another non-retryable HTTP status (retryable ones past the retry policy do not
+        /// land here: they stay throttling).
+        case httpStatus
+        /// The body is not JSON.
+        case notJSON
+        /// The items pointer names nothing, or not an array.
+        case missingItems
+        /// The continuation is of the wrong type (a number for a token, a string for a key).
+        case badContinuation
+        /// A GraphQL `errors` entry (even with HTTP 200).
+        case graphQLError
+        /// The API answered with its own error (a DynamoDB `__type`).
+        case apiError
+        /// The continuation equals the one sent (P9): the server would loop forever.
+        case repeatedContinuation
+
+        /// The page contract's kind of this cause: no answer is ``Kind/transport``; an
+        /// answer that is an error (401, 403, another status, a DynamoDB `__type`, GraphQL
+        /// `errors`) is ``Kind/refused``; an answer that cannot be read as a page (not JSON, no
+        /// items array, a continuation of the wrong type or the one that was sent, P9) is
+        /// ``Kind/malformedAnswer``. None is retryable.
+        public var pageErrorKind: Kind {
+            switch self {
+            case .transport: .transport
+            case .unauthorized, .httpStatus, .graphQLError, .apiError: .refused
+            case .notJSON, .missingItems, .badContinuation, .repeatedContinuation: .malformedAnswer
+            }
+        }
+    }
+}

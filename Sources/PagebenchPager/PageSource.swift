@@ -8,8 +8,9 @@ public protocol PageSource<Request, Response>: Sendable {
     associatedtype Request: Sendable
     associatedtype Response: Sendable
 
-    /// Returns the page for `request`, or throws. Errors conforming to `RetryableError`
-    /// with `isRetryable == true` are retried by a pager whose `RetryPolicy` allows it.
+    /// Returns the page for `request`, or throws. Errors of a retryable kind of the page
+    /// contract (a `PageFailure` whose `pageErrorKind` is throttled or transient) are retried
+    /// by a pager whose `RetryPolicy` allows it.
     func fetch(_ request: Request) async throws -> Response
 
     /// The page for `request` if this source has it at once, without suspending (an

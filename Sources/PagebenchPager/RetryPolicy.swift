@@ -1,4 +1,5 @@
 import PagebenchBase
+public import PagebenchPage
 
 /// How a pager retries retryable source errors: exponential backoff with seeded jitter.
 /// Off by default (`RetryPolicy.none`).
@@ -23,9 +24,12 @@ public struct RetryPolicy: Sendable {
     public var seed: UInt64
     /// Waits for the given duration; injected so tests control time. Must honour cancellation.
     public var sleep: @Sendable (Duration) async throws -> Void
-    /// Which source errors are worth retrying. The default retries errors conforming to
-    /// `RetryableError` that say so; pass a classifier for a source whose error type
-    /// cannot conform (e.g. `PageError.isRetryable`, the page contract's classification).
+    /// Which source errors are worth retrying. The default is the page contract's one rule,
+    /// ``PagebenchPage/PageError/isRetryable(_:)``: an error that is a
+    /// ``PagebenchPage/PageFailure`` (``PagebenchPage/PageError``, the synthetic store's
+    /// `StoreError`, a served store's or a real target's errors, or a source's own error that
+    /// conforms) of a throttled or transient kind. Pass a classifier only for a source whose
+    /// error type cannot conform.
     public var isRetryable: @Sendable (any Error) -> Bool
 
     /// No retries: every source error ends the load.
@@ -39,7 +43,7 @@ public struct RetryPolicy: Sendable {
         jitterFraction: Double = 0.5,
         seed: UInt64 = 0,
         sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) },
-        isRetryable: @escaping @Sendable (any Error) -> Bool = { ($0 as? any RetryableError)?.isRetryable == true }
+        isRetryable: @escaping @Sendable (any Error) -> Bool = { PageError.isRetryable($0) }
     ) {
         precondition(maxRetries >= 0, "RetryPolicy.maxRetries must be ≥ 0 (0 disables retries), got \(maxRetries)")
         precondition(initialBackoff >= .zero, "RetryPolicy.initialBackoff must not be negative, got \(initialBackoff)")

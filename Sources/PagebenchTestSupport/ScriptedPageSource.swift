@@ -1,3 +1,4 @@
+import PagebenchPage
 import PagebenchPager
 import Synchronization
 
@@ -40,7 +41,10 @@ public struct ScriptedPage: Hashable, Sendable {
 }
 
 /// An error a `ScriptedPageSource` throws.
-public struct ScriptedSourceError: RetryableError, Hashable, CustomStringConvertible {
+///
+/// A page failure of the page contract (``PagebenchPage/PageFailure``): a retryable one is
+/// ``PagebenchPage/PageError/Kind/throttled``, any other ``PagebenchPage/PageError/Kind/refused``.
+public struct ScriptedSourceError: PageFailure, Hashable, CustomStringConvertible {
     public var message: String
     public var isRetryable: Bool
 
@@ -48,6 +52,8 @@ public struct ScriptedSourceError: RetryableError, Hashable, CustomStringConvert
         self.message = message
         self.isRetryable = isRetryable
     }
+
+    public var pageErrorKind: PageError.Kind { isRetryable ? .throttled : .refused }
 
     /// A retryable "throttled" error, like the store's (docs/contract.md S21).
     public static let throttled = ScriptedSourceError("throttled", isRetryable: true)

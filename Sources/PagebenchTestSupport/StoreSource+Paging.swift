@@ -11,9 +11,10 @@ extension StoreSource {
         CursorBasedPagination.Forward(nextToken: page.nextToken)
     }
 
-    /// A retry policy that treats the store's throttling and injected faults as retryable.
+    /// A retry policy that retries the store's throttling and injected faults (the policy's
+    /// default classifier, the page contract's rule).
     public static func retryPolicy(maxRetries: Int, seed: UInt64 = 0) -> RetryPolicy {
-        RetryPolicy(maxRetries: maxRetries, seed: seed, isRetryable: { PageError.isRetryable($0) })
+        RetryPolicy(maxRetries: maxRetries, seed: seed)
     }
 
     /// A streaming pager following `request`'s tokens (the request's own token is the start).

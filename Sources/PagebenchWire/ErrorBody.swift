@@ -1,12 +1,14 @@
 import Foundation
 public import NIOCore
+import PagebenchPage
 
 /// The JSON body of every error response:
 /// `{"code":"tokenMismatch","message":"token mismatch: …","retryable":false}`.
 ///
 /// `code` is the in-process ``PagebenchStore/StoreError/Code`` name, or one of the
 /// HTTP-only codes of ``StoreHTTPErrorCode``; `message` says what was wrong and how to fix
-/// it; `retryable` is true for 429 and 503 (S21).
+/// it; `retryable` is the page contract's rule for the code's kind
+/// (``StoreHTTPErrorCode/pageErrorKind``): true for 429 and 503 (S21).
 public struct ErrorBody: Sendable, Hashable {
     /// The code's text (kept as text so that a newer server's codes still decode).
     public var code: String
@@ -16,7 +18,7 @@ public struct ErrorBody: Sendable, Hashable {
     public init(code: StoreHTTPErrorCode, message: String) {
         self.code = code.name
         self.message = message
-        retryable = code.isRetryable
+        retryable = code.pageErrorKind.isRetryable
     }
 
     public init(code: String, message: String, retryable: Bool) {

@@ -39,9 +39,6 @@ public struct HTTPSourceError: Error, Sendable, Hashable, CustomStringConvertibl
 
     public var description: String { message }
 
-    /// Whether repeating the request may succeed (a broken connection or a timeout).
-    public var isRetryable: Bool { code == .transport }
-
     package static func invalidTarget(_ target: String, _ reason: String) -> HTTPSourceError {
         HTTPSourceError(
             .invalidTarget,
@@ -94,8 +91,9 @@ extension HTTPSourceError: PageFailure {
     /// The page contract's kind: a bad target URL is an invalid request, a failed or broken
     /// connection ``PageError/Kind/transport``, a response a store server never sends
     /// ``PageError/Kind/malformedAnswer``, an HTTP-only rejection ``PageError/Kind/refused``.
-    /// None is retried by the harness (a broken connection ends the drain, T2); `http-bench`
-    /// retries ``isRetryable`` ones itself.
+    /// None is retryable (``PagebenchPage/PageError/Kind/isRetryable``): a broken connection
+    /// ends a drain (T2); `http-bench` re-sends an unanswered request as a load of its own
+    /// (`HTTPDrainLoad`), not because it is retryable.
     public var pageErrorKind: PageError.Kind {
         switch code {
         case .invalidTarget: .invalidRequest

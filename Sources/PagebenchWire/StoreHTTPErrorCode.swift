@@ -1,3 +1,4 @@
+public import PagebenchPage
 public import PagebenchStore
 
 /// The `code` of an HTTP error body: every ``StoreError/Code`` under its own name, plus the
@@ -45,12 +46,15 @@ public enum StoreHTTPErrorCode: Sendable, Hashable {
         }
     }
 
-    /// Whether repeating the same request may succeed: the injected failures of S21
-    /// (429 and 503), as ``StoreError/isRetryable`` says in-process.
-    public var isRetryable: Bool {
+    /// The page contract's kind of this code, the one classification (``PagebenchPage/PageError/Kind``):
+    /// a store code is its own ``StoreError/Code/pageErrorKind``; the HTTP-only codes are
+    /// ``PagebenchPage/PageError/Kind/refused``, as a client reading the body classifies them
+    /// (`HTTPSourceError.rejected`). Whether a code is retryable (the body's `retryable`) is
+    /// this kind's ``PagebenchPage/PageError/Kind/isRetryable``, never a list of its own.
+    public var pageErrorKind: PageError.Kind {
         switch self {
-        case .store(let code): code == .throttled || code == .injectedFault
-        case .invalidParameter, .notFound, .internalError: false
+        case .store(let code): code.pageErrorKind
+        case .invalidParameter, .notFound, .internalError: .refused
         }
     }
 }

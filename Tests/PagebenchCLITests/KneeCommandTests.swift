@@ -44,7 +44,7 @@ import PagebenchTestSupport
             try await command.execute(into: &capture)
             Issue.record("a run that broke its SLO succeeded")
         } catch {
-            #expect(error.exitCode == ExitCodes.sloBroken)
+            #expect(error.exitStatus == ExitCodes.sloBroken)
             #expect(error.message.contains("page_latency_p99_ns<1ns broke"))
             #expect(error.message.contains("tiny streaming ×2 rep 1"))
             #expect(!error.message.contains("empty_page_rate"))
@@ -73,7 +73,7 @@ import PagebenchTestSupport
         return path
     }
 
-    func run(_ arguments: [String]) async -> (Capture, CommandFailure?) {
+    func run(_ arguments: [String]) async -> (Capture, CommandError?) {
         let (capture, _, failure) = await RunCommandTests().run(arguments)
         return (capture, failure)
     }
@@ -85,7 +85,7 @@ import PagebenchTestSupport
         let output = directory + "/out.csv"
         let broken = try scenario(in: directory, slo: #"["page_latency_p99_ns<1ns", "error_rate<1%"]"#)
         let (_, failure) = await run([broken, "--output", output, "--quiet", "--slo", "empty_page_rate<=1"])
-        #expect(failure?.exitCode == ExitCodes.sloBroken)
+        #expect(failure?.exitStatus == ExitCodes.sloBroken)
         #expect(failure?.message.contains("1 SLO violation") == true)
         #expect(failure?.message.contains("tiny streaming ×2 rep 1: SLO page_latency_p99_ns<1ns broke") == true)
         #expect(try CSVFile.read(ResultRow.self, from: output).map(\.sloHeld) == [0])
@@ -117,14 +117,14 @@ import PagebenchTestSupport
         ] {
             let path = try scenario(in: directory, slo: slo)
             let (_, failure) = await run([path, "--output", directory + "/out.csv", "--quiet"])
-            #expect(failure?.exitCode == ExitCodes.dataError, "\(slo)")
+            #expect(failure?.exitStatus == ExitCodes.dataError, "\(slo)")
             #expect(failure?.message.contains(path) == true && failure?.message.contains(expected) == true, "\(failure?.message ?? "")")
             let (_, knee) = try await knee([path, "--output", directory + "/knee.csv"])
             guard case .failure(let kneeFailure) = knee else {
                 Issue.record("knee searched with a bad slo list \(slo)")
                 continue
             }
-            #expect(kneeFailure.exitCode == ExitCodes.dataError && kneeFailure.message.contains(expected), "\(kneeFailure.message)")
+            #expect(kneeFailure.exitStatus == ExitCodes.dataError && kneeFailure.message.contains(expected), "\(kneeFailure.message)")
         }
         #expect(!FileManager.default.fileExists(atPath: directory + "/out.csv"))
     }
@@ -235,14 +235,14 @@ import PagebenchTestSupport
             Issue.record("a scenario SLO on page latency was searched")
             return
         }
-        #expect(failure.exitCode == ExitCodes.usage)
+        #expect(failure.exitStatus == ExitCodes.usage)
         #expect(failure.message.contains("the scenario's slo 'page_latency_p99_ns<5ms'") && failure.message.contains("drain_latency_corrected_p99_ns"))
     }
 
-    func knee(_ arguments: [String]) async throws -> (Capture, Result<KneeSearch.Result, CommandFailure>) {
+    func knee(_ arguments: [String]) async throws -> (Capture, Result<KneeSearch.Result, CommandError>) {
         let command = try #require(try PagebenchCommand.parseAsRoot(["knee"] + arguments) as? KneeCommand)
         var capture = Capture()
-        let outcome: Result<KneeSearch.Result, CommandFailure>
+        let outcome: Result<KneeSearch.Result, CommandError>
         do {
             outcome = .success(try await command.execute(into: &capture).result)
         } catch {
@@ -262,7 +262,7 @@ import PagebenchTestSupport
             Issue.record("a staged scenario was searched")
             return
         }
-        #expect(error.exitCode == ExitCodes.usage)
+        #expect(error.exitStatus == ExitCodes.usage)
         #expect(error.message.contains("has stages"))
         #expect(!FileManager.default.fileExists(atPath: directory + "/knee.csv"))
     }
@@ -318,7 +318,7 @@ import PagebenchTestSupport
             try await command.execute(into: &capture, interruption: interruption)
             Issue.record("an interrupted knee search returned normally")
         } catch {
-            #expect(error.exitCode.rawValue == 130)
+            #expect(error.exitStatus.rawValue == 130)
             #expect(error.message == "interrupted by SIGINT: kept 1 judged step in \(output)")
         }
         let rows = try CSVFile.read(ResultRow.self, from: output)
@@ -340,7 +340,7 @@ import PagebenchTestSupport
         case .success(let result):
             Issue.record("a search where nothing held succeeded: \(result)")
         case .failure(let failure):
-            #expect(failure.exitCode == ExitCodes.sloBroken)
+            #expect(failure.exitStatus == ExitCodes.sloBroken)
             #expect(failure.message.contains("held at no rate"))
         }
         // Every step's row is kept all the same.

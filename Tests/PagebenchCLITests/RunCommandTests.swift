@@ -24,7 +24,7 @@ import PagebenchTestSupport
         }
         """
 
-    func run(_ arguments: [String]) async -> (Capture, SweepRunner.Output?, CommandFailure?) {
+    func run(_ arguments: [String]) async -> (Capture, SweepRunner.Output?, CommandError?) {
         let result = await runPagebench(arguments)
         return (Capture(text: result.text), result.output, result.failure)
     }
@@ -42,7 +42,7 @@ import PagebenchTestSupport
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let output = directory + "/out.csv"
         let (_, _, failure) = await run(["--drains", "2", "--concurrency", "1", "--quiet", "--exact-allocations", "--output", output])
-        #expect(failure?.exitCode.rawValue == 64)
+        #expect(failure?.exitStatus.rawValue == 64)
         #expect(failure?.message.contains("--exact-allocations needs jemalloc's thread caches off") == true)
         #expect(!FileManager.default.fileExists(atPath: output))
         let (_, result, none) = await run(["--drains", "2", "--concurrency", "1", "--quiet", "--output", output])
@@ -156,7 +156,7 @@ import PagebenchTestSupport
         let reads = (["scan"] + (2...30).map { "segment:\($0)" }).joined(separator: ",")
         #expect(runExitCode(["--limit", limits, "--read", reads, "--print-scenarios"]) == 64)
         let (_, _, failure) = await run(["--limit", limits, "--read", reads, "--print-scenarios"])
-        #expect(failure?.exitCode.rawValue == 64)
+        #expect(failure?.exitStatus.rawValue == 64)
         #expect(failure?.message.contains("--limit × --filter × --read: 40 × 1 × 30 = 1200 points, more than the 1000 one run sweeps") == true, "\(String(describing: failure))")
         let (capture, _, none) = await run(["--limit", (1...20).map(String.init).joined(separator: ","), "--read", reads, "--print-scenarios"])
         #expect(none == nil)
@@ -208,20 +208,20 @@ import PagebenchTestSupport
         try Self.tinyScenario.write(toFile: good, atomically: true, encoding: .utf8)
 
         let (_, _, badContent) = await run([bad, "--output", output, "--quiet"])
-        #expect(badContent?.exitCode == ExitCodes.dataError)
+        #expect(badContent?.exitStatus == ExitCodes.dataError)
         #expect(badContent?.message.contains("bad.json") == true)
         #expect(badContent?.message.contains("workload.concurrency") == true)
 
         let (_, _, missing) = await run([directory + "/missing.json", "--output", output, "--quiet"])
-        #expect(missing?.exitCode == ExitCodes.noInput)
+        #expect(missing?.exitStatus == ExitCodes.noInput)
         #expect(missing?.message.contains("missing.json") == true)
 
         let (_, _, overridden) = await run([good, "--read", "partition:9", "--output", output, "--quiet"])
-        #expect(overridden?.exitCode == ExitCodes.usage)
+        #expect(overridden?.exitStatus == ExitCodes.usage)
         #expect(overridden?.message.contains("workload.read") == true)
 
         let (_, _, storeFlag) = await run([good, "--partitions", "0", "--output", output, "--quiet"])
-        #expect(storeFlag?.exitCode == ExitCodes.usage)
+        #expect(storeFlag?.exitStatus == ExitCodes.usage)
         #expect(storeFlag?.message.contains("partitions") == true)
 
         #expect(try String(contentsOfFile: output, encoding: .utf8) == "untouched\n")
@@ -237,7 +237,7 @@ import PagebenchTestSupport
             scenario, "--output", directory + "/file/latest.csv", "--quiet", "--drains", "1", "--concurrency", "1",
             "--repetitions", "1",
         ])
-        #expect(failure?.exitCode == ExitCodes.cannotCreate)
+        #expect(failure?.exitStatus == ExitCodes.cannotCreate)
     }
 
     /// H10: `--count-instructions` counts in one process; the option its callgrind process
@@ -251,7 +251,7 @@ import PagebenchTestSupport
         let (_, _, failure) = await run([
             "--drains", "2", "--concurrency", "1", "--quiet", "--instruction-dumps", directory + "/callgrind.out", "--output", output,
         ])
-        #expect(failure?.exitCode == ExitCodes.usage)
+        #expect(failure?.exitStatus == ExitCodes.usage)
         #expect(failure?.message.contains("use --count-instructions") == true)
         #expect(!FileManager.default.fileExists(atPath: output))
     }

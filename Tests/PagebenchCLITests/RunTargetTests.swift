@@ -136,16 +136,16 @@ import PagebenchTestSupport
         let scenario = try Self.scenarioFile(in: directory, seed: 8)
         let output = directory.appendingPathComponent("remote.csv").path
         let server = StoreServer(store: try TestStores.store())
-        let failure: CommandFailure? = try await withLiveServer(server) { target in
+        let failure: CommandError? = try await withLiveServer(server) { target in
             do {
                 _ = try await run([scenario, "--quiet", "--target", target, "--output", output])
                 return nil
-            } catch let failure as CommandFailure {
+            } catch let failure as CommandError {
                 return failure
             }
         }
         let refused = try #require(failure)
-        #expect(refused.exitCode.rawValue == 65)
+        #expect(refused.exitStatus.rawValue == 65)
         #expect(refused.message.contains("pagebench serve"))
         // Issue 25: which fields differ, not only two hashes.
         #expect(refused.message.contains("they differ in seed 8 ≠ 7 (scenario ≠ served)"), "\(refused.message)")
@@ -171,15 +171,15 @@ import PagebenchTestSupport
             }
             return .respond(line.contains("nextToken=") ? ScriptedHTTPServer.response(500, "page two failed") : ScriptedHTTPServer.response(200, page))
         }
-        var failure: CommandFailure?
+        var failure: CommandError?
         do {
             _ = try await run([scenario, "--quiet", "--target", server.target, "--concurrency", "1", "--output", output])
-        } catch let error as CommandFailure {
+        } catch let error as CommandError {
             failure = error
         }
         await server.shutdown()
         let refused = try #require(failure, "a phase in which every drain failed is not a result")
-        #expect(refused.exitCode.rawValue == 69)
+        #expect(refused.exitStatus.rawValue == 69)
         #expect(refused.message.contains("ended no drain in phase remote@http") && refused.message.contains("15 of 15 drains failed"), "\(refused.message)")
         let row = try #require(try CSVFile.read(ResultRow.self, from: output).first)
         #expect(row.pages == 15 && row.drains == 0 && row.errors.total == 15)

@@ -46,17 +46,17 @@ import PagebenchTestSupport
 
     func run(
         _ arguments: [String], executable: String? = nil, launched: @escaping @Sendable (Int, Int32) -> Void = { _, _ in }
-    ) async -> (SweepRunner.Output?, CommandFailure?) {
+    ) async -> (SweepRunner.Output?, CommandError?) {
         let result = await runPagebench(arguments, workerExecutable: executable, workerLaunched: launched)
         return (result.output, result.failure)
     }
 
-    func merge(_ arguments: [String]) -> ([ResultRow]?, CommandFailure?) {
+    func merge(_ arguments: [String]) -> ([ResultRow]?, CommandError?) {
         var capture = Capture()
         do {
             let command = try #require(try PagebenchCommand.parseAsRoot(["merge"] + arguments) as? MergeCommand)
             return (try command.execute(into: &capture), nil)
-        } catch let failure as CommandFailure {
+        } catch let failure as CommandError {
             return (nil, failure)
         } catch {
             Issue.record("unexpected \(error)")
@@ -105,7 +105,7 @@ import PagebenchTestSupport
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let (_, failure) = await run([directory + "/tiny.json", "--shard", "0/2", "--measure-overhead", "--shard-output", directory])
-        #expect(failure?.exitCode == ExitCodes.usage)
+        #expect(failure?.exitStatus == ExitCodes.usage)
         #expect(failure?.message.contains("cannot merge") == true)
     }
 
@@ -121,7 +121,7 @@ import PagebenchTestSupport
         for (shardOutput, problem) in [(directory + "/file", "is not a directory"), (directory + "/shards", "it is a directory")] {
             let (output, failure) = await run([directory + "/tiny.json", "--shard", "1/2", "--shard-output", shardOutput, "--quiet"])
             #expect(output == nil)
-            #expect(failure?.exitCode == ExitCodes.cannotCreate)
+            #expect(failure?.exitStatus == ExitCodes.cannotCreate)
             let message = failure?.message ?? ""
             // The precheck's words, not those of a write that failed after the run.
             #expect(message.hasPrefix("--shard-output ") && message.contains(problem), "\(message)")
@@ -165,18 +165,18 @@ import PagebenchTestSupport
 
         // One shard alone, a shard twice, a missing path.
         let (_, missing) = merge([directory + "/shards/shard-0-of-2.json", "--output", directory + "/m.csv"])
-        #expect(missing?.exitCode == ExitCodes.dataError)
+        #expect(missing?.exitStatus == ExitCodes.dataError)
         #expect(missing?.message.contains("missing shard 1/2") == true)
         let (_, twice) = merge([directory + "/shards", directory + "/shards/shard-1-of-2.json", "--output", directory + "/m.csv"])
-        #expect(twice?.exitCode == ExitCodes.dataError)
+        #expect(twice?.exitStatus == ExitCodes.dataError)
         let (_, absent) = merge([directory + "/nowhere", "--output", directory + "/m.csv"])
-        #expect(absent?.exitCode == ExitCodes.noInput)
+        #expect(absent?.exitStatus == ExitCodes.noInput)
         #expect(!FileManager.default.fileExists(atPath: directory + "/m.csv"))
 
         // A file that is not a shard.
         try "name,value\n".write(toFile: directory + "/shards/shard-9-of-9.json", atomically: true, encoding: .utf8)
         let (_, garbage) = merge([directory + "/shards", "--output", directory + "/m.csv"])
-        #expect(garbage?.exitCode == ExitCodes.dataError)
+        #expect(garbage?.exitStatus == ExitCodes.dataError)
         #expect(garbage?.message.contains("shard-9-of-9.json: not a JSON object") == true, "\(garbage?.message ?? "")")
     }
 
@@ -211,7 +211,7 @@ import PagebenchTestSupport
              directory + "/merged.csv", "--quiet"],
             executable: Self.pagebench,
             launched: { index, pid in if index == 1 { kill(pid, SIGKILL) } })
-        #expect(failure?.exitCode == ExitCodes.workerFailed)
+        #expect(failure?.exitStatus == ExitCodes.workerFailed)
         let message = failure?.message ?? ""
         #expect(message.contains("worker 1 (shard 1/2, pid "), "\(message)")
         #expect(message.contains("was killed by signal 9 (SIGKILL)"), "\(message)")

@@ -14,7 +14,7 @@ import PagebenchCLITestSupport
         mutating func write(_ string: String) { text += string }
     }
 
-    func run(_ arguments: [String]) async -> (SweepRunner.Output?, CommandFailure?) {
+    func run(_ arguments: [String]) async -> (SweepRunner.Output?, CommandError?) {
         let result = await runPagebench(arguments)
         return (result.output, result.failure)
     }
@@ -44,7 +44,7 @@ import PagebenchCLITestSupport
     @Test func badWriteFlagsExitWith64() async {
         // A value out of range is refused when the configuration is built, naming the field.
         let (_, failure) = await run(Self.small + ["--insert-rate", "-1"])
-        #expect(failure?.exitCode.rawValue == 64 && failure?.message.contains("insertRate") == true)
+        #expect(failure?.exitStatus.rawValue == 64 && failure?.message.contains("insertRate") == true)
         #expect(parseExitCode(["run", "--write-position", "middle"]) == 64)
         #expect(parseExitCode(["run", "--write-rate-unit", "minute"]) == 64)
         #expect(parseExitCode(["run", "--continuation", "cursor"]) == 64)
@@ -80,7 +80,7 @@ import PagebenchCLITestSupport
     @Test func writesAreRefusedWhereTheyCannotBeCounted() async throws {
         for extra in [["--workers", "2"], ["--shard", "0/2"], ["--target", "http://127.0.0.1:9"]] {
             let (_, failure) = await run(Self.small + ["--insert-rate", "1"] + extra)
-            #expect(failure?.exitCode.rawValue == 64, "\(extra)")
+            #expect(failure?.exitStatus.rawValue == 64, "\(extra)")
             #expect(failure?.message.contains("has writes (S22)") == true, "\(extra): \(failure?.message ?? "")")
         }
         // serve takes no write flag (issue 27: nor lists one in --help) …
@@ -101,7 +101,7 @@ import PagebenchCLITestSupport
     @Test func stagesWithWritesAreRefused() async {
         let plan = ["--partitions", "2", "--items-per-partition", "40", "--stages", "1s:1-2", "--quiet"]
         let (_, failure) = await run(plan + ["--insert-rate", "1"])
-        #expect(failure?.exitCode.rawValue == 64)
+        #expect(failure?.exitStatus.rawValue == 64)
         #expect(failure?.message.contains("stages") == true && failure?.message.contains("writes") == true)
         #expect(parseExitCode(["run", "--stages", "1s:1-2"]) == 0)
     }

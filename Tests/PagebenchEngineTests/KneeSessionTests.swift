@@ -18,12 +18,12 @@ import Testing
         var request = KneeRequest(
             scenarioFile: nil, sloExpressions: ["error_rate<0.1%"], search: search, startRate: 5, stepDuration: 0.2, pagers: 2,
             output: directory + "/knee.csv"
-        ) { rate, output throws(RunError) in
+        ) { rate, output throws(CommandError) in
             var scenario = base
             do {
                 scenario.workload.load = try LoadModel(parsing: "open-fixed:\(rate)")
             } catch {
-                throw RunError(wrapping: error)
+                throw CommandError(wrapping: error)
             }
             scenario.workload.bound = .duration(seconds: 0.2)
             scenario.workload.concurrency = [2]

@@ -76,7 +76,7 @@ import Testing
     }
 
     @Test func aScenarioNamedTwiceFromTwoFilesIsRefusedAsUsage() throws {
-        #expect(throws: RunError.self) {
+        #expect(throws: CommandError.self) {
             try RunSession.scenarios([.init(Self.tiny(), file: 0), .init(Self.tiny(), file: 1)], sharded: false)
         }
         do {
@@ -143,13 +143,13 @@ import Testing
         missing.targetFile = directory + "/no-such-target.json"
         var printed = ""
         await #expect { try await RunSession(missing).run(into: &printed) } throws: { error in
-            (error as? RunError)?.exitStatus == ExitCodes.noInput
+            (error as? CommandError)?.exitStatus == ExitCodes.noInput
         }
         try "{\"kind\": \"nonsense\"}".write(toFile: directory + "/bad.json", atomically: true, encoding: .utf8)
         var invalid = missing
         invalid.targetFile = directory + "/bad.json"
         await #expect { try await RunSession(invalid).run(into: &printed) } throws: { error in
-            (error as? RunError)?.exitStatus == ExitCodes.dataError
+            (error as? CommandError)?.exitStatus == ExitCodes.dataError
         }
         #expect(!FileManager.default.fileExists(atPath: directory + "/rows.csv"))
     }

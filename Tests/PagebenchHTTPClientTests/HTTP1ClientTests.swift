@@ -105,7 +105,7 @@ struct HTTP1ClientTests {
         }
         #expect(lines == 1)
         #expect(error?.code == .transport)
-        #expect(error?.isRetryable == true)
+        #expect(error?.pageErrorKind == .transport)
         #expect(error?.message.contains("closed the connection before answering") == true)
         #expect(counts == HTTPStatusCounts(byStatus: [:], transportFailures: 1))
     }

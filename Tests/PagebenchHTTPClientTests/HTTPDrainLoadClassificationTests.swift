@@ -1,6 +1,7 @@
 import PagebenchHTTPClient
 import PagebenchPage
 import PagebenchPager
+import PagebenchStore
 import Synchronization
 import Testing
 
@@ -78,7 +79,15 @@ struct HTTPDrainLoadClassificationTests {
         let policy = HTTPDrainLoad.retryPolicy
         let waits = (1...9).map { policy.backoff(forRetry: $0, unit: 0.99) }
         #expect(waits == [10, 20, 40, 80, 160, 320, 640, 1000, 1000].map { Duration.milliseconds($0) })
-        #expect(policy.isRetryable(PageError(.throttled, "")) && policy.isRetryable(PageError(.transport, "")))
-        #expect(!policy.isRetryable(PageError(.refused, "")) && !policy.isRetryable(CancellationError()))
+    }
+
+    @Test("S21: the store's own errors are repeated by their page-contract kind, whatever the source")
+    func s21StoreErrorsAreRepeatedByTheirKind() async {
+        let repeated = await Self.run(failing: [
+            StoreError(remote: .throttled, message: "throttled"), StoreError(remote: .injectedFault, message: "fault"),
+        ])
+        #expect(repeated.failures == 0 && repeated.retries == 2 && repeated.drains == 1, "\(repeated)")
+        let failed = await Self.run(failing: [StoreError(remote: .invalidToken, message: "bad token")])
+        #expect(failed.failures == 1 && failed.retries == 0 && failed.firstFailure == "bad token", "\(failed)")
     }
 }

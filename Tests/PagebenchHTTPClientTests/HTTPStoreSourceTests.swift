@@ -114,7 +114,7 @@ struct HTTPStoreSourceTests {
             return (error, source.statusCounts)
         }
         #expect(error?.code == .transport)
-        #expect(error?.isRetryable == true)
+        #expect(error?.pageErrorKind == .transport)
         #expect(error?.message.contains("is `pagebench serve` running there and reachable?") == true)
         #expect(counts == HTTPStatusCounts(byStatus: [:], transportFailures: 1))
     }

@@ -1,6 +1,7 @@
 import PagebenchHarness
 import PagebenchLiveMetrics
 import PagebenchMetrics
+import PagebenchPage
 import PagebenchStore
 import PagebenchTestSupport
 import Synchronization
@@ -54,7 +55,7 @@ import Testing
             #expect(
                 Self.value(families, "pagebench_empty_pages_wasted", "_total", phase: phase) == Double(row.emptyPagesWasted))
             #expect(
-                Self.value(families, "pagebench_errors", "_total", phase: phase, extra: ("kind", "fault"))
+                Self.value(families, "pagebench_errors", "_total", phase: phase, extra: ("kind", "transient"))
                     == Double(row.errors.fault))
             #expect(
                 Self.value(families, "pagebench_errors", "_total", phase: phase, extra: ("kind", "throttled"))
@@ -224,6 +225,25 @@ import Testing
         func phaseStarted(_ phase: PhaseDescription) {}
         func progress(_ snapshot: ProgressSnapshot) { drains.withLock { $0 = snapshot.drains } }
         func phaseEnded(_ phase: PhaseDescription, result: PhaseResult) {}
+    }
+
+    /// Issue 36/39: the error counter's `kind` label is the page contract's kind
+    /// (`PageError.Kind`'s name) and `unclassified`, one series per kind, each equal to the
+    /// row's count of that kind.
+    @Test func h11ErrorKindLabelsArePageErrorKinds() async throws {
+        let (metrics, output) = try await Self.observedSweep()
+        let families = metrics.families()
+        let errors = try #require(families.first { $0.name == "pagebench_errors" })
+        let kinds = Set(errors.samples.compactMap { sample in sample.labels.first { $0.name == "kind" }?.value })
+        #expect(kinds == Set(PageError.Kind.allCases.map(\.rawValue) + ["unclassified"]))
+        for row in output.rows {
+            let phase = "c\(row.concurrency)-r\(row.repetition)"
+            for kind in PageError.Kind.allCases {
+                #expect(
+                    Self.value(families, "pagebench_errors", "_total", phase: phase, extra: ("kind", kind.rawValue))
+                        == Double(row.errors[kind]), "\(kind)")
+            }
+        }
     }
 
     /// Labels are the configuration, pager, phase and target: nothing else a series could

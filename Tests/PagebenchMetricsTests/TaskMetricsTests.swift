@@ -24,8 +24,8 @@ import Testing
             if step % 301 == 0 {
                 tasks[step % 4].recordCancellation(latencyNanoseconds: latency, pagesAfterCancel: 1)
                 single.recordCancellation(latencyNanoseconds: latency, pagesAfterCancel: 1)
-                tasks[step % 4].recordError(.fault)
-                single.recordError(.fault)
+                tasks[step % 4].recordError(.transient)
+                single.recordError(.transient)
             }
         }
         let merged = TaskMetrics.merged(tasks)

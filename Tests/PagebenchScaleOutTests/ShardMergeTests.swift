@@ -1,6 +1,7 @@
 import Foundation
 import PagebenchBase
 import PagebenchHarness
+import PagebenchPage
 import PagebenchScaleOut
 import PagebenchMetrics
 import PagebenchStore
@@ -256,13 +257,13 @@ import Testing
     @Test(arguments: [
         ("[1, 2]", "not a JSON object"),
         (#"{"format": "something-else", "version": 1}"#, "not a pagebench shard file"),
-        (#"{"format": "pagebench-shard", "version": 3}"#, "format version 3"),
-        (#"{"format": "pagebench-shard", "version": 2, "shard": {"index": 0, "count": 1}, "startAt": null}"#, "missing key 'phases'"),
-        (#"{"format": "pagebench-shard", "version": 2, "shard": {"index": 3, "count": 2}, "startAt": null, "phases": []}"#, "'shard': "),
-        (#"{"format": "pagebench-shard", "version": 2, "shard": {"index": "0", "count": 2}, "startAt": null, "phases": []}"#, "'shard.index' must be a whole number, found the string \"0\""),
+        (#"{"format": "pagebench-shard", "version": 2}"#, "format version 2"),
+        (#"{"format": "pagebench-shard", "version": 3, "shard": {"index": 0, "count": 1}, "startAt": null}"#, "missing key 'phases'"),
+        (#"{"format": "pagebench-shard", "version": 3, "shard": {"index": 3, "count": 2}, "startAt": null, "phases": []}"#, "'shard': "),
+        (#"{"format": "pagebench-shard", "version": 3, "shard": {"index": "0", "count": 2}, "startAt": null, "phases": []}"#, "'shard.index' must be a whole number, found the string \"0\""),
         // Issue 24: a number that does not fit its field is named, not "The given data was not valid JSON."
-        (#"{"format": "pagebench-shard", "version": 2, "shard": {"index": 0.5, "count": 2}, "startAt": null, "phases": []}"#, "'shard.index' must be a whole number, found 0.5"),
-        (#"{"format": "pagebench-shard", "version": 2, "shard": {"index": 0, "count": 1e300}, "startAt": null, "phases": []}"#, "'shard.count' must be a whole number, found 1e300"),
+        (#"{"format": "pagebench-shard", "version": 3, "shard": {"index": 0.5, "count": 2}, "startAt": null, "phases": []}"#, "'shard.index' must be a whole number, found 0.5"),
+        (#"{"format": "pagebench-shard", "version": 3, "shard": {"index": 0, "count": 1e300}, "startAt": null, "phases": []}"#, "'shard.count' must be a whole number, found 1e300"),
     ])
     func malformedShardFilesAreRefused(json: String, expected: String) {
         guard let error = refusal(json) else { return }
@@ -402,7 +403,8 @@ import Testing
         metrics.throttles = 5
         metrics.missedStarts = 6
         metrics.lateStarts = 7
-        for kind in ErrorKind.allCases { metrics.recordError(kind) }
+        for kind in PageError.Kind.allCases { metrics.recordError(kind) }
+        metrics.recordError(nil)
         var consistency = ConsistencyCounts()
         consistency.record(duplicates: 1, skipped: 2)
         metrics.consistency = consistency

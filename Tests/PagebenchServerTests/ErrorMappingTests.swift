@@ -137,7 +137,7 @@ struct ErrorMappingTests {
         for code in StoreError.Code.allCases {
             let httpCode = StoreHTTPErrorCode.store(code)
             #expect(httpCode.status.code == expected[code], "\(code)")
-            #expect(httpCode.isRetryable == (code == .throttled || code == .injectedFault))
+            #expect(httpCode.pageErrorKind.isRetryable == (code == .throttled || code == .injectedFault))
             #expect(StoreHTTPErrorCode(name: httpCode.name) == httpCode)
         }
         #expect(StoreHTTPErrorCode.invalidParameter.status.code == 400)

@@ -257,7 +257,7 @@ import PagebenchTestSupport
 
         let untrusted = await runPagebench([scenario, "--target-file", targetFile, "--quiet", "--output", output])
         let failure = try #require(untrusted.failure)
-        #expect(failure.exitCode.rawValue == 69)
+        #expect(failure.exitStatus.rawValue == 69)
         #expect(failure.message.contains("TLS failed"), "\(failure.message)")
 
         let insecure = await runPagebench([scenario, "--target-file", targetFile, "--insecure", "--quiet", "--output", output])
@@ -268,7 +268,7 @@ import PagebenchTestSupport
         defer { plain.stop() }
         let wrong = try write(Self.target(plain.url.replacingOccurrences(of: "http://", with: "https://")), "wrong.json", in: directory)
         let handshake = await runPagebench([scenario, "--target-file", wrong, "--quiet", "--output", output])
-        #expect(handshake.failure?.exitCode.rawValue == 69)
+        #expect(handshake.failure?.exitStatus.rawValue == 69)
         #expect(handshake.failure?.message.contains("TLS failed") == true, "\(handshake.failure?.message ?? "")")
     }
 }

@@ -33,7 +33,7 @@ import PagebenchTestSupport
     static func graphQLItems(_ partition: Int) -> Int { 5 * partition + 3 }
 
     func runGraphQL(_ server: ChildServer, target: String, in directory: URL) async throws
-        -> (rows: [ResultRow]?, text: String, failure: CommandFailure?, expected: (items: Int, pages: Int))
+        -> (rows: [ResultRow]?, text: String, failure: CommandError?, expected: (items: Int, pages: Int))
     {
         let scenario = try write(Self.graphQLScenario, "gql.json", in: directory)
         let targetFile = try write(target, "strawberry.json", in: directory)
@@ -108,7 +108,7 @@ import PagebenchTestSupport
             "--output", directory.appendingPathComponent("f.csv").path,
         ])
         let failure = try #require(failing.failure)
-        #expect(failure.exitCode.rawValue == 69)
+        #expect(failure.exitStatus.rawValue == 69)
         #expect(failure.message.contains("GraphQL errors"), "\(failure.message)")
         #expect(failure.message.contains("the list is unavailable"))
 
@@ -118,7 +118,7 @@ import PagebenchTestSupport
         ])
         // No drain ended: a failed phase (T6), its row written with the counts, exit 69.
         let loopFailure = try #require(looping.failure)
-        #expect(loopFailure.exitCode.rawValue == 69 && loopFailure.message.contains("ended no drain"), "\(loopFailure.message)")
+        #expect(loopFailure.exitStatus.rawValue == 69 && loopFailure.message.contains("ended no drain"), "\(loopFailure.message)")
         let rows = try ResultRow.parseCSV(
             try String(contentsOf: directory.appendingPathComponent("l.csv"), encoding: .utf8), file: "l.csv")
         let row = try #require(rows.first)

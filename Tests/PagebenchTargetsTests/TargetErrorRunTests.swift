@@ -94,7 +94,7 @@ import PagebenchTestSupport
         defer { server.stop() }
         let result = try await run(server, path: path, in: directory)
         let failure = try #require(result.failure, "\(path) was accepted as a page")
-        #expect(failure.exitCode.rawValue == 69)
+        #expect(failure.exitStatus.rawValue == 69)
         #expect(failure.message.contains(reason), "\(failure.message)")
         #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("t" + path.replacingOccurrences(of: "/", with: "-") + ".csv").path))
         // The source itself classifies the response by kind, and never as a page.
@@ -132,7 +132,7 @@ import PagebenchTestSupport
         defer { server.stop() }
         let result = try await run(server, path: "/repeat", in: directory)
         let failure = try #require(result.failure, "a phase in which every drain failed is not a result")
-        #expect(failure.exitCode.rawValue == 69)
+        #expect(failure.exitStatus.rawValue == 69)
         #expect(failure.message.contains("ended no drain in phase api@t-repeat") && failure.message.contains("6 of 6 drains failed"), "\(failure.message)")
         #expect(failure.message.contains("repeatedContinuation=6"), "\(failure.message)")
         let row = try writtenRow("/repeat", in: directory)
@@ -157,11 +157,11 @@ import PagebenchTestSupport
         defer { server.stop() }
         let result = try await run(server, path: path, in: directory)
         let failure = try #require(result.failure, "\(path): a phase in which every drain failed is not a result")
-        #expect(failure.exitCode.rawValue == 69)
+        #expect(failure.exitStatus.rawValue == 69)
         #expect(failure.message.contains("ended no drain") && failure.message.contains("\(kind)=6"), "\(failure.message)")
         let row = try writtenRow(path, in: directory)
         #expect(row.pages == 6 && row.drains == 0 && row.errors.other == 6)
-        #expect(row.targetErrors.byKind == [kind: 6])
+        #expect(row.targetErrors.byKind == [TargetError.Kind(rawValue: kind)!: 6])
         #expect(row.notAResult == "ended no drain")
     }
 
@@ -192,7 +192,7 @@ import PagebenchTestSupport
         defer { server.stop() }
         let result = try await run(server, path: "/unavailable", in: directory)
         let failure = try #require(result.failure)
-        #expect(failure.exitCode.rawValue == 69)
+        #expect(failure.exitStatus.rawValue == 69)
         #expect(failure.message.contains("answered no page"), "\(failure.message)")
     }
 
@@ -204,7 +204,7 @@ import PagebenchTestSupport
         server.stop()
         let result = try await run(server, path: "/ok", in: directory)
         let failure = try #require(result.failure)
-        #expect(failure.exitCode.rawValue == 69)
+        #expect(failure.exitStatus.rawValue == 69)
         #expect(failure.message.contains("cannot connect") || failure.message.contains("refused"), "\(failure.message)")
     }
 
@@ -224,7 +224,7 @@ import PagebenchTestSupport
         let target = try write(Self.target(server.url, path: "/okthenexit/8"), "t.json", in: directory)
         let result = await runPagebench([scenario, "--target-file", target, "--quiet", "--output", directory.appendingPathComponent("t.csv").path])
         let failure = try #require(result.failure, "the run must fail")
-        #expect(failure.exitCode == ExitCodes.unavailable)
+        #expect(failure.exitStatus == ExitCodes.unavailable)
         #expect(failure.message.contains("stopped answering") && failure.message.contains("got no response"), "\(failure.message)")
         let rows = try ResultRow.parseCSV(
             try String(contentsOf: directory.appendingPathComponent("t.csv"), encoding: .utf8), file: "t.csv")
@@ -250,7 +250,7 @@ import PagebenchTestSupport
         let headers = "{\"Authorization\": \"Bearer ${\(variable)}\"}"
         let first = try await run(server, path: "/echo", in: directory, headers: headers)
         let firstFailure = try #require(first.failure)
-        #expect(firstFailure.exitCode.rawValue == 69)
+        #expect(firstFailure.exitStatus.rawValue == 69)
         #expect(firstFailure.message.contains(#"{"authorization": "[masked]"}"#), "\(firstFailure.message)")
         let second = try await run(server, path: "/pagetwo/echo", in: directory, headers: headers)
         let secondFailure = try #require(second.failure)
@@ -321,7 +321,7 @@ import PagebenchTestSupport
         setenv(variable, secret + "-wrong", 1)
         let refused = try await run(server, path: "/auth", in: directory, headers: headers)
         let failure = try #require(refused.failure)
-        #expect(failure.exitCode.rawValue == 69)
+        #expect(failure.exitStatus.rawValue == 69)
         #expect(failure.message.contains("HTTP 401"))
         var everything = accepted.text + sharded.text + refused.text + failure.message
         let files = FileManager.default.enumerator(atPath: directory.path)!.compactMap { $0 as? String }

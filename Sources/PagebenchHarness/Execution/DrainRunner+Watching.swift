@@ -15,7 +15,7 @@ extension DrainRunner {
         _ plan: DrainPlan, into metrics: inout TaskMetrics, pacing: inout Pacing, cancelled: borrowing Atomic<Bool>
     ) async -> DrainResult {
         guard let store = source.writesStore else {
-            return DrainResult(ending: .failed(.validation), pages: 0, pagesAfterCancel: 0)
+            return DrainResult(ending: .failed(.invalidRequest), pages: 0, pagesAfterCancel: 0)
         }
         let pager = makeQueryPager(plan.request)
         defer { metrics.retries += pager.counters.retries }

@@ -19,8 +19,9 @@ struct DrainResult: Sendable {
     enum Ending: Sendable, Equatable {
         /// Drained to the last page, stopped after K pages, or abandoned.
         case finished
-        /// A store or pager error ended it.
-        case failed(ErrorKind)
+        /// A store or pager error ended it: the page contract's kind of the error (nil: an
+        /// error that is no page failure).
+        case failed(PageError.Kind?)
         /// Its task was cancelled (probe or final cancel-everything).
         case cancelled
     }
@@ -198,7 +199,7 @@ final class DrainRunner<Source: PageSource>: Sendable where Source.Request == Pa
 
     private func ending(for error: any Error, cancelled: borrowing Atomic<Bool>) -> DrainResult.Ending {
         if error is CancellationError || cancelled.load(ordering: .relaxed) { return .cancelled }
-        return .failed(ErrorKind(classifying: error))
+        return .failed(PageError.Kind(classifying: error))
     }
 
     // MARK: Pager kinds
@@ -344,7 +345,7 @@ final class DrainRunner<Source: PageSource>: Sendable where Source.Request == Pa
         await pager.fetch()
         guard let initial = pager.output?.initialPage else {
             // fetch() publishes failures instead of throwing them.
-            result.ending = cancelled.load(ordering: .relaxed) ? .cancelled : .failed(source.failures.takeLast() ?? .other)
+            result.ending = cancelled.load(ordering: .relaxed) ? .cancelled : .failed(source.failures.takeLast() ?? nil)
             return result
         }
         var page = initial
@@ -359,7 +360,7 @@ final class DrainRunner<Source: PageSource>: Sendable where Source.Request == Pa
                 return failed(error, result: &result, cancelled: cancelled)
             }
             guard let next = pager.output?.nextPages.last else {
-                result.ending = .failed(.other)
+                result.ending = .failed(nil)
                 return result
             }
             page = next

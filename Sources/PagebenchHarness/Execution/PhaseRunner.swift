@@ -404,7 +404,8 @@ public struct PhaseRunner<Source: PageSource>: Sendable where Source.Request == 
     /// (about (2 × pagers)^(1/3): the walks of the phase's group and of its groups balance).
     static var pagersPerGroup: Int { 64 }
 
-    /// The pager retry policy of a workload; the store's throttling and faults are retryable.
+    /// The pager retry policy of a workload: what it retries is the policy's default, the page
+    /// contract's one rule (``PagebenchPage/PageError/isRetryable(_:)``: throttled, transient).
     static func retryPolicy(_ settings: RetrySettings, seed: UInt64) -> RetryPolicy {
         guard settings.maxRetries > 0 else { return .none }
         return RetryPolicy(
@@ -413,7 +414,6 @@ public struct PhaseRunner<Source: PageSource>: Sendable where Source.Request == 
             multiplier: settings.multiplier,
             maxBackoff: .nanoseconds(settings.maxBackoffNanoseconds),
             jitterFraction: settings.jitter,
-            seed: seed,
-            isRetryable: { PageError.isRetryable($0) })
+            seed: seed)
     }
 }

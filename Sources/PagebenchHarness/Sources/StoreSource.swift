@@ -90,43 +90,25 @@ struct ObservedSource<Base: PageSource>: PageSource where Base.Request == PageRe
 /// One pager's failure counts: written only on the (rare) failure path.
 final class FailureLog: Sendable {
     private let throttleCount = Atomic<Int>(0)
-    private let last = Mutex<ErrorKind?>(nil)
+    /// The last failure: recorded (the outer optional) and its page-contract kind (nil: an
+    /// error that is no page failure).
+    private let last = Mutex<PageError.Kind??>(nil)
 
     /// Throttled responses received so far (each may have been retried).
     var throttles: Int { throttleCount.load(ordering: .relaxed) }
 
     func record(_ error: any Error) {
         guard !(error is CancellationError) else { return }
-        let kind = ErrorKind(classifying: error)
+        let kind = PageError.Kind(classifying: error)
         if kind == .throttled { throttleCount.add(1, ordering: .relaxed) }
-        last.withLock { $0 = kind }
+        last.withLock { $0 = .some(kind) }
     }
 
-    /// The last failure's kind, cleared.
-    func takeLast() -> ErrorKind? {
+    /// The last failure's kind (nil inside: no page failure), cleared; nil if none since.
+    func takeLast() -> PageError.Kind?? {
         last.withLock { value in
             defer { value = nil }
             return value
-        }
-    }
-}
-
-extension ErrorKind {
-    /// The CSV error column a drain failure belongs to: the one classification, by the page
-    /// contract's kind (``PageError/Kind/init(classifying:)``), whichever source failed.
-    /// Retried kinds land here only once the retry policy gave up.
-    init(classifying error: any Error) {
-        guard let kind = PageError.Kind(classifying: error) else {
-            self = .other
-            return
-        }
-        switch kind {
-        case .throttled: self = .throttled
-        case .transient: self = .fault
-        case .invalidToken: self = .invalidToken
-        case .tokenMismatch: self = .tokenMismatch
-        case .invalidLimit, .invalidSegment, .unknownPartition, .invalidRequest: self = .validation
-        case .transport, .refused, .malformedAnswer: self = .other
         }
     }
 }
