@@ -110,7 +110,7 @@ var targets: [Target] = [
     // number text, files, retry back-off); depends on nothing but the counter read.
     .target(name: "PagebenchBase", dependencies: ["CCycleCounter"], swiftSettings: strict),
     // PAGEBENCH_EVALUATION_REGRESSION=1 at build time compiles in the injected 10 % per-page
-    // cost regression of the store's evaluation that results/aa-gate/measure.sh checks the gate
+    // cost regression of the store's evaluation that results/gate-measure.sh aa-gate checks the gate
     // against (SyntheticStore.evaluate); only this target's flags change, so that build reuses
     // the rest. Never set for a shipped build.
     // The page contract every source speaks and the harness reads (no dependencies: a target

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import PagebenchBase
 import PagebenchCLI
 import PagebenchHarness
 import PagebenchMetrics
@@ -79,7 +80,13 @@ import PagebenchTestSupport
         _ = await run([scenario, "--output", output, "--history", history, "--quiet", "--warmup", "0"])
         #expect(try CSVFile.read(ResultRow.self, from: history).count == 8)
         _ = try CSVFile.read(TimeSeriesRow.self, from: series)
-        #expect(capture.text.contains("pages/s"))
+        // Issue 35: the summary table's rate is drains/s beside requests/s, each row's own figures
+        // (the progress lines go to standard error: ReportingTests).
+        let table = capture.text.split(separator: "\n").map(String.init)
+        let header = try #require(table.first { $0.hasPrefix("configuration") })
+        #expect(header.split(separator: " ").map(String.init)[4...5] == ["drains/s", "requests/s"])
+        let tableRows = table.filter { $0.hasPrefix("tiny ") }.map { $0.split(separator: " ").map(String.init) }
+        #expect(tableRows.map { Array($0[4...5]) } == rows.map { [NumberText.count($0.drainsPerSecond), NumberText.count($0.pagesPerSecond)] })
         #expect(capture.text.contains("wrote 4 rows"))
     }
 

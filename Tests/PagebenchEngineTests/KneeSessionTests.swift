@@ -67,6 +67,54 @@ import Testing
         return row
     }
 
+    /// Issue 35, the thresholds calibrated (results/knee-client-limit.md): the knee step at 120
+    /// drains/s on 4 pagers against `serve` at 5 ms a page (an API without a limit of its own)
+    /// started 106 drains/s, missed 229 starts, page latency flat: the pool limited it, at 0.73
+    /// of its capacity by Little's law (4 ÷ 27.5 ms median drain = 145 drains/s), under the 0.8
+    /// that called it the API's knee before. A step that missed 5 % of its starts at the pool's
+    /// capacity (a few slow drains) is not said to be limited by the pool.
+    @Test func aStepLimitedByThePoolOnALoadedMachineIsSaidToBeSo() throws {
+        var first = ResultRow.fixture()
+        first.loadModel = "open-fixed"
+        first.concurrency = 4
+        first.cores = 2
+        first.pageLatency = LatencyPercentiles(
+            p50Nanoseconds: 5_799_935, p90Nanoseconds: 6_000_000, p99Nanoseconds: 7_000_000, p999Nanoseconds: 7_000_000,
+            maxNanoseconds: 7_000_000)
+        var step = first
+        step.plannedDrainsPerSecond = 120
+        step.startedDrainsPerSecond = 106
+        step.missedStarts = 229
+        step.targetDurationSeconds = 3
+        step.durationSeconds = 3.02
+        step.cpuUserSeconds = 0.165
+        step.cpuSystemSeconds = 0.041
+        step.drainLatency = LatencyPercentiles(
+            p50Nanoseconds: 27_525_119, p90Nanoseconds: 40_000_000, p99Nanoseconds: 60_000_000, p999Nanoseconds: 60_000_000,
+            maxNanoseconds: 60_000_000)
+        step.pageLatency = LatencyPercentiles(
+            p50Nanoseconds: 6_225_919, p90Nanoseconds: 7_000_000, p99Nanoseconds: 8_000_000, p999Nanoseconds: 8_000_000,
+            maxNanoseconds: 8_000_000)
+        guard case .pagerPool(let pagers, let missed, let capacity, _, let needed) = KneeSession.clientLimit(of: step, first: first) else {
+            Issue.record("the pool limited this step")
+            return
+        }
+        #expect(pagers == 4 && missed == 229 && needed > 4)
+        #expect((capacity - 145.3).magnitude < 0.1, "\(capacity)")
+        // A debug build's pool-limited step read page p50 1.54 times its first step's (its client
+        // CPU per page on a loaded machine): still the pool's, under the 2 that a saturated API
+        // exceeded (1.5 before).
+        var debugStep = step
+        debugStep.pageLatency = LatencyPercentiles(
+            p50Nanoseconds: 8_931_900, p90Nanoseconds: 9_000_000, p99Nanoseconds: 9_000_000, p999Nanoseconds: 9_000_000,
+            maxNanoseconds: 9_000_000)
+        #expect(KneeSession.clientLimit(of: debugStep, first: first) != nil)
+        var fewMissed = step
+        fewMissed.startedDrainsPerSecond = 140
+        fewMissed.missedStarts = 21  // 5 % of 420 starts
+        #expect(KneeSession.clientLimit(of: fewMissed, first: first) == nil)
+    }
+
     /// Issue 35: a step that pagebench's own pager pool limited (every pager busy, the rate at the
     /// pool's capacity, page latency flat) or its own CPU is said to be so, on the step and in the
     /// knee line, with the pagers it would take, instead of reporting a knee of the API.

@@ -356,4 +356,36 @@ import Testing
         #expect(timeline.spans.map(\.index) == [0, 1])
         #expect(timeline.spans.map(\.startNanoseconds) == [0, 300_000_000])
     }
+
+    /// H14: every request a remote source answered in a staged run is in a stage's row: those
+    /// answered after the plan's end (the drains in flight then) are the last stage's, as a fixed
+    /// phase's row holds those of its end. Before, they were outside every row, and `run` named
+    /// them "answered between phases". Every page here takes 5 ms, so each of the 4 pagers has a
+    /// request in flight when the plan ends.
+    @Test(.timeLimit(.minutes(2)))
+    func h14TheRequestsOfAStagedRunAreAllInItsRows() async throws {
+        final class Answered: Sendable {
+            let count = Atomic<Int>(0)
+        }
+        let answered = Answered()
+        let source = ClosurePageSource<PageRequest, Page> { request in
+            try? await Task.sleep(nanoseconds: 5_000_000)  // answered even when cancelled meanwhile
+            answered.count.add(1, ordering: .relaxed)
+            return ScriptedStoreSource.pages[request.token ?? ""]!
+        }
+        var workload = Workload()
+        workload.pager = .loop
+        workload.warmupSeconds = 0
+        workload.setStages(try StagePlan(parsing: "1s:4,1s:4-2"))  // long enough for a stage clock starved by tests side by side
+        let scenario = Scenario(name: "remote", store: StagedRunTests.store, workload: workload)
+        try scenario.validate()
+        var options = PhaseRunner<ClosurePageSource<PageRequest, Page>>.Options()
+        options.remoteCounters = { RemoteCounts(responses: ["200": answered.count.load(ordering: .relaxed)]) }
+        let results = await PhaseRunner(scenario: scenario, source: source).runStages(
+            repetition: 1, options: options, clock: ContinuousClock())
+        #expect(results.count == 2)
+        let inRows = results.map { $0.remoteCounts?.responses["200"] ?? 0 }.reduce(0, +)
+        #expect(inRows > 0)
+        #expect(inRows == answered.count.load(ordering: .relaxed))
+    }
 }

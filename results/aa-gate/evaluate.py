@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Verdicts of the runs results/aa-gate/measure.sh made (issue 25, docs/contract.md H10).
+"""Verdicts of the runs `results/gate-measure.sh aa-gate` made (issue 25, docs/contract.md H10).
 
     python3 results/aa-gate/evaluate.py [PAGEBENCH]   # default: results/tmp/aa-gate/bin/pagebench
 

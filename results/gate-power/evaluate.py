@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Verdicts of the runs results/gate-power/measure.sh made (issue 35, docs/gate.md).
+"""Verdicts of the runs `results/gate-measure.sh gate-power` made (issue 35, docs/gate.md).
 
     python3 results/gate-power/evaluate.py PAGEBENCH [TAG ...]   # default tag: run
 
@@ -8,10 +8,10 @@ For every trial of each TAG, `pagebench check` at its defaults (no thresholds fi
   1.3x: S13 (the target at 5.2 ms a page) against A;
   2x:   S2 (8 ms a page) against A;
 with the runs' first 5 repetitions a side (what `run --repetitions 5` gives) and with all of
-them (10). A pair is flagged when the check exits 1. Writes results/gate-power/pairs.csv (one
+them (10). A pair is flagged when the check exits 1. Writes results/gate-power/pairs-TAGS.csv (one
 line per check: exit, and for each gated target latency, page_latency_min_ns and
 page_latency_p50_ns, its verdict, change of medians, interval and rank-test p) and prints
-the summary results/gate-power.md quotes (also written to summary.txt): how many pairs were
+the summary results/gate-power.md quotes (also written to summary-TAGS.txt; TAGS joined by +): how many pairs were
 flagged, and the range of each gated figure's change of medians per kind of pair.
 """
 import csv
@@ -27,6 +27,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 RUNS = os.path.join(HERE, "runs")
 PAGEBENCH = sys.argv[1]
 TAGS = sys.argv[2:] or ["run"]
+SUFFIX = "-" + "+".join(TAGS)  # d: the debug batch, r: the release batch
 GATED = ["page_latency_min_ns", "page_latency_p50_ns"]  # what check gates on a remote target's rows
 
 
@@ -102,7 +103,7 @@ def main():
                         key = (repetitions, kind)
                         flagged, total = summary.get(key, (0, 0))
                         summary[key] = (flagged + (status == 1), total + 1)
-    with open(os.path.join(HERE, "pairs.csv"), "w", newline="") as out:
+    with open(os.path.join(HERE, f"pairs{SUFFIX}.csv"), "w", newline="") as out:
         writer = csv.DictWriter(out, fieldnames=list(lines[0].keys()), lineterminator="\n")
         writer.writeheader()
         writer.writerows(lines)
@@ -142,7 +143,7 @@ def main():
         text.write(f"1-minute load average at the runs' starts: {min(loads):.1f} … {max(loads):.1f} "
                    f"(median {statistics.median(loads):.1f}, {len(loads)} runs) on 2 cores\n")
     sys.stdout.write(text.getvalue())
-    with open(os.path.join(HERE, "summary.txt"), "w") as out:
+    with open(os.path.join(HERE, f"summary{SUFFIX}.txt"), "w") as out:
         out.write(f"pagebench check at its defaults ({os.path.basename(PAGEBENCH)} built from {commit}), tags {', '.join(TAGS)}\n")
         out.write(text.getvalue())
 

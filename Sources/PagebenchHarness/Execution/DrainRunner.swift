@@ -142,14 +142,18 @@ final class DrainRunner<Source: PageSource>: Sendable where Source.Request == Pa
         if slow { publishSlowPage(metrics, endedAt: endedAt, &pacing) }
         result.pages += 1
         pacing.pagesSinceCheckpoint += 1
+        // A drain this page ends (its last page, its K pages, or abandoned) has ended whole,
+        // even if its cancel was requested while the page was on its way: it is a drain of the
+        // row, not cut off (H14), and its last page is no wasted work (H2). Only a drain that
+        // would go on stops here.
+        guard hasNextToken else { return false }
+        if let maxPages = plan.maxPages, result.pages >= maxPages { return false }
+        guard !plan.abandonsAfterPage() else { return false }
         if cancelled.load(ordering: .relaxed) {
             result.pagesAfterCancel += 1
             result.ending = .cancelled
             return false
         }
-        guard hasNextToken else { return false }
-        if let maxPages = plan.maxPages, result.pages >= maxPages { return false }
-        guard !plan.abandonsAfterPage() else { return false }
         if let pages = pacing.cancelAfterPages, result.pages >= pages {
             // The cancellation probe of a drain shorter than a timer tick: the request for the
             // next page starts cancelled, and the latency runs from here.

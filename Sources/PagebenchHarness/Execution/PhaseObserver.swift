@@ -101,8 +101,11 @@ public struct ProgressSnapshot: Sendable, Equatable {
     public var phaseElapsedSeconds: Double
     /// How much of the phase is done (0…1): elapsed ÷ duration, or drains ÷ drain count.
     public var phaseFraction: Double
-    /// Pages per second since the previous snapshot.
+    /// Pages (requests: one a page) per second since the previous snapshot.
     public var pagesPerSecond: Double
+    /// Drains ended as the `drains` column counts them, per second since the previous
+    /// snapshot (shown beside the requests/s, issue 35).
+    public var drainsPerSecond: Double
     /// Pages of the current phase so far.
     public var pages: Int
     /// Items of those pages (published with them, H7).
@@ -119,7 +122,7 @@ public struct ProgressSnapshot: Sendable, Equatable {
     public init(
         scenario: String, concurrency: Int, repetition: Int, isWarmup: Bool, phaseElapsedSeconds: Double,
         phaseFraction: Double, pagesPerSecond: Double, pages: Int, items: Int = 0, drains: Int = 0,
-        counts: LiveCounts = LiveCounts(), pageLatency: LatencyRecorder? = nil
+        drainsPerSecond: Double = 0, counts: LiveCounts = LiveCounts(), pageLatency: LatencyRecorder? = nil
     ) {
         self.scenario = scenario
         self.concurrency = concurrency
@@ -131,6 +134,7 @@ public struct ProgressSnapshot: Sendable, Equatable {
         self.pages = pages
         self.items = items
         self.drains = drains
+        self.drainsPerSecond = drainsPerSecond
         self.counts = counts
         self.pageLatency = pageLatency
     }

@@ -160,6 +160,12 @@ public struct PhaseResult: Sendable {
         measuredSeconds > 0 ? Double(completedInStage?.pages ?? metrics.pages + metrics.cutOff.pages) / measuredSeconds : 0
     }
 
+    /// Drains completed per second of the measured phase (or stage), as the row's
+    /// `drains_per_s` counts them.
+    public var drainsPerSecond: Double {
+        measuredSeconds > 0 ? Double(completedInStage?.drains ?? metrics.drains) / measuredSeconds : 0
+    }
+
     /// ``bareLoopPagesPerSecond`` ÷ ``pagesPerSecond``: how many times faster the bare store
     /// loop pages than this phase did (1 = the harness and pager cost nothing); nil when not
     /// calibrated or no page was fetched.

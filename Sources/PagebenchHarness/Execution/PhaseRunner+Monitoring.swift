@@ -70,7 +70,7 @@ extension PhaseRunner {
         concurrency: Int, repetition: Int, drainTarget: Int?
     ) async {
         let step = LatencyRecorder.nanoseconds(interval)
-        var lastPages = totals(slots).pages
+        var (lastPages, lastDrains) = (totals(slots).pages, totals(slots).drains)
         var last = MonotonicTime.nanoseconds()
         var next = last
         // The phase's page latencies are merged at most this often: a merge walks every
@@ -112,8 +112,9 @@ extension PhaseRunner {
                     isWarmup: phase.warmup, phaseElapsedSeconds: elapsed, phaseFraction: fraction,
                     pagesPerSecond: now > last ? Double(pages - lastPages) / (Double(now - last) / 1e9) : 0,
                     pages: pages - phase.pagesAtStart, items: phaseWork.items, drains: phaseWork.drains,
+                    drainsPerSecond: now > last ? Double(completed.drains - lastDrains) / (Double(now - last) / 1e9) : 0,
                     counts: phase.warmup ? LiveCounts() : counts, pageLatency: pageLatency))
-            lastPages = pages
+            (lastPages, lastDrains) = (pages, completed.drains)
             last = now
         }
     }

@@ -3,12 +3,14 @@ import PagebenchMetrics
 import Synchronization
 
 /// Shows a sweep's progress: on a terminal one self-updating line per phase (a bar, elapsed
-/// time, ETA, live pages/s), otherwise plain lines (CI logs): one when a phase starts, one
-/// every ``plainInterval`` seconds, one when it ends.
+/// time, ETA, live drains/s and requests/s), otherwise plain lines (CI logs): one when a phase
+/// starts, one every ``plainInterval`` seconds, one when it ends.
 ///
-/// The live pages/s counts what completed in the interval the line stands for (H7): on a
-/// terminal the last snapshot's interval (``preferredInterval``), on a plain line the time
-/// since the previous plain line (or since the phase began, if it began after that line).
+/// Every rate is given as drains/s beside requests/s (issue 35: `--load open-fixed:300/s` is
+/// drains/s, an SRE thinks in requests/s; a page is one request). The live rates count what
+/// completed in the interval the line stands for (H7): on a terminal the last snapshot's
+/// interval (``preferredInterval``), on a plain line the time since the previous plain line
+/// (or since the phase began, if it began after that line).
 public final class ProgressPrinter: PhaseObserver {
     private let write: @Sendable (String) -> Void
     private let isTerminal: Bool
@@ -58,38 +60,50 @@ public final class ProgressPrinter: PhaseObserver {
         } else {
             eta = "?"
         }
-        func figures(pagesPerSecond: Double) -> String {
-            "\(phase) \(NumberText.fixed(snapshot.phaseFraction * 100, 0))%  elapsed \(NumberText.seconds(elapsed))  ETA \(eta)  \(NumberText.count(pagesPerSecond)) pages/s"
+        func figures(drainsPerSecond: Double, pagesPerSecond: Double) -> String {
+            "\(phase) \(NumberText.fixed(snapshot.phaseFraction * 100, 0))%  elapsed \(NumberText.seconds(elapsed))  ETA \(eta)  "
+                + Self.rates(drainsPerSecond: drainsPerSecond, pagesPerSecond: pagesPerSecond)
         }
         if isTerminal {
             let width = 20
             let filled = Int((snapshot.phaseFraction * Double(width)).rounded(.down))
             let bar = String(repeating: "█", count: filled) + String(repeating: "░", count: width - filled)
-            write("\r\u{1B}[2K\(label(run)) \(bar) \(figures(pagesPerSecond: snapshot.pagesPerSecond))")
+            write(
+                "\r\u{1B}[2K\(label(run)) \(bar) "
+                    + figures(drainsPerSecond: snapshot.drainsPerSecond, pagesPerSecond: snapshot.pagesPerSecond))
         } else if elapsed - lastPlain >= plainIntervalSeconds {
             state.withLock {
                 $0.lastPlain = elapsed
                 $0.lastPlainSnapshot = snapshot
             }
-            let rate = Self.pagesPerSecond(since: lastSnapshot, to: snapshot)
-            write("\(label(run)): \(figures(pagesPerSecond: rate))\n")
+            let rate = Self.perSecond(since: lastSnapshot, to: snapshot)
+            write("\(label(run)): \(figures(drainsPerSecond: rate.drains, pagesPerSecond: rate.pages))\n")
         }
     }
 
-    /// Pages completed per second from the `earlier` snapshot to `later` (H7); from the phase's
-    /// start when `earlier` is nil or of another phase.
-    static func pagesPerSecond(since earlier: ProgressSnapshot?, to later: ProgressSnapshot) -> Double {
+    /// Drains and pages completed per second from the `earlier` snapshot to `later` (H7); from
+    /// the phase's start when `earlier` is nil or of another phase.
+    static func perSecond(since earlier: ProgressSnapshot?, to later: ProgressSnapshot) -> (drains: Double, pages: Double) {
         if let earlier, earlier.isWarmup == later.isWarmup, later.phaseElapsedSeconds > earlier.phaseElapsedSeconds {
-            return Double(later.pages - earlier.pages) / (later.phaseElapsedSeconds - earlier.phaseElapsedSeconds)
+            let seconds = later.phaseElapsedSeconds - earlier.phaseElapsedSeconds
+            return (Double(later.drains - earlier.drains) / seconds, Double(later.pages - earlier.pages) / seconds)
         }
-        return later.phaseElapsedSeconds > 0 ? Double(later.pages) / later.phaseElapsedSeconds : 0
+        guard later.phaseElapsedSeconds > 0 else { return (0, 0) }
+        return (Double(later.drains) / later.phaseElapsedSeconds, Double(later.pages) / later.phaseElapsedSeconds)
+    }
+
+    /// `12 drains/s, 1.23M requests/s`: how every rate of a run's console output reads (issue 35).
+    public static func rates(drainsPerSecond: Double, pagesPerSecond: Double) -> String {
+        "\(NumberText.count(drainsPerSecond)) drains/s, \(NumberText.count(pagesPerSecond)) requests/s"
     }
 
     public func phaseEnded(_ run: PhaseDescription, result: PhaseResult) {
         state.withLock { $0 = State() }
         let metrics = result.metrics
         let stage = result.stage.map { " stage \($0.index + 1)" } ?? ""
-        var line = "\(label(run))\(stage): \(NumberText.count(result.pagesPerSecond)) pages/s, \(metrics.pages) pages, \(metrics.drains) drains"
+        var line =
+            "\(label(run))\(stage): \(Self.rates(drainsPerSecond: result.drainsPerSecond, pagesPerSecond: result.pagesPerSecond)), "
+            + "\(metrics.pages) pages, \(metrics.drains) drains"
         if !metrics.pageLatency.isEmpty {
             line += ", page p99 \(NumberText.nanoseconds(metrics.pageLatency.valueAtPercentile(99)))"
         }
@@ -100,7 +114,8 @@ public final class ProgressPrinter: PhaseObserver {
         line += " in \(NumberText.seconds(result.measuredSeconds))"
         if result.pagers > 0, result.measuredSeconds > 0 {
             // What one pager of the crowd did and cost (issue 38).
-            line += "; a pager: \(NumberText.count(result.pagesPerSecond / Double(result.pagers))) pages/s"
+            let pagers = Double(result.pagers)
+            line += "; a pager: " + Self.rates(drainsPerSecond: result.drainsPerSecond / pagers, pagesPerSecond: result.pagesPerSecond / pagers)
             if let bytes = result.memoryPerPagerBytes {
                 line += ", \(NumberText.bytes(bytes)) (peak RSS \(NumberText.bytes(result.peakRSSBytes)))"
             } else if let above = result.memoryAbovePhaseStartBytes {

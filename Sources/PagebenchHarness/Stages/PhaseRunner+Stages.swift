@@ -72,14 +72,24 @@ extension PhaseRunner {
                 clock: clock, plan: plan, pool: pool, shard: shard, sampler: sampler, sample: sample,
                 observer: options.observer,
                 totals: { totals(slots) }, remoteCounters: options.remoteCounters)
+            let remoteBefore = options.remoteCounters?()
             let phase = await runStagedPhase(
                 plan: plan, pool: pool, stageClock: stageClock, slots: slots, intervals: intervals, timing: timing,
                 options: options)
+            let remoteAfter = options.remoteCounters?()
             background.cancelAll()
             for await _ in background {}
 
             let metrics = pool.totals()
-            let spans = phase.clock.spans
+            var spans = phase.clock.spans
+            if let before = remoteBefore, let after = remoteAfter, let last = spans.indices.last {
+                // The requests answered after the last stage closed (the drains in flight at the
+                // plan's end, cut off or ending) are its row's, as a fixed phase's row holds those
+                // of its end (H14): before, they were "answered between phases".
+                var earlier = RemoteCounts()
+                for span in spans.dropLast() { span.remote.map { earlier.add($0) } }
+                spans[last].remote = after.since(before).since(earlier)
+            }
             return spans.enumerated().map { position, span in
                 var result = PhaseResult(
                     scenario: scenario, concurrency: concurrency, repetition: repetition, pageTiming: timing,

@@ -49,7 +49,7 @@ extension SyntheticStore {
     func evaluate(_ request: PageRequest) throws(StoreError) -> Page {
         #if PAGEBENCH_EVALUATION_REGRESSION
         // Measurement builds only (`PAGEBENCH_EVALUATION_REGRESSION=1 swift build`, made by
-        // results/aa-gate/measure.sh): a real 10 % per-page cost regression of the evaluation,
+        // results/gate-measure.sh aa-gate): a real 10 % per-page cost regression of the evaluation,
         // every tenth page evaluated twice, for the check to catch (H10). Shipped builds lack it.
         let page = try evaluateOnce(request)
         if evaluationRegressionCount.wrappingAdd(1, ordering: .relaxed).oldValue % 10 == 0 {
