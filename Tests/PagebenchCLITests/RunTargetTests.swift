@@ -232,7 +232,10 @@ import PagebenchTestSupport
         #expect(rows.map(\.plannedDrainsPerSecond) == result.steps.map(\.rate))
         #expect(rows.map { $0.sloHeld == 1 } == result.steps.map(\.held))
         #expect(rows.allSatisfy { $0.scenario == "remote@http" && $0.targetKind == "serve" && $0.loadModel == "open-fixed" })
-        // A short step may end inside every drain: its pages are then all cut off (issue 35).
-        #expect(rows.allSatisfy { $0.pages + $0.cutOffPages > 0 && $0.concurrency == 4 })
+        // A short step may end inside every drain: its pages are then all cut off (issue 35). On a
+        // loaded machine a 0.4 s step may even end before its first pager begins (pagers read the
+        // phase's end before each drain, H6), so the run as a whole, not each step, did work.
+        #expect(rows.allSatisfy { $0.concurrency == 4 })
+        #expect(rows.reduce(0) { $0 + $1.pages + $1.cutOffPages } > 0)
     }
 }
