@@ -83,12 +83,13 @@ struct ExportCommand: ParsableCommand {
                 guard !files.isEmpty else {
                     throw MetricsError(
                         kind: .malformedInput, file: results,
-                        message: "no row has a page_latency_histogram (rows of schema 7 and later with per-page timing have one): "
+                        message: "no row has a page_latency_histogram or a drain_latency_histogram (rows of schema 7 "
+                            + "and later with per-page timing have the first, of schema 10 and later the second): "
                             + "there is no histogram to write; rerun with this pagebench")
                 }
                 for file in files { try TextFile.write(file.text, to: "\(directory)/\(file.fileName)") }
-                for row in skipped {
-                    StandardError.write("pagebench: warning: \(row) has no page_latency_histogram: no .hgrm written for it\n")
+                for missing in skipped {
+                    StandardError.write("pagebench: warning: \(missing) is empty: no .hgrm written for it\n")
                 }
                 try StandardOutput.write("wrote \(files.count) .hgrm file\(files.count == 1 ? "" : "s") to \(directory)/\n")
             }

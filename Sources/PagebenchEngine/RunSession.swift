@@ -146,8 +146,8 @@ public struct RunSession: Sendable {
             throw error
         }
         // Not the time series' per-page latency batches: they add 12 % to the instructions of
-        // a limit-10 page (callgrind, results/live-metrics-scrape.md); with `--timeseries`
-        // they feed the live page-latency histogram too.
+        // a limit-10 page (callgrind, results/live-metrics-scrape.md). The live page latency
+        // is read from the phase's shared histograms at progress ticks instead.
         if let live { observers.append(live.metrics) }
         var stream: TimeSeriesStream?
         if let path = request.timeSeries {

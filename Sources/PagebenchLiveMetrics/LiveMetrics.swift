@@ -8,12 +8,13 @@ import Synchronization
 /// ``MetricFamily`` values by the scrape server and the remote writer (docs/live-metrics.md).
 ///
 /// It listens where the harness already aggregates, never on a pager's per-page path: the
-/// progress ticker's snapshots (pages, items and drains the pagers published, H7), each
-/// time-series interval's page latencies (the batches pagers hand to the time series, when
-/// the run collects one), and each phase's result. While a phase runs its counters follow the published counts; when it
-/// ends they are set to its result, so a phase's final counter values are exactly its CSV
-/// row's and its histograms hold every latency of the row's. A staged run's counters and
-/// histograms per stage are set as its stages' results arrive (its gauges are live).
+/// progress ticker's snapshots (what the pagers' ended drains counted, published as each
+/// drain ends, and the page latencies folded into the phase's shared histograms, H7), and
+/// each phase's result. While a phase runs its counters follow the published counts, which
+/// only grow and never pass the row's; when it ends they are set to its result, so a phase's
+/// final counter values are exactly its CSV row's and its histograms hold every latency of
+/// the row's. A staged run's counters and histograms per stage are set as its stages'
+/// results arrive (its gauges are live, and its page latency with `--timeseries`).
 ///
 /// Series are labelled `configuration` (the row's `label`), `pager`, `target` (`in-process`,
 /// `serve`, or a target file's name) and `phase` (`c8-r1`, `c8-r1-s2` for a stage): never a
@@ -35,6 +36,7 @@ public final class LiveMetrics: PhaseObserver {
         var counters = [Int](repeating: 0, count: LiveCounter.allCases.count)
         var errors = [Int](repeating: 0, count: ErrorCounts.liveKindLabels.count)
         var histograms = [BucketedLatencies](repeating: BucketedLatencies(), count: LiveHistogram.allCases.count)
+        var itemsPerPage = ItemsPerPageHistogram()
         var pagersInFlight: Double = 0
         var offeredDrainsPerSecond: Double?
         var achievedPagesPerSecond: Double = 0
@@ -150,10 +152,23 @@ public final class LiveMetrics: PhaseObserver {
             }
             state.phaseState = .measured
             guard !state.currentIsStaged, var series = state.series[key] else { return }
-            // The published counts only grow within a phase; the result sets the exact values.
-            series.counters[LiveCounter.pages.index] = max(series.counters[LiveCounter.pages.index], snapshot.pages)
-            series.counters[LiveCounter.items.index] = max(series.counters[LiveCounter.items.index], snapshot.items)
-            series.counters[LiveCounter.drains.index] = max(series.counters[LiveCounter.drains.index], snapshot.drains)
+            // The published counts only grow within a phase (max keeps them so should a
+            // snapshot be read out of order); the result sets the exact values.
+            for counter in LiveCounter.allCases {
+                guard let value = counter.value(snapshot.counts, drains: snapshot.drains) else { continue }
+                series.counters[counter.index] = max(series.counters[counter.index], value)
+            }
+            for (index, count) in snapshot.counts.errors.liveCounts.enumerated() {
+                series.errors[index] = max(series.errors[index], count)
+            }
+            if snapshot.counts.pageCounts.itemsPerPage.pages >= series.itemsPerPage.pages {
+                series.itemsPerPage = snapshot.counts.pageCounts.itemsPerPage
+            }
+            if let latencies = snapshot.pageLatency {
+                let buckets = BucketedLatencies(latencies)
+                let page = LiveHistogram.pageLatency.index
+                if buckets.count >= series.histograms[page].count { series.histograms[page] = buckets }
+            }
             series.achievedPagesPerSecond = snapshot.pagesPerSecond
             if let last = state.lastDrains, snapshot.phaseElapsedSeconds > last.at {
                 series.achievedDrainsPerSecond =
@@ -164,17 +179,23 @@ public final class LiveMetrics: PhaseObserver {
         }
     }
 
+    /// The progress snapshots of an unstaged phase carry its page latencies so far.
+    public var wantsPageLatency: Bool { true }
+
     public func intervalEnded(_ row: TimeSeriesRow, pageLatencies: LatencyRecorder) {
         guard !row.isWarmup else { return }
-        let buckets = BucketedLatencies(pageLatencies)
         state.withLock { state in
             guard var key = state.current else { return }
             if state.currentIsStaged, let stage = row.stage { key.phase += "-s\(stage)" }
             var series = state.series[key] ?? Series()
-            let page = LiveHistogram.pageLatency.index
-            series.histograms[page].counts = zip(series.histograms[page].counts, buckets.counts).map { $0 + $1 }
-            series.histograms[page].count += buckets.count
-            series.histograms[page].sumSeconds += buckets.sumSeconds
+            if state.currentIsStaged {
+                // A staged phase's page latencies come with its time series' batches only.
+                let buckets = BucketedLatencies(pageLatencies)
+                let page = LiveHistogram.pageLatency.index
+                series.histograms[page].counts = zip(series.histograms[page].counts, buckets.counts).map { $0 + $1 }
+                series.histograms[page].count += buckets.count
+                series.histograms[page].sumSeconds += buckets.sumSeconds
+            }
             series.achievedPagesPerSecond = row.pagesPerSecond
             series.achievedDrainsPerSecond = row.drainsPerSecond
             if state.currentIsStaged {
@@ -192,6 +213,7 @@ public final class LiveMetrics: PhaseObserver {
         var series = Series()
         for counter in LiveCounter.allCases { series.counters[counter.index] = counter.value(row) }
         series.errors = row.errors.liveCounts
+        series.itemsPerPage = result.metrics.itemsPerPage
         for histogram in LiveHistogram.allCases {
             if let recorder = histogram.recorder(result.metrics) {
                 series.histograms[histogram.index] = BucketedLatencies(recorder)
@@ -276,6 +298,21 @@ public final class LiveMetrics: PhaseObserver {
             }
             families.append(MetricFamily(name: histogram.name, kind: .histogram, help: histogram.help, unit: "seconds", samples: samples))
         }
+        var itemSamples: [MetricFamily.Sample] = []
+        for key in keys {
+            let values = series[key]!
+            for (index, cumulative) in values.itemsPerPage.cumulative.enumerated() {
+                let bound = index < ItemsPerPageHistogram.upperBounds.count ? String(ItemsPerPageHistogram.upperBounds[index]) : "+Inf"
+                itemSamples.append(.init(suffix: "_bucket", labels: labels(key) + [("le", bound)], value: Double(cumulative)))
+            }
+            itemSamples.append(.init(suffix: "_sum", labels: labels(key), value: Double(values.counters[LiveCounter.items.index])))
+            itemSamples.append(.init(suffix: "_count", labels: labels(key), value: Double(values.itemsPerPage.pages)))
+        }
+        families.append(
+            MetricFamily(
+                name: "pagebench_items_per_page", kind: .histogram,
+                help: "Items each page returned (count: the pages counter; sum: the items counter).",
+                samples: itemSamples))
         let gauges: [(String, String, (Series) -> Double?)] = [
             ("pagebench_pagers_in_flight", "Pagers of this process paging now (a staged run: admitted).", { $0.pagersInFlight }),
             ("pagebench_offered_drains_per_second", "Open loop: the planned arrival rate of drains (this process's share of a fixed rate; a staged plan's rate now).", { $0.offeredDrainsPerSecond }),
@@ -308,7 +345,8 @@ public final class LiveMetrics: PhaseObserver {
 /// The counters of live metrics, each equal to its CSV column at a phase's end.
 enum LiveCounter: String, CaseIterable {
     case pages, items, emptyPagesWasted = "empty_pages_wasted", emptyPagesFinal = "empty_pages_final", drains, retries,
-        throttles, cancellations, pagesAfterCancel = "pages_after_cancel"
+        throttles, cancellations, pagesAfterCancel = "pages_after_cancel", cutOffDrains = "cut_off_drains",
+        cutOffPages = "cut_off_pages"
 
     var index: Int { Self.allCases.firstIndex(of: self)! }
     var name: String { "pagebench_" + rawValue }
@@ -324,6 +362,8 @@ enum LiveCounter: String, CaseIterable {
         case .throttles: "Throttled page answers (CSV: throttles)."
         case .cancellations: "Drains cancelled (CSV: cancellations)."
         case .pagesAfterCancel: "Pages completed after their drain was cancelled (CSV: pages_after_cancel)."
+        case .cutOffDrains: "Drains cut off when a time-bound phase was up (CSV: cut_off_drains; at the phase's end)."
+        case .cutOffPages: "Pages of the drains cut off (CSV: cut_off_pages; at the phase's end)."
         }
     }
 
@@ -338,6 +378,25 @@ enum LiveCounter: String, CaseIterable {
         case .throttles: row.throttles
         case .cancellations: row.cancellations
         case .pagesAfterCancel: row.pagesAfterCancel
+        case .cutOffDrains: row.cutOffDrains
+        case .cutOffPages: row.cutOffPages
+        }
+    }
+
+    /// Its value while a phase runs: what the ended drains counted (``LiveCounts``) and the
+    /// drains that ended; nil for a count known only when the phase ends (cut-off drains).
+    func value(_ counts: LiveCounts, drains: Int) -> Int? {
+        switch self {
+        case .pages: counts.pageCounts.pages
+        case .items: counts.pageCounts.items
+        case .emptyPagesWasted: counts.pageCounts.emptyPagesWasted
+        case .emptyPagesFinal: counts.pageCounts.emptyPagesFinal
+        case .drains: drains
+        case .retries: counts.retries
+        case .throttles: counts.throttles
+        case .cancellations: counts.cancellations
+        case .pagesAfterCancel: counts.pagesAfterCancel
+        case .cutOffDrains, .cutOffPages: nil
         }
     }
 }
@@ -352,7 +411,7 @@ enum LiveHistogram: String, CaseIterable {
 
     var help: String {
         switch self {
-        case .pageLatency: "Page latency (at a phase's end: the row's histogram; live with --timeseries: its batches)."
+        case .pageLatency: "Page latency (live: the latencies pagers folded into the phase's histograms; at a phase's end: the row's)."
         case .drainLatency: "Drain latency, first request to last page (at a phase's end)."
         case .drainLatencyCorrected: "Open loop: drain latency from the drain's planned start (coordinated omission corrected; at a phase's end)."
         case .cancellationLatency: "From a cancel request to the drain's end (at a phase's end)."

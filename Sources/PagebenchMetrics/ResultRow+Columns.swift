@@ -128,6 +128,8 @@ extension ResultRow {
             // The fast end of page latency (issue 35): what another process's load hardly moves
             .unsigned("page_latency_min_ns", \.pageLatencyMinNanoseconds, unit: "ns", .lowerIsBetter, .measured, "Page request latency: minimum, the fastest page (HdrHistogram, 3 significant digits): a remote target's service time plus the bare round trip, which CPU contention on the client's machine hardly moves (docs/gate.md); empty when per-page timing was off and in files of schema 8 and earlier."),
             .unsigned("page_latency_p10_ns", \.pageLatencyP10Nanoseconds, unit: "ns", .lowerIsBetter, .measured, "Page request latency: 10th percentile (docs/gate.md); empty when per-page timing was off and in files of schema 8 and earlier."),
+            // The whole drain latency histogram (issue 36): `export --format hgrm` writes it too
+            .text("drain_latency_histogram", \.drainLatencyHistogram, .measured, optional: true, "The drain latency histogram of the measured phase (its drains that ended, from each one's actual start), losslessly, in the form of `page_latency_histogram`, from which every `drain_latency_*` percentile reads back exactly; what `pagebench export --format hgrm` writes as the row's drain latency distribution. Empty when no drain ended, and in files of schema 9 and earlier."),
         ]
         return columns
     }()

@@ -29,6 +29,7 @@ extension ResultRow {
         pageLatencyMinNanoseconds = metrics.pageLatency.isEmpty ? nil : metrics.pageLatency.minNanoseconds
         pageLatencyP10Nanoseconds = metrics.pageLatency.isEmpty ? nil : metrics.pageLatency.valueAtPercentile(10)
         drainLatency = metrics.drainLatency.percentilesIfRecorded
+        drainLatencyHistogram = metrics.drainLatency.isEmpty ? "" : metrics.drainLatency.serialized()
         drainLatencyCorrected = metrics.drainLatencyCorrected?.percentilesIfRecorded
         if loadModel == "closed" {
             startedDrainsPerSecond = nil

@@ -11,7 +11,7 @@ import PagebenchPage
 /// Bump ``currentSchemaVersion`` whenever a column is added, removed, renamed or changes meaning.
 public struct ResultRow: CSVRecord, Hashable {
     /// The schema this build writes and reads.
-    public static let currentSchemaVersion = 9
+    public static let currentSchemaVersion = 10
 
     /// The columns version 3 added: real targets (issue 14), `partial` (H6), `slo_held` (H5).
     static let addedInVersion3: Set<String> = [
@@ -54,10 +54,14 @@ public struct ResultRow: CSVRecord, Hashable {
     /// The columns version 9 added (issue 35): the fast end of page latency, which the load of
     /// other processes hardly moves: what `check` gates a remote target's latency on.
     static let addedInVersion9: Set<String> = ["page_latency_min_ns", "page_latency_p10_ns"]
+    /// The column version 10 added (issue 36): the row's whole drain latency histogram, so that
+    /// `pagebench export --format hgrm` writes drain latency as well as page latency.
+    static let addedInVersion10: Set<String> = ["drain_latency_histogram"]
     /// Version 1 had no `harness_overhead_ratio` (added in 2) and neither had the columns
-    /// of versions 3 to 9; their files read with those columns empty (`partial` 0).
+    /// of versions 3 to 10; their files read with those columns empty (`partial` 0).
     public static var earlierSchemaVersions: [Int: Set<String>] {
-        let since8 = addedInVersion8.union(addedInVersion9)
+        let since9 = addedInVersion9.union(addedInVersion10)
+        let since8 = addedInVersion8.union(since9)
         let since7 = addedInVersion7.union(since8)
         let since6 = addedInVersion6.union(since7)
         let since5 = addedInVersion5.union(since6)
@@ -69,7 +73,8 @@ public struct ResultRow: CSVRecord, Hashable {
             5: since6,
             6: since7,
             7: since8,
-            8: addedInVersion9,
+            8: since9,
+            9: addedInVersion10,
         ]
     }
 
@@ -195,6 +200,9 @@ public struct ResultRow: CSVRecord, Hashable {
     /// back from it. Empty when per-page timing was off, nothing was recorded, and in files of
     /// schema 6 and earlier.
     public var pageLatencyHistogram: String = ""
+    /// The drain latency histogram of the measured phase in the same form (``drainLatency``'s
+    /// samples). Empty when no drain ended, and in files of schema 9 and earlier.
+    public var drainLatencyHistogram: String = ""
 
     // MARK: Cancellation (H2)
 

@@ -19,6 +19,8 @@ public struct TaskMetrics: Sendable, Equatable, Codable {
     public var emptyPagesWasted = 0
     /// Zero items and no token (S6 exact end, or an empty last page/segment).
     public var emptyPagesFinal = 0
+    /// Items of each page, in fixed buckets: its pages are ``pages``.
+    public var itemsPerPage = ItemsPerPageHistogram()
     /// Drains that ended.
     public var drains = 0
     /// Pages of the drains that ended (the numerator of pages per drain).
@@ -58,7 +60,7 @@ public struct TaskMetrics: Sendable, Equatable, Codable {
     public var pageCounts: PageCounts {
         PageCounts(
             pages: pages, items: items, scannedItems: scannedItems, scannedBytes: scannedBytes,
-            emptyPagesWasted: emptyPagesWasted, emptyPagesFinal: emptyPagesFinal)
+            emptyPagesWasted: emptyPagesWasted, emptyPagesFinal: emptyPagesFinal, itemsPerPage: itemsPerPage)
     }
 
     /// Counts the drain that began at `before` as cut off by the end of the phase: its pages
@@ -72,12 +74,14 @@ public struct TaskMetrics: Sendable, Equatable, Codable {
         cutOff.scannedBytes += now.scannedBytes - before.scannedBytes
         cutOff.emptyPagesWasted += now.emptyPagesWasted - before.emptyPagesWasted
         cutOff.emptyPagesFinal += now.emptyPagesFinal - before.emptyPagesFinal
+        cutOff.itemsPerPage.add(now.itemsPerPage.since(before.itemsPerPage))
         pages = before.pages
         items = before.items
         scannedItems = before.scannedItems
         scannedBytes = before.scannedBytes
         emptyPagesWasted = before.emptyPagesWasted
         emptyPagesFinal = before.emptyPagesFinal
+        itemsPerPage = before.itemsPerPage
     }
 
     /// Bytes held by this task's histograms: measurement overhead that shows in memory figures.
@@ -98,6 +102,7 @@ public struct TaskMetrics: Sendable, Equatable, Codable {
         if itemCount == 0 {
             if hasNextToken { emptyPagesWasted += 1 } else { emptyPagesFinal += 1 }
         }
+        itemsPerPage.record(itemCount)
         if let latencyNanoseconds { pageLatency.record(nanoseconds: latencyNanoseconds) }
     }
 
@@ -166,6 +171,7 @@ public struct TaskMetrics: Sendable, Equatable, Codable {
         scannedBytes += other.scannedBytes
         emptyPagesWasted += other.emptyPagesWasted
         emptyPagesFinal += other.emptyPagesFinal
+        itemsPerPage.add(other.itemsPerPage)
         retries += other.retries
     }
 
@@ -183,21 +189,27 @@ public struct TaskMetrics: Sendable, Equatable, Codable {
 }
 
 /// Page counts of a set of pages (a task's so far, or those of its cut-off drains).
-public struct PageCounts: Sendable, Equatable, Codable {
+public struct PageCounts: Sendable, Hashable, Codable {
     public var pages = 0
     public var items = 0
     public var scannedItems = 0
     public var scannedBytes = 0
     public var emptyPagesWasted = 0
     public var emptyPagesFinal = 0
+    /// Items of each of these pages (``TaskMetrics/itemsPerPage``).
+    public var itemsPerPage = ItemsPerPageHistogram()
 
-    public init(pages: Int = 0, items: Int = 0, scannedItems: Int = 0, scannedBytes: Int = 0, emptyPagesWasted: Int = 0, emptyPagesFinal: Int = 0) {
+    public init(
+        pages: Int = 0, items: Int = 0, scannedItems: Int = 0, scannedBytes: Int = 0, emptyPagesWasted: Int = 0,
+        emptyPagesFinal: Int = 0, itemsPerPage: ItemsPerPageHistogram = ItemsPerPageHistogram()
+    ) {
         self.pages = pages
         self.items = items
         self.scannedItems = scannedItems
         self.scannedBytes = scannedBytes
         self.emptyPagesWasted = emptyPagesWasted
         self.emptyPagesFinal = emptyPagesFinal
+        self.itemsPerPage = itemsPerPage
     }
 
     public mutating func add(_ other: PageCounts) {
@@ -207,6 +219,7 @@ public struct PageCounts: Sendable, Equatable, Codable {
         scannedBytes += other.scannedBytes
         emptyPagesWasted += other.emptyPagesWasted
         emptyPagesFinal += other.emptyPagesFinal
+        itemsPerPage.add(other.itemsPerPage)
     }
 }
 

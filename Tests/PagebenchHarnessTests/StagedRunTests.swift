@@ -2,6 +2,7 @@
 import PagebenchMetrics
 import PagebenchPage
 import PagebenchPager
+import PagebenchProcessStats
 import PagebenchStore
 import PagebenchTestSupport
 import Synchronization
@@ -326,6 +327,34 @@ import Testing
         #expect(elapsed == plan.durationNanoseconds)
         // 7 ups, the stage boundaries, 5 downs: never a wake for nothing.
         #expect(wakes <= 7 + 5 + 4)
+    }
+
+    /// H4: a stage clock whose task first runs after its plan's whole length has passed (it
+    /// waited for a thread of a busy pool) still runs every stage, from that first run. Before,
+    /// the plan was timed from an instant taken before the task ran: the clock found the plan
+    /// over at once and returned no stage, so the staged phase had no row at all (the staged
+    /// sweep that "sometimes returned no row" beside other test suites).
+    @Test(.timeLimit(.minutes(1)))
+    func h4APlanStartsWhenItsClockFirstRuns() async throws {
+        let plan = try StagePlan(parsing: "300ms:1,300ms:2")
+        let clock = ManualClock()
+        let requestedStart = clock.now
+        // The task runs 5 s late.
+        clock.advance(to: ManualClock.Instant(offset: .seconds(5)))
+        let stageClock = StageClock(
+            clock: clock, plan: plan, pool: PagerPool(size: 2, stages: 2, openLoop: false, cancels: false), shard: .whole,
+            sampler: MemorySampler(), sample: nil, observer: nil, totals: { CompletedWork() }, remoteCounters: nil)
+        let timeline = try await withThrowingTaskGroup(of: StageTimeline.self) { group in
+            group.addTask { await stageClock.run(from: requestedStart) }
+            try await clock.waitForSleepers(1)
+            clock.advance(to: ManualClock.Instant(offset: .milliseconds(5_300)))
+            try await clock.waitForSleepers(1)
+            clock.advance(to: ManualClock.Instant(offset: .milliseconds(5_600)))
+            return try await group.next()!
+        }
+        #expect(timeline.reachedEnd)
+        #expect(timeline.spans.map(\.index) == [0, 1])
+        #expect(timeline.spans.map(\.startNanoseconds) == [0, 300_000_000])
     }
 
     /// H14: every request a remote source answered in a staged run is in a stage's row: those

@@ -65,10 +65,10 @@ struct ResultRowTests {
     @Test("golden header: changing columns must bump schema_version and update this test and docs/csv-columns.md")
     func goldenHeader() {
         let golden = """
-            schema_version,timestamp_utc,pagebench_version,git_commit,swift_version,build_configuration,host,cores,scenario,config_hash,seed,pager_kind,load_model,target_drains_per_s,concurrency,repetition,limit,target_drains,target_duration_s,warmup_s,pages_per_s,items_per_s,scanned_bytes_per_s,drains_per_s,drains,pages,items,scanned_items,scanned_bytes,empty_pages_wasted,empty_pages_final,empty_page_rate,pages_per_drain_mean,pages_per_drain_max,page_latency_p50_ns,page_latency_p90_ns,page_latency_p99_ns,page_latency_p999_ns,page_latency_max_ns,drain_latency_p50_ns,drain_latency_p90_ns,drain_latency_p99_ns,drain_latency_p999_ns,drain_latency_max_ns,drain_latency_corrected_p50_ns,drain_latency_corrected_p90_ns,drain_latency_corrected_p99_ns,drain_latency_corrected_p999_ns,drain_latency_corrected_max_ns,missed_starts,cancellations,cancel_latency_p50_ns,cancel_latency_p90_ns,cancel_latency_p99_ns,cancel_latency_p999_ns,cancel_latency_max_ns,pages_after_cancel,retries,throttles,errors_throttled,errors_fault,errors_invalid_token,errors_token_mismatch,errors_validation,errors_other,target_kind,target_hash,http_responses,target_errors_transport,target_errors_unauthorized,target_errors_http_status,target_errors_not_json,target_errors_missing_items,target_errors_bad_continuation,target_errors_graphql,target_errors_api,target_errors_repeated_continuation,consumed_capacity_units,cpu_user_s,cpu_system_s,allocations,allocations_per_page,allocation_counting,peak_allocated_bytes,peak_rss_bytes,measurement_overhead_ratio,harness_overhead_ratio,duration_s,partial,slo_held,stage,stage_start_s,stage_pagers_from,stage_pagers_to,stage_rate_from,stage_rate_to,duplicate_items,skipped_items,inconsistent_drains,watch_refreshes,watch_latency_p50_ns,watch_latency_p90_ns,watch_latency_p99_ns,watch_latency_p999_ns,watch_latency_max_ns,late_starts,instructions_per_page,label,filter,read,continuation,slos,page_latency_histogram,cut_off_drains,cut_off_pages,response_bytes,warmup_requests,started_drains_per_s,page_latency_min_ns,page_latency_p10_ns
+            schema_version,timestamp_utc,pagebench_version,git_commit,swift_version,build_configuration,host,cores,scenario,config_hash,seed,pager_kind,load_model,target_drains_per_s,concurrency,repetition,limit,target_drains,target_duration_s,warmup_s,pages_per_s,items_per_s,scanned_bytes_per_s,drains_per_s,drains,pages,items,scanned_items,scanned_bytes,empty_pages_wasted,empty_pages_final,empty_page_rate,pages_per_drain_mean,pages_per_drain_max,page_latency_p50_ns,page_latency_p90_ns,page_latency_p99_ns,page_latency_p999_ns,page_latency_max_ns,drain_latency_p50_ns,drain_latency_p90_ns,drain_latency_p99_ns,drain_latency_p999_ns,drain_latency_max_ns,drain_latency_corrected_p50_ns,drain_latency_corrected_p90_ns,drain_latency_corrected_p99_ns,drain_latency_corrected_p999_ns,drain_latency_corrected_max_ns,missed_starts,cancellations,cancel_latency_p50_ns,cancel_latency_p90_ns,cancel_latency_p99_ns,cancel_latency_p999_ns,cancel_latency_max_ns,pages_after_cancel,retries,throttles,errors_throttled,errors_fault,errors_invalid_token,errors_token_mismatch,errors_validation,errors_other,target_kind,target_hash,http_responses,target_errors_transport,target_errors_unauthorized,target_errors_http_status,target_errors_not_json,target_errors_missing_items,target_errors_bad_continuation,target_errors_graphql,target_errors_api,target_errors_repeated_continuation,consumed_capacity_units,cpu_user_s,cpu_system_s,allocations,allocations_per_page,allocation_counting,peak_allocated_bytes,peak_rss_bytes,measurement_overhead_ratio,harness_overhead_ratio,duration_s,partial,slo_held,stage,stage_start_s,stage_pagers_from,stage_pagers_to,stage_rate_from,stage_rate_to,duplicate_items,skipped_items,inconsistent_drains,watch_refreshes,watch_latency_p50_ns,watch_latency_p90_ns,watch_latency_p99_ns,watch_latency_p999_ns,watch_latency_max_ns,late_starts,instructions_per_page,label,filter,read,continuation,slos,page_latency_histogram,cut_off_drains,cut_off_pages,response_bytes,warmup_requests,started_drains_per_s,page_latency_min_ns,page_latency_p10_ns,drain_latency_histogram
             """
         #expect(ResultRow.csvHeader.joined(separator: ",") == golden)
-        #expect(ResultRow.currentSchemaVersion == 9)
+        #expect(ResultRow.currentSchemaVersion == 10)
         #expect(Set(ResultRow.csvHeader).count == ResultRow.csvHeader.count, "column names are unique")
     }
 
@@ -211,7 +211,7 @@ struct ResultRowTests {
         ("cpu_user_s", "1,5", "finite decimal"),
         ("pages", "", "is empty but requires"),
         ("page_latency_p90_ns", "", "other columns of its group"),
-        ("schema_version", "10", "schema_version 10"),
+        ("schema_version", "11", "schema_version 11"),
         // A version-1 to -8 row in a file with the version-9 header (all columns present).
         ("schema_version", "1", "schema_version 1"),
         ("schema_version", "2", "schema_version 2"),
@@ -232,6 +232,8 @@ struct ResultRowTests {
         ("schema_version", "5", "schema_version 5"),
         ("schema_version", "6", "schema_version 6"),
         ("schema_version", "7", "schema_version 7"),
+        ("schema_version", "8", "schema_version 8"),
+        ("schema_version", "9", "schema_version 9"),
     ])
     func badNumbers(column: String, value: String, fragment: String) throws {
         let (text, position) = try Self.text(replacing: column, with: value)
@@ -279,7 +281,7 @@ struct ResultRowTests {
         let keep = ResultRow.csvHeader.indices.filter { !lacking.contains(ResultRow.csvHeader[$0]) }
         let fields = row.csvFields
         let text = keep.map { ResultRow.csvHeader[$0] }.joined(separator: ",") + "\n" + "3"
-            + keep.map { CSVWriter.escape(fields[$0]) }.joined(separator: ",").dropFirst() + "\n"
+            + keep.map { CSVWriter.escape(fields[$0]) }.joined(separator: ",").dropFirst(String(ResultRow.currentSchemaVersion).count) + "\n"
         let rows = try ResultRow.parseCSV(text, file: "v3.csv")
         row.allocationCounting = ""
         row.lateStarts = nil
@@ -312,11 +314,11 @@ struct ResultRowTests {
         var row = Self.sampleRow()
         let lacking: Set<String> = Self.sinceVersion8.union(["label", "filter", "read", "continuation", "slos", "page_latency_histogram"])
         #expect(ResultRow.earlierSchemaVersions[5] == lacking)
-        #expect(Array(ResultRow.csvHeader.suffix(13).prefix(6)) == ["label", "filter", "read", "continuation", "slos", "page_latency_histogram"])
+        #expect(Array(ResultRow.csvHeader.suffix(14).prefix(6)) == ["label", "filter", "read", "continuation", "slos", "page_latency_histogram"])
         let rows = try ResultRow.parseCSV(Self.text(of: row, version: 5, lacking: lacking), file: "v5.csv")
         row.clearSchema6Columns()
         #expect(rows == [row])
-        #expect(rows[0].schemaVersion == 9)
+        #expect(rows[0].schemaVersion == ResultRow.currentSchemaVersion)
         // A version-5 file holding version 6's columns is half-migrated: refused.
         #expect(throws: MetricsError.self) {
             try ResultRow.parseCSV(Self.text(of: Self.sampleRow(), version: 5, lacking: []), file: "v5-mixed.csv")
@@ -325,6 +327,25 @@ struct ResultRowTests {
 
     /// The columns version 9 added (issue 35): the fast end of page latency.
     static let addedInVersion9: Set<String> = ["page_latency_min_ns", "page_latency_p10_ns"]
+    /// The column version 10 added (issue 36): the whole drain latency histogram.
+    static let addedInVersion10: Set<String> = ["drain_latency_histogram"]
+
+    /// Version 10 added `drain_latency_histogram` at the end (issue 36): a version-9 file reads
+    /// with it empty; `export --format hgrm` then writes no drain latency distribution for it.
+    @Test("a schema version 9 file still reads with drain_latency_histogram empty")
+    func version9Reads() throws {
+        var row = Self.sampleRow()
+        #expect(row.drainLatencyHistogram.hasPrefix("hdr1 "))
+        #expect(ResultRow.earlierSchemaVersions[9] == Self.addedInVersion10)
+        #expect(ResultRow.csvHeader.last == "drain_latency_histogram")
+        let rows = try ResultRow.parseCSV(Self.text(of: row, version: 9, lacking: Self.addedInVersion10), file: "v9.csv")
+        row.clearSchema10Columns()
+        #expect(rows == [row])
+        #expect(rows[0].schemaVersion == 10)
+        #expect(throws: MetricsError.self) {
+            try ResultRow.parseCSV(Self.text(of: Self.sampleRow(), version: 9, lacking: []), file: "v9-mixed.csv")
+        }
+    }
 
     /// Version 9 added `page_latency_min_ns` and `page_latency_p10_ns` at the end (issue 35): a
     /// version-8 file reads with them empty; the current version fills them from the pages.
@@ -332,12 +353,13 @@ struct ResultRowTests {
     func version8Reads() throws {
         var row = Self.sampleRow()
         #expect(row.pageLatencyMinNanoseconds == 1_000 && row.pageLatencyP10Nanoseconds == 1_000)
-        #expect(ResultRow.earlierSchemaVersions[8] == Self.addedInVersion9)
-        #expect(Array(ResultRow.csvHeader.suffix(2)) == ["page_latency_min_ns", "page_latency_p10_ns"])
-        let rows = try ResultRow.parseCSV(Self.text(of: row, version: 8, lacking: Self.addedInVersion9), file: "v8.csv")
+        let lacking = Self.addedInVersion9.union(Self.addedInVersion10)
+        #expect(ResultRow.earlierSchemaVersions[8] == lacking)
+        #expect(Array(ResultRow.csvHeader.suffix(3)) == ["page_latency_min_ns", "page_latency_p10_ns", "drain_latency_histogram"])
+        let rows = try ResultRow.parseCSV(Self.text(of: row, version: 8, lacking: lacking), file: "v8.csv")
         row.clearSchema9Columns()
         #expect(rows == [row])
-        #expect(rows[0].schemaVersion == 9)
+        #expect(rows[0].schemaVersion == 10)
     }
 
     /// Version 7 added `page_latency_histogram` at the end (issue 36): a version-6 file reads
@@ -361,7 +383,7 @@ struct ResultRowTests {
     /// The columns version 8 added (issue 35).
     static let addedInVersion8: Set<String> = ["cut_off_drains", "cut_off_pages", "response_bytes", "warmup_requests", "started_drains_per_s"]
     /// The columns versions 8 and 9 added: what a file of version 7 or earlier lacks besides its own.
-    static let sinceVersion8 = addedInVersion8.union(addedInVersion9)
+    static let sinceVersion8 = addedInVersion8.union(addedInVersion9).union(addedInVersion10)
 
     /// Version 8 added the cut-off work of time-bound phases, a real target's response bytes,
     /// the warm-up's requests and the started drains per second at the end (issue 35): a
@@ -370,12 +392,12 @@ struct ResultRowTests {
     func version7Reads() throws {
         var row = Self.sampleRow()
         #expect(ResultRow.earlierSchemaVersions[7] == Self.sinceVersion8)
-        #expect(Array(ResultRow.csvHeader.suffix(7).prefix(5)) == ["cut_off_drains", "cut_off_pages", "response_bytes", "warmup_requests", "started_drains_per_s"])
+        #expect(Array(ResultRow.csvHeader.suffix(8).prefix(5)) == ["cut_off_drains", "cut_off_pages", "response_bytes", "warmup_requests", "started_drains_per_s"])
         let rows = try ResultRow.parseCSV(Self.text(of: row, version: 7, lacking: Self.sinceVersion8), file: "v7.csv")
         row.clearSchema8Columns()
         row.clearSchema9Columns()
         #expect(rows == [row])
-        #expect(rows[0].schemaVersion == 9)
+        #expect(rows[0].schemaVersion == ResultRow.currentSchemaVersion)
     }
 
     /// The histogram cell reads back to the recorder the row's percentiles came from (issue 36).
@@ -390,7 +412,7 @@ struct ResultRowTests {
         let keep = ResultRow.csvHeader.indices.filter { !lacking.contains(ResultRow.csvHeader[$0]) }
         let fields = row.csvFields
         return keep.map { ResultRow.csvHeader[$0] }.joined(separator: ",") + "\n" + "\(version)"
-            + keep.map { CSVWriter.escape(fields[$0]) }.joined(separator: ",").dropFirst() + "\n"
+            + keep.map { CSVWriter.escape(fields[$0]) }.joined(separator: ",").dropFirst(String(ResultRow.currentSchemaVersion).count) + "\n"
     }
 
     /// Issue 14 added the target columns in version 3: a version-2 file (without them, its
@@ -406,7 +428,7 @@ struct ResultRowTests {
         let keep = ResultRow.csvHeader.indices.filter { !added.contains(ResultRow.csvHeader[$0]) }
         let header = keep.map { ResultRow.csvHeader[$0] }.joined(separator: ",")
         let fields = row.csvFields
-        let line = "2" + keep.map { CSVWriter.escape(fields[$0]) }.joined(separator: ",").dropFirst()
+        let line = "2" + keep.map { CSVWriter.escape(fields[$0]) }.joined(separator: ",").dropFirst(String(ResultRow.currentSchemaVersion).count)
         let rows = try ResultRow.parseCSV(header + "\n" + line + "\n", file: "v2.csv")
         #expect(rows == [row])
         #expect(rows[0].targetKind.isEmpty && rows[0].consumedCapacityUnits == nil)
@@ -431,7 +453,7 @@ struct ResultRowTests {
         let keep = ResultRow.csvHeader.indices.filter { !added.contains(ResultRow.csvHeader[$0]) }
         let header = keep.map { ResultRow.csvHeader[$0] }.joined(separator: ",")
         let fields = row.csvFields
-        let line = "3" + keep.map { CSVWriter.escape(fields[$0]) }.joined(separator: ",").dropFirst()
+        let line = "3" + keep.map { CSVWriter.escape(fields[$0]) }.joined(separator: ",").dropFirst(String(ResultRow.currentSchemaVersion).count)
         let rows = try ResultRow.parseCSV(header + "\n" + line + "\n", file: "v3.csv")
         #expect(rows == [row])
         #expect(rows[0].skippedItems == nil && rows[0].watchLatency == nil)
@@ -499,6 +521,12 @@ extension ResultRow {
     mutating func clearSchema9Columns() {
         pageLatencyMinNanoseconds = nil
         pageLatencyP10Nanoseconds = nil
+        clearSchema10Columns()
+    }
+
+    /// Empties the column schema 10 added (issue 36), as reading an earlier file leaves it.
+    mutating func clearSchema10Columns() {
+        drainLatencyHistogram = ""
     }
 
     /// Empties the columns schema 8 added (issue 35), as reading an earlier file leaves them.

@@ -40,4 +40,37 @@ import Testing
         #expect(mergedRow.missedStarts == nil && mergedRow.drainLatencyCorrected == nil)
         #expect(mergedRow.cancellations == 7)
     }
+
+    /// H11: the items-per-page histogram's fixed buckets (a 1–2–5 ladder): a page goes to the
+    /// first bucket whose bound is at least its items, for every size up to past the last bound.
+    @Test func h11ItemsPerPageBucketsAreTheFirstBoundAtLeastTheItems() {
+        let bounds = ItemsPerPageHistogram.upperBounds
+        #expect(bounds == [0, 1, 2, 5, 10, 20, 50, 100, 200, 500, 1_000, 2_000, 5_000, 10_000])
+        for items in Array(0...25_000) + [Int.max / 2, Int.max] {
+            let expected = bounds.firstIndex { items <= $0 } ?? bounds.count
+            #expect(ItemsPerPageHistogram.bucket(items) == expected, "\(items) items")
+        }
+    }
+
+    /// H11: the histogram counts every page the metrics count, and a cut-off drain's pages
+    /// leave it as they leave `pages` (H14): its pages stay `pages`, cut-off ones `cutOff`.
+    @Test func h11ItemsPerPageCountsThePagesOfEndedDrainsOnly() {
+        var metrics = TaskMetrics()
+        for items in [10, 10, 3, 0] {
+            metrics.recordPage(itemCount: items, scannedCount: items, scannedBytes: 0, hasNextToken: items != 0, latencyNanoseconds: nil)
+        }
+        let before = metrics.pageCounts
+        for items in [10, 7] {
+            metrics.recordPage(itemCount: items, scannedCount: items, scannedBytes: 0, hasNextToken: true, latencyNanoseconds: nil)
+        }
+        metrics.recordCutOff(since: before)
+        #expect(metrics.itemsPerPage.pages == metrics.pages && metrics.pages == 4)
+        #expect(metrics.itemsPerPage.counts[0] == 1 && metrics.itemsPerPage.counts[4] == 2)
+        #expect(metrics.itemsPerPage.counts[3] == 1)
+        #expect(metrics.cutOff.itemsPerPage.pages == 2 && metrics.cutOff.itemsPerPage.counts[4] == 2)
+        var merged = TaskMetrics()
+        merged.add(metrics)
+        merged.add(metrics)
+        #expect(merged.itemsPerPage.pages == 8 && merged.itemsPerPage.cumulative.last == 8)
+    }
 }

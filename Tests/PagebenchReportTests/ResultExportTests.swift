@@ -79,18 +79,25 @@ import Testing
         #expect(!lines.contains { $0.hasPrefix("# HELP") && $0.contains("\"") })
     }
 
-    /// .hgrm: the library's percentile distribution of the row's own histogram (read back from
-    /// its cell), not one rebuilt from percentiles; a row without a histogram is skipped.
+    /// .hgrm: the library's percentile distribution of the row's own histograms (page and
+    /// drain latency, read back from their cells), not one rebuilt from percentiles; a row
+    /// without a histogram is skipped for it.
     @Test func h12HgrmWritesEachRowsHistogram() throws {
         var recorder = LatencyRecorder()
         for value in 1...2_000 { recorder.record(nanoseconds: UInt64(value) * 1_000) }
+        var drains = LatencyRecorder()
+        for value in 1...30 { drains.record(nanoseconds: UInt64(value) * 1_000_000) }
         var rows = try roundTrip(SyntheticResults().rows(seed: 1))
         rows[0].pageLatencyHistogram = recorder.serialized()
+        rows[1].drainLatencyHistogram = drains.serialized()
         rows = try roundTrip(rows)
         let (files, skipped) = try ResultExport(rows: rows).percentileDistributions(file: "r.csv")
-        #expect(files.count == 1)
-        #expect(skipped.count == rows.count - 1)
+        #expect(files.count == 2)
+        #expect(skipped.count == 2 * rows.count - 2)
+        #expect(skipped.first?.hasSuffix(": drain_latency_histogram") == true)
         #expect(files[0].fileName == "001-even-loop-c4-r1.page-latency-us.hgrm")
+        #expect(files[1].fileName.hasPrefix("002-") && files[1].fileName.hasSuffix(".drain-latency-us.hgrm"))
+        #expect(files[1].text == drains.percentileDistribution(nanosecondsPerUnit: 1_000))
         #expect(files[0].text == recorder.percentileDistribution(nanosecondsPerUnit: 1_000))
         let lines = files[0].text.split(separator: "\n")
         #expect(lines.first?.split(separator: " ") == ["Value", "Percentile", "TotalCount", "1/(1-Percentile)"])

@@ -31,7 +31,7 @@ def test_a_stages_run_writes_a_row_per_stage_and_a_time_series_marked_by_stage(t
     starts = [float(row["stage_start_s"]) for row in rows]
     assert starts[0] == 0 and 1.5 <= starts[1] < 1.8 and 2.5 <= starts[2] < 2.8, starts
     assert [float(row["target_duration_s"]) for row in rows] == [1.5, 1, 1.5]
-    assert all(row["concurrency"] == "4" and row["repetition"] == "1" and row["schema_version"] == "9" for row in rows)
+    assert all(row["concurrency"] == "4" and row["repetition"] == "1" and row["schema_version"] == "10" for row in rows)
     assert all(row["stage_rate_from"] == "" and int(row["pages"]) > 0 for row in rows)
     # An SLO judges every stage's row.
     assert all(row["slo_held"] == "1" for row in rows)

@@ -22,7 +22,7 @@ def test_a_sweep_and_a_report_with_default_paths(tmp_path):
         rows = list(csv.DictReader(handle))
     assert [row["label"] for row in rows] == ["limit=10", "limit=100"]
     assert [row["filter"] for row in rows] == ["category=0", "category=0"]
-    assert rows[0]["schema_version"] == "9"
+    assert rows[0]["schema_version"] == "10"
     assert "limit=100" in result.stdout
 
     report = run("report", "results/latest.csv", cwd=tmp_path)

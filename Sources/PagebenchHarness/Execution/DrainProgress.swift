@@ -22,8 +22,8 @@ import Synchronization
 /// its pager waits for it; a staged pager's activations follow one another), so publishing is
 /// a relaxed load and store of each counter: no read-modify-write instruction, no lock. A
 /// reader may see one counter a batch ahead of another, never a torn value. The object is
-/// padded to 128 bytes (an allocation of its own size class, so two pagers' counters never
-/// share a cache line).
+/// padded to 384 bytes, a multiple of a cache line (an allocation of its own size class, so
+/// two pagers' counters never share a cache line).
 final class PagerTaskProgress: Sendable {
     /// Pages completed, as the pager's metrics count them.
     let pages = Atomic<Int>(0)
@@ -36,8 +36,12 @@ final class PagerTaskProgress: Sendable {
     let finishedDrains = Atomic<Int>(0)
     /// Drains ended in any way: what a drain-count bound counts.
     let endedDrains = Atomic<Int>(0)
-    /// Fills the object (16 bytes of header, five counters) to 128 bytes.
-    private let padding: (Int, Int, Int, Int, Int, Int, Int, Int, Int) = (0, 0, 0, 0, 0, 0, 0, 0, 0)
+    /// What the pager's ended drains counted, for live metrics' counters: published as a
+    /// drain ends (at most once a millisecond of drains, and when the pager waits for its
+    /// next drain or returns), never per page. A lock taken by its owner and by one reader.
+    let counts = Mutex(LiveCounts())
+    /// Fills the object (16 bytes of header, five counters, the counts) to 384 bytes.
+    private let padding: (Int, Int, Int, Int, Int, Int, Int, Int) = (0, 0, 0, 0, 0, 0, 0, 0)
 
     /// Publishes completed pages; called by the pager that owns these counters only.
     func publish(pages pageCount: Int, items itemCount: Int, scannedBytes bytes: Int) {
@@ -50,6 +54,16 @@ final class PagerTaskProgress: Sendable {
     func publishDrain(finished: Bool) {
         if finished { finishedDrains.store(finishedDrains.load(ordering: .relaxed) &+ 1, ordering: .relaxed) }
         endedDrains.store(endedDrains.load(ordering: .relaxed) &+ 1, ordering: .relaxed)
+    }
+
+    /// Publishes what the pager's ended drains counted so far; owner only.
+    func publish(_ counts: LiveCounts) {
+        self.counts.withLock { $0 = counts }
+    }
+
+    /// Forgets the warm-up's counts before the measured phase (no pager runs then).
+    func resetCounts() {
+        counts.withLock { $0 = LiveCounts() }
     }
 
     /// What these counters hold now.
@@ -112,6 +126,12 @@ struct Pacing: Sendable {
     var publishedPages = 0
     var publishedItems = 0
     var publishedScannedBytes = 0
+    /// When the pager last folded its latencies after a slow page (a reading of the page clock).
+    var latenciesFoldedAtTicks: UInt64 = 0
+    /// When the pager last published its ``LiveCounts`` (monotonic nanoseconds), and whether
+    /// a drain ended since.
+    var countsPublishedAt: UInt64 = 0
+    var countsUnpublished = false
     /// When this task last considered yielding (monotonic nanoseconds; 0 before the first).
     var yieldedAt: UInt64 = 0
     /// The phase's background tick count at that moment (``YieldPolicy/backgroundTicks``).
@@ -142,6 +162,14 @@ struct Pacing: Sendable {
     /// default: at most 63 pages of under 50 µs, 3.2 ms of pages, 1.3 % of the quarter second
     /// the terminal's progress line covers.
     static var publishAtOnceNanoseconds: UInt64 { 50_000 }
+
+    /// How old a slow page's latency may be before its pager folds the latencies it holds
+    /// (``DrainRunner/publishSlowPage(_:endedAt:_:)``): 100 ms, under a tenth of a scrape interval.
+    static var latencyFoldNanoseconds: UInt64 { 100_000_000 }
+
+    /// The least time between two publications of a pager's ``LiveCounts`` at its drains'
+    /// ends: 1 ms, so that drains of a few pages do not each copy them under a lock.
+    static var countsPublishNanoseconds: UInt64 { 1_000_000 }
 
     /// The most samples a pager holds before handing them to ``IntervalLatencies``.
     static var intervalFlushSamples: Int { 256 }
@@ -249,6 +277,22 @@ extension DrainRunner {
         pacing.publishedPages = pages
         pacing.publishedItems = items
         pacing.publishedScannedBytes = scannedBytes
+    }
+
+    /// Publishes a slow page (``Pacing/publishAtOnceNanoseconds`` or more) at once, and folds
+    /// the latencies held into the phase's histograms when the last fold is
+    /// ``Pacing/latencyFoldNanoseconds`` old: live metrics' page latency then lags slow pages
+    /// by at most that, not by a buffer's 128 pages (12.8 s at 100 ms a page).
+    @inline(never)
+    func publishSlowPage(_ metrics: borrowing TaskMetrics, endedAt ticks: UInt64, _ pacing: inout Pacing) {
+        publishPages(pages: metrics.pages, items: metrics.items, scannedBytes: metrics.scannedBytes, &pacing)
+        // (A drain run without shared histograms, as tests run one, keeps its latencies.)
+        if pacing.latencies.sink != nil,
+            clock.nanoseconds(from: pacing.latenciesFoldedAtTicks, to: ticks) >= Pacing.latencyFoldNanoseconds
+        {
+            pacing.latencies.flush()
+            pacing.latenciesFoldedAtTicks = ticks
+        }
     }
 
     /// Keeps a timed page's latency for the time series, handing the samples held to

@@ -132,8 +132,10 @@ final class DrainRunner<Source: PageSource>: Sendable where Source.Request == Pa
         let hasNextToken: Bool
         if case .some = page.nextToken { hasNextToken = true } else { hasNextToken = false }
         var slow = false
+        var endedAt: UInt64 = 0
         if timing {
             let ended = clock.now()
+            endedAt = ended
             let elapsed = clock.nanoseconds(from: startedAt, to: ended)
             slow = elapsed >= Pacing.publishAtOnceNanoseconds
             if pacing.intervalSamples != nil { keepIntervalSample(elapsed, endedAt: ended, &pacing) }
@@ -143,7 +145,7 @@ final class DrainRunner<Source: PageSource>: Sendable where Source.Request == Pa
             itemCount: page.items.count, scannedCount: page.scannedCount, scannedBytes: page.scannedBytes,
             hasNextToken: hasNextToken, latencyNanoseconds: nil)
         // A slow page is published at once; fast ones at the checkpoint (H7, ``PagerTaskProgress``).
-        if slow { publishPages(pages: metrics.pages, items: metrics.items, scannedBytes: metrics.scannedBytes, &pacing) }
+        if slow { publishSlowPage(metrics, endedAt: endedAt, &pacing) }
         result.pages += 1
         pacing.pagesSinceCheckpoint += 1
         // A drain this page ends (its last page, its K pages, or abandoned) has ended whole,

@@ -103,6 +103,8 @@ struct PagerTask<Source: PageSource>: Sendable where Source.Request == PageReque
         while !Task.isCancelled, slot?.isAdmitted != false, let claim = control.claim(pagerFreeSince: freeSince) {
             slot?.enter(stage: claim.stage, metrics: &metrics, latencies: &pacing.latencies)
             if let intended = claim.intendedStart, MonotonicTime.nanoseconds() < intended {
+                // Waiting for its next drain: what it counted is not left unpublished meanwhile.
+                if pacing.countsUnpublished { publishCounts(metrics, &pacing, at: MonotonicTime.nanoseconds()) }
                 do { try await MonotonicTime.sleep(until: intended) } catch { break }
                 // Woken after the phase ended (a crowd's timers wake late): no drain starts.
                 if control.endVerdict(now: MonotonicTime.nanoseconds()) == .cancel { break }
@@ -146,11 +148,25 @@ struct PagerTask<Source: PageSource>: Sendable where Source.Request == PageReque
                 result, claim: claim, started: started, ended: ended, probeLatency: probeLatency,
                 countsBefore: countsBefore, metrics: &metrics, latencies: &pacing.latencies, estimate: &estimate)
             executor.progress.publishDrain(finished: result.ending == .finished)
+            if ended &- pacing.countsPublishedAt >= Pacing.countsPublishNanoseconds {
+                publishCounts(metrics, &pacing, at: ended)
+            } else {
+                pacing.countsUnpublished = true
+            }
             freeSince = ended
         }
+        publishCounts(metrics, &pacing, at: MonotonicTime.nanoseconds())
         executor.flushIntervalSamples(&pacing)
         pacing.latencies.flush()
         return metrics
+    }
+
+    /// Publishes what this pager's ended drains counted (``PagerTaskProgress/counts``).
+    @inline(never)
+    private func publishCounts(_ metrics: borrowing TaskMetrics, _ pacing: inout Pacing, at now: UInt64) {
+        executor.progress.publish(LiveCounts(metrics, throttles: executor.source.failures.throttles))
+        pacing.countsPublishedAt = now
+        pacing.countsUnpublished = false
     }
 
     /// Counts how a drain ended and keeps its latencies. Synchronous and never inlined into

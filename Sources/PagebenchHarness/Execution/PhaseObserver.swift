@@ -13,11 +13,16 @@ public protocol PhaseObserver: Sendable {
     /// latencies pagers handed over in it (``PhaseRunner/Options/timeSeries`` only; the row's
     /// stage fields are set). Called as each interval ends, before the next begins.
     func intervalEnded(_ row: TimeSeriesRow, pageLatencies: LatencyRecorder)
+    /// Whether its ``ProgressSnapshot``s carry the measured phase's page latencies so far
+    /// (``ProgressSnapshot/pageLatency``: a merge of the phase's shared histograms per snapshot).
+    var wantsPageLatency: Bool { get }
 }
 
 extension PhaseObserver {
     /// Observers that need no time series ignore it.
     public func intervalEnded(_ row: TimeSeriesRow, pageLatencies: LatencyRecorder) {}
+    /// Observers that show no latency need none.
+    public var wantsPageLatency: Bool { false }
 }
 
 /// Several observers of one sweep, each told everything in the order given.
@@ -43,6 +48,8 @@ public struct PhaseObservers: PhaseObserver {
     public func intervalEnded(_ row: TimeSeriesRow, pageLatencies: LatencyRecorder) {
         for observer in observers { observer.intervalEnded(row, pageLatencies: pageLatencies) }
     }
+
+    public var wantsPageLatency: Bool { observers.contains { $0.wantsPageLatency } }
 }
 
 /// Which phase of a sweep this is.
@@ -85,7 +92,7 @@ public struct PhaseDescription: Sendable, Hashable {
 }
 
 /// A moment of the current phase.
-public struct ProgressSnapshot: Sendable, Hashable {
+public struct ProgressSnapshot: Sendable, Equatable {
     public var scenario: String
     public var concurrency: Int
     public var repetition: Int
@@ -106,11 +113,16 @@ public struct ProgressSnapshot: Sendable, Hashable {
     /// Drains of the current phase ended as the `drains` column counts them (drained,
     /// stopped or abandoned).
     public var drains = 0
+    /// The measured phase: what its ended drains counted so far (empty in warm-up; an unstaged phase's).
+    public var counts = LiveCounts()
+    /// The measured phase's page latencies so far, when the observer asks for them
+    /// (``PhaseObserver/wantsPageLatency``; an unstaged phase's).
+    public var pageLatency: LatencyRecorder?
 
     public init(
         scenario: String, concurrency: Int, repetition: Int, isWarmup: Bool, phaseElapsedSeconds: Double,
         phaseFraction: Double, pagesPerSecond: Double, pages: Int, items: Int = 0, drains: Int = 0,
-        drainsPerSecond: Double = 0
+        drainsPerSecond: Double = 0, counts: LiveCounts = LiveCounts(), pageLatency: LatencyRecorder? = nil
     ) {
         self.scenario = scenario
         self.concurrency = concurrency
@@ -123,5 +135,7 @@ public struct ProgressSnapshot: Sendable, Hashable {
         self.items = items
         self.drains = drains
         self.drainsPerSecond = drainsPerSecond
+        self.counts = counts
+        self.pageLatency = pageLatency
     }
 }

@@ -73,14 +73,19 @@ extension PhaseRunner {
         var (lastPages, lastDrains) = (totals(slots).pages, totals(slots).drains)
         var last = MonotonicTime.nanoseconds()
         var next = last
+        // The phase's page latencies are merged at most this often: a merge walks every
+        // shared histogram (``pageLatencyReadNanoseconds``).
+        var latencyReadAt: UInt64 = 0
         while true {
             next += step
             do { try await MonotonicTime.sleep(until: next) } catch { return }
             let now = MonotonicTime.nanoseconds()
             let completed = totals(slots)
             let (pages, drains) = (completed.pages, completed.endedDrains)
-            let phaseWork = completed.since(status.phase.completedAtStart)
             let phase = status.phase
+            let phaseWork = completed.since(phase.completedAtStart)
+            // Read after the phase: the measured phase's counts were reset before it began.
+            let counts = slots.reduce(LiveCounts()) { $0 + $1.counts.withLock { $0 } }
             // The phase may have begun after `now` was read (a crowd's start keeps the
             // threads busy between the two): then no time of it has elapsed yet.
             let elapsed = Double(MonotonicTime.elapsed(from: phase.start, to: now)) / 1e9
@@ -96,17 +101,29 @@ extension PhaseRunner {
                 }
             }
             fraction = min(1, max(0, fraction))
+            var pageLatency: LatencyRecorder?
+            if observer.wantsPageLatency, !phase.warmup, now &- latencyReadAt >= Self.pageLatencyReadNanoseconds {
+                pageLatency = phase.latencies?.pageLatencySoFar
+                latencyReadAt = now
+            }
             observer.progress(
                 ProgressSnapshot(
                     scenario: scenario.name, concurrency: concurrency, repetition: repetition,
                     isWarmup: phase.warmup, phaseElapsedSeconds: elapsed, phaseFraction: fraction,
                     pagesPerSecond: now > last ? Double(pages - lastPages) / (Double(now - last) / 1e9) : 0,
                     pages: pages - phase.pagesAtStart, items: phaseWork.items, drains: phaseWork.drains,
-                    drainsPerSecond: now > last ? Double(completed.drains - lastDrains) / (Double(now - last) / 1e9) : 0))
+                    drainsPerSecond: now > last ? Double(completed.drains - lastDrains) / (Double(now - last) / 1e9) : 0,
+                    counts: phase.warmup ? LiveCounts() : counts, pageLatency: pageLatency))
             (lastPages, lastDrains) = (pages, completed.drains)
             last = now
         }
     }
+}
+
+extension PhaseRunner {
+    /// The least time between two merges of a phase's page latencies for the progress
+    /// snapshots (``ProgressSnapshot/pageLatency``): 250 ms, the terminal's progress line.
+    static var pageLatencyReadNanoseconds: UInt64 { 250_000_000 }
 }
 
 /// Where the previous time-series interval ended: its instant and what was completed by then.
@@ -120,6 +137,8 @@ final class PhaseStatus: Sendable {
     struct Phase: Sendable {
         var warmup = true
         var start: UInt64 = 0
+        /// The phase's shared latency histograms, once its pagers start.
+        var latencies: SharedLatencies?
         var pagesAtStart = 0
         var drainsAtStart = 0
         /// The pagers' totals when the phase began.
@@ -130,6 +149,11 @@ final class PhaseStatus: Sendable {
 
     var phase: Phase { state.withLock { $0 } }
     var isWarmup: Bool { state.withLock { $0.warmup } }
+
+    /// The shared histograms the phase's pagers fold their latencies into.
+    func share(_ latencies: SharedLatencies) {
+        state.withLock { $0.latencies = latencies }
+    }
 
     func begin(warmup: Bool, totals: CompletedWork) {
         state.withLock { state in

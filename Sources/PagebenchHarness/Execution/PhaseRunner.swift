@@ -147,7 +147,7 @@ public struct PhaseRunner<Source: PageSource>: Sendable where Source.Request == 
                     concurrency: concurrency, shard: shard, slots: slots, intervals: intervals, timing: timing,
                     probeSleep: options.probeSleep, warmup: true, bound: .duration(seconds: workload.warmupSeconds),
                     interruption: options.interruption,
-                    backgroundTicks: backgroundTicks,
+                    backgroundTicks: backgroundTicks, status: status,
                     // Its own store: its writes and failure draws never reach the measured phase's (H9).
                     phaseStore: options.phaseStore?.asCreated())
                 warmupRemote = before.flatMap { before in options.remoteCounters.map { $0().since(before) } }
@@ -173,6 +173,8 @@ public struct PhaseRunner<Source: PageSource>: Sendable where Source.Request == 
 
             // The measured phase: resources are read around it.
             sampler.resetPeak()
+            // Live metrics' counters count the measured phase (no pager runs now).
+            for slot in slots { slot.resetCounts() }
             let residentBefore = try? ProcessMemory.read().residentBytes
             PeakResidentMemory.reset()
             let allocationsBefore = try? JemallocStats.read(flushingThreadCache: true)
@@ -183,7 +185,7 @@ public struct PhaseRunner<Source: PageSource>: Sendable where Source.Request == 
             let phase = await runPhase(
                 concurrency: concurrency, shard: shard, slots: slots, intervals: intervals, timing: timing,
                 probeSleep: options.probeSleep, warmup: false, bound: workload.bound, interruption: options.interruption,
-                backgroundTicks: backgroundTicks, phaseStore: options.phaseStore,
+                backgroundTicks: backgroundTicks, status: status, phaseStore: options.phaseStore,
                 instructionCounter: options.instructionCounter)
             let cpu = CPUTime.now().since(cpuBefore)
             let remote = remoteBefore.flatMap { before in options.remoteCounters.map { $0().since(before) } }
@@ -249,7 +251,8 @@ public struct PhaseRunner<Source: PageSource>: Sendable where Source.Request == 
     private func runPhase(
         concurrency total: Int, shard: Shard, slots: [PagerTaskProgress], intervals: IntervalLatencies?, timing: Bool,
         probeSleep: (@Sendable (UInt64) async throws -> Void)?, warmup: Bool, bound: PhaseBound,
-        interruption: Interruption?, backgroundTicks: (@Sendable () -> Int)?, phaseStore: SyntheticStore?,
+        interruption: Interruption?, backgroundTicks: (@Sendable () -> Int)?, status: PhaseStatus,
+        phaseStore: SyntheticStore?,
         instructionCounter: InstructionCounter? = nil
     ) async -> PhaseOutcome {
         let concurrency = slots.count
@@ -269,6 +272,7 @@ public struct PhaseRunner<Source: PageSource>: Sendable where Source.Request == 
         let cancels = workload.cancelFraction > 0 || (durationNanoseconds != nil && cancelAtEnd)
         let cores = ProcessInfo.processInfo.activeProcessorCount
         let latencies = SharedLatencies(pagers: concurrency, cores: cores)
+        status.share(latencies)
         let yieldPolicy = YieldPolicy.forPhase(pagers: concurrency, cores: cores, backgroundTicks: backgroundTicks)
         instructionCounter?.start()
         let start = MonotonicTime.nanoseconds()

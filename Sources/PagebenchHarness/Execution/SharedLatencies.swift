@@ -109,6 +109,12 @@ final class LatencySink: Sendable {
     var histograms: TaskMetrics {
         recorders.withLock { $0 }
     }
+    /// The page latencies folded in so far: a reference to the histogram, taken under the
+    /// lock for an instant (the next fold copies the histogram once if the reference is
+    /// still held then), so that a pager never waits for a reader's merge.
+    var pageLatency: LatencyRecorder {
+        recorders.withLock { $0.pageLatency }
+    }
 }
 
 /// The shared latency histograms of one unstaged phase: a few ``LatencySink``s (two per
@@ -125,6 +131,15 @@ struct SharedLatencies: Sendable {
 
     /// The sink pager `index` folds into.
     func sink(forPager index: Int) -> LatencySink { sinks[index % sinks.count] }
+
+    /// The page latencies folded in so far (live metrics, while the phase runs): all but
+    /// those each pager holds in its ``LatencyBuffer`` (at most ``LatencyBuffer/capacity``
+    /// samples, and none older than ``Pacing/latencyFoldNanoseconds`` after a slow page).
+    var pageLatencySoFar: LatencyRecorder {
+        var merged = sinks[0].pageLatency
+        for sink in sinks.dropFirst() { merged.add(sink.pageLatency) }
+        return merged
+    }
 
     /// Adds every sink's histograms to `metrics` (the merge of the pagers' counts): after
     /// every pager has folded its last batch.

@@ -58,8 +58,13 @@ struct StageClock<C: Clock>: Sendable where C.Duration == Duration {
 
     static var tickNanoseconds: Int { 1_000_000_000 }
 
-    /// Runs the plan from `start` (an instant of ``clock``) to its end or until cancelled.
-    func run(from start: C.Instant) async -> StageTimeline {
+    /// Runs the plan from `start` (an instant of ``clock``) to its end or until cancelled; if
+    /// this task first runs after `start`, the plan starts then. No pager is admitted before
+    /// that run, and a plan timed from an earlier `start` could be over before it: a phase
+    /// whose clock task waited out the plan for a thread (a busy cooperative pool: test suites
+    /// beside each other) then had no stage and no row at all.
+    func run(from requestedStart: C.Instant) async -> StageTimeline {
+        let start = max(requestedStart, clock.now)
         var outcome = StageTimeline(reachedEnd: false, spans: [], series: [])
         var meter: Meter?
         var stage = -1
