@@ -164,3 +164,87 @@ extension PhaseControl {
     var cancelRequested: UInt64 { cancelRequestedAt.load(ordering: .relaxed) }
     var wasInterrupted: Bool { interrupted.load(ordering: .relaxed) }
 }
+
+/// Issue 38, H2: in a crowd of CPU-bound pagers a drain spends most of its time waiting,
+/// yielded at its checkpoints, for its turn; the cancellation probe decides between a timer
+/// and a page count on the time its pages took, not that wait.
+@Suite struct CrowdProbeTests {
+    typealias Estimate = PagerTask<StoreSource>.DrainEstimate
+
+    @Test("H2: drains parked at their checkpoints most of their time are still cancelled by page count; in-flight time is page time")
+    func h2ParkedTimeIsNotPageTime() {
+        // 10,000 pagers on 2 cores (results/crowd.md): 1,001 pages in 5 s, all but 5 ms of
+        // it waiting for a turn to run.
+        var crowd = Estimate()
+        crowd.finished(nanoseconds: 5_000_000_000, parked: 4_995_000_000, pages: 1_001)
+        #expect(crowd.cancelsByPages(kind: .streaming))
+        // The same 5 s spent in requests (a remote target's 5 ms pages): a timer lands inside them.
+        var remote = Estimate()
+        remote.finished(nanoseconds: 5_000_000_000, parked: 0, pages: 1_001)
+        #expect(!remote.cancelsByPages(kind: .streaming))
+        // A timed cancel instant is still placed over the whole drain.
+        #expect(crowd.nanoseconds == remote.nanoseconds)
+    }
+
+    /// Every page waits 2 ms in its request (a remote target's service time).
+    struct SlowSource: PageSource {
+        func fetch(_ request: PageRequest) async throws -> Page {
+            try await Task.sleep(nanoseconds: 2_000_000)
+            return Page(items: [], scannedCount: 1, scannedBytes: 10, nextToken: "more")
+        }
+    }
+
+    @Test("H2: a drain counts the time it waited at its yields as parked, and its requests' time not")
+    func h2DrainCountsItsParkedTime() async {
+        var workload = Workload()
+        workload.drain = .firstPages(8)
+        let planner = DrainPlanner(workload: workload, store: .default)
+        let runner = DrainRunner(
+            source: ObservedSource(base: SlowSource(), failures: FailureLog()), kind: .loop, retryPolicy: .none,
+            timing: false, yieldEveryPages: 2,
+            // Yields at every checkpoint.
+            yieldPolicy: YieldPolicy(intervalNanoseconds: 0, backgroundTicks: nil),
+            progress: PagerTaskProgress(), intervals: nil)
+        var metrics = TaskMetrics()
+        var pacing = Pacing(timeSeries: false, latencySink: nil)
+        let started = MonotonicTime.nanoseconds()
+        let result = await runner.run(planner.plan(0, warmup: false), into: &metrics, pacing: &pacing)
+        let wall = MonotonicTime.elapsed(from: started, to: MonotonicTime.nanoseconds())
+        #expect(result.pages == 8)
+        // Four checkpoints yielded; the eight requests' 16 ms or more are not in their wait.
+        #expect(result.parkedNanoseconds > 0)
+        #expect(result.parkedNanoseconds + 16_000_000 <= wall)
+        #expect(pacing.parkedNanoseconds == result.parkedNanoseconds)
+    }
+}
+
+extension CrowdProbeTests {
+    @Test(
+        "H2: a drain the probe cancels by page count on a checkpoint's page ends without holding that checkpoint",
+        arguments: [PagerKind.loop, .streaming, .apolloLoadNext])
+    func h2SelfCancelSkipsTheCheckpoint(kind: PagerKind) async {
+        let source = PhaseEndTests.EndlessSource(interruption: Interruption(), at: .max)
+        let runner = DrainRunner(
+            source: ObservedSource(base: source, failures: FailureLog()), kind: kind, retryPolicy: .none, timing: false,
+            yieldEveryPages: 8,
+            // Would yield at every checkpoint it held: in a crowd, a wait for every other pager.
+            yieldPolicy: YieldPolicy(intervalNanoseconds: 0, backgroundTicks: nil),
+            progress: PagerTaskProgress(), intervals: nil)
+        // In a child task, as the probe runs it: the drain cancels its own task.
+        let (result, pacing) = await withTaskGroup(of: (DrainResult, Pacing).self) { group in
+            group.addTask {
+                var metrics = TaskMetrics()
+                var pacing = Pacing(timeSeries: false, latencySink: nil)
+                pacing.cancelAfterPages = 8
+                let result = await runner.run(PhaseEndTests.planner.plan(0, warmup: false), into: &metrics, pacing: &pacing)
+                return (result, pacing)
+            }
+            return await group.next()!
+        }
+        #expect(result.ending == .cancelled)
+        #expect(result.pages == 8 && result.pagesAfterCancel == 0)
+        #expect(pacing.selfCancelledAt != 0)
+        // The eighth page's checkpoint was not held: it never considered yielding.
+        #expect(pacing.yieldedAt == 0)
+    }
+}

@@ -148,6 +148,9 @@ struct Pacing: Sendable {
     var cancelAfterPages: Int?
     /// When the drain cancelled itself (monotonic nanoseconds; 0 if it did not).
     var selfCancelledAt: UInt64 = 0
+    /// How long this task has waited, yielded at checkpoints, for its turn to run again
+    /// (monotonic nanoseconds, summed): time in which no page was being asked for.
+    var parkedNanoseconds: UInt64 = 0
 
     init(timeSeries: Bool, latencySink: LatencySink?) {
         intervalSamples = timeSeries ? [] : nil
@@ -256,7 +259,9 @@ extension DrainRunner {
         var now = MonotonicTime.nanoseconds()
         if yieldPolicy.shouldYield(now: now, &pacing) {
             await Task.yield()
-            if phase != nil { now = MonotonicTime.nanoseconds() }
+            let resumed = MonotonicTime.nanoseconds()
+            pacing.parkedNanoseconds &+= MonotonicTime.elapsed(from: now, to: resumed)
+            now = resumed
         }
         return phase?.endVerdict(now: now) == .cancel
     }

@@ -8,8 +8,8 @@ extension PhaseRunner {
     /// Runs one repetition of the workload's stage plan and returns one result per stage it
     /// reached, in order; a workload without stages runs its first concurrency value instead.
     ///
-    /// Pager stages run a pool of the plan's peak pagers (this shard's share) in one task
-    /// group; ``StageClock`` admits `round(plan(t))` of them, and a pager a ramp-down removes
+    /// Pager stages run a pool of the plan's peak pagers (this shard's share) in task groups
+    /// of ``pagersPerGroup``; ``StageClock`` admits `round(plan(t))` of them, and a pager a ramp-down removes
     /// finishes its drain or has it cancelled (`rampDown`). Rate stages run `concurrency`
     /// slots and offer drains at the plan's rate (``StagePlan/arrivalOffsetNanoseconds(arrivals:)``).
     /// A closed-loop drain belongs to the stage it started in, an open-loop drain to the stage
@@ -123,7 +123,8 @@ extension PhaseRunner {
     }
 
     private enum StagedChild: Sendable {
-        case pager
+        /// A group of the pool's pagers returned.
+        case pagers(count: Int)
         case clock(StageTimeline)
         case interrupted
     }
@@ -147,31 +148,43 @@ extension PhaseRunner {
         let interruption = options.interruption
 
         return await withTaskGroup(of: StagedChild.self) { group in
-            for index in slots.indices {
-                let failures = FailureLog()
-                let executor = DrainRunner(
-                    source: ObservedSource(base: source, failures: failures), kind: workload.pager,
-                    retryPolicy: retryPolicy, timing: timing, yieldEveryPages: workload.yieldEveryPages,
-                    // The pool grows and shrinks with the plan: yield every millisecond, so the
-                    // stage clock, sampler and progress run whatever the count of the moment.
-                    yieldPolicy: .everyMillisecond,
-                    progress: slots[index], intervals: intervals)
-                let slot = PoolSlot(index: index, pool: pool, failures: failures)
-                let pager = PagerTask(
-                    control: control, executor: executor, timeSeries: intervals != nil, sleep: sleep, slot: slot)
+            // The pool's pagers in groups of `pagersPerGroup`, each a child task of this group
+            // with a group of its own, as a phase's (``runPhase``): a task group finds a
+            // finished child by walking its children, so one group of the whole pool made its
+            // end quadratic in the pool's size.
+            for first in stride(from: 0, to: slots.count, by: Self.pagersPerGroup) {
+                let groupSlots = first..<min(first + Self.pagersPerGroup, slots.count)
                 group.addTask {
-                    var metrics = TaskMetrics()
-                    // Parked until admitted; each admission runs drains until the slot is removed.
-                    while await pool.waitUntilAdmitted(index) {
-                        slot.removalRequestedAt.store(0, ordering: .relaxed)
-                        metrics = await Self.activation(
-                            pager, metrics: consume metrics, slot: slot, cancelOnRemoval: cancelOnRemoval)
-                        slot.flush(&metrics)
-                        // The phase handed out its last drain (the arrivals ran out, or its end
-                        // let drains finish): nothing to wait for.
-                        if control.isExhausted { break }
+                    await withTaskGroup(of: Void.self) { pagers in
+                        for index in groupSlots {
+                            let failures = FailureLog()
+                            let executor = DrainRunner(
+                                source: ObservedSource(base: source, failures: failures), kind: workload.pager,
+                                retryPolicy: retryPolicy, timing: timing, yieldEveryPages: workload.yieldEveryPages,
+                                // The pool grows and shrinks with the plan: yield every millisecond, so the
+                                // stage clock, sampler and progress run whatever the count of the moment.
+                                yieldPolicy: .everyMillisecond,
+                                progress: slots[index], intervals: intervals)
+                            let slot = PoolSlot(index: index, pool: pool, failures: failures)
+                            let pager = PagerTask(
+                                control: control, executor: executor, timeSeries: intervals != nil, sleep: sleep, slot: slot)
+                            pagers.addTask {
+                                var metrics = TaskMetrics()
+                                // Parked until admitted; each admission runs drains until the slot is removed.
+                                while await pool.waitUntilAdmitted(index) {
+                                    slot.removalRequestedAt.store(0, ordering: .relaxed)
+                                    metrics = await Self.activation(
+                                        pager, metrics: consume metrics, slot: slot, cancelOnRemoval: cancelOnRemoval)
+                                    slot.flush(&metrics)
+                                    // The phase handed out its last drain (the arrivals ran out, or its end
+                                    // let drains finish): nothing to wait for.
+                                    if control.isExhausted { break }
+                                }
+                            }
+                        }
+                        for await _ in pagers {}
+                        return .pagers(count: groupSlots.count)
                     }
-                    return .pager
                 }
             }
             group.addTask { .clock(await stageClock.run(from: clockStart)) }
@@ -187,8 +200,8 @@ extension PhaseRunner {
             func finished() -> Bool { timeline != nil && returned == slots.count }
             while let child = await group.next() {
                 switch child {
-                case .pager:
-                    returned += 1
+                case .pagers(let count):
+                    returned += count
                 case .clock(let outcome):
                     timeline = outcome
                     guard outcome.reachedEnd else { break }
