@@ -12,8 +12,8 @@ import PagebenchTargets
 /// compare the HTTP client with wrk (`Benchmarks/wrk/follow-token.lua`) at the same
 /// connection count, or against any target file's API (`--target-file`): the same loop
 /// (``HTTPDrainLoad``) over the same page exchange, whichever source.
-public struct HTTPBenchCommand: AsyncParsableCommand {
-    public static let configuration = CommandConfiguration(
+package struct HTTPBenchCommand: AsyncParsableCommand {
+    package static let configuration = CommandConfiguration(
         commandName: "http-bench",
         abstract: "Drain a served store (or a target file's API) over HTTP with N connections for a fixed time; print requests/s.",
         discussion: """
@@ -38,52 +38,52 @@ public struct HTTPBenchCommand: AsyncParsableCommand {
     )
 
     @Option(parsing: .unconditional, help: "Base URL of `pagebench serve`, e.g. http://127.0.0.1:8080.")
-    public var target: String?
+    package var target: String?
 
     @Option(
         parsing: .unconditional,
         help: ArgumentHelp(
             "Drain the API this target file describes instead (kinds \(Target.Kind.names); docs/file-formats.md); secrets come from the environment and are masked.",
             valueName: "file"))
-    public var targetFile: String?
+    package var targetFile: String?
 
     @Option(parsing: .unconditional, help: ArgumentHelp("HTTPS targets: trust the certificates in this PEM file instead of the system store.", valueName: "file"))
-    public var caFile: String?
+    package var caFile: String?
 
     @Flag(help: "HTTPS targets: accept any certificate and host name (self-signed test servers only).")
-    public var insecure = false
+    package var insecure = false
 
     @Option(parsing: .unconditional, help: HTTPClientOption.help)
-    public var httpClient: HTTPClientOption = .lean
+    package var httpClient: HTTPClientOption = .lean
 
     @Option(parsing: .unconditional, help: "Concurrent connections (one drain loop each).")
-    public var connections = 8
+    package var connections = 8
 
     @Option(
         parsing: .unconditional, help: ArgumentHelp("How long to run: 10s, 500ms (a bare number is seconds).", valueName: "duration"),
         transform: DurationOption.seconds("--duration"))
-    public var duration = 10.0
+    package var duration = 10.0
 
-    @OptionGroup public var range: RangeOptions
+    @OptionGroup package var range: RangeOptions
 
     @Option(parsing: .unconditional, help: "Items to evaluate per page; the server's default when absent.")
-    public var limit: Int?
+    package var limit: Int?
 
     @Flag(help: "Ask for item payloads (payload=true).")
-    public var payload = false
+    package var payload = false
 
     @Option(parsing: .unconditional, help: "Where the drain tasks run: event-loop (each on its connection's event loop, no thread hop per request) or global (the global concurrent executor, like the harness's pagers).")
-    public var tasks: TaskPlacement = .eventLoop
+    package var tasks: TaskPlacement = .eventLoop
 
     /// Where ``HTTPBenchCommand`` runs its drain tasks.
-    public enum TaskPlacement: String, ExpressibleByArgument, CaseIterable, Sendable {
+    package enum TaskPlacement: String, ExpressibleByArgument, CaseIterable, Sendable {
         case eventLoop = "event-loop"
         case global
     }
 
-    public init() {}
+    package init() {}
 
-    public func validate() throws {
+    package func validate() throws {
         try range.requirePartitionNumber()
         try range.validateFilter()
         switch (target, targetFile) {
@@ -108,7 +108,7 @@ public struct HTTPBenchCommand: AsyncParsableCommand {
         try httpClient.validate()
     }
 
-    public func run() async throws {
+    package func run() async throws {
         let outcome: (line: String, failure: CommandError?)
         do {
             outcome = try await execute()
@@ -123,7 +123,7 @@ public struct HTTPBenchCommand: AsyncParsableCommand {
 
     /// Runs the load and returns its JSON summary line, and the failure that ended it early
     /// (a non-retryable answer, or a server that stopped answering), if one did.
-    public func execute() async throws -> (line: String, failure: CommandError?) {
+    package func execute() async throws -> (line: String, failure: CommandError?) {
         try checkDescriptorLimit()
         let request = PageRequest(range: range.range, reverse: range.reverse, limit: limit, filter: try range.parsedFilter())
         var load = HTTPDrainLoad(request: request, concurrency: connections, duration: .seconds(duration))

@@ -4,7 +4,7 @@ import PagebenchWire
 
 /// `--http-client lean|async-http-client`: which client a `--target` run or `http-bench`
 /// sends its requests with (``HTTPStoreSource/Client``).
-public enum HTTPClientOption: String, ExpressibleByArgument, CaseIterable, Sendable {
+package enum HTTPClientOption: String, ExpressibleByArgument, CaseIterable, Sendable {
     case lean
     case asyncHTTPClient = "async-http-client"
 

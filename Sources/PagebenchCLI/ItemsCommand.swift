@@ -3,8 +3,8 @@ import PagebenchStore
 
 /// `pagebench items`: every item of a range in scan order, one JSON object per line, with
 /// whether it passes the filter — the unpaginated reference a traversal must reproduce.
-public struct ItemsCommand: AsyncParsableCommand {
-    public static let configuration = CommandConfiguration(
+package struct ItemsCommand: AsyncParsableCommand {
+    package static let configuration = CommandConfiguration(
         commandName: "items",
         abstract: "Print every item of a range in scan order, one JSON object per line.",
         discussion: """
@@ -13,22 +13,22 @@ public struct ItemsCommand: AsyncParsableCommand {
             """
     )
 
-    @OptionGroup public var store: StoreOptions
-    @OptionGroup(title: "Writes during pagination (S22–S26)") public var writes: WriteOptions
-    @OptionGroup public var range: RangeOptions
+    @OptionGroup package var store: StoreOptions
+    @OptionGroup(title: "Writes during pagination (S22–S26)") package var writes: WriteOptions
+    @OptionGroup package var range: RangeOptions
 
     @Option(parsing: .unconditional, help: "Stop after this many items.")
-    public var maxItems: Int?
+    package var maxItems: Int?
 
-    public init() {}
+    package init() {}
 
-    public func validate() throws {
+    package func validate() throws {
         try range.requirePartitionNumber()
         try range.validateFilter()
         if let maxItems, maxItems < 0 { throw ValidationError("--max-items must be at least 0, got \(maxItems)") }
     }
 
-    public func run() async throws {
+    package func run() async throws {
         var output = StandardOutput()
         do {
             try execute(into: &output)
@@ -40,7 +40,7 @@ public struct ItemsCommand: AsyncParsableCommand {
     }
 
     /// Writes the lines to `output`.
-    public func execute(into output: inout some TextOutputStream) throws(CommandError) {
+    package func execute(into output: inout some TextOutputStream) throws(CommandError) {
         let configuration = try store.configuration(writes: writes)
         let syntheticStore: SyntheticStore
         let listing: ItemListing

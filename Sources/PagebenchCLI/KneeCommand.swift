@@ -15,8 +15,8 @@ import PagebenchReport
 /// (open-fixed at that rate, `--duration` of one step, one repetition) with the arguments
 /// after `--` passed through, so a step runs wherever `run` can: in-process, against
 /// `--target`, or over `--workers` (its shards merged before the SLO is judged).
-public struct KneeCommand: AsyncParsableCommand {
-    public static let configuration = CommandConfiguration(
+package struct KneeCommand: AsyncParsableCommand {
+    package static let configuration = CommandConfiguration(
         commandName: "knee",
         abstract: "Find the highest arrival rate (drains/s) at which the SLOs hold: step up, then bisect (H5).",
         discussion: """
@@ -36,7 +36,7 @@ public struct KneeCommand: AsyncParsableCommand {
     )
 
     @Argument(help: ArgumentHelp("A scenario file (default: the built-in default scenario).", valueName: "scenario"))
-    public var scenarioPath: String?
+    package var scenarioPath: String?
 
     @Option(
         name: .customLong("slo"),
@@ -44,51 +44,51 @@ public struct KneeCommand: AsyncParsableCommand {
         help: ArgumentHelp(
             "A service-level objective each step must meet, e.g. drain_latency_corrected_p99_ns<200ms or error_rate<0.1%. Repeatable; added to the scenario's slo list; at least one in all.",
             valueName: "expr"))
-    public var sloExpressions: [String] = []
+    package var sloExpressions: [String] = []
 
     @Option(
         parsing: .unconditional, help: ArgumentHelp("The first rate in drains per second, 500/s or 500 (0.001 to 10000000, what a step's run takes).", valueName: "rate"),
         transform: RateOption.drainsPerSecond("--from"))
-    public var from: Double = 10
+    package var from: Double = 10
 
     @Option(
         parsing: .unconditional, help: ArgumentHelp("Never step above this rate, 5000/s or 5000 (default: --from × 2^20, at most 10000000).", valueName: "rate"),
         transform: RateOption.drainsPerSecond("--max-rate"))
-    public var maxRate: Double?
+    package var maxRate: Double?
 
     @Option(parsing: .unconditional, help: ArgumentHelp("Stop bisecting when the held and broken rates are this close: 5% or 0.05.", valueName: "fraction"))
-    public var resolution: String = "5%"
+    package var resolution: String = "5%"
 
     @Option(
         parsing: .unconditional,
         help: ArgumentHelp(
             "A step holds only if it started at least this fraction of the drains it offered (drains + cancellations): 95% or 0.95; 0 judges on the SLOs alone.",
             valueName: "fraction"))
-    public var minAchieved: String = "95%"
+    package var minAchieved: String = "95%"
 
     @Option(
         parsing: .unconditional, help: ArgumentHelp("How long each step runs: 10s, 500ms (a bare number is seconds).", valueName: "duration"),
         transform: DurationOption.seconds("--step-duration"))
-    public var stepDuration: Double = 10
+    package var stepDuration: Double = 10
 
     @Option(parsing: .unconditional, help: ArgumentHelp("Pager slots of every step (open loop: at most this many drains at once).", valueName: "n"))
-    public var pagers: Int = 64
+    package var pagers: Int = 64
 
     @Option(parsing: .unconditional, help: "Give up after this many steps.")
-    public var maxSteps: Int = 40
+    package var maxSteps: Int = 40
 
     @Option(parsing: .unconditional, help: ArgumentHelp("Where to write every step's row (CSV; atomically).", valueName: "file"))
-    public var output: String = "results/knee.csv"
+    package var output: String = "results/knee.csv"
 
     @Flag(help: "Print only the knee line and errors.")
-    public var quiet = false
+    package var quiet = false
 
     @Argument(
         parsing: .postTerminator,
         help: ArgumentHelp("Arguments for every step's `pagebench run`, after `--`.", valueName: "run-arguments"))
-    public var runArguments: [String] = []
+    package var runArguments: [String] = []
 
-    public init() {}
+    package init() {}
 
     /// Flags the search sets on every step itself.
     static let reservedRunFlags = [
@@ -96,7 +96,7 @@ public struct KneeCommand: AsyncParsableCommand {
         "--shard", "--shard-output", "--start-at", "--print-scenarios", "--quiet", "--stages", "--ramp-down",
     ]
 
-    public func validate() throws {
+    package func validate() throws {
         // A scenario's slo list is read when the search starts; without a scenario, --slo is all.
         if !sloExpressions.isEmpty || scenarioPath == nil {
             _ = try Self.reporting { () throws(CommandError) in
@@ -156,7 +156,7 @@ public struct KneeCommand: AsyncParsableCommand {
         return value
     }
 
-    public func run() async throws {
+    package func run() async throws {
         // A step line is printed when its step ends, minutes apart: each reaches the terminal then.
         var standardOutput = StandardOutput(flushesEveryLine: true)
         do {
@@ -183,7 +183,7 @@ public struct KneeCommand: AsyncParsableCommand {
     ///   written marked `partial` and not judged), the steps so far are written, the summary
     ///   says what they found, and this throws exit status 128 + the signal.
     @discardableResult
-    public func execute(into out: inout some TextOutputStream, interruption: Interruption? = nil) async throws(CommandError)
+    package func execute(into out: inout some TextOutputStream, interruption: Interruption? = nil) async throws(CommandError)
         -> (result: KneeSearch.Result, steps: [KneeSession.Step])
     {
         do {

@@ -10,8 +10,8 @@ import PagebenchScaleOut
 /// `pagebench merge`: combines the result shards of one run (`run --shard I/N`) into the
 /// CSV one process would have written: counters summed, histograms added, percentiles from
 /// the merged histograms (docs/scaling-out.md).
-public struct MergeCommand: ParsableCommand {
-    public static let configuration = CommandConfiguration(
+package struct MergeCommand: ParsableCommand {
+    package static let configuration = CommandConfiguration(
         commandName: "merge",
         abstract: "Merge the result shards of a run (pagebench run --shard I/N) into one results CSV.",
         discussion: """
@@ -24,27 +24,27 @@ public struct MergeCommand: ParsableCommand {
     )
 
     @Argument(help: ArgumentHelp("Shard files, or directories of shard-*.json files.", valueName: "shard"))
-    public var paths: [String]
+    package var paths: [String]
 
     @Option(parsing: .unconditional, help: ArgumentHelp("Where to write the merged results CSV (atomically).", valueName: "file"))
-    public var output: String = ResultWriter.defaultOutput
+    package var output: String = ResultWriter.defaultOutput
 
     @Option(parsing: .unconditional, help: ArgumentHelp("Also append the merged rows to this history CSV.", valueName: "file"))
-    public var history: String?
+    package var history: String?
 
     @Flag(help: "No summary table; errors only.")
-    public var quiet = false
+    package var quiet = false
 
-    public init() {}
+    package init() {}
 
-    public func validate() throws {
+    package func validate() throws {
         guard !paths.isEmpty else { throw ValidationError("give the shard files of the run, or their directory") }
         for path in [output] + [history].compactMap({ $0 }) where path.isEmpty || path.hasSuffix("/") {
             throw ValidationError("'\(path)' is not a file path; give a file name such as results/merged.csv")
         }
     }
 
-    public func run() throws {
+    package func run() throws {
         var standardOutput = StandardOutput()
         do {
             try execute(into: &standardOutput)
@@ -57,7 +57,7 @@ public struct MergeCommand: ParsableCommand {
 
     /// Reads, checks and merges the shards, writes the CSV, prints the summary table to `out`.
     @discardableResult
-    public func execute(into out: inout some TextOutputStream) throws(CommandError) -> [ResultRow] {
+    package func execute(into out: inout some TextOutputStream) throws(CommandError) -> [ResultRow] {
         let rows: [ResultRow]
         let inputs: [ShardMerge.Input]
         do {

@@ -7,8 +7,8 @@ import PagebenchBase
 /// The `pagebench` command line: argument parsing, validation and wiring only.
 ///
 /// Exit codes are documented in docs/exit-codes.md and defined in ``ExitCodes``.
-public struct PagebenchCommand: AsyncParsableCommand {
-    public static let configuration = CommandConfiguration(
+package struct PagebenchCommand: AsyncParsableCommand {
+    package static let configuration = CommandConfiguration(
         commandName: "pagebench",
         abstract: "Load-test and benchmark token-paginated list APIs.",
         version: PagebenchVersion.string,
@@ -30,12 +30,12 @@ public struct PagebenchCommand: AsyncParsableCommand {
         ]
     )
 
-    public init() {}
+    package init() {}
 
     /// What `main()` of swift-argument-parser does, except that a usage error's message (which
     /// quotes the arguments given) is printed with its control characters escaped: `--slo
     /// $'\e[2J'` must not clear the terminal it is refused on.
-    public static func runAsMain() async {
+    package static func runAsMain() async {
         do {
             var command = try parseAsRoot()
             if var asynchronous = command as? any AsyncParsableCommand {

@@ -13,8 +13,8 @@ import PagebenchWire
 /// `pagebench pages`: follows tokens from the first call (or from `--token`) and prints one
 /// JSON object per page, as the store serves them (service time and injected failures
 /// included).
-public struct PagesCommand: AsyncParsableCommand {
-    public static let configuration = CommandConfiguration(
+package struct PagesCommand: AsyncParsableCommand {
+    package static let configuration = CommandConfiguration(
         commandName: "pages",
         abstract: "Follow tokens through a range and print one JSON object per page.",
         discussion: """
@@ -32,42 +32,42 @@ public struct PagesCommand: AsyncParsableCommand {
             """
     )
 
-    @OptionGroup public var store: StoreOptions
-    @OptionGroup(title: "Writes during pagination (S22–S26)") public var writes: WriteOptions
-    @OptionGroup public var range: RangeOptions
+    @OptionGroup package var store: StoreOptions
+    @OptionGroup(title: "Writes during pagination (S22–S26)") package var writes: WriteOptions
+    @OptionGroup package var range: RangeOptions
 
     @Option(parsing: .unconditional, help: "Items to evaluate per page (S1, S2); the store's default limit when absent.")
-    public var limit: Int?
+    package var limit: Int?
 
     @Option(parsing: .unconditional, help: "With --partition: walk sort keys from this one (inclusive; DynamoDB's sk >= / BETWEEN, W2).")
-    public var sortKeyMin: UInt64?
+    package var sortKeyMin: UInt64?
 
     @Option(parsing: .unconditional, help: "With --partition: walk sort keys up to this one (inclusive).")
-    public var sortKeyMax: UInt64?
+    package var sortKeyMax: UInt64?
 
     @Option(parsing: .unconditional, help: "Continue from this token instead of the first page.")
-    public var token: String?
+    package var token: String?
 
     @Option(parsing: .unconditional, help: "Stop after this many pages (the last line's nextToken continues).")
-    public var maxPages: Int?
+    package var maxPages: Int?
 
     @Option(
         parsing: .unconditional,
         help: ArgumentHelp("Page the real API this target file describes instead of the store (docs/file-formats.md).", valueName: "file"))
-    public var targetFile: String?
+    package var targetFile: String?
 
     @Option(parsing: .unconditional, help: ArgumentHelp("--target-file over HTTPS: trust the certificates in this PEM file.", valueName: "file"))
-    public var caFile: String?
+    package var caFile: String?
 
     @Flag(help: "--target-file over HTTPS: accept any certificate and host name (self-signed test servers only).")
-    public var insecure = false
+    package var insecure = false
 
     @Flag(help: "Print a summary with the configuration hash, pages, items and resident memory (VmRSS, VmHWM) to stderr.")
-    public var memory = false
+    package var memory = false
 
-    public init() {}
+    package init() {}
 
-    public func validate() throws {
+    package func validate() throws {
         if targetFile == nil {
             try range.requirePartitionNumber()
             try range.validateFilter()
@@ -93,7 +93,7 @@ public struct PagesCommand: AsyncParsableCommand {
         return lower <= upper ? lower..<upper : lower..<lower
     }
 
-    public func run() async throws {
+    package func run() async throws {
         var output = StandardOutput()
         let summary: Summary
         do {
@@ -115,17 +115,17 @@ public struct PagesCommand: AsyncParsableCommand {
     }
 
     /// Totals of one run.
-    public struct Summary: Sendable, Equatable {
-        public var pages = 0
-        public var returned = 0
-        public var scanned = 0
+    package struct Summary: Sendable, Equatable {
+        package var pages = 0
+        package var returned = 0
+        package var scanned = 0
         /// ``StoreConfiguration/configurationHash`` of the store paged.
-        public var configurationHash = ""
+        package var configurationHash = ""
     }
 
     /// Pages through the range and writes one line per page to `output`.
     @discardableResult
-    public func execute(into output: inout some TextOutputStream) async throws(CommandError) -> Summary {
+    package func execute(into output: inout some TextOutputStream) async throws(CommandError) -> Summary {
         if let targetFile { return try await executeTarget(targetFile, into: &output) }
         let configuration = try store.configuration(writes: writes)
         let syntheticStore: SyntheticStore

@@ -11,8 +11,8 @@ import Glibc
 ///
 /// Thin wiring: the flags (``RunOptions``) make a ``PagebenchEngine/RunRequest``, which
 /// ``PagebenchEngine/RunSession`` runs.
-public struct RunCommand: AsyncParsableCommand {
-    public static let configuration = CommandConfiguration(
+package struct RunCommand: AsyncParsableCommand {
+    package static let configuration = CommandConfiguration(
         commandName: "run",
         abstract: "Run benchmark scenarios: many pagers against the synthetic store; results as CSV.",
         discussion: """
@@ -42,27 +42,27 @@ public struct RunCommand: AsyncParsableCommand {
     // every debug `pagebench run` pays (results/build-times.md; `OptionNestingTests`).
 
     /// The scenario arguments and `run`'s own flags.
-    @OptionGroup public var flags: RunFlags
+    @OptionGroup package var flags: RunFlags
 
     @OptionGroup(title: RunOptions.storeTitle)
-    public var store: StoreOptions
+    package var store: StoreOptions
 
     @OptionGroup(title: RunOptions.writesTitle)
-    public var writes: WriteOptions
+    package var writes: WriteOptions
 
     @OptionGroup(title: RunOptions.workloadTitle)
-    public var workload: WorkloadOptions
+    package var workload: WorkloadOptions
 
     /// Every flag and argument of `run`: also what `knee` and `baseline update` take after `--`.
-    public var options: RunOptions { RunOptions(flags: flags, store: store, writes: writes, workload: workload) }
+    package var options: RunOptions { RunOptions(flags: flags, store: store, writes: writes, workload: workload) }
 
-    public init() {}
+    package init() {}
 
-    public func validate() throws {
+    package func validate() throws {
         try options.validate()
     }
 
-    public func run() async throws {
+    package func run() async throws {
         var standardOutput = StandardOutput()
         do {
             if flags.exactAllocations { try ExactAllocations.reexecuteIfAsked(by: [ExactAllocations.flag]) }
@@ -89,7 +89,7 @@ public struct RunCommand: AsyncParsableCommand {
     ///   - judgingObjectives: false: the SLOs (`--slo`, a scenario's `slo`) are neither marked
     ///     on the rows nor checked.
     @discardableResult
-    public func execute(
+    package func execute(
         into out: inout some TextOutputStream, workerExecutable: String? = nil,
         workerLaunched: @escaping @Sendable (Int, Int32) -> Void = { _, _ in }, interruption: Interruption? = nil,
         judgingObjectives: Bool = true

@@ -7,10 +7,10 @@ import PagebenchScaleOut
 /// flags; ``PagebenchEngine/RunSession`` runs them.
 extension RunFlags {
     /// The default `--shard-output`.
-    public static let defaultShardDirectory = RunRequest.defaultShardDirectory
+    package static let defaultShardDirectory = RunRequest.defaultShardDirectory
 
     /// The most local worker processes `--workers` starts.
-    public static let maximumWorkers = 256
+    package static let maximumWorkers = 256
 
     /// Checks the scale-out flags on their own and against each other (exit 64).
     func validateScaleOut() throws {

@@ -12,8 +12,8 @@ import PagebenchStore
 /// A `ParsableCommand` (never a subcommand) only so that `RunOptions.parse` reads these
 /// groups as a command's own: a plain `ParsableArguments` is parsed inside a wrapping command,
 /// one more level of nesting for swift-argument-parser's debug-build checks (``RunCommand``).
-public struct RunOptions: ParsableCommand, Sendable {
-    public static let configuration = CommandConfiguration(commandName: "run", shouldDisplay: false)
+package struct RunOptions: ParsableCommand, Sendable {
+    package static let configuration = CommandConfiguration(commandName: "run", shouldDisplay: false)
 
     /// The titles of the store, writes and workload sections of `--help`.
     static let storeTitle = "Store options (override the scenario's store)"
@@ -21,21 +21,21 @@ public struct RunOptions: ParsableCommand, Sendable {
     static let workloadTitle = "Workload options (override the scenario's workload)"
 
     /// The scenario arguments and `run`'s own flags.
-    @OptionGroup public var flags: RunFlags
+    @OptionGroup package var flags: RunFlags
 
     @OptionGroup(title: RunOptions.storeTitle)
-    public var store: StoreOptions
+    package var store: StoreOptions
 
     @OptionGroup(title: RunOptions.writesTitle)
-    public var writes: WriteOptions
+    package var writes: WriteOptions
 
     @OptionGroup(title: RunOptions.workloadTitle)
-    public var workload: WorkloadOptions
+    package var workload: WorkloadOptions
 
-    public init() {}
+    package init() {}
 
     /// The options of ``RunCommand``, which holds the same four groups itself.
-    public init(flags: RunFlags, store: StoreOptions, writes: WriteOptions, workload: WorkloadOptions) {
+    package init(flags: RunFlags, store: StoreOptions, writes: WriteOptions, workload: WorkloadOptions) {
         self.init()
         self.flags = flags
         self.store = store
@@ -43,7 +43,7 @@ public struct RunOptions: ParsableCommand, Sendable {
         self.workload = workload
     }
 
-    public func validate() throws {
+    package func validate() throws {
         do {
             try workload.check()
         } catch {
@@ -56,7 +56,7 @@ public struct RunOptions: ParsableCommand, Sendable {
     ///
     /// - Throws: ``PagebenchEngine/CommandError``: 66 missing file, 65 invalid scenario content, 64
     ///   when a flag makes a scenario invalid.
-    public func scenarios() throws(CommandError) -> [Scenario] {
+    package func scenarios() throws(CommandError) -> [Scenario] {
         var loaded: [Scenario]
         do {
             if flags.scenarioPaths.isEmpty {
@@ -136,7 +136,7 @@ public struct RunOptions: ParsableCommand, Sendable {
     ///
     /// - Parameter judgingObjectives: false: the SLOs (`--slo`, a scenario's `slo`) are
     ///   neither marked on the rows nor checked.
-    public func request(judgingObjectives: Bool = true) throws(CommandError) -> RunRequest {
+    package func request(judgingObjectives: Bool = true) throws(CommandError) -> RunRequest {
         let scenarios = try self.scenarios()
         var request = RunRequest(scenarios: scenarios)
         // Every `--slo` on every row, each scenario's `slo` on its rows.

@@ -9,8 +9,8 @@ import PagebenchProcessStats
 import PagebenchStore
 
 /// `pagebench serve`: the synthetic store as an HTTP service (PagebenchServer's ``StoreServer``).
-public struct ServeCommand: AsyncParsableCommand {
-    public static let configuration = CommandConfiguration(
+package struct ServeCommand: AsyncParsableCommand {
+    package static let configuration = CommandConfiguration(
         commandName: "serve",
         abstract: "Serve the store over HTTP/1.1 until SIGINT or SIGTERM.",
         discussion: """
@@ -30,29 +30,29 @@ public struct ServeCommand: AsyncParsableCommand {
             """
     )
 
-    @OptionGroup public var store: StoreOptions
+    @OptionGroup package var store: StoreOptions
 
     @Option(
         name: .customLong("scenario"), parsing: .unconditional,
         help: ArgumentHelp(
             "Serve the store section of this scenario file (the file `pagebench run FILE --target URL` is given); its other keys are read and checked, not used. Store flags override it; excludes --config.",
             valueName: "file"))
-    public var scenarioFile: String?
+    package var scenarioFile: String?
 
     /// The most descriptors `serve` raises its soft limit to (Linux's default `nr_open`).
     static let mostDescriptors = 1 << 20
 
     @Option(parsing: .unconditional, help: "Address to bind; loopback by default. Use 0.0.0.0 only on a trusted network.")
-    public var host = "127.0.0.1"
+    package var host = "127.0.0.1"
 
     @Option(parsing: .unconditional, help: "TCP port; 0 picks a free port (read it from the \"listening on\" line).")
-    public var port = 8080
+    package var port = 8080
 
     @Flag(help: "Include each item's payload bytes (base64) unless a request says payload=false.")
-    public var payload = false
+    package var payload = false
 
     @Option(parsing: .unconditional, help: "Retry-After seconds of a 429 (throttled) response.")
-    public var retryAfter = 1
+    package var retryAfter = 1
 
     @Option(
         parsing: .unconditional,
@@ -60,23 +60,23 @@ public struct ServeCommand: AsyncParsableCommand {
             "Close a connection that has no request in progress and sends no complete request head for this long (idle keep-alive connections, slowloris clients): 60s, 500ms, a bare number is seconds; 0: never.",
             valueName: "duration"),
         transform: DurationOption.seconds("--idle-timeout"))
-    public var idleTimeout = 60.0
+    package var idleTimeout = 60.0
 
     @Option(parsing: .unconditional, help: "The DynamoDB table name of the DynamoDB JSON endpoint (POST /, W1).")
-    public var table = "pagebench"
+    package var table = "pagebench"
 
     @Option(
         parsing: .unconditional,
         help: ArgumentHelp(
             "How POST /graphql runs a valid document: 'compiled' runs plain listItems/itemsConnection queries as one store request written straight to JSON, and anything else with GraphQLSwift's executor; 'generic' runs everything with GraphQLSwift's executor (same answers, slower: to compare the two).",
             valueName: "compiled|generic"))
-    public var graphqlExecution: GraphQLRoutes.Execution = .compiled
+    package var graphqlExecution: GraphQLRoutes.Execution = .compiled
 
     @Option(parsing: .unconditional, help: ArgumentHelp("Refuse request bodies (POST /, POST /graphql) larger than this (W7).", valueName: "bytes"))
-    public var maxBodyBytes = RequestBounds.defaultMaximumBodyBytes
+    package var maxBodyBytes = RequestBounds.defaultMaximumBodyBytes
 
     @Option(parsing: .unconditional, help: ArgumentHelp("Answer with an error naming this bound instead of a response body larger than this (W7).", valueName: "bytes"))
-    public var maxResponseBytes = RequestBounds.defaultMaximumResponseBytes
+    package var maxResponseBytes = RequestBounds.defaultMaximumResponseBytes
 
     @Option(
         parsing: .unconditional,
@@ -84,46 +84,46 @@ public struct ServeCommand: AsyncParsableCommand {
             "The CPU time one DynamoDB or GraphQL request may spend reading, parsing, validating and costing itself, checked as it goes (W7): 0.5s, 200ms, a bare number is seconds; 0: unbounded.",
             valueName: "duration"),
         transform: DurationOption.seconds("--max-request-cpu"))
-    public var maxRequestCpu = 0.5
+    package var maxRequestCpu = 0.5
 
     @Option(parsing: .unconditional, help: ArgumentHelp("GraphQL: the deepest nesting of brackets, of fields through fragments, and of variables (W7).", valueName: "levels"))
-    public var graphqlMaxDepth = GraphQLBounds().maximumDepth
+    package var graphqlMaxDepth = GraphQLBounds().maximumDepth
 
     @Option(parsing: .unconditional, help: ArgumentHelp("GraphQL: the most tokens a document may have, comments not counted.", valueName: "count"))
-    public var graphqlMaxTokens = GraphQLBounds().maximumTokens
+    package var graphqlMaxTokens = GraphQLBounds().maximumTokens
 
     @Option(parsing: .unconditional, help: ArgumentHelp("GraphQL: the most operations and fragments a document may define.", valueName: "count"))
-    public var graphqlMaxDefinitions = GraphQLBounds().maximumDefinitions
+    package var graphqlMaxDefinitions = GraphQLBounds().maximumDefinitions
 
     @Option(parsing: .unconditional, help: ArgumentHelp("GraphQL: the most directives a document may use.", valueName: "count"))
-    public var graphqlMaxDirectives = GraphQLBounds().maximumDirectives
+    package var graphqlMaxDirectives = GraphQLBounds().maximumDirectives
 
     @Option(parsing: .unconditional, help: ArgumentHelp("GraphQL: the most aliased fields a document may have.", valueName: "count"))
-    public var graphqlMaxAliases = GraphQLBounds().maximumAliases
+    package var graphqlMaxAliases = GraphQLBounds().maximumAliases
 
     @Option(
         parsing: .unconditional,
         help: ArgumentHelp(
             "GraphQL: the most fields, fragment spreads and inline fragments a document may select, each fragment counted at every spread.",
             valueName: "count"))
-    public var graphqlMaxFields = GraphQLBounds().maximumSelections
+    package var graphqlMaxFields = GraphQLBounds().maximumSelections
 
     @Option(
         parsing: .unconditional,
         help: ArgumentHelp(
             "GraphQL: the most values an operation may resolve, computed before it runs: each field 1, each list its requested limit (or longest possible length) times what an element selects.",
             valueName: "cost"))
-    public var graphqlMaxCost = GraphQLBounds().maximumCost
+    package var graphqlMaxCost = GraphQLBounds().maximumCost
 
     @Option(parsing: .unconditional, help: ArgumentHelp("Serve HTTPS with this PEM certificate chain (needs --tls-key).", valueName: "file"))
-    public var tlsCert: String?
+    package var tlsCert: String?
 
     @Option(parsing: .unconditional, help: ArgumentHelp("The PEM private key of --tls-cert.", valueName: "file"))
-    public var tlsKey: String?
+    package var tlsKey: String?
 
-    public init() {}
+    package init() {}
 
-    public func validate() throws {
+    package func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be between 0 and 65535, got \(port)") }
         guard retryAfter >= 0 else { throw ValidationError("--retry-after must be at least 0, got \(retryAfter)") }
         guard idleTimeout >= 0, idleTimeout <= 86_400, idleTimeout.isFinite else {
@@ -181,7 +181,7 @@ public struct ServeCommand: AsyncParsableCommand {
             maximumCost: graphqlMaxCost)
     }
 
-    public func run() async throws {
+    package func run() async throws {
         // Every client connection is a socket: hold as many as the hard limit allows (a
         // crowd of 10,000 pagers keeps 10,000 open), as Go's runtime does for every program.
         FileDescriptorLimit.raiseSoftLimit(toAtLeast: min(FileDescriptorLimit.current.hard, Self.mostDescriptors))
@@ -271,7 +271,7 @@ public struct ServeCommand: AsyncParsableCommand {
     }
 
     /// The server these options describe (not started).
-    public func makeServer() throws(CommandError) -> StoreServer {
+    package func makeServer() throws(CommandError) -> StoreServer {
         let configuration = try storeConfiguration()
         if configuration.writes != nil {
             // The protocol front ends (W1–W6) take sort keys, conditions and start keys in

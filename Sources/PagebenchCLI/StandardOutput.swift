@@ -11,7 +11,7 @@ import PagebenchEngine
 /// A write that fails (a full disk, `> /dev/full`, a closed pipe) is remembered, not
 /// fatal: later output is dropped and ``finish()`` throws it (exit 74), so a command never
 /// reports success after losing its output.
-public struct StandardOutput: TextOutputStream {
+package struct StandardOutput: TextOutputStream {
     private var buffer: [UInt8] = []
     /// The `errno` of the first failed write.
     private(set) var failure: Int32?
@@ -19,18 +19,18 @@ public struct StandardOutput: TextOutputStream {
     /// line now and then over a long time (a knee search's steps), not a stream of items.
     private let flushesEveryLine: Bool
 
-    public init(flushesEveryLine: Bool = false) {
+    package init(flushesEveryLine: Bool = false) {
         self.flushesEveryLine = flushesEveryLine
         buffer.reserveCapacity(1 << 16)
     }
 
-    public mutating func write(_ string: String) {
+    package mutating func write(_ string: String) {
         buffer.append(contentsOf: string.utf8)
         if buffer.count >= 1 << 16 || (flushesEveryLine && buffer.last == UInt8(ascii: "\n")) { flush() }
     }
 
     /// Writes what is buffered to file descriptor 1 (a short write is continued).
-    public mutating func flush() {
+    package mutating func flush() {
         defer { buffer.removeAll(keepingCapacity: true) }
         guard !buffer.isEmpty, failure == nil else { return }
         var offset = 0
@@ -46,7 +46,7 @@ public struct StandardOutput: TextOutputStream {
     }
 
     /// Flushes, then throws if any write to standard output failed.
-    public mutating func finish() throws(CommandError) {
+    package mutating func finish() throws(CommandError) {
         flush()
         if let failure {
             throw .outputFailed(
@@ -55,7 +55,7 @@ public struct StandardOutput: TextOutputStream {
     }
 
     /// Writes `text` and finishes: for commands whose whole output is one string.
-    public static func write(_ text: String) throws(CommandError) {
+    package static func write(_ text: String) throws(CommandError) {
         var output = StandardOutput()
         output.write(text)
         try output.finish()

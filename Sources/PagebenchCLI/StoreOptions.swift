@@ -11,67 +11,67 @@ import PagebenchStore
 ///
 /// Precedence: defaults < `--config FILE` < flags. Call ``configuration()`` for the
 /// validated result.
-public struct StoreOptions: ParsableArguments, Sendable {
+package struct StoreOptions: ParsableArguments, Sendable {
     @Option(name: .customLong("config"), parsing: .unconditional, help: ArgumentHelp("A JSON store configuration; missing keys take their defaults.", valueName: "file"))
-    public var configFile: String?
+    package var configFile: String?
 
     @Option(parsing: .unconditional, help: "Number of partitions (default 64).")
-    public var partitions: Int?
+    package var partitions: Int?
 
     @Option(parsing: .unconditional, help: ArgumentHelp("Items per partition: 10000, uniform:10000 or zipf:MEAN:EXPONENT (default 10000).", valueName: "spec"))
-    public var itemsPerPartition: String?
+    package var itemsPerPartition: String?
 
     @Option(parsing: .unconditional, help: ArgumentHelp("Item sizes: fixed:1024, uniform:100-2000 or lognormal:median=512,sigma=1,min=64,max=409600 (the default).", valueName: "spec"))
-    public var itemSize: String?
+    package var itemSize: String?
 
     @Option(parsing: .unconditional, help: "Fraction of items (0–1) in category 0, which `--filter match` selects (default 0.1).")
-    public var selectivity: Double?
+    package var selectivity: Double?
 
     @Option(parsing: .unconditional, help: ArgumentHelp("Layout of category-0 items: even, random or runs:LENGTH (default even).", valueName: "spec"))
-    public var clustering: String?
+    package var clustering: String?
 
     @Option(parsing: .unconditional, help: "Scan budget of one page in bytes, charged before the filter (default 1048576).")
-    public var budgetBytes: Int?
+    package var budgetBytes: Int?
 
     @Option(parsing: .unconditional, help: "S4: exclusive or inclusive (default exclusive).")
-    public var budgetBoundary: BudgetBoundary?
+    package var budgetBoundary: BudgetBoundary?
 
     @Option(parsing: .unconditional, help: "S6: continuation or final (default continuation).")
-    public var exactEnd: ExactEnd?
+    package var exactEnd: ExactEnd?
 
     @Option(parsing: .unconditional, help: "S18: strict or lenient (default strict).")
-    public var tokenPolicy: TokenPolicy?
+    package var tokenPolicy: TokenPolicy?
 
     @Option(parsing: .unconditional, help: "Limit of requests without --limit (default 10).")
-    public var defaultLimit: Int?
+    package var defaultLimit: Int?
 
     @Option(parsing: .unconditional, help: "Seed of all generated data (default 42).")
-    public var seed: UInt64?
+    package var seed: UInt64?
 
     @Option(parsing: .unconditional, help: ArgumentHelp("S20 base latency: none, fixed:2ms, uniform:1ms-5ms or lognormal:median=2ms,sigma=0.5,max=200ms.", valueName: "spec"))
-    public var serviceTime: String?
+    package var serviceTime: String?
 
     @Option(parsing: .unconditional, help: "S20 cost per scanned byte in nanoseconds (default 0).")
-    public var serviceNsPerByte: Double?
+    package var serviceNsPerByte: Double?
 
     @Option(parsing: .unconditional, help: ArgumentHelp("S20 comma-separated hot partitions, e.g. 0,3.", valueName: "list"))
-    public var hotPartitions: String?
+    package var hotPartitions: String?
 
     @Option(parsing: .unconditional, help: "S20 base-latency multiplier of hot partitions (default 1).")
-    public var hotMultiplier: Double?
+    package var hotMultiplier: Double?
 
     @Option(parsing: .unconditional, help: "S21 fraction of requests throttled (default 0).")
-    public var throttleRate: Double?
+    package var throttleRate: Double?
 
     @Option(parsing: .unconditional, help: "S21 fraction of requests failing with an injected fault (default 0).")
-    public var faultRate: Double?
+    package var faultRate: Double?
 
     @Option(parsing: .unconditional, help: ArgumentHelp("S24 how tokens resume: keyset (default, after the last evaluated key) or offset (at the n-th item).", valueName: "mode"))
-    public var continuation: String?
+    package var continuation: String?
 
-    public init() {}
+    package init() {}
 
-    public func validate() throws {
+    package func validate() throws {
         do {
             var scratch = StoreConfiguration.default
             try applyFlags(to: &scratch)
@@ -85,7 +85,7 @@ public struct StoreOptions: ParsableArguments, Sendable {
     /// - Throws: ``CommandError``: missing input (66) when the file cannot be read, invalid
     ///   input (65) when it is not a valid configuration, the store's error (64) when a flag
     ///   is invalid or makes the result invalid.
-    public func configuration(writes: WriteOptions? = nil) throws(CommandError) -> StoreConfiguration {
+    package func configuration(writes: WriteOptions? = nil) throws(CommandError) -> StoreConfiguration {
         var configuration = StoreConfiguration.default
         if let configFile {
             let data: Data
@@ -109,7 +109,7 @@ public struct StoreOptions: ParsableArguments, Sendable {
     ///
     /// - Throws: ``CommandError``, the store's error (64) when a flag is invalid or makes the
     ///   result invalid.
-    public func applied(to base: StoreConfiguration, writes: WriteOptions? = nil) throws(CommandError) -> StoreConfiguration {
+    package func applied(to base: StoreConfiguration, writes: WriteOptions? = nil) throws(CommandError) -> StoreConfiguration {
         var configuration = base
         do {
             try applyFlags(to: &configuration)
@@ -124,7 +124,7 @@ public struct StoreOptions: ParsableArguments, Sendable {
     }
 
     /// Applies the flags that were given to `configuration` (used by `run` on a scenario's store).
-    public func applyFlags(to configuration: inout StoreConfiguration) throws(StoreError) {
+    package func applyFlags(to configuration: inout StoreConfiguration) throws(StoreError) {
         if let partitions { configuration.partitions = partitions }
         if let itemsPerPartition { configuration.itemsPerPartition = try ItemsPerPartition(parsing: itemsPerPartition) }
         if let itemSize { configuration.itemSize = try ItemSizeDistribution(parsing: itemSize) }

@@ -9,8 +9,8 @@ import PagebenchVerify
 /// `pagebench verify`: is a real list API's pagination correct? Parses the flags, loads the
 /// target, prints the plan to stderr and the report to stdout; the checking is
 /// ``PagebenchVerify/Verifier``'s.
-public struct VerifyCommand: AsyncParsableCommand {
-    public static let configuration = CommandConfiguration(
+package struct VerifyCommand: AsyncParsableCommand {
+    package static let configuration = CommandConfiguration(
         commandName: "verify",
         abstract: "Check a real list API's pagination against rules V1–V7 (docs/verify.md).",
         discussion: """
@@ -27,50 +27,50 @@ public struct VerifyCommand: AsyncParsableCommand {
     )
 
     @Option(parsing: .unconditional, help: ArgumentHelp("The API to verify (kinds http, graphql, dynamodb; docs/file-formats.md).", valueName: "file"))
-    public var targetFile: String
+    package var targetFile: String
 
     @Option(parsing: .unconditional, help: ArgumentHelp("Verify this partition value (listed in the target or not).", valueName: "value"))
-    public var partition: String?
+    package var partition: String?
 
     @Option(parsing: .unconditional, help: "Without --partition: how many of the target's partitions to sample, spread over its list (1–1000).")
-    public var partitions = 3
+    package var partitions = 3
 
     @Option(parsing: .unconditional, help: ArgumentHelp("The limits to drain at, comma-separated (each 1–2147483647).", valueName: "list"))
-    public var limits = "1,10,100"
+    package var limits = "1,10,100"
 
     @Option(parsing: .unconditional, help: "Drains at once for V7 (1–64).")
-    public var concurrency = 3
+    package var concurrency = 3
 
     @Option(parsing: .unconditional, help: "Requests per second at most, over all connections (0.1–1000).")
-    public var rate = 5.0
+    package var rate = 5.0
 
     @Option(parsing: .unconditional, help: "Requests in all at most (10–1000000); past it, what is left is 'could not tell'.")
-    public var maxRequests = 2000
+    package var maxRequests = 2000
 
     @Option(parsing: .unconditional, help: "Pages one drain may take before it is cut (2–1000000).")
-    public var maxPages = 1000
+    package var maxPages = 1000
 
     @Option(parsing: .unconditional, help: "Seconds the verification may take (1–86400); no request starts after.")
-    public var maxSeconds = 600.0
+    package var maxSeconds = 600.0
 
     @Flag(
         help: "The API binds a token to its limit (as serve's strict token policy; the target file's \"tokensBind\": [\"limit\"] says the same): V5 also sends one at another limit."
     )
-    public var tokenBindsLimit = false
+    package var tokenBindsLimit = false
 
     @Option(parsing: .unconditional, help: "Output format.")
-    public var format: VerifyFormat = .text
+    package var format: VerifyFormat = .text
 
     @Option(parsing: .unconditional, help: ArgumentHelp("HTTPS targets: trust the certificates in this PEM file instead of the system store.", valueName: "file"))
-    public var caFile: String?
+    package var caFile: String?
 
     @Flag(help: "HTTPS targets: accept any certificate and host name (self-signed test servers only).")
-    public var insecure = false
+    package var insecure = false
 
     @Flag(help: "Do not print the plan to stderr.")
-    public var quiet = false
+    package var quiet = false
 
-    public init() {}
+    package init() {}
 
     var options: VerifyOptions {
         get throws {
@@ -88,7 +88,7 @@ public struct VerifyCommand: AsyncParsableCommand {
         }
     }
 
-    public func validate() throws {
+    package func validate() throws {
         let options = try self.options
         do {
             try options.validate()
@@ -97,7 +97,7 @@ public struct VerifyCommand: AsyncParsableCommand {
         }
     }
 
-    public func run() async throws {
+    package func run() async throws {
         let report: VerifyReport
         let interruption = Interruption()
         do {
@@ -115,7 +115,7 @@ public struct VerifyCommand: AsyncParsableCommand {
     /// Loads the target, announces the plan and verifies.
     ///
     /// - Throws: ``CommandError``: 64, 65, 66 or 69 (docs/exit-codes.md).
-    public func execute(interruption: Interruption = Interruption(), announce: (String) -> Void) async throws(CommandError)
+    package func execute(interruption: Interruption = Interruption(), announce: (String) -> Void) async throws(CommandError)
         -> VerifyReport
     {
         let target = try Self.loadTarget(targetFile)

@@ -6,95 +6,95 @@ import PagebenchPage
 import PagebenchStore
 
 /// Workload flags of `pagebench run`: each overrides one field of every scenario's workload.
-public struct WorkloadOptions: ParsableArguments, Sendable {
+package struct WorkloadOptions: ParsableArguments, Sendable {
     @Option(parsing: .unconditional, help: ArgumentHelp("loop, streaming, apollo-loadAll, apollo-loadNext or apollo-watch (P16; needs per-second writes).", valueName: "kind"))
-    public var pager: String?
+    package var pager: String?
 
     @Option(parsing: .unconditional, help: ArgumentHelp("Concurrency values to sweep, comma-separated, e.g. 1,8,64. A pager costs about 30 KiB (its latencies go to histograms the phase shares); a phase that would not fit in the machine's memory in one process is refused (use --workers for more).", valueName: "list"))
-    public var concurrency: String?
+    package var concurrency: String?
 
     @Option(
         parsing: .unconditional,
         help: ArgumentHelp(
             "What each drain reads: partition:uniform, partition:zipf:1.1, partition:N, scan or segment:TOTAL; a comma-separated list sweeps them (scan,partition:uniform).",
             valueName: "spec"))
-    public var read: String?
+    package var read: String?
 
     @Option(
         parsing: .unconditional,
         help: ArgumentHelp(
             "Items evaluated per page (S1, S2); a comma-separated list sweeps them: --limit 10,25,100,250 runs each limit (with every --filter and --read listed), one labelled row each.",
             valueName: "n"))
-    public var limit: String?
+    package var limit: String?
 
     @Option(
         parsing: .unconditional,
         help: ArgumentHelp(
             "match, category=N, category!=N (N from 0 to 15), size>=BYTES, size<=BYTES, or none; a comma-separated list sweeps them (none,category=0).",
             valueName: "spec"))
-    public var filter: String?
+    package var filter: String?
 
     @Flag(help: "Read in descending key order (S13).")
-    public var reverse = false
+    package var reverse = false
 
     @Option(parsing: .unconditional, help: ArgumentHelp("How far each drain reads: full, first:K or abandon:P.", valueName: "spec"))
-    public var drain: String?
+    package var drain: String?
 
     @Option(parsing: .unconditional, help: ArgumentHelp("closed, open-fixed:RATE or open-poisson:RATE. RATE is drains per second (0.001 to 10000000), not requests: a drain is every page of one pagination, so requests/s = drains/s × pages per drain (--drain first:1 makes them equal).", valueName: "spec"))
-    public var load: String?
+    package var load: String?
 
     @Option(parsing: .unconditional, help: "Drains per measured phase (deterministic metrics are exact in this mode, H3).")
-    public var drains: Int?
+    package var drains: Int?
 
     @Option(
         parsing: .unconditional, help: ArgumentHelp("Length of each measured phase instead of a drain count: 30s, 500ms (a bare number is seconds).", valueName: "duration"),
         transform: DurationOption.seconds("--duration"))
-    public var duration: Double?
+    package var duration: Double?
 
     @Option(
         parsing: .unconditional, help: ArgumentHelp("Warm-up before each measured phase (excluded): 2s, 500ms (a bare number is seconds).", valueName: "duration"),
         transform: DurationOption.seconds("--warmup"))
-    public var warmup: Double?
+    package var warmup: Double?
 
     @Option(parsing: .unconditional, help: "Measured phases per concurrency value.")
-    public var repetitions: Int?
+    package var repetitions: Int?
 
     @Option(parsing: .unconditional, help: ArgumentHelp("Fraction of drains the cancellation probe cancels at a random instant (H2).", valueName: "fraction"))
-    public var cancelFraction: Double?
+    package var cancelFraction: Double?
 
     @Flag(help: "Let a duration-bound phase's drains finish instead of cancelling them at the end.")
-    public var noCancelAtEnd = false
+    package var noCancelAtEnd = false
 
     @Option(parsing: .unconditional, help: "Retries of throttled or faulted requests (S21).")
-    public var maxRetries: Int?
+    package var maxRetries: Int?
 
     @Option(parsing: .unconditional, help: "Seed of the workload's random choices (default: the store's seed).")
-    public var workloadSeed: UInt64?
+    package var workloadSeed: UInt64?
 
     @Flag(help: "Also run each phase with per-page timing off and report the ratio (measurement_overhead_ratio).")
-    public var measureOverhead = false
+    package var measureOverhead = false
 
     @Flag(help: "Do not time pages (no page latency).")
-    public var noPageTiming = false
+    package var noPageTiming = false
 
     @Option(
         parsing: .unconditional,
         help: ArgumentHelp(
             "A load shape instead of fixed concurrency (H4): DURATION:PAGERS or DURATION:FROM-TO stages, e.g. 30s:0-64,60s:64,30s:64-0; rates with /s are open loop, e.g. 20s:100/s-2000/s. One row per stage; at most 1000 stages and 24h in all.",
             valueName: "spec"))
-    public var stages: String?
+    package var stages: String?
 
     @Option(parsing: .unconditional, help: ArgumentHelp("What a ramp-down does to a removed pager: finish (its drain ends first) or cancel (timed, H2).", valueName: "mode"))
-    public var rampDown: String?
+    package var rampDown: String?
     @Option(
         parsing: .unconditional, help: ArgumentHelp("apollo-watch: how long each drain watches its loaded pages (P16; default 1s; a bare number is seconds).", valueName: "duration"),
         transform: DurationOption.seconds("--watch-seconds"))
-    public var watchSeconds: Double?
+    package var watchSeconds: Double?
 
-    public init() {}
+    package init() {}
 
     /// Checks every given flag on its own (exit 64 on failure), each value of a sweep.
-    public func check() throws(HarnessError) {
+    package func check() throws(HarnessError) {
         for point in try sweep() {
             var scratch = Workload()
             scratch.concurrency = [1]
@@ -110,7 +110,7 @@ public struct WorkloadOptions: ParsableArguments, Sendable {
 
     /// The most points one sweep (`--limit` × `--filter` × `--read`) may have: each point is
     /// a scenario checked, labelled and run.
-    public static let maximumSweepPoints = 1_000
+    package static let maximumSweepPoints = 1_000
 
     /// The points of the sweep these flags ask for (issue 26): the cross product of the
     /// `--limit`, `--filter` and `--read` lists, limits varying slowest, each point these
@@ -118,7 +118,7 @@ public struct WorkloadOptions: ParsableArguments, Sendable {
     ///
     /// - Throws: ``HarnessError`` (`invalidArgument`) for an empty element, a value listed
     ///   twice, or more than ``maximumSweepPoints`` points (counted before any is built).
-    public func sweep() throws(HarnessError) -> [WorkloadOptions] {
+    package func sweep() throws(HarnessError) -> [WorkloadOptions] {
         func values(_ text: String?, _ name: String, example: String) throws(HarnessError) -> [String?] {
             guard let text else { return [nil] }
             let parts: [String]
@@ -161,7 +161,7 @@ public struct WorkloadOptions: ParsableArguments, Sendable {
     /// Applies the given flags to `workload`.
     ///
     /// - Throws: ``HarnessError`` (`invalidArgument`) naming the flag.
-    public func apply(to workload: inout Workload) throws(HarnessError) {
+    package func apply(to workload: inout Workload) throws(HarnessError) {
         func flag<T>(_ name: String, _ body: () throws(HarnessError) -> T) throws(HarnessError) -> T {
             do {
                 return try body()

@@ -5,31 +5,31 @@ import PagebenchStore
 /// (`run`, `items`, `pages`): apart from ``StoreOptions`` so that `serve`, which refuses a
 /// store with writes, neither takes nor lists them. Applied after the store flags
 /// (``StoreOptions/configuration(writes:)``).
-public struct WriteOptions: ParsableArguments, Sendable {
+package struct WriteOptions: ParsableArguments, Sendable {
     @Option(parsing: .unconditional, help: "S22 inserts per store request (or per second with --write-rate-unit second); any write flag turns writes on.")
-    public var insertRate: Double?
+    package var insertRate: Double?
 
     @Option(parsing: .unconditional, help: "S22 deletes per store request (or per second).")
-    public var deleteRate: Double?
+    package var deleteRate: Double?
 
     @Option(parsing: .unconditional, help: "S22 updates per store request (or per second): new size and category.")
-    public var updateRate: Double?
+    package var updateRate: Double?
 
     @Option(parsing: .unconditional, help: ArgumentHelp("S22 what write rates count per: request (deterministic, the default) or second.", valueName: "unit"))
-    public var writeRateUnit: String?
+    package var writeRateUnit: String?
 
     @Option(parsing: .unconditional, help: ArgumentHelp("S22 where in a partition writes land: uniform (default), head or tail.", valueName: "position"))
-    public var writePosition: String?
+    package var writePosition: String?
 
     @Option(parsing: .unconditional, help: ArgumentHelp("S22 comma-separated partitions that receive --write-hot-fraction of the writes, e.g. 0,3.", valueName: "list"))
-    public var writeHotPartitions: String?
+    package var writeHotPartitions: String?
 
     @Option(parsing: .unconditional, help: "S22 fraction of writes (0–1) that go to --write-hot-partitions (default 1).")
-    public var writeHotFraction: Double?
+    package var writeHotFraction: Double?
 
-    public init() {}
+    package init() {}
 
-    public func validate() throws {
+    package func validate() throws {
         do {
             var scratch = StoreConfiguration.default
             try applyFlags(to: &scratch)
@@ -39,7 +39,7 @@ public struct WriteOptions: ParsableArguments, Sendable {
     }
 
     /// Applies the write flags that were given to `configuration`'s `writes`; none given, none changed.
-    public func applyFlags(to configuration: inout StoreConfiguration) throws(StoreError) {
+    package func applyFlags(to configuration: inout StoreConfiguration) throws(StoreError) {
         let writeFlags: [Any?] = [
             insertRate, deleteRate, updateRate, writeRateUnit, writePosition, writeHotPartitions, writeHotFraction,
         ]

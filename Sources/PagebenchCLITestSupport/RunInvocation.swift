@@ -1,23 +1,23 @@
 import ArgumentParser
-public import PagebenchCLI
-public import PagebenchHarness
+import PagebenchCLI
+import PagebenchHarness
 
 /// What `pagebench run ARGUMENTS…` did when called in-process: the sweep's output, what it
 /// printed, and the failure it ended with (nil when it succeeded).
-public struct RunInvocation: Sendable {
+package struct RunInvocation: Sendable {
     /// The rows and results of the run (nil when it failed).
-    public var output: SweepRunner.Output?
+    package var output: SweepRunner.Output?
     /// What the command wrote to its output stream.
-    public var text: String
+    package var text: String
     /// The documented failure (exit code and message); an error that is not a
     /// `CommandError` (an argument the parser refuses) is reported as exit 64 with its text.
-    public var failure: CommandError?
+    package var failure: CommandError?
 }
 
 /// Parses `["run"] + arguments` as the `pagebench` command line does and executes it in this
 /// process: the one CLI `run` helper of the test suites (its own target, so that only the
 /// suites that drive the CLI depend on it).
-public func runPagebench(
+package func runPagebench(
     _ arguments: [String], workerExecutable: String? = nil, workerLaunched: @escaping @Sendable (Int, Int32) -> Void = { _, _ in }
 ) async -> RunInvocation {
     struct Capture: TextOutputStream {

@@ -10,7 +10,7 @@ import PagebenchStore
 ///
 /// A run that wrote its rows and then failed (a broken SLO, a target that answered no page,
 /// a signal) says so in ``message``: the rows are in the output.
-public struct CommandError: Error, CustomStringConvertible, Sendable {
+package struct CommandError: Error, CustomStringConvertible, Sendable {
     /// What went wrong; ``ExitCodes/code(for:)-(CommandError)`` maps each to its exit code.
     enum Code: Hashable, Sendable {
         /// A flag, or what the flags make of a file, is invalid: 64.
@@ -45,60 +45,60 @@ public struct CommandError: Error, CustomStringConvertible, Sendable {
 
     let code: Code
     /// What was wrong and what to do.
-    public let message: String
+    package let message: String
 
     init(_ code: Code, _ message: String) {
         self.code = code
         self.message = message
     }
 
-    public var description: String { message }
+    package var description: String { message }
 
     /// The documented exit code of this failure (docs/exit-codes.md).
-    public var exitStatus: ExitStatus { ExitCodes.code(for: self) }
+    package var exitStatus: ExitStatus { ExitCodes.code(for: self) }
 
     /// The signal that stopped the run, when one did (H6).
-    public var signal: Int32? {
+    package var signal: Int32? {
         if case .interrupted(let signal) = code { return signal }
         return nil
     }
 
     /// Whether the rows were written and one broke an SLO.
-    public var isSLOBroken: Bool { code == .sloBroken }
+    package var isSLOBroken: Bool { code == .sloBroken }
 
-    public static func usage(_ message: String) -> CommandError { CommandError(.usage, message) }
-    public static func invalidInput(_ message: String) -> CommandError { CommandError(.invalidInput, message) }
-    public static func missingInput(_ message: String) -> CommandError { CommandError(.missingInput, message) }
-    public static func unavailable(_ message: String) -> CommandError { CommandError(.unavailable, message) }
-    public static func internalFailure(_ message: String) -> CommandError { CommandError(.internalFailure, message) }
-    public static func outputFailed(_ message: String) -> CommandError { CommandError(.outputFailed, message) }
-    public static func workerFailed(_ message: String) -> CommandError { CommandError(.workerFailed, message) }
-    public static func cannotCreate(_ message: String) -> CommandError { CommandError(.cannotCreate, message) }
-    public static func targetUnavailable(_ message: String) -> CommandError { CommandError(.targetUnavailable, message) }
-    public static func countingUnavailable(_ message: String) -> CommandError { CommandError(.countingUnavailable, message) }
-    public static func sloBroken(_ message: String) -> CommandError { CommandError(.sloBroken, message) }
-    public static func interrupted(signal: Int32, _ message: String) -> CommandError {
+    package static func usage(_ message: String) -> CommandError { CommandError(.usage, message) }
+    package static func invalidInput(_ message: String) -> CommandError { CommandError(.invalidInput, message) }
+    package static func missingInput(_ message: String) -> CommandError { CommandError(.missingInput, message) }
+    package static func unavailable(_ message: String) -> CommandError { CommandError(.unavailable, message) }
+    package static func internalFailure(_ message: String) -> CommandError { CommandError(.internalFailure, message) }
+    package static func outputFailed(_ message: String) -> CommandError { CommandError(.outputFailed, message) }
+    package static func workerFailed(_ message: String) -> CommandError { CommandError(.workerFailed, message) }
+    package static func cannotCreate(_ message: String) -> CommandError { CommandError(.cannotCreate, message) }
+    package static func targetUnavailable(_ message: String) -> CommandError { CommandError(.targetUnavailable, message) }
+    package static func countingUnavailable(_ message: String) -> CommandError { CommandError(.countingUnavailable, message) }
+    package static func sloBroken(_ message: String) -> CommandError { CommandError(.sloBroken, message) }
+    package static func interrupted(signal: Int32, _ message: String) -> CommandError {
         CommandError(.interrupted(signal: signal), message)
     }
 
     /// A store error; `fromFile`: the configuration came from a file.
-    public init(_ error: StoreError, fromFile: Bool = false) {
+    package init(_ error: StoreError, fromFile: Bool = false) {
         self.init(.store(error.code, fromFile: fromFile), error.message)
     }
 
     /// A harness error, naming its file.
-    public init(_ error: HarnessError) {
+    package init(_ error: HarnessError) {
         self.init(.harness(error.kind), error.description)
     }
 
     /// A results, thresholds, report or process-statistics error, as `file:line:column: message`.
-    public init(_ error: MetricsError) {
+    package init(_ error: MetricsError) {
         self.init(.metrics(error.kind), error.description)
     }
 
     /// Any error: each library error by its kind, a `CommandError` unchanged, anything else
     /// an internal error (70).
-    public init(wrapping error: any Error) {
+    package init(wrapping error: any Error) {
         switch error {
         case let error as CommandError: self = error
         case let error as StoreError: self.init(error)

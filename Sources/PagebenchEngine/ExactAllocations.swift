@@ -14,15 +14,15 @@ import Glibc
 /// counted when it is made. jemalloc reads that setting once, when the process starts, so
 /// pagebench re-executes itself with `MALLOC_CONF=tcache:false` added (its workers inherit
 /// it). Rows say which way they were counted (`allocation_counting`).
-public enum ExactAllocations {
-    public static let flag = "--exact-allocations"
+package enum ExactAllocations {
+    package static let flag = "--exact-allocations"
     /// Set in the re-executed process, so that a jemalloc that ignored the setting is
     /// reported instead of re-executing forever.
-    public static let guardVariable = "PAGEBENCH_EXACT_ALLOCATIONS"
+    package static let guardVariable = "PAGEBENCH_EXACT_ALLOCATIONS"
 
     /// What rows of this process put in `allocation_counting`: `exact` when jemalloc's
     /// thread caches are off, `cached` when on, empty when jemalloc cannot say.
-    public static var counting: String {
+    package static var counting: String {
         switch JemallocStats.threadCachesEnabled {
         case false?: "exact"
         case true?: "cached"
@@ -31,7 +31,7 @@ public enum ExactAllocations {
     }
 
     /// Whether this process counts every allocation as it is made.
-    public static var isExact: Bool { JemallocStats.threadCachesEnabled == false }
+    package static var isExact: Bool { JemallocStats.threadCachesEnabled == false }
 
     /// If `arguments` (a command's own, or those it passes to `run`) ask for exact counts and
     /// this process does not count exactly, replaces this process with itself under
@@ -39,7 +39,7 @@ public enum ExactAllocations {
     ///
     /// - Throws: ``CommandError`` (70) when jemalloc is not the process's allocator, ignored
     ///   the setting, or the re-execution failed.
-    public static func reexecuteIfAsked(by arguments: [String]) throws(CommandError) {
+    package static func reexecuteIfAsked(by arguments: [String]) throws(CommandError) {
         guard arguments.contains(flag), !isExact else { return }
         guard JemallocStats.isProcessAllocator, JemallocStats.threadCachesEnabled != nil else {
             throw CommandError.internalFailure(
@@ -63,7 +63,7 @@ public enum ExactAllocations {
 
     /// For a run made in this process (tests, `baseline update`): exact counts need the
     /// caches off from the start, which only a new process can have.
-    public static func check(asked: Bool) throws(CommandError) {
+    package static func check(asked: Bool) throws(CommandError) {
         guard asked, !isExact else { return }
         throw CommandError.usage(
             "\(flag) needs jemalloc's thread caches off from the start: run it as `pagebench run \(flag)` "

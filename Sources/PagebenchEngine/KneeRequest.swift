@@ -1,28 +1,28 @@
 import PagebenchHarness
 
 /// What a knee search (``KneeSession``) is asked to do, parsed and validated by its caller.
-public struct KneeRequest: Sendable {
+package struct KneeRequest: Sendable {
     /// The scenario file (nil: the built-in default scenario); its `slo` list is judged too.
-    public var scenarioFile: String?
+    package var scenarioFile: String?
     /// `--slo` expressions, added to the scenario's list.
-    public var sloExpressions: [String]
+    package var sloExpressions: [String]
     /// The rates: where to start, where to stop, how finely to bisect.
-    public var search: KneeSearch
+    package var search: KneeSearch
     /// The first rate in drains per second, as the header line says it.
-    public var startRate: Double
+    package var startRate: Double
     /// How long each step runs, in seconds.
-    public var stepDuration: Double
+    package var stepDuration: Double
     /// Pager slots of every step.
-    public var pagers: Int
+    package var pagers: Int
     /// Where every step's row goes (CSV).
-    public var output: String
+    package var output: String
     /// Only the knee line and errors.
-    public var quiet = false
+    package var quiet = false
     /// The run of one step: open-fixed at `rate` drains/s for ``stepDuration``, one repetition
     /// on ``pagers`` slots, its rows to `output`, quiet, its SLOs not judged (the search judges).
-    public var step: @Sendable (_ rate: Double, _ output: String) throws(CommandError) -> RunRequest
+    package var step: @Sendable (_ rate: Double, _ output: String) throws(CommandError) -> RunRequest
 
-    public init(
+    package init(
         scenarioFile: String?, sloExpressions: [String], search: KneeSearch, startRate: Double, stepDuration: Double,
         pagers: Int, output: String, step: @escaping @Sendable (_ rate: Double, _ output: String) throws(CommandError) -> RunRequest
     ) {

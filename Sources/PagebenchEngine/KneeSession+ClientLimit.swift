@@ -4,7 +4,7 @@ import PagebenchMetrics
 extension KneeSession {
     /// What limited a knee step on pagebench's side rather than the API's (issue 35): then the
     /// step measured the load generator, and the knee it gives is not the API's.
-    public enum ClientLimit: Sendable, Equatable, CustomStringConvertible {
+    package enum ClientLimit: Sendable, Equatable, CustomStringConvertible {
         /// Every pager was busy (missed starts) and the rate started sits at the pool's capacity
         /// by Little's law (pagers ÷ median drain time) while page latency stayed flat: the
         /// API kept up, the pool did not. `needed` pagers would offer the rate.
@@ -12,7 +12,7 @@ extension KneeSession {
         /// The client's own CPU was saturated (busy cores of `cores`).
         case clientCPU(busyCores: Double, cores: Int)
 
-        public var description: String {
+        package var description: String {
             switch self {
             case .pagerPool(let pagers, let missed, let capacity, let drain, let needed):
                 "limited by pagebench's pager pool, not the API: every pager was busy (\(missed) missed starts), "
@@ -58,7 +58,7 @@ extension KneeSession {
     /// The client-side limit of the step measured in `row`, if one explains it; `first` is the
     /// search's first step, against whose page latency "flat" is judged (at most twice it,
     /// ``ClientLimitThresholds``).
-    public static func clientLimit(of row: ResultRow, first: ResultRow?) -> ClientLimit? {
+    package static func clientLimit(of row: ResultRow, first: ResultRow?) -> ClientLimit? {
         if row.durationSeconds > 0, row.cores > 0 {
             let busy = (row.cpuUserSeconds + row.cpuSystemSeconds) / row.durationSeconds
             if busy >= ClientLimitThresholds.busyCoresShare * Double(row.cores) {

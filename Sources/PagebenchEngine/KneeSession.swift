@@ -17,12 +17,12 @@ import Glibc
 /// rate, one step long, one repetition, its row to a scratch CSV), so a step runs wherever a
 /// run can: in-process, against a served store, or over workers. Every step's row goes to
 /// ``KneeRequest/output``.
-public struct KneeSession: Sendable {
-    public let request: KneeRequest
+package struct KneeSession: Sendable {
+    package let request: KneeRequest
     /// Stops the search early when requested (`knee` requests it on SIGINT or SIGTERM).
-    public var interruption: Interruption?
+    package var interruption: Interruption?
 
-    public init(_ request: KneeRequest, interruption: Interruption? = nil) {
+    package init(_ request: KneeRequest, interruption: Interruption? = nil) {
         self.request = request
         self.interruption = interruption
     }
@@ -32,7 +32,7 @@ public struct KneeSession: Sendable {
     ///
     /// - Throws: ``CommandError``: 64 for no SLO at all, a bad `--slo` or an uncorrected latency
     ///   bound; 65 for a bad entry of the scenario's list (naming `file`).
-    public static func objectives(scenario: Scenario?, file: String?, flags: [String]) throws(CommandError) -> [ServiceLevelObjective] {
+    package static func objectives(scenario: Scenario?, file: String?, flags: [String]) throws(CommandError) -> [ServiceLevelObjective] {
         let fromScenario = try scenario.map { (scenario) throws(CommandError) in try RunObjectives.check(scenario, file: file) } ?? []
         let fromFlags: [ServiceLevelObjective]
         do {
@@ -54,7 +54,7 @@ public struct KneeSession: Sendable {
     /// started, and page latency (from when a page was requested; pagebench has no corrected
     /// page latency), never see the drains queued behind a saturated service (coordinated
     /// omission), so a search on them finds a knee that is too high.
-    public static func refuseUncorrectedLatency(_ objective: ServiceLevelObjective, source: String) throws(CommandError) {
+    package static func refuseUncorrectedLatency(_ objective: ServiceLevelObjective, source: String) throws(CommandError) {
         let column = objective.column
         let what: String
         if column.hasPrefix("drain_latency_p") || column == "drain_latency_max_ns" {
@@ -71,16 +71,16 @@ public struct KneeSession: Sendable {
     }
 
     /// One measured step: its rate, its row, and what broke.
-    public struct Step: Sendable {
-        public var rate: Double
-        public var row: ResultRow
-        public var held: Bool
+    package struct Step: Sendable {
+        package var rate: Double
+        package var row: ResultRow
+        package var held: Bool
         /// The SLOs it broke, as sentences.
-        public var violations: [String]
+        package var violations: [String]
         /// Its verdict: the SLOs and the throughput condition (nil for a step cut short).
-        public var verdict: KneeSearch.Verdict?
+        package var verdict: KneeSearch.Verdict?
 
-        public init(rate: Double, row: ResultRow, held: Bool, violations: [String], verdict: KneeSearch.Verdict?) {
+        package init(rate: Double, row: ResultRow, held: Bool, violations: [String], verdict: KneeSearch.Verdict?) {
             self.rate = rate
             self.row = row
             self.held = held
@@ -96,7 +96,7 @@ public struct KneeSession: Sendable {
     /// written marked `partial` and not judged), the steps so far are written, the summary
     /// says what they found, and this throws exit status 128 + the signal.
     @discardableResult
-    public func run(into out: inout some TextOutputStream) async throws(CommandError) -> (result: KneeSearch.Result, steps: [Step]) {
+    package func run(into out: inout some TextOutputStream) async throws(CommandError) -> (result: KneeSearch.Result, steps: [Step]) {
         // One live-metrics server (and remote writer) for every step (`-- --metrics-listen`),
         // each step's phase labelled `stepN-…`; it lingers once, after the last.
         let live = SharedLiveMetrics()
@@ -248,12 +248,12 @@ public struct KneeSession: Sendable {
         return String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
-    public static func rate(_ value: Double) -> String {
+    package static func rate(_ value: Double) -> String {
         value == value.rounded() && value < 1e15 ? String(Int(value)) : String(format: "%.2f", value)
     }
 
     /// One step's line; a step pagebench itself limited (``clientLimit(of:first:)``) says so.
-    public static func describe(_ step: Step, number: Int, objectives: [ServiceLevelObjective], first: ResultRow? = nil) -> String {
+    package static func describe(_ step: Step, number: Int, objectives: [ServiceLevelObjective], first: ResultRow? = nil) -> String {
         let figures = objectives.map { objective -> String in
             switch objective.judge(step.row) {
             case .held(let value), .broke(let value, _): "\(objective.column)=\(objective.formatted(value))"
@@ -275,14 +275,14 @@ public struct KneeSession: Sendable {
             + limit + "\n"
     }
 
-    public static func describeCutShort(_ step: Step, number: Int) -> String {
+    package static func describeCutShort(_ step: Step, number: Int) -> String {
         "step \(number): \(rate(step.rate)) drains/s: cut short by a signal after "
             + "\(NumberText.fixed(step.row.durationSeconds, 1)) s (partial, not judged; \(step.row.drains) drains)\n"
     }
 
     /// The last line of a knee search; a rate that held is said in requests (pages) per second
     /// too, as its step achieved them: SLOs and capacity are often per request (issue 26).
-    public static func summary(_ result: KneeSearch.Result, steps measured: [Step] = []) -> String {
+    package static func summary(_ result: KneeSearch.Result, steps measured: [Step] = []) -> String {
         func rate(_ drains: Double) -> String {
             let achieved = measured.last { $0.rate == drains && $0.held }
             return Self.rate(drains) + (achieved.map { " drains/s (\(NumberText.compact($0.row.pagesPerSecond)) requests/s completed)" } ?? " drains/s")

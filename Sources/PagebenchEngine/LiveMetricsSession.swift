@@ -6,15 +6,15 @@ import PagebenchMetrics
 /// The live metrics of one `run` (or of all of `knee`'s steps): ``LiveMetrics`` as an observer
 /// of the sweep, the `/metrics` server of `--metrics-listen`, the pusher of `--remote-write`,
 /// and the linger after the run (docs/live-metrics.md).
-public final class LiveMetricsSession: Sendable {
-    public let metrics: LiveMetrics
-    public let server: MetricsServer?
-    public let writer: RemoteWriter?
+package final class LiveMetricsSession: Sendable {
+    package let metrics: LiveMetrics
+    package let server: MetricsServer?
+    package let writer: RemoteWriter?
 
     /// Starts serving (and prepares pushing) the metrics of `request`'s scenarios.
     ///
     /// - Throws: ``CommandError`` (usage, exit 64) when the address cannot be bound or the URL is not one.
-    public static func start(_ request: RunRequest, target: String, context: RunContext) async throws(CommandError)
+    package static func start(_ request: RunRequest, target: String, context: RunContext) async throws(CommandError)
         -> LiveMetricsSession?
     {
         guard request.metricsListen != nil || request.remoteWrite != nil else { return nil }
@@ -73,7 +73,7 @@ public final class LiveMetricsSession: Sendable {
 
     /// Runs `body` (the sweep) while the remote writer pushes every interval; then pushes once
     /// more (a run cut short by SIGINT or SIGTERM included).
-    public func pushing<T: Sendable>(_ body: () async -> T) async -> T {
+    package func pushing<T: Sendable>(_ body: () async -> T) async -> T {
         guard let writer else { return await body() }
         let result = await withTaskGroup(of: Void.self) { group in
             group.addTask { await writer.run() }
@@ -87,7 +87,7 @@ public final class LiveMetricsSession: Sendable {
 
     /// The run is over: the state gauge says `done`, the last values are pushed, and the
     /// server keeps answering for `linger` seconds (cut short by `interruption`) before it stops.
-    public func finish(lingerSeconds: Double, interruption: Interruption?) async {
+    package func finish(lingerSeconds: Double, interruption: Interruption?) async {
         metrics.finish()
         if let writer {
             await writer.push()

@@ -5,15 +5,15 @@ import PagebenchReport
 /// The SLOs a run judges its rows on: every `--slo` on every row, and each scenario's `slo`
 /// list on that scenario's rows. The two add up: a row must meet both, and a `--slo` on a
 /// column the scenario bounds too does not replace the scenario's bound.
-public struct RunObjectives: Sendable {
+package struct RunObjectives: Sendable {
     /// The `--slo` expressions, for every row.
-    public let flags: [ServiceLevelObjective]
+    package let flags: [ServiceLevelObjective]
     /// Each scenario's own list, by scenario name.
-    public let byScenario: [String: [ServiceLevelObjective]]
+    package let byScenario: [String: [ServiceLevelObjective]]
 
     /// Parses `--slo` (a bad one: exit 64) and every scenario's list (a bad one: exit 65,
     /// naming `slo[i]`; ``check(_:file:)`` names its file when it is loaded).
-    public init(flags: [String], scenarios: [Scenario]) throws(CommandError) {
+    package init(flags: [String], scenarios: [Scenario]) throws(CommandError) {
         do {
             self.flags = try ServiceLevelObjective.parseAll(flags)
         } catch {
@@ -30,7 +30,7 @@ public struct RunObjectives: Sendable {
     ///
     /// - Throws: ``CommandError`` (65, invalid scenario) naming `file` and `slo[i]`.
     @discardableResult
-    public static func check(_ scenario: Scenario, file: String? = nil) throws(CommandError) -> [ServiceLevelObjective] {
+    package static func check(_ scenario: Scenario, file: String? = nil) throws(CommandError) -> [ServiceLevelObjective] {
         do {
             return try ServiceLevelObjective.parseAll(scenario.slo, field: "slo")
         } catch {
@@ -39,17 +39,17 @@ public struct RunObjectives: Sendable {
     }
 
     /// Whether no row is judged.
-    public var isEmpty: Bool { flags.isEmpty && byScenario.isEmpty }
+    package var isEmpty: Bool { flags.isEmpty && byScenario.isEmpty }
 
     /// Every SLO, the scenarios' first, for a summary line.
-    public var all: [ServiceLevelObjective] { byScenario.keys.sorted().flatMap { byScenario[$0]! } + flags }
+    package var all: [ServiceLevelObjective] { byScenario.keys.sorted().flatMap { byScenario[$0]! } + flags }
 
     /// The SLOs that judge `row`: every `--slo`, and those of its scenario's list (a row over a
     /// target is named `SCENARIO@TARGET`) that the row has a value for. A scenario's bound on a
     /// column its row does not have (`drain_latency_corrected_p99_ns` of a closed-loop or ramped
     /// run) does not apply to that row (``notApplicable(in:)`` says so); a `--slo` asked for on
     /// the command line always applies, and a row without its column breaks it.
-    public func objectives(for row: ResultRow) -> [ServiceLevelObjective] {
+    package func objectives(for row: ResultRow) -> [ServiceLevelObjective] {
         scenarioObjectives(for: row).filter { $0.judge(row) != .missing } + flags
     }
 
@@ -62,7 +62,7 @@ public struct RunObjectives: Sendable {
 
     /// One sentence per scenario SLO that some rows could not be judged on, naming how many
     /// and the first of them; empty when every scenario SLO applied to every row.
-    public func notApplicable(in rows: [ResultRow]) -> [String] {
+    package func notApplicable(in rows: [ResultRow]) -> [String] {
         var unjudged: [String: (objective: ServiceLevelObjective, rows: [String])] = [:]
         var order: [String] = []
         for row in rows {
@@ -82,20 +82,20 @@ public struct RunObjectives: Sendable {
 
     /// The SLOs that judged at least one of `rows` (every `--slo`; a scenario's where a row had
     /// its column), for the line that says they held.
-    public func applied(in rows: [ResultRow]) -> [ServiceLevelObjective] {
+    package func applied(in rows: [ResultRow]) -> [ServiceLevelObjective] {
         let judged = Set(rows.flatMap { objectives(for: $0).map(\.description) })
         return all.filter { judged.contains($0.description) }
     }
 
     /// A row as the SLO messages name it.
-    public static func name(of row: ResultRow) -> String {
+    package static func name(of row: ResultRow) -> String {
         "\(row.scenario) \(row.pagerKind) ×\(row.concurrency) rep \(row.repetition)" + (row.stage.map { " stage \($0)" } ?? "")
     }
 
     /// The summary table with a column for each column an SLO bounds that the table does not
     /// show already (its value on each row in the bound's unit, `-` where the row has none)
     /// and `slo` (held or broke): what each row was judged on, next to it.
-    public func summaryTable(_ rows: [ResultRow]) -> String {
+    package func summaryTable(_ rows: [ResultRow]) -> String {
         let table = SummaryTable.render(rows)
         guard !isEmpty else { return table }
         var bounded: [ServiceLevelObjective] = []
@@ -119,7 +119,7 @@ public struct RunObjectives: Sendable {
     }
 
     /// Sets `slo_held` on every row (when any SLO applies to it).
-    public func mark(_ rows: inout [ResultRow]) {
+    package func mark(_ rows: inout [ResultRow]) {
         for index in rows.indices {
             let objectives = objectives(for: rows[index])
             guard !objectives.isEmpty else { continue }
@@ -129,7 +129,7 @@ public struct RunObjectives: Sendable {
     }
 
     /// Every bound a row broke, as sentences (``ServiceLevelObjective/violations(of:in:)``).
-    public func violations(in rows: [ResultRow]) -> [String] {
+    package func violations(in rows: [ResultRow]) -> [String] {
         rows.flatMap { ServiceLevelObjective.violations(of: objectives(for: $0), in: [$0]) }
     }
 }

@@ -5,75 +5,75 @@ import PagebenchScaleOut
 /// What one run is asked to do, parsed and validated by the caller (`run`, `knee`, `baseline
 /// update`, a test): the scenarios, the source they page, where the results go, and the SLOs
 /// the rows are judged on. ``RunSession`` does it.
-public struct RunRequest: Sendable {
+package struct RunRequest: Sendable {
     /// The scenarios, loaded, with the flags applied, checked for repeats (``checkRepeats(_:shard:)``) and labelled.
-    public var scenarios: [Scenario]
+    package var scenarios: [Scenario]
     /// `--target URL`: a store served by `pagebench serve`; rows are named `SCENARIO@http`.
-    public var servedStore: String?
+    package var servedStore: String?
     /// `--http-client`: the client that pages ``servedStore``.
-    public var httpClient: HTTPStoreSource.Client = .lean
+    package var httpClient: HTTPStoreSource.Client = .lean
     /// `--target-file`: a real list API; rows are named `SCENARIO@NAME`, the built-in scenario's `NAME` (a scenario's `target`
     /// section, when every scenario has the same one, does the same without it).
-    public var targetFile: String?
+    package var targetFile: String?
     /// `--ca-file`: HTTPS targets trust this PEM file instead of the system store.
-    public var caFile: String?
+    package var caFile: String?
     /// `--insecure`: HTTPS targets accept any certificate.
-    public var insecure = false
+    package var insecure = false
     /// The results CSV (default ``PagebenchHarness/ResultWriter/defaultOutput``).
-    public var output: String?
+    package var output: String?
     /// A history CSV the rows are appended to.
-    public var history: String?
+    package var history: String?
     /// The per-second CSV.
-    public var timeSeries: String?
+    package var timeSeries: String?
     /// `--shard I/N`: this process runs its share of every phase and writes a shard file to
     /// ``shardDirectory`` instead of the CSV.
-    public var shard: Shard?
+    package var shard: Shard?
     /// Where shard files go (`--shard-output`).
-    public var shardDirectory = RunRequest.defaultShardDirectory
+    package var shardDirectory = RunRequest.defaultShardDirectory
     /// `--start-at`: when the first phase begins (ISO 8601, UTC).
-    public var startAt: String?
+    package var startAt: String?
     /// `--workers N`: N local worker processes, their shards merged.
-    public var workers: Int?
+    package var workers: Int?
     /// The SLOs the rows are judged on; nil: neither marked nor checked (a knee step is judged
     /// by the search).
-    public var objectives: RunObjectives?
+    package var objectives: RunObjectives?
     /// The shared service timer's tick in microseconds; 0 arms one timer per request.
-    public var serviceTimerMicroseconds = 250
+    package var serviceTimerMicroseconds = 250
     /// `--exact-allocations`: this process must count every allocation.
-    public var exactAllocations = false
+    package var exactAllocations = false
     /// `--count-instructions`: each phase runs once more under callgrind first.
-    public var countInstructions = false
+    package var countInstructions = false
     /// In the process `--count-instructions` runs under valgrind: callgrind's output file.
-    public var instructionDumps: String?
+    package var instructionDumps: String?
     /// No progress, notes or summary; errors only.
-    public var quiet = false
+    package var quiet = false
     /// Watches the phases in this process (a test's marker, a progress view) instead of the
     /// progress lines on standard error; nil: those lines, unless ``quiet``.
-    public var observer: (any PhaseObserver)?
+    package var observer: (any PhaseObserver)?
 
     /// `--metrics-listen HOST:PORT`: serve live metrics at `/metrics` (docs/live-metrics.md);
     /// a shard `I/N` listens on PORT + I (PORT 0: any free port, printed).
-    public var metricsListen: String?
+    package var metricsListen: String?
     /// `--metrics-linger`: seconds the server keeps answering after the run.
-    public var metricsLingerSeconds: Double = 0
+    package var metricsLingerSeconds: Double = 0
     /// `--metrics-interval`: seconds between remote-write pushes.
-    public var metricsIntervalSeconds: Double = 5
+    package var metricsIntervalSeconds: Double = 5
     /// `--remote-write URL`: push the live metrics with Prometheus remote write 1.0.
-    public var remoteWrite: String?
+    package var remoteWrite: String?
     /// Live metrics a caller keeps across several sessions (`knee`'s steps); nil: the
     /// session starts its own from the fields above.
-    public var liveMetrics: LiveMetricsSession?
+    package var liveMetrics: LiveMetricsSession?
 
     /// The default `--shard-output`.
-    public static let defaultShardDirectory = "results/shards"
+    package static let defaultShardDirectory = "results/shards"
 
-    public init(scenarios: [Scenario]) {
+    package init(scenarios: [Scenario]) {
         self.scenarios = scenarios
     }
 
     /// The options that are not part of a scenario, as arguments for another `pagebench run`
     /// of the same scenarios (a worker's, or the callgrind run of `--count-instructions`).
-    public var passedOnOptions: [String] {
+    package var passedOnOptions: [String] {
         var options = ["--service-timer-microseconds", String(serviceTimerMicroseconds)]
         if let servedStore { options += ["--target", servedStore, "--http-client", httpClient.rawValue] }
         if let targetFile { options += ["--target-file", targetFile] }
@@ -87,7 +87,7 @@ public struct RunRequest: Sendable {
 
     /// The live-metrics flags for worker `--shard` processes: the same address (shard I
     /// listens on PORT + I), linger, interval and remote-write URL.
-    public var passedOnMetricsOptions: [String] {
+    package var passedOnMetricsOptions: [String] {
         var options: [String] = []
         if let metricsListen { options += ["--metrics-listen", metricsListen] }
         if metricsListen != nil || remoteWrite != nil {

@@ -19,13 +19,13 @@ import Glibc
 /// first, so a machine without valgrind fails before anything is measured.
 extension RunSession {
     /// The flag that asks for the count.
-    public static let countInstructionsFlag = "--count-instructions"
+    package static let countInstructionsFlag = "--count-instructions"
 
     /// The callgrind run's scenarios: the same configurations (so the same identities), with
     /// what that run must not do taken out: judging SLOs (its latencies are valgrind's), the
     /// timing-off rerun of `measureOverhead`; staged workloads are left out (a stage lasts a
     /// time, not a number of pages, and gets no count).
-    public static func instructionScenarios(_ scenarios: [Scenario]) -> [Scenario] {
+    package static func instructionScenarios(_ scenarios: [Scenario]) -> [Scenario] {
         scenarios.filter { $0.workload.stages == nil }.map { scenario in
             var scenario = scenario
             scenario.slo = []
@@ -152,7 +152,7 @@ extension RunSession {
     }
 
     /// Puts the counts on the first repetition's row of each phase.
-    public static func apply(instructions: [ResultIdentity: Double], to rows: inout [ResultRow]) {
+    package static func apply(instructions: [ResultIdentity: Double], to rows: inout [ResultRow]) {
         for index in rows.indices where rows[index].repetition == 1 {
             rows[index].instructionsPerPage = instructions[rows[index].identity]
         }
@@ -184,7 +184,7 @@ extension RunSession {
 }
 
 /// The side of `--count-instructions` inside the process valgrind runs.
-public enum InstructionCounting {
+package enum InstructionCounting {
     /// The environment of the callgrind run: jemalloc's time-based purging of unused pages off
     /// (`dirty_decay_ms:-1,muzzy_decay_ms:-1`, added to any `MALLOC_CONF` already set), so
     /// that how much is purged during a phase does not follow its wall-clock length, which
@@ -196,7 +196,7 @@ public enum InstructionCounting {
     }
 
     /// The hidden option that names callgrind's output file: the process counts its phases.
-    public static let dumpsOption = "--instruction-dumps"
+    package static let dumpsOption = "--instruction-dumps"
 
     /// The counter of a process started with ``dumpsOption``.
     ///

@@ -9,7 +9,7 @@ import PagebenchScaleOut
 extension RunSession {
     /// How far ahead `--workers` schedules the common start when no `--start-at` is given:
     /// time for every worker process to start, load its scenarios and build its store.
-    public static let workerStartDelaySeconds = 2.0
+    package static let workerStartDelaySeconds = 2.0
 
     /// `--start-at`, parsed and checked against the clock now; prints the warning of a start
     /// time that passed within the grace period.

@@ -2,12 +2,12 @@ import PagebenchHarness
 
 extension RunSession {
     /// One scenario of a run as its caller built it: which file (or the default) it came from.
-    public struct Planned: Sendable {
-        public var scenario: Scenario
+    package struct Planned: Sendable {
+        package var scenario: Scenario
         /// The index of the file it was loaded from; points of one file's sweep share it.
-        public var file: Int
+        package var file: Int
 
-        public init(_ scenario: Scenario, file: Int) {
+        package init(_ scenario: Scenario, file: Int) {
             self.scenario = scenario
             self.file = file
         }
@@ -18,7 +18,7 @@ extension RunSession {
     /// concurrency), so they are refused (64); points of one file's sweep are told apart by
     /// their labels (issue 26). A shard (a `--workers` worker) gets each point of a sweep as a
     /// file of its own: there only the same configuration twice is refused.
-    public static func scenarios(_ planned: [Planned], sharded: Bool) throws(CommandError) -> [Scenario] {
+    package static func scenarios(_ planned: [Planned], sharded: Bool) throws(CommandError) -> [Scenario] {
         // The first entry of each file per name (and per configuration when sharded): what
         // a later entry may clash with, found without a scan of every earlier entry (a sweep
         // of a thousand points made this quadratic).

@@ -181,7 +181,7 @@ extension RunSession {
     /// happened: `checks` requests of `check` (the first-page check, one per process that
     /// paged), the warm-ups' requests (the rows' `warmup_requests`), and any rest as
     /// answered between phases.
-    public static func responsesSummary(
+    package static func responsesSummary(
         _ total: HTTPStatusCounts, rows: [ResultRow], checks: Int = 0, check: String = "the first-page check"
     ) -> String {
         var inRows = HTTPStatusCounts()
@@ -217,7 +217,7 @@ extension RunSession {
     /// did: T6), or stopped answering (drains failed and requests got no response at all),
     /// is a failed run, exit 69 — a failure is never a result. Any remote source: a target
     /// file, a scenario's target section, or a served store (`--target URL`).
-    public static func checkTargetAnswered(
+    package static func checkTargetAnswered(
         _ rows: [ResultRow], target: String, detail: String? = nil, lastError: String? = nil
     ) throws(CommandError) {
         for row in rows {

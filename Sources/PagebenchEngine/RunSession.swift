@@ -20,16 +20,16 @@ import Glibc
 /// Interruption (H6): what was measured is written, the cut-short phase marked partial, and
 /// ``run(into:)`` throws ``CommandError`` with 128 + the signal. A failure found after the rows
 /// were written (a broken SLO, a phase the target did not answer) is thrown after writing.
-public struct RunSession: Sendable {
-    public let request: RunRequest
+package struct RunSession: Sendable {
+    package let request: RunRequest
     /// Stops the run early when requested (`run` requests it on SIGINT or SIGTERM).
-    public var interruption: Interruption?
+    package var interruption: Interruption?
     /// `--workers`: the executable workers run (default: this one).
-    public var workerExecutable: String?
+    package var workerExecutable: String?
     /// `--workers`: called with each worker's index and process id.
-    public var workerLaunched: @Sendable (Int, Int32) -> Void = { _, _ in }
+    package var workerLaunched: @Sendable (Int, Int32) -> Void = { _, _ in }
 
-    public init(_ request: RunRequest, interruption: Interruption? = nil) {
+    package init(_ request: RunRequest, interruption: Interruption? = nil) {
         self.request = request
         self.interruption = interruption
     }
@@ -41,7 +41,7 @@ public struct RunSession: Sendable {
     ///
     /// - Throws: ``CommandError``; its ``CommandError/exitStatus`` is the documented exit code.
     @discardableResult
-    public func run(into out: inout some TextOutputStream) async throws(CommandError) -> SweepRunner.Output {
+    package func run(into out: inout some TextOutputStream) async throws(CommandError) -> SweepRunner.Output {
         var scenarios = request.scenarios
         let objectives = request.objectives
         if request.workers != nil || request.shard != nil { try Self.checkShardable(scenarios) }

@@ -6,15 +6,15 @@ import Glibc
 
 /// Standard error, unbuffered: the one way the CLI and the run engine write to it (errors, warnings,
 /// progress, `--memory` lines).
-public struct StandardError: TextOutputStream {
-    public init() {}
+package struct StandardError: TextOutputStream {
+    package init() {}
 
-    public mutating func write(_ string: String) {
+    package mutating func write(_ string: String) {
         Self.write(string)
     }
 
     /// Writes `text` to file descriptor 2 whole (a short write is continued).
-    public static func write(_ text: String) {
+    package static func write(_ text: String) {
         var bytes = Array(text.utf8)
         var offset = 0
         while offset < bytes.count {

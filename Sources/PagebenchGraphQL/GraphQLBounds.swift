@@ -4,27 +4,27 @@
 /// document's shape before validation, the cost (which needs the variables) before
 /// execution. A request over a bound gets a GraphQL error whose `extensions` name it:
 /// `{"code": "BOUND_EXCEEDED", "bound": "depth", "limit": 32}`.
-public struct GraphQLBounds: Sendable, Hashable {
+package struct GraphQLBounds: Sendable, Hashable {
     /// Nesting: of `{`, `[` and `(` among the document's tokens (as the parser reads them),
     /// of fields through fragments, and of lists and objects in variables
     /// (`serve --graphql-max-depth`).
-    public var maximumDepth: Int
+    package var maximumDepth: Int
     /// Tokens of the document, comments not counted (`--graphql-max-tokens`).
-    public var maximumTokens: Int
+    package var maximumTokens: Int
     /// Operations and fragments (`--graphql-max-definitions`).
-    public var maximumDefinitions: Int
+    package var maximumDefinitions: Int
     /// Directives, anywhere in the document (`--graphql-max-directives`).
-    public var maximumDirectives: Int
+    package var maximumDirectives: Int
     /// Aliased fields (`--graphql-max-aliases`).
-    public var maximumAliases: Int
+    package var maximumAliases: Int
     /// Selections — fields, fragment spreads, inline fragments — with every spread counting
     /// its fragment's selections again, as execution visits them (`--graphql-max-fields`).
-    public var maximumSelections: Int
+    package var maximumSelections: Int
     /// Values the operation may resolve, computed from the requested limits before
     /// execution (``QueryCost``; `--graphql-max-cost`).
-    public var maximumCost: Int
+    package var maximumCost: Int
 
-    public init(
+    package init(
         maximumDepth: Int = 32, maximumTokens: Int = 15_000, maximumDefinitions: Int = 100, maximumDirectives: Int = 100,
         maximumAliases: Int = 100, maximumSelections: Int = 2_000, maximumCost: Int = 10_000
     ) {

@@ -1,5 +1,5 @@
 import Foundation
-public import GraphQL
+import GraphQL
 import HTTPTypes
 import HummingbirdCore
 import NIOCore
@@ -7,7 +7,7 @@ import PagebenchPage
 import PagebenchStore
 import OrderedCollections
 import Synchronization
-public import PagebenchServer
+import PagebenchServer
 import PagebenchWire
 
 /// GraphQL over HTTP on the served store (W6): `POST /graphql` with
@@ -16,9 +16,9 @@ import PagebenchWire
 /// once per text (``DocumentCache``). Answers are `application/json` with status 200 for
 /// every well-formed request, errors included, as GraphQL-over-HTTP specifies for that
 /// media type; a body that is not a GraphQL request is a 400 with a GraphQL error list.
-public struct GraphQLRoutes: StoreRouteRegistration {
+package struct GraphQLRoutes: StoreRouteRegistration {
     /// How valid documents are run.
-    public enum Execution: String, Sendable, CaseIterable {
+    package enum Execution: String, Sendable, CaseIterable {
         /// Plain list queries by ``CompiledQuery`` (one store request, one direct JSON
         /// write); everything else by GraphQLSwift's executor. The default.
         case compiled
@@ -27,17 +27,17 @@ public struct GraphQLRoutes: StoreRouteRegistration {
         case generic
     }
 
-    public let schema: GraphQLSchema
-    public let execution: Execution
+    package let schema: GraphQLSchema
+    package let execution: Execution
     /// What a GraphQL request may ask of the server (W7), on top of the server's
     /// ``PagebenchServer/RequestBounds``.
-    public let bounds: GraphQLBounds
+    package let bounds: GraphQLBounds
     let cost: QueryCost
     let documents = DocumentCache()
     let executions = ExecutionCounts()
     static let headers: HTTPFields = [.contentType: "application/json"]
 
-    public init(execution: Execution = .compiled, bounds: GraphQLBounds = GraphQLBounds()) throws {
+    package init(execution: Execution = .compiled, bounds: GraphQLBounds = GraphQLBounds()) throws {
         schema = try StoreSchema.make()
         self.execution = execution
         self.bounds = bounds
@@ -45,16 +45,16 @@ public struct GraphQLRoutes: StoreRouteRegistration {
     }
 
     /// Valid documents run by the compiled path and by GraphQLSwift's executor.
-    public var executionCounts: (compiled: Int, generic: Int) {
+    package var executionCounts: (compiled: Int, generic: Int) {
         (executions.compiled.load(ordering: .relaxed), executions.generic.load(ordering: .relaxed))
     }
 
     /// Documents answered from the parsed-document cache, and documents parsed.
-    public var documentCacheCounts: (hits: Int, misses: Int) {
+    package var documentCacheCounts: (hits: Int, misses: Int) {
         (documents.hits.load(ordering: .relaxed), documents.misses.load(ordering: .relaxed))
     }
 
-    public func register(on router: inout StoreRouter, server: StoreServer) {
+    package func register(on router: inout StoreRouter, server: StoreServer) {
         router.post("/graphql") { request, context in
             let limits = server.configuration.bounds
             let body: ByteBuffer

@@ -1,4 +1,4 @@
-public import NIOCore
+import NIOCore
 
 /// A `TaskExecutor` that runs jobs on one NIO event loop (NIO 2.101 makes event loops
 /// serial executors for actors, not task executors).
@@ -8,15 +8,15 @@ public import NIOCore
 /// same thread as its connection: the request is written without handing it to the event
 /// loop and the response resumes the task without waking another thread — no thread hop
 /// per request. ``HTTPStoreSource/taskExecutor(_:)`` gives one per event loop.
-public final class EventLoopTaskExecutor: TaskExecutor {
+package final class EventLoopTaskExecutor: TaskExecutor {
     /// The loop the jobs run on.
-    public let eventLoop: any EventLoop
+    package let eventLoop: any EventLoop
 
-    public init(eventLoop: any EventLoop) {
+    package init(eventLoop: any EventLoop) {
         self.eventLoop = eventLoop
     }
 
-    public func enqueue(_ job: consuming ExecutorJob) {
+    package func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
         eventLoop.execute {
             job.runSynchronously(on: self.asUnownedTaskExecutor())

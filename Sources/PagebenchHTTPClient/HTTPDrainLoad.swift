@@ -1,6 +1,6 @@
 import PagebenchBase
-public import PagebenchPage
-public import PagebenchPager
+import PagebenchPage
+import PagebenchPager
 
 /// A closed-loop HTTP load for measuring the client against `wrk`: `connections` tasks,
 /// each with its own connection's worth of work, drain a range by following `nextToken`
@@ -13,21 +13,21 @@ public import PagebenchPager
 /// source) and classifies their failures as everything else does, by the page contract's
 /// kind (``PagebenchPage/PageError/Kind/init(classifying:)``), retrying with the pagers'
 /// ``PagebenchPager/RetryPolicy`` (``retryPolicy``).
-public struct HTTPDrainLoad: Sendable {
+package struct HTTPDrainLoad: Sendable {
     /// The request every drain starts with (its token is ignored).
-    public var request: PageRequest
+    package var request: PageRequest
     /// Concurrent drains; give the source at least as many connections.
-    public var concurrency: Int
+    package var concurrency: Int
     /// How long to run.
-    public var duration: Duration
+    package var duration: Duration
     /// Each task stops after this many complete drains (nil: only the duration bounds it).
-    public var drainsPerTask: Int?
+    package var drainsPerTask: Int?
     /// When set, each drain reads one partition, chosen uniformly among this many
     /// (seeded per task: the same choices every run, as `run`'s `partition:uniform`)
     /// instead of ``request``'s range.
-    public var partitionCount: Int?
+    package var partitionCount: Int?
 
-    public init(request: PageRequest, concurrency: Int, duration: Duration, drainsPerTask: Int? = nil) {
+    package init(request: PageRequest, concurrency: Int, duration: Duration, drainsPerTask: Int? = nil) {
         self.request = request.with(token: nil)
         self.concurrency = concurrency
         self.duration = duration
@@ -35,41 +35,41 @@ public struct HTTPDrainLoad: Sendable {
     }
 
     /// What one run did. Counts are totals over all tasks.
-    public struct Result: Sendable, Hashable {
+    package struct Result: Sendable, Hashable {
         /// Requests answered (any status). Requests that got no answer are ``unanswered``.
-        public var requests = 0
+        package var requests = 0
         /// Requests that got no answer (refused, reset, timed out: the page contract's
         /// ``PagebenchPage/PageError/Kind/transport``); retried with back-off.
-        public var unanswered = 0
+        package var unanswered = 0
         /// Pages received (200 responses).
-        public var pages = 0
+        package var pages = 0
         /// Items returned in those pages.
-        public var items = 0
+        package var items = 0
         /// Drains that reached a nil token.
-        public var drains = 0
+        package var drains = 0
         /// Retryable failures (a retryable kind: throttled, transient; and transport), after
         /// which the same request was repeated.
-        public var retries = 0
+        package var retries = 0
         /// Non-retryable failures (a 404, a bad token, a malformed answer): the first one
         /// ends the run, since repeating it would only measure the error.
-        public var failures = 0
+        package var failures = 0
         /// The first failure's message, if any.
-        public var firstFailure: String?
+        package var firstFailure: String?
         /// Whether the server stopped answering: a task met ``HTTPDrainLoad/giveUpAfterUnanswered``
         /// unanswered requests in a row and gave up.
-        public var serverStoppedAnswering = false
+        package var serverStoppedAnswering = false
         /// The last message of a request that got no answer.
-        public var lastUnanswered: String?
+        package var lastUnanswered: String?
         /// Wall-clock length of the measured window: from the start to the end of the
         /// duration, or to when the last task ended if that came first. What answers after
         /// the window (and the teardown of connections) took is not in it, and neither are
         /// those answers.
-        public var elapsed: Duration = .zero
+        package var elapsed: Duration = .zero
 
-        public init() {}
+        package init() {}
 
         /// Requests per second of wall-clock time (higher is better).
-        public var requestsPerSecond: Double {
+        package var requestsPerSecond: Double {
             let seconds = elapsed.totalSeconds
             return seconds > 0 ? Double(requests) / seconds : 0
         }
@@ -89,7 +89,7 @@ public struct HTTPDrainLoad: Sendable {
     }
 
     /// Unanswered requests in a row after which a task gives up on the server.
-    public static let giveUpAfterUnanswered = 6
+    package static let giveUpAfterUnanswered = 6
 
     /// How a task repeats a request after a retryable answer or no answer: the pagers'
     /// ``PagebenchPager/RetryPolicy`` waiting 10 ms before the first repeat, doubling up to
@@ -100,7 +100,7 @@ public struct HTTPDrainLoad: Sendable {
     /// kinds (``PagebenchPage/PageError/Kind/isRetryable``, the one rule) and an unanswered
     /// request (``PagebenchPage/PageError/Kind/transport``, re-sent as load, not retryable);
     /// whatever it does not repeat reaches the policy as ``Stop``, which ends the retries.
-    public static let retryPolicy = RetryPolicy(
+    package static let retryPolicy = RetryPolicy(
         maxRetries: Int.max, initialBackoff: .milliseconds(10), multiplier: 2, maxBackoff: .seconds(1),
         jitterFraction: 0, isRetryable: { !($0 is Stop) })
 
@@ -121,7 +121,7 @@ public struct HTTPDrainLoad: Sendable {
     /// - Parameter executor: the executor preference of task `i` (nil: the global
     ///   concurrent executor). With ``HTTPStoreSource/taskExecutor(_:)`` each task runs on
     ///   the event loop of its connection, so a request costs no thread hop.
-    public func run(
+    package func run(
         executor: (@Sendable (Int) -> (any TaskExecutor)?)? = nil,
         page: @escaping @Sendable (PageRequest) async throws -> Page
     ) async -> Result {

@@ -1,5 +1,5 @@
-public import NIOCore
-public import PagebenchPage
+import NIOCore
+import PagebenchPage
 import Synchronization
 
 /// What one API's page requests look like on HTTP: how a ``PagebenchPage/PageRequest`` is put
@@ -7,7 +7,7 @@ import Synchronization
 /// `Retry-After`, non-page answers, P9) are ``HTTPPageExchange``'s; a codec holds only what
 /// differs: the served store's REST form (``HTTPStoreSource``), a target file's kind
 /// (`http`, `graphql`, `dynamodb`: PagebenchTargets' `TargetSource`).
-public protocol HTTPPageCodec: Sendable {
+package protocol HTTPPageCodec: Sendable {
     /// One page's request as this API sends it.
     associatedtype Outgoing: Sendable
 
@@ -39,13 +39,13 @@ public protocol HTTPPageCodec: Sendable {
 }
 
 extension HTTPPageCodec {
-    public var honoursRetryAfter: Bool { true }
+    package var honoursRetryAfter: Bool { true }
 }
 
 /// The `Retry-After` rule of every HTTP page source (T3).
-public enum HTTPThrottling {
+package enum HTTPThrottling {
     /// The longest `Retry-After` honoured, in seconds; a longer one is waited this long.
-    public static let maximumRetryAfterSeconds = 30
+    package static let maximumRetryAfterSeconds = 30
 }
 
 /// One page request on HTTP, whatever the API (T1–T3, P9): the codec builds the request, the
@@ -63,21 +63,21 @@ public enum HTTPThrottling {
 /// 3. Any other answer: the codec's error for it, thrown at once.
 ///
 /// `CancellationError` passes through untouched, also during a `Retry-After` wait.
-public final class HTTPPageExchange<Codec: HTTPPageCodec>: Sendable {
+package final class HTTPPageExchange<Codec: HTTPPageCodec>: Sendable {
     /// How this API's requests and answers look.
-    public let codec: Codec
+    package let codec: Codec
     /// Waits out a `Retry-After`; must throw on cancellation (`Task.sleep` does). Injected so
     /// that tests see the waits without taking them.
     private let sleep: @Sendable (Duration) async throws -> Void
     private let throttleAnswers = Atomic<Int>(0)
 
-    public init(codec: Codec, sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }) {
+    package init(codec: Codec, sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }) {
         self.codec = codec
         self.sleep = sleep
     }
 
     /// Throttling answers received so far (retried or not).
-    public var throttles: Int { throttleAnswers.load(ordering: .relaxed) }
+    package var throttles: Int { throttleAnswers.load(ordering: .relaxed) }
 
     /// Fetches `request`'s page: the codec's request, sent by `send`, its answer read as the
     /// type's documentation says.
@@ -90,7 +90,7 @@ public final class HTTPPageExchange<Codec: HTTPPageCodec>: Sendable {
     // Inlined into the source's `page`: one async frame less per request, which kept the
     // served store's request as cheap as before the exchange (results/page-loop.md).
     @inline(__always)
-    public nonisolated(nonsending) func page(
+    package nonisolated(nonsending) func page(
         _ request: PageRequest,
         send: nonisolated(nonsending) (Codec.Outgoing) async throws -> HTTPPageAnswer
     ) async throws -> Page {
@@ -121,13 +121,13 @@ public final class HTTPPageExchange<Codec: HTTPPageCodec>: Sendable {
 }
 
 /// A whole HTTP answer: status, body, and the `Retry-After` header in seconds when sent.
-public struct HTTPPageAnswer: Sendable {
-    public var status: Int
-    public var body: ByteBuffer
+package struct HTTPPageAnswer: Sendable {
+    package var status: Int
+    package var body: ByteBuffer
     /// The `Retry-After` header in seconds, when sent.
-    public var retryAfterSeconds: Int?
+    package var retryAfterSeconds: Int?
 
-    public init(status: Int, body: ByteBuffer, retryAfterSeconds: Int? = nil) {
+    package init(status: Int, body: ByteBuffer, retryAfterSeconds: Int? = nil) {
         self.status = status
         self.body = body
         self.retryAfterSeconds = retryAfterSeconds

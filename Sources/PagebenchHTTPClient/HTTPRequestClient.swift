@@ -1,5 +1,5 @@
 import Foundation
-public import NIOCore
+import NIOCore
 import NIOHTTP1
 import NIOPosix
 import PagebenchTLS
@@ -12,23 +12,23 @@ import PagebenchWire
 /// A keep-alive connection the server closed while idle is replaced and the request
 /// repeated once (list requests are reads, so repeating one is safe). Cancelling the
 /// calling task closes the connection in use and throws `CancellationError`.
-public final class HTTPRequestClient: Sendable {
+package final class HTTPRequestClient: Sendable {
     /// How the client connects.
-    public struct Configuration: Sendable, Hashable {
+    package struct Configuration: Sendable, Hashable {
         /// The most connections at once; requests beyond it wait for a free one.
-        public var connections: Int
+        package var connections: Int
         /// How long a request may take, from its start to the last byte of the response:
         /// connecting (at most 10 s of it), TLS, sending and the whole body (T5). A body
         /// that drips a byte at a time fails at this deadline, as a `transport` failure.
-        public var requestTimeout: Duration
+        package var requestTimeout: Duration
         /// The largest response body accepted, in bytes.
-        public var maximumResponseBytes: Int
+        package var maximumResponseBytes: Int
         /// HTTPS: a PEM file of trusted roots instead of the system trust store.
-        public var caFile: String?
+        package var caFile: String?
         /// HTTPS: accept any certificate and host name (self-signed test servers only).
-        public var insecure: Bool
+        package var insecure: Bool
 
-        public init(
+        package init(
             connections: Int = 8, requestTimeout: Duration = .seconds(30), maximumResponseBytes: Int = 64 << 20,
             caFile: String? = nil, insecure: Bool = false
         ) {
@@ -41,15 +41,15 @@ public final class HTTPRequestClient: Sendable {
     }
 
     /// One request: method, path and query, extra headers, body.
-    public struct Request: Sendable {
-        public var method: String
+    package struct Request: Sendable {
+        package var method: String
         /// Path and query, percent-encoded: `/items?limit=10`.
-        public var pathAndQuery: String
+        package var pathAndQuery: String
         /// Extra headers (`Host` and `Content-Length` are the client's).
-        public var headers: [(name: String, value: String)]
-        public var body: ByteBuffer?
+        package var headers: [(name: String, value: String)]
+        package var body: ByteBuffer?
 
-        public init(method: String, pathAndQuery: String, headers: [(name: String, value: String)] = [], body: ByteBuffer? = nil) {
+        package init(method: String, pathAndQuery: String, headers: [(name: String, value: String)] = [], body: ByteBuffer? = nil) {
             self.method = method
             self.pathAndQuery = pathAndQuery
             self.headers = headers
@@ -58,28 +58,28 @@ public final class HTTPRequestClient: Sendable {
     }
 
     /// One response: status, body, `Retry-After`.
-    public typealias Response = HTTPPageAnswer
+    package typealias Response = HTTPPageAnswer
 
     /// `http` or `https`.
-    public let scheme: String
+    package let scheme: String
     /// `host:port` as given.
-    public let authority: String
+    package let authority: String
     /// The base URL's path (`""` or `/v1`), put before every request path.
-    public let pathPrefix: String
-    public let configuration: Configuration
+    package let pathPrefix: String
+    package let configuration: Configuration
     private let pool: HTTP1ConnectionPool
     private let executors: [EventLoopTaskExecutor]
     private let counter = HTTPStatusCounter()
 
     /// The base URL without a trailing slash, for messages.
-    public var baseURL: String { scheme + "://" + authority + pathPrefix }
+    package var baseURL: String { scheme + "://" + authority + pathPrefix }
 
     /// Creates a client for the server at `baseURL` (`http[s]://host[:port][/prefix]`).
     /// Connects lazily.
     ///
     /// - Throws: ``HTTPSourceError`` (`invalidTarget`) for a URL that is not of that form, or
     ///   an unreadable `caFile`.
-    public init(baseURL: String, configuration: Configuration = Configuration()) throws(HTTPSourceError) {
+    package init(baseURL: String, configuration: Configuration = Configuration()) throws(HTTPSourceError) {
         let url = try HTTPBaseURL(
             baseURL, schemes: ["http", "https"], schemeHint: "the URL must start with http:// or https://")
         guard configuration.connections >= 1 else {
@@ -125,15 +125,15 @@ public final class HTTPRequestClient: Sendable {
     }
 
     /// Closes the pool's connections; the client must not be used afterwards.
-    public func shutdown() async {
+    package func shutdown() async {
         await pool.shutdown()
     }
 
     /// Responses received so far, by HTTP status, and requests that got none.
-    public var statusCounts: HTTPStatusCounts { counter.snapshot }
+    package var statusCounts: HTTPStatusCounts { counter.snapshot }
 
     /// An executor on one of the client's event loops (`index` modulo their number).
-    public func taskExecutor(_ index: Int) -> EventLoopTaskExecutor {
+    package func taskExecutor(_ index: Int) -> EventLoopTaskExecutor {
         executors[index % executors.count]
     }
 
@@ -145,7 +145,7 @@ public final class HTTPRequestClient: Sendable {
     ///
     /// - Throws: `CancellationError`; ``HTTPSourceError`` (`transport`, retryable) when no
     ///   response arrived, (`unexpectedResponse`) for a response that is not HTTP/1.1.
-    public func send(_ request: Request) async throws -> Response {
+    package func send(_ request: Request) async throws -> Response {
         let path = pathPrefix + request.pathAndQuery
         let wire = HTTP1Request(
             method: HTTPMethod(rawValue: request.method), target: path.isEmpty ? "/" : path, headers: request.headers,

@@ -3,31 +3,31 @@ import Synchronization
 /// How many responses of each HTTP status a source received, plus requests that got no
 /// response at all (connection refused or broken, timeout). A snapshot; higher counts of
 /// anything but 200 are worse.
-public struct HTTPStatusCounts: Sendable, Hashable, CustomStringConvertible {
+package struct HTTPStatusCounts: Sendable, Hashable, CustomStringConvertible {
     /// Responses per status code.
-    public var byStatus: [Int: Int]
+    package var byStatus: [Int: Int]
     /// Requests that failed without a response.
-    public var transportFailures: Int
+    package var transportFailures: Int
 
-    public init(byStatus: [Int: Int] = [:], transportFailures: Int = 0) {
+    package init(byStatus: [Int: Int] = [:], transportFailures: Int = 0) {
         self.byStatus = byStatus
         self.transportFailures = transportFailures
     }
 
     /// Responses of `status` (0 when none).
-    public subscript(status: Int) -> Int { byStatus[status] ?? 0 }
+    package subscript(status: Int) -> Int { byStatus[status] ?? 0 }
 
     /// All responses.
-    public var responses: Int { byStatus.values.reduce(0, +) }
+    package var responses: Int { byStatus.values.reduce(0, +) }
 
     /// Adds another count (per-task counts merged at the end).
-    public mutating func add(_ other: HTTPStatusCounts) {
+    package mutating func add(_ other: HTTPStatusCounts) {
         byStatus.merge(other.byStatus, uniquingKeysWith: +)
         transportFailures += other.transportFailures
     }
 
     /// These counts less `other` (a part of them); statuses that reach zero are left out.
-    public func subtracting(_ other: HTTPStatusCounts) -> HTTPStatusCounts {
+    package func subtracting(_ other: HTTPStatusCounts) -> HTTPStatusCounts {
         var result = self
         for (status, count) in other.byStatus {
             let left = (result.byStatus[status] ?? 0) - count
@@ -39,14 +39,14 @@ public struct HTTPStatusCounts: Sendable, Hashable, CustomStringConvertible {
 
     /// `200=1234 429=5 transport=0`, statuses ascending.
     /// The counts keyed as in a shard file: `"200"`, `"429"`, … and `"transport"`.
-    public var keyedCounts: [String: Int] {
+    package var keyedCounts: [String: Int] {
         var keyed = Dictionary(uniqueKeysWithValues: byStatus.map { (String($0.key), $0.value) })
         keyed["transport"] = transportFailures
         return keyed
     }
 
     /// The counts of ``keyedCounts``; keys that are neither a status nor `transport` are ignored.
-    public init(keyedCounts: [String: Int]) {
+    package init(keyedCounts: [String: Int]) {
         self.init()
         for (key, count) in keyedCounts {
             if key == "transport" {
@@ -57,7 +57,7 @@ public struct HTTPStatusCounts: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    public var description: String {
+    package var description: String {
         let statuses = byStatus.keys.sorted().map { "\($0)=\(byStatus[$0]!)" }
         return (statuses + ["transport=\(transportFailures)"]).joined(separator: " ")
     }

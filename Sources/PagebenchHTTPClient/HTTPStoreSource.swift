@@ -6,7 +6,7 @@ import Foundation
 import NIOCore
 import NIOPosix
 import PagebenchBase
-public import PagebenchPage
+import PagebenchPage
 import PagebenchStore
 import PagebenchWire
 
@@ -37,31 +37,31 @@ import PagebenchWire
 ///
 /// Call ``shutdown()`` when done (or use ``withSource(target:configuration:isolation:_:)``);
 /// idle connections stay open otherwise.
-public final class HTTPStoreSource: Sendable {
+package final class HTTPStoreSource: Sendable {
     /// How the source connects.
-    public struct Configuration: Sendable, Hashable {
+    package struct Configuration: Sendable, Hashable {
         /// The most connections to the target at once; requests beyond it wait for a free
         /// connection.
-        public var connections: Int
+        package var connections: Int
         /// How long a request may take, from its start to the last byte of the response
         /// (connecting included), before it fails as `transport` (T5). The lean client checks
         /// it with one timer per connection, moved only when a deadline comes before it (a
         /// timer per request cost 10 % of the client's CPU, `results/http-vs-wrk.md`);
         /// async-http-client applies it as a read timeout (between bytes).
-        public var requestTimeout: Duration
+        package var requestTimeout: Duration
         /// Ask the server to include each item's payload bytes (`payload=true`); the
         /// source does not decode them, but they cross the wire.
-        public var requestPayload: Bool
+        package var requestPayload: Bool
         /// The largest response body accepted, in bytes.
-        public var maximumResponseBytes: Int
+        package var maximumResponseBytes: Int
         /// Which HTTP client sends the requests.
-        public var client: Client
+        package var client: Client
         /// How long opening a connection may take before the request fails as `transport`. A
         /// server whose accept queue is full drops the connection's SYN, and the kernel
         /// retries it after 1 s, 3 s, 7 s…; cancelling the request ends the wait at once.
-        public var connectTimeout: Duration
+        package var connectTimeout: Duration
 
-        public init(
+        package init(
             connections: Int = 8, requestTimeout: Duration = .seconds(30), requestPayload: Bool = false,
             maximumResponseBytes: Int = 64 << 20, client: Client = .lean, connectTimeout: Duration = .seconds(10)
         ) {
@@ -75,7 +75,7 @@ public final class HTTPStoreSource: Sendable {
     }
 
     /// The HTTP client behind a source.
-    public enum Client: String, Sendable, Hashable, CaseIterable {
+    package enum Client: String, Sendable, Hashable, CaseIterable {
         /// Our own HTTP/1.1 keep-alive client on SwiftNIO (``HTTP1ConnectionPool``).
         case lean
         /// swift-server/async-http-client with its connection pool (HTTP/1.1 only, no
@@ -84,7 +84,7 @@ public final class HTTPStoreSource: Sendable {
         case asyncHTTPClient = "async-http-client"
 
         /// Whether this build can send requests with the client.
-        public var isAvailable: Bool {
+        package var isAvailable: Bool {
             switch self {
             case .lean: true
             case .asyncHTTPClient: Self.asyncHTTPClientBuilt
@@ -98,7 +98,7 @@ public final class HTTPStoreSource: Sendable {
         #endif
 
         /// How to get a build that has the async-http-client client.
-        public static let asyncHTTPClientBuildHint =
+        package static let asyncHTTPClientBuildHint =
             "this pagebench was built without async-http-client; rebuild with `swift build --traits AsyncHTTPClientSupport` (add `-c release` for a release build)"
     }
 
@@ -111,8 +111,8 @@ public final class HTTPStoreSource: Sendable {
     }
 
     /// The base URL, without a trailing slash: `http://127.0.0.1:8080`.
-    public let target: String
-    public let configuration: Configuration
+    package let target: String
+    package let configuration: Configuration
     /// The target's path prefix (`""` or `/v2`), put before every request path.
     private let pathPrefix: String
     private let transport: Transport
@@ -127,7 +127,7 @@ public final class HTTPStoreSource: Sendable {
     /// - Parameter sleep: waits out a `Retry-After` (never for the served store's codec; the
     ///   exchange's rule, T3); tests inject one that records the waits.
     /// - Throws: ``HTTPSourceError`` (`invalidTarget`) for anything else.
-    public init(
+    package init(
         target: String, configuration: Configuration = Configuration(),
         sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }
     ) throws(HTTPSourceError) {
@@ -168,7 +168,7 @@ public final class HTTPStoreSource: Sendable {
     }
 
     /// Runs `body` with a source and shuts it down afterwards, whether `body` returns or throws.
-    public static func withSource<Result>(
+    package static func withSource<Result>(
         target: String,
         configuration: Configuration = Configuration(),
         isolation: isolated (any Actor)? = #isolation,
@@ -187,7 +187,7 @@ public final class HTTPStoreSource: Sendable {
     }
 
     /// Closes the pool's connections; the source must not be used afterwards.
-    public func shutdown() async throws {
+    package func shutdown() async throws {
         switch transport {
         case .lean(let pool): await pool.shutdown()
         #if AsyncHTTPClientSupport
@@ -197,12 +197,12 @@ public final class HTTPStoreSource: Sendable {
     }
 
     /// Responses received so far, by HTTP status, and requests that got none.
-    public var statusCounts: HTTPStatusCounts { counter.snapshot }
+    package var statusCounts: HTTPStatusCounts { counter.snapshot }
 
     /// An executor on one of the source's event loops (`index` modulo their number). Tasks
     /// that page with it as their executor preference run on the thread that does their
     /// connection's I/O, which saves two thread hops per request.
-    public func taskExecutor(_ index: Int) -> EventLoopTaskExecutor {
+    package func taskExecutor(_ index: Int) -> EventLoopTaskExecutor {
         executors[index % executors.count]
     }
 
@@ -213,17 +213,17 @@ public final class HTTPStoreSource: Sendable {
     ///   without the store's body, `malformedAnswer` for a page that hands back the token it
     ///   was sent (P9); ``HTTPSourceError`` otherwise. All are page-contract failures
     ///   (`PageFailure`) with a ``PagebenchPage/PageError/Kind``.
-    public func page(_ request: PageRequest) async throws -> Page {
+    package func page(_ request: PageRequest) async throws -> Page {
         try await exchange.page(request) { pathAndQuery in try await get(pathAndQuery) }
     }
 
     /// Throttling answers received so far (T3: 429, 503, the store's `throttled` and
     /// `injectedFault`), retried or not.
-    public var throttles: Int { exchange.throttles }
+    package var throttles: Int { exchange.throttles }
 
     /// `GET /health`: the server's configuration hash, partitions and items. Replicas that
     /// continue each other's tokens report the same hash.
-    public func health() async throws -> StoreHealth {
+    package func health() async throws -> StoreHealth {
         let response = try await get("/health")
         guard response.status == 200 else {
             throw ServedStoreCodec.failure(status: response.status, url: target + "/health", body: response.body)

@@ -3,9 +3,9 @@ import PagebenchMetrics
 /// The fixed upper bounds of every latency histogram of live metrics (docs/live-metrics.md):
 /// 10 µs to 60 s in 1–2.5–5 steps, then `+Inf`. Fixed, so that the series of several worker
 /// processes (or runs) add up bucket by bucket (`sum by (le)`), which percentile gauges cannot.
-public enum LatencyBuckets {
+package enum LatencyBuckets {
     /// Upper bounds in nanoseconds, ascending.
-    public static let upperBoundsNanoseconds: [UInt64] = [
+    package static let upperBoundsNanoseconds: [UInt64] = [
         10_000, 25_000, 50_000, 100_000, 250_000, 500_000,
         1_000_000, 2_500_000, 5_000_000, 10_000_000, 25_000_000, 50_000_000,
         100_000_000, 250_000_000, 500_000_000, 1_000_000_000, 2_500_000_000, 5_000_000_000,
@@ -14,7 +14,7 @@ public enum LatencyBuckets {
 
     /// The `le` label of each bound: seconds in plain decimal (`0.00001`, `2.5`), written
     /// the same by every process.
-    public static let upperBoundLabels: [String] = upperBoundsNanoseconds.map(secondsText)
+    package static let upperBoundLabels: [String] = upperBoundsNanoseconds.map(secondsText)
 
     /// `nanoseconds` as decimal seconds without exponent or trailing zeros.
     static func secondsText(_ nanoseconds: UInt64) -> String {
@@ -29,23 +29,23 @@ public enum LatencyBuckets {
 
 /// A histogram with ``LatencyBuckets``' bounds: counts per bucket (the last is `+Inf`), the sum
 /// of the values and their count.
-public struct BucketedLatencies: Sendable, Equatable {
+package struct BucketedLatencies: Sendable, Equatable {
     /// Samples per bucket (not cumulative); one more than the bounds, for `+Inf`.
-    public var counts = [UInt64](repeating: 0, count: LatencyBuckets.upperBoundsNanoseconds.count + 1)
+    package var counts = [UInt64](repeating: 0, count: LatencyBuckets.upperBoundsNanoseconds.count + 1)
     /// Sum of the values in seconds (each HdrHistogram value at its bucket's value, 0.1 %).
-    public var sumSeconds: Double = 0
-    public var count: UInt64 = 0
+    package var sumSeconds: Double = 0
+    package var count: UInt64 = 0
 
-    public init() {}
+    package init() {}
 
     /// The samples of `recorder` put in the fixed buckets. A value is counted at the highest
     /// value HdrHistogram keeps equal to it (within 0.1 %, exact below 2,048 ns).
-    public init(_ recorder: LatencyRecorder) {
+    package init(_ recorder: LatencyRecorder) {
         add(recorder)
     }
 
     /// Adds the samples of `recorder`.
-    public mutating func add(_ recorder: LatencyRecorder) {
+    package mutating func add(_ recorder: LatencyRecorder) {
         guard !recorder.isEmpty else { return }
         let bounds = LatencyBuckets.upperBoundsNanoseconds
         for recorded in recorder.histogram.recordedValues() {
@@ -58,7 +58,7 @@ public struct BucketedLatencies: Sendable, Equatable {
     }
 
     /// Cumulative counts at each bound, then at `+Inf` (= ``count``).
-    public var cumulative: [UInt64] {
+    package var cumulative: [UInt64] {
         var running: UInt64 = 0
         return counts.map { count in
             running += count

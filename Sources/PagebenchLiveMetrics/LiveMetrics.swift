@@ -19,7 +19,7 @@ import Synchronization
 /// Series are labelled `configuration` (the row's `label`), `pager`, `target` (`in-process`,
 /// `serve`, or a target file's name) and `phase` (`c8-r1`, `c8-r1-s2` for a stage): never a
 /// URL, a token or an item key.
-public final class LiveMetrics: PhaseObserver {
+package final class LiveMetrics: PhaseObserver {
     /// What a phase's series are told apart by.
     struct PhaseKey: Hashable, Comparable {
         var configuration: String
@@ -44,7 +44,7 @@ public final class LiveMetrics: PhaseObserver {
     }
 
     /// What the process is doing (`pagebench_phase_state`).
-    public enum PhaseState: String, CaseIterable, Sendable {
+    package enum PhaseState: String, CaseIterable, Sendable {
         case idle, warmup, measured, overhead, between, done
     }
 
@@ -61,13 +61,13 @@ public final class LiveMetrics: PhaseObserver {
     }
 
     /// A scenario of the run, for `pagebench_run_info`.
-    public struct Configuration: Sendable {
-        public var label: String
-        public var configHash: String
-        public var pager: String
-        public var loadModel: String
+    package struct Configuration: Sendable {
+        package var label: String
+        package var configHash: String
+        package var pager: String
+        package var loadModel: String
 
-        public init(label: String, configHash: String, pager: String, loadModel: String) {
+        package init(label: String, configHash: String, pager: String, loadModel: String) {
             self.label = label
             self.configHash = configHash
             self.pager = pager
@@ -75,10 +75,10 @@ public final class LiveMetrics: PhaseObserver {
         }
     }
 
-    public let version: String
+    package let version: String
     /// The `target` label of every series.
-    public let target: String
-    public let configurations: [Configuration]
+    package let target: String
+    package let configurations: [Configuration]
     private let context: RunContext
     private let state = Mutex(State())
     /// Told when a phase ends (the remote writer pushes then).
@@ -87,7 +87,7 @@ public final class LiveMetrics: PhaseObserver {
     /// - Parameters:
     ///   - target: the `target` label (`in-process`, `serve`, a target file's name).
     ///   - context: what the rows are made with (``PhaseResult/row(context:)``).
-    public init(version: String, target: String, configurations: [Configuration], context: RunContext) {
+    package init(version: String, target: String, configurations: [Configuration], context: RunContext) {
         self.version = version
         self.target = target
         self.configurations = configurations
@@ -95,22 +95,22 @@ public final class LiveMetrics: PhaseObserver {
     }
 
     /// Calls `hook` after each phase's final values are set.
-    public func onPhaseEnded(_ hook: @escaping @Sendable () -> Void) {
+    package func onPhaseEnded(_ hook: @escaping @Sendable () -> Void) {
         phaseEndedHook.withLock { $0 = hook }
     }
 
     /// Put before every later phase's `phase` label (`knee`: `step3-`), so that phases of
     /// several runs in one process keep series of their own.
-    public var phasePrefix: String {
+    package var phasePrefix: String {
         get { state.withLock { $0.phasePrefix } }
         set { state.withLock { $0.phasePrefix = newValue } }
     }
 
     /// Whether any phase has ended (a linger is worth it).
-    public var phasesEnded: Int { state.withLock { $0.phasesEnded } }
+    package var phasesEnded: Int { state.withLock { $0.phasesEnded } }
 
     /// The run is over: the state gauge says `done`.
-    public func finish() {
+    package func finish() {
         state.withLock { state in
             state.phaseState = .done
             state.current = nil
@@ -120,7 +120,7 @@ public final class LiveMetrics: PhaseObserver {
 
     // MARK: PhaseObserver
 
-    public func phaseStarted(_ phase: PhaseDescription) {
+    package func phaseStarted(_ phase: PhaseDescription) {
         state.withLock { state in
             state.phaseOrdinal = phase.ordinal
             state.phasesPlanned = phase.total
@@ -143,7 +143,7 @@ public final class LiveMetrics: PhaseObserver {
         }
     }
 
-    public func progress(_ snapshot: ProgressSnapshot) {
+    package func progress(_ snapshot: ProgressSnapshot) {
         state.withLock { state in
             guard let key = state.current else { return }
             if snapshot.isWarmup {
@@ -180,9 +180,9 @@ public final class LiveMetrics: PhaseObserver {
     }
 
     /// The progress snapshots of an unstaged phase carry its page latencies so far.
-    public var wantsPageLatency: Bool { true }
+    package var wantsPageLatency: Bool { true }
 
-    public func intervalEnded(_ row: TimeSeriesRow, pageLatencies: LatencyRecorder) {
+    package func intervalEnded(_ row: TimeSeriesRow, pageLatencies: LatencyRecorder) {
         guard !row.isWarmup else { return }
         state.withLock { state in
             guard var key = state.current else { return }
@@ -206,7 +206,7 @@ public final class LiveMetrics: PhaseObserver {
         }
     }
 
-    public func phaseEnded(_ phase: PhaseDescription, result: PhaseResult) {
+    package func phaseEnded(_ phase: PhaseDescription, result: PhaseResult) {
         guard !phase.isOverheadPhase, result.measured else { return }
         // The row the CSV gets (less what RunSession adds after: SLO marks, target tags).
         let row = result.row(context: context)
@@ -245,7 +245,7 @@ public final class LiveMetrics: PhaseObserver {
     // MARK: Reading
 
     /// Every metric now, in a fixed order (families by name, series by label).
-    public func families() -> [MetricFamily] {
+    package func families() -> [MetricFamily] {
         let (series, state) = self.state.withLock { ($0.series, $0) }
         let keys = series.keys.sorted()
         func labels(_ key: PhaseKey) -> [(name: String, value: String)] {

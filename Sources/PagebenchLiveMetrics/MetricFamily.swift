@@ -1,8 +1,8 @@
 /// One metric of a scrape: its name, type, help and samples, in the form both exposition
 /// formats and remote write are written from (``MetricsExposition``, ``RemoteWriteRequest``).
-public struct MetricFamily: Sendable, Equatable {
+package struct MetricFamily: Sendable, Equatable {
     /// What the samples are.
-    public enum Kind: String, Sendable {
+    package enum Kind: String, Sendable {
         /// Only goes up (samples named `NAME_total`).
         case counter
         /// Any value now.
@@ -14,33 +14,33 @@ public struct MetricFamily: Sendable, Equatable {
     }
 
     /// One value: the family name plus ``suffix`` is the series' name.
-    public struct Sample: Sendable, Equatable {
+    package struct Sample: Sendable, Equatable {
         /// `_total`, `_bucket`, `_sum`, `_count`, `_info` or empty.
-        public var suffix: String
+        package var suffix: String
         /// Label names and values in the order written (never a URL, a token or an item key).
-        public var labels: [(name: String, value: String)]
-        public var value: Double
+        package var labels: [(name: String, value: String)]
+        package var value: Double
 
-        public init(suffix: String = "", labels: [(name: String, value: String)], value: Double) {
+        package init(suffix: String = "", labels: [(name: String, value: String)], value: Double) {
             self.suffix = suffix
             self.labels = labels
             self.value = value
         }
 
-        public static func == (lhs: Sample, rhs: Sample) -> Bool {
+        package static func == (lhs: Sample, rhs: Sample) -> Bool {
             lhs.suffix == rhs.suffix && lhs.value == rhs.value && lhs.labels.elementsEqual(rhs.labels) { $0 == $1 }
         }
     }
 
     /// The name without the `_total` / `_info` suffix (OpenMetrics' family name).
-    public var name: String
-    public var kind: Kind
-    public var help: String
+    package var name: String
+    package var kind: Kind
+    package var help: String
     /// OpenMetrics' `# UNIT` (the name ends with it), or empty.
-    public var unit: String
-    public var samples: [Sample]
+    package var unit: String
+    package var samples: [Sample]
 
-    public init(name: String, kind: Kind, help: String, unit: String = "", samples: [Sample]) {
+    package init(name: String, kind: Kind, help: String, unit: String = "", samples: [Sample]) {
         self.name = name
         self.kind = kind
         self.help = help

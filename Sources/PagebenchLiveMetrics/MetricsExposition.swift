@@ -2,7 +2,7 @@ import Foundation
 
 /// The scrape formats: Prometheus text 0.0.4 and OpenMetrics 1.0 text, written from the same
 /// ``MetricFamily`` values.
-public enum MetricsExposition: Sendable {
+package enum MetricsExposition: Sendable {
     /// `text/plain; version=0.0.4`: a counter's family is named with its `_total`, an info
     /// metric is a gauge named `NAME_info`.
     case prometheusText
@@ -11,7 +11,7 @@ public enum MetricsExposition: Sendable {
     case openMetrics
 
     /// The `Content-Type` of an answer in this format.
-    public var contentType: String {
+    package var contentType: String {
         switch self {
         case .prometheusText: "text/plain; version=0.0.4; charset=utf-8"
         case .openMetrics: "application/openmetrics-text; version=1.0.0; charset=utf-8"
@@ -20,7 +20,7 @@ public enum MetricsExposition: Sendable {
 
     /// The format a scraper's `Accept` header asks for: OpenMetrics when it names
     /// `application/openmetrics-text` (Prometheus does, ahead of `text/plain`), else 0.0.4.
-    public static func negotiated(accept: String?) -> MetricsExposition {
+    package static func negotiated(accept: String?) -> MetricsExposition {
         guard let accept else { return .prometheusText }
         let asked = accept.lowercased().split(separator: ",").compactMap { part -> (String, Double)? in
             let fields = part.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }
@@ -35,7 +35,7 @@ public enum MetricsExposition: Sendable {
     }
 
     /// The exposition of `families`.
-    public func render(_ families: [MetricFamily]) -> String {
+    package func render(_ families: [MetricFamily]) -> String {
         var text = ""
         for family in families {
             let familyName: String

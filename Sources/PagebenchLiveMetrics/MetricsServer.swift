@@ -13,30 +13,30 @@ import Synchronization
 /// closed), one request per connection (`Connection: close`), and every connection closed
 /// ``Limits/connectionSeconds`` after it was accepted, whatever it sent (slowloris). Memory is
 /// therefore bounded by connections × request bytes plus one exposition per answer.
-public final class MetricsServer: Sendable {
+package final class MetricsServer: Sendable {
     /// The bounds on clients.
-    public struct Limits: Sendable {
+    package struct Limits: Sendable {
         /// Connections open at once.
-        public var connections = 64
+        package var connections = 64
         /// Bytes a connection may send (its request line and headers; a body is refused).
-        public var requestBytes = 16 * 1024
+        package var requestBytes = 16 * 1024
         /// Seconds from accepting a connection to closing it.
-        public var connectionSeconds: Int64 = 10
+        package var connectionSeconds: Int64 = 10
 
-        public init() {}
+        package init() {}
     }
 
     private let group: MultiThreadedEventLoopGroup
     private let channel: any Channel
     private let connections: ConnectionCount
     /// The address bound (its port, when 0 was asked for).
-    public let host: String
-    public let port: Int
+    package let host: String
+    package let port: Int
 
     /// Binds `host:port` and starts serving `metrics`.
     ///
     /// - Throws: ``LiveMetricsError`` when the address cannot be bound.
-    public init(host: String, port: Int, metrics: LiveMetrics, limits: Limits = Limits()) async throws(LiveMetricsError) {
+    package init(host: String, port: Int, metrics: LiveMetrics, limits: Limits = Limits()) async throws(LiveMetricsError) {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let connections = ConnectionCount()
         let bootstrap = ServerBootstrap(group: group)
@@ -73,10 +73,10 @@ public final class MetricsServer: Sendable {
     }
 
     /// Connections open now.
-    public var openConnections: Int { connections.count }
+    package var openConnections: Int { connections.count }
 
     /// Stops listening and closes every connection.
-    public func shutdown() async {
+    package func shutdown() async {
         try? await channel.close()
         try? await group.shutdownGracefully()
     }

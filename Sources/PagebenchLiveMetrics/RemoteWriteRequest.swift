@@ -13,24 +13,24 @@ import CSnappy
 ///
 /// Each series is one sample of a ``MetricFamily``: `__name__` is the family name plus the
 /// sample's suffix, and the labels are sorted by name, as the protocol asks.
-public struct RemoteWriteRequest: Sendable {
+package struct RemoteWriteRequest: Sendable {
     /// One series: its labels (`__name__` included), sorted by name, and one sample.
-    public struct Series: Sendable, Equatable {
-        public var labels: [Label]
-        public var value: Double
-        public var timestampMilliseconds: Int64
+    package struct Series: Sendable, Equatable {
+        package var labels: [Label]
+        package var value: Double
+        package var timestampMilliseconds: Int64
     }
 
-    public struct Label: Sendable, Equatable {
-        public var name: String
-        public var value: String
+    package struct Label: Sendable, Equatable {
+        package var name: String
+        package var value: String
     }
 
-    public var series: [Series]
+    package var series: [Series]
 
     /// The series of `families` at `timestampMilliseconds`, each with `extraLabels` (`job`,
     /// `instance`: what a scrape would add and a push must say itself).
-    public init(families: [MetricFamily], timestampMilliseconds: Int64, extraLabels: [(name: String, value: String)]) {
+    package init(families: [MetricFamily], timestampMilliseconds: Int64, extraLabels: [(name: String, value: String)]) {
         series = families.flatMap { family in
             family.samples.map { sample in
                 var labels = [Label(name: "__name__", value: family.name + sample.suffix)]
@@ -42,7 +42,7 @@ public struct RemoteWriteRequest: Sendable {
     }
 
     /// The protobuf encoding of the `WriteRequest`.
-    public var protobuf: [UInt8] {
+    package var protobuf: [UInt8] {
         var out: [UInt8] = []
         for series in series {
             var body: [UInt8] = []
@@ -66,7 +66,7 @@ public struct RemoteWriteRequest: Sendable {
     }
 
     /// The body remote write sends: ``protobuf`` in snappy's block format.
-    public var snappyCompressed: [UInt8] {
+    package var snappyCompressed: [UInt8] {
         Snappy.compress(protobuf)
     }
 
@@ -87,9 +87,9 @@ public struct RemoteWriteRequest: Sendable {
 }
 
 /// Snappy's block format, from the system's libsnappy (Debian: libsnappy-dev).
-public enum Snappy {
+package enum Snappy {
     /// `input` compressed (the block format, not the framed stream).
-    public static func compress(_ input: [UInt8]) -> [UInt8] {
+    package static func compress(_ input: [UInt8]) -> [UInt8] {
         var length = snappy_max_compressed_length(input.count)
         var output = [UInt8](repeating: 0, count: length)
         let status = input.withUnsafeBufferPointer { source in
@@ -108,7 +108,7 @@ public enum Snappy {
     }
 
     /// `input` uncompressed; nil when it is not a snappy block.
-    public static func uncompress(_ input: [UInt8]) -> [UInt8]? {
+    package static func uncompress(_ input: [UInt8]) -> [UInt8]? {
         var length = 0
         let known = input.withUnsafeBufferPointer { source in
             source.withMemoryRebound(to: CChar.self) { snappy_uncompressed_length($0.baseAddress, $0.count, &length) }

@@ -12,9 +12,9 @@ import Glibc
 /// values are never lost to a missed scrape.
 ///
 /// A push that fails is counted and named on standard error once; it never fails the run.
-public final class RemoteWriter: Sendable {
-    public let url: String
-    public let interval: Duration
+package final class RemoteWriter: Sendable {
+    package let url: String
+    package let interval: Duration
     private let metrics: LiveMetrics
     private let client: HTTPRequestClient
     private let extraLabels: [(name: String, value: String)]
@@ -29,7 +29,7 @@ public final class RemoteWriter: Sendable {
 
     /// - Parameter instance: the `instance` label of every series (with `job="pagebench"`).
     /// - Throws: ``LiveMetricsError`` (`invalidRemoteWrite`) for a URL that is not `http://`.
-    public init(url: String, interval: Duration, metrics: LiveMetrics, instance: String) throws(LiveMetricsError) {
+    package init(url: String, interval: Duration, metrics: LiveMetrics, instance: String) throws(LiveMetricsError) {
         guard url.hasPrefix("http://") || url.hasPrefix("https://") else {
             throw LiveMetricsError(.invalidRemoteWrite, "--remote-write '\(url)': give an http:// or https:// URL")
         }
@@ -47,7 +47,7 @@ public final class RemoteWriter: Sendable {
     }
 
     /// Pushes until cancelled: every ``interval``, and within 100 ms of a phase's end.
-    public func run() async {
+    package func run() async {
         var last = ContinuousClock.now
         while !Task.isCancelled {
             do { try await Task.sleep(for: .milliseconds(100)) } catch { return }
@@ -64,7 +64,7 @@ public final class RemoteWriter: Sendable {
 
     /// Pushes the series now; true when the receiver took them (2xx).
     @discardableResult
-    public func push() async -> Bool {
+    package func push() async -> Bool {
         var timestamp = timespec()
         clock_gettime(CLOCK_REALTIME, &timestamp)
         let milliseconds = Int64(timestamp.tv_sec) * 1000 + Int64(timestamp.tv_nsec) / 1_000_000
@@ -105,9 +105,9 @@ public final class RemoteWriter: Sendable {
     }
 
     /// Pushes made and how many failed.
-    public var counts: (pushes: Int, failures: Int) { state.withLock { ($0.pushes, $0.failures) } }
+    package var counts: (pushes: Int, failures: Int) { state.withLock { ($0.pushes, $0.failures) } }
 
-    public func shutdown() async {
+    package func shutdown() async {
         await client.shutdown()
     }
 }

@@ -1,9 +1,9 @@
 import PagebenchMetrics
 
 /// The committed baselines `results/baselines/<name>.csv` that `pagebench check` compares against.
-public enum Baselines {
+package enum Baselines {
     /// Throws `.invalidRequest` unless `name` is a plain file name stem: letters, digits, `-`, `_`, `.`, not starting with `.`.
-    public static func validateName(_ name: String) throws {
+    package static func validateName(_ name: String) throws {
         let allowed = name.unicodeScalars.allSatisfy {
             ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) || $0 == "-" || $0 == "_"
                 || $0 == "."
@@ -17,7 +17,7 @@ public enum Baselines {
     }
 
     /// The path of the baseline `name` in `directory`.
-    public static func path(name: String, directory: String) -> String {
+    package static func path(name: String, directory: String) -> String {
         (directory.hasSuffix("/") ? directory : directory + "/") + name + ".csv"
     }
 
@@ -25,7 +25,7 @@ public enum Baselines {
     ///
     /// - Returns: the path written.
     @discardableResult
-    public static func write(_ rows: [ResultRow], name: String, directory: String) throws -> String {
+    package static func write(_ rows: [ResultRow], name: String, directory: String) throws -> String {
         try validateName(name)
         guard !rows.isEmpty else {
             throw MetricsError(kind: .invalidRequest, message: "no rows to write into baseline '\(name)'")
@@ -36,7 +36,7 @@ public enum Baselines {
     }
 
     /// Validates the results file `source` and writes its rows as baseline `name`.
-    public static func update(name: String, directory: String, from source: String) throws -> (path: String, rows: Int) {
+    package static func update(name: String, directory: String, from source: String) throws -> (path: String, rows: Int) {
         let rows = try CSVFile.readResults(source)
         return (try write(rows, name: name, directory: directory), rows.count)
     }

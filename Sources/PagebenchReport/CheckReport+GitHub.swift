@@ -2,24 +2,24 @@
 /// annotations for what fails the check, and the markdown report for the job's step summary.
 extension CheckReport {
     /// GitHub shows at most this many annotations of one level (error, warning) per step.
-    public static let githubAnnotationsPerLevel = 10
+    package static let githubAnnotationsPerLevel = 10
 
     /// The most bytes GitHub keeps of one step's summary file (`$GITHUB_STEP_SUMMARY`): 1 MiB.
-    public static let githubStepSummaryLimitBytes = 1 << 20
+    package static let githubStepSummaryLimitBytes = 1 << 20
 
     /// One annotation: its level, title and message, unescaped.
-    public struct GitHubAnnotation: Sendable, Equatable {
-        public enum Level: String, Sendable, CaseIterable {
+    package struct GitHubAnnotation: Sendable, Equatable {
+        package enum Level: String, Sendable, CaseIterable {
             case error, warning
         }
 
-        public var level: Level
-        public var title: String
-        public var message: String
+        package var level: Level
+        package var title: String
+        package var message: String
 
         /// The workflow command, escaped by GitHub's rules: in the message `%`, CR and LF as
         /// `%25`, `%0D`, `%0A`; in a property (the title) also `:` and `,` as `%3A`, `%2C`.
-        public var command: String {
+        package var command: String {
             "::\(level.rawValue) title=\(Self.escape(title, property: true))::\(Self.escape(message, property: false))"
         }
 
@@ -43,7 +43,7 @@ extension CheckReport {
     /// (a warning when allowed), each failed row, and each group in one file only (an error
     /// with `--fail-on-unmatched`, else a warning). Not the reported (not gated) shifts: they
     /// do not fail the check and are in the step summary.
-    public var githubAnnotations: [GitHubAnnotation] {
+    package var githubAnnotations: [GitHubAnnotation] {
         var annotations: [GitHubAnnotation] = []
         for (identity, verdict) in allVerdicts where verdict.gated && verdict.verdict == .regression {
             let parts = describe(verdict)
@@ -78,7 +78,7 @@ extension CheckReport {
     /// The annotations as workflow-command lines, at most ``githubAnnotationsPerLevel`` of a
     /// level (GitHub drops the rest): when there are more, the last one shown says how many
     /// more there are, and that the step summary lists them all.
-    public var githubAnnotationLines: String {
+    package var githubAnnotationLines: String {
         var lines: [String] = []
         for level in GitHubAnnotation.Level.allCases {
             let ofLevel = githubAnnotations.filter { $0.level == level }
@@ -102,7 +102,7 @@ extension CheckReport {
     /// markdown report, cut at a line so that the file stays within `limitBytes`, the cut
     /// marked by a line that says how much was left out and how to see all of it. Empty when
     /// not even that line fits.
-    public func githubStepSummary(existingBytes: Int, limitBytes: Int = CheckReport.githubStepSummaryLimitBytes) -> String {
+    package func githubStepSummary(existingBytes: Int, limitBytes: Int = CheckReport.githubStepSummaryLimitBytes) -> String {
         let text = (existingBytes > 0 ? "\n" : "") + markdown
         let room = limitBytes - existingBytes
         let total = Array(text.utf8).count

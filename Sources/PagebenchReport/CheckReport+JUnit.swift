@@ -147,7 +147,7 @@ extension CheckReport {
     }
 
     /// The report as JUnit XML (see above).
-    public var junit: String {
+    package var junit: String {
         let suites = junitSuites
         let tests = suites.reduce(0) { $0 + $1.cases.count }
         let failures = suites.reduce(0) { $0 + $1.failures }

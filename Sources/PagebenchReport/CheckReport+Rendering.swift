@@ -3,7 +3,7 @@ import PagebenchBase
 
 extension CheckReport {
     /// The report as `format` (text, markdown, json or JUnit XML; csv is not offered for checks).
-    public func rendered(_ format: OutputFormat) -> String {
+    package func rendered(_ format: OutputFormat) -> String {
         switch format {
         case .text, .csv: text
         case .markdown: markdown
@@ -13,7 +13,7 @@ extension CheckReport {
     }
 
     /// One line: the outcome and the counts.
-    public var summaryLine: String {
+    package var summaryLine: String {
         let regressions = count(.regression, gated: true)
         let improvements = count(.improvement, gated: true)
         let parts = [
@@ -74,7 +74,7 @@ extension CheckReport {
     }
 
     /// Plain text for a terminal: summary, then every notable finding, then unmatched rows and warnings.
-    public var text: String {
+    package var text: String {
         var lines = ["pagebench check: " + summaryLine, "baseline: \(baselineFile)", "current:  \(currentFile)",
             "method:   \(method)"]
         lines += gates.map { "          \($0)" }
@@ -121,7 +121,7 @@ extension CheckReport {
     }
 
     /// GitHub-flavoured markdown for a CI log or a pull request comment.
-    public var markdown: String {
+    package var markdown: String {
         func cell(_ text: String) -> String { text.replacingOccurrences(of: "|", with: "\\|") }
         var lines = [
             "### pagebench check: \(fails ? "❌" : "✅") \(summaryLine)", "",
@@ -186,7 +186,7 @@ extension CheckReport {
     }
 
     /// Every field, as pretty-printed JSON with sorted keys; infinite changes are written as strings.
-    public var json: String {
+    package var json: String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         encoder.nonConformingFloatEncodingStrategy = .convertToString(

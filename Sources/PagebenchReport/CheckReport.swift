@@ -4,7 +4,7 @@ import PagebenchMetrics
 /// markdown and JSON reports and the HTML report's gate section (docs/checking.md, "Verdicts").
 /// "Regression" means gated and failing, nothing else: a change of a reported (ungated) metric
 /// beyond its threshold is ``worse`` or ``better``, and never fails the check.
-public enum Verdict: String, Sendable, Codable, CaseIterable {
+package enum Verdict: String, Sendable, Codable, CaseIterable {
     /// A gated metric is worse by more than its threshold, and the repetitions show the change
     /// is not noise: it fails the check.
     case regression
@@ -25,142 +25,142 @@ public enum Verdict: String, Sendable, Codable, CaseIterable {
     case ignored
 
     /// Whether this verdict fails the check: only a gated regression does.
-    public var fails: Bool { self == .regression }
+    package var fails: Bool { self == .regression }
 
     /// Whether the change was beyond the threshold and shown by the repetitions, either way.
-    public var isShift: Bool { [.regression, .improvement, .worse, .better].contains(self) }
+    package var isShift: Bool { [.regression, .improvement, .worse, .better].contains(self) }
 }
 
 /// One measured metric of one matched identity: medians, change, interval, test and verdict.
-public struct MetricVerdict: Sendable, Equatable, Codable {
-    public var metric: String
-    public var unit: String
+package struct MetricVerdict: Sendable, Equatable, Codable {
+    package var metric: String
+    package var unit: String
     /// `higher` or `lower` (is better).
-    public var polarity: String
-    public var verdict: Verdict
-    public var baselineMedian: Double?
-    public var currentMedian: Double?
-    public var baselineValues: [Double]
-    public var currentValues: [Double]
+    package var polarity: String
+    package var verdict: Verdict
+    package var baselineMedian: Double?
+    package var currentMedian: Double?
+    package var baselineValues: [Double]
+    package var currentValues: [Double]
     /// median(current) / median(baseline) − 1; positive means larger (better only when higher is better).
-    public var relativeChange: Double?
+    package var relativeChange: Double?
     /// The bootstrap interval of ``relativeChange`` at ``Thresholds/confidence``.
-    public var intervalLow: Double?
-    public var intervalHigh: Double?
+    package var intervalLow: Double?
+    package var intervalHigh: Double?
     /// Two-sided Mann–Whitney U p-value, when both sides have at least one value.
-    public var rankTestP: Double?
+    package var rankTestP: Double?
     /// The relative threshold applied (0.05 = 5 %).
-    public var threshold: Double
+    package var threshold: Double
     /// The absolute floor applied, in ``unit``.
-    public var absoluteFloor: Double
+    package var absoluteFloor: Double
     /// Why the verdict is what it is, when that is not obvious from the numbers.
-    public var note: String?
+    package var note: String?
     /// Whether a regression of this metric fails the check (docs/contract.md H10; ``MetricGate``):
     /// a gated metric's shift is a ``Verdict/regression`` or ``Verdict/improvement``, a reported
     /// one's ``Verdict/worse`` or ``Verdict/better``.
-    public var gated: Bool = true
+    package var gated: Bool = true
     /// Why it is gated or only reported: `gated: process-own (instructions, callgrind)`,
     /// `reported: wall-clock, noise floor ±25 %`.
-    public var gate: String = ""
+    package var gate: String = ""
 }
 
 /// A deterministic metric whose values differ (docs/contract.md H3): a behaviour change.
-public struct BehaviourChange: Sendable, Equatable, Codable {
-    public var metric: String
+package struct BehaviourChange: Sendable, Equatable, Codable {
+    package var metric: String
     /// The distinct values of the baseline's repetitions, in repetition order.
-    public var baselineValues: [String]
-    public var currentValues: [String]
+    package var baselineValues: [String]
+    package var currentValues: [String]
     /// What changed: between the files, or between repetitions of one file.
-    public var note: String
+    package var note: String
 }
 
 /// The comparison of one identity (scenario, configuration, pager, concurrency, stage) present in both files.
-public struct IdentityComparison: Sendable, Equatable, Codable {
-    public var scenario: String
-    public var configHash: String
-    public var pagerKind: String
-    public var concurrency: Int
+package struct IdentityComparison: Sendable, Equatable, Codable {
+    package var scenario: String
+    package var configHash: String
+    package var pagerKind: String
+    package var concurrency: Int
     /// The stage (1-based) of a staged run (H4); nil otherwise.
-    public var stage: Int? = nil
-    public var baselineRepetitions: Int
-    public var currentRepetitions: Int
-    public var behaviourChanges: [BehaviourChange]
+    package var stage: Int? = nil
+    package var baselineRepetitions: Int
+    package var currentRepetitions: Int
+    package var behaviourChanges: [BehaviourChange]
     /// Rows refused because too many of their drains failed (``Thresholds/maxFailedDrainFraction``):
     /// each says which file and repetition, and the fraction.
-    public var failedRows: [String] = []
-    public var metrics: [MetricVerdict]
+    package var failedRows: [String] = []
+    package var metrics: [MetricVerdict]
     /// Context differences that weaken the comparison (build configuration, seed, host, …).
-    public var warnings: [String]
+    package var warnings: [String]
 
-    public var label: String {
+    package var label: String {
         ResultIdentity(scenario: scenario, configHash: configHash, pagerKind: pagerKind, concurrency: concurrency, stage: stage)
             .description
     }
 }
 
 /// A row group present in only one of the two files.
-public struct UnmatchedIdentity: Sendable, Equatable, Codable {
-    public var scenario: String
-    public var configHash: String
-    public var pagerKind: String
-    public var concurrency: Int
+package struct UnmatchedIdentity: Sendable, Equatable, Codable {
+    package var scenario: String
+    package var configHash: String
+    package var pagerKind: String
+    package var concurrency: Int
     /// The stage (1-based) of a staged run (H4); nil otherwise.
-    public var stage: Int? = nil
-    public var repetitions: Int
+    package var stage: Int? = nil
+    package var repetitions: Int
 
-    public var label: String {
+    package var label: String {
         ResultIdentity(scenario: scenario, configHash: configHash, pagerKind: pagerKind, concurrency: concurrency, stage: stage)
             .description
     }
 }
 
 /// Everything `pagebench check` found, ready to render as text, markdown or JSON.
-public struct CheckReport: Sendable, Equatable, Codable {
-    public var baselineFile: String
-    public var currentFile: String
+package struct CheckReport: Sendable, Equatable, Codable {
+    package var baselineFile: String
+    package var currentFile: String
     /// One line describing the method and its parameters.
-    public var method: String
+    package var method: String
     /// What is gated and what only reported, with why (docs/contract.md H10): one line each.
-    public var gates: [String] = []
-    public var comparisons: [IdentityComparison]
-    public var onlyInBaseline: [UnmatchedIdentity]
-    public var onlyInCurrent: [UnmatchedIdentity]
+    package var gates: [String] = []
+    package var comparisons: [IdentityComparison]
+    package var onlyInBaseline: [UnmatchedIdentity]
+    package var onlyInCurrent: [UnmatchedIdentity]
     /// Whether behaviour changes were allowed (`--allow-behaviour-change`).
-    public var behaviourChangeAllowed: Bool
+    package var behaviourChangeAllowed: Bool
     /// Whether a group present in only one file fails the check (`--fail-on-unmatched`).
-    public var unmatchedFails: Bool = false
+    package var unmatchedFails: Bool = false
 
     /// Every metric verdict with its identity's label.
-    public var allVerdicts: [(identity: String, verdict: MetricVerdict)] {
+    package var allVerdicts: [(identity: String, verdict: MetricVerdict)] {
         comparisons.flatMap { comparison in comparison.metrics.map { (comparison.label, $0) } }
     }
 
     /// Verdicts of `verdict` over every metric, or only the gated (`gated: true`) or only the
     /// reported ones (`false`). A regression or improvement is always gated, a worse or better never.
-    public func count(_ verdict: Verdict, gated: Bool? = nil) -> Int {
+    package func count(_ verdict: Verdict, gated: Bool? = nil) -> Int {
         comparisons.reduce(0) { $0 + $1.metrics.count { $0.verdict == verdict && (gated == nil || $0.gated == gated) } }
     }
 
-    public var behaviourChangeCount: Int { comparisons.reduce(0) { $0 + $1.behaviourChanges.count } }
+    package var behaviourChangeCount: Int { comparisons.reduce(0) { $0 + $1.behaviourChanges.count } }
 
     /// Whether a gated metric regressed (a reported one never fails the check).
-    public var hasRegression: Bool { count(.regression, gated: true) > 0 }
+    package var hasRegression: Bool { count(.regression, gated: true) > 0 }
 
     /// Rows refused as failed runs, with their group's label.
-    public var failedRows: [(identity: String, row: String)] {
+    package var failedRows: [(identity: String, row: String)] {
         comparisons.flatMap { comparison in comparison.failedRows.map { (comparison.label, $0) } }
     }
 
     /// Whether the check fails: a regression, a row of failed drains, a behaviour change that was not allowed, or (with
     /// ``unmatchedFails``) a group present in only one file.
-    public var fails: Bool { outcome.fails }
+    package var fails: Bool { outcome.fails }
 
     /// The process exit status: 1 when ``fails``, else 0.
-    public var exitStatus: Int32 { fails ? 1 : 0 }
+    package var exitStatus: Int32 { fails ? 1 : 0 }
 
     /// What the check decides as a whole, the first reason that applies: one case per way it
     /// passes or fails, for a renderer (text, markdown, JSON, the HTML report, CI formats) to switch over.
-    public enum Outcome: String, Sendable, Codable, CaseIterable {
+    package enum Outcome: String, Sendable, Codable, CaseIterable {
         /// A gated metric regressed (``Verdict/regression``).
         case regression = "REGRESSION"
         /// A row's drains mostly failed: it was refused, not compared.
@@ -175,11 +175,11 @@ public struct CheckReport: Sendable, Equatable, Codable {
         case passed = "OK"
 
         /// Whether the check fails (exit 1).
-        public var fails: Bool { ![.passed, .behaviourChangeAllowed].contains(self) }
+        package var fails: Bool { ![.passed, .behaviourChangeAllowed].contains(self) }
     }
 
     /// The check's decision (``fails`` is `outcome.fails`).
-    public var outcome: Outcome {
+    package var outcome: Outcome {
         if hasRegression { return .regression }
         if !failedRows.isEmpty { return .failedRun }
         if unmatchedFails && !(onlyInBaseline.isEmpty && onlyInCurrent.isEmpty) { return .unmatchedRows }

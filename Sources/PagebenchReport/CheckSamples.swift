@@ -10,35 +10,35 @@ import PagebenchMetrics
 /// only once they vary: a column whose every repetition has the same value (error counts,
 /// most target columns) costs nothing per row. Memory grows with the rows by what varies
 /// between them (results/check-performance.md).
-public struct CheckSamples: Sendable {
+package struct CheckSamples: Sendable {
     /// The file's name in messages.
-    public let file: String
+    package let file: String
     var groups: [ResultIdentity: Group] = [:]
     /// The refusal of the first row given twice (same identity and repetition), if any.
     var duplicate: String?
 
-    public init(file: String) {
+    package init(file: String) {
         self.file = file
     }
 
     /// The samples of `rows`, as if read from `file` in this order.
-    public init(_ rows: [ResultRow], file: String) {
+    package init(_ rows: [ResultRow], file: String) {
         self.init(file: file)
         for row in rows { add(row) }
     }
 
     /// How many rows were added.
-    public var rowCount: Int { groups.values.reduce(0) { $0 + $1.samples.count } }
+    package var rowCount: Int { groups.values.reduce(0) { $0 + $1.samples.count } }
 
     /// Keeps what the checker judges of `row`.
-    public mutating func add(_ row: ResultRow) {
+    package mutating func add(_ row: ResultRow) {
         add(row, cells: ResultRow.csvColumns.map { $0.value(row) })
     }
 
     /// Keeps what the checker judges of `row`, whose typed cells (by ``ResultRow/csvColumns``
     /// index, as ``CSVFile/forEachResult(_:_:)`` reads them) give the values: read from the
     /// cells, not through the row's key paths, which cost more than parsing the row.
-    public mutating func add(_ row: ResultRow, cells: [CSVValue]) {
+    package mutating func add(_ row: ResultRow, cells: [CSVValue]) {
         // Mutated in place through the dictionary: no copy of the group per row.
         let repeated = !groups[row.identity, default: Group()].add(row, cells: cells)
         if repeated, duplicate == nil {

@@ -8,34 +8,34 @@ import PagebenchMetrics
 /// A configuration is a scenario + configuration hash + pager kind of one input file, named by
 /// its label (``labels(_:files:)``); the file name joins the label only when the same
 /// configuration appears in more than one file.
-public struct ConfigurationComparison: Sendable, Equatable {
+package struct ConfigurationComparison: Sendable, Equatable {
     /// One column of the table.
-    public struct Configuration: Sendable, Hashable {
-        public var file: String
-        public var scenario: String
-        public var configHash: String
-        public var pagerKind: String
+    package struct Configuration: Sendable, Hashable {
+        package var file: String
+        package var scenario: String
+        package var configHash: String
+        package var pagerKind: String
         /// The column header, as short as it can be while still unique.
-        public var label: String
+        package var label: String
     }
 
     /// One metric row of one section.
-    public struct Row: Sendable, Equatable {
-        public var metric: String
-        public var unit: String
-        public var polarity: Polarity
+    package struct Row: Sendable, Equatable {
+        package var metric: String
+        package var unit: String
+        package var polarity: Polarity
         /// Median over repetitions per configuration; nil when the configuration has no value.
-        public var values: [Double?]
+        package var values: [Double?]
         /// `value / first − 1` per configuration (nil for the first and for missing values).
-        public var deltas: [Double?]
+        package var deltas: [Double?]
         /// Per configuration, why its value cannot be judged against the first configuration's
         /// (the pair its change compares), or nil: a figure per page when the pair's limits differ
         /// (a page is then another unit), a total when their drain counts differ (issue 26).
         /// Judged per pair (issue 35): a third configuration at another limit does not make two
         /// at the same limit incomparable. Such a change is shown, never called better or worse.
-        public var notComparable: [String?]
+        package var notComparable: [String?]
 
-        public init(
+        package init(
             metric: String, unit: String, polarity: Polarity, values: [Double?], deltas: [Double?],
             notComparable: [String?]? = nil
         ) {
@@ -48,30 +48,30 @@ public struct ConfigurationComparison: Sendable, Equatable {
         }
 
         /// Why configuration `index`'s value is not comparable with the first's, or nil.
-        public func notComparable(at index: Int) -> String? {
+        package func notComparable(at index: Int) -> String? {
             notComparable.indices.contains(index) ? notComparable[index] : nil
         }
     }
 
     /// The rows of one concurrency level, or of one stage of a staged run.
-    public struct Section: Sendable, Equatable {
-        public var concurrency: Int
+    package struct Section: Sendable, Equatable {
+        package var concurrency: Int
         /// The stage (1-based) of a staged run (H4); nil otherwise.
-        public var stage: Int? = nil
-        public var rows: [Row]
+        package var stage: Int? = nil
+        package var rows: [Row]
 
         /// `concurrency 64`, or `concurrency 64 stage 2`.
-        public var title: String { "concurrency \(concurrency)" + (stage.map { " stage \($0)" } ?? "") }
+        package var title: String { "concurrency \(concurrency)" + (stage.map { " stage \($0)" } ?? "") }
     }
 
-    public var configurations: [Configuration]
-    public var sections: [Section]
+    package var configurations: [Configuration]
+    package var sections: [Section]
 
     /// The metrics shown unless asked otherwise (issue 26): the cost of a drain first — round
     /// trips, empty pages, scanned bytes and latency per drain, items/s — then rates with
     /// requests/s beside drains/s, then what is counted per page, then resources and totals
     /// (the writes, watch and cancellation rows appear only when a configuration has them).
-    public static let defaultMetrics = [
+    package static let defaultMetrics = [
         "pages_per_drain_mean", "empty_pages_per_drain", "scanned_bytes_per_drain", "response_bytes_per_drain",
         "scanned_items_per_drain", "items_per_drain", "drain_latency_p50_ns", "drain_latency_p99_ns", "items_per_s", "drains_per_s", "pages_per_s",
         "empty_page_rate", "page_latency_p50_ns", "page_latency_p99_ns",
@@ -138,7 +138,7 @@ public struct ConfigurationComparison: Sendable, Equatable {
 
     /// Numeric columns that make sense in a comparison: every non-context column, and the
     /// figures per drain derived from them.
-    public static var comparableMetrics: [String] {
+    package static var comparableMetrics: [String] {
         ResultRow.columnDescriptors.filter { $0.kind != .context && $0.type != .text }.map(\.name) + derivedMetrics.map(\.name)
     }
 
@@ -154,7 +154,7 @@ public struct ConfigurationComparison: Sendable, Equatable {
     }
 
     /// Checks metric names, suggesting the closest known one for a typo.
-    public static func validateMetrics(_ names: [String]) throws {
+    package static func validateMetrics(_ names: [String]) throws {
         let known = Set(comparableMetrics)
         for name in names where !known.contains(name) {
             throw MetricsError(
@@ -169,7 +169,7 @@ public struct ConfigurationComparison: Sendable, Equatable {
     ///
     /// - Parameter metrics: column names to show, in order (default ``defaultMetrics``).
     ///   Rows no configuration has a value for are left out.
-    public init(files: [(path: String, rows: [ResultRow])], metrics: [String] = ConfigurationComparison.defaultMetrics) {
+    package init(files: [(path: String, rows: [ResultRow])], metrics: [String] = ConfigurationComparison.defaultMetrics) {
         struct Key: Hashable {
             var file: Int
             var scenario: String
@@ -263,7 +263,7 @@ public struct ConfigurationComparison: Sendable, Equatable {
     /// derived over exactly its configurations; labels a scenario gave are kept when every
     /// configuration has one), else the parameters that differ between them
     /// (`limit=100 filter=category=0`), then the file name, then the hash, where still alike.
-    public static func labels(_ rows: [ResultRow], files: [String]) -> [String] {
+    package static func labels(_ rows: [ResultRow], files: [String]) -> [String] {
         let own = rows.map(\.label)
         let unique = Set(own).count == own.count && !own.contains("")
         let oneFile = Set(files).count <= 1
@@ -323,7 +323,7 @@ public struct ConfigurationComparison: Sendable, Equatable {
         "Configurations side by side (changes against the first; a comparison of configurations, not a regression check: `pagebench check` judges regressions):"
 
     /// The table as text, markdown or CSV (json is not offered for comparisons).
-    public func rendered(_ format: OutputFormat) -> String {
+    package func rendered(_ format: OutputFormat) -> String {
         switch format {
         case .text, .json, .junit: text
         case .markdown: markdown
@@ -332,7 +332,7 @@ public struct ConfigurationComparison: Sendable, Equatable {
     }
 
     /// Aligned plain-text tables, one per concurrency level.
-    public var text: String {
+    package var text: String {
         var output = Self.heading + "\n"
         for (index, configuration) in configurations.enumerated() {
             output += "  [\(index + 1)] \(configuration.label)  \(configuration.scenario) \(configuration.configHash) "
@@ -355,7 +355,7 @@ public struct ConfigurationComparison: Sendable, Equatable {
     }
 
     /// One markdown table per concurrency level.
-    public var markdown: String {
+    package var markdown: String {
         func cell(_ text: String) -> String { text.replacingOccurrences(of: "|", with: "\\|") }
         var lines: [String] = []
         for section in sections {
@@ -379,7 +379,7 @@ public struct ConfigurationComparison: Sendable, Equatable {
 
     /// Machine-readable: one record per concurrency × metric, a value and a delta column per
     /// configuration; a `stage` column after `concurrency` when a row is of a stage (H4).
-    public var csv: String {
+    package var csv: String {
         let writer = CSVWriter()
         let staged = sections.contains { $0.stage != nil }
         var header = ["concurrency"] + (staged ? ["stage"] : []) + ["metric", "unit", "polarity"]

@@ -1,6 +1,6 @@
 /// The formats `pagebench export` writes a results CSV in (docs/ci.md): what continuous
 /// benchmarking services and CI test reports read.
-public enum ExportFormat: String, Sendable, CaseIterable {
+package enum ExportFormat: String, Sendable, CaseIterable {
     /// github-action-benchmark's `customSmallerIsBetter` and `customBiggerIsBetter` tools: two
     /// JSON arrays of `{name, unit, value, range, extra}`, one file per polarity.
     case githubActionBenchmark = "github-action-benchmark"
@@ -13,7 +13,7 @@ public enum ExportFormat: String, Sendable, CaseIterable {
     case openmetrics
 
     /// What `--output` names for this format, and where the files go without it.
-    public var outputDescription: String {
+    package var outputDescription: String {
         switch self {
         case .githubActionBenchmark:
             "a path prefix: writes PREFIX.smaller-is-better.json and PREFIX.bigger-is-better.json "

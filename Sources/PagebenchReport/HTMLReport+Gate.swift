@@ -7,7 +7,7 @@ extension HTMLReport {
     /// same thresholds, not a second reading of the colours. Nil for any other report (one
     /// file, three or more, or two with no group in common: then they are not a baseline
     /// and a current run of one experiment).
-    public var gateCheck: CheckReport? {
+    package var gateCheck: CheckReport? {
         guard case .decided(let report) = gate else { return nil }
         return report
     }

@@ -20,28 +20,28 @@ import PagebenchMetrics
 /// - `plot-empty-pages` when selectivities differ; `plot-cancellation` when drains were
 ///   cancelled; `plot-memory` with a time series; `plot-history` with a history file.
 /// What is left out is named with how to get it.
-public struct HTMLReport: Sendable {
-    public static let plotIDs = [
+package struct HTMLReport: Sendable {
+    package static let plotIDs = [
         "plot-knee", "plot-stage-plan", "plot-limit", "plot-throughput", "plot-drain-latency", "plot-page-latency",
         "plot-empty-pages", "plot-cancellation", "plot-memory", "plot-history",
     ]
     /// The plots of staged runs (H4), shown when a row or the time series has a stage.
-    public static let stagePlotIDs = ["plot-stage-throughput", "plot-stage-latency", "plot-stage-pagers"]
+    package static let stagePlotIDs = ["plot-stage-throughput", "plot-stage-latency", "plot-stage-pagers"]
 
-    public var files: [(path: String, rows: [ResultRow])]
-    public var history: [ResultRow]?
-    public var timeSeries: [TimeSeriesRow]?
-    public var title = "pagebench report"
+    package var files: [(path: String, rows: [ResultRow])]
+    package var history: [ResultRow]?
+    package var timeSeries: [TimeSeriesRow]?
+    package var title = "pagebench report"
     /// SLOs to draw on the knee plot (`report --slo`): the CSV records each step's verdict,
     /// not the bound it was judged on.
-    public var objectives: [ServiceLevelObjective] = []
+    package var objectives: [ServiceLevelObjective] = []
     /// Lines per plot before the report keeps only each configuration's highest concurrency.
-    public var maximumSeries = 8
+    package var maximumSeries = 8
     /// The thresholds of the gate's verdict shown for a baseline and a current file
     /// (``gateCheck``, `report --thresholds`); nil leaves the gate out.
-    public var checkThresholds: Thresholds? = Thresholds()
+    package var checkThresholds: Thresholds? = Thresholds()
 
-    public init(files: [(path: String, rows: [ResultRow])], history: [ResultRow]? = nil, timeSeries: [TimeSeriesRow]? = nil) {
+    package init(files: [(path: String, rows: [ResultRow])], history: [ResultRow]? = nil, timeSeries: [TimeSeriesRow]? = nil) {
         self.files = files
         self.history = history
         self.timeSeries = timeSeries
@@ -66,7 +66,7 @@ public struct HTMLReport: Sendable {
 
     /// The whole page: what was compared and the answer first (``answer(_:)``), then only
     /// the plots these rows mean something for, then every figure side by side.
-    public func render() -> String {
+    package func render() -> String {
         let groups = groups
         let rowCount = files.reduce(0) { $0 + $1.rows.count }
         let contexts = Set(files.flatMap { $0.rows.map { "\($0.gitCommit.prefix(12)) · \($0.buildConfiguration) · Swift \($0.swiftVersion) · \($0.host) · \($0.cores) cores" } })
@@ -106,7 +106,7 @@ public struct HTMLReport: Sendable {
 
 extension HTMLReport {
     /// Writes rendered HTML to `path` atomically, creating parent directories.
-    public static func write(_ html: String, to path: String) throws {
+    package static func write(_ html: String, to path: String) throws {
         try TextFile.write(html, to: path)
     }
 }

@@ -19,9 +19,9 @@
 ///   timing such as `missed_starts`, CPU time, memory, allocations counted through the
 ///   thread caches), with its noise floor. `--gate-wall-clock`
 ///   (or `"gateWallClock": true`, or a metric's `"gate": true`) gates them too.
-public struct MetricGate: Sendable, Equatable, Codable {
+package struct MetricGate: Sendable, Equatable, Codable {
     /// What kind of figure the metric is, which decides its default.
-    public enum Kind: String, Sendable, Codable, CaseIterable {
+    package enum Kind: String, Sendable, Codable, CaseIterable {
         /// The process's own instruction or (exactly counted) allocation counts.
         case processOwn = "process-own"
         /// Counts of events: failed drains, retries, throttles, consumed capacity.
@@ -41,21 +41,21 @@ public struct MetricGate: Sendable, Equatable, Codable {
         case cachedAllocations = "allocations counted through thread caches"
     }
 
-    public var kind: Kind
+    package var kind: Kind
     /// Whether a regression of this metric fails the check.
-    public var gated: Bool
+    package var gated: Bool
     /// The measured noise floor of this kind of figure on the reference machine: the largest
     /// change of medians between separate same-build runs (0.25 = ±25 %); nil when not measured.
-    public var noiseFloor: Double?
+    package var noiseFloor: Double?
     /// Why gated or not, as the report prints it: `gated: process-own (instructions)`,
     /// `reported: wall-clock, noise floor ±25 %`.
-    public var reason: String
+    package var reason: String
 
     /// - Parameters:
     ///   - what: what the figure is, for process-own and counted figures (`instructions`).
     ///   - gated: for a figure reported by default, the user opted in (`--gate-wall-clock`,
     ///     a metric's `"gate": true`); for one gated by default, the thresholds did not say `"gate": false`.
-    public init(kind: Kind, gated: Bool, noiseFloor: Double?, what: String? = nil) {
+    package init(kind: Kind, gated: Bool, noiseFloor: Double?, what: String? = nil) {
         self.kind = kind
         self.gated = gated
         self.noiseFloor = noiseFloor

@@ -23,15 +23,15 @@ import PagebenchMetrics
 ///      repetitions cannot tell.
 /// 4. Only the verdicts of gated metrics fail the check (docs/contract.md H10, ``MetricGate``): by
 ///    default what another process cannot move. Every verdict names its gate.
-public struct RegressionChecker: Sendable {
-    public var thresholds: Thresholds
+package struct RegressionChecker: Sendable {
+    package var thresholds: Thresholds
 
-    public init(thresholds: Thresholds = Thresholds()) {
+    package init(thresholds: Thresholds = Thresholds()) {
         self.thresholds = thresholds
     }
 
     /// The method line printed with every report.
-    public var methodDescription: String {
+    package var methodDescription: String {
         "median of repetitions; \(NumberText.number(thresholds.confidence * 100)) % percentile-bootstrap interval of the "
             + "ratio of medians (\(thresholds.resamples) resamples, seed \(thresholds.seed)); Mann–Whitney U at "
             + "α = \(NumberText.number(thresholds.alpha)) where the repetitions can reach it (not for a remote target's gated "
@@ -40,7 +40,7 @@ public struct RegressionChecker: Sendable {
     }
 
     /// What the check gates and what it only reports, one line each (docs/contract.md H10).
-    public var gatesDescription: [String] {
+    package var gatesDescription: [String] {
         let target = Thresholds.targetLatencyColumns.map { name in
             let relative = thresholds.metrics[name]?.relative ?? (Thresholds.targetLatencyRules[name]?.relative ?? 0) * thresholds.scale
             return "\(name) +\(NumberText.number(relative * 100)) %"
@@ -64,7 +64,7 @@ public struct RegressionChecker: Sendable {
     /// - Throws: ``MetricsError`` (`.malformedInput`) when not one group matches: the files describe
     ///   different experiments (another scenario set, or configuration hashes that changed), so
     ///   passing would hide everything; the message says to refresh the baseline.
-    public func checkFiles(
+    package func checkFiles(
         baseline: [ResultRow], current: [ResultRow], baselineFile: String, currentFile: String,
         allowBehaviourChange: Bool = false, failOnUnmatched: Bool = false
     ) throws -> CheckReport {
@@ -79,7 +79,7 @@ public struct RegressionChecker: Sendable {
     /// - Throws: ``MetricsError`` (`.malformedInput`): two rows of one identity and repetition
     ///   in one file (a file concatenated with itself, a scenario run twice: they would count
     ///   as two samples of one measurement); not one group in common (see above).
-    public func checkFiles(
+    package func checkFiles(
         baseline: CheckSamples, current: CheckSamples, allowBehaviourChange: Bool = false, failOnUnmatched: Bool = false
     ) throws -> CheckReport {
         for samples in [baseline, current] {
@@ -101,7 +101,7 @@ public struct RegressionChecker: Sendable {
     }
 
     /// Compares two sets of rows. `baselineFile` and `currentFile` only label the report.
-    public func check(
+    package func check(
         baseline: [ResultRow], current: [ResultRow], baselineFile: String, currentFile: String,
         allowBehaviourChange: Bool = false
     ) -> CheckReport {
@@ -111,7 +111,7 @@ public struct RegressionChecker: Sendable {
     }
 
     /// Compares two files' samples; their file names label the report.
-    public func check(baseline: CheckSamples, current: CheckSamples, allowBehaviourChange: Bool = false) -> CheckReport {
+    package func check(baseline: CheckSamples, current: CheckSamples, allowBehaviourChange: Bool = false) -> CheckReport {
         var comparisons: [IdentityComparison] = []
         for identity in baseline.groups.keys.sorted() {
             guard let currentGroup = current.groups[identity], let baselineGroup = baseline.groups[identity] else { continue }
@@ -254,7 +254,7 @@ public struct RegressionChecker: Sendable {
     ///   - exactAllocations: both sides counted allocations exactly
     ///     (``Thresholds/rule(for:exactAllocations:remoteTarget:)``).
     ///   - remoteTarget: the rows paged a remote target (its fastest and median page latency are gated).
-    public func judge(
+    package func judge(
         _ column: ColumnDescriptor, _ baselineValues: [Double], _ currentValues: [Double], exactAllocations: Bool = false,
         remoteTarget: Bool = false
     ) -> MetricVerdict {

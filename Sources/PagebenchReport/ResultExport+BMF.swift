@@ -32,5 +32,5 @@ extension ResultExport {
     }
 
     /// The BMF JSON.
-    public var bencherMetricFormat: String { ExportJSON.encode(bencherBenchmarks) }
+    package var bencherMetricFormat: String { ExportJSON.encode(bencherBenchmarks) }
 }

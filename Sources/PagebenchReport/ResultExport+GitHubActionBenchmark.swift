@@ -13,16 +13,16 @@ import PagebenchMetrics
 /// (`± x`), and `extra` the repetitions' values and the group's label.
 extension ResultExport {
     /// One entry of github-action-benchmark's custom JSON.
-    public struct BenchmarkEntry: Encodable, Equatable, Sendable {
-        public var name: String
-        public var unit: String
-        public var value: Double
-        public var range: String
-        public var extra: String
+    package struct BenchmarkEntry: Encodable, Equatable, Sendable {
+        package var name: String
+        package var unit: String
+        package var value: Double
+        package var range: String
+        package var extra: String
     }
 
     /// The entries of the columns of `polarity` (lower- or higher-is-better).
-    public func benchmarkEntries(_ polarity: Polarity) -> [BenchmarkEntry] {
+    package func benchmarkEntries(_ polarity: Polarity) -> [BenchmarkEntry] {
         groups.flatMap { group in
             series(group).filter { $0.column.polarity == polarity }.map { series in
                 let values = series.values.map { NumberText.number($0) }.joined(separator: ", ")
@@ -38,7 +38,7 @@ extension ResultExport {
 
     /// github-action-benchmark's JSON for `customSmallerIsBetter` (`.lowerIsBetter`) or
     /// `customBiggerIsBetter` (`.higherIsBetter`).
-    public func githubActionBenchmark(_ polarity: Polarity) -> String {
+    package func githubActionBenchmark(_ polarity: Polarity) -> String {
         ExportJSON.encode(benchmarkEntries(polarity))
     }
 }

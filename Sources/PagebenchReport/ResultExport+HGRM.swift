@@ -13,18 +13,18 @@ import PagebenchMetrics
 /// distribution of that latency to write.
 extension ResultExport {
     /// One `.hgrm` file: its name and text.
-    public struct PercentileDistribution: Sendable, Equatable {
-        public var fileName: String
-        public var text: String
+    package struct PercentileDistribution: Sendable, Equatable {
+        package var fileName: String
+        package var text: String
     }
 
     /// A latency whose whole histogram a row carries: one `.hgrm` file per row each.
-    public enum HistogramColumn: String, CaseIterable, Sendable {
+    package enum HistogramColumn: String, CaseIterable, Sendable {
         case pageLatency = "page-latency"
         case drainLatency = "drain-latency"
 
         /// The CSV column that holds it.
-        public var column: String {
+        package var column: String {
             switch self {
             case .pageLatency: "page_latency_histogram"
             case .drainLatency: "drain_latency_histogram"
@@ -40,10 +40,10 @@ extension ResultExport {
     }
 
     /// The unit of the values in a `.hgrm` file, and the recorded nanoseconds per unit.
-    public static let hgrmUnit = (name: "us", nanoseconds: 1_000.0)
+    package static let hgrmUnit = (name: "us", nanoseconds: 1_000.0)
 
     /// The percentile distribution of `recorder`, in ``hgrmUnit``.
-    public static func percentileDistribution(_ recorder: LatencyRecorder) -> String {
+    package static func percentileDistribution(_ recorder: LatencyRecorder) -> String {
         recorder.percentileDistribution(nanosecondsPerUnit: hgrmUnit.nanoseconds)
     }
 
@@ -55,7 +55,7 @@ extension ResultExport {
     /// ×N repetition R: page_latency_histogram`).
     ///
     /// - Throws: ``MetricsError`` (`.malformedInput`) for a cell that is not a serialised histogram.
-    public func percentileDistributions(file: String?) throws -> (files: [PercentileDistribution], skipped: [String]) {
+    package func percentileDistributions(file: String?) throws -> (files: [PercentileDistribution], skipped: [String]) {
         var files: [PercentileDistribution] = []
         var skipped: [String] = []
         var position = 0

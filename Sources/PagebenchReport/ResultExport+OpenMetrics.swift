@@ -52,7 +52,7 @@ extension ResultExport {
     }
 
     /// The OpenMetrics text.
-    public var openMetrics: String {
+    package var openMetrics: String {
         let perGroup = groups.map { group in (group, series(group)) }
         var text = ""
         for column in columns {

@@ -9,39 +9,39 @@ import PagebenchMetrics
 /// repetitions, as `check` compares them; the spread (smallest and largest repetition) goes
 /// where the format has room for it. Nothing is computed that the rows did not measure: a
 /// column empty in every repetition of a group is left out of that group.
-public struct ResultExport: Sendable {
+package struct ResultExport: Sendable {
     /// One group of rows: the repetitions of one identity, in file order.
-    public struct Group: Sendable {
-        public var identity: ResultIdentity
-        public var rows: [ResultRow]
+    package struct Group: Sendable {
+        package var identity: ResultIdentity
+        package var rows: [ResultRow]
         /// What a person calls it (the first row's `label`, else the identity).
-        public var label: String { rows.first.map { $0.label.isEmpty ? identity.description : $0.label } ?? "" }
+        package var label: String { rows.first.map { $0.label.isEmpty ? identity.description : $0.label } ?? "" }
     }
 
     /// One exported column's figures in one group.
-    public struct Series: Sendable, Equatable {
-        public var column: ColumnDescriptor
+    package struct Series: Sendable, Equatable {
+        package var column: ColumnDescriptor
         /// The non-empty values, in repetition order.
-        public var values: [Double]
-        public var median: Double
-        public var minimum: Double
-        public var maximum: Double
+        package var values: [Double]
+        package var median: Double
+        package var minimum: Double
+        package var maximum: Double
     }
 
-    public var groups: [Group]
+    package var groups: [Group]
     /// The columns exported, in registry order.
-    public var columns: [ColumnDescriptor]
+    package var columns: [ColumnDescriptor]
 
     /// The numeric columns that describe what a run measured: measured and deterministic,
     /// not context (which names the run rather than measuring it).
-    public static let exportableColumns: [ColumnDescriptor] = ResultRow.columnDescriptors.filter {
+    package static let exportableColumns: [ColumnDescriptor] = ResultRow.columnDescriptors.filter {
         $0.kind != .context && $0.type != .text
     }
 
     /// Groups `rows` (in order of first appearance) and picks `columns` (all exportable ones when nil).
     ///
     /// - Throws: ``MetricsError`` (`.malformedInput`) for a name that is not an exportable column.
-    public init(rows: [ResultRow], columns names: [String]? = nil) throws {
+    package init(rows: [ResultRow], columns names: [String]? = nil) throws {
         var order: [ResultIdentity] = []
         var byIdentity: [ResultIdentity: [ResultRow]] = [:]
         for row in rows {
@@ -70,7 +70,7 @@ public struct ResultExport: Sendable {
         uniqueKeysWithValues: ResultRow.csvColumns.enumerated().map { ($0.element.name, $0.offset) })
 
     /// The figures of every exported column that has a value in `group`, in column order.
-    public func series(_ group: Group) -> [Series] {
+    package func series(_ group: Group) -> [Series] {
         columns.compactMap { column in
             guard let index = Self.columnIndex[column.name] else { return nil }
             let values = group.rows.compactMap { ResultRow.csvColumns[index].value($0).numericValue }

@@ -20,8 +20,8 @@ import PagebenchMetrics
 /// Derived figures (not columns, computed from a row):
 /// - `error_rate`: failed drains ÷ (ended drains + failed drains), where failed drains are
 ///   the sum of the `errors_*` columns; 0 for a row with no drains at all.
-public struct ServiceLevelObjective: Sendable, Equatable, CustomStringConvertible {
-    public enum Comparison: String, Sendable, Equatable, CaseIterable {
+package struct ServiceLevelObjective: Sendable, Equatable, CustomStringConvertible {
+    package enum Comparison: String, Sendable, Equatable, CaseIterable {
         case below = "<"
         case atMost = "<="
         case above = ">"
@@ -38,17 +38,17 @@ public struct ServiceLevelObjective: Sendable, Equatable, CustomStringConvertibl
     }
 
     /// The column (or derived figure) bounded.
-    public let column: String
-    public let comparison: Comparison
+    package let column: String
+    package let comparison: Comparison
     /// The bound in the column's own unit (nanoseconds for `_ns` columns, bytes, a ratio as a fraction).
-    public let bound: Double
+    package let bound: Double
     /// The unit of ``bound`` (the column's), for messages.
-    public let unit: String
+    package let unit: String
     /// The expression as written.
-    public let text: String
+    package let text: String
 
     /// The derived figures an SLO may bound besides the CSV's numeric columns.
-    public static let derivedFigures: [ColumnDescriptor] = [
+    package static let derivedFigures: [ColumnDescriptor] = [
         ColumnDescriptor(
             name: "error_rate", unit: "ratio", polarity: .lowerIsBetter, kind: .measured, type: .decimal,
             isOptional: false,
@@ -62,7 +62,7 @@ public struct ServiceLevelObjective: Sendable, Equatable, CustomStringConvertibl
     /// - Throws: ``MetricsError`` (`invalidRequest`, exit 64) naming what is wrong: no operator,
     ///   an unknown column (with the closest name), a text column, a bound that is not a
     ///   finite number or whose unit does not fit the column.
-    public init(
+    package init(
         parsing text: String, columns: [ColumnDescriptor] = ResultRow.columnDescriptors, source: String = "--slo"
     ) throws(MetricsError) {
         func fail(_ message: String) -> MetricsError {
@@ -101,13 +101,13 @@ public struct ServiceLevelObjective: Sendable, Equatable, CustomStringConvertibl
         self.text = text
     }
 
-    public var description: String { "\(column)\(comparison.rawValue)\(Self.format(bound, unit: unit))" }
+    package var description: String { "\(column)\(comparison.rawValue)\(Self.format(bound, unit: unit))" }
 
     /// A value of the bounded column, readable in its unit (`12.5ms`, `0.002`).
-    public func formatted(_ value: Double) -> String { Self.format(value, unit: unit) }
+    package func formatted(_ value: Double) -> String { Self.format(value, unit: unit) }
 
     /// The verdict of one SLO on one row.
-    public enum Verdict: Sendable, Equatable {
+    package enum Verdict: Sendable, Equatable {
         case held(value: Double)
         /// The bound broke: the value, and how far past the bound it is (in the column's unit).
         case broke(value: Double, excess: Double)
@@ -117,7 +117,7 @@ public struct ServiceLevelObjective: Sendable, Equatable, CustomStringConvertibl
     }
 
     /// Judges a row.
-    public func judge(_ row: ResultRow) -> Verdict {
+    package func judge(_ row: ResultRow) -> Verdict {
         let value: Double?
         if column == "error_rate" {
             let failed = row.errors.total
@@ -132,7 +132,7 @@ public struct ServiceLevelObjective: Sendable, Equatable, CustomStringConvertibl
     }
 
     /// A sentence for a broken verdict: which bound, on which row, by how much.
-    public func explain(_ verdict: Verdict, row: String) -> String? {
+    package func explain(_ verdict: Verdict, row: String) -> String? {
         switch verdict {
         case .held:
             return nil
@@ -207,7 +207,7 @@ extension ServiceLevelObjective {
     /// (named `field[i]` in messages), in order.
     ///
     /// - Throws: the first bad expression's ``MetricsError`` (`invalidRequest`).
-    public static func parseAll(_ expressions: [String], field: String? = nil) throws(MetricsError) -> [ServiceLevelObjective] {
+    package static func parseAll(_ expressions: [String], field: String? = nil) throws(MetricsError) -> [ServiceLevelObjective] {
         var objectives: [ServiceLevelObjective] = []
         for (index, expression) in expressions.enumerated() {
             objectives.append(try ServiceLevelObjective(parsing: expression, source: field.map { "\($0)[\(index)]" } ?? "--slo"))
@@ -216,13 +216,13 @@ extension ServiceLevelObjective {
     }
 
     /// The `slos` column's text of `objectives`: their expressions, `;`-separated.
-    public static func columnText(_ objectives: [ServiceLevelObjective]) -> String {
+    package static func columnText(_ objectives: [ServiceLevelObjective]) -> String {
         objectives.map(\.description).joined(separator: ";")
     }
 
     /// The SLOs recorded in `rows`' `slos` column, each once, in order of first appearance;
     /// an entry that does not parse (a file edited by hand) is left out.
-    public static func recorded(in rows: [ResultRow]) -> [ServiceLevelObjective] {
+    package static func recorded(in rows: [ResultRow]) -> [ServiceLevelObjective] {
         var seen = Set<String>()
         var objectives: [ServiceLevelObjective] = []
         for row in rows {
@@ -236,7 +236,7 @@ extension ServiceLevelObjective {
     /// Every bound of `objectives` that a row of `rows` breaks (or cannot be checked on), as
     /// sentences naming the row (scenario, pager, concurrency, repetition, stage), the bound and by
     /// how much; empty when every SLO held on every row.
-    public static func violations(of objectives: [ServiceLevelObjective], in rows: [ResultRow]) -> [String] {
+    package static func violations(of objectives: [ServiceLevelObjective], in rows: [ResultRow]) -> [String] {
         var messages: [String] = []
         for row in rows {
             let name = "\(row.scenario) \(row.pagerKind) ×\(row.concurrency) rep \(row.repetition)"
@@ -249,7 +249,7 @@ extension ServiceLevelObjective {
     }
 
     /// Whether every SLO held on `row`.
-    public static func allHold(_ objectives: [ServiceLevelObjective], on row: ResultRow) -> Bool {
+    package static func allHold(_ objectives: [ServiceLevelObjective], on row: ResultRow) -> Bool {
         objectives.allSatisfy { if case .held = $0.judge(row) { true } else { false } }
     }
 }

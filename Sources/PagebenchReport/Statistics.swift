@@ -7,9 +7,9 @@ import Darwin
 
 /// The statistics behind `pagebench check`: medians, a seeded bootstrap interval of the ratio
 /// of medians, and the Mann–Whitney U rank test. Pure functions over plain arrays.
-public enum Statistics {
+package enum Statistics {
     /// The median of `values` (mean of the two middle values for an even count); nil when empty.
-    public static func median(_ values: [Double]) -> Double? {
+    package static func median(_ values: [Double]) -> Double? {
         guard !values.isEmpty else { return nil }
         return medianOfSorted(ascending(values))
     }
@@ -20,7 +20,7 @@ public enum Statistics {
     }
 
     /// The `q`-quantile (0…1) of sorted values, linear interpolation between closest ranks.
-    public static func quantile(sorted: [Double], _ q: Double) -> Double {
+    package static func quantile(sorted: [Double], _ q: Double) -> Double {
         precondition(!sorted.isEmpty)
         let position = q * Double(sorted.count - 1)
         let lower = Int(position.rounded(.down))
@@ -33,7 +33,7 @@ public enum Statistics {
     }
 
     /// `current / baseline` of two medians: 1 when both are 0, ±infinity when only the baseline is 0.
-    public static func ratio(_ current: Double, over baseline: Double) -> Double {
+    package static func ratio(_ current: Double, over baseline: Double) -> Double {
         if baseline == 0 {
             if current == 0 { return 1 }
             return current > 0 ? .infinity : -.infinity
@@ -50,7 +50,7 @@ public enum Statistics {
     /// interval collapses to the point ratio.
     ///
     /// - Returns: the `(1 − confidence)/2` and `(1 + confidence)/2` quantiles of the resampled ratios.
-    public static func bootstrapRatioOfMedians(
+    package static func bootstrapRatioOfMedians(
         baseline: [Double], current: [Double], confidence: Double, resamples: Int, seed: UInt64
     ) -> (low: Double, high: Double) {
         precondition(!baseline.isEmpty && !current.isEmpty && resamples > 0)
@@ -81,7 +81,7 @@ public enum Statistics {
     /// have at most 20 values; otherwise the normal approximation with tie and continuity
     /// corrections. Note the floor of the exact test: with 3 values on each side the smallest
     /// possible p is 0.1, with 4 it is 0.029, with 5 it is 0.0079.
-    public static func mannWhitneyP(_ first: [Double], _ second: [Double]) -> Double {
+    package static func mannWhitneyP(_ first: [Double], _ second: [Double]) -> Double {
         let n1 = first.count
         let n2 = second.count
         guard n1 > 0, n2 > 0 else { return 1 }
@@ -125,7 +125,7 @@ public enum Statistics {
 
     /// The smallest two-sided p-value the exact Mann–Whitney U test can give for these sample
     /// sizes (complete separation): 2 / C(n1 + n2, n1). 0.1 for 3 and 3, 0.029 for 4 and 4, 0.0079 for 5 and 5.
-    public static func smallestMannWhitneyP(_ n1: Int, _ n2: Int) -> Double {
+    package static func smallestMannWhitneyP(_ n1: Int, _ n2: Int) -> Double {
         guard n1 > 0, n2 > 0 else { return 1 }
         var combinations = 1.0
         for k in 0..<min(n1, n2) { combinations = combinations * Double(n1 + n2 - k) / Double(k + 1) }

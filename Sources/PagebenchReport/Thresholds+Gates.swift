@@ -8,7 +8,7 @@ extension Thresholds {
     /// - Parameters:
     ///   - exactAllocations: both sides counted allocations exactly (`allocation_counting` = `exact`).
     ///   - remoteTarget: the rows paged a remote target (`target_kind` set).
-    public static func gateKind(of column: ColumnDescriptor, exactAllocations: Bool, remoteTarget: Bool) -> MetricGate.Kind {
+    package static func gateKind(of column: ColumnDescriptor, exactAllocations: Bool, remoteTarget: Bool) -> MetricGate.Kind {
         let name = column.name
         if name == "instructions_per_page" { return .processOwn }
         if allocationColumns.contains(name) { return exactAllocations ? .processOwn : .cachedAllocations }
@@ -25,7 +25,7 @@ extension Thresholds {
     }
 
     /// The kinds gated unless the thresholds say otherwise.
-    public static let gatedByDefault: Set<MetricGate.Kind> = [.processOwn, .countedEvents, .targetLatency]
+    package static let gatedByDefault: Set<MetricGate.Kind> = [.processOwn, .countedEvents, .targetLatency]
 
     /// The columns gated for a remote target's rows, and their default rules (issue 35, docs/gate.md
     /// "A remote target's latency"):
@@ -35,15 +35,15 @@ extension Thresholds {
     ///   gated tightly, it sees a target 1.3 times slower in every page;
     /// - `page_latency_p50_ns`, the median, at +50 %: a slowdown of half the pages or more that
     ///   the fastest page does not show; the load moves the median by tens of percent here.
-    public static let targetLatencyRules: [String: Rule] = [
+    package static let targetLatencyRules: [String: Rule] = [
         "page_latency_min_ns": Rule(relative: 0.10), "page_latency_p50_ns": Rule(relative: 0.50),
     ]
 
     /// The gated target latency columns in the order the docs name them.
-    public static let targetLatencyColumns = ["page_latency_min_ns", "page_latency_p50_ns"]
+    package static let targetLatencyColumns = ["page_latency_min_ns", "page_latency_p50_ns"]
 
     /// Whether `column`'s verdict fails the check, and why.
-    public func gate(for column: ColumnDescriptor, exactAllocations: Bool = false, remoteTarget: Bool = false) -> MetricGate {
+    package func gate(for column: ColumnDescriptor, exactAllocations: Bool = false, remoteTarget: Bool = false) -> MetricGate {
         let kind = Self.gateKind(of: column, exactAllocations: exactAllocations, remoteTarget: remoteTarget)
         let gated = metrics[column.name]?.gate ?? (Self.gatedByDefault.contains(kind) || gateWallClock)
         let what: String?
@@ -60,7 +60,7 @@ extension Thresholds {
     /// The noise floor of `name` measured on the reference machine (results/aa-gate.md): the
     /// largest change of medians over 20 pairs of separate same-build runs of the scenarios
     /// there, for the figure's family (a fraction: 0.29 = ±29 %); nil where no pair measured it.
-    public static func noiseFloor(of name: String, kind: MetricGate.Kind, remoteTarget: Bool) -> Double? {
+    package static func noiseFloor(of name: String, kind: MetricGate.Kind, remoteTarget: Bool) -> Double? {
         // The A/A runs counted allocations through the thread caches: their floors say nothing
         // of exact counts (about 1 %, results/allocation-exact.md).
         if kind == .processOwn, allocationColumns.contains(name) { return nil }

@@ -25,21 +25,21 @@ import PagebenchMetrics
 ///   }
 /// }
 /// ```
-public struct Thresholds: Sendable, Equatable {
+package struct Thresholds: Sendable, Equatable {
     /// The threshold of one metric.
-    public struct Rule: Sendable, Equatable, Codable {
+    package struct Rule: Sendable, Equatable, Codable {
         /// The smallest relative change of the median that counts (0.05 = 5 %).
-        public var relative: Double
+        package var relative: Double
         /// Changes of the median no larger than this, in the metric's unit, never count (for
         /// counts near zero, where one error more is +100 %).
-        public var absolute: Double
+        package var absolute: Double
         /// Not judged at all (reported as `ignored`).
-        public var ignore: Bool
+        package var ignore: Bool
         /// Whether a regression fails the check: nil for the default of the metric's kind
         /// (``gate(for:exactAllocations:remoteTarget:)``, docs/contract.md H10).
-        public var gate: Bool?
+        package var gate: Bool?
 
-        public init(relative: Double, absolute: Double = 0, ignore: Bool = false, gate: Bool? = nil) {
+        package init(relative: Double, absolute: Double = 0, ignore: Bool = false, gate: Bool? = nil) {
             self.relative = relative
             self.absolute = absolute
             self.ignore = ignore
@@ -49,30 +49,30 @@ public struct Thresholds: Sendable, Equatable {
 
     /// Multiplies every default relative threshold (not explicit per-metric ones): 2 on a noisy
     /// shared machine doubles every tolerance.
-    public var scale: Double = 1
+    package var scale: Double = 1
     /// Confidence of the bootstrap interval (0.5 < c < 1).
-    public var confidence: Double = 0.95
+    package var confidence: Double = 0.95
     /// Significance level of the Mann–Whitney U test, applied when the sample sizes can reach it
     /// (``Statistics/smallestMannWhitneyP(_:_:)`` < alpha; with 0.01 that takes 5 repetitions a
     /// side). Strict because one check judges some 30 metrics per group: measured with
     /// `results/checker/measure.sh`, 0.05 let 2 of 20 A/A comparisons through.
-    public var alpha: Double = 0.01
+    package var alpha: Double = 0.01
     /// Bootstrap rounds.
-    public var resamples: Int = 2000
+    package var resamples: Int = 2000
     /// Seed of the bootstrap generator: the same files and thresholds give the same verdicts.
-    public var seed: UInt64 = 0x7061_6765_6265_6E63  // "pagebenc"
+    package var seed: UInt64 = 0x7061_6765_6265_6E63  // "pagebenc"
     /// Explicit per-metric rules, by column name.
-    public var metrics: [String: Rule] = [:]
+    package var metrics: [String: Rule] = [:]
     /// The largest fraction of failed drains (the `errors_*` columns ÷ ended + failed drains)
     /// a row may have and still be compared: a row past it (a target that stopped answering,
     /// a store that failed) is not a measurement, and the check fails naming it.
-    public var maxFailedDrainFraction: Double = 0.01
+    package var maxFailedDrainFraction: Double = 0.01
     /// Gate the figures reported by default too (wall-clock rates and latencies, CPU time,
     /// memory, allocations counted through the thread caches) at their rules: for a quiet
     /// machine of one's own (`check --gate-wall-clock`, `"gateWallClock": true`).
-    public var gateWallClock = false
+    package var gateWallClock = false
 
-    public init() {}
+    package init() {}
 
     /// The rule applied to `column` (a measured column with a polarity).
     ///
@@ -82,7 +82,7 @@ public struct Thresholds: Sendable, Equatable {
     ///   50 % that the thread caches' bursts need.
     /// - Parameter remoteTarget: the rows paged a remote target: its gated page latencies
     ///   default to ``targetLatencyRules``, the tolerances they are gated at.
-    public func rule(for column: ColumnDescriptor, exactAllocations: Bool = false, remoteTarget: Bool = false) -> Rule {
+    package func rule(for column: ColumnDescriptor, exactAllocations: Bool = false, remoteTarget: Bool = false) -> Rule {
         if let explicit = metrics[column.name] { return explicit }
         var rule =
             exactAllocations && Self.allocationColumns.contains(column.name)
@@ -96,10 +96,10 @@ public struct Thresholds: Sendable, Equatable {
     static let allocationColumns: Set<String> = ["allocations", "allocations_per_page"]
 
     /// The default rule of the allocation columns when both sides counted exactly.
-    public static let exactAllocationRule = Rule(relative: 0.05)
+    package static let exactAllocationRule = Rule(relative: 0.05)
 
     /// The documented default rule of a measured column, by what kind of figure it is.
-    public static func defaultRule(for column: ColumnDescriptor) -> Rule {
+    package static func defaultRule(for column: ColumnDescriptor) -> Rule {
         let name = column.name
         if name.hasSuffix("_per_s") { return Rule(relative: 0.05) }
         if name.hasPrefix("cancel_latency_") {
@@ -136,13 +136,13 @@ public struct Thresholds: Sendable, Equatable {
     }
 
     /// The columns the checker judges with a threshold: measured, with a polarity.
-    public static var judgedColumns: [ColumnDescriptor] {
+    package static var judgedColumns: [ColumnDescriptor] {
         ResultRow.columnDescriptors.filter { $0.kind == .measured && $0.polarity != .neutral }
     }
 
     /// The docs/gate.md table of default rules and gates, generated from ``defaultRule(for:)`` and
     /// ``gate(for:exactAllocations:remoteTarget:)`` (drift-tested).
-    public static func defaultsMarkdownTable() -> String {
+    package static func defaultsMarkdownTable() -> String {
         var lines = [
             "| metric | polarity | relative | absolute floor | by default (in-process rows) |", "| --- | --- | --- | --- | --- |",
         ]
@@ -157,7 +157,7 @@ public struct Thresholds: Sendable, Equatable {
     }
 
     /// Reads a thresholds JSON file. Errors name the file and the field (`metrics.pages_per_s.relative`).
-    public static func read(from path: String) throws -> Thresholds {
+    package static func read(from path: String) throws -> Thresholds {
         try parse(TextFile.read(path), file: path)
     }
 
@@ -166,7 +166,7 @@ public struct Thresholds: Sendable, Equatable {
     ///
     /// - Throws: ``PagebenchMetrics/MetricsError`` (`malformedInput`) naming `file` and the
     ///   field: `t.json: metrics.pages_per_s.relative: must be a number ≥ 0 (0.05 means 5 %)`.
-    public static func parse(_ text: String, file: String) throws -> Thresholds {
+    package static func parse(_ text: String, file: String) throws -> Thresholds {
         func malformed(_ message: String) -> MetricsError { MetricsError.malformed(file: file, line: nil, column: nil, message) }
         do {
             // What JSONDecoder lets through is refused here: a key given twice (the last one

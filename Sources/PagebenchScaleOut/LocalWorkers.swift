@@ -6,29 +6,29 @@ import PagebenchMetrics
 /// `pagebench run --workers N` without the command line: the effective scenarios go to
 /// `<directory>/scenarios/`, N worker processes run them as shards `i/N` from a common
 /// start, and their shard files are merged.
-public struct LocalWorkers: Sendable {
+package struct LocalWorkers: Sendable {
     /// The executable every worker runs (`pagebench`).
-    public let executable: String
+    package let executable: String
     /// The shards, `0/N` … `N-1/N`.
-    public let shards: [Shard]
+    package let shards: [Shard]
     /// Where scenario and shard files go, without a trailing slash.
-    public let directory: String
+    package let directory: String
     /// When the workers begin their first phase.
-    public let start: StartTime
+    package let start: StartTime
     /// Run options that are not part of a scenario, passed to every worker as they are.
-    public let runOptions: [String]
+    package let runOptions: [String]
 
     /// What the workers produced together.
-    public struct Merged: Sendable {
+    package struct Merged: Sendable {
         /// One merged row per phase.
-        public var rows: [ResultRow]
+        package var rows: [ResultRow]
         /// Each shard's HTTP responses by status (`--target` runs; empty otherwise).
-        public var httpResponses: [[String: Int]]
+        package var httpResponses: [[String: Int]]
         /// What the caller should tell the user about an interrupted run, if anything.
-        public var note: String? = nil
+        package var note: String? = nil
     }
 
-    public init(executable: String, count: Int, directory: String, start: StartTime, runOptions: [String]) {
+    package init(executable: String, count: Int, directory: String, start: StartTime, runOptions: [String]) {
         self.executable = executable
         shards = Shard.all(count: count)
         self.directory = directory.hasSuffix("/") ? String(directory.dropLast()) : directory
@@ -37,12 +37,12 @@ public struct LocalWorkers: Sendable {
     }
 
     /// The path of `shard`'s file in `directory`.
-    public static func shardPath(directory: String, shard: Shard) -> String {
+    package static func shardPath(directory: String, shard: Shard) -> String {
         (directory.hasSuffix("/") ? directory : directory + "/") + ShardFile.fileName(for: shard)
     }
 
     /// Where each worker writes its shard file.
-    public var shardPaths: [String] { shards.map { Self.shardPath(directory: directory, shard: $0) } }
+    package var shardPaths: [String] { shards.map { Self.shardPath(directory: directory, shard: $0) } }
 
     /// Writes the scenarios, removes the shard files of an earlier run, starts every
     /// worker, waits for them all and merges their shards.
@@ -52,7 +52,7 @@ public struct LocalWorkers: Sendable {
     ///   be written or an old shard removed, `workerFailed` when a worker did not finish
     ///   (the shards of those that did are kept and named), `invalidShard` when the shards
     ///   do not merge.
-    public func run(
+    package func run(
         _ scenarios: [Scenario], interruption: Interruption? = nil, launched: @Sendable (Int, Int32) -> Void
     ) async throws(HarnessError) -> Merged {
         let scenarioFiles = try writeScenarios(scenarios)
@@ -93,13 +93,13 @@ public struct LocalWorkers: Sendable {
 
     /// Writes each scenario (flags already applied) to `<directory>/scenarios/K-name.json`,
     /// so the workers run exactly what this process resolved. Returns the paths.
-    public func writeScenarios(_ scenarios: [Scenario]) throws(HarnessError) -> [String] {
+    package func writeScenarios(_ scenarios: [Scenario]) throws(HarnessError) -> [String] {
         try Self.writeScenarios(scenarios, to: directory, role: "workers'")
     }
 
     /// Writes each scenario to `<directory>/scenarios/K-name.json` and returns the paths;
     /// `role` names the process that will read them in the error message.
-    public static func writeScenarios(_ scenarios: [Scenario], to directory: String, role: String) throws(HarnessError)
+    package static func writeScenarios(_ scenarios: [Scenario], to directory: String, role: String) throws(HarnessError)
         -> [String]
     {
         var paths: [String] = []
@@ -117,7 +117,7 @@ public struct LocalWorkers: Sendable {
     }
 
     /// Removes shard files an earlier run left: they must never be merged into this one.
-    public func removeStaleShards() throws(HarnessError) {
+    package func removeStaleShards() throws(HarnessError) {
         for path in shardPaths where FileManager.default.fileExists(atPath: path) {
             do {
                 try FileManager.default.removeItem(atPath: path)
@@ -128,7 +128,7 @@ public struct LocalWorkers: Sendable {
     }
 
     /// Each worker's arguments: `run SCENARIO… --shard i/N --start-at T --shard-output DIR --quiet` and the run options.
-    public func arguments(scenarioFiles: [String]) -> [[String]] {
+    package func arguments(scenarioFiles: [String]) -> [[String]] {
         shards.map { shard in
             ["run"] + scenarioFiles + [
                 "--shard", shard.description, "--start-at", start.description, "--shard-output", directory, "--quiet",

@@ -23,28 +23,28 @@ import PagebenchMetrics
 /// `httpResponses` (a `--target` run's HTTP responses by status, over all its phases, and
 /// requests that got none) is null for an in-process run, and may be absent in files of
 /// earlier builds.
-public struct ShardFile: Sendable, Equatable {
+package struct ShardFile: Sendable, Equatable {
     /// The value of `format`.
-    public static let formatName = "pagebench-shard"
+    package static let formatName = "pagebench-shard"
     /// The layout version this build writes and reads.
-    public static let currentVersion = 3
+    package static let currentVersion = 3
     /// Where the layout has `null` values (docs/scaling-out.md), `[]` for any phase: no
     /// `--start-at`, an in-process run's HTTP responses, a duration-bound phase's drains,
     /// A null anywhere else is refused; a histogram of nothing measured is absent.
     static let nullablePaths: Set<String> = ["startAt", "httpResponses", "phases[].drains"]
 
-    public var shard: Shard
+    package var shard: Shard
     /// The `--start-at` the worker was given, as given to the run (nil without one).
-    public var startAt: String?
-    public var phases: [ShardPhase]
+    package var startAt: String?
+    package var phases: [ShardPhase]
     /// A `--target` run's HTTP responses by status (`"200"`, `"429"`, …) and `"transport"`
     /// (requests that got no response), over all its phases; nil in-process.
-    public var httpResponses: [String: Int]?
+    package var httpResponses: [String: Int]?
     /// Whether SIGINT or SIGTERM stopped the worker (H6): its phases end where it stopped,
     /// the last one possibly partial. Absent (false) in files of earlier builds.
-    public var interrupted: Bool
+    package var interrupted: Bool
 
-    public init(
+    package init(
         shard: Shard, startAt: String?, phases: [ShardPhase], httpResponses: [String: Int]? = nil, interrupted: Bool = false
     ) {
         self.shard = shard
@@ -55,7 +55,7 @@ public struct ShardFile: Sendable, Equatable {
     }
 
     /// The shard of a sweep's output.
-    public init(
+    package init(
         shard: Shard, startAt: StartTime?, output: SweepRunner.Output, httpResponses: [String: Int]? = nil,
         interrupted: Bool = false
     ) {
@@ -66,12 +66,12 @@ public struct ShardFile: Sendable, Equatable {
     }
 
     /// `shard-I-of-N.json`: the file name of a shard in a shard directory.
-    public static func fileName(for shard: Shard) -> String { "shard-\(shard.index)-of-\(shard.count).json" }
+    package static func fileName(for shard: Shard) -> String { "shard-\(shard.index)-of-\(shard.count).json" }
 
     // MARK: Writing
 
     /// The JSON text (pretty, keys sorted, one trailing line break).
-    public func jsonText() throws(HarnessError) -> String {
+    package func jsonText() throws(HarnessError) -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         do {
@@ -87,7 +87,7 @@ public struct ShardFile: Sendable, Equatable {
     /// worker's measurements are never lost to a full disk or a vanished directory.
     ///
     /// - Throws: ``HarnessError`` (`outputFailed`) naming the file, the reason and the rescue file.
-    public func write(to path: String) throws(HarnessError) {
+    package func write(to path: String) throws(HarnessError) {
         let text = try jsonText()
         do throws(HarnessError) {
             try ResultWriter.createParentDirectory(of: path)
@@ -112,7 +112,7 @@ public struct ShardFile: Sendable, Equatable {
     ///
     /// - Throws: ``HarnessError``: `inputUnavailable` when the file is missing or unreadable,
     ///   `invalidShard` for anything else, naming the phase and field.
-    public static func read(path: String) throws(HarnessError) -> ShardFile {
+    package static func read(path: String) throws(HarnessError) -> ShardFile {
         let data = try HarnessError.readInput(path, ifMissing: "no such shard file; check the path")
         return try decode(json: data, file: path)
     }
@@ -134,7 +134,7 @@ public struct ShardFile: Sendable, Equatable {
     /// format has none (it has them only at ``nullablePaths``) and a key this build does not
     /// know, at any depth, are refused naming their path (`phases[0].counters.pagez`), not
     /// silently dropped.
-    public static func decode(json data: Data, file: String) throws(HarnessError) -> ShardFile {
+    package static func decode(json data: Data, file: String) throws(HarnessError) -> ShardFile {
         func fail(_ message: String) -> HarnessError { HarnessError(.invalidShard, file: file, message) }
         // The format tag first, so that a wrong file gets a useful message, not a missing key.
         let parsed = try? StrictJSON.Document(bytes: Array(data), checked: false)

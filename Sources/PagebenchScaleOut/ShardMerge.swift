@@ -23,13 +23,13 @@ import PagebenchMetrics
 /// the same `--start-at`, the same phases (scenario, configuration hash, seed, concurrency,
 /// repetition) in the same order, the same pagebench version, commit and build, and each
 /// shard's pagers and drains must be its share (``Shard``).
-public enum ShardMerge {
+package enum ShardMerge {
     /// One shard file and where it came from (named in errors).
-    public struct Input: Sendable {
-        public var path: String
-        public var file: ShardFile
+    package struct Input: Sendable {
+        package var path: String
+        package var file: ShardFile
 
-        public init(path: String, file: ShardFile) {
+        package init(path: String, file: ShardFile) {
             self.path = path
             self.file = file
         }
@@ -40,7 +40,7 @@ public enum ShardMerge {
     ///
     /// - Throws: ``HarnessError``: `inputUnavailable` for a missing path or a directory
     ///   without shards, `invalidShard` for a malformed file.
-    public static func read(paths: [String]) throws(HarnessError) -> [Input] {
+    package static func read(paths: [String]) throws(HarnessError) -> [Input] {
         var files: [String] = []
         for path in paths {
             let listed: [String]
@@ -71,7 +71,7 @@ public enum ShardMerge {
     /// phase, in the shards' phase order.
     ///
     /// - Throws: ``HarnessError`` (`invalidShard`) naming the files and what differs.
-    public static func merge(_ inputs: [Input]) throws(HarnessError) -> [ResultRow] {
+    package static func merge(_ inputs: [Input]) throws(HarnessError) -> [ResultRow] {
         let ordered = try validate(inputs)
         var rows: [ResultRow] = []
         for phase in ordered[0].file.phases.indices {

@@ -3,27 +3,27 @@ import PagebenchHarness
 import PagebenchMetrics
 
 /// One phase (scenario × concurrency × repetition, or one stage of a staged phase) of a shard.
-public struct ShardPhase: Sendable, Equatable {
-    public var scenario: String
-    public var configHash: String
-    public var seed: UInt64
+package struct ShardPhase: Sendable, Equatable {
+    package var scenario: String
+    package var configHash: String
+    package var seed: UInt64
     /// The whole run's concurrency.
-    public var concurrency: Int
-    public var repetition: Int
+    package var concurrency: Int
+    package var repetition: Int
     /// Pagers this shard ran (``Shard/pagers(ofConcurrency:)``).
-    public var pagers: Int
+    package var pagers: Int
     /// Drains this shard was given (drain-count bound), nil for a duration bound.
-    public var drains: Int?
+    package var drains: Int?
     /// When its measured phase started, nanoseconds since 1970 UTC (wall clock).
-    public var startedAtUnixNanoseconds: UInt64
+    package var startedAtUnixNanoseconds: UInt64
     /// Length of its measured phase (monotonic clock).
-    public var durationNanoseconds: UInt64
+    package var durationNanoseconds: UInt64
     /// The shard's own results row: the run's context, this shard's counts and rates.
-    public var row: ResultRow
+    package var row: ResultRow
     /// Its counters and histograms.
-    public var metrics: TaskMetrics
+    package var metrics: TaskMetrics
 
-    public init(
+    package init(
         scenario: String, configHash: String, seed: UInt64, concurrency: Int, repetition: Int, pagers: Int,
         drains: Int?, startedAtUnixNanoseconds: UInt64, durationNanoseconds: UInt64, row: ResultRow,
         metrics: TaskMetrics
@@ -52,10 +52,10 @@ public struct ShardPhase: Sendable, Equatable {
 
     /// Scenario, configuration hash, seed, concurrency, repetition and stage (H4): what the
     /// shards of one phase (or one stage of a staged phase) share.
-    public var identity: String {
+    package var identity: String {
         "\(scenario) [\(configHash)] seed \(seed) ×\(concurrency) rep \(repetition)" + (row.stage.map { " stage \($0)" } ?? "")
     }
 
     /// End of the measured phase, nanoseconds since 1970 UTC.
-    public var endedAtUnixNanoseconds: UInt64 { startedAtUnixNanoseconds + durationNanoseconds }
+    package var endedAtUnixNanoseconds: UInt64 { startedAtUnixNanoseconds + durationNanoseconds }
 }

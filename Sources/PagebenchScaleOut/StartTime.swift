@@ -9,21 +9,21 @@ import PagebenchHarness
 /// in the past starts at once with a warning (a worker that was launched a little late); a
 /// time further in the past is an error, because that worker would start out of step with
 /// the others. Clocks of different machines must be synchronised (NTP) for the start to line up.
-public struct StartTime: Sendable, Hashable, CustomStringConvertible {
+package struct StartTime: Sendable, Hashable, CustomStringConvertible {
     /// How far in the past a start time may be and still start (at once, with a warning).
-    public static let graceSeconds = 5.0
+    package static let graceSeconds = 5.0
 
     /// The instant.
-    public let date: Date
+    package let date: Date
 
-    public init(date: Date) {
+    package init(date: Date) {
         self.date = date
     }
 
     /// Parses an ISO 8601 date and time with an offset.
     ///
     /// - Throws: ``HarnessError`` (`invalidArgument`) saying what is expected.
-    public init(parsing text: String) throws(HarnessError) {
+    package init(parsing text: String) throws(HarnessError) {
         for options: ISO8601DateFormatter.Options in [[.withInternetDateTime], [.withInternetDateTime, .withFractionalSeconds]] {
             let formatter = ISO8601DateFormatter()
             formatter.formatOptions = options
@@ -39,7 +39,7 @@ public struct StartTime: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// `2026-11-22T10:00:00.250Z`: UTC with milliseconds, the form passed to worker processes.
-    public var description: String {
+    package var description: String {
         let formatter = ISO8601DateFormatter()
         formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
         return formatter.string(from: date)
@@ -50,7 +50,7 @@ public struct StartTime: Sendable, Hashable, CustomStringConvertible {
     /// - Returns: a warning when the time has passed by at most ``graceSeconds`` (the run
     ///   starts at once), nil when it lies ahead.
     /// - Throws: ``HarnessError`` (`invalidArgument`) when it passed longer ago.
-    public func check(now: Date = Date()) throws(HarnessError) -> String? {
+    package func check(now: Date = Date()) throws(HarnessError) -> String? {
         let late = now.timeIntervalSince(date)
         guard late > 0 else { return nil }
         let seconds = String(format: "%.1f", late)
@@ -68,7 +68,7 @@ public struct StartTime: Sendable, Hashable, CustomStringConvertible {
     /// least every second so that clock adjustments while waiting are followed.
     ///
     /// - Throws: `CancellationError` when the task is cancelled while waiting.
-    public func wait(now: @Sendable () -> Date = { Date() }) async throws {
+    package func wait(now: @Sendable () -> Date = { Date() }) async throws {
         while true {
             let remaining = date.timeIntervalSince(now())
             if remaining <= 0 { return }

@@ -11,18 +11,18 @@ import Glibc
 /// list (Foundation `Process`, standard output and error inherited), waits for every one,
 /// and reports how each ended. Cancelling the waiting task sends SIGTERM to the workers
 /// still running.
-public struct WorkerPool: Sendable {
+package struct WorkerPool: Sendable {
     /// How a worker process ended.
-    public enum Termination: Sendable, Hashable, CustomStringConvertible {
+    package enum Termination: Sendable, Hashable, CustomStringConvertible {
         /// It exited with this status.
         case exited(Int32)
         /// A signal ended it (e.g. 9, SIGKILL).
         case signalled(Int32)
 
         /// Exited with status 0.
-        public var succeeded: Bool { self == .exited(0) }
+        package var succeeded: Bool { self == .exited(0) }
 
-        public var description: String {
+        package var description: String {
             switch self {
             case .exited(let status): "exited with status \(status)"
             case .signalled(let signal): "was killed by signal \(signal) (\(SignalName.of(signal)))"
@@ -31,28 +31,28 @@ public struct WorkerPool: Sendable {
     }
 
     /// One worker's end.
-    public struct Outcome: Sendable, Hashable {
+    package struct Outcome: Sendable, Hashable {
         /// The worker's position in the argument lists (its shard index).
-        public var index: Int
-        public var processIdentifier: Int32
-        public var termination: Termination
+        package var index: Int
+        package var processIdentifier: Int32
+        package var termination: Termination
     }
 
     /// The executable every worker runs.
-    public let executable: String
+    package let executable: String
     /// One argument list per worker.
-    public let arguments: [[String]]
+    package let arguments: [[String]]
     /// Variables set in every worker's environment on top of this process's; nil for none.
-    public let environment: [String: String]?
+    package let environment: [String: String]?
 
-    public init(executable: String, arguments: [[String]], environment: [String: String]? = nil) {
+    package init(executable: String, arguments: [[String]], environment: [String: String]? = nil) {
         self.executable = executable
         self.arguments = arguments
         self.environment = environment
     }
 
     /// The executable of this process (`/proc/self/exe`), for starting copies of it.
-    public static var currentExecutable: String? {
+    package static var currentExecutable: String? {
         var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
         let length = readlink("/proc/self/exe", &buffer, buffer.count - 1)
         guard length > 0 else { return nil }
@@ -66,7 +66,7 @@ public struct WorkerPool: Sendable {
     ///
     /// - Throws: ``HarnessError`` (`workerFailed`) when a process cannot be started (the
     ///   ones already started are sent SIGTERM and waited for).
-    public func run(
+    package func run(
         interruption: Interruption? = nil, launched: @Sendable (Int, Int32) -> Void = { _, _ in }
     ) async throws(HarnessError) -> [Outcome] {
         let running = RunningSet()

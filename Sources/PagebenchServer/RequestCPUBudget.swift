@@ -11,27 +11,27 @@ import Synchronization
 /// (`CLOCK_THREAD_CPUTIME_ID`) measures exactly what the phase costs, however loaded the
 /// machine is: a busy machine slows a request down but does not make it fail. Waiting
 /// (for the store, its service time, the network) costs no CPU and is never charged.
-public final class RequestCPUBudget: Sendable {
+package final class RequestCPUBudget: Sendable {
     /// Nil: unbounded.
-    public let limit: Duration?
+    package let limit: Duration?
     private let spentNanoseconds = Atomic<Int64>(0)
 
-    public init(limit: Duration?) {
+    package init(limit: Duration?) {
         self.limit = limit
     }
 
     /// CPU time charged so far.
-    public var spent: Duration { .nanoseconds(spentNanoseconds.load(ordering: .relaxed)) }
+    package var spent: Duration { .nanoseconds(spentNanoseconds.load(ordering: .relaxed)) }
 
     /// A synchronous phase being charged: ``isExhausted`` answers for the phase so far.
-    public struct Phase: Sendable {
+    package struct Phase: Sendable {
         fileprivate let budget: RequestCPUBudget
         fileprivate let startNanoseconds: Int64
         /// What the phase is, for the error (`"validation"`).
-        public let name: String
+        package let name: String
 
         /// Whether the request has used up its budget, this phase included.
-        public var isExhausted: Bool {
+        package var isExhausted: Bool {
             guard let limit = budget.limit else { return false }
             let spent = budget.spentNanoseconds.load(ordering: .relaxed) + (RequestCPUBudget.threadNanoseconds() - startNanoseconds)
             return Duration.nanoseconds(spent) >= limit
@@ -40,14 +40,14 @@ public final class RequestCPUBudget: Sendable {
 
     /// Runs the synchronous `body`, charging the thread CPU time it takes; `body` may check
     /// ``Phase/isExhausted`` as often as it likes (a check reads the thread's CPU clock).
-    public func charge<T, E: Error>(_ name: String, _ body: (Phase) throws(E) -> T) throws(E) -> T {
+    package func charge<T, E: Error>(_ name: String, _ body: (Phase) throws(E) -> T) throws(E) -> T {
         let phase = Phase(budget: self, startNanoseconds: Self.threadNanoseconds(), name: name)
         defer { spentNanoseconds.add(Self.threadNanoseconds() - phase.startNanoseconds, ordering: .relaxed) }
         return try body(phase)
     }
 
     /// Whether the CPU charged so far has used up the budget.
-    public var isExhausted: Bool {
+    package var isExhausted: Bool {
         guard let limit else { return false }
         return spent >= limit
     }
@@ -61,12 +61,12 @@ public final class RequestCPUBudget: Sendable {
     }
 
     /// The limit in seconds (0 when unbounded).
-    public var limitSeconds: Double {
+    package var limitSeconds: Double {
         limit?.totalSeconds ?? 0
     }
 
     /// What a client reads when its request used up the budget in `phase`.
-    public func exhaustedMessage(in phase: String) -> String {
+    package func exhaustedMessage(in phase: String) -> String {
         "the request used more than its CPU time of \(limitSeconds) s in \(phase) (serve --max-request-cpu)"
     }
 }

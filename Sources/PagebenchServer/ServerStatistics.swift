@@ -2,22 +2,22 @@ import Synchronization
 
 /// Counters of a running ``StoreServer``, readable while it serves (and in tests).
 /// Lock-free: every request updates them.
-public final class ServerStatistics: Sendable {
+package final class ServerStatistics: Sendable {
     private let started = Atomic<Int>(0)
     private let finished = Atomic<Int>(0)
     private let abandoned = Atomic<Int>(0)
 
-    public init() {}
+    package init() {}
 
     /// Page requests that reached the store (every list endpoint call with valid parameters).
-    public var requestsStarted: Int { started.load(ordering: .relaxed) }
+    package var requestsStarted: Int { started.load(ordering: .relaxed) }
     /// Page requests whose response was produced (success or error), abandoned ones included.
-    public var requestsFinished: Int { finished.load(ordering: .relaxed) }
+    package var requestsFinished: Int { finished.load(ordering: .relaxed) }
     /// Page requests stopped because their client closed the connection while the store
     /// was waiting out the service time (S20): work the server did not waste.
-    public var requestsAbandoned: Int { abandoned.load(ordering: .relaxed) }
+    package var requestsAbandoned: Int { abandoned.load(ordering: .relaxed) }
     /// Page requests in progress now.
-    public var requestsInFlight: Int { requestsStarted - requestsFinished }
+    package var requestsInFlight: Int { requestsStarted - requestsFinished }
 
     func recordStart() { started.add(1, ordering: .relaxed) }
     func recordFinish() { finished.add(1, ordering: .relaxed) }

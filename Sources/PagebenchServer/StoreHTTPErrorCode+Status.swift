@@ -1,11 +1,11 @@
-public import HTTPTypes
+import HTTPTypes
 import HummingbirdCore
 import PagebenchStore
-public import PagebenchWire
+import PagebenchWire
 
 extension StoreHTTPErrorCode {
     /// The HTTP status the server answers with.
-    public var status: HTTPResponse.Status {
+    package var status: HTTPResponse.Status {
         switch self {
         case .store(let code):
             switch code {

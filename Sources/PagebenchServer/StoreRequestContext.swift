@@ -1,15 +1,15 @@
-public import NIOCore
+import NIOCore
 
 /// What a route handler of ``StoreServer`` gets beside the request: the connection's
 /// channel, so that a request whose client has gone away stops waiting out its injected
 /// service time (S20), and the `:name` parts of its route's path.
-public struct StoreRequestContext: Sendable {
+package struct StoreRequestContext: Sendable {
     /// The connection the request arrived on.
-    public let channel: any Channel
+    package let channel: any Channel
     /// The route's path parameters (`/partitions/:partition/items`).
-    public internal(set) var parameters = RouteParameters()
+    package internal(set) var parameters = RouteParameters()
 
-    public init(channel: any Channel) {
+    package init(channel: any Channel) {
         self.channel = channel
     }
 }

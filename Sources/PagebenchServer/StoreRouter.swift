@@ -1,5 +1,5 @@
-public import HTTPTypes
-public import HummingbirdCore
+import HTTPTypes
+import HummingbirdCore
 import PagebenchWire
 
 /// The routes of ``StoreServer``: a method and a path pattern per handler, matched on
@@ -12,9 +12,9 @@ import PagebenchWire
 /// `//scan` are `/scan`), each part equals the pattern's literal or fills its `:name`
 /// parameter. A request no route takes gets the JSON error body: 405 with `Allow` for
 /// another method on a GET endpoint, 404 listing the endpoints otherwise.
-public struct StoreRouter: Sendable {
+package struct StoreRouter: Sendable {
     /// Answers one request.
-    public typealias Handler = @Sendable (Request, StoreRequestContext) async throws -> Response
+    package typealias Handler = @Sendable (Request, StoreRequestContext) async throws -> Response
 
     struct Route: Sendable {
         enum Part: Sendable, Equatable {
@@ -52,21 +52,21 @@ public struct StoreRouter: Sendable {
 
     private(set) var routes: [Route] = []
 
-    public init() {}
+    package init() {}
 
     /// Adds `handler` for `method` on `path` (`/scan/segments/:index/:total`). A route added
     /// earlier wins when two match.
-    public mutating func on(_ path: String, method: HTTPRequest.Method, use handler: @escaping Handler) {
+    package mutating func on(_ path: String, method: HTTPRequest.Method, use handler: @escaping Handler) {
         routes.append(Route(method: method, path: path, handler: handler))
     }
 
-    public mutating func get(_ path: String, use handler: @escaping Handler) { on(path, method: .get, use: handler) }
-    public mutating func head(_ path: String, use handler: @escaping Handler) { on(path, method: .head, use: handler) }
-    public mutating func post(_ path: String, use handler: @escaping Handler) { on(path, method: .post, use: handler) }
+    package mutating func get(_ path: String, use handler: @escaping Handler) { on(path, method: .get, use: handler) }
+    package mutating func head(_ path: String, use handler: @escaping Handler) { on(path, method: .head, use: handler) }
+    package mutating func post(_ path: String, use handler: @escaping Handler) { on(path, method: .post, use: handler) }
 
     /// The response to `request`: its route's, or the JSON error for no route. A handler
     /// that throws gets a 500 with the JSON error body.
-    public func respond(to request: Request, context: StoreRequestContext) async -> Response {
+    package func respond(to request: Request, context: StoreRequestContext) async -> Response {
         let path = request.uri.path.split(separator: "/", omittingEmptySubsequences: true)
         for route in routes where route.method == request.method {
             guard let parameters = route.match(path) else { continue }
@@ -115,13 +115,13 @@ public struct StoreRouter: Sendable {
 }
 
 /// The `:name` parts of a route's path as a request filled them.
-public struct RouteParameters: Sendable {
+package struct RouteParameters: Sendable {
     var values: [(name: String, value: Substring)] = []
 
-    public init() {}
+    package init() {}
 
     /// The value of parameter `name`, as sent (not percent-decoded).
-    public func get(_ name: String) -> String? {
+    package func get(_ name: String) -> String? {
         values.first { $0.name == name }.map { String($0.value) }
     }
 }

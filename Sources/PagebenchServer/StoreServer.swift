@@ -1,11 +1,11 @@
 import HTTPTypes
 import HummingbirdCore
-public import Logging
+import Logging
 import NIOCore
 import NIOPosix
 import PagebenchPage
-public import PagebenchStore
-public import ServiceLifecycle
+import PagebenchStore
+import ServiceLifecycle
 import PagebenchWire
 
 /// The synthetic store served over HTTP/1.1 (HummingbirdCore's server): the list endpoints of
@@ -18,25 +18,25 @@ import PagebenchWire
 /// replica's token. Each request draws the configured service time and injected failures
 /// (S20, S21) through ``SyntheticStore/page(_:)``; a request whose client closes the
 /// connection stops waiting at once.
-public struct StoreServer: Sendable {
+package struct StoreServer: Sendable {
     /// Where and how to serve.
-    public struct Configuration: Sendable, Hashable {
+    package struct Configuration: Sendable, Hashable {
         /// The address to bind; loopback unless told otherwise.
-        public var host: String
+        package var host: String
         /// The TCP port; 0 picks a free ephemeral port (see `onListening`).
-        public var port: Int
+        package var port: Int
         /// Whether items carry their payload when a request does not say (`payload=`).
-        public var includePayloadByDefault: Bool
+        package var includePayloadByDefault: Bool
         /// The `Retry-After` header of a 429 (throttled) response, in whole seconds (S21).
-        public var retryAfterSeconds: Int
+        package var retryAfterSeconds: Int
         /// A connection with no request in progress is closed after this long without a
         /// complete request head — idle keep-alive connections, and clients that trickle a
         /// head byte by byte (slowloris), which never complete one. Nil: never.
-        public var idleTimeout: Duration?
+        package var idleTimeout: Duration?
         /// What one request may ask of the server: body and response size, CPU time (W7).
-        public var bounds: RequestBounds
+        package var bounds: RequestBounds
 
-        public init(
+        package init(
             host: String = "127.0.0.1", port: Int = 8080, includePayloadByDefault: Bool = false, retryAfterSeconds: Int = 1,
             idleTimeout: Duration? = .seconds(60), bounds: RequestBounds = RequestBounds()
         ) {
@@ -50,17 +50,17 @@ public struct StoreServer: Sendable {
     }
 
     /// The store every request pages.
-    public let store: SyntheticStore
-    public let configuration: Configuration
+    package let store: SyntheticStore
+    package let configuration: Configuration
     /// Live request counters.
-    public let statistics: ServerStatistics
+    package let statistics: ServerStatistics
     let closeMonitor = ConnectionCloseMonitor()
     /// Whether the store has a service time worth abandoning when a client leaves.
     private let watchesConnections: Bool
     /// Protocol front ends' routes, added after the REST routes (see ``StoreRouteRegistration``).
     private let extraRoutes: [any StoreRouteRegistration]
 
-    public init(
+    package init(
         store: SyntheticStore, configuration: Configuration = Configuration(),
         extraRoutes: [any StoreRouteRegistration] = []
     ) {
@@ -80,7 +80,7 @@ public struct StoreServer: Sendable {
     }
 
     /// The routes: REST, then the protocol front ends' (``StoreRouteRegistration``).
-    public func buildRouter() -> StoreRouter {
+    package func buildRouter() -> StoreRouter {
         var router = StoreRouter()
         let health = healthBody()
         getAndHead(&router, "/health") { _, _ in
@@ -116,7 +116,7 @@ public struct StoreServer: Sendable {
     /// The server as a service (run it in a `ServiceGroup`); `onListening` receives the
     /// bound port once the server accepts connections. `port` overrides
     /// ``Configuration/port`` (0: an ephemeral port).
-    public func makeService(
+    package func makeService(
         logger: Logger? = nil,
         port: Int? = nil,
         onListening: @escaping @Sendable (_ port: Int) async -> Void = { _ in }
@@ -166,11 +166,11 @@ public struct StoreServer: Sendable {
 
     /// The listen backlog asked for: as long a queue of connections not yet accepted as the
     /// kernel allows (Linux caps it at `net.core.somaxconn`, 4,096 by default).
-    public static var listenBacklog: Int { 65_535 }
+    package static var listenBacklog: Int { 65_535 }
 
     /// Serves until SIGINT or SIGTERM, then shuts down gracefully: the listener closes,
     /// requests in flight finish, and this returns (swift-service-lifecycle).
-    public func run(
+    package func run(
         logger: Logger? = nil,
         tls: TLSFiles? = nil,
         onListening: @escaping @Sendable (_ port: Int) async -> Void = { _ in }
@@ -195,7 +195,7 @@ public struct StoreServer: Sendable {
     static let jsonHeaders: HTTPFields = [.contentType: "application/json"]
 
     /// The largest item whose payload is served (base64 in a JSON body): 64 MiB.
-    public static let maximumPayloadBytes = 64 << 20
+    package static let maximumPayloadBytes = 64 << 20
 
     private func healthBody() -> ByteBuffer {
         var json = JSONWriter(capacity: 128)
@@ -253,7 +253,7 @@ public struct StoreServer: Sendable {
     private typealias Outcome = StorePageOutcome
 
     /// Pages the store for a protocol front end, counted in ``statistics`` like a REST request.
-    public func servePage(_ request: PageRequest, context: StoreRequestContext) async -> StorePageOutcome {
+    package func servePage(_ request: PageRequest, context: StoreRequestContext) async -> StorePageOutcome {
         statistics.recordStart()
         defer { statistics.recordFinish() }
         let outcome = await page(request, channel: context.channel)

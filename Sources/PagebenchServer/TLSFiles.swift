@@ -4,11 +4,11 @@ import PagebenchTLS
 
 /// The PEM certificate chain and private key `pagebench serve --tls-cert --tls-key` serves
 /// HTTPS with (PagebenchTLS, the system's OpenSSL).
-public struct TLSFiles: Sendable, Hashable {
-    public var certificateFile: String
-    public var keyFile: String
+package struct TLSFiles: Sendable, Hashable {
+    package var certificateFile: String
+    package var keyFile: String
 
-    public init(certificateFile: String, keyFile: String) {
+    package init(certificateFile: String, keyFile: String) {
         self.certificateFile = certificateFile
         self.keyFile = keyFile
     }
@@ -21,7 +21,7 @@ public struct TLSFiles: Sendable, Hashable {
     }
 
     /// Checks that both files load and belong together, so that `serve` fails before it binds.
-    public func check() throws {
+    package func check() throws {
         _ = try context()
     }
 }

@@ -2,7 +2,7 @@
 /// failed (the peer's certificate not trusted, not for the host name, not a TLS peer), a
 /// record the peer sent that did not decrypt, or a connection closed without the TLS
 /// close_notify alert (so what arrived may be cut short).
-public struct TLSError: Error, Sendable, Hashable, CustomStringConvertible {
+package struct TLSError: Error, Sendable, Hashable, CustomStringConvertible {
     private enum Code: Hashable, Sendable {
         case configuration
         case handshake
@@ -13,21 +13,21 @@ public struct TLSError: Error, Sendable, Hashable, CustomStringConvertible {
 
     private let code: Code
     /// What went wrong, in words (OpenSSL's reason included).
-    public let message: String
+    package let message: String
 
     private init(_ code: Code, _ message: String) {
         self.code = code
         self.message = message
     }
 
-    public var description: String { message }
+    package var description: String { message }
 
     /// Whether the peer's certificate was refused (not trusted, expired, not for the host name).
-    public var isCertificateRefused: Bool { code == .certificate }
+    package var isCertificateRefused: Bool { code == .certificate }
 
     /// Whether the peer closed the connection without close_notify after the handshake:
     /// the bytes received may be a truncated stream, though nothing was forged.
-    public var isUncleanShutdown: Bool { code == .uncleanShutdown }
+    package var isUncleanShutdown: Bool { code == .uncleanShutdown }
 
     /// A certificate, key or CA file that could not be used.
     static func configuration(_ message: String) -> TLSError { TLSError(.configuration, message) }

@@ -1,5 +1,5 @@
 import COpenSSL
-public import NIOCore
+import NIOCore
 import NIOTLS
 
 /// TLS on one connection with the system's OpenSSL, as the first handler of its pipeline:
@@ -20,11 +20,11 @@ import NIOTLS
 ///
 /// Everything runs on the channel's event loop; the OpenSSL connection is this handler's
 /// alone and is freed once, in `deinit`.
-public final class TLSHandler: ChannelDuplexHandler {
-    public typealias InboundIn = ByteBuffer
-    public typealias InboundOut = ByteBuffer
-    public typealias OutboundIn = ByteBuffer
-    public typealias OutboundOut = ByteBuffer
+package final class TLSHandler: ChannelDuplexHandler {
+    package typealias InboundIn = ByteBuffer
+    package typealias InboundOut = ByteBuffer
+    package typealias OutboundIn = ByteBuffer
+    package typealias OutboundOut = ByteBuffer
 
     enum Role {
         /// Connects to `serverHostname` (a name or an IP address).
@@ -117,20 +117,20 @@ public final class TLSHandler: ChannelDuplexHandler {
 
     // MARK: Lifecycle
 
-    public func handlerAdded(context: ChannelHandlerContext) {
+    package func handlerAdded(context: ChannelHandlerContext) {
         if context.channel.isActive { startHandshake(context: context) }
     }
 
-    public func handlerRemoved(context: ChannelHandlerContext) {
+    package func handlerRemoved(context: ChannelHandlerContext) {
         failBufferedWrites(ChannelError.ioOnClosedChannel)
     }
 
-    public func channelActive(context: ChannelHandlerContext) {
+    package func channelActive(context: ChannelHandlerContext) {
         context.fireChannelActive()
         startHandshake(context: context)
     }
 
-    public func channelInactive(context: ChannelHandlerContext) {
+    package func channelInactive(context: ChannelHandlerContext) {
         let previous = state
         state = .closed
         cancelHandshakeDeadline()
@@ -146,7 +146,7 @@ public final class TLSHandler: ChannelDuplexHandler {
         context.fireChannelInactive()
     }
 
-    public func errorCaught(context: ChannelHandlerContext, error: any Error) {
+    package func errorCaught(context: ChannelHandlerContext, error: any Error) {
         guard case .handshaking = state else {
             context.fireErrorCaught(error)
             return
@@ -217,7 +217,7 @@ public final class TLSHandler: ChannelDuplexHandler {
 
     // MARK: Inbound
 
-    public func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+    package func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch state {
         case .handshaking, .open: break
         case .idle, .closed: return
@@ -283,7 +283,7 @@ public final class TLSHandler: ChannelDuplexHandler {
         }
     }
 
-    public func channelReadComplete(context: ChannelHandlerContext) {
+    package func channelReadComplete(context: ChannelHandlerContext) {
         context.fireChannelReadComplete()
         guard case .open = state else { return }
         if receivedCloseNotify {
@@ -298,12 +298,12 @@ public final class TLSHandler: ChannelDuplexHandler {
 
     // MARK: Outbound
 
-    public func read(context: ChannelHandlerContext) {
+    package func read(context: ChannelHandlerContext) {
         readPending = true
         context.read()
     }
 
-    public func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+    package func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         guard !sentCloseNotify, !isClosed else {
             promise?.fail(ChannelError.ioOnClosedChannel)
             return
@@ -311,7 +311,7 @@ public final class TLSHandler: ChannelDuplexHandler {
         bufferedWrites.append((unwrapOutboundIn(data), promise))
     }
 
-    public func flush(context: ChannelHandlerContext) {
+    package func flush(context: ChannelHandlerContext) {
         switch state {
         case .open: encryptBufferedWrites(context: context)
         case .idle, .handshaking: flushAfterHandshake = true
@@ -319,7 +319,7 @@ public final class TLSHandler: ChannelDuplexHandler {
         }
     }
 
-    public func close(context: ChannelHandlerContext, mode: CloseMode, promise: EventLoopPromise<Void>?) {
+    package func close(context: ChannelHandlerContext, mode: CloseMode, promise: EventLoopPromise<Void>?) {
         if mode != .input, case .open = state, !sentCloseNotify {
             // close_notify before the TCP close, so that the peer can tell the end from a cut.
             sentCloseNotify = true

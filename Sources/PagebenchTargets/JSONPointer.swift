@@ -4,11 +4,11 @@ import PagebenchWire
 /// A JSON Pointer (RFC 6901): `/data/listItems/items`, `""` for the whole document; `~1`
 /// stands for `/` and `~0` for `~` within a reference token. Resolved over the raw bytes of
 /// a response without building a document: the client follows the pointer once per page.
-public struct JSONPointer: Sendable, Hashable, CustomStringConvertible {
+package struct JSONPointer: Sendable, Hashable, CustomStringConvertible {
     /// The reference tokens, unescaped.
-    public let tokens: [String]
+    package let tokens: [String]
     /// The pointer as written.
-    public let description: String
+    package let description: String
 
     /// Parses `text`.
     ///
@@ -16,7 +16,7 @@ public struct JSONPointer: Sendable, Hashable, CustomStringConvertible {
     ///   `/`, holds a `~` not followed by `0` or `1`, or has more reference tokens than JSON
     ///   is read deep (``JSONReader/maximumDepth``: such a pointer could never match, and
     ///   setting a body member follows it recursively).
-    public init(_ text: String) throws(SyntaxError) {
+    package init(_ text: String) throws(SyntaxError) {
         description = text
         guard !text.isEmpty else {
             tokens = []
@@ -51,9 +51,9 @@ public struct JSONPointer: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Why a pointer could not be parsed.
-    public struct SyntaxError: Error, Sendable, Hashable, CustomStringConvertible {
-        public let reason: String
-        public var description: String { reason }
+    package struct SyntaxError: Error, Sendable, Hashable, CustomStringConvertible {
+        package let reason: String
+        package var description: String { reason }
     }
 
     /// The byte range of the value the pointer names in the JSON document `bytes`, or nil

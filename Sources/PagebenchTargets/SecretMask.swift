@@ -18,21 +18,21 @@ import PagebenchWire
 /// Values shorter than
 /// ``minimumLength`` are not masked: no credential is that short, and masking `7` would
 /// blank out every 7 of a message.
-public struct SecretMask: Sendable, Hashable {
+package struct SecretMask: Sendable, Hashable {
     /// What a secret is replaced by.
-    public static let replacement = "[masked]"
+    package static let replacement = "[masked]"
     /// The shortest value masked.
-    public static let minimumLength = 4
+    package static let minimumLength = 4
 
     /// Every form of every secret, longest first.
-    public let forms: [String]
+    package let forms: [String]
 
     /// `forms` in ASCII lower case, as bytes, in the same order: what ``callAsFunction(_:)``
     /// searches for.
     private let foldedForms: [[UInt8]]
 
     /// The mask of `secrets` (empty and short ones ignored).
-    public init(_ secrets: some Sequence<String>) {
+    package init(_ secrets: some Sequence<String>) {
         var forms: Set<String> = []
         var expanded: [String] = []
         for secret in secrets where secret.count >= Self.minimumLength {
@@ -108,11 +108,11 @@ public struct SecretMask: Sendable, Hashable {
     }
 
     /// The longest form in UTF-8 bytes: how far past a cut a secret can reach.
-    public var longestFormBytes: Int { forms.first?.utf8.count ?? 0 }
+    package var longestFormBytes: Int { forms.first?.utf8.count ?? 0 }
 
     /// `text` with every form of every secret, in any ASCII letter case, replaced by
     /// ``replacement`` (longest forms first).
-    public func callAsFunction(_ text: String) -> String {
+    package func callAsFunction(_ text: String) -> String {
         guard !forms.isEmpty else { return text }
         var bytes = Array(text.utf8)
         var folded = Self.folded(bytes)
@@ -137,7 +137,7 @@ public struct SecretMask: Sendable, Hashable {
 
     /// The first `limit` characters of text a server sent, masked before it is cut (so that
     /// a secret the cut would halve is masked whole), in quotes with `…` when cut.
-    public func excerpt(_ bytes: some Collection<UInt8>, limit: Int = 200) -> String {
+    package func excerpt(_ bytes: some Collection<UInt8>, limit: Int = 200) -> String {
         let window = bytes.prefix(limit * 4 + longestFormBytes)  // a character is at most 4 bytes
         let text = self(String(decoding: window, as: UTF8.self))
         let cut = text.count > limit || window.count < bytes.count

@@ -2,12 +2,12 @@ import Foundation
 
 /// AWS credentials for Signature Version 4, read from the environment (T4). Their
 /// `description` never shows the secret.
-public struct AWSCredentials: Sendable, Hashable, CustomStringConvertible {
-    public var accessKeyID: String
-    public var secretAccessKey: String
-    public var sessionToken: String?
+package struct AWSCredentials: Sendable, Hashable, CustomStringConvertible {
+    package var accessKeyID: String
+    package var secretAccessKey: String
+    package var sessionToken: String?
 
-    public init(accessKeyID: String, secretAccessKey: String, sessionToken: String? = nil) {
+    package init(accessKeyID: String, secretAccessKey: String, sessionToken: String? = nil) {
         self.accessKeyID = accessKeyID
         self.secretAccessKey = secretAccessKey
         self.sessionToken = sessionToken
@@ -16,7 +16,7 @@ public struct AWSCredentials: Sendable, Hashable, CustomStringConvertible {
     /// `AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY` and (optional) `AWS_SESSION_TOKEN`.
     ///
     /// - Throws: ``TargetFileError`` naming the missing variable (never a value).
-    public static func fromEnvironment(_ environment: [String: String]) throws(TargetFileError) -> AWSCredentials {
+    package static func fromEnvironment(_ environment: [String: String]) throws(TargetFileError) -> AWSCredentials {
         guard let id = environment["AWS_ACCESS_KEY_ID"], !id.isEmpty else {
             throw TargetFileError("the dynamodb kind signs its requests: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY")
         }
@@ -27,7 +27,7 @@ public struct AWSCredentials: Sendable, Hashable, CustomStringConvertible {
         return AWSCredentials(accessKeyID: id, secretAccessKey: secret, sessionToken: token)
     }
 
-    public var description: String { "AWS credentials for access key \(accessKeyID)" }
+    package var description: String { "AWS credentials for access key \(accessKeyID)" }
 }
 
 /// AWS Signature Version 4 for one request (the `Authorization` header), as botocore's
@@ -36,12 +36,12 @@ public struct AWSCredentials: Sendable, Hashable, CustomStringConvertible {
 /// `AWS4-HMAC-SHA256` string to sign, and the key derived by HMAC-SHA256 chaining over
 /// date, region, service and `aws4_request`. Checked against vectors generated with
 /// botocore (Tests/PagebenchTargetsTests/Fixtures/sigv4-vectors.json).
-public struct SigV4Signer: Sendable {
-    public let credentials: AWSCredentials
-    public let region: String
-    public let service: String
+package struct SigV4Signer: Sendable {
+    package let credentials: AWSCredentials
+    package let region: String
+    package let service: String
 
-    public init(credentials: AWSCredentials, region: String, service: String) {
+    package init(credentials: AWSCredentials, region: String, service: String) {
         self.credentials = credentials
         self.region = region
         self.service = service
@@ -55,7 +55,7 @@ public struct SigV4Signer: Sendable {
     ///   - path: the request path (already URI-encoded), `/` for DynamoDB.
     ///   - query: the query string, `""` for none.
     ///   - date: the signing time.
-    public func signedHeaders(
+    package func signedHeaders(
         method: String, path: String, query: String = "", headers: [(name: String, value: String)], payload: some DataProtocol,
         date: Date
     ) -> [(name: String, value: String)] {

@@ -1,4 +1,4 @@
-public import PagebenchWire
+import PagebenchWire
 import Foundation
 import PagebenchBase
 
@@ -21,20 +21,20 @@ extension Target {
     ]
 
     /// The largest target file read (a scenario's `target` section is part of its file).
-    public static let maximumFileBytes = 16 << 20
+    package static let maximumFileBytes = 16 << 20
     /// The largest `partitions.file` read.
-    public static let maximumPartitionsFileBytes = 64 << 20
+    package static let maximumPartitionsFileBytes = 64 << 20
     /// The most partition values a target lists (`values`, `range` or `file`).
-    public static let maximumPartitionValues = 10_000_000
+    package static let maximumPartitionValues = 10_000_000
     /// The bounds of `timeoutSeconds`.
-    public static let timeoutSecondsRange = 0.001...3600.0
+    package static let timeoutSecondsRange = 0.001...3600.0
     /// The bounds of `maxResponseBytes`: a response body is held in one buffer.
-    public static let maximumResponseBytesRange = 1...(1 << 30)
+    package static let maximumResponseBytesRange = 1...(1 << 30)
 
     /// Reads and validates a target file; its name defaults to the file name without `.json`.
     ///
     /// - Throws: ``TargetFileError`` naming the file and the field.
-    public static func load(path: String) throws(TargetFileError) -> Target {
+    package static func load(path: String) throws(TargetFileError) -> Target {
         let data: Data
         do {
             data = Data(try FileSystem.readBytes(path, maximumBytes: maximumFileBytes))
@@ -57,7 +57,7 @@ extension Target {
     /// Decodes and validates a target from JSON.
     ///
     /// - Parameter baseDirectory: where a relative `partitions.file` is looked up.
-    public static func load(json data: Data, defaultName: String, baseDirectory: String = ".") throws(TargetFileError) -> Target {
+    package static func load(json data: Data, defaultName: String, baseDirectory: String = ".") throws(TargetFileError) -> Target {
         let document: StrictJSON.Document
         do {
             // Nulls are values here (a request body may hold one); a repeated key is refused. A
@@ -81,7 +81,7 @@ extension Target {
     }
 
     /// Validates a parsed target (a target file, or a scenario's `target` section).
-    public static func load(_ document: JSONValue, defaultName: String, baseDirectory: String = ".") throws(TargetFileError) -> Target {
+    package static func load(_ document: JSONValue, defaultName: String, baseDirectory: String = ".") throws(TargetFileError) -> Target {
         guard let object = document.objectValue else {
             throw TargetFileError("a target must be a JSON object like {\"kind\": \"http\", \"endpoint\": \"http://127.0.0.1:8080\", …}")
         }
@@ -163,7 +163,7 @@ extension Target {
     }
 
     /// The most values `filters` lists.
-    public static let maximumFilterValues = 100
+    package static let maximumFilterValues = 100
 
     /// `filters` and `tokensBind`: what `verify` sends through `${filter}` and what it expects
     /// the API to bind a token to (docs/file-formats.md).

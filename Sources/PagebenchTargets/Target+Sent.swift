@@ -2,7 +2,7 @@ extension Target {
     /// The placeholders the target's request templates use: what of a drain's request reaches
     /// the API (a workload's `filter` reaches it only through `${filter}`, its limit through
     /// `${limit}` or DynamoDB's `Limit`). Rows say only what was sent (issue 35).
-    public var placeholders: Set<Placeholder> {
+    package var placeholders: Set<Placeholder> {
         switch request {
         case .http(let http): http.path.placeholders.union(http.body?.placeholders ?? [])
         case .graphql(let graphql): graphql.variables.placeholders
@@ -13,13 +13,13 @@ extension Target {
     }
 
     /// Whether a drain's `limit` reaches the API.
-    public var sendsLimit: Bool { placeholders.contains(.limit) }
+    package var sendsLimit: Bool { placeholders.contains(.limit) }
 
     /// The filter the API was asked to apply, as a row's `filter` column says it: the
     /// workload's (`workloadFilter`, `--filter`'s spelling, nil for none) where a template
     /// sends `${filter}`, a DynamoDB target's own `FilterExpression`, else empty: nothing was
     /// sent, whatever the workload says.
-    public func sentFilter(workloadFilter: String?) -> String {
+    package func sentFilter(workloadFilter: String?) -> String {
         if placeholders.contains(.filter) { return workloadFilter ?? "none" }
         if case .dynamodb(let dynamo) = request, let expression = dynamo.filterExpression { return expression }
         return ""
@@ -27,7 +27,7 @@ extension Target {
 
     /// Whether the API reports the items it evaluated per page (`scannedCount`; DynamoDB's
     /// `ScannedCount` always): without it `scanned_items` counts the items returned.
-    public var reportsScannedCount: Bool {
+    package var reportsScannedCount: Bool {
         switch request {
         case .http(let http): http.scannedCount != nil
         case .graphql(let graphql): graphql.scannedCount != nil

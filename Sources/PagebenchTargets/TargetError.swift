@@ -6,26 +6,26 @@ import PagebenchPage
 /// The target's own, finer account of a failure: ``TargetSource`` counts it by ``Kind`` (the
 /// page contract's ``PagebenchPage/PageError/Cause``, the `target_errors_*` columns) and
 /// throws the page contract's ``PageError`` of its kind (the harness's `errors_other`).
-public struct TargetError: Error, Sendable, Hashable, CustomStringConvertible {
+package struct TargetError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The kind, counted per run (docs/cli.md, "Errors, retries and TLS"): the page
     /// contract's finer cause of a target's failure (``PagebenchPage/PageError/Cause``), whose
     /// ``PagebenchPage/PageError/Cause/pageErrorKind`` is the one classification.
-    public typealias Kind = PageError.Cause
+    package typealias Kind = PageError.Cause
 
-    public let kind: Kind
-    public let message: String
+    package let kind: Kind
+    package let message: String
     /// The HTTP status, when a response arrived.
-    public let status: Int?
+    package let status: Int?
 
-    public init(_ kind: Kind, _ message: String, status: Int? = nil) {
+    package init(_ kind: Kind, _ message: String, status: Int? = nil) {
         self.kind = kind
         self.message = message
         self.status = status
     }
 
-    public var description: String { message }
+    package var description: String { message }
 }
 
 extension TargetError: PageFailure {
-    public var pageErrorKind: PageError.Kind { kind.pageErrorKind }
+    package var pageErrorKind: PageError.Kind { kind.pageErrorKind }
 }

@@ -2,43 +2,43 @@ import Foundation
 import NIOCore
 import PagebenchBase
 import PagebenchHTTPClient
-public import PagebenchPage
+import PagebenchPage
 import PagebenchWire
 
 /// One request to a target and what came back, as `pagebench verify` judges it and
 /// `pages --target-file` prints it: the request as sent (masked, T4), the status, the size of
 /// the answer, how long it took and what it was: a page (its items, their keys at the
 /// target's `itemKey`, its continuation) or why it was not one (T2).
-public struct TargetExchange: Sendable {
+package struct TargetExchange: Sendable {
     /// The drain's request this exchange answered.
-    public var request: PageRequest
+    package var request: PageRequest
     /// `METHOD URL` of the request (never a header value, T4).
-    public var sent: String
+    package var sent: String
     /// The request body as sent, masked; nil when there was none.
-    public var sentBody: String?
+    package var sentBody: String?
     /// The HTTP status; nil when no answer came (connection refused or broken, timeout: T5).
-    public var status: Int?
+    package var status: Int?
     /// The answer's body in bytes (0 without one).
-    public var bodyBytes: Int
+    package var bodyBytes: Int
     /// Request sent to answer read, in seconds.
-    public var seconds: Double
+    package var seconds: Double
     /// A throttling answer's `Retry-After`, in seconds.
-    public var retryAfterSeconds: Int?
+    package var retryAfterSeconds: Int?
     /// The page the answer was, or why it was not one.
-    public var outcome: Outcome
+    package var outcome: Outcome
     /// A GraphQL answer's `errors`, each entry's `extensions.code` (`BAD_USER_INPUT`,
     /// `INTERNAL_SERVER_ERROR`), nil for an entry without one; empty when the answer carried no
     /// `errors` (or the target is not GraphQL).
-    public var graphQLErrorCodes: [String?] = []
+    package var graphQLErrorCodes: [String?] = []
 
-    public enum Outcome: Sendable {
+    package enum Outcome: Sendable {
         case page(ObservedPage)
         /// Not a page: the contract's kind (`throttled` for 429, 503 and DynamoDB throttling,
         /// T3) and the masked message naming the request and what was wrong.
         case failure(PageError.Kind, String)
     }
 
-    public init(
+    package init(
         request: PageRequest, sent: String, sentBody: String? = nil, status: Int?, bodyBytes: Int = 0, seconds: Double = 0,
         retryAfterSeconds: Int? = nil, outcome: Outcome
     ) {
@@ -53,27 +53,27 @@ public struct TargetExchange: Sendable {
     }
 
     /// The page, when the answer was one.
-    public var page: ObservedPage? {
+    package var page: ObservedPage? {
         if case .page(let page) = outcome { page } else { nil }
     }
 }
 
 /// A page as an exchange saw it.
-public struct ObservedPage: Sendable, Hashable {
+package struct ObservedPage: Sendable, Hashable {
     /// The items returned.
-    public var count: Int
+    package var count: Int
     /// Items evaluated: the API's own count when the target names one, else ``count``.
-    public var scanned: Int
+    package var scanned: Int
     /// Whether ``scanned`` is the API's own figure (DynamoDB's `ScannedCount`, a target's
     /// `scannedCount` pointer), not the returned count.
-    public var reportsScanned: Bool
+    package var reportsScanned: Bool
     /// Each item's value at the target's `itemKey` as compact JSON (`"a-17"`, `{"N":"5"}`),
     /// `nil` for an item without one; nil when the target has no `itemKey`.
-    public var keys: [String?]?
+    package var keys: [String?]?
     /// The continuation; nil on a last page.
-    public var token: String?
+    package var token: String?
 
-    public init(count: Int, scanned: Int? = nil, reportsScanned: Bool = false, keys: [String?]? = nil, token: String?) {
+    package init(count: Int, scanned: Int? = nil, reportsScanned: Bool = false, keys: [String?]? = nil, token: String?) {
         self.count = count
         self.scanned = scanned ?? count
         self.reportsScanned = reportsScanned
@@ -86,7 +86,7 @@ extension TargetSource {
     /// Sends `request`'s page request once and reports what came back, whatever it was: no
     /// retry, no `Retry-After` wait, no P9 refusal (a repeated continuation is returned as a
     /// page, for the caller to judge). Never throws but `CancellationError`.
-    public func exchange(_ request: PageRequest) async throws -> TargetExchange {
+    package func exchange(_ request: PageRequest) async throws -> TargetExchange {
         let codec = exchange.codec
         let outgoing = codec.makeRequest(request)
         let described = mask(codec.describe(outgoing))
@@ -140,14 +140,14 @@ extension TargetSource {
 
     /// The request `request`'s page is fetched with, as an exchange shows it: `METHOD URL`
     /// and the body, masked (T4). Sends nothing.
-    public func describe(_ request: PageRequest) -> (sent: String, body: String?) {
+    package func describe(_ request: PageRequest) -> (sent: String, body: String?) {
         let outgoing = exchange.codec.makeRequest(request)
         return (mask(exchange.codec.describe(outgoing)), outgoing.body.map { mask(String(buffer: $0)) })
     }
 
     /// The secret values of this target's headers and credentials, hidden (T4): for text
     /// that quotes what the target sent (a continuation) before it is printed.
-    public var secretMask: SecretMask { mask }
+    package var secretMask: SecretMask { mask }
 
     /// The contract's kind of an error a codec made.
     static func kind(of error: any Error) -> PageError.Kind {

@@ -1,8 +1,8 @@
 import Foundation
 import NIOCore
 import PagebenchBase
-public import PagebenchHTTPClient
-public import PagebenchPage
+import PagebenchHTTPClient
+import PagebenchPage
 import PagebenchWire
 import Synchronization
 
@@ -23,15 +23,15 @@ import Synchronization
 /// ``TargetError/Kind`` (the `target_errors_*` columns) and thrown as the contract's kind
 /// for it (``TargetError/Kind/pageErrorKind``: transport, refused or malformed answer).
 /// Nothing passes through the synthetic store's `StoreError`.
-public final class TargetSource: Sendable {
+package final class TargetSource: Sendable {
     /// The longest `Retry-After` honoured; a longer one is waited this long.
-    public static let maximumRetryAfterSeconds = HTTPThrottling.maximumRetryAfterSeconds
+    package static let maximumRetryAfterSeconds = HTTPThrottling.maximumRetryAfterSeconds
 
     /// The largest DynamoDB `ConsumedCapacity.CapacityUnits` one response is taken to report;
     /// a larger (or negative) figure is not summed (a 1 MB page costs at most 256 units).
-    public static let maximumCapacityUnitsPerResponse = 1_000_000.0
+    package static let maximumCapacityUnitsPerResponse = 1_000_000.0
 
-    public let target: Target
+    package let target: Target
     let client: HTTPRequestClient
     /// The kind's requests and answers, and the shared steps around them.
     let exchange: HTTPPageExchange<TargetPageCodec>
@@ -50,7 +50,7 @@ public final class TargetSource: Sendable {
     ///   - sleep: waits out a `Retry-After` (T3); tests inject one that records the waits.
     /// - Throws: ``TargetFileError`` for a header naming an unset variable, missing AWS
     ///   credentials, or an endpoint the client cannot use.
-    public init(
+    package init(
         target: Target, connections: Int, caFile: String? = nil, insecure: Bool = false,
         environment: [String: String] = ProcessInfo.processInfo.environment,
         sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }
@@ -98,28 +98,28 @@ public final class TargetSource: Sendable {
     }
 
     /// Closes the connections.
-    public func shutdown() async {
+    package func shutdown() async {
         await client.shutdown()
     }
 
     /// Responses by HTTP status, and requests that got none.
-    public var statusCounts: HTTPStatusCounts { client.statusCounts }
+    package var statusCounts: HTTPStatusCounts { client.statusCounts }
 
     /// Non-page responses so far, by kind (kinds with none left out).
-    public var errorCountsByKind: [TargetError.Kind: Int] { errorCounts.withLock { $0 } }
+    package var errorCountsByKind: [TargetError.Kind: Int] { errorCounts.withLock { $0 } }
 
     /// The message of the last non-page response, if any.
-    public var lastError: String? { lastErrorMessage.withLock { $0 } }
+    package var lastError: String? { lastErrorMessage.withLock { $0 } }
 
     /// Throttling answers received (429, 503, DynamoDB throttling), retried or not.
-    public var throttles: Int { exchange.throttles }
+    package var throttles: Int { exchange.throttles }
 
     /// DynamoDB `ConsumedCapacity.CapacityUnits` summed over the responses that carried it
     /// (W4), and how many did; nil when none did.
-    public var consumedCapacityUnits: Double? { exchange.codec.capacity.units }
+    package var consumedCapacityUnits: Double? { exchange.codec.capacity.units }
 
     /// An executor on one of the client's event loops.
-    public func taskExecutor(_ index: Int) -> EventLoopTaskExecutor { client.taskExecutor(index) }
+    package func taskExecutor(_ index: Int) -> EventLoopTaskExecutor { client.taskExecutor(index) }
 
     /// Fetches one page of the drain `request` describes.
     ///
@@ -129,7 +129,7 @@ public final class TargetSource: Sendable {
     /// - Throws: `CancellationError`; ``PageError``: ``PageError/Kind/throttled`` (retryable)
     ///   for throttling answers, the kind of its ``TargetError/Kind`` for everything that is
     ///   not a page (T2).
-    public func page(_ request: PageRequest) async throws -> Page {
+    package func page(_ request: PageRequest) async throws -> Page {
         do {
             return try await exchange.page(request) { outgoing in
                 do {

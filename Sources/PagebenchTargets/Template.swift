@@ -1,24 +1,24 @@
-public import PagebenchWire
+import PagebenchWire
 /// What a drain's request fills a target's templates with (docs/file-formats.md,
 /// placeholders).
-public struct TemplateBindings: Sendable {
+package struct TemplateBindings: Sendable {
     /// `${partition}`: the drain's partition key value (nil for scans).
-    public var partition: JSONValue?
+    package var partition: JSONValue?
     /// `${limit}`: the workload's limit.
-    public var limit: Int?
+    package var limit: Int?
     /// `${segment}` and `${totalSegments}`: a `segment:N` read's segment.
-    public var segment: Int?
-    public var totalSegments: Int?
+    package var segment: Int?
+    package var totalSegments: Int?
     /// `${continuation}`: the previous page's continuation (nil on a drain's first page).
-    public var continuation: String?
+    package var continuation: String?
     /// `${filter}`: the workload's filter as `--filter` spells it (nil without one).
-    public var filter: String?
+    package var filter: String?
     /// `${filter}` in place of ``filter``: a value of the target's `filters` (verify, `pages`).
-    public var filterValue: JSONValue?
+    package var filterValue: JSONValue?
     /// `${reverse}`: the workload's `reverse`.
-    public var reverse: Bool = false
+    package var reverse: Bool = false
 
-    public init() {}
+    package init() {}
 
     func value(_ placeholder: Placeholder) -> JSONValue {
         switch placeholder {
@@ -45,13 +45,13 @@ public struct TemplateBindings: Sendable {
 }
 
 /// The placeholders a request template may hold.
-public enum Placeholder: String, Sendable, Hashable, CaseIterable {
+package enum Placeholder: String, Sendable, Hashable, CaseIterable {
     case partition, limit, segment, totalSegments, continuation, filter, reverse
 }
 
 /// A string with `${name}` placeholders, split once when the target file is loaded so that a
 /// request costs only concatenation.
-public struct TextTemplate: Sendable, Hashable {
+package struct TextTemplate: Sendable, Hashable {
     enum Part: Sendable, Hashable {
         case literal(String)
         case placeholder(Placeholder)
@@ -128,7 +128,7 @@ public struct TextTemplate: Sendable, Hashable {
 /// A JSON value whose strings may hold placeholders: a string that is exactly one
 /// placeholder becomes its typed value (`"${limit}"` → `10`, `"${continuation}"` → a
 /// string or `null`); placeholders inside longer strings are substituted as text.
-public indirect enum JSONTemplate: Sendable, Hashable {
+package indirect enum JSONTemplate: Sendable, Hashable {
     case fixed(JSONValue)
     case text(TextTemplate)
     case array([JSONTemplate])

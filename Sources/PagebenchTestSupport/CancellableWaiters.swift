@@ -7,30 +7,30 @@
 /// would never bring. The owner keeps one of these inside its lock and waits with
 /// ``wait(register:cancel:)``, which handles a cancellation that comes before the
 /// continuation is kept.
-public struct CancellableWaiters<Condition: Sendable, Value: Sendable>: Sendable {
-    public typealias Continuation = CheckedContinuation<Value, any Error>
+package struct CancellableWaiters<Condition: Sendable, Value: Sendable>: Sendable {
+    package typealias Continuation = CheckedContinuation<Value, any Error>
 
     private var waiting: [(id: UInt64, condition: Condition, continuation: Continuation)] = []
     private var cancelledEarly: Set<UInt64> = []
     private var lastID: UInt64 = 0
 
-    public init() {}
+    package init() {}
 
     /// A new waiter's identity.
-    public mutating func makeID() -> UInt64 {
+    package mutating func makeID() -> UInt64 {
         lastID &+= 1
         return lastID
     }
 
     /// Removes and returns the first waiter whose condition `ready` accepts, if any.
-    public mutating func removeFirst(where ready: (Condition) -> Bool = { _ in true }) -> Continuation? {
+    package mutating func removeFirst(where ready: (Condition) -> Bool = { _ in true }) -> Continuation? {
         guard let index = waiting.firstIndex(where: { ready($0.condition) }) else { return nil }
         return waiting.remove(at: index).continuation
     }
 
     /// Keeps `continuation` under `id` until the owner resumes it, unless its task was
     /// cancelled before: then the continuation is handed back, for `CancellationError`.
-    public mutating func keep(_ continuation: Continuation, id: UInt64, condition: Condition) -> Continuation? {
+    package mutating func keep(_ continuation: Continuation, id: UInt64, condition: Condition) -> Continuation? {
         if cancelledEarly.remove(id) != nil { return continuation }
         waiting.append((id, condition, continuation))
         return nil
@@ -38,7 +38,7 @@ public struct CancellableWaiters<Condition: Sendable, Value: Sendable>: Sendable
 
     /// The continuation kept under `id`, removed; nil (and `id` remembered as cancelled) if
     /// it is not kept yet, or was resumed already.
-    public mutating func cancel(id: UInt64) -> Continuation? {
+    package mutating func cancel(id: UInt64) -> Continuation? {
         if let index = waiting.firstIndex(where: { $0.id == id }) { return waiting.remove(at: index).continuation }
         cancelledEarly.insert(id)
         return nil
@@ -48,7 +48,7 @@ public struct CancellableWaiters<Condition: Sendable, Value: Sendable>: Sendable
     /// continuation at once when the event has happened, else keeps it (``keep(_:id:condition:)``)
     /// and returns what that returns. `cancel` runs under the owner's lock when the task is
     /// cancelled and returns ``cancel(id:)``.
-    public static func wait(
+    package static func wait(
         register: (Continuation) -> Continuation?,
         cancel: @Sendable () -> Continuation?
     ) async throws -> Value {

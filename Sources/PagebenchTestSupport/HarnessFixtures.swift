@@ -3,7 +3,7 @@ import PagebenchMetrics
 import PagebenchStore
 
 /// A scenario named `name` over `store` with no warm-up; `configure` sets the workload.
-public func scenario(
+package func scenario(
     _ name: String = "test", store: StoreConfiguration, _ configure: (inout Workload) -> Void
 ) -> Scenario {
     var workload = Workload()
@@ -13,18 +13,18 @@ public func scenario(
 }
 
 /// A phase runner over the in-process store of `scenario` (validated first), as `run` makes it.
-public func storeRunner(_ scenario: Scenario) throws -> PhaseRunner<StoreSource> {
+package func storeRunner(_ scenario: Scenario) throws -> PhaseRunner<StoreSource> {
     try scenario.validate()
     let store = try SyntheticStore(configuration: scenario.store)
     return PhaseRunner(scenario: scenario, source: StoreSource(store: store, pager: scenario.workload.pager))
 }
 
 /// The deterministic figures of a run (H3): identical for the same seed and configuration.
-public struct DeterministicFigures: Equatable, CustomStringConvertible {
-    public var drains, pages, items, scannedItems, scannedBytes, emptyPagesWasted, emptyPagesFinal, pagesInEndedDrains,
+package struct DeterministicFigures: Equatable, CustomStringConvertible {
+    package var drains, pages, items, scannedItems, scannedBytes, emptyPagesWasted, emptyPagesFinal, pagesInEndedDrains,
         pagesPerDrainMax: Int
 
-    public init(_ metrics: TaskMetrics) {
+    package init(_ metrics: TaskMetrics) {
         drains = metrics.drains
         pages = metrics.pages
         items = metrics.items
@@ -36,7 +36,7 @@ public struct DeterministicFigures: Equatable, CustomStringConvertible {
         pagesPerDrainMax = metrics.pagesPerDrainMax
     }
 
-    public var description: String {
+    package var description: String {
         "drains \(drains) pages \(pages) items \(items) scanned \(scannedItems)/\(scannedBytes)B empty \(emptyPagesWasted)+\(emptyPagesFinal) max \(pagesPerDrainMax)"
     }
 }

@@ -4,20 +4,20 @@ import Synchronization
 /// ``advance(to:)`` passes the deadline (or the task is cancelled), and ``waitForSleepers(_:)``
 /// lets the test wait until the code under test has done its work and gone back to sleep.
 /// Tests step through a staged run's instants with it instead of sleeping and hoping.
-public final class ManualClock: Clock, Sendable {
-    public typealias Duration = Swift.Duration
+package final class ManualClock: Clock, Sendable {
+    package typealias Duration = Swift.Duration
 
     /// An instant: the time since the clock was made.
-    public struct Instant: InstantProtocol {
-        public var offset: Duration
+    package struct Instant: InstantProtocol {
+        package var offset: Duration
 
-        public init(offset: Duration) {
+        package init(offset: Duration) {
             self.offset = offset
         }
 
-        public func advanced(by duration: Duration) -> Instant { Instant(offset: offset + duration) }
-        public func duration(to other: Instant) -> Duration { other.offset - offset }
-        public static func < (lhs: Instant, rhs: Instant) -> Bool { lhs.offset < rhs.offset }
+        package func advanced(by duration: Duration) -> Instant { Instant(offset: offset + duration) }
+        package func duration(to other: Instant) -> Duration { other.offset - offset }
+        package static func < (lhs: Instant, rhs: Instant) -> Bool { lhs.offset < rhs.offset }
     }
 
     private struct State {
@@ -39,12 +39,12 @@ public final class ManualClock: Clock, Sendable {
 
     private let state = Mutex(State())
 
-    public init() {}
+    package init() {}
 
-    public var now: Instant { state.withLock { $0.now } }
-    public var minimumResolution: Duration { .nanoseconds(1) }
+    package var now: Instant { state.withLock { $0.now } }
+    package var minimumResolution: Duration { .nanoseconds(1) }
 
-    public func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {
+    package func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {
         try Task.checkCancellation()
         let id = state.withLock { state -> UInt64 in
             state.nextID += 1
@@ -73,7 +73,7 @@ public final class ManualClock: Clock, Sendable {
     }
 
     /// Moves the clock to `instant` (never back) and wakes every sleeper whose deadline has come.
-    public func advance(to instant: Instant) {
+    package func advance(to instant: Instant) {
         let woken = state.withLock { state -> [CheckedContinuation<Void, any Error>] in
             if instant > state.now { state.now = instant }
             let due = state.sleepers.filter { $0.value.deadline <= state.now }
@@ -84,14 +84,14 @@ public final class ManualClock: Clock, Sendable {
     }
 
     /// Moves the clock on by `duration`.
-    public func advance(by duration: Duration) {
+    package func advance(by duration: Duration) {
         advance(to: now.advanced(by: duration))
     }
 
     /// Returns once at least `count` tasks sleep on the clock: the woken ones did their work
     /// and went back to sleep. Throws `CancellationError` if the waiting task is cancelled
     /// first (a test past its time limit ends instead of waiting forever).
-    public func waitForSleepers(_ count: Int) async throws {
+    package func waitForSleepers(_ count: Int) async throws {
         let waiter = state.withLock { $0.waiters.makeID() }
         try await CancellableWaiters<Int, Void>.wait { continuation in
             state.withLock { state in

@@ -3,7 +3,7 @@ import Synchronization
 /// A controllable `sleep` for `RetryPolicy`: records every requested duration and either
 /// returns at once or holds each sleeper until the test releases it or its task is
 /// cancelled. Tests use it instead of real time.
-public final class ManualSleeper: Sendable {
+package final class ManualSleeper: Sendable {
     private struct State {
         var holds: Bool
         var durations: [Duration] = []
@@ -18,19 +18,19 @@ public final class ManualSleeper: Sendable {
     private let state: Mutex<State>
 
     /// - Parameter holds: whether sleepers wait for `releaseAll()` (else they return at once).
-    public init(holds: Bool = false) {
+    package init(holds: Bool = false) {
         state = Mutex(State(holds: holds))
     }
 
     /// Every duration asked for, in order.
-    public var durations: [Duration] { state.withLock { $0.durations } }
+    package var durations: [Duration] { state.withLock { $0.durations } }
 
     /// The sleep function to put into a `RetryPolicy`.
-    public var sleep: @Sendable (Duration) async throws -> Void {
+    package var sleep: @Sendable (Duration) async throws -> Void {
         { [self] duration in try await self.sleep(for: duration) }
     }
 
-    public func sleep(for duration: Duration) async throws {
+    package func sleep(for duration: Duration) async throws {
         let (id, holds) = state.withLock { state in
             state.durations.append(duration)
             state.lastID &+= 1
@@ -69,7 +69,7 @@ public final class ManualSleeper: Sendable {
     /// Waits until one more sleeper than previously awaited is asleep. Throws
     /// `CancellationError` if the waiting task is cancelled first (a test past its time limit
     /// ends instead of waiting forever).
-    public func nextSleeper() async throws {
+    package func nextSleeper() async throws {
         let waiter = state.withLock { $0.arrivalWaiters.makeID() }
         try await CancellableWaiters<Void, Void>.wait { continuation in
             state.withLock { state in
@@ -86,7 +86,7 @@ public final class ManualSleeper: Sendable {
     }
 
     /// Wakes every sleeper.
-    public func releaseAll() {
+    package func releaseAll() {
         let sleeping = state.withLock { state in
             defer { state.sleeping = [:] }
             return Array(state.sleeping.values)

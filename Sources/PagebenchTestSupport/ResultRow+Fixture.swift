@@ -4,7 +4,7 @@ extension ResultRow {
     /// A row any reader of results files accepts (issue 24: every reader refuses a row no run
     /// writes): the context every row has, one pager, repetition 1, limit 1, and every
     /// optional column empty. Tests set what they compare on top of it.
-    public static func fixture(scenario: String = "test", repetition: Int = 1) -> ResultRow {
+    package static func fixture(scenario: String = "test", repetition: Int = 1) -> ResultRow {
         var row = ResultRow()
         row.timestampUTC = "2026-11-22T02:39:43Z"
         row.pagebenchVersion = "0.1.0"

@@ -4,38 +4,38 @@ import Synchronization
 
 /// A request to a `ScriptedPageSource`: a token (nil for the initial page) and the
 /// direction it was built for.
-public struct ScriptedRequest: Hashable, Sendable, CustomStringConvertible {
-    public var token: String?
-    public var direction: PaginationDirection
+package struct ScriptedRequest: Hashable, Sendable, CustomStringConvertible {
+    package var token: String?
+    package var direction: PaginationDirection
 
-    public init(token: String?, direction: PaginationDirection = .next) {
+    package init(token: String?, direction: PaginationDirection = .next) {
         self.token = token
         self.direction = direction
     }
 
     /// The request for the initial page.
-    public static let initial = ScriptedRequest(token: nil)
+    package static let initial = ScriptedRequest(token: nil)
 
-    public var description: String { "\(direction):\(token ?? "nil")" }
+    package var description: String { "\(direction):\(token ?? "nil")" }
 }
 
 /// A page of a `ScriptedPageSource`: items plus tokens to the following and preceding pages.
-public struct ScriptedPage: Hashable, Sendable {
-    public var items: [Int]
-    public var nextToken: String?
-    public var previousToken: String?
+package struct ScriptedPage: Hashable, Sendable {
+    package var items: [Int]
+    package var nextToken: String?
+    package var previousToken: String?
 
-    public init(items: [Int], nextToken: String?, previousToken: String? = nil) {
+    package init(items: [Int], nextToken: String?, previousToken: String? = nil) {
         self.items = items
         self.nextToken = nextToken
         self.previousToken = previousToken
     }
 
     /// Forward cursor info of this page.
-    public var forwardInfo: CursorBasedPagination.Forward { .init(nextToken: nextToken) }
+    package var forwardInfo: CursorBasedPagination.Forward { .init(nextToken: nextToken) }
 
     /// Bidirectional cursor info of this page.
-    public var bidirectionalInfo: CursorBasedPagination.Bidirectional {
+    package var bidirectionalInfo: CursorBasedPagination.Bidirectional {
         .init(hasNext: nextToken != nil, endCursor: nextToken, hasPrevious: previousToken != nil, startCursor: previousToken)
     }
 }
@@ -44,21 +44,21 @@ public struct ScriptedPage: Hashable, Sendable {
 ///
 /// A page failure of the page contract (``PagebenchPage/PageFailure``): a retryable one is
 /// ``PagebenchPage/PageError/Kind/throttled``, any other ``PagebenchPage/PageError/Kind/refused``.
-public struct ScriptedSourceError: PageFailure, Hashable, CustomStringConvertible {
-    public var message: String
-    public var isRetryable: Bool
+package struct ScriptedSourceError: PageFailure, Hashable, CustomStringConvertible {
+    package var message: String
+    package var isRetryable: Bool
 
-    public init(_ message: String, isRetryable: Bool = false) {
+    package init(_ message: String, isRetryable: Bool = false) {
         self.message = message
         self.isRetryable = isRetryable
     }
 
-    public var pageErrorKind: PageError.Kind { isRetryable ? .throttled : .refused }
+    package var pageErrorKind: PageError.Kind { isRetryable ? .throttled : .refused }
 
     /// A retryable "throttled" error, like the store's (docs/contract.md S21).
-    public static let throttled = ScriptedSourceError("throttled", isRetryable: true)
+    package static let throttled = ScriptedSourceError("throttled", isRetryable: true)
 
-    public var description: String { "ScriptedSourceError: \(message)" }
+    package var description: String { "ScriptedSourceError: \(message)" }
 }
 
 /// A page source whose pages, failures and timing a test controls (docs/contract.md P1–P15 tests).
@@ -72,9 +72,9 @@ public struct ScriptedSourceError: PageFailure, Hashable, CustomStringConvertibl
 /// in-process store answers, gated or not; a hook (`onAnswerAtOnce`) runs just before each
 /// such answer, so a test can reset a pager or cancel a task at an exact page of a load that
 /// never suspends.
-public final class ScriptedPageSource: PageSource, Sendable {
-    public typealias Request = ScriptedRequest
-    public typealias Response = ScriptedPage
+package final class ScriptedPageSource: PageSource, Sendable {
+    package typealias Request = ScriptedRequest
+    package typealias Response = ScriptedPage
 
     private struct Waiting {
         var request: ScriptedRequest
@@ -111,14 +111,14 @@ public final class ScriptedPageSource: PageSource, Sendable {
     /// - Parameters:
     ///   - script: the page for each request.
     ///   - gated: whether each fetch waits for the test to release it.
-    public init(script: [ScriptedRequest: ScriptedPage], gated: Bool = false) {
+    package init(script: [ScriptedRequest: ScriptedPage], gated: Bool = false) {
         state = Mutex(State(script: script, gated: gated))
     }
 
     /// A forward chain of pages: the initial request returns `pages[0]` with token "t1",
     /// request "t1" returns `pages[1]`, ..., the last page has no token. Empty arrays are
     /// empty pages with a token (docs/contract.md S3).
-    public convenience init(forwardPages pages: [[Int]], gated: Bool = false) {
+    package convenience init(forwardPages pages: [[Int]], gated: Bool = false) {
         precondition(!pages.isEmpty, "a forward script needs at least the initial page")
         var script: [ScriptedRequest: ScriptedPage] = [:]
         for (index, items) in pages.enumerated() {
@@ -132,7 +132,7 @@ public final class ScriptedPageSource: PageSource, Sendable {
     /// Pages on both sides of an initial page: `previous` earliest first, `next` in order.
     /// Next tokens are "n1", "n2", ...; previous tokens "p1" (the page just before the
     /// initial one), "p2", ....
-    public convenience init(previous: [[Int]], initial: [Int], next: [[Int]], gated: Bool = false) {
+    package convenience init(previous: [[Int]], initial: [Int], next: [[Int]], gated: Bool = false) {
         var script: [ScriptedRequest: ScriptedPage] = [:]
         func previousToken(_ distance: Int) -> String? { distance <= previous.count ? "p\(distance)" : nil }
         func nextToken(_ distance: Int) -> String? { distance <= next.count ? "n\(distance)" : nil }
@@ -155,37 +155,37 @@ public final class ScriptedPageSource: PageSource, Sendable {
     // MARK: Scripting
 
     /// Makes the next `errors.count` fetches of `request` throw these errors, in order.
-    public func fail(_ request: ScriptedRequest, with errors: [any Error]) {
+    package func fail(_ request: ScriptedRequest, with errors: [any Error]) {
         state.withLock { $0.failures[request, default: []].append(contentsOf: errors) }
     }
 
     /// Every request received, in order.
-    public var requests: [ScriptedRequest] { state.withLock { $0.log } }
+    package var requests: [ScriptedRequest] { state.withLock { $0.log } }
 
     /// Number of requests received.
-    public var requestCount: Int { state.withLock { $0.log.count } }
+    package var requestCount: Int { state.withLock { $0.log.count } }
 
     /// Number of gated fetches ended by cancellation of their task.
-    public var cancellationCount: Int { state.withLock { $0.cancellations } }
+    package var cancellationCount: Int { state.withLock { $0.cancellations } }
 
     /// Makes `fetchWithoutWaiting` answer these requests (with their page, or their scripted
     /// failure) instead of leaving them to `fetch`.
-    public func answerAtOnce(_ requests: some Sequence<ScriptedRequest>) {
+    package func answerAtOnce(_ requests: some Sequence<ScriptedRequest>) {
         state.withLock { $0.answeredAtOnce.formUnion(requests) }
     }
 
     /// Runs `hook` with each request `fetchWithoutWaiting` answers, just before the answer, on
     /// the answering task and outside the source's lock.
-    public func onAnswerAtOnce(_ hook: @escaping @Sendable (ScriptedRequest) -> Void) {
+    package func onAnswerAtOnce(_ hook: @escaping @Sendable (ScriptedRequest) -> Void) {
         state.withLock { $0.onAnswerAtOnce = hook }
     }
 
     /// Number of requests answered by `fetchWithoutWaiting` (they are in `requests` too).
-    public var answerAtOnceCount: Int { state.withLock { $0.answersAtOnce } }
+    package var answerAtOnceCount: Int { state.withLock { $0.answersAtOnce } }
 
     // MARK: PageSource
 
-    public func fetchWithoutWaiting(_ request: ScriptedRequest) throws -> ScriptedPage? {
+    package func fetchWithoutWaiting(_ request: ScriptedRequest) throws -> ScriptedPage? {
         let answer = state.withLock { state -> (failure: (any Error)?, hook: (@Sendable (ScriptedRequest) -> Void)?)? in
             guard state.answeredAtOnce.contains(request) else { return nil }
             state.answersAtOnce += 1
@@ -197,7 +197,7 @@ public final class ScriptedPageSource: PageSource, Sendable {
         return try page(for: request)
     }
 
-    public func fetch(_ request: ScriptedRequest) async throws -> ScriptedPage {
+    package func fetch(_ request: ScriptedRequest) async throws -> ScriptedPage {
         let (id, failure, gated) = state.withLock { state -> (UInt64, (any Error)?, Bool) in
             let failure = state.logRequest(request)
             state.lastFetchID &+= 1
@@ -244,21 +244,21 @@ public final class ScriptedPageSource: PageSource, Sendable {
     // MARK: Stepping through gated fetches
 
     /// A gated fetch waiting for the test's answer.
-    public struct PendingFetch: Sendable {
+    package struct PendingFetch: Sendable {
         let id: UInt64
         /// What was requested.
-        public let request: ScriptedRequest
+        package let request: ScriptedRequest
         let source: ScriptedPageSource
 
         /// Answers with the scripted page. Returns false if the fetch was cancelled first.
         @discardableResult
-        public func release() -> Bool {
+        package func release() -> Bool {
             source.answer(id) { request in Result { try source.page(for: request) } }
         }
 
         /// Answers with `error`. Returns false if the fetch was cancelled first.
         @discardableResult
-        public func fail(_ error: any Error) -> Bool {
+        package func fail(_ error: any Error) -> Bool {
             source.answer(id) { _ in .failure(error) }
         }
     }
@@ -266,7 +266,7 @@ public final class ScriptedPageSource: PageSource, Sendable {
     /// Waits for the next gated fetch that no one has taken yet, in arrival order. Throws
     /// `CancellationError` if the waiting task is cancelled first (a test past its time limit
     /// ends instead of waiting for a fetch its cancelled code will never make).
-    public func nextFetch() async throws -> PendingFetch {
+    package func nextFetch() async throws -> PendingFetch {
         let claimer = state.withLock { $0.claimers.makeID() }
         return try await CancellableWaiters<Void, PendingFetch>.wait { continuation in
             state.withLock { state in
@@ -284,7 +284,7 @@ public final class ScriptedPageSource: PageSource, Sendable {
     }
 
     /// Stops gating and answers every waiting fetch with its scripted page.
-    public func openGate() {
+    package func openGate() {
         let waiting = state.withLock { state in
             state.gated = false
             state.unclaimed = []

@@ -3,7 +3,7 @@ import PagebenchBase
 /// Test samples from the seeded generator, the same on every run and machine.
 extension SplitMix64 {
     /// A latency spread log-uniformly over 1 ns … 10 s, with occasional zeros.
-    public mutating func latency() -> UInt64 {
+    package mutating func latency() -> UInt64 {
         if next() % 97 == 0 { return 0 }
         let exponent = Double(next() % 1_000_000) / 1_000_000 * 10  // 10^0 … 10^10
         return UInt64(pow10(exponent))

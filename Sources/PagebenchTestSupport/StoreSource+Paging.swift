@@ -7,18 +7,18 @@ import PagebenchStore
 /// the synthetic store becomes a pager `PageSource`), for tests that page a store directly.
 extension StoreSource {
     /// The pagination info of a store page: forward cursor = its `nextToken`.
-    @Sendable public static func pageInfo(_ page: Page) -> CursorBasedPagination.Forward {
+    @Sendable package static func pageInfo(_ page: Page) -> CursorBasedPagination.Forward {
         CursorBasedPagination.Forward(nextToken: page.nextToken)
     }
 
     /// A retry policy that retries the store's throttling and injected faults (the policy's
     /// default classifier, the page contract's rule).
-    public static func retryPolicy(maxRetries: Int, seed: UInt64 = 0) -> RetryPolicy {
+    package static func retryPolicy(maxRetries: Int, seed: UInt64 = 0) -> RetryPolicy {
         RetryPolicy(maxRetries: maxRetries, seed: seed)
     }
 
     /// A streaming pager following `request`'s tokens (the request's own token is the start).
-    public func pageStream(_ request: PageRequest, retryPolicy: RetryPolicy = .none)
+    package func pageStream(_ request: PageRequest, retryPolicy: RetryPolicy = .none)
         -> PageStream<StoreSource, CursorBasedPagination.Forward>
     {
         PageStream(
@@ -31,7 +31,7 @@ extension StoreSource {
     }
 
     /// An Apollo-style pager over `request`'s pages whose output is the pages themselves.
-    public func queryPager(_ request: PageRequest, retryPolicy: RetryPolicy = .none)
+    package func queryPager(_ request: PageRequest, retryPolicy: RetryPolicy = .none)
         -> QueryPager<StoreSource, StoreSource, CursorBasedPagination.Forward, PaginationOutput<Page, Page>>
     {
         QueryPager(

@@ -3,17 +3,17 @@ import Foundation
 /// A self-signed certificate for `localhost` and 127.0.0.1 (P-256), its key and an unrelated
 /// key, made with the openssl command (Debian package openssl) in a temporary directory, for
 /// the HTTPS tests.
-public struct TestCertificates: Sendable {
-    public let directory: String
+package struct TestCertificates: Sendable {
+    package let directory: String
     /// The certificate (PEM), its own CA.
-    public var certificate: String { directory + "/cert.pem" }
+    package var certificate: String { directory + "/cert.pem" }
     /// The certificate's private key (PEM).
-    public var key: String { directory + "/key.pem" }
+    package var key: String { directory + "/key.pem" }
     /// A key that does not belong to the certificate (PEM).
-    public var otherKey: String { directory + "/other-key.pem" }
+    package var otherKey: String { directory + "/other-key.pem" }
 
     /// Made once per test process.
-    public static let shared = Result { try TestCertificates() }
+    package static let shared = Result { try TestCertificates() }
 
     private init() throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("pagebench-tls-\(UUID())").path

@@ -7,11 +7,11 @@ import PagebenchStore
 /// applied one by one. It pages itself with the rules of docs/contract.md S2–S6 and S24 (keyset
 /// and offset), and counts a drain's duplicates and skips (S25) by following every state
 /// the drain spanned. Nothing in it reads the store's overlay.
-public struct WritesModel: Sendable {
+package struct WritesModel: Sendable {
     /// Items per partition, sorted by sort key.
-    public private(set) var partitions: [[Item]]
+    package private(set) var partitions: [[Item]]
     /// The version of the last change applied.
-    public private(set) var version: UInt64 = 0
+    package private(set) var version: UInt64 = 0
     let filter: Filter?
     /// Keys that existed and matched `filter` at every state since ``beginDrain()``.
     private var throughout: Set<ItemKey> = []
@@ -19,7 +19,7 @@ public struct WritesModel: Sendable {
 
     /// The model of `configuration` (its `writes` are ignored: the model is told the writes)
     /// before any write, tracking consistency under `filter`.
-    public init(configuration: StoreConfiguration, filter: Filter?) throws {
+    package init(configuration: StoreConfiguration, filter: Filter?) throws {
         var plain = configuration
         plain.writes = nil
         plain.continuation = .keyset
@@ -38,7 +38,7 @@ public struct WritesModel: Sendable {
     // MARK: Writes
 
     /// Applies one change of the store's feed; changes must come in version order.
-    public mutating func apply(_ change: StoreChange) {
+    package mutating func apply(_ change: StoreChange) {
         precondition(change.version == version + 1, "changes must be applied in version order")
         version = change.version
         var items = partitions[change.partition]
@@ -65,21 +65,21 @@ public struct WritesModel: Sendable {
     /// Applies every change of `changes` up to `version` that is not applied yet;
     /// `changes[i]` is the change of version `i + 1` (an array of every change, or a slice of
     /// it that starts at the first change not applied yet).
-    public mutating func apply(_ changes: ArraySlice<StoreChange>, through version: UInt64) {
+    package mutating func apply(_ changes: ArraySlice<StoreChange>, through version: UInt64) {
         while self.version < version {
             apply(changes[Int(self.version)])
         }
     }
 
     /// ``apply(_:through:)`` for an array of every change.
-    public mutating func apply(_ changes: [StoreChange], through version: UInt64) {
+    package mutating func apply(_ changes: [StoreChange], through version: UInt64) {
         apply(changes[...], through: version)
     }
 
     // MARK: Paging
 
     /// The items of `range` now, in scan order (partition and scan ranges).
-    public func items(in range: ScanRange, reverse: Bool) -> [Item] {
+    package func items(in range: ScanRange, reverse: Bool) -> [Item] {
         let all: [Item]
         switch range {
         case .partition(let partition): all = partitions[partition]
@@ -90,7 +90,7 @@ public struct WritesModel: Sendable {
     }
 
     /// Where a drain of the model resumes.
-    public enum Cursor: Sendable, Equatable {
+    package enum Cursor: Sendable, Equatable {
         case start
         /// Keyset: strictly after this key, in scan order.
         case after(ItemKey)
@@ -99,16 +99,16 @@ public struct WritesModel: Sendable {
     }
 
     /// One page of the model.
-    public struct ModelPage: Sendable {
-        public var items: [Item]
-        public var scannedCount: Int
-        public var scannedBytes: Int
+    package struct ModelPage: Sendable {
+        package var items: [Item]
+        package var scannedCount: Int
+        package var scannedBytes: Int
         /// The cursor of the next page; nil when the store would return no token.
-        public var next: Cursor?
+        package var next: Cursor?
     }
 
     /// The page at `cursor` of `request`'s range now, by S2–S6 and S24.
-    public func page(
+    package func page(
         _ request: PageRequest, at cursor: Cursor, continuation: ContinuationMode, defaultLimit: Int = 10,
         budgetBytes: Int, boundary: BudgetBoundary, exactEnd: ExactEnd
     ) -> ModelPage {
@@ -154,7 +154,7 @@ public struct WritesModel: Sendable {
 
     /// Starts a drain: from now on, the keys that exist and match are followed through
     /// every change until ``endDrain(returned:)``.
-    public mutating func beginDrain(range: ScanRange) {
+    package mutating func beginDrain(range: ScanRange) {
         throughout = Set(items(in: range, reverse: false).filter { $0.matches(filter) }.map(ItemKey.init))
         tracking = true
     }
@@ -162,7 +162,7 @@ public struct WritesModel: Sendable {
     /// Ends a drain that returned `returned` (in order, with repeats): its duplicates (keys
     /// returned more than once, counted per extra return) and skips (keys that existed and
     /// matched at every state of the drain and were never returned).
-    public mutating func endDrain(returned: [Item]) -> (duplicates: Int, skipped: Int) {
+    package mutating func endDrain(returned: [Item]) -> (duplicates: Int, skipped: Int) {
         tracking = false
         let keys = returned.map(ItemKey.init)
         let distinct = Set(keys)

@@ -6,28 +6,28 @@ import Synchronization
 /// of request `n` are exactly those of the n-th call) and checks each page against
 /// ``WritesModel``: the model is told the store's writes through the change feed (S26),
 /// pages itself, and counts each drain's duplicates and skips (S25) on its own.
-public struct WritesReplay {
+package struct WritesReplay {
     /// One drain as the model and the store saw it.
-    public struct Drain: Sendable {
-        public var pages = 0
-        public var returned: [Item] = []
+    package struct Drain: Sendable {
+        package var pages = 0
+        package var returned: [Item] = []
         /// Duplicates and skips by the model.
-        public var modelDuplicates = 0
-        public var modelSkipped = 0
+        package var modelDuplicates = 0
+        package var modelSkipped = 0
         /// Skips by the store's own S25 accounting (``SyntheticStore/skippedItems(of:from:to:returned:)``).
-        public var storeSkipped = 0
+        package var storeSkipped = 0
         /// The first page where the store and the model disagreed, described; nil if none did.
-        public var mismatch: String?
+        package var mismatch: String?
     }
 
-    public let store: SyntheticStore
-    public private(set) var model: WritesModel
+    package let store: SyntheticStore
+    package private(set) var model: WritesModel
     private let changes = ChangeLog()
     private let subscription: ChangeSubscription?
 
     /// A replay of `store` (which must have writes and have served no request yet) for drains
     /// filtered by `filter`.
-    public init(store: SyntheticStore, filter: Filter?) throws {
+    package init(store: SyntheticStore, filter: Filter?) throws {
         self.store = store
         model = try WritesModel(configuration: store.configuration, filter: filter)
         let log = changes
@@ -35,10 +35,10 @@ public struct WritesReplay {
     }
 
     /// Every change published so far.
-    public var publishedChanges: [StoreChange] { changes.all }
+    package var publishedChanges: [StoreChange] { changes.all }
 
     /// Drains `request` to its end (at most `maxPages` pages) through `store.page`.
-    public mutating func drain(_ request: PageRequest, maxPages: Int = 100_000) async throws -> Drain {
+    package mutating func drain(_ request: PageRequest, maxPages: Int = 100_000) async throws -> Drain {
         let configuration = store.configuration
         var drain = Drain()
         var cursor = WritesModel.Cursor.start
@@ -80,7 +80,7 @@ public struct WritesReplay {
     }
 
     /// Stops following the change feed.
-    public func cancel() { subscription?.cancel() }
+    package func cancel() { subscription?.cancel() }
 }
 
 /// The change feed's writes, in order, collected under a lock.

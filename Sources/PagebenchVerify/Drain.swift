@@ -3,18 +3,18 @@ import PagebenchTargets
 
 /// One drain of one partition at one limit, as sent and answered: every page exchange in
 /// order (throttled attempts left out), and how it ended.
-public struct DrainRecord: Sendable {
+package struct DrainRecord: Sendable {
     /// The partition's value as text (`0`, `user-7`), or `scan` for a target without
     /// partitions.
-    public var partition: String
-    public var limit: Int
+    package var partition: String
+    package var limit: Int
     /// The page exchanges, first page first.
-    public var exchanges: [TargetExchange]
-    public var end: End
+    package var exchanges: [TargetExchange]
+    package var end: End
     /// Throttling answers met (and waited out) during the drain.
-    public var throttles: Int
+    package var throttles: Int
 
-    public enum End: Sendable {
+    package enum End: Sendable {
         /// A page without a continuation: the drain is complete.
         case last
         /// Page `again` (1-based) carried the continuation page `first` carried (0: the
@@ -27,15 +27,15 @@ public struct DrainRecord: Sendable {
     }
 
     /// Whether the drain reached its last page.
-    public var isComplete: Bool {
+    package var isComplete: Bool {
         if case .last = end { true } else { false }
     }
 
     /// The pages received, in order.
-    public var pages: [ObservedPage] { exchanges.compactMap(\.page) }
+    package var pages: [ObservedPage] { exchanges.compactMap(\.page) }
 
     /// Every item's key in order; nil when the target has no `itemKey`.
-    public var keys: [String?]? {
+    package var keys: [String?]? {
         var all: [String?] = []
         for page in pages {
             guard let keys = page.keys else { return nil }
@@ -45,7 +45,7 @@ public struct DrainRecord: Sendable {
     }
 
     /// Items returned in all.
-    public var items: Int { pages.reduce(0) { $0 + $1.count } }
+    package var items: Int { pages.reduce(0) { $0 + $1.count } }
 
     /// Where item `position` (0-based) of the drain is: its page (0-based) and the index
     /// within that page; nil past the end.
@@ -59,11 +59,11 @@ public struct DrainRecord: Sendable {
     }
 
     /// Pages with no items that still carried a continuation (the round trips they cost).
-    public var emptyPagesWithToken: Int { pages.filter { $0.count == 0 && $0.token != nil }.count }
+    package var emptyPagesWithToken: Int { pages.filter { $0.count == 0 && $0.token != nil }.count }
 
     /// 1 when the drain ended with an empty page after an exactly full page (DynamoDB's and
     /// AppSync's design, S6): the extra request that costs; else 0.
-    public var extraLastRequest: Int {
+    package var extraLastRequest: Int {
         let pages = self.pages
         guard isComplete, pages.count >= 2, let last = pages.last, last.count == 0, last.token == nil,
             pages[pages.count - 2].count == limit
@@ -73,7 +73,7 @@ public struct DrainRecord: Sendable {
 
     /// Request times summed up to and including the first page with an item; nil without one.
     /// pagebench's own waits (the rate) are left out: this is the API's time.
-    public var secondsToFirstItem: Double? {
+    package var secondsToFirstItem: Double? {
         var total = 0.0
         for exchange in exchanges {
             total += exchange.seconds
@@ -84,11 +84,11 @@ public struct DrainRecord: Sendable {
 
     /// Request times summed up to and including the last page with an item (complete
     /// drains only).
-    public var secondsToLastItem: Double? {
+    package var secondsToLastItem: Double? {
         guard isComplete, let last = exchanges.lastIndex(where: { ($0.page?.count ?? 0) > 0 }) else { return nil }
         return exchanges[...last].reduce(0) { $0 + $1.seconds }
     }
 
     /// The largest continuation in UTF-8 bytes.
-    public var largestTokenBytes: Int { pages.compactMap(\.token).map(\.utf8.count).max() ?? 0 }
+    package var largestTokenBytes: Int { pages.compactMap(\.token).map(\.utf8.count).max() ?? 0 }
 }

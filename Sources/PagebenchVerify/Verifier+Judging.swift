@@ -1,30 +1,30 @@
 import Foundation
 import PagebenchBase
 import PagebenchPage
-public import PagebenchTargets
+import PagebenchTargets
 
 /// Everything a verification saw, for the rules to judge (``Verifier/judge(_:)``).
-public struct Observations: Sendable {
+package struct Observations: Sendable {
     /// Whether items carry keys (the target's `itemKey`): V1 and V7 compare items, else counts.
-    public var keyed: Bool
+    package var keyed: Bool
     /// The drains one at a time: each partition at each limit, in that order.
-    public var drains: [DrainRecord] = []
+    package var drains: [DrainRecord] = []
     /// The drains at once (V7), of ``concurrencyPartition`` at ``concurrencyLimit``.
-    public var concurrent: [DrainRecord] = []
-    public var concurrencyLimit: Int
-    public var concurrencyPartition: String
+    package var concurrent: [DrainRecord] = []
+    package var concurrencyLimit: Int
+    package var concurrencyPartition: String
     /// V4's requests; nil when no drain had a second page (no token to send again).
-    public var stability: Stability?
+    package var stability: Stability?
     /// V5's requests.
-    public var tokenProbes: [Probe] = []
+    package var tokenProbes: [Probe] = []
     /// Why a V5 request could not be made.
-    public var tokenNotes: [String] = []
+    package var tokenNotes: [String] = []
     /// V6's requests.
-    public var errorProbes: [Probe] = []
+    package var errorProbes: [Probe] = []
     /// The page bound a drain was held to (`--max-pages`), for V3's note.
-    public var maxPagesPerDrain: Int?
+    package var maxPagesPerDrain: Int?
 
-    public init(keyed: Bool, concurrencyLimit: Int, concurrencyPartition: String) {
+    package init(keyed: Bool, concurrencyLimit: Int, concurrencyPartition: String) {
         self.keyed = keyed
         self.concurrencyLimit = concurrencyLimit
         self.concurrencyPartition = concurrencyPartition
@@ -32,15 +32,15 @@ public struct Observations: Sendable {
 }
 
 /// A token sent again (V4): the page it first gave and the answers to it later.
-public struct Stability: Sendable {
-    public var token: String
-    public var limit: Int
+package struct Stability: Sendable {
+    package var token: String
+    package var limit: Int
     /// The drain's exchange of the page the token gave first.
-    public var expected: TargetExchange
+    package var expected: TargetExchange
     /// The same token again on the same connections, then on a new connection.
-    public var again: [Probe] = []
+    package var again: [Probe] = []
 
-    public init(token: String, limit: Int, expected: TargetExchange) {
+    package init(token: String, limit: Int, expected: TargetExchange) {
         self.token = token
         self.limit = limit
         self.expected = expected
@@ -48,12 +48,12 @@ public struct Stability: Sendable {
 }
 
 /// One probing request: its answer, or why it was not sent (a bound).
-public struct Probe: Sendable {
-    public var name: String
-    public var exchange: TargetExchange?
-    public var notSent: String?
+package struct Probe: Sendable {
+    package var name: String
+    package var exchange: TargetExchange?
+    package var notSent: String?
 
-    public init(name: String, exchange: TargetExchange?, notSent: String?) {
+    package init(name: String, exchange: TargetExchange?, notSent: String?) {
         self.name = name
         self.exchange = exchange
         self.notSent = notSent
@@ -62,7 +62,7 @@ public struct Probe: Sendable {
 
 extension Verifier {
     /// The verdict of every rule on what was observed.
-    public static func judge(_ observations: Observations) -> [RuleResult] {
+    package static func judge(_ observations: Observations) -> [RuleResult] {
         [
             sameItems(observations), limitHonoured(observations), terminates(observations), stableTokens(observations),
             foreignTokens(observations), errorAnswers(observations), concurrency(observations),

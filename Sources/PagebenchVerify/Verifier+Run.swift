@@ -12,7 +12,7 @@ extension Verifier {
     /// - Throws: ``VerifyError`` (unreachable, exit 69) when the first page gets no answer or
     ///   an answer that is not a page (down, TLS, 401/403: as `run`); (invalidInput) when the
     ///   environment cannot complete the target; `CancellationError`.
-    public func run(stopped: @escaping @Sendable () -> String? = { nil }) async throws -> VerifyReport {
+    package func run(stopped: @escaping @Sendable () -> String? = { nil }) async throws -> VerifyReport {
         let start = ContinuousClock.now
         let gate = RequestGate(
             rate: options.rate, maxRequests: options.maxRequests, maxSeconds: options.maxSeconds, start: start, stopped: stopped)

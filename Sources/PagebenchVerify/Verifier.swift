@@ -1,7 +1,7 @@
 import Foundation
 import PagebenchBase
 import PagebenchPage
-public import PagebenchTargets
+import PagebenchTargets
 import PagebenchWire
 
 /// `pagebench verify`: drains a real list API's partitions at several limits, alone and a few
@@ -10,9 +10,9 @@ import PagebenchWire
 /// target's own list request, with other limits, partitions and tokens), rate-limited and
 /// bounded in requests and time (``VerifyOptions``); it says what it will send before it
 /// sends it (``plan``).
-public struct Verifier: Sendable {
-    public let target: Target
-    public let options: VerifyOptions
+package struct Verifier: Sendable {
+    package let target: Target
+    package let options: VerifyOptions
     /// The target with the partition values verify adds: a `--partition` it does not list,
     /// and one it surely has not (V6), at the end of its list.
     let extended: Target
@@ -44,7 +44,7 @@ public struct Verifier: Sendable {
     ///
     /// - Throws: ``VerifyError`` (usage) for an invalid option or a `--partition` given to a
     ///   target without partitions.
-    public init(target: Target, options: VerifyOptions, environment: [String: String] = ProcessInfo.processInfo.environment)
+    package init(target: Target, options: VerifyOptions, environment: [String: String] = ProcessInfo.processInfo.environment)
         throws(VerifyError)
     {
         try options.validate()
@@ -105,7 +105,7 @@ public struct Verifier: Sendable {
     }
 
     /// A partition or filter value as text: a string's characters, a number as written.
-    public static func text(_ value: JSONValue) -> String {
+    package static func text(_ value: JSONValue) -> String {
         switch value {
         case .string(let text), .number(let text): text
         default: value.text
@@ -118,7 +118,7 @@ public struct Verifier: Sendable {
 
     /// What verify will send, for the caller to print before it starts: the first request
     /// itself, the drains, the probes and the bounds.
-    public func plan() async throws(VerifyError) -> String {
+    package func plan() async throws(VerifyError) -> String {
         let source = try makeSource(connections: 1)
         let first = source.describe(request(partitions[0], limit: probeLimit))
         await source.shutdown()

@@ -2,43 +2,43 @@ import PagebenchPage
 
 /// What `pagebench verify` drains and how far it may go: the partitions and limits, and the
 /// bounds that make it safe to point at a production API (docs/verify.md).
-public struct VerifyOptions: Sendable, Hashable {
+package struct VerifyOptions: Sendable, Hashable {
     /// One partition value to verify (`--partition`); nil: a sample of the target's.
-    public var partition: String?
+    package var partition: String?
     /// How many of the target's partitions to sample (`--partitions`), spread over its list.
-    public var partitionSample: Int
+    package var partitionSample: Int
     /// The limits each partition is drained at (`--limits`), ascending, each at least 1.
-    public var limits: [Int]
+    package var limits: [Int]
     /// Drains at once for V7 (`--concurrency`).
-    public var concurrency: Int
+    package var concurrency: Int
     /// Requests per second at most, over every connection (`--rate`).
-    public var rate: Double
+    package var rate: Double
     /// Requests in all at most (`--max-requests`).
-    public var maxRequests: Int
+    package var maxRequests: Int
     /// Pages one drain may take before it is cut (`--max-pages`).
-    public var maxPagesPerDrain: Int
+    package var maxPagesPerDrain: Int
     /// Seconds the whole verification may take (`--max-seconds`); no request starts after.
-    public var maxSeconds: Double
+    package var maxSeconds: Double
     /// The API binds a token to the limit it was issued at (`--token-binds-limit`): V5 sends
     /// one at another limit.
-    public var tokenBindsLimit: Bool
+    package var tokenBindsLimit: Bool
     /// Throttling answers (429, 503, DynamoDB throttling) one request is retried after.
-    public var throttleRetries: Int
+    package var throttleRetries: Int
     /// TLS: a CA file to trust, or no verification (as `run`).
-    public var caFile: String?
-    public var insecure: Bool
+    package var caFile: String?
+    package var insecure: Bool
 
-    public static let defaultLimits = [1, 10, 100]
+    package static let defaultLimits = [1, 10, 100]
     /// Bounds of the numeric options, stated in the help and checked by ``validate()``.
-    public static let rateRange = 0.1...1000.0
-    public static let maxRequestsRange = 10...1_000_000
-    public static let maxPagesRange = 2...1_000_000
-    public static let maxSecondsRange = 1.0...86_400.0
-    public static let concurrencyRange = 1...64
-    public static let partitionSampleRange = 1...1000
-    public static let limitRange = 1...PageRequest.maximumLimit
+    package static let rateRange = 0.1...1000.0
+    package static let maxRequestsRange = 10...1_000_000
+    package static let maxPagesRange = 2...1_000_000
+    package static let maxSecondsRange = 1.0...86_400.0
+    package static let concurrencyRange = 1...64
+    package static let partitionSampleRange = 1...1000
+    package static let limitRange = 1...PageRequest.maximumLimit
 
-    public init(
+    package init(
         partition: String? = nil, partitionSample: Int = 3, limits: [Int] = defaultLimits, concurrency: Int = 3, rate: Double = 5,
         maxRequests: Int = 2000, maxPagesPerDrain: Int = 1000, maxSeconds: Double = 600, tokenBindsLimit: Bool = false,
         throttleRetries: Int = 3, caFile: String? = nil, insecure: Bool = false
@@ -58,7 +58,7 @@ public struct VerifyOptions: Sendable, Hashable {
     }
 
     /// Checks every bound; the message names the flag and what is accepted.
-    public func validate() throws(VerifyError) {
+    package func validate() throws(VerifyError) {
         guard !limits.isEmpty else { throw .usage("--limits: give at least one limit, e.g. 1,10,100") }
         for limit in limits where !Self.limitRange.contains(limit) {
             throw .usage("--limits: \(limit) is not a limit; give whole numbers from 1 to \(Self.limitRange.upperBound)")
@@ -85,25 +85,25 @@ public struct VerifyOptions: Sendable, Hashable {
 
 /// Why `verify` (or `pages --target-file`) could not run or finish: a bad flag (64), a target
 /// file that cannot be used (65, 66), a target that does not answer its first page (69).
-public struct VerifyError: Error, Sendable, Hashable, CustomStringConvertible {
-    public enum Kind: Sendable, Hashable {
+package struct VerifyError: Error, Sendable, Hashable, CustomStringConvertible {
+    package enum Kind: Sendable, Hashable {
         case usage
         case invalidInput
         case missingInput
         case unreachable
     }
 
-    public let kind: Kind
-    public let message: String
+    package let kind: Kind
+    package let message: String
 
-    public init(_ kind: Kind, _ message: String) {
+    package init(_ kind: Kind, _ message: String) {
         self.kind = kind
         self.message = message
     }
 
-    public var description: String { message }
+    package var description: String { message }
 
-    public static func usage(_ message: String) -> VerifyError { VerifyError(.usage, message) }
-    public static func invalidInput(_ message: String) -> VerifyError { VerifyError(.invalidInput, message) }
-    public static func unreachable(_ message: String) -> VerifyError { VerifyError(.unreachable, message) }
+    package static func usage(_ message: String) -> VerifyError { VerifyError(.usage, message) }
+    package static func invalidInput(_ message: String) -> VerifyError { VerifyError(.invalidInput, message) }
+    package static func unreachable(_ message: String) -> VerifyError { VerifyError(.unreachable, message) }
 }

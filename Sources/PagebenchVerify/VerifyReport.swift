@@ -3,48 +3,48 @@ import PagebenchWire
 
 /// What `pagebench verify` found: each rule's verdict, and the costs and times of the drains
 /// by limit. Every figure was measured in this run.
-public struct VerifyReport: Sendable {
-    public var target: String
-    public var kind: String
-    public var endpoint: String
-    public var partitions: [String]
-    public var limits: [Int]
-    public var results: [RuleResult]
-    public var figures: [LimitFigures]
+package struct VerifyReport: Sendable {
+    package var target: String
+    package var kind: String
+    package var endpoint: String
+    package var partitions: [String]
+    package var limits: [Int]
+    package var results: [RuleResult]
+    package var figures: [LimitFigures]
     /// Requests sent in all (throttled ones included).
-    public var requests: Int
-    public var seconds: Double
-    public var options: VerifyOptions
+    package var requests: Int
+    package var seconds: Double
+    package var options: VerifyOptions
     /// Whether items were compared by the target's `itemKey`.
-    public var keyed: Bool
+    package var keyed: Bool
     /// The filter value every drain was sent with (the target's first `filters` value); nil: none.
-    public var filter: String? = nil
+    package var filter: String? = nil
 
     /// Whether a rule is broken (exit 1).
-    public var broken: Bool { results.contains { $0.verdict == .broken } }
+    package var broken: Bool { results.contains { $0.verdict == .broken } }
 }
 
 /// The cost of paging at one limit (not a rule: DynamoDB and AppSync behave so by design),
 /// over the drains one at a time that ended.
-public struct LimitFigures: Sendable, Hashable {
-    public var limit: Int
+package struct LimitFigures: Sendable, Hashable {
+    package var limit: Int
     /// Drains that ended with a last page.
-    public var drains: Int
-    public var pages: Int
-    public var items: Int
+    package var drains: Int
+    package var pages: Int
+    package var items: Int
     /// Pages without items that still carried a continuation.
-    public var emptyPagesWithToken: Int
+    package var emptyPagesWithToken: Int
     /// Requests after an exactly full last page that returned nothing (S6's `continuation`).
-    public var extraLastRequests: Int
+    package var extraLastRequests: Int
     /// The largest continuation in bytes.
-    public var largestTokenBytes: Int
+    package var largestTokenBytes: Int
     /// Medians over the drains, in seconds: request times summed to the first item and to the
     /// last item (pagebench's rate waits left out).
-    public var secondsToFirstItem: Double?
-    public var secondsToLastItem: Double?
+    package var secondsToFirstItem: Double?
+    package var secondsToLastItem: Double?
 
     /// Round trips that returned nothing, per drain.
-    public var wastedPerDrain: Double {
+    package var wastedPerDrain: Double {
         drains == 0 ? 0 : Double(emptyPagesWithToken + extraLastRequests) / Double(drains)
     }
 }
@@ -74,13 +74,13 @@ extension Verifier {
 }
 
 /// The output formats of `verify`.
-public enum VerifyFormat: String, Sendable, CaseIterable {
+package enum VerifyFormat: String, Sendable, CaseIterable {
     case text, markdown, json, junit
 }
 
 extension VerifyReport {
     /// The report in `format`, ending with a newline.
-    public func rendered(_ format: VerifyFormat) -> String {
+    package func rendered(_ format: VerifyFormat) -> String {
         switch format {
         case .text: text
         case .markdown: markdown

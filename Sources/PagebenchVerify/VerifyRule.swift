@@ -1,7 +1,7 @@
 /// The rules `pagebench verify` judges a real list API by (docs/contract.md, "Verify: a real
 /// API's pagination", V1–V7). Each has a stable ID; the table, the JSON, the JUnit test
 /// cases and the docs list them from this one declaration.
-public enum VerifyRule: String, Sendable, Hashable, CaseIterable, Comparable {
+package enum VerifyRule: String, Sendable, Hashable, CaseIterable, Comparable {
     case v1 = "V1"
     case v2 = "V2"
     case v3 = "V3"
@@ -11,10 +11,10 @@ public enum VerifyRule: String, Sendable, Hashable, CaseIterable, Comparable {
     case v7 = "V7"
 
     /// The rule's ID, `V1`.
-    public var id: String { rawValue }
+    package var id: String { rawValue }
 
     /// The rule in a few words, for the table.
-    public var title: String {
+    package var title: String {
         switch self {
         case .v1: "same items at every limit"
         case .v2: "limit honoured"
@@ -26,13 +26,13 @@ public enum VerifyRule: String, Sendable, Hashable, CaseIterable, Comparable {
         }
     }
 
-    public static func < (lhs: VerifyRule, rhs: VerifyRule) -> Bool {
+    package static func < (lhs: VerifyRule, rhs: VerifyRule) -> Bool {
         allCases.firstIndex(of: lhs)! < allCases.firstIndex(of: rhs)!
     }
 }
 
 /// A rule's verdict.
-public enum Verdict: String, Sendable, Hashable, CaseIterable {
+package enum Verdict: String, Sendable, Hashable, CaseIterable {
     /// Every check of the rule passed.
     case holds
     /// At least one check failed; the evidence says which request shows it.
@@ -45,15 +45,15 @@ public enum Verdict: String, Sendable, Hashable, CaseIterable {
 }
 
 /// One rule's verdict, why, and (broken) the smallest evidence to file a bug with.
-public struct RuleResult: Sendable, Hashable {
-    public var rule: VerifyRule
-    public var verdict: Verdict
+package struct RuleResult: Sendable, Hashable {
+    package var rule: VerifyRule
+    package var verdict: Verdict
     /// What was checked, or why the rule could not be judged: one line.
-    public var note: String
+    package var note: String
     /// Broken: the requests, pages, tokens and items that show it, one fact a line.
-    public var evidence: [String]
+    package var evidence: [String]
 
-    public init(_ rule: VerifyRule, _ verdict: Verdict, _ note: String, evidence: [String] = []) {
+    package init(_ rule: VerifyRule, _ verdict: Verdict, _ note: String, evidence: [String] = []) {
         self.rule = rule
         self.verdict = verdict
         self.note = note

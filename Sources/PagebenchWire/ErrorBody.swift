@@ -1,5 +1,5 @@
 import Foundation
-public import NIOCore
+import NIOCore
 import PagebenchPage
 
 /// The JSON body of every error response:
@@ -9,26 +9,26 @@ import PagebenchPage
 /// HTTP-only codes of ``StoreHTTPErrorCode``; `message` says what was wrong and how to fix
 /// it; `retryable` is the page contract's rule for the code's kind
 /// (``StoreHTTPErrorCode/pageErrorKind``): true for 429 and 503 (S21).
-public struct ErrorBody: Sendable, Hashable {
+package struct ErrorBody: Sendable, Hashable {
     /// The code's text (kept as text so that a newer server's codes still decode).
-    public var code: String
-    public var message: String
-    public var retryable: Bool
+    package var code: String
+    package var message: String
+    package var retryable: Bool
 
-    public init(code: StoreHTTPErrorCode, message: String) {
+    package init(code: StoreHTTPErrorCode, message: String) {
         self.code = code.name
         self.message = message
         retryable = code.pageErrorKind.isRetryable
     }
 
-    public init(code: String, message: String, retryable: Bool) {
+    package init(code: String, message: String, retryable: Bool) {
         self.code = code
         self.message = message
         self.retryable = retryable
     }
 
     /// The body as JSON.
-    public func encoded() -> ByteBuffer {
+    package func encoded() -> ByteBuffer {
         var json = JSONWriter(capacity: 64 + message.utf8.count)
         json.raw("{\"code\":")
         json.string(code)
@@ -39,7 +39,7 @@ public struct ErrorBody: Sendable, Hashable {
     }
 
     /// Reads an error body; `nil` when the bytes are not one (a proxy's HTML page, say).
-    public static func decode(_ buffer: ByteBuffer) -> ErrorBody? {
+    package static func decode(_ buffer: ByteBuffer) -> ErrorBody? {
         struct Wire: Decodable {
             var code: String
             var message: String

@@ -8,9 +8,9 @@ import PagebenchPage
 /// are thrown as `PagebenchStore.StoreError` with the server's code and message, exactly
 /// as the in-process store throws them. `CancellationError` passes through untouched.
 /// Both are ``PagebenchPage/PageFailure``s: the harness classifies them by their kind.
-public struct HTTPSourceError: Error, Sendable, Hashable, CustomStringConvertible {
+package struct HTTPSourceError: Error, Sendable, Hashable, CustomStringConvertible {
     /// What went wrong, for programs.
-    public enum Code: String, Sendable, Hashable {
+    package enum Code: String, Sendable, Hashable {
         /// The target is not an `http://host:port[/prefix]` URL.
         case invalidTarget
         /// The connection could not be made or broke, or the request timed out.
@@ -22,13 +22,13 @@ public struct HTTPSourceError: Error, Sendable, Hashable, CustomStringConvertibl
         case rejected
     }
 
-    public let code: Code
+    package let code: Code
     /// What was wrong and what to do.
-    public let message: String
+    package let message: String
     /// The HTTP status, when a response arrived.
-    public let status: Int?
+    package let status: Int?
     /// The error body's `code`, when the server sent one.
-    public let serverCode: String?
+    package let serverCode: String?
 
     private init(_ code: Code, _ message: String, status: Int? = nil, serverCode: String? = nil) {
         self.code = code
@@ -37,7 +37,7 @@ public struct HTTPSourceError: Error, Sendable, Hashable, CustomStringConvertibl
         self.serverCode = serverCode
     }
 
-    public var description: String { message }
+    package var description: String { message }
 
     package static func invalidTarget(_ target: String, _ reason: String) -> HTTPSourceError {
         HTTPSourceError(
@@ -94,7 +94,7 @@ extension HTTPSourceError: PageFailure {
     /// None is retryable (``PagebenchPage/PageError/Kind/isRetryable``): a broken connection
     /// ends a drain (T2); `http-bench` re-sends an unanswered request as a load of its own
     /// (`HTTPDrainLoad`), not because it is retryable.
-    public var pageErrorKind: PageError.Kind {
+    package var pageErrorKind: PageError.Kind {
         switch code {
         case .invalidTarget: .invalidRequest
         case .transport: .transport

@@ -4,7 +4,7 @@ import PagebenchBase
 /// A JSON value as a target file gives it (request bodies, GraphQL variables, DynamoDB
 /// expression values): numbers keep the text they were written with, so a key or a
 /// 64-bit number crosses pagebench unchanged. Objects render with their keys sorted.
-public indirect enum JSONValue: Sendable, Hashable {
+package indirect enum JSONValue: Sendable, Hashable {
     case null
     case bool(Bool)
     /// A number, as written.
@@ -30,12 +30,12 @@ public indirect enum JSONValue: Sendable, Hashable {
     }
 
     /// Parses one JSON document from text.
-    public static func parse(_ text: String) throws -> JSONValue {
+    package static func parse(_ text: String) throws -> JSONValue {
         try parse(Data(text.utf8))
     }
 
     /// Parses one JSON document from bytes.
-    public static func parse(_ data: Data) throws -> JSONValue {
+    package static func parse(_ data: Data) throws -> JSONValue {
         try data.withUnsafeBytes { bytes throws(JSONReadError) in try parse(bytes) }
     }
 
@@ -77,14 +77,14 @@ public indirect enum JSONValue: Sendable, Hashable {
     }
 
     /// The value as compact JSON.
-    public var text: String {
+    package var text: String {
         var text = ""
         render(into: &text)
         return text
     }
 
     /// Appends the value as compact JSON, object keys sorted.
-    public func render(into text: inout String) {
+    package func render(into text: inout String) {
         switch self {
         case .null: text += "null"
         case .bool(let value): text += value ? "true" : "false"
@@ -111,19 +111,19 @@ public indirect enum JSONValue: Sendable, Hashable {
     }
 
     /// The string, when this is one.
-    public var stringValue: String? {
+    package var stringValue: String? {
         if case .string(let string) = self { return string }
         return nil
     }
 
     /// The members, when this is an object.
-    public var objectValue: [String: JSONValue]? {
+    package var objectValue: [String: JSONValue]? {
         if case .object(let members) = self { return members }
         return nil
     }
 
     /// What kind of value this is, for messages: `a string`, `an object`, …
-    public var kindName: String {
+    package var kindName: String {
         switch self {
         case .null: "null"
         case .bool: "true or false"

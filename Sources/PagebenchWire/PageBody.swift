@@ -1,6 +1,6 @@
-public import NIOCore
+import NIOCore
 import PagebenchBase
-public import PagebenchPage
+import PagebenchPage
 import PagebenchStore
 
 /// The JSON body of a page response, written by the server and read by
@@ -14,9 +14,9 @@ import PagebenchStore
 /// `nextToken` is `null` at the end of the range (S5). Each item is in ``PageBodyItem``'s
 /// form; with `payload=true` it also carries its payload, so a response is as large as the
 /// data it describes.
-public enum PageBody {
+package enum PageBody {
     /// The body of `page`.
-    public static func encode(_ page: Page, includePayload: Bool) -> ByteBuffer {
+    package static func encode(_ page: Page, includePayload: Bool) -> ByteBuffer {
         var estimate = 96 + page.items.count * 96
         if includePayload { estimate += page.scannedBytes / 3 * 4 + page.items.count * 16 }
         var json = JSONWriter(capacity: estimate)
@@ -47,7 +47,7 @@ public enum PageBody {
     /// - Throws: ``HTTPSourceError`` (`unexpectedResponse`) when the body is not a page:
     ///   malformed JSON, a missing or mistyped field, or counts that contradict the items
     ///   (`returned ≠ items.count` or `returned > scanned`, S2).
-    public static func decode(_ buffer: ByteBuffer) throws(HTTPSourceError) -> Page {
+    package static func decode(_ buffer: ByteBuffer) throws(HTTPSourceError) -> Page {
         let result = buffer.withUnsafeReadableBytes { bytes -> Result<Page, JSONReadError> in
             do throws(JSONReadError) {
                 return .success(try read(bytes))

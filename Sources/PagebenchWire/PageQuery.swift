@@ -1,5 +1,5 @@
 import PagebenchBase
-public import PagebenchPage
+import PagebenchPage
 import PagebenchStore
 
 /// A page request as it travels over HTTP: the range in the path, everything else in the
@@ -22,22 +22,22 @@ import PagebenchStore
 /// Unknown, repeated or malformed parameters are rejected (400 `invalidParameter`) rather
 /// than ignored: a misspelt `limt=5` silently paging with the default limit would make a
 /// benchmark measure the wrong thing.
-public struct PageQuery: Sendable, Hashable {
+package struct PageQuery: Sendable, Hashable {
     /// The store request.
-    public var request: PageRequest
+    package var request: PageRequest
     /// Whether items carry their payload; `nil` leaves it to the server's default.
-    public var includePayload: Bool?
+    package var includePayload: Bool?
 
-    public init(request: PageRequest, includePayload: Bool? = nil) {
+    package init(request: PageRequest, includePayload: Bool? = nil) {
         self.request = request
         self.includePayload = includePayload
     }
 
     /// The accepted query parameters.
-    public static let parameterNames = ["limit", "filter", "reverse", "nextToken", "payload"]
+    package static let parameterNames = ["limit", "filter", "reverse", "nextToken", "payload"]
 
     /// The path of a range's endpoint: `/scan`, `/partitions/3/items`, `/scan/segments/1/4`.
-    public static func path(for range: ScanRange) -> String {
+    package static func path(for range: ScanRange) -> String {
         switch range {
         case .scan: "/scan"
         case .partition(let partition): "/partitions/\(partition)/items"
@@ -47,7 +47,7 @@ public struct PageQuery: Sendable, Hashable {
 
     /// Path and query string of this request (percent-encoded), e.g.
     /// `/scan?limit=100&filter=category%3D0&nextToken=AgAB…`.
-    public var pathAndQuery: String {
+    package var pathAndQuery: String {
         var text = Self.path(for: request.range)
         // One allocation for the whole target: the token is most of it (a request per page).
         text.reserveCapacity(text.utf8.count + 64 + (request.token?.utf8.count ?? 0))
@@ -70,7 +70,7 @@ public struct PageQuery: Sendable, Hashable {
     /// Parses the query parameters of a request for `range`.
     ///
     /// - Throws: ``QueryParameterError`` naming the parameter, what was wrong and what is accepted.
-    public init<Parameters: Sequence>(
+    package init<Parameters: Sequence>(
         range: ScanRange, parameters: Parameters
     ) throws(QueryParameterError) where Parameters.Element == (key: Substring, value: Substring) {
         var request = PageRequest(range: range)
@@ -127,13 +127,13 @@ public struct PageQuery: Sendable, Hashable {
 
 /// A malformed, unknown or repeated query parameter or path segment: HTTP 400 with code
 /// `invalidParameter`.
-public struct QueryParameterError: Error, Sendable, Hashable, CustomStringConvertible {
+package struct QueryParameterError: Error, Sendable, Hashable, CustomStringConvertible {
     /// What was wrong and what is accepted.
-    public let message: String
+    package let message: String
 
-    public init(_ message: String) {
+    package init(_ message: String) {
         self.message = message
     }
 
-    public var description: String { message }
+    package var description: String { message }
 }

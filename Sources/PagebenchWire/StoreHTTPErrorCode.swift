@@ -1,5 +1,5 @@
-public import PagebenchPage
-public import PagebenchStore
+import PagebenchPage
+import PagebenchStore
 
 /// The `code` of an HTTP error body: every ``StoreError/Code`` under its own name, plus the
 /// few failures only HTTP has. Clients switch on it; people read the body's `message`.
@@ -14,7 +14,7 @@ public import PagebenchStore
 /// | `throttled` | 429 (with `Retry-After`) |
 /// | `internalError` | 500 |
 /// | `injectedFault` | 503 |
-public enum StoreHTTPErrorCode: Sendable, Hashable {
+package enum StoreHTTPErrorCode: Sendable, Hashable {
     /// The store rejected or failed the request exactly as it would in-process.
     case store(StoreError.Code)
     /// A query parameter or path segment is malformed, unknown or repeated.
@@ -25,7 +25,7 @@ public enum StoreHTTPErrorCode: Sendable, Hashable {
     case internalError
 
     /// The text written into the body's `code` field.
-    public var name: String {
+    package var name: String {
         switch self {
         case .store(let code): code.rawValue
         case .invalidParameter: "invalidParameter"
@@ -35,7 +35,7 @@ public enum StoreHTTPErrorCode: Sendable, Hashable {
     }
 
     /// Parses a body's `code` field; `nil` for a name this version does not know.
-    public init?(name: String) {
+    package init?(name: String) {
         switch name {
         case "invalidParameter": self = .invalidParameter
         case "notFound": self = .notFound
@@ -51,7 +51,7 @@ public enum StoreHTTPErrorCode: Sendable, Hashable {
     /// ``PagebenchPage/PageError/Kind/refused``, as a client reading the body classifies them
     /// (`HTTPSourceError.rejected`). Whether a code is retryable (the body's `retryable`) is
     /// this kind's ``PagebenchPage/PageError/Kind/isRetryable``, never a list of its own.
-    public var pageErrorKind: PageError.Kind {
+    package var pageErrorKind: PageError.Kind {
         switch self {
         case .store(let code): code.pageErrorKind
         case .invalidParameter, .notFound, .internalError: .refused

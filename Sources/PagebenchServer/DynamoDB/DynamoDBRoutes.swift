@@ -13,13 +13,13 @@ import PagebenchWire
 /// throttling, faults and statistics included); this type only translates. A SigV4
 /// `Authorization` header is accepted whatever its signature, as local DynamoDB emulators
 /// do (W5).
-public struct DynamoDBRoutes: StoreRouteRegistration {
+package struct DynamoDBRoutes: StoreRouteRegistration {
     /// The table's name (`serve --table`).
-    public let tableName: String
+    package let tableName: String
     /// Parsed key conditions and filters by their text.
     let conditions = ConditionCache()
 
-    public init(tableName: String = "pagebench") {
+    package init(tableName: String = "pagebench") {
         self.tableName = tableName
     }
 
@@ -27,7 +27,7 @@ public struct DynamoDBRoutes: StoreRouteRegistration {
     static let targetPrefix = "DynamoDB_20120810."
     static let targetHeader = HTTPField.Name("X-Amz-Target")!
 
-    public func register(on router: inout StoreRouter, server: StoreServer) {
+    package func register(on router: inout StoreRouter, server: StoreServer) {
         router.post("/") { request, context in
             await respond(to: request, context: context, server: server)
         }
