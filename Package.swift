@@ -57,7 +57,7 @@ import PackageDescription
 import class Foundation.ProcessInfo
 
 let strict: [SwiftSetting] = [
-    .treatAllWarnings(as: .error),
+    .treatAllWarnings(as: .error)
 ]
 
 var dependencies: [Package.Dependency] = [
@@ -117,7 +117,8 @@ var targets: [Target] = [
     // kind or a front end needs only this to exchange pages and errors).
     .target(name: "PagebenchPage", swiftSettings: strict),
     .target(
-        name: "PagebenchStore", dependencies: ["PagebenchBase", "PagebenchPage"],
+        name: "PagebenchStore",
+        dependencies: ["PagebenchBase", "PagebenchPage"],
         swiftSettings: strict
             + (ProcessInfo.processInfo.environment["PAGEBENCH_EVALUATION_REGRESSION"] == nil
                 ? [] : [.define("PAGEBENCH_EVALUATION_REGRESSION")])
@@ -141,7 +142,8 @@ var targets: [Target] = [
     .target(
         name: "PagebenchHarness",
         dependencies: [
-            "PagebenchBase", "PagebenchPage", "PagebenchStore", "PagebenchPager", "PagebenchMetrics", "PagebenchProcessStats",
+            "PagebenchBase", "PagebenchPage", "PagebenchStore", "PagebenchPager", "PagebenchMetrics",
+            "PagebenchProcessStats",
         ],
         swiftSettings: strict
     ),
@@ -184,8 +186,10 @@ var targets: [Target] = [
             .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "NIOHTTP1", package: "swift-nio"),
             .product(
-                name: "AsyncHTTPClient", package: "async-http-client",
-                condition: .when(traits: ["AsyncHTTPClientSupport"])),
+                name: "AsyncHTTPClient",
+                package: "async-http-client",
+                condition: .when(traits: ["AsyncHTTPClientSupport"])
+            ),
         ],
         swiftSettings: strict
     ),
@@ -266,7 +270,8 @@ var targets: [Target] = [
     .target(
         name: "PagebenchEngine",
         dependencies: [
-            "PagebenchBase", "PagebenchPage", "PagebenchStore", "PagebenchMetrics", "PagebenchProcessStats", "PagebenchHarness",
+            "PagebenchBase", "PagebenchPage", "PagebenchStore", "PagebenchMetrics", "PagebenchProcessStats",
+            "PagebenchHarness",
             "PagebenchReport", "PagebenchWire", "PagebenchHTTPClient", "PagebenchScaleOut", "PagebenchTargets",
             "PagebenchLiveMetrics",
         ],
@@ -275,7 +280,8 @@ var targets: [Target] = [
     .target(
         name: "PagebenchCLI",
         dependencies: [
-            "PagebenchBase", "PagebenchPage", "PagebenchStore", "PagebenchPager", "PagebenchMetrics", "PagebenchProcessStats",
+            "PagebenchBase", "PagebenchPage", "PagebenchStore", "PagebenchPager", "PagebenchMetrics",
+            "PagebenchProcessStats",
             "PagebenchHarness", "PagebenchReport", "PagebenchWire", "PagebenchHTTPClient", "PagebenchServer",
             "PagebenchScaleOut", "PagebenchTargets", "PagebenchGraphQL", "PagebenchEngine", "PagebenchVerify",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -294,7 +300,9 @@ var targets: [Target] = [
     ),
     .target(
         name: "PagebenchCLITestSupport",
-        dependencies: ["PagebenchCLI", "PagebenchHarness", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+        dependencies: [
+            "PagebenchCLI", "PagebenchHarness", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ],
         swiftSettings: strict
     ),
     // Live servers, a scripted HTTP peer and `pagebench serve` processes for the HTTP, server,
@@ -325,7 +333,10 @@ var targets: [Target] = [
         swiftSettings: strict
     ),
     .testTarget(
-        name: "PagebenchMetricsTests", dependencies: ["PagebenchMetrics", "PagebenchPage", "PagebenchTestSupport"], swiftSettings: strict),
+        name: "PagebenchMetricsTests",
+        dependencies: ["PagebenchMetrics", "PagebenchPage", "PagebenchTestSupport"],
+        swiftSettings: strict
+    ),
     .testTarget(
         name: "PagebenchProcessStatsTests",
         dependencies: ["PagebenchProcessStats", "PagebenchMetrics", "PagebenchTestSupport"],
@@ -355,7 +366,8 @@ var targets: [Target] = [
     .testTarget(
         name: "PagebenchHTTPClientTests",
         dependencies: [
-            "PagebenchHTTPClient", "PagebenchWire", "PagebenchServer", "PagebenchPage", "PagebenchStore", "PagebenchHTTPTestSupport",
+            "PagebenchHTTPClient", "PagebenchWire", "PagebenchServer", "PagebenchPage", "PagebenchStore",
+            "PagebenchHTTPTestSupport",
             .product(name: "HummingbirdCore", package: "hummingbird"),
             .product(name: "HTTPTypes", package: "swift-http-types"),
             .product(name: "NIOCore", package: "swift-nio"),
@@ -397,7 +409,8 @@ var targets: [Target] = [
     .testTarget(
         name: "PagebenchTargetsTests",
         dependencies: [
-            "PagebenchTargets", "PagebenchWire", "PagebenchHTTPClient", "PagebenchServer", "PagebenchCLI", "PagebenchHarness", "PagebenchMetrics", "PagebenchPage", "PagebenchStore",
+            "PagebenchTargets", "PagebenchWire", "PagebenchHTTPClient", "PagebenchServer", "PagebenchCLI",
+            "PagebenchHarness", "PagebenchMetrics", "PagebenchPage", "PagebenchStore",
             "PagebenchTestSupport", "PagebenchCLITestSupport",
         ],
         exclude: ["Servers"],
@@ -405,13 +418,20 @@ var targets: [Target] = [
         swiftSettings: strict
     ),
     .testTarget(
-        name: "PagebenchVerifyTests", dependencies: ["PagebenchVerify", "PagebenchTargets", "PagebenchPage", "PagebenchBase"],
-        swiftSettings: strict),
+        name: "PagebenchVerifyTests",
+        dependencies: ["PagebenchVerify", "PagebenchTargets", "PagebenchPage", "PagebenchBase"],
+        swiftSettings: strict
+    ),
     .testTarget(
-        name: "PagebenchReportTests", dependencies: ["PagebenchReport", "PagebenchTestSupport"], swiftSettings: strict),
+        name: "PagebenchReportTests",
+        dependencies: ["PagebenchReport", "PagebenchTestSupport"],
+        swiftSettings: strict
+    ),
     .testTarget(
         name: "PagebenchLiveMetricsTests",
-        dependencies: ["PagebenchLiveMetrics", "PagebenchHarness", "PagebenchMetrics", "PagebenchPage", "PagebenchTestSupport"],
+        dependencies: [
+            "PagebenchLiveMetrics", "PagebenchHarness", "PagebenchMetrics", "PagebenchPage", "PagebenchTestSupport",
+        ],
         swiftSettings: strict
     ),
     .testTarget(
@@ -473,7 +493,8 @@ let package = Package(
     traits: [
         .trait(
             name: "AsyncHTTPClientSupport",
-            description: "Adds `--http-client async-http-client` (swift-server/async-http-client, with NIOSSL, BoringSSL and NIOHTTP2)."
+            description:
+                "Adds `--http-client async-http-client` (swift-server/async-http-client, with NIOSSL, BoringSSL and NIOHTTP2)."
         ),
         .default(enabledTraits: []),
     ],

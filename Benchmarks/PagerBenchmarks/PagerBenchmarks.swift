@@ -60,24 +60,36 @@ var shortDrainAllocationTolerance: [BenchmarkMetric: BenchmarkThresholds] {
 let pagesPerSecond = BenchmarkMetric.custom("pagesPerSecond", polarity: .prefersLarger, useScalingFactor: false)
 let pagesPerDrain = BenchmarkMetric.custom("pagesPerDrain", polarity: .prefersSmaller, useScalingFactor: false)
 let streamingPercentOfBare = BenchmarkMetric.custom(
-    "streamingPercentOfBarePagesPerSecond", polarity: .prefersLarger, useScalingFactor: false
+    "streamingPercentOfBarePagesPerSecond",
+    polarity: .prefersLarger,
+    useScalingFactor: false
 )
 let apolloPercentOfBare = BenchmarkMetric.custom(
-    "apolloPercentOfBarePagesPerSecond", polarity: .prefersLarger, useScalingFactor: false
+    "apolloPercentOfBarePagesPerSecond",
+    polarity: .prefersLarger,
+    useScalingFactor: false
 )
 /// The same ratios from process CPU time instead of wall-clock time (pages per CPU second).
 let streamingCPUPercentOfBare = BenchmarkMetric.custom(
-    "streamingPercentOfBarePagesPerCPUSecond", polarity: .prefersLarger, useScalingFactor: false
+    "streamingPercentOfBarePagesPerCPUSecond",
+    polarity: .prefersLarger,
+    useScalingFactor: false
 )
 let apolloCPUPercentOfBare = BenchmarkMetric.custom(
-    "apolloPercentOfBarePagesPerCPUSecond", polarity: .prefersLarger, useScalingFactor: false
+    "apolloPercentOfBarePagesPerCPUSecond",
+    polarity: .prefersLarger,
+    useScalingFactor: false
 )
 /// `loadAll` against the bare loop that keeps every page too (the fair comparison).
 let apolloPercentOfBareKeeping = BenchmarkMetric.custom(
-    "apolloPercentOfBareKeepingPagesPerSecond", polarity: .prefersLarger, useScalingFactor: false
+    "apolloPercentOfBareKeepingPagesPerSecond",
+    polarity: .prefersLarger,
+    useScalingFactor: false
 )
 let apolloCPUPercentOfBareKeeping = BenchmarkMetric.custom(
-    "apolloPercentOfBareKeepingPagesPerCPUSecond", polarity: .prefersLarger, useScalingFactor: false
+    "apolloPercentOfBareKeepingPagesPerCPUSecond",
+    polarity: .prefersLarger,
+    useScalingFactor: false
 )
 
 let benchmarks: @Sendable () -> Void = {
@@ -94,7 +106,9 @@ let benchmarks: @Sendable () -> Void = {
             Benchmark(
                 "\(name) limit \(limit)",
                 configuration: .init(
-                    metrics: [.wallClock, .throughput, .mallocCountTotal, .peakMemoryResident, pagesPerSecond, pagesPerDrain],
+                    metrics: [
+                        .wallClock, .throughput, .mallocCountTotal, .peakMemoryResident, pagesPerSecond, pagesPerDrain,
+                    ],
                     warmupIterations: 1,
                     maxDuration: .seconds(8),
                     maxIterations: iterations(12),

@@ -61,9 +61,11 @@ let benchmarks: @Sendable () -> Void = {
     Benchmark(
         "Page evaluation limit 1000",
         configuration: .init(scalingFactor: .one, maxIterations: iterations(100_000)),
-        closure: pages(limit: 1000, filter: nil))
+        closure: pages(limit: 1000, filter: nil)
+    )
 
-    Benchmark("Scan of a 1 MiB page", configuration: .init(scalingFactor: .one, maxIterations: iterations(100_000))) { benchmark in
+    Benchmark("Scan of a 1 MiB page", configuration: .init(scalingFactor: .one, maxIterations: iterations(100_000))) {
+        benchmark in
         // A limit far above what fits: the 1 MiB budget cuts every page (S4).
         var request = PageRequest(range: .scan, limit: 1_000_000)
         var checksum: UInt64 = 0
@@ -76,7 +78,10 @@ let benchmarks: @Sendable () -> Void = {
         blackHole(checksum)
     }
 
-    Benchmark("Payload bytes of a 1 MiB page", configuration: .init(scalingFactor: .one, maxIterations: iterations(10_000))) {
+    Benchmark(
+        "Payload bytes of a 1 MiB page",
+        configuration: .init(scalingFactor: .one, maxIterations: iterations(10_000))
+    ) {
         benchmark in
         let page = try store.evaluatePage(PageRequest(range: .scan, limit: 1_000_000))
         var checksum: UInt64 = 0

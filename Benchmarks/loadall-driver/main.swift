@@ -68,7 +68,12 @@ enum Driver {
             configuration.itemsPerPartition = .uniform(10_000)
             let store = try SyntheticStore(configuration: configuration)
             let repeats = CommandLine.arguments.count > 4 ? Int(CommandLine.arguments[4]) ?? 1 : 1
-            try await count(drain: CommandLine.arguments[2], limit: Int(CommandLine.arguments[3]) ?? 10, repeats: repeats, store: store)
+            try await count(
+                drain: CommandLine.arguments[2],
+                limit: Int(CommandLine.arguments[3]) ?? 10,
+                repeats: repeats,
+                store: store
+            )
             return
         }
         let rounds = CommandLine.arguments.count > 1 ? Int(CommandLine.arguments[1]) ?? 15 : 15
@@ -104,7 +109,8 @@ enum Driver {
             func summary(_ ratios: [Double]) -> String {
                 let sorted = ratios.sorted()
                 let median = sorted[sorted.count / 2]
-                return "\(Int((median * 100).rounded())) (\(Int((sorted.first! * 100).rounded()))–\(Int((sorted.last! * 100).rounded())))"
+                return
+                    "\(Int((median * 100).rounded())) (\(Int((sorted.first! * 100).rounded()))–\(Int((sorted.last! * 100).rounded())))"
             }
             func median(_ values: [Double]) -> Int { Int(values.sorted()[values.count / 2].rounded()) }
             print(

@@ -13,7 +13,9 @@ import Glibc
 struct PageJSONDriver {
     static func main() {
         let arguments = CommandLine.arguments.dropFirst()
-        guard arguments.count == 2, let body = Body(rawValue: arguments.first!), let pages = Int(arguments.last!), pages > 0 else {
+        guard arguments.count == 2, let body = Body(rawValue: arguments.first!), let pages = Int(arguments.last!),
+            pages > 0
+        else {
             print("usage: page-json-driver served|target PAGES  (PAGES: a positive integer)")
             exit(64)
         }
@@ -80,7 +82,8 @@ enum Body: String {
                 "{\"id\":\"order-\(10_000 + index)\",\"customer\":\"Zoë Ångström-Núñez\",\"city\":\"Kraków\","
                     + "\"note\":\"délai 東京 → Москва ✓ 😀\",\"total_cents\":\(1_999 + index),\"status\":\"shipped\"}"
             }
-            return "{\"data\":[" + items.joined(separator: ",") + "],\"next_cursor\":\"b3JkZXItMTAwMDk\",\"has_more\":true}"
+            return "{\"data\":[" + items.joined(separator: ",")
+                + "],\"next_cursor\":\"b3JkZXItMTAwMDk\",\"has_more\":true}"
         }
     }
 }

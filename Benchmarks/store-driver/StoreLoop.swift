@@ -33,7 +33,9 @@ func timeRounds(_ store: SyntheticStore, pages: Int, rounds: Int) throws {
         let start = threadCPUNanoseconds()
         checksum &+= try drain(store, pages: pages)
         let perPage = (threadCPUNanoseconds() - start) / Double(pages)
-        print("round \(round): \((perPage * 10).rounded() / 10) ns CPU per page = \(((1e3 / perPage) * 100).rounded() / 100) M pages/s")
+        print(
+            "round \(round): \((perPage * 10).rounded() / 10) ns CPU per page = \(((1e3 / perPage) * 100).rounded() / 100) M pages/s"
+        )
     }
     print("checksum \(checksum)")
 }

@@ -17,7 +17,8 @@ import Glibc
 struct WritesDriver {
     static func main() throws {
         let arguments = Array(CommandLine.arguments.dropFirst())
-        guard arguments.count >= 3, let pages = Int(arguments[0]), pages > 0, let rounds = Int(arguments[1]), rounds > 0,
+        guard arguments.count >= 3, let pages = Int(arguments[0]), pages > 0, let rounds = Int(arguments[1]),
+            rounds > 0,
             let changes = Int(arguments[2]), changes >= 0
         else {
             print("usage: writes-driver PAGES ROUNDS CHANGES [keyset|offset]")

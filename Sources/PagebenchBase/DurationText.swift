@@ -21,7 +21,8 @@ public enum DurationText {
         for unit in units where spec.hasSuffix(unit.suffix) {
             let digits = spec.dropLast(unit.suffix.count)
             let allowed: Set<Character> = ["0", "1", "2", "3", "4", "5", "6", "7", "8", "9", ".", "e", "+"]
-            guard !digits.isEmpty, digits.allSatisfy({ allowed.contains($0) }), let value = Double(digits), value.isFinite, value >= 0
+            guard !digits.isEmpty, digits.allSatisfy({ allowed.contains($0) }), let value = Double(digits),
+                value.isFinite, value >= 0
             else { return nil }
             return value * unit.nanoseconds
         }

@@ -65,8 +65,11 @@ public enum FileSystem {
                 throw Failure(kind: .missing, path: path, reason: "no such file or directory")
             case EACCES:
                 throw Failure(
-                    kind: .unreadable, path: path,
-                    reason: "permission denied: this user may not search a directory on the way to it; check their permissions")
+                    kind: .unreadable,
+                    path: path,
+                    reason:
+                        "permission denied: this user may not search a directory on the way to it; check their permissions"
+                )
             default:
                 throw Failure(kind: .unreadable, path: path, reason: "cannot be reached (\(errnoDescription(code)))")
             }
@@ -81,8 +84,16 @@ public enum FileSystem {
         guard let directory = opendir(path) else {
             let code = errno
             throw code == EACCES
-                ? Failure(kind: .unreadable, path: path, reason: "permission denied: this user may not list the directory; check its permissions")
-                : Failure(kind: .unreadable, path: path, reason: "cannot list the directory (\(errnoDescription(code)))")
+                ? Failure(
+                    kind: .unreadable,
+                    path: path,
+                    reason: "permission denied: this user may not list the directory; check its permissions"
+                )
+                : Failure(
+                    kind: .unreadable,
+                    path: path,
+                    reason: "cannot list the directory (\(errnoDescription(code)))"
+                )
         }
         defer { closedir(directory) }
         var names: [String] = []
@@ -121,8 +132,11 @@ public enum FileSystem {
         }
         guard makeDirectory(directory) else {
             throw Failure(
-                kind: .cannotCreate, path: path,
-                reason: "cannot create the directory '\(directory)' (\(errnoDescription())); create it or choose another path")
+                kind: .cannotCreate,
+                path: path,
+                reason:
+                    "cannot create the directory '\(directory)' (\(errnoDescription())); create it or choose another path"
+            )
         }
     }
 
@@ -139,7 +153,10 @@ public enum FileSystem {
         let file = try InputFile(path)
         var bytes: [UInt8] = []
         // One byte past the cap is asked for, to tell a file of exactly `maximumBytes` from a longer one.
-        while try file.read(appendingTo: &bytes, atMost: maximumBytes - bytes.count >= 65_536 ? 65_536 : maximumBytes - bytes.count + 1) {
+        while try file.read(
+            appendingTo: &bytes,
+            atMost: maximumBytes - bytes.count >= 65_536 ? 65_536 : maximumBytes - bytes.count + 1
+        ) {
             guard bytes.count <= maximumBytes else {
                 throw Failure(kind: .tooLarge, path: path, reason: "holds more than the \(maximumBytes) bytes accepted")
             }
@@ -173,10 +190,18 @@ public enum FileSystem {
                 break
             case S_IFDIR:
                 close(descriptor)
-                throw Failure(kind: .directory, path: path, reason: "is a directory, not a file; give the path of a file")
+                throw Failure(
+                    kind: .directory,
+                    path: path,
+                    reason: "is a directory, not a file; give the path of a file"
+                )
             case let type:
                 close(descriptor)
-                throw Failure(kind: .notARegularFile, path: path, reason: "is \(FileSystem.typeName(type)), not a regular file; give the path of a file")
+                throw Failure(
+                    kind: .notARegularFile,
+                    path: path,
+                    reason: "is \(FileSystem.typeName(type)), not a regular file; give the path of a file"
+                )
             }
             // Reads block again (a regular file never waits, but a slow disk is no error).
             _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) & ~O_NONBLOCK)
@@ -216,7 +241,11 @@ public enum FileSystem {
             bytes.removeLast(count - filled)
             if failure != 0 {
                 throw failure == EISDIR
-                    ? Failure(kind: .directory, path: path, reason: "is a directory, not a file; give the path of a file")
+                    ? Failure(
+                        kind: .directory,
+                        path: path,
+                        reason: "is a directory, not a file; give the path of a file"
+                    )
                     : Failure(kind: .unreadable, path: path, reason: "cannot be read (\(errnoDescription(failure)))")
             }
             return !atEnd
@@ -241,7 +270,11 @@ public enum FileSystem {
         case ENOENT:
             Failure(kind: .missing, path: path, reason: "no such file")
         case EACCES, EPERM:
-            Failure(kind: .unreadable, path: path, reason: "permission denied: this user may not read it; check its permissions")
+            Failure(
+                kind: .unreadable,
+                path: path,
+                reason: "permission denied: this user may not read it; check its permissions"
+            )
         case ENOTDIR:
             Failure(kind: .missing, path: path, reason: "no such file (a directory on the way is a file)")
         default:

@@ -62,7 +62,9 @@ package struct JSONReader: ~Copyable {
     package mutating func expectClosing(_ closing: UInt8) throws(JSONReadError) {
         guard peek() == closing else {
             throw error(
-                "expected '\(Character(Unicode.Scalar(closing)))'", expected: "',' or '\(Character(Unicode.Scalar(closing)))'")
+                "expected '\(Character(Unicode.Scalar(closing)))'",
+                expected: "',' or '\(Character(Unicode.Scalar(closing)))'"
+            )
         }
         offset += 1
     }
@@ -155,7 +157,9 @@ package struct JSONReader: ~Copyable {
     /// Fails unless only whitespace is left.
     @inlinable
     package mutating func expectEnd() throws(JSONReadError) {
-        guard peek() == nil else { throw error("unexpected bytes after the value", expected: "the end of the text after the value") }
+        guard peek() == nil else {
+            throw error("unexpected bytes after the value", expected: "the end of the text after the value")
+        }
     }
 
     /// Reads the members of an object, calling `member` with each key; `member` must read
@@ -220,7 +224,9 @@ package struct JSONReader: ~Copyable {
     /// Reads an object key (not its colon).
     @inlinable
     package mutating func readKey() throws(JSONReadError) -> Key {
-        guard peek() == UInt8(ascii: "\"") else { throw error("expected an object key", expected: "a key in double quotes") }
+        guard peek() == UInt8(ascii: "\"") else {
+            throw error("expected an object key", expected: "a key in double quotes")
+        }
         let (range, escaped) = try scanString()
         if escaped { return Key(text: try decodeString(range), start: nil, count: 0) }
         return Key(text: nil, start: bytes.baseAddress.map { $0 + range.lowerBound }, count: range.count)
@@ -324,7 +330,8 @@ package struct JSONReader: ~Copyable {
                 try literal("false")
             case UInt8(ascii: "n"):
                 try literal("null")
-            case .some(let byte) where byte == UInt8(ascii: "-") || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")):
+            case .some(let byte)
+            where byte == UInt8(ascii: "-") || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")):
                 try skipNumber()
             default:
                 throw valueError()
@@ -345,7 +352,9 @@ package struct JSONReader: ~Copyable {
 
     /// An object key and its colon.
     private mutating func skipKey() throws(JSONReadError) {
-        guard peek() == UInt8(ascii: "\"") else { throw error("expected an object key", expected: "a key in double quotes") }
+        guard peek() == UInt8(ascii: "\"") else {
+            throw error("expected an object key", expected: "a key in double quotes")
+        }
         _ = try scanString()
         try expectColon()
     }
@@ -354,7 +363,8 @@ package struct JSONReader: ~Copyable {
     package func tooDeep() -> JSONReadError {
         error(
             "objects and arrays nest deeper than \(Self.maximumDepth) levels",
-            expected: "objects and arrays nested at most \(Self.maximumDepth) deep")
+            expected: "objects and arrays nested at most \(Self.maximumDepth) deep"
+        )
     }
 
     // MARK: Internals
@@ -414,7 +424,9 @@ package struct JSONReader: ~Copyable {
         }
         if offset < bytes.count, bytes[offset] == UInt8(ascii: "e") || bytes[offset] == UInt8(ascii: "E") {
             offset += 1
-            if offset < bytes.count, bytes[offset] == UInt8(ascii: "+") || bytes[offset] == UInt8(ascii: "-") { offset += 1 }
+            if offset < bytes.count, bytes[offset] == UInt8(ascii: "+") || bytes[offset] == UInt8(ascii: "-") {
+                offset += 1
+            }
             let exponent = offset
             while offset < bytes.count, isDigit(bytes[offset]) { offset += 1 }
             guard offset > exponent else { throw error("expected exponent digits") }
@@ -443,27 +455,36 @@ package struct JSONReader: ~Copyable {
                 // Only RFC 8259's escapes, even in a string that is skipped: text with `\q`
                 // is not JSON, and a page is never read from it (T2).
                 escaped = true
-                guard offset + 1 < bytes.count else { throw error("unterminated string", expected: "the closing '\"' of a string") }
+                guard offset + 1 < bytes.count else {
+                    throw error("unterminated string", expected: "the closing '\"' of a string")
+                }
                 switch bytes[offset + 1] {
                 case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"), UInt8(ascii: "b"), UInt8(ascii: "f"),
                     UInt8(ascii: "n"), UInt8(ascii: "r"), UInt8(ascii: "t"):
                     offset += 2
                 case UInt8(ascii: "u"):
                     guard offset + 6 <= bytes.count, bytes[offset + 2..<offset + 6].allSatisfy(Self.isHexDigit) else {
-                        throw error("bad \\u escape", expected: "four hex digits after \\u", found: escapeText(at: offset, count: 6))
+                        throw error(
+                            "bad \\u escape",
+                            expected: "four hex digits after \\u",
+                            found: escapeText(at: offset, count: 6)
+                        )
                     }
                     offset += 6
                 default:
                     throw error(
-                        "bad escape", expected: "an escape: \\\", \\\\, \\/, \\b, \\f, \\n, \\r, \\t or \\u and four hex digits",
-                        found: escapeText(at: offset, count: 2))
+                        "bad escape",
+                        expected: "an escape: \\\", \\\\, \\/, \\b, \\f, \\n, \\r, \\t or \\u and four hex digits",
+                        found: escapeText(at: offset, count: 2)
+                    )
                 }
                 continue
             }
             guard byte >= 0x20 else {
                 throw error(
                     "control character in a string",
-                    expected: "a character of a string (control characters only as escapes, such as \\n or \\u0009)")
+                    expected: "a character of a string (control characters only as escapes, such as \\n or \\u0009)"
+                )
             }
             // A byte of 0x80 or more. RFC 8259 8.1: the text is UTF-8. Outside strings JSON is
             // ASCII, so checking each string's bytes here refuses invalid UTF-8 anywhere in a
@@ -504,8 +525,11 @@ package struct JSONReader: ~Copyable {
     @usableFromInline
     func invalidUTF8(at index: Int) -> JSONReadError {
         JSONReadError(
-            reason: "invalid UTF-8", offset: index, expected: "UTF-8 text",
-            found: "the byte 0x" + String(bytes[index], radix: 16, uppercase: true) + " (not UTF-8)")
+            reason: "invalid UTF-8",
+            offset: index,
+            expected: "UTF-8 text",
+            found: "the byte 0x" + String(bytes[index], radix: 16, uppercase: true) + " (not UTF-8)"
+        )
     }
 
     /// The escape at `index` (a backslash) as written, for an error: at most `count` bytes,
@@ -580,7 +604,8 @@ package struct JSONReader: ~Copyable {
     package mutating func readLiteral(_ word: StaticString) throws(JSONReadError) {
         _ = peek()
         let count = word.utf8CodeUnitCount
-        guard offset + count <= bytes.count, let base = bytes.baseAddress, memcmp(base + offset, word.utf8Start, count) == 0,
+        guard offset + count <= bytes.count, let base = bytes.baseAddress,
+            memcmp(base + offset, word.utf8Start, count) == 0,
             offset + count == bytes.count || Self.isDelimiter(bytes[offset + count])
         else { throw valueError() }
         offset += count
@@ -600,7 +625,9 @@ package struct JSONReader: ~Copyable {
     @inlinable
     static func isHexDigit(_ byte: UInt8) -> Bool {
         switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "f"), UInt8(ascii: "A")...UInt8(ascii: "F"): true
+        case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "f"),
+            UInt8(ascii: "A")...UInt8(ascii: "F"):
+            true
         default: false
         }
     }
@@ -608,8 +635,10 @@ package struct JSONReader: ~Copyable {
     /// A `\uD800`–`\uDFFF` escape that is not half of a surrogate pair.
     func surrogateError(at index: Int) -> JSONReadError {
         JSONReadError(
-            reason: "unpaired surrogate", offset: index,
-            expected: "a \\uDC00-\\uDFFF escape right after a \\uD800-\\uDBFF one (a surrogate pair)")
+            reason: "unpaired surrogate",
+            offset: index,
+            expected: "a \\uDC00-\\uDFFF escape right after a \\uD800-\\uDBFF one (a surrogate pair)"
+        )
     }
 
     /// The text of a string with escapes.
@@ -658,7 +687,8 @@ package struct JSONReader: ~Copyable {
                 var code = try hex4(index)
                 index += 4
                 if code >= 0xD800, code < 0xDC00 {
-                    guard index + 6 <= range.upperBound, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u")
+                    guard index + 6 <= range.upperBound, bytes[index] == UInt8(ascii: "\\"),
+                        bytes[index + 1] == UInt8(ascii: "u")
                     else { throw surrogateError(at: index) }
                     let low = try hex4(index + 2)
                     guard low >= 0xDC00, low < 0xE000 else { throw surrogateError(at: index) }

@@ -49,8 +49,10 @@ public struct JUnitXML: Sendable {
         var xml = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
         let name = XMLText.attribute(suiteName)
         let time = NumberText.fixed(seconds, 3)
-        xml += "<testsuites name=\"\(name)\" tests=\"\(cases.count)\" failures=\"\(failures)\" errors=\"0\" time=\"\(time)\">\n"
-        xml += "<testsuite name=\"\(name)\" tests=\"\(cases.count)\" failures=\"\(failures)\" errors=\"0\" skipped=\"\(skipped)\" time=\"\(time)\">\n"
+        xml +=
+            "<testsuites name=\"\(name)\" tests=\"\(cases.count)\" failures=\"\(failures)\" errors=\"0\" time=\"\(time)\">\n"
+        xml +=
+            "<testsuite name=\"\(name)\" tests=\"\(cases.count)\" failures=\"\(failures)\" errors=\"0\" skipped=\"\(skipped)\" time=\"\(time)\">\n"
         for test in cases {
             xml +=
                 "<testcase name=\"\(XMLText.attribute(test.name))\" classname=\"\(XMLText.attribute(test.className))\" time=\"\(NumberText.fixed(test.seconds, 3))\""
@@ -62,7 +64,8 @@ public struct JUnitXML: Sendable {
             case .passed:
                 xml += ">"
             case .failed(let message, let details):
-                xml += "><failure message=\"\(XMLText.attribute(message))\" type=\"broken\">\(XMLText.content(details))</failure>"
+                xml +=
+                    "><failure message=\"\(XMLText.attribute(message))\" type=\"broken\">\(XMLText.content(details))</failure>"
             case .skipped(let message):
                 xml += "><skipped message=\"\(XMLText.attribute(message))\"/>"
             }

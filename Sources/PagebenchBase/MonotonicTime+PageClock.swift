@@ -86,7 +86,10 @@ extension MonotonicTime.PageClock {
             guard let one = middle.nanosecondsPerTick(since: first), let two = last.nanosecondsPerTick(since: middle),
                 let whole = last.nanosecondsPerTick(since: first), abs(one - two) <= 1e-3 * whole
             else { continue }
-            return MonotonicTime.PageClock(source: .cycleCounter, nanosecondsPerTickFixed: UInt64((whole * 4_294_967_296).rounded()))
+            return MonotonicTime.PageClock(
+                source: .cycleCounter,
+                nanosecondsPerTickFixed: UInt64((whole * 4_294_967_296).rounded())
+            )
         }
         return .monotonic
     }

@@ -106,7 +106,9 @@ public enum NumberText {
         default:
             // One of a counted unit is singular: `1 page`, not `1 pages` (issue 35).
             let text = number(value)
-            if text == "1", unit.hasSuffix("s"), !unit.contains("/"), !unit.contains(" ") { return "1 " + unit.dropLast() }
+            if text == "1", unit.hasSuffix("s"), !unit.contains("/"), !unit.contains(" ") {
+                return "1 " + unit.dropLast()
+            }
             return text + " " + unit
         }
     }
@@ -135,7 +137,9 @@ public enum NumberText {
         let written = withVaList([Int32(precision), value]) { arguments in
             buffer.withUnsafeMutableBufferPointer { bytes in
                 format.withUTF8Buffer { formatBytes in
-                    formatBytes.withMemoryRebound(to: CChar.self) { vsnprintf(bytes.baseAddress, bytes.count, $0.baseAddress, arguments) }
+                    formatBytes.withMemoryRebound(to: CChar.self) {
+                        vsnprintf(bytes.baseAddress, bytes.count, $0.baseAddress, arguments)
+                    }
                 }
             }
         }
@@ -145,7 +149,9 @@ public enum NumberText {
             _ = withVaList([Int32(precision), value]) { arguments in
                 buffer.withUnsafeMutableBufferPointer { bytes in
                     format.withUTF8Buffer { formatBytes in
-                        formatBytes.withMemoryRebound(to: CChar.self) { vsnprintf(bytes.baseAddress, bytes.count, $0.baseAddress, arguments) }
+                        formatBytes.withMemoryRebound(to: CChar.self) {
+                            vsnprintf(bytes.baseAddress, bytes.count, $0.baseAddress, arguments)
+                        }
                     }
                 }
             }

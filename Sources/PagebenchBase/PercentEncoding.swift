@@ -7,7 +7,8 @@ public enum PercentEncoding {
         let utf8 = text.utf8
         // Over the contiguous bytes when there are: a page's token is checked on every request
         // (results/http-client-cost.md).
-        let plain = utf8.withContiguousStorageIfAvailable { $0.allSatisfy(isUnreserved) } ?? utf8.allSatisfy(isUnreserved)
+        let plain =
+            utf8.withContiguousStorageIfAvailable { $0.allSatisfy(isUnreserved) } ?? utf8.allSatisfy(isUnreserved)
         if plain { return text }
         var bytes: [UInt8] = []
         bytes.reserveCapacity(utf8.count * 3)
@@ -26,7 +27,8 @@ public enum PercentEncoding {
     /// Whether `byte` is one of RFC 3986's unreserved characters.
     public static func isUnreserved(_ byte: UInt8) -> Bool {
         switch byte {
-        case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+        case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+            UInt8(ascii: "0")...UInt8(ascii: "9"),
             UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
             true
         default: false

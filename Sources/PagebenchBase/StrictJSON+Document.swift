@@ -45,7 +45,12 @@ extension StrictJSON {
         /// - Parameter finiteNumbers: false keeps a number beyond a `Double`'s range (`1e400`)
         ///   as written, for the file's fields to refuse by their own bounds (a target file);
         ///   true refuses it as the text's error, located.
-        public init(bytes: [UInt8], nullable: Set<String>? = [], checked: Bool = true, finiteNumbers: Bool = true) throws(LoadError) {
+        public init(
+            bytes: [UInt8],
+            nullable: Set<String>? = [],
+            checked: Bool = true,
+            finiteNumbers: Bool = true
+        ) throws(LoadError) {
             self.bytes = bytes
             do {
                 root = try StrictJSON.tree(bytes, finiteNumbers: finiteNumbers)
@@ -84,7 +89,11 @@ extension StrictJSON {
         ///   `workload` names `'workload.limit'`; empty names paths within the value.
         /// - Throws: ``LoadError/shape(_:_:)`` naming the path, or ``LoadError/reader(_:)``
         ///   with what `type`'s own decoding threw.
-        public func decode<T: Decodable>(_ type: T.Type, at key: String? = nil, prefix: String = "") throws(LoadError) -> T {
+        public func decode<T: Decodable>(
+            _ type: T.Type,
+            at key: String? = nil,
+            prefix: String = ""
+        ) throws(LoadError) -> T {
             let node = key.map { root.member($0) ?? .object([]) } ?? root
             do {
                 return try T(from: ShapeDecoder(node: node, codingPath: []))
@@ -100,7 +109,8 @@ extension StrictJSON {
         /// typo. Described with its path (`serviceTime.bse`) and the keys that level has.
         public func unknownKey(of value: some Encodable, at key: String? = nil) -> String? {
             let node = key.map { root.member($0) ?? .object([]) } ?? root
-            guard let encoded = try? JSONEncoder().encode(value), let known = try? StrictJSON.tree(Array(encoded), finiteNumbers: false)
+            guard let encoded = try? JSONEncoder().encode(value),
+                let known = try? StrictJSON.tree(Array(encoded), finiteNumbers: false)
             else { return nil }
             return StrictJSON.unknownKey(in: node, known: known, path: "")
         }
@@ -121,7 +131,9 @@ extension StrictJSON {
                 return nil
             case .array(let elements):
                 for (index, element) in elements.enumerated() {
-                    if let problem = firstProblem(in: element, path: "\(path)[\(index)]", nullable: nullable) { return problem }
+                    if let problem = firstProblem(in: element, path: "\(path)[\(index)]", nullable: nullable) {
+                        return problem
+                    }
                 }
                 return nil
             case .null:
@@ -152,7 +164,9 @@ extension StrictJSON {
         case .array(let elements):
             guard case .array(let knownArray) = known, elements.count == knownArray.count else { return nil }
             for (index, element) in elements.enumerated() {
-                if let unknown = unknownKey(in: element, known: knownArray[index], path: "\(path)[\(index)]") { return unknown }
+                if let unknown = unknownKey(in: element, known: knownArray[index], path: "\(path)[\(index)]") {
+                    return unknown
+                }
             }
             return nil
         case .string, .number, .bool, .null:

@@ -96,8 +96,11 @@ extension StrictJSON {
     static func tree(_ bytes: [UInt8], finiteNumbers: Bool = true) throws(JSONReadError) -> Node {
         if let offset = firstInvalidUTF8(bytes) {
             throw JSONReadError(
-                reason: "invalid UTF-8", offset: offset, expected: "UTF-8 text (save the file as UTF-8)",
-                found: "the byte 0x" + String(bytes[offset], radix: 16, uppercase: true) + " (not UTF-8)")
+                reason: "invalid UTF-8",
+                offset: offset,
+                expected: "UTF-8 text (save the file as UTF-8)",
+                found: "the byte 0x" + String(bytes[offset], radix: 16, uppercase: true) + " (not UTF-8)"
+            )
         }
         let result = bytes.withUnsafeBytes { buffer -> Result<Node, JSONReadError> in
             var reader = JSONReader(buffer)
@@ -202,7 +205,8 @@ extension StrictJSON {
                 } catch {
                     throw error.found(suffix: at(open))
                 }
-            case .some(let byte) where byte == UInt8(ascii: "-") || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte):
+            case .some(let byte)
+            where byte == UInt8(ascii: "-") || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte):
                 let start = reader.offset
                 let text: String
                 do throws(JSONReadError) {
@@ -213,8 +217,11 @@ extension StrictJSON {
                 // Valid JSON, but no reader of pagebench's files can hold it.
                 if finiteNumbers, let number = Double(text), !number.isFinite {
                     throw JSONReadError(
-                        reason: "number out of range", offset: start, expected: "a number of at most about 1.8e308 in size",
-                        found: text + at(open))
+                        reason: "number out of range",
+                        offset: start,
+                        expected: "a number of at most about 1.8e308 in size",
+                        found: text + at(open)
+                    )
                 }
                 value = .number(text)
             default:
@@ -251,7 +258,8 @@ extension StrictJSON {
     /// as "the closing '"' of a string", whatever else is wrong inside it (a control
     /// character, an escape).
     private static func string(
-        _ reader: inout JSONReader, _ read: (inout JSONReader) throws(JSONReadError) -> String
+        _ reader: inout JSONReader,
+        _ read: (inout JSONReader) throws(JSONReadError) -> String
     ) throws(JSONReadError) -> String {
         let quote = reader.peek() == UInt8(ascii: "\"") ? reader.offset : nil
         do throws(JSONReadError) {
@@ -259,7 +267,10 @@ extension StrictJSON {
         } catch {
             guard let quote, !reader.stringCloses(from: quote) else { throw error }
             throw JSONReadError(
-                reason: "unterminated string", offset: reader.byteCount, expected: "the closing '\"' of a string")
+                reason: "unterminated string",
+                offset: reader.byteCount,
+                expected: "the closing '\"' of a string"
+            )
         }
     }
 

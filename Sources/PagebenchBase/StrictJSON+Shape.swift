@@ -26,7 +26,10 @@ extension StrictJSON {
     /// - Returns: the explanation, or nil when the error is not about the JSON's shape (an
     ///   error the type's own decoding threw, or one this reader cannot reproduce).
     public static func explain<T: Decodable>(
-        _ error: DecodingError, decoding type: T.Type, from bytes: [UInt8], prefix: String = ""
+        _ error: DecodingError,
+        decoding type: T.Type,
+        from bytes: [UInt8],
+        prefix: String = ""
     ) -> ShapeProblem? {
         if case .dataCorrupted(let context) = error, context.codingPath.isEmpty {
             // No path: find the field with the reader that keeps numbers exact.
@@ -51,15 +54,23 @@ extension StrictJSON {
         switch error {
         case .typeMismatch(let type, let context), .valueNotFound(let type, let context):
             let found = root.flatMap { $0.at(context.codingPath) }.map(\.description) ?? "something else"
-            return ShapeProblem(path: path(context.codingPath, prefix: prefix), problem: "must be \(words(for: type)), found \(found)")
+            return ShapeProblem(
+                path: path(context.codingPath, prefix: prefix),
+                problem: "must be \(words(for: type)), found \(found)"
+            )
         case .keyNotFound(let key, let context):
-            return ShapeProblem(path: path(context.codingPath + [key], prefix: prefix), problem: "is missing; give it a value")
+            return ShapeProblem(
+                path: path(context.codingPath + [key], prefix: prefix),
+                problem: "is missing; give it a value"
+            )
         case .dataCorrupted(let context):
             guard !context.codingPath.isEmpty else { return nil }
             // A reader's own words ("must be a whole number of bytes or …"), with what is there.
             let found = context.debugDescription.hasPrefix("must be") ? root.flatMap { $0.at(context.codingPath) } : nil
             return ShapeProblem(
-                path: path(context.codingPath, prefix: prefix), problem: context.debugDescription + (found.map { ", found \($0)" } ?? ""))
+                path: path(context.codingPath, prefix: prefix),
+                problem: context.debugDescription + (found.map { ", found \($0)" } ?? "")
+            )
         @unknown default:
             return nil
         }
@@ -140,7 +151,9 @@ struct ShapeDecoder: Decoder {
             return value as! T
         default:
             if let integer = type as? any FixedWidthInteger.Type {
-                guard case .number(let text) = node, let value = Self.integer(text, as: integer) else { throw mismatch(type) }
+                guard case .number(let text) = node, let value = Self.integer(text, as: integer) else {
+                    throw mismatch(type)
+                }
                 return value as! T
             }
             return try T(from: self)
@@ -165,7 +178,9 @@ struct ShapeDecoder: Decoder {
         func child(_ key: Key) throws -> ShapeDecoder {
             guard let node = members.last(where: { $0.key == key.stringValue })?.value else {
                 throw DecodingError.keyNotFound(
-                    key, DecodingError.Context(codingPath: codingPath, debugDescription: "no key \(key.stringValue)"))
+                    key,
+                    DecodingError.Context(codingPath: codingPath, debugDescription: "no key \(key.stringValue)")
+                )
             }
             return ShapeDecoder(node: node, codingPath: codingPath + [key])
         }
@@ -178,11 +193,16 @@ struct ShapeDecoder: Decoder {
             let decoder = try child(key)
             if case .null = decoder.node {
                 throw DecodingError.valueNotFound(
-                    type, DecodingError.Context(codingPath: decoder.codingPath, debugDescription: "found null"))
+                    type,
+                    DecodingError.Context(codingPath: decoder.codingPath, debugDescription: "found null")
+                )
             }
             return try decoder.decode(type)
         }
-        func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws
+        func nestedContainer<NestedKey: CodingKey>(
+            keyedBy type: NestedKey.Type,
+            forKey key: Key
+        ) throws
             -> KeyedDecodingContainer<NestedKey>
         {
             try child(key).container(keyedBy: type)
@@ -212,7 +232,9 @@ struct ShapeDecoder: Decoder {
         mutating func next(_ type: Any.Type) throws -> ShapeDecoder {
             guard !isAtEnd else {
                 throw DecodingError.valueNotFound(
-                    type, DecodingError.Context(codingPath: codingPath, debugDescription: "the list has no more elements"))
+                    type,
+                    DecodingError.Context(codingPath: codingPath, debugDescription: "the list has no more elements")
+                )
             }
             defer { currentIndex += 1 }
             return ShapeDecoder(node: elements[currentIndex], codingPath: codingPath + [IndexKey(currentIndex)])
@@ -227,11 +249,15 @@ struct ShapeDecoder: Decoder {
             let decoder = try next(type)
             if case .null = decoder.node {
                 throw DecodingError.valueNotFound(
-                    type, DecodingError.Context(codingPath: decoder.codingPath, debugDescription: "found null"))
+                    type,
+                    DecodingError.Context(codingPath: decoder.codingPath, debugDescription: "found null")
+                )
             }
             return try decoder.decode(type)
         }
-        mutating func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type) throws
+        mutating func nestedContainer<NestedKey: CodingKey>(
+            keyedBy type: NestedKey.Type
+        ) throws
             -> KeyedDecodingContainer<NestedKey>
         {
             try next([String: Any].self).container(keyedBy: type)
@@ -252,7 +278,10 @@ struct ShapeDecoder: Decoder {
         }
         func decode<T: Decodable>(_ type: T.Type) throws -> T {
             if case .null = decoder.node {
-                throw DecodingError.valueNotFound(type, DecodingError.Context(codingPath: codingPath, debugDescription: "found null"))
+                throw DecodingError.valueNotFound(
+                    type,
+                    DecodingError.Context(codingPath: codingPath, debugDescription: "found null")
+                )
             }
             return try decoder.decode(type)
         }

@@ -34,7 +34,10 @@ struct BaselineUpdateCommand: AsyncParsableCommand {
     @Option(parsing: .unconditional, help: "Baseline name: letters, digits, '-', '_' and '.'.")
     var name: String = "ci"
 
-    @Option(parsing: .unconditional, help: "The results CSV to promote (e.g. results/latest.csv); without it, a fresh run.")
+    @Option(
+        parsing: .unconditional,
+        help: "The results CSV to promote (e.g. results/latest.csv); without it, a fresh run."
+    )
     var from: String?
 
     @Option(parsing: .unconditional, help: "Directory of the baselines.")
@@ -69,15 +72,20 @@ struct BaselineUpdateCommand: AsyncParsableCommand {
     func freshRun() throws -> RunOptions {
         var options = try RunOptions.parse(runArguments)
         options.flags.quiet = true
-        options.flags.output = FileManager.default.temporaryDirectory.appendingPathComponent("pagebench-baseline-\(getpid()).csv").path
+        options.flags.output =
+            FileManager.default.temporaryDirectory.appendingPathComponent("pagebench-baseline-\(getpid()).csv").path
         try options.validate()
         return options
     }
 
     func run() async throws {
         if let from {
-            let written = try CommandError.reporting { try Baselines.update(name: name, directory: directory, from: from) }
-            try CommandError.reporting { try StandardOutput.write("pagebench: wrote \(written.rows) rows to \(written.path)\n") }
+            let written = try CommandError.reporting {
+                try Baselines.update(name: name, directory: directory, from: from)
+            }
+            try CommandError.reporting {
+                try StandardOutput.write("pagebench: wrote \(written.rows) rows to \(written.path)\n")
+            }
             return
         }
         try CommandError.reporting { try ExactAllocations.reexecuteIfAsked(by: runArguments) }
@@ -98,6 +106,8 @@ struct BaselineUpdateCommand: AsyncParsableCommand {
         }
         defer { if let scratch = options.flags.output { try? FileManager.default.removeItem(atPath: scratch) } }
         let path = try CommandError.reporting { try Baselines.write(result.rows, name: name, directory: directory) }
-        try CommandError.reporting { try StandardOutput.write("pagebench: wrote \(result.rows.count) rows of a fresh run to \(path)\n") }
+        try CommandError.reporting {
+            try StandardOutput.write("pagebench: wrote \(result.rows.count) rows of a fresh run to \(path)\n")
+        }
     }
 }

@@ -39,7 +39,8 @@ struct CheckCommand: ParsableCommand {
 
     @Option(
         parsing: .unconditional,
-        help: "Output format: text, markdown, json or junit (JUnit XML for Jenkins, GitLab, Azure; docs/ci.md).")
+        help: "Output format: text, markdown, json or junit (JUnit XML for Jenkins, GitLab, Azure; docs/ci.md)."
+    )
     var format: Format = .text
 
     /// The formats a check report has (a CSV of verdicts is not offered).
@@ -50,7 +51,8 @@ struct CheckCommand: ParsableCommand {
 
     @Option(
         parsing: .unconditional,
-        help: "Write the report to this file (replaced atomically) instead of standard output.")
+        help: "Write the report to this file (replaced atomically) instead of standard output."
+    )
     var output: String?
 
     @Flag(
@@ -58,7 +60,8 @@ struct CheckCommand: ParsableCommand {
             GitHub Actions: print ::error/::warning annotations for what fails the check (on standard output), \
             and append the markdown report to $GITHUB_STEP_SUMMARY when it is set (within GitHub's 1 MiB). \
             With --format json or junit, give --output FILE so that standard output holds only annotations.
-            """)
+            """
+    )
     var github = false
 
     @Flag(help: "Do not fail on changed deterministic metrics (an intended change of behaviour).")
@@ -68,7 +71,9 @@ struct CheckCommand: ParsableCommand {
     var failOnUnmatched = false
 
     @Flag(
-        help: "Also gate the figures reported by default (wall-clock rates and latencies, CPU time, memory, allocations counted through thread caches) at their thresholds: for a quiet machine of your own.")
+        help:
+            "Also gate the figures reported by default (wall-clock rates and latencies, CPU time, memory, allocations counted through thread caches) at their thresholds: for a quiet machine of your own."
+    )
     var gateWallClock = false
 
     @Flag(help: "Print the default thresholds (markdown) and exit.")
@@ -84,7 +89,8 @@ struct CheckCommand: ParsableCommand {
         if github, output == nil, format == .json || format == .junit {
             throw ValidationError(
                 "--github prints annotations on standard output, which would break the \(format.rawValue) there: "
-                    + "give --output FILE for the report")
+                    + "give --output FILE for the report"
+            )
         }
         if let output, output.isEmpty { throw ValidationError("--output must name a file") }
     }
@@ -107,8 +113,11 @@ struct CheckCommand: ParsableCommand {
             var currentSamples = CheckSamples(file: current)
             try CSVFile.forEachResult(current) { currentSamples.add($0, cells: $1) }
             return try RegressionChecker(thresholds: rules).checkFiles(
-                baseline: baselineSamples, current: currentSamples,
-                allowBehaviourChange: allowBehaviourChange, failOnUnmatched: failOnUnmatched)
+                baseline: baselineSamples,
+                current: currentSamples,
+                allowBehaviourChange: allowBehaviourChange,
+                failOnUnmatched: failOnUnmatched
+            )
         }
         try CommandError.reporting {
             let rendered = report.rendered(format.outputFormat)
@@ -132,19 +141,23 @@ struct CheckCommand: ParsableCommand {
         guard !path.isEmpty else { return }
         let shown = ControlCharacters.escaped(path)
         var appended = ""
-        try AtomicFile.appendLocked(to: path, sizedBy: { existingBytes in
-            appended = report.githubStepSummary(existingBytes: existingBytes)
-            return appended
-        })
+        try AtomicFile.appendLocked(
+            to: path,
+            sizedBy: { existingBytes in
+                appended = report.githubStepSummary(existingBytes: existingBytes)
+                return appended
+            }
+        )
         if appended.isEmpty {
             StandardError.write(
                 "pagebench: warning: \(shown) already holds GitHub's 1 MiB of step summary: the check's markdown was not "
-                    + "appended\n")
+                    + "appended\n"
+            )
         } else if !appended.hasSuffix(report.markdown) {
             StandardError.write(
                 "pagebench: warning: the check's markdown did not fit GitHub's 1 MiB step summary (\(shown)): it was cut "
-                    + "at a line, marked where\n")
+                    + "at a line, marked where\n"
+            )
         }
     }
 }
-

@@ -36,7 +36,9 @@ struct CompareCommand: ParsableCommand {
 
     @Option(
         parsing: .unconditional,
-        help: "Comma-separated metric columns to show, or the per-drain figures empty_pages_per_drain, scanned_bytes_per_drain, items_per_drain (default: the cost of a drain first).")
+        help:
+            "Comma-separated metric columns to show, or the per-drain figures empty_pages_per_drain, scanned_bytes_per_drain, items_per_drain (default: the cost of a drain first)."
+    )
     var metrics: String?
 
     @Flag(help: "Show every non-context column.")
@@ -53,7 +55,9 @@ struct CompareCommand: ParsableCommand {
 
     func validate() throws {
         guard !files.isEmpty else { throw ValidationError("give at least one results CSV file") }
-        guard !(allMetrics && metrics != nil) else { throw ValidationError("use either --metrics or --all-metrics, not both") }
+        guard !(allMetrics && metrics != nil) else {
+            throw ValidationError("use either --metrics or --all-metrics, not both")
+        }
         if let metrics {
             do {
                 _ = try ListText.elements(of: metrics)

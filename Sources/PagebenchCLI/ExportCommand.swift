@@ -11,7 +11,8 @@ extension ExportFormat: ExpressibleByArgument {}
 struct ExportCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "export",
-        abstract: "Write a results CSV for CI: github-action-benchmark, Bencher (BMF), HdrHistogram .hgrm, OpenMetrics.",
+        abstract:
+            "Write a results CSV for CI: github-action-benchmark, Bencher (BMF), HdrHistogram .hgrm, OpenMetrics.",
         discussion: """
             Rows are grouped by scenario, configuration hash, pager and concurrency (and stage); a \
             service that keeps one value per benchmark gets the median of the repetitions, with their \
@@ -28,20 +29,27 @@ struct ExportCommand: ParsableCommand {
 
     @Option(
         parsing: .unconditional,
-        help: ArgumentHelp("The format (docs/ci.md).", valueName: "format"))
+        help: ArgumentHelp("The format (docs/ci.md).", valueName: "format")
+    )
     var format: ExportFormat
 
     @Option(
         parsing: .unconditional,
-        help: ArgumentHelp("Where to write: a prefix (github-action-benchmark), a file (bmf, openmetrics) or a directory (hgrm).",
-            valueName: "path"))
+        help: ArgumentHelp(
+            "Where to write: a prefix (github-action-benchmark), a file (bmf, openmetrics) or a directory (hgrm).",
+            valueName: "path"
+        )
+    )
     var output: String?
 
     @Option(
-        name: .customLong("metric"), parsing: .unconditionalSingleValue,
+        name: .customLong("metric"),
+        parsing: .unconditionalSingleValue,
         help: ArgumentHelp(
             "Export only this column (repeatable; default: every measured and deterministic numeric column).",
-            valueName: "column"))
+            valueName: "column"
+        )
+    )
     var metrics: [String] = []
 
     init() {}
@@ -51,7 +59,8 @@ struct ExportCommand: ParsableCommand {
         for name in metrics where !ResultExport.exportableColumns.contains(where: { $0.name == name }) {
             throw ValidationError(
                 "--metric \(ControlCharacters.escaped(name)) is not a numeric column of measured or deterministic "
-                    + "figures; docs/csv-columns.md lists them (e.g. pages_per_s, page_latency_p99_ns)")
+                    + "figures; docs/csv-columns.md lists them (e.g. pages_per_s, page_latency_p99_ns)"
+            )
         }
         if format == .hgrm, !metrics.isEmpty {
             throw ValidationError("--metric does not apply to hgrm, which writes each row's page latency histogram")
@@ -82,16 +91,20 @@ struct ExportCommand: ParsableCommand {
                 let (files, skipped) = try export.percentileDistributions(file: results)
                 guard !files.isEmpty else {
                     throw MetricsError(
-                        kind: .malformedInput, file: results,
+                        kind: .malformedInput,
+                        file: results,
                         message: "no row has a page_latency_histogram or a drain_latency_histogram (rows of schema 7 "
                             + "and later with per-page timing have the first, of schema 10 and later the second): "
-                            + "there is no histogram to write; rerun with this pagebench")
+                            + "there is no histogram to write; rerun with this pagebench"
+                    )
                 }
                 for file in files { try TextFile.write(file.text, to: "\(directory)/\(file.fileName)") }
                 for missing in skipped {
                     StandardError.write("pagebench: warning: \(missing) is empty: no .hgrm written for it\n")
                 }
-                try StandardOutput.write("wrote \(files.count) .hgrm file\(files.count == 1 ? "" : "s") to \(directory)/\n")
+                try StandardOutput.write(
+                    "wrote \(files.count) .hgrm file\(files.count == 1 ? "" : "s") to \(directory)/\n"
+                )
             }
         }
     }

@@ -4,9 +4,9 @@ import PagebenchBase
 import PagebenchEngine
 import PagebenchHTTPClient
 import PagebenchPage
-import PagebenchWire
 import PagebenchStore
 import PagebenchTargets
+import PagebenchWire
 
 /// `pagebench http-bench`: a closed-loop HTTP drain load against `pagebench serve`, to
 /// compare the HTTP client with wrk (`Benchmarks/wrk/follow-token.lua`) at the same
@@ -15,7 +15,8 @@ import PagebenchTargets
 package struct HTTPBenchCommand: AsyncParsableCommand {
     package static let configuration = CommandConfiguration(
         commandName: "http-bench",
-        abstract: "Drain a served store (or a target file's API) over HTTP with N connections for a fixed time; print requests/s.",
+        abstract:
+            "Drain a served store (or a target file's API) over HTTP with N connections for a fixed time; print requests/s.",
         discussion: """
             Each of --connections tasks follows nextToken from the first page to the last, then \
             starts again, until --duration has passed (the duration holds: whatever is still \
@@ -44,10 +45,18 @@ package struct HTTPBenchCommand: AsyncParsableCommand {
         parsing: .unconditional,
         help: ArgumentHelp(
             "Drain the API this target file describes instead (kinds \(Target.Kind.names); docs/file-formats.md); secrets come from the environment and are masked.",
-            valueName: "file"))
+            valueName: "file"
+        )
+    )
     package var targetFile: String?
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("HTTPS targets: trust the certificates in this PEM file instead of the system store.", valueName: "file"))
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp(
+            "HTTPS targets: trust the certificates in this PEM file instead of the system store.",
+            valueName: "file"
+        )
+    )
     package var caFile: String?
 
     @Flag(help: "HTTPS targets: accept any certificate and host name (self-signed test servers only).")
@@ -60,8 +69,10 @@ package struct HTTPBenchCommand: AsyncParsableCommand {
     package var connections = 8
 
     @Option(
-        parsing: .unconditional, help: ArgumentHelp("How long to run: 10s, 500ms (a bare number is seconds).", valueName: "duration"),
-        transform: DurationOption.seconds("--duration"))
+        parsing: .unconditional,
+        help: ArgumentHelp("How long to run: 10s, 500ms (a bare number is seconds).", valueName: "duration"),
+        transform: DurationOption.seconds("--duration")
+    )
     package var duration = 10.0
 
     @OptionGroup package var range: RangeOptions
@@ -72,7 +83,11 @@ package struct HTTPBenchCommand: AsyncParsableCommand {
     @Flag(help: "Ask for item payloads (payload=true).")
     package var payload = false
 
-    @Option(parsing: .unconditional, help: "Where the drain tasks run: event-loop (each on its connection's event loop, no thread hop per request) or global (the global concurrent executor, like the harness's pagers).")
+    @Option(
+        parsing: .unconditional,
+        help:
+            "Where the drain tasks run: event-loop (each on its connection's event loop, no thread hop per request) or global (the global concurrent executor, like the harness's pagers)."
+    )
     package var tasks: TaskPlacement = .eventLoop
 
     /// Where ``HTTPBenchCommand`` runs its drain tasks.
@@ -92,14 +107,21 @@ package struct HTTPBenchCommand: AsyncParsableCommand {
         case (.some, .some):
             throw ValidationError("--target and --target-file name two sources; give one")
         case (.some, nil):
-            if caFile != nil || insecure { throw ValidationError("--ca-file and --insecure apply to --target-file targets") }
+            if caFile != nil || insecure {
+                throw ValidationError("--ca-file and --insecure apply to --target-file targets")
+            }
         case (nil, .some):
-            if httpClient != .lean { throw ValidationError("--http-client applies to --target (a served store); --target-file uses the lean client") }
+            if httpClient != .lean {
+                throw ValidationError(
+                    "--http-client applies to --target (a served store); --target-file uses the lean client"
+                )
+            }
             if payload { throw ValidationError("--payload applies to --target (a served store)") }
         }
         guard connections >= 1, connections <= Self.maximumConnections else {
             throw ValidationError(
-                "--connections must be between 1 and \(Self.maximumConnections) (a socket and a file descriptor each), got \(connections)")
+                "--connections must be between 1 and \(Self.maximumConnections) (a socket and a file descriptor each), got \(connections)"
+            )
         }
         guard duration > 0, duration <= 3600 else {
             throw ValidationError("--duration must be between 0 and 3600 seconds, got \(duration)")
@@ -125,7 +147,12 @@ package struct HTTPBenchCommand: AsyncParsableCommand {
     /// (a non-retryable answer, or a server that stopped answering), if one did.
     package func execute() async throws -> (line: String, failure: CommandError?) {
         try checkDescriptorLimit()
-        let request = PageRequest(range: range.range, reverse: range.reverse, limit: limit, filter: try range.parsedFilter())
+        let request = PageRequest(
+            range: range.range,
+            reverse: range.reverse,
+            limit: limit,
+            filter: try range.parsedFilter()
+        )
         var load = HTTPDrainLoad(request: request, concurrency: connections, duration: .seconds(duration))
         let target: String
         let result: HTTPDrainLoad.Result
@@ -136,17 +163,23 @@ package struct HTTPBenchCommand: AsyncParsableCommand {
             target = source.target.endpoint
             // Without a range flag, each drain reads one of the file's partitions, as `run`'s
             // partition:uniform does (not the partition template left empty).
-            if case .scan = request.range, let partitions = source.target.partitions { load.partitionCount = partitions.count }
+            if case .scan = request.range, let partitions = source.target.partitions {
+                load.partitionCount = partitions.count
+            }
             result = await load.run(executor: executor { source.taskExecutor($0) }) { try await source.page($0) }
             counts = source.statusCounts
             await source.shutdown()
             let errors = source.errorCountsByKind.sorted { $0.key.rawValue < $1.key.rawValue }
                 .map { "\(jsonString($0.key.rawValue)):\($0.value)" }.joined(separator: ",")
-            extra = ",\"targetFile\":\(jsonString(targetFile)),\"throttles\":\(source.throttles),\"targetErrors\":{\(errors)}"
+            extra =
+                ",\"targetFile\":\(jsonString(targetFile)),\"throttles\":\(source.throttles),\"targetErrors\":{\(errors)}"
         } else {
             target = self.target ?? ""
             let configuration = HTTPStoreSource.Configuration(
-                connections: connections, requestPayload: payload, client: httpClient.client)
+                connections: connections,
+                requestPayload: payload,
+                client: httpClient.client
+            )
             let source: HTTPStoreSource
             do {
                 source = try HTTPStoreSource(target: target, configuration: configuration)
@@ -162,28 +195,35 @@ package struct HTTPBenchCommand: AsyncParsableCommand {
         let firstFailure = result.firstFailure.map { ",\"firstFailure\":\(jsonString($0))" } ?? ""
         if result.pages == 0 && result.failures == 0 && !result.serverStoppedAnswering {
             throw CommandError.unavailable(
-                "no page received from \(target) in \(duration) s (\(counts)); \(result.lastUnanswered ?? "is the server running?")")
+                "no page received from \(target) in \(duration) s (\(counts)); \(result.lastUnanswered ?? "is the server running?")"
+            )
         }
         var failure: CommandError?
         if let first = result.firstFailure, result.failures > 0 {
             failure = .unavailable(
-                "a non-retryable failure ended the run (repeating it would only measure the error): \(first)")
+                "a non-retryable failure ended the run (repeating it would only measure the error): \(first)"
+            )
         } else if result.serverStoppedAnswering {
             failure = .unavailable(
                 "\(target) stopped answering (\(HTTPDrainLoad.giveUpAfterUnanswered) requests in a row got no answer); "
-                    + "the figures cover the time before: \(result.lastUnanswered ?? "")")
+                    + "the figures cover the time before: \(result.lastUnanswered ?? "")"
+            )
         } else if result.drains == 0 {
             failure = .unavailable(
                 "no drain completed in \(duration) s (\(result.pages) pages received): the figures hold no whole drain; "
-                    + "give a longer --duration, a larger --limit or a smaller range")
+                    + "give a longer --duration, a larger --limit or a smaller range"
+            )
         }
-        let line = "{\"target\":\(jsonString(target)),\"connections\":\(connections),\"requests\":\(result.requests),\"unanswered\":\(result.unanswered),\"pages\":\(result.pages),\"items\":\(result.items),\"drains\":\(result.drains),\"retries\":\(result.retries),\"failures\":\(result.failures),\"seconds\":\(seconds),\"requestsPerSecond\":\(result.requestsPerSecond),\"statusCounts\":{\(statuses)},\"transportFailures\":\(counts.transportFailures)\(extra)\(firstFailure)}"
+        let line =
+            "{\"target\":\(jsonString(target)),\"connections\":\(connections),\"requests\":\(result.requests),\"unanswered\":\(result.unanswered),\"pages\":\(result.pages),\"items\":\(result.items),\"drains\":\(result.drains),\"retries\":\(result.retries),\"failures\":\(result.failures),\"seconds\":\(seconds),\"requestsPerSecond\":\(result.requestsPerSecond),\"statusCounts\":{\(statuses)},\"transportFailures\":\(counts.transportFailures)\(extra)\(firstFailure)}"
         return (line, failure)
     }
 
     /// Where task `i` runs (``tasks``): on an event loop of the source's client, or on the
     /// global concurrent executor.
-    private func executor(_ eventLoop: @escaping @Sendable (Int) -> any TaskExecutor) -> (@Sendable (Int) -> (any TaskExecutor)?)? {
+    private func executor(
+        _ eventLoop: @escaping @Sendable (Int) -> any TaskExecutor
+    ) -> (@Sendable (Int) -> (any TaskExecutor)?)? {
         switch tasks {
         case .eventLoop: { eventLoop($0) }
         case .global: nil
@@ -204,10 +244,14 @@ package struct HTTPBenchCommand: AsyncParsableCommand {
         }
         if case .partition(let index) = request.range {
             guard let partitions = target.partitions else {
-                throw .usage("--partition \(index): target \(target.name) lists no partitions; add a partitions section to the target or leave --partition out (a scan)")
+                throw .usage(
+                    "--partition \(index): target \(target.name) lists no partitions; add a partitions section to the target or leave --partition out (a scan)"
+                )
             }
             guard index < partitions.count else {
-                throw .usage("--partition \(index): target \(target.name) lists \(partitions.count) partition values; give 0 to \(partitions.count - 1)")
+                throw .usage(
+                    "--partition \(index): target \(target.name) lists \(partitions.count) partition values; give 0 to \(partitions.count - 1)"
+                )
             }
         }
         if let caFile, !FileManager.default.isReadableFile(atPath: caFile) {
@@ -240,7 +284,8 @@ package struct HTTPBenchCommand: AsyncParsableCommand {
                 + "\(Self.reservedDescriptors) for the process), but this process may open \(limits.soft) "
                 + "(ulimit -n; hard limit \(limits.hard == Int.max ? "unlimited" : String(limits.hard))); give at most "
                 + "--connections \(max(0, limits.soft - Self.reservedDescriptors)), or raise the hard limit "
-                + "(ulimit -Hn, as root; the server needs as many for its side)")
+                + "(ulimit -Hn, as root; the server needs as many for its side)"
+        )
     }
 
     private func jsonString(_ text: String) -> String {

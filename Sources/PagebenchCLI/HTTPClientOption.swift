@@ -24,5 +24,6 @@ package enum HTTPClientOption: String, ExpressibleByArgument, CaseIterable, Send
 
     static let help = ArgumentHelp(
         "HTTP client for --target: lean (our own HTTP/1.1 client on SwiftNIO, the default) or async-http-client (swift-server/async-http-client, more client CPU per small page; only in a build with `--traits AsyncHTTPClientSupport`).",
-        valueName: "client")
+        valueName: "client"
+    )
 }

@@ -46,7 +46,11 @@ package struct ItemsCommand: AsyncParsableCommand {
         let listing: ItemListing
         do {
             syntheticStore = try SyntheticStore(configuration: configuration)
-            listing = try syntheticStore.listing(in: range.range, filter: try range.parsedFilter(), reverse: range.reverse)
+            listing = try syntheticStore.listing(
+                in: range.range,
+                filter: try range.parsedFilter(),
+                reverse: range.reverse
+            )
         } catch {
             throw CommandError(wrapping: error)
         }

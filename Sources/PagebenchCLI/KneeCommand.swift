@@ -43,41 +43,69 @@ package struct KneeCommand: AsyncParsableCommand {
         parsing: .unconditionalSingleValue,
         help: ArgumentHelp(
             "A service-level objective each step must meet, e.g. drain_latency_corrected_p99_ns<200ms or error_rate<0.1%. Repeatable; added to the scenario's slo list; at least one in all.",
-            valueName: "expr"))
+            valueName: "expr"
+        )
+    )
     package var sloExpressions: [String] = []
 
     @Option(
-        parsing: .unconditional, help: ArgumentHelp("The first rate in drains per second, 500/s or 500 (0.001 to 10000000, what a step's run takes).", valueName: "rate"),
-        transform: RateOption.drainsPerSecond("--from"))
+        parsing: .unconditional,
+        help: ArgumentHelp(
+            "The first rate in drains per second, 500/s or 500 (0.001 to 10000000, what a step's run takes).",
+            valueName: "rate"
+        ),
+        transform: RateOption.drainsPerSecond("--from")
+    )
     package var from: Double = 10
 
     @Option(
-        parsing: .unconditional, help: ArgumentHelp("Never step above this rate, 5000/s or 5000 (default: --from × 2^20, at most 10000000).", valueName: "rate"),
-        transform: RateOption.drainsPerSecond("--max-rate"))
+        parsing: .unconditional,
+        help: ArgumentHelp(
+            "Never step above this rate, 5000/s or 5000 (default: --from × 2^20, at most 10000000).",
+            valueName: "rate"
+        ),
+        transform: RateOption.drainsPerSecond("--max-rate")
+    )
     package var maxRate: Double?
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Stop bisecting when the held and broken rates are this close: 5% or 0.05.", valueName: "fraction"))
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp(
+            "Stop bisecting when the held and broken rates are this close: 5% or 0.05.",
+            valueName: "fraction"
+        )
+    )
     package var resolution: String = "5%"
 
     @Option(
         parsing: .unconditional,
         help: ArgumentHelp(
             "A step holds only if it started at least this fraction of the drains it offered (drains + cancellations): 95% or 0.95; 0 judges on the SLOs alone.",
-            valueName: "fraction"))
+            valueName: "fraction"
+        )
+    )
     package var minAchieved: String = "95%"
 
     @Option(
-        parsing: .unconditional, help: ArgumentHelp("How long each step runs: 10s, 500ms (a bare number is seconds).", valueName: "duration"),
-        transform: DurationOption.seconds("--step-duration"))
+        parsing: .unconditional,
+        help: ArgumentHelp("How long each step runs: 10s, 500ms (a bare number is seconds).", valueName: "duration"),
+        transform: DurationOption.seconds("--step-duration")
+    )
     package var stepDuration: Double = 10
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Pager slots of every step (open loop: at most this many drains at once).", valueName: "n"))
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp("Pager slots of every step (open loop: at most this many drains at once).", valueName: "n")
+    )
     package var pagers: Int = 64
 
     @Option(parsing: .unconditional, help: "Give up after this many steps.")
     package var maxSteps: Int = 40
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Where to write every step's row (CSV; atomically).", valueName: "file"))
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp("Where to write every step's row (CSV; atomically).", valueName: "file")
+    )
     package var output: String = "results/knee.csv"
 
     @Flag(help: "Print only the knee line and errors.")
@@ -85,7 +113,8 @@ package struct KneeCommand: AsyncParsableCommand {
 
     @Argument(
         parsing: .postTerminator,
-        help: ArgumentHelp("Arguments for every step's `pagebench run`, after `--`.", valueName: "run-arguments"))
+        help: ArgumentHelp("Arguments for every step's `pagebench run`, after `--`.", valueName: "run-arguments")
+    )
     package var runArguments: [String] = []
 
     package init() {}
@@ -122,7 +151,8 @@ package struct KneeCommand: AsyncParsableCommand {
                 // A knee step lasts a time at an arrival rate: its pages under valgrind are not its pages.
                 throw ValidationError(
                     "\(flag) does not apply to knee (its steps last a time, not a number of pages); count instructions with "
-                        + "`pagebench run --count-instructions` on a drain-bounded scenario")
+                        + "`pagebench run --count-instructions` on a drain-bounded scenario"
+                )
             }
         }
     }
@@ -139,8 +169,12 @@ package struct KneeCommand: AsyncParsableCommand {
     func search() throws(CommandError) -> KneeSearch {
         do {
             return try KneeSearch(
-                startRate: from, maxRate: maxRate, resolution: try Self.fraction(resolution, flag: "--resolution", example: "5%"),
-                maxSteps: maxSteps, minAchievedFraction: try Self.fraction(minAchieved, flag: "--min-achieved", example: "95%"))
+                startRate: from,
+                maxRate: maxRate,
+                resolution: try Self.fraction(resolution, flag: "--resolution", example: "5%"),
+                maxSteps: maxSteps,
+                minAchievedFraction: try Self.fraction(minAchieved, flag: "--min-achieved", example: "95%")
+            )
         } catch {
             throw CommandError(wrapping: error)
         }
@@ -183,7 +217,10 @@ package struct KneeCommand: AsyncParsableCommand {
     ///   written marked `partial` and not judged), the steps so far are written, the summary
     ///   says what they found, and this throws exit status 128 + the signal.
     @discardableResult
-    package func execute(into out: inout some TextOutputStream, interruption: Interruption? = nil) async throws(CommandError)
+    package func execute(
+        into out: inout some TextOutputStream,
+        interruption: Interruption? = nil
+    ) async throws(CommandError)
         -> (result: KneeSearch.Result, steps: [KneeSession.Step])
     {
         do {
@@ -197,8 +234,13 @@ package struct KneeCommand: AsyncParsableCommand {
             }
             let (stepDuration, pagers) = (self.stepDuration, self.pagers)
             var request = KneeRequest(
-                scenarioFile: scenarioPath, sloExpressions: sloExpressions, search: search, startRate: from,
-                stepDuration: stepDuration, pagers: pagers, output: output
+                scenarioFile: scenarioPath,
+                sloExpressions: sloExpressions,
+                search: search,
+                startRate: from,
+                stepDuration: stepDuration,
+                pagers: pagers,
+                output: output
             ) { rate, file throws(CommandError) in
                 var step = try parsed.get()
                 step.workload.load = "open-fixed:\(rate)"

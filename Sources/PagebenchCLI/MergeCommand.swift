@@ -2,10 +2,10 @@ import ArgumentParser
 import Foundation
 import PagebenchEngine
 import PagebenchHTTPClient
-import PagebenchWire
 import PagebenchHarness
 import PagebenchMetrics
 import PagebenchScaleOut
+import PagebenchWire
 
 /// `pagebench merge`: combines the result shards of one run (`run --shard I/N`) into the
 /// CSV one process would have written: counters summed, histograms added, percentiles from
@@ -26,10 +26,16 @@ package struct MergeCommand: ParsableCommand {
     @Argument(help: ArgumentHelp("Shard files, or directories of shard-*.json files.", valueName: "shard"))
     package var paths: [String]
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Where to write the merged results CSV (atomically).", valueName: "file"))
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp("Where to write the merged results CSV (atomically).", valueName: "file")
+    )
     package var output: String = ResultWriter.defaultOutput
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Also append the merged rows to this history CSV.", valueName: "file"))
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp("Also append the merged rows to this history CSV.", valueName: "file")
+    )
     package var history: String?
 
     @Flag(help: "No summary table; errors only.")
@@ -63,7 +69,12 @@ package struct MergeCommand: ParsableCommand {
         do {
             inputs = try ShardMerge.read(paths: paths)
             rows = try ShardMerge.merge(inputs)
-            try ResultWriter.write(SweepRunner.Output(rows: rows, results: [], timeSeries: []), to: output, history: history, timeSeries: nil)
+            try ResultWriter.write(
+                SweepRunner.Output(rows: rows, results: [], timeSeries: []),
+                to: output,
+                history: history,
+                timeSeries: nil
+            )
         } catch {
             throw CommandError(error)
         }
@@ -76,7 +87,9 @@ package struct MergeCommand: ParsableCommand {
             if !remote.isEmpty {
                 var responses = HTTPStatusCounts()
                 for counts in remote { responses.add(HTTPStatusCounts(keyedCounts: counts)) }
-                out.write("HTTP responses of the \(remote.count) --target shards: \(RunSession.responsesSummary(responses, rows: rows, checks: remote.count, check: "the first-page or /health check"))\n")
+                out.write(
+                    "HTTP responses of the \(remote.count) --target shards: \(RunSession.responsesSummary(responses, rows: rows, checks: remote.count, check: "the first-page or /health check"))\n"
+                )
             }
         }
         return rows

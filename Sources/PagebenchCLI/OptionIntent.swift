@@ -7,14 +7,16 @@ enum OptionIntent {
     /// Per subcommand: an option it does not have → what to write instead.
     static let meanings: [String: [String: String]] = [
         "run": [
-            "--rate": "an arrival rate is --load open-fixed:RATE or open-poisson:RATE (e.g. --load open-fixed:500/s); a ramp is --stages 30s:100/s-2000/s",
+            "--rate":
+                "an arrival rate is --load open-fixed:RATE or open-poisson:RATE (e.g. --load open-fixed:500/s); a ramp is --stages 30s:100/s-2000/s",
             "--rps": "an arrival rate is --load open-fixed:RATE or open-poisson:RATE (e.g. --load open-fixed:500/s)",
             "--threads": "pagers at once are --concurrency N (processes: --workers N)",
             "--vus": "pagers at once are --concurrency N",
             "--clients": "pagers at once are --concurrency N",
             "--connections": "pagers at once are --concurrency N (each holds one connection to a --target)",
             "--time": "a phase's length is --duration 30s",
-            "--requests": "a phase's length in drains is --drains N (a drain follows tokens from a first request to the last page)",
+            "--requests":
+                "a phase's length in drains is --drains N (a drain follows tokens from a first request to the last page)",
             "--iterations": "a phase's length in drains is --drains N",
         ],
         "knee": [
@@ -37,6 +39,7 @@ enum OptionIntent {
         if rest.hasPrefix(". Did you mean '"), let close = rest.range(of: "'?") {
             rest = rest[close.upperBound...]
         }
-        return String(message[..<start.lowerBound]) + prefix + option + "': pagebench \(subcommand) has no \(option); " + meaning + "." + rest
+        return String(message[..<start.lowerBound]) + prefix + option + "': pagebench \(subcommand) has no \(option); "
+            + meaning + "." + rest
     }
 }

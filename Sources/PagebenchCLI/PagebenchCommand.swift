@@ -45,7 +45,10 @@ package struct PagebenchCommand: AsyncParsableCommand {
             }
         } catch {
             let code = exitCode(for: error)
-            let message = OptionIntent.rewrite(fullMessage(for: error), subcommand: CommandLine.arguments.dropFirst().first)
+            let message = OptionIntent.rewrite(
+                fullMessage(for: error),
+                subcommand: CommandLine.arguments.dropFirst().first
+            )
             if !message.isEmpty {
                 if code == .success {
                     print(message)

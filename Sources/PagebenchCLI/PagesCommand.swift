@@ -36,10 +36,16 @@ package struct PagesCommand: AsyncParsableCommand {
     @OptionGroup(title: "Writes during pagination (S22–S26)") package var writes: WriteOptions
     @OptionGroup package var range: RangeOptions
 
-    @Option(parsing: .unconditional, help: "Items to evaluate per page (S1, S2); the store's default limit when absent.")
+    @Option(
+        parsing: .unconditional,
+        help: "Items to evaluate per page (S1, S2); the store's default limit when absent."
+    )
     package var limit: Int?
 
-    @Option(parsing: .unconditional, help: "With --partition: walk sort keys from this one (inclusive; DynamoDB's sk >= / BETWEEN, W2).")
+    @Option(
+        parsing: .unconditional,
+        help: "With --partition: walk sort keys from this one (inclusive; DynamoDB's sk >= / BETWEEN, W2)."
+    )
     package var sortKeyMin: UInt64?
 
     @Option(parsing: .unconditional, help: "With --partition: walk sort keys up to this one (inclusive).")
@@ -53,16 +59,25 @@ package struct PagesCommand: AsyncParsableCommand {
 
     @Option(
         parsing: .unconditional,
-        help: ArgumentHelp("Page the real API this target file describes instead of the store (docs/file-formats.md).", valueName: "file"))
+        help: ArgumentHelp(
+            "Page the real API this target file describes instead of the store (docs/file-formats.md).",
+            valueName: "file"
+        )
+    )
     package var targetFile: String?
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("--target-file over HTTPS: trust the certificates in this PEM file.", valueName: "file"))
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp("--target-file over HTTPS: trust the certificates in this PEM file.", valueName: "file")
+    )
     package var caFile: String?
 
     @Flag(help: "--target-file over HTTPS: accept any certificate and host name (self-signed test servers only).")
     package var insecure = false
 
-    @Flag(help: "Print a summary with the configuration hash, pages, items and resident memory (VmRSS, VmHWM) to stderr.")
+    @Flag(
+        help: "Print a summary with the configuration hash, pages, items and resident memory (VmRSS, VmHWM) to stderr."
+    )
     package var memory = false
 
     package init() {}
@@ -71,9 +86,13 @@ package struct PagesCommand: AsyncParsableCommand {
         if targetFile == nil {
             try range.requirePartitionNumber()
             try range.validateFilter()
-            if caFile != nil || insecure { throw ValidationError("--ca-file and --insecure apply to --target-file targets") }
+            if caFile != nil || insecure {
+                throw ValidationError("--ca-file and --insecure apply to --target-file targets")
+            }
         } else if sortKeyMin != nil || sortKeyMax != nil {
-            throw ValidationError("--sort-key-min/--sort-key-max narrow the store's query; a target's request is its template")
+            throw ValidationError(
+                "--sort-key-min/--sort-key-max narrow the store's query; a target's request is its template"
+            )
         }
         if let limit, limit < 1 { throw ValidationError("--limit must be at least 1, got \(limit) (S1)") }
         if let maxPages, maxPages < 1 { throw ValidationError("--max-pages must be at least 1, got \(maxPages)") }
@@ -110,7 +129,8 @@ package struct PagesCommand: AsyncParsableCommand {
             var standardError = StandardError()
             print(
                 "{\"configurationHash\":\"\(summary.configurationHash)\",\"pages\":\(summary.pages),\"returned\":\(summary.returned),\"scanned\":\(summary.scanned),\"vmRSSBytes\":\(rss),\"vmHWMBytes\":\(peak)}",
-                to: &standardError)
+                to: &standardError
+            )
         }
     }
 
@@ -135,8 +155,13 @@ package struct PagesCommand: AsyncParsableCommand {
             throw CommandError(wrapping: error)
         }
         var request = PageRequest(
-            range: range.range, reverse: range.reverse, limit: limit, filter: try range.parsedFilter(), token: token,
-            sortKeys: sortKeys)
+            range: range.range,
+            reverse: range.reverse,
+            limit: limit,
+            filter: try range.parsedFilter(),
+            token: token,
+            sortKeys: sortKeys
+        )
         let maxPages = self.maxPages ?? Int.max  // a local: property reads cost in the loop
         var summary = Summary()
         summary.configurationHash = configuration.configurationHash
@@ -156,8 +181,12 @@ package struct PagesCommand: AsyncParsableCommand {
             }
             let next = page.nextToken.map { "\"\($0)\"" } ?? "null"
             // An offset token (S24, under writes) names a position, not a key.
-            let last = page.nextToken.flatMap { try? syntheticStore.decodeToken($0) }
-                .map { $0.offset.map { "{\"offset\":\($0)}" } ?? "[\($0.lastEvaluatedPartition),\($0.lastEvaluatedSortKey)]" }
+            let last =
+                page.nextToken.flatMap { try? syntheticStore.decodeToken($0) }
+                .map {
+                    $0.offset.map { "{\"offset\":\($0)}" }
+                        ?? "[\($0.lastEvaluatedPartition),\($0.lastEvaluatedSortKey)]"
+                }
                 ?? "null"
             output.write(
                 "{\"page\":\(summary.pages),\"returned\":\(page.returnedCount),\"scanned\":\(page.scannedCount),\"scannedBytes\":\(page.scannedBytes),\"keys\":[\(keys)],\"nextToken\":\(next),\"lastEvaluatedKey\":\(last)}\n"
@@ -201,7 +230,9 @@ extension PagesCommand {
         if let filters = target.filters {
             let chosen = range.filter.flatMap { given in filters.first { Verifier.text($0) == given } }
             if let given = range.filter, chosen == nil {
-                throw .usage("--filter \(given): target \(target.name) declares filters \(filters.map(Verifier.text).joined(separator: ", ")); give one of them")
+                throw .usage(
+                    "--filter \(given): target \(target.name) declares filters \(filters.map(Verifier.text).joined(separator: ", ")); give one of them"
+                )
             }
             target.filterValue = chosen ?? filters[0]
         } else {
@@ -229,7 +260,8 @@ extension PagesCommand {
             summary.pages += 1
             var line: [String: JSONValue] = [
                 "page": .number(String(summary.pages)), "request": .string(exchange.sent),
-                "status": exchange.status.map { .number(String($0)) } ?? .null, "bytes": .number(String(exchange.bodyBytes)),
+                "status": exchange.status.map { .number(String($0)) } ?? .null,
+                "bytes": .number(String(exchange.bodyBytes)),
                 "seconds": .number(NumberText.fixed(exchange.seconds, 6)),
             ]
             if let body = exchange.sentBody { line["body"] = .string(body) }
@@ -239,7 +271,10 @@ extension PagesCommand {
                 summary.scanned += page.scanned
                 line["returned"] = .number(String(page.count))
                 line["scanned"] = .number(String(page.scanned))
-                line["keys"] = page.keys.map { keys in .array(keys.map { key in key.flatMap { try? JSONValue.parse($0) } ?? .null }) } ?? .null
+                line["keys"] =
+                    page.keys.map { keys in
+                        .array(keys.map { key in key.flatMap { try? JSONValue.parse($0) } ?? .null })
+                    } ?? .null
                 line["nextToken"] = page.token.map { .string(source.secretMask($0)) } ?? .null
                 output.write(JSONValue.object(line).text + "\n")
                 guard let next = page.token else {

@@ -7,8 +7,13 @@ import PagebenchStore
 /// or (neither) the whole scan; plus `--filter SPEC` and `--reverse`.
 package struct RangeOptions: ParsableArguments {
     @Option(
-        name: .customLong("partition"), parsing: .unconditional,
-        help: ArgumentHelp("Query this partition only (S14): its number (the store), or a value of a --target-file target (pages).", valueName: "partition"))
+        name: .customLong("partition"),
+        parsing: .unconditional,
+        help: ArgumentHelp(
+            "Query this partition only (S14): its number (the store), or a value of a --target-file target (pages).",
+            valueName: "partition"
+        )
+    )
     package var partitionText: String?
 
     /// `--partition` as the store's partition number (validated in `validate()` unless a
@@ -21,7 +26,13 @@ package struct RangeOptions: ParsableArguments {
     @Option(parsing: .unconditional, help: "Number of parallel-scan segments (with --segment).")
     package var totalSegments: Int?
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Filter: match (category 0), category=N, category!=N (N from 0 to 15), size>=BYTES or size<=BYTES; pages --target-file of a target that declares filters: one of its values.", valueName: "spec"))
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp(
+            "Filter: match (category 0), category=N, category!=N (N from 0 to 15), size>=BYTES or size<=BYTES; pages --target-file of a target that declares filters: one of its values.",
+            valueName: "spec"
+        )
+    )
     package var filter: String?
 
     @Flag(help: "Walk in descending key order (S13).")
@@ -31,13 +42,19 @@ package struct RangeOptions: ParsableArguments {
 
     package func validate() throws {
         if partitionText != nil, segment != nil || totalSegments != nil {
-            throw ValidationError("--partition cannot be combined with --segment/--total-segments; choose a query or a segment")
+            throw ValidationError(
+                "--partition cannot be combined with --segment/--total-segments; choose a query or a segment"
+            )
         }
         if (segment == nil) != (totalSegments == nil) {
-            throw ValidationError("--segment and --total-segments go together (S15): e.g. --segment 0 --total-segments 4")
+            throw ValidationError(
+                "--segment and --total-segments go together (S15): e.g. --segment 0 --total-segments 4"
+            )
         }
         if let segment, let totalSegments, totalSegments < 1 || segment < 0 || segment >= totalSegments {
-            throw ValidationError("--segment must be between 0 and --total-segments − 1, got segment \(segment) of \(totalSegments)")
+            throw ValidationError(
+                "--segment must be between 0 and --total-segments − 1, got segment \(segment) of \(totalSegments)"
+            )
         }
     }
 
@@ -57,7 +74,9 @@ package struct RangeOptions: ParsableArguments {
     /// `http-bench`) needs: a usage error (64) otherwise.
     package func requirePartitionNumber() throws {
         if let partitionText, Int(partitionText) == nil {
-            throw ValidationError("--partition '\(partitionText)' is not a partition number; give a whole number (a partition value is for pages --target-file)")
+            throw ValidationError(
+                "--partition '\(partitionText)' is not a partition number; give a whole number (a partition value is for pages --target-file)"
+            )
         }
     }
 

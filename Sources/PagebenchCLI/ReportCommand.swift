@@ -28,12 +28,23 @@ struct ReportCommand: ParsableCommand {
     @Argument(help: "Results CSV files.")
     var files: [String] = []
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("The HTML file to write (replaced atomically; default \(ReportCommand.defaultOutput)).", valueName: "file"))
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp(
+            "The HTML file to write (replaced atomically; default \(ReportCommand.defaultOutput)).",
+            valueName: "file"
+        )
+    )
     var output: String = ReportCommand.defaultOutput
 
     @Option(
-        name: .customLong("slo"), parsing: .unconditionalSingleValue,
-        help: ArgumentHelp("An SLO to draw on the knee plot instead of the ones the rows record (their slos column), as knee and run take it (drain_latency_corrected_p99_ns<100ms). Repeatable.", valueName: "expr"))
+        name: .customLong("slo"),
+        parsing: .unconditionalSingleValue,
+        help: ArgumentHelp(
+            "An SLO to draw on the knee plot instead of the ones the rows record (their slos column), as knee and run take it (drain_latency_corrected_p99_ns<100ms). Repeatable.",
+            valueName: "expr"
+        )
+    )
     var sloExpressions: [String] = []
 
     @Option(parsing: .unconditional, help: "A history CSV (results rows of many commits) for the history plot.")
@@ -47,7 +58,8 @@ struct ReportCommand: ParsableCommand {
 
     @Option(
         parsing: .unconditional,
-        help: "For a baseline and a current file: the thresholds JSON file `check` would use for the gate's verdict.")
+        help: "For a baseline and a current file: the thresholds JSON file `check` would use for the gate's verdict."
+    )
     var thresholds: String?
 
     @Flag(help: "For a baseline and a current file: the gate's verdict as `check --gate-wall-clock` decides it.")
@@ -57,7 +69,9 @@ struct ReportCommand: ParsableCommand {
 
     func validate() throws {
         guard !files.isEmpty else { throw ValidationError("give at least one results CSV file") }
-        guard !output.isEmpty, !output.hasSuffix("/") else { throw ValidationError("--output must name a file, e.g. --output report.html") }
+        guard !output.isEmpty, !output.hasSuffix("/") else {
+            throw ValidationError("--output must name a file, e.g. --output report.html")
+        }
         do {
             _ = try ServiceLevelObjective.parseAll(sloExpressions)
         } catch {
@@ -70,7 +84,8 @@ struct ReportCommand: ParsableCommand {
             var report = HTMLReport(
                 files: try files.map { (path: $0, rows: try CSVFile.readResults($0)) },
                 history: try history.map { try CSVFile.readResults($0, repeatedRows: .allowed) },
-                timeSeries: try timeseries.map { try CSVFile.read(TimeSeriesRow.self, from: $0) })
+                timeSeries: try timeseries.map { try CSVFile.read(TimeSeriesRow.self, from: $0) }
+            )
             report.title = title
             var rules = try thresholds.map(Thresholds.read(from:)) ?? Thresholds()
             if gateWallClock { rules.gateWallClock = true }

@@ -90,8 +90,10 @@ package struct RunCommand: AsyncParsableCommand {
     ///     on the rows nor checked.
     @discardableResult
     package func execute(
-        into out: inout some TextOutputStream, workerExecutable: String? = nil,
-        workerLaunched: @escaping @Sendable (Int, Int32) -> Void = { _, _ in }, interruption: Interruption? = nil,
+        into out: inout some TextOutputStream,
+        workerExecutable: String? = nil,
+        workerLaunched: @escaping @Sendable (Int, Int32) -> Void = { _, _ in },
+        interruption: Interruption? = nil,
         judgingObjectives: Bool = true
     ) async throws(CommandError) -> SweepRunner.Output {
         let request: RunRequest

@@ -20,19 +20,22 @@ extension RunFlags {
             }
             guard shard == nil else {
                 throw ValidationError(
-                    "--workers and --shard exclude each other: --workers N starts the shards 0/N … N-1/N itself")
+                    "--workers and --shard exclude each other: --workers N starts the shards 0/N … N-1/N itself"
+                )
             }
             guard timeseries == nil else {
                 throw ValidationError(
                     "--timeseries is not supported with --workers; run the shards yourself with --shard I/N and a "
-                        + "--timeseries file each")
+                        + "--timeseries file each"
+                )
             }
         }
         if shard != nil {
             for (flag, value) in [("--output", output), ("--history", history)] where value != nil {
                 throw ValidationError(
                     "\(flag) does not apply to --shard: a shard writes its shard file to --shard-output; merge the "
-                        + "shards of all workers with `pagebench merge` to get the CSV")
+                        + "shards of all workers with `pagebench merge` to get the CSV"
+                )
             }
         }
         if shard != nil || workers != nil {

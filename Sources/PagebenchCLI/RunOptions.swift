@@ -94,7 +94,12 @@ package struct RunOptions: ParsableCommand, Sendable {
         // `--limit 10,100` and the like run every loaded scenario at every point (issue 26).
         for (file, loadedScenario) in loaded.enumerated() {
             for point in sweep {
-                try planned.append(.init(configure(loadedScenario, point, fromConfigFile: fromConfigFile, processes: processes), file: file))
+                try planned.append(
+                    .init(
+                        configure(loadedScenario, point, fromConfigFile: fromConfigFile, processes: processes),
+                        file: file
+                    )
+                )
             }
         }
         return try RunSession.scenarios(planned, sharded: flags.shard != nil)
@@ -103,7 +108,10 @@ package struct RunOptions: ParsableCommand, Sendable {
     /// One scenario of the run: `scenario` with the store flags (or `--config`) and one point
     /// of the workload sweep applied, validated.
     private func configure(
-        _ loaded: Scenario, _ point: WorkloadOptions, fromConfigFile: StoreConfiguration?, processes: Int
+        _ loaded: Scenario,
+        _ point: WorkloadOptions,
+        fromConfigFile: StoreConfiguration?,
+        processes: Int
     ) throws(CommandError) -> Scenario {
         var scenario = loaded
         if let fromConfigFile {
@@ -140,7 +148,12 @@ package struct RunOptions: ParsableCommand, Sendable {
         let scenarios = try self.scenarios()
         var request = RunRequest(scenarios: scenarios)
         // Every `--slo` on every row, each scenario's `slo` on its rows.
-        if judgingObjectives { request.objectives = try RunObjectives(flags: flags.sloExpressions, scenarios: flags.noScenarioSLO ? [] : scenarios) }
+        if judgingObjectives {
+            request.objectives = try RunObjectives(
+                flags: flags.sloExpressions,
+                scenarios: flags.noScenarioSLO ? [] : scenarios
+            )
+        }
         request.servedStore = flags.target
         request.httpClient = flags.httpClient.client
         request.targetFile = flags.targetFile

@@ -3,9 +3,9 @@ import Foundation
 import PagebenchBase
 import PagebenchEngine
 import PagebenchGraphQL
-import PagebenchServer
 import PagebenchHarness
 import PagebenchProcessStats
+import PagebenchServer
 import PagebenchStore
 
 /// `pagebench serve`: the synthetic store as an HTTP service (PagebenchServer's ``StoreServer``).
@@ -33,16 +33,22 @@ package struct ServeCommand: AsyncParsableCommand {
     @OptionGroup package var store: StoreOptions
 
     @Option(
-        name: .customLong("scenario"), parsing: .unconditional,
+        name: .customLong("scenario"),
+        parsing: .unconditional,
         help: ArgumentHelp(
             "Serve the store section of this scenario file (the file `pagebench run FILE --target URL` is given); its other keys are read and checked, not used. Store flags override it; excludes --config.",
-            valueName: "file"))
+            valueName: "file"
+        )
+    )
     package var scenarioFile: String?
 
     /// The most descriptors `serve` raises its soft limit to (Linux's default `nr_open`).
     static let mostDescriptors = 1 << 20
 
-    @Option(parsing: .unconditional, help: "Address to bind; loopback by default. Use 0.0.0.0 only on a trusted network.")
+    @Option(
+        parsing: .unconditional,
+        help: "Address to bind; loopback by default. Use 0.0.0.0 only on a trusted network."
+    )
     package var host = "127.0.0.1"
 
     @Option(parsing: .unconditional, help: "TCP port; 0 picks a free port (read it from the \"listening on\" line).")
@@ -58,8 +64,10 @@ package struct ServeCommand: AsyncParsableCommand {
         parsing: .unconditional,
         help: ArgumentHelp(
             "Close a connection that has no request in progress and sends no complete request head for this long (idle keep-alive connections, slowloris clients): 60s, 500ms, a bare number is seconds; 0: never.",
-            valueName: "duration"),
-        transform: DurationOption.seconds("--idle-timeout"))
+            valueName: "duration"
+        ),
+        transform: DurationOption.seconds("--idle-timeout")
+    )
     package var idleTimeout = 60.0
 
     @Option(parsing: .unconditional, help: "The DynamoDB table name of the DynamoDB JSON endpoint (POST /, W1).")
@@ -69,53 +77,91 @@ package struct ServeCommand: AsyncParsableCommand {
         parsing: .unconditional,
         help: ArgumentHelp(
             "How POST /graphql runs a valid document: 'compiled' runs plain listItems/itemsConnection queries as one store request written straight to JSON, and anything else with GraphQLSwift's executor; 'generic' runs everything with GraphQLSwift's executor (same answers, slower: to compare the two).",
-            valueName: "compiled|generic"))
+            valueName: "compiled|generic"
+        )
+    )
     package var graphqlExecution: GraphQLRoutes.Execution = .compiled
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Refuse request bodies (POST /, POST /graphql) larger than this (W7).", valueName: "bytes"))
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp("Refuse request bodies (POST /, POST /graphql) larger than this (W7).", valueName: "bytes")
+    )
     package var maxBodyBytes = RequestBounds.defaultMaximumBodyBytes
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Answer with an error naming this bound instead of a response body larger than this (W7).", valueName: "bytes"))
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp(
+            "Answer with an error naming this bound instead of a response body larger than this (W7).",
+            valueName: "bytes"
+        )
+    )
     package var maxResponseBytes = RequestBounds.defaultMaximumResponseBytes
 
     @Option(
         parsing: .unconditional,
         help: ArgumentHelp(
             "The CPU time one DynamoDB or GraphQL request may spend reading, parsing, validating and costing itself, checked as it goes (W7): 0.5s, 200ms, a bare number is seconds; 0: unbounded.",
-            valueName: "duration"),
-        transform: DurationOption.seconds("--max-request-cpu"))
+            valueName: "duration"
+        ),
+        transform: DurationOption.seconds("--max-request-cpu")
+    )
     package var maxRequestCpu = 0.5
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("GraphQL: the deepest nesting of brackets, of fields through fragments, and of variables (W7).", valueName: "levels"))
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp(
+            "GraphQL: the deepest nesting of brackets, of fields through fragments, and of variables (W7).",
+            valueName: "levels"
+        )
+    )
     package var graphqlMaxDepth = GraphQLBounds().maximumDepth
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("GraphQL: the most tokens a document may have, comments not counted.", valueName: "count"))
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp("GraphQL: the most tokens a document may have, comments not counted.", valueName: "count")
+    )
     package var graphqlMaxTokens = GraphQLBounds().maximumTokens
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("GraphQL: the most operations and fragments a document may define.", valueName: "count"))
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp("GraphQL: the most operations and fragments a document may define.", valueName: "count")
+    )
     package var graphqlMaxDefinitions = GraphQLBounds().maximumDefinitions
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("GraphQL: the most directives a document may use.", valueName: "count"))
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp("GraphQL: the most directives a document may use.", valueName: "count")
+    )
     package var graphqlMaxDirectives = GraphQLBounds().maximumDirectives
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("GraphQL: the most aliased fields a document may have.", valueName: "count"))
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp("GraphQL: the most aliased fields a document may have.", valueName: "count")
+    )
     package var graphqlMaxAliases = GraphQLBounds().maximumAliases
 
     @Option(
         parsing: .unconditional,
         help: ArgumentHelp(
             "GraphQL: the most fields, fragment spreads and inline fragments a document may select, each fragment counted at every spread.",
-            valueName: "count"))
+            valueName: "count"
+        )
+    )
     package var graphqlMaxFields = GraphQLBounds().maximumSelections
 
     @Option(
         parsing: .unconditional,
         help: ArgumentHelp(
             "GraphQL: the most values an operation may resolve, computed before it runs: each field 1, each list its requested limit (or longest possible length) times what an element selects.",
-            valueName: "cost"))
+            valueName: "cost"
+        )
+    )
     package var graphqlMaxCost = GraphQLBounds().maximumCost
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Serve HTTPS with this PEM certificate chain (needs --tls-key).", valueName: "file"))
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp("Serve HTTPS with this PEM certificate chain (needs --tls-key).", valueName: "file")
+    )
     package var tlsCert: String?
 
     @Option(parsing: .unconditional, help: ArgumentHelp("The PEM private key of --tls-cert.", valueName: "file"))
@@ -124,7 +170,9 @@ package struct ServeCommand: AsyncParsableCommand {
     package init() {}
 
     package func validate() throws {
-        guard (0...65535).contains(port) else { throw ValidationError("--port must be between 0 and 65535, got \(port)") }
+        guard (0...65535).contains(port) else {
+            throw ValidationError("--port must be between 0 and 65535, got \(port)")
+        }
         guard retryAfter >= 0 else { throw ValidationError("--retry-after must be at least 0, got \(retryAfter)") }
         guard idleTimeout >= 0, idleTimeout <= 86_400, idleTimeout.isFinite else {
             throw ValidationError("--idle-timeout must be between 0 and 86400 seconds, got \(idleTimeout)")
@@ -134,7 +182,10 @@ package struct ServeCommand: AsyncParsableCommand {
         guard (tlsCert == nil) == (tlsKey == nil) else { throw ValidationError("--tls-cert and --tls-key go together") }
         // DynamoDB's table-name rule: 3–255 of letters, digits, _ - .
         guard (3...255).contains(table.utf8.count),
-            table.unicodeScalars.allSatisfy({ $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "_-.".unicodeScalars.contains($0)) })
+            table.unicodeScalars.allSatisfy({
+                $0.isASCII
+                    && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "_-.".unicodeScalars.contains($0))
+            })
         else {
             throw ValidationError("--table must be 3 to 255 letters, digits, '_', '-' or '.', got '\(table)'")
         }
@@ -144,7 +195,9 @@ package struct ServeCommand: AsyncParsableCommand {
     func validateBounds() throws {
         func check(_ value: Int, _ flag: String, _ range: ClosedRange<Int>, _ why: String = "") throws {
             guard range.contains(value) else {
-                throw ValidationError("\(flag) must be between \(range.lowerBound) and \(range.upperBound)\(why), got \(value)")
+                throw ValidationError(
+                    "\(flag) must be between \(range.lowerBound) and \(range.upperBound)\(why), got \(value)"
+                )
             }
         }
         try check(maxBodyBytes, "--max-body-bytes", 1...(1 << 30))
@@ -153,8 +206,11 @@ package struct ServeCommand: AsyncParsableCommand {
             throw ValidationError("--max-request-cpu must be between 0 and 3600 seconds, got \(maxRequestCpu)")
         }
         try check(
-            graphqlMaxDepth, "--graphql-max-depth", 1...Self.maximumGraphQLDepth,
-            " (GraphQLSwift's parser recurses once per level: deeper documents could overflow its stack)")
+            graphqlMaxDepth,
+            "--graphql-max-depth",
+            1...Self.maximumGraphQLDepth,
+            " (GraphQLSwift's parser recurses once per level: deeper documents could overflow its stack)"
+        )
         try check(graphqlMaxTokens, "--graphql-max-tokens", 1...10_000_000)
         try check(graphqlMaxDefinitions, "--graphql-max-definitions", 1...1_000_000)
         try check(graphqlMaxDirectives, "--graphql-max-directives", 0...1_000_000)
@@ -169,16 +225,23 @@ package struct ServeCommand: AsyncParsableCommand {
     /// The bounds of every request (W7).
     var requestBounds: RequestBounds {
         RequestBounds(
-            maximumBodyBytes: maxBodyBytes, maximumResponseBytes: maxResponseBytes,
-            maximumCPUTime: maxRequestCpu == 0 ? nil : .nanoseconds(Int64(maxRequestCpu * 1e9)))
+            maximumBodyBytes: maxBodyBytes,
+            maximumResponseBytes: maxResponseBytes,
+            maximumCPUTime: maxRequestCpu == 0 ? nil : .nanoseconds(Int64(maxRequestCpu * 1e9))
+        )
     }
 
     /// The GraphQL request bounds (W7).
     var graphQLBounds: GraphQLBounds {
         GraphQLBounds(
-            maximumDepth: graphqlMaxDepth, maximumTokens: graphqlMaxTokens, maximumDefinitions: graphqlMaxDefinitions,
-            maximumDirectives: graphqlMaxDirectives, maximumAliases: graphqlMaxAliases, maximumSelections: graphqlMaxFields,
-            maximumCost: graphqlMaxCost)
+            maximumDepth: graphqlMaxDepth,
+            maximumTokens: graphqlMaxTokens,
+            maximumDefinitions: graphqlMaxDefinitions,
+            maximumDirectives: graphqlMaxDirectives,
+            maximumAliases: graphqlMaxAliases,
+            maximumSelections: graphqlMaxFields,
+            maximumCost: graphqlMaxCost
+        )
     }
 
     package func run() async throws {
@@ -238,7 +301,9 @@ package struct ServeCommand: AsyncParsableCommand {
         do {
             _ = try FileSystem.InputFile(path)
         } catch {
-            throw .missingInput("\(flag) \(path): \(error.kind == .missing ? "no such file; check the path" : error.reason)")
+            throw .missingInput(
+                "\(flag) \(path): \(error.kind == .missing ? "no such file; check the path" : error.reason)"
+            )
         }
     }
 
@@ -279,7 +344,8 @@ package struct ServeCommand: AsyncParsableCommand {
             // in-process store: writes stay in-process.
             throw .usage(
                 "serve does not take writes (S22): writes run on the in-process store of `pagebench run` only; "
-                    + "drop \"writes\" from the --config or --scenario file")
+                    + "drop \"writes\" from the --config or --scenario file"
+            )
         }
         let syntheticStore: SyntheticStore
         do {
@@ -290,14 +356,21 @@ package struct ServeCommand: AsyncParsableCommand {
         if payload, configuration.itemSize.maximumBytes > StoreServer.maximumPayloadBytes {
             throw .usage(
                 "--payload serves items of at most \(StoreServer.maximumPayloadBytes) bytes (64 MiB), but --item-size allows "
-                    + "\(configuration.itemSize.maximumBytes); lower its maximum or serve without --payload")
+                    + "\(configuration.itemSize.maximumBytes); lower its maximum or serve without --payload"
+            )
         }
         return StoreServer(
             store: syntheticStore,
             configuration: .init(
-                host: host, port: port, includePayloadByDefault: payload, retryAfterSeconds: retryAfter,
-                idleTimeout: idleTimeout == 0 ? nil : .milliseconds(Int64(idleTimeout * 1000)), bounds: requestBounds),
-            extraRoutes: [DynamoDBRoutes(tableName: table), try graphQLRoutes()])
+                host: host,
+                port: port,
+                includePayloadByDefault: payload,
+                retryAfterSeconds: retryAfter,
+                idleTimeout: idleTimeout == 0 ? nil : .milliseconds(Int64(idleTimeout * 1000)),
+                bounds: requestBounds
+            ),
+            extraRoutes: [DynamoDBRoutes(tableName: table), try graphQLRoutes()]
+        )
     }
 }
 

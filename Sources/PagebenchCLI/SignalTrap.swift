@@ -68,7 +68,9 @@ enum SignalTrap {
         let firstAt = first.at.load(ordering: .relaxed)
         guard firstAt != 0 else {
             first.at.store(now, ordering: .relaxed)
-            StandardError.write("pagebench: \(SignalName.of(number)): stopping; \(message) (send it again to exit at once)\n")
+            StandardError.write(
+                "pagebench: \(SignalName.of(number)): stopping; \(message) (send it again to exit at once)\n"
+            )
             interruption.request(signal: number)
             return
         }

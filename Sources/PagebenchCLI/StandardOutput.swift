@@ -50,7 +50,8 @@ package struct StandardOutput: TextOutputStream {
         flush()
         if let failure {
             throw .outputFailed(
-                "cannot write to standard output: \(String(cString: strerror(failure))) (errno \(failure))")
+                "cannot write to standard output: \(String(cString: strerror(failure))) (errno \(failure))"
+            )
         }
     }
 

@@ -12,25 +12,50 @@ import PagebenchStore
 /// Precedence: defaults < `--config FILE` < flags. Call ``configuration()`` for the
 /// validated result.
 package struct StoreOptions: ParsableArguments, Sendable {
-    @Option(name: .customLong("config"), parsing: .unconditional, help: ArgumentHelp("A JSON store configuration; missing keys take their defaults.", valueName: "file"))
+    @Option(
+        name: .customLong("config"),
+        parsing: .unconditional,
+        help: ArgumentHelp("A JSON store configuration; missing keys take their defaults.", valueName: "file")
+    )
     package var configFile: String?
 
     @Option(parsing: .unconditional, help: "Number of partitions (default 64).")
     package var partitions: Int?
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Items per partition: 10000, uniform:10000 or zipf:MEAN:EXPONENT (default 10000).", valueName: "spec"))
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp(
+            "Items per partition: 10000, uniform:10000 or zipf:MEAN:EXPONENT (default 10000).",
+            valueName: "spec"
+        )
+    )
     package var itemsPerPartition: String?
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Item sizes: fixed:1024, uniform:100-2000 or lognormal:median=512,sigma=1,min=64,max=409600 (the default).", valueName: "spec"))
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp(
+            "Item sizes: fixed:1024, uniform:100-2000 or lognormal:median=512,sigma=1,min=64,max=409600 (the default).",
+            valueName: "spec"
+        )
+    )
     package var itemSize: String?
 
-    @Option(parsing: .unconditional, help: "Fraction of items (0–1) in category 0, which `--filter match` selects (default 0.1).")
+    @Option(
+        parsing: .unconditional,
+        help: "Fraction of items (0–1) in category 0, which `--filter match` selects (default 0.1)."
+    )
     package var selectivity: Double?
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Layout of category-0 items: even, random or runs:LENGTH (default even).", valueName: "spec"))
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp("Layout of category-0 items: even, random or runs:LENGTH (default even).", valueName: "spec")
+    )
     package var clustering: String?
 
-    @Option(parsing: .unconditional, help: "Scan budget of one page in bytes, charged before the filter (default 1048576).")
+    @Option(
+        parsing: .unconditional,
+        help: "Scan budget of one page in bytes, charged before the filter (default 1048576)."
+    )
     package var budgetBytes: Int?
 
     @Option(parsing: .unconditional, help: "S4: exclusive or inclusive (default exclusive).")
@@ -48,13 +73,22 @@ package struct StoreOptions: ParsableArguments, Sendable {
     @Option(parsing: .unconditional, help: "Seed of all generated data (default 42).")
     package var seed: UInt64?
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("S20 base latency: none, fixed:2ms, uniform:1ms-5ms or lognormal:median=2ms,sigma=0.5,max=200ms.", valueName: "spec"))
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp(
+            "S20 base latency: none, fixed:2ms, uniform:1ms-5ms or lognormal:median=2ms,sigma=0.5,max=200ms.",
+            valueName: "spec"
+        )
+    )
     package var serviceTime: String?
 
     @Option(parsing: .unconditional, help: "S20 cost per scanned byte in nanoseconds (default 0).")
     package var serviceNsPerByte: Double?
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("S20 comma-separated hot partitions, e.g. 0,3.", valueName: "list"))
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp("S20 comma-separated hot partitions, e.g. 0,3.", valueName: "list")
+    )
     package var hotPartitions: String?
 
     @Option(parsing: .unconditional, help: "S20 base-latency multiplier of hot partitions (default 1).")
@@ -66,7 +100,13 @@ package struct StoreOptions: ParsableArguments, Sendable {
     @Option(parsing: .unconditional, help: "S21 fraction of requests failing with an injected fault (default 0).")
     package var faultRate: Double?
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("S24 how tokens resume: keyset (default, after the last evaluated key) or offset (at the n-th item).", valueName: "mode"))
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp(
+            "S24 how tokens resume: keyset (default, after the last evaluated key) or offset (at the n-th item).",
+            valueName: "mode"
+        )
+    )
     package var continuation: String?
 
     package init() {}
@@ -109,7 +149,10 @@ package struct StoreOptions: ParsableArguments, Sendable {
     ///
     /// - Throws: ``CommandError``, the store's error (64) when a flag is invalid or makes the
     ///   result invalid.
-    package func applied(to base: StoreConfiguration, writes: WriteOptions? = nil) throws(CommandError) -> StoreConfiguration {
+    package func applied(
+        to base: StoreConfiguration,
+        writes: WriteOptions? = nil
+    ) throws(CommandError) -> StoreConfiguration {
         var configuration = base
         do {
             try applyFlags(to: &configuration)
@@ -144,7 +187,9 @@ package struct StoreOptions: ParsableArguments, Sendable {
         if let hotMultiplier { configuration.serviceTime.hotPartitionMultiplier = hotMultiplier }
         if let throttleRate { configuration.throttleRate = throttleRate }
         if let faultRate { configuration.faultRate = faultRate }
-        if let continuation { configuration.continuation = try ContinuationMode(parsing: continuation, field: "--continuation") }
+        if let continuation {
+            configuration.continuation = try ContinuationMode(parsing: continuation, field: "--continuation")
+        }
     }
 
     /// Parses a comma-separated list of partition numbers given to `flag`.

@@ -26,16 +26,31 @@ package struct VerifyCommand: AsyncParsableCommand {
             """
     )
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("The API to verify (kinds http, graphql, dynamodb; docs/file-formats.md).", valueName: "file"))
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp(
+            "The API to verify (kinds http, graphql, dynamodb; docs/file-formats.md).",
+            valueName: "file"
+        )
+    )
     package var targetFile: String
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Verify this partition value (listed in the target or not).", valueName: "value"))
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp("Verify this partition value (listed in the target or not).", valueName: "value")
+    )
     package var partition: String?
 
-    @Option(parsing: .unconditional, help: "Without --partition: how many of the target's partitions to sample, spread over its list (1–1000).")
+    @Option(
+        parsing: .unconditional,
+        help: "Without --partition: how many of the target's partitions to sample, spread over its list (1–1000)."
+    )
     package var partitions = 3
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("The limits to drain at, comma-separated (each 1–2147483647).", valueName: "list"))
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp("The limits to drain at, comma-separated (each 1–2147483647).", valueName: "list")
+    )
     package var limits = "1,10,100"
 
     @Option(parsing: .unconditional, help: "Drains at once for V7 (1–64).")
@@ -44,7 +59,10 @@ package struct VerifyCommand: AsyncParsableCommand {
     @Option(parsing: .unconditional, help: "Requests per second at most, over all connections (0.1–1000).")
     package var rate = 5.0
 
-    @Option(parsing: .unconditional, help: "Requests in all at most (10–1000000); past it, what is left is 'could not tell'.")
+    @Option(
+        parsing: .unconditional,
+        help: "Requests in all at most (10–1000000); past it, what is left is 'could not tell'."
+    )
     package var maxRequests = 2000
 
     @Option(parsing: .unconditional, help: "Pages one drain may take before it is cut (2–1000000).")
@@ -54,14 +72,21 @@ package struct VerifyCommand: AsyncParsableCommand {
     package var maxSeconds = 600.0
 
     @Flag(
-        help: "The API binds a token to its limit (as serve's strict token policy; the target file's \"tokensBind\": [\"limit\"] says the same): V5 also sends one at another limit."
+        help:
+            "The API binds a token to its limit (as serve's strict token policy; the target file's \"tokensBind\": [\"limit\"] says the same): V5 also sends one at another limit."
     )
     package var tokenBindsLimit = false
 
     @Option(parsing: .unconditional, help: "Output format.")
     package var format: VerifyFormat = .text
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("HTTPS targets: trust the certificates in this PEM file instead of the system store.", valueName: "file"))
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp(
+            "HTTPS targets: trust the certificates in this PEM file instead of the system store.",
+            valueName: "file"
+        )
+    )
     package var caFile: String?
 
     @Flag(help: "HTTPS targets: accept any certificate and host name (self-signed test servers only).")
@@ -82,9 +107,18 @@ package struct VerifyCommand: AsyncParsableCommand {
                 parsed.append(limit)
             }
             return VerifyOptions(
-                partition: partition, partitionSample: partitions, limits: parsed, concurrency: concurrency, rate: rate,
-                maxRequests: maxRequests, maxPagesPerDrain: maxPages, maxSeconds: maxSeconds, tokenBindsLimit: tokenBindsLimit,
-                caFile: caFile, insecure: insecure)
+                partition: partition,
+                partitionSample: partitions,
+                limits: parsed,
+                concurrency: concurrency,
+                rate: rate,
+                maxRequests: maxRequests,
+                maxPagesPerDrain: maxPages,
+                maxSeconds: maxSeconds,
+                tokenBindsLimit: tokenBindsLimit,
+                caFile: caFile,
+                insecure: insecure
+            )
         }
     }
 
@@ -101,7 +135,10 @@ package struct VerifyCommand: AsyncParsableCommand {
         let report: VerifyReport
         let interruption = Interruption()
         do {
-            report = try await SignalTrap.run(interruption, message: "no further request is sent; the report judges what was seen") {
+            report = try await SignalTrap.run(
+                interruption,
+                message: "no further request is sent; the report judges what was seen"
+            ) {
                 try await execute(interruption: interruption, announce: { quiet ? () : StandardError.write($0 + "\n") })
             }
         } catch {
@@ -115,7 +152,10 @@ package struct VerifyCommand: AsyncParsableCommand {
     /// Loads the target, announces the plan and verifies.
     ///
     /// - Throws: ``CommandError``: 64, 65, 66 or 69 (docs/exit-codes.md).
-    package func execute(interruption: Interruption = Interruption(), announce: (String) -> Void) async throws(CommandError)
+    package func execute(
+        interruption: Interruption = Interruption(),
+        announce: (String) -> Void
+    ) async throws(CommandError)
         -> VerifyReport
     {
         let target = try Self.loadTarget(targetFile)

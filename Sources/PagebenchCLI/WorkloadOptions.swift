@@ -7,59 +7,105 @@ import PagebenchStore
 
 /// Workload flags of `pagebench run`: each overrides one field of every scenario's workload.
 package struct WorkloadOptions: ParsableArguments, Sendable {
-    @Option(parsing: .unconditional, help: ArgumentHelp("loop, streaming, apollo-loadAll, apollo-loadNext or apollo-watch (P16; needs per-second writes).", valueName: "kind"))
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp(
+            "loop, streaming, apollo-loadAll, apollo-loadNext or apollo-watch (P16; needs per-second writes).",
+            valueName: "kind"
+        )
+    )
     package var pager: String?
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Concurrency values to sweep, comma-separated, e.g. 1,8,64. A pager costs about 30 KiB (its latencies go to histograms the phase shares); a phase that would not fit in the machine's memory in one process is refused (use --workers for more).", valueName: "list"))
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp(
+            "Concurrency values to sweep, comma-separated, e.g. 1,8,64. A pager costs about 30 KiB (its latencies go to histograms the phase shares); a phase that would not fit in the machine's memory in one process is refused (use --workers for more).",
+            valueName: "list"
+        )
+    )
     package var concurrency: String?
 
     @Option(
         parsing: .unconditional,
         help: ArgumentHelp(
             "What each drain reads: partition:uniform, partition:zipf:1.1, partition:N, scan or segment:TOTAL; a comma-separated list sweeps them (scan,partition:uniform).",
-            valueName: "spec"))
+            valueName: "spec"
+        )
+    )
     package var read: String?
 
     @Option(
         parsing: .unconditional,
         help: ArgumentHelp(
             "Items evaluated per page (S1, S2); a comma-separated list sweeps them: --limit 10,25,100,250 runs each limit (with every --filter and --read listed), one labelled row each.",
-            valueName: "n"))
+            valueName: "n"
+        )
+    )
     package var limit: String?
 
     @Option(
         parsing: .unconditional,
         help: ArgumentHelp(
             "match, category=N, category!=N (N from 0 to 15), size>=BYTES, size<=BYTES, or none; a comma-separated list sweeps them (none,category=0).",
-            valueName: "spec"))
+            valueName: "spec"
+        )
+    )
     package var filter: String?
 
     @Flag(help: "Read in descending key order (S13).")
     package var reverse = false
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("How far each drain reads: full, first:K or abandon:P.", valueName: "spec"))
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp("How far each drain reads: full, first:K or abandon:P.", valueName: "spec")
+    )
     package var drain: String?
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("closed, open-fixed:RATE or open-poisson:RATE. RATE is drains per second (0.001 to 10000000), not requests: a drain is every page of one pagination, so requests/s = drains/s × pages per drain (--drain first:1 makes them equal).", valueName: "spec"))
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp(
+            "closed, open-fixed:RATE or open-poisson:RATE. RATE is drains per second (0.001 to 10000000), not requests: a drain is every page of one pagination, so requests/s = drains/s × pages per drain (--drain first:1 makes them equal).",
+            valueName: "spec"
+        )
+    )
     package var load: String?
 
-    @Option(parsing: .unconditional, help: "Drains per measured phase (deterministic metrics are exact in this mode, H3).")
+    @Option(
+        parsing: .unconditional,
+        help: "Drains per measured phase (deterministic metrics are exact in this mode, H3)."
+    )
     package var drains: Int?
 
     @Option(
-        parsing: .unconditional, help: ArgumentHelp("Length of each measured phase instead of a drain count: 30s, 500ms (a bare number is seconds).", valueName: "duration"),
-        transform: DurationOption.seconds("--duration"))
+        parsing: .unconditional,
+        help: ArgumentHelp(
+            "Length of each measured phase instead of a drain count: 30s, 500ms (a bare number is seconds).",
+            valueName: "duration"
+        ),
+        transform: DurationOption.seconds("--duration")
+    )
     package var duration: Double?
 
     @Option(
-        parsing: .unconditional, help: ArgumentHelp("Warm-up before each measured phase (excluded): 2s, 500ms (a bare number is seconds).", valueName: "duration"),
-        transform: DurationOption.seconds("--warmup"))
+        parsing: .unconditional,
+        help: ArgumentHelp(
+            "Warm-up before each measured phase (excluded): 2s, 500ms (a bare number is seconds).",
+            valueName: "duration"
+        ),
+        transform: DurationOption.seconds("--warmup")
+    )
     package var warmup: Double?
 
     @Option(parsing: .unconditional, help: "Measured phases per concurrency value.")
     package var repetitions: Int?
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Fraction of drains the cancellation probe cancels at a random instant (H2).", valueName: "fraction"))
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp(
+            "Fraction of drains the cancellation probe cancels at a random instant (H2).",
+            valueName: "fraction"
+        )
+    )
     package var cancelFraction: Double?
 
     @Flag(help: "Let a duration-bound phase's drains finish instead of cancelling them at the end.")
@@ -81,14 +127,27 @@ package struct WorkloadOptions: ParsableArguments, Sendable {
         parsing: .unconditional,
         help: ArgumentHelp(
             "A load shape instead of fixed concurrency (H4): DURATION:PAGERS or DURATION:FROM-TO stages, e.g. 30s:0-64,60s:64,30s:64-0; rates with /s are open loop, e.g. 20s:100/s-2000/s. One row per stage; at most 1000 stages and 24h in all.",
-            valueName: "spec"))
+            valueName: "spec"
+        )
+    )
     package var stages: String?
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("What a ramp-down does to a removed pager: finish (its drain ends first) or cancel (timed, H2).", valueName: "mode"))
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp(
+            "What a ramp-down does to a removed pager: finish (its drain ends first) or cancel (timed, H2).",
+            valueName: "mode"
+        )
+    )
     package var rampDown: String?
     @Option(
-        parsing: .unconditional, help: ArgumentHelp("apollo-watch: how long each drain watches its loaded pages (P16; default 1s; a bare number is seconds).", valueName: "duration"),
-        transform: DurationOption.seconds("--watch-seconds"))
+        parsing: .unconditional,
+        help: ArgumentHelp(
+            "apollo-watch: how long each drain watches its loaded pages (P16; default 1s; a bare number is seconds).",
+            valueName: "duration"
+        ),
+        transform: DurationOption.seconds("--watch-seconds")
+    )
     package var watchSeconds: Double?
 
     package init() {}
@@ -104,7 +163,9 @@ package struct WorkloadOptions: ParsableArguments, Sendable {
             try scratch.validate(
                 store: StoreConfiguration(
                     partitions: StoreConfiguration.maximumSkewedPartitions,
-                    writes: scratch.pager == .apolloWatch ? WritesConfiguration(per: .second) : nil))
+                    writes: scratch.pager == .apolloWatch ? WritesConfiguration(per: .second) : nil
+                )
+            )
         }
     }
 
@@ -128,7 +189,10 @@ package struct WorkloadOptions: ParsableArguments, Sendable {
                 throw HarnessError(.invalidArgument, "--\(name): " + error.problem(example: example))
             }
             if let repeated = parts.map({ $0.lowercased() }).firstRepeated() {
-                throw HarnessError(.invalidArgument, "--\(name) lists '\(repeated.element)' twice; give each value once")
+                throw HarnessError(
+                    .invalidArgument,
+                    "--\(name) lists '\(repeated.element)' twice; give each value once"
+                )
             }
             return parts
         }
@@ -140,7 +204,8 @@ package struct WorkloadOptions: ParsableArguments, Sendable {
             throw HarnessError(
                 .invalidArgument,
                 "--limit × --filter × --read: \(limits.count) × \(filters.count) × \(reads.count) = \(overflow ? "too many" : String(count)) points, "
-                    + "more than the \(Self.maximumSweepPoints) one run sweeps; split the sweep across runs")
+                    + "more than the \(Self.maximumSweepPoints) one run sweeps; split the sweep across runs"
+            )
         }
         var points: [WorkloadOptions] = []
         points.reserveCapacity(count)
@@ -180,7 +245,10 @@ package struct WorkloadOptions: ParsableArguments, Sendable {
             }
             for part in parts {
                 guard let value = Int(part) else {
-                    throw HarnessError(.invalidArgument, "--concurrency: '\(part)' is not a whole number; write e.g. 1,8,64")
+                    throw HarnessError(
+                        .invalidArgument,
+                        "--concurrency: '\(part)' is not a whole number; write e.g. 1,8,64"
+                    )
                 }
                 values.append(value)
             }
@@ -192,7 +260,10 @@ package struct WorkloadOptions: ParsableArguments, Sendable {
         if let read { workload.read = try flag("read") { () throws(HarnessError) in try ReadRange(parsing: read) } }
         if let limit {
             guard let value = Int(limit.trimmingCharacters(in: .whitespaces)) else {
-                throw HarnessError(.invalidArgument, "--limit: '\(limit)' is not a whole number; write e.g. 100 or a list 10,100")
+                throw HarnessError(
+                    .invalidArgument,
+                    "--limit: '\(limit)' is not a whole number; write e.g. 100 or a list 10,100"
+                )
             }
             workload.limit = value
         }
@@ -223,24 +294,37 @@ package struct WorkloadOptions: ParsableArguments, Sendable {
         if let workloadSeed { workload.seed = workloadSeed }
         if measureOverhead { workload.measureOverhead = true }
         if noPageTiming { workload.pageTiming = false }
-        if let rampDown { workload.rampDown = try flag("ramp-down") { () throws(HarnessError) in try RampDown(parsing: rampDown) } }
+        if let rampDown {
+            workload.rampDown = try flag("ramp-down") { () throws(HarnessError) in try RampDown(parsing: rampDown) }
+        }
         if let stages {
             let plan = try flag("stages") { () throws(HarnessError) in try StagePlan(parsing: stages) }
             // What the plan sets may not also be given (H4).
             if drains != nil || duration != nil {
-                throw HarnessError(.invalidArgument, "--stages sets the phase's length; drop --\(drains != nil ? "drains" : "duration")")
+                throw HarnessError(
+                    .invalidArgument,
+                    "--stages sets the phase's length; drop --\(drains != nil ? "drains" : "duration")"
+                )
             }
             if plan.target == .pagers, concurrency != nil {
-                throw HarnessError(.invalidArgument, "--stages with pagers sets the pagers (the pool is the plan's peak); drop --concurrency")
+                throw HarnessError(
+                    .invalidArgument,
+                    "--stages with pagers sets the pagers (the pool is the plan's peak); drop --concurrency"
+                )
             }
             if warmup.map({ $0 > 0 }) == true {
                 throw HarnessError(
-                    .invalidArgument, "--stages ramps from its first stage; give a warm-up as a stage of its own instead of --warmup")
+                    .invalidArgument,
+                    "--stages ramps from its first stage; give a warm-up as a stage of its own instead of --warmup"
+                )
             }
             // The plan replaces the scenario's phase shape, warm-up included.
             workload.warmupSeconds = 0
             if plan.target == .rate, let load, case .open(let rate, _) = workload.load, rate != 0 {
-                throw HarnessError(.invalidArgument, "--stages with rates sets the rate; write --load \(load.split(separator: ":").first ?? "open-fixed") without a rate")
+                throw HarnessError(
+                    .invalidArgument,
+                    "--stages with rates sets the rate; write --load \(load.split(separator: ":").first ?? "open-fixed") without a rate"
+                )
             }
             workload.setStages(plan)
         }

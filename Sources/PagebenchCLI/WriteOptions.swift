@@ -6,7 +6,11 @@ import PagebenchStore
 /// store with writes, neither takes nor lists them. Applied after the store flags
 /// (``StoreOptions/configuration(writes:)``).
 package struct WriteOptions: ParsableArguments, Sendable {
-    @Option(parsing: .unconditional, help: "S22 inserts per store request (or per second with --write-rate-unit second); any write flag turns writes on.")
+    @Option(
+        parsing: .unconditional,
+        help:
+            "S22 inserts per store request (or per second with --write-rate-unit second); any write flag turns writes on."
+    )
     package var insertRate: Double?
 
     @Option(parsing: .unconditional, help: "S22 deletes per store request (or per second).")
@@ -15,16 +19,37 @@ package struct WriteOptions: ParsableArguments, Sendable {
     @Option(parsing: .unconditional, help: "S22 updates per store request (or per second): new size and category.")
     package var updateRate: Double?
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("S22 what write rates count per: request (deterministic, the default) or second.", valueName: "unit"))
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp(
+            "S22 what write rates count per: request (deterministic, the default) or second.",
+            valueName: "unit"
+        )
+    )
     package var writeRateUnit: String?
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("S22 where in a partition writes land: uniform (default), head or tail.", valueName: "position"))
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp(
+            "S22 where in a partition writes land: uniform (default), head or tail.",
+            valueName: "position"
+        )
+    )
     package var writePosition: String?
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("S22 comma-separated partitions that receive --write-hot-fraction of the writes, e.g. 0,3.", valueName: "list"))
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp(
+            "S22 comma-separated partitions that receive --write-hot-fraction of the writes, e.g. 0,3.",
+            valueName: "list"
+        )
+    )
     package var writeHotPartitions: String?
 
-    @Option(parsing: .unconditional, help: "S22 fraction of writes (0–1) that go to --write-hot-partitions (default 1).")
+    @Option(
+        parsing: .unconditional,
+        help: "S22 fraction of writes (0–1) that go to --write-hot-partitions (default 1)."
+    )
     package var writeHotFraction: Double?
 
     package init() {}
@@ -49,9 +74,14 @@ package struct WriteOptions: ParsableArguments, Sendable {
             if let deleteRate { writes.deleteRate = deleteRate }
             if let updateRate { writes.updateRate = updateRate }
             if let writeRateUnit { writes.per = try WriteRateUnit(parsing: writeRateUnit, field: "--write-rate-unit") }
-            if let writePosition { writes.position = try WritePosition(parsing: writePosition, field: "--write-position") }
+            if let writePosition {
+                writes.position = try WritePosition(parsing: writePosition, field: "--write-position")
+            }
             if let writeHotPartitions {
-                writes.hotPartitions = try StoreOptions.partitionList(writeHotPartitions, flag: "--write-hot-partitions")
+                writes.hotPartitions = try StoreOptions.partitionList(
+                    writeHotPartitions,
+                    flag: "--write-hot-partitions"
+                )
             }
             if let writeHotFraction { writes.hotFraction = writeHotFraction }
             configuration.writes = writes

@@ -18,7 +18,9 @@ package struct RunInvocation: Sendable {
 /// process: the one CLI `run` helper of the test suites (its own target, so that only the
 /// suites that drive the CLI depend on it).
 package func runPagebench(
-    _ arguments: [String], workerExecutable: String? = nil, workerLaunched: @escaping @Sendable (Int, Int32) -> Void = { _, _ in }
+    _ arguments: [String],
+    workerExecutable: String? = nil,
+    workerLaunched: @escaping @Sendable (Int, Int32) -> Void = { _, _ in }
 ) async -> RunInvocation {
     struct Capture: TextOutputStream {
         var text = ""
@@ -29,7 +31,11 @@ package func runPagebench(
         guard let command = try PagebenchCommand.parseAsRoot(["run"] + arguments) as? RunCommand else {
             return RunInvocation(output: nil, text: "", failure: CommandError.internalFailure("not a run command"))
         }
-        let output = try await command.execute(into: &capture, workerExecutable: workerExecutable, workerLaunched: workerLaunched)
+        let output = try await command.execute(
+            into: &capture,
+            workerExecutable: workerExecutable,
+            workerLaunched: workerLaunched
+        )
         return RunInvocation(output: output, text: capture.text, failure: nil)
     } catch let failure as CommandError {
         return RunInvocation(output: nil, text: capture.text, failure: failure)

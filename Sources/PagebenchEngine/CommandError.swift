@@ -74,8 +74,12 @@ package struct CommandError: Error, CustomStringConvertible, Sendable {
     package static func outputFailed(_ message: String) -> CommandError { CommandError(.outputFailed, message) }
     package static func workerFailed(_ message: String) -> CommandError { CommandError(.workerFailed, message) }
     package static func cannotCreate(_ message: String) -> CommandError { CommandError(.cannotCreate, message) }
-    package static func targetUnavailable(_ message: String) -> CommandError { CommandError(.targetUnavailable, message) }
-    package static func countingUnavailable(_ message: String) -> CommandError { CommandError(.countingUnavailable, message) }
+    package static func targetUnavailable(_ message: String) -> CommandError {
+        CommandError(.targetUnavailable, message)
+    }
+    package static func countingUnavailable(_ message: String) -> CommandError {
+        CommandError(.countingUnavailable, message)
+    }
     package static func sloBroken(_ message: String) -> CommandError { CommandError(.sloBroken, message) }
     package static func interrupted(signal: Int32, _ message: String) -> CommandError {
         CommandError(.interrupted(signal: signal), message)

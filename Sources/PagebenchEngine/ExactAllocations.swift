@@ -44,13 +44,15 @@ package enum ExactAllocations {
         guard JemallocStats.isProcessAllocator, JemallocStats.threadCachesEnabled != nil else {
             throw CommandError.internalFailure(
                 "\(flag): jemalloc is not this process's allocator (\(JemallocStats.mallocProvider ?? "unknown")), "
-                    + "so its counts cannot be made exact")
+                    + "so its counts cannot be made exact"
+            )
         }
         let existing = getenv("MALLOC_CONF").map { String(cString: $0) } ?? ""
         guard getenv(guardVariable) == nil else {
             throw CommandError.internalFailure(
                 "\(flag): jemalloc kept its thread caches on although MALLOC_CONF asked for tcache:false "
-                    + "(MALLOC_CONF=\(existing))")
+                    + "(MALLOC_CONF=\(existing))"
+            )
         }
         setenv("MALLOC_CONF", existing.isEmpty ? "tcache:false" : existing + ",tcache:false", 1)
         setenv(guardVariable, "1", 1)
@@ -58,7 +60,8 @@ package enum ExactAllocations {
         execv("/proc/self/exe", argv)
         let code = errno
         throw CommandError.internalFailure(
-            "\(flag): cannot re-execute pagebench with jemalloc's thread caches off (\(String(cString: strerror(code))))")
+            "\(flag): cannot re-execute pagebench with jemalloc's thread caches off (\(String(cString: strerror(code))))"
+        )
     }
 
     /// For a run made in this process (tests, `baseline update`): exact counts need the
@@ -67,6 +70,7 @@ package enum ExactAllocations {
         guard asked, !isExact else { return }
         throw CommandError.usage(
             "\(flag) needs jemalloc's thread caches off from the start: run it as `pagebench run \(flag)` "
-                + "(which re-executes itself with MALLOC_CONF=tcache:false) or set MALLOC_CONF=tcache:false")
+                + "(which re-executes itself with MALLOC_CONF=tcache:false) or set MALLOC_CONF=tcache:false"
+        )
     }
 }

@@ -23,8 +23,14 @@ package struct KneeRequest: Sendable {
     package var step: @Sendable (_ rate: Double, _ output: String) throws(CommandError) -> RunRequest
 
     package init(
-        scenarioFile: String?, sloExpressions: [String], search: KneeSearch, startRate: Double, stepDuration: Double,
-        pagers: Int, output: String, step: @escaping @Sendable (_ rate: Double, _ output: String) throws(CommandError) -> RunRequest
+        scenarioFile: String?,
+        sloExpressions: [String],
+        search: KneeSearch,
+        startRate: Double,
+        stepDuration: Double,
+        pagers: Int,
+        output: String,
+        step: @escaping @Sendable (_ rate: Double, _ output: String) throws(CommandError) -> RunRequest
     ) {
         self.scenarioFile = scenarioFile
         self.sloExpressions = sloExpressions

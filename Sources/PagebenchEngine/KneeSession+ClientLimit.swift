@@ -71,7 +71,9 @@ extension KneeSession {
         let duration = row.targetDurationSeconds ?? row.durationSeconds
         let startedCount = started * duration
         // Every slot busy: a share of the starts found no free pager.
-        guard missed > 0, Double(missed) >= ClientLimitThresholds.missedStartsShare * max(startedCount, 1) else { return nil }
+        guard missed > 0, Double(missed) >= ClientLimitThresholds.missedStartsShare * max(startedCount, 1) else {
+            return nil
+        }
         let medianDrainSeconds = Double(drain.p50Nanoseconds) / 1e9
         let capacity = Double(row.concurrency) / medianDrainSeconds
         guard started >= ClientLimitThresholds.poolOccupancy * capacity else { return nil }
@@ -82,7 +84,11 @@ extension KneeSession {
         }
         let needed = Int((rate * medianDrainSeconds * 1.25).rounded(.up))
         return .pagerPool(
-            pagers: row.concurrency, missedStarts: missed, capacity: capacity, medianDrainSeconds: medianDrainSeconds,
-            needed: max(needed, row.concurrency + 1))
+            pagers: row.concurrency,
+            missedStarts: missed,
+            capacity: capacity,
+            medianDrainSeconds: medianDrainSeconds,
+            needed: max(needed, row.concurrency + 1)
+        )
     }
 }

@@ -1,10 +1,10 @@
-import Synchronization
 import Foundation
 import PagebenchBase
 import PagebenchHarness
-import PagebenchMetrics
 import PagebenchLiveMetrics
+import PagebenchMetrics
 import PagebenchReport
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -32,8 +32,13 @@ package struct KneeSession: Sendable {
     ///
     /// - Throws: ``CommandError``: 64 for no SLO at all, a bad `--slo` or an uncorrected latency
     ///   bound; 65 for a bad entry of the scenario's list (naming `file`).
-    package static func objectives(scenario: Scenario?, file: String?, flags: [String]) throws(CommandError) -> [ServiceLevelObjective] {
-        let fromScenario = try scenario.map { (scenario) throws(CommandError) in try RunObjectives.check(scenario, file: file) } ?? []
+    package static func objectives(
+        scenario: Scenario?,
+        file: String?,
+        flags: [String]
+    ) throws(CommandError) -> [ServiceLevelObjective] {
+        let fromScenario =
+            try scenario.map { (scenario) throws(CommandError) in try RunObjectives.check(scenario, file: file) } ?? []
         let fromFlags: [ServiceLevelObjective]
         do {
             fromFlags = try ServiceLevelObjective.parseAll(flags)
@@ -42,7 +47,8 @@ package struct KneeSession: Sendable {
         }
         guard !fromScenario.isEmpty || !fromFlags.isEmpty else {
             throw .usage(
-                "give at least one --slo, e.g. --slo 'drain_latency_corrected_p99_ns<200ms', or an \"slo\" list in the scenario")
+                "give at least one --slo, e.g. --slo 'drain_latency_corrected_p99_ns<200ms', or an \"slo\" list in the scenario"
+            )
         }
         for (objective, source) in fromScenario.map({ ($0, "the scenario's slo") }) + fromFlags.map({ ($0, "--slo") }) {
             try Self.refuseUncorrectedLatency(objective, source: source)
@@ -54,7 +60,10 @@ package struct KneeSession: Sendable {
     /// started, and page latency (from when a page was requested; pagebench has no corrected
     /// page latency), never see the drains queued behind a saturated service (coordinated
     /// omission), so a search on them finds a knee that is too high.
-    package static func refuseUncorrectedLatency(_ objective: ServiceLevelObjective, source: String) throws(CommandError) {
+    package static func refuseUncorrectedLatency(
+        _ objective: ServiceLevelObjective,
+        source: String
+    ) throws(CommandError) {
         let column = objective.column
         let what: String
         if column.hasPrefix("drain_latency_p") || column == "drain_latency_max_ns" {
@@ -64,10 +73,14 @@ package struct KneeSession: Sendable {
         } else {
             return
         }
-        let corrected = column.replacingOccurrences(of: column.hasPrefix("page_") ? "page_latency_" : "drain_latency_", with: "drain_latency_corrected_")
+        let corrected = column.replacingOccurrences(
+            of: column.hasPrefix("page_") ? "page_latency_" : "drain_latency_",
+            with: "drain_latency_corrected_"
+        )
         throw .usage(
             "\(source) '\(objective.text)': \(column) \(what), so a queue of late drains never breaks it and the knee "
-                + "comes out too high; bound the corrected drain latency instead: \(corrected)")
+                + "comes out too high; bound the corrected drain latency instead: \(corrected)"
+        )
     }
 
     /// One measured step: its rate, its row, and what broke.
@@ -96,7 +109,9 @@ package struct KneeSession: Sendable {
     /// written marked `partial` and not judged), the steps so far are written, the summary
     /// says what they found, and this throws exit status 128 + the signal.
     @discardableResult
-    package func run(into out: inout some TextOutputStream) async throws(CommandError) -> (result: KneeSearch.Result, steps: [Step]) {
+    package func run(
+        into out: inout some TextOutputStream
+    ) async throws(CommandError) -> (result: KneeSearch.Result, steps: [Step]) {
         // One live-metrics server (and remote writer) for every step (`-- --metrics-listen`),
         // each step's phase labelled `stepN-…`; it lingers once, after the last.
         let live = SharedLiveMetrics()
@@ -111,7 +126,8 @@ package struct KneeSession: Sendable {
     }
 
     private func search(
-        into out: inout some TextOutputStream, live: SharedLiveMetrics
+        into out: inout some TextOutputStream,
+        live: SharedLiveMetrics
     ) async throws(CommandError) -> (result: KneeSearch.Result, steps: [Step]) {
         let stepDuration = request.stepDuration
         let quiet = request.quiet
@@ -122,23 +138,30 @@ package struct KneeSession: Sendable {
         } catch {
             throw CommandError(error)
         }
-        let objectives = try Self.objectives(scenario: scenario, file: request.scenarioFile, flags: request.sloExpressions)
+        let objectives = try Self.objectives(
+            scenario: scenario,
+            file: request.scenarioFile,
+            flags: request.sloExpressions
+        )
         if let scenario, scenario.workload.stages != nil {
             // A knee step holds one rate for its whole length (H5); a stage plan ramps it (H4).
             throw .usage(
                 "scenario '\(scenario.name)' has stages (H4), but a knee step holds one rate: remove workload.stages, "
-                    + "or run the stages with `pagebench run --slo` to judge each stage")
+                    + "or run the stages with `pagebench run --slo` to judge each stage"
+            )
         }
         let directory = try Self.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         var steps: [Step] = []
         var search = request.search
         if !quiet {
-            let throughput = search.minAchievedFraction > 0
+            let throughput =
+                search.minAchievedFraction > 0
                 ? " and \(NumberText.fixed(search.minAchievedFraction * 100, 0)) % of the rate achieved" : ""
             out.write(
                 "knee search: \(objectives.map(\.description).joined(separator: ", "))\(throughput); steps of \(stepDuration) s "
-                    + "on \(request.pagers) pagers, from \(request.startRate) drains/s\n")
+                    + "on \(request.pagers) pagers, from \(request.startRate) drains/s\n"
+            )
         }
         let result: KneeSearch.Result
         var cutShort: Step?
@@ -170,8 +193,10 @@ package struct KneeSession: Sendable {
                 // report). Completions alone would miss the drains in flight at the end, rate ×
                 // drain latency of them, a share that grows as steps shorten; a saturated step
                 // still starts only about its capacity (plus one drain per pager).
-                let achieved = row.startedDrainsPerSecond
-                    ?? Double(row.drains + row.cancellations + row.errors.total) / (row.targetDurationSeconds ?? stepDuration)
+                let achieved =
+                    row.startedDrainsPerSecond
+                    ?? Double(row.drains + row.cancellations + row.errors.total)
+                    / (row.targetDurationSeconds ?? stepDuration)
                 let verdict = search.judge(rate: rate, achievedRate: achieved, sloHeld: violations.isEmpty)
                 // A knee step's slo_held is its verdict: the SLOs and the throughput condition.
                 row.sloHeld = verdict.held ? 1 : 0
@@ -179,7 +204,9 @@ package struct KneeSession: Sendable {
                 let step = Step(rate: rate, row: row, held: verdict.held, violations: violations, verdict: verdict)
                 steps.append(step)
                 search.record(verdict)
-                if !quiet { out.write(Self.describe(step, number: steps.count, objectives: objectives, first: steps.first?.row)) }
+                if !quiet {
+                    out.write(Self.describe(step, number: steps.count, objectives: objectives, first: steps.first?.row))
+                }
             }
         }
         do {
@@ -196,11 +223,13 @@ package struct KneeSession: Sendable {
                 signal: signal,
                 "interrupted by \(SignalName.of(signal)): kept \(judged) judged step\(judged == 1 ? "" : "s")"
                     + (cutShort.map { ", and the step at \(Self.rate($0.rate)) drains/s cut short (partial)" } ?? "")
-                    + " in \(output)")
+                    + " in \(output)"
+            )
         }
         if result.ending == .neverHeld {
             throw .sloBroken(
-                "the SLOs held at no rate tried, down to \(Self.rate(result.lowestBroken ?? request.startRate)) drains/s")
+                "the SLOs held at no rate tried, down to \(Self.rate(result.lowestBroken ?? request.startRate)) drains/s"
+            )
         }
         return (result, steps)
     }
@@ -215,7 +244,10 @@ package struct KneeSession: Sendable {
 
     /// One step: a run at `rate` (``KneeRequest/step``), its row.
     private func runStep(
-        rate: Double, number: Int, directory: String, live: SharedLiveMetrics
+        rate: Double,
+        number: Int,
+        directory: String,
+        live: SharedLiveMetrics
     ) async throws(CommandError) -> StepOutcome {
         let stepFile = "\(directory)/step-\(number).csv"
         var stepRequest = try request.step(rate, stepFile)
@@ -235,7 +267,8 @@ package struct KneeSession: Sendable {
         }
         guard output.rows.count == 1, let row = output.rows.first else {
             throw .usage(
-                "a knee step must be one phase, but the scenario and flags give \(output.rows.count); give one scenario")
+                "a knee step must be one phase, but the scenario and flags give \(output.rows.count); give one scenario"
+            )
         }
         return .whole(row)
     }
@@ -253,7 +286,12 @@ package struct KneeSession: Sendable {
     }
 
     /// One step's line; a step pagebench itself limited (``clientLimit(of:first:)``) says so.
-    package static func describe(_ step: Step, number: Int, objectives: [ServiceLevelObjective], first: ResultRow? = nil) -> String {
+    package static func describe(
+        _ step: Step,
+        number: Int,
+        objectives: [ServiceLevelObjective],
+        first: ResultRow? = nil
+    ) -> String {
         let figures = objectives.map { objective -> String in
             switch objective.judge(step.row) {
             case .held(let value), .broke(let value, _): "\(objective.column)=\(objective.formatted(value))"
@@ -265,9 +303,11 @@ package struct KneeSession: Sendable {
         if let judged = step.verdict {
             if judged.sloHeld && !judged.sustained { verdict = "broke by throughput" }
             // Requests (pages) per second beside drains per second: SLOs and capacity are often per request (issue 26).
-            achieved = "started \(rate(judged.achievedRate.rounded())) drains/s = \(NumberText.fixed(judged.achievedFraction, 3)) of the rate, "
+            achieved =
+                "started \(rate(judged.achievedRate.rounded())) drains/s = \(NumberText.fixed(judged.achievedFraction, 3)) of the rate, "
                 + "completed \(NumberText.compact(step.row.drainsPerSecond)) drains/s, \(NumberText.compact(step.row.pagesPerSecond)) requests/s"
-                + (judged.sustained ? "" : ", under --min-achieved \(NumberText.fixed(judged.minAchievedFraction, 2))") + "; "
+                + (judged.sustained ? "" : ", under --min-achieved \(NumberText.fixed(judged.minAchievedFraction, 2))")
+                + "; "
         }
         let limit = clientLimit(of: step.row, first: first).map { "; \($0)" } ?? ""
         return "step \(number): \(rate(step.rate)) drains/s: \(verdict) (\(figures.joined(separator: ", ")); "
@@ -285,7 +325,9 @@ package struct KneeSession: Sendable {
     package static func summary(_ result: KneeSearch.Result, steps measured: [Step] = []) -> String {
         func rate(_ drains: Double) -> String {
             let achieved = measured.last { $0.rate == drains && $0.held }
-            return Self.rate(drains) + (achieved.map { " drains/s (\(NumberText.compact($0.row.pagesPerSecond)) requests/s completed)" } ?? " drains/s")
+            return Self.rate(drains)
+                + (achieved.map { " drains/s (\(NumberText.compact($0.row.pagesPerSecond)) requests/s completed)" }
+                    ?? " drains/s")
         }
         let broken = result.lowestBroken.map { "; lowest rate that broke: \(Self.rate($0)) drains/s" } ?? ""
         let steps = "\(result.steps.count) step\(result.steps.count == 1 ? "" : "s")"
@@ -294,7 +336,8 @@ package struct KneeSession: Sendable {
         let lowestBrokenStep = result.lowestBroken.flatMap { low in measured.last { $0.rate == low && !$0.held } }
         if let lowestBrokenStep, let limit = clientLimit(of: lowestBrokenStep.row, first: measured.first?.row) {
             let held = result.knee.map { "every SLO held up to \(rate($0)); " } ?? ""
-            return "knee: not the API's: \(held)the step at \(Self.rate(lowestBrokenStep.rate)) drains/s was \(limit) (\(steps))"
+            return
+                "knee: not the API's: \(held)the step at \(Self.rate(lowestBrokenStep.rate)) drains/s was \(limit) (\(steps))"
         }
         switch result.ending {
         case .resolved:
@@ -326,7 +369,11 @@ final class SharedLiveMetrics: Sendable {
     func session(for request: RunRequest, step: Int) async throws(CommandError) -> LiveMetricsSession? {
         var session = state.withLock { $0.session }
         if session == nil {
-            session = try await LiveMetricsSession.start(request, target: request.servedStore == nil ? "in-process" : "serve", context: RunContext.current(pagebenchVersion: PagebenchVersion.string))
+            session = try await LiveMetricsSession.start(
+                request,
+                target: request.servedStore == nil ? "in-process" : "serve",
+                context: RunContext.current(pagebenchVersion: PagebenchVersion.string)
+            )
             state.withLock { $0 = State(session: session, lingerSeconds: request.metricsLingerSeconds) }
         }
         session?.metrics.phasePrefix = "step\(step)-"

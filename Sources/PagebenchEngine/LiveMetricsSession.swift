@@ -14,17 +14,28 @@ package final class LiveMetricsSession: Sendable {
     /// Starts serving (and prepares pushing) the metrics of `request`'s scenarios.
     ///
     /// - Throws: ``CommandError`` (usage, exit 64) when the address cannot be bound or the URL is not one.
-    package static func start(_ request: RunRequest, target: String, context: RunContext) async throws(CommandError)
+    package static func start(
+        _ request: RunRequest,
+        target: String,
+        context: RunContext
+    ) async throws(CommandError)
         -> LiveMetricsSession?
     {
         guard request.metricsListen != nil || request.remoteWrite != nil else { return nil }
         let configurations = request.scenarios.map { scenario in
             LiveMetrics.Configuration(
-                label: scenario.label ?? scenario.name, configHash: scenario.configurationHash,
-                pager: scenario.workload.pager.rawValue, loadModel: scenario.workload.load.csvName)
+                label: scenario.label ?? scenario.name,
+                configHash: scenario.configurationHash,
+                pager: scenario.workload.pager.rawValue,
+                loadModel: scenario.workload.load.csvName
+            )
         }
         let metrics = LiveMetrics(
-            version: PagebenchVersion.string, target: target, configurations: configurations, context: context)
+            version: PagebenchVersion.string,
+            target: target,
+            configurations: configurations,
+            context: context
+        )
         do throws(LiveMetricsError) {
             var server: MetricsServer?
             if let listen = request.metricsListen {
@@ -37,8 +48,11 @@ package final class LiveMetricsSession: Sendable {
             if let url = request.remoteWrite {
                 let shard = request.shard.map { "shard \($0)" } ?? "whole"
                 writer = try RemoteWriter(
-                    url: url, interval: .nanoseconds(Int64(request.metricsIntervalSeconds * 1e9)), metrics: metrics,
-                    instance: "\(ProcessInfo.processInfo.hostName) \(shard)")
+                    url: url,
+                    interval: .nanoseconds(Int64(request.metricsIntervalSeconds * 1e9)),
+                    metrics: metrics,
+                    instance: "\(ProcessInfo.processInfo.hostName) \(shard)"
+                )
             }
             let session = LiveMetricsSession(metrics: metrics, server: server, writer: writer)
             if let server, !request.quiet || request.metricsListen?.hasSuffix(":0") == true {

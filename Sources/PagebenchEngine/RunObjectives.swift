@@ -30,7 +30,8 @@ package struct RunObjectives: Sendable {
     ///
     /// - Throws: ``CommandError`` (65, invalid scenario) naming `file` and `slo[i]`.
     @discardableResult
-    package static func check(_ scenario: Scenario, file: String? = nil) throws(CommandError) -> [ServiceLevelObjective] {
+    package static func check(_ scenario: Scenario, file: String? = nil) throws(CommandError) -> [ServiceLevelObjective]
+    {
         do {
             return try ServiceLevelObjective.parseAll(scenario.slo, field: "slo")
         } catch {
@@ -89,7 +90,8 @@ package struct RunObjectives: Sendable {
 
     /// A row as the SLO messages name it.
     package static func name(of row: ResultRow) -> String {
-        "\(row.scenario) \(row.pagerKind) ×\(row.concurrency) rep \(row.repetition)" + (row.stage.map { " stage \($0)" } ?? "")
+        "\(row.scenario) \(row.pagerKind) ×\(row.concurrency) rep \(row.repetition)"
+            + (row.stage.map { " stage \($0)" } ?? "")
     }
 
     /// The summary table with a column for each column an SLO bounds that the table does not
@@ -99,7 +101,9 @@ package struct RunObjectives: Sendable {
         let table = SummaryTable.render(rows)
         guard !isEmpty else { return table }
         var bounded: [ServiceLevelObjective] = []
-        for objective in all where !bounded.contains(where: { $0.column == objective.column }) { bounded.append(objective) }
+        for objective in all where !bounded.contains(where: { $0.column == objective.column }) {
+            bounded.append(objective)
+        }
         let headers = bounded.map(\.column) + ["slo"]
         let cells = rows.map { row -> [String] in
             bounded.map { objective in
@@ -108,7 +112,9 @@ package struct RunObjectives: Sendable {
                 return "-"
             } + [row.sloHeld.map { $0 == 1 ? "held" : "broke" } ?? "-"]
         }
-        let widths = headers.indices.map { column in ([headers[column]] + cells.map { $0[column] }).map(\.count).max() ?? 0 }
+        let widths = headers.indices.map { column in
+            ([headers[column]] + cells.map { $0[column] }).map(\.count).max() ?? 0
+        }
         func extra(_ line: [String]) -> String {
             line.enumerated().map { column, cell in String(repeating: " ", count: widths[column] - cell.count) + cell }
                 .joined(separator: "  ")

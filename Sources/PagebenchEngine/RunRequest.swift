@@ -91,7 +91,9 @@ package struct RunRequest: Sendable {
         var options: [String] = []
         if let metricsListen { options += ["--metrics-listen", metricsListen] }
         if metricsListen != nil || remoteWrite != nil {
-            options += ["--metrics-linger", "\(metricsLingerSeconds)s", "--metrics-interval", "\(metricsIntervalSeconds)s"]
+            options += [
+                "--metrics-linger", "\(metricsLingerSeconds)s", "--metrics-interval", "\(metricsIntervalSeconds)s",
+            ]
         }
         if let remoteWrite { options += ["--remote-write", remoteWrite] }
         return options

@@ -52,7 +52,8 @@ extension RunSession {
     static func executableForValgrind(_ executable: String, in directory: String) async -> String {
         guard let objcopy = onPath("objcopy") else { return executable }
         let copy = "\(directory)/pagebench"
-        let outcomes = try? await WorkerPool(executable: objcopy, arguments: [["--strip-debug", executable, copy]]).run()
+        let outcomes = try? await WorkerPool(executable: objcopy, arguments: [["--strip-debug", executable, copy]])
+            .run()
         return outcomes?.first?.termination.succeeded == true ? copy : executable
     }
 
@@ -64,11 +65,13 @@ extension RunSession {
         guard InstructionCounter.isSupported else {
             throw .countingUnavailable(
                 "\(countInstructionsFlag): this pagebench was built without <valgrind/callgrind.h>; install valgrind "
-                    + "(Debian: apt-get install valgrind, which ships the header) and rebuild")
+                    + "(Debian: apt-get install valgrind, which ships the header) and rebuild"
+            )
         }
         guard let valgrind = onPath("valgrind") else {
             throw .countingUnavailable(
-                "\(countInstructionsFlag): valgrind is not on PATH; install it (Debian: apt-get install valgrind)")
+                "\(countInstructionsFlag): valgrind is not on PATH; install it (Debian: apt-get install valgrind)"
+            )
         }
         return valgrind
     }
@@ -88,7 +91,8 @@ extension RunSession {
         var template = Array("\(NSTemporaryDirectory())/pagebench-instructions-XXXXXX".utf8CString)
         guard let made = mkdtemp(&template) else {
             throw .cannotCreate(
-                "\(Self.countInstructionsFlag): cannot create a temporary directory (\(FileSystem.errnoDescription()))")
+                "\(Self.countInstructionsFlag): cannot create a temporary directory (\(FileSystem.errnoDescription()))"
+            )
         }
         let directory = String(cString: made)
         defer { try? FileManager.default.removeItem(atPath: directory) }
@@ -105,7 +109,8 @@ extension RunSession {
         let log = "\(directory)/valgrind.log"
         let valgrindArguments =
             [
-                "--tool=callgrind", "--fair-sched=yes", "--instr-atstart=no", "--callgrind-out-file=\(dumps)", "--log-file=\(log)",
+                "--tool=callgrind", "--fair-sched=yes", "--instr-atstart=no", "--callgrind-out-file=\(dumps)",
+                "--log-file=\(log)",
                 executable, "run",
             ] + files + [
                 "--repetitions", "1", "--quiet", "--output", rows, InstructionCounting.dumpsOption, dumps,
@@ -117,12 +122,15 @@ extension RunSession {
             let phases = counted.reduce(0) { $0 + $1.workload.concurrency.count }
             StandardError.write(
                 "counting instructions: \(phases) phase\(phases == 1 ? "" : "s") once more under callgrind "
-                    + "(slower than the run itself)…\n")
+                    + "(slower than the run itself)…\n"
+            )
         }
         let outcomes: [WorkerPool.Outcome]
         do {
             outcomes = try await WorkerPool(
-                executable: launcher, arguments: [arguments], environment: InstructionCounting.environment
+                executable: launcher,
+                arguments: [arguments],
+                environment: InstructionCounting.environment
             ).run(interruption: interruption)
         } catch {
             throw CommandError(error)
@@ -133,7 +141,8 @@ extension RunSession {
             throw .workerFailed(
                 "\(Self.countInstructionsFlag): the callgrind run (\(valgrind) --tool=callgrind pagebench run …) "
                     + "\(outcome.termination); nothing was measured"
-                    + (lines.isEmpty ? "" : "; valgrind's last words:\n  " + lines.joined(separator: "\n  ")))
+                    + (lines.isEmpty ? "" : "; valgrind's last words:\n  " + lines.joined(separator: "\n  "))
+            )
         }
         var counts: [ResultIdentity: Double] = [:]
         do {
@@ -141,7 +150,8 @@ extension RunSession {
                 guard let perPage = row.instructionsPerPage else {
                     throw CommandError.workerFailed(
                         "\(Self.countInstructionsFlag): callgrind counted no instructions for \(row.identity) "
-                            + "(\(row.pages) pages); nothing was measured")
+                            + "(\(row.pages) pages); nothing was measured"
+                    )
                 }
                 counts[row.identity] = perPage
             }
@@ -170,7 +180,11 @@ extension RunSession {
     /// build on both CPUs here, 0.13 % on one (results/aa-gate/one-cpu.txt).
     static func onOneCPU(_ executable: String, _ arguments: [String]) -> (String, [String]) {
         guard let taskset = onPath("taskset") else { return (executable, arguments) }
-        return (taskset, ["-c", String(firstAllowedCPU(status: (try? FileSystem.readText("/proc/self/status")) ?? "")), executable] + arguments)
+        return (
+            taskset,
+            ["-c", String(firstAllowedCPU(status: (try? FileSystem.readText("/proc/self/status")) ?? "")), executable]
+                + arguments
+        )
     }
 
     /// The first CPU of `Cpus_allowed_list` (`0-1`, `2,5-7`) in `/proc/self/status` text; 0 when absent.
@@ -207,7 +221,8 @@ package enum InstructionCounting {
         guard InstructionCounter.isRunningOnValgrind else {
             throw .usage(
                 "\(dumpsOption) is for the process `run --count-instructions` starts under valgrind; "
-                    + "use --count-instructions")
+                    + "use --count-instructions"
+            )
         }
         return InstructionCounter(outputFile: dumps)
     }

@@ -1,9 +1,9 @@
 import Foundation
 import PagebenchHTTPClient
-import PagebenchWire
 import PagebenchHarness
 import PagebenchMetrics
 import PagebenchScaleOut
+import PagebenchWire
 
 /// `run --shard I/N`, `--start-at` and `--workers N` (docs/scaling-out.md).
 extension RunSession {
@@ -32,7 +32,8 @@ extension RunSession {
         if let scenario = scenarios.first(where: { $0.workload.measureOverhead }) {
             throw .usage(
                 "scenario '\(scenario.name)' measures overhead (measureOverhead / --measure-overhead), which a sharded "
-                    + "run cannot merge; measure overhead in one process")
+                    + "run cannot merge; measure overhead in one process"
+            )
         }
     }
 
@@ -45,27 +46,36 @@ extension RunSession {
         guard let scenario = scenarios.first(where: { $0.store.writes != nil }) else { return }
         let why: String
         if workers || shard {
-            why = "\(workers ? "--workers" : "--shard") would give every worker process its own copy of the store, each with its own writes"
+            why =
+                "\(workers ? "--workers" : "--shard") would give every worker process its own copy of the store, each with its own writes"
         } else if target {
-            why = "a target's writes are its own: the harness counts duplicates and skips (S25) from the in-process store's overlay"
+            why =
+                "a target's writes are its own: the harness counts duplicates and skips (S25) from the in-process store's overlay"
         } else {
             return
         }
         throw .usage(
             "scenario '\(scenario.name)' has writes (S22), which run in one process on the in-process store only: \(why); "
-                + "run it without that flag")
+                + "run it without that flag"
+        )
     }
 
     /// Writes this process's shard file and returns its path (its `--timeseries` rows were
     /// written as their intervals ended: ``PagebenchHarness/TimeSeriesStream``).
     func writeShard(
-        _ result: SweepRunner.Output, shard: Shard, startAt: StartTime?, httpResponses: HTTPStatusCounts?,
+        _ result: SweepRunner.Output,
+        shard: Shard,
+        startAt: StartTime?,
+        httpResponses: HTTPStatusCounts?,
         interrupted: Bool
     ) throws(CommandError) -> String {
         let path = LocalWorkers.shardPath(directory: request.shardDirectory, shard: shard)
         do {
             try ShardFile(
-                shard: shard, startAt: startAt, output: result, httpResponses: httpResponses?.keyedCounts,
+                shard: shard,
+                startAt: startAt,
+                output: result,
+                httpResponses: httpResponses?.keyedCounts,
                 interrupted: interrupted
             ).write(to: path)
         } catch {
@@ -77,20 +87,29 @@ extension RunSession {
     /// `--workers N` (``PagebenchScaleOut/LocalWorkers``): checks, progress lines and the
     /// merged CSV around the workers' run.
     func runWorkers(
-        _ count: Int, scenarios: [Scenario], objectives: RunObjectives?, into out: inout some TextOutputStream
+        _ count: Int,
+        scenarios: [Scenario],
+        objectives: RunObjectives?,
+        into out: inout some TextOutputStream
     ) async throws(CommandError) -> SweepRunner.Output {
         guard let executable = workerExecutable ?? WorkerPool.currentExecutable else {
             throw .internalFailure("cannot find this executable (/proc/self/exe) to start workers")
         }
         let start = try parsedStartAt() ?? StartTime(date: Date().addingTimeInterval(Self.workerStartDelaySeconds))
         let workers = LocalWorkers(
-            executable: executable, count: count, directory: request.shardDirectory, start: start,
-            runOptions: request.passedOnOptions + request.passedOnMetricsOptions)
+            executable: executable,
+            count: count,
+            directory: request.shardDirectory,
+            start: start,
+            runOptions: request.passedOnOptions + request.passedOnMetricsOptions
+        )
         if !quiet {
-            var notes = "starting \(count) worker\(count == 1 ? "" : "s") at \(start); shards go to \(workers.directory)/\n"
+            var notes =
+                "starting \(count) worker\(count == 1 ? "" : "s") at \(start); shards go to \(workers.directory)/\n"
             let phases = scenarios.reduce(0) { $0 + $1.workload.concurrency.count * $1.workload.repetitions }
             if phases > 1 {
-                notes += "note: \(phases) phases; only the first starts together, each later one when that worker "
+                notes +=
+                    "note: \(phases) phases; only the first starts together, each later one when that worker "
                     + "finishes the previous (docs/scaling-out.md)\n"
             }
             StandardError.write(notes)
@@ -118,12 +137,20 @@ extension RunSession {
             if let target = request.servedStore {
                 out.write(
                     "HTTP responses from \(target), all workers: "
-                        + Self.responsesSummary(responses, rows: rows, checks: merged.httpResponses.count, check: "the /health check") + "\n")
+                        + Self.responsesSummary(
+                            responses,
+                            rows: rows,
+                            checks: merged.httpResponses.count,
+                            check: "the /health check"
+                        ) + "\n"
+                )
             }
             out.write("\n" + (objectives?.summaryTable(rows) ?? SummaryTable.render(rows)))
             var files = [csv]
             if let history = request.history { files.append(history + " (appended)") }
-            out.write("\nmerged \(count) shards from \(workers.directory)/: wrote \(merged.rows.count) rows to \(files.joined(separator: ", "))\n")
+            out.write(
+                "\nmerged \(count) shards from \(workers.directory)/: wrote \(merged.rows.count) rows to \(files.joined(separator: ", "))\n"
+            )
         }
         return output
     }

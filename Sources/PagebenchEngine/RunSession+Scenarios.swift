@@ -30,7 +30,8 @@ extension RunSession {
                 let earlier = planned[earlierIndex]
                 throw .usage(
                     "scenario '\(entry.scenario.name)' is given twice\(earlier.scenario.store == entry.scenario.store ? "" : " (with different stores)"); "
-                        + "give each scenario once (use --repetitions to repeat it), or rename one")
+                        + "give each scenario once (use --repetitions to repeat it), or rename one"
+                )
             }
             if files[entry.file] == nil { firsts[key, default: [:]][entry.file] = index }
         }

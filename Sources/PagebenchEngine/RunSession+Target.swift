@@ -1,8 +1,8 @@
 import PagebenchBase
 import PagebenchHTTPClient
-import PagebenchWire
 import PagebenchHarness
 import PagebenchStore
+import PagebenchWire
 
 extension RunSession {
     /// `--target URL`: connects to a `pagebench serve` store, checks that it is the store
@@ -16,13 +16,17 @@ extension RunSession {
         let hashes = Set(scenarios.map(\.store.configurationHash))
         guard hashes.count == 1, let expected = hashes.first else {
             throw .usage(
-                "--target pages one served store, but these scenarios describe \(hashes.count) different stores; run them one at a time")
+                "--target pages one served store, but these scenarios describe \(hashes.count) different stores; run them one at a time"
+            )
         }
         let connections = max(1, scenarios.flatMap(\.workload.concurrency).max() ?? 1)
         try Self.checkDescriptorLimit(connections: connections)
         let source: HTTPStoreSource
         do {
-            source = try HTTPStoreSource(target: target, configuration: .init(connections: connections, client: request.httpClient))
+            source = try HTTPStoreSource(
+                target: target,
+                configuration: .init(connections: connections, client: request.httpClient)
+            )
         } catch {
             throw .usage("--target: \(error)")
         }
@@ -40,13 +44,16 @@ extension RunSession {
             if let served = health.canonical, let scenario = scenarios.first?.store.canonicalText {
                 let fields = StoreConfiguration.differences(canonical: scenario, served)
                 if !fields.isEmpty {
-                    differences = "; they differ in " + fields.map { "\($0.field) \($0.first) ≠ \($0.second)" }.joined(separator: ", ")
+                    differences =
+                        "; they differ in "
+                        + fields.map { "\($0.field) \($0.first) ≠ \($0.second)" }.joined(separator: ", ")
                         + " (scenario ≠ served)"
                 }
             }
             throw .invalidInput(
                 "--target \(target) serves store \(health.configurationHash), but the scenario describes store \(expected)\(differences): "
-                    + "start `pagebench serve` with the same store options, --config file or --scenario file as `pagebench run`")
+                    + "start `pagebench serve` with the same store options, --config file or --scenario file as `pagebench run`"
+            )
         }
         return source
     }
@@ -73,6 +80,7 @@ extension RunSession {
                 + "\(reservedDescriptors) for the process), but this process may open \(limits.soft) (ulimit -n; hard limit "
                 + "\(limits.hard == Int.max ? "unlimited" : String(limits.hard))); give at most --concurrency "
                 + "\(max(0, limits.soft - reservedDescriptors)), raise the hard limit (ulimit -Hn, as root, or LimitNOFILE= "
-                + "of a systemd unit; the server needs as many for its side), or split the run with --workers N")
+                + "of a systemd unit; the server needs as many for its side), or split the run with --workers N"
+        )
     }
 }

@@ -1,12 +1,12 @@
 import Foundation
 import PagebenchBase
 import PagebenchHTTPClient
-import PagebenchWire
 import PagebenchHarness
 import PagebenchMetrics
 import PagebenchPage
 import PagebenchStore
 import PagebenchTargets
+import PagebenchWire
 
 extension RunSession {
     /// The real target of this run: `--target-file`, or the scenarios' `target` section (all
@@ -30,12 +30,14 @@ extension RunSession {
                 throw .usage(
                     request.servedStore != nil
                         ? "--target pages a `pagebench serve`, but a scenario has a target section; leave one out"
-                        : "these scenarios name different targets (or some none); run them one at a time")
+                        : "these scenarios name different targets (or some none); run them one at a time"
+                )
             }
             do {
                 loaded = try Target.load(JSONValue.parse(section), defaultName: "target")
             } catch let error as TargetFileError {
-                throw error.isMissingFile ? .missingInput("target: \(error.message)") : .invalidInput("target: \(error.message)")
+                throw error.isMissingFile
+                    ? .missingInput("target: \(error.message)") : .invalidInput("target: \(error.message)")
             } catch {
                 throw .invalidInput("target: \(error)")
             }
@@ -47,7 +49,8 @@ extension RunSession {
             guard let partitions = target.partitions else {
                 throw .usage(
                     "scenario \(scenarios[index].name) reads \(read) but target \(target.name) lists no partitions; "
-                        + "add a partitions section to the target or use read scan (or segment:N)")
+                        + "add a partitions section to the target or use read scan (or segment:N)"
+                )
             }
             scenarios[index].store.partitions = partitions.count
             do {
@@ -74,7 +77,12 @@ extension RunSession {
         if let caFile = request.caFile { try Self.checkReadable(caFile, flag: "--ca-file") }
         let source: TargetSource
         do {
-            source = try TargetSource(target: target, connections: connections, caFile: request.caFile, insecure: request.insecure)
+            source = try TargetSource(
+                target: target,
+                connections: connections,
+                caFile: request.caFile,
+                insecure: request.insecure
+            )
         } catch {
             throw await connectionRefusal(target, error, connections: connections)
         }
@@ -82,7 +90,7 @@ extension RunSession {
         let request = DrainPlanner(workload: first.workload, store: first.store).plan(0).request
         do {
             _ = try await Self.unlessInterrupted(interruption) { try await source.page(request) }
-        } catch where PageError.isRetryable(error) {
+        } catch  where PageError.isRetryable(error) {
             // Throttled: the target is up; the run's retry policy deals with it.
         } catch {
             await source.shutdown()
@@ -99,7 +107,9 @@ extension RunSession {
     func connectionRefusal(_ target: Target, _ error: TargetFileError, connections: Int) async -> CommandError {
         let message = "target \(target.name): \(error.message)"
         guard request.caFile != nil || request.insecure else { return .invalidInput(message) }
-        guard let plain = try? TargetSource(target: target, connections: connections) else { return .invalidInput(message) }
+        guard let plain = try? TargetSource(target: target, connections: connections) else {
+            return .invalidInput(message)
+        }
         await plain.shutdown()
         return .usage(message)
     }
@@ -120,7 +130,8 @@ extension RunSession {
     ///
     /// - Throws: what `body` throws; `CancellationError` once interrupted.
     static func unlessInterrupted<Result: Sendable>(
-        _ interruption: Interruption?, _ body: @escaping @Sendable () async throws -> Result
+        _ interruption: Interruption?,
+        _ body: @escaping @Sendable () async throws -> Result
     ) async throws -> Result {
         guard let interruption else { return try await body() }
         return try await withThrowingTaskGroup(of: Result?.self) { group in
@@ -140,14 +151,16 @@ extension RunSession {
         RemoteCounts(
             responses: source.statusCounts.keyedCounts,
             targetErrors: source.errorCountsByKind,
-            consumedCapacityUnits: source.consumedCapacityUnits)
+            consumedCapacityUnits: source.consumedCapacityUnits
+        )
     }
 
     /// What the target answered over the run, for the end of the output: responses, errors by
     /// kind, throttling answers and consumed capacity, each split as the rows count them
     /// (``responsesSummary(_:rows:)``).
     static func targetSummary(_ source: TargetSource, rows: [ResultRow]) -> String {
-        var text = "responses from \(source.target.kind.rawValue) target \(source.target.name) (\(source.target.endpoint)): "
+        var text =
+            "responses from \(source.target.kind.rawValue) target \(source.target.name) (\(source.target.endpoint)): "
             + responsesSummary(source.statusCounts, rows: rows, checks: 1) + "\n"
         let total = source.errorCountsByKind
         if !total.isEmpty {
@@ -162,12 +175,16 @@ extension RunSession {
         }
         if source.throttles > 0 {
             let inRows = rows.map(\.throttles).reduce(0, +)
-            text += "throttling answers: " + remoteSplit("\(inRows)", source.throttles == inRows ? "" : "\(source.throttles - inRows)") + "\n"
+            text +=
+                "throttling answers: "
+                + remoteSplit("\(inRows)", source.throttles == inRows ? "" : "\(source.throttles - inRows)") + "\n"
         }
         if let units = source.consumedCapacityUnits {
             let inRows = rows.compactMap(\.consumedCapacityUnits).reduce(0, +)
             let outside = units - inRows
-            text += "consumed capacity: " + remoteSplit("\(inRows) units", abs(outside) < 1e-9 ? "" : "\(outside) units") + "\n"
+            text +=
+                "consumed capacity: " + remoteSplit("\(inRows) units", abs(outside) < 1e-9 ? "" : "\(outside) units")
+                + "\n"
         }
         return text
     }
@@ -182,10 +199,15 @@ extension RunSession {
     /// paged), the warm-ups' requests (the rows' `warmup_requests`), and any rest as
     /// answered between phases.
     package static func responsesSummary(
-        _ total: HTTPStatusCounts, rows: [ResultRow], checks: Int = 0, check: String = "the first-page check"
+        _ total: HTTPStatusCounts,
+        rows: [ResultRow],
+        checks: Int = 0,
+        check: String = "the first-page check"
     ) -> String {
         var inRows = HTTPStatusCounts()
-        for row in rows { inRows.add(HTTPStatusCounts(keyedCounts: RemoteCounts.responses(fromText: row.httpResponses) ?? [:])) }
+        for row in rows {
+            inRows.add(HTTPStatusCounts(keyedCounts: RemoteCounts.responses(fromText: row.httpResponses) ?? [:]))
+        }
         let outside = total.subtracting(inRows)
         guard outside != HTTPStatusCounts() else { return remoteSplit("\(inRows)", "") }
         var rest = outside.responses + outside.transportFailures
@@ -218,20 +240,28 @@ extension RunSession {
     /// is a failed run, exit 69 — a failure is never a result. Any remote source: a target
     /// file, a scenario's target section, or a served store (`--target URL`).
     package static func checkTargetAnswered(
-        _ rows: [ResultRow], target: String, detail: String? = nil, lastError: String? = nil
+        _ rows: [ResultRow],
+        target: String,
+        detail: String? = nil,
+        lastError: String? = nil
     ) throws(CommandError) {
         for row in rows {
             let failed = row.errors.total
             let unanswered = row.unansweredRequests
             guard
                 let what = ResultRow.targetFailure(
-                    pages: row.pages + row.cutOffPages, drains: row.drains, failedDrains: failed, unansweredRequests: unanswered)
+                    pages: row.pages + row.cutOffPages,
+                    drains: row.drains,
+                    failedDrains: failed,
+                    unansweredRequests: unanswered
+                )
             else { continue }
             var message =
                 "target \(target) \(what) in phase \(row.scenario) ×\(row.concurrency) rep \(row.repetition): \(failed) of "
                 + "\(failed + row.drains) drains failed, \(unanswered) request\(unanswered == 1 ? "" : "s") got no response"
             if let detail { message += " (\(detail))" }
-            message += "; the rows were written to the output with their error counts (errors_*, http_responses), "
+            message +=
+                "; the rows were written to the output with their error counts (errors_*, http_responses), "
                 + "not to the history, and no later phase ran"
             if let lastError { message += "; last error: \(lastError)" }
             throw .targetUnavailable(message)

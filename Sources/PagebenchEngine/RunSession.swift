@@ -50,19 +50,29 @@ package struct RunSession: Sendable {
         let shardFile = request.shard.map { LocalWorkers.shardPath(directory: request.shardDirectory, shard: $0) }
         do {
             if let shardFile {
-                try ResultWriter.checkWritable(output: nil, history: nil, timeSeries: request.timeSeries, shardFile: shardFile)
+                try ResultWriter.checkWritable(
+                    output: nil,
+                    history: nil,
+                    timeSeries: request.timeSeries,
+                    shardFile: shardFile
+                )
             } else {
                 try ResultWriter.checkWritable(
-                    output: request.output ?? ResultWriter.defaultOutput, history: request.history,
-                    timeSeries: request.workers == nil ? request.timeSeries : nil)
+                    output: request.output ?? ResultWriter.defaultOutput,
+                    history: request.history,
+                    timeSeries: request.workers == nil ? request.timeSeries : nil
+                )
             }
         } catch {
             throw CommandError(error)
         }
         let realTarget = try loadRealTarget(&scenarios)
         try Self.checkWrites(
-            scenarios, workers: request.workers != nil, shard: request.shard != nil,
-            target: request.servedStore != nil || realTarget != nil)
+            scenarios,
+            workers: request.workers != nil,
+            shard: request.shard != nil,
+            target: request.servedStore != nil || realTarget != nil
+        )
         // Counted first, in a process of its own under callgrind: a machine without valgrind
         // fails before anything is measured, and the measured run is not slowed by it.
         let instructions = request.countInstructions ? try await countInstructions(scenarios) : nil
@@ -79,7 +89,9 @@ package struct RunSession: Sendable {
             }
             let merged = try await runWorkers(workers, scenarios: scenarios, objectives: objectives, into: &out)
             try Self.checkInterrupted(interruption, rows: merged.rows)
-            if let target = realTarget?.name ?? request.servedStore { try Self.checkTargetAnswered(merged.rows, target: target) }
+            if let target = realTarget?.name ?? request.servedStore {
+                try Self.checkTargetAnswered(merged.rows, target: target)
+            }
             try checkObjectives(merged.rows, objectives, into: &out)
             return merged
         }
@@ -104,7 +116,8 @@ package struct RunSession: Sendable {
         if let realTarget {
             let source = try await connectRealTarget(realTarget, scenarios: scenarios)
             realSource = source
-            options.remoteSource = RemotePageSource(name: realTarget.endpoint, counters: { Self.remoteCounts(source) }) {
+            options.remoteSource = RemotePageSource(name: realTarget.endpoint, counters: { Self.remoteCounts(source) })
+            {
                 try await source.page($0)
             }
             // A row measured against a real API must never be matched with an in-process one,
@@ -115,7 +128,8 @@ package struct RunSession: Sendable {
             let source = try await connectTarget(target, scenarios: scenarios)
             remote = source
             options.remoteSource = RemotePageSource(
-                name: target, counters: { RemoteCounts(responses: source.statusCounts.keyedCounts) }
+                name: target,
+                counters: { RemoteCounts(responses: source.statusCounts.keyedCounts) }
             ) { try await source.page($0) }
             // A row measured over HTTP must never be matched with an in-process one.
             for index in scenarios.indices { scenarios[index].name += "@http" }
@@ -137,8 +151,10 @@ package struct RunSession: Sendable {
         do throws(CommandError) {
             if live == nil {
                 live = try await LiveMetricsSession.start(
-                    request, target: realTarget?.name ?? (request.servedStore == nil ? "in-process" : "serve"),
-                    context: context)
+                    request,
+                    target: realTarget?.name ?? (request.servedStore == nil ? "in-process" : "serve"),
+                    context: context
+                )
             }
         } catch {
             try? await remote?.shutdown()
@@ -189,7 +205,9 @@ package struct RunSession: Sendable {
             await realSource?.shutdown()
             throw CommandError(wrapping: error)
         }
-        for warning in result.results.compactMap(\.probeWarning) { StandardError.write("pagebench: warning: \(warning)\n") }
+        for warning in result.results.compactMap(\.probeWarning) {
+            StandardError.write("pagebench: warning: \(warning)\n")
+        }
         // Rows name what they paged, so that they are never matched with in-process rows.
         Self.tag(&result.rows, realTarget: realTarget, servedStore: request.servedStore)
         if let instructions { Self.apply(instructions: instructions, to: &result.rows) }
@@ -202,23 +220,37 @@ package struct RunSession: Sendable {
             let counts = remote.statusCounts
             responses = counts
             try? await remote.shutdown()
-            if !quiet { out.write(
+            if !quiet {
+                out.write(
                     "HTTP responses from \(remote.target): "
-                        + Self.responsesSummary(counts, rows: result.rows, checks: 1, check: "the /health check") + "\n") }
+                        + Self.responsesSummary(counts, rows: result.rows, checks: 1, check: "the /health check") + "\n"
+                )
+            }
         }
         let servedStore = request.servedStore
         let checkAnswered = { (rows: [ResultRow]) throws(CommandError) in
             if let realSource {
-                let detail = realSource.errorCountsByKind.map { "\($0.key.rawValue)=\($0.value)" }.sorted().joined(separator: " ")
+                let detail = realSource.errorCountsByKind.map { "\($0.key.rawValue)=\($0.value)" }.sorted().joined(
+                    separator: " "
+                )
                 try Self.checkTargetAnswered(
-                    rows, target: realSource.target.name, detail: detail.isEmpty ? nil : detail, lastError: realSource.lastError)
+                    rows,
+                    target: realSource.target.name,
+                    detail: detail.isEmpty ? nil : detail,
+                    lastError: realSource.lastError
+                )
             } else if let servedStore {
                 try Self.checkTargetAnswered(rows, target: servedStore)
             }
         }
         if let shard {
             let path = try writeShard(
-                result, shard: shard, startAt: start, httpResponses: responses, interrupted: interruption?.isRequested == true)
+                result,
+                shard: shard,
+                startAt: start,
+                httpResponses: responses,
+                interrupted: interruption?.isRequested == true
+            )
             // A signal during the linger only ends it: the run was whole.
             let measuredInterruption = interruption?.isRequested == true ? interruption : nil
             if ownsLive { await live?.finish(lingerSeconds: request.metricsLingerSeconds, interruption: interruption) }
@@ -304,7 +336,11 @@ package struct RunSession: Sendable {
 
     /// After the results are written: the SLO failure (exit 99) naming every bound a row broke;
     /// without one, the notes of SLOs that applied to no row and the line that they held.
-    func checkObjectives(_ rows: [ResultRow], _ objectives: RunObjectives?, into out: inout some TextOutputStream) throws(CommandError) {
+    func checkObjectives(
+        _ rows: [ResultRow],
+        _ objectives: RunObjectives?,
+        into out: inout some TextOutputStream
+    ) throws(CommandError) {
         guard let objectives, !objectives.isEmpty else { return }
         if !quiet {
             for note in objectives.notApplicable(in: rows) { out.write(note + "\n") }
@@ -313,27 +349,33 @@ package struct RunSession: Sendable {
         guard violations.isEmpty else {
             throw .sloBroken(
                 "\(violations.count) SLO violation\(violations.count == 1 ? "" : "s") (results were written):\n  "
-                    + violations.joined(separator: "\n  "))
+                    + violations.joined(separator: "\n  ")
+            )
         }
         if !quiet {
             let applied = objectives.applied(in: rows)
             out.write(
                 applied.isEmpty
                     ? "no SLO applied to any row\n"
-                    : "every SLO held on every row: \(applied.map(\.description).joined(separator: ", "))\n")
+                    : "every SLO held on every row: \(applied.map(\.description).joined(separator: ", "))\n"
+            )
         }
     }
 
     /// After an interruption (H6), once what was measured is written: the exit status
     /// 128 + the signal (130 for SIGINT, 143 for SIGTERM), saying what was kept.
     static func checkInterrupted(
-        _ interruption: Interruption?, rows: [ResultRow], wroteEmpty: Bool = false
+        _ interruption: Interruption?,
+        rows: [ResultRow],
+        wroteEmpty: Bool = false
     ) throws(CommandError) {
         guard let signal = interruption?.signal else { return }
         let partial = rows.filter { $0.partial == 1 }.count
         let kept =
             rows.isEmpty
-            ? (wroteEmpty ? "no phase had begun measuring (an empty shard was written)" : "no phase had begun measuring; nothing was written")
+            ? (wroteEmpty
+                ? "no phase had begun measuring (an empty shard was written)"
+                : "no phase had begun measuring; nothing was written")
             : "kept \(rows.count) row\(rows.count == 1 ? "" : "s")"
                 + (partial > 0 ? ", \(partial) marked partial (cut short)" : ", none cut short")
         throw .interrupted(signal: signal, "interrupted by \(SignalName.of(signal)): \(kept)")

@@ -35,22 +35,32 @@ struct BoundViolation: Error, Equatable {
     }
 
     var graphQLError: GraphQLError {
-        let limitValue: Map = limit.rounded() == limit && abs(limit) < 1e15 ? .number(Number(Int(limit))) : .number(Number(limit))
+        let limitValue: Map =
+            limit.rounded() == limit && abs(limit) < 1e15 ? .number(Number(Int(limit))) : .number(Number(limit))
         return GraphQLError(
-            message: message, extensions: ["code": "BOUND_EXCEEDED", "bound": .string(bound), "limit": limitValue])
+            message: message,
+            extensions: ["code": "BOUND_EXCEEDED", "bound": .string(bound), "limit": limitValue]
+        )
     }
 
     /// The request's CPU time ran out (``PagebenchServer/RequestCPUBudget``) in `phase`.
     static func cpu(_ budget: RequestCPUBudget, phase: String) -> BoundViolation {
         BoundViolation(
-            bound: "cpu", limit: budget.limitSeconds, flag: "--max-request-cpu",
-            finding: "the request used more than its CPU time, in seconds, in \(phase)")
+            bound: "cpu",
+            limit: budget.limitSeconds,
+            flag: "--max-request-cpu",
+            finding: "the request used more than its CPU time, in seconds, in \(phase)"
+        )
     }
 
     /// The response would be larger than the server sends.
     static func responseBytes(_ limit: Int, found: Int) -> BoundViolation {
         BoundViolation(
-            bound: "responseBytes", limit: limit, flag: "--max-response-bytes", finding: "the response is \(found) bytes")
+            bound: "responseBytes",
+            limit: limit,
+            flag: "--max-response-bytes",
+            finding: "the response is \(found) bytes"
+        )
     }
 
     /// A count that stopped past the limit reads "more than N".
@@ -64,39 +74,58 @@ struct BoundViolation: Error, Equatable {
 
     static func tokens(_ bounds: GraphQLBounds, found: Int) -> BoundViolation {
         BoundViolation(
-            bound: "tokens", limit: bounds.maximumTokens, flag: "--graphql-max-tokens",
-            finding: "the document has \(count(found, bounds.maximumTokens)) tokens")
+            bound: "tokens",
+            limit: bounds.maximumTokens,
+            flag: "--graphql-max-tokens",
+            finding: "the document has \(count(found, bounds.maximumTokens)) tokens"
+        )
     }
 
     static func definitions(_ bounds: GraphQLBounds, found: Int) -> BoundViolation {
         BoundViolation(
-            bound: "definitions", limit: bounds.maximumDefinitions, flag: "--graphql-max-definitions",
-            finding: "the document has \(found) operations and fragments")
+            bound: "definitions",
+            limit: bounds.maximumDefinitions,
+            flag: "--graphql-max-definitions",
+            finding: "the document has \(found) operations and fragments"
+        )
     }
 
     static func directives(_ bounds: GraphQLBounds, found: Int) -> BoundViolation {
         BoundViolation(
-            bound: "directives", limit: bounds.maximumDirectives, flag: "--graphql-max-directives",
-            finding: "the document has \(count(found, bounds.maximumDirectives)) directives")
+            bound: "directives",
+            limit: bounds.maximumDirectives,
+            flag: "--graphql-max-directives",
+            finding: "the document has \(count(found, bounds.maximumDirectives)) directives"
+        )
     }
 
     static func aliases(_ bounds: GraphQLBounds, found: Int) -> BoundViolation {
         BoundViolation(
-            bound: "aliases", limit: bounds.maximumAliases, flag: "--graphql-max-aliases",
-            finding: "the document has \(count(found, bounds.maximumAliases)) aliased fields")
+            bound: "aliases",
+            limit: bounds.maximumAliases,
+            flag: "--graphql-max-aliases",
+            finding: "the document has \(count(found, bounds.maximumAliases)) aliased fields"
+        )
     }
 
     static func selections(_ bounds: GraphQLBounds, found: Int) -> BoundViolation {
         BoundViolation(
-            bound: "fields", limit: bounds.maximumSelections, flag: "--graphql-max-fields",
-            finding: "the document selects \(count(found, bounds.maximumSelections)) fields, spreads and inline fragments "
-                + "(each fragment counted at every spread)")
+            bound: "fields",
+            limit: bounds.maximumSelections,
+            flag: "--graphql-max-fields",
+            finding:
+                "the document selects \(count(found, bounds.maximumSelections)) fields, spreads and inline fragments "
+                + "(each fragment counted at every spread)"
+        )
     }
 
     static func cost(_ bounds: GraphQLBounds, found: Int) -> BoundViolation {
         BoundViolation(
-            bound: "cost", limit: bounds.maximumCost, flag: "--graphql-max-cost",
+            bound: "cost",
+            limit: bounds.maximumCost,
+            flag: "--graphql-max-cost",
             finding: "the operation may resolve \(count(found, bounds.maximumCost)) values (each list counted at its "
-                + "requested limit or largest possible length)")
+                + "requested limit or largest possible length)"
+        )
     }
 }

@@ -3,8 +3,8 @@ import NIOCore
 import OrderedCollections
 import PagebenchPage
 import PagebenchServer
-import PagebenchWire
 import PagebenchStore
+import PagebenchWire
 
 /// A validated document that is one query of one list field (`listItems` or
 /// `itemsConnection`) with plain selections, compiled once so that running it is one store
@@ -97,24 +97,40 @@ struct CompiledQuery: Sendable {
                 nonNull = true
                 type = wrapped.type
             }
-            guard let named = type as? NamedType, let variableType = VariableType(rawValue: named.name.value) else { return nil }
+            guard let named = type as? NamedType, let variableType = VariableType(rawValue: named.name.value) else {
+                return nil
+            }
             var defaultValue: Map?
             if let literal = definition.defaultValue {
                 guard let value = try? valueFromASTUntyped(valueAST: literal) else { return nil }
                 defaultValue = value
             }
             variables.append(
-                VariableDefinition(name: definition.variable.name.value, type: variableType, nonNull: nonNull, defaultValue: defaultValue))
+                VariableDefinition(
+                    name: definition.variable.name.value,
+                    type: variableType,
+                    nonNull: nonNull,
+                    defaultValue: defaultValue
+                )
+            )
         }
-        guard let selections = compile(selectionSet, type: root == .list ? "ItemList" : "ItemConnection") else { return nil }
+        guard let selections = compile(selectionSet, type: root == .list ? "ItemList" : "ItemConnection") else {
+            return nil
+        }
         var nested: Set<String> = []
         for argument in field.arguments where !(argument.value is Variable) {
             collectVariables(argument.value, into: &nested)
         }
         return CompiledQuery(
-            operationName: operation.name?.value, root: root, key: field.alias?.value ?? field.name.value,
-            arguments: field.arguments.map { ($0.name.value, $0.value) }, variables: variables, nestedVariables: nested,
-            selections: selections, locations: text.locations(of: rootFieldStart(located).map { [$0] } ?? []))
+            operationName: operation.name?.value,
+            root: root,
+            key: field.alias?.value ?? field.name.value,
+            arguments: field.arguments.map { ($0.name.value, $0.value) },
+            variables: variables,
+            nestedVariables: nested,
+            selections: selections,
+            locations: text.locations(of: rootFieldStart(located).map { [$0] } ?? [])
+        )
     }
 
     /// Where the only operation's first selection starts in `located`.
@@ -134,12 +150,16 @@ struct CompiledQuery: Sendable {
 
     /// The leaves and branches each object type offers.
     static let leaves: [String: [String: Leaf]] = [
-        "Item": ["partition": .partition, "sortKey": .sortKey, "sizeBytes": .sizeBytes, "category": .category, "fingerprint": .fingerprint],
+        "Item": [
+            "partition": .partition, "sortKey": .sortKey, "sizeBytes": .sizeBytes, "category": .category,
+            "fingerprint": .fingerprint,
+        ],
         "ItemList": ["nextToken": .nextToken, "scannedCount": .scannedCount],
         "ItemEdge": ["cursor": .cursor],
         "ItemConnection": [:],
         "PageInfo": [
-            "hasNextPage": .hasNextPage, "hasPreviousPage": .hasPreviousPage, "startCursor": .startCursor, "endCursor": .endCursor,
+            "hasNextPage": .hasNextPage, "hasPreviousPage": .hasPreviousPage, "startCursor": .startCursor,
+            "endCursor": .endCursor,
         ],
     ]
     static let branches: [String: [String: (Branch, String)]] = [
@@ -234,7 +254,11 @@ struct CompiledQuery: Sendable {
             case .list:
                 write(list: try await StoreSchema.listItems(arguments, context, fail: fail), selections, into: &json)
             case .connection:
-                write(connection: try await StoreSchema.itemsConnection(arguments, context, fail: fail), selections, into: &json)
+                write(
+                    connection: try await StoreSchema.itemsConnection(arguments, context, fail: fail),
+                    selections,
+                    into: &json
+                )
             }
         } catch let error as FieldError {
             throw error
@@ -278,12 +302,16 @@ struct CompiledQuery: Sendable {
                     case "eq", "ne", "lt", "le", "gt", "ge":
                         guard exactInt(operand) != nil else { return false }
                     case "between":
-                        guard let bounds = operand.array, bounds.allSatisfy({ exactInt($0) != nil }) else { return false }
+                        guard let bounds = operand.array, bounds.allSatisfy({ exactInt($0) != nil }) else {
+                            return false
+                        }
                     default: return false
                     }
                 }
             case "and", "or":
-                guard let list = field.array, list.allSatisfy({ isPlainFilter($0, depth: depth + 1) }) else { return false }
+                guard let list = field.array, list.allSatisfy({ isPlainFilter($0, depth: depth + 1) }) else {
+                    return false
+                }
             case "not":
                 guard isPlainFilter(field, depth: depth + 1) else { return false }
             default: return false
@@ -363,7 +391,9 @@ struct CompiledQuery: Sendable {
     /// Writes `{"key": value, …}` for `selections`: typenames here, other leaves and
     /// branches by the closures.
     func writeObject(
-        _ selections: [Selection], into json: inout JSONWriter, leaf: (Leaf, inout JSONWriter) -> Void,
+        _ selections: [Selection],
+        into json: inout JSONWriter,
+        leaf: (Leaf, inout JSONWriter) -> Void,
         branch: (Branch, [Selection], inout JSONWriter) -> Void
     ) {
         json.raw("{")

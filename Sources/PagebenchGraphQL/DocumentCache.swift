@@ -46,7 +46,12 @@ final class DocumentCache: Sendable {
     static func coded(_ error: GraphQLError, _ code: String) -> GraphQLError {
         var extensions = error.extensions
         extensions["code"] = .string(code)
-        return GraphQLError(message: error.message, locations: error.locations, path: error.path, extensions: extensions)
+        return GraphQLError(
+            message: error.message,
+            locations: error.locations,
+            path: error.path,
+            extensions: extensions
+        )
     }
 
     /// The document of `query` against `schema`, checked against `bounds`, parsed,
@@ -99,7 +104,9 @@ final class DocumentCache: Sendable {
             let located = try parse(text.flat, located: true, text: text)
             var shape = DocumentShape(bounds: bounds, text: text)
             do {
-                try budget.charge("checking the document's shape") { _ throws(DocumentShape.Finding) in try shape.check(located) }
+                try budget.charge("checking the document's shape") { _ throws(DocumentShape.Finding) in
+                    try shape.check(located)
+                }
             } catch {
                 switch error {
                 case .bound(let violation): throw .invalid([violation.graphQLError])
@@ -107,14 +114,22 @@ final class DocumentCache: Sendable {
                 }
             }
             if shape.hasNestedLiteral {
-                let errors = budget.charge("checking value literals") { _ in LiteralGuard.errors(located, schema: schema, text: text) }
+                let errors = budget.charge("checking value literals") { _ in
+                    LiteralGuard.errors(located, schema: schema, text: text)
+                }
                 if !errors.isEmpty { throw .invalid(errors) }
             }
             try checkTime("checking the document")
             let plain = try parse(text.uncommented, located: false, text: text)
             let errors = try validate(plain)
             guard errors.isEmpty else { throw .invalid(try locate(errors, located: located, text: text)) }
-            return .valid(Prepared(plain: plain, located: located, compiled: CompiledQuery.compile(plain, located: located, text: text)))
+            return .valid(
+                Prepared(
+                    plain: plain,
+                    located: located,
+                    compiled: CompiledQuery.compile(plain, located: located, text: text)
+                )
+            )
         }
 
         func checkTime(_ phase: String) throws(Stop) {
@@ -137,14 +152,19 @@ final class DocumentCache: Sendable {
                         tokens.append(token)
                         if token.kind == .comment { continue }
                         count += 1
-                        if count > bounds.maximumTokens { throw .invalid([BoundViolation.tokens(bounds, found: count).graphQLError]) }
+                        if count > bounds.maximumTokens {
+                            throw .invalid([BoundViolation.tokens(bounds, found: count).graphQLError])
+                        }
                         switch token.kind {
                         case .openingBrace, .openingBracket, .openingParenthesis:
                             depth += 1
                             if depth > bounds.maximumDepth {
                                 throw .invalid([
-                                    BoundViolation.depth(bounds, "the document nests more than \(bounds.maximumDepth) levels of brackets")
-                                        .graphQLError
+                                    BoundViolation.depth(
+                                        bounds,
+                                        "the document nests more than \(bounds.maximumDepth) levels of brackets"
+                                    )
+                                    .graphQLError
                                 ])
                             }
                         case .closingBrace, .closingBracket, .closingParenthesis:
@@ -164,9 +184,12 @@ final class DocumentCache: Sendable {
                         let location = text.locations(of: [offset])[0]
                         throw .invalid([
                             GraphQLError(
-                                message: "Syntax Error GraphQL request (\(location.line):\(location.column)) Unterminated string: "
+                                message:
+                                    "Syntax Error GraphQL request (\(location.line):\(location.column)) Unterminated string: "
                                     + description + ".",
-                                locations: [location], extensions: ["code": "GRAPHQL_PARSE_FAILED"])
+                                locations: [location],
+                                extensions: ["code": "GRAPHQL_PARSE_FAILED"]
+                            )
                         ])
                     }
                 }
@@ -185,7 +208,10 @@ final class DocumentCache: Sendable {
                 throw .invalid([text.relocated(error, code: "GRAPHQL_PARSE_FAILED")])
             } catch {
                 throw .invalid([
-                    GraphQLError(message: "the document could not be parsed: \(error)", extensions: ["code": "GRAPHQL_PARSE_FAILED"])
+                    GraphQLError(
+                        message: "the document could not be parsed: \(error)",
+                        extensions: ["code": "GRAPHQL_PARSE_FAILED"]
+                    )
                 ])
             }
         }
@@ -235,7 +261,8 @@ final class DocumentCache: Sendable {
                         leave: { node, key, parent, path, ancestors in
                             if stop.isStopped { return .break }
                             return inner.leave(node: node, key: key, parent: parent, path: path, ancestors: ancestors)
-                        })
+                        }
+                    )
                 }
             }
         }

@@ -100,7 +100,8 @@ struct DocumentLexer {
 
     static func isNameContinue(_ code: UInt8) -> Bool {
         code == UInt8(ascii: "_") || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(code)
-            || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(code) || (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(code)
+            || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(code)
+            || (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(code)
     }
 
     static func isDigit(_ code: UInt8?) -> Bool {
@@ -173,7 +174,10 @@ struct DocumentLexer {
                     break
                 case UInt8(ascii: "u"):
                     guard offset + 4 < bytes.count else {
-                        return .trap(offset: offset, description: "a \\u escape with fewer than four hex digits at the end of the document")
+                        return .trap(
+                            offset: offset,
+                            description: "a \\u escape with fewer than four hex digits at the end of the document"
+                        )
                     }
                     let digits = bytes[(offset + 1)...(offset + 4)].map(Self.hexValue)
                     guard digits.allSatisfy({ $0 >= 0 }) else { return .syntaxError(offset: offset) }

@@ -103,7 +103,11 @@ struct DocumentShape {
                 }
             } else if let fragment = definition as? FragmentDefinition {
                 if let known = fragments[fragment.name.value] {
-                    throw invalid("There can be only one fragment named \"\(fragment.name.value)\".", known.name, fragment.name)
+                    throw invalid(
+                        "There can be only one fragment named \"\(fragment.name.value)\".",
+                        known.name,
+                        fragment.name
+                    )
                 }
                 fragments[fragment.name.value] = fragment
             }
@@ -128,7 +132,9 @@ struct DocumentShape {
     /// whole document per node.
     private func invalid(_ message: String, _ nodes: any Node...) -> Finding {
         let locations = text.locations(of: nodes.compactMap { $0.loc?.start })
-        return .invalid(GraphQLError(message: message, locations: locations, extensions: ["code": "GRAPHQL_VALIDATION_FAILED"]))
+        return .invalid(
+            GraphQLError(message: message, locations: locations, extensions: ["code": "GRAPHQL_VALIDATION_FAILED"])
+        )
     }
 
     // MARK: Selections, as written

@@ -93,7 +93,12 @@ struct DocumentText {
         var extensions = error.extensions
         if let code { extensions["code"] = .string(code) }
         guard !error.positions.isEmpty else {
-            return GraphQLError(message: error.message, locations: error.locations, path: error.path, extensions: extensions)
+            return GraphQLError(
+                message: error.message,
+                locations: error.locations,
+                path: error.path,
+                extensions: extensions
+            )
         }
         let locations = Self.locations(in: text, of: error.positions)
         var message = error.message

@@ -21,7 +21,8 @@ enum EmptyEnumValueGuard {
                 return GraphQLError(
                     message: "Variable \"$\(definition.variable.name.value)\" got invalid value \"\"\(path).\n"
                         + "Expected a value of an enum type, found an empty string.",
-                    positions: definition.loc.map { [$0.start] } ?? [])
+                    positions: definition.loc.map { [$0.start] } ?? []
+                )
             }
         }
         return nil
@@ -35,9 +36,13 @@ enum EmptyEnumValueGuard {
         case let nonNull as NonNullType:
             return emptyEnumValue(value, nonNull.type, schema: schema, depth: depth)
         case let list as ListType:
-            guard let elements = value.array else { return emptyEnumValue(value, list.type, schema: schema, depth: depth + 1) }
+            guard let elements = value.array else {
+                return emptyEnumValue(value, list.type, schema: schema, depth: depth + 1)
+            }
             for (index, element) in elements.enumerated() {
-                if let inner = emptyEnumValue(element, list.type, schema: schema, depth: depth + 1) { return " at [\(index)]\(inner)" }
+                if let inner = emptyEnumValue(element, list.type, schema: schema, depth: depth + 1) {
+                    return " at [\(index)]\(inner)"
+                }
             }
             return nil
         case let named as NamedType:
@@ -55,13 +60,17 @@ enum EmptyEnumValueGuard {
             return emptyEnumValue(value, nonNull.ofType, schema: schema, depth: depth)
         case let list as GraphQLList:
             for (index, element) in (value.array ?? [value]).enumerated() {
-                if let inner = emptyEnumValue(element, list.ofType, schema: schema, depth: depth + 1) { return " at [\(index)]\(inner)" }
+                if let inner = emptyEnumValue(element, list.ofType, schema: schema, depth: depth + 1) {
+                    return " at [\(index)]\(inner)"
+                }
             }
             return nil
         case let object as GraphQLInputObjectType:
             guard let members = value.dictionary, let fields = try? object.fields() else { return nil }
             for (name, member) in members {
-                if let field = fields[name], let inner = emptyEnumValue(member, field.type, schema: schema, depth: depth + 1) {
+                if let field = fields[name],
+                    let inner = emptyEnumValue(member, field.type, schema: schema, depth: depth + 1)
+                {
                     return " at .\(name)\(inner)"
                 }
             }

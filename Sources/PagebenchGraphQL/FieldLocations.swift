@@ -12,7 +12,9 @@ struct FieldLocations {
         var operation: OperationDefinition?
         var fragments: [String: FragmentDefinition] = [:]
         for definition in located.definitions {
-            if let candidate = definition as? OperationDefinition, operationName == nil || candidate.name?.value == operationName {
+            if let candidate = definition as? OperationDefinition,
+                operationName == nil || candidate.name?.value == operationName
+            {
                 operation = operation == nil ? candidate : operation
             } else if let fragment = definition as? FragmentDefinition {
                 fragments[fragment.name.value] = fragment

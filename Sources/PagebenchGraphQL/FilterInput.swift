@@ -21,7 +21,10 @@ enum FilterInput {
     /// names last by name. The order of an input object's fields means nothing in GraphQL, but
     /// the filter's form is what a token is bound to (S18): one filter must have one form,
     /// whichever order a client wrote it in and whichever executor read it.
-    static func inSchemaOrder(_ fields: OrderedDictionary<String, Map>, _ order: [String]) -> [(key: String, value: Map)] {
+    static func inSchemaOrder(
+        _ fields: OrderedDictionary<String, Map>,
+        _ order: [String]
+    ) -> [(key: String, value: Map)] {
         fields.sorted { a, b in
             let (i, j) = (order.firstIndex(of: a.key) ?? order.count, order.firstIndex(of: b.key) ?? order.count)
             return i != j ? i < j : a.key < b.key
@@ -43,7 +46,9 @@ enum FilterInput {
             case "category": parts += try conditions(.category, field, path: fieldPath)
             case "sizeBytes": parts += try conditions(.sizeBytes, field, path: fieldPath)
             case "and", "or":
-                guard let list = field.array, !list.isEmpty else { throw Invalid(message: "\(fieldPath) must be a non-empty list") }
+                guard let list = field.array, !list.isEmpty else {
+                    throw Invalid(message: "\(fieldPath) must be a non-empty list")
+                }
                 var operands: [FilterExpression] = []
                 for (index, element) in list.enumerated() {
                     guard let operand = try expression(element, path: "\(fieldPath)[\(index)]") else {
@@ -65,12 +70,17 @@ enum FilterInput {
         return parts.dropFirst().reduce(first) { .and($0, $1) }
     }
 
-    static func conditions(_ attribute: FilterAttribute, _ value: Map, path: String) throws(Invalid) -> [FilterExpression] {
+    static func conditions(
+        _ attribute: FilterAttribute,
+        _ value: Map,
+        path: String
+    ) throws(Invalid) -> [FilterExpression] {
         guard let operators = value.dictionary else { throw Invalid(message: "\(path) must be an input object") }
         var result: [FilterExpression] = []
         for (name, operand) in inSchemaOrder(operators, operatorFields) where !(operand.isNull || operand.isUndefined) {
             if name == "between" {
-                guard let bounds = operand.array, bounds.count == 2, let low = bounds[0].int, let high = bounds[1].int else {
+                guard let bounds = operand.array, bounds.count == 2, let low = bounds[0].int, let high = bounds[1].int
+                else {
                     throw Invalid(message: "\(path).between must be [low, high]")
                 }
                 result.append(.between(attribute, low, high))
@@ -79,7 +89,9 @@ enum FilterInput {
             let comparisons: [String: ComparisonOperator] = [
                 "eq": .equal, "ne": .notEqual, "lt": .less, "le": .lessOrEqual, "gt": .greater, "ge": .greaterOrEqual,
             ]
-            guard let comparison = comparisons[name] else { throw Invalid(message: "\(path).\(name) is not an operator") }
+            guard let comparison = comparisons[name] else {
+                throw Invalid(message: "\(path).\(name) is not an operator")
+            }
             guard let number = operand.int else { throw Invalid(message: "\(path).\(name) must be an integer") }
             result.append(.comparison(attribute, comparison, number))
         }

@@ -25,8 +25,13 @@ package struct GraphQLBounds: Sendable, Hashable {
     package var maximumCost: Int
 
     package init(
-        maximumDepth: Int = 32, maximumTokens: Int = 15_000, maximumDefinitions: Int = 100, maximumDirectives: Int = 100,
-        maximumAliases: Int = 100, maximumSelections: Int = 2_000, maximumCost: Int = 10_000
+        maximumDepth: Int = 32,
+        maximumTokens: Int = 15_000,
+        maximumDefinitions: Int = 100,
+        maximumDirectives: Int = 100,
+        maximumAliases: Int = 100,
+        maximumSelections: Int = 2_000,
+        maximumCost: Int = 10_000
     ) {
         self.maximumDepth = maximumDepth
         self.maximumTokens = maximumTokens

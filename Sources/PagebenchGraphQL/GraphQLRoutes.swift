@@ -3,12 +3,12 @@ import GraphQL
 import HTTPTypes
 import HummingbirdCore
 import NIOCore
-import PagebenchPage
-import PagebenchStore
 import OrderedCollections
-import Synchronization
+import PagebenchPage
 import PagebenchServer
+import PagebenchStore
 import PagebenchWire
+import Synchronization
 
 /// GraphQL over HTTP on the served store (W6): `POST /graphql` with
 /// `{"query", "variables", "operationName"}` (and `GET /graphql?query=…` for queries),
@@ -62,12 +62,16 @@ package struct GraphQLRoutes: StoreRouteRegistration {
                 body = try await request.body.collect(upTo: limits.maximumBodyBytes)
             } catch {
                 return Self.failure(
-                    "the request body exceeds \(limits.maximumBodyBytes) bytes (serve --max-body-bytes)", status: .contentTooLarge)
+                    "the request body exceeds \(limits.maximumBodyBytes) bytes (serve --max-body-bytes)",
+                    status: .contentTooLarge
+                )
             }
             let budget = RequestCPUBudget(limit: limits.maximumCPUTime)
             let graphQLRequest: GraphQLRequest
             do throws(RequestError) {
-                graphQLRequest = try budget.charge("reading the request") { _ throws(RequestError) in try Self.request(body) }
+                graphQLRequest = try budget.charge("reading the request") { _ throws(RequestError) in
+                    try Self.request(body)
+                }
             } catch {
                 return Self.failure(error.message, status: .badRequest)
             }
@@ -84,7 +88,9 @@ package struct GraphQLRoutes: StoreRouteRegistration {
                 do {
                     try budget.charge("reading the request") { _ in
                         let json = try JSONValue.parse(String(text))
-                        guard case .object(let members) = json else { throw RequestError("'variables' must be a JSON object") }
+                        guard case .object(let members) = json else {
+                            throw RequestError("'variables' must be a JSON object")
+                        }
                         for (name, value) in members { variables[name] = try Self.map(value) }
                     }
                 } catch {
@@ -93,19 +99,30 @@ package struct GraphQLRoutes: StoreRouteRegistration {
             }
             let operation = parameters["operationName"].map(String.init)
             return await execute(
-                GraphQLRequest(query: query, operationName: operation, variables: variables), server: server, context: context,
-                budget: budget)
+                GraphQLRequest(query: query, operationName: operation, variables: variables),
+                server: server,
+                context: context,
+                budget: budget
+            )
         }
     }
 
-    func execute(_ request: GraphQLRequest, server: StoreServer, context: StoreRequestContext, budget: RequestCPUBudget) async -> Response {
+    func execute(
+        _ request: GraphQLRequest,
+        server: StoreServer,
+        context: StoreRequestContext,
+        budget: RequestCPUBudget
+    ) async -> Response {
         let result: GraphQLResult
         if let deep = request.variables.keys.sorted().first(where: {
             Self.depth(of: request.variables[$0] ?? .null, limit: bounds.maximumDepth + 1) > bounds.maximumDepth
         }) {
             result = GraphQLResult(errors: [
-                BoundViolation.depth(bounds, "variable $\(deep) nests more than \(bounds.maximumDepth) levels of lists and objects")
-                    .graphQLError
+                BoundViolation.depth(
+                    bounds,
+                    "variable $\(deep) nests more than \(bounds.maximumDepth) levels of lists and objects"
+                )
+                .graphQLError
             ])
         } else {
             switch documents.document(request.query, schema: schema, bounds: bounds, budget: budget) {
@@ -119,7 +136,10 @@ package struct GraphQLRoutes: StoreRouteRegistration {
                 let resolverContext = ResolverContext(server: server, request: context)
                 if execution == .compiled, let compiled = prepared.compiled,
                     let body = await compiled.run(
-                        operationName: request.operationName, variables: request.variables, context: resolverContext)
+                        operationName: request.operationName,
+                        variables: request.variables,
+                        context: resolverContext
+                    )
                 {
                     executions.compiled.add(1, ordering: .relaxed)
                     return respond(body, server: server)
@@ -137,13 +157,22 @@ package struct GraphQLRoutes: StoreRouteRegistration {
     }
 
     /// The operation's cost (``QueryCost``) over the bound, or nil.
-    func costViolation(_ document: Document, _ request: GraphQLRequest, store: SyntheticStore, budget: RequestCPUBudget) -> BoundViolation? {
+    func costViolation(
+        _ document: Document,
+        _ request: GraphQLRequest,
+        store: SyntheticStore,
+        budget: RequestCPUBudget
+    ) -> BoundViolation? {
         let configuration = store.configuration
         let found = budget.charge("costing the operation") { _ in
             cost.cost(
-                of: document, operationName: request.operationName, variables: request.variables,
-                maximumPageItems: Self.maximumPageItems(configuration), defaultLimit: configuration.defaultLimit,
-                cap: bounds.maximumCost)
+                of: document,
+                operationName: request.operationName,
+                variables: request.variables,
+                maximumPageItems: Self.maximumPageItems(configuration),
+                defaultLimit: configuration.defaultLimit,
+                cap: bounds.maximumCost
+            )
         }
         guard let found, found > bounds.maximumCost else { return nil }
         return .cost(bounds, found: found)
@@ -173,22 +202,32 @@ package struct GraphQLRoutes: StoreRouteRegistration {
         guard limit > 0 else { return 0 }
         switch value {
         case .array(let elements): return 1 + (elements.lazy.map { depth(of: $0, limit: limit - 1) }.max() ?? 0)
-        case .dictionary(let members): return 1 + (members.values.lazy.map { depth(of: $0, limit: limit - 1) }.max() ?? 0)
+        case .dictionary(let members):
+            return 1 + (members.values.lazy.map { depth(of: $0, limit: limit - 1) }.max() ?? 0)
         default: return 0
         }
     }
 
     /// Runs a valid document with GraphQLSwift's executor, on the document parsed without
     /// locations (see ``DocumentText``); its errors are located from the located parse.
-    func execute(_ prepared: DocumentCache.Prepared, _ request: GraphQLRequest, context: ResolverContext) async -> GraphQLResult {
+    func execute(
+        _ prepared: DocumentCache.Prepared,
+        _ request: GraphQLRequest,
+        context: ResolverContext
+    ) async -> GraphQLResult {
         if let error = EmptyEnumValueGuard.error(prepared.located, variables: request.variables, schema: schema) {
             return GraphQLResult(errors: [DocumentText.relocated(error, in: request.query)])
         }
         var result: GraphQLResult
         do {
             result = try await GraphQL.execute(
-                schema: schema, documentAST: prepared.plain, rootValue: (), context: context, variableValues: request.variables,
-                operationName: request.operationName)
+                schema: schema,
+                documentAST: prepared.plain,
+                rootValue: (),
+                context: context,
+                variableValues: request.variables,
+                operationName: request.operationName
+            )
         } catch let error as GraphQLError {
             result = GraphQLResult(errors: [error])
         } catch {
@@ -199,7 +238,12 @@ package struct GraphQLRoutes: StoreRouteRegistration {
             result.errors = result.errors.map { error in
                 guard error.locations.isEmpty, !error.path.elements.isEmpty else { return error }
                 let locations = DocumentText.locations(in: request.query, of: fields.starts(at: error.path))
-                return GraphQLError(message: error.message, locations: locations, path: error.path, extensions: error.extensions)
+                return GraphQLError(
+                    message: error.message,
+                    locations: locations,
+                    path: error.path,
+                    extensions: error.extensions
+                )
             }
         }
         return result
@@ -228,7 +272,9 @@ package struct GraphQLRoutes: StoreRouteRegistration {
         } catch {
             throw RequestError("\(usage): \(error)")
         }
-        guard case .object(let members) = json, case .string(let query)? = members["query"] else { throw RequestError(usage) }
+        guard case .object(let members) = json, case .string(let query)? = members["query"] else {
+            throw RequestError(usage)
+        }
         var operationName: String?
         switch members["operationName"] {
         case nil, .null?: break
@@ -242,7 +288,9 @@ package struct GraphQLRoutes: StoreRouteRegistration {
             for (name, value) in values { variables[name] = try map(value) }
         default: throw RequestError("'variables' must be a JSON object")
         }
-        if let unknown = members.keys.sorted().first(where: { !["query", "operationName", "variables", "extensions"].contains($0) }) {
+        if let unknown = members.keys.sorted().first(where: {
+            !["query", "operationName", "variables", "extensions"].contains($0)
+        }) {
             throw RequestError("unknown member '\(unknown)' in the request; \(usage)")
         }
         return GraphQLRequest(query: query, operationName: operationName, variables: variables)

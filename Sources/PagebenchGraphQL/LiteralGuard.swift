@@ -16,8 +16,10 @@ enum LiteralGuard {
     static func errors(_ document: Document, schema: GraphQLSchema, text: DocumentText) -> [GraphQLError] {
         validate(schema: schema, ast: document, rules: [rule]).map { error in
             GraphQLError(
-                message: error.message, locations: text.locations(of: error.positions),
-                extensions: ["code": "GRAPHQL_VALIDATION_FAILED"])
+                message: error.message,
+                locations: text.locations(of: error.positions),
+                extensions: ["code": "GRAPHQL_VALIDATION_FAILED"]
+            )
         }
     }
 
@@ -68,7 +70,8 @@ enum LiteralGuard {
     static func error(_ value: any Value, _ type: any GraphQLType) -> GraphQLError {
         GraphQLError(
             message: "Expected value of type \"\(type)\", found \(Text(limit: 200).text(of: value)).",
-            positions: value.loc.map { [$0.start] } ?? [])
+            positions: value.loc.map { [$0.start] } ?? []
+        )
     }
 }
 

@@ -72,7 +72,9 @@ struct QueryCost: Sendable {
         var names: [String] = []
         var types: [String: TypeEntry] = [:]
         func fields(_ map: GraphQLFieldMap?) -> [FieldEntry] {
-            (map ?? [:]).map { name, field in FieldEntry(name: name, type: TypeRef(field.type), arguments: field.args.values.map { TypeRef($0.type) }) }
+            (map ?? [:]).map { name, field in
+                FieldEntry(name: name, type: TypeRef(field.type), arguments: field.args.values.map { TypeRef($0.type) })
+            }
         }
         for (name, type) in schema.typeMap {
             var entry = TypeEntry()
@@ -100,7 +102,10 @@ struct QueryCost: Sendable {
         self.types = types
         var fieldTypes: [String: [String: TypeRef]] = [:]
         for (name, entry) in types {
-            fieldTypes[name] = Dictionary(entry.fields.map { ($0.name, $0.type) }, uniquingKeysWith: { first, _ in first })
+            fieldTypes[name] = Dictionary(
+                entry.fields.map { ($0.name, $0.type) },
+                uniquingKeysWith: { first, _ in first }
+            )
         }
         let query = schema.queryType?.name ?? "Query"
         fieldTypes[query, default: [:]]["__schema"] = .nonNull(.named("__Schema"))
@@ -134,7 +139,11 @@ struct QueryCost: Sendable {
     /// The cost of the operation `operationName` picks in `document` (nil when execution
     /// would refuse the choice), counted up to just past `cap`.
     func cost(
-        of document: Document, operationName: String?, variables: [String: Map], maximumPageItems: Int, defaultLimit: Int,
+        of document: Document,
+        operationName: String?,
+        variables: [String: Map],
+        maximumPageItems: Int,
+        defaultLimit: Int,
         cap: Int
     ) -> Int? {
         var operation: OperationDefinition?
@@ -153,8 +162,13 @@ struct QueryCost: Sendable {
         var definitions: [String: VariableDefinition] = [:]
         for definition in operation.variableDefinitions { definitions[definition.variable.name.value] = definition }
         let context = Context(
-            fragments: fragments, variables: variables, variableDefinitions: definitions, maximumPageItems: maximumPageItems,
-            defaultLimit: defaultLimit, cap: cap)
+            fragments: fragments,
+            variables: variables,
+            variableDefinitions: definitions,
+            maximumPageItems: maximumPageItems,
+            defaultLimit: defaultLimit,
+            cap: cap
+        )
         return cost(operation.selectionSet, on: .object(queryType, pageItems: 0), context)
     }
 
@@ -199,7 +213,10 @@ struct QueryCost: Sendable {
         func list(_ elements: [Parent]) -> Int {
             var total = 1
             for element in elements {
-                total = context.add(total, context.add(1, field.selectionSet.map { cost($0, on: element, context) } ?? 0))
+                total = context.add(
+                    total,
+                    context.add(1, field.selectionSet.map { cost($0, on: element, context) } ?? 0)
+                )
                 if total > context.cap { break }
             }
             return total
@@ -284,8 +301,10 @@ struct QueryCost: Sendable {
         }
         if let name { return types[name] == nil ? nil : .named(name) }
         guard let inner = field.selectionSet else { return nil }
-        return typeNames.max { cost(inner, on: .type(.named($0)), context) < cost(inner, on: .type(.named($1)), context) }
-            .map { .named($0) }
+        return typeNames.max {
+            cost(inner, on: .type(.named($0)), context) < cost(inner, on: .type(.named($1)), context)
+        }
+        .map { .named($0) }
     }
 
     /// How many items the page of a `listItems` or `itemsConnection` field can hold.

@@ -1,8 +1,8 @@
 import GraphQL
 import PagebenchPage
 import PagebenchServer
-import PagebenchWire
 import PagebenchStore
+import PagebenchWire
 
 /// What every resolver gets: the server to page and the HTTP request it serves.
 struct ResolverContext: Sendable {
@@ -45,95 +45,127 @@ struct ItemEdge: Sendable {
 /// ``StoreServer/servePage(_:context:)``.
 enum StoreSchema {
     static func field<Source: Sendable, Value: Sendable>(
-        _ type: GraphQLOutputType, _ description: String, _ value: @escaping @Sendable (Source) -> Value?
+        _ type: GraphQLOutputType,
+        _ description: String,
+        _ value: @escaping @Sendable (Source) -> Value?
     ) -> GraphQLField {
-        GraphQLField(
-            type: type, description: description,
-            resolve: { (source: any Sendable, _: Map, _: any Sendable, _: GraphQLResolveInfo) async throws -> (any Sendable)? in
-                (source as? Source).flatMap(value)
-            })
+        let resolve: GraphQLFieldResolve = { source, _, _, _ in (source as? Source).flatMap(value) }
+        return GraphQLField(type: type, description: description, resolve: resolve)
     }
 
     static func make() throws -> GraphQLSchema {
         let item = try GraphQLObjectType(
-            name: "Item", description: "One item of the synthetic store.",
+            name: "Item",
+            description: "One item of the synthetic store.",
             fields: [
                 "partition": field(GraphQLNonNull(GraphQLInt), "The partition key.") { (item: Item) in item.partition },
                 "sortKey": field(
                     GraphQLNonNull(GraphQLString),
-                    "The sort key within the partition, in decimal (sort keys exceed GraphQL's 32-bit Int).") { (item: Item) in
-                        String(item.sortKey)
-                    },
-                "sizeBytes": field(GraphQLNonNull(GraphQLInt), "The item's size in bytes; what the scan budget is charged (S3).") {
+                    "The sort key within the partition, in decimal (sort keys exceed GraphQL's 32-bit Int)."
+                ) { (item: Item) in
+                    String(item.sortKey)
+                },
+                "sizeBytes": field(
+                    GraphQLNonNull(GraphQLInt),
+                    "The item's size in bytes; what the scan budget is charged (S3)."
+                ) {
                     (item: Item) in item.sizeBytes
                 },
-                "category": field(GraphQLNonNull(GraphQLInt), "The filterable attribute: 0 for the configured selectivity.") {
+                "category": field(
+                    GraphQLNonNull(GraphQLInt),
+                    "The filterable attribute: 0 for the configured selectivity."
+                ) {
                     (item: Item) in item.storeAttributes.category
                 },
-                "fingerprint": field(GraphQLNonNull(GraphQLString), "A 64-bit fingerprint, 16 hex digits.") { (item: Item) in
+                "fingerprint": field(GraphQLNonNull(GraphQLString), "A 64-bit fingerprint, 16 hex digits.") {
+                    (item: Item) in
                     let hex = String(item.storeAttributes.fingerprint, radix: 16)
                     return String(repeating: "0", count: 16 - hex.count) + hex
                 },
-            ])
+            ]
+        )
         let list = try GraphQLObjectType(
-            name: "ItemList", description: "One page, AppSync style.",
+            name: "ItemList",
+            description: "One page, AppSync style.",
             fields: [
                 "items": field(GraphQLNonNull(GraphQLList(GraphQLNonNull(item))), "The items that passed the filter.") {
                     (page: ItemList) in page.items
                 },
                 "nextToken": field(
-                    GraphQLString, "The store's token to continue with; null at the end (S5, S6). Empty pages still carry one (S3).") {
-                        (page: ItemList) in page.nextToken
-                    },
-                "scannedCount": field(GraphQLNonNull(GraphQLInt), "Items evaluated for this page, before the filter (S2).") {
+                    GraphQLString,
+                    "The store's token to continue with; null at the end (S5, S6). Empty pages still carry one (S3)."
+                ) {
+                    (page: ItemList) in page.nextToken
+                },
+                "scannedCount": field(
+                    GraphQLNonNull(GraphQLInt),
+                    "Items evaluated for this page, before the filter (S2)."
+                ) {
                     (page: ItemList) in page.scannedCount
                 },
-            ])
+            ]
+        )
         let edge = try GraphQLObjectType(
             name: "ItemEdge",
             fields: [
-                "cursor": field(GraphQLNonNull(GraphQLString), "Resumes after this edge (a store token).") { (edge: ItemEdge) in
+                "cursor": field(GraphQLNonNull(GraphQLString), "Resumes after this edge (a store token).") {
+                    (edge: ItemEdge) in
                     edge.cursor
                 },
                 "node": field(GraphQLNonNull(item), "The item.") { (edge: ItemEdge) in edge.item },
-            ])
+            ]
+        )
         let pageInfo = try GraphQLObjectType(
             name: "PageInfo",
             fields: [
                 "hasNextPage": field(GraphQLNonNull(GraphQLBoolean), "Paging forward: the store returned a token.") {
                     (page: ItemConnection) in page.hasNextPage
                 },
-                "hasPreviousPage": field(GraphQLNonNull(GraphQLBoolean), "Paging backward: the store returned a token.") {
+                "hasPreviousPage": field(GraphQLNonNull(GraphQLBoolean), "Paging backward: the store returned a token.")
+                {
                     (page: ItemConnection) in page.hasPreviousPage
                 },
                 "startCursor": field(
-                    GraphQLString, "Paging backward: the store's token, even when edges is empty; forward: the first edge's cursor.") {
-                        (page: ItemConnection) in page.startCursor
-                    },
+                    GraphQLString,
+                    "Paging backward: the store's token, even when edges is empty; forward: the first edge's cursor."
+                ) {
+                    (page: ItemConnection) in page.startCursor
+                },
                 "endCursor": field(
                     GraphQLString,
                     "Paging forward: the store's token, even when edges is empty (the Connections spec ties it to the last edge, which would strand a client on an empty page); backward: the last edge's cursor."
                 ) { (page: ItemConnection) in page.endCursor },
-            ])
+            ]
+        )
         let connection = try GraphQLObjectType(
-            name: "ItemConnection", description: "One page, Relay style.",
+            name: "ItemConnection",
+            description: "One page, Relay style.",
             fields: [
-                "edges": field(GraphQLNonNull(GraphQLList(GraphQLNonNull(edge))), "The items, in ascending key order.") {
+                "edges": field(GraphQLNonNull(GraphQLList(GraphQLNonNull(edge))), "The items, in ascending key order.")
+                {
                     (page: ItemConnection) in page.edges
                 },
                 "pageInfo": field(GraphQLNonNull(pageInfo), "Where to continue.") { (page: ItemConnection) in page },
-            ])
+            ]
+        )
         let intInput = try GraphQLInputObjectType(
-            name: "ModelIntInput", description: "Conditions on an integer attribute, ANDed (AppSync's ModelIntInput).",
+            name: "ModelIntInput",
+            description: "Conditions on an integer attribute, ANDed (AppSync's ModelIntInput).",
             fields: [
                 "eq": InputObjectField(type: GraphQLInt), "ne": InputObjectField(type: GraphQLInt),
                 "lt": InputObjectField(type: GraphQLInt), "le": InputObjectField(type: GraphQLInt),
                 "gt": InputObjectField(type: GraphQLInt), "ge": InputObjectField(type: GraphQLInt),
-                "between": InputObjectField(type: GraphQLList(GraphQLNonNull(GraphQLInt)), description: "[low, high], inclusive."),
-            ])
+                "between": InputObjectField(
+                    type: GraphQLList(GraphQLNonNull(GraphQLInt)),
+                    description: "[low, high], inclusive."
+                ),
+            ]
+        )
         let filter = try GraphQLInputObjectType(
-            name: "ItemFilterInput", description: "A filter applied after the budget is charged (S3); fields are ANDed.",
-            fields: [:])
+            name: "ItemFilterInput",
+            description: "A filter applied after the budget is charged (S3); fields are ANDed.",
+            fields: [:]
+        )
         filter.fields = {
             [
                 "category": InputObjectField(type: intInput),
@@ -145,28 +177,41 @@ enum StoreSchema {
         }
         let direction = try GraphQLEnumType(
             name: "ModelSortDirection",
-            values: ["ASC": GraphQLEnumValue(value: .string("ASC")), "DESC": GraphQLEnumValue(value: .string("DESC"))])
+            values: ["ASC": GraphQLEnumValue(value: .string("ASC")), "DESC": GraphQLEnumValue(value: .string("DESC"))]
+        )
         let query = try GraphQLObjectType(
             name: "Query",
             fields: [
                 "listItems": GraphQLField(
                     type: list,
-                    description: "One page of a partition (query), a parallel-scan segment, or the whole scan, AppSync style.",
+                    description:
+                        "One page of a partition (query), a parallel-scan segment, or the whole scan, AppSync style.",
                     args: [
                         "partition": GraphQLArgument(type: GraphQLInt, description: "Query this partition (S14)."),
-                        "segment": GraphQLArgument(type: GraphQLInt, description: "Parallel-scan segment (S15), with totalSegments."),
+                        "segment": GraphQLArgument(
+                            type: GraphQLInt,
+                            description: "Parallel-scan segment (S15), with totalSegments."
+                        ),
                         "totalSegments": GraphQLArgument(type: GraphQLInt),
                         "filter": GraphQLArgument(type: filter),
                         "limit": GraphQLArgument(type: GraphQLInt, description: "Items to evaluate (S1, S2)."),
                         "nextToken": GraphQLArgument(type: GraphQLString),
                         "sortDirection": GraphQLArgument(type: direction, defaultValue: .string("ASC")),
                     ],
-                    resolve: { (_: any Sendable, arguments: Map, context: any Sendable, info: GraphQLResolveInfo) async throws -> (any Sendable)? in
+                    resolve: {
+                        (
+                            _: any Sendable,
+                            arguments: Map,
+                            context: any Sendable,
+                            info: GraphQLResolveInfo
+                        ) async throws -> (any Sendable)? in
                         try await listItems(arguments, context, fail: failure(info))
-                    }),
+                    }
+                ),
                 "itemsConnection": GraphQLField(
                     type: connection,
-                    description: "One page of a partition (or the scan), Relay style: first/after page forward, last/before backward.",
+                    description:
+                        "One page of a partition (or the scan), Relay style: first/after page forward, last/before backward.",
                     args: [
                         "partition": GraphQLArgument(type: GraphQLInt),
                         "filter": GraphQLArgument(type: filter),
@@ -175,10 +220,18 @@ enum StoreSchema {
                         "last": GraphQLArgument(type: GraphQLInt),
                         "before": GraphQLArgument(type: GraphQLString),
                     ],
-                    resolve: { (_: any Sendable, arguments: Map, context: any Sendable, info: GraphQLResolveInfo) async throws -> (any Sendable)? in
+                    resolve: {
+                        (
+                            _: any Sendable,
+                            arguments: Map,
+                            context: any Sendable,
+                            info: GraphQLResolveInfo
+                        ) async throws -> (any Sendable)? in
                         try await itemsConnection(arguments, context, fail: failure(info))
-                    }),
-            ])
+                    }
+                ),
+            ]
+        )
         return try GraphQLSchema(query: query)
     }
 
@@ -236,7 +289,8 @@ enum StoreSchema {
         return ItemList(items: page.items, nextToken: page.nextToken, scannedCount: page.scannedCount)
     }
 
-    static func itemsConnection(_ arguments: Map, _ context: any Sendable, fail: Failure) async throws -> ItemConnection {
+    static func itemsConnection(_ arguments: Map, _ context: any Sendable, fail: Failure) async throws -> ItemConnection
+    {
         let first = arguments["first"].int
         let last = arguments["last"].int
         let after = arguments["after"].string
@@ -246,9 +300,15 @@ enum StoreSchema {
         }
         let backward = last != nil || before != nil
         var request = PageRequest(
-            range: arguments["partition"].int.map(ScanRange.partition) ?? .scan, reverse: backward,
-            limit: backward ? last : first, filter: try filter(arguments, fail: fail), token: backward ? before : after)
-        if let limit = request.limit, limit < 1 { throw fail("first/last must be at least 1, got \(limit)", "invalidLimit") }
+            range: arguments["partition"].int.map(ScanRange.partition) ?? .scan,
+            reverse: backward,
+            limit: backward ? last : first,
+            filter: try filter(arguments, fail: fail),
+            token: backward ? before : after
+        )
+        if let limit = request.limit, limit < 1 {
+            throw fail("first/last must be at least 1, got \(limit)", "invalidLimit")
+        }
         let page = try await page(request, context, fail: fail)
         guard let store = (context as? ResolverContext)?.server.store else { throw fail("no store", "internalError") }
         request.token = nil
@@ -257,11 +317,19 @@ enum StoreSchema {
             // Relay: edges in ascending order; the token continues backward from the start.
             edges.reverse()
             return ItemConnection(
-                edges: edges, hasNextPage: false, hasPreviousPage: page.nextToken != nil, startCursor: page.nextToken,
-                endCursor: edges.last?.cursor)
+                edges: edges,
+                hasNextPage: false,
+                hasPreviousPage: page.nextToken != nil,
+                startCursor: page.nextToken,
+                endCursor: edges.last?.cursor
+            )
         }
         return ItemConnection(
-            edges: edges, hasNextPage: page.nextToken != nil, hasPreviousPage: false, startCursor: edges.first?.cursor,
-            endCursor: page.nextToken)
+            edges: edges,
+            hasNextPage: page.nextToken != nil,
+            hasPreviousPage: false,
+            startCursor: edges.first?.cursor,
+            endCursor: page.nextToken
+        )
     }
 }

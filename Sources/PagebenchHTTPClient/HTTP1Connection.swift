@@ -115,8 +115,15 @@ final class HTTP1Connection: Sendable {
     /// up to `connectTimeout`, and a load whose duration is over must not wait that out. A
     /// connection that completes after its caller gave up is closed.
     static func connect(
-        host: String, port: Int, hostHeader: String, on eventLoop: any EventLoop, connectTimeout: TimeAmount,
-        requestTimeout: Duration, maximumBodyBytes: Int, tls: HTTP1TLS? = nil, validatesOutboundHeaders: Bool = true
+        host: String,
+        port: Int,
+        hostHeader: String,
+        on eventLoop: any EventLoop,
+        connectTimeout: TimeAmount,
+        requestTimeout: Duration,
+        maximumBodyBytes: Int,
+        tls: HTTP1TLS? = nil,
+        validatesOutboundHeaders: Bool = true
     ) async throws -> HTTP1Connection {
         try Task.checkCancellation()
         // The handler is kept here rather than looked up in the pipeline afterwards: a TLS
@@ -129,8 +136,13 @@ final class HTTP1Connection: Sendable {
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     created.value = try configure(
-                        channel.pipeline.syncOperations, hostHeader: hostHeader, requestTimeout: requestTimeout,
-                        maximumBodyBytes: maximumBodyBytes, tls: tls, validatesOutboundHeaders: validatesOutboundHeaders)
+                        channel.pipeline.syncOperations,
+                        hostHeader: hostHeader,
+                        requestTimeout: requestTimeout,
+                        maximumBodyBytes: maximumBodyBytes,
+                        tls: tls,
+                        validatesOutboundHeaders: validatesOutboundHeaders
+                    )
                 }
             }
         // An address needs no resolution: connecting to it directly skips a getaddrinfo call
@@ -157,7 +169,10 @@ final class HTTP1Connection: Sendable {
         }
         return try await channel.eventLoop.submit {
             guard let handler = created.value else { throw ChannelPipelineError.notFound }
-            let connection = HTTP1Connection(channel: channel, handler: NIOLoopBound(handler, eventLoop: channel.eventLoop))
+            let connection = HTTP1Connection(
+                channel: channel,
+                handler: NIOLoopBound(handler, eventLoop: channel.eventLoop)
+            )
             if channel.isActive {
                 handler.connection = connection
             } else {
@@ -173,14 +188,22 @@ final class HTTP1Connection: Sendable {
     /// and response decoder, then ``HTTP1ClientHandler``, which it returns.
     @discardableResult
     static func configure(
-        _ pipeline: ChannelPipeline.SynchronousOperations, hostHeader: String, requestTimeout: Duration,
-        maximumBodyBytes: Int, tls: HTTP1TLS? = nil, validatesOutboundHeaders: Bool = true
+        _ pipeline: ChannelPipeline.SynchronousOperations,
+        hostHeader: String,
+        requestTimeout: Duration,
+        maximumBodyBytes: Int,
+        tls: HTTP1TLS? = nil,
+        validatesOutboundHeaders: Bool = true
     ) throws -> HTTP1ClientHandler {
         if let tls {
             try pipeline.addHandler(tls.context.makeHandler(serverHostname: tls.serverHostname, on: pipeline.eventLoop))
         }
         try pipeline.addHTTPClientHandlers(enableOutboundHeaderValidation: validatesOutboundHeaders)
-        let handler = HTTP1ClientHandler(hostHeader: hostHeader, requestTimeout: requestTimeout, maximumBodyBytes: maximumBodyBytes)
+        let handler = HTTP1ClientHandler(
+            hostHeader: hostHeader,
+            requestTimeout: requestTimeout,
+            maximumBodyBytes: maximumBodyBytes
+        )
         handler.awaitsTLSHandshake = tls != nil
         try pipeline.addHandler(handler)
         return handler
@@ -203,13 +226,19 @@ final class HTTP1Connection: Sendable {
 
     /// `GET target` on this connection, failing with `timedOut` once `deadline` passes
     /// without the whole response; cancelling the calling task closes the connection.
-    nonisolated(nonsending) func get(_ target: String, deadline: NIODeadline) async throws(HTTP1ConnectionError) -> HTTP1Response {
+    nonisolated(nonsending) func get(
+        _ target: String,
+        deadline: NIODeadline
+    ) async throws(HTTP1ConnectionError) -> HTTP1Response {
         try await send(target, nil, deadline)
     }
 
     /// `request` on this connection, failing with `timedOut` once `deadline` passes without
     /// the whole response; cancelling the calling task closes the connection.
-    nonisolated(nonsending) func send(_ request: HTTP1Request, deadline: NIODeadline) async throws(HTTP1ConnectionError) -> HTTP1Response {
+    nonisolated(nonsending) func send(
+        _ request: HTTP1Request,
+        deadline: NIODeadline
+    ) async throws(HTTP1ConnectionError) -> HTTP1Response {
         try await send(request.target, request, deadline)
     }
 
@@ -217,7 +246,9 @@ final class HTTP1Connection: Sendable {
     /// source's steps above it): a task on an event loop pays no executor switch per step
     /// (each switch looks up the task's executor preference under a lock).
     private nonisolated(nonsending) func send(
-        _ target: String, _ request: HTTP1Request?, _ deadline: NIODeadline
+        _ target: String,
+        _ request: HTTP1Request?,
+        _ deadline: NIODeadline
     ) async throws(HTTP1ConnectionError) -> HTTP1Response {
         let handler = self.handler
         let loop = channel.eventLoop
@@ -225,7 +256,8 @@ final class HTTP1Connection: Sendable {
         // (after this request finished and the connection went to another task) is ignored.
         let id = requestIDs.add(1, ordering: .relaxed).newValue
         let result = await withTaskCancellationHandler {
-            await withUnsafeContinuation { (continuation: UnsafeContinuation<Result<HTTP1Response, HTTP1ConnectionError>, Never>) in
+            await withUnsafeContinuation {
+                (continuation: UnsafeContinuation<Result<HTTP1Response, HTTP1ConnectionError>, Never>) in
                 if loop.inEventLoop {
                     handler.value.start(id, target, request, deadline, continuation)
                 } else {
@@ -311,7 +343,11 @@ final class HTTP1ClientHandler: ChannelInboundHandler {
     /// Sends request `id` (`GET target`, or `request`), and keeps `continuation` to resume
     /// with the response, or with `timedOut` at `deadline`.
     fileprivate func start(
-        _ id: UInt64, _ target: String, _ request: HTTP1Request?, _ deadline: NIODeadline, _ continuation: Continuation
+        _ id: UInt64,
+        _ target: String,
+        _ request: HTTP1Request?,
+        _ deadline: NIODeadline,
+        _ continuation: Continuation
     ) {
         if cancelledBeforeStart == id {
             continuation.resume(returning: .failure(.cancelled))
@@ -396,7 +432,11 @@ final class HTTP1ClientHandler: ChannelInboundHandler {
                 return
             }
             let response = HTTP1Response(
-                status: status, body: body ?? ByteBuffer(), keepAlive: keepAlive, retryAfterSeconds: retryAfterSeconds)
+                status: status,
+                body: body ?? ByteBuffer(),
+                keepAlive: keepAlive,
+                retryAfterSeconds: retryAfterSeconds
+            )
             self.status = nil
             body = nil
             if !response.keepAlive {
@@ -411,7 +451,8 @@ final class HTTP1ClientHandler: ChannelInboundHandler {
 
     /// `Retry-After` as delay-seconds; an HTTP-date is ignored (the retry policy's back-off applies).
     private static func delaySeconds(_ value: String) -> Int? {
-        guard !value.isEmpty, value.utf8.count <= 9, value.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") })
+        guard !value.isEmpty, value.utf8.count <= 9,
+            value.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") })
         else { return nil }
         return Int(value)
     }

@@ -27,7 +27,8 @@ extension HTTP1ConnectionPool {
     /// - Throws: `CancellationError`, or ``RequestFailure``.
     nonisolated(nonsending) func request(
         counting counter: HTTPStatusCounter,
-        _ send: nonisolated(nonsending) (HTTP1Connection, NIODeadline) async throws(HTTP1ConnectionError) -> HTTP1Response
+        _ send:
+            nonisolated(nonsending) (HTTP1Connection, NIODeadline) async throws(HTTP1ConnectionError) -> HTTP1Response
     ) async throws -> HTTP1Response {
         // Taken when the request first has a connection; a repeat on a new connection keeps it.
         var deadline: NIODeadline?

@@ -50,8 +50,12 @@ final class HTTP1ConnectionPool: Sendable {
     private let state = Mutex(State())
 
     init(
-        endpoint: Endpoint, capacity: Int, group: MultiThreadedEventLoopGroup, connectTimeout: TimeAmount,
-        requestTimeout: Duration, maximumBodyBytes: Int
+        endpoint: Endpoint,
+        capacity: Int,
+        group: MultiThreadedEventLoopGroup,
+        connectTimeout: TimeAmount,
+        requestTimeout: Duration,
+        maximumBodyBytes: Int
     ) {
         self.endpoint = endpoint
         self.capacity = capacity
@@ -180,10 +184,16 @@ final class HTTP1ConnectionPool: Sendable {
             let left = deadline - .now()
             guard left > .zero else { throw DeadlinePassed(requestTimeout: requestTimeout, late: .zero - left) }
             return try await HTTP1Connection.connect(
-                host: endpoint.host, port: endpoint.port, hostHeader: endpoint.hostHeader,
-                on: current ?? group.next(), connectTimeout: max(.nanoseconds(1), min(connectTimeout, left)),
-                requestTimeout: requestTimeout, maximumBodyBytes: maximumBodyBytes, tls: endpoint.tls,
-                validatesOutboundHeaders: endpoint.validatesOutboundHeaders)
+                host: endpoint.host,
+                port: endpoint.port,
+                hostHeader: endpoint.hostHeader,
+                on: current ?? group.next(),
+                connectTimeout: max(.nanoseconds(1), min(connectTimeout, left)),
+                requestTimeout: requestTimeout,
+                maximumBodyBytes: maximumBodyBytes,
+                tls: endpoint.tls,
+                validatesOutboundHeaders: endpoint.validatesOutboundHeaders
+            )
         } catch {
             // Give the slot back (or to a waiter, which then tries to connect itself).
             let waiter = state.withLock { state -> CheckedContinuation<HTTP1Connection?, any Error>? in

@@ -101,8 +101,13 @@ package struct HTTPDrainLoad: Sendable {
     /// request (``PagebenchPage/PageError/Kind/transport``, re-sent as load, not retryable);
     /// whatever it does not repeat reaches the policy as ``Stop``, which ends the retries.
     package static let retryPolicy = RetryPolicy(
-        maxRetries: Int.max, initialBackoff: .milliseconds(10), multiplier: 2, maxBackoff: .seconds(1),
-        jitterFraction: 0, isRetryable: { !($0 is Stop) })
+        maxRetries: Int.max,
+        initialBackoff: .milliseconds(10),
+        multiplier: 2,
+        maxBackoff: .seconds(1),
+        jitterFraction: 0,
+        isRetryable: { !($0 is Stop) }
+    )
 
     private enum Child: Sendable {
         case task(Result)
@@ -154,7 +159,13 @@ package struct HTTPDrainLoad: Sendable {
                             received = try await page(current)
                         } catch {
                             let pastDeadline = clock.now > deadline
-                            guard Self.count(error, in: &result, unansweredInARow: &unansweredInARow, pastDeadline: pastDeadline)
+                            guard
+                                Self.count(
+                                    error,
+                                    in: &result,
+                                    unansweredInARow: &unansweredInARow,
+                                    pastDeadline: pastDeadline
+                                )
                             else { break }
                             do {
                                 received = try await policy.retry(after: error, random: &random, willRetry: {}) {
@@ -164,7 +175,11 @@ package struct HTTPDrainLoad: Sendable {
                                         let pastDeadline = clock.now > deadline
                                         guard
                                             Self.count(
-                                                error, in: &result, unansweredInARow: &unansweredInARow, pastDeadline: pastDeadline)
+                                                error,
+                                                in: &result,
+                                                unansweredInARow: &unansweredInARow,
+                                                pastDeadline: pastDeadline
+                                            )
                                         else { throw Stop() }
                                         throw error
                                     }
@@ -200,7 +215,9 @@ package struct HTTPDrainLoad: Sendable {
                     total.add(result)
                     finished += 1
                     // A non-retryable failure or a server that stopped answering ends the run.
-                    if finished == concurrency || result.failures > 0 || result.serverStoppedAnswering { group.cancelAll() }
+                    if finished == concurrency || result.failures > 0 || result.serverStoppedAnswering {
+                        group.cancelAll()
+                    }
                 }
             }
             return total
@@ -215,7 +232,12 @@ package struct HTTPDrainLoad: Sendable {
     /// unanswered one, repeated until ``giveUpAfterUnanswered`` in a row; any other kind (or
     /// an error that is no page failure) is a failure that ends the run. Cancellation, and
     /// whatever failed after the duration, is not counted.
-    static func count(_ error: any Error, in result: inout Result, unansweredInARow: inout Int, pastDeadline: Bool) -> Bool {
+    static func count(
+        _ error: any Error,
+        in result: inout Result,
+        unansweredInARow: inout Int,
+        pastDeadline: Bool
+    ) -> Bool {
         if error is CancellationError || pastDeadline { return false }
         switch PageError.Kind(classifying: error) {
         case let kind? where kind.isRetryable:

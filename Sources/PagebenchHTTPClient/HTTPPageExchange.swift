@@ -71,7 +71,10 @@ package final class HTTPPageExchange<Codec: HTTPPageCodec>: Sendable {
     private let sleep: @Sendable (Duration) async throws -> Void
     private let throttleAnswers = Atomic<Int>(0)
 
-    package init(codec: Codec, sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }) {
+    package init(
+        codec: Codec,
+        sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }
+    ) {
         self.codec = codec
         self.sleep = sleep
     }
@@ -103,7 +106,10 @@ package final class HTTPPageExchange<Codec: HTTPPageCodec>: Sendable {
     }
 
     /// The error a non-200 answer stands for; for a throttling answer, after its `Retry-After`.
-    private nonisolated(nonsending) func failure(_ answer: HTTPPageAnswer, sent outgoing: Codec.Outgoing) async throws -> any Error {
+    private nonisolated(nonsending) func failure(
+        _ answer: HTTPPageAnswer,
+        sent outgoing: Codec.Outgoing
+    ) async throws -> any Error {
         var error = codec.failure(status: answer.status, body: answer.body, sent: outgoing)
         if !PageError.isRetryable(error) {
             switch answer.status {

@@ -29,8 +29,11 @@ package final class HTTPRequestClient: Sendable {
         package var insecure: Bool
 
         package init(
-            connections: Int = 8, requestTimeout: Duration = .seconds(30), maximumResponseBytes: Int = 64 << 20,
-            caFile: String? = nil, insecure: Bool = false
+            connections: Int = 8,
+            requestTimeout: Duration = .seconds(30),
+            maximumResponseBytes: Int = 64 << 20,
+            caFile: String? = nil,
+            insecure: Bool = false
         ) {
             self.connections = connections
             self.requestTimeout = requestTimeout
@@ -49,7 +52,12 @@ package final class HTTPRequestClient: Sendable {
         package var headers: [(name: String, value: String)]
         package var body: ByteBuffer?
 
-        package init(method: String, pathAndQuery: String, headers: [(name: String, value: String)] = [], body: ByteBuffer? = nil) {
+        package init(
+            method: String,
+            pathAndQuery: String,
+            headers: [(name: String, value: String)] = [],
+            body: ByteBuffer? = nil
+        ) {
             self.method = method
             self.pathAndQuery = pathAndQuery
             self.headers = headers
@@ -81,7 +89,10 @@ package final class HTTPRequestClient: Sendable {
     ///   an unreadable `caFile`.
     package init(baseURL: String, configuration: Configuration = Configuration()) throws(HTTPSourceError) {
         let url = try HTTPBaseURL(
-            baseURL, schemes: ["http", "https"], schemeHint: "the URL must start with http:// or https://")
+            baseURL,
+            schemes: ["http", "https"],
+            schemeHint: "the URL must start with http:// or https://"
+        )
         guard configuration.connections >= 1 else {
             throw .invalidTarget(baseURL, "connections must be at least 1, got \(configuration.connections)")
         }
@@ -99,13 +110,20 @@ package final class HTTPRequestClient: Sendable {
         }
         pool = HTTP1ConnectionPool(
             endpoint: .init(host: hostName, port: port, hostHeader: authority, tls: tls),
-            capacity: configuration.connections, group: group, connectTimeout: .seconds(10),
-            requestTimeout: configuration.requestTimeout, maximumBodyBytes: configuration.maximumResponseBytes)
+            capacity: configuration.connections,
+            group: group,
+            connectTimeout: .seconds(10),
+            requestTimeout: configuration.requestTimeout,
+            maximumBodyBytes: configuration.maximumResponseBytes
+        )
         executors = group.makeIterator().map { EventLoopTaskExecutor(eventLoop: $0) }
     }
 
     private static func makeTLS(
-        host: String, configuration: Configuration, url: String, group: any EventLoopGroup
+        host: String,
+        configuration: Configuration,
+        url: String,
+        group: any EventLoopGroup
     ) throws(HTTPSourceError) -> HTTP1TLS {
         var verification = TLSClientContext.Verification.systemTrustStore
         if let caFile = configuration.caFile {
@@ -148,18 +166,25 @@ package final class HTTPRequestClient: Sendable {
     package func send(_ request: Request) async throws -> Response {
         let path = pathPrefix + request.pathAndQuery
         let wire = HTTP1Request(
-            method: HTTPMethod(rawValue: request.method), target: path.isEmpty ? "/" : path, headers: request.headers,
-            body: request.body)
+            method: HTTPMethod(rawValue: request.method),
+            target: path.isEmpty ? "/" : path,
+            headers: request.headers,
+            body: request.body
+        )
         let url = request.method + " " + baseURL + request.pathAndQuery
         do {
-            let response = try await pool.request(counting: counter) { (connection, deadline) throws(HTTP1ConnectionError) in
+            let response = try await pool.request(counting: counter) {
+                (connection, deadline) throws(HTTP1ConnectionError) in
                 try await connection.send(wire, deadline: deadline)
             }
             return Response(status: response.status, body: response.body, retryAfterSeconds: response.retryAfterSeconds)
         } catch let failure as HTTP1ConnectionPool.RequestFailure {
             throw failure.sourceError(
-                url, noAnswerHint: failure.refusedCertificate ? Self.certificateHint : "is the target running and reachable?",
-                malformedHint: "is the target an HTTP/1.1 server?")
+                url,
+                noAnswerHint: failure.refusedCertificate
+                    ? Self.certificateHint : "is the target running and reachable?",
+                malformedHint: "is the target an HTTP/1.1 server?"
+            )
         }
     }
 }

@@ -1,7 +1,3 @@
-#if AsyncHTTPClientSupport
-import AsyncHTTPClient
-import NIOHTTP1
-#endif
 import Foundation
 import NIOCore
 import NIOPosix
@@ -9,6 +5,11 @@ import PagebenchBase
 import PagebenchPage
 import PagebenchStore
 import PagebenchWire
+
+#if AsyncHTTPClientSupport
+import AsyncHTTPClient
+import NIOHTTP1
+#endif
 
 /// A store on the other side of HTTP (`pagebench serve`, or replicas behind a load
 /// balancer), paged exactly like ``PagebenchStore/SyntheticStore/page(_:)``.
@@ -62,8 +63,12 @@ package final class HTTPStoreSource: Sendable {
         package var connectTimeout: Duration
 
         package init(
-            connections: Int = 8, requestTimeout: Duration = .seconds(30), requestPayload: Bool = false,
-            maximumResponseBytes: Int = 64 << 20, client: Client = .lean, connectTimeout: Duration = .seconds(10)
+            connections: Int = 8,
+            requestTimeout: Duration = .seconds(30),
+            requestPayload: Bool = false,
+            maximumResponseBytes: Int = 64 << 20,
+            client: Client = .lean,
+            connectTimeout: Duration = .seconds(10)
         ) {
             self.connections = connections
             self.requestTimeout = requestTimeout
@@ -128,11 +133,15 @@ package final class HTTPStoreSource: Sendable {
     ///   exchange's rule, T3); tests inject one that records the waits.
     /// - Throws: ``HTTPSourceError`` (`invalidTarget`) for anything else.
     package init(
-        target: String, configuration: Configuration = Configuration(),
+        target: String,
+        configuration: Configuration = Configuration(),
         sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }
     ) throws(HTTPSourceError) {
         let url = try HTTPBaseURL(
-            target, schemes: ["http"], schemeHint: "only http:// is supported (the store serves plain HTTP/1.1)")
+            target,
+            schemes: ["http"],
+            schemeHint: "only http:// is supported (the store serves plain HTTP/1.1)"
+        )
         guard configuration.connections >= 1 else {
             throw .invalidTarget(target, "connections must be at least 1, got \(configuration.connections)")
         }
@@ -140,23 +149,32 @@ package final class HTTPStoreSource: Sendable {
             throw .invalidTarget(target, "connectTimeout must be positive, got \(configuration.connectTimeout)")
         }
         guard configuration.maximumResponseBytes >= 1 else {
-            throw .invalidTarget(target, "maximumResponseBytes must be at least 1, got \(configuration.maximumResponseBytes)")
+            throw .invalidTarget(
+                target,
+                "maximumResponseBytes must be at least 1, got \(configuration.maximumResponseBytes)"
+            )
         }
         let (hostName, port, authority) = (url.host, url.port, url.authority)
         self.target = url.text
         self.configuration = configuration
         pathPrefix = url.pathPrefix
         exchange = HTTPPageExchange(
-            codec: ServedStoreCodec(target: url.text, includePayload: configuration.requestPayload ? true : nil), sleep: sleep)
+            codec: ServedStoreCodec(target: url.text, includePayload: configuration.requestPayload ? true : nil),
+            sleep: sleep
+        )
         let group = MultiThreadedEventLoopGroup.singleton
         switch configuration.client {
         case .lean:
             transport = .lean(
                 HTTP1ConnectionPool(
                     endpoint: .init(host: hostName, port: port, hostHeader: String(authority), onlyPlainGets: true),
-                    capacity: configuration.connections, group: group,
+                    capacity: configuration.connections,
+                    group: group,
                     connectTimeout: .nanoseconds(configuration.connectTimeout.clampedNanoseconds),
-                    requestTimeout: configuration.requestTimeout, maximumBodyBytes: configuration.maximumResponseBytes))
+                    requestTimeout: configuration.requestTimeout,
+                    maximumBodyBytes: configuration.maximumResponseBytes
+                )
+            )
         case .asyncHTTPClient:
             #if AsyncHTTPClientSupport
             transport = .asyncHTTPClient(Self.makeAsyncHTTPClient(configuration, group: group))
@@ -228,7 +246,8 @@ package final class HTTPStoreSource: Sendable {
         guard response.status == 200 else {
             throw ServedStoreCodec.failure(status: response.status, url: target + "/health", body: response.body)
         }
-        guard let health = try? JSONDecoder().decode(StoreHealth.self, from: Data(response.body.readableBytesView)) else {
+        guard let health = try? JSONDecoder().decode(StoreHealth.self, from: Data(response.body.readableBytesView))
+        else {
             throw HTTPSourceError.malformedResponse("the health body is not valid health JSON", body: response.body)
         }
         return health
@@ -246,17 +265,27 @@ package final class HTTPStoreSource: Sendable {
         }
     }
 
-    private nonisolated(nonsending) func get(_ pathAndQuery: String, pool: HTTP1ConnectionPool) async throws -> HTTPPageAnswer {
+    private nonisolated(nonsending) func get(
+        _ pathAndQuery: String,
+        pool: HTTP1ConnectionPool
+    ) async throws -> HTTPPageAnswer {
         let requestTarget = pathPrefix + pathAndQuery
         do {
-            let response = try await pool.request(counting: counter) { (connection, deadline) throws(HTTP1ConnectionError) in
+            let response = try await pool.request(counting: counter) {
+                (connection, deadline) throws(HTTP1ConnectionError) in
                 try await connection.get(requestTarget, deadline: deadline)
             }
-            return HTTPPageAnswer(status: response.status, body: response.body, retryAfterSeconds: response.retryAfterSeconds)
+            return HTTPPageAnswer(
+                status: response.status,
+                body: response.body,
+                retryAfterSeconds: response.retryAfterSeconds
+            )
         } catch let failure as HTTP1ConnectionPool.RequestFailure {
             throw failure.sourceError(
-                "GET " + target + pathAndQuery, noAnswerHint: "is `pagebench serve` running there and reachable?",
-                malformedHint: "is the target a `pagebench serve` (or a proxy in front of one)?")
+                "GET " + target + pathAndQuery,
+                noAnswerHint: "is `pagebench serve` running there and reachable?",
+                malformedHint: "is the target a `pagebench serve` (or a proxy in front of one)?"
+            )
         }
     }
 
@@ -269,7 +298,8 @@ package final class HTTPStoreSource: Sendable {
             let request = try HTTPClient.Request(url: url, method: .GET)
             let task = client.execute(
                 request: request,
-                delegate: ResponseAccumulator(request: request, maxBodySize: configuration.maximumResponseBytes))
+                delegate: ResponseAccumulator(request: request, maxBodySize: configuration.maximumResponseBytes)
+            )
             let response = try await withTaskCancellationHandler {
                 try await task.futureResult.get()
             } onCancel: {
@@ -279,8 +309,10 @@ package final class HTTPStoreSource: Sendable {
             let status = Int(response.status.code)
             counter.record(status: status)
             return HTTPPageAnswer(
-                status: status, body: response.body ?? ByteBuffer(),
-                retryAfterSeconds: response.headers.first(name: "retry-after").flatMap { Int($0) })
+                status: status,
+                body: response.body ?? ByteBuffer(),
+                retryAfterSeconds: response.headers.first(name: "retry-after").flatMap { Int($0) }
+            )
         } catch {
             if error is CancellationError || Task.isCancelled { throw CancellationError() }
             counter.recordTransportFailure()
@@ -293,10 +325,14 @@ package final class HTTPStoreSource: Sendable {
             redirectConfiguration: .disallow,
             timeout: .init(
                 connect: .nanoseconds(configuration.connectTimeout.clampedNanoseconds),
-                read: .nanoseconds(max(1, configuration.requestTimeout.clampedNanoseconds))),
+                read: .nanoseconds(max(1, configuration.requestTimeout.clampedNanoseconds))
+            ),
             connectionPool: .init(
-                idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: configuration.connections),
-            decompression: .disabled)
+                idleTimeout: .seconds(60),
+                concurrentHTTP1ConnectionsPerHostSoftLimit: configuration.connections
+            ),
+            decompression: .disabled
+        )
         clientConfiguration.httpVersion = .http1Only
         // A refused connection fails the request at once (counted as a transport failure)
         // instead of being retried silently until the connect timeout: the caller's retry

@@ -36,7 +36,8 @@ struct ServedStoreCodec: HTTPPageCodec {
         PageError(
             .malformedAnswer,
             "GET \(target + pathAndQuery) answered a page whose nextToken is the token it was sent; following it would request the same page forever (P9)",
-            status: 200)
+            status: 200
+        )
     }
 
     /// The error a non-200 answer's body stands for: a store code is the store's

@@ -7,8 +7,8 @@ import NIOHTTP1
 import NIOPosix
 import PagebenchPage
 import PagebenchServer
-import PagebenchWire
 import PagebenchStore
+import PagebenchWire
 import ServiceLifecycle
 
 /// Small stores: every test drains them completely in milliseconds.
@@ -16,8 +16,13 @@ package enum TestStores {
     /// 5 partitions of 40 items, 512-byte items, a 4 KiB budget so that limits and the
     /// budget both cut pages, 25 % of items matching `match`.
     package static let configuration = StoreConfiguration(
-        partitions: 5, itemsPerPartition: .uniform(40), itemSize: .fixed(512), selectivity: 0.25,
-        scanBudgetBytes: 4096, seed: 7)
+        partitions: 5,
+        itemsPerPartition: .uniform(40),
+        itemSize: .fixed(512),
+        selectivity: 0.25,
+        scanBudgetBytes: 4096,
+        seed: 7
+    )
 
     package static func store(_ configuration: StoreConfiguration = TestStores.configuration) throws -> SyntheticStore {
         try SyntheticStore(configuration: configuration)
@@ -31,7 +36,9 @@ package enum TestStores {
     /// Every page of a traversal through `page` (a source, a replica, …), following tokens;
     /// `page` gets the request and the page's index. Fails past `maxPages` (a loop is a bug).
     package static func drain(
-        _ request: PageRequest, maxPages: Int = 10_000, page: (PageRequest, Int) async throws -> Page
+        _ request: PageRequest,
+        maxPages: Int = 10_000,
+        page: (PageRequest, Int) async throws -> Page
     ) async throws -> [Page] {
         var pages: [Page] = []
         var current = request
@@ -45,7 +52,9 @@ package enum TestStores {
     }
 
     package static func drain(
-        _ request: PageRequest, maxPages: Int = 10_000, page: (PageRequest) async throws -> Page
+        _ request: PageRequest,
+        maxPages: Int = 10_000,
+        page: (PageRequest) async throws -> Page
     ) async throws -> [Page] {
         try await drain(request, maxPages: maxPages) { request, _ in try await page(request) }
     }
@@ -134,7 +143,10 @@ package struct TestHTTPClient: Sendable {
     }
 
     package func execute(
-        uri: String, method: HTTPMethod = .GET, headers: [(String, String)] = [], body: String? = nil
+        uri: String,
+        method: HTTPMethod = .GET,
+        headers: [(String, String)] = [],
+        body: String? = nil
     ) async throws -> TestHTTPResponse {
         let eventLoop = MultiThreadedEventLoopGroup.singleton.next()
         let promise = eventLoop.makePromise(of: TestHTTPResponse.self)
@@ -150,7 +162,8 @@ package struct TestHTTPClient: Sendable {
                 channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.addHTTPClientHandlers()
                     try channel.pipeline.syncOperations.addHandler(
-                        ResponseCollector(request: request, body: requestBody, promise: promise))
+                        ResponseCollector(request: request, body: requestBody, promise: promise)
+                    )
                 }
             }
             .connect(host: host, port: port)
@@ -191,7 +204,10 @@ private final class ResponseCollector: ChannelInboundHandler {
                 if let name = HTTPField.Name(name) { fields.append(HTTPField(name: name, value: value)) }
             }
             response = TestHTTPResponse(
-                status: HTTPResponse.Status(code: Int(head.status.code)), headers: fields, body: ByteBuffer())
+                status: HTTPResponse.Status(code: Int(head.status.code)),
+                headers: fields,
+                body: ByteBuffer()
+            )
         case .body(var bytes):
             response?.body.writeBuffer(&bytes)
         case .end:

@@ -49,7 +49,10 @@ package final class ScriptedHTTPServer: Sendable {
     /// `http://127.0.0.1:PORT`.
     package let target: String
 
-    package init(closesOnAccept: @escaping @Sendable (_ connection: Int) -> Bool = { _ in false }, _ script: @escaping Script) async throws {
+    package init(
+        closesOnAccept: @escaping @Sendable (_ connection: Int) -> Bool = { _ in false },
+        _ script: @escaping Script
+    ) async throws {
         self.script = script
         self.closesOnAccept = closesOnAccept
         let box = ServerBox()

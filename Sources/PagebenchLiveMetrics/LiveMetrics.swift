@@ -254,8 +254,10 @@ package final class LiveMetrics: PhaseObserver {
         var families: [MetricFamily] = []
         families.append(
             MetricFamily(
-                name: "pagebench_run", kind: .info,
-                help: "The run: pagebench's version and each configuration (scenario label, configuration hash, pager, load model).",
+                name: "pagebench_run",
+                kind: .info,
+                help:
+                    "The run: pagebench's version and each configuration (scenario label, configuration hash, pager, load model).",
                 samples: configurations.map { configuration in
                     MetricFamily.Sample(
                         suffix: "_info",
@@ -263,89 +265,167 @@ package final class LiveMetrics: PhaseObserver {
                             ("config_hash", configuration.configHash), ("configuration", configuration.label),
                             ("load_model", configuration.loadModel), ("pager", configuration.pager), ("target", target),
                             ("version", version),
-                        ], value: 1)
-                }))
+                        ],
+                        value: 1
+                    )
+                }
+            )
+        )
         for counter in LiveCounter.allCases {
             families.append(
                 MetricFamily(
-                    name: counter.name, kind: .counter, help: counter.help,
+                    name: counter.name,
+                    kind: .counter,
+                    help: counter.help,
                     samples: keys.map {
-                        MetricFamily.Sample(suffix: "_total", labels: labels($0), value: Double(series[$0]!.counters[counter.index]))
-                    }))
+                        MetricFamily.Sample(
+                            suffix: "_total",
+                            labels: labels($0),
+                            value: Double(series[$0]!.counters[counter.index])
+                        )
+                    }
+                )
+            )
         }
         families.append(
             MetricFamily(
-                name: "pagebench_errors", kind: .counter,
-                help: "Failed drains by the page contract's kind of the failure (PageError.Kind; the CSV's error columns group them).",
+                name: "pagebench_errors",
+                kind: .counter,
+                help:
+                    "Failed drains by the page contract's kind of the failure (PageError.Kind; the CSV's error columns group them).",
                 samples: keys.flatMap { key in
                     ErrorCounts.liveKindLabels.enumerated().map { index, kind in
                         MetricFamily.Sample(
-                            suffix: "_total", labels: labels(key) + [("kind", kind)],
-                            value: Double(series[key]!.errors[index]))
+                            suffix: "_total",
+                            labels: labels(key) + [("kind", kind)],
+                            value: Double(series[key]!.errors[index])
+                        )
                     }
-                }))
+                }
+            )
+        )
         for histogram in LiveHistogram.allCases {
             var samples: [MetricFamily.Sample] = []
             for key in keys {
                 let values = series[key]!.histograms[histogram.index]
                 if histogram != .pageLatency, values.count == 0 { continue }
                 for (index, cumulative) in values.cumulative.enumerated() {
-                    let bound = index < LatencyBuckets.upperBoundLabels.count ? LatencyBuckets.upperBoundLabels[index] : "+Inf"
-                    samples.append(.init(suffix: "_bucket", labels: labels(key) + [("le", bound)], value: Double(cumulative)))
+                    let bound =
+                        index < LatencyBuckets.upperBoundLabels.count ? LatencyBuckets.upperBoundLabels[index] : "+Inf"
+                    samples.append(
+                        .init(suffix: "_bucket", labels: labels(key) + [("le", bound)], value: Double(cumulative))
+                    )
                 }
                 samples.append(.init(suffix: "_sum", labels: labels(key), value: values.sumSeconds))
                 samples.append(.init(suffix: "_count", labels: labels(key), value: Double(values.count)))
             }
-            families.append(MetricFamily(name: histogram.name, kind: .histogram, help: histogram.help, unit: "seconds", samples: samples))
+            families.append(
+                MetricFamily(
+                    name: histogram.name,
+                    kind: .histogram,
+                    help: histogram.help,
+                    unit: "seconds",
+                    samples: samples
+                )
+            )
         }
         var itemSamples: [MetricFamily.Sample] = []
         for key in keys {
             let values = series[key]!
             for (index, cumulative) in values.itemsPerPage.cumulative.enumerated() {
-                let bound = index < ItemsPerPageHistogram.upperBounds.count ? String(ItemsPerPageHistogram.upperBounds[index]) : "+Inf"
-                itemSamples.append(.init(suffix: "_bucket", labels: labels(key) + [("le", bound)], value: Double(cumulative)))
+                let bound =
+                    index < ItemsPerPageHistogram.upperBounds.count
+                    ? String(ItemsPerPageHistogram.upperBounds[index]) : "+Inf"
+                itemSamples.append(
+                    .init(suffix: "_bucket", labels: labels(key) + [("le", bound)], value: Double(cumulative))
+                )
             }
-            itemSamples.append(.init(suffix: "_sum", labels: labels(key), value: Double(values.counters[LiveCounter.items.index])))
+            itemSamples.append(
+                .init(suffix: "_sum", labels: labels(key), value: Double(values.counters[LiveCounter.items.index]))
+            )
             itemSamples.append(.init(suffix: "_count", labels: labels(key), value: Double(values.itemsPerPage.pages)))
         }
         families.append(
             MetricFamily(
-                name: "pagebench_items_per_page", kind: .histogram,
+                name: "pagebench_items_per_page",
+                kind: .histogram,
                 help: "Items each page returned (count: the pages counter; sum: the items counter).",
-                samples: itemSamples))
+                samples: itemSamples
+            )
+        )
         let gauges: [(String, String, (Series) -> Double?)] = [
-            ("pagebench_pagers_in_flight", "Pagers of this process paging now (a staged run: admitted).", { $0.pagersInFlight }),
-            ("pagebench_offered_drains_per_second", "Open loop: the planned arrival rate of drains (this process's share of a fixed rate; a staged plan's rate now).", { $0.offeredDrainsPerSecond }),
-            ("pagebench_achieved_drains_per_second", "Drains ended as the drains counter counts them, per second over the last interval (at a phase's end: its row's drains_per_s).", { $0.achievedDrainsPerSecond }),
-            ("pagebench_achieved_pages_per_second", "Pages per second over the last interval (at a phase's end: its row's pages_per_s).", { $0.achievedPagesPerSecond }),
+            (
+                "pagebench_pagers_in_flight", "Pagers of this process paging now (a staged run: admitted).",
+                { $0.pagersInFlight }
+            ),
+            (
+                "pagebench_offered_drains_per_second",
+                "Open loop: the planned arrival rate of drains (this process's share of a fixed rate; a staged plan's rate now).",
+                { $0.offeredDrainsPerSecond }
+            ),
+            (
+                "pagebench_achieved_drains_per_second",
+                "Drains ended as the drains counter counts them, per second over the last interval (at a phase's end: its row's drains_per_s).",
+                { $0.achievedDrainsPerSecond }
+            ),
+            (
+                "pagebench_achieved_pages_per_second",
+                "Pages per second over the last interval (at a phase's end: its row's pages_per_s).",
+                { $0.achievedPagesPerSecond }
+            ),
         ]
         for (name, help, value) in gauges {
             families.append(
                 MetricFamily(
-                    name: name, kind: .gauge, help: help,
-                    samples: keys.compactMap { key in value(series[key]!).map { .init(labels: labels(key), value: $0) } }))
+                    name: name,
+                    kind: .gauge,
+                    help: help,
+                    samples: keys.compactMap { key in value(series[key]!).map { .init(labels: labels(key), value: $0) }
+                    }
+                )
+            )
         }
         families.append(
             MetricFamily(
-                name: "pagebench_phase_state", kind: .gauge,
-                help: "1 for what the process is doing now (idle, warmup, measured, overhead, between phases, done), 0 for the rest.",
-                samples: PhaseState.allCases.map { .init(labels: [("state", $0.rawValue)], value: $0 == state.phaseState ? 1 : 0) }))
+                name: "pagebench_phase_state",
+                kind: .gauge,
+                help:
+                    "1 for what the process is doing now (idle, warmup, measured, overhead, between phases, done), 0 for the rest.",
+                samples: PhaseState.allCases.map {
+                    .init(labels: [("state", $0.rawValue)], value: $0 == state.phaseState ? 1 : 0)
+                }
+            )
+        )
         families.append(
             MetricFamily(
-                name: "pagebench_phase_ordinal", kind: .gauge, help: "The 1-based position of the phase running (or last run) in the sweep.",
-                samples: [.init(labels: [], value: Double(state.phaseOrdinal))]))
+                name: "pagebench_phase_ordinal",
+                kind: .gauge,
+                help: "The 1-based position of the phase running (or last run) in the sweep.",
+                samples: [.init(labels: [], value: Double(state.phaseOrdinal))]
+            )
+        )
         families.append(
             MetricFamily(
-                name: "pagebench_phases_planned", kind: .gauge, help: "Phases the sweep runs in all (timing-off reruns included).",
-                samples: [.init(labels: [], value: Double(state.phasesPlanned))]))
+                name: "pagebench_phases_planned",
+                kind: .gauge,
+                help: "Phases the sweep runs in all (timing-off reruns included).",
+                samples: [.init(labels: [], value: Double(state.phasesPlanned))]
+            )
+        )
         return families.sorted { $0.name < $1.name }
     }
 }
 
 /// The counters of live metrics, each equal to its CSV column at a phase's end.
 enum LiveCounter: String, CaseIterable {
-    case pages, items, emptyPagesWasted = "empty_pages_wasted", emptyPagesFinal = "empty_pages_final", drains, retries,
-        throttles, cancellations, pagesAfterCancel = "pages_after_cancel", cutOffDrains = "cut_off_drains",
+    case pages, items
+    case emptyPagesWasted = "empty_pages_wasted"
+    case emptyPagesFinal = "empty_pages_final"
+    case drains, retries,
+        throttles, cancellations
+    case pagesAfterCancel = "pages_after_cancel"
+    case cutOffDrains = "cut_off_drains"
+    case
         cutOffPages = "cut_off_pages"
 
     var index: Int { Self.allCases.firstIndex(of: self)! }
@@ -403,7 +483,10 @@ enum LiveCounter: String, CaseIterable {
 
 /// The histograms of live metrics, in seconds with ``LatencyBuckets``' bounds.
 enum LiveHistogram: String, CaseIterable {
-    case pageLatency = "page_latency", drainLatency = "drain_latency", drainLatencyCorrected = "drain_latency_corrected",
+    case pageLatency = "page_latency"
+    case drainLatency = "drain_latency"
+    case drainLatencyCorrected = "drain_latency_corrected"
+    case
         cancellationLatency = "cancellation_latency"
 
     var index: Int { Self.allCases.firstIndex(of: self)! }
@@ -411,9 +494,11 @@ enum LiveHistogram: String, CaseIterable {
 
     var help: String {
         switch self {
-        case .pageLatency: "Page latency (live: the latencies pagers folded into the phase's histograms; at a phase's end: the row's)."
+        case .pageLatency:
+            "Page latency (live: the latencies pagers folded into the phase's histograms; at a phase's end: the row's)."
         case .drainLatency: "Drain latency, first request to last page (at a phase's end)."
-        case .drainLatencyCorrected: "Open loop: drain latency from the drain's planned start (coordinated omission corrected; at a phase's end)."
+        case .drainLatencyCorrected:
+            "Open loop: drain latency from the drain's planned start (coordinated omission corrected; at a phase's end)."
         case .cancellationLatency: "From a cancel request to the drain's end (at a phase's end)."
         }
     }

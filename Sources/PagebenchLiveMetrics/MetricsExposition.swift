@@ -55,7 +55,10 @@ package enum MetricsExposition: Sendable {
             for sample in family.samples {
                 text += family.name + sample.suffix
                 if !sample.labels.isEmpty {
-                    text += "{" + sample.labels.map { "\($0.name)=\"\(Self.escapeLabel($0.value))\"" }.joined(separator: ",") + "}"
+                    text +=
+                        "{"
+                        + sample.labels.map { "\($0.name)=\"\(Self.escapeLabel($0.value))\"" }.joined(separator: ",")
+                        + "}"
                 }
                 text += " " + Self.number(sample.value) + "\n"
             }

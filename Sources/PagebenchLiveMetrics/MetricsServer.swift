@@ -36,7 +36,12 @@ package final class MetricsServer: Sendable {
     /// Binds `host:port` and starts serving `metrics`.
     ///
     /// - Throws: ``LiveMetricsError`` when the address cannot be bound.
-    package init(host: String, port: Int, metrics: LiveMetrics, limits: Limits = Limits()) async throws(LiveMetricsError) {
+    package init(
+        host: String,
+        port: Int,
+        metrics: LiveMetrics,
+        limits: Limits = Limits()
+    ) async throws(LiveMetricsError) {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let connections = ConnectionCount()
         let bootstrap = ServerBootstrap(group: group)
@@ -93,7 +98,10 @@ final class ConnectionCount: Sendable {
         var current = value.load(ordering: .relaxed)
         while current < limit {
             let (exchanged, original) = value.compareExchange(
-                expected: current, desired: current + 1, ordering: .relaxed)
+                expected: current,
+                desired: current + 1,
+                ordering: .relaxed
+            )
             if exchanged { return true }
             current = original
         }
@@ -126,7 +134,8 @@ final class RequestSizeLimit: ChannelInboundHandler {
             refused = true
             var answer = context.channel.allocator.buffer(capacity: 128)
             answer.writeString(
-                "HTTP/1.1 431 Request Header Fields Too Large\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+                "HTTP/1.1 431 Request Header Fields Too Large\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+            )
             let channel = context.channel
             context.writeAndFlush(NIOAny(answer)).whenComplete { _ in channel.close(promise: nil) }
             return
@@ -189,7 +198,10 @@ final class ScrapeHandler: ChannelInboundHandler {
         headers.add(name: "Content-Type", value: contentType)
         headers.add(name: "Content-Length", value: String(buffer.readableBytes))
         headers.add(name: "Connection", value: "close")
-        context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: status, headers: headers))), promise: nil)
+        context.write(
+            wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: status, headers: headers))),
+            promise: nil
+        )
         if head.method != .HEAD { context.write(wrapOutboundOut(.body(.byteBuffer(buffer))), promise: nil) }
         let channel = context.channel
         context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in channel.close(promise: nil) }

@@ -35,7 +35,9 @@ package final class RemoteWriter: Sendable {
         }
         do {
             client = try HTTPRequestClient(
-                baseURL: url, configuration: .init(connections: 1, requestTimeout: .seconds(10), maximumResponseBytes: 1 << 20))
+                baseURL: url,
+                configuration: .init(connections: 1, requestTimeout: .seconds(10), maximumResponseBytes: 1 << 20)
+            )
         } catch {
             throw LiveMetricsError(.invalidRemoteWrite, "--remote-write '\(url)': \(error)")
         }
@@ -69,7 +71,10 @@ package final class RemoteWriter: Sendable {
         clock_gettime(CLOCK_REALTIME, &timestamp)
         let milliseconds = Int64(timestamp.tv_sec) * 1000 + Int64(timestamp.tv_nsec) / 1_000_000
         let request = RemoteWriteRequest(
-            families: metrics.families(), timestampMilliseconds: milliseconds, extraLabels: extraLabels)
+            families: metrics.families(),
+            timestampMilliseconds: milliseconds,
+            extraLabels: extraLabels
+        )
         var body = ByteBuffer()
         body.writeBytes(request.snappyCompressed)
         let headers: [(name: String, value: String)] = [

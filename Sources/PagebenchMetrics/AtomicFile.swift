@@ -70,8 +70,10 @@ public enum AtomicFile {
         }
         guard access(directory, W_OK | X_OK) == 0 else {
             throw failure(
-                path, "the directory '\(directory)' is not writable (\(FileSystem.errnoDescription()))",
-                "choose a writable directory")
+                path,
+                "the directory '\(directory)' is not writable (\(FileSystem.errnoDescription()))",
+                "choose a writable directory"
+            )
         }
     }
 
@@ -91,7 +93,11 @@ public enum AtomicFile {
         var mode: mode_t = 0o644
         switch existing(requestedPath) {
         case .other(let what):
-            throw failure(requestedPath, "it is \(what), not a regular file", "give the path of a file to create or replace")
+            throw failure(
+                requestedPath,
+                "it is \(what), not a regular file",
+                "give the path of a file to create or replace"
+            )
         case .regular(let resolved, let existingMode):
             path = resolved
             mode = existingMode
@@ -104,8 +110,10 @@ public enum AtomicFile {
         let descriptor = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
         guard descriptor >= 0 else {
             throw failure(
-                path, "cannot create a temporary file in '\(directory)' (\(FileSystem.errnoDescription()))",
-                "check that the directory exists and is writable")
+                path,
+                "cannot create a temporary file in '\(directory)' (\(FileSystem.errnoDescription()))",
+                "check that the directory exists and is writable"
+            )
         }
         let temporary = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
         var closed = false
@@ -125,8 +133,10 @@ public enum AtomicFile {
             try beforeRename()
             guard rename(temporary, path) == 0 else {
                 throw failure(
-                    path, "cannot rename the temporary file over it (\(FileSystem.errnoDescription()))",
-                    "is '\(path)' a directory, or on a read-only file system?")
+                    path,
+                    "cannot rename the temporary file over it (\(FileSystem.errnoDescription()))",
+                    "is '\(path)' a directory, or on a read-only file system?"
+                )
             }
         } catch {
             unlink(temporary)
@@ -153,7 +163,9 @@ public enum AtomicFile {
             var bytes: [UInt8] = []
             var chunk = [UInt8](repeating: 0, count: 1 << 16)
             while true {
-                let count = chunk.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress!, $0.count, off_t(bytes.count)) }
+                let count = chunk.withUnsafeMutableBytes {
+                    pread(descriptor, $0.baseAddress!, $0.count, off_t(bytes.count))
+                }
                 if count < 0 {
                     if errno == EINTR { continue }
                     throw failure(path, "cannot read (\(FileSystem.errnoDescription()))", nil)
@@ -178,13 +190,17 @@ public enum AtomicFile {
     /// Opens `path` for appending (created if missing; only a regular file), locks it, and
     /// appends what `addition` returns for the descriptor and the file's size under the lock.
     private static func withLockedAppend(
-        _ path: String, what: String, _ addition: (Int32, Int) throws -> String
+        _ path: String,
+        what: String,
+        _ addition: (Int32, Int) throws -> String
     ) throws {
         let descriptor = open(path, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC | O_NONBLOCK, 0o644)
         guard descriptor >= 0 else {
             throw failure(
-                path, "cannot open for appending (\(FileSystem.errnoDescription()))",
-                "check that the directory exists and is writable")
+                path,
+                "cannot open for appending (\(FileSystem.errnoDescription()))",
+                "check that the directory exists and is writable"
+            )
         }
         defer { close(descriptor) }
         var status = stat()

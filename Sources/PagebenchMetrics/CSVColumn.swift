@@ -7,7 +7,8 @@ public struct CSVColumn<Row>: Sendable {
     let store: @Sendable (inout Row, CSVValue) -> Void
 
     public init(
-        descriptor: ColumnDescriptor, value: @escaping @Sendable (Row) -> CSVValue,
+        descriptor: ColumnDescriptor,
+        value: @escaping @Sendable (Row) -> CSVValue,
         store: @escaping @Sendable (inout Row, CSVValue) -> Void
     ) {
         self.descriptor = descriptor
@@ -56,16 +57,31 @@ extension CSVRecord {
 // Builders for the usual kinds of column. Key paths are `& Sendable` so the columns are.
 extension CSVColumn {
     private static func descriptor(
-        _ name: String, _ type: ColumnType, optional: Bool, unit: String, _ polarity: Polarity, _ kind: ColumnKind,
+        _ name: String,
+        _ type: ColumnType,
+        optional: Bool,
+        unit: String,
+        _ polarity: Polarity,
+        _ kind: ColumnKind,
         _ summary: String
     ) -> ColumnDescriptor {
         ColumnDescriptor(
-            name: name, unit: unit, polarity: polarity, kind: kind, type: type, isOptional: optional, summary: summary)
+            name: name,
+            unit: unit,
+            polarity: polarity,
+            kind: kind,
+            type: type,
+            isOptional: optional,
+            summary: summary
+        )
     }
 
     /// A text column; unless `optional`, a cell must not be empty.
     public static func text(
-        _ name: String, _ keyPath: WritableKeyPath<Row, String> & Sendable, _ kind: ColumnKind, optional: Bool = false,
+        _ name: String,
+        _ keyPath: WritableKeyPath<Row, String> & Sendable,
+        _ kind: ColumnKind,
+        optional: Bool = false,
         _ summary: String
     ) -> CSVColumn {
         CSVColumn(
@@ -76,8 +92,12 @@ extension CSVColumn {
     }
 
     public static func integer(
-        _ name: String, _ keyPath: WritableKeyPath<Row, Int> & Sendable, unit: String = "",
-        _ polarity: Polarity, _ kind: ColumnKind, _ summary: String
+        _ name: String,
+        _ keyPath: WritableKeyPath<Row, Int> & Sendable,
+        unit: String = "",
+        _ polarity: Polarity,
+        _ kind: ColumnKind,
+        _ summary: String
     ) -> CSVColumn {
         CSVColumn(
             descriptor: descriptor(name, .integer, optional: false, unit: unit, polarity, kind, summary),
@@ -87,8 +107,12 @@ extension CSVColumn {
     }
 
     public static func integer(
-        _ name: String, _ keyPath: WritableKeyPath<Row, Int?> & Sendable, unit: String = "",
-        _ polarity: Polarity, _ kind: ColumnKind, _ summary: String
+        _ name: String,
+        _ keyPath: WritableKeyPath<Row, Int?> & Sendable,
+        unit: String = "",
+        _ polarity: Polarity,
+        _ kind: ColumnKind,
+        _ summary: String
     ) -> CSVColumn {
         CSVColumn(
             descriptor: descriptor(name, .integer, optional: true, unit: unit, polarity, kind, summary),
@@ -98,8 +122,12 @@ extension CSVColumn {
     }
 
     public static func unsigned(
-        _ name: String, _ keyPath: WritableKeyPath<Row, UInt64> & Sendable, unit: String = "",
-        _ polarity: Polarity, _ kind: ColumnKind, _ summary: String
+        _ name: String,
+        _ keyPath: WritableKeyPath<Row, UInt64> & Sendable,
+        unit: String = "",
+        _ polarity: Polarity,
+        _ kind: ColumnKind,
+        _ summary: String
     ) -> CSVColumn {
         CSVColumn(
             descriptor: descriptor(name, .unsignedInteger, optional: false, unit: unit, polarity, kind, summary),
@@ -109,8 +137,12 @@ extension CSVColumn {
     }
 
     public static func unsigned(
-        _ name: String, _ keyPath: WritableKeyPath<Row, UInt64?> & Sendable, unit: String = "",
-        _ polarity: Polarity, _ kind: ColumnKind, _ summary: String
+        _ name: String,
+        _ keyPath: WritableKeyPath<Row, UInt64?> & Sendable,
+        unit: String = "",
+        _ polarity: Polarity,
+        _ kind: ColumnKind,
+        _ summary: String
     ) -> CSVColumn {
         CSVColumn(
             descriptor: descriptor(name, .unsignedInteger, optional: true, unit: unit, polarity, kind, summary),
@@ -120,8 +152,12 @@ extension CSVColumn {
     }
 
     public static func decimal(
-        _ name: String, _ keyPath: WritableKeyPath<Row, Double> & Sendable, unit: String = "",
-        _ polarity: Polarity, _ kind: ColumnKind, _ summary: String
+        _ name: String,
+        _ keyPath: WritableKeyPath<Row, Double> & Sendable,
+        unit: String = "",
+        _ polarity: Polarity,
+        _ kind: ColumnKind,
+        _ summary: String
     ) -> CSVColumn {
         CSVColumn(
             descriptor: descriptor(name, .decimal, optional: false, unit: unit, polarity, kind, summary),
@@ -131,8 +167,12 @@ extension CSVColumn {
     }
 
     public static func decimal(
-        _ name: String, _ keyPath: WritableKeyPath<Row, Double?> & Sendable, unit: String = "",
-        _ polarity: Polarity, _ kind: ColumnKind, _ summary: String
+        _ name: String,
+        _ keyPath: WritableKeyPath<Row, Double?> & Sendable,
+        unit: String = "",
+        _ polarity: Polarity,
+        _ kind: ColumnKind,
+        _ summary: String
     ) -> CSVColumn {
         CSVColumn(
             descriptor: descriptor(name, .decimal, optional: true, unit: unit, polarity, kind, summary),
@@ -144,14 +184,22 @@ extension CSVColumn {
     /// Five columns `<prefix>_p50_ns` … `<prefix>_max_ns` for an optional set of latency percentiles.
     /// All five cells are empty when the percentiles are nil; the decoder rejects a partly filled group.
     public static func latency(
-        _ prefix: String, _ keyPath: WritableKeyPath<Row, LatencyPercentiles?> & Sendable, kind: ColumnKind = .measured,
+        _ prefix: String,
+        _ keyPath: WritableKeyPath<Row, LatencyPercentiles?> & Sendable,
+        kind: ColumnKind = .measured,
         _ what: String
     ) -> [CSVColumn] {
         LatencyPercentiles.columnParts.map { suffix, label, field in
             CSVColumn(
                 descriptor: descriptor(
-                    "\(prefix)_\(suffix)_ns", .unsignedInteger, optional: true, unit: "ns", .lowerIsBetter, kind,
-                    "\(what): \(label)"),
+                    "\(prefix)_\(suffix)_ns",
+                    .unsignedInteger,
+                    optional: true,
+                    unit: "ns",
+                    .lowerIsBetter,
+                    kind,
+                    "\(what): \(label)"
+                ),
                 value: { row in row[keyPath: keyPath].map { .unsignedInteger($0[keyPath: field]) } ?? .missing },
                 store: { row, value in
                     guard case .unsignedInteger(let number) = value else { return }

@@ -3,7 +3,8 @@
 /// A test compares docs/csv-columns.md with ``updating(_:)`` of itself; run
 /// `PAGEBENCH_UPDATE_DOCS=1 swift test --filter docsMatchRegistry` to rewrite it.
 public enum CSVDocumentation {
-    public static let beginMarker = "<!-- BEGIN generated from ResultRow.csvColumns; edit the registry, not this table -->"
+    public static let beginMarker =
+        "<!-- BEGIN generated from ResultRow.csvColumns; edit the registry, not this table -->"
     public static let endMarker = "<!-- END generated -->"
 
     /// The generated part: results columns, then time-series columns.

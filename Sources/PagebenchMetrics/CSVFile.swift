@@ -41,27 +41,39 @@ public enum CSVFile {
     /// takes instead of the row's key paths); the file must hold at least one (errors as
     /// ``readResults(_:repeatedRows:)``).
     public static func forEachResult(
-        _ path: String, repeatedRows: RepeatedRows = .refused, _ body: (ResultRow, [CSVValue]) throws -> Void
+        _ path: String,
+        repeatedRows: RepeatedRows = .refused,
+        _ body: (ResultRow, [CSVValue]) throws -> Void
     ) throws {
         var count = 0
         var firstLine: [RowKey: Int] = [:]
         try forEachRow(ResultRow.self, from: path, pieceBytes: pieceBytes) { row, cells, line in
             count += 1
             if repeatedRows == .refused {
-                let earlier = firstLine.updateValue(line, forKey: RowKey(identity: row.identity, repetition: row.repetition))
+                let earlier = firstLine.updateValue(
+                    line,
+                    forKey: RowKey(identity: row.identity, repetition: row.repetition)
+                )
                 if let earlier {
                     throw MetricsError.malformed(
-                        file: path, line: line, column: nil,
+                        file: path,
+                        line: line,
+                        column: nil,
                         "this row repeats line \(earlier): both are \(row.identity) repetition \(row.repetition); "
                             + "a measurement given twice would count as two, so give each row once "
-                            + "(a history file, which repeats them by design, goes to --history)")
+                            + "(a history file, which repeats them by design, goes to --history)"
+                    )
                 }
             }
             try body(row, cells)
         }
         guard count > 0 else {
             throw MetricsError.malformed(
-                file: path, line: 2, column: nil, "the file has a header but no rows; was the run interrupted?")
+                file: path,
+                line: 2,
+                column: nil,
+                "the file has a header but no rows; was the run interrupted?"
+            )
         }
     }
 
@@ -81,7 +93,9 @@ public enum CSVFile {
     /// - Throws: ``MetricsError`` as ``read(_:from:)``: rows before a defect have been handed
     ///   to `body` by then.
     public static func forEachRow<Row: CSVRecord>(
-        _ type: Row.Type = Row.self, from path: String, _ body: (Row) throws -> Void
+        _ type: Row.Type = Row.self,
+        from path: String,
+        _ body: (Row) throws -> Void
     ) throws {
         try forEachRow(type, from: path, pieceBytes: pieceBytes) { row, _, _ in try body(row) }
     }
@@ -92,7 +106,10 @@ public enum CSVFile {
     /// ``forEachRow(_:from:_:)`` reading `pieceBytes` at a time (tests cut files into tiny
     /// pieces), handing each row's typed cells and line along.
     static func forEachRow<Row: CSVRecord>(
-        _ type: Row.Type, from path: String, pieceBytes: Int, _ body: (Row, [CSVValue], Int) throws -> Void
+        _ type: Row.Type,
+        from path: String,
+        pieceBytes: Int,
+        _ body: (Row, [CSVValue], Int) throws -> Void
     ) throws {
         let file: FileSystem.InputFile
         do {
@@ -116,12 +133,18 @@ public enum CSVFile {
             // A line past the bound is refused, not held whole (a file of one endless line).
             guard buffer.count <= Self.maximumRecordBytes || buffer.contains(UInt8(ascii: "\n")) else {
                 throw MetricsError.malformed(
-                    file: path, line: line, column: nil, "a line longer than \(Self.maximumRecordBytes >> 20) MiB; is it a CSV file?")
+                    file: path,
+                    line: line,
+                    column: nil,
+                    "a line longer than \(Self.maximumRecordBytes >> 20) MiB; is it a CSV file?"
+                )
             }
             // Whole lines are UTF-8 on their own: a line feed is never part of a multi-byte scalar.
             let complete = isEnd ? buffer.count : (buffer.lastIndex(of: UInt8(ascii: "\n")).map { $0 + 1 } ?? 0)
             guard var text = String(validating: buffer[..<complete], as: UTF8.self) else {
-                throw TextFile.inputError(FileSystem.Failure(kind: .notUTF8, path: path, reason: "not UTF-8 text; save it as UTF-8"))
+                throw TextFile.inputError(
+                    FileSystem.Failure(kind: .notUTF8, path: path, reason: "not UTF-8 text; save it as UTF-8")
+                )
             }
             let parsed = try text.withUTF8 { bytes in
                 try reader.parseRecords(bytes, line: line, atStart: atStart, isEnd: isEnd) { record in
@@ -148,7 +171,11 @@ public enum CSVFile {
     /// and the error says to start a new history file. The rows go in with one write under an
     /// exclusive lock (``AtomicFile/appendLocked(to:_:)``), so concurrent runs appending to
     /// one history file keep every row.
-    public static func append<Row: CSVRecord>(_ rows: [Row], toHistory path: String, writer: CSVWriter = CSVWriter())
+    public static func append<Row: CSVRecord>(
+        _ rows: [Row],
+        toHistory path: String,
+        writer: CSVWriter = CSVWriter()
+    )
         throws
     {
         let newText = try Row.csvText(rows, writer: writer)
@@ -172,7 +199,11 @@ public enum CSVFile {
     /// an empty file (or a byte-order mark alone, which stays: the header follows it).
     ///
     /// - Throws: ``MetricsError`` (`.outputFailed`) for another header or a cut last line.
-    private static func checkAppendable<Row: CSVRecord>(_ existing: String, path: String, as type: Row.Type) throws -> Bool {
+    private static func checkAppendable<Row: CSVRecord>(
+        _ existing: String,
+        path: String,
+        as type: Row.Type
+    ) throws -> Bool {
         if existing.isEmpty || existing == "\u{FEFF}" { return false }
         var header: [String] = []
         try CSVReader(file: path).forEachRecord(String(existing.prefix { $0 != "\n" && $0 != "\r\n" })) {
@@ -187,15 +218,20 @@ public enum CSVFile {
                 detail = "it has \(header.count) columns, this build writes \(Row.csvHeader.count)"
             }
             throw MetricsError(
-                kind: .outputFailed, file: path, line: 1,
+                kind: .outputFailed,
+                file: path,
+                line: 1,
                 message: "cannot append: the history file's header differs from this build's (\(detail)); "
-                    + "start a new history file or move this one aside")
+                    + "start a new history file or move this one aside"
+            )
         }
         guard existing.hasSuffix("\n") else {
             throw MetricsError(
-                kind: .outputFailed, file: path,
+                kind: .outputFailed,
+                file: path,
                 message: "cannot append: the history file does not end with a line break, so its last row "
-                    + "may be truncated; check and repair its last line")
+                    + "may be truncated; check and repair its last line"
+            )
         }
         return true
     }

@@ -63,10 +63,15 @@ public struct CSVReader: Sendable {
     ///   handed to `body`; all of them when `isEnd`) and the line that follows them.
     /// - Throws: ``MetricsError`` (`malformedInput`) at the first defect, with line and column.
     public func parseRecords(
-        _ bytes: UnsafeBufferPointer<UInt8>, line startLine: Int, atStart: Bool, isEnd: Bool,
+        _ bytes: UnsafeBufferPointer<UInt8>,
+        line startLine: Int,
+        atStart: Bool,
+        isEnd: Bool,
         _ body: (Record) throws -> Void
     ) throws -> (consumed: Int, line: Int) {
-        let comma = UInt8(ascii: ","), quote = UInt8(ascii: "\""), lineFeed = UInt8(ascii: "\n")
+        let comma = UInt8(ascii: ",")
+        let quote = UInt8(ascii: "\"")
+        let lineFeed = UInt8(ascii: "\n")
         let carriageReturn = UInt8(ascii: "\r")
         let end = bytes.count
         var index = 0
@@ -106,7 +111,10 @@ public struct CSVReader: Sendable {
         func scalar(at position: Int) -> String {
             var length = 1
             while position + length < end, bytes[position + length] & 0xC0 == 0x80 { length += 1 }
-            let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[position..<(position + length)]), as: UTF8.self)
+            let text = String(
+                decoding: UnsafeBufferPointer(rebasing: bytes[position..<(position + length)]),
+                as: UTF8.self
+            )
             return text.unicodeScalars.first.map { $0.escaped(asASCII: true) } ?? "?"
         }
 
@@ -151,10 +159,12 @@ public struct CSVReader: Sendable {
                     let length = byte >= 0xF0 ? 4 : byte >= 0xE0 ? 3 : byte >= 0xC0 ? 2 : 1
                     if index + length > end && !isEnd { return (consumed, recordLine) }
                     throw error(
-                        line, column,
+                        line,
+                        column,
                         "unexpected '\(scalar(at: index))' after a closing quote; "
                             + "a quoted field must be followed by a comma or the end of the line "
-                            + "(write a quote inside a quoted field as \"\")")
+                            + "(write a quote inside a quoted field as \"\")"
+                    )
                 } else if byte == quote {
                     if state == .fieldStart {
                         state = .quoted
@@ -163,8 +173,10 @@ public struct CSVReader: Sendable {
                         segmentStart = next
                     } else {
                         throw error(
-                            line, column,
-                            "quote inside an unquoted field; quote the whole field and double the quote (\"a \"\"b\"\"\")")
+                            line,
+                            column,
+                            "quote inside an unquoted field; quote the whole field and double the quote (\"a \"\"b\"\"\")"
+                        )
                     }
                 } else {
                     state = .unquoted

@@ -1,7 +1,7 @@
 extension CSVRecord {
     /// The CSV text of `rows`: the header, then one record per row.
     public static func csvText(_ rows: [Self], writer: CSVWriter = CSVWriter()) throws -> String {
-        try rows.forEach { try $0.validateForCSV() }
+        for row in rows { try row.validateForCSV() }
         return writer.table(header: csvHeader, records: rows.map(\.csvFields))
     }
 
@@ -12,7 +12,8 @@ extension CSVRecord {
                 throw MetricsError(
                     kind: .invalidValue,
                     message: "column '\(column.name)' is \(value), which CSV cannot carry; "
-                        + "a rate over a zero-length interval? Leave an optional column empty (nil) instead")
+                        + "a rate over a zero-length interval? Leave an optional column empty (nil) instead"
+                )
             }
         }
     }
@@ -45,7 +46,12 @@ extension CSVRecord {
     /// Accepts this build's version, or an earlier one whose file lacks exactly the columns
     /// added since (`missing`), which it upgrades to this version (those cells stay empty).
     fileprivate static func checkSchemaVersion(
-        _ row: inout Self, record: CSVReader.Record, position: Int?, columnOfField: [Int], missing: Set<String>, file: String
+        _ row: inout Self,
+        record: CSVReader.Record,
+        position: Int?,
+        columnOfField: [Int],
+        missing: Set<String>,
+        file: String
     ) throws {
         guard let position else { return }
         let column = csvColumns[columnOfField[position]]
@@ -53,9 +59,12 @@ extension CSVRecord {
         if column.value(row) == column.value(blank) {
             guard missing.isEmpty else {
                 throw MetricsError.malformed(
-                    file: file, line: record.line, column: nil,
+                    file: file,
+                    line: record.line,
+                    column: nil,
                     "schema_version \(field.text) rows need column\(missing.count == 1 ? "" : "s") "
-                        + "\(missing.sorted().map { "'\($0)'" }.joined(separator: ", ")), which the header lacks")
+                        + "\(missing.sorted().map { "'\($0)'" }.joined(separator: ", ")), which the header lacks"
+                )
             }
             return
         }
@@ -64,9 +73,12 @@ extension CSVRecord {
             return
         }
         throw MetricsError.malformed(
-            file: file, line: field.line, column: field.column,
+            file: file,
+            line: field.line,
+            column: field.column,
             "schema_version \(field.text) is not the version this pagebench reads (\(schemaVersionHint)); "
-                + "regenerate the file with this build or use the pagebench version that wrote it")
+                + "regenerate the file with this build or use the pagebench version that wrote it"
+        )
     }
 }
 
@@ -95,8 +107,11 @@ struct CSVRowReader<Row: CSVRecord> {
     func finish() throws {
         guard decoder != nil else {
             throw MetricsError.malformed(
-                file: file, line: 1, column: 1,
-                "the file is empty; expected a header line starting '\(Row.csvHeader.prefix(3).joined(separator: ","))…'")
+                file: file,
+                line: 1,
+                column: 1,
+                "the file is empty; expected a header line starting '\(Row.csvHeader.prefix(3).joined(separator: ","))…'"
+            )
         }
     }
 }
@@ -148,19 +163,28 @@ struct CSVRowDecoder<Row: CSVRecord> {
             guard let index = byName[field.text] else {
                 if known == 0 {
                     throw MetricsError.malformed(
-                        file: file, line: field.line, column: field.column,
+                        file: file,
+                        line: field.line,
+                        column: field.column,
                         "missing header: line \(field.line) does not name any known column (found '\(field.text)'); "
-                            + "the first line must be the header, starting '\(Row.csvHeader.prefix(3).joined(separator: ","))…'")
+                            + "the first line must be the header, starting '\(Row.csvHeader.prefix(3).joined(separator: ","))…'"
+                    )
                 }
                 throw MetricsError.malformed(
-                    file: file, line: field.line, column: field.column,
+                    file: file,
+                    line: field.line,
+                    column: field.column,
                     "unknown column '\(field.text)'; this pagebench reads schema version \(Row.schemaVersionHint) "
-                        + "(columns are listed in docs/csv-columns.md)")
+                        + "(columns are listed in docs/csv-columns.md)"
+                )
             }
             if let earlier = seen[index] {
                 throw MetricsError.malformed(
-                    file: file, line: field.line, column: field.column,
-                    "column '\(field.text)' appears twice (first at column \(earlier.column))")
+                    file: file,
+                    line: field.line,
+                    column: field.column,
+                    "column '\(field.text)' appears twice (first at column \(earlier.column))"
+                )
             }
             seen[index] = field
             columnOfField.append(index)
@@ -169,9 +193,12 @@ struct CSVRowDecoder<Row: CSVRecord> {
         let missingSet = Set(missing)
         guard missing.isEmpty || Row.earlierSchemaVersions.values.contains(missingSet) else {
             throw MetricsError.malformed(
-                file: file, line: header.line, column: nil,
+                file: file,
+                line: header.line,
+                column: nil,
                 "header lacks column\(missing.count == 1 ? "" : "s") \(missing.map { "'\($0)'" }.joined(separator: ", ")); "
-                    + "was the file written by another pagebench version? Regenerate it with this one")
+                    + "was the file written by another pagebench version? Regenerate it with this one"
+            )
         }
         self.header = header
         self.file = file
@@ -197,9 +224,12 @@ struct CSVRowDecoder<Row: CSVRecord> {
                 record.fields.count == 1 && record.fields[0].text.isEmpty
                 ? " (a blank line; remove it)" : " (an unquoted comma in a text field? quote the field)"
             throw MetricsError.malformed(
-                file: file, line: record.line, column: record.fields.count > header.fields.count
+                file: file,
+                line: record.line,
+                column: record.fields.count > header.fields.count
                     ? record.fields[header.fields.count].column : nil,
-                "expected \(header.fields.count) fields as in the header, found \(record.fields.count)\(hint)")
+                "expected \(header.fields.count) fields as in the header, found \(record.fields.count)\(hint)"
+            )
         }
         var row = Row.blank
         for index in cells.indices { cells[index] = .missing }
@@ -208,11 +238,18 @@ struct CSVRowDecoder<Row: CSVRecord> {
             switch CSVValue.parse(field.text[...], as: type) {
             case .failure(let failure):
                 throw MetricsError.malformed(
-                    file: file, line: field.line, column: field.column, "column '\(columns[index].name)': \(failure.message)")
+                    file: file,
+                    line: field.line,
+                    column: field.column,
+                    "column '\(columns[index].name)': \(failure.message)"
+                )
             case .success(.missing) where !optional[index]:
                 throw MetricsError.malformed(
-                    file: file, line: field.line, column: field.column,
-                    "column '\(columns[index].name)' is empty but requires a \(type.rawValue) value")
+                    file: file,
+                    line: field.line,
+                    column: field.column,
+                    "column '\(columns[index].name)' is empty but requires a \(type.rawValue) value"
+                )
             case .success(let value):
                 var stored: CSVValue = (value == .missing && type == .text) ? .text("") : value
                 if case .text(let text) = stored {
@@ -234,21 +271,37 @@ struct CSVRowDecoder<Row: CSVRecord> {
             let written = columns[index].value(row)
             if (written == .missing) != (cells[index] == .missing) {
                 throw MetricsError.malformed(
-                    file: file, line: field.line, column: field.column,
+                    file: file,
+                    line: field.line,
+                    column: field.column,
                     "column '\(columns[index].name)' is \(cells[index] == .missing ? "empty" : "filled") but the other "
-                        + "columns of its group are not; fill all of them or leave all empty")
+                        + "columns of its group are not; fill all of them or leave all empty"
+                )
             }
         }
         try Row.checkSchemaVersion(
-            &row, record: record, position: schemaVersionField, columnOfField: columnOfField, missing: missing, file: file)
+            &row,
+            record: record,
+            position: schemaVersionField,
+            columnOfField: columnOfField,
+            missing: missing,
+            file: file
+        )
         // The cells say what the row holds: the upgraded version, the defaults of columns added since.
-        if let schemaVersionField { cells[columnOfField[schemaVersionField]] = columns[columnOfField[schemaVersionField]].value(row) }
+        if let schemaVersionField {
+            cells[columnOfField[schemaVersionField]] = columns[columnOfField[schemaVersionField]].value(row)
+        }
         for index in missingColumns { cells[index] = columns[index].value(row) }
         if let implausibility = plausibility.check(cells) ?? row.implausibility() {
-            let field = columns.firstIndex { $0.name == implausibility.column }.flatMap { fieldOfColumn[$0] }.map { record.fields[$0] }
+            let field = columns.firstIndex { $0.name == implausibility.column }.flatMap { fieldOfColumn[$0] }.map {
+                record.fields[$0]
+            }
             throw MetricsError.malformed(
-                file: file, line: record.line, column: field?.column,
-                "column '\(implausibility.column)' \(implausibility.problem); no run writes such a row: was the file edited?")
+                file: file,
+                line: record.line,
+                column: field?.column,
+                "column '\(implausibility.column)' \(implausibility.problem); no run writes such a row: was the file edited?"
+            )
         }
         return row
     }

@@ -53,9 +53,15 @@ struct CSVPlausibility {
         for (index, cell) in cells.enumerated() {
             switch cell {
             case .integer(let value) where value < 0:
-                return Implausibility(column: names[index], problem: "is \(value); no figure pagebench writes is negative")
+                return Implausibility(
+                    column: names[index],
+                    problem: "is \(value); no figure pagebench writes is negative"
+                )
             case .decimal(let value) where value < 0:
-                return Implausibility(column: names[index], problem: "is \(value); no figure pagebench writes is negative")
+                return Implausibility(
+                    column: names[index],
+                    problem: "is \(value); no figure pagebench writes is negative"
+                )
             default:
                 continue
             }
@@ -66,11 +72,14 @@ struct CSVPlausibility {
             }
         }
         for (lower, higher) in percentilePairs {
-            guard let low = cells[lower].numericValue, let high = cells[higher].numericValue, low > high else { continue }
+            guard let low = cells[lower].numericValue, let high = cells[higher].numericValue, low > high else {
+                continue
+            }
             return Implausibility(
                 column: names[lower],
                 problem: "is \(cells[lower].field), above \(names[higher]) (\(cells[higher].field)); "
-                    + "a lower percentile cannot exceed a higher one")
+                    + "a lower percentile cannot exceed a higher one"
+            )
         }
         return nil
     }

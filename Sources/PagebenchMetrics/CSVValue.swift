@@ -44,7 +44,9 @@ public enum CSVValue: Sendable, Hashable, CustomStringConvertible {
                 return .failure(
                     ParseFailure(
                         "holds the control character \(ControlCharacters.escaped(String(control))); text cells may not "
-                            + "(it would reach a terminal or a report)"))
+                            + "(it would reach a terminal or a report)"
+                    )
+                )
             }
             return .success(.text(String(field)))
         case .integer:
@@ -65,7 +67,9 @@ public enum CSVValue: Sendable, Hashable, CustomStringConvertible {
                     || byte == UInt8(ascii: "E")
             }
             guard allowed, let value = Double(field), value.isFinite else {
-                return .failure(ParseFailure("expected a finite decimal number such as 12.5 or 1e-05, found '\(field)'"))
+                return .failure(
+                    ParseFailure("expected a finite decimal number such as 12.5 or 1e-05, found '\(field)'")
+                )
             }
             return .success(.decimal(value))
         }

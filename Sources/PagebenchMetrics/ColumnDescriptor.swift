@@ -52,7 +52,12 @@ public struct ColumnDescriptor: Sendable, Hashable {
     public let summary: String
 
     public init(
-        name: String, unit: String, polarity: Polarity, kind: ColumnKind, type: ColumnType, isOptional: Bool,
+        name: String,
+        unit: String,
+        polarity: Polarity,
+        kind: ColumnKind,
+        type: ColumnType,
+        isOptional: Bool,
         summary: String
     ) {
         self.name = name
@@ -89,7 +94,8 @@ public struct ColumnDescriptor: Sendable, Hashable {
             }
             lines.append(
                 "| `\(column.name)` | \(type) | \(column.unit.isEmpty ? "—" : escape(column.unit)) | \(polarity) | "
-                    + "\(column.kind.rawValue) | \(escape(column.summary)) |")
+                    + "\(column.kind.rawValue) | \(escape(column.summary)) |"
+            )
         }
         return lines.joined(separator: "\n") + "\n"
     }

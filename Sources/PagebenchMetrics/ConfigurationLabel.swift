@@ -27,9 +27,13 @@ public enum ConfigurationLabel {
     ///   - fallback: per configuration, the label when nothing differs.
     ///   - disambiguators: per configuration, suffixes tried in order for labels still shared.
     public static func distinguishing(
-        _ parameters: [[Parameter]], fallback: [String], disambiguators: [[String]] = []
+        _ parameters: [[Parameter]],
+        fallback: [String],
+        disambiguators: [[String]] = []
     ) -> [String] {
-        let names = parameters.flatMap { $0.map(\.name) }.reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } }
+        let names = parameters.flatMap { $0.map(\.name) }.reduce(into: [String]()) {
+            if !$0.contains($1) { $0.append($1) }
+        }
         let varying = names.filter { name in
             Set(parameters.map { list in list.first { $0.name == name }?.value ?? "" }).count > 1
         }
@@ -67,7 +71,8 @@ extension ResultRow {
         var load = loadModel
         if let rate = plannedDrainsPerSecond, stage == nil { load += ":" + CSVValue.decimal(rate).field }
         return [
-            .init("scenario", scenario), .init("target", targetKind), .init("pager", pagerKind), .init("limit", limit.map(String.init) ?? ""),
+            .init("scenario", scenario), .init("target", targetKind), .init("pager", pagerKind),
+            .init("limit", limit.map(String.init) ?? ""),
             .init("filter", filter), .init("read", read), .init("load", load), .init("continuation", continuation),
         ]
     }

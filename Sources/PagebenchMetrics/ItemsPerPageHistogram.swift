@@ -90,7 +90,11 @@ public struct ItemsPerPageHistogram: Sendable, Hashable, Codable, CustomStringCo
         let values = try [Int](from: decoder)
         guard values.count == Self.bucketCount else {
             throw DecodingError.dataCorrupted(
-                .init(codingPath: decoder.codingPath, debugDescription: "items per page: \(Self.bucketCount) counts expected, found \(values.count)"))
+                .init(
+                    codingPath: decoder.codingPath,
+                    debugDescription: "items per page: \(Self.bucketCount) counts expected, found \(values.count)"
+                )
+            )
         }
         for index in values.indices { counts[index] = values[index] }
     }

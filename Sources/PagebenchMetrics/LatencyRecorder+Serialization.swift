@@ -71,18 +71,29 @@ extension LatencyRecorder {
             tokens.append((text[start..<index], startColumn))
         }
         func fail(_ token: (text: Substring, column: Int)?, _ message: String) -> MetricsError {
-            MetricsError.malformed(file: file, line: line, column: token?.column ?? column, "serialised histogram: \(message)")
+            MetricsError.malformed(
+                file: file,
+                line: line,
+                column: token?.column ?? column,
+                "serialised histogram: \(message)"
+            )
         }
         guard tokens.first?.text == Substring(Self.formatTag) else {
-            throw fail(tokens.first, "expected it to start with '\(Self.formatTag)', found '\(tokens.first?.text ?? "")'")
+            throw fail(
+                tokens.first,
+                "expected it to start with '\(Self.formatTag)', found '\(tokens.first?.text ?? "")'"
+            )
         }
         let keys = ["digits", "highest", "clamped", "total", "min", "max"]
         var header: [String: (value: Substring, column: Int)] = [:]
         for (offset, key) in keys.enumerated() {
             guard 1 + offset < tokens.count else {
                 throw MetricsError.malformed(
-                    file: file, line: line, column: position,
-                    "serialised histogram: missing '\(key)=…' after '\(tokens[offset].text)'")
+                    file: file,
+                    line: line,
+                    column: position,
+                    "serialised histogram: missing '\(key)=…' after '\(tokens[offset].text)'"
+                )
             }
             let token = tokens[1 + offset]
             guard token.text.hasPrefix(key + "=") else {
@@ -93,7 +104,10 @@ extension LatencyRecorder {
         func number(_ key: String) throws -> UInt64 {
             let field = header[key]!
             guard let value = UInt64(field.value) else {
-                throw fail((field.value, field.column), "'\(key)' must be a non-negative integer, found '\(field.value)'")
+                throw fail(
+                    (field.value, field.column),
+                    "'\(key)' must be a non-negative integer, found '\(field.value)'"
+                )
             }
             return value
         }
@@ -126,7 +140,10 @@ extension LatencyRecorder {
                 throw fail(token, "bucket values must increase; \(value) follows \(previous)")
             }
             guard value <= maxBucket, value == 0 || minBucket.map({ value >= $0 }) == true else {
-                throw fail(token, "bucket \(value) lies outside min=\(minimum.map(String.init) ?? "none") … max=\(maximum)")
+                throw fail(
+                    token,
+                    "bucket \(value) lies outside min=\(minimum.map(String.init) ?? "none") … max=\(maximum)"
+                )
             }
             previous = value
             let (newSum, overflow) = sum.addingReportingOverflow(count)
@@ -151,12 +168,16 @@ extension LatencyRecorder {
             }
         }
         guard sum == total else {
-            throw fail((header["total"]!.value, header["total"]!.column), "total=\(total) but the bucket counts add up to \(sum)")
+            throw fail(
+                (header["total"]!.value, header["total"]!.column),
+                "total=\(total) but the bucket counts add up to \(sum)"
+            )
         }
         let expectedMinBucket = minBucket ?? .max
         let observedMin = recorder.histogram.minNonZero == .max ? nil : recorder.minNonZeroObservable
         guard recorder.histogram.maxRecorded == maximum, recorder.histogram.minNonZero == expectedMinBucket,
-            observedMin == minimum else {
+            observedMin == minimum
+        else {
             throw fail(tokens[5], "min/max do not match any recorded bucket")
         }
         guard clamped <= total, maximum <= highest else {
@@ -175,7 +196,10 @@ extension LatencyRecorder: Codable {
         do {
             try self.init(serialized: text)
         } catch {
-            throw DecodingError.dataCorruptedError(in: container, debugDescription: "is not a latency histogram: \(error)")
+            throw DecodingError.dataCorruptedError(
+                in: container,
+                debugDescription: "is not a latency histogram: \(error)"
+            )
         }
     }
 

@@ -1,5 +1,5 @@
-import PagebenchBase
 import Histogram
+import PagebenchBase
 
 /// Records latencies in nanoseconds into an HdrHistogram; recorders merge exactly.
 ///
@@ -49,7 +49,10 @@ public struct LatencyRecorder: Sendable, Equatable {
     /// go to shared histograms) then cost a few hundred bytes, not 2 × 16 KiB.
     private static let emptyHistogram: Histogram<UInt64> = {
         var histogram = Histogram<UInt64>(
-            lowestDiscernibleValue: 1, highestTrackableValue: 2, numberOfSignificantValueDigits: significantDigits)
+            lowestDiscernibleValue: 1,
+            highestTrackableValue: 2,
+            numberOfSignificantValueDigits: significantDigits
+        )
         histogram.autoResize = true
         return histogram
     }()
@@ -116,7 +119,8 @@ public struct LatencyRecorder: Sendable, Equatable {
         precondition(
             highestTrackableNanoseconds == other.highestTrackableNanoseconds,
             "cannot merge latency recorders with different clamp limits "
-                + "(\(highestTrackableNanoseconds) ns and \(other.highestTrackableNanoseconds) ns)")
+                + "(\(highestTrackableNanoseconds) ns and \(other.highestTrackableNanoseconds) ns)"
+        )
         histogram.add(other.histogram)
         clampedCount &+= other.clampedCount
     }
@@ -184,8 +188,11 @@ public struct LatencyPercentiles: Sendable, Equatable, Hashable {
     public var maxNanoseconds: UInt64
 
     public init(
-        p50Nanoseconds: UInt64 = 0, p90Nanoseconds: UInt64 = 0, p99Nanoseconds: UInt64 = 0,
-        p999Nanoseconds: UInt64 = 0, maxNanoseconds: UInt64 = 0
+        p50Nanoseconds: UInt64 = 0,
+        p90Nanoseconds: UInt64 = 0,
+        p99Nanoseconds: UInt64 = 0,
+        p999Nanoseconds: UInt64 = 0,
+        maxNanoseconds: UInt64 = 0
     ) {
         self.p50Nanoseconds = p50Nanoseconds
         self.p90Nanoseconds = p90Nanoseconds

@@ -13,7 +13,9 @@ public struct RemoteCounts: Sendable, Hashable {
     public var consumedCapacityUnits: Double?
 
     public init(
-        responses: [String: Int] = [:], targetErrors: [PageError.Cause: Int] = [:], consumedCapacityUnits: Double? = nil
+        responses: [String: Int] = [:],
+        targetErrors: [PageError.Cause: Int] = [:],
+        consumedCapacityUnits: Double? = nil
     ) {
         self.responses = responses
         self.targetErrors = targetErrors
@@ -33,7 +35,8 @@ public struct RemoteCounts: Sendable, Hashable {
         return RemoteCounts(
             responses: difference(responses, earlier.responses, keeping: "transport"),
             targetErrors: difference(targetErrors, earlier.targetErrors, keeping: nil),
-            consumedCapacityUnits: capacity)
+            consumedCapacityUnits: capacity
+        )
     }
 
     /// Adds another shard's counts.
@@ -87,14 +90,38 @@ public struct TargetErrorCounts: Sendable, Hashable {
         set { byKind[cause] = newValue == 0 ? nil : newValue }
     }
 
-    public var transport: Int { get { self[.transport] } set { self[.transport] = newValue } }
-    public var unauthorized: Int { get { self[.unauthorized] } set { self[.unauthorized] = newValue } }
-    public var httpStatus: Int { get { self[.httpStatus] } set { self[.httpStatus] = newValue } }
-    public var notJSON: Int { get { self[.notJSON] } set { self[.notJSON] = newValue } }
-    public var missingItems: Int { get { self[.missingItems] } set { self[.missingItems] = newValue } }
-    public var badContinuation: Int { get { self[.badContinuation] } set { self[.badContinuation] = newValue } }
-    public var graphQLError: Int { get { self[.graphQLError] } set { self[.graphQLError] = newValue } }
-    public var apiError: Int { get { self[.apiError] } set { self[.apiError] = newValue } }
+    public var transport: Int {
+        get { self[.transport] }
+        set { self[.transport] = newValue }
+    }
+    public var unauthorized: Int {
+        get { self[.unauthorized] }
+        set { self[.unauthorized] = newValue }
+    }
+    public var httpStatus: Int {
+        get { self[.httpStatus] }
+        set { self[.httpStatus] = newValue }
+    }
+    public var notJSON: Int {
+        get { self[.notJSON] }
+        set { self[.notJSON] = newValue }
+    }
+    public var missingItems: Int {
+        get { self[.missingItems] }
+        set { self[.missingItems] = newValue }
+    }
+    public var badContinuation: Int {
+        get { self[.badContinuation] }
+        set { self[.badContinuation] = newValue }
+    }
+    public var graphQLError: Int {
+        get { self[.graphQLError] }
+        set { self[.graphQLError] = newValue }
+    }
+    public var apiError: Int {
+        get { self[.apiError] }
+        set { self[.apiError] = newValue }
+    }
     public var repeatedContinuation: Int {
         get { self[.repeatedContinuation] }
         set { self[.repeatedContinuation] = newValue }

@@ -55,7 +55,10 @@ extension ResultRow {
 
     /// Sets the resource columns from readings taken at the start and end of the measured phase.
     public mutating func applyResources(
-        cpu: CPUTime, allocationRequests: UInt64, peakAllocatedBytes: Int, peakRSSBytes: Int
+        cpu: CPUTime,
+        allocationRequests: UInt64,
+        peakAllocatedBytes: Int,
+        peakRSSBytes: Int
     ) {
         cpuUserSeconds = cpu.userSeconds
         cpuSystemSeconds = cpu.systemSeconds

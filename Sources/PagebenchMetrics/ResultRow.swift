@@ -50,7 +50,9 @@ public struct ResultRow: CSVRecord, Hashable {
     /// drains per second (before, `knee` printed it and the report did not). Version 8 also leaves
     /// `limit`, `filter`, `read`, `scanned_items`, `scanned_bytes` and `scanned_bytes_per_s`
     /// empty where a real target was not sent or did not report them.
-    static let addedInVersion8: Set<String> = ["cut_off_drains", "cut_off_pages", "response_bytes", "warmup_requests", "started_drains_per_s"]
+    static let addedInVersion8: Set<String> = [
+        "cut_off_drains", "cut_off_pages", "response_bytes", "warmup_requests", "started_drains_per_s",
+    ]
     /// The columns version 9 added (issue 35): the fast end of page latency, which the load of
     /// other processes hardly moves: what `check` gates a remote target's latency on.
     static let addedInVersion9: Set<String> = ["page_latency_min_ns", "page_latency_p10_ns"]
@@ -314,7 +316,13 @@ public struct ResultRow: CSVRecord, Hashable {
     /// The identity the checker matches rows by: scenario, configuration, pager, concurrency,
     /// and the stage of a staged run (its stages are different measurements, not repetitions).
     public var identity: ResultIdentity {
-        ResultIdentity(scenario: scenario, configHash: configHash, pagerKind: pagerKind, concurrency: concurrency, stage: stage)
+        ResultIdentity(
+            scenario: scenario,
+            configHash: configHash,
+            pagerKind: pagerKind,
+            concurrency: concurrency,
+            stage: stage
+        )
     }
 
     /// How a remote target failed a phase, or nil: it "answered no page" (drains failed and not
@@ -338,7 +346,11 @@ public struct ResultRow: CSVRecord, Hashable {
         if partial == 1 { return "cut short by a signal" }
         guard !targetKind.isEmpty else { return nil }
         return Self.targetFailure(
-            pages: pages + cutOffPages, drains: drains, failedDrains: errors.total, unansweredRequests: unansweredRequests)
+            pages: pages + cutOffPages,
+            drains: drains,
+            failedDrains: errors.total,
+            unansweredRequests: unansweredRequests
+        )
     }
 
     /// Whether the row paged a real API through a target file (not in-process, not `serve`).
@@ -421,13 +433,16 @@ public struct ErrorCounts: Sendable, Hashable {
     public init() {}
 
     /// The kinds `errors_validation` counts: requests the source refuses as written.
-    public static let validationKinds: [PageError.Kind] = [.invalidLimit, .invalidSegment, .unknownPartition, .invalidRequest]
+    public static let validationKinds: [PageError.Kind] = [
+        .invalidLimit, .invalidSegment, .unknownPartition, .invalidRequest,
+    ]
     /// The kinds `errors_other` counts (with the unclassified): no answer, a refusal, an
     /// answer that is not a page.
     public static let otherKinds: [PageError.Kind] = [.transport, .refused, .malformedAnswer]
 
     private static let indices: [PageError.Kind: Int] = Dictionary(
-        uniqueKeysWithValues: PageError.Kind.allCases.enumerated().map { ($1, $0) })
+        uniqueKeysWithValues: PageError.Kind.allCases.enumerated().map { ($1, $0) }
+    )
 
     /// The failures of `kind`.
     public subscript(kind: PageError.Kind) -> Int {
@@ -467,13 +482,25 @@ public struct ErrorCounts: Sendable, Hashable {
     // The CSV columns (ResultRow+Columns.swift).
 
     /// `errors_throttled`: throttled past the retry policy (S21).
-    public var throttled: Int { get { self[.throttled] } set { self[.throttled] = newValue } }
+    public var throttled: Int {
+        get { self[.throttled] }
+        set { self[.throttled] = newValue }
+    }
     /// `errors_fault`: a transient fault past the retry policy (S21).
-    public var fault: Int { get { self[.transient] } set { self[.transient] = newValue } }
+    public var fault: Int {
+        get { self[.transient] }
+        set { self[.transient] = newValue }
+    }
     /// `errors_invalid_token` (S17).
-    public var invalidToken: Int { get { self[.invalidToken] } set { self[.invalidToken] = newValue } }
+    public var invalidToken: Int {
+        get { self[.invalidToken] }
+        set { self[.invalidToken] = newValue }
+    }
     /// `errors_token_mismatch` (S18).
-    public var tokenMismatch: Int { get { self[.tokenMismatch] } set { self[.tokenMismatch] = newValue } }
+    public var tokenMismatch: Int {
+        get { self[.tokenMismatch] }
+        set { self[.tokenMismatch] = newValue }
+    }
     /// `errors_validation`: the ``validationKinds`` (S1, S14, S15).
     public var validation: Int {
         get { Self.validationKinds.reduce(0) { $0 + self[$1] } }
@@ -503,13 +530,17 @@ extension ErrorCounts: Codable {
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: Key.self)
-        for kind in PageError.Kind.allCases { self[kind] = try container.decode(Int.self, forKey: Key(stringValue: kind.rawValue)) }
+        for kind in PageError.Kind.allCases {
+            self[kind] = try container.decode(Int.self, forKey: Key(stringValue: kind.rawValue))
+        }
         unclassified = try container.decode(Int.self, forKey: .unclassified)
     }
 
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: Key.self)
-        for kind in PageError.Kind.allCases { try container.encode(self[kind], forKey: Key(stringValue: kind.rawValue)) }
+        for kind in PageError.Kind.allCases {
+            try container.encode(self[kind], forKey: Key(stringValue: kind.rawValue))
+        }
         try container.encode(unclassified, forKey: .unclassified)
     }
 }

@@ -21,8 +21,13 @@ public struct RunContext: Sendable, Equatable {
     public var allocationCounting: String = ""
 
     public init(
-        timestampUTC: String, pagebenchVersion: String, gitCommit: String, swiftVersion: String,
-        buildConfiguration: String, host: String, cores: Int
+        timestampUTC: String,
+        pagebenchVersion: String,
+        gitCommit: String,
+        swiftVersion: String,
+        buildConfiguration: String,
+        host: String,
+        cores: Int
     ) {
         self.timestampUTC = timestampUTC
         self.pagebenchVersion = pagebenchVersion
@@ -38,7 +43,8 @@ public struct RunContext: Sendable, Equatable {
     /// - Parameters:
     ///   - pagebenchVersion: the CLI's version string.
     ///   - gitDirectory: where to ask git (default: the current directory).
-    public static func current(pagebenchVersion: String, gitDirectory: String? = nil, now: Date = Date()) -> RunContext {
+    public static func current(pagebenchVersion: String, gitDirectory: String? = nil, now: Date = Date()) -> RunContext
+    {
         RunContext(
             timestampUTC: timestamp(now),
             pagebenchVersion: pagebenchVersion,

@@ -59,8 +59,14 @@ public struct TaskMetrics: Sendable, Equatable, Codable {
     /// start is cut off.
     public var pageCounts: PageCounts {
         PageCounts(
-            pages: pages, items: items, scannedItems: scannedItems, scannedBytes: scannedBytes,
-            emptyPagesWasted: emptyPagesWasted, emptyPagesFinal: emptyPagesFinal, itemsPerPage: itemsPerPage)
+            pages: pages,
+            items: items,
+            scannedItems: scannedItems,
+            scannedBytes: scannedBytes,
+            emptyPagesWasted: emptyPagesWasted,
+            emptyPagesFinal: emptyPagesFinal,
+            itemsPerPage: itemsPerPage
+        )
     }
 
     /// Counts the drain that began at `before` as cut off by the end of the phase: its pages
@@ -87,13 +93,18 @@ public struct TaskMetrics: Sendable, Equatable, Codable {
     /// Bytes held by this task's histograms: measurement overhead that shows in memory figures.
     public var estimatedFootprintBytes: Int {
         pageLatency.estimatedFootprintBytes + drainLatency.estimatedFootprintBytes
-            + (drainLatencyCorrected?.estimatedFootprintBytes ?? 0) + (cancellationLatency?.estimatedFootprintBytes ?? 0)
+            + (drainLatencyCorrected?.estimatedFootprintBytes ?? 0)
+            + (cancellationLatency?.estimatedFootprintBytes ?? 0)
     }
 
     /// Counts one page (docs/contract.md S9 figures) and, if timed, its latency.
     @inlinable
     public mutating func recordPage(
-        itemCount: Int, scannedCount: Int, scannedBytes: Int, hasNextToken: Bool, latencyNanoseconds: UInt64?
+        itemCount: Int,
+        scannedCount: Int,
+        scannedBytes: Int,
+        hasNextToken: Bool,
+        latencyNanoseconds: UInt64?
     ) {
         pages += 1
         items += itemCount
@@ -111,7 +122,11 @@ public struct TaskMetrics: Sendable, Equatable, Codable {
     /// - Parameters:
     ///   - latencyNanoseconds: from the drain's actual start.
     ///   - correctedLatencyNanoseconds: open loop only, from its intended start.
-    public mutating func recordDrain(pageCount: Int, latencyNanoseconds: UInt64?, correctedLatencyNanoseconds: UInt64? = nil) {
+    public mutating func recordDrain(
+        pageCount: Int,
+        latencyNanoseconds: UInt64?,
+        correctedLatencyNanoseconds: UInt64? = nil
+    ) {
         drains += 1
         pagesInEndedDrains += pageCount
         pagesPerDrainMax = Swift.max(pagesPerDrainMax, pageCount)
@@ -200,8 +215,13 @@ public struct PageCounts: Sendable, Hashable, Codable {
     public var itemsPerPage = ItemsPerPageHistogram()
 
     public init(
-        pages: Int = 0, items: Int = 0, scannedItems: Int = 0, scannedBytes: Int = 0, emptyPagesWasted: Int = 0,
-        emptyPagesFinal: Int = 0, itemsPerPage: ItemsPerPageHistogram = ItemsPerPageHistogram()
+        pages: Int = 0,
+        items: Int = 0,
+        scannedItems: Int = 0,
+        scannedBytes: Int = 0,
+        emptyPagesWasted: Int = 0,
+        emptyPagesFinal: Int = 0,
+        itemsPerPage: ItemsPerPageHistogram = ItemsPerPageHistogram()
     ) {
         self.pages = pages
         self.items = items

@@ -43,8 +43,16 @@ public struct TimeSeriesRow: CSVRecord, Hashable {
     public init() {}
 
     public init(
-        scenario: String, pagerKind: String, concurrency: Int, repetition: Int, elapsedSeconds: Double,
-        isWarmup: Bool, pagesPerSecond: Double, pageLatencyP99Nanoseconds: UInt64?, allocatedBytes: Int, rssBytes: Int
+        scenario: String,
+        pagerKind: String,
+        concurrency: Int,
+        repetition: Int,
+        elapsedSeconds: Double,
+        isWarmup: Bool,
+        pagesPerSecond: Double,
+        pageLatencyP99Nanoseconds: UInt64?,
+        allocatedBytes: Int,
+        rssBytes: Int
     ) {
         self.scenario = scenario
         self.pagerKind = pagerKind
@@ -65,23 +73,105 @@ public struct TimeSeriesRow: CSVRecord, Hashable {
         .text("pager_kind", \.pagerKind, .context, "Pager that drove the drains."),
         .integer("concurrency", \.concurrency, unit: "pagers", .neutral, .context, "Concurrent pagers."),
         .integer("repetition", \.repetition, .neutral, .context, "1-based repetition."),
-        .decimal("elapsed_s", \.elapsedSeconds, unit: "s", .neutral, .context, "Seconds since the run started (warm-up included), at the end of the interval."),
+        .decimal(
+            "elapsed_s",
+            \.elapsedSeconds,
+            unit: "s",
+            .neutral,
+            .context,
+            "Seconds since the run started (warm-up included), at the end of the interval."
+        ),
         CSVColumn(
             descriptor: ColumnDescriptor(
-                name: "warmup", unit: "", polarity: .neutral, kind: .context, type: .integer, isOptional: false,
-                summary: "1 if the interval was warm-up (excluded from results), else 0."),
+                name: "warmup",
+                unit: "",
+                polarity: .neutral,
+                kind: .context,
+                type: .integer,
+                isOptional: false,
+                summary: "1 if the interval was warm-up (excluded from results), else 0."
+            ),
             value: { .integer($0.isWarmup ? 1 : 0) },
             store: { row, value in if case .integer(let flag) = value { row.isWarmup = flag != 0 } }
         ),
-        .decimal("pages_per_s", \.pagesPerSecond, unit: "pages/s", .higherIsBetter, .measured, "Pages completed in the interval ÷ its length (H7: a page of 50 µs or more is counted as it completes, faster pages every 64 and at each drain's end)."),
-        .unsigned("page_latency_p99_ns", \.pageLatencyP99Nanoseconds, unit: "ns", .lowerIsBetter, .measured, "99th percentile latency of the pages completed in the interval (a pager hands its latencies over at least every millisecond of pages); empty if no page completed."),
-        .integer("allocated_bytes", \.allocatedBytes, unit: "bytes", .lowerIsBetter, .measured, "jemalloc `stats.allocated` at the end of the interval."),
-        .integer("rss_bytes", \.rssBytes, unit: "bytes", .lowerIsBetter, .measured, "Resident set size (`VmRSS`) at the end of the interval."),
-        .decimal("drains_per_s", \.drainsPerSecond, unit: "drains/s", .higherIsBetter, .measured, "Drains that ended in the interval as `drains` counts them (drained, stopped or abandoned; not failed or cancelled) ÷ its length."),
-        .unsigned("page_latency_p50_ns", \.pageLatencyP50Nanoseconds, unit: "ns", .lowerIsBetter, .measured, "Median page latency in the interval; empty if no page completed."),
-        .integer("stage", \.stage, .neutral, .context, "Staged runs (H4): the stage (1-based) the interval belongs to; empty without stages."),
-        .integer("active_pagers", \.activePagers, unit: "pagers", .neutral, .measured, "Staged runs: pagers admitted at the end of the interval (open loop: drain slots); empty without stages."),
-        .decimal("target_pagers", \.plannedPagers, unit: "pagers", .neutral, .context, "Pager stages: the plan's pagers at the end of the interval, before rounding; empty otherwise."),
-        .decimal("target_drains_per_s", \.plannedDrainsPerSecond, unit: "drains/s", .neutral, .context, "Rate stages: the plan's arrival rate at the end of the interval; empty otherwise."),
+        .decimal(
+            "pages_per_s",
+            \.pagesPerSecond,
+            unit: "pages/s",
+            .higherIsBetter,
+            .measured,
+            "Pages completed in the interval ÷ its length (H7: a page of 50 µs or more is counted as it completes, faster pages every 64 and at each drain's end)."
+        ),
+        .unsigned(
+            "page_latency_p99_ns",
+            \.pageLatencyP99Nanoseconds,
+            unit: "ns",
+            .lowerIsBetter,
+            .measured,
+            "99th percentile latency of the pages completed in the interval (a pager hands its latencies over at least every millisecond of pages); empty if no page completed."
+        ),
+        .integer(
+            "allocated_bytes",
+            \.allocatedBytes,
+            unit: "bytes",
+            .lowerIsBetter,
+            .measured,
+            "jemalloc `stats.allocated` at the end of the interval."
+        ),
+        .integer(
+            "rss_bytes",
+            \.rssBytes,
+            unit: "bytes",
+            .lowerIsBetter,
+            .measured,
+            "Resident set size (`VmRSS`) at the end of the interval."
+        ),
+        .decimal(
+            "drains_per_s",
+            \.drainsPerSecond,
+            unit: "drains/s",
+            .higherIsBetter,
+            .measured,
+            "Drains that ended in the interval as `drains` counts them (drained, stopped or abandoned; not failed or cancelled) ÷ its length."
+        ),
+        .unsigned(
+            "page_latency_p50_ns",
+            \.pageLatencyP50Nanoseconds,
+            unit: "ns",
+            .lowerIsBetter,
+            .measured,
+            "Median page latency in the interval; empty if no page completed."
+        ),
+        .integer(
+            "stage",
+            \.stage,
+            .neutral,
+            .context,
+            "Staged runs (H4): the stage (1-based) the interval belongs to; empty without stages."
+        ),
+        .integer(
+            "active_pagers",
+            \.activePagers,
+            unit: "pagers",
+            .neutral,
+            .measured,
+            "Staged runs: pagers admitted at the end of the interval (open loop: drain slots); empty without stages."
+        ),
+        .decimal(
+            "target_pagers",
+            \.plannedPagers,
+            unit: "pagers",
+            .neutral,
+            .context,
+            "Pager stages: the plan's pagers at the end of the interval, before rounding; empty otherwise."
+        ),
+        .decimal(
+            "target_drains_per_s",
+            \.plannedDrainsPerSecond,
+            unit: "drains/s",
+            .neutral,
+            .context,
+            "Rate stages: the plan's arrival rate at the end of the interval; empty otherwise."
+        ),
     ]
 }

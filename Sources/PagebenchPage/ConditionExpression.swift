@@ -130,7 +130,10 @@ struct ConditionToken: Sendable {
 enum ConditionLexer {
     static let keywords: Set<String> = ["AND", "OR", "NOT", "BETWEEN", "IN"]
 
-    static func tokens(of text: String, dialect: ConditionExpression.Dialect) throws(ExpressionError) -> [ConditionToken] {
+    static func tokens(
+        of text: String,
+        dialect: ConditionExpression.Dialect
+    ) throws(ExpressionError) -> [ConditionToken] {
         let scalars = Array(text.unicodeScalars)
         guard scalars.count <= 4096 else {
             throw ExpressionError("the expression is \(scalars.count) characters long; at most 4096 are accepted")
@@ -179,17 +182,28 @@ enum ConditionLexer {
                 index += 1
                 while index < scalars.count, isWord(scalars[index]) { index += 1 }
                 let word = String(String.UnicodeScalarView(scalars[start..<index]))
-                guard word.count > 1 else { throw ExpressionError("'\(scalar)' at offset \(start) must be followed by a name") }
-                if dialect == .filterText {
-                    throw ExpressionError("placeholder '\(word)' at offset \(start): filter text takes names and numbers, not placeholders")
+                guard word.count > 1 else {
+                    throw ExpressionError("'\(scalar)' at offset \(start) must be followed by a name")
                 }
-                tokens.append(ConditionToken(kind: scalar == "#" ? .placeholderName(word) : .placeholderValue(word), offset: start))
+                if dialect == .filterText {
+                    throw ExpressionError(
+                        "placeholder '\(word)' at offset \(start): filter text takes names and numbers, not placeholders"
+                    )
+                }
+                tokens.append(
+                    ConditionToken(
+                        kind: scalar == "#" ? .placeholderName(word) : .placeholderValue(word),
+                        offset: start
+                    )
+                )
             case "0"..."9", "-":
                 index += 1
                 while index < scalars.count, ("0"..."9").contains(scalars[index]) { index += 1 }
                 let word = String(String.UnicodeScalarView(scalars[start..<index]))
                 if dialect == .dynamoDB {
-                    throw ExpressionError("literal '\(word)' at offset \(start): DynamoDB expressions take values only as ':placeholders' from ExpressionAttributeValues")
+                    throw ExpressionError(
+                        "literal '\(word)' at offset \(start): DynamoDB expressions take values only as ':placeholders' from ExpressionAttributeValues"
+                    )
                 }
                 if index < scalars.count, isWord(scalars[index]) || scalars[index] == "." {
                     throw ExpressionError("'\(word)\(scalars[index])' at offset \(start) is not a whole number")
@@ -211,7 +225,9 @@ enum ConditionLexer {
                 }
             }
             if index < scalars.count, scalars[index] == "." || scalars[index] == "[" {
-                throw ExpressionError("document path at offset \(index) ('\(scalars[index])'): nested attributes are not supported")
+                throw ExpressionError(
+                    "document path at offset \(index) ('\(scalars[index])'): nested attributes are not supported"
+                )
             }
         }
         return tokens
@@ -286,15 +302,21 @@ struct ConditionParser {
             return inner
         }
         if case .name(let function) = token.kind, peek?.kind == .open {
-            throw ExpressionError("function '\(function)' at offset \(token.offset) is not supported; use comparisons, BETWEEN, AND, OR and NOT")
+            throw ExpressionError(
+                "function '\(function)' at offset \(token.offset) is not supported; use comparisons, BETWEEN, AND, OR and NOT"
+            )
         }
         let subject = try operand(token)
         guard let op = next() else {
-            throw ExpressionError("the expression ends after the operand at offset \(token.offset); a comparison or BETWEEN was expected")
+            throw ExpressionError(
+                "the expression ends after the operand at offset \(token.offset); a comparison or BETWEEN was expected"
+            )
         }
         switch op.kind {
         case .comparison(let comparison):
-            guard let right = next() else { throw ExpressionError("the expression ends after '\(comparison.rawValue)'") }
+            guard let right = next() else {
+                throw ExpressionError("the expression ends after '\(comparison.rawValue)'")
+            }
             return .comparison(subject, comparison, try operand(right))
         case .keyword("BETWEEN"):
             guard let lowToken = next() else { throw ExpressionError("the expression ends after BETWEEN") }
@@ -307,7 +329,9 @@ struct ConditionParser {
         case .keyword("IN"):
             throw ExpressionError("IN at offset \(op.offset) is not supported; use comparisons joined by OR")
         default:
-            throw ExpressionError("unexpected \(op.kind.text) at offset \(op.offset); a comparison or BETWEEN was expected")
+            throw ExpressionError(
+                "unexpected \(op.kind.text) at offset \(op.offset); a comparison or BETWEEN was expected"
+            )
         }
     }
 
@@ -317,7 +341,8 @@ struct ConditionParser {
         case .placeholderName(let name): return .name(name)
         case .placeholderValue(let value): return .value(value)
         case .number(let number): return .number(number)
-        default: throw ExpressionError("unexpected \(token.kind.text) at offset \(token.offset); an operand was expected")
+        default:
+            throw ExpressionError("unexpected \(token.kind.text) at offset \(token.offset); an operand was expected")
         }
     }
 }

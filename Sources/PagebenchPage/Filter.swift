@@ -92,7 +92,8 @@ extension Filter: CustomStringConvertible, Codable {
                 return
             }
         }
-        let understood = "use 'match', 'category=N', 'category!=N', 'size>=BYTES', 'size<=BYTES', or conditions on category and size joined by and, or, not"
+        let understood =
+            "use 'match', 'category=N', 'category!=N', 'size>=BYTES', 'size<=BYTES', or conditions on category and size joined by and, or, not"
         do {
             let condition = try ConditionExpression(parsing: text, dialect: .filterText)
             let expression = try FilterExpression(
@@ -109,7 +110,8 @@ extension Filter: CustomStringConvertible, Codable {
                         throw ExpressionError("categories and sizes are whole numbers ≥ 0")
                     }
                     return number
-                })
+                }
+            )
             self = Filter(expression)
         } catch {
             throw Self.invalid("filter '\(text)' is not understood (\(error.message)); \(understood)")
@@ -129,7 +131,8 @@ extension Filter: CustomStringConvertible, Codable {
         if let bad = values.first(where: { !Item.categories.contains($0) }) {
             throw Self.invalid(
                 "filter '\(text)': there is no category \(bad); items have categories \(Item.categories.lowerBound) "
-                    + "(the selectivity share, which 'match' selects) to \(Item.categories.upperBound)")
+                    + "(the selectivity share, which 'match' selects) to \(Item.categories.upperBound)"
+            )
         }
     }
 

@@ -16,11 +16,14 @@ public indirect enum FilterExpression: Sendable, Hashable {
         case .comparison(let attribute, let op, let value):
             op.holds(attribute == .category ? category : sizeBytes, value)
         case .between(let attribute, let low, let high):
-            (attribute == .category ? category : sizeBytes) >= low && (attribute == .category ? category : sizeBytes) <= high
+            (attribute == .category ? category : sizeBytes) >= low
+                && (attribute == .category ? category : sizeBytes) <= high
         case .and(let left, let right):
-            left.matches(category: category, sizeBytes: sizeBytes) && right.matches(category: category, sizeBytes: sizeBytes)
+            left.matches(category: category, sizeBytes: sizeBytes)
+                && right.matches(category: category, sizeBytes: sizeBytes)
         case .or(let left, let right):
-            left.matches(category: category, sizeBytes: sizeBytes) || right.matches(category: category, sizeBytes: sizeBytes)
+            left.matches(category: category, sizeBytes: sizeBytes)
+                || right.matches(category: category, sizeBytes: sizeBytes)
         case .not(let inner):
             !inner.matches(category: category, sizeBytes: sizeBytes)
         }
@@ -43,7 +46,9 @@ public indirect enum FilterExpression: Sendable, Hashable {
             switch condition {
             case .comparison(.name(let name), let op, let right):
                 if case .name(let other) = right {
-                    throw ExpressionError("'\(name) \(op.rawValue) \(other)' compares two attributes; compare an attribute with a value")
+                    throw ExpressionError(
+                        "'\(name) \(op.rawValue) \(other)' compares two attributes; compare an attribute with a value"
+                    )
                 }
                 return .comparison(try attribute(name), op, try value(right))
             case .comparison(let left, let op, .name(let name)):
@@ -67,7 +72,8 @@ public indirect enum FilterExpression: Sendable, Hashable {
         switch self {
         case .comparison(let compared, _, let value): compared == attribute ? [value] : []
         case .between(let compared, let low, let high): compared == attribute ? [low, high] : []
-        case .and(let left, let right), .or(let left, let right): left.values(of: attribute) + right.values(of: attribute)
+        case .and(let left, let right), .or(let left, let right):
+            left.values(of: attribute) + right.values(of: attribute)
         case .not(let inner): inner.values(of: attribute)
         }
     }

@@ -23,7 +23,9 @@ public enum CursorBasedPagination {
 
         @inlinable @inline(__always)
         public func repeatsPosition(of previous: Self, direction: PaginationDirection) -> Bool {
-            guard direction == .next, hasNext, let endCursor, let previousCursor = previous.endCursor else { return false }
+            guard direction == .next, hasNext, let endCursor, let previousCursor = previous.endCursor else {
+                return false
+            }
             return cursorsEqual(endCursor, previousCursor)
         }
 

@@ -19,8 +19,18 @@ func cursorsEqual(_ a: String, _ b: String) -> Bool {
             // both decides "not equal" (an ASCII starter blocks reordering both ways).
             if x.count == y.count, x.count >= 8 {
                 let offset = x.count &- 8
-                let wx = UInt64(littleEndian: UnsafeRawPointer(x.baseAddress!).loadUnaligned(fromByteOffset: offset, as: UInt64.self))
-                let wy = UInt64(littleEndian: UnsafeRawPointer(y.baseAddress!).loadUnaligned(fromByteOffset: offset, as: UInt64.self))
+                let wx = UInt64(
+                    littleEndian: UnsafeRawPointer(x.baseAddress!).loadUnaligned(
+                        fromByteOffset: offset,
+                        as: UInt64.self
+                    )
+                )
+                let wy = UInt64(
+                    littleEndian: UnsafeRawPointer(y.baseAddress!).loadUnaligned(
+                        fromByteOffset: offset,
+                        as: UInt64.self
+                    )
+                )
                 if wx != wy {
                     let last = offset &+ (63 &- (wx ^ wy).leadingZeroBitCount) / 8
                     if x[last] < 0x80 && y[last] < 0x80 { return false }

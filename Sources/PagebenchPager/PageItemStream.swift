@@ -29,7 +29,10 @@ public struct PageItemStream<Source: PageSource, Info: PaginationInfo, Item>: As
         @usableFromInline var remainingReversed: [Item] = []
 
         @inlinable
-        init(pages: PageStream<Source, Info>.AsyncIterator, extractItems: @escaping @Sendable (Source.Response) -> [Item]) {
+        init(
+            pages: PageStream<Source, Info>.AsyncIterator,
+            extractItems: @escaping @Sendable (Source.Response) -> [Item]
+        ) {
             self.pages = pages
             self.extractItems = extractItems
         }

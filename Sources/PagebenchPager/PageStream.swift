@@ -47,7 +47,14 @@ public struct PageStream<Source: PageSource, Info: PaginationInfo>: AsyncSequenc
         pageResolver: @escaping @Sendable (Info, PaginationDirection) -> Source.Request?
     ) {
         self.init(
-            source, initialRequest, direction, retryPolicy, counters, extractPageInfo, resolver: .build(pageResolver))
+            source,
+            initialRequest,
+            direction,
+            retryPolicy,
+            counters,
+            extractPageInfo,
+            resolver: .build(pageResolver)
+        )
     }
 
     /// A stream whose next request is the previous one updated in place.
@@ -72,12 +79,24 @@ public struct PageStream<Source: PageSource, Info: PaginationInfo>: AsyncSequenc
         advanceRequest: @escaping @Sendable (inout Source.Request, Info, PaginationDirection) -> Bool
     ) {
         self.init(
-            source, initialRequest, direction, retryPolicy, counters, extractPageInfo, resolver: .advance(advanceRequest))
+            source,
+            initialRequest,
+            direction,
+            retryPolicy,
+            counters,
+            extractPageInfo,
+            resolver: .advance(advanceRequest)
+        )
     }
 
     private init(
-        _ source: Source, _ initialRequest: Source.Request, _ direction: PaginationDirection, _ retryPolicy: RetryPolicy,
-        _ counters: PagerCounters, _ extractPageInfo: @escaping @Sendable (Source.Response) -> Info, resolver: Resolver
+        _ source: Source,
+        _ initialRequest: Source.Request,
+        _ direction: PaginationDirection,
+        _ retryPolicy: RetryPolicy,
+        _ counters: PagerCounters,
+        _ extractPageInfo: @escaping @Sendable (Source.Response) -> Info,
+        resolver: Resolver
     ) {
         self.source = source
         self.initialRequest = initialRequest
@@ -159,7 +178,12 @@ public struct PageStream<Source: PageSource, Info: PaginationInfo>: AsyncSequenc
                 }
             } catch {
                 page = try await retryAfterFailure(
-                    error, stream.source, request, policy: stream.retryPolicy, random: &random, counters: stream.counters
+                    error,
+                    stream.source,
+                    request,
+                    policy: stream.retryPolicy,
+                    random: &random,
+                    counters: stream.counters
                 )
             }
             let info = stream.extractPageInfo(page)
@@ -167,7 +191,8 @@ public struct PageStream<Source: PageSource, Info: PaginationInfo>: AsyncSequenc
             // whenever the sequence goes on, and never read once it has ended.
             if let previous = previous.take(), info.repeatsPosition(of: previous, direction: stream.direction) {
                 throw PaginationError.repeatedToken(
-                    info.positionDescription(direction: stream.direction), direction: stream.direction
+                    info.positionDescription(direction: stream.direction),
+                    direction: stream.direction
                 )
             }
             stream.counters.countPage()

@@ -28,7 +28,10 @@ extension QueryPager {
         let cancelled = Atomic<Bool>(false)
         let resumption = try await withTaskCancellationHandler {
             try loadAllWithoutWaiting(
-                id: id, fetchInitialPage: fetchFromInitialPage, from: paginatedSource, cancelled: cancelled
+                id: id,
+                fetchInitialPage: fetchFromInitialPage,
+                from: paginatedSource,
+                cancelled: cancelled
             )
         } onCancel: {
             cancelled.store(true, ordering: .relaxed)
@@ -60,7 +63,10 @@ extension QueryPager {
     /// (`fetch`, `refetch`, `reset()` orphan the load: the next transition throws
     /// `CancellationError`, P12) or the caller's cancellation (`cancelled`, P13).
     @inlinable func loadAllWithoutWaiting(
-        id: UInt64, fetchInitialPage: Bool, from source: PaginatedSource, cancelled: borrowing Atomic<Bool>
+        id: UInt64,
+        fetchInitialPage: Bool,
+        from source: PaginatedSource,
+        cancelled: borrowing Atomic<Bool>
     ) throws -> LoadAllResumption? {
         do {
             if fetchInitialPage {
@@ -85,7 +91,10 @@ extension QueryPager {
                 }
                 guard let answer else { return .page(direction, request, failure: nil) }
                 step = try receiveLoadAllPage(
-                    answer, direction: direction, id: id, isCancelled: cancelled.load(ordering: .relaxed)
+                    answer,
+                    direction: direction,
+                    id: id,
+                    isCancelled: cancelled.load(ordering: .relaxed)
                 )
             }
             try end(id: id, .publishOutput)
@@ -104,13 +113,23 @@ extension QueryPager {
             switch resumption {
             case .initialPage(let failure):
                 let page = try await finishAttempt(
-                    initialSource, initialRequest, failure: failure, policy: retryPolicy, random: &random, counters: counters
+                    initialSource,
+                    initialRequest,
+                    failure: failure,
+                    policy: retryPolicy,
+                    random: &random,
+                    counters: counters
                 )
                 try receiveInitialPage(page, id: id, isCancelled: Task.isCancelled)
                 step = try loadAllStep(id: id, isCancelled: Task.isCancelled)
             case .page(let direction, let request, let failure):
                 let page = try await finishAttempt(
-                    paginatedSource, request, failure: failure, policy: retryPolicy, random: &random, counters: counters
+                    paginatedSource,
+                    request,
+                    failure: failure,
+                    policy: retryPolicy,
+                    random: &random,
+                    counters: counters
                 )
                 step = try receiveLoadAllPage(page, direction: direction, id: id, isCancelled: Task.isCancelled)
             }
@@ -127,11 +146,20 @@ extension QueryPager {
     /// through the property, it was copied (the synthetic store: 545 bytes, twice) into the
     /// frame per page (results/apollo-loadall-fair.md).
     @inlinable func loadRemainingPages(
-        id: UInt64, from source: PaginatedSource, step: consuming StateMachine.LoadAllStep, random: inout SplitMix64
+        id: UInt64,
+        from source: PaginatedSource,
+        step: consuming StateMachine.LoadAllStep,
+        random: inout SplitMix64
     ) async throws {
         var step = step
         while case .fetch(let direction, let request) = consume step {
-            let page = try await fetchRetrying(source, request, policy: retryPolicy, random: &random, counters: counters)
+            let page = try await fetchRetrying(
+                source,
+                request,
+                policy: retryPolicy,
+                random: &random,
+                counters: counters
+            )
             step = try receiveLoadAllPage(page, direction: direction, id: id, isCancelled: Task.isCancelled)
         }
     }
@@ -150,13 +178,20 @@ extension QueryPager {
     /// outside the lock included: results/apollo-loadall-fair.md.)
     @inlinable @inline(__always)
     func receiveLoadAllPage(
-        _ fetched: consuming PaginatedSource.Response, direction: PaginationDirection, id: UInt64, isCancelled: Bool
+        _ fetched: consuming PaginatedSource.Response,
+        direction: PaginationDirection,
+        id: UInt64,
+        isCancelled: Bool
     ) throws -> StateMachine.LoadAllStep {
         var info: Info? = extractPageInfo(fetched)
         var page: PaginatedSource.Response? = consume fetched
         let step = try state.withLock {
             try $0.receiveLoadAllPage(
-                page.take()!, info: info.take()!, direction: direction, id: id, isCancelled: isCancelled,
+                page.take()!,
+                info: info.take()!,
+                direction: direction,
+                id: id,
+                isCancelled: isCancelled,
                 resolve: pageResolver
             )
         }

@@ -54,7 +54,8 @@ extension QueryPager where InitialSource == PaginatedSource {
             refresh: { [weak self] starts, trigger in
                 guard let self else { return .ended }
                 return await self.refresh(from: starts, samePage: nil, trigger: trigger)
-            })
+            }
+        )
     }
 
     /// Watches the pages held without a change feed (for a source that has none): every
@@ -86,21 +87,30 @@ extension QueryPager where InitialSource == PaginatedSource {
             poll: { [weak self] in
                 guard await wait(), let self else { return .ended }
                 return await self.refresh(
-                    from: RefreshStarts(next: 0, previous: 0), samePage: { $0 == $1 }, trigger: nil)
-            })
+                    from: RefreshStarts(next: 0, previous: 0),
+                    samePage: { $0 == $1 },
+                    trigger: nil
+                )
+            }
+        )
     }
 
     // MARK: Refreshing
 
     /// The first held page, along each chain, that `touches` (the request that fetched it,
     /// the page) says a change reached.
-    func firstTouched(_ touches: @Sendable (PaginatedSource.Request, PaginatedSource.Response) -> Bool) -> RefreshStarts {
+    func firstTouched(_ touches: @Sendable (PaginatedSource.Request, PaginatedSource.Response) -> Bool) -> RefreshStarts
+    {
         state.withLock { state in
             var starts = RefreshStarts()
             for chain in [PageChain.next, .previous] {
                 let requests = state.requests(
-                    chain, initialRequest: initialRequest, extractInitialInfo: extractInitialInfo,
-                    extractInfo: extractPageInfo, resolve: pageResolver)
+                    chain,
+                    initialRequest: initialRequest,
+                    extractInitialInfo: extractInitialInfo,
+                    extractInfo: extractPageInfo,
+                    resolve: pageResolver
+                )
                 let first = requests.indices.first { index in
                     requests[index].map { touches($0, state.page(chain, index)) } ?? false
                 }
@@ -114,7 +124,8 @@ extension QueryPager where InitialSource == PaginatedSource {
     /// moved, and publishes the result. With `samePage` (polling), every held page is
     /// re-fetched and the output is published only if one differs.
     func refresh<Change: Sendable>(
-        from starts: RefreshStarts, samePage: (@Sendable (PaginatedSource.Response, PaginatedSource.Response) -> Bool)?,
+        from starts: RefreshStarts,
+        samePage: (@Sendable (PaginatedSource.Response, PaginatedSource.Response) -> Bool)?,
         trigger: Change?
     ) async -> RefreshOutcome<Change> {
         if Task.isCancelled { return .ended }
@@ -127,8 +138,12 @@ extension QueryPager where InitialSource == PaginatedSource {
             var requests: [PageChain: [PaginatedSource.Request?]] = [:]
             for chain in [PageChain.next, .previous] {
                 requests[chain] = state.requests(
-                    chain, initialRequest: initialRequest, extractInitialInfo: extractInitialInfo,
-                    extractInfo: extractPageInfo, resolve: pageResolver)
+                    chain,
+                    initialRequest: initialRequest,
+                    extractInitialInfo: extractInitialInfo,
+                    extractInfo: extractPageInfo,
+                    resolve: pageResolver
+                )
             }
             return (start, requests)
         }
@@ -149,7 +164,12 @@ extension QueryPager where InitialSource == PaginatedSource {
                 do {
                     return .finished(
                         try await self.refetch(
-                            id: reserved.id, requests: reserved.requests, starts: starts, samePage: samePage))
+                            id: reserved.id,
+                            requests: reserved.requests,
+                            starts: starts,
+                            samePage: samePage
+                        )
+                    )
                 } catch {
                     return .failed
                 }
@@ -173,7 +193,9 @@ extension QueryPager where InitialSource == PaginatedSource {
     /// nothing differed (polling). Throws the source's error (published as a failure) or
     /// `CancellationError` (published as nothing).
     private func refetch(
-        id: UInt64, requests: [PageChain: [PaginatedSource.Request?]], starts: RefreshStarts,
+        id: UInt64,
+        requests: [PageChain: [PaginatedSource.Request?]],
+        starts: RefreshStarts,
         samePage: (@Sendable (PaginatedSource.Response, PaginatedSource.Response) -> Bool)?
     ) async throws -> Int? {
         var random = SplitMix64(seed: retryPolicy.seed ^ id)
@@ -201,7 +223,12 @@ extension QueryPager where InitialSource == PaginatedSource {
                 }
                 while true {
                     let page = try await fetchRetrying(
-                        paginatedSource, request, policy: retryPolicy, random: &random, counters: counters)
+                        paginatedSource,
+                        request,
+                        policy: retryPolicy,
+                        random: &random,
+                        counters: counters
+                    )
                     counters.countPage()
                     let isInitial = chain == .next && index == 0
                     let info = isInitial ? extractInitialInfo(page) : extractPageInfo(page)
@@ -313,7 +340,8 @@ public struct PagerWatch<Change: Sendable>: AsyncSequence, Sendable {
     let poll: (@Sendable () async -> RefreshOutcome<Change>)?
 
     init(
-        inputs: AsyncStream<Input>, locate: @escaping @Sendable (Change) -> RefreshStarts,
+        inputs: AsyncStream<Input>,
+        locate: @escaping @Sendable (Change) -> RefreshStarts,
         refresh: @escaping @Sendable (RefreshStarts, Change) async -> RefreshOutcome<Change>
     ) {
         self.inputs = inputs

@@ -28,7 +28,12 @@ import Synchronization
 /// Each pager owns its state behind its own `Mutex` (no lock or actor shared between
 /// pagers); the lock is held only for short synchronous transitions of
 /// `QueryPagerStateMachine`, never across a source call.
-public final class QueryPager<InitialSource: PageSource, PaginatedSource: PageSource, Info: PaginationInfo, Model: Sendable>:
+public final class QueryPager<
+    InitialSource: PageSource,
+    PaginatedSource: PageSource,
+    Info: PaginationInfo,
+    Model: Sendable
+>:
     Sendable
 {
     public typealias Output = PaginationOutput<InitialSource.Response, PaginatedSource.Response>
@@ -211,7 +216,11 @@ public final class QueryPager<InitialSource: PageSource, PaginatedSource: PageSo
         var random = SplitMix64(seed: retryPolicy.seed ^ id)
         do {
             let page = try await fetchRetrying(
-                initialSource, initialRequest, policy: retryPolicy, random: &random, counters: counters
+                initialSource,
+                initialRequest,
+                policy: retryPolicy,
+                random: &random,
+                counters: counters
             )
             try receiveInitialPage(page, id: id, isCancelled: Task.isCancelled)
             try end(id: id, .publishOutput)
@@ -227,13 +236,21 @@ public final class QueryPager<InitialSource: PageSource, PaginatedSource: PageSo
         counters.countPage()
     }
 
-    @inlinable func runPagination(_ direction: PaginationDirection, request: PaginatedSource.Request, id: UInt64)
+    @inlinable func runPagination(
+        _ direction: PaginationDirection,
+        request: PaginatedSource.Request,
+        id: UInt64
+    )
         async throws
     {
         var random = SplitMix64(seed: retryPolicy.seed ^ id)
         do {
             let page = try await fetchRetrying(
-                paginatedSource, request, policy: retryPolicy, random: &random, counters: counters
+                paginatedSource,
+                request,
+                policy: retryPolicy,
+                random: &random,
+                counters: counters
             )
             let info = extractPageInfo(page)
             try state.withLock {

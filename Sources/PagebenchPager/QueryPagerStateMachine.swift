@@ -3,8 +3,13 @@
 /// pager's lock; it returns what the pager must do next outside the lock (cancel a task,
 /// run the transform, fetch). It never awaits and never calls the source.
 @usableFromInline
-struct QueryPagerStateMachine<InitialPage: Sendable, Page: Sendable, Request: Sendable, Info: PaginationInfo, Model: Sendable>
-{
+struct QueryPagerStateMachine<
+    InitialPage: Sendable,
+    Page: Sendable,
+    Request: Sendable,
+    Info: PaginationInfo,
+    Model: Sendable
+> {
     @usableFromInline typealias Output = PaginationOutput<InitialPage, Page>
     @usableFromInline typealias Subscriber = AsyncStream<Result<Model, any Error>>.Continuation
 
@@ -199,7 +204,11 @@ struct QueryPagerStateMachine<InitialPage: Sendable, Page: Sendable, Request: Se
     /// `page` and `info` are consumed: appended and stored without a copy (no retain of the
     /// page's buffers or of the cursor per page).
     @inlinable mutating func receivePage(
-        _ page: consuming Page, info: consuming Info, direction: PaginationDirection, id: UInt64, isCancelled: Bool
+        _ page: consuming Page,
+        info: consuming Info,
+        direction: PaginationDirection,
+        id: UInt64,
+        isCancelled: Bool
     ) throws {
         guard load?.id == id, !isCancelled else { throw CancellationError() }
         try dropReplacedInfo(checking: info, direction: direction)
@@ -212,7 +221,11 @@ struct QueryPagerStateMachine<InitialPage: Sendable, Page: Sendable, Request: Se
     /// it is stored, so the info is neither copied nor read back (each copy is a retain
     /// and a release of its cursor).
     @inlinable mutating func receiveLoadAllPage(
-        _ page: consuming Page, info: consuming Info, direction: PaginationDirection, id: UInt64, isCancelled: Bool,
+        _ page: consuming Page,
+        info: consuming Info,
+        direction: PaginationDirection,
+        id: UInt64,
+        isCancelled: Bool,
         resolve: (Info, PaginationDirection) -> Request?
     ) throws -> LoadAllStep {
         guard load?.id == id, !isCancelled else { throw CancellationError() }
@@ -278,7 +291,9 @@ struct QueryPagerStateMachine<InitialPage: Sendable, Page: Sendable, Request: Se
 
     /// `loadAll` exhausts next pages, then previous pages (P10).
     @inlinable func loadAllStep(
-        id: UInt64, isCancelled: Bool, resolve: (Info, PaginationDirection) -> Request?
+        id: UInt64,
+        isCancelled: Bool,
+        resolve: (Info, PaginationDirection) -> Request?
     ) throws -> LoadAllStep {
         guard load?.id == id, !isCancelled else { throw CancellationError() }
         return try nextLoadAllStep(resolve: resolve)
@@ -351,7 +366,11 @@ struct QueryPagerStateMachine<InitialPage: Sendable, Page: Sendable, Request: Se
             // unless the transform's model keeps the arrays (as the identity transform
             // does), the next append is still in place.
             return .transform(
-                Output(previousPages: previousPagesNewestLast.reversed(), initialPage: initialPage, nextPages: nextPages)
+                Output(
+                    previousPages: previousPagesNewestLast.reversed(),
+                    initialPage: initialPage,
+                    nextPages: nextPages
+                )
             )
         }
     }
@@ -415,7 +434,9 @@ struct QueryPagerStateMachine<InitialPage: Sendable, Page: Sendable, Request: Se
 
     /// Registers a subscriber and hands it the latest output at once (P11).
     @inlinable mutating func subscribe(
-        _ subscriber: Subscriber, id: UInt64, transformed: (result: Result<Model, any Error>, version: UInt64)?
+        _ subscriber: Subscriber,
+        id: UInt64,
+        transformed: (result: Result<Model, any Error>, version: UInt64)?
     ) -> SubscribeAction {
         switch latest {
         case .none:
@@ -523,8 +544,11 @@ extension QueryPagerStateMachine where InitialPage == Page {
     /// Every held page with the request that fetched it (rebuilt from the page before it,
     /// as the load did), in chain order; nil entries where the resolver gives no request.
     @inlinable func requests(
-        _ chain: PageChain, initialRequest: Request, extractInitialInfo: (Page) -> Info,
-        extractInfo: (Page) -> Info, resolve: (Info, PaginationDirection) -> Request?
+        _ chain: PageChain,
+        initialRequest: Request,
+        extractInitialInfo: (Page) -> Info,
+        extractInfo: (Page) -> Info,
+        resolve: (Info, PaginationDirection) -> Request?
     ) -> [Request?] {
         guard let initialPage else { return [] }
         var result: [Request?] = []
@@ -542,7 +566,10 @@ extension QueryPagerStateMachine where InitialPage == Page {
     /// whose re-fetched page now ends the listing loses the pages after it. Throws
     /// `CancellationError` when a reset orphaned the load (nothing changes).
     @inlinable mutating func receiveRefresh(
-        id: UInt64, pages: [RefreshedPage<Page, Info>], truncate: [PageChain: Int], isCancelled: Bool
+        id: UInt64,
+        pages: [RefreshedPage<Page, Info>],
+        truncate: [PageChain: Int],
+        isCancelled: Bool
     ) throws {
         guard load?.id == id, !isCancelled else { throw CancellationError() }
         // Pages change in place: a latest output recorded as a prefix of them is built first.

@@ -50,7 +50,8 @@ public struct RetryPolicy: Sendable {
         precondition(multiplier >= 1, "RetryPolicy.multiplier must be ≥ 1, got \(multiplier)")
         precondition(maxBackoff >= initialBackoff, "RetryPolicy.maxBackoff must be ≥ initialBackoff, got \(maxBackoff)")
         precondition(
-            (0...1).contains(jitterFraction), "RetryPolicy.jitterFraction must be in 0...1, got \(jitterFraction)"
+            (0...1).contains(jitterFraction),
+            "RetryPolicy.jitterFraction must be in 0...1, got \(jitterFraction)"
         )
         self.maxRetries = maxRetries
         self.initialBackoff = initialBackoff

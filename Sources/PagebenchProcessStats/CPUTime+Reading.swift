@@ -1,7 +1,8 @@
+import PagebenchMetrics
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import PagebenchMetrics
 
 extension CPUTime {
     /// The process's CPU time so far.

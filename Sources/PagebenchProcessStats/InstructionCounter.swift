@@ -59,7 +59,9 @@ public final class InstructionCounter: Sendable {
         do {
             text = try FileSystem.readText(path)
         } catch {
-            throw .statistics("callgrind wrote no counts for \(label) (\(error.reason)): is this process running under valgrind --tool=callgrind?")
+            throw .statistics(
+                "callgrind wrote no counts for \(label) (\(error.reason)): is this process running under valgrind --tool=callgrind?"
+            )
         }
         return try Self.total(ofDump: text, label: label, file: path)
     }
@@ -83,10 +85,17 @@ public final class InstructionCounter: Sendable {
         }
         guard described else {
             throw MetricsError(
-                kind: .statisticsUnavailable, file: file, message: "not the callgrind dump of \(label): another dump came between")
+                kind: .statisticsUnavailable,
+                file: file,
+                message: "not the callgrind dump of \(label): another dump came between"
+            )
         }
         guard instructionsFirst, let total else {
-            throw MetricsError(kind: .statisticsUnavailable, file: file, message: "a callgrind dump without an instruction total (events: Ir … totals:)")
+            throw MetricsError(
+                kind: .statisticsUnavailable,
+                file: file,
+                message: "a callgrind dump without an instruction total (events: Ir … totals:)"
+            )
         }
         return total
     }

@@ -36,8 +36,12 @@ public struct JemallocStats: Sendable, Equatable {
     public var largeAllocationRequests: UInt64
 
     public init(
-        allocatedBytes: Int, activeBytes: Int, residentBytes: Int, mappedBytes: Int,
-        smallAllocationRequests: UInt64, largeAllocationRequests: UInt64
+        allocatedBytes: Int,
+        activeBytes: Int,
+        residentBytes: Int,
+        mappedBytes: Int,
+        smallAllocationRequests: UInt64,
+        largeAllocationRequests: UInt64
     ) {
         self.allocatedBytes = allocatedBytes
         self.activeBytes = activeBytes
@@ -159,7 +163,8 @@ public struct JemallocStats: Sendable, Equatable {
         guard status == 0 else {
             throw MetricsError.statistics(
                 "jemalloc refused 'epoch' (error \(status)); its statistics cannot be refreshed. "
-                    + "Is libjemalloc linked (Debian: apt-get install -y libjemalloc-dev)?")
+                    + "Is libjemalloc linked (Debian: apt-get install -y libjemalloc-dev)?"
+            )
         }
     }
 

@@ -34,7 +34,10 @@ public final class MemorySampler: Sendable {
         var current = peak.load(ordering: .relaxed)
         while value > current {
             let (exchanged, original) = peak.compareExchange(
-                expected: current, desired: value, ordering: .relaxed)
+                expected: current,
+                desired: value,
+                ordering: .relaxed
+            )
             if exchanged { break }
             current = original
         }

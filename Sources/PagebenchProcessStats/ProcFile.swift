@@ -9,9 +9,11 @@ enum ProcFile {
             return String(decoding: try FileSystem.readBytes(path), as: UTF8.self)
         } catch {
             throw MetricsError(
-                kind: .statisticsUnavailable, file: path,
+                kind: .statisticsUnavailable,
+                file: path,
                 message: error.kind == .missing || error.reason.hasPrefix("cannot open")
-                    ? "\(error.reason); pagebench reads process statistics from Linux's /proc" : error.reason)
+                    ? "\(error.reason); pagebench reads process statistics from Linux's /proc" : error.reason
+            )
         }
     }
 }

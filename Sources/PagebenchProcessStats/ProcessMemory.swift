@@ -26,21 +26,33 @@ public struct ProcessMemory: Sendable, Equatable {
         var current: Int?
         for (index, line) in status.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             let key: String
-            if line.hasPrefix("VmHWM:") { key = "VmHWM" } else if line.hasPrefix("VmRSS:") { key = "VmRSS" } else {
+            if line.hasPrefix("VmHWM:") {
+                key = "VmHWM"
+            } else if line.hasPrefix("VmRSS:") {
+                key = "VmRSS"
+            } else {
                 continue
             }
-            let fields = line.dropFirst(key.count + 1).split(omittingEmptySubsequences: true) { $0 == " " || $0 == "\t" }
+            let fields = line.dropFirst(key.count + 1).split(omittingEmptySubsequences: true) {
+                $0 == " " || $0 == "\t"
+            }
             guard fields.count == 2, fields[1] == "kB", let kibibytes = Int(fields[0]), kibibytes >= 0 else {
                 throw MetricsError.malformed(
-                    file: file, line: index + 1, column: nil,
-                    "expected '\(key): <number> kB', found '\(line)'")
+                    file: file,
+                    line: index + 1,
+                    column: nil,
+                    "expected '\(key): <number> kB', found '\(line)'"
+                )
             }
             if key == "VmHWM" { peak = kibibytes * 1024 } else { current = kibibytes * 1024 }
         }
         guard let peak, let current else {
             throw MetricsError.malformed(
-                file: file, line: nil, column: nil,
-                "no \(peak == nil ? "VmHWM" : "VmRSS") line; this kernel does not report resident memory")
+                file: file,
+                line: nil,
+                column: nil,
+                "no \(peak == nil ? "VmHWM" : "VmRSS") line; this kernel does not report resident memory"
+            )
         }
         return ProcessMemory(peakResidentBytes: peak, residentBytes: current)
     }

@@ -12,7 +12,8 @@ package enum Baselines {
             throw MetricsError(
                 kind: .invalidRequest,
                 message: "baseline name '\(name)' is not allowed; use letters, digits, '-', '_' and '.' "
-                    + "(not starting with '.'), e.g. --name ci")
+                    + "(not starting with '.'), e.g. --name ci"
+            )
         }
     }
 
@@ -36,7 +37,8 @@ package enum Baselines {
     }
 
     /// Validates the results file `source` and writes its rows as baseline `name`.
-    package static func update(name: String, directory: String, from source: String) throws -> (path: String, rows: Int) {
+    package static func update(name: String, directory: String, from source: String) throws -> (path: String, rows: Int)
+    {
         let rows = try CSVFile.readResults(source)
         return (try write(rows, name: name, directory: directory), rows.count)
     }

@@ -49,27 +49,39 @@ extension CheckReport {
             let parts = describe(verdict)
             annotations.append(
                 GitHubAnnotation(
-                    level: .error, title: "pagebench check: \(verdict.metric) regressed",
-                    message: "\(identity): \(verdict.metric) \(parts.values) (\(parts.change)); \(parts.evidence)"))
+                    level: .error,
+                    title: "pagebench check: \(verdict.metric) regressed",
+                    message: "\(identity): \(verdict.metric) \(parts.values) (\(parts.change)); \(parts.evidence)"
+                )
+            )
         }
         for (identity, change) in behaviourChanges {
             annotations.append(
                 GitHubAnnotation(
                     level: behaviourChangeAllowed ? .warning : .error,
-                    title: "pagebench check: behaviour change of \(change.metric)\(behaviourChangeAllowed ? " (allowed)" : "")",
+                    title:
+                        "pagebench check: behaviour change of \(change.metric)\(behaviourChangeAllowed ? " (allowed)" : "")",
                     message:
                         "\(identity): \(change.metric) \(change.baselineValues.joined(separator: " / ")) → "
-                        + "\(change.currentValues.joined(separator: " / ")) (\(change.note))"))
+                        + "\(change.currentValues.joined(separator: " / ")) (\(change.note))"
+                )
+            )
         }
         for (identity, row) in failedRows {
-            annotations.append(GitHubAnnotation(level: .error, title: "pagebench check: failed run", message: "\(identity): \(row)"))
+            annotations.append(
+                GitHubAnnotation(level: .error, title: "pagebench check: failed run", message: "\(identity): \(row)")
+            )
         }
         for (file, groups) in [("baseline", onlyInBaseline), ("current", onlyInCurrent)] {
             for group in groups {
                 annotations.append(
                     GitHubAnnotation(
-                        level: unmatchedFails ? .error : .warning, title: "pagebench check: group only in the \(file) file",
-                        message: "\(group.label): only in \(file == "baseline" ? baselineFile : currentFile), not compared"))
+                        level: unmatchedFails ? .error : .warning,
+                        title: "pagebench check: group only in the \(file) file",
+                        message:
+                            "\(group.label): only in \(file == "baseline" ? baselineFile : currentFile), not compared"
+                    )
+                )
             }
         }
         return annotations
@@ -90,9 +102,12 @@ extension CheckReport {
                 let more = ofLevel.count - (limit - 1)
                 lines.append(
                     GitHubAnnotation(
-                        level: level, title: "pagebench check: \(more) more \(level.rawValue)s",
-                        message: "\(more) more \(level.rawValue)s than GitHub shows per step; the step summary and the report list them all"
-                    ).command)
+                        level: level,
+                        title: "pagebench check: \(more) more \(level.rawValue)s",
+                        message:
+                            "\(more) more \(level.rawValue)s than GitHub shows per step; the step summary and the report list them all"
+                    ).command
+                )
             }
         }
         return lines.isEmpty ? "" : lines.joined(separator: "\n") + "\n"
@@ -102,7 +117,10 @@ extension CheckReport {
     /// markdown report, cut at a line so that the file stays within `limitBytes`, the cut
     /// marked by a line that says how much was left out and how to see all of it. Empty when
     /// not even that line fits.
-    package func githubStepSummary(existingBytes: Int, limitBytes: Int = CheckReport.githubStepSummaryLimitBytes) -> String {
+    package func githubStepSummary(
+        existingBytes: Int,
+        limitBytes: Int = CheckReport.githubStepSummaryLimitBytes
+    ) -> String {
         let text = (existingBytes > 0 ? "\n" : "") + markdown
         let room = limitBytes - existingBytes
         let total = Array(text.utf8).count

@@ -61,11 +61,20 @@ extension CheckReport {
                         let what =
                             "only in the \(file) file (\(group.repetitions) repetition\(group.repetitions == 1 ? "" : "s")), not compared"
                         return JUnitCase(
-                            name: group.label, classname: "unmatched groups",
+                            name: group.label,
+                            classname: "unmatched groups",
                             outcome: unmatchedFails
-                                ? .failed(type: "unmatched group", message: what + " (--fail-on-unmatched)", details: what)
-                                : .skipped(message: what), output: what)
-                    }))
+                                ? .failed(
+                                    type: "unmatched group",
+                                    message: what + " (--fail-on-unmatched)",
+                                    details: what
+                                )
+                                : .skipped(message: what),
+                            output: what
+                        )
+                    }
+                )
+            )
         }
         return suites
     }
@@ -85,11 +94,14 @@ extension CheckReport {
                 outcome = .skipped(
                     message: verdict.verdict.isShift
                         ? "\(verdict.verdict.rawValue), not gated: \(figures)"
-                        : "reported, not gated (\(verdict.verdict.rawValue)): \(figures)")
+                        : "reported, not gated (\(verdict.verdict.rawValue)): \(figures)"
+                )
             } else if verdict.verdict == .regression {
                 outcome = .failed(
-                    type: "regression", message: "\(verdict.metric) regressed: \(figures)",
-                    details: junitDetails(group, verdict))
+                    type: "regression",
+                    message: "\(verdict.metric) regressed: \(figures)",
+                    details: junitDetails(group, verdict)
+                )
             } else if verdict.verdict == .inconclusive {
                 outcome = .skipped(message: "inconclusive: \(figures)")
             } else {
@@ -107,18 +119,29 @@ extension CheckReport {
             ].joined(separator: "\n")
             cases.append(
                 JUnitCase(
-                    name: change.metric, classname: group,
+                    name: change.metric,
+                    classname: group,
                     outcome: behaviourChangeAllowed
                         ? .skipped(message: "behaviour change allowed (--allow-behaviour-change): \(figures)")
-                        : .failed(type: "behaviour change", message: "\(change.metric) changed: \(figures)", details: details),
-                    output: figures))
+                        : .failed(
+                            type: "behaviour change",
+                            message: "\(change.metric) changed: \(figures)",
+                            details: details
+                        ),
+                    output: figures
+                )
+            )
         }
         for row in comparison.failedRows {
             let which = row.split(separator: ":", maxSplits: 1).first.map(String.init) ?? row
             cases.append(
                 JUnitCase(
-                    name: "failed row (\(which))", classname: group,
-                    outcome: .failed(type: "failed run", message: row, details: "group: \(group)\n\(row)"), output: row))
+                    name: "failed row (\(which))",
+                    classname: group,
+                    outcome: .failed(type: "failed run", message: row, details: "group: \(group)\n\(row)"),
+                    output: row
+                )
+            )
         }
         return cases
     }
@@ -140,7 +163,8 @@ extension CheckReport {
         if let p = verdict.rankTestP { lines.append("rank test: p \(NumberText.number(p, digits: 2))") }
         lines.append(
             "threshold: ±\(NumberText.number(verdict.threshold * 100, digits: 3)) %, absolute floor "
-                + NumberText.value(verdict.absoluteFloor, unit: verdict.unit))
+                + NumberText.value(verdict.absoluteFloor, unit: verdict.unit)
+        )
         if !verdict.gate.isEmpty { lines.append("gate: \(verdict.gate)") }
         if let note = verdict.note { lines.append("why: \(note)") }
         return lines.joined(separator: "\n")

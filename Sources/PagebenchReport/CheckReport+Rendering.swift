@@ -25,14 +25,18 @@ extension CheckReport {
             "\(count(.inconclusive, gated: true)) inconclusive",
         ]
         let unmatched = onlyInBaseline.count + onlyInCurrent.count
-        var line = "\(outcome.rawValue): " + parts.joined(separator: ", ") + " of gated metrics in \(comparisons.count) matched group"
+        var line =
+            "\(outcome.rawValue): " + parts.joined(separator: ", ")
+            + " of gated metrics in \(comparisons.count) matched group"
             + (comparisons.count == 1 ? "" : "s")
         if unmatched > 0 { line += "; \(unmatched) unmatched" }
         // Neither gated nor reported: the thresholds said `"ignore": true`.
         if count(.ignored) > 0 { line += "; \(count(.ignored)) ignored by the thresholds" }
         let worse = count(.worse)
         let better = count(.better)
-        if worse + better > 0 { line += "; reported, not gated: \(worse) worse and \(better) better beyond their thresholds" }
+        if worse + better > 0 {
+            line += "; reported, not gated: \(worse) worse and \(better) better beyond their thresholds"
+        }
         return line
     }
 
@@ -75,8 +79,10 @@ extension CheckReport {
 
     /// Plain text for a terminal: summary, then every notable finding, then unmatched rows and warnings.
     package var text: String {
-        var lines = ["pagebench check: " + summaryLine, "baseline: \(baselineFile)", "current:  \(currentFile)",
-            "method:   \(method)"]
+        var lines = [
+            "pagebench check: " + summaryLine, "baseline: \(baselineFile)", "current:  \(currentFile)",
+            "method:   \(method)",
+        ]
         lines += gates.map { "          \($0)" }
         let sections: [(String, [(identity: String, verdict: MetricVerdict)])] = [
             ("Regressions", notable(.regression, gated: true)), ("Improvements", notable(.improvement, gated: true)),
@@ -90,7 +96,9 @@ extension CheckReport {
                 let parts = describe(verdict)
                 // The reported section names its verdict: the same words as markdown and JSON.
                 let label = verdict.gated ? "" : " \(verdict.verdict.rawValue)"
-                lines.append("  \(identity)  \(verdict.metric)\(label)  \(parts.values)  \(parts.change)  (\(parts.evidence))")
+                lines.append(
+                    "  \(identity)  \(verdict.metric)\(label)  \(parts.values)  \(parts.change)  (\(parts.evidence))"
+                )
             }
         }
         if !failedRows.isEmpty {
@@ -100,17 +108,23 @@ extension CheckReport {
         }
         if !behaviourChanges.isEmpty {
             lines.append("")
-            lines.append("Behaviour changes (\(behaviourChanges.count))\(behaviourChangeAllowed ? ", allowed" : "; gated: deterministic"):")
+            lines.append(
+                "Behaviour changes (\(behaviourChanges.count))\(behaviourChangeAllowed ? ", allowed" : "; gated: deterministic"):"
+            )
             for (identity, change) in behaviourChanges {
                 lines.append(
                     "  \(identity)  \(change.metric)  \(change.baselineValues.joined(separator: "/")) → "
-                        + "\(change.currentValues.joined(separator: "/"))  (\(change.note))")
+                        + "\(change.currentValues.joined(separator: "/"))  (\(change.note))"
+                )
             }
         }
-        for (title, groups) in [("Only in baseline", onlyInBaseline), ("Only in current", onlyInCurrent)] where !groups.isEmpty {
+        for (title, groups) in [("Only in baseline", onlyInBaseline), ("Only in current", onlyInCurrent)]
+        where !groups.isEmpty {
             lines.append("")
             lines.append("\(title) (\(groups.count)), not compared:")
-            for group in groups { lines.append("  \(group.label)  (\(group.repetitions) repetition\(group.repetitions == 1 ? "" : "s"))") }
+            for group in groups {
+                lines.append("  \(group.label)  (\(group.repetitions) repetition\(group.repetitions == 1 ? "" : "s"))")
+            }
         }
         if !warnings.isEmpty {
             lines.append("")
@@ -133,13 +147,17 @@ extension CheckReport {
             notable(.regression, gated: true) + notable(.improvement, gated: true) + notable(.inconclusive, gated: true)
             + reportedShifts
         if !findings.isEmpty {
-            lines += ["| verdict | group | metric | baseline → current | change | evidence |", "| --- | --- | --- | --- | --- | --- |"]
+            lines += [
+                "| verdict | group | metric | baseline → current | change | evidence |",
+                "| --- | --- | --- | --- | --- | --- |",
+            ]
             for (identity, verdict) in findings {
                 let parts = describe(verdict)
                 let label = verdict.verdict == .regression ? "**regression**" : verdict.verdict.rawValue
                 lines.append(
                     "| \(label) | \(cell(identity)) "
-                        + "| `\(verdict.metric)` | \(cell(parts.values)) | \(parts.change) | \(cell(parts.evidence)) |")
+                        + "| `\(verdict.metric)` | \(cell(parts.values)) | \(parts.change) | \(cell(parts.evidence)) |"
+                )
             }
             lines.append("")
         }
@@ -151,17 +169,20 @@ extension CheckReport {
         }
         if !behaviourChanges.isEmpty {
             lines += [
-                "**Behaviour changes** (deterministic metrics\(behaviourChangeAllowed ? ", allowed" : "; gated: deterministic")):", "",
+                "**Behaviour changes** (deterministic metrics\(behaviourChangeAllowed ? ", allowed" : "; gated: deterministic")):",
+                "",
                 "| group | metric | baseline | current | note |", "| --- | --- | --- | --- | --- |",
             ]
             for (identity, change) in behaviourChanges {
                 lines.append(
                     "| \(cell(identity)) | `\(change.metric)` | \(change.baselineValues.joined(separator: " / ")) "
-                        + "| \(change.currentValues.joined(separator: " / ")) | \(change.note) |")
+                        + "| \(change.currentValues.joined(separator: " / ")) | \(change.note) |"
+                )
             }
             lines.append("")
         }
-        for (title, groups) in [("Only in baseline", onlyInBaseline), ("Only in current", onlyInCurrent)] where !groups.isEmpty {
+        for (title, groups) in [("Only in baseline", onlyInBaseline), ("Only in current", onlyInCurrent)]
+        where !groups.isEmpty {
             lines.append("**\(title)** (not compared): " + groups.map { "`\($0.label)`" }.joined(separator: ", "))
             lines.append("")
         }
@@ -173,13 +194,15 @@ extension CheckReport {
         }
         lines += [
             "<details><summary>All \(allVerdicts.count) measured comparisons</summary>", "",
-            "| group | metric | verdict | baseline → current | change | evidence |", "| --- | --- | --- | --- | --- | --- |",
+            "| group | metric | verdict | baseline → current | change | evidence |",
+            "| --- | --- | --- | --- | --- | --- |",
         ]
         for (identity, verdict) in allVerdicts {
             let parts = describe(verdict)
             lines.append(
                 "| \(cell(identity)) | `\(verdict.metric)` | \(verdict.verdict.rawValue) | \(cell(parts.values)) "
-                    + "| \(parts.change) | \(cell(parts.evidence)) |")
+                    + "| \(parts.change) | \(cell(parts.evidence)) |"
+            )
         }
         lines += ["", "</details>"]
         return lines.joined(separator: "\n") + "\n"
@@ -190,7 +213,10 @@ extension CheckReport {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         encoder.nonConformingFloatEncodingStrategy = .convertToString(
-            positiveInfinity: "+inf", negativeInfinity: "-inf", nan: "nan")
+            positiveInfinity: "+inf",
+            negativeInfinity: "-inf",
+            nan: "nan"
+        )
         struct Envelope: Encodable {
             var summary: String
             var outcome: Outcome
@@ -199,7 +225,9 @@ extension CheckReport {
             var report: CheckReport
         }
         do {
-            let data = try encoder.encode(Envelope(summary: summaryLine, outcome: outcome, fails: fails, exitStatus: exitStatus, report: self))
+            let data = try encoder.encode(
+                Envelope(summary: summaryLine, outcome: outcome, fails: fails, exitStatus: exitStatus, report: self)
+            )
             return String(decoding: data, as: UTF8.self) + "\n"
         } catch {
             // Every field is a plain value; encoding cannot fail short of a Foundation bug.

@@ -93,8 +93,14 @@ package struct IdentityComparison: Sendable, Equatable, Codable {
     package var warnings: [String]
 
     package var label: String {
-        ResultIdentity(scenario: scenario, configHash: configHash, pagerKind: pagerKind, concurrency: concurrency, stage: stage)
-            .description
+        ResultIdentity(
+            scenario: scenario,
+            configHash: configHash,
+            pagerKind: pagerKind,
+            concurrency: concurrency,
+            stage: stage
+        )
+        .description
     }
 }
 
@@ -109,8 +115,14 @@ package struct UnmatchedIdentity: Sendable, Equatable, Codable {
     package var repetitions: Int
 
     package var label: String {
-        ResultIdentity(scenario: scenario, configHash: configHash, pagerKind: pagerKind, concurrency: concurrency, stage: stage)
-            .description
+        ResultIdentity(
+            scenario: scenario,
+            configHash: configHash,
+            pagerKind: pagerKind,
+            concurrency: concurrency,
+            stage: stage
+        )
+        .description
     }
 }
 

@@ -53,7 +53,8 @@ package struct CheckSamples: Sendable {
         $0.descriptor.kind == .measured && $0.descriptor.polarity != .neutral
     }
     static let judgedColumnIndices = ResultRow.csvColumns.indices.filter {
-        ResultRow.csvColumns[$0].descriptor.kind == .measured && ResultRow.csvColumns[$0].descriptor.polarity != .neutral
+        ResultRow.csvColumns[$0].descriptor.kind == .measured
+            && ResultRow.csvColumns[$0].descriptor.polarity != .neutral
     }
 
     /// The deterministic columns, compared exactly (in this order in ``Profile/deterministic``).
@@ -87,7 +88,8 @@ package struct CheckSamples: Sendable {
             }
             let sample = samples.count
             samples.append(
-                Sample(repetition: row.repetition, failedDrains: row.errors.total, drains: row.drains, profile: index))
+                Sample(repetition: row.repetition, failedDrains: row.errors.total, drains: row.drains, profile: index)
+            )
             for (column, cell) in CheckSamples.judgedColumnIndices.enumerated() {
                 columns[column].append(cells[cell].numericValue, at: sample)
             }

@@ -36,7 +36,11 @@ package struct ConfigurationComparison: Sendable, Equatable {
         package var notComparable: [String?]
 
         package init(
-            metric: String, unit: String, polarity: Polarity, values: [Double?], deltas: [Double?],
+            metric: String,
+            unit: String,
+            polarity: Polarity,
+            values: [Double?],
+            deltas: [Double?],
             notComparable: [String?]? = nil
         ) {
             self.metric = metric
@@ -73,7 +77,8 @@ package struct ConfigurationComparison: Sendable, Equatable {
     /// (the writes, watch and cancellation rows appear only when a configuration has them).
     package static let defaultMetrics = [
         "pages_per_drain_mean", "empty_pages_per_drain", "scanned_bytes_per_drain", "response_bytes_per_drain",
-        "scanned_items_per_drain", "items_per_drain", "drain_latency_p50_ns", "drain_latency_p99_ns", "items_per_s", "drains_per_s", "pages_per_s",
+        "scanned_items_per_drain", "items_per_drain", "drain_latency_p50_ns", "drain_latency_p99_ns", "items_per_s",
+        "drains_per_s", "pages_per_s",
         "empty_page_rate", "page_latency_p50_ns", "page_latency_p99_ns",
         "duplicate_items", "skipped_items", "inconsistent_drains", "watch_latency_p50_ns", "watch_latency_p99_ns",
         "cancel_latency_p50_ns", "cancel_latency_p99_ns",
@@ -121,12 +126,17 @@ package struct ConfigurationComparison: Sendable, Equatable {
 
     /// Figures per page (or per request): their unit changes with the limit.
     static let perPageMetrics: Set<String> = Set(
-        ["pages_per_s", "empty_page_rate", "allocations_per_page", "measurement_overhead_ratio", "harness_overhead_ratio"]
-            + ResultRow.columnDescriptors.map(\.name).filter { $0.hasPrefix("page_latency_") })
+        [
+            "pages_per_s", "empty_page_rate", "allocations_per_page", "measurement_overhead_ratio",
+            "harness_overhead_ratio",
+        ]
+            + ResultRow.columnDescriptors.map(\.name).filter { $0.hasPrefix("page_latency_") }
+    )
 
     /// Figures per drain (prefixes): their unit changes with what a drain reads.
     static let perDrainMetrics = [
-        "pages_per_drain_", "empty_pages_per_drain", "scanned_bytes_per_drain", "response_bytes_per_drain", "scanned_items_per_drain",
+        "pages_per_drain_", "empty_pages_per_drain", "scanned_bytes_per_drain", "response_bytes_per_drain",
+        "scanned_items_per_drain",
         "items_per_drain", "drain_latency_", "drains_per_s",
     ]
 
@@ -139,13 +149,16 @@ package struct ConfigurationComparison: Sendable, Equatable {
     /// Numeric columns that make sense in a comparison: every non-context column, and the
     /// figures per drain derived from them.
     package static var comparableMetrics: [String] {
-        ResultRow.columnDescriptors.filter { $0.kind != .context && $0.type != .text }.map(\.name) + derivedMetrics.map(\.name)
+        ResultRow.columnDescriptors.filter { $0.kind != .context && $0.type != .text }.map(\.name)
+            + derivedMetrics.map(\.name)
     }
 
     /// "; did you mean 'X'?" for a typo of one metric, or the metrics a stem begins
     /// (`pages_per_drain` → `pages_per_drain_mean` or `pages_per_drain_max`); "" if none is close.
     static func suggestion(for name: String) -> String {
-        if let closest = Thresholds.closestName(to: name, in: comparableMetrics) { return "; did you mean '\(closest)'?" }
+        if let closest = Thresholds.closestName(to: name, in: comparableMetrics) {
+            return "; did you mean '\(closest)'?"
+        }
         let stems = comparableMetrics.filter { $0.hasPrefix(name + "_") || $0.hasPrefix(name) && name.count >= 4 }
         guard !stems.isEmpty, stems.count <= 6 else { return "" }
         let quoted = stems.map { "'\($0)'" }
@@ -161,7 +174,8 @@ package struct ConfigurationComparison: Sendable, Equatable {
                 kind: .invalidRequest,
                 message: "unknown metric '\(name)'" + suggestion(for: name)
                     + " (every non-context column of docs/csv-columns.md may be compared, and "
-                    + derivedMetrics.map(\.name).joined(separator: ", ") + ")")
+                    + derivedMetrics.map(\.name).joined(separator: ", ") + ")"
+            )
         }
     }
 
@@ -169,7 +183,8 @@ package struct ConfigurationComparison: Sendable, Equatable {
     ///
     /// - Parameter metrics: column names to show, in order (default ``defaultMetrics``).
     ///   Rows no configuration has a value for are left out.
-    package init(files: [(path: String, rows: [ResultRow])], metrics: [String] = ConfigurationComparison.defaultMetrics) {
+    package init(files: [(path: String, rows: [ResultRow])], metrics: [String] = ConfigurationComparison.defaultMetrics)
+    {
         struct Key: Hashable {
             var file: Int
             var scenario: String
@@ -189,8 +204,12 @@ package struct ConfigurationComparison: Sendable, Equatable {
             .enumerated().map { index, label in
                 let key = keys[index]
                 return Configuration(
-                    file: files[key.file].path, scenario: key.scenario, configHash: key.configHash,
-                    pagerKind: key.pagerKind, label: label)
+                    file: files[key.file].path,
+                    scenario: key.scenario,
+                    configHash: key.configHash,
+                    pagerKind: key.pagerKind,
+                    label: label
+                )
             }
         let columns = Dictionary(uniqueKeysWithValues: ResultRow.csvColumns.map { ($0.name, $0) })
         let derived = Dictionary(uniqueKeysWithValues: Self.derivedMetrics.map { ($0.name, $0) })
@@ -231,8 +250,13 @@ package struct ConfigurationComparison: Sendable, Equatable {
                     return Self.notComparable(metric, levelRows[0] + levelRows[index])
                 }
                 return Row(
-                    metric: metric, unit: unit, polarity: polarity, values: values, deltas: deltas,
-                    notComparable: notComparable)
+                    metric: metric,
+                    unit: unit,
+                    polarity: polarity,
+                    values: values,
+                    deltas: deltas,
+                    notComparable: notComparable
+                )
             }
             return Section(concurrency: level.concurrency, stage: level.stage == 0 ? nil : level.stage, rows: rows)
         }.filter { !$0.rows.isEmpty }
@@ -244,10 +268,12 @@ package struct ConfigurationComparison: Sendable, Equatable {
         let reads = Set(rows.map(\.read)).sorted()
         let limits = Set(rows.compactMap(\.limit)).sorted()
         if perDrainMetrics.contains(where: { metric.hasPrefix($0) }), reads.count > 1 {
-            return "per drain, and the reads differ (\(reads.joined(separator: ", "))): a drain covers another range; compare per item or per byte"
+            return
+                "per drain, and the reads differ (\(reads.joined(separator: ", "))): a drain covers another range; compare per item or per byte"
         }
         if perPageMetrics.contains(metric), limits.count > 1 {
-            return "per page, and the limits differ (\(limits.map(String.init).joined(separator: ", "))): compare per drain or per item"
+            return
+                "per page, and the limits differ (\(limits.map(String.init).joined(separator: ", "))): compare per drain or per item"
         }
         if metric == "items_per_s", Set(rows.map(\.filter)).count > 1 {
             return "the filters differ, and with them which items count: compare drains/s or per drain"
@@ -271,8 +297,10 @@ package struct ConfigurationComparison: Sendable, Equatable {
         if unique && (oneFile || given) { return own }
         let fileNames = files.map { $0.split(separator: "/").last.map(String.init) ?? $0 }
         return ConfigurationLabel.distinguishing(
-            rows.map(\.labelParameters), fallback: rows.map { $0.label.isEmpty ? $0.scenario : $0.label },
-            disambiguators: rows.indices.map { [fileNames[$0], String(rows[$0].configHash.prefix(8))] })
+            rows.map(\.labelParameters),
+            fallback: rows.map { $0.label.isEmpty ? $0.scenario : $0.label },
+            disambiguators: rows.indices.map { [fileNames[$0], String(rows[$0].configHash.prefix(8))] }
+        )
     }
 
     /// Whether a change is better, worse or neither for a metric of `polarity`.
@@ -294,7 +322,8 @@ package struct ConfigurationComparison: Sendable, Equatable {
         var text = NumberText.value(value, unit: row.unit)
         if let delta = row.deltas[index] {
             let verdict = verdict(row, index)
-            text += " (\(NumberText.percent(delta))\(verdict.isEmpty ? "" : (row.notComparable(at: index) == nil ? " " : ", ") + verdict))"
+            text +=
+                " (\(NumberText.percent(delta))\(verdict.isEmpty ? "" : (row.notComparable(at: index) == nil ? " " : ", ") + verdict))"
         }
         return text
     }
@@ -335,12 +364,15 @@ package struct ConfigurationComparison: Sendable, Equatable {
     package var text: String {
         var output = Self.heading + "\n"
         for (index, configuration) in configurations.enumerated() {
-            output += "  [\(index + 1)] \(configuration.label)  \(configuration.scenario) \(configuration.configHash) "
+            output +=
+                "  [\(index + 1)] \(configuration.label)  \(configuration.scenario) \(configuration.configHash) "
                 + "\(configuration.pagerKind) in \(configuration.file)\n"
         }
         for section in sections {
             let header = [section.title] + configurations.indices.map { "[\($0 + 1)] \(configurations[$0].label)" }
-            let body = section.rows.map { row in [Self.metricTitle(row.metric)] + configurations.indices.map { Self.cellText(row, $0) } }
+            let body = section.rows.map { row in
+                [Self.metricTitle(row.metric)] + configurations.indices.map { Self.cellText(row, $0) }
+            }
             let widths = header.indices.map { column in ([header] + body).map { $0[column].count }.max() ?? 0 }
             func line(_ cells: [String]) -> String {
                 zip(cells, widths).map { $0 + String(repeating: " ", count: $1 - $0.count) }.joined(separator: "  ")
@@ -366,8 +398,10 @@ package struct ConfigurationComparison: Sendable, Equatable {
             for row in section.rows {
                 let title = Self.titles[row.metric].map { "\($0) (`\(row.metric)`)" } ?? "`\(row.metric)`"
                 lines.append(
-                    "| \(title) | " + configurations.indices.map { cell(Self.cellText(row, $0)) }.joined(separator: " | ")
-                        + " |")
+                    "| \(title) | "
+                        + configurations.indices.map { cell(Self.cellText(row, $0)) }.joined(separator: " | ")
+                        + " |"
+                )
             }
             lines.append("")
         }
@@ -388,7 +422,8 @@ package struct ConfigurationComparison: Sendable, Equatable {
         var records: [[String]] = []
         for section in sections {
             for row in section.rows {
-                var fields = [String(section.concurrency)] + (staged ? [section.stage.map(String.init) ?? ""] : [])
+                var fields =
+                    [String(section.concurrency)] + (staged ? [section.stage.map(String.init) ?? ""] : [])
                     + [row.metric, row.unit, row.polarity.rawValue]
                 for index in configurations.indices {
                     fields.append(row.values[index].map { CSVValue.decimal($0).field } ?? "")

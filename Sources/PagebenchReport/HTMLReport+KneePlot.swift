@@ -25,7 +25,8 @@ extension HTMLReport {
             id: requests ? "plot-knee-requests" : "plot-knee",
             title: "Corrected drain latency p99 against " + (requests ? "requests/s" : "drains/s"),
             xLabel: requests ? "requests (pages)/s completed, measured per step" : "drains/s completed",
-            yLabel: "drain latency p99, corrected")
+            yLabel: "drain latency p99, corrected"
+        )
         chart.yScale = .log
         chart.yFormat = { NumberText.value($0, unit: "ns") }
         chart.xFormat = NumberText.compact
@@ -35,10 +36,17 @@ extension HTMLReport {
         for objective in bounds where objective.column == "drain_latency_corrected_p99_ns" {
             chart.levels.append((objective.bound, "SLO: \(objective.description)"))
         }
-        if let knee = steps.filter({ $0.1.sloHeld == 1 }).max(by: { $0.1.plannedDrainsPerSecond! < $1.1.plannedDrainsPerSecond! })?.1 {
+        if let knee = steps.filter({ $0.1.sloHeld == 1 }).max(by: {
+            $0.1.plannedDrainsPerSecond! < $1.1.plannedDrainsPerSecond!
+        })?.1 {
             let x = throughput(knee)
             let perSecond = knee.pagesPerSecond > 0 ? ", \(NumberText.compact(knee.pagesPerSecond)) requests/s" : ""
-            chart.bands = [(from: x * 0.99, to: x * 1.01, caption: "knee \(NumberText.compact(knee.plannedDrainsPerSecond!)) drains/s\(perSecond)")]
+            chart.bands = [
+                (
+                    from: x * 0.99, to: x * 1.01,
+                    caption: "knee \(NumberText.compact(knee.plannedDrainsPerSecond!)) drains/s\(perSecond)"
+                )
+            ]
         }
         return drawn(chart)
     }

@@ -5,7 +5,10 @@ import PagebenchMetrics
 extension HTMLReport {
     /// The series of a percentile plot: one per configuration × concurrency (× stage), or only
     /// each configuration's highest concurrency when that would be too many lines.
-    func percentileSeries(_ groups: [Group], _ keyPath: KeyPath<ResultRow, LatencyPercentiles?>)
+    func percentileSeries(
+        _ groups: [Group],
+        _ keyPath: KeyPath<ResultRow, LatencyPercentiles?>
+    )
         -> [(name: String, percentiles: [[Double]])]
     {
         var all: [(name: String, concurrency: Int, group: String, percentiles: [[Double]])] = []
@@ -15,20 +18,28 @@ extension HTMLReport {
                 let values = rows.compactMap { $0[keyPath: keyPath] }
                 guard !values.isEmpty else { continue }
                 let percentiles = values.map {
-                    [$0.p50Nanoseconds, $0.p90Nanoseconds, $0.p99Nanoseconds, $0.p999Nanoseconds, $0.maxNanoseconds].map { Double($0) }
+                    [$0.p50Nanoseconds, $0.p90Nanoseconds, $0.p99Nanoseconds, $0.p999Nanoseconds, $0.maxNanoseconds].map
+                    { Double($0) }
                 }
                 let stage = level[1] == 0 ? "" : " stage \(level[1])"
                 all.append(("\(group.label) ×\(level[0])\(stage)", level[0], group.label, percentiles))
             }
         }
         if all.count > maximumSeries {
-            let highest = Dictionary(grouping: all, by: \.group).compactMap { $0.value.max { $0.concurrency < $1.concurrency } }
+            let highest = Dictionary(grouping: all, by: \.group).compactMap {
+                $0.value.max { $0.concurrency < $1.concurrency }
+            }
             all = all.filter { item in highest.contains { $0.name == item.name } }
         }
         return all.prefix(maximumSeries * 2).map { ($0.name, $0.percentiles) }
     }
 
-    func latencyPlot(_ groups: [Group], id: String, _ what: String, _ keyPath: KeyPath<ResultRow, LatencyPercentiles?>) -> String {
+    func latencyPlot(
+        _ groups: [Group],
+        id: String,
+        _ what: String,
+        _ keyPath: KeyPath<ResultRow, LatencyPercentiles?>
+    ) -> String {
         let labels = ["p50", "p90", "p99", "p99.9", "max"]
         let series: [SVGChart.Series] = percentileSeries(groups, keyPath).map { name, samples in
             var item = SVGChart.Series(name: name, points: [])
@@ -45,7 +56,12 @@ extension HTMLReport {
         guard !series.isEmpty else {
             return placeholder(id, "No \(what) in these rows (per-page timing off, or nothing measured).")
         }
-        var chart = SVGChart(id: id, title: "\(what.prefix(1).uppercased() + what.dropFirst()) percentiles", xLabel: "percentile", yLabel: "latency (log scale)")
+        var chart = SVGChart(
+            id: id,
+            title: "\(what.prefix(1).uppercased() + what.dropFirst()) percentiles",
+            xLabel: "percentile",
+            yLabel: "latency (log scale)"
+        )
         chart.xScale = .categorical(labels)
         chart.yScale = .log
         chart.yFormat = nanoseconds

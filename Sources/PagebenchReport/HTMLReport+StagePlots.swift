@@ -10,10 +10,15 @@ extension HTMLReport {
         let staged = (timeSeries ?? []).filter { $0.stage != nil }
         guard !staged.isEmpty else {
             return Self.stagePlotIDs.map {
-                placeholder($0, "No staged time series given: run the stages with --timeseries FILE and pass it to pagebench report --timeseries FILE.")
+                placeholder(
+                    $0,
+                    "No staged time series given: run the stages with --timeseries FILE and pass it to pagebench report --timeseries FILE."
+                )
             }
         }
-        let runs = Dictionary(grouping: staged, by: TimeSeriesPhase.init).mapValues { $0.sorted { $0.elapsedSeconds < $1.elapsedSeconds } }
+        let runs = Dictionary(grouping: staged, by: TimeSeriesPhase.init).mapValues {
+            $0.sorted { $0.elapsedSeconds < $1.elapsedSeconds }
+        }
         let keys = Array(runs.keys.sorted().prefix(maximumSeries / 2))
         // A stage begins where the previous stage's last interval ends.
         var markers: [(x: Double, caption: String)] = []
@@ -36,8 +41,19 @@ extension HTMLReport {
         var throughput = chart("plot-stage-throughput", "Requests and drains per second over the stages", "per second")
         throughput.yFormat = NumberText.compact
         for key in keys {
-            throughput.series.append(SVGChart.Series(name: "requests (pages)/s (\(key.shortName))", points: points(runs[key]!) { $0.pagesPerSecond }))
-            throughput.series.append(SVGChart.Series(name: "drains/s (\(key.shortName))", points: points(runs[key]!) { $0.drainsPerSecond }, dashed: true))
+            throughput.series.append(
+                SVGChart.Series(
+                    name: "requests (pages)/s (\(key.shortName))",
+                    points: points(runs[key]!) { $0.pagesPerSecond }
+                )
+            )
+            throughput.series.append(
+                SVGChart.Series(
+                    name: "drains/s (\(key.shortName))",
+                    points: points(runs[key]!) { $0.drainsPerSecond },
+                    dashed: true
+                )
+            )
         }
 
         var latency = chart("plot-stage-latency", "Page latency over the stages", "page latency (log scale)")
@@ -45,31 +61,67 @@ extension HTMLReport {
         latency.yFormat = nanoseconds
         for key in keys {
             let rows = runs[key]!
-            latency.series.append(SVGChart.Series(name: "page latency p50 (\(key.shortName))", points: points(rows) { $0.pageLatencyP50Nanoseconds.map { Double($0) } }))
             latency.series.append(
-                SVGChart.Series(name: "page latency p99 (\(key.shortName))", points: points(rows) { $0.pageLatencyP99Nanoseconds.map { Double($0) } }, dashed: true))
+                SVGChart.Series(
+                    name: "page latency p50 (\(key.shortName))",
+                    points: points(rows) { $0.pageLatencyP50Nanoseconds.map { Double($0) } }
+                )
+            )
+            latency.series.append(
+                SVGChart.Series(
+                    name: "page latency p99 (\(key.shortName))",
+                    points: points(rows) { $0.pageLatencyP99Nanoseconds.map { Double($0) } },
+                    dashed: true
+                )
+            )
         }
         latency.series = latency.series.filter { !$0.points.isEmpty }
         // Issue 35: the SLO's bound against latency over time, where the SLO bounds a latency
         // percentile (the page latency it draws, or a drain latency: the bound still reads).
-        let bounds = objectives.isEmpty ? ServiceLevelObjective.recorded(in: files.flatMap(\.rows).filter { $0.stage != nil }) : objectives
+        let bounds =
+            objectives.isEmpty
+            ? ServiceLevelObjective.recorded(in: files.flatMap(\.rows).filter { $0.stage != nil }) : objectives
         for objective in bounds where objective.column.hasSuffix("_ns") && objective.column.contains("latency") {
             latency.levels.append((objective.bound, "SLO: \(objective.description)"))
         }
 
         let closedLoop = staged.contains { $0.plannedPagers != nil }
         var load = chart(
-            "plot-stage-pagers", closedLoop ? "Pagers over the stages" : "Arrival rate over the stages",
-            closedLoop ? "pagers" : "drains/s")
+            "plot-stage-pagers",
+            closedLoop ? "Pagers over the stages" : "Arrival rate over the stages",
+            closedLoop ? "pagers" : "drains/s"
+        )
         load.yFormat = NumberText.compact
         for key in keys {
             let rows = runs[key]!
             if closedLoop {
-                load.series.append(SVGChart.Series(name: "achieved: pagers admitted (\(key.shortName))", points: points(rows) { $0.activePagers.map { Double($0) } }))
-                load.series.append(SVGChart.Series(name: "plan: target pagers (\(key.shortName))", points: points(rows) { $0.plannedPagers }, dashed: true))
+                load.series.append(
+                    SVGChart.Series(
+                        name: "achieved: pagers admitted (\(key.shortName))",
+                        points: points(rows) { $0.activePagers.map { Double($0) } }
+                    )
+                )
+                load.series.append(
+                    SVGChart.Series(
+                        name: "plan: target pagers (\(key.shortName))",
+                        points: points(rows) { $0.plannedPagers },
+                        dashed: true
+                    )
+                )
             } else {
-                load.series.append(SVGChart.Series(name: "achieved: drains/s (\(key.shortName))", points: points(rows) { $0.drainsPerSecond }))
-                load.series.append(SVGChart.Series(name: "plan: offered drains/s (\(key.shortName))", points: points(rows) { $0.plannedDrainsPerSecond }, dashed: true))
+                load.series.append(
+                    SVGChart.Series(
+                        name: "achieved: drains/s (\(key.shortName))",
+                        points: points(rows) { $0.drainsPerSecond }
+                    )
+                )
+                load.series.append(
+                    SVGChart.Series(
+                        name: "plan: offered drains/s (\(key.shortName))",
+                        points: points(rows) { $0.plannedDrainsPerSecond },
+                        dashed: true
+                    )
+                )
             }
         }
         load.series = load.series.filter { !$0.points.isEmpty }
@@ -79,6 +131,8 @@ extension HTMLReport {
             throughput.yScale = .log
             throughput.yLabel = "per second (log scale)"
         }
-        return [throughput, load, latency].map { $0.series.isEmpty ? placeholder($0.id, "No values to plot.") : drawn($0) }
+        return [throughput, load, latency].map {
+            $0.series.isEmpty ? placeholder($0.id, "No values to plot.") : drawn($0)
+        }
     }
 }

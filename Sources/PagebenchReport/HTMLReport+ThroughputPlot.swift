@@ -27,7 +27,12 @@ extension HTMLReport {
         guard !series.isEmpty else { return placeholder("plot-throughput", "No rows to plot.") }
         let concurrencies = series.flatMap { $0.points.map(\.x) }
         let logX = (concurrencies.max() ?? 1) / max(concurrencies.min() ?? 1, 1) >= 8
-        var chart = SVGChart(id: "plot-throughput", title: "Requests and drains per second against concurrency", xLabel: "concurrent pagers", yLabel: "per second")
+        var chart = SVGChart(
+            id: "plot-throughput",
+            title: "Requests and drains per second against concurrency",
+            xLabel: "concurrent pagers",
+            yLabel: "per second"
+        )
         chart.xScale = logX ? .log : .linear
         chart.xFormat = { NumberText.number($0, digits: 3) }
         // Configurations a hundred times apart stay readable on a log axis.

@@ -17,16 +17,26 @@ extension HTMLReport {
                 let next = steps.first { $0.plannedDrainsPerSecond! > knee.plannedDrainsPerSecond! && $0.sloHeld != 1 }
                 sentences.append(
                     "The knee: \(code(NumberText.compact(knee.plannedDrainsPerSecond!) + " drains/s")) offered held every SLO, "
-                        + (knee.startedDrainsPerSecond.map { "starting \(escape(NumberText.compact($0))) drains/s, " } ?? "")
+                        + (knee.startedDrainsPerSecond.map { "starting \(escape(NumberText.compact($0))) drains/s, " }
+                            ?? "")
                         + "completing \(escape(NumberText.compact(knee.drainsPerSecond))) drains/s and \(escape(NumberText.compact(knee.pagesPerSecond))) requests/s"
-                        + (knee.drainLatencyCorrected.map { " with a corrected drain p99 of \(escape(NumberText.nanoseconds($0.p99Nanoseconds)))" } ?? "")
-                        + (next.map { "; the next step, \(escape(NumberText.compact($0.plannedDrainsPerSecond!))) drains/s, broke one." } ?? "; no faster step broke one: the knee may be higher."))
+                        + (knee.drainLatencyCorrected.map {
+                            " with a corrected drain p99 of \(escape(NumberText.nanoseconds($0.p99Nanoseconds)))"
+                        } ?? "")
+                        + (next.map {
+                            "; the next step, \(escape(NumberText.compact($0.plannedDrainsPerSecond!))) drains/s, broke one."
+                        } ?? "; no faster step broke one: the knee may be higher.")
+                )
             } else {
-                sentences.append("No step held every SLO: the knee is below \(escape(NumberText.compact(steps[0].plannedDrainsPerSecond!))) drains/s.")
+                sentences.append(
+                    "No step held every SLO: the knee is below \(escape(NumberText.compact(steps[0].plannedDrainsPerSecond!))) drains/s."
+                )
             }
             return sentences
         }
-        let staged = rows.filter { $0.stage != nil }.sorted { ($0.scenario, $0.repetition, $0.stage!) < ($1.scenario, $1.repetition, $1.stage!) }
+        let staged = rows.filter { $0.stage != nil }.sorted {
+            ($0.scenario, $0.repetition, $0.stage!) < ($1.scenario, $1.repetition, $1.stage!)
+        }
         if !staged.isEmpty {
             let short = staged.filter { row in
                 guard let rate = row.plannedDrainsPerSecond, rate > 0 else { return false }
@@ -41,8 +51,11 @@ extension HTMLReport {
             sentences.append(
                 "Stages achieved " + parts.joined(separator: "; ") + ". "
                     + (short.isEmpty
-                        ? (staged.contains { $0.plannedDrainsPerSecond != nil } ? "Every stage achieved at least 90 % of its plan." : "")
-                        : "Short of the plan (under 90 %): " + short.map { "stage \($0.stage!)" }.joined(separator: ", ") + "."))
+                        ? (staged.contains { $0.plannedDrainsPerSecond != nil }
+                            ? "Every stage achieved at least 90 % of its plan." : "")
+                        : "Short of the plan (under 90 %): "
+                            + short.map { "stage \($0.stage!)" }.joined(separator: ", ") + ".")
+            )
             return sentences
         }
         for section in table.sections {
@@ -57,31 +70,46 @@ extension HTMLReport {
                 sentences.append(
                     at + "\(code(labels[first])) costs \(count(trips[first]!)) round trips"
                         + (empty.map { " and \(count($0)) empty pages" } ?? "") + " per drain"
-                        + (values("drain_latency_p50_ns")?[first].map { ", drains in \(escape(NumberText.nanoseconds(UInt64($0)))) (p50)" } ?? "")
+                        + (values("drain_latency_p50_ns")?[first].map {
+                            ", drains in \(escape(NumberText.nanoseconds(UInt64($0)))) (p50)"
+                        } ?? "")
                         + (values("drains_per_s")?[first].map { ", \(escape(NumberText.compact($0))) drains/s" } ?? "")
-                        + (values("pages_per_s")?[first].map { " (\(escape(NumberText.compact($0))) requests/s)" } ?? "") + ".")
+                        + (values("pages_per_s")?[first].map { " (\(escape(NumberText.compact($0))) requests/s)" } ?? "")
+                        + "."
+                )
                 continue
             }
             func best(_ metric: String, lowest: Bool) -> (index: Int, value: Double, worst: Int, worstValue: Double)? {
                 guard let list = values(metric) else { return nil }
                 let known = present.compactMap { index in list[index].map { (index, $0) } }
-                guard let low = known.min(by: { $0.1 < $1.1 }), let high = known.max(by: { $0.1 < $1.1 }) else { return nil }
+                guard let low = known.min(by: { $0.1 < $1.1 }), let high = known.max(by: { $0.1 < $1.1 }) else {
+                    return nil
+                }
                 return lowest ? (low.0, low.1, high.0, high.1) : (high.0, high.1, low.0, low.1)
             }
             var parts: [String] = []
             if let trips = best("pages_per_drain_mean", lowest: true), trips.index != trips.worst {
-                parts.append("\(code(labels[trips.index])) costs the fewest round trips per drain (\(count(trips.value)), against \(count(trips.worstValue)) for \(code(labels[trips.worst])))")
+                parts.append(
+                    "\(code(labels[trips.index])) costs the fewest round trips per drain (\(count(trips.value)), against \(count(trips.worstValue)) for \(code(labels[trips.worst])))"
+                )
             }
-            if let empty = best("empty_pages_per_drain", lowest: true), empty.worstValue > 0, empty.index != empty.worst {
-                parts.append("\(code(labels[empty.index])) wastes the fewest empty pages (\(count(empty.value)) per drain, against \(count(empty.worstValue)) for \(code(labels[empty.worst])))")
+            if let empty = best("empty_pages_per_drain", lowest: true), empty.worstValue > 0, empty.index != empty.worst
+            {
+                parts.append(
+                    "\(code(labels[empty.index])) wastes the fewest empty pages (\(count(empty.value)) per drain, against \(count(empty.worstValue)) for \(code(labels[empty.worst])))"
+                )
             }
             if let fast = best("drain_latency_p50_ns", lowest: true), fast.index != fast.worst {
-                parts.append("\(code(labels[fast.index])) drains fastest (p50 \(escape(NumberText.nanoseconds(UInt64(fast.value)))), against \(escape(NumberText.nanoseconds(UInt64(fast.worstValue)))) for \(code(labels[fast.worst])))")
+                parts.append(
+                    "\(code(labels[fast.index])) drains fastest (p50 \(escape(NumberText.nanoseconds(UInt64(fast.value)))), against \(escape(NumberText.nanoseconds(UInt64(fast.worstValue)))) for \(code(labels[fast.worst])))"
+                )
             }
             if let rate = best("drains_per_s", lowest: false), rate.index != rate.worst {
                 let requests = values("pages_per_s")?[rate.index] ?? nil
-                parts.append("\(code(labels[rate.index])) completes the most drains per second (\(escape(NumberText.compact(rate.value)))"
-                    + (requests.map { ", \(escape(NumberText.compact($0))) requests/s" } ?? "") + ")")
+                parts.append(
+                    "\(code(labels[rate.index])) completes the most drains per second (\(escape(NumberText.compact(rate.value)))"
+                        + (requests.map { ", \(escape(NumberText.compact($0))) requests/s" } ?? "") + ")"
+                )
             }
             if !parts.isEmpty { sentences.append(at + parts.joined(separator: "; ") + ".") }
         }
@@ -94,13 +122,16 @@ extension HTMLReport {
     static func stageSLOVerdict(_ staged: [ResultRow], objectives given: [ServiceLevelObjective]) -> String {
         let objectives = given.isEmpty ? ServiceLevelObjective.recorded(in: staged) : given
         guard !objectives.isEmpty else {
-            return "No SLO judged these stages: run them with --slo (e.g. drain_latency_corrected_p99_ns&lt;100ms) to ask whether latency held."
+            return
+                "No SLO judged these stages: run them with --slo (e.g. drain_latency_corrected_p99_ns&lt;100ms) to ask whether latency held."
         }
         var broken: [String] = []
         for row in staged {
             for objective in objectives {
                 if case .broke(let value, _) = objective.judge(row) {
-                    broken.append("stage \(row.stage!) \(objective.column) \(objective.formatted(value)) (\(objective.description))")
+                    broken.append(
+                        "stage \(row.stage!) \(objective.column) \(objective.formatted(value)) (\(objective.description))"
+                    )
                 }
             }
         }

@@ -41,7 +41,11 @@ package struct HTMLReport: Sendable {
     /// (``gateCheck``, `report --thresholds`); nil leaves the gate out.
     package var checkThresholds: Thresholds? = Thresholds()
 
-    package init(files: [(path: String, rows: [ResultRow])], history: [ResultRow]? = nil, timeSeries: [TimeSeriesRow]? = nil) {
+    package init(
+        files: [(path: String, rows: [ResultRow])],
+        history: [ResultRow]? = nil,
+        timeSeries: [TimeSeriesRow]? = nil
+    ) {
         self.files = files
         self.history = history
         self.timeSeries = timeSeries
@@ -56,10 +60,11 @@ package struct HTMLReport: Sendable {
     var groups: [Group] {
         let table = ConfigurationComparison(files: files, metrics: [])
         return table.configurations.map { configuration in
-            let rows = files.first { $0.path == configuration.file }?.rows.filter {
-                $0.scenario == configuration.scenario && $0.configHash == configuration.configHash
-                    && $0.pagerKind == configuration.pagerKind
-            } ?? []
+            let rows =
+                files.first { $0.path == configuration.file }?.rows.filter {
+                    $0.scenario == configuration.scenario && $0.configHash == configuration.configHash
+                        && $0.pagerKind == configuration.pagerKind
+                } ?? []
             return Group(label: configuration.label, rows: rows)
         }
     }
@@ -69,9 +74,17 @@ package struct HTMLReport: Sendable {
     package func render() -> String {
         let groups = groups
         let rowCount = files.reduce(0) { $0 + $1.rows.count }
-        let contexts = Set(files.flatMap { $0.rows.map { "\($0.gitCommit.prefix(12)) · \($0.buildConfiguration) · Swift \($0.swiftVersion) · \($0.host) · \($0.cores) cores" } })
+        let contexts = Set(
+            files.flatMap {
+                $0.rows.map {
+                    "\($0.gitCommit.prefix(12)) · \($0.buildConfiguration) · Swift \($0.swiftVersion) · \($0.host) · \($0.cores) cores"
+                }
+            }
+        )
         var body = "<h1>\(escape(title))</h1>\n"
-        body += "<p class=\"meta\">\(rowCount) rows from " + files.map { "<code>\(escape($0.path))</code>" }.joined(separator: ", ")
+        body +=
+            "<p class=\"meta\">\(rowCount) rows from "
+            + files.map { "<code>\(escape($0.path))</code>" }.joined(separator: ", ")
             + ". " + contexts.sorted().map(escape).joined(separator: "; ") + ".</p>\n"
         switch gate {
         case .decided(let check): body += gateSection(check)
@@ -82,7 +95,9 @@ package struct HTMLReport: Sendable {
         let (plots, notShown) = plotSections(groups)
         body += "<div class=\"plots\">\n" + plots.joined() + "</div>\n"
         if !notShown.isEmpty {
-            body += "<p class=\"meta\">Not shown, as these rows have nothing for them: " + notShown.map(escape).joined(separator: "; ") + ".</p>\n"
+            body +=
+                "<p class=\"meta\">Not shown, as these rows have nothing for them: "
+                + notShown.map(escape).joined(separator: "; ") + ".</p>\n"
         }
         body += "<h2>Every figure side by side</h2>\n" + comparisonTable()
         return """

@@ -63,7 +63,8 @@ package struct MetricGate: Sendable, Equatable, Codable {
         switch kind {
         case .processOwn, .countedEvents:
             let repeats = noiseFloor.map { ", repeats within ±\(Self.percent($0))" } ?? ""
-            reason = "\(gated ? "gated" : "reported (not gated by the thresholds)"): \(kind.rawValue)"
+            reason =
+                "\(gated ? "gated" : "reported (not gated by the thresholds)"): \(kind.rawValue)"
                 + (what.map { " (\($0)\(repeats))" } ?? "")
         case .targetLatency:
             reason = "\(gated ? "gated" : "reported (not gated by the thresholds)"): \(kind.rawValue), \(floor)"

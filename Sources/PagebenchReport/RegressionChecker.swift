@@ -42,7 +42,9 @@ package struct RegressionChecker: Sendable {
     /// What the check gates and what it only reports, one line each (docs/contract.md H10).
     package var gatesDescription: [String] {
         let target = Thresholds.targetLatencyColumns.map { name in
-            let relative = thresholds.metrics[name]?.relative ?? (Thresholds.targetLatencyRules[name]?.relative ?? 0) * thresholds.scale
+            let relative =
+                thresholds.metrics[name]?.relative ?? (Thresholds.targetLatencyRules[name]?.relative ?? 0)
+                * thresholds.scale
             return "\(name) +\(NumberText.number(relative * 100)) %"
         }
         let gated =
@@ -50,7 +52,10 @@ package struct RegressionChecker: Sendable {
             + "`run --count-instructions`) and allocations when both sides counted them exactly; counted events "
             + "(failed drains, retries, throttles); a remote target's page latency (\(target.joined(separator: ", ")))"
         if thresholds.gateWallClock {
-            return [gated + "; and, opted in, every other measured metric (wall-clock, CPU time, memory, cached allocation counts)"]
+            return [
+                gated
+                    + "; and, opted in, every other measured metric (wall-clock, CPU time, memory, cached allocation counts)"
+            ]
         }
         return [
             gated,
@@ -65,12 +70,19 @@ package struct RegressionChecker: Sendable {
     ///   different experiments (another scenario set, or configuration hashes that changed), so
     ///   passing would hide everything; the message says to refresh the baseline.
     package func checkFiles(
-        baseline: [ResultRow], current: [ResultRow], baselineFile: String, currentFile: String,
-        allowBehaviourChange: Bool = false, failOnUnmatched: Bool = false
+        baseline: [ResultRow],
+        current: [ResultRow],
+        baselineFile: String,
+        currentFile: String,
+        allowBehaviourChange: Bool = false,
+        failOnUnmatched: Bool = false
     ) throws -> CheckReport {
         try checkFiles(
-            baseline: CheckSamples(baseline, file: baselineFile), current: CheckSamples(current, file: currentFile),
-            allowBehaviourChange: allowBehaviourChange, failOnUnmatched: failOnUnmatched)
+            baseline: CheckSamples(baseline, file: baselineFile),
+            current: CheckSamples(current, file: currentFile),
+            allowBehaviourChange: allowBehaviourChange,
+            failOnUnmatched: failOnUnmatched
+        )
     }
 
     /// Compares two files read into ``CheckSamples`` (as `pagebench check` does, a row at a
@@ -80,7 +92,10 @@ package struct RegressionChecker: Sendable {
     ///   in one file (a file concatenated with itself, a scenario run twice: they would count
     ///   as two samples of one measurement); not one group in common (see above).
     package func checkFiles(
-        baseline: CheckSamples, current: CheckSamples, allowBehaviourChange: Bool = false, failOnUnmatched: Bool = false
+        baseline: CheckSamples,
+        current: CheckSamples,
+        allowBehaviourChange: Bool = false,
+        failOnUnmatched: Bool = false
     ) throws -> CheckReport {
         for samples in [baseline, current] {
             if let duplicate = samples.duplicate {
@@ -90,46 +105,73 @@ package struct RegressionChecker: Sendable {
         var report = check(baseline: baseline, current: current, allowBehaviourChange: allowBehaviourChange)
         report.unmatchedFails = failOnUnmatched
         if report.comparisons.isEmpty {
-            let example = report.onlyInBaseline.first.map { " (baseline has e.g. \($0.label), current \(report.onlyInCurrent.first?.label ?? "nothing"))" } ?? ""
+            let example =
+                report.onlyInBaseline.first.map {
+                    " (baseline has e.g. \($0.label), current \(report.onlyInCurrent.first?.label ?? "nothing"))"
+                } ?? ""
             throw MetricsError(
-                kind: .malformedInput, file: current.file,
+                kind: .malformedInput,
+                file: current.file,
                 message: "no row matches the baseline \(baseline.file) by scenario, configuration hash, pager and "
                     + "concurrency\(example); if the scenarios or their configuration changed on purpose, refresh the "
-                    + "baseline (pagebench baseline update)")
+                    + "baseline (pagebench baseline update)"
+            )
         }
         return report
     }
 
     /// Compares two sets of rows. `baselineFile` and `currentFile` only label the report.
     package func check(
-        baseline: [ResultRow], current: [ResultRow], baselineFile: String, currentFile: String,
+        baseline: [ResultRow],
+        current: [ResultRow],
+        baselineFile: String,
+        currentFile: String,
         allowBehaviourChange: Bool = false
     ) -> CheckReport {
         check(
-            baseline: CheckSamples(baseline, file: baselineFile), current: CheckSamples(current, file: currentFile),
-            allowBehaviourChange: allowBehaviourChange)
+            baseline: CheckSamples(baseline, file: baselineFile),
+            current: CheckSamples(current, file: currentFile),
+            allowBehaviourChange: allowBehaviourChange
+        )
     }
 
     /// Compares two files' samples; their file names label the report.
-    package func check(baseline: CheckSamples, current: CheckSamples, allowBehaviourChange: Bool = false) -> CheckReport {
+    package func check(baseline: CheckSamples, current: CheckSamples, allowBehaviourChange: Bool = false) -> CheckReport
+    {
         var comparisons: [IdentityComparison] = []
         for identity in baseline.groups.keys.sorted() {
-            guard let currentGroup = current.groups[identity], let baselineGroup = baseline.groups[identity] else { continue }
+            guard let currentGroup = current.groups[identity], let baselineGroup = baseline.groups[identity] else {
+                continue
+            }
             comparisons.append(compare(identity, baselineGroup, currentGroup))
         }
-        func unmatched(_ groups: [ResultIdentity: CheckSamples.Group], _ other: [ResultIdentity: CheckSamples.Group])
+        func unmatched(
+            _ groups: [ResultIdentity: CheckSamples.Group],
+            _ other: [ResultIdentity: CheckSamples.Group]
+        )
             -> [UnmatchedIdentity]
         {
             groups.keys.filter { other[$0] == nil }.sorted().map { identity in
                 UnmatchedIdentity(
-                    scenario: identity.scenario, configHash: identity.configHash, pagerKind: identity.pagerKind,
-                    concurrency: identity.concurrency, stage: identity.stage, repetitions: groups[identity]?.samples.count ?? 0)
+                    scenario: identity.scenario,
+                    configHash: identity.configHash,
+                    pagerKind: identity.pagerKind,
+                    concurrency: identity.concurrency,
+                    stage: identity.stage,
+                    repetitions: groups[identity]?.samples.count ?? 0
+                )
             }
         }
         return CheckReport(
-            baselineFile: baseline.file, currentFile: current.file, method: methodDescription, gates: gatesDescription,
-            comparisons: comparisons, onlyInBaseline: unmatched(baseline.groups, current.groups),
-            onlyInCurrent: unmatched(current.groups, baseline.groups), behaviourChangeAllowed: allowBehaviourChange)
+            baselineFile: baseline.file,
+            currentFile: current.file,
+            method: methodDescription,
+            gates: gatesDescription,
+            comparisons: comparisons,
+            onlyInBaseline: unmatched(baseline.groups, current.groups),
+            onlyInCurrent: unmatched(current.groups, baseline.groups),
+            behaviourChangeAllowed: allowBehaviourChange
+        )
     }
 
     /// One side of a comparison: a group's samples that are compared, in repetition order.
@@ -144,7 +186,11 @@ package struct RegressionChecker: Sendable {
         func values(_ column: Int) -> [Double] { compared.compactMap { group.value($0, column) } }
     }
 
-    private func compare(_ identity: ResultIdentity, _ baselineGroup: CheckSamples.Group, _ currentGroup: CheckSamples.Group)
+    private func compare(
+        _ identity: ResultIdentity,
+        _ baselineGroup: CheckSamples.Group,
+        _ currentGroup: CheckSamples.Group
+    )
         -> IdentityComparison
     {
         // Rows of mostly failed drains are refused, not compared.
@@ -153,14 +199,19 @@ package struct RegressionChecker: Sendable {
         let refused =
             failedRows(baselineOrder.map { baselineGroup.samples[$0] }, file: "baseline")
             + failedRows(currentOrder.map { currentGroup.samples[$0] }, file: "current")
-        let baseline = Side(group: baselineGroup, compared: baselineOrder.filter { !isFailed(baselineGroup.samples[$0]) })
+        let baseline = Side(
+            group: baselineGroup,
+            compared: baselineOrder.filter { !isFailed(baselineGroup.samples[$0]) }
+        )
         let current = Side(group: currentGroup, compared: currentOrder.filter { !isFailed(currentGroup.samples[$0]) })
         let baselineProfiles = baseline.profiles
         let currentProfiles = current.profiles
         var warnings = contextWarnings(baselineProfiles, currentProfiles)
-        let buildDiffers = Set(baselineProfiles.map(\.buildConfiguration)) != Set(currentProfiles.map(\.buildConfiguration))
+        let buildDiffers =
+            Set(baselineProfiles.map(\.buildConfiguration)) != Set(currentProfiles.map(\.buildConfiguration))
         // Exact counting runs without jemalloc's thread caches: slower, and counted otherwise.
-        let countingDiffers = Set(baselineProfiles.map(\.allocationCounting)) != Set(currentProfiles.map(\.allocationCounting))
+        let countingDiffers =
+            Set(baselineProfiles.map(\.allocationCounting)) != Set(currentProfiles.map(\.allocationCounting))
         let exactAllocations = (baselineProfiles + currentProfiles).allSatisfy { $0.allocationCounting == "exact" }
         let durationBounded = (baselineProfiles + currentProfiles).contains { $0.durationBounded }
         let concurrentWrites = (baselineProfiles + currentProfiles).contains { $0.concurrentWrites }
@@ -173,16 +224,20 @@ package struct RegressionChecker: Sendable {
         } else if durationBounded {
             warnings.append(
                 "a run is bounded by duration, not drain count, so its counts depend on time: "
-                    + "deterministic metrics not compared (bound the run with a drain count)")
+                    + "deterministic metrics not compared (bound the run with a drain count)"
+            )
         } else if concurrentWrites {
             warnings.append(
                 "several pagers page a store with writes, so which page sees which write depends on timing (S25): "
-                    + "deterministic metrics not compared (they are exact at one pager with per-request writes)")
+                    + "deterministic metrics not compared (they are exact at one pager with per-request writes)"
+            )
         } else {
             for (index, column) in CheckSamples.deterministicColumns.enumerated() {
                 if let change = Self.behaviourChange(
-                    column.name, baselineProfiles.map { $0.deterministic[index] }, currentProfiles.map { $0.deterministic[index] })
-                {
+                    column.name,
+                    baselineProfiles.map { $0.deterministic[index] },
+                    currentProfiles.map { $0.deterministic[index] }
+                ) {
                     changes.append(change)
                 }
             }
@@ -192,7 +247,12 @@ package struct RegressionChecker: Sendable {
             let currentValues = current.values(index)
             if baselineValues.isEmpty && currentValues.isEmpty { continue }  // does not apply to this run
             var verdict = judge(
-                column.descriptor, baselineValues, currentValues, exactAllocations: exactAllocations, remoteTarget: remoteTarget)
+                column.descriptor,
+                baselineValues,
+                currentValues,
+                exactAllocations: exactAllocations,
+                remoteTarget: remoteTarget
+            )
             if buildDiffers, verdict.verdict != .ignored {
                 verdict.verdict = .inconclusive
                 verdict.note = "build configurations differ"
@@ -203,10 +263,18 @@ package struct RegressionChecker: Sendable {
             verdicts.append(verdict)
         }
         return IdentityComparison(
-            scenario: identity.scenario, configHash: identity.configHash, pagerKind: identity.pagerKind,
-            concurrency: identity.concurrency, stage: identity.stage, baselineRepetitions: baseline.compared.count,
-            currentRepetitions: current.compared.count, behaviourChanges: changes, failedRows: refused,
-            metrics: verdicts, warnings: warnings)
+            scenario: identity.scenario,
+            configHash: identity.configHash,
+            pagerKind: identity.pagerKind,
+            concurrency: identity.concurrency,
+            stage: identity.stage,
+            baselineRepetitions: baseline.compared.count,
+            currentRepetitions: current.compared.count,
+            behaviourChanges: changes,
+            failedRows: refused,
+            metrics: verdicts,
+            warnings: warnings
+        )
     }
 
     /// The rows whose failed drains exceed ``Thresholds/maxFailedDrainFraction``: their
@@ -241,7 +309,8 @@ package struct RegressionChecker: Sendable {
         if before == after && before.count == 1 { return nil }
         let note: String
         if before.count > 1 || after.count > 1 {
-            note = "differs between repetitions of the \(before.count > 1 ? "baseline" : "current") file (H3: same seed, same counts)"
+            note =
+                "differs between repetitions of the \(before.count > 1 ? "baseline" : "current") file (H3: same seed, same counts)"
         } else {
             note = "differs between baseline and current"
         }
@@ -255,18 +324,33 @@ package struct RegressionChecker: Sendable {
     ///     (``Thresholds/rule(for:exactAllocations:remoteTarget:)``).
     ///   - remoteTarget: the rows paged a remote target (its fastest and median page latency are gated).
     package func judge(
-        _ column: ColumnDescriptor, _ baselineValues: [Double], _ currentValues: [Double], exactAllocations: Bool = false,
+        _ column: ColumnDescriptor,
+        _ baselineValues: [Double],
+        _ currentValues: [Double],
+        exactAllocations: Bool = false,
         remoteTarget: Bool = false
     ) -> MetricVerdict {
         let rule = thresholds.rule(for: column, exactAllocations: exactAllocations, remoteTarget: remoteTarget)
         let gate = thresholds.gate(for: column, exactAllocations: exactAllocations, remoteTarget: remoteTarget)
         var result = MetricVerdict(
-            metric: column.name, unit: column.unit,
-            polarity: column.polarity == .higherIsBetter ? "higher" : "lower", verdict: .inconclusive,
-            baselineMedian: Statistics.median(baselineValues), currentMedian: Statistics.median(currentValues),
-            baselineValues: baselineValues, currentValues: currentValues, relativeChange: nil, intervalLow: nil,
-            intervalHigh: nil, rankTestP: nil, threshold: rule.relative, absoluteFloor: rule.absolute, note: nil,
-            gated: gate.gated, gate: gate.reason)
+            metric: column.name,
+            unit: column.unit,
+            polarity: column.polarity == .higherIsBetter ? "higher" : "lower",
+            verdict: .inconclusive,
+            baselineMedian: Statistics.median(baselineValues),
+            currentMedian: Statistics.median(currentValues),
+            baselineValues: baselineValues,
+            currentValues: currentValues,
+            relativeChange: nil,
+            intervalLow: nil,
+            intervalHigh: nil,
+            rankTestP: nil,
+            threshold: rule.relative,
+            absoluteFloor: rule.absolute,
+            note: nil,
+            gated: gate.gated,
+            gate: gate.reason
+        )
         if rule.ignore {
             result.verdict = .ignored
             return result
@@ -280,8 +364,12 @@ package struct RegressionChecker: Sendable {
         // Seed per metric so metrics do not share one random stream, yet stay reproducible.
         let seed = thresholds.seed ^ StableHash.fnv1a64(column.name)
         let interval = Statistics.bootstrapRatioOfMedians(
-            baseline: baselineValues, current: currentValues, confidence: thresholds.confidence,
-            resamples: thresholds.resamples, seed: seed)
+            baseline: baselineValues,
+            current: currentValues,
+            confidence: thresholds.confidence,
+            resamples: thresholds.resamples,
+            seed: seed
+        )
         result.intervalLow = interval.low - 1
         result.intervalHigh = interval.high - 1
         let p = Statistics.mannWhitneyP(baselineValues, currentValues)
@@ -323,7 +411,9 @@ package struct RegressionChecker: Sendable {
     private func contextWarnings(_ baseline: [CheckSamples.Profile], _ current: [CheckSamples.Profile]) -> [String] {
         var warnings: [String] = []
         func check<Value: Hashable & CustomStringConvertible>(
-            _ name: String, _ keyPath: KeyPath<CheckSamples.Profile, Value>, _ why: String
+            _ name: String,
+            _ keyPath: KeyPath<CheckSamples.Profile, Value>,
+            _ why: String
         ) {
             let before = Set(baseline.map { $0[keyPath: keyPath] })
             let after = Set(current.map { $0[keyPath: keyPath] })
@@ -339,8 +429,10 @@ package struct RegressionChecker: Sendable {
         check("host", \.host, "a machine change may explain a difference")
         check("cores", \.cores, "a machine change may explain a difference")
         check(
-            "allocation_counting", \.allocationCounting,
-            "exact counting runs without jemalloc's thread caches (slower, every allocation counted): measured metrics are not comparable")
+            "allocation_counting",
+            \.allocationCounting,
+            "exact counting runs without jemalloc's thread caches (slower, every allocation counted): measured metrics are not comparable"
+        )
         return warnings
     }
 }

@@ -24,7 +24,10 @@ extension ResultExport {
             var measures: [String: BencherMetric] = [:]
             for series in series(group) {
                 measures[series.column.name] = BencherMetric(
-                    value: series.median, lowerValue: series.minimum, upperValue: series.maximum)
+                    value: series.median,
+                    lowerValue: series.minimum,
+                    upperValue: series.maximum
+                )
             }
             if !measures.isEmpty { benchmarks[group.identity.description] = measures }
         }

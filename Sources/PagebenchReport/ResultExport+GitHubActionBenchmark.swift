@@ -29,9 +29,11 @@ extension ResultExport {
                 let count = series.values.count
                 return BenchmarkEntry(
                     name: "\(group.identity.description) \(series.column.name)",
-                    unit: series.column.unit.isEmpty ? "count" : series.column.unit, value: series.median,
+                    unit: series.column.unit.isEmpty ? "count" : series.column.unit,
+                    value: series.median,
                     range: "± " + NumberText.number((series.maximum - series.minimum) / 2),
-                    extra: "median of \(count) repetition\(count == 1 ? "" : "s"): \(values); label: \(group.label)")
+                    extra: "median of \(count) repetition\(count == 1 ? "" : "s"): \(values); label: \(group.label)"
+                )
             }
         }
     }

@@ -80,12 +80,17 @@ extension ResultExport {
                         recorder = try LatencyRecorder(serialized: cell, file: file)
                     } catch {
                         throw MetricsError(
-                            kind: .malformedInput, file: file, message: "\(which): \(histogram.column): \(error)")
+                            kind: .malformedInput,
+                            file: file,
+                            message: "\(which): \(histogram.column): \(error)"
+                        )
                     }
                     files.append(
                         PercentileDistribution(
                             fileName: stem + ".\(histogram.rawValue)-\(Self.hgrmUnit.name).hgrm",
-                            text: Self.percentileDistribution(recorder)))
+                            text: Self.percentileDistribution(recorder)
+                        )
+                    )
                 }
             }
         }

@@ -58,16 +58,19 @@ package struct ResultExport: Sendable {
         columns = try names.map { name in
             guard let column = Self.exportableColumns.first(where: { $0.name == name }) else {
                 throw MetricsError(
-                    kind: .malformedInput, file: nil,
+                    kind: .malformedInput,
+                    file: nil,
                     message: "'\(name)' is not a numeric column of measured or deterministic figures; "
-                        + "docs/csv-columns.md lists them (e.g. pages_per_s, page_latency_p99_ns)")
+                        + "docs/csv-columns.md lists them (e.g. pages_per_s, page_latency_p99_ns)"
+                )
             }
             return column
         }
     }
 
     private static let columnIndex: [String: Int] = Dictionary(
-        uniqueKeysWithValues: ResultRow.csvColumns.enumerated().map { ($0.element.name, $0.offset) })
+        uniqueKeysWithValues: ResultRow.csvColumns.enumerated().map { ($0.element.name, $0.offset) }
+    )
 
     /// The figures of every exported column that has a value in `group`, in column order.
     package func series(_ group: Group) -> [Series] {

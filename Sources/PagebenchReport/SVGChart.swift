@@ -4,7 +4,10 @@ import PagebenchBase
 /// A small SVG chart renderer: line, point and range plots on linear, log or categorical axes,
 /// drawn as plain inline SVG (no scripts, no fonts or styles fetched from anywhere).
 struct SVGChart {
-    enum ScaleKind { case linear, log, categorical([String]) }
+    enum ScaleKind {
+        case linear, log
+        case categorical([String])
+    }
 
     /// One plotted series: a polyline through its points (or points only), with optional vertical ranges.
     struct Series {
@@ -83,7 +86,8 @@ struct SVGChart {
             case .linear:
                 t = high == low ? 0.5 : (value - low) / (high - low)
             case .log:
-                let l = log10(low), h = log10(high)
+                let l = log10(low)
+                let h = log10(high)
                 t = h == l ? 0.5 : (log10(max(value, low)) - l) / (h - l)
             case .categorical(let labels):
                 // Half a step of padding at each end, so nothing sits on the frame.
@@ -160,8 +164,10 @@ struct SVGChart {
     func render() -> String {
         let plotRight = width - right
         let plotBottom = height - bottom
-        var xs: [Double] = series.flatMap { $0.points.map(\.x) } + bands.flatMap { [$0.from, $0.to] } + markers.map(\.x)
-        var ys: [Double] = series.flatMap { $0.points.map(\.y) + $0.ranges.flatMap { [$0.low, $0.high] } } + levels.map(\.y)
+        var xs: [Double] =
+            series.flatMap { $0.points.map(\.x) } + bands.flatMap { [$0.from, $0.to] } + markers.map(\.x)
+        var ys: [Double] =
+            series.flatMap { $0.points.map(\.y) + $0.ranges.flatMap { [$0.low, $0.high] } } + levels.map(\.y)
         if !boxes.isEmpty {
             xs += boxes.flatMap { [$0.low, $0.high] }
             ys += boxes.indices.map { Double($0) }
@@ -180,48 +186,64 @@ struct SVGChart {
 
             """
         for band in bands {
-            let from = x.position(band.from), to = x.position(band.to)
-            svg += "<rect x=\"\(f(from))\" y=\"\(f(top))\" width=\"\(f(max(0, to - from)))\" height=\"\(f(plotBottom - top))\" fill=\"#eeeeee\"/>\n"
+            let from = x.position(band.from)
+            let to = x.position(band.to)
+            svg +=
+                "<rect x=\"\(f(from))\" y=\"\(f(top))\" width=\"\(f(max(0, to - from)))\" height=\"\(f(plotBottom - top))\" fill=\"#eeeeee\"/>\n"
             // A band in the right half is captioned to its left, so that the caption stays inside.
             let captionLeft = from > (left + plotRight) / 2
-            svg += "<text x=\"\(f(captionLeft ? from - 4 : to + 4))\" y=\"\(f(top + 14))\" class=\"band\""
+            svg +=
+                "<text x=\"\(f(captionLeft ? from - 4 : to + 4))\" y=\"\(f(top + 14))\" class=\"band\""
                 + (captionLeft ? " text-anchor=\"end\"" : "") + ">\(escape(band.caption))</text>\n"
         }
         // Gridlines and tick labels.
         for tick in y.ticks() {
             let position = y.position(tick)
-            svg += "<line x1=\"\(f(left))\" y1=\"\(f(position))\" x2=\"\(f(plotRight))\" y2=\"\(f(position))\" class=\"grid\"/>\n"
+            svg +=
+                "<line x1=\"\(f(left))\" y1=\"\(f(position))\" x2=\"\(f(plotRight))\" y2=\"\(f(position))\" class=\"grid\"/>\n"
             let label: String
             if case .categorical(let labels) = yScale { label = labels[Int(tick)] } else { label = yFormat(tick) }
-            svg += "<text x=\"\(f(left - 6))\" y=\"\(f(position + 4))\" class=\"tick\" text-anchor=\"end\">\(escape(label))</text>\n"
+            svg +=
+                "<text x=\"\(f(left - 6))\" y=\"\(f(position + 4))\" class=\"tick\" text-anchor=\"end\">\(escape(label))</text>\n"
         }
         for tick in x.ticks() {
             let position = x.position(tick)
-            svg += "<line x1=\"\(f(position))\" y1=\"\(f(top))\" x2=\"\(f(position))\" y2=\"\(f(plotBottom))\" class=\"grid\"/>\n"
+            svg +=
+                "<line x1=\"\(f(position))\" y1=\"\(f(top))\" x2=\"\(f(position))\" y2=\"\(f(plotBottom))\" class=\"grid\"/>\n"
             let label: String
             if case .categorical(let labels) = xScale { label = labels[Int(tick)] } else { label = xFormat(tick) }
-            svg += "<text x=\"\(f(position))\" y=\"\(f(plotBottom + 16))\" class=\"tick\" text-anchor=\"middle\">\(escape(label))</text>\n"
+            svg +=
+                "<text x=\"\(f(position))\" y=\"\(f(plotBottom + 16))\" class=\"tick\" text-anchor=\"middle\">\(escape(label))</text>\n"
         }
         if let topAxis {
             for tick in x.ticks() {
-                svg += "<text x=\"\(f(x.position(tick)))\" y=\"\(f(top - 6))\" class=\"tick\" text-anchor=\"middle\">\(escape(topAxis.format(tick)))</text>\n"
+                svg +=
+                    "<text x=\"\(f(x.position(tick)))\" y=\"\(f(top - 6))\" class=\"tick\" text-anchor=\"middle\">\(escape(topAxis.format(tick)))</text>\n"
             }
-            svg += "<text x=\"\(f((left + plotRight) / 2))\" y=\"\(f(top - 24))\" class=\"axis-label\" text-anchor=\"middle\">\(escape(topAxis.label))</text>\n"
+            svg +=
+                "<text x=\"\(f((left + plotRight) / 2))\" y=\"\(f(top - 24))\" class=\"axis-label\" text-anchor=\"middle\">\(escape(topAxis.label))</text>\n"
         }
         for level in levels {
             let position = y.position(level.y)
-            svg += "<line x1=\"\(f(left))\" y1=\"\(f(position))\" x2=\"\(f(plotRight))\" y2=\"\(f(position))\" class=\"level\" stroke=\"#b00020\" stroke-width=\"1.5\" stroke-dasharray=\"8 4\"/>\n"
-            svg += "<text x=\"\(f(left + 4))\" y=\"\(f(position - 5))\" class=\"band\" fill=\"#b00020\">\(escape(level.caption))</text>\n"
+            svg +=
+                "<line x1=\"\(f(left))\" y1=\"\(f(position))\" x2=\"\(f(plotRight))\" y2=\"\(f(position))\" class=\"level\" stroke=\"#b00020\" stroke-width=\"1.5\" stroke-dasharray=\"8 4\"/>\n"
+            svg +=
+                "<text x=\"\(f(left + 4))\" y=\"\(f(position - 5))\" class=\"band\" fill=\"#b00020\">\(escape(level.caption))</text>\n"
         }
         // Markers over the gridlines, so that one on a gridline still shows.
         for marker in markers {
             let position = x.position(marker.x)
-            svg += "<line x1=\"\(f(position))\" y1=\"\(f(top))\" x2=\"\(f(position))\" y2=\"\(f(plotBottom))\" class=\"marker\" stroke=\"#555555\" stroke-width=\"1\" stroke-dasharray=\"4 3\"/>\n"
-            svg += "<text x=\"\(f(position + 3))\" y=\"\(f(top + 12))\" class=\"band\">\(escape(marker.caption))</text>\n"
+            svg +=
+                "<line x1=\"\(f(position))\" y1=\"\(f(top))\" x2=\"\(f(position))\" y2=\"\(f(plotBottom))\" class=\"marker\" stroke=\"#555555\" stroke-width=\"1\" stroke-dasharray=\"4 3\"/>\n"
+            svg +=
+                "<text x=\"\(f(position + 3))\" y=\"\(f(top + 12))\" class=\"band\">\(escape(marker.caption))</text>\n"
         }
-        svg += "<rect x=\"\(f(left))\" y=\"\(f(top))\" width=\"\(f(plotRight - left))\" height=\"\(f(plotBottom - top))\" class=\"frame\"/>\n"
-        svg += "<text x=\"\(f((left + plotRight) / 2))\" y=\"\(f(height - 12))\" class=\"axis-label\" text-anchor=\"middle\">\(escape(xLabel))</text>\n"
-        svg += "<text x=\"16\" y=\"\(f((top + plotBottom) / 2))\" class=\"axis-label\" text-anchor=\"middle\" "
+        svg +=
+            "<rect x=\"\(f(left))\" y=\"\(f(top))\" width=\"\(f(plotRight - left))\" height=\"\(f(plotBottom - top))\" class=\"frame\"/>\n"
+        svg +=
+            "<text x=\"\(f((left + plotRight) / 2))\" y=\"\(f(height - 12))\" class=\"axis-label\" text-anchor=\"middle\">\(escape(xLabel))</text>\n"
+        svg +=
+            "<text x=\"16\" y=\"\(f((top + plotBottom) / 2))\" class=\"axis-label\" text-anchor=\"middle\" "
             + "transform=\"rotate(-90 16 \(f((top + plotBottom) / 2)))\">\(escape(yLabel))</text>\n"
 
         // Data.
@@ -231,7 +253,8 @@ struct SVGChart {
             svg += "<g class=\"series\" data-name=\"\(escape(item.name))\">\n"
             for range in item.ranges {
                 let px = x.position(range.x)
-                svg += "<line x1=\"\(f(px))\" y1=\"\(f(y.position(range.low)))\" x2=\"\(f(px))\" y2=\"\(f(y.position(range.high)))\" stroke=\"\(colour)\" stroke-width=\"1.5\"/>\n"
+                svg +=
+                    "<line x1=\"\(f(px))\" y1=\"\(f(y.position(range.low)))\" x2=\"\(f(px))\" y2=\"\(f(y.position(range.high)))\" stroke=\"\(colour)\" stroke-width=\"1.5\"/>\n"
             }
             let points = item.points.filter { $0.x.isFinite && $0.y.isFinite }
             if item.connect, points.count > 1 {
@@ -239,8 +262,12 @@ struct SVGChart {
                 svg += "<polyline points=\"\(path)\" fill=\"none\" stroke=\"\(colour)\" stroke-width=\"2\"\(dash)/>\n"
             }
             for point in points where points.count <= 60 || !item.connect {
-                let paint = item.hollow ? "r=\"4.5\" fill=\"#ffffff\" stroke=\"\(colour)\" stroke-width=\"2\"" : "r=\"3.5\" fill=\"\(colour)\""
-                svg += "<circle cx=\"\(f(x.position(point.x)))\" cy=\"\(f(y.position(point.y)))\" \(paint)>"
+                let paint =
+                    item.hollow
+                    ? "r=\"4.5\" fill=\"#ffffff\" stroke=\"\(colour)\" stroke-width=\"2\""
+                    : "r=\"3.5\" fill=\"\(colour)\""
+                svg +=
+                    "<circle cx=\"\(f(x.position(point.x)))\" cy=\"\(f(y.position(point.y)))\" \(paint)>"
                     + "<title>\(escape(item.name)): \(escape(xFormat(point.x))), \(escape(yFormat(point.y)))</title></circle>\n"
             }
             svg += "</g>\n"
@@ -250,14 +277,19 @@ struct SVGChart {
             let centre = y.position(Double(index))
             let half = min(10, (plotBottom - top) / Double(max(boxes.count, 1)) / 3)
             svg += "<g class=\"box\" data-name=\"\(escape(box.name))\">\n"
-            svg += "<line x1=\"\(f(x.position(box.low)))\" y1=\"\(f(centre))\" x2=\"\(f(x.position(box.high)))\" y2=\"\(f(centre))\" stroke=\"\(colour)\" stroke-width=\"1.5\"/>\n"
-            let boxLeft = x.position(box.boxLow), boxRight = x.position(box.boxHigh)
-            svg += "<rect x=\"\(f(boxLeft))\" y=\"\(f(centre - half))\" width=\"\(f(max(1, boxRight - boxLeft)))\" height=\"\(f(2 * half))\" fill=\"\(colour)\" fill-opacity=\"0.35\" stroke=\"\(colour)\"/>\n"
+            svg +=
+                "<line x1=\"\(f(x.position(box.low)))\" y1=\"\(f(centre))\" x2=\"\(f(x.position(box.high)))\" y2=\"\(f(centre))\" stroke=\"\(colour)\" stroke-width=\"1.5\"/>\n"
+            let boxLeft = x.position(box.boxLow)
+            let boxRight = x.position(box.boxHigh)
+            svg +=
+                "<rect x=\"\(f(boxLeft))\" y=\"\(f(centre - half))\" width=\"\(f(max(1, boxRight - boxLeft)))\" height=\"\(f(2 * half))\" fill=\"\(colour)\" fill-opacity=\"0.35\" stroke=\"\(colour)\"/>\n"
             let middle = x.position(box.middle)
-            svg += "<line x1=\"\(f(middle))\" y1=\"\(f(centre - half))\" x2=\"\(f(middle))\" y2=\"\(f(centre + half))\" stroke=\"\(colour)\" stroke-width=\"3\"/>\n"
+            svg +=
+                "<line x1=\"\(f(middle))\" y1=\"\(f(centre - half))\" x2=\"\(f(middle))\" y2=\"\(f(centre + half))\" stroke=\"\(colour)\" stroke-width=\"3\"/>\n"
             for mark in box.marks {
                 let position = x.position(mark)
-                svg += "<line x1=\"\(f(position))\" y1=\"\(f(centre - half / 2))\" x2=\"\(f(position))\" y2=\"\(f(centre + half / 2))\" stroke=\"\(colour)\"/>\n"
+                svg +=
+                    "<line x1=\"\(f(position))\" y1=\"\(f(centre - half / 2))\" x2=\"\(f(position))\" y2=\"\(f(centre + half / 2))\" stroke=\"\(colour)\"/>\n"
             }
             svg += "</g>\n"
         }
@@ -273,8 +305,12 @@ struct SVGChart {
             let colour = Self.palette[index % Self.palette.count]
             let dash = item.dashed || index >= Self.palette.count ? " stroke-dasharray=\"6 3\"" : ""
             var swatch = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"30\" height=\"12\" viewBox=\"0 0 30 12\">"
-            if item.connect { swatch += "<line x1=\"1\" y1=\"6\" x2=\"29\" y2=\"6\" stroke=\"\(colour)\" stroke-width=\"2.5\"\(dash)/>" }
-            swatch += item.hollow
+            if item.connect {
+                swatch +=
+                    "<line x1=\"1\" y1=\"6\" x2=\"29\" y2=\"6\" stroke=\"\(colour)\" stroke-width=\"2.5\"\(dash)/>"
+            }
+            swatch +=
+                item.hollow
                 ? "<circle cx=\"15\" cy=\"6\" r=\"4\" fill=\"#ffffff\" stroke=\"\(colour)\" stroke-width=\"2\"/>"
                 : "<circle cx=\"15\" cy=\"6\" r=\"3.5\" fill=\"\(colour)\"/>"
             html += "<tr><td>\(swatch)</svg></td><td>\(escape(item.name))</td></tr>\n"

@@ -50,9 +50,14 @@ package struct ServiceLevelObjective: Sendable, Equatable, CustomStringConvertib
     /// The derived figures an SLO may bound besides the CSV's numeric columns.
     package static let derivedFigures: [ColumnDescriptor] = [
         ColumnDescriptor(
-            name: "error_rate", unit: "ratio", polarity: .lowerIsBetter, kind: .measured, type: .decimal,
+            name: "error_rate",
+            unit: "ratio",
+            polarity: .lowerIsBetter,
+            kind: .measured,
+            type: .decimal,
             isOptional: false,
-            summary: "Failed drains (sum of `errors_*`) ÷ (ended drains + failed drains); 0 with no drains.")
+            summary: "Failed drains (sum of `errors_*`) ÷ (ended drains + failed drains); 0 with no drains."
+        )
     ]
 
     /// Parses `COLUMN OP BOUND` against the row type's columns.
@@ -63,7 +68,9 @@ package struct ServiceLevelObjective: Sendable, Equatable, CustomStringConvertib
     ///   an unknown column (with the closest name), a text column, a bound that is not a
     ///   finite number or whose unit does not fit the column.
     package init(
-        parsing text: String, columns: [ColumnDescriptor] = ResultRow.columnDescriptors, source: String = "--slo"
+        parsing text: String,
+        columns: [ColumnDescriptor] = ResultRow.columnDescriptors,
+        source: String = "--slo"
     ) throws(MetricsError) {
         func fail(_ message: String) -> MetricsError {
             MetricsError(kind: .invalidRequest, message: "\(source) '\(text)': \(message)")
@@ -92,7 +99,9 @@ package struct ServiceLevelObjective: Sendable, Equatable, CustomStringConvertib
         }
         guard descriptor.type != .text else { throw fail("'\(name)' is a text column; an SLO bounds a number") }
         guard let bound = Self.bound(String(rest), unit: descriptor.unit), bound.isFinite else {
-            throw fail("'\(rest)' is not a bound for \(name) (unit \(descriptor.unit.isEmpty ? "none" : descriptor.unit)); \(Self.unitHint(descriptor.unit))")
+            throw fail(
+                "'\(rest)' is not a bound for \(name) (unit \(descriptor.unit.isEmpty ? "none" : descriptor.unit)); \(Self.unitHint(descriptor.unit))"
+            )
         }
         self.column = name
         self.comparison = comparison
@@ -166,7 +175,8 @@ package struct ServiceLevelObjective: Sendable, Equatable, CustomStringConvertib
         }
         for (suffix, scale) in scales where text.hasSuffix(suffix) {
             let digits = text.dropLast(suffix.count)
-            guard !digits.isEmpty, digits.allSatisfy({ $0.isNumber || $0 == "." || $0 == "e" || $0 == "-" || $0 == "+" }),
+            guard !digits.isEmpty,
+                digits.allSatisfy({ $0.isNumber || $0 == "." || $0 == "e" || $0 == "-" || $0 == "+" }),
                 let number = Double(digits)
             else { continue }
             return number * scale
@@ -207,10 +217,15 @@ extension ServiceLevelObjective {
     /// (named `field[i]` in messages), in order.
     ///
     /// - Throws: the first bad expression's ``MetricsError`` (`invalidRequest`).
-    package static func parseAll(_ expressions: [String], field: String? = nil) throws(MetricsError) -> [ServiceLevelObjective] {
+    package static func parseAll(
+        _ expressions: [String],
+        field: String? = nil
+    ) throws(MetricsError) -> [ServiceLevelObjective] {
         var objectives: [ServiceLevelObjective] = []
         for (index, expression) in expressions.enumerated() {
-            objectives.append(try ServiceLevelObjective(parsing: expression, source: field.map { "\($0)[\(index)]" } ?? "--slo"))
+            objectives.append(
+                try ServiceLevelObjective(parsing: expression, source: field.map { "\($0)[\(index)]" } ?? "--slo")
+            )
         }
         return objectives
     }
@@ -227,7 +242,9 @@ extension ServiceLevelObjective {
         var objectives: [ServiceLevelObjective] = []
         for row in rows {
             for expression in row.slos.split(separator: ";").map(String.init) where seen.insert(expression).inserted {
-                if let objective = try? ServiceLevelObjective(parsing: expression, source: "slos") { objectives.append(objective) }
+                if let objective = try? ServiceLevelObjective(parsing: expression, source: "slos") {
+                    objectives.append(objective)
+                }
             }
         }
         return objectives
@@ -239,7 +256,8 @@ extension ServiceLevelObjective {
     package static func violations(of objectives: [ServiceLevelObjective], in rows: [ResultRow]) -> [String] {
         var messages: [String] = []
         for row in rows {
-            let name = "\(row.scenario) \(row.pagerKind) ×\(row.concurrency) rep \(row.repetition)"
+            let name =
+                "\(row.scenario) \(row.pagerKind) ×\(row.concurrency) rep \(row.repetition)"
                 + (row.stage.map { " stage \($0)" } ?? "")
             for objective in objectives {
                 if let message = objective.explain(objective.judge(row), row: name) { messages.append(message) }

@@ -1,9 +1,10 @@
+import PagebenchBase
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import PagebenchBase
 
 extension Statistics {
     /// Medians of bootstrap resamples of one sample, each drawn from its exact law in constant

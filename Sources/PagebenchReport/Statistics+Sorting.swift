@@ -28,7 +28,11 @@ extension Statistics {
     /// Runs of `run` values sorted by insertion, then merged pairwise, back and forth between
     /// the two buffers; the left value first on ties. Returns true when the result ended in
     /// `other`.
-    private static func mergeSort(_ values: UnsafeMutablePointer<Double>, _ other: UnsafeMutablePointer<Double>, _ count: Int) -> Bool {
+    private static func mergeSort(
+        _ values: UnsafeMutablePointer<Double>,
+        _ other: UnsafeMutablePointer<Double>,
+        _ count: Int
+    ) -> Bool {
         let run = 16
         var start = 0
         while start < count {

@@ -51,7 +51,11 @@ package enum Statistics {
     ///
     /// - Returns: the `(1 − confidence)/2` and `(1 + confidence)/2` quantiles of the resampled ratios.
     package static func bootstrapRatioOfMedians(
-        baseline: [Double], current: [Double], confidence: Double, resamples: Int, seed: UInt64
+        baseline: [Double],
+        current: [Double],
+        confidence: Double,
+        resamples: Int,
+        seed: UInt64
     ) -> (low: Double, high: Double) {
         precondition(!baseline.isEmpty && !current.isEmpty && resamples > 0)
         let baselineResampler = Resampler(baseline)
@@ -137,7 +141,9 @@ package enum Statistics {
         // counts[a][b][u] built by the recurrence f(a, b, u) = f(a − 1, b, u − b) + f(a, b − 1, u).
         let maxU = n1 * n2
         var table = [[[Double]]](
-            repeating: [[Double]](repeating: [], count: n2 + 1), count: n1 + 1)
+            repeating: [[Double]](repeating: [], count: n2 + 1),
+            count: n1 + 1
+        )
         for a in 0...n1 {
             for b in 0...n2 {
                 var row = [Double](repeating: 0, count: a * b + 1)

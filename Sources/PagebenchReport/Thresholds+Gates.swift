@@ -8,7 +8,11 @@ extension Thresholds {
     /// - Parameters:
     ///   - exactAllocations: both sides counted allocations exactly (`allocation_counting` = `exact`).
     ///   - remoteTarget: the rows paged a remote target (`target_kind` set).
-    package static func gateKind(of column: ColumnDescriptor, exactAllocations: Bool, remoteTarget: Bool) -> MetricGate.Kind {
+    package static func gateKind(
+        of column: ColumnDescriptor,
+        exactAllocations: Bool,
+        remoteTarget: Bool
+    ) -> MetricGate.Kind {
         let name = column.name
         if name == "instructions_per_page" { return .processOwn }
         if allocationColumns.contains(name) { return exactAllocations ? .processOwn : .cachedAllocations }
@@ -43,18 +47,26 @@ extension Thresholds {
     package static let targetLatencyColumns = ["page_latency_min_ns", "page_latency_p50_ns"]
 
     /// Whether `column`'s verdict fails the check, and why.
-    package func gate(for column: ColumnDescriptor, exactAllocations: Bool = false, remoteTarget: Bool = false) -> MetricGate {
+    package func gate(
+        for column: ColumnDescriptor,
+        exactAllocations: Bool = false,
+        remoteTarget: Bool = false
+    ) -> MetricGate {
         let kind = Self.gateKind(of: column, exactAllocations: exactAllocations, remoteTarget: remoteTarget)
         let gated = metrics[column.name]?.gate ?? (Self.gatedByDefault.contains(kind) || gateWallClock)
         let what: String?
         switch kind {
-        case .processOwn: what = column.name == "instructions_per_page" ? "instructions, callgrind" : "allocations, counted exactly"
+        case .processOwn:
+            what = column.name == "instructions_per_page" ? "instructions, callgrind" : "allocations, counted exactly"
         case .countedEvents: what = column.unit
         default: what = nil
         }
         return MetricGate(
-            kind: kind, gated: gated, noiseFloor: Self.noiseFloor(of: column.name, kind: kind, remoteTarget: remoteTarget),
-            what: what)
+            kind: kind,
+            gated: gated,
+            noiseFloor: Self.noiseFloor(of: column.name, kind: kind, remoteTarget: remoteTarget),
+            what: what
+        )
     }
 
     /// The noise floor of `name` measured on the reference machine (results/aa-gate.md): the
@@ -81,14 +93,16 @@ extension Thresholds {
     static let inProcessNoiseFloors: [String: Double] = [
         "instructions_per_page": 0.089, "_per_s": 4.66, "_p50_ns": 1.35, "_p90_ns": 20.41, "_p99_ns": 40.91,
         "_p999_ns": 105.8, "_max_ns": 431.9, "cpu_user_s": 1.66, "cpu_system_s": 5.34, "allocations": 32.17,
-        "allocations_per_page": 32.17, "peak_allocated_bytes": 0.92, "peak_rss_bytes": 0.14, "harness_overhead_ratio": 2.13,
+        "allocations_per_page": 32.17, "peak_allocated_bytes": 0.92, "peak_rss_bytes": 0.14,
+        "harness_overhead_ratio": 2.13,
     ]
 
     /// Rows of a remote target: results/aa-gate/target.json against `pagebench serve` at a
     /// fixed 2 ms, 20 pairs (results/aa-gate.md); `page_latency_min_ns`: results/gate-power.md,
     /// 20 pairs against a fixed 4 ms at a load average of 6.5–23.5, 5 repetitions a side.
     static let targetNoiseFloors: [String: Double] = [
-        "instructions_per_page": 0.005, "page_latency_min_ns": 0.058, "_per_s": 0.39, "_p50_ns": 0.29, "_p90_ns": 0.65, "_p99_ns": 0.84,
+        "instructions_per_page": 0.005, "page_latency_min_ns": 0.058, "_per_s": 0.39, "_p50_ns": 0.29, "_p90_ns": 0.65,
+        "_p99_ns": 0.84,
         "_p999_ns": 5.9, "_max_ns": 5.9, "cpu_user_s": 0.65, "cpu_system_s": 1.7, "allocations": 0.079,
         "allocations_per_page": 0.079, "peak_allocated_bytes": 0.055, "peak_rss_bytes": 0.11,
     ]

@@ -82,12 +82,14 @@ package struct Thresholds: Sendable, Equatable {
     ///   50 % that the thread caches' bursts need.
     /// - Parameter remoteTarget: the rows paged a remote target: its gated page latencies
     ///   default to ``targetLatencyRules``, the tolerances they are gated at.
-    package func rule(for column: ColumnDescriptor, exactAllocations: Bool = false, remoteTarget: Bool = false) -> Rule {
+    package func rule(for column: ColumnDescriptor, exactAllocations: Bool = false, remoteTarget: Bool = false) -> Rule
+    {
         if let explicit = metrics[column.name] { return explicit }
         var rule =
             exactAllocations && Self.allocationColumns.contains(column.name)
             ? Self.exactAllocationRule
-            : remoteTarget ? Self.targetLatencyRules[column.name] ?? Self.defaultRule(for: column) : Self.defaultRule(for: column)
+            : remoteTarget
+                ? Self.targetLatencyRules[column.name] ?? Self.defaultRule(for: column) : Self.defaultRule(for: column)
         rule.relative *= scale
         return rule
     }
@@ -105,7 +107,9 @@ package struct Thresholds: Sendable, Equatable {
         if name.hasPrefix("cancel_latency_") {
             return Rule(relative: name.hasSuffix("_p50_ns") ? 0.25 : name.hasSuffix("_p90_ns") ? 0.50 : 2.00)
         }
-        if name.hasSuffix("_p50_ns") || name.hasSuffix("_p10_ns") || name.hasSuffix("_min_ns") { return Rule(relative: 0.10) }
+        if name.hasSuffix("_p50_ns") || name.hasSuffix("_p10_ns") || name.hasSuffix("_min_ns") {
+            return Rule(relative: 0.10)
+        }
         if name.hasSuffix("_p90_ns") { return Rule(relative: 0.15) }
         // Tails move with the machine's load (a scheduling hiccup of a few ms lands in p99.9 and max).
         if name.hasSuffix("_p99_ns") { return Rule(relative: 0.50) }
@@ -144,14 +148,16 @@ package struct Thresholds: Sendable, Equatable {
     /// ``gate(for:exactAllocations:remoteTarget:)`` (drift-tested).
     package static func defaultsMarkdownTable() -> String {
         var lines = [
-            "| metric | polarity | relative | absolute floor | by default (in-process rows) |", "| --- | --- | --- | --- | --- |",
+            "| metric | polarity | relative | absolute floor | by default (in-process rows) |",
+            "| --- | --- | --- | --- | --- |",
         ]
         for column in judgedColumns {
             let rule = defaultRule(for: column)
             let absolute = rule.absolute == 0 ? "—" : "\(NumberText.number(rule.absolute)) \(column.unit)"
             lines.append(
                 "| `\(column.name)` | \(column.polarity == .higherIsBetter ? "higher is better" : "lower is better") "
-                    + "| \(NumberText.number(rule.relative * 100)) % | \(absolute) | \(Thresholds().gate(for: column).reason) |")
+                    + "| \(NumberText.number(rule.relative * 100)) % | \(absolute) | \(Thresholds().gate(for: column).reason) |"
+            )
         }
         return lines.joined(separator: "\n") + "\n"
     }
@@ -167,7 +173,9 @@ package struct Thresholds: Sendable, Equatable {
     /// - Throws: ``PagebenchMetrics/MetricsError`` (`malformedInput`) naming `file` and the
     ///   field: `t.json: metrics.pages_per_s.relative: must be a number ≥ 0 (0.05 means 5 %)`.
     package static func parse(_ text: String, file: String) throws -> Thresholds {
-        func malformed(_ message: String) -> MetricsError { MetricsError.malformed(file: file, line: nil, column: nil, message) }
+        func malformed(_ message: String) -> MetricsError {
+            MetricsError.malformed(file: file, line: nil, column: nil, message)
+        }
         do {
             // What JSONDecoder lets through is refused here: a key given twice (the last one
             // would win), nulls.
@@ -227,25 +235,55 @@ package struct Thresholds: Sendable, Equatable {
                 let name = key.stringValue
                 switch name {
                 case "scale":
-                    thresholds.scale = try Self.number(object, key, name, in: 0...100, "multiplier of every default relative threshold")
+                    thresholds.scale = try Self.number(
+                        object,
+                        key,
+                        name,
+                        in: 0...100,
+                        "multiplier of every default relative threshold"
+                    )
                 case "confidence":
-                    thresholds.confidence = try Self.number(object, key, name, in: 0.5...0.999, "confidence of the bootstrap interval")
+                    thresholds.confidence = try Self.number(
+                        object,
+                        key,
+                        name,
+                        in: 0.5...0.999,
+                        "confidence of the bootstrap interval"
+                    )
                 case "alpha":
-                    thresholds.alpha = try Self.number(object, key, name, in: 0.0001...0.5, "significance level of the rank test")
+                    thresholds.alpha = try Self.number(
+                        object,
+                        key,
+                        name,
+                        in: 0.0001...0.5,
+                        "significance level of the rank test"
+                    )
                 case "resamples":
                     let value = try Self.number(object, key, name, in: 100...100_000, "bootstrap rounds")
-                    guard value == value.rounded() else { throw FieldError(field: name, problem: "must be a whole number") }
+                    guard value == value.rounded() else {
+                        throw FieldError(field: name, problem: "must be a whole number")
+                    }
                     thresholds.resamples = Int(value)
                 case "seed":
                     let value = try Self.number(object, key, name, in: 0...9_007_199_254_740_991, "bootstrap seed")
-                    guard value == value.rounded() else { throw FieldError(field: name, problem: "must be a whole number") }
+                    guard value == value.rounded() else {
+                        throw FieldError(field: name, problem: "must be a whole number")
+                    }
                     thresholds.seed = UInt64(value)
                 case "maxFailedDrainFraction":
                     thresholds.maxFailedDrainFraction = try Self.number(
-                        object, key, name, in: 0...1, "largest fraction of failed drains a compared row may have")
+                        object,
+                        key,
+                        name,
+                        in: 0...1,
+                        "largest fraction of failed drains a compared row may have"
+                    )
                 case "gateWallClock":
                     guard let value = try? object.decode(Bool.self, forKey: key) else {
-                        throw FieldError(field: name, problem: "must be true or false (gate the figures reported by default)")
+                        throw FieldError(
+                            field: name,
+                            problem: "must be true or false (gate the figures reported by default)"
+                        )
                     }
                     thresholds.gateWallClock = value
                 case "metrics":
@@ -253,20 +291,29 @@ package struct Thresholds: Sendable, Equatable {
                     do {
                         metrics = try object.nestedContainer(keyedBy: AnyKey.self, forKey: key)
                     } catch {
-                        throw FieldError(field: name, problem: "must be an object mapping column names to rules, like {\"pages_per_s\": {\"relative\": 0.1}}")
+                        throw FieldError(
+                            field: name,
+                            problem:
+                                "must be an object mapping column names to rules, like {\"pages_per_s\": {\"relative\": 0.1}}"
+                        )
                     }
                     thresholds.metrics = try Self.rules(metrics)
                 default:
                     throw FieldError(
                         field: name,
-                        problem: "unknown key \"\(name)\"; expected one of \(Self.topKeys.map { "\"\($0)\"" }.joined(separator: ", "))")
+                        problem:
+                            "unknown key \"\(name)\"; expected one of \(Self.topKeys.map { "\"\($0)\"" }.joined(separator: ", "))"
+                    )
                 }
             }
         }
 
         /// A number in `range`; `what` says what it means.
         private static func number(
-            _ object: KeyedDecodingContainer<AnyKey>, _ key: AnyKey, _ field: String, in range: ClosedRange<Double>,
+            _ object: KeyedDecodingContainer<AnyKey>,
+            _ key: AnyKey,
+            _ field: String,
+            in range: ClosedRange<Double>,
             _ what: String
         ) throws -> Double {
             guard let value = try? object.decode(Double.self, forKey: key) else {
@@ -276,7 +323,8 @@ package struct Thresholds: Sendable, Equatable {
                 throw FieldError(
                     field: field,
                     problem: "must be between \(NumberText.number(range.lowerBound)) and "
-                        + "\(NumberText.number(range.upperBound)) (\(what)), found \(NumberText.number(value))")
+                        + "\(NumberText.number(range.upperBound)) (\(what)), found \(NumberText.number(value))"
+                )
             }
             return value
         }
@@ -292,20 +340,25 @@ package struct Thresholds: Sendable, Equatable {
                     throw FieldError(
                         field: field,
                         problem: "unknown metric \"\(name)\"" + (suggestion.map { "; did you mean \"\($0)\"?" } ?? "")
-                            + " (measured columns are listed in docs/checking.md)")
+                            + " (measured columns are listed in docs/checking.md)"
+                    )
                 }
                 guard column.kind == .measured, column.polarity != .neutral else {
                     let why =
                         column.kind == .deterministic
                         ? "it is deterministic and compared exactly (use --allow-behaviour-change to accept a change)"
-                        : column.kind == .context ? "it is a context column, used to match rows" : "it has no better direction"
+                        : column.kind == .context
+                            ? "it is a context column, used to match rows" : "it has no better direction"
                     throw FieldError(field: field, problem: "metric \"\(name)\" takes no threshold: \(why); remove it")
                 }
                 let fields: KeyedDecodingContainer<AnyKey>
                 do {
                     fields = try metrics.nestedContainer(keyedBy: AnyKey.self, forKey: key)
                 } catch {
-                    throw FieldError(field: field, problem: "the rule of \"\(name)\" must be an object like {\"relative\": 0.1}")
+                    throw FieldError(
+                        field: field,
+                        problem: "the rule of \"\(name)\" must be an object like {\"relative\": 0.1}"
+                    )
                 }
                 var rule = defaultRule(for: column)
                 for ruleKey in fields.allKeys.sorted(by: { $0.stringValue < $1.stringValue }) {
@@ -313,25 +366,38 @@ package struct Thresholds: Sendable, Equatable {
                     switch ruleKey.stringValue {
                     case "relative", "absolute":
                         // A relative threshold is a fraction (0.05) or a percentage text ("5%"): a bare 5 is refused, not taken as 500 %.
-                        let percentage = ruleKey.stringValue == "relative" ? (try? fields.decode(String.self, forKey: ruleKey)).flatMap { $0.hasSuffix("%") ? Double($0.dropLast()).map { $0 / 100 } : nil } : nil
+                        let percentage =
+                            ruleKey.stringValue == "relative"
+                            ? (try? fields.decode(String.self, forKey: ruleKey)).flatMap {
+                                $0.hasSuffix("%") ? Double($0.dropLast()).map { $0 / 100 } : nil
+                            } : nil
                         // A latency's absolute floor may be a duration text ("2ms", "1m": DurationText).
                         let duration =
                             ruleKey.stringValue == "absolute" && column.unit == "ns"
-                            ? (try? fields.decode(String.self, forKey: ruleKey)).flatMap { DurationText.nanoseconds($0) } : nil
-                        guard let value = percentage ?? duration ?? (try? fields.decode(Double.self, forKey: ruleKey)), value >= 0, value.isFinite else {
+                            ? (try? fields.decode(String.self, forKey: ruleKey)).flatMap {
+                                DurationText.nanoseconds($0)
+                            } : nil
+                        guard let value = percentage ?? duration ?? (try? fields.decode(Double.self, forKey: ruleKey)),
+                            value >= 0, value.isFinite
+                        else {
                             throw FieldError(
                                 field: ruleField,
                                 problem: "must be a number ≥ 0"
                                     + (ruleKey.stringValue == "relative"
                                         ? " (0.05 means 5 %)"
-                                        : " in \(column.unit)" + (column.unit == "ns" ? " or a duration (\(DurationText.unitList): \"2ms\")" : "")))
+                                        : " in \(column.unit)"
+                                            + (column.unit == "ns"
+                                                ? " or a duration (\(DurationText.unitList): \"2ms\")" : ""))
+                            )
                         }
                         if ruleKey.stringValue == "relative" {
                             guard value <= 100, percentage != nil || value <= 1 else {
                                 throw FieldError(
                                     field: ruleField,
-                                    problem: "is \(NumberText.number(value)), i.e. \(NumberText.number(value * 100)) %; write 0.05 for 5 % (or \"5%\"); "
-                                        + "above 1 (100 %) only as a percentage text, \"\(NumberText.number(value * 100))%\"")
+                                    problem:
+                                        "is \(NumberText.number(value)), i.e. \(NumberText.number(value * 100)) %; write 0.05 for 5 % (or \"5%\"); "
+                                        + "above 1 (100 %) only as a percentage text, \"\(NumberText.number(value * 100))%\""
+                                )
                             }
                             rule.relative = value
                         } else {
@@ -344,13 +410,18 @@ package struct Thresholds: Sendable, Equatable {
                         rule.ignore = value
                     case "gate":
                         guard let value = try? fields.decode(Bool.self, forKey: ruleKey) else {
-                            throw FieldError(field: ruleField, problem: "must be true or false (whether a regression fails the check)")
+                            throw FieldError(
+                                field: ruleField,
+                                problem: "must be true or false (whether a regression fails the check)"
+                            )
                         }
                         rule.gate = value
                     default:
                         throw FieldError(
                             field: ruleField,
-                            problem: "unknown key \"\(ruleKey.stringValue)\" in the rule of \"\(name)\"; expected \"relative\", \"absolute\", \"ignore\" or \"gate\"")
+                            problem:
+                                "unknown key \"\(ruleKey.stringValue)\" in the rule of \"\(name)\"; expected \"relative\", \"absolute\", \"ignore\" or \"gate\""
+                        )
                     }
                 }
                 rules[name] = rule

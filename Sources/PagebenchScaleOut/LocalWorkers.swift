@@ -53,7 +53,9 @@ package struct LocalWorkers: Sendable {
     ///   (the shards of those that did are kept and named), `invalidShard` when the shards
     ///   do not merge.
     package func run(
-        _ scenarios: [Scenario], interruption: Interruption? = nil, launched: @Sendable (Int, Int32) -> Void
+        _ scenarios: [Scenario],
+        interruption: Interruption? = nil,
+        launched: @Sendable (Int, Int32) -> Void
     ) async throws(HarnessError) -> Merged {
         let scenarioFiles = try writeScenarios(scenarios)
         try removeStaleShards()
@@ -74,17 +76,26 @@ package struct LocalWorkers: Sendable {
                     return Merged(rows: [], httpResponses: [], note: note)
                 }
                 let inputs = try ShardMerge.read(paths: paths)
-                return Merged(rows: try ShardMerge.merge(inputs), httpResponses: inputs.map { $0.file.httpResponses ?? [:] })
+                return Merged(
+                    rows: try ShardMerge.merge(inputs),
+                    httpResponses: inputs.map { $0.file.httpResponses ?? [:] }
+                )
             }
         }
         let failed = outcomes.filter { !$0.termination.succeeded }
         guard failed.isEmpty else {
-            let kept = outcomes.filter { $0.termination.succeeded && FileManager.default.fileExists(atPath: paths[$0.index]) }
-            var message = failed.map { "worker \($0.index) (shard \(shards[$0.index]), pid \($0.processIdentifier)) \($0.termination)" }
-                .joined(separator: "; ")
+            let kept = outcomes.filter {
+                $0.termination.succeeded && FileManager.default.fileExists(atPath: paths[$0.index])
+            }
+            var message = failed.map {
+                "worker \($0.index) (shard \(shards[$0.index]), pid \($0.processIdentifier)) \($0.termination)"
+            }
+            .joined(separator: "; ")
             message += "; the run failed"
-            message += kept.isEmpty
-                ? " and no worker finished" : "; kept the shards that finished: " + kept.map { paths[$0.index] }.joined(separator: ", ")
+            message +=
+                kept.isEmpty
+                ? " and no worker finished"
+                : "; kept the shards that finished: " + kept.map { paths[$0.index] }.joined(separator: ", ")
             throw HarnessError(.workerFailed, message)
         }
         let inputs = try ShardMerge.read(paths: paths)
@@ -99,7 +110,11 @@ package struct LocalWorkers: Sendable {
 
     /// Writes each scenario to `<directory>/scenarios/K-name.json` and returns the paths;
     /// `role` names the process that will read them in the error message.
-    package static func writeScenarios(_ scenarios: [Scenario], to directory: String, role: String) throws(HarnessError)
+    package static func writeScenarios(
+        _ scenarios: [Scenario],
+        to directory: String,
+        role: String
+    ) throws(HarnessError)
         -> [String]
     {
         var paths: [String] = []

@@ -45,7 +45,11 @@ package struct ShardFile: Sendable, Equatable {
     package var interrupted: Bool
 
     package init(
-        shard: Shard, startAt: String?, phases: [ShardPhase], httpResponses: [String: Int]? = nil, interrupted: Bool = false
+        shard: Shard,
+        startAt: String?,
+        phases: [ShardPhase],
+        httpResponses: [String: Int]? = nil,
+        interrupted: Bool = false
     ) {
         self.shard = shard
         self.startAt = startAt
@@ -56,13 +60,19 @@ package struct ShardFile: Sendable, Equatable {
 
     /// The shard of a sweep's output.
     package init(
-        shard: Shard, startAt: StartTime?, output: SweepRunner.Output, httpResponses: [String: Int]? = nil,
+        shard: Shard,
+        startAt: StartTime?,
+        output: SweepRunner.Output,
+        httpResponses: [String: Int]? = nil,
         interrupted: Bool = false
     ) {
         self.init(
-            shard: shard, startAt: startAt?.description,
+            shard: shard,
+            startAt: startAt?.description,
             phases: zip(output.results, output.rows).map { ShardPhase(result: $0, row: $1) },
-            httpResponses: httpResponses, interrupted: interrupted)
+            httpResponses: httpResponses,
+            interrupted: interrupted
+        )
     }
 
     /// `shard-I-of-N.json`: the file name of a shard in a shard directory.
@@ -102,7 +112,8 @@ package struct ShardFile: Sendable, Equatable {
             throw HarnessError(
                 .outputFailed,
                 "\(error.description); the shard (\(phases.count) phase\(phases.count == 1 ? "" : "s")) was saved to \(rescue); "
-                    + "copy it to the shard directory as \(Self.fileName(for: shard)) to merge it")
+                    + "copy it to the shard directory as \(Self.fileName(for: shard)) to merge it"
+            )
         }
     }
 
@@ -143,18 +154,23 @@ package struct ShardFile: Sendable, Equatable {
             throw fail("not a JSON object\(syntax); a shard file is written by `pagebench run --shard I/N`")
         }
         guard case .string(formatName)? = parsed["format"] else {
-            throw fail("'format' is \(parsed["format"].map { "'\(Self.plain($0))'" } ?? "missing"), expected '\(formatName)': not a pagebench shard file")
+            throw fail(
+                "'format' is \(parsed["format"].map { "'\(Self.plain($0))'" } ?? "missing"), expected '\(formatName)': not a pagebench shard file"
+            )
         }
         guard case .number(let version)? = parsed["version"], Int(version) == currentVersion else {
             throw fail(
                 "shard format version \(parsed["version"].map(Self.plain) ?? "missing") is not the one this pagebench reads "
-                    + "(\(currentVersion)); merge with the pagebench version that wrote it")
+                    + "(\(currentVersion)); merge with the pagebench version that wrote it"
+            )
         }
         if let problem = parsed.firstProblem(nullable: nullablePaths) { throw fail(problem) }
         if case .array(let phases)? = parsed.root.member("phases") {
             for (number, phase) in phases.enumerated() {
                 guard let metrics = phase.member("metrics") else { continue }
-                if let problem = PhaseDocument.countProblem(in: metrics, path: "phases[\(number)].metrics") { throw fail(problem) }
+                if let problem = PhaseDocument.countProblem(in: metrics, path: "phases[\(number)].metrics") {
+                    throw fail(problem)
+                }
             }
         }
         let document: Document
@@ -188,19 +204,31 @@ package struct ShardFile: Sendable, Equatable {
             phases.append(try phase.model(file: file, at: "phases[\(number)]"))
         }
         if let responses = document.httpResponses,
-            let bad = responses.first(where: { $0.value < 0 || !($0.key == "transport" || Int($0.key).map { (100...599).contains($0) } == true) })
+            let bad = responses.first(where: {
+                $0.value < 0 || !($0.key == "transport" || Int($0.key).map { (100...599).contains($0) } == true)
+            })
         {
-            throw fail("'httpResponses.\(bad.key)': keys are HTTP statuses 100-599 or 'transport', counts are not negative")
+            throw fail(
+                "'httpResponses.\(bad.key)': keys are HTTP statuses 100-599 or 'transport', counts are not negative"
+            )
         }
         return ShardFile(
-            shard: shard, startAt: document.startAt, phases: phases, httpResponses: document.httpResponses,
-            interrupted: document.interrupted ?? false)
+            shard: shard,
+            startAt: document.startAt,
+            phases: phases,
+            httpResponses: document.httpResponses,
+            interrupted: document.interrupted ?? false
+        )
     }
 
     private static func path(_ keys: [any CodingKey]) -> String {
         var text = ""
         for key in keys {
-            if let index = key.intValue { text += "[\(index)]" } else { text += (text.isEmpty ? "" : ".") + key.stringValue }
+            if let index = key.intValue {
+                text += "[\(index)]"
+            } else {
+                text += (text.isEmpty ? "" : ".") + key.stringValue
+            }
         }
         return text
     }
@@ -291,7 +319,9 @@ private struct PhaseDocument: Codable {
     static let maximumCount = 1 << 50
 
     func model(file: String, at location: String) throws(HarnessError) -> ShardPhase {
-        func fail(_ message: String) -> HarnessError { HarnessError(.invalidShard, file: file, "\(location): \(message)") }
+        func fail(_ message: String) -> HarnessError {
+            HarnessError(.invalidShard, file: file, "\(location): \(message)")
+        }
         let rows: [ResultRow]
         do {
             rows = try ResultRow.parseCSV(row, file: "\(file) \(location).row")
@@ -307,16 +337,26 @@ private struct PhaseDocument: Codable {
             throw fail(
                 "'row' describes \(parsed.scenario) [\(parsed.configHash)] seed \(parsed.seed) ×\(parsed.concurrency) "
                     + "rep \(parsed.repetition), but the phase says \(scenario) [\(configHash)] seed \(seed) ×\(concurrency) "
-                    + "rep \(repetition); was the file edited?")
+                    + "rep \(repetition); was the file edited?"
+            )
         }
         for (name, value) in [("pagers", pagers), ("concurrency", concurrency), ("repetition", repetition)]
         where value < 0 || value > Self.maximumCount {
             throw fail(Self.outOfRange(name, value))
         }
         return ShardPhase(
-            scenario: scenario, configHash: configHash, seed: seed, concurrency: concurrency, repetition: repetition,
-            pagers: pagers, drains: drains, startedAtUnixNanoseconds: startedAtUnixNanoseconds,
-            durationNanoseconds: durationNanoseconds, row: parsed, metrics: metrics)
+            scenario: scenario,
+            configHash: configHash,
+            seed: seed,
+            concurrency: concurrency,
+            repetition: repetition,
+            pagers: pagers,
+            drains: drains,
+            startedAtUnixNanoseconds: startedAtUnixNanoseconds,
+            durationNanoseconds: durationNanoseconds,
+            row: parsed,
+            metrics: metrics
+        )
     }
 
     static func outOfRange(_ name: String, _ value: String) -> String {

@@ -52,13 +52,18 @@ package enum ShardMerge {
                 listed = try FileSystem.directoryEntries(path)
             } catch {
                 throw HarnessError(
-                    .inputUnavailable, file: path,
-                    error.kind == .missing ? "no such shard file or directory; check the path" : error.reason)
+                    .inputUnavailable,
+                    file: path,
+                    error.kind == .missing ? "no such shard file or directory; check the path" : error.reason
+                )
             }
             let entries = listed.filter { $0.hasPrefix("shard-") && $0.hasSuffix(".json") }.sorted()
             guard !entries.isEmpty else {
                 throw HarnessError(
-                    .inputUnavailable, file: path, "the directory holds no shard-*.json files; is it the --shard-output directory?")
+                    .inputUnavailable,
+                    file: path,
+                    "the directory holds no shard-*.json files; is it the --shard-output directory?"
+                )
             }
             files += entries.map { (path.hasSuffix("/") ? path : path + "/") + $0 }
         }
@@ -90,10 +95,13 @@ package enum ShardMerge {
             guard input.file.shard.count == count else {
                 throw fail(
                     "\(first.path) is shard \(first.file.shard) but \(input.path) is shard \(input.file.shard): "
-                        + "shards of runs split differently cannot be merged")
+                        + "shards of runs split differently cannot be merged"
+                )
             }
             if let earlier = byIndex[input.file.shard.index] {
-                throw fail("shard \(input.file.shard) appears twice: \(earlier.path) and \(input.path); give each shard once")
+                throw fail(
+                    "shard \(input.file.shard) appears twice: \(earlier.path) and \(input.path); give each shard once"
+                )
             }
             byIndex[input.file.shard.index] = input
         }
@@ -102,32 +110,38 @@ package enum ShardMerge {
             throw fail(
                 "missing shard\(missing.count == 1 ? "" : "s") \(missing.map { "\($0)/\(count)" }.joined(separator: ", ")) "
                     + "(have \(byIndex.keys.sorted().map { "\($0)/\(count)" }.joined(separator: ", "))); an exact merge "
-                    + "needs the shard file of every worker")
+                    + "needs the shard file of every worker"
+            )
         }
         var ordered = (0..<count).map { byIndex[$0]! }
         // Interrupted workers (H6) stop at different points: the phases every shard reached
         // merge (the cut-short one partial); a phase only some shards began is incomplete.
         let reached = ordered.map(\.file.phases.count).min() ?? 0
         if ordered.contains(where: \.file.interrupted) {
-            for index in ordered.indices { ordered[index].file.phases = Array(ordered[index].file.phases.prefix(reached)) }
+            for index in ordered.indices {
+                ordered[index].file.phases = Array(ordered[index].file.phases.prefix(reached))
+            }
         }
         let reference = ordered[0]
         for input in ordered.dropFirst() {
             guard input.file.startAt == reference.file.startAt else {
                 throw fail(
                     "\(reference.path) was started at \(reference.file.startAt ?? "(no --start-at)") but \(input.path) at "
-                        + "\(input.file.startAt ?? "(no --start-at)"): shards of different runs")
+                        + "\(input.file.startAt ?? "(no --start-at)"): shards of different runs"
+                )
             }
             guard input.file.phases.count == reference.file.phases.count else {
                 throw fail(
                     "\(reference.path) has \(reference.file.phases.count) phases but \(input.path) has "
-                        + "\(input.file.phases.count): shards of different runs, or a worker that stopped early")
+                        + "\(input.file.phases.count): shards of different runs, or a worker that stopped early"
+                )
             }
             for (mine, theirs) in zip(input.file.phases, reference.file.phases) {
                 guard mine.identity == theirs.identity else {
                     throw fail(
                         "\(input.path) has phase \(mine.identity) where \(reference.path) has \(theirs.identity): "
-                            + "shards of different runs (scenario, configuration, seed, concurrency and repetition must match)")
+                            + "shards of different runs (scenario, configuration, seed, concurrency and repetition must match)"
+                    )
                 }
                 for (name, value, expected) in [
                     ("pagebench_version", mine.row.pagebenchVersion, theirs.row.pagebenchVersion),
@@ -136,7 +150,8 @@ package enum ShardMerge {
                 ] where value != expected {
                     throw fail(
                         "\(input.path) was written by \(name) \(value) but \(reference.path) by \(expected): "
-                            + "run every worker from the same build")
+                            + "run every worker from the same build"
+                    )
                 }
             }
         }
@@ -147,14 +162,16 @@ package enum ShardMerge {
                 guard phase.pagers == pagers else {
                     throw fail(
                         "\(input.path): phase \(phase.identity) ran \(phase.pagers) pagers, but shard \(shard)'s share of "
-                            + "\(phase.concurrency) is \(pagers)")
+                            + "\(phase.concurrency) is \(pagers)"
+                    )
                 }
                 if let total = phase.row.plannedDrains {
                     let share = shard.drainCount(of: total, concurrency: phase.concurrency)
                     guard phase.drains == share else {
                         throw fail(
                             "\(input.path): phase \(phase.identity) was given \(phase.drains.map(String.init) ?? "no") drains, "
-                                + "but shard \(shard)'s share of \(total) is \(share)")
+                                + "but shard \(shard)'s share of \(total) is \(share)"
+                        )
                     }
                 }
             }
@@ -169,7 +186,8 @@ package enum ShardMerge {
             ] where Set(limits).count > 1 {
                 throw fail(
                     "phase \(reference.file.phases[phase].identity): the '\(name)' histograms have different clamp "
-                        + "limits (\(Set(limits).sorted().map { "highest=\($0)" }.joined(separator: ", "))) and cannot be added")
+                        + "limits (\(Set(limits).sorted().map { "highest=\($0)" }.joined(separator: ", "))) and cannot be added"
+                )
             }
         }
         return ordered
@@ -203,16 +221,20 @@ package enum ShardMerge {
             }
             row.pagesPerSecond = completed(\.pagesPerSecond) / wallSeconds
             row.itemsPerSecond = completed(\.itemsPerSecond) / wallSeconds
-            if row.scannedBytesPerSecond != nil { row.scannedBytesPerSecond = completed(\.scannedBytesPerSecond) / wallSeconds }
+            if row.scannedBytesPerSecond != nil {
+                row.scannedBytesPerSecond = completed(\.scannedBytesPerSecond) / wallSeconds
+            }
             row.drainsPerSecond = completed(\.drainsPerSecond) / wallSeconds
         }
         row.applyResources(
             cpu: CPUTime(
                 userSeconds: phases.reduce(0) { $0 + $1.row.cpuUserSeconds },
-                systemSeconds: phases.reduce(0) { $0 + $1.row.cpuSystemSeconds }),
+                systemSeconds: phases.reduce(0) { $0 + $1.row.cpuSystemSeconds }
+            ),
             allocationRequests: phases.reduce(0) { $0 + $1.row.allocations },
             peakAllocatedBytes: phases.reduce(0) { $0 + $1.row.peakAllocatedBytes },
-            peakRSSBytes: phases.reduce(0) { $0 + $1.row.peakRSSBytes })
+            peakRSSBytes: phases.reduce(0) { $0 + $1.row.peakRSSBytes }
+        )
         row.measurementOverheadRatio = nil
         row.harnessOverheadRatio = nil
         // A phase any shard cut short is partial (H6).
@@ -225,7 +247,9 @@ package enum ShardMerge {
                     RemoteCounts(
                         responses: RemoteCounts.responses(fromText: phase.row.httpResponses) ?? [:],
                         targetErrors: phase.row.targetErrors.byKind,
-                        consumedCapacityUnits: phase.row.consumedCapacityUnits))
+                        consumedCapacityUnits: phase.row.consumedCapacityUnits
+                    )
+                )
             }
             row.apply(remote)
             let warmups = phases.compactMap(\.row.warmupRequests)

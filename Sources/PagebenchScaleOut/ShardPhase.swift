@@ -24,8 +24,16 @@ package struct ShardPhase: Sendable, Equatable {
     package var metrics: TaskMetrics
 
     package init(
-        scenario: String, configHash: String, seed: UInt64, concurrency: Int, repetition: Int, pagers: Int,
-        drains: Int?, startedAtUnixNanoseconds: UInt64, durationNanoseconds: UInt64, row: ResultRow,
+        scenario: String,
+        configHash: String,
+        seed: UInt64,
+        concurrency: Int,
+        repetition: Int,
+        pagers: Int,
+        drains: Int?,
+        startedAtUnixNanoseconds: UInt64,
+        durationNanoseconds: UInt64,
+        row: ResultRow,
         metrics: TaskMetrics
     ) {
         self.scenario = scenario
@@ -43,17 +51,25 @@ package struct ShardPhase: Sendable, Equatable {
 
     init(result: PhaseResult, row: ResultRow) {
         self.init(
-            scenario: result.scenario.name, configHash: result.scenario.configurationHash, seed: row.seed,
-            concurrency: result.concurrency, repetition: result.repetition, pagers: result.pagers,
+            scenario: result.scenario.name,
+            configHash: result.scenario.configurationHash,
+            seed: row.seed,
+            concurrency: result.concurrency,
+            repetition: result.repetition,
+            pagers: result.pagers,
             drains: result.shardDrains,
             startedAtUnixNanoseconds: UInt64(max(0, result.startedAt.timeIntervalSince1970 * 1e9)),
-            durationNanoseconds: UInt64(max(0, result.measuredSeconds * 1e9)), row: row, metrics: result.metrics)
+            durationNanoseconds: UInt64(max(0, result.measuredSeconds * 1e9)),
+            row: row,
+            metrics: result.metrics
+        )
     }
 
     /// Scenario, configuration hash, seed, concurrency, repetition and stage (H4): what the
     /// shards of one phase (or one stage of a staged phase) share.
     package var identity: String {
-        "\(scenario) [\(configHash)] seed \(seed) ×\(concurrency) rep \(repetition)" + (row.stage.map { " stage \($0)" } ?? "")
+        "\(scenario) [\(configHash)] seed \(seed) ×\(concurrency) rep \(repetition)"
+            + (row.stage.map { " stage \($0)" } ?? "")
     }
 
     /// End of the measured phase, nanoseconds since 1970 UTC.

@@ -24,7 +24,9 @@ package struct StartTime: Sendable, Hashable, CustomStringConvertible {
     ///
     /// - Throws: ``HarnessError`` (`invalidArgument`) saying what is expected.
     package init(parsing text: String) throws(HarnessError) {
-        for options: ISO8601DateFormatter.Options in [[.withInternetDateTime], [.withInternetDateTime, .withFractionalSeconds]] {
+        for options: ISO8601DateFormatter.Options in [
+            [.withInternetDateTime], [.withInternetDateTime, .withFractionalSeconds],
+        ] {
             let formatter = ISO8601DateFormatter()
             formatter.formatOptions = options
             if let date = formatter.date(from: text) {
@@ -35,7 +37,8 @@ package struct StartTime: Sendable, Hashable, CustomStringConvertible {
         throw HarnessError(
             .invalidArgument,
             "--start-at '\(text)': expected an ISO 8601 UTC time such as 2026-11-22T10:00:00Z "
-                + "(e.g. $(date -u -d '+30 sec' +%Y-%m-%dT%H:%M:%SZ))")
+                + "(e.g. $(date -u -d '+30 sec' +%Y-%m-%dT%H:%M:%SZ))"
+        )
     }
 
     /// `2026-11-22T10:00:00.250Z`: UTC with milliseconds, the form passed to worker processes.
@@ -59,7 +62,8 @@ package struct StartTime: Sendable, Hashable, CustomStringConvertible {
                 .invalidArgument,
                 "--start-at \(self) is \(seconds) s in the past (more than the \(Int(Self.graceSeconds)) s grace); "
                     + "give a time far enough ahead for every worker to be running, e.g. "
-                    + "$(date -u -d '+60 sec' +%Y-%m-%dT%H:%M:%SZ)")
+                    + "$(date -u -d '+60 sec' +%Y-%m-%dT%H:%M:%SZ)"
+            )
         }
         return "--start-at \(self) passed \(seconds) s ago; starting at once, \(seconds) s behind the other workers"
     }

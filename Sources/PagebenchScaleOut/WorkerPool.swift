@@ -67,12 +67,16 @@ package struct WorkerPool: Sendable {
     /// - Throws: ``HarnessError`` (`workerFailed`) when a process cannot be started (the
     ///   ones already started are sent SIGTERM and waited for).
     package func run(
-        interruption: Interruption? = nil, launched: @Sendable (Int, Int32) -> Void = { _, _ in }
+        interruption: Interruption? = nil,
+        launched: @Sendable (Int, Int32) -> Void = { _, _ in }
     ) async throws(HarnessError) -> [Outcome] {
         let running = RunningSet()
         var waits: [(index: Int, pid: Int32, ended: AsyncStream<Termination>)] = []
         for (index, arguments) in arguments.enumerated() {
-            let (ended, continuation) = AsyncStream.makeStream(of: Termination.self, bufferingPolicy: .bufferingNewest(1))
+            let (ended, continuation) = AsyncStream.makeStream(
+                of: Termination.self,
+                bufferingPolicy: .bufferingNewest(1)
+            )
             let process = Process()
             process.executableURL = URL(fileURLWithPath: executable)
             process.arguments = arguments
@@ -93,7 +97,9 @@ package struct WorkerPool: Sendable {
                 running.signalAll(SIGTERM)
                 for wait in waits { for await _ in wait.ended {} }
                 throw HarnessError(
-                    .workerFailed, "cannot start worker \(index) (\(executable)): \(error.localizedDescription)")
+                    .workerFailed,
+                    "cannot start worker \(index) (\(executable)): \(error.localizedDescription)"
+                )
             }
             let pid = process.processIdentifier
             running.add(pid)

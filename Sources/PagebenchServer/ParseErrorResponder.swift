@@ -26,7 +26,8 @@ final class ParseErrorResponder: ChannelInboundHandler, RemovableChannelHandler 
             status: .badRequest,
             headerFields: [
                 .contentType: "application/json", .connection: "close", .contentLength: String(body.readableBytes),
-            ])
+            ]
+        )
         context.write(wrapOutboundOut(.head(head)), promise: nil)
         context.write(wrapOutboundOut(.body(body)), promise: nil)
         let channel = context.channel

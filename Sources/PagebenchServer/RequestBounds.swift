@@ -26,7 +26,8 @@ package struct RequestBounds: Sendable, Hashable {
     package static let defaultMaximumCPUTime = Duration.milliseconds(500)
 
     package init(
-        maximumBodyBytes: Int = defaultMaximumBodyBytes, maximumResponseBytes: Int = defaultMaximumResponseBytes,
+        maximumBodyBytes: Int = defaultMaximumBodyBytes,
+        maximumResponseBytes: Int = defaultMaximumResponseBytes,
         maximumCPUTime: Duration? = defaultMaximumCPUTime
     ) {
         self.maximumBodyBytes = maximumBodyBytes

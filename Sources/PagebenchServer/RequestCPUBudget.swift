@@ -1,8 +1,9 @@
+import PagebenchBase
+import Synchronization
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import PagebenchBase
-import Synchronization
 
 /// The CPU time one request may use (W7, ``RequestBounds/maximumCPUTime``), charged by the
 /// synchronous phases of the request and checked cooperatively inside them.
@@ -33,7 +34,9 @@ package final class RequestCPUBudget: Sendable {
         /// Whether the request has used up its budget, this phase included.
         package var isExhausted: Bool {
             guard let limit = budget.limit else { return false }
-            let spent = budget.spentNanoseconds.load(ordering: .relaxed) + (RequestCPUBudget.threadNanoseconds() - startNanoseconds)
+            let spent =
+                budget.spentNanoseconds.load(ordering: .relaxed)
+                + (RequestCPUBudget.threadNanoseconds() - startNanoseconds)
             return Duration.nanoseconds(spent) >= limit
         }
     }

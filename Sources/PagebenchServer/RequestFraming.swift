@@ -65,10 +65,13 @@ final class RequestFraming: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     private func refuseConnect(context: ChannelHandlerContext) {
-        let body = ErrorBody(code: .invalidParameter, message: "CONNECT is not served: pagebench serve is not a proxy").encoded()
+        let body = ErrorBody(code: .invalidParameter, message: "CONNECT is not served: pagebench serve is not a proxy")
+            .encoded()
         var response = ByteBuffer(
-            string: "HTTP/1.1 400 Bad Request\r\ncontent-type: application/json\r\ncontent-length: \(body.readableBytes)\r\n"
-                + "connection: close\r\n\r\n")
+            string:
+                "HTTP/1.1 400 Bad Request\r\ncontent-type: application/json\r\ncontent-length: \(body.readableBytes)\r\n"
+                + "connection: close\r\n\r\n"
+        )
         response.writeImmutableBuffer(body)
         // Written below NIOHTTP1's response encoder, which frames every answer to CONNECT as
         // the body-less switch to a tunnel (a 2xx's framing) and would drop the length.

@@ -86,7 +86,10 @@ package struct StoreRouter: Sendable {
         let path = request.uri.path
         if request.method != .get, request.method != .head, Self.isGETRoute(path) {
             var response = Self.response(
-                .invalidParameter, "\(request.method) is not allowed on \(path); use GET or HEAD", status: .methodNotAllowed)
+                .invalidParameter,
+                "\(request.method) is not allowed on \(path); use GET or HEAD",
+                status: .methodNotAllowed
+            )
             response.headers[.allow] = "GET, HEAD"
             return response
         }
@@ -107,10 +110,13 @@ package struct StoreRouter: Sendable {
         }
     }
 
-    static func response(_ code: StoreHTTPErrorCode, _ message: String, status: HTTPResponse.Status? = nil) -> Response {
+    static func response(_ code: StoreHTTPErrorCode, _ message: String, status: HTTPResponse.Status? = nil) -> Response
+    {
         Response(
-            status: status ?? code.status, headers: StoreServer.jsonHeaders,
-            body: .init(byteBuffer: ErrorBody(code: code, message: message).encoded()))
+            status: status ?? code.status,
+            headers: StoreServer.jsonHeaders,
+            body: .init(byteBuffer: ErrorBody(code: code, message: message).encoded())
+        )
     }
 }
 

@@ -5,8 +5,8 @@ import NIOCore
 import NIOPosix
 import PagebenchPage
 import PagebenchStore
-import ServiceLifecycle
 import PagebenchWire
+import ServiceLifecycle
 
 /// The synthetic store served over HTTP/1.1 (HummingbirdCore's server): the list endpoints of
 /// ``PageQuery``, `GET /health`, and JSON errors carrying the in-process error codes
@@ -37,8 +37,12 @@ package struct StoreServer: Sendable {
         package var bounds: RequestBounds
 
         package init(
-            host: String = "127.0.0.1", port: Int = 8080, includePayloadByDefault: Bool = false, retryAfterSeconds: Int = 1,
-            idleTimeout: Duration? = .seconds(60), bounds: RequestBounds = RequestBounds()
+            host: String = "127.0.0.1",
+            port: Int = 8080,
+            includePayloadByDefault: Bool = false,
+            retryAfterSeconds: Int = 1,
+            idleTimeout: Duration? = .seconds(60),
+            bounds: RequestBounds = RequestBounds()
         ) {
             self.host = host
             self.port = port
@@ -61,7 +65,8 @@ package struct StoreServer: Sendable {
     private let extraRoutes: [any StoreRouteRegistration]
 
     package init(
-        store: SyntheticStore, configuration: Configuration = Configuration(),
+        store: SyntheticStore,
+        configuration: Configuration = Configuration(),
         extraRoutes: [any StoreRouteRegistration] = []
     ) {
         self.store = store
@@ -121,7 +126,12 @@ package struct StoreServer: Sendable {
         port: Int? = nil,
         onListening: @escaping @Sendable (_ port: Int) async -> Void = { _ in }
     ) throws -> any Service {
-        try makeService(logger: logger, server: .framedHTTP1(configuration: http1Configuration), port: port, onListening: onListening)
+        try makeService(
+            logger: logger,
+            server: .framedHTTP1(configuration: http1Configuration),
+            port: port,
+            onListening: onListening
+        )
     }
 
     /// HTTP/1.1 with the handlers that notice clients leaving and answer unparsable requests
@@ -129,7 +139,8 @@ package struct StoreServer: Sendable {
     var http1Configuration: HTTP1Channel.Configuration {
         .init(
             additionalChannelHandlers: [closeMonitor.makeHandler(), ParseErrorResponder()],
-            idleTimeout: configuration.idleTimeout.map { TimeAmount($0) })
+            idleTimeout: configuration.idleTimeout.map { TimeAmount($0) }
+        )
     }
 
     /// The server on `server` (plain HTTP/1.1, or HTTPS around it): each request is answered
@@ -140,7 +151,9 @@ package struct StoreServer: Sendable {
     /// connections the client counted as established that the server never accepted (their
     /// final ACK dropped with the accept queue full), each a request timed out (issue 38).
     func makeService(
-        logger: Logger?, server: HTTPServerBuilder, port: Int? = nil,
+        logger: Logger?,
+        server: HTTPServerBuilder,
+        port: Int? = nil,
         onListening: @escaping @Sendable (_ port: Int) async -> Void
     ) throws -> any Service {
         var quiet = Logger(label: "pagebench.serve")
@@ -150,8 +163,11 @@ package struct StoreServer: Sendable {
         let dates = HTTPDateCache()
         return try server.buildServer(
             configuration: .init(
-                address: .hostname(configuration.host, port: port ?? configuration.port), serverName: serverName,
-                backlog: Self.listenBacklog, reuseAddress: true),
+                address: .hostname(configuration.host, port: port ?? configuration.port),
+                serverName: serverName,
+                backlog: Self.listenBacklog,
+                reuseAddress: true
+            ),
             eventLoopGroup: MultiThreadedEventLoopGroup.singleton,
             logger: logger ?? quiet
         ) { request, writer, channel in
@@ -178,15 +194,22 @@ package struct StoreServer: Sendable {
         let service =
             if let tls {
                 try makeService(
-                    logger: logger, server: .tls(http1: http1Configuration, context: try tls.context()),
-                    onListening: onListening)
+                    logger: logger,
+                    server: .tls(http1: http1Configuration, context: try tls.context()),
+                    onListening: onListening
+                )
             } else {
                 try makeService(logger: logger, onListening: onListening)
             }
         var quiet = Logger(label: "pagebench.serve")
         quiet.logLevel = .warning
         let group = ServiceGroup(
-            configuration: .init(services: [service], gracefulShutdownSignals: [.sigint, .sigterm], logger: logger ?? quiet))
+            configuration: .init(
+                services: [service],
+                gracefulShutdownSignals: [.sigint, .sigterm],
+                logger: logger ?? quiet
+            )
+        )
         try await group.run()
     }
 
@@ -229,7 +252,8 @@ package struct StoreServer: Sendable {
                 return errorResponse(
                     .invalidParameter,
                     "item \(large.partition)/\(large.sortKey) is \(large.sizeBytes) bytes; payloads are served for items of at most "
-                        + "\(Self.maximumPayloadBytes) bytes (64 MiB): ask with payload=false")
+                        + "\(Self.maximumPayloadBytes) bytes (64 MiB): ask with payload=false"
+                )
             }
             let body = PageBody.encode(page, includePayload: includePayload)
             let limit = configuration.bounds.maximumResponseBytes
@@ -237,7 +261,8 @@ package struct StoreServer: Sendable {
                 return errorResponse(
                     .invalidParameter,
                     "the page's body would be \(body.readableBytes) bytes, more than this server sends (\(limit), serve "
-                        + "--max-response-bytes): ask with a smaller limit\(includePayload ? " or payload=false" : "")")
+                        + "--max-response-bytes): ask with a smaller limit\(includePayload ? " or payload=false" : "")"
+                )
             }
             return Response(status: .ok, headers: Self.jsonHeaders, body: .init(byteBuffer: body))
         case .failed(let error as StoreError):
@@ -292,7 +317,9 @@ package struct StoreServer: Sendable {
         var headers = Self.jsonHeaders
         if code == .store(.throttled) { headers[.retryAfter] = String(configuration.retryAfterSeconds) }
         return Response(
-            status: code.status, headers: headers,
-            body: .init(byteBuffer: ErrorBody(code: code, message: message).encoded()))
+            status: code.status,
+            headers: headers,
+            body: .init(byteBuffer: ErrorBody(code: code, message: message).encoded())
+        )
     }
 }

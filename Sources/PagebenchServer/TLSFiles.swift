@@ -16,7 +16,8 @@ package struct TLSFiles: Sendable, Hashable {
     /// The server's TLS context on the loops of `group` (the server's).
     ///
     /// - Throws: ``TLSError`` when a file is not PEM or the key does not belong to the certificate.
-    func context(group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton) throws(TLSError) -> TLSServerContext {
+    func context(group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton) throws(TLSError) -> TLSServerContext
+    {
         try TLSServerContext(certificateChainFile: certificateFile, keyFile: keyFile, group: group)
     }
 

@@ -30,7 +30,9 @@ extension HTTPServerBuilder {
     static func tls(http1 configuration: HTTP1Channel.Configuration, context: TLSServerContext) -> HTTPServerBuilder {
         HTTPServerBuilder { responder in
             TLSServerChildChannel(
-                base: FramedHTTP1Channel(base: HTTP1Channel(responder: responder, configuration: configuration)), context: context)
+                base: FramedHTTP1Channel(base: HTTP1Channel(responder: responder, configuration: configuration)),
+                context: context
+            )
         }
     }
 }

@@ -65,18 +65,23 @@ final class OpenSSLContext {
         OpenSSLErrorQueue.clear()
         guard SSL_CTX_use_certificate_chain_file(context.pointer, certificateChainFile) == 1 else {
             throw .configuration(
-                "cannot load the certificate chain '\(certificateChainFile)': \(OpenSSLErrorQueue.drain())")
+                "cannot load the certificate chain '\(certificateChainFile)': \(OpenSSLErrorQueue.drain())"
+            )
         }
         guard SSL_CTX_use_PrivateKey_file(context.pointer, keyFile, SSL_FILETYPE_PEM) == 1 else {
             if OpenSSLErrorQueue.oldestReason(is: X509_R_KEY_VALUES_MISMATCH) {
                 OpenSSLErrorQueue.clear()
-                throw .configuration("the private key '\(keyFile)' does not belong to the certificate '\(certificateChainFile)'")
+                throw .configuration(
+                    "the private key '\(keyFile)' does not belong to the certificate '\(certificateChainFile)'"
+                )
             }
             throw .configuration("cannot load the private key '\(keyFile)': \(OpenSSLErrorQueue.drain())")
         }
         guard SSL_CTX_check_private_key(context.pointer) == 1 else {
             OpenSSLErrorQueue.clear()
-            throw .configuration("the private key '\(keyFile)' does not belong to the certificate '\(certificateChainFile)'")
+            throw .configuration(
+                "the private key '\(keyFile)' does not belong to the certificate '\(certificateChainFile)'"
+            )
         }
         return context
     }

@@ -12,7 +12,11 @@ struct PerLoopContexts: Sendable {
     init(group: any EventLoopGroup, make: @escaping @Sendable () throws(TLSError) -> OpenSSLContext) throws(TLSError) {
         var byLoop: [ObjectIdentifier: NIOLoopBoundBox<OpenSSLContext>] = [:]
         for loop in group.makeIterator() {
-            byLoop[ObjectIdentifier(loop)] = NIOLoopBoundBox.makeBoxSendingValue(try make(), as: OpenSSLContext.self, eventLoop: loop)
+            byLoop[ObjectIdentifier(loop)] = NIOLoopBoundBox.makeBoxSendingValue(
+                try make(),
+                as: OpenSSLContext.self,
+                eventLoop: loop
+            )
         }
         if byLoop.isEmpty { _ = try make() }
         self.byLoop = byLoop

@@ -35,7 +35,9 @@ package final class TLSClientContext: Sendable {
     ///   sent as no SNI).
     package func makeHandler(serverHostname: String, on eventLoop: any EventLoop) throws(TLSError) -> TLSHandler {
         try TLSHandler(
-            context: contexts.context(on: eventLoop), role: .client(serverHostname: serverHostname),
-            verifiesPeer: verification != .none)
+            context: contexts.context(on: eventLoop),
+            role: .client(serverHostname: serverHostname),
+            verifiesPeer: verification != .none
+        )
     }
 }

@@ -36,11 +36,15 @@ package struct TLSError: Error, Sendable, Hashable, CustomStringConvertible {
     static func handshake(_ reason: String) -> TLSError { TLSError(.handshake, "handshake failed: \(reason)") }
 
     /// The peer's certificate was refused (X509_verify_cert_error_string's reason).
-    static func certificate(_ reason: String) -> TLSError { TLSError(.certificate, "certificate verify failed: \(reason)") }
+    static func certificate(_ reason: String) -> TLSError {
+        TLSError(.certificate, "certificate verify failed: \(reason)")
+    }
 
     /// A record after the handshake could not be read or written.
     static func record(_ reason: String) -> TLSError { TLSError(.record, "TLS record failed: \(reason)") }
 
     static let uncleanShutdown = TLSError(
-        .uncleanShutdown, "the peer closed the connection without a TLS close_notify (what it sent may be cut short)")
+        .uncleanShutdown,
+        "the peer closed the connection without a TLS close_notify (what it sent may be cut short)"
+    )
 }

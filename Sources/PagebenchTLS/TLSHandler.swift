@@ -70,7 +70,8 @@ package final class TLSHandler: ChannelDuplexHandler {
     /// A read the next handlers asked for and no plaintext has answered yet.
     private var readPending = false
 
-    init(context: OpenSSLContext, role: Role, verifiesPeer: Bool, handshakeTimeout: TimeAmount? = nil) throws(TLSError) {
+    init(context: OpenSSLContext, role: Role, verifiesPeer: Bool, handshakeTimeout: TimeAmount? = nil) throws(TLSError)
+    {
         OpenSSLErrorQueue.clear()
         guard let ssl = SSL_new(context.pointer) else {
             throw .configuration("cannot create a TLS connection: \(OpenSSLErrorQueue.drain())")
@@ -95,9 +96,13 @@ package final class TLSHandler: ChannelDuplexHandler {
             SSL_set_hostflags(ssl, UInt32(X509_CHECK_FLAG_NO_PARTIAL_WILDCARDS))
             if X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(ssl), serverHostname) != 1 {
                 OpenSSLErrorQueue.clear()
-                guard pagebench_SSL_set_tlsext_host_name(ssl, serverHostname) == 1, SSL_set1_host(ssl, serverHostname) == 1 else {
+                guard pagebench_SSL_set_tlsext_host_name(ssl, serverHostname) == 1,
+                    SSL_set1_host(ssl, serverHostname) == 1
+                else {
                     SSL_free(ssl)
-                    throw .configuration("'\(serverHostname)' is not a host name TLS can verify: \(OpenSSLErrorQueue.drain())")
+                    throw .configuration(
+                        "'\(serverHostname)' is not a host name TLS can verify: \(OpenSSLErrorQueue.drain())"
+                    )
                 }
             }
         case .server:
@@ -226,7 +231,10 @@ package final class TLSHandler: ChannelDuplexHandler {
         if !receivedBytes {
             receivedBytes = true
             if case .client = role, bytes.readableBytesView.starts(with: "HTTP/".utf8) {
-                fail(context: context, .handshake("the server answered in plain HTTP, not TLS (is the URL's scheme right?)"))
+                fail(
+                    context: context,
+                    .handshake("the server answered in plain HTTP, not TLS (is the URL's scheme right?)")
+                )
                 return
             }
         }

@@ -18,7 +18,10 @@ package final class TLSServerContext: Sendable {
     /// - Throws: ``TLSError`` for a file that is not PEM, or a key that does not belong to
     ///   the certificate.
     package init(
-        certificateChainFile: String, keyFile: String, handshakeTimeout: Duration? = .seconds(10), group: any EventLoopGroup
+        certificateChainFile: String,
+        keyFile: String,
+        handshakeTimeout: Duration? = .seconds(10),
+        group: any EventLoopGroup
     ) throws(TLSError) {
         self.certificateChainFile = certificateChainFile
         self.keyFile = keyFile
@@ -32,7 +35,10 @@ package final class TLSServerContext: Sendable {
     /// call on that loop.
     package func makeHandler(on eventLoop: any EventLoop) throws(TLSError) -> TLSHandler {
         try TLSHandler(
-            context: contexts.context(on: eventLoop), role: .server, verifiesPeer: false,
-            handshakeTimeout: handshakeTimeout.map { TimeAmount($0) })
+            context: contexts.context(on: eventLoop),
+            role: .server,
+            verifiesPeer: false,
+            handshakeTimeout: handshakeTimeout.map { TimeAmount($0) }
+        )
     }
 }

@@ -38,13 +38,17 @@ package struct JSONPointer: Sendable, Hashable, CustomStringConvertible {
                 case "0": token.append("~")
                 case "1": token.append("/")
                 default:
-                    throw SyntaxError(reason: "'\(text)': '~' must be followed by 0 or 1 (~0 is '~', ~1 is '/', RFC 6901)")
+                    throw SyntaxError(
+                        reason: "'\(text)': '~' must be followed by 0 or 1 (~0 is '~', ~1 is '/', RFC 6901)"
+                    )
                 }
             }
             tokens.append(token)
             guard tokens.count <= JSONReader.maximumDepth else {
                 throw SyntaxError(
-                    reason: "'\(text.prefix(40))…' has more than \(JSONReader.maximumDepth) reference tokens, deeper than any JSON read")
+                    reason:
+                        "'\(text.prefix(40))…' has more than \(JSONReader.maximumDepth) reference tokens, deeper than any JSON read"
+                )
             }
         }
         self.tokens = tokens

@@ -70,9 +70,13 @@ package struct SecretMask: Sendable, Hashable {
             let urlSafe = unpadded.replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
             forms += [standard, unpadded, urlSafe]
             let padded = part + String(repeating: "=", count: (4 - part.utf8.count % 4) % 4)
-            if let decoded = Data(base64Encoded: padded) ?? Data(base64Encoded: padded.replacingOccurrences(of: "-", with: "+")
-                .replacingOccurrences(of: "_", with: "/")),
-                let text = String(data: decoded, encoding: .utf8), text.unicodeScalars.allSatisfy({ $0.value >= 0x20 && $0 != "\u{7F}" })
+            if let decoded = Data(base64Encoded: padded)
+                ?? Data(
+                    base64Encoded: padded.replacingOccurrences(of: "-", with: "+")
+                        .replacingOccurrences(of: "_", with: "/")
+                ),
+                let text = String(data: decoded, encoding: .utf8),
+                text.unicodeScalars.allSatisfy({ $0.value >= 0x20 && $0 != "\u{7F}" })
             {
                 forms.append(text)
             }
@@ -87,7 +91,12 @@ package struct SecretMask: Sendable, Hashable {
 
     /// The mask of what `target`'s requests carry: its headers as sent (`rendered`, in the
     /// order of the target's headers) and the AWS credentials, if any.
-    init(target: Target, rendered: [(name: String, value: String)], environment: [String: String], credentials: AWSCredentials?) {
+    init(
+        target: Target,
+        rendered: [(name: String, value: String)],
+        environment: [String: String],
+        credentials: AWSCredentials?
+    ) {
         var secrets: [String] = []
         for ((name, template), (_, value)) in zip(target.headers, rendered) {
             let variables = template.environmentNames
@@ -95,7 +104,8 @@ package struct SecretMask: Sendable, Hashable {
             secrets += variables.compactMap { environment[$0] }
         }
         if let credentials {
-            secrets += [credentials.accessKeyID, credentials.secretAccessKey] + (credentials.sessionToken.map { [$0] } ?? [])
+            secrets +=
+                [credentials.accessKeyID, credentials.secretAccessKey] + (credentials.sessionToken.map { [$0] } ?? [])
         }
         self.init(secrets)
     }

@@ -18,7 +18,9 @@ package struct AWSCredentials: Sendable, Hashable, CustomStringConvertible {
     /// - Throws: ``TargetFileError`` naming the missing variable (never a value).
     package static func fromEnvironment(_ environment: [String: String]) throws(TargetFileError) -> AWSCredentials {
         guard let id = environment["AWS_ACCESS_KEY_ID"], !id.isEmpty else {
-            throw TargetFileError("the dynamodb kind signs its requests: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY")
+            throw TargetFileError(
+                "the dynamodb kind signs its requests: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY"
+            )
         }
         guard let secret = environment["AWS_SECRET_ACCESS_KEY"], !secret.isEmpty else {
             throw TargetFileError("the dynamodb kind signs its requests: set AWS_SECRET_ACCESS_KEY")
@@ -56,7 +58,11 @@ package struct SigV4Signer: Sendable {
     ///   - query: the query string, `""` for none.
     ///   - date: the signing time.
     package func signedHeaders(
-        method: String, path: String, query: String = "", headers: [(name: String, value: String)], payload: some DataProtocol,
+        method: String,
+        path: String,
+        query: String = "",
+        headers: [(name: String, value: String)],
+        payload: some DataProtocol,
         date: Date
     ) -> [(name: String, value: String)] {
         let amzDate = Self.timestamp(date)
@@ -77,8 +83,10 @@ package struct SigV4Signer: Sendable {
             names.map { "\($0):\(canonical[$0]!)\n" }.joined(), signed, Self.hex(SHA256Digest.hash(payload)),
         ].joined(separator: "\n")
         let scope = "\(day)/\(region)/\(service)/aws4_request"
-        let stringToSign = ["AWS4-HMAC-SHA256", amzDate, scope, Self.hex(SHA256Digest.hash(Array(canonicalRequest.utf8)))]
-            .joined(separator: "\n")
+        let stringToSign = [
+            "AWS4-HMAC-SHA256", amzDate, scope, Self.hex(SHA256Digest.hash(Array(canonicalRequest.utf8))),
+        ]
+        .joined(separator: "\n")
         var key = Array(("AWS4" + credentials.secretAccessKey).utf8)
         for part in [day, region, service, "aws4_request"] {
             key = SHA256Digest.hmac(key: key, message: Array(part.utf8))
@@ -87,7 +95,11 @@ package struct SigV4Signer: Sendable {
         var added: [(name: String, value: String)] = [("X-Amz-Date", amzDate)]
         if let token = credentials.sessionToken { added.append(("X-Amz-Security-Token", token)) }
         added.append(
-            ("Authorization", "AWS4-HMAC-SHA256 Credential=\(credentials.accessKeyID)/\(scope), SignedHeaders=\(signed), Signature=\(signature)"))
+            (
+                "Authorization",
+                "AWS4-HMAC-SHA256 Credential=\(credentials.accessKeyID)/\(scope), SignedHeaders=\(signed), Signature=\(signature)"
+            )
+        )
         return added
     }
 

@@ -1,10 +1,11 @@
-import PagebenchWire
 import Foundation
 import PagebenchBase
+import PagebenchWire
 
 extension Target {
     static let commonKeys = [
-        "name", "description", "kind", "endpoint", "partitions", "headers", "timeoutSeconds", "maxResponseBytes", "itemKey", "filters",
+        "name", "description", "kind", "endpoint", "partitions", "headers", "timeoutSeconds", "maxResponseBytes",
+        "itemKey", "filters",
         "tokensBind",
     ]
     static let kindKeys: [Kind: [String]] = [
@@ -57,7 +58,11 @@ extension Target {
     /// Decodes and validates a target from JSON.
     ///
     /// - Parameter baseDirectory: where a relative `partitions.file` is looked up.
-    package static func load(json data: Data, defaultName: String, baseDirectory: String = ".") throws(TargetFileError) -> Target {
+    package static func load(
+        json data: Data,
+        defaultName: String,
+        baseDirectory: String = "."
+    ) throws(TargetFileError) -> Target {
         let document: StrictJSON.Document
         do {
             // Nulls are values here (a request body may hold one); a repeated key is refused. A
@@ -75,26 +80,38 @@ extension Target {
             }
         }
         guard let value = JSONValue(document.root, depth: 0) else {
-            throw TargetFileError("the file is not valid JSON (objects and arrays nest deeper than \(JSONValue.maximumDepth) levels)")
+            throw TargetFileError(
+                "the file is not valid JSON (objects and arrays nest deeper than \(JSONValue.maximumDepth) levels)"
+            )
         }
         return try load(value, defaultName: defaultName, baseDirectory: baseDirectory)
     }
 
     /// Validates a parsed target (a target file, or a scenario's `target` section).
-    package static func load(_ document: JSONValue, defaultName: String, baseDirectory: String = ".") throws(TargetFileError) -> Target {
+    package static func load(
+        _ document: JSONValue,
+        defaultName: String,
+        baseDirectory: String = "."
+    ) throws(TargetFileError) -> Target {
         guard let object = document.objectValue else {
-            throw TargetFileError("a target must be a JSON object like {\"kind\": \"http\", \"endpoint\": \"http://127.0.0.1:8080\", …}")
+            throw TargetFileError(
+                "a target must be a JSON object like {\"kind\": \"http\", \"endpoint\": \"http://127.0.0.1:8080\", …}"
+            )
         }
         var fields = Fields(object)
         guard let kindText = try fields.string("kind") else {
             throw TargetFileError("kind: missing; give one of \(Kind.allCases.map(\.rawValue).joined(separator: ", "))")
         }
         guard let kind = Kind(rawValue: kindText) else {
-            throw TargetFileError("kind: '\(kindText)' is not a kind; give one of \(Kind.allCases.map(\.rawValue).joined(separator: ", "))")
+            throw TargetFileError(
+                "kind: '\(kindText)' is not a kind; give one of \(Kind.allCases.map(\.rawValue).joined(separator: ", "))"
+            )
         }
         let known = commonKeys + kindKeys[kind]!
         if let unknown = object.keys.sorted().first(where: { !known.contains($0) }) {
-            throw TargetFileError("\(unknown): unknown key for kind \(kind.rawValue); known keys are \(known.joined(separator: ", "))")
+            throw TargetFileError(
+                "\(unknown): unknown key for kind \(kind.rawValue); known keys are \(known.joined(separator: ", "))"
+            )
         }
         let name = try fields.string("name") ?? defaultName
         _ = try fields.string("description")
@@ -113,9 +130,13 @@ extension Target {
         var headers: [(name: String, value: TextTemplate)] = []
         if let headerValue = object["headers"] {
             guard kind != .dynamodb else {
-                throw TargetFileError("headers: the dynamodb kind sends its own signed headers; credentials come from AWS_* variables")
+                throw TargetFileError(
+                    "headers: the dynamodb kind sends its own signed headers; credentials come from AWS_* variables"
+                )
             }
-            guard let members = headerValue.objectValue else { throw TargetFileError("headers: must be an object of header names to values") }
+            guard let members = headerValue.objectValue else {
+                throw TargetFileError("headers: must be an object of header names to values")
+            }
             for key in members.keys.sorted() {
                 guard !key.isEmpty, key.utf8.allSatisfy({ $0 > 32 && $0 < 127 && $0 != UInt8(ascii: ":") }) else {
                     throw TargetFileError("headers: '\(key)' is not a header name")
@@ -156,8 +177,17 @@ extension Target {
         let digest = SHA256Digest.hash(Array(JSONValue.object(hashed).text.utf8))
         let targetHash = digest.prefix(8).map { String(format: "%02x", $0) }.joined()
         var target = Target(
-            name: name, kind: kind, endpoint: endpoint, partitions: partitions, headers: headers, timeoutSeconds: timeout,
-            maximumResponseBytes: maximumBytes, request: request, itemKey: itemKey, targetHash: targetHash)
+            name: name,
+            kind: kind,
+            endpoint: endpoint,
+            partitions: partitions,
+            headers: headers,
+            timeoutSeconds: timeout,
+            maximumResponseBytes: maximumBytes,
+            request: request,
+            itemKey: itemKey,
+            targetHash: targetHash
+        )
         try target.readVerifyKeys(object)
         return target
     }
@@ -170,7 +200,9 @@ extension Target {
     private mutating func readVerifyKeys(_ object: [String: JSONValue]) throws(TargetFileError) {
         if let value = object["filters"] {
             guard case .array(let values) = value, !values.isEmpty, values.count <= Self.maximumFilterValues else {
-                throw TargetFileError("filters: must be a list of 1 to \(Self.maximumFilterValues) values ${filter} takes, e.g. [\"open\", \"closed\"]")
+                throw TargetFileError(
+                    "filters: must be a list of 1 to \(Self.maximumFilterValues) values ${filter} takes, e.g. [\"open\", \"closed\"]"
+                )
             }
             for member in values {
                 switch member {
@@ -178,9 +210,13 @@ extension Target {
                 default: throw TargetFileError("filters: \(member.text) is not a string, number or boolean")
                 }
             }
-            guard Set(values.map(\.text)).count == values.count else { throw TargetFileError("filters: a value is listed twice") }
+            guard Set(values.map(\.text)).count == values.count else {
+                throw TargetFileError("filters: a value is listed twice")
+            }
             guard placeholders.contains(.filter) else {
-                throw TargetFileError("filters: no request template sends ${filter}; put it where the API takes its filter, e.g. \"path\": \"/items?status=${filter}\"")
+                throw TargetFileError(
+                    "filters: no request template sends ${filter}; put it where the API takes its filter, e.g. \"path\": \"/items?status=${filter}\""
+                )
             }
             filters = values
         }
@@ -199,26 +235,35 @@ extension Target {
                 throw TargetFileError("tokensBind: limit, but no request template sends ${limit}")
             }
             if tokensBind.contains(.filter), (filters?.count ?? 0) < 2 {
-                throw TargetFileError("tokensBind: filter needs two filters values at least (the token of one is sent with another)")
+                throw TargetFileError(
+                    "tokensBind: filter needs two filters values at least (the token of one is sent with another)"
+                )
             }
         }
     }
 
     // MARK: Kinds
 
-    private static func httpRequest(_ fields: inout Fields, _ object: [String: JSONValue]) throws(TargetFileError) -> HTTPRequest {
+    private static func httpRequest(
+        _ fields: inout Fields,
+        _ object: [String: JSONValue]
+    ) throws(TargetFileError) -> HTTPRequest {
         let method = try fields.string("method") ?? "GET"
         guard !method.isEmpty, method.allSatisfy({ $0.isASCII && $0.isUppercase }) else {
             throw TargetFileError("method: '\(method)' is not an HTTP method such as GET or POST")
         }
         guard let pathText = try fields.string("path") else {
-            throw TargetFileError("path: missing; give the path and query after the endpoint, e.g. /items?limit=${limit}")
+            throw TargetFileError(
+                "path: missing; give the path and query after the endpoint, e.g. /items?limit=${limit}"
+            )
         }
         guard pathText.hasPrefix("/") else { throw TargetFileError("path: '\(pathText)' must start with '/'") }
         let path: TextTemplate
         do { path = try TextTemplate(pathText, environment: false) } catch { throw error.in("path") }
         let body: JSONTemplate?
-        do { body = try object["body"].map { value throws(TargetFileError) in try JSONTemplate(value) } } catch { throw error.in("body") }
+        do { body = try object["body"].map { value throws(TargetFileError) in try JSONTemplate(value) } } catch {
+            throw error.in("body")
+        }
         let items = try fields.requiredPointer("items", example: "/items")
         let continuation = try fields.requiredPointer("continuation", example: "/nextToken")
         let scanned = try fields.pointer("scannedCount")
@@ -228,14 +273,17 @@ extension Target {
                 let name = target.stringValue, !name.isEmpty
             else {
                 throw TargetFileError(
-                    "continuationIn: must be one of {\"query\": \"NAME\"}, {\"body\": \"/POINTER\"}, {\"header\": \"NAME\"}")
+                    "continuationIn: must be one of {\"query\": \"NAME\"}, {\"body\": \"/POINTER\"}, {\"header\": \"NAME\"}"
+                )
             }
             switch where_ {
             case "query": placement = .query(name)
             case "header": placement = .header(name)
             case "body":
                 guard body != nil else { throw TargetFileError("continuationIn.body: the target has no body template") }
-                do { placement = .body(try JSONPointer(name)) } catch { throw TargetFileError("continuationIn.body: \(error)") }
+                do { placement = .body(try JSONPointer(name)) } catch {
+                    throw TargetFileError("continuationIn.body: \(error)")
+                }
             default:
                 throw TargetFileError("continuationIn: '\(where_)' is not a place; give query, body or header")
             }
@@ -244,14 +292,24 @@ extension Target {
             path.placeholders.contains(.continuation) || (body?.placeholders.contains(.continuation) ?? false)
         guard placement != nil || usesPlaceholder else {
             throw TargetFileError(
-                "continuationIn: missing; say where the continuation goes ({\"query\": \"nextToken\"}) or put ${continuation} in path or body")
+                "continuationIn: missing; say where the continuation goes ({\"query\": \"nextToken\"}) or put ${continuation} in path or body"
+            )
         }
         return HTTPRequest(
-            method: method, path: path, body: body, items: items, continuation: continuation, continuationIn: placement,
-            scannedCount: scanned)
+            method: method,
+            path: path,
+            body: body,
+            items: items,
+            continuation: continuation,
+            continuationIn: placement,
+            scannedCount: scanned
+        )
     }
 
-    private static func graphQLRequest(_ fields: inout Fields, _ object: [String: JSONValue]) throws(TargetFileError) -> GraphQLRequest {
+    private static func graphQLRequest(
+        _ fields: inout Fields,
+        _ object: [String: JSONValue]
+    ) throws(TargetFileError) -> GraphQLRequest {
         guard let query = try fields.string("query"), !query.isEmpty else {
             throw TargetFileError("query: missing; give the GraphQL document with the list field")
         }
@@ -272,28 +330,50 @@ extension Target {
             throw TargetFileError("direction: backward applies to the relay shape only")
         }
         let backward = directionText == "backward"
-        let continuationVariable = try fields.string("continuationVariable") ?? (shape == .appsync ? "nextToken" : backward ? "before" : "after")
+        let continuationVariable =
+            try fields.string("continuationVariable")
+            ?? (shape == .appsync ? "nextToken" : backward ? "before" : "after")
         guard variablesValue.objectValue?[continuationVariable] == nil else {
-            throw TargetFileError("variables.\(continuationVariable): set by pagebench (it is the continuationVariable); leave it out")
+            throw TargetFileError(
+                "variables.\(continuationVariable): set by pagebench (it is the continuationVariable); leave it out"
+            )
         }
-        let items = try fields.requiredPointer("items", example: shape == .appsync ? "/data/listItems/items" : "/data/itemsConnection/edges")
+        let items = try fields.requiredPointer(
+            "items",
+            example: shape == .appsync ? "/data/listItems/items" : "/data/itemsConnection/edges"
+        )
         var continuation: JSONPointer?
         var pageInfo: JSONPointer?
         switch shape {
         case .appsync:
             continuation = try fields.requiredPointer("continuation", example: "/data/listItems/nextToken")
-            guard object["pageInfo"] == nil else { throw TargetFileError("pageInfo: applies to the relay shape; use continuation") }
+            guard object["pageInfo"] == nil else {
+                throw TargetFileError("pageInfo: applies to the relay shape; use continuation")
+            }
         case .relay:
             pageInfo = try fields.requiredPointer("pageInfo", example: "/data/itemsConnection/pageInfo")
-            guard object["continuation"] == nil else { throw TargetFileError("continuation: applies to the appsync shape; use pageInfo") }
+            guard object["continuation"] == nil else {
+                throw TargetFileError("continuation: applies to the appsync shape; use pageInfo")
+            }
         }
         return GraphQLRequest(
-            query: query, operationName: operationName, variables: variables, shape: shape,
-            continuationVariable: continuationVariable, items: items, continuation: continuation, pageInfo: pageInfo,
-            backward: backward, scannedCount: try fields.pointer("scannedCount"))
+            query: query,
+            operationName: operationName,
+            variables: variables,
+            shape: shape,
+            continuationVariable: continuationVariable,
+            items: items,
+            continuation: continuation,
+            pageInfo: pageInfo,
+            backward: backward,
+            scannedCount: try fields.pointer("scannedCount")
+        )
     }
 
-    private static func dynamoDBRequest(_ fields: inout Fields, _ object: [String: JSONValue]) throws(TargetFileError) -> DynamoDBRequest {
+    private static func dynamoDBRequest(
+        _ fields: inout Fields,
+        _ object: [String: JSONValue]
+    ) throws(TargetFileError) -> DynamoDBRequest {
         guard let region = try fields.string("region"), !region.isEmpty,
             region.allSatisfy({ $0.isASCII && ($0.isLowercase || $0.isNumber || $0 == "-") })
         else {
@@ -323,20 +403,31 @@ extension Target {
             guard let members = value.objectValue,
                 members.values.allSatisfy({ ($0.objectValue?.count ?? 0) == 1 })
             else {
-                throw TargetFileError("expressionAttributeValues: must be an object of \":name\": {\"S\": \"…\"} attribute values")
+                throw TargetFileError(
+                    "expressionAttributeValues: must be an object of \":name\": {\"S\": \"…\"} attribute values"
+                )
             }
             do { values = try JSONTemplate(value) } catch { throw error.in("expressionAttributeValues") }
         }
         if operation == .scan, let values, values.placeholders.contains(.partition) {
-            throw TargetFileError("expressionAttributeValues: ${partition} needs a Query (a Scan reads every partition)")
+            throw TargetFileError(
+                "expressionAttributeValues: ${partition} needs a Query (a Scan reads every partition)"
+            )
         }
         return DynamoDBRequest(
-            region: region, table: table, operation: operation, indexName: try fields.string("indexName"),
-            keyConditionExpression: keyCondition, filterExpression: try fields.string("filterExpression"),
-            projectionExpression: try fields.string("projectionExpression"), expressionAttributeNames: names,
-            expressionAttributeValues: values, scanIndexForward: try fields.bool("scanIndexForward"),
+            region: region,
+            table: table,
+            operation: operation,
+            indexName: try fields.string("indexName"),
+            keyConditionExpression: keyCondition,
+            filterExpression: try fields.string("filterExpression"),
+            projectionExpression: try fields.string("projectionExpression"),
+            expressionAttributeNames: names,
+            expressionAttributeValues: values,
+            scanIndexForward: try fields.bool("scanIndexForward"),
             consistentRead: try fields.bool("consistentRead"),
-            returnConsumedCapacity: try fields.bool("returnConsumedCapacity") ?? true)
+            returnConsumedCapacity: try fields.bool("returnConsumedCapacity") ?? true
+        )
     }
 
     // MARK: Partitions
@@ -357,22 +448,29 @@ extension Target {
                 throw TargetFileError("partitions.values: must be an array of strings or numbers")
             }
             guard elements.count <= maximumPartitionValues else {
-                throw TargetFileError("partitions.values: lists more than \(maximumPartitionValues) values, the most a target may have")
+                throw TargetFileError(
+                    "partitions.values: lists more than \(maximumPartitionValues) values, the most a target may have"
+                )
             }
             values = elements
         case "range":
             // Whole numbers of 64 bits; the count is computed without overflow (the whole
             // Int64 range trapped here).
-            guard case .array(let bounds) = spec, bounds.count == 2, case .number(let a) = bounds[0], case .number(let b) = bounds[1],
+            guard case .array(let bounds) = spec, bounds.count == 2, case .number(let a) = bounds[0],
+                case .number(let b) = bounds[1],
                 let first = Int64(a), let last = Int64(b), first <= last,
-                case let (span, overflow) = last.subtractingReportingOverflow(first), !overflow, span < maximumPartitionValues
+                case (let span, let overflow) = last.subtractingReportingOverflow(first), !overflow,
+                span < maximumPartitionValues
             else {
                 throw TargetFileError(
-                    "partitions.range: must be [FIRST, LAST], whole numbers of 64 bits, FIRST ≤ LAST, at most \(maximumPartitionValues) values")
+                    "partitions.range: must be [FIRST, LAST], whole numbers of 64 bits, FIRST ≤ LAST, at most \(maximumPartitionValues) values"
+                )
             }
             values = (first...last).map { .number(String($0)) }
         case "file":
-            guard let file = spec.stringValue, !file.isEmpty else { throw TargetFileError("partitions.file: must be a path") }
+            guard let file = spec.stringValue, !file.isEmpty else {
+                throw TargetFileError("partitions.file: must be a path")
+            }
             let path = file.hasPrefix("/") ? file : (baseDirectory as NSString).appendingPathComponent(file)
             let text: String
             do {
@@ -380,16 +478,22 @@ extension Target {
             } catch {
                 let reason =
                     switch error.kind {
-                    case .missing: "no such file; check the path (a relative path is read from the target file's directory)"
+                    case .missing:
+                        "no such file; check the path (a relative path is read from the target file's directory)"
                     case .tooLarge: tooLarge(maximumPartitionsFileBytes, "a partitions file")
                     default: error.reason
                     }
-                throw TargetFileError("partitions.file: '\(path)': \(reason)", missingFile: error.kind != .notUTF8 && error.kind != .tooLarge)
+                throw TargetFileError(
+                    "partitions.file: '\(path)': \(reason)",
+                    missingFile: error.kind != .notUTF8 && error.kind != .tooLarge
+                )
             }
             values = text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
                 .filter { !$0.isEmpty }.map { .string($0) }
             guard values.count <= maximumPartitionValues else {
-                throw TargetFileError("partitions.file: '\(path)' lists more than \(maximumPartitionValues) values, the most a target may have")
+                throw TargetFileError(
+                    "partitions.file: '\(path)' lists more than \(maximumPartitionValues) values, the most a target may have"
+                )
             }
         default:
             throw TargetFileError(usage)
@@ -405,7 +509,8 @@ extension Target {
             throw TargetFileError(
                 key == "file"
                     ? "partitions.file: lists \(value) twice; give each partition value once"
-                    : "partitions.values: lists \(value) twice (again at index \(offset)); give each partition value once")
+                    : "partitions.values: lists \(value) twice (again at index \(offset)); give each partition value once"
+            )
         }
         return values
     }
@@ -429,21 +534,28 @@ struct Fields {
 
     func string(_ key: String) throws(TargetFileError) -> String? {
         guard let value = object[key] else { return nil }
-        guard let string = value.stringValue else { throw TargetFileError("\(key): must be a string, got \(value.kindName)") }
+        guard let string = value.stringValue else {
+            throw TargetFileError("\(key): must be a string, got \(value.kindName)")
+        }
         return string
     }
 
     func bool(_ key: String) throws(TargetFileError) -> Bool? {
         guard let value = object[key] else { return nil }
-        guard case .bool(let bool) = value else { throw TargetFileError("\(key): must be true or false, got \(value.kindName)") }
+        guard case .bool(let bool) = value else {
+            throw TargetFileError("\(key): must be true or false, got \(value.kindName)")
+        }
         return bool
     }
 
     /// A number within `bounds` (a text too large for a Double reads as infinity: out of bounds).
     func number(_ key: String, in bounds: ClosedRange<Double>) throws(TargetFileError) -> Double? {
         guard let value = object[key] else { return nil }
-        let message = "\(key): must be between \(NumberText.number(bounds.lowerBound)) and \(NumberText.number(bounds.upperBound))"
-        guard case .number(let text) = value, let number = Double(text) else { throw TargetFileError("\(message), got \(value.kindName)") }
+        let message =
+            "\(key): must be between \(NumberText.number(bounds.lowerBound)) and \(NumberText.number(bounds.upperBound))"
+        guard case .number(let text) = value, let number = Double(text) else {
+            throw TargetFileError("\(message), got \(value.kindName)")
+        }
         guard bounds.contains(number) else { throw TargetFileError("\(message), got \(text)") }
         return number
     }

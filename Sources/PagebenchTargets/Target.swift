@@ -1,4 +1,5 @@
 import PagebenchWire
+
 /// A real list API that `pagebench run --target-file FILE` load-tests (docs/contract.md T1–T4):
 /// where it is, how a drain's page request becomes an HTTP request, and where the items and
 /// the continuation are in the response. Loaded and validated from JSON by

@@ -37,7 +37,9 @@ struct TargetPageCodec: HTTPPageCodec {
     let capacity = ConsumedCapacity()
 
     /// DynamoDB's `__type`s that mean "slow down" (T3), with HTTP 400.
-    static let throttlingTypes = ["ProvisionedThroughputExceededException", "ThrottlingException", "RequestLimitExceeded"]
+    static let throttlingTypes = [
+        "ProvisionedThroughputExceededException", "ThrottlingException", "RequestLimitExceeded",
+    ]
 
     func outgoing(for request: PageRequest) -> HTTPRequestClient.Request { makeRequest(request) }
 
@@ -45,7 +47,8 @@ struct TargetPageCodec: HTTPPageCodec {
         outgoing.method + " " + baseURL + outgoing.pathAndQuery
     }
 
-    func page(from body: ByteBuffer, for request: PageRequest, sent outgoing: HTTPRequestClient.Request) throws -> Page {
+    func page(from body: ByteBuffer, for request: PageRequest, sent outgoing: HTTPRequestClient.Request) throws -> Page
+    {
         try readPage(body, request: request, described: describe(outgoing))
     }
 
@@ -65,21 +68,30 @@ struct TargetPageCodec: HTTPPageCodec {
             return TargetError(
                 .unauthorized,
                 "\(described) answered HTTP \(status): the target refused the credentials; check the headers' variables (or AWS_* for dynamodb); body starts: \(mask.excerpt(body.readableBytesView))",
-                status: status)
+                status: status
+            )
         default:
             if let type {
                 return TargetError(
-                    .apiError, "\(described) answered HTTP \(status) \(type): \(mask.excerpt(body.readableBytesView))", status: status)
+                    .apiError,
+                    "\(described) answered HTTP \(status) \(type): \(mask.excerpt(body.readableBytesView))",
+                    status: status
+                )
             }
             return TargetError(
-                .httpStatus, "\(described) answered HTTP \(status); body starts: \(mask.excerpt(body.readableBytesView))", status: status)
+                .httpStatus,
+                "\(described) answered HTTP \(status); body starts: \(mask.excerpt(body.readableBytesView))",
+                status: status
+            )
         }
     }
 
     func repeatedContinuation(sent outgoing: HTTPRequestClient.Request) -> any Error {
         TargetError(
             .repeatedContinuation,
-            "\(describe(outgoing)) returned the continuation it was sent; following it would loop forever (P9)", status: 200)
+            "\(describe(outgoing)) returned the continuation it was sent; following it would loop forever (P9)",
+            status: 200
+        )
     }
 
     // MARK: Requests
@@ -120,7 +132,9 @@ struct TargetPageCodec: HTTPPageCodec {
             if let token = request.token {
                 switch http.continuationIn {
                 case .query(let name)?:
-                    path += (path.contains("?") ? "&" : "?") + PercentEncoding.encoded(name) + "=" + PercentEncoding.encoded(token)
+                    path +=
+                        (path.contains("?") ? "&" : "?") + PercentEncoding.encoded(name) + "="
+                        + PercentEncoding.encoded(token)
                 case .header(let name)?:
                     headers.append((name, token))
                 case .body(let pointer)?:
@@ -146,7 +160,12 @@ struct TargetPageCodec: HTTPPageCodec {
             if !headers.contains(where: { $0.name.lowercased() == "content-type" }) {
                 headers.append(("Content-Type", "application/json"))
             }
-            return .init(method: "POST", pathAndQuery: "", headers: headers, body: ByteBuffer(string: JSONValue.object(document).text))
+            return .init(
+                method: "POST",
+                pathAndQuery: "",
+                headers: headers,
+                body: ByteBuffer(string: JSONValue.object(document).text)
+            )
         case .dynamodb(let dynamo):
             let body = dynamoDBBody(dynamo, request: request, bindings: bindings)
             var headers: [(name: String, value: String)] = [
@@ -155,21 +174,31 @@ struct TargetPageCodec: HTTPPageCodec {
             ]
             let bytes = Array(body.utf8)
             headers += signer!.signedHeaders(
-                method: "POST", path: pathPrefix.isEmpty ? "/" : pathPrefix, headers: headers, payload: bytes,
-                date: Date())
+                method: "POST",
+                path: pathPrefix.isEmpty ? "/" : pathPrefix,
+                headers: headers,
+                payload: bytes,
+                date: Date()
+            )
             headers.removeFirst()  // the client writes Host itself
             return .init(method: "POST", pathAndQuery: "", headers: headers, body: ByteBuffer(bytes: bytes))
         }
     }
 
-    private func dynamoDBBody(_ dynamo: Target.DynamoDBRequest, request: PageRequest, bindings: TemplateBindings) -> String {
+    private func dynamoDBBody(
+        _ dynamo: Target.DynamoDBRequest,
+        request: PageRequest,
+        bindings: TemplateBindings
+    ) -> String {
         var body: [String: JSONValue] = ["TableName": .string(dynamo.table)]
         if let limit = request.limit { body["Limit"] = .number(String(limit)) }
         if let value = dynamo.indexName { body["IndexName"] = .string(value) }
         if let value = dynamo.keyConditionExpression { body["KeyConditionExpression"] = .string(value) }
         if let value = dynamo.filterExpression { body["FilterExpression"] = .string(value) }
         if let value = dynamo.projectionExpression { body["ProjectionExpression"] = .string(value) }
-        if let names = dynamo.expressionAttributeNames { body["ExpressionAttributeNames"] = .object(names.mapValues { .string($0) }) }
+        if let names = dynamo.expressionAttributeNames {
+            body["ExpressionAttributeNames"] = .object(names.mapValues { .string($0) })
+        }
         if let values = dynamo.expressionAttributeValues { body["ExpressionAttributeValues"] = values.render(bindings) }
         if let consistent = dynamo.consistentRead { body["ConsistentRead"] = .bool(consistent) }
         if dynamo.returnConsumedCapacity { body["ReturnConsumedCapacity"] = .string("TOTAL") }
@@ -217,7 +246,10 @@ struct TargetPageCodec: HTTPPageCodec {
                 try whole.expectEnd()
             } catch {
                 throw TargetError(
-                    .notJSON, "\(described): the body is not JSON (\(error)); it starts: \(mask.excerpt(body.readableBytesView))", status: 200)
+                    .notJSON,
+                    "\(described): the body is not JSON (\(error)); it starts: \(mask.excerpt(body.readableBytesView))",
+                    status: 200
+                )
             }
             // The document is valid JSON from here on: locating cannot fail.
             func locate(_ pointer: JSONPointer) -> Range<Int>? { (try? pointer.locate(in: bytes)) ?? nil }
@@ -242,8 +274,10 @@ struct TargetPageCodec: HTTPPageCodec {
                     let errors = value(range)
                     if errors != .null, errors != .array([]) {  // too deep to parse: errors all the same
                         throw TargetError(
-                            .graphQLError, "\(described) answered with GraphQL errors (T2): \(mask.excerpt(bytes[range], limit: 300))",
-                            status: 200)
+                            .graphQLError,
+                            "\(described) answered with GraphQL errors (T2): \(mask.excerpt(bytes[range], limit: 300))",
+                            status: 200
+                        )
                     }
                 }
             case .dynamodb:
@@ -252,8 +286,10 @@ struct TargetPageCodec: HTTPPageCodec {
             }
             guard let itemsRange = locate(items) else {
                 throw TargetError(
-                    .missingItems, "\(described): the response has nothing at the items pointer '\(items)'; it starts: \(mask.excerpt(body.readableBytesView))",
-                    status: 200)
+                    .missingItems,
+                    "\(described): the response has nothing at the items pointer '\(items)'; it starts: \(mask.excerpt(body.readableBytesView))",
+                    status: 200
+                )
             }
             var sizes: [Int] = []
             do {
@@ -267,8 +303,10 @@ struct TargetPageCodec: HTTPPageCodec {
                 }
             } catch {
                 throw TargetError(
-                    .missingItems, "\(described): the value at the items pointer '\(items)' is not an array: \(mask.excerpt(bytes[itemsRange], limit: 100))",
-                    status: 200)
+                    .missingItems,
+                    "\(described): the value at the items pointer '\(items)' is not an array: \(mask.excerpt(bytes[itemsRange], limit: 100))",
+                    status: 200
+                )
             }
             let continuation: String?
             switch kind {
@@ -277,7 +315,11 @@ struct TargetPageCodec: HTTPPageCodec {
             case .graphql(let graphql):
                 if let pageInfo = graphql.pageInfo {
                     continuation = try Self.relayCursor(
-                        locate(pageInfo).flatMap(value), backward: graphql.backward, pointer: pageInfo, described)
+                        locate(pageInfo).flatMap(value),
+                        backward: graphql.backward,
+                        pointer: pageInfo,
+                        described
+                    )
                 } else {
                     let pointer = graphql.continuation!
                     continuation = try Self.token(at: pointer, locate(pointer), in: bytes, described)
@@ -289,15 +331,18 @@ struct TargetPageCodec: HTTPPageCodec {
                     case UInt8(ascii: "n"): continuation = nil
                     default:
                         throw TargetError(
-                            .badContinuation, "\(described): LastEvaluatedKey must be an object, got \(mask.excerpt(bytes[range], limit: 80))",
-                            status: 200)
+                            .badContinuation,
+                            "\(described): LastEvaluatedKey must be an object, got \(mask.excerpt(bytes[range], limit: 80))",
+                            status: 200
+                        )
                     }
                 } else {
                     continuation = nil
                 }
                 // A page costs at most a few hundred units; anything outside [0, 10^6] (1e309
                 // reads as infinity, which no Int holds) is not a capacity and is not summed.
-                if let range = locate(.consumedCapacityUnits), case .number(let units) = value(range), let parsed = Double(units),
+                if let range = locate(.consumedCapacityUnits), case .number(let units) = value(range),
+                    let parsed = Double(units),
                     (0...TargetSource.maximumCapacityUnitsPerResponse).contains(parsed)
                 {
                     capacity.milliUnits.add(Int((parsed * 1000).rounded()), ordering: .relaxed)
@@ -305,7 +350,9 @@ struct TargetPageCodec: HTTPPageCodec {
                 }
             }
             var scanned = sizes.count
-            if let scannedPointer, let range = locate(scannedPointer), case .number(let count) = value(range), let number = Int(count) {
+            if let scannedPointer, let range = locate(scannedPointer), case .number(let count) = value(range),
+                let number = Int(count)
+            {
                 scanned = max(number, sizes.count)
             }
             var pageItems: [Item] = []
@@ -321,12 +368,17 @@ struct TargetPageCodec: HTTPPageCodec {
     /// ends the drain; a string continues it; anything else (however deep) is the wrong
     /// type (T2).
     private static func token(
-        at pointer: JSONPointer, _ range: Range<Int>?, in bytes: UnsafeRawBufferPointer, _ described: String
+        at pointer: JSONPointer,
+        _ range: Range<Int>?,
+        in bytes: UnsafeRawBufferPointer,
+        _ described: String
     ) throws(TargetError) -> String? {
         guard let range else { return nil }
         var reader = JSONReader(UnsafeRawBufferPointer(rebasing: bytes[range]))
         if (try? reader.readNull()) == true { return nil }
-        if reader.peek() == UInt8(ascii: "\""), let token = try? reader.readString() { return token.isEmpty ? nil : token }
+        if reader.peek() == UInt8(ascii: "\""), let token = try? reader.readString() {
+            return token.isEmpty ? nil : token
+        }
         let kind: String
         switch bytes[range.lowerBound] {
         case UInt8(ascii: "{"): kind = "an object"
@@ -335,13 +387,19 @@ struct TargetPageCodec: HTTPPageCodec {
         default: kind = "a number"
         }
         throw TargetError(
-            .badContinuation, "\(described): the continuation at '\(pointer)' must be a string or null, got \(kind)", status: 200)
+            .badContinuation,
+            "\(described): the continuation at '\(pointer)' must be a string or null, got \(kind)",
+            status: 200
+        )
     }
 
     /// A Relay `pageInfo`: `hasNextPage` + `endCursor` (or `hasPreviousPage` +
     /// `startCursor` backwards).
     private static func relayCursor(
-        _ value: JSONValue?, backward: Bool, pointer: JSONPointer, _ described: String
+        _ value: JSONValue?,
+        backward: Bool,
+        pointer: JSONPointer,
+        _ described: String
     ) throws(TargetError) -> String? {
         let (flag, cursor) = backward ? ("hasPreviousPage", "startCursor") : ("hasNextPage", "endCursor")
         guard let info = value?.objectValue else {
@@ -353,7 +411,10 @@ struct TargetPageCodec: HTTPPageCodec {
         guard more else { return nil }
         guard case .string(let text)? = info[cursor], !text.isEmpty else {
             throw TargetError(
-                .badContinuation, "\(described): pageInfo.\(flag) is true but pageInfo.\(cursor) is not a cursor string", status: 200)
+                .badContinuation,
+                "\(described): pageInfo.\(flag) is true but pageInfo.\(cursor) is not a cursor string",
+                status: 200
+            )
         }
         return text
     }

@@ -39,8 +39,14 @@ package struct TargetExchange: Sendable {
     }
 
     package init(
-        request: PageRequest, sent: String, sentBody: String? = nil, status: Int?, bodyBytes: Int = 0, seconds: Double = 0,
-        retryAfterSeconds: Int? = nil, outcome: Outcome
+        request: PageRequest,
+        sent: String,
+        sentBody: String? = nil,
+        status: Int?,
+        bodyBytes: Int = 0,
+        seconds: Double = 0,
+        retryAfterSeconds: Int? = nil,
+        outcome: Outcome
     ) {
         self.request = request
         self.sent = sent
@@ -73,7 +79,8 @@ package struct ObservedPage: Sendable, Hashable {
     /// The continuation; nil on a last page.
     package var token: String?
 
-    package init(count: Int, scanned: Int? = nil, reportsScanned: Bool = false, keys: [String?]? = nil, token: String?) {
+    package init(count: Int, scanned: Int? = nil, reportsScanned: Bool = false, keys: [String?]? = nil, token: String?)
+    {
         self.count = count
         self.scanned = scanned ?? count
         self.reportsScanned = reportsScanned
@@ -92,7 +99,13 @@ extension TargetSource {
         let described = mask(codec.describe(outgoing))
         let body = outgoing.body.map { mask(String(buffer: $0)) }
         let start = ContinuousClock.now
-        var result = TargetExchange(request: request, sent: described, sentBody: body, status: nil, outcome: .failure(.transport, ""))
+        var result = TargetExchange(
+            request: request,
+            sent: described,
+            sentBody: body,
+            status: nil,
+            outcome: .failure(.transport, "")
+        )
         let answer: HTTPPageAnswer
         do {
             answer = try await client.send(outgoing)
@@ -121,8 +134,13 @@ extension TargetSource {
             let scanned = page.scannedCount
             result.outcome = .page(
                 ObservedPage(
-                    count: page.items.count, scanned: scanned, reportsScanned: codec.reportsScanned, keys: keys,
-                    token: page.nextToken))
+                    count: page.items.count,
+                    scanned: scanned,
+                    reportsScanned: codec.reportsScanned,
+                    keys: keys,
+                    token: page.nextToken
+                )
+            )
         } catch {
             result.outcome = .failure(error.kind.pageErrorKind, mask(error.message))
             if error.kind == .graphQLError { result.graphQLErrorCodes = Self.graphQLErrorCodes(answer.body) }

@@ -51,7 +51,10 @@ package final class TargetSource: Sendable {
     /// - Throws: ``TargetFileError`` for a header naming an unset variable, missing AWS
     ///   credentials, or an endpoint the client cannot use.
     package init(
-        target: Target, connections: Int, caFile: String? = nil, insecure: Bool = false,
+        target: Target,
+        connections: Int,
+        caFile: String? = nil,
+        insecure: Bool = false,
         environment: [String: String] = ProcessInfo.processInfo.environment,
         sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }
     ) throws(TargetFileError) {
@@ -61,8 +64,13 @@ package final class TargetSource: Sendable {
             client = try HTTPRequestClient(
                 baseURL: target.endpoint,
                 configuration: .init(
-                    connections: max(1, connections), requestTimeout: .milliseconds(Int64(target.timeoutSeconds * 1000)),
-                    maximumResponseBytes: target.maximumResponseBytes, caFile: caFile, insecure: insecure))
+                    connections: max(1, connections),
+                    requestTimeout: .milliseconds(Int64(target.timeoutSeconds * 1000)),
+                    maximumResponseBytes: target.maximumResponseBytes,
+                    caFile: caFile,
+                    insecure: insecure
+                )
+            )
         } catch {
             throw TargetFileError("endpoint: \(error.message)")
         }
@@ -76,10 +84,13 @@ package final class TargetSource: Sendable {
             // A line break would end the header (and could start another): refused as input
             // (65), naming the variable but not its value.
             if value.utf8.contains(where: { ($0 < 0x20 && $0 != 0x09) || $0 == 0x7F }) {
-                let variables = template.environmentNames.filter { environment[$0]?.utf8.contains(where: { ($0 < 0x20 && $0 != 0x09) || $0 == 0x7F }) == true }
+                let variables = template.environmentNames.filter {
+                    environment[$0]?.utf8.contains(where: { ($0 < 0x20 && $0 != 0x09) || $0 == 0x7F }) == true
+                }
                 throw TargetFileError(
                     "headers.\(name): the environment variable \(variables.joined(separator: ", ")) holds a control character "
-                        + "(a line break?); a header value is one line of text")
+                        + "(a line break?); a header value is one line of text"
+                )
             }
             headers.append((name, value))
         }
@@ -91,9 +102,14 @@ package final class TargetSource: Sendable {
             signer = SigV4Signer(credentials: found, region: request.region, service: "dynamodb")
         }
         let codec = TargetPageCodec(
-            target: target, headers: headers, signer: signer,
+            target: target,
+            headers: headers,
+            signer: signer,
             mask: SecretMask(target: target, rendered: headers, environment: environment, credentials: credentials),
-            authority: client.authority, pathPrefix: client.pathPrefix, baseURL: client.baseURL)
+            authority: client.authority,
+            pathPrefix: client.pathPrefix,
+            baseURL: client.baseURL
+        )
         exchange = HTTPPageExchange(codec: codec, sleep: sleep)
     }
 

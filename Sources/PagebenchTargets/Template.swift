@@ -1,4 +1,5 @@
 import PagebenchWire
+
 /// What a drain's request fills a target's templates with (docs/file-formats.md,
 /// placeholders).
 package struct TemplateBindings: Sendable {
@@ -82,7 +83,8 @@ package struct TextTemplate: Sendable, Hashable {
                 guard let placeholder = Placeholder(rawValue: name) else {
                     throw TargetFileError(
                         "unknown placeholder '${\(name)}'; known: "
-                            + Placeholder.allCases.map { "${\($0.rawValue)}" }.joined(separator: ", "))
+                            + Placeholder.allCases.map { "${\($0.rawValue)}" }.joined(separator: ", ")
+                    )
                 }
                 parts.append(.placeholder(placeholder))
             }
@@ -110,7 +112,11 @@ package struct TextTemplate: Sendable, Hashable {
 
     /// The text with placeholders filled; `encode` transforms each substituted value (URL
     /// percent-encoding in a path).
-    func render(_ bindings: TemplateBindings, environment: [String: String] = [:], encode: (String) -> String = { $0 })
+    func render(
+        _ bindings: TemplateBindings,
+        environment: [String: String] = [:],
+        encode: (String) -> String = { $0 }
+    )
         -> String
     {
         var text = ""
@@ -141,11 +147,14 @@ package indirect enum JSONTemplate: Sendable, Hashable {
         case .array(let elements):
             var templates: [JSONTemplate] = []
             for element in elements { templates.append(try JSONTemplate(element)) }
-            self = templates.allSatisfy { if case .fixed = $0 { true } else { false } } ? .fixed(value) : .array(templates)
+            self =
+                templates.allSatisfy { if case .fixed = $0 { true } else { false } } ? .fixed(value) : .array(templates)
         case .object(let members):
             var templates: [String: JSONTemplate] = [:]
             for (key, member) in members { templates[key] = try JSONTemplate(member) }
-            self = templates.values.allSatisfy { if case .fixed = $0 { true } else { false } } ? .fixed(value) : .object(templates)
+            self =
+                templates.values.allSatisfy { if case .fixed = $0 { true } else { false } }
+                ? .fixed(value) : .object(templates)
         default:
             self = .fixed(value)
         }
@@ -166,7 +175,11 @@ package indirect enum JSONTemplate: Sendable, Hashable {
         switch self {
         case .fixed(let value): value
         case .text(let template):
-            if let placeholder = template.soleplaceholder { bindings.value(placeholder) } else { .string(template.render(bindings)) }
+            if let placeholder = template.soleplaceholder {
+                bindings.value(placeholder)
+            } else {
+                .string(template.render(bindings))
+            }
         case .array(let elements): .array(elements.map { $0.render(bindings) })
         case .object(let members): .object(members.mapValues { $0.render(bindings) })
         }

@@ -4,7 +4,9 @@ import PagebenchStore
 
 /// A scenario named `name` over `store` with no warm-up; `configure` sets the workload.
 package func scenario(
-    _ name: String = "test", store: StoreConfiguration, _ configure: (inout Workload) -> Void
+    _ name: String = "test",
+    store: StoreConfiguration,
+    _ configure: (inout Workload) -> Void
 ) -> Scenario {
     var workload = Workload()
     workload.warmupSeconds = 0

@@ -52,7 +52,10 @@ package final class ManualClock: Clock, Sendable {
         }
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                enum Now { case wait([CheckedContinuation<Void, any Error>]), resume, cancel }
+                enum Now {
+                    case wait([CheckedContinuation<Void, any Error>])
+                    case resume, cancel
+                }
                 let now = state.withLock { state -> Now in
                     // Under the lock the cancellation handler takes: seen here or it finds the sleeper.
                     if Task.isCancelled { return .cancel }

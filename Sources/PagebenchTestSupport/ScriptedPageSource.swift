@@ -36,7 +36,12 @@ package struct ScriptedPage: Hashable, Sendable {
 
     /// Bidirectional cursor info of this page.
     package var bidirectionalInfo: CursorBasedPagination.Bidirectional {
-        .init(hasNext: nextToken != nil, endCursor: nextToken, hasPrevious: previousToken != nil, startCursor: previousToken)
+        .init(
+            hasNext: nextToken != nil,
+            endCursor: nextToken,
+            hasPrevious: previousToken != nil,
+            startCursor: previousToken
+        )
     }
 }
 
@@ -140,13 +145,17 @@ package final class ScriptedPageSource: PageSource, Sendable {
         for (offset, items) in next.enumerated() {
             let distance = offset + 1
             script[ScriptedRequest(token: "n\(distance)", direction: .next)] = ScriptedPage(
-                items: items, nextToken: nextToken(distance + 1), previousToken: nil
+                items: items,
+                nextToken: nextToken(distance + 1),
+                previousToken: nil
             )
         }
         for (offset, items) in previous.reversed().enumerated() {
             let distance = offset + 1
             script[ScriptedRequest(token: "p\(distance)", direction: .previous)] = ScriptedPage(
-                items: items, nextToken: nil, previousToken: previousToken(distance + 1)
+                items: items,
+                nextToken: nil,
+                previousToken: previousToken(distance + 1)
             )
         }
         self.init(script: script, gated: gated)

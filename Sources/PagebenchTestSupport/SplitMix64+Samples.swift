@@ -12,11 +12,18 @@ extension SplitMix64 {
     private func pow10(_ exponent: Double) -> Double {
         var result = 1.0
         var remaining = exponent
-        while remaining >= 1 { result *= 10; remaining -= 1 }
+        while remaining >= 1 {
+            result *= 10
+            remaining -= 1
+        }
         // 10^r = e^(r ln 10), series is plenty precise for test data.
         let x = remaining * 2.302585092994046
-        var term = 1.0, sum = 1.0
-        for n in 1..<30 { term *= x / Double(n); sum += term }
+        var term = 1.0
+        var sum = 1.0
+        for n in 1..<30 {
+            term *= x / Double(n)
+            sum += term
+        }
         return result * sum
     }
 }

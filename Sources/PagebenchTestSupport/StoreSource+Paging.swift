@@ -18,7 +18,10 @@ extension StoreSource {
     }
 
     /// A streaming pager following `request`'s tokens (the request's own token is the start).
-    package func pageStream(_ request: PageRequest, retryPolicy: RetryPolicy = .none)
+    package func pageStream(
+        _ request: PageRequest,
+        retryPolicy: RetryPolicy = .none
+    )
         -> PageStream<StoreSource, CursorBasedPagination.Forward>
     {
         PageStream(
@@ -31,7 +34,10 @@ extension StoreSource {
     }
 
     /// An Apollo-style pager over `request`'s pages whose output is the pages themselves.
-    package func queryPager(_ request: PageRequest, retryPolicy: RetryPolicy = .none)
+    package func queryPager(
+        _ request: PageRequest,
+        retryPolicy: RetryPolicy = .none
+    )
         -> QueryPager<StoreSource, StoreSource, CursorBasedPagination.Forward, PaginationOutput<Page, Page>>
     {
         QueryPager(

@@ -19,11 +19,14 @@ package struct TestCertificates: Sendable {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("pagebench-tls-\(UUID())").path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         try Self.openssl([
-            "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", directory + "/key.pem",
+            "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-keyout",
+            directory + "/key.pem",
             "-out", directory + "/cert.pem", "-days", "2", "-subj", "/CN=localhost",
             "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1",
         ])
-        try Self.openssl(["genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", directory + "/other-key.pem"])
+        try Self.openssl([
+            "genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", directory + "/other-key.pem",
+        ])
     }
 
     private static func openssl(_ arguments: [String]) throws {
@@ -35,7 +38,9 @@ package struct TestCertificates: Sendable {
         try process.run()
         process.waitUntilExit()
         guard process.terminationStatus == 0 else {
-            throw CertificateError(description: "openssl \(arguments[0]) failed: the openssl command is needed (Debian package openssl)")
+            throw CertificateError(
+                description: "openssl \(arguments[0]) failed: the openssl command is needed (Debian package openssl)"
+            )
         }
     }
 

@@ -28,8 +28,12 @@ package struct WritesModel: Sendable {
         partitions = (0..<configuration.partitions).map { partition in
             Array(base.items(in: .partition(partition), filter: nil, reverse: false)).map {
                 Item(
-                    partition: $0.partition, sortKey: ($0.sortKey + 1) * spacing, sizeBytes: $0.sizeBytes,
-                    category: $0.storeAttributes.category, fingerprint: $0.storeAttributes.fingerprint)
+                    partition: $0.partition,
+                    sortKey: ($0.sortKey + 1) * spacing,
+                    sizeBytes: $0.sizeBytes,
+                    category: $0.storeAttributes.category,
+                    fingerprint: $0.storeAttributes.fingerprint
+                )
             }
         }
         self.filter = filter
@@ -109,8 +113,13 @@ package struct WritesModel: Sendable {
 
     /// The page at `cursor` of `request`'s range now, by S2–S6 and S24.
     package func page(
-        _ request: PageRequest, at cursor: Cursor, continuation: ContinuationMode, defaultLimit: Int = 10,
-        budgetBytes: Int, boundary: BudgetBoundary, exactEnd: ExactEnd
+        _ request: PageRequest,
+        at cursor: Cursor,
+        continuation: ContinuationMode,
+        defaultLimit: Int = 10,
+        budgetBytes: Int,
+        boundary: BudgetBoundary,
+        exactEnd: ExactEnd
     ) -> ModelPage {
         let items = self.items(in: request.range, reverse: request.reverse)
         let limit = request.limit ?? defaultLimit

@@ -54,9 +54,14 @@ package struct WritesReplay {
             }
             last = served.versionAfter
             let expected = model.page(
-                request, at: cursor, continuation: configuration.continuation, defaultLimit: configuration.defaultLimit,
-                budgetBytes: configuration.scanBudgetBytes, boundary: configuration.budgetBoundary,
-                exactEnd: configuration.exactEnd)
+                request,
+                at: cursor,
+                continuation: configuration.continuation,
+                defaultLimit: configuration.defaultLimit,
+                budgetBytes: configuration.scanBudgetBytes,
+                boundary: configuration.budgetBoundary,
+                exactEnd: configuration.exactEnd
+            )
             let page = served.page
             if drain.mismatch == nil,
                 page.items != expected.items || page.scannedCount != expected.scannedCount
@@ -75,7 +80,11 @@ package struct WritesReplay {
         }
         (drain.modelDuplicates, drain.modelSkipped) = model.endDrain(returned: drain.returned)
         drain.storeSkipped = store.skippedItems(
-            of: request, from: first, to: last, returned: Set(drain.returned.map(ItemKey.init)))
+            of: request,
+            from: first,
+            to: last,
+            returned: Set(drain.returned.map(ItemKey.init))
+        )
         return drain
     }
 

@@ -48,7 +48,11 @@ enum GraphQLErrorReading: Equatable {
             return
         }
         let unique = given.reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } }
-        self = .refusal(codes: unique, unknown: unique.filter { Self.class(of: $0) == nil }, uncoded: given.count < codes.count || codes.isEmpty)
+        self = .refusal(
+            codes: unique,
+            unknown: unique.filter { Self.class(of: $0) == nil },
+            uncoded: given.count < codes.count || codes.isEmpty
+        )
     }
 
     /// How a refusal shows in a rule's note: `BAD_USER_INPUT`, `without a code`.

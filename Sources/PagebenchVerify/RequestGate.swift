@@ -29,7 +29,10 @@ final class RequestGate: Sendable {
     private let stopped: @Sendable () -> String?
 
     init(
-        rate: Double, maxRequests: Int, maxSeconds: Double, start: ContinuousClock.Instant = .now,
+        rate: Double,
+        maxRequests: Int,
+        maxSeconds: Double,
+        start: ContinuousClock.Instant = .now,
         stopped: @escaping @Sendable () -> String? = { nil }
     ) {
         self.stopped = stopped
@@ -59,7 +62,11 @@ final class RequestGate: Sendable {
     /// The slot of a request asked for at `now`, counted in `state`: the current burst's slot
     /// while it has room, else the next slot of the rate (a burst of `n` moves the one after
     /// it `n` intervals on).
-    func reserve(_ state: inout State, now: ContinuousClock.Instant, burst: Int) throws(Closed) -> ContinuousClock.Instant {
+    func reserve(
+        _ state: inout State,
+        now: ContinuousClock.Instant,
+        burst: Int
+    ) throws(Closed) -> ContinuousClock.Instant {
         guard state.sent < maxRequests else {
             throw Closed(reason: "the request bound was reached (--max-requests \(maxRequests))")
         }

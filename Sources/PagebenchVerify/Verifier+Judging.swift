@@ -81,7 +81,12 @@ extension Verifier {
             for drain in drains where keyed {
                 if let duplicate = firstDuplicate(drain) {
                     evidence = duplicate
-                    return RuleResult(.v1, .broken, "partition \(partition) at limit \(drain.limit) returned an item twice", evidence: evidence)
+                    return RuleResult(
+                        .v1,
+                        .broken,
+                        "partition \(partition) at limit \(drain.limit) returned an item twice",
+                        evidence: evidence
+                    )
                 }
             }
             let complete = drains.filter(\.isComplete)
@@ -89,7 +94,13 @@ extension Verifier {
             guard let reference = complete.max(by: { $0.limit < $1.limit }) else { continue }
             for drain in complete where drain.limit != reference.limit {
                 compared += 1
-                if let difference = difference(drain, reference, keyed: keyed, here: "at limit \(drain.limit)", there: "at limit \(reference.limit)") {
+                if let difference = difference(
+                    drain,
+                    reference,
+                    keyed: keyed,
+                    here: "at limit \(drain.limit)",
+                    there: "at limit \(reference.limit)"
+                ) {
                     return RuleResult(.v1, .broken, difference.note, evidence: difference.evidence)
                 }
             }
@@ -102,10 +113,15 @@ extension Verifier {
         guard compared > 0 || keyed else {
             return RuleResult(.v1, .notApplicable, "one limit and no itemKey: nothing to compare")
         }
-        let what = keyed ? "the same items in the same order, none twice" : "the same number of items (give itemKey to compare the items)"
+        let what =
+            keyed
+            ? "the same items in the same order, none twice"
+            : "the same number of items (give itemKey to compare the items)"
         return RuleResult(
-            .v1, .holds,
-            "\(partitions.count == 1 ? "1 partition" : "\(partitions.count) partitions") at limits \(limits.joined(separator: ", ")): \(what)")
+            .v1,
+            .holds,
+            "\(partitions.count == 1 ? "1 partition" : "\(partitions.count) partitions") at limits \(limits.joined(separator: ", ")): \(what)"
+        )
     }
 
     /// The first item a drain returned twice, as evidence.
@@ -131,7 +147,11 @@ extension Verifier {
     /// How `drain` differs from `reference`, as evidence; `here` and `there` name them
     /// ("at limit 1", "at limit 100"; "at once", "alone").
     static func difference(
-        _ drain: DrainRecord, _ reference: DrainRecord, keyed: Bool, here: String, there: String
+        _ drain: DrainRecord,
+        _ reference: DrainRecord,
+        keyed: Bool,
+        here: String,
+        there: String
     ) -> (note: String, evidence: [String])? {
         let partition = drain.partition
         guard keyed, let keys = drain.keys, let expected = reference.keys else {
@@ -156,18 +176,24 @@ extension Verifier {
             if let after, let location = drain.location(ofItem: after) {
                 let last = location.index == drain.pages[location.page].count - 1
                 evidence.append(
-                    "it follows \(previous!), " + (last ? "the last item" : "item \(location.index + 1)") + " of page \(location.page + 1): "
-                        + describe(drain.exchanges[location.page]))
+                    "it follows \(previous!), " + (last ? "the last item" : "item \(location.index + 1)")
+                        + " of page \(location.page + 1): "
+                        + describe(drain.exchanges[location.page])
+                )
                 if last, location.page + 1 < drain.exchanges.count {
                     evidence.append("the next page goes on without it: " + describe(drain.exchanges[location.page + 1]))
                 }
             } else if let location = reference.location(ofItem: missingAt) {
-                evidence.append("\(there) it is on page \(location.page + 1): " + describe(reference.exchanges[location.page]))
+                evidence.append(
+                    "\(there) it is on page \(location.page + 1): " + describe(reference.exchanges[location.page])
+                )
             }
             return ("partition \(partition) \(here) skipped an item", evidence)
         }
         let expectedSet = Set(expected.compactMap { $0 })
-        if let extraAt = keys.firstIndex(where: { $0 != nil && !expectedSet.contains($0!) }), let location = drain.location(ofItem: extraAt) {
+        if let extraAt = keys.firstIndex(where: { $0 != nil && !expectedSet.contains($0!) }),
+            let location = drain.location(ofItem: extraAt)
+        {
             return (
                 "partition \(partition) \(here) returned an item not returned \(there)",
                 [
@@ -176,11 +202,15 @@ extension Verifier {
                 ]
             )
         }
-        let at = zip(keys, expected).enumerated().first { $0.element.0 != $0.element.1 }?.offset ?? min(keys.count, expected.count)
+        let at =
+            zip(keys, expected).enumerated().first { $0.element.0 != $0.element.1 }?.offset
+            ?? min(keys.count, expected.count)
         var evidence = [
             "item \(at + 1) is \(keys[safe: at].map(text) ?? "missing") \(here) but \(expected[safe: at].map(text) ?? "missing") \(there); \(counts)"
         ]
-        if let location = drain.location(ofItem: at) { evidence.append("page \(location.page + 1): " + describe(drain.exchanges[location.page])) }
+        if let location = drain.location(ofItem: at) {
+            evidence.append("page \(location.page + 1): " + describe(drain.exchanges[location.page]))
+        }
         return ("partition \(partition): the items \(here) differ from those \(there) (order or repeats)", evidence)
     }
 
@@ -194,23 +224,32 @@ extension Verifier {
                 pages += 1
                 if page.count > drain.limit {
                     return RuleResult(
-                        .v2, .broken, "a page at limit \(drain.limit) returned \(page.count) items",
-                        evidence: ["partition \(drain.partition): " + describe(exchange)])
+                        .v2,
+                        .broken,
+                        "a page at limit \(drain.limit) returned \(page.count) items",
+                        evidence: ["partition \(drain.partition): " + describe(exchange)]
+                    )
                 }
                 if page.reportsScanned, page.scanned > drain.limit {
                     return RuleResult(
-                        .v2, .broken,
+                        .v2,
+                        .broken,
                         "a page at limit \(drain.limit) evaluated \(page.scanned) items: the limit was applied after the filter",
                         evidence: [
                             "partition \(drain.partition): " + describe(exchange),
                             "the API reports \(page.scanned) items evaluated (scannedCount) for \(page.count) returned; the limit bounds what a page evaluates (S2, DynamoDB's Limit)",
-                        ])
+                        ]
+                    )
                 }
             }
         }
         guard pages > 0 else { return RuleResult(.v2, .couldNotTell, "no page was answered") }
         let reportsScanned = observations.drains.contains { $0.pages.contains(where: \.reportsScanned) }
-        return RuleResult(.v2, .holds, "\(pages) pages, none longer than its limit" + (reportsScanned ? ", none evaluated more" : ""))
+        return RuleResult(
+            .v2,
+            .holds,
+            "\(pages) pages, none longer than its limit" + (reportsScanned ? ", none evaluated more" : "")
+        )
     }
 
     // MARK: V3
@@ -229,22 +268,37 @@ extension Verifier {
                 ]
                 if first > 0 { evidence.append("page \(first): " + describe(drain.exchanges[first - 1])) }
                 evidence.append("page \(again): " + describe(drain.exchanges[again - 1]))
-                return RuleResult(.v3, .broken, "a continuation repeats: following it would never end (P9)", evidence: evidence)
+                return RuleResult(
+                    .v3,
+                    .broken,
+                    "a continuation repeats: following it would never end (P9)",
+                    evidence: evidence
+                )
             case .failed(let exchange):
                 if exchange.isThrottled {
                     cut.append("\(drain.partition) at limit \(drain.limit): throttled after \(drain.pages.count) pages")
                     continue
                 }
                 return RuleResult(
-                    .v3, .broken, "a drain ended with an answer that is not a page, before its last page",
+                    .v3,
+                    .broken,
+                    "a drain ended with an answer that is not a page, before its last page",
                     evidence: [
-                        "partition \(drain.partition) at limit \(drain.limit), page \(drain.pages.count + 1): " + describe(exchange),
-                    ] + (drain.exchanges.last.map { ["the token it sent came from page \(drain.pages.count): " + describe($0)] } ?? []))
+                        "partition \(drain.partition) at limit \(drain.limit), page \(drain.pages.count + 1): "
+                            + describe(exchange)
+                    ]
+                        + (drain.exchanges.last.map {
+                            ["the token it sent came from page \(drain.pages.count): " + describe($0)]
+                        } ?? [])
+                )
             case .cut(let reason):
                 if observations.keyed, let duplicate = firstDuplicate(drain) {
                     return RuleResult(
-                        .v3, .broken, "a drain cut at its bound was returning items it had returned already (a cycle)",
-                        evidence: duplicate)
+                        .v3,
+                        .broken,
+                        "a drain cut at its bound was returning items it had returned already (a cycle)",
+                        evidence: duplicate
+                    )
                 }
                 cut.append("\(drain.partition) at limit \(drain.limit): \(reason) after \(drain.pages.count) pages")
             }
@@ -252,7 +306,10 @@ extension Verifier {
         if !cut.isEmpty { return RuleResult(.v3, .couldNotTell, cut.joined(separator: "; ")) }
         let bound = observations.maxPagesPerDrain.map { " (bound \($0))" } ?? ""
         return RuleResult(
-            .v3, .holds, "\(observations.drains.count) drains ended with a last page, the longest after \(longest) pages\(bound), no continuation repeated")
+            .v3,
+            .holds,
+            "\(observations.drains.count) drains ended with a last page, the longest after \(longest) pages\(bound), no continuation repeated"
+        )
     }
 
     // MARK: V4
@@ -261,29 +318,43 @@ extension Verifier {
         guard let stability = observations.stability else {
             return RuleResult(.v4, .notApplicable, "no drain had a second page: no token to send again")
         }
-        guard let expected = stability.expected.page else { return RuleResult(.v4, .couldNotTell, "no page to compare") }
+        guard let expected = stability.expected.page else {
+            return RuleResult(.v4, .couldNotTell, "no page to compare")
+        }
         var notes: [String] = []
         for probe in stability.again {
-            guard let exchange = probe.exchange else { return RuleResult(.v4, .couldNotTell, "\(probe.name): not sent, \(probe.notSent ?? "")") }
+            guard let exchange = probe.exchange else {
+                return RuleResult(.v4, .couldNotTell, "\(probe.name): not sent, \(probe.notSent ?? "")")
+            }
             if exchange.isThrottled { return RuleResult(.v4, .couldNotTell, "\(probe.name): throttled") }
             guard let page = exchange.page else {
                 return RuleResult(
-                    .v4, .broken, "\(probe.name) was not answered with a page",
-                    evidence: ["first: " + describe(stability.expected), "\(probe.name): " + describe(exchange)])
+                    .v4,
+                    .broken,
+                    "\(probe.name) was not answered with a page",
+                    evidence: ["first: " + describe(stability.expected), "\(probe.name): " + describe(exchange)]
+                )
             }
             let same = observations.keyed ? page.keys == expected.keys : page.count == expected.count
             guard same else {
                 return RuleResult(
-                    .v4, .broken, "\(probe.name) gave another page",
-                    evidence: ["first: " + describe(stability.expected), "\(probe.name): " + describe(exchange)])
+                    .v4,
+                    .broken,
+                    "\(probe.name) gave another page",
+                    evidence: ["first: " + describe(stability.expected), "\(probe.name): " + describe(exchange)]
+                )
             }
-            if page.token != expected.token { notes.append("\(probe.name) gave the same items with another continuation") }
+            if page.token != expected.token {
+                notes.append("\(probe.name) gave the same items with another continuation")
+            }
         }
         let what = observations.keyed ? "the same items" : "the same number of items"
         return RuleResult(
-            .v4, .holds,
+            .v4,
+            .holds,
             "a limit-\(stability.limit) token sent again \(stability.again.count) times (the last on a new connection): \(what)"
-                + (notes.isEmpty ? "" : "; " + notes.joined(separator: "; ")))
+                + (notes.isEmpty ? "" : "; " + notes.joined(separator: "; "))
+        )
     }
 
     // MARK: V5
@@ -338,10 +409,14 @@ extension Verifier {
                     switch reading {
                     case .refusal(_, let unknownCodes, let uncoded):
                         held.append("\(probe.name) 200 with errors \(reading.label)")
-                        for code in unknownCodes where !unknownGraphQLCodes.contains(code) { unknownGraphQLCodes.append(code) }
+                        for code in unknownCodes where !unknownGraphQLCodes.contains(code) {
+                            unknownGraphQLCodes.append(code)
+                        }
                         uncodedGraphQLErrors = uncodedGraphQLErrors || uncoded
                     case .serverError(let code):
-                        broken.append(("\(probe.name) got GraphQL errors with extensions.code \(code), a server error", evidence))
+                        broken.append(
+                            ("\(probe.name) got GraphQL errors with extensions.code \(code), a server error", evidence)
+                        )
                     case .throttled: unknown.append("\(probe.name): throttled")  // isThrottled took it above
                     }
                 } else if case .failure(.refused, _) = exchange.outcome {
@@ -351,7 +426,11 @@ extension Verifier {
                         held.append("\(probe.name) accepted (a page of \(page.count))")
                     } else {
                         broken.append(
-                            ("\(probe.name) was answered with a page of \(page.count) items, not an error" + (page.count == 0 ? " (a silent end)" : ""), evidence))
+                            (
+                                "\(probe.name) was answered with a page of \(page.count) items, not an error"
+                                    + (page.count == 0 ? " (a silent end)" : ""), evidence
+                            )
+                        )
                     }
                 } else {
                     broken.append(("\(probe.name) got HTTP 200 with neither a page nor an error", evidence))
@@ -367,10 +446,14 @@ extension Verifier {
         if !unknown.isEmpty { return RuleResult(rule, .couldNotTell, unknown.joined(separator: "; ")) }
         var readings: [String] = []
         if uncodedGraphQLErrors {
-            readings.append("GraphQL errors without extensions.code are read as refusals (a server fault cannot be told from them)")
+            readings.append(
+                "GraphQL errors without extensions.code are read as refusals (a server fault cannot be told from them)"
+            )
         }
         if !unknownGraphQLCodes.isEmpty {
-            readings.append("codes verify does not know are read as refusals: " + unknownGraphQLCodes.joined(separator: ", "))
+            readings.append(
+                "codes verify does not know are read as refusals: " + unknownGraphQLCodes.joined(separator: ", ")
+            )
         }
         return RuleResult(rule, .holds, ([(held + extra).joined(separator: ", ")] + readings).joined(separator: "; "))
     }
@@ -378,7 +461,9 @@ extension Verifier {
     // MARK: V7
 
     static func concurrency(_ observations: Observations) -> RuleResult {
-        let alone = observations.drains.first { $0.partition == observations.concurrencyPartition && $0.limit == observations.concurrencyLimit }
+        let alone = observations.drains.first {
+            $0.partition == observations.concurrencyPartition && $0.limit == observations.concurrencyLimit
+        }
         guard let alone, alone.isComplete else {
             return RuleResult(.v7, .couldNotTell, "the drain alone did not end (V3)")
         }
@@ -390,25 +475,38 @@ extension Verifier {
             case .last: break
             case .failed(let exchange) where !exchange.isThrottled:
                 return RuleResult(
-                    .v7, .broken, "drain \(index + 1) of \(observations.concurrent.count) at once failed; alone it ended",
-                    evidence: ["page \(drain.pages.count + 1): " + describe(exchange)])
+                    .v7,
+                    .broken,
+                    "drain \(index + 1) of \(observations.concurrent.count) at once failed; alone it ended",
+                    evidence: ["page \(drain.pages.count + 1): " + describe(exchange)]
+                )
             case .repeated(let token, _, let again):
                 return RuleResult(
-                    .v7, .broken, "drain \(index + 1) of \(observations.concurrent.count) at once repeated a continuation; alone it ended",
-                    evidence: ["page \(again) carried \(shortToken(token)) again: " + describe(drain.exchanges[again - 1])])
+                    .v7,
+                    .broken,
+                    "drain \(index + 1) of \(observations.concurrent.count) at once repeated a continuation; alone it ended",
+                    evidence: [
+                        "page \(again) carried \(shortToken(token)) again: " + describe(drain.exchanges[again - 1])
+                    ]
+                )
             default:
                 return RuleResult(.v7, .couldNotTell, "drain \(index + 1) at once did not end (a bound or throttling)")
             }
             if let difference = difference(drain, alone, keyed: observations.keyed, here: "at once", there: "alone") {
                 return RuleResult(
-                    .v7, .broken, "drain \(index + 1) of \(observations.concurrent.count) at once: " + difference.note,
-                    evidence: difference.evidence)
+                    .v7,
+                    .broken,
+                    "drain \(index + 1) of \(observations.concurrent.count) at once: " + difference.note,
+                    evidence: difference.evidence
+                )
             }
         }
         let what = observations.keyed ? "the same items" : "the same number of items"
         return RuleResult(
-            .v7, .holds,
-            "\(observations.concurrent.count) drains at once of partition \(observations.concurrencyPartition) at limit \(observations.concurrencyLimit): \(what) as alone")
+            .v7,
+            .holds,
+            "\(observations.concurrent.count) drains at once of partition \(observations.concurrencyPartition) at limit \(observations.concurrencyLimit): \(what) as alone"
+        )
     }
 
     // MARK: Evidence
@@ -419,7 +517,9 @@ extension Verifier {
         if let body = exchange.sentBody { line += " body " + clip(body, 300) }
         line += " → "
         guard let status = exchange.status else {
-            if case .failure(_, let message) = exchange.outcome { return line + "no answer after \(NumberText.fixed(exchange.seconds, 3)) s: \(clip(message, 300))" }
+            if case .failure(_, let message) = exchange.outcome {
+                return line + "no answer after \(NumberText.fixed(exchange.seconds, 3)) s: \(clip(message, 300))"
+            }
             return line + "no answer"
         }
         line += "HTTP \(status)"
@@ -429,7 +529,8 @@ extension Verifier {
             if page.reportsScanned { line += " (\(page.scanned) evaluated)" }
             if let keys = page.keys {
                 let shown = keys.prefix(12).map { $0 ?? "(no key)" }
-                line += " [" + shown.joined(separator: ", ") + (keys.count > 12 ? ", … \(keys.count - 12) more" : "") + "]"
+                line +=
+                    " [" + shown.joined(separator: ", ") + (keys.count > 12 ? ", … \(keys.count - 12) more" : "") + "]"
             }
             line += ", continuation " + (page.token.map(shortToken) ?? "none")
         case .failure(_, let message):

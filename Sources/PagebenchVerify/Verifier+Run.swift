@@ -15,17 +15,31 @@ extension Verifier {
     package func run(stopped: @escaping @Sendable () -> String? = { nil }) async throws -> VerifyReport {
         let start = ContinuousClock.now
         let gate = RequestGate(
-            rate: options.rate, maxRequests: options.maxRequests, maxSeconds: options.maxSeconds, start: start, stopped: stopped)
+            rate: options.rate,
+            maxRequests: options.maxRequests,
+            maxSeconds: options.maxSeconds,
+            start: start,
+            stopped: stopped
+        )
         let source = try makeSource(connections: options.concurrency)
         do {
             let observations = try await observe(source, gate)
             await source.shutdown()
             let results = Self.judge(observations)
             return VerifyReport(
-                target: target.name, kind: target.kind.rawValue, endpoint: target.endpoint, partitions: partitions.map(\.label),
-                limits: limits, results: results, figures: Self.figures(observations.drains, limits: limits), requests: gate.sent,
-                seconds: (ContinuousClock.now - start).totalSeconds, options: options, keyed: target.itemKey != nil,
-                filter: filter.map(Self.text))
+                target: target.name,
+                kind: target.kind.rawValue,
+                endpoint: target.endpoint,
+                partitions: partitions.map(\.label),
+                limits: limits,
+                results: results,
+                figures: Self.figures(observations.drains, limits: limits),
+                requests: gate.sent,
+                seconds: (ContinuousClock.now - start).totalSeconds,
+                options: options,
+                keyed: target.itemKey != nil,
+                filter: filter.map(Self.text)
+            )
         } catch {
             await source.shutdown()
             throw error
@@ -37,7 +51,11 @@ extension Verifier {
     /// check; its continuations feed V4 and V5), the token and error probes, every other
     /// drain with the largest limits first, then the drains at once.
     func observe(_ source: TargetSource, _ gate: RequestGate) async throws -> Observations {
-        var observations = Observations(keyed: target.itemKey != nil, concurrencyLimit: probeLimit, concurrencyPartition: partitions[0].label)
+        var observations = Observations(
+            keyed: target.itemKey != nil,
+            concurrencyLimit: probeLimit,
+            concurrencyPartition: partitions[0].label
+        )
         observations.maxPagesPerDrain = options.maxPagesPerDrain
         let first = try await drain(partitions[0], limit: probeLimit, source, gate)
         if first.exchanges.isEmpty, case .failed(let exchange) = first.end, !exchange.isThrottled {
@@ -56,22 +74,33 @@ extension Verifier {
             _ = try await probeTokens(&observations, source, gate)
         }
         // V7: a few drains at once, as alone.
-        observations.concurrent = options.concurrency < 2 ? [] : try await withThrowingTaskGroup(of: DrainRecord.self) { group in
-            for _ in 0..<options.concurrency {
-                group.addTask { try await self.drain(partitions[0], limit: probeLimit, source, gate, burst: options.concurrency) }
+        observations.concurrent =
+            options.concurrency < 2
+            ? []
+            : try await withThrowingTaskGroup(of: DrainRecord.self) { group in
+                for _ in 0..<options.concurrency {
+                    group.addTask {
+                        try await self.drain(partitions[0], limit: probeLimit, source, gate, burst: options.concurrency)
+                    }
+                }
+                var drains: [DrainRecord] = []
+                for try await drain in group { drains.append(drain) }
+                return drains
             }
-            var drains: [DrainRecord] = []
-            for try await drain in group { drains.append(drain) }
-            return drains
-        }
         return observations
     }
 
     /// V4 and V5: a continuation of the first partition sent again, on a new connection, and
     /// altered. False when no drain of the first partition had a second page yet.
-    func probeTokens(_ observations: inout Observations, _ source: TargetSource, _ gate: RequestGate) async throws -> Bool {
+    func probeTokens(
+        _ observations: inout Observations,
+        _ source: TargetSource,
+        _ gate: RequestGate
+    ) async throws -> Bool {
         let tokenDrain =
-            observations.drains.first { $0.partition == partitions[0].label && $0.limit == probeLimit && $0.pages.count >= 2 }
+            observations.drains.first {
+                $0.partition == partitions[0].label && $0.limit == probeLimit && $0.pages.count >= 2
+            }
             ?? observations.drains.first { $0.partition == partitions[0].label && $0.pages.count >= 2 }
         guard let tokenDrain, let token = tokenDrain.pages[0].token else { return false }
         let limit = tokenDrain.limit
@@ -91,24 +120,50 @@ extension Verifier {
         // V5: tokens the API never issued for the request they are sent with.
         let kind = target.kind
         observations.tokenProbes.append(
-            try await probe("a garbled token", request(partitions[0], limit: limit, token: Self.garbled(token, kind)), source, gate))
+            try await probe(
+                "a garbled token",
+                request(partitions[0], limit: limit, token: Self.garbled(token, kind)),
+                source,
+                gate
+            )
+        )
         let truncated = Self.truncated(token, kind)
         if truncated != token {  // a one-character token has no shorter form but none
             observations.tokenProbes.append(
-                try await probe("a truncated token", request(partitions[0], limit: limit, token: truncated), source, gate))
+                try await probe(
+                    "a truncated token",
+                    request(partitions[0], limit: limit, token: truncated),
+                    source,
+                    gate
+                )
+            )
         }
         if let other = otherPartition {
-            var otherToken = observations.drains.first { $0.partition == other.label && $0.limit == limit }?.pages.first?.token
-            if otherToken == nil, !observations.drains.contains(where: { $0.partition == other.label && $0.limit == limit }) {
-                otherToken = try await probe("the first page of \(other.label)", request(other, limit: limit), source, gate).exchange?.page?.token
+            var otherToken = observations.drains.first { $0.partition == other.label && $0.limit == limit }?.pages
+                .first?.token
+            if otherToken == nil,
+                !observations.drains.contains(where: { $0.partition == other.label && $0.limit == limit })
+            {
+                otherToken = try await probe(
+                    "the first page of \(other.label)",
+                    request(other, limit: limit),
+                    source,
+                    gate
+                ).exchange?.page?.token
             }
             if let otherToken, otherToken != token {
                 observations.tokenProbes.append(
                     try await probe(
                         "partition \(other.label)'s token with partition \(partitions[0].label)",
-                        request(partitions[0], limit: limit, token: otherToken), source, gate))
+                        request(partitions[0], limit: limit, token: otherToken),
+                        source,
+                        gate
+                    )
+                )
             } else {
-                observations.tokenNotes.append("partition \(other.label) gave no token at limit \(limit) to send with \(partitions[0].label)")
+                observations.tokenNotes.append(
+                    "partition \(other.label) gave no token at limit \(limit) to send with \(partitions[0].label)"
+                )
             }
         }
         if let otherFilter, let filter {
@@ -117,7 +172,11 @@ extension Verifier {
                 observations.tokenProbes.append(
                     try await probe(
                         "filter \(Self.text(filter))'s token with filter \(Self.text(otherFilter))",
-                        request(partitions[0], limit: limit, token: token), filtered, gate))
+                        request(partitions[0], limit: limit, token: token),
+                        filtered,
+                        gate
+                    )
+                )
                 await filtered.shutdown()
             } catch {
                 await filtered.shutdown()
@@ -127,7 +186,12 @@ extension Verifier {
         if bindsLimit, let otherLimit = limits.first(where: { $0 != limit }) {
             observations.tokenProbes.append(
                 try await probe(
-                    "a limit-\(limit) token at limit \(otherLimit)", request(partitions[0], limit: otherLimit, token: token), source, gate))
+                    "a limit-\(limit) token at limit \(otherLimit)",
+                    request(partitions[0], limit: otherLimit, token: token),
+                    source,
+                    gate
+                )
+            )
         }
         return true
     }
@@ -135,18 +199,25 @@ extension Verifier {
     /// V6: requests that must be refused with an error answer (or answered with a page).
     func probeErrors(_ observations: inout Observations, _ source: TargetSource, _ gate: RequestGate) async throws {
         for bad in [0, -1, Self.hugeLimit] {
-            observations.errorProbes.append(try await probe("limit \(bad)", request(partitions[0], limit: bad), source, gate))
+            observations.errorProbes.append(
+                try await probe("limit \(bad)", request(partitions[0], limit: bad), source, gate)
+            )
         }
         if let unknown = unknownPartition {
             observations.errorProbes.append(
-                try await probe("unknown partition \(unknown.label)", request(unknown, limit: probeLimit), source, gate))
+                try await probe("unknown partition \(unknown.label)", request(unknown, limit: probeLimit), source, gate)
+            )
         }
     }
 
     /// One drain of `partition` at `limit`, within the page bound and the gate; `burst`: its
     /// requests share their slot with those of the other drains at once (V7).
     func drain(
-        _ partition: (index: Int, label: String), limit: Int, _ source: TargetSource, _ gate: RequestGate, burst: Int = 1
+        _ partition: (index: Int, label: String),
+        limit: Int,
+        _ source: TargetSource,
+        _ gate: RequestGate,
+        burst: Int = 1
     ) async throws -> DrainRecord {
         var record = DrainRecord(partition: partition.label, limit: limit, exchanges: [], end: .last, throttles: 0)
         var token: String?
@@ -187,7 +258,8 @@ extension Verifier {
 
     /// Sends `request` through the gate; a throttling answer is waited out (its
     /// `Retry-After`, at most 30 s) and retried up to `throttleRetries` times.
-    func send(_ request: PageRequest, _ source: TargetSource, _ gate: RequestGate, burst: Int = 1) async throws -> Sent {
+    func send(_ request: PageRequest, _ source: TargetSource, _ gate: RequestGate, burst: Int = 1) async throws -> Sent
+    {
         var throttles = 0
         while true {
             do {
@@ -196,14 +268,24 @@ extension Verifier {
                 return .notSent(closed.reason)
             }
             let exchange = try await source.exchange(request)
-            guard exchange.isThrottled, throttles < options.throttleRetries else { return .answered(exchange, throttles: throttles) }
+            guard exchange.isThrottled, throttles < options.throttleRetries else {
+                return .answered(exchange, throttles: throttles)
+            }
             throttles += 1
-            let wait = min(Double(exchange.retryAfterSeconds ?? throttles), Double(TargetSource.maximumRetryAfterSeconds))
+            let wait = min(
+                Double(exchange.retryAfterSeconds ?? throttles),
+                Double(TargetSource.maximumRetryAfterSeconds)
+            )
             try await Task.sleep(for: .seconds(wait))
         }
     }
 
-    func probe(_ name: String, _ request: PageRequest, _ source: TargetSource, _ gate: RequestGate) async throws -> Probe {
+    func probe(
+        _ name: String,
+        _ request: PageRequest,
+        _ source: TargetSource,
+        _ gate: RequestGate
+    ) async throws -> Probe {
         switch try await send(request, source, gate) {
         case .answered(let exchange, _): Probe(name: name, exchange: exchange, notSent: nil)
         case .notSent(let reason): Probe(name: name, exchange: nil, notSent: reason)
@@ -216,7 +298,9 @@ extension Verifier {
     /// digit, a letter for a letter), so that it still looks like a token; a DynamoDB key with
     /// one attribute renamed.
     static func garbled(_ token: String, _ kind: Target.Kind) -> String {
-        if kind == .dynamodb, case .object(let members)? = try? JSONValue.parse(token), let first = members.keys.sorted().first {
+        if kind == .dynamodb, case .object(let members)? = try? JSONValue.parse(token),
+            let first = members.keys.sorted().first
+        {
             var changed = members
             changed[first + "x"] = changed.removeValue(forKey: first)
             return JSONValue.object(changed).text
@@ -241,7 +325,9 @@ extension Verifier {
 
     /// The first half of `token`; a DynamoDB key with only its first attribute.
     static func truncated(_ token: String, _ kind: Target.Kind) -> String {
-        if kind == .dynamodb, case .object(let members)? = try? JSONValue.parse(token), let first = members.keys.sorted().first {
+        if kind == .dynamodb, case .object(let members)? = try? JSONValue.parse(token),
+            let first = members.keys.sorted().first
+        {
             return members.count > 1 ? JSONValue.object([first: members[first]!]).text : "{}"
         }
         return String(token.prefix(max(1, token.count / 2)))

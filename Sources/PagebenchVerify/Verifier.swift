@@ -44,18 +44,25 @@ package struct Verifier: Sendable {
     ///
     /// - Throws: ``VerifyError`` (usage) for an invalid option or a `--partition` given to a
     ///   target without partitions.
-    package init(target: Target, options: VerifyOptions, environment: [String: String] = ProcessInfo.processInfo.environment)
+    package init(
+        target: Target,
+        options: VerifyOptions,
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    )
         throws(VerifyError)
     {
         try options.validate()
         if case .http(let http) = target.request, !Self.readMethods.contains(http.method) {
             throw .invalidInput(
                 "target \(target.name): method \(http.method): verify sends only reads, and a list request by "
-                    + Self.readMethods.joined(separator: ", ") + " (it repeats each request many times); give the API's list request")
+                    + Self.readMethods.joined(separator: ", ")
+                    + " (it repeats each request many times); give the API's list request"
+            )
         }
         if case .graphql(let graphql) = target.request, let operation = Self.writingOperation(in: graphql.query) {
             throw .invalidInput(
-                "target \(target.name): query: the document holds a \(operation); verify sends only reads (it repeats each request many times): give the API's list query")
+                "target \(target.name): query: the document holds a \(operation); verify sends only reads (it repeats each request many times): give the API's list query"
+            )
         }
         self.target = target
         self.options = options
@@ -64,7 +71,9 @@ package struct Verifier: Sendable {
         extended.filterValue = target.filters?.first
         guard var values = target.partitions else {
             if let partition = options.partition {
-                throw .usage("--partition \(partition): target \(target.name) lists no partitions; leave --partition out (verify reads it whole)")
+                throw .usage(
+                    "--partition \(partition): target \(target.name) lists no partitions; leave --partition out (verify reads it whole)"
+                )
             }
             self.extended = target
             partitions = [(0, "scan")]
@@ -122,13 +131,16 @@ package struct Verifier: Sendable {
         let source = try makeSource(connections: 1)
         let first = source.describe(request(partitions[0], limit: probeLimit))
         await source.shutdown()
-        var lines = ["pagebench verify: target \(target.name) (\(target.kind.rawValue)) at \(target.endpoint); read-only: only its list request"]
+        var lines = [
+            "pagebench verify: target \(target.name) (\(target.kind.rawValue)) at \(target.endpoint); read-only: only its list request"
+        ]
         lines.append("  first request: \(first.sent)" + (first.body.map { " body \($0)" } ?? ""))
         if target.endpoint.hasPrefix("https://") {
             let trust =
                 options.insecure
                 ? "NOT verified (--insecure: any certificate and host name is accepted)"
-                : options.caFile.map { "verified against --ca-file \($0)" } ?? "verified against the system's trusted certificates"
+                : options.caFile.map { "verified against --ca-file \($0)" }
+                    ?? "verified against the system's trusted certificates"
             lines.append("  TLS: the server's certificate is " + trust)
         }
         if let filter {
@@ -137,7 +149,9 @@ package struct Verifier: Sendable {
             lines.append("  ${filter} is sent empty: give the target filters (the values its filter takes) to send one")
         }
         if target.itemKey == nil {
-            lines.append("  items are counted, not compared: give the target an itemKey (a JSON Pointer into each item, e.g. \"/id\") to compare them")
+            lines.append(
+                "  items are counted, not compared: give the target an itemKey (a JSON Pointer into each item, e.g. \"/id\") to compare them"
+            )
         }
         let names = partitions.map(\.label).joined(separator: ", ")
         let drained = target.partitions == nil ? "the whole list" : "partition \(names)"
@@ -145,31 +159,45 @@ package struct Verifier: Sendable {
         let limitList = limits.reversed().map(String.init).joined(separator: ", ")
         lines.append("  1. a drain of \(firstDrain) at limit \(probeLimit)")
         var probes = ["its first continuation twice more, once on a new connection", "garbled", "truncated"]
-        if let other = otherPartition { probes.append("partition \(other.label)'s with partition \(partitions[0].label)") }
-        if let other = otherFilter, let filter { probes.append("filter \(Self.text(filter))'s with filter \(Self.text(other))") }
+        if let other = otherPartition {
+            probes.append("partition \(other.label)'s with partition \(partitions[0].label)")
+        }
+        if let other = otherFilter, let filter {
+            probes.append("filter \(Self.text(filter))'s with filter \(Self.text(other))")
+        }
         if bindsLimit, let other = limits.first(where: { $0 != probeLimit }) {
             probes.append("a limit-\(probeLimit) token at limit \(other)")
         }
         lines.append("  2. token probes: " + probes.joined(separator: ", "))
         var unsent: [String] = []
-        if !bindsLimit, limits.count > 1 { unsent.append("at another limit (\"tokensBind\": [\"limit\"] if the API refuses that)") }
+        if !bindsLimit, limits.count > 1 {
+            unsent.append("at another limit (\"tokensBind\": [\"limit\"] if the API refuses that)")
+        }
         if otherFilter == nil, let filters = target.filters, filters.count > 1 {
             unsent.append("with another filter (\"tokensBind\": [\"filter\"] if the API refuses that)")
         }
-        if !unsent.isEmpty { lines.append("     not sent, as the target declares no binding: a token " + unsent.joined(separator: ", or ")) }
+        if !unsent.isEmpty {
+            lines.append(
+                "     not sent, as the target declares no binding: a token " + unsent.joined(separator: ", or ")
+            )
+        }
         var errors = ["limit 0", "limit -1", "limit \(Self.hugeLimit)"]
         if let unknown = unknownPartition { errors.append("partition \(unknown.label)") }
         lines.append("  3. error probes: " + errors.joined(separator: ", "))
-        lines.append("  4. the other drains of \(drained) at limit \(limitList), one at a time, the largest limit first")
+        lines.append(
+            "  4. the other drains of \(drained) at limit \(limitList), one at a time, the largest limit first"
+        )
         if options.concurrency > 1 {
             lines.append(
-                "  5. \(options.concurrency) drains at once of \(firstDrain) at limit \(probeLimit), their requests sent \(options.concurrency) together within the rate")
+                "  5. \(options.concurrency) drains at once of \(firstDrain) at limit \(probeLimit), their requests sent \(options.concurrency) together within the rate"
+            )
         }
         let rate = NumberText.number(options.rate)
         let seconds = NumberTextShort.seconds(options.maxSeconds)
         lines.append(
             "  bounds: at most \(options.maxRequests) requests, \(rate) a second, \(options.maxPagesPerDrain) pages a drain, \(seconds) s; "
-                + "each request times out after \(NumberText.number(target.timeoutSeconds)) s")
+                + "each request times out after \(NumberText.number(target.timeoutSeconds)) s"
+        )
         return lines.joined(separator: "\n")
     }
 
@@ -211,7 +239,12 @@ package struct Verifier: Sendable {
                 // A string or a block string: skipped to its end (escapes included).
                 var quotes = 1
                 while let following = next() {
-                    if following == "\"" { quotes += 1 } else { pending = following; break }
+                    if following == "\"" {
+                        quotes += 1
+                    } else {
+                        pending = following
+                        break
+                    }
                 }
                 if quotes == 2 { continue }  // an empty string
                 let block = quotes >= 3
@@ -243,7 +276,12 @@ package struct Verifier: Sendable {
         if let filter { target.filterValue = filter }
         do {
             return try TargetSource(
-                target: target, connections: connections, caFile: options.caFile, insecure: options.insecure, environment: environment)
+                target: target,
+                connections: connections,
+                caFile: options.caFile,
+                insecure: options.insecure,
+                environment: environment
+            )
         } catch {
             throw .invalidInput("target \(target.name): \(error.message)")
         }

@@ -39,9 +39,18 @@ package struct VerifyOptions: Sendable, Hashable {
     package static let limitRange = 1...PageRequest.maximumLimit
 
     package init(
-        partition: String? = nil, partitionSample: Int = 3, limits: [Int] = defaultLimits, concurrency: Int = 3, rate: Double = 5,
-        maxRequests: Int = 2000, maxPagesPerDrain: Int = 1000, maxSeconds: Double = 600, tokenBindsLimit: Bool = false,
-        throttleRetries: Int = 3, caFile: String? = nil, insecure: Bool = false
+        partition: String? = nil,
+        partitionSample: Int = 3,
+        limits: [Int] = defaultLimits,
+        concurrency: Int = 3,
+        rate: Double = 5,
+        maxRequests: Int = 2000,
+        maxPagesPerDrain: Int = 1000,
+        maxSeconds: Double = 600,
+        tokenBindsLimit: Bool = false,
+        throttleRetries: Int = 3,
+        caFile: String? = nil,
+        insecure: Bool = false
     ) {
         self.partition = partition
         self.partitionSample = partitionSample
@@ -61,10 +70,14 @@ package struct VerifyOptions: Sendable, Hashable {
     package func validate() throws(VerifyError) {
         guard !limits.isEmpty else { throw .usage("--limits: give at least one limit, e.g. 1,10,100") }
         for limit in limits where !Self.limitRange.contains(limit) {
-            throw .usage("--limits: \(limit) is not a limit; give whole numbers from 1 to \(Self.limitRange.upperBound)")
+            throw .usage(
+                "--limits: \(limit) is not a limit; give whole numbers from 1 to \(Self.limitRange.upperBound)"
+            )
         }
         guard Set(limits).count == limits.count else { throw .usage("--limits: a limit is given twice") }
-        guard Self.rateRange.contains(rate) else { throw .usage("--rate must be between 0.1 and 1000 requests per second, got \(rate)") }
+        guard Self.rateRange.contains(rate) else {
+            throw .usage("--rate must be between 0.1 and 1000 requests per second, got \(rate)")
+        }
         guard Self.maxRequestsRange.contains(maxRequests) else {
             throw .usage("--max-requests must be between 10 and 1000000, got \(maxRequests)")
         }

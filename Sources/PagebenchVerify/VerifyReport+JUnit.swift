@@ -12,8 +12,11 @@ extension VerifyReport {
                 case .notApplicable, .couldNotTell: .skipped(message: "\(result.verdict.rawValue): \(result.note)")
                 }
             return JUnitXML.TestCase(
-                name: "\(result.rule.id) \(result.rule.title)", className: "pagebench.verify.\(target)", outcome: outcome,
-                output: result.verdict == .holds ? result.note : "")
+                name: "\(result.rule.id) \(result.rule.title)",
+                className: "pagebench.verify.\(target)",
+                outcome: outcome,
+                output: result.verdict == .holds ? result.note : ""
+            )
         }
         return JUnitXML(suiteName: "pagebench verify \(target)", cases: cases, seconds: seconds).text
     }

@@ -55,13 +55,16 @@ extension Verifier {
         limits.map { limit in
             let complete = drains.filter { $0.limit == limit && $0.isComplete }
             return LimitFigures(
-                limit: limit, drains: complete.count, pages: complete.reduce(0) { $0 + $1.pages.count },
+                limit: limit,
+                drains: complete.count,
+                pages: complete.reduce(0) { $0 + $1.pages.count },
                 items: complete.reduce(0) { $0 + $1.items },
                 emptyPagesWithToken: complete.reduce(0) { $0 + $1.emptyPagesWithToken },
                 extraLastRequests: complete.reduce(0) { $0 + $1.extraLastRequest },
                 largestTokenBytes: drains.filter { $0.limit == limit }.map(\.largestTokenBytes).max() ?? 0,
                 secondsToFirstItem: median(complete.compactMap(\.secondsToFirstItem)),
-                secondsToLastItem: median(complete.compactMap(\.secondsToLastItem)))
+                secondsToLastItem: median(complete.compactMap(\.secondsToLastItem))
+            )
         }
     }
 

@@ -12,7 +12,12 @@ import PagebenchStore
 package enum DynamoDBItem {
     /// Writes the attributes of `item` that `names` lists (nil: every attribute), in the
     /// order above; `payload` only when `payloads`.
-    package static func encode(_ item: Item, attributes names: Set<String>?, payloads: Bool, into json: inout JSONWriter) {
+    package static func encode(
+        _ item: Item,
+        attributes names: Set<String>?,
+        payloads: Bool,
+        into json: inout JSONWriter
+    ) {
         if names == nil, !payloads {
             // Every attribute, in as few writes as the REST body's item.
             json.raw("{\"pk\":{\"N\":\"")
@@ -70,7 +75,11 @@ package enum DynamoDBItem {
             open("payload")
             json.raw("B\":")
             let length = DynamoDBAttributes.payloadLength(
-                partition: item.partition, sortKey: item.sortKey, sizeBytes: item.sizeBytes, category: item.storeAttributes.category)
+                partition: item.partition,
+                sortKey: item.sortKey,
+                sizeBytes: item.sizeBytes,
+                category: item.storeAttributes.category
+            )
             json.base64(Payload(seed: item.storeAttributes.fingerprint, count: length))
             json.raw("}")
         }

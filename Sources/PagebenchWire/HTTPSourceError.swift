@@ -42,13 +42,15 @@ package struct HTTPSourceError: Error, Sendable, Hashable, CustomStringConvertib
     package static func invalidTarget(_ target: String, _ reason: String) -> HTTPSourceError {
         HTTPSourceError(
             .invalidTarget,
-            "invalid target '\(target)': \(reason); give the server's base URL, e.g. http://127.0.0.1:8080")
+            "invalid target '\(target)': \(reason); give the server's base URL, e.g. http://127.0.0.1:8080"
+        )
     }
 
     package static func transport(_ url: String, _ error: any Error) -> HTTPSourceError {
         HTTPSourceError(
             .transport,
-            "GET \(url) failed: \(error); is `pagebench serve` running there and reachable?")
+            "GET \(url) failed: \(error); is `pagebench serve` running there and reachable?"
+        )
     }
 
     /// A request of ``HTTPRequestClient`` that got no response; `request` is `METHOD URL`.
@@ -61,20 +63,26 @@ package struct HTTPSourceError: Error, Sendable, Hashable, CustomStringConvertib
     }
 
     package static func malformedResponse(_ reason: String, body: ByteBuffer) -> HTTPSourceError {
-        HTTPSourceError(.unexpectedResponse, "unexpected response: \(reason); body starts: \(excerpt(body))", status: 200)
+        HTTPSourceError(
+            .unexpectedResponse,
+            "unexpected response: \(reason); body starts: \(excerpt(body))",
+            status: 200
+        )
     }
 
     package static func malformedHTTP(_ url: String, _ reason: String) -> HTTPSourceError {
         HTTPSourceError(
             .unexpectedResponse,
-            "GET \(url) got a malformed HTTP response: \(reason); is the target a `pagebench serve` (or a proxy in front of one)?")
+            "GET \(url) got a malformed HTTP response: \(reason); is the target a `pagebench serve` (or a proxy in front of one)?"
+        )
     }
 
     package static func unexpectedStatus(_ status: Int, url: String, body: ByteBuffer) -> HTTPSourceError {
         HTTPSourceError(
             .unexpectedResponse,
             "GET \(url) answered HTTP \(status) without a store error body; body starts: \(excerpt(body))",
-            status: status)
+            status: status
+        )
     }
 
     package static func rejected(status: Int, serverCode: String, message: String) -> HTTPSourceError {

@@ -40,7 +40,9 @@ package indirect enum JSONValue: Sendable, Hashable {
     }
 
     private static func read(
-        _ reader: inout JSONReader, _ bytes: UnsafeRawBufferPointer, depth: Int
+        _ reader: inout JSONReader,
+        _ bytes: UnsafeRawBufferPointer,
+        depth: Int
     ) throws(JSONReadError) -> JSONValue {
         let next = reader.peek()
         if next == UInt8(ascii: "{") || next == UInt8(ascii: "["), depth >= maximumDepth {
@@ -57,7 +59,9 @@ package indirect enum JSONValue: Sendable, Hashable {
             return .object(members)
         case UInt8(ascii: "["):
             var elements: [JSONValue] = []
-            try reader.readArray { reader throws(JSONReadError) in elements.append(try read(&reader, bytes, depth: depth + 1)) }
+            try reader.readArray { reader throws(JSONReadError) in
+                elements.append(try read(&reader, bytes, depth: depth + 1))
+            }
             return .array(elements)
         case UInt8(ascii: "\""):
             return .string(try reader.readString())
@@ -72,7 +76,9 @@ package indirect enum JSONValue: Sendable, Hashable {
             _ = reader.peek()
             let start = reader.offset
             try reader.skipValue()
-            return .number(String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<reader.offset]), as: UTF8.self))
+            return .number(
+                String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<reader.offset]), as: UTF8.self)
+            )
         }
     }
 

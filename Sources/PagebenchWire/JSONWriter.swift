@@ -66,7 +66,8 @@ package struct JSONWriter {
             bytes[0] = UInt8(ascii: "\"")
             for index in 0..<16 {
                 let nibble = Int((value >> UInt64(60 - 4 * index)) & 15)
-                bytes[1 + index] = nibble < 10 ? UInt8(ascii: "0") + UInt8(nibble) : UInt8(ascii: "a") + UInt8(nibble - 10)
+                bytes[1 + index] =
+                    nibble < 10 ? UInt8(ascii: "0") + UInt8(nibble) : UInt8(ascii: "a") + UInt8(nibble - 10)
             }
             bytes[17] = UInt8(ascii: "\"")
         }
@@ -92,5 +93,6 @@ package struct JSONWriter {
     }
 
     private static let base64Alphabet: [UInt8] = Array(
-        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
+        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8
+    )
 }

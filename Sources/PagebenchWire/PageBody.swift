@@ -93,7 +93,9 @@ package enum PageBody {
             throw reader.error("a page needs items, nextToken, returned, scanned and scannedBytes")
         }
         guard returned == items.count, returned <= scanned else {
-            throw reader.error("the page says returned \(returned), scanned \(scanned) but carries \(items.count) items")
+            throw reader.error(
+                "the page says returned \(returned), scanned \(scanned) but carries \(items.count) items"
+            )
         }
         return Page(items: items, scannedCount: scanned, scannedBytes: scannedBytes, nextToken: nextToken)
     }

@@ -61,8 +61,12 @@ package enum PageBodyItem {
             reader.matchLiteral("}")
         {
             return Item(
-                partition: Int(partition), sortKey: sortKey, sizeBytes: Int(sizeBytes), category: Int(category),
-                fingerprint: fingerprint)
+                partition: Int(partition),
+                sortKey: sortKey,
+                sizeBytes: Int(sizeBytes),
+                category: Int(category),
+                fingerprint: fingerprint
+            )
         }
         reader.rewind(to: start)
         return nil
@@ -95,6 +99,12 @@ package enum PageBodyItem {
         guard Item.Attributes.categoryRange.contains(category) else {
             throw reader.error("an item's category must fit 32 bits, got \(category)")
         }
-        return Item(partition: partition, sortKey: sortKey, sizeBytes: sizeBytes, category: category, fingerprint: fingerprint)
+        return Item(
+            partition: partition,
+            sortKey: sortKey,
+            sizeBytes: sizeBytes,
+            category: category,
+            fingerprint: fingerprint
+        )
     }
 }

@@ -71,7 +71,8 @@ package struct PageQuery: Sendable, Hashable {
     ///
     /// - Throws: ``QueryParameterError`` naming the parameter, what was wrong and what is accepted.
     package init<Parameters: Sequence>(
-        range: ScanRange, parameters: Parameters
+        range: ScanRange,
+        parameters: Parameters
     ) throws(QueryParameterError) where Parameters.Element == (key: Substring, value: Substring) {
         var request = PageRequest(range: range)
         var includePayload: Bool?
@@ -84,7 +85,9 @@ package struct PageQuery: Sendable, Hashable {
             case "limit":
                 // The store rejects limits < 1 itself (S1: invalidLimit); here only the syntax.
                 guard let limit = Int(value) else {
-                    throw QueryParameterError("query parameter limit='\(value)' is not a whole number; use e.g. limit=100")
+                    throw QueryParameterError(
+                        "query parameter limit='\(value)' is not a whole number; use e.g. limit=100"
+                    )
                 }
                 request.limit = limit
             case "filter":
@@ -101,7 +104,8 @@ package struct PageQuery: Sendable, Hashable {
                 includePayload = try Self.boolean(name: "payload", value)
             default:
                 throw QueryParameterError(
-                    "unknown query parameter '\(key)'; accepted: \(Self.parameterNames.joined(separator: ", "))")
+                    "unknown query parameter '\(key)'; accepted: \(Self.parameterNames.joined(separator: ", "))"
+                )
             }
         }
         self.init(request: request, includePayload: includePayload)

@@ -70,7 +70,7 @@ extension SplitMix64 {
     func fnv() {
         #expect(StableHash.fnv1a64("") == 0xCBF2_9CE4_8422_2325)
         #expect(StableHash.fnv1a64("a") == 0xAF63_DC4C_8601_EC8C)
-        #expect(StableHash.fnv1a64("foobar") == 0x85944171F73967E8)
+        #expect(StableHash.fnv1a64("foobar") == 0x8594_4171_F739_67E8)
         #expect(StableHash.hex(0xAB) == "00000000000000ab")
     }
 }
@@ -159,7 +159,9 @@ extension SplitMix64 {
     func reading() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pagebench-base-\(UUID())").path
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        #expect { try FileSystem.readText(directory + "/none") } throws: { ($0 as? FileSystem.Failure)?.kind == .missing }
+        #expect { try FileSystem.readText(directory + "/none") } throws: {
+            ($0 as? FileSystem.Failure)?.kind == .missing
+        }
         let nested = directory + "/a/b/c.txt"
         try FileSystem.createParentDirectory(of: nested)
         var isDirectory = false
@@ -213,12 +215,15 @@ extension SplitMix64 {
         let fifo = FileManager.default.temporaryDirectory.appendingPathComponent("pagebench-fifo-\(UUID())").path
         #expect(mkfifo(fifo, 0o644) == 0)
         defer { try? FileManager.default.removeItem(atPath: fifo) }
-        for (path, what) in [(fifo, "a FIFO (named pipe)"), ("/dev/zero", "a character device"), ("/dev/null", "a character device")] {
+        for (path, what) in [
+            (fifo, "a FIFO (named pipe)"), ("/dev/zero", "a character device"), ("/dev/null", "a character device"),
+        ] {
             #expect {
                 try FileSystem.readBytes(path)
             } throws: {
                 guard let failure = $0 as? FileSystem.Failure else { return false }
-                return failure.kind == .notARegularFile && failure.description == "\(path): is \(what), not a regular file; give the path of a file"
+                return failure.kind == .notARegularFile
+                    && failure.description == "\(path): is \(what), not a regular file; give the path of a file"
             }
         }
         #expect(throws: FileSystem.Failure.self) { _ = try FileSystem.InputFile(fifo) }
@@ -249,7 +254,9 @@ extension SplitMix64 {
     /// the stack. Now nesting past the bound is a syntax error saying so.
     @Test func nestingPastTheBoundIsASyntaxErrorNotAStackOverflow() {
         let deep = Array(String(repeating: "[", count: 300_000).utf8)
-        #expect(StrictJSON.syntaxError(in: deep)?.contains("expected objects and arrays nested at most 512 deep") == true)
+        #expect(
+            StrictJSON.syntaxError(in: deep)?.contains("expected objects and arrays nested at most 512 deep") == true
+        )
         #expect(StrictJSON.firstProblem(in: deep) == nil)
         let bounded = Array((String(repeating: "[", count: 512) + String(repeating: "]", count: 512)).utf8)
         #expect(StrictJSON.syntaxError(in: bounded) == nil)
@@ -271,7 +278,10 @@ extension SplitMix64 {
                 return
             }
             let column = opening == "[" ? 513 : 512 * 5 + 1
-            #expect(located == "line 1, column \(column): expected objects and arrays nested at most 512 deep, found '\(opening.first!)'")
+            #expect(
+                located
+                    == "line 1, column \(column): expected objects and arrays nested at most 512 deep, found '\(opening.first!)'"
+            )
         }
     }
 }

@@ -12,7 +12,9 @@ import Testing
 
     /// The corpus files whose names start with `prefix`, sorted.
     static func files(_ prefix: String) throws -> [String] {
-        try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasPrefix(prefix) && $0.hasSuffix(".json") }.sorted()
+        try FileManager.default.contentsOfDirectory(atPath: directory).filter {
+            $0.hasPrefix(prefix) && $0.hasSuffix(".json")
+        }.sorted()
     }
 
     /// Reads a corpus file as pagebench reads a file: the document's tree (repeated keys and
@@ -63,7 +65,9 @@ import Testing
         }
         #expect(outcomes.count == 35)
         // Invalid UTF-8 is refused, never repaired into U+FFFD.
-        for name in ["i_string_invalid_utf-8.json", "i_string_iso_latin_1.json", "i_string_overlong_sequence_2_bytes.json"] {
+        for name in [
+            "i_string_invalid_utf-8.json", "i_string_iso_latin_1.json", "i_string_overlong_sequence_2_bytes.json",
+        ] {
             #expect(outcomes[name] == false, "\(name)")
         }
     }
@@ -78,7 +82,10 @@ import Testing
                 Issue.record("\(error)")
                 return
             }
-            #expect(located == "line 1, column 14: expected UTF-8 text (save the file as UTF-8), found the byte 0xE9 (not UTF-8)")
+            #expect(
+                located
+                    == "line 1, column 14: expected UTF-8 text (save the file as UTF-8), found the byte 0xE9 (not UTF-8)"
+            )
         }
     }
 }

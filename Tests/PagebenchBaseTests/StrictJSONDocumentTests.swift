@@ -16,7 +16,9 @@ import Testing
     }
 
     @Test func sectionsDecodeFromTheOneTreeWithTheirPaths() throws {
-        let document = try StrictJSON.Document(bytes: Array(#"{"a": {"name": "x", "limits": {"limit": 1e3}}, "b": {"limit": 2.5}}"#.utf8))
+        let document = try StrictJSON.Document(
+            bytes: Array(#"{"a": {"name": "x", "limits": {"limit": 1e3}}, "b": {"limit": 2.5}}"#.utf8)
+        )
         #expect(document.keys == ["a", "b"])
         #expect(try document.decode(Settings.self, at: "a") == Settings(name: "x", limits: Limits(limit: 1000)))
         #expect(throws: StrictJSON.LoadError.self) { try document.decode(Limits.self, at: "b") }

@@ -4,8 +4,8 @@ import PagebenchBase
 import PagebenchCLI
 import PagebenchHarness
 import PagebenchMetrics
-import Testing
 import PagebenchTestSupport
+import Testing
 
 /// `run --slo` (thresholds: results written, then exit 99) and `pagebench knee` (H5), run
 /// in-process on a tiny store. The search logic itself is checked against simulated queues
@@ -13,7 +13,6 @@ import PagebenchTestSupport
 /// exit codes are the documented ones.
 @Suite struct KneeCommandTests {
     typealias Capture = RunCommandTests.Capture
-
 
     static let tinyScenario = """
         {
@@ -38,7 +37,8 @@ import PagebenchTestSupport
             try PagebenchCommand.parseAsRoot([
                 "run", try scenario(in: directory), "--output", output, "--quiet",
                 "--slo", "page_latency_p99_ns<1ns", "--slo", "empty_page_rate<=1",
-            ]) as? RunCommand)
+            ]) as? RunCommand
+        )
         var capture = Capture()
         do {
             try await command.execute(into: &capture)
@@ -59,7 +59,8 @@ import PagebenchTestSupport
         let command = try #require(
             try PagebenchCommand.parseAsRoot([
                 "run", try scenario(in: directory), "--output", directory + "/out.csv", "--slo", "error_rate<1%",
-            ]) as? RunCommand)
+            ]) as? RunCommand
+        )
         var capture = Capture()
         try await command.execute(into: &capture)
         #expect(capture.text.contains("every SLO held on every row: error_rate<0.01"))
@@ -68,8 +69,11 @@ import PagebenchTestSupport
     /// Writes the tiny scenario with `slo` as its `slo` value (JSON text).
     func scenario(in directory: String, slo: String) throws -> String {
         let path = directory + "/tiny.json"
-        try Self.tinyScenario.replacingOccurrences(of: "\"name\": \"tiny\",", with: "\"name\": \"tiny\", \"slo\": \(slo),")
-            .write(toFile: path, atomically: true, encoding: .utf8)
+        try Self.tinyScenario.replacingOccurrences(
+            of: "\"name\": \"tiny\",",
+            with: "\"name\": \"tiny\", \"slo\": \(slo),"
+        )
+        .write(toFile: path, atomically: true, encoding: .utf8)
         return path
     }
 
@@ -118,13 +122,19 @@ import PagebenchTestSupport
             let path = try scenario(in: directory, slo: slo)
             let (_, failure) = await run([path, "--output", directory + "/out.csv", "--quiet"])
             #expect(failure?.exitStatus == ExitCodes.dataError, "\(slo)")
-            #expect(failure?.message.contains(path) == true && failure?.message.contains(expected) == true, "\(failure?.message ?? "")")
+            #expect(
+                failure?.message.contains(path) == true && failure?.message.contains(expected) == true,
+                "\(failure?.message ?? "")"
+            )
             let (_, knee) = try await knee([path, "--output", directory + "/knee.csv"])
             guard case .failure(let kneeFailure) = knee else {
                 Issue.record("knee searched with a bad slo list \(slo)")
                 continue
             }
-            #expect(kneeFailure.exitStatus == ExitCodes.dataError && kneeFailure.message.contains(expected), "\(kneeFailure.message)")
+            #expect(
+                kneeFailure.exitStatus == ExitCodes.dataError && kneeFailure.message.contains(expected),
+                "\(kneeFailure.message)"
+            )
         }
         #expect(!FileManager.default.fileExists(atPath: directory + "/out.csv"))
     }
@@ -139,7 +149,9 @@ import PagebenchTestSupport
         #expect(parseExitCode(["knee", "--slo", "drain_latency_p99_ns<10ms"]) == 64)
         #expect(parseExitCode(["knee", "--slo", "drain_latency_corrected_p99_ns<10ms", "--resolution", "0%"]) == 64)
         #expect(parseExitCode(["knee", "--slo", "drain_latency_corrected_p99_ns<10ms", "--from", "0"]) == 64)
-        #expect(parseExitCode(["knee", "--slo", "drain_latency_corrected_p99_ns<10ms", "--", "--load", "closed"]) == 64)
+        #expect(
+            parseExitCode(["knee", "--slo", "drain_latency_corrected_p99_ns<10ms", "--", "--load", "closed"]) == 64
+        )
         #expect(parseExitCode(["knee", "--slo", "drain_latency_corrected_p99_ns<10ms", "--", "--output=x.csv"]) == 64)
         #expect(parseExitCode(["knee", "--slo", "drain_latency_corrected_p99_ns<10ms", "--", "--limit", "20"]) == 0)
     }
@@ -158,7 +170,8 @@ import PagebenchTestSupport
     /// latency to bound instead; `run` takes it.
     @Test func uncorrectedPageLatencyIsRefusedNamingTheCorrectedAlternative() {
         for (column, corrected) in [
-            ("page_latency_p99_ns", "drain_latency_corrected_p99_ns"), ("page_latency_max_ns", "drain_latency_corrected_max_ns"),
+            ("page_latency_p99_ns", "drain_latency_corrected_p99_ns"),
+            ("page_latency_max_ns", "drain_latency_corrected_max_ns"),
             ("drain_latency_p90_ns", "drain_latency_corrected_p90_ns"),
         ] {
             let (code, message) = refusal(["knee", "--slo", "\(column)<5ms"])
@@ -198,7 +211,10 @@ import PagebenchTestSupport
         let path = directory + "/slow.json"
         try Self.slowScenario.write(toFile: path, atomically: true, encoding: .utf8)
         let output = directory + "/knee.csv"
-        let common = [path, "--slo", "error_rate<1%", "--from", "200", "--step-duration", "0.3", "--pagers", "1", "--output", output]
+        let common = [
+            path, "--slo", "error_rate<1%", "--from", "200", "--step-duration", "0.3", "--pagers", "1", "--output",
+            output,
+        ]
         let (capture, outcome) = try await knee(common + ["--max-steps", "2"])
         let result = try outcome.get()
         #expect(result.steps.map(\.rate) == [200, 100])
@@ -230,13 +246,18 @@ import PagebenchTestSupport
         #expect(capture.text.contains("knee search: error_rate<0.01, empty_page_rate<=1; steps of 0.2 s"))
         #expect(try CSVFile.read(ResultRow.self, from: output).map(\.sloHeld) == [1, 1])
         // H5 holds for the scenario's list too.
-        let (_, refused) = try await knee([try scenario(in: directory, slo: #"["page_latency_p99_ns<5ms"]"#), "--output", output])
+        let (_, refused) = try await knee([
+            try scenario(in: directory, slo: #"["page_latency_p99_ns<5ms"]"#), "--output", output,
+        ])
         guard case .failure(let failure) = refused else {
             Issue.record("a scenario SLO on page latency was searched")
             return
         }
         #expect(failure.exitStatus == ExitCodes.usage)
-        #expect(failure.message.contains("the scenario's slo 'page_latency_p99_ns<5ms'") && failure.message.contains("drain_latency_corrected_p99_ns"))
+        #expect(
+            failure.message.contains("the scenario's slo 'page_latency_p99_ns<5ms'")
+                && failure.message.contains("drain_latency_corrected_p99_ns")
+        )
     }
 
     func knee(_ arguments: [String]) async throws -> (Capture, Result<KneeSearch.Result, CommandError>) {
@@ -256,7 +277,11 @@ import PagebenchTestSupport
         let directory = try temporaryDirectoryPath("pagebench-knee")
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let path = directory + "/staged.json"
-        try #"{"name": "staged", "workload": {"stages": "1s:0-4"}}"#.write(toFile: path, atomically: true, encoding: .utf8)
+        try #"{"name": "staged", "workload": {"stages": "1s:0-4"}}"#.write(
+            toFile: path,
+            atomically: true,
+            encoding: .utf8
+        )
         let (_, outcome) = try await knee([path, "--slo", "error_rate<1%", "--output", directory + "/knee.csv"])
         guard case .failure(let error) = outcome else {
             Issue.record("a staged scenario was searched")
@@ -288,7 +313,10 @@ import PagebenchTestSupport
         #expect(rows.map(\.slos) == ["error_rate<0.01", "error_rate<0.01", "error_rate<0.01"])
         // The knee in requests (pages) per second as well, as its step achieved them (issue 26).
         let requests = NumberText.compact(rows[2].pagesPerSecond)
-        #expect(capture.text.contains("knee: at least 70 drains/s (\(requests) requests/s completed): every SLO held"), "\(capture.text)")
+        #expect(
+            capture.text.contains("knee: at least 70 drains/s (\(requests) requests/s completed): every SLO held"),
+            "\(capture.text)"
+        )
     }
 
     /// Requests a stop (as SIGINT would, H6) as soon as step 1's line is printed.
@@ -311,7 +339,8 @@ import PagebenchTestSupport
             try PagebenchCommand.parseAsRoot([
                 "knee", try scenario(in: directory), "--slo", "error_rate<1%", "--from", "20", "--max-rate", "70",
                 "--step-duration", "0.2", "--pagers", "3", "--output", output, "--min-achieved", "0",
-            ]) as? KneeCommand)
+            ]) as? KneeCommand
+        )
         let interruption = Interruption()
         var capture = InterruptingCapture(interruption: interruption)
         do {
@@ -325,7 +354,11 @@ import PagebenchTestSupport
         #expect(rows.map(\.plannedDrainsPerSecond) == [20])
         #expect(rows.map(\.sloHeld) == [1] && rows.map(\.partial) == [0])
         let requests = NumberText.compact(rows[0].pagesPerSecond)
-        #expect(capture.text.contains("knee so far: 20 drains/s (\(requests) requests/s completed), the highest rate at which every SLO held; interrupted"))
+        #expect(
+            capture.text.contains(
+                "knee so far: 20 drains/s (\(requests) requests/s completed), the highest rate at which every SLO held; interrupted"
+            )
+        )
     }
 
     @Test func anSLOThatNeverHoldsExits99() async throws {

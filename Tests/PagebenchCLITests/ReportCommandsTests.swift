@@ -1,9 +1,9 @@
 import ArgumentParser
 import Foundation
+import PagebenchTestSupport
 import Testing
 
 @testable import PagebenchCLI
-import PagebenchTestSupport
 
 /// `check`, `baseline update`, `compare` and `report` end to end: parse, validate, run, and the
 /// exit status `pagebench` would return (docs/exit-codes.md).
@@ -36,7 +36,8 @@ import PagebenchTestSupport
 
     @Test func deliberateRegressionTurnsCheckRed() async {
         let status = await exitStatus([
-            "check", "--baseline", Self.fixture("check/baseline.csv"), "--current", Self.fixture("check/current-regression.csv"),
+            "check", "--baseline", Self.fixture("check/baseline.csv"), "--current",
+            Self.fixture("check/current-regression.csv"),
             "--format", "markdown",
         ])
         #expect(status == 1)
@@ -46,7 +47,8 @@ import PagebenchTestSupport
     /// wall-clock figures are gated.
     @Test func h10BusierMachinePassesUnlessWallClockIsGated() async {
         let arguments = [
-            "check", "--baseline", Self.fixture("check/baseline.csv"), "--current", Self.fixture("check/current-busy-machine.csv"),
+            "check", "--baseline", Self.fixture("check/baseline.csv"), "--current",
+            Self.fixture("check/current-busy-machine.csv"),
         ]
         #expect(await exitStatus(arguments) == 0)
         #expect(await exitStatus(arguments + ["--gate-wall-clock"]) == 1)
@@ -55,7 +57,8 @@ import PagebenchTestSupport
     @Test func sameBuildPassesTheCheck() async {
         for format in ["text", "markdown", "json"] {
             let status = await exitStatus([
-                "check", "--baseline", Self.fixture("check/baseline.csv"), "--current", Self.fixture("check/current-same.csv"),
+                "check", "--baseline", Self.fixture("check/baseline.csv"), "--current",
+                Self.fixture("check/current-same.csv"),
                 "--format", format,
             ])
             #expect(status == 0, "format \(format)")
@@ -87,12 +90,17 @@ import PagebenchTestSupport
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let baseline = Self.fixture("check/baseline.csv")
-        var lines = try String(contentsOfFile: baseline, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false)
+        var lines = try String(contentsOfFile: baseline, encoding: .utf8).split(
+            separator: "\n",
+            omittingEmptySubsequences: false
+        )
         lines[2] = lines[2].replacingOccurrences(of: ",loop,", with: ",loop,extra,")[...]
         let broken = try write(lines.joined(separator: "\n"), "broken.csv", in: directory)
         #expect(await exitStatus(["check", "--baseline", baseline, "--current", broken]) == 65)
         let thresholds = try write("{\"metrics\": {\"pages\": {\"relative\": 0.1}}}", "t.json", in: directory)
-        #expect(await exitStatus(["check", "--baseline", baseline, "--current", baseline, "--thresholds", thresholds]) == 65)
+        #expect(
+            await exitStatus(["check", "--baseline", baseline, "--current", baseline, "--thresholds", thresholds]) == 65
+        )
         let headerOnly = try write(String(lines[0]) + "\n", "empty.csv", in: directory)
         #expect(await exitStatus(["compare", headerOnly]) == 65)
     }
@@ -100,7 +108,11 @@ import PagebenchTestSupport
     @Test func missingFileExits66() async {
         let baseline = Self.fixture("check/baseline.csv")
         #expect(await exitStatus(["check", "--baseline", "/nonexistent/b.csv", "--current", baseline]) == 66)
-        #expect(await exitStatus(["check", "--baseline", baseline, "--current", baseline, "--thresholds", "/nonexistent/t.json"]) == 66)
+        #expect(
+            await exitStatus([
+                "check", "--baseline", baseline, "--current", baseline, "--thresholds", "/nonexistent/t.json",
+            ]) == 66
+        )
         #expect(await exitStatus(["report", "/nonexistent/r.csv", "--output", "/tmp/never.html"]) == 66)
     }
 
@@ -109,13 +121,18 @@ import PagebenchTestSupport
         defer { try? FileManager.default.removeItem(at: directory) }
         let baselines = directory.appendingPathComponent("results/baselines").path
         let source = Self.fixture("check/current-same.csv")
-        #expect(await exitStatus(["baseline", "update", "--name", "nightly", "--from", source, "--directory", baselines]) == 0)
+        #expect(
+            await exitStatus(["baseline", "update", "--name", "nightly", "--from", source, "--directory", baselines])
+                == 0
+        )
         let written = baselines + "/nightly.csv"
         #expect(try String(contentsOfFile: written, encoding: .utf8) == String(contentsOfFile: source, encoding: .utf8))
         #expect(await exitStatus(["check", "--baseline", written, "--current", source]) == 0)
         // A bad source leaves the old baseline untouched.
         let bad = try write("not,a,results,file\n1,2,3,4\n", "bad.csv", in: directory)
-        #expect(await exitStatus(["baseline", "update", "--name", "nightly", "--from", bad, "--directory", baselines]) == 65)
+        #expect(
+            await exitStatus(["baseline", "update", "--name", "nightly", "--from", bad, "--directory", baselines]) == 65
+        )
         #expect(try String(contentsOfFile: written, encoding: .utf8) == String(contentsOfFile: source, encoding: .utf8))
         let leftovers = try FileManager.default.contentsOfDirectory(atPath: baselines)
         #expect(leftovers == ["nightly.csv"])
@@ -132,8 +149,13 @@ import PagebenchTestSupport
         #expect(status == 0)
         let written = baselines + "/fresh.csv"
         #expect(await exitStatus(["check", "--baseline", written, "--current", written]) == 0)
-        #expect(await exitStatus(["baseline", "update", "--directory", baselines, "--", "--concurrency", "zero"]) == 64)
-        #expect(await exitStatus(["baseline", "update", "--from", written, "--directory", baselines, "--", "--drains", "2"]) == 64)
+        #expect(
+            await exitStatus(["baseline", "update", "--directory", baselines, "--", "--concurrency", "zero"]) == 64
+        )
+        #expect(
+            await exitStatus(["baseline", "update", "--from", written, "--directory", baselines, "--", "--drains", "2"])
+                == 64
+        )
     }
 
     @Test func compareAndReportRun() async throws {
@@ -167,7 +189,10 @@ extension ReportCommandsTests {
         // Every configuration hash changed: nothing to compare is not a pass.
         let renamed = try write(
             text.replacingOccurrences(of: "5e1ec7edc0ffee11", with: "1111111111111111")
-                .replacingOccurrences(of: "c1u57e7ed0000001", with: "2222222222222222"), "renamed.csv", in: directory)
+                .replacingOccurrences(of: "c1u57e7ed0000001", with: "2222222222222222"),
+            "renamed.csv",
+            in: directory
+        )
         #expect(await exitStatus(["check", "--baseline", baseline, "--current", renamed]) == 65)
     }
 }

@@ -2,11 +2,11 @@ import ArgumentParser
 import Foundation
 import PagebenchBase
 import PagebenchCLI
+import PagebenchCLITestSupport
 import PagebenchHarness
 import PagebenchMetrics
-import Testing
-import PagebenchCLITestSupport
 import PagebenchTestSupport
+import Testing
 
 /// `pagebench run`, parsed and executed in-process on tiny scenarios: files written, rows
 /// and exit codes checked; a failing invocation never touches the output file.
@@ -42,7 +42,9 @@ import PagebenchTestSupport
         let directory = try temporaryDirectoryPath("pagebench-run")
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let output = directory + "/out.csv"
-        let (_, _, failure) = await run(["--drains", "2", "--concurrency", "1", "--quiet", "--exact-allocations", "--output", output])
+        let (_, _, failure) = await run([
+            "--drains", "2", "--concurrency", "1", "--quiet", "--exact-allocations", "--output", output,
+        ])
         #expect(failure?.exitStatus.rawValue == 64)
         #expect(failure?.message.contains("--exact-allocations needs jemalloc's thread caches off") == true)
         #expect(!FileManager.default.fileExists(atPath: output))
@@ -86,7 +88,10 @@ import PagebenchTestSupport
         let header = try #require(table.first { $0.hasPrefix("configuration") })
         #expect(header.split(separator: " ").map(String.init)[4...5] == ["drains/s", "requests/s"])
         let tableRows = table.filter { $0.hasPrefix("tiny ") }.map { $0.split(separator: " ").map(String.init) }
-        #expect(tableRows.map { Array($0[4...5]) } == rows.map { [NumberText.count($0.drainsPerSecond), NumberText.count($0.pagesPerSecond)] })
+        #expect(
+            tableRows.map { Array($0[4...5]) }
+                == rows.map { [NumberText.count($0.drainsPerSecond), NumberText.count($0.pagesPerSecond)] }
+        )
         #expect(capture.text.contains("wrote 4 rows"))
     }
 
@@ -136,12 +141,17 @@ import PagebenchTestSupport
         ])
         #expect(failure == nil)
         let rows = try CSVFile.readResults(output)
-        #expect(rows.map(\.label) == [
-            "limit=10 filter=none", "limit=10 filter=category=0", "limit=100 filter=none", "limit=100 filter=category=0",
-        ])
+        #expect(
+            rows.map(\.label) == [
+                "limit=10 filter=none", "limit=10 filter=category=0", "limit=100 filter=none",
+                "limit=100 filter=category=0",
+            ]
+        )
         #expect(rows.map(\.limit) == [10, 10, 100, 100])
         #expect(rows.map(\.filter) == ["none", "category=0", "none", "category=0"])
-        #expect(rows.allSatisfy { $0.scenario == "tiny" && $0.read == "partition:uniform" && $0.continuation == "keyset" })
+        #expect(
+            rows.allSatisfy { $0.scenario == "tiny" && $0.read == "partition:uniform" && $0.continuation == "keyset" }
+        )
         #expect(Set(rows.map(\.configHash)).count == 4)
         #expect(result?.rows.count == 4)
         #expect(capture.text.contains("limit=100 filter=category=0"))
@@ -164,8 +174,15 @@ import PagebenchTestSupport
         #expect(runExitCode(["--limit", limits, "--read", reads, "--print-scenarios"]) == 64)
         let (_, _, failure) = await run(["--limit", limits, "--read", reads, "--print-scenarios"])
         #expect(failure?.exitStatus.rawValue == 64)
-        #expect(failure?.message.contains("--limit × --filter × --read: 40 × 1 × 30 = 1200 points, more than the 1000 one run sweeps") == true, "\(String(describing: failure))")
-        let (capture, _, none) = await run(["--limit", (1...20).map(String.init).joined(separator: ","), "--read", reads, "--print-scenarios"])
+        #expect(
+            failure?.message.contains(
+                "--limit × --filter × --read: 40 × 1 × 30 = 1200 points, more than the 1000 one run sweeps"
+            ) == true,
+            "\(String(describing: failure))"
+        )
+        let (capture, _, none) = await run([
+            "--limit", (1...20).map(String.init).joined(separator: ","), "--read", reads, "--print-scenarios",
+        ])
         #expect(none == nil)
         #expect(capture.text.components(separatedBy: "\"name\"").count - 1 == 600)
     }
@@ -175,10 +192,14 @@ import PagebenchTestSupport
         let directory = try temporaryDirectoryPath("pagebench-run")
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let scenario = directory + "/tiny.json"
-        try Self.tinyScenario.replacingOccurrences(of: "\"name\": \"tiny\",", with: "\"name\": \"tiny\", \"label\": \"our list\",")
-            .write(toFile: scenario, atomically: true, encoding: .utf8)
+        try Self.tinyScenario.replacingOccurrences(
+            of: "\"name\": \"tiny\",",
+            with: "\"name\": \"tiny\", \"label\": \"our list\","
+        )
+        .write(toFile: scenario, atomically: true, encoding: .utf8)
         let (_, result, failure) = await run([
-            scenario, "--output", directory + "/o.csv", "--quiet", "--concurrency", "1", "--repetitions", "1", "--drains", "2",
+            scenario, "--output", directory + "/o.csv", "--quiet", "--concurrency", "1", "--repetitions", "1",
+            "--drains", "2",
             "--limit", "5,10",
         ])
         #expect(failure == nil)
@@ -256,7 +277,8 @@ import PagebenchTestSupport
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let output = directory + "/out.csv"
         let (_, _, failure) = await run([
-            "--drains", "2", "--concurrency", "1", "--quiet", "--instruction-dumps", directory + "/callgrind.out", "--output", output,
+            "--drains", "2", "--concurrency", "1", "--quiet", "--instruction-dumps", directory + "/callgrind.out",
+            "--output", output,
         ])
         #expect(failure?.exitStatus == ExitCodes.usage)
         #expect(failure?.message.contains("use --count-instructions") == true)
@@ -293,7 +315,9 @@ import PagebenchTestSupport
             row.repetition = repetition
             rows.append(row)
         }
-        let identity = { (name: String) in ResultIdentity(scenario: name, configHash: "00", pagerKind: "loop", concurrency: 2) }
+        let identity = { (name: String) in
+            ResultIdentity(scenario: name, configHash: "00", pagerKind: "loop", concurrency: 2)
+        }
         RunSession.apply(instructions: [identity("a"): 5_100.5, identity("b"): 6_000], to: &rows)
         #expect(rows.map(\.instructionsPerPage) == [5_100.5, nil, 6_000, nil])
     }

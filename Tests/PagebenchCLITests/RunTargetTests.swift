@@ -1,17 +1,17 @@
 import Foundation
 import PagebenchCLI
+import PagebenchCLITestSupport
 import PagebenchHTTPClient
-import PagebenchServer
-import PagebenchWire
+import PagebenchHTTPTestSupport
 import PagebenchHarness
 import PagebenchMetrics
 import PagebenchPage
 import PagebenchScaleOut
-import PagebenchHTTPTestSupport
+import PagebenchServer
 import PagebenchStore
-import Testing
-import PagebenchCLITestSupport
 import PagebenchTestSupport
+import PagebenchWire
+import Testing
 
 /// `pagebench run --target URL`: the same workload driven over HTTP gives the same
 /// deterministic figures (H3) as in-process, and a server with another store is refused.
@@ -65,7 +65,8 @@ import PagebenchTestSupport
         let server = StoreServer(store: try TestStores.store())
         let remote = try await withLiveServer(server) { target in
             try await run([
-                scenario, "--quiet", "--target", target, "--output", directory.appendingPathComponent("remote.csv").path,
+                scenario, "--quiet", "--target", target, "--output",
+                directory.appendingPathComponent("remote.csv").path,
             ])
         }
         #expect(remote.rows.count == 2)
@@ -98,10 +99,12 @@ import PagebenchTestSupport
             var capture = Capture()
             let command = try #require(
                 try PagebenchCommand.parseAsRoot([
-                    "run", scenario, "--quiet", "--target", target, "--http-client", Self.workerClient, "--workers", "2",
+                    "run", scenario, "--quiet", "--target", target, "--http-client", Self.workerClient, "--workers",
+                    "2",
                     "--shard-output", directory.appendingPathComponent("shards").path,
                     "--output", directory.appendingPathComponent("merged.csv").path,
-                ]) as? RunCommand)
+                ]) as? RunCommand
+            )
             return try await command.execute(into: &capture, workerExecutable: Self.pagebench)
         }
         #expect(merged.rows.count == 2)
@@ -110,7 +113,9 @@ import PagebenchTestSupport
         // Each worker's shard carries its HTTP responses: every page plus its /health check.
         var responses = HTTPStatusCounts()
         for index in 0..<2 {
-            let shard = try ShardFile.read(path: directory.appendingPathComponent("shards/shard-\(index)-of-2.json").path)
+            let shard = try ShardFile.read(
+                path: directory.appendingPathComponent("shards/shard-\(index)-of-2.json").path
+            )
             responses.add(HTTPStatusCounts(keyedCounts: try #require(shard.httpResponses)))
         }
         let pages = merged.rows.map(\.pages).reduce(0, +)
@@ -121,13 +126,16 @@ import PagebenchTestSupport
             try PagebenchCommand.parseAsRoot([
                 "merge", directory.appendingPathComponent("shards").path,
                 "--output", directory.appendingPathComponent("remerged.csv").path,
-            ]) as? MergeCommand)
+            ]) as? MergeCommand
+        )
         #expect(try merge.execute(into: &capture) == merged.rows)
         // Issue 25: the /health checks are in no row, and said apart.
         #expect(
             capture.text.contains(
-                "HTTP responses of the 2 --target shards: 200=\(pages) transport=0 in the rows; 200=2 transport=0 outside them"),
-            "\(capture.text)")
+                "HTTP responses of the 2 --target shards: 200=\(pages) transport=0 in the rows; 200=2 transport=0 outside them"
+            ),
+            "\(capture.text)"
+        )
     }
 
     @Test func aServerWithAnotherStoreIsRefusedNamingBothStores() async throws {
@@ -162,25 +170,42 @@ import PagebenchTestSupport
         let scenario = try Self.scenarioFile(in: directory)
         let output = directory.appendingPathComponent("remote.csv").path
         let hash = TestStores.configuration.configurationHash
-        let page = String(buffer: PageBody.encode(Page(items: [], scannedCount: 0, scannedBytes: 0, nextToken: "abc"), includePayload: false))
+        let page = String(
+            buffer: PageBody.encode(
+                Page(items: [], scannedCount: 0, scannedBytes: 0, nextToken: "abc"),
+                includePayload: false
+            )
+        )
         let server = try await ScriptedHTTPServer { _, _, line in
             if line.contains("/health") {
                 return .respond(
                     ScriptedHTTPServer.response(
-                        200, #"{"status":"ok","configurationHash":"\#(hash)","partitions":5,"items":200}"#))
+                        200,
+                        #"{"status":"ok","configurationHash":"\#(hash)","partitions":5,"items":200}"#
+                    )
+                )
             }
-            return .respond(line.contains("nextToken=") ? ScriptedHTTPServer.response(500, "page two failed") : ScriptedHTTPServer.response(200, page))
+            return .respond(
+                line.contains("nextToken=")
+                    ? ScriptedHTTPServer.response(500, "page two failed") : ScriptedHTTPServer.response(200, page)
+            )
         }
         var failure: CommandError?
         do {
-            _ = try await run([scenario, "--quiet", "--target", server.target, "--concurrency", "1", "--output", output])
+            _ = try await run([
+                scenario, "--quiet", "--target", server.target, "--concurrency", "1", "--output", output,
+            ])
         } catch let error as CommandError {
             failure = error
         }
         await server.shutdown()
         let refused = try #require(failure, "a phase in which every drain failed is not a result")
         #expect(refused.exitStatus.rawValue == 69)
-        #expect(refused.message.contains("ended no drain in phase remote@http") && refused.message.contains("15 of 15 drains failed"), "\(refused.message)")
+        #expect(
+            refused.message.contains("ended no drain in phase remote@http")
+                && refused.message.contains("15 of 15 drains failed"),
+            "\(refused.message)"
+        )
         let row = try #require(try CSVFile.read(ResultRow.self, from: output).first)
         #expect(row.pages == 15 && row.drains == 0 && row.errors.total == 15)
         #expect(row.httpResponses == "200=15 500=15 transport=0")
@@ -199,7 +224,10 @@ import PagebenchTestSupport
                 _ = try PagebenchCommand.parseAsRoot(arguments)
             } catch {
                 #expect(PagebenchCommand.exitCode(for: error).rawValue == 64, "\(arguments)")
-                #expect(PagebenchCommand.message(for: error).contains("--traits AsyncHTTPClientSupport"), "\(arguments)")
+                #expect(
+                    PagebenchCommand.message(for: error).contains("--traits AsyncHTTPClientSupport"),
+                    "\(arguments)"
+                )
             }
         }
     }
@@ -219,9 +247,11 @@ import PagebenchTestSupport
         let output = directory.appendingPathComponent("knee.csv").path
         let command = try #require(
             try PagebenchCommand.parseAsRoot([
-                "knee", try Self.scenarioFile(in: directory), "--slo", "error_rate<1%", "--from", "20", "--max-rate", "80",
+                "knee", try Self.scenarioFile(in: directory), "--slo", "error_rate<1%", "--from", "20", "--max-rate",
+                "80",
                 "--step-duration", "0.4", "--pagers", "4", "--output", output, "--", "--target", server.target,
-            ]) as? KneeCommand)
+            ]) as? KneeCommand
+        )
         var capture = Capture()
         let (result, steps) = try await command.execute(into: &capture)
         #expect(result.knee != nil)
@@ -231,7 +261,9 @@ import PagebenchTestSupport
         #expect(!rows.isEmpty && rows.count == result.steps.count)
         #expect(rows.map(\.plannedDrainsPerSecond) == result.steps.map(\.rate))
         #expect(rows.map { $0.sloHeld == 1 } == result.steps.map(\.held))
-        #expect(rows.allSatisfy { $0.scenario == "remote@http" && $0.targetKind == "serve" && $0.loadModel == "open-fixed" })
+        #expect(
+            rows.allSatisfy { $0.scenario == "remote@http" && $0.targetKind == "serve" && $0.loadModel == "open-fixed" }
+        )
         // A short step may end inside every drain: its pages are then all cut off (issue 35). On a
         // loaded machine a 0.4 s step may even end before its first pager begins (pagers read the
         // phase's end before each drain, H6), so the run as a whole, not each step, did work.

@@ -45,7 +45,9 @@ import PagebenchTestSupport
     }
 
     func run(
-        _ arguments: [String], executable: String? = nil, launched: @escaping @Sendable (Int, Int32) -> Void = { _, _ in }
+        _ arguments: [String],
+        executable: String? = nil,
+        launched: @escaping @Sendable (Int, Int32) -> Void = { _, _ in }
     ) async -> (SweepRunner.Output?, CommandError?) {
         let result = await runPagebench(arguments, workerExecutable: executable, workerLaunched: launched)
         return (result.output, result.failure)
@@ -76,7 +78,8 @@ import PagebenchTestSupport
     static func deterministic(_ row: ResultRow) -> [String] {
         [
             row.scenario, row.configHash, String(row.concurrency), String(row.drains), String(row.pages),
-            String(row.items), "\(row.scannedItems as Int?)", "\(row.scannedBytes as Int?)", String(row.emptyPagesWasted),
+            String(row.items), "\(row.scannedItems as Int?)", "\(row.scannedBytes as Int?)",
+            String(row.emptyPagesWasted),
             String(row.emptyPagesFinal), String(row.pagesPerDrainMean), String(row.pagesPerDrainMax),
         ]
     }
@@ -104,7 +107,9 @@ import PagebenchTestSupport
     @Test func measuringOverheadCannotBeSharded() async throws {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let (_, failure) = await run([directory + "/tiny.json", "--shard", "0/2", "--measure-overhead", "--shard-output", directory])
+        let (_, failure) = await run([
+            directory + "/tiny.json", "--shard", "0/2", "--measure-overhead", "--shard-output", directory,
+        ])
         #expect(failure?.exitStatus == ExitCodes.usage)
         #expect(failure?.message.contains("cannot merge") == true)
     }
@@ -117,9 +122,15 @@ import PagebenchTestSupport
         defer { try? FileManager.default.removeItem(atPath: directory) }
         try "a file, not a directory".write(toFile: directory + "/file", atomically: true, encoding: .utf8)
         try FileManager.default.createDirectory(
-            atPath: directory + "/shards/shard-1-of-2.json", withIntermediateDirectories: true)
-        for (shardOutput, problem) in [(directory + "/file", "is not a directory"), (directory + "/shards", "it is a directory")] {
-            let (output, failure) = await run([directory + "/tiny.json", "--shard", "1/2", "--shard-output", shardOutput, "--quiet"])
+            atPath: directory + "/shards/shard-1-of-2.json",
+            withIntermediateDirectories: true
+        )
+        for (shardOutput, problem) in [
+            (directory + "/file", "is not a directory"), (directory + "/shards", "it is a directory"),
+        ] {
+            let (output, failure) = await run([
+                directory + "/tiny.json", "--shard", "1/2", "--shard-output", shardOutput, "--quiet",
+            ])
             #expect(output == nil)
             #expect(failure?.exitStatus == ExitCodes.cannotCreate)
             let message = failure?.message ?? ""
@@ -142,7 +153,10 @@ import PagebenchTestSupport
         // and a start more than 5 s in the past is refused (0.2 s ahead failed that way).
         let start = StartTime(date: Date().addingTimeInterval(20)).description
         func shard(_ index: Int) -> [String] {
-            [scenario, "--shard", "\(index)/2", "--start-at", start, "--shard-output", directory + "/shards", "--quiet"]
+            [
+                scenario, "--shard", "\(index)/2", "--start-at", start, "--shard-output", directory + "/shards",
+                "--quiet",
+            ]
         }
         async let first = run(shard(0))
         async let second = run(shard(1))
@@ -167,7 +181,9 @@ import PagebenchTestSupport
         let (_, missing) = merge([directory + "/shards/shard-0-of-2.json", "--output", directory + "/m.csv"])
         #expect(missing?.exitStatus == ExitCodes.dataError)
         #expect(missing?.message.contains("missing shard 1/2") == true)
-        let (_, twice) = merge([directory + "/shards", directory + "/shards/shard-1-of-2.json", "--output", directory + "/m.csv"])
+        let (_, twice) = merge([
+            directory + "/shards", directory + "/shards/shard-1-of-2.json", "--output", directory + "/m.csv",
+        ])
         #expect(twice?.exitStatus == ExitCodes.dataError)
         let (_, absent) = merge([directory + "/nowhere", "--output", directory + "/m.csv"])
         #expect(absent?.exitStatus == ExitCodes.noInput)
@@ -187,8 +203,12 @@ import PagebenchTestSupport
         let scenario = directory + "/tiny.json"
         let (whole, _) = await run([scenario, "--output", directory + "/whole.csv", "--quiet"])
         let (merged, failure) = await run(
-            [scenario, "--workers", "2", "--shard-output", directory + "/shards", "--output", directory + "/merged.csv", "--quiet"],
-            executable: Self.pagebench)
+            [
+                scenario, "--workers", "2", "--shard-output", directory + "/shards", "--output",
+                directory + "/merged.csv", "--quiet",
+            ],
+            executable: Self.pagebench
+        )
         #expect(failure == nil, "\(failure?.message ?? "")")
         let rows = try CSVFile.read(ResultRow.self, from: directory + "/merged.csv")
         #expect(rows == merged?.rows)
@@ -207,10 +227,13 @@ import PagebenchTestSupport
         try FileManager.default.createDirectory(atPath: directory + "/shards", withIntermediateDirectories: true)
         try "stale".write(toFile: directory + "/shards/shard-1-of-2.json", atomically: true, encoding: .utf8)
         let (_, failure) = await run(
-            [directory + "/tiny.json", "--workers", "2", "--shard-output", directory + "/shards", "--output",
-             directory + "/merged.csv", "--quiet"],
+            [
+                directory + "/tiny.json", "--workers", "2", "--shard-output", directory + "/shards", "--output",
+                directory + "/merged.csv", "--quiet",
+            ],
             executable: Self.pagebench,
-            launched: { index, pid in if index == 1 { kill(pid, SIGKILL) } })
+            launched: { index, pid in if index == 1 { kill(pid, SIGKILL) } }
+        )
         #expect(failure?.exitStatus == ExitCodes.workerFailed)
         let message = failure?.message ?? ""
         #expect(message.contains("worker 1 (shard 1/2, pid "), "\(message)")

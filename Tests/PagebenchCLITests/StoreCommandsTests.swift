@@ -35,7 +35,10 @@ import Testing
     let small = ["--partitions", "2", "--items-per-partition", "5", "--item-size", "fixed:100"]
 
     @Test func itemsPrintsEveryItemWithItsFilterVerdict() throws {
-        let command = try parse(["items"] + small + ["--filter", "match", "--selectivity", "0.4"], as: ItemsCommand.self)
+        let command = try parse(
+            ["items"] + small + ["--filter", "match", "--selectivity", "0.4"],
+            as: ItemsCommand.self
+        )
         var capture = Capture()
         try command.execute(into: &capture)
         let lines = capture.lines
@@ -114,7 +117,9 @@ import Testing
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let file = directory.appendingPathComponent("store.json")
-        try Data(#"{"partitions": 3, "itemsPerPartition": 2, "itemSize": "fixed:10", "defaultLimit": 4}"#.utf8).write(to: file)
+        try Data(#"{"partitions": 3, "itemsPerPartition": 2, "itemSize": "fixed:10", "defaultLimit": 4}"#.utf8).write(
+            to: file
+        )
         let options = try parse(["pages", "--config", file.path, "--partitions", "1"], as: PagesCommand.self).store
         let configuration = try options.configuration()
         #expect(configuration.partitions == 1)  // the flag wins

@@ -1,11 +1,11 @@
 import ArgumentParser
 import Foundation
 import PagebenchCLI
+import PagebenchCLITestSupport
 import PagebenchHarness
 import PagebenchMetrics
 import PagebenchStore
 import Testing
-import PagebenchCLITestSupport
 
 /// The write flags (S22, S24) and where writes are refused: parsed and run in-process.
 @Suite struct WritesCommandTests {
@@ -30,13 +30,20 @@ import PagebenchCLITestSupport
                 "items", "--insert-rate", "0.5", "--delete-rate", "0.25", "--write-rate-unit", "second",
                 "--write-position", "tail", "--write-hot-partitions", "1,3", "--write-hot-fraction", "0.5",
                 "--continuation", "offset",
-            ]) as? ItemsCommand)
+            ]) as? ItemsCommand
+        )
         let configuration = try command.store.configuration(writes: command.writes)
         #expect(
             configuration.writes
                 == WritesConfiguration(
-                    insertRate: 0.5, deleteRate: 0.25, per: .second, position: .tail, hotPartitions: [1, 3],
-                    hotFraction: 0.5))
+                    insertRate: 0.5,
+                    deleteRate: 0.25,
+                    per: .second,
+                    position: .tail,
+                    hotPartitions: [1, 3],
+                    hotFraction: 0.5
+                )
+        )
         #expect(configuration.continuation == .offset)
         #expect(try StoreOptions.parse([]).configuration().writes == nil)
     }
@@ -55,13 +62,16 @@ import PagebenchCLITestSupport
     /// S25 columns come out of `run` under writes: keyset drains neither repeat nor skip
     /// (S24); offset drains under head inserts repeat items.
     @Test func runReportsDuplicatesAndSkips() async throws {
-        let output = FileManager.default.temporaryDirectory.appendingPathComponent("pagebench-writes-\(UUID()).csv").path
+        let output = FileManager.default.temporaryDirectory.appendingPathComponent("pagebench-writes-\(UUID()).csv")
+            .path
         defer { try? FileManager.default.removeItem(atPath: output) }
         for continuation in ["keyset", "offset"] {
             let (result, failure) = await run(
                 Self.small + [
-                    "--insert-rate", "1", "--write-position", "head", "--continuation", continuation, "--output", output,
-                ])
+                    "--insert-rate", "1", "--write-position", "head", "--continuation", continuation, "--output",
+                    output,
+                ]
+            )
             #expect(failure == nil)
             let row = try #require(result?.rows.first)
             if continuation == "keyset" {
@@ -89,7 +99,8 @@ import PagebenchCLITestSupport
         #expect(!ServeCommand.helpMessage().contains("--write-"))
         #expect(RunCommand.helpMessage().contains("--insert-rate"))
         // … and refuses a configuration file with writes.
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("pagebench-writes-\(getpid()).json").path
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("pagebench-writes-\(getpid()).json")
+            .path
         try #"{"writes": {"insertRate": 1}}"#.write(toFile: file, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(atPath: file) }
         let serve = try #require(try PagebenchCommand.parseAsRoot(["serve", "--config", file]) as? ServeCommand)

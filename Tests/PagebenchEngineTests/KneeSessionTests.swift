@@ -16,7 +16,12 @@ import Testing
         // In-process drains never fail: error_rate<0.1% holds at every rate; no throughput floor.
         let search = try KneeSearch(startRate: 5, maxRate: 10, resolution: 0.05, maxSteps: 4, minAchievedFraction: 0)
         var request = KneeRequest(
-            scenarioFile: nil, sloExpressions: ["error_rate<0.1%"], search: search, startRate: 5, stepDuration: 0.2, pagers: 2,
+            scenarioFile: nil,
+            sloExpressions: ["error_rate<0.1%"],
+            search: search,
+            startRate: 5,
+            stepDuration: 0.2,
+            pagers: 2,
             output: directory + "/knee.csv"
         ) { rate, output throws(CommandError) in
             var scenario = base
@@ -41,7 +46,10 @@ import Testing
         #expect(try CSVFile.readResults(directory + "/knee.csv").map(\.sloHeld) == [1, 1])
         // Issue 35: the achieved rate the search judged is the row's started_drains_per_s.
         #expect(steps.allSatisfy { $0.verdict?.achievedRate == $0.row.startedDrainsPerSecond })
-        #expect(try CSVFile.readResults(directory + "/knee.csv").map(\.startedDrainsPerSecond) == steps.map(\.row.startedDrainsPerSecond))
+        #expect(
+            try CSVFile.readResults(directory + "/knee.csv").map(\.startedDrainsPerSecond)
+                == steps.map(\.row.startedDrainsPerSecond)
+        )
     }
 
     /// A step at 200 drains/s offered on 64 pagers whose drains take 0.4 s: the pool can start
@@ -60,10 +68,19 @@ import Testing
         row.cpuUserSeconds = 4
         row.cpuSystemSeconds = 1
         row.drainLatency = LatencyPercentiles(
-            p50Nanoseconds: 400_000_000, p90Nanoseconds: 450_000_000, p99Nanoseconds: 500_000_000, p999Nanoseconds: 500_000_000,
-            maxNanoseconds: 500_000_000)
+            p50Nanoseconds: 400_000_000,
+            p90Nanoseconds: 450_000_000,
+            p99Nanoseconds: 500_000_000,
+            p999Nanoseconds: 500_000_000,
+            maxNanoseconds: 500_000_000
+        )
         row.pageLatency = LatencyPercentiles(
-            p50Nanoseconds: pageP50, p90Nanoseconds: pageP50, p99Nanoseconds: pageP50, p999Nanoseconds: pageP50, maxNanoseconds: pageP50)
+            p50Nanoseconds: pageP50,
+            p90Nanoseconds: pageP50,
+            p99Nanoseconds: pageP50,
+            p999Nanoseconds: pageP50,
+            maxNanoseconds: pageP50
+        )
         return row
     }
 
@@ -79,8 +96,12 @@ import Testing
         first.concurrency = 4
         first.cores = 2
         first.pageLatency = LatencyPercentiles(
-            p50Nanoseconds: 5_799_935, p90Nanoseconds: 6_000_000, p99Nanoseconds: 7_000_000, p999Nanoseconds: 7_000_000,
-            maxNanoseconds: 7_000_000)
+            p50Nanoseconds: 5_799_935,
+            p90Nanoseconds: 6_000_000,
+            p99Nanoseconds: 7_000_000,
+            p999Nanoseconds: 7_000_000,
+            maxNanoseconds: 7_000_000
+        )
         var step = first
         step.plannedDrainsPerSecond = 120
         step.startedDrainsPerSecond = 106
@@ -90,12 +111,25 @@ import Testing
         step.cpuUserSeconds = 0.165
         step.cpuSystemSeconds = 0.041
         step.drainLatency = LatencyPercentiles(
-            p50Nanoseconds: 27_525_119, p90Nanoseconds: 40_000_000, p99Nanoseconds: 60_000_000, p999Nanoseconds: 60_000_000,
-            maxNanoseconds: 60_000_000)
+            p50Nanoseconds: 27_525_119,
+            p90Nanoseconds: 40_000_000,
+            p99Nanoseconds: 60_000_000,
+            p999Nanoseconds: 60_000_000,
+            maxNanoseconds: 60_000_000
+        )
         step.pageLatency = LatencyPercentiles(
-            p50Nanoseconds: 6_225_919, p90Nanoseconds: 7_000_000, p99Nanoseconds: 8_000_000, p999Nanoseconds: 8_000_000,
-            maxNanoseconds: 8_000_000)
-        guard case .pagerPool(let pagers, let missed, let capacity, _, let needed) = KneeSession.clientLimit(of: step, first: first) else {
+            p50Nanoseconds: 6_225_919,
+            p90Nanoseconds: 7_000_000,
+            p99Nanoseconds: 8_000_000,
+            p999Nanoseconds: 8_000_000,
+            maxNanoseconds: 8_000_000
+        )
+        guard
+            case .pagerPool(let pagers, let missed, let capacity, _, let needed) = KneeSession.clientLimit(
+                of: step,
+                first: first
+            )
+        else {
             Issue.record("the pool limited this step")
             return
         }
@@ -106,8 +140,12 @@ import Testing
         // exceeded (1.5 before).
         var debugStep = step
         debugStep.pageLatency = LatencyPercentiles(
-            p50Nanoseconds: 8_931_900, p90Nanoseconds: 9_000_000, p99Nanoseconds: 9_000_000, p999Nanoseconds: 9_000_000,
-            maxNanoseconds: 9_000_000)
+            p50Nanoseconds: 8_931_900,
+            p90Nanoseconds: 9_000_000,
+            p99Nanoseconds: 9_000_000,
+            p999Nanoseconds: 9_000_000,
+            maxNanoseconds: 9_000_000
+        )
         #expect(KneeSession.clientLimit(of: debugStep, first: first) != nil)
         var fewMissed = step
         fewMissed.startedDrainsPerSecond = 140
@@ -133,7 +171,13 @@ import Testing
         busy.cpuSystemSeconds = 4
         #expect(KneeSession.clientLimit(of: busy, first: first) == .clientCPU(busyCores: 1.9, cores: 2))
 
-        let search = try KneeSearch(startRate: 100, maxRate: 400, resolution: 0.05, maxSteps: 2, minAchievedFraction: 0.95)
+        let search = try KneeSearch(
+            startRate: 100,
+            maxRate: 400,
+            resolution: 0.05,
+            maxSteps: 2,
+            minAchievedFraction: 0.95
+        )
         let held = search.judge(rate: 100, achievedRate: 100, sloHeld: true)
         let broke = search.judge(rate: 200, achievedRate: 158, sloHeld: true)
         let steps = [
@@ -167,6 +211,9 @@ import Testing
                 #expect(error.exitStatus == ExitCodes.usage, "\(flags)")
             }
         }
-        #expect((try? KneeSession.objectives(scenario: nil, file: nil, flags: ["drain_latency_corrected_p99_ns<10ms"]))?.count == 1)
+        #expect(
+            (try? KneeSession.objectives(scenario: nil, file: nil, flags: ["drain_latency_corrected_p99_ns<10ms"]))?
+                .count == 1
+        )
     }
 }

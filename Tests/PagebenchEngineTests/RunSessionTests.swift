@@ -30,7 +30,9 @@ import Testing
     }
 
     func request(_ scenarios: [Scenario], output: String) throws -> RunRequest {
-        var request = RunRequest(scenarios: try RunSession.scenarios(scenarios.map { .init($0, file: 0) }, sharded: false))
+        var request = RunRequest(
+            scenarios: try RunSession.scenarios(scenarios.map { .init($0, file: 0) }, sharded: false)
+        )
         request.output = output
         request.quiet = true
         return request
@@ -44,7 +46,9 @@ import Testing
         let result = try await RunSession(try request([Self.tiny()], output: output)).run(into: &printed)
         #expect(printed.isEmpty)  // quiet
         #expect(result.rows.map(\.concurrency) == [1, 2])
-        #expect(result.rows.allSatisfy { $0.scenario == "tiny" && $0.drains == 4 && $0.partial == 0 && $0.sloHeld == nil })
+        #expect(
+            result.rows.allSatisfy { $0.scenario == "tiny" && $0.drains == 4 && $0.partial == 0 && $0.sloHeld == nil }
+        )
         let written = try CSVFile.readResults(output)
         #expect(written.map(\.identity) == result.rows.map(\.identity))
         #expect(written.map(\.pages) == result.rows.map(\.pages))
@@ -86,7 +90,9 @@ import Testing
         }
         // Points of one file's sweep are told apart by their labels.
         let points = try RunSession.scenarios(
-            [.init(Self.tiny { $0.limit = 10 }, file: 0), .init(Self.tiny { $0.limit = 100 }, file: 0)], sharded: false)
+            [.init(Self.tiny { $0.limit = 10 }, file: 0), .init(Self.tiny { $0.limit = 100 }, file: 0)],
+            sharded: false
+        )
         #expect(points.map(\.label) == ["limit=10", "limit=100"])
     }
 
@@ -124,7 +130,10 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let interruption = Interruption()
         interruption.request(signal: SIGTERM)
-        let session = RunSession(try request([Self.tiny()], output: directory + "/rows.csv"), interruption: interruption)
+        let session = RunSession(
+            try request([Self.tiny()], output: directory + "/rows.csv"),
+            interruption: interruption
+        )
         var printed = ""
         do {
             try await session.run(into: &printed)

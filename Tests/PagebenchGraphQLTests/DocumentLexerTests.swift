@@ -62,7 +62,10 @@ struct DocumentLexerTests {
         }
         // Keep the parser within its stack whatever the lexer says.
         guard depth(ours) < 200 else {
-            Issue.record("the corpus document nests \(depth(ours)) deep: \(text.prefix(80))", sourceLocation: sourceLocation)
+            Issue.record(
+                "the corpus document nests \(depth(ours)) deep: \(text.prefix(80))",
+                sourceLocation: sourceLocation
+            )
             return false
         }
         do {
@@ -78,13 +81,24 @@ struct DocumentLexerTests {
                 error.message.contains($0)
             }
             if lexical {
-                #expect(end == .syntaxError(offset: position), "\(text.debugDescription): \(error.message)", sourceLocation: sourceLocation)
+                #expect(
+                    end == .syntaxError(offset: position),
+                    "\(text.debugDescription): \(error.message)",
+                    sourceLocation: sourceLocation
+                )
             } else {
                 var before = end
                 if case .syntaxError(let offset) = end, position < offset { before = .end }
-                #expect(before == .end, "\(text.debugDescription): parser at \(position): \(error.message)", sourceLocation: sourceLocation)
-                #expect(position == text.utf8.count || ours.contains { $0.start == position },
-                        "\(text.debugDescription): \(error.message)", sourceLocation: sourceLocation)
+                #expect(
+                    before == .end,
+                    "\(text.debugDescription): parser at \(position): \(error.message)",
+                    sourceLocation: sourceLocation
+                )
+                #expect(
+                    position == text.utf8.count || ours.contains { $0.start == position },
+                    "\(text.debugDescription): \(error.message)",
+                    sourceLocation: sourceLocation
+                )
             }
             return false
         } catch {
@@ -117,7 +131,9 @@ struct DocumentLexerTests {
             ] {
                 if Self.expectSameTokens(template) { parsed += 1 }
                 // Nesting after the form: the lexer sees every bracket the parser will.
-                let deep = "{ f(a: [ \(form) " + String(repeating: "[", count: 150) + String(repeating: "]", count: 150) + " ]) }"
+                let deep =
+                    "{ f(a: [ \(form) " + String(repeating: "[", count: 150) + String(repeating: "]", count: 150)
+                    + " ]) }"
                 Self.expectSameTokens(deep)
                 #expect(Self.depth(Self.lex(deep).tokens) == 153 || !Self.expectSameTokens(deep))
             }
@@ -128,10 +144,14 @@ struct DocumentLexerTests {
     @Test("W7: lexical errors end our read where they end the parser's")
     func w7LexicalErrorsMatchTheParser() {
         for text in [
-            "{ a(b: \"x\ny\") }", "{ a(b: \"\\x\") }", "{ a(b: \"\\u00G0\") }", "{ a(b: \"\\uD800\") }", "{ a(b: \"unterminated",
-            "{ a(b: \"\"\"unterminated", "{ a(b: 01) }", "{ a(b: 1.) }", "{ a(b: 1.e5) }", "{ a(b: 1e) }", "{ a(b: -x) }", "{ a(b: .5) }",
-            "{ a(b: ..) }", "{ a\u{0001} }", "{ a(b: \"\u{0007}\") }", "{ a(b: \"\"\"\u{0007}\"\"\") }", "{ a(b: 1 2.5e-3 -0 0.0) }",
-            "{ a(b: \"\\\"\") }", "{ a(b: -) }", "{ a(b: \"\"\"x\\\"\"\"", "\"\"\"\\\"\"\"", "\"\"\"\\\"\"\"x\"\"\"", "{ a(b: 1a) }", "{ a(b: \"\"\"x\\\"\"\"\") }", "{ % }", "{ a(b: \"\\u0041\" }",
+            "{ a(b: \"x\ny\") }", "{ a(b: \"\\x\") }", "{ a(b: \"\\u00G0\") }", "{ a(b: \"\\uD800\") }",
+            "{ a(b: \"unterminated",
+            "{ a(b: \"\"\"unterminated", "{ a(b: 01) }", "{ a(b: 1.) }", "{ a(b: 1.e5) }", "{ a(b: 1e) }",
+            "{ a(b: -x) }", "{ a(b: .5) }",
+            "{ a(b: ..) }", "{ a\u{0001} }", "{ a(b: \"\u{0007}\") }", "{ a(b: \"\"\"\u{0007}\"\"\") }",
+            "{ a(b: 1 2.5e-3 -0 0.0) }",
+            "{ a(b: \"\\\"\") }", "{ a(b: -) }", "{ a(b: \"\"\"x\\\"\"\"", "\"\"\"\\\"\"\"", "\"\"\"\\\"\"\"x\"\"\"",
+            "{ a(b: 1a) }", "{ a(b: \"\"\"x\\\"\"\"\") }", "{ % }", "{ a(b: \"\\u0041\" }",
         ] {
             Self.expectSameTokens(text)
         }
@@ -146,7 +166,9 @@ struct DocumentLexerTests {
             }
         }
         // Four digits, or more text after the escape: GraphQLSwift reads it without trapping.
-        for text in ["{ a(b: \"\\u1234", "{ a(b: \"\\u123\" }", "{ a(b: \"\\\\", "{ a(b: \"\\\"", "{ a(b: \"\\", "\"\\"] {
+        for text in [
+            "{ a(b: \"\\u1234", "{ a(b: \"\\u123\" }", "{ a(b: \"\\\\", "{ a(b: \"\\\"", "{ a(b: \"\\", "\"\\",
+        ] {
             if case .trap = Self.lex(text).end { Issue.record("\(text.debugDescription) is flagged") }
             Self.expectSameTokens(text)
         }
@@ -158,8 +180,10 @@ struct DocumentLexerTests {
     func w7RandomDocumentsMatchTheParser() {
         var random = SplitMix64(seed: 24)
         let pieces = [
-            "\"", "\\", "\\\"", "\\\\", "\"\"\"", "\\\"\"\"", "\"\"", "{", "}", "[", "]", "(", ")", "#", "\n", "\r", "\r\n", "\t", ",",
-            " ", "u", "\\u", "0041", "\\n", "x", "é", "\u{FEFF}", "$", "!", "...", "..", "1", "-", "e", ".", "_", "\u{0001}",
+            "\"", "\\", "\\\"", "\\\\", "\"\"\"", "\\\"\"\"", "\"\"", "{", "}", "[", "]", "(", ")", "#", "\n", "\r",
+            "\r\n", "\t", ",",
+            " ", "u", "\\u", "0041", "\\n", "x", "é", "\u{FEFF}", "$", "!", "...", "..", "1", "-", "e", ".", "_",
+            "\u{0001}",
         ]
         var parsed = 0
         for _ in 0..<3_000 {
@@ -168,15 +192,20 @@ struct DocumentLexerTests {
                 switch random.next() % 4 {
                 case 0:
                     // A string of random pieces.
-                    let body = (0..<Int(random.next() % 6)).map { _ in pieces[Int(random.next() % UInt64(pieces.count))] }.joined()
+                    let body = (0..<Int(random.next() % 6)).map { _ in pieces[Int(random.next() % UInt64(pieces.count))]
+                    }.joined()
                     values.append("\"" + body + "\"")
                 case 1:
-                    let body = (0..<Int(random.next() % 6)).map { _ in pieces[Int(random.next() % UInt64(pieces.count))] }.joined()
+                    let body = (0..<Int(random.next() % 6)).map { _ in pieces[Int(random.next() % UInt64(pieces.count))]
+                    }.joined()
                     values.append("\"\"\"" + body + "\"\"\"")
                 case 2:
                     values.append(Self.stringForms[Int(random.next() % UInt64(Self.stringForms.count))])
                 default:
-                    values.append((0..<Int(random.next() % 4 + 1)).map { _ in pieces[Int(random.next() % UInt64(pieces.count))] }.joined())
+                    values.append(
+                        (0..<Int(random.next() % 4 + 1)).map { _ in pieces[Int(random.next() % UInt64(pieces.count))] }
+                            .joined()
+                    )
                 }
             }
             let text = "query { f(a: [" + values.joined(separator: " ") + "]) }"

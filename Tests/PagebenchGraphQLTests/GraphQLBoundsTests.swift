@@ -1,12 +1,13 @@
 import Foundation
 import GraphQL
-@testable import PagebenchGraphQL
 import PagebenchHTTPTestSupport
 import PagebenchPage
 import PagebenchServer
-import PagebenchWire
 import PagebenchStore
+import PagebenchWire
 import Testing
+
+@testable import PagebenchGraphQL
 
 /// W7 on the GraphQL front end: every class of hostile document of issue 24 gets a GraphQL
 /// answer — the bound it exceeds, or GraphQL's own error — and the server keeps serving.
@@ -34,13 +35,18 @@ struct GraphQLBoundsTests {
     }
 
     static func withServer(
-        bounds: GraphQLBounds = GraphQLBounds(), request: RequestBounds = RequestBounds(), execution: GraphQLRoutes.Execution = .compiled,
-        store: StoreConfiguration = TestStores.configuration, _ body: (String) async throws -> Void
+        bounds: GraphQLBounds = GraphQLBounds(),
+        request: RequestBounds = RequestBounds(),
+        execution: GraphQLRoutes.Execution = .compiled,
+        store: StoreConfiguration = TestStores.configuration,
+        _ body: (String) async throws -> Void
     ) async throws {
         let routes = try GraphQLRoutes(execution: execution, bounds: bounds)
         let server = StoreServer(
-            store: try TestStores.store(store), configuration: .init(bounds: request),
-            extraRoutes: [routes, DynamoDBRoutes(tableName: "items")])
+            store: try TestStores.store(store),
+            configuration: .init(bounds: request),
+            extraRoutes: [routes, DynamoDBRoutes(tableName: "items")]
+        )
         try await withLiveServer(server) { target in
             try await body(target)
             // Still serving.
@@ -50,24 +56,37 @@ struct GraphQLBoundsTests {
     }
 
     static func post(_ target: String, _ query: String, variables: [String: Any] = [:]) async throws -> Answer {
-        let body = String(decoding: try JSONSerialization.data(withJSONObject: ["query": query, "variables": variables]), as: UTF8.self)
+        let body = String(
+            decoding: try JSONSerialization.data(withJSONObject: ["query": query, "variables": variables]),
+            as: UTF8.self
+        )
         return try await post(target, body: body)
     }
 
     static func post(_ target: String, body: String) async throws -> Answer {
         let response = try await TestHTTPClient(target).execute(
-            uri: "/graphql", method: .POST, headers: [("Content-Type", "application/json")], body: body)
+            uri: "/graphql",
+            method: .POST,
+            headers: [("Content-Type", "application/json")],
+            body: body
+        )
         let json = try JSONSerialization.jsonObject(with: Data(response.text.utf8)) as? [String: Any]
         return Answer(status: response.status.code, json: json ?? [:])
     }
 
     static func expectBound(
-        _ answer: Answer, _ bound: String, sourceLocation: Testing.SourceLocation = #_sourceLocation
+        _ answer: Answer,
+        _ bound: String,
+        sourceLocation: Testing.SourceLocation = #_sourceLocation
     ) {
         #expect(answer.status == 200, sourceLocation: sourceLocation)
         #expect(answer.code == "BOUND_EXCEEDED", "\(answer.json)", sourceLocation: sourceLocation)
         #expect(answer.bound == bound, "\(answer.json)", sourceLocation: sourceLocation)
-        #expect(answer.message.contains("serve --"), "the message names the flag: \(answer.message)", sourceLocation: sourceLocation)
+        #expect(
+            answer.message.contains("serve --"),
+            "the message names the flag: \(answer.message)",
+            sourceLocation: sourceLocation
+        )
     }
 
     @Test("W7: two operations or two fragments of one name are GraphQL's validation error, not a trap in GraphQLSwift")
@@ -78,10 +97,18 @@ struct GraphQLBoundsTests {
             for round in 0..<150 {
                 let space = String(repeating: " ", count: round % 7 + 1) + String(repeating: "\n", count: round / 7)
                 for (query, message) in [
-                    ("query A { __typename }\(space)query A { __typename }", "There can be only one operation named \"A\"."),
-                    ("{ __typename }\(space){ __typename }", "This anonymous operation must be the only defined operation."),
-                    ("fragment F on Query { __typename }\(space)fragment F on Query { __typename } { ...F }",
-                     "There can be only one fragment named \"F\"."),
+                    (
+                        "query A { __typename }\(space)query A { __typename }",
+                        "There can be only one operation named \"A\"."
+                    ),
+                    (
+                        "{ __typename }\(space){ __typename }",
+                        "This anonymous operation must be the only defined operation."
+                    ),
+                    (
+                        "fragment F on Query { __typename }\(space)fragment F on Query { __typename } { ...F }",
+                        "There can be only one fragment named \"F\"."
+                    ),
                 ] {
                     let answer = try await Self.post(target, query)
                     #expect(answer.code == "GRAPHQL_VALIDATION_FAILED", "\(answer.json)")
@@ -89,10 +116,18 @@ struct GraphQLBoundsTests {
                 }
             }
             for (query, message) in [
-                ("query($a: Int, $a: Int) { listItems(limit: $a) { scannedCount } }", "There can be only one variable named \"$a\"."),
-                ("{ listItems(limit: 1, limit: 2) { scannedCount } }", "There can be only one argument named \"limit\"."),
-                ("{ listItems(filter: {category: {eq: 1}, category: {eq: 2}}) { scannedCount } }",
-                 "There can be only one input field named \"category\"."),
+                (
+                    "query($a: Int, $a: Int) { listItems(limit: $a) { scannedCount } }",
+                    "There can be only one variable named \"$a\"."
+                ),
+                (
+                    "{ listItems(limit: 1, limit: 2) { scannedCount } }",
+                    "There can be only one argument named \"limit\"."
+                ),
+                (
+                    "{ listItems(filter: {category: {eq: 1}, category: {eq: 2}}) { scannedCount } }",
+                    "There can be only one input field named \"category\"."
+                ),
             ] {
                 let answer = try await Self.post(target, query)
                 #expect(answer.code == "GRAPHQL_VALIDATION_FAILED")
@@ -107,9 +142,11 @@ struct GraphQLBoundsTests {
         try await Self.withServer { target in
             for form in DocumentLexerTests.stringForms {
                 for query in [
-                    "{ a(b: [ \(form) " + String(repeating: "[", count: 5_000) + String(repeating: "]", count: 5_000) + " ]) }",
+                    "{ a(b: [ \(form) " + String(repeating: "[", count: 5_000) + String(repeating: "]", count: 5_000)
+                        + " ]) }",
                     "{ a(b: \(form)) " + String(repeating: "{ a ", count: 5_000) + String(repeating: "}", count: 5_001),
-                    "{ a(b: \(form) c: \"\") " + String(repeating: "{ a ", count: 5_000) + String(repeating: "}", count: 5_001),
+                    "{ a(b: \(form) c: \"\") " + String(repeating: "{ a ", count: 5_000)
+                        + String(repeating: "}", count: 5_001),
                 ] {
                     // GraphQLSwift reads past the form into the brackets (its tokens are the
                     // lexer's: DocumentLexerTests), unless the form leaves a string open.
@@ -144,21 +181,27 @@ struct GraphQLBoundsTests {
         return false
     }
 
-    @Test("W7: a misplaced nested list literal is refused without GraphQLSwift's printer, which doubles its cost per level")
+    @Test(
+        "W7: a misplaced nested list literal is refused without GraphQLSwift's printer, which doubles its cost per level"
+    )
     func w7NestedLiteralsArePrintedOnce() async throws {
         try await Self.withServer { target in
             let inner = String(repeating: "1, ", count: 300) + "1"
             let list = String(repeating: "[", count: 12) + inner + String(repeating: "]", count: 12)
             let object = String(repeating: "{a: ", count: 12) + "[\(inner)]" + String(repeating: "}", count: 12)
             for query in [
-                "{ listItems(limit: \(list)) { scannedCount } }", "{ listItems(sortDirection: \(list)) { scannedCount } }",
-                "{ listItems(limit: \(object)) { scannedCount } }", "{ listItems(filter: {category: {eq: \(list)}}) { scannedCount } }",
+                "{ listItems(limit: \(list)) { scannedCount } }",
+                "{ listItems(sortDirection: \(list)) { scannedCount } }",
+                "{ listItems(limit: \(object)) { scannedCount } }",
+                "{ listItems(filter: {category: {eq: \(list)}}) { scannedCount } }",
             ] {
                 let answer = try await Self.post(target, query)
                 #expect(answer.code == "GRAPHQL_VALIDATION_FAILED", "\(answer.json)")
                 #expect(answer.message.hasPrefix("Expected value of type"), "\(answer.message.prefix(300))")
                 // One line, cut short: GraphQLSwift's printer writes it over many lines, 2¹² times.
-                #expect(!answer.message.contains("\n") && answer.message.hasSuffix("….") && answer.message.utf8.count < 400)
+                #expect(
+                    !answer.message.contains("\n") && answer.message.hasSuffix("….") && answer.message.utf8.count < 400
+                )
                 #expect(answer.locations.first?[0] == 1)
             }
             // A flat misplaced list is GraphQLSwift's own answer.
@@ -170,20 +213,38 @@ struct GraphQLBoundsTests {
     @Test("W7: the counts validation is quadratic in are bounded: definitions, tokens, directives, aliases")
     func w7CountsAreBounded() async throws {
         try await Self.withServer { target in
-            Self.expectBound(try await Self.post(target, String(repeating: "{ __typename @skip(if: false) }\n", count: 10_000)), "tokens")
-            Self.expectBound(try await Self.post(target, String(repeating: "{ __typename @skip(if: false) }\n", count: 101)), "definitions")
+            Self.expectBound(
+                try await Self.post(target, String(repeating: "{ __typename @skip(if: false) }\n", count: 10_000)),
+                "tokens"
+            )
+            Self.expectBound(
+                try await Self.post(target, String(repeating: "{ __typename @skip(if: false) }\n", count: 101)),
+                "definitions"
+            )
             let fragments = (0..<101).map { "fragment F\($0) on Query { __typename }" }.joined(separator: "\n")
             Self.expectBound(try await Self.post(target, fragments + "\n{ __typename }"), "definitions")
-            Self.expectBound(try await Self.post(target, "{" + String(repeating: " __typename", count: 15_000) + " }"), "tokens")
-            Self.expectBound(try await Self.post(target, "{" + String(repeating: " __typename @skip(if: false)", count: 101) + " }"), "directives")
+            Self.expectBound(
+                try await Self.post(target, "{" + String(repeating: " __typename", count: 15_000) + " }"),
+                "tokens"
+            )
+            Self.expectBound(
+                try await Self.post(target, "{" + String(repeating: " __typename @skip(if: false)", count: 101) + " }"),
+                "directives"
+            )
             let aliases = (0..<101).map { "a\($0): __typename" }.joined(separator: " ")
             Self.expectBound(try await Self.post(target, "{ \(aliases) }"), "aliases")
             let variables = (0..<4_000).map { "$v\($0): Int" }.joined(separator: ", ")
             Self.expectBound(try await Self.post(target, "query(\(variables)) { __typename }"), "tokens")
             // At the bounds, the documents are answered by GraphQLSwift.
-            let hundred = try await Self.post(target, (0..<100).map { "query Q\($0) { __typename }" }.joined(separator: "\n"))
+            let hundred = try await Self.post(
+                target,
+                (0..<100).map { "query Q\($0) { __typename }" }.joined(separator: "\n")
+            )
             #expect(hundred.code == nil || hundred.code != "BOUND_EXCEEDED", "\(hundred.json)")
-            let ok = try await Self.post(target, "{ " + (0..<100).map { "a\($0): __typename @skip(if: false)" }.joined(separator: " ") + " }")
+            let ok = try await Self.post(
+                target,
+                "{ " + (0..<100).map { "a\($0): __typename @skip(if: false)" }.joined(separator: " ") + " }"
+            )
             #expect(ok.errors.isEmpty && ok.data != nil, "\(ok.json)")
         }
     }
@@ -199,8 +260,13 @@ struct GraphQLBoundsTests {
             let answer = try await Self.post(target, "{ ...A0 }\n" + fragments.joined(separator: "\n"))
             Self.expectBound(answer, "fields")
             // Fields nested through fragments count toward the depth bound.
-            let chain = (0..<40).map { "fragment T\($0) on __Type { ofType { ...T\($0 + 1) } }" }.joined(separator: "\n")
-            let deep = try await Self.post(target, "{ __type(name: \"Item\") { ...T0 } }\n" + chain + "\nfragment T40 on __Type { name }")
+            let chain = (0..<40).map { "fragment T\($0) on __Type { ofType { ...T\($0 + 1) } }" }.joined(
+                separator: "\n"
+            )
+            let deep = try await Self.post(
+                target,
+                "{ __type(name: \"Item\") { ...T0 } }\n" + chain + "\nfragment T40 on __Type { name }"
+            )
             Self.expectBound(deep, "depth")
         }
     }
@@ -209,20 +275,33 @@ struct GraphQLBoundsTests {
 
     /// A store whose pages can hold 10,486 items (1 MiB budget, 100-byte items).
     static let largePages = StoreConfiguration(
-        partitions: 2, itemsPerPartition: .uniform(5_000), itemSize: .fixed(100), scanBudgetBytes: 1 << 20, seed: 7)
+        partitions: 2,
+        itemsPerPartition: .uniform(5_000),
+        itemSize: .fixed(100),
+        scanBudgetBytes: 1 << 20,
+        seed: 7
+    )
 
     @Test("W7: the cost of an operation, from its requested limits, is bounded before it runs, on both executors")
     func w7CostIsBoundedBeforeExecution() async throws {
         for execution in GraphQLRoutes.Execution.allCases {
             try await Self.withServer(execution: execution, store: Self.largePages) { target in
                 // 5 × (1 + (1 + 1000 × 6) + 2) = 30,020 > 10,000.
-                let aliases = (0..<5).map { "a\($0): listItems(limit: 1000) { \(Self.itemFields) }" }.joined(separator: " ")
+                let aliases = (0..<5).map { "a\($0): listItems(limit: 1000) { \(Self.itemFields) }" }.joined(
+                    separator: " "
+                )
                 Self.expectBound(try await Self.post(target, "{ \(aliases) }"), "cost")
                 let single = "query($l: Int) { listItems(limit: $l) { \(Self.itemFields) } }"
                 Self.expectBound(try await Self.post(target, single, variables: ["l": 2000]), "cost")
                 Self.expectBound(try await Self.post(target, single, variables: ["l": 1999.5]), "cost")
                 // 1 + (1 + 2500 × (1 + 1 + 2)) = 10,002.
-                Self.expectBound(try await Self.post(target, "query($n: Int = 2500) { itemsConnection(first: $n) { edges { cursor node { sortKey } } } }"), "cost")
+                Self.expectBound(
+                    try await Self.post(
+                        target,
+                        "query($n: Int = 2500) { itemsConnection(first: $n) { edges { cursor node { sortKey } } } }"
+                    ),
+                    "cost"
+                )
                 // Within the bound: the page (at most its limit's items) is served.
                 let fine = try await Self.post(target, single, variables: ["l": 1600])
                 #expect(fine.errors.isEmpty, "\(fine.json)")
@@ -246,7 +325,9 @@ struct GraphQLBoundsTests {
         // Introspection costs what the schema holds (about 1,400 here), 20 times over (with
         // the default bounds, the fields bound refuses this first).
         try await Self.withServer(bounds: GraphQLBounds(maximumSelections: 100_000)) { target in
-            let fragments = Self.introspectionQuery[Self.introspectionQuery.range(of: "fragment FullType")!.lowerBound...]
+            let fragments = Self.introspectionQuery[
+                Self.introspectionQuery.range(of: "fragment FullType")!.lowerBound...
+            ]
             let aliases = (0..<20).map { "a\($0): __schema { types { ...FullType } }" }.joined(separator: " ")
             Self.expectBound(try await Self.post(target, "{ \(aliases) }\n" + fragments), "cost")
         }
@@ -257,12 +338,18 @@ struct GraphQLBoundsTests {
         try await Self.withServer { target in
             var filter: Any = ["category": ["eq": 0]]
             for _ in 0..<40 { filter = ["not": filter] }
-            let answer = try await Self.post(target, "query($f: ItemFilterInput) { listItems(filter: $f) { scannedCount } }", variables: ["f": filter])
+            let answer = try await Self.post(
+                target,
+                "query($f: ItemFilterInput) { listItems(filter: $f) { scannedCount } }",
+                variables: ["f": filter]
+            )
             Self.expectBound(answer, "depth")
         }
     }
 
-    @Test("W7: the CPU time of reading, parsing and validating a document is bounded; a request over it is refused, the next one is not")
+    @Test(
+        "W7: the CPU time of reading, parsing and validating a document is bounded; a request over it is refused, the next one is not"
+    )
     func w7CpuTimeIsBounded() async throws {
         try await Self.withServer(request: RequestBounds(maximumCPUTime: .zero)) { target in
             for _ in 0..<2 {
@@ -270,23 +357,35 @@ struct GraphQLBoundsTests {
                 Self.expectBound(try await Self.post(target, "{ listItems { scannedCount } }"), "cpu")
             }
             let dynamo = try await Self.dynamoDB(target, "Scan", #"{"TableName": "items", "Limit": 1}"#)
-            #expect(dynamo.status == 400 && dynamo.errorType == "ValidationException" && dynamo.message.contains("--max-request-cpu"))
+            #expect(
+                dynamo.status == 400 && dynamo.errorType == "ValidationException"
+                    && dynamo.message.contains("--max-request-cpu")
+            )
         }
     }
 
     @Test("W7: a response larger than --max-response-bytes is an error naming the bound, in every protocol")
     func w7ResponsesAreBounded() async throws {
         for execution in GraphQLRoutes.Execution.allCases {
-            try await Self.withServer(request: RequestBounds(maximumResponseBytes: 300), execution: execution) { target in
-                Self.expectBound(try await Self.post(target, "{ listItems(partition: 1, limit: 8) { \(Self.itemFields) } }"), "responseBytes")
+            try await Self.withServer(request: RequestBounds(maximumResponseBytes: 300), execution: execution) {
+                target in
+                Self.expectBound(
+                    try await Self.post(target, "{ listItems(partition: 1, limit: 8) { \(Self.itemFields) } }"),
+                    "responseBytes"
+                )
                 let small = try await Self.post(target, "{ listItems(partition: 1, limit: 1) { scannedCount } }")
                 #expect(small.errors.isEmpty)
                 let rest = try await TestHTTPClient(target).execute(uri: "/partitions/1/items?limit=8")
                 #expect(rest.status.code == 400 && rest.text.contains("--max-response-bytes"), "\(rest.text)")
                 let dynamo = try await Self.dynamoDB(
-                    target, "Query",
-                    #"{"TableName": "items", "KeyConditionExpression": "pk = :p", "ExpressionAttributeValues": {":p": {"N": "1"}}, "Limit": 8}"#)
-                #expect(dynamo.status == 400 && dynamo.errorType == "ValidationException" && dynamo.message.contains("--max-response-bytes"))
+                    target,
+                    "Query",
+                    #"{"TableName": "items", "KeyConditionExpression": "pk = :p", "ExpressionAttributeValues": {":p": {"N": "1"}}, "Limit": 8}"#
+                )
+                #expect(
+                    dynamo.status == 400 && dynamo.errorType == "ValidationException"
+                        && dynamo.message.contains("--max-response-bytes")
+                )
             }
         }
     }
@@ -294,9 +393,16 @@ struct GraphQLBoundsTests {
     @Test("W7: a body larger than --max-body-bytes is refused unread, in every protocol")
     func w7BodiesAreBounded() async throws {
         try await Self.withServer(request: RequestBounds(maximumBodyBytes: 200)) { target in
-            let answer = try await Self.post(target, "{ listItems { scannedCount } }" + String(repeating: " ", count: 300))
+            let answer = try await Self.post(
+                target,
+                "{ listItems { scannedCount } }" + String(repeating: " ", count: 300)
+            )
             #expect(answer.status == 413 && answer.message.contains("--max-body-bytes"), "\(answer.json)")
-            let dynamo = try await Self.dynamoDB(target, "Scan", #"{"TableName": "items"}"# + String(repeating: " ", count: 300))
+            let dynamo = try await Self.dynamoDB(
+                target,
+                "Scan",
+                #"{"TableName": "items"}"# + String(repeating: " ", count: 300)
+            )
             #expect(dynamo.status == 400 && dynamo.message.contains("--max-body-bytes"))
             let projection = try await Self.dynamoDB(target, "Scan", #"{"TableName": "items"}"#)
             #expect(projection.status == 200)
@@ -314,11 +420,16 @@ struct GraphQLBoundsTests {
             #expect(syntax.code == "GRAPHQL_PARSE_FAILED")
             #expect(syntax.locations == [[3, 20]], "\(syntax.json)")
             #expect(syntax.message.hasPrefix("Syntax Error GraphQL request (3:20) "), "\(syntax.message)")
-            let token = try await Self.post(target, "\n\n query { listItems(partition: 0, nextToken: \"nope\") { scannedCount } __typename }")
+            let token = try await Self.post(
+                target,
+                "\n\n query { listItems(partition: 0, nextToken: \"nope\") { scannedCount } __typename }"
+            )
             #expect(token.locations == [[3, 10]], "\(token.json)")
             // Comments are dropped before GraphQLSwift parses the document it runs; nothing else is.
             let commented = try await Self.post(
-                target, "# a\n{ # b { [ \"\n  listItems(limit: 3, partition: 1) { #c\n scannedCount } # d\n}\n# e")
+                target,
+                "# a\n{ # b { [ \"\n  listItems(limit: 3, partition: 1) { #c\n scannedCount } # d\n}\n# e"
+            )
             #expect((commented.data?["listItems"] as? [String: Any])?["scannedCount"] as? Int == 3, "\(commented.json)")
         }
     }
@@ -341,8 +452,14 @@ struct GraphQLBoundsTests {
         try await Self.withServer { target in
             let long = Array(repeating: "pk", count: 3_000).joined(separator: ", ")
             let answer = try await Self.dynamoDB(
-                target, "Scan", #"{"TableName": "items", "ProjectionExpression": "\#(long)"}"#)
-            #expect(answer.status == 400 && answer.errorType == "ValidationException" && answer.message.contains("4096"), "\(answer.json)")
+                target,
+                "Scan",
+                #"{"TableName": "items", "ProjectionExpression": "\#(long)"}"#
+            )
+            #expect(
+                answer.status == 400 && answer.errorType == "ValidationException" && answer.message.contains("4096"),
+                "\(answer.json)"
+            )
         }
     }
 

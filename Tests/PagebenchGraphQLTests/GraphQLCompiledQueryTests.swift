@@ -3,8 +3,8 @@ import PagebenchGraphQL
 import PagebenchHTTPTestSupport
 import PagebenchPage
 import PagebenchServer
-import PagebenchWire
 import PagebenchStore
+import PagebenchWire
 import Testing
 
 /// The compiled path (``CompiledQuery``) against GraphQLSwift's executor: the same requests
@@ -26,14 +26,18 @@ struct GraphQLCompiledQueryTests {
         let genericRoutes = try GraphQLRoutes(execution: .generic)
         try await withLiveServer(StoreServer(store: store, extraRoutes: [compiledRoutes])) { compiled in
             try await withLiveServer(StoreServer(store: store, extraRoutes: [genericRoutes])) { generic in
-                try await body(Servers(compiled: compiled, generic: generic, compiledRoutes: compiledRoutes, store: store))
+                try await body(
+                    Servers(compiled: compiled, generic: generic, compiledRoutes: compiledRoutes, store: store)
+                )
             }
         }
         #expect(genericRoutes.executionCounts.compiled == 0)
     }
 
     static func body(_ query: String, _ variables: String, operationName: String? = nil) throws -> String {
-        var request: [String: Any] = ["query": query, "variables": try JSONSerialization.jsonObject(with: Data(variables.utf8))]
+        var request: [String: Any] = [
+            "query": query, "variables": try JSONSerialization.jsonObject(with: Data(variables.utf8)),
+        ]
         if let operationName { request["operationName"] = operationName }
         return String(decoding: try JSONSerialization.data(withJSONObject: request), as: UTF8.self)
     }
@@ -42,20 +46,42 @@ struct GraphQLCompiledQueryTests {
     /// compiled server answered it by the path `compiled` names. Returns the decoded answer.
     @discardableResult
     static func same(
-        _ servers: Servers, _ query: String, _ variables: String = "{}", operationName: String? = nil, compiled: Bool,
+        _ servers: Servers,
+        _ query: String,
+        _ variables: String = "{}",
+        operationName: String? = nil,
+        compiled: Bool,
         sourceLocation: SourceLocation = #_sourceLocation
     ) async throws -> [String: Any] {
         let body = try Self.body(query, variables, operationName: operationName)
         let before = servers.compiledRoutes.executionCounts
         let headers = [("Content-Type", "application/json")]
-        let fast = try await TestHTTPClient(servers.compiled).execute(uri: "/graphql", method: .POST, headers: headers, body: body)
-        let slow = try await TestHTTPClient(servers.generic).execute(uri: "/graphql", method: .POST, headers: headers, body: body)
+        let fast = try await TestHTTPClient(servers.compiled).execute(
+            uri: "/graphql",
+            method: .POST,
+            headers: headers,
+            body: body
+        )
+        let slow = try await TestHTTPClient(servers.generic).execute(
+            uri: "/graphql",
+            method: .POST,
+            headers: headers,
+            body: body
+        )
         let after = servers.compiledRoutes.executionCounts
         #expect(fast.status.code == slow.status.code, sourceLocation: sourceLocation)
         // Byte for byte, but for one spelling: GraphQLSwift's Foundation encoder writes `/` as
         // `\/`, which JSON reads as the same character.
-        #expect(fast.text == slow.text.replacingOccurrences(of: "\\/", with: "/"), "\(query) \(variables)", sourceLocation: sourceLocation)
-        #expect(after.compiled - before.compiled == (compiled ? 1 : 0), "\(query) \(variables)", sourceLocation: sourceLocation)
+        #expect(
+            fast.text == slow.text.replacingOccurrences(of: "\\/", with: "/"),
+            "\(query) \(variables)",
+            sourceLocation: sourceLocation
+        )
+        #expect(
+            after.compiled - before.compiled == (compiled ? 1 : 0),
+            "\(query) \(variables)",
+            sourceLocation: sourceLocation
+        )
         return try JSONSerialization.jsonObject(with: Data(fast.text.utf8)) as? [String: Any] ?? [:]
     }
 
@@ -82,7 +108,8 @@ struct GraphQLCompiledQueryTests {
                     pages += 1
                     let withToken = token.map { String(variables.dropLast()) + #", "t": "\#($0)"}"# } ?? variables
                     let answer = try await Self.same(servers, Self.listQuery, withToken, compiled: true)
-                    token = ((answer["data"] as? [String: Any])?["listItems"] as? [String: Any])?["nextToken"] as? String
+                    token =
+                        ((answer["data"] as? [String: Any])?["listItems"] as? [String: Any])?["nextToken"] as? String
                 } while token != nil && pages < 300
                 #expect(pages > 1, "\(variables)")
             }
@@ -90,11 +117,15 @@ struct GraphQLCompiledQueryTests {
             try await Self.same(
                 servers,
                 #"{ page: listItems(partition: 1, limit: 3, sortDirection: DESC, filter: {category: {ne: 1}}) { t: __typename rows: items { k: sortKey __typename } more: nextToken } }"#,
-                compiled: true)
+                compiled: true
+            )
             // A default value of a variable, and an operation named as the request names it.
             try await Self.same(
-                servers, #"query Named($l: Int = 4) { listItems(partition: 0, limit: $l) { items { sortKey } nextToken } }"#,
-                operationName: "Named", compiled: true)
+                servers,
+                #"query Named($l: Int = 4) { listItems(partition: 0, limit: $l) { items { sortKey } nextToken } }"#,
+                operationName: "Named",
+                compiled: true
+            )
         }
     }
 
@@ -109,7 +140,9 @@ struct GraphQLCompiledQueryTests {
                 query($before: String) { itemsConnection(partition: 4, last: 5, before: $before) {
                   __typename edges { __typename node { partition sortKey } cursor } pageInfo { startCursor hasPreviousPage } } }
                 """
-            for (query, variable, cursorField) in [(forward, "after", "endCursor"), (backward, "before", "startCursor")] {
+            for (query, variable, cursorField) in [
+                (forward, "after", "endCursor"), (backward, "before", "startCursor"),
+            ] {
                 var cursor: String?
                 var pages = 0
                 repeat {
@@ -117,7 +150,9 @@ struct GraphQLCompiledQueryTests {
                     var variables = #"{"f": {"category": {"eq": 0}}"#
                     if let cursor { variables += #", "\#(variable)": "\#(cursor)""# }
                     let answer = try await Self.same(servers, query, variables + "}", compiled: true)
-                    let info = ((answer["data"] as? [String: Any])?["itemsConnection"] as? [String: Any])?["pageInfo"] as? [String: Any]
+                    let info =
+                        ((answer["data"] as? [String: Any])?["itemsConnection"] as? [String: Any])?["pageInfo"]
+                        as? [String: Any]
                     cursor = info?[cursorField] as? String
                 } while cursor != nil && pages < 300
                 #expect(pages > 1)
@@ -131,12 +166,17 @@ struct GraphQLCompiledQueryTests {
             let first = try await Self.same(
                 servers,
                 "{ listItems(partition: 3, limit: 4, filter: {sizeBytes: {le: 4000, ge: 1000}, category: {ne: 2}}) { nextToken } }",
-                compiled: true)
-            let token = try #require(((first["data"] as? [String: Any])?["listItems"] as? [String: Any])?["nextToken"] as? String)
+                compiled: true
+            )
+            let token = try #require(
+                ((first["data"] as? [String: Any])?["listItems"] as? [String: Any])?["nextToken"] as? String
+            )
             let next = try await Self.same(
                 servers,
                 "query($t: String) { listItems(partition: 3, limit: 4, filter: {category: {ne: 2}, sizeBytes: {ge: 1000, le: 4000}}, nextToken: $t) { nextToken } }",
-                #"{"t": "\#(token)"}"#, compiled: true)
+                #"{"t": "\#(token)"}"#,
+                compiled: true
+            )
             #expect(next["errors"] == nil, "\(next)")
         }
     }
@@ -144,7 +184,9 @@ struct GraphQLCompiledQueryTests {
     @Test("W6, S17, S18: store and argument errors answer as GraphQLSwift's field errors, code and location included")
     func w6s17s18ErrorsMatchTheGenericExecutor() async throws {
         try await Self.withServers { servers in
-            let token = try #require(try servers.store.evaluatePage(PageRequest(range: .partition(0), limit: 5)).nextToken)
+            let token = try #require(
+                try servers.store.evaluatePage(PageRequest(range: .partition(0), limit: 5)).nextToken
+            )
             var forged = Array(token)
             forged[10] = forged[10] == "A" ? "B" : "A"
             for variables in [
@@ -161,8 +203,15 @@ struct GraphQLCompiledQueryTests {
                 #expect(answer["errors"] != nil, "\(variables)")
             }
             try await Self.same(
-                servers, "{ itemsConnection(partition: 1, first: 2, last: 2) { edges { cursor } } }", compiled: true)
-            try await Self.same(servers, "{ itemsConnection(partition: 1, first: 0) { edges { cursor } } }", compiled: true)
+                servers,
+                "{ itemsConnection(partition: 1, first: 2, last: 2) { edges { cursor } } }",
+                compiled: true
+            )
+            try await Self.same(
+                servers,
+                "{ itemsConnection(partition: 1, first: 0) { edges { cursor } } }",
+                compiled: true
+            )
         }
     }
 
@@ -172,7 +221,10 @@ struct GraphQLCompiledQueryTests {
             let cases: [(query: String, variables: String, operationName: String?)] = [
                 // Fragments, several root fields, introspection, directives.
                 ("fragment F on Item { sortKey } { listItems(partition: 1, limit: 2) { items { ...F } } }", "{}", nil),
-                ("{ a: listItems(partition: 1, limit: 2) { nextToken } b: listItems(partition: 2, limit: 2) { nextToken } }", "{}", nil),
+                (
+                    "{ a: listItems(partition: 1, limit: 2) { nextToken } b: listItems(partition: 2, limit: 2) { nextToken } }",
+                    "{}", nil
+                ),
                 ("{ __schema { queryType { name } } }", "{}", nil),
                 ("{ listItems(partition: 1, limit: 2) { nextToken @include(if: true) } }", "{}", nil),
                 // Values GraphQL coerces or rejects: a float, a string for an Int, a too-large Int, a
@@ -187,7 +239,10 @@ struct GraphQLCompiledQueryTests {
                 (Self.listQuery, #"{"d": ""}"#, nil),
                 (Self.listQuery, #"{"f": {"colour": {"eq": 1}}}"#, nil),
                 // A missing variable inside an input-object literal.
-                ("query($c: Int) { listItems(partition: 1, filter: {category: {eq: $c}}) { scannedCount } }", "{}", nil),
+                (
+                    "query($c: Int) { listItems(partition: 1, filter: {category: {eq: $c}}) { scannedCount } }", "{}",
+                    nil
+                ),
                 // An operation name the document does not have.
                 ("query Named { listItems(partition: 1) { scannedCount } }", "{}", "Other"),
             ]
@@ -196,8 +251,11 @@ struct GraphQLCompiledQueryTests {
             }
             // The same nested variable given is compiled.
             try await Self.same(
-                servers, "query($c: Int) { listItems(partition: 1, filter: {category: {eq: $c}}) { scannedCount } }", #"{"c": 0}"#,
-                compiled: true)
+                servers,
+                "query($c: Int) { listItems(partition: 1, filter: {category: {eq: $c}}) { scannedCount } }",
+                #"{"c": 0}"#,
+                compiled: true
+            )
         }
     }
 }

@@ -3,8 +3,8 @@ import PagebenchGraphQL
 import PagebenchHTTPTestSupport
 import PagebenchPage
 import PagebenchServer
-import PagebenchWire
 import PagebenchStore
+import PagebenchWire
 import Testing
 
 /// The GraphQL front end (W6) against the store's own pages. Checked from outside with
@@ -24,11 +24,21 @@ struct GraphQLEndpointTests {
     /// POSTs `query` with `variables` (JSON text) and returns the status and decoded body.
     static func post(_ target: String, _ query: String, variables: String = "{}") async throws -> (Int, [String: Any]) {
         let body = try String(
-            decoding: JSONSerialization.data(withJSONObject: ["query": query, "variables": try JSONSerialization.jsonObject(with: Data(variables.utf8))]),
-            as: UTF8.self)
+            decoding: JSONSerialization.data(withJSONObject: [
+                "query": query, "variables": try JSONSerialization.jsonObject(with: Data(variables.utf8)),
+            ]),
+            as: UTF8.self
+        )
         let response = try await TestHTTPClient(target).execute(
-            uri: "/graphql", method: .POST, headers: [("Content-Type", "application/json")], body: body)
-        return (response.status.code, try JSONSerialization.jsonObject(with: Data(response.text.utf8)) as? [String: Any] ?? [:])
+            uri: "/graphql",
+            method: .POST,
+            headers: [("Content-Type", "application/json")],
+            body: body
+        )
+        return (
+            response.status.code,
+            try JSONSerialization.jsonObject(with: Data(response.text.utf8)) as? [String: Any] ?? [:]
+        )
     }
 
     static func keys(_ page: Page) -> [[String]] { page.items.map { [String($0.partition), String($0.sortKey)] } }
@@ -41,20 +51,30 @@ struct GraphQLEndpointTests {
         }
         """
 
-    @Test("W6, S10, S13, S15: listItems pages are the store's pages, token for token, filtered, reversed and by segment")
+    @Test(
+        "W6, S10, S13, S15: listItems pages are the store's pages, token for token, filtered, reversed and by segment"
+    )
     func w6s10s13s15ListItemsPagesAreTheStorePages() async throws {
         try await Self.withServer { store, target, routes in
             let cases: [(variables: String, request: PageRequest)] = [
                 (#"{"p": 2, "l": 7}"#, PageRequest(range: .partition(2), limit: 7)),
-                (#"{"p": 2, "l": 7, "d": "DESC", "f": {"category": {"eq": 0}}}"#,
-                 PageRequest(range: .partition(2), reverse: true, limit: 7, filter: .categoryEquals(0))),
-                (#"{"s": 1, "n": 3, "l": 9, "f": {"or": [{"category": {"eq": 0}}, {"sizeBytes": {"lt": 100}}], "not": {"category": {"between": [5, 9]}}}}"#,
-                 PageRequest(
-                    range: .segment(index: 1, total: 3), limit: 9,
-                    filter: .expression(
-                        .and(
-                            .or(.comparison(.category, .equal, 0), .comparison(.sizeBytes, .less, 100)),
-                            .not(.between(.category, 5, 9)))))),
+                (
+                    #"{"p": 2, "l": 7, "d": "DESC", "f": {"category": {"eq": 0}}}"#,
+                    PageRequest(range: .partition(2), reverse: true, limit: 7, filter: .categoryEquals(0))
+                ),
+                (
+                    #"{"s": 1, "n": 3, "l": 9, "f": {"or": [{"category": {"eq": 0}}, {"sizeBytes": {"lt": 100}}], "not": {"category": {"between": [5, 9]}}}}"#,
+                    PageRequest(
+                        range: .segment(index: 1, total: 3),
+                        limit: 9,
+                        filter: .expression(
+                            .and(
+                                .or(.comparison(.category, .equal, 0), .comparison(.sizeBytes, .less, 100)),
+                                .not(.between(.category, 5, 9))
+                            )
+                        )
+                    )
+                ),
                 (#"{"l": 25}"#, PageRequest(range: .scan, limit: 25)),
             ]
             for (variables, first) in cases {
@@ -63,13 +83,18 @@ struct GraphQLEndpointTests {
                 var pages = 0
                 while pages < 500 {
                     pages += 1
-                    let withToken = tokenVariable.isEmpty ? variables : String(variables.dropLast()) + #", "t": "\#(tokenVariable)"}"#
+                    let withToken =
+                        tokenVariable.isEmpty
+                        ? variables : String(variables.dropLast()) + #", "t": "\#(tokenVariable)"}"#
                     let (status, body) = try await Self.post(target, Self.listQuery, variables: withToken)
                     #expect(status == 200)
                     let list = (body["data"] as? [String: Any])?["listItems"] as? [String: Any]
                     let page = try store.evaluatePage(request)
                     let items = list?["items"] as? [[String: Any]] ?? []
-                    #expect(items.map { ["\($0["partition"] ?? "")", "\($0["sortKey"] ?? "")"] } == Self.keys(page), "\(variables)")
+                    #expect(
+                        items.map { ["\($0["partition"] ?? "")", "\($0["sortKey"] ?? "")"] } == Self.keys(page),
+                        "\(variables)"
+                    )
                     #expect(list?["scannedCount"] as? Int == page.scannedCount)
                     #expect(list?["nextToken"] as? String == page.nextToken)
                     guard let token = page.nextToken else { break }
@@ -100,7 +125,10 @@ struct GraphQLEndpointTests {
                 let info = connection?["pageInfo"] as? [String: Any]
                 let edges = connection?["edges"] as? [[String: Any]] ?? []
                 let page = try store.evaluatePage(request)
-                #expect(edges.map { ($0["node"] as? [String: Any])?["sortKey"] as? String ?? "" } == page.items.map { String($0.sortKey) })
+                #expect(
+                    edges.map { ($0["node"] as? [String: Any])?["sortKey"] as? String ?? "" }
+                        == page.items.map { String($0.sortKey) }
+                )
                 #expect(info?["hasNextPage"] as? Bool == (page.nextToken != nil))
                 #expect(info?["endCursor"] as? String == page.nextToken)
                 if edges.isEmpty, page.nextToken != nil { emptyWithNext += 1 }
@@ -136,7 +164,10 @@ struct GraphQLEndpointTests {
                 let data = body["data"] as? [String: Any]
                 #expect(data?["listItems"] is NSNull, "\(variables)")
                 let errors = body["errors"] as? [[String: Any]] ?? []
-                #expect((errors.first?["extensions"] as? [String: Any])?["code"] as? String == code, "\(variables): \(errors)")
+                #expect(
+                    (errors.first?["extensions"] as? [String: Any])?["code"] as? String == code,
+                    "\(variables): \(errors)"
+                )
                 #expect(errors.first?["path"] as? [String] == ["listItems"])
             }
         }
@@ -149,8 +180,14 @@ struct GraphQLEndpointTests {
                 ("{ listItems(partition: 1 { nextToken } }", "GRAPHQL_PARSE_FAILED"),
                 ("{ listItems { noSuchField } }", "GRAPHQL_VALIDATION_FAILED"),
                 (String(repeating: "{", count: 20_000), "BOUND_EXCEEDED"),
-                ("{" + String(repeating: " listItems {", count: 20_000) + String(repeating: "}", count: 20_001), "BOUND_EXCEEDED"),
-                ("query($f: ItemFilterInput) { listItems(filter: " + String(repeating: "{not: ", count: 5_000) + "{}" + String(repeating: "}", count: 5_000) + ") { scannedCount } }", "BOUND_EXCEEDED"),
+                (
+                    "{" + String(repeating: " listItems {", count: 20_000) + String(repeating: "}", count: 20_001),
+                    "BOUND_EXCEEDED"
+                ),
+                (
+                    "query($f: ItemFilterInput) { listItems(filter: " + String(repeating: "{not: ", count: 5_000) + "{}"
+                        + String(repeating: "}", count: 5_000) + ") { scannedCount } }", "BOUND_EXCEEDED"
+                ),
             ] {
                 let (status, body) = try await Self.post(target, query)
                 #expect(status == 200)
@@ -161,19 +198,45 @@ struct GraphQLEndpointTests {
             let deepFilter = String(repeating: #"{"not": "#, count: 200) + "{}" + String(repeating: "}", count: 200)
             let (deepStatus, deep) = try await Self.post(target, Self.listQuery, variables: #"{"f": \#(deepFilter)}"#)
             #expect(deepStatus == 400)
-            #expect(((deep["errors"] as? [[String: Any]])?.first?["message"] as? String)?.contains("nest deeper than 64") == true, "\(deep)")
+            #expect(
+                ((deep["errors"] as? [[String: Any]])?.first?["message"] as? String)?.contains("nest deeper than 64")
+                    == true,
+                "\(deep)"
+            )
             // Within the bound, a nested filter runs: 30 NOTs are one NOT.
-            let nested = String(repeating: #"{"not": "#, count: 30) + #"{"category": {"eq": 0}}"# + String(repeating: "}", count: 30)
-            let (_, shallow) = try await Self.post(target, Self.listQuery, variables: #"{"p": 0, "l": 40, "f": \#(nested)}"#)
-            let items = (((shallow["data"] as? [String: Any])?["listItems"] as? [String: Any])?["items"] as? [[String: Any]]) ?? []
+            let nested =
+                String(repeating: #"{"not": "#, count: 30) + #"{"category": {"eq": 0}}"#
+                + String(repeating: "}", count: 30)
+            let (_, shallow) = try await Self.post(
+                target,
+                Self.listQuery,
+                variables: #"{"p": 0, "l": 40, "f": \#(nested)}"#
+            )
+            let items =
+                (((shallow["data"] as? [String: Any])?["listItems"] as? [String: Any])?["items"] as? [[String: Any]])
+                ?? []
             #expect(!items.isEmpty && items.allSatisfy { $0["category"] as? Int == 0 }, "\(shallow)")
             let client = try TestHTTPClient(target)
-            let notJSON = try await client.execute(uri: "/graphql", method: .POST, headers: [("Content-Type", "application/json")], body: "nope")
+            let notJSON = try await client.execute(
+                uri: "/graphql",
+                method: .POST,
+                headers: [("Content-Type", "application/json")],
+                body: "nope"
+            )
             #expect(notJSON.status.code == 400 && notJSON.text.contains("\"errors\""))
             let introspection = try await Self.post(target, "{ __schema { queryType { name } types { name } } }")
-            let types = ((introspection.1["data"] as? [String: Any])?["__schema"] as? [String: Any])?["types"] as? [[String: Any]] ?? []
-            #expect(Set(types.compactMap { $0["name"] as? String }).isSuperset(of: ["Item", "ItemList", "ItemConnection", "ItemFilterInput"]))
-            let get = try await client.execute(uri: "/graphql?query=%7B%20listItems(partition%3A%201%2C%20limit%3A%202)%20%7B%20scannedCount%20%7D%20%7D")
+            let types =
+                ((introspection.1["data"] as? [String: Any])?["__schema"] as? [String: Any])?["types"]
+                as? [[String: Any]] ?? []
+            #expect(
+                Set(types.compactMap { $0["name"] as? String }).isSuperset(of: [
+                    "Item", "ItemList", "ItemConnection", "ItemFilterInput",
+                ])
+            )
+            let get = try await client.execute(
+                uri:
+                    "/graphql?query=%7B%20listItems(partition%3A%201%2C%20limit%3A%202)%20%7B%20scannedCount%20%7D%20%7D"
+            )
             #expect(get.status.code == 200 && get.text.contains("\"scannedCount\":2"), "\(get.text)")
         }
     }

@@ -1,8 +1,8 @@
 import Foundation
 import PagebenchBase
 import PagebenchGraphQL
-import PagebenchServer
 import PagebenchHTTPTestSupport
+import PagebenchServer
 import PagebenchWire
 import Testing
 
@@ -23,11 +23,16 @@ struct GraphQLFuzzTests {
     ]
 
     static let tokens = [
-        "{", "}", "(", ")", "[", "]", ":", "$", "!", "...", "@", "=", "|", "&", "query", "mutation", "subscription", "fragment",
-        "on", "listItems", "itemsConnection", "items", "edges", "node", "cursor", "pageInfo", "nextToken", "partition", "limit",
-        "filter", "category", "eq", "not", "and", "or", "first", "after", "__typename", "__schema", "__type", "Int", "String",
-        "ItemFilterInput", "1", "-1", "2147483648", "1.5", "1e3", "\"s\"", "\"\"", "\"\"\"b\"\"\"", "true", "null", "DESC", "A",
-        "#c\n", "\\u0000", ",", "\n", "\r\n", "\u{FEFF}", "\"\\u12", "\"\\", "@skip(if: false)", "@include(if: $x)", "... on Query",
+        "{", "}", "(", ")", "[", "]", ":", "$", "!", "...", "@", "=", "|", "&", "query", "mutation", "subscription",
+        "fragment",
+        "on", "listItems", "itemsConnection", "items", "edges", "node", "cursor", "pageInfo", "nextToken", "partition",
+        "limit",
+        "filter", "category", "eq", "not", "and", "or", "first", "after", "__typename", "__schema", "__type", "Int",
+        "String",
+        "ItemFilterInput", "1", "-1", "2147483648", "1.5", "1e3", "\"s\"", "\"\"", "\"\"\"b\"\"\"", "true", "null",
+        "DESC", "A",
+        "#c\n", "\\u0000", ",", "\n", "\r\n", "\u{FEFF}", "\"\\u12", "\"\\", "@skip(if: false)", "@include(if: $x)",
+        "... on Query",
     ]
 
     /// Documents from every hostile class, each small enough to keep the test quick.
@@ -37,17 +42,27 @@ struct GraphQLFuzzTests {
             "fragment F on Query { __typename } fragment F on Query { __typename } { ...F }",
             String(repeating: "[", count: 100_000), String(repeating: "{", count: 100_000),
             "{ a(b: " + String(repeating: "[", count: 40) + "1" + String(repeating: "]", count: 40) + ") }",
-            "{ listItems(limit: " + String(repeating: "[", count: 30) + String(repeating: "1, ", count: 100) + "1" + String(repeating: "]", count: 30) + ") { scannedCount } }",
+            "{ listItems(limit: " + String(repeating: "[", count: 30) + String(repeating: "1, ", count: 100) + "1"
+                + String(repeating: "]", count: 30) + ") { scannedCount } }",
             String(repeating: "{ __typename @skip(if: false) }", count: 3_000),
-            "{" + (0..<100).map { "a\($0): listItems(limit: 1000) { items { partition sortKey } }" }.joined(separator: " ") + " }",
+            "{"
+                + (0..<100).map { "a\($0): listItems(limit: 1000) { items { partition sortKey } }" }.joined(
+                    separator: " "
+                ) + " }",
             "{ __schema { types { fields { type { fields { type { fields { type { name } } } } } } } } }",
             "query(" + (0..<3_000).map { "$v\($0): Int" }.joined(separator: ", ") + ") { __typename }",
             "{ a(b: \"\\u", "{ a(b: \"\\u12", "{ a(b: \"\\", String(repeating: "\n", count: 200_000) + "{ nope }",
-            "#" + String(repeating: "x", count: 500_000) + "\n{ listItems(limit: ) }", "", " ", "\u{FEFF}", "{}", "query", "{ ...F }",
+            "#" + String(repeating: "x", count: 500_000) + "\n{ listItems(limit: ) }", "", " ", "\u{FEFF}", "{}",
+            "query", "{ ...F }",
         ]
         for form in DocumentLexerTests.stringForms {
-            documents.append("{ a(b: [ \(form) " + String(repeating: "[", count: 2_000) + String(repeating: "]", count: 2_000) + " ]) }")
-            documents.append("{ a(b: \(form)) " + String(repeating: "{ a ", count: 2_000) + String(repeating: "}", count: 2_001))
+            documents.append(
+                "{ a(b: [ \(form) " + String(repeating: "[", count: 2_000) + String(repeating: "]", count: 2_000)
+                    + " ]) }"
+            )
+            documents.append(
+                "{ a(b: \(form)) " + String(repeating: "{ a ", count: 2_000) + String(repeating: "}", count: 2_001)
+            )
         }
         return documents
     }
@@ -63,7 +78,10 @@ struct GraphQLFuzzTests {
                 let word = words[min(position, words.count - 1)]
                 words.insert(contentsOf: Array(repeating: word, count: Int(random.next() % 50)), at: position)
             case 2:
-                return String(decoding: text.utf8.prefix(Int(random.next() % UInt64(text.utf8.count + 1))), as: UTF8.self)
+                return String(
+                    decoding: text.utf8.prefix(Int(random.next() % UInt64(text.utf8.count + 1))),
+                    as: UTF8.self
+                )
             default: words.insert(tokens[Int(random.next() % UInt64(tokens.count))], at: position)
             }
         }
@@ -72,8 +90,8 @@ struct GraphQLFuzzTests {
 
     static var variables: [Any] {
         [
-        NSNull(), 1, -1, 1.5, 2_147_483_648, 1e300, "", "x", "DESC", "\u{0000}", [Any](), [1, 2], [String: Any](),
-        ["category": ["eq": 0]], ["not": ["not": ["category": ["eq": ""]]]], ["": 1], [[[[[1]]]]],
+            NSNull(), 1, -1, 1.5, 2_147_483_648, 1e300, "", "x", "DESC", "\u{0000}", [Any](), [1, 2], [String: Any](),
+            ["category": ["eq": 0]], ["not": ["not": ["category": ["eq": ""]]]], ["": 1], [[[[[1]]]]],
         ]
     }
 
@@ -91,10 +109,17 @@ struct GraphQLFuzzTests {
                     let names = ["p", "f", "t", "d", "a", "x", "l"]
                     request["variables"] = Dictionary(
                         (0..<Int(random.next() % 4)).map { _ in
-                            (names[Int(random.next() % 7)], Self.variables[Int(random.next() % UInt64(Self.variables.count))])
-                        }, uniquingKeysWith: { first, _ in first })
+                            (
+                                names[Int(random.next() % 7)],
+                                Self.variables[Int(random.next() % UInt64(Self.variables.count))]
+                            )
+                        },
+                        uniquingKeysWith: { first, _ in first }
+                    )
                 }
-                if random.next() % 10 == 0 { request["operationName"] = ["L", "A", "", "nope"][Int(random.next() % 4)] }
+                if random.next() % 10 == 0 {
+                    request["operationName"] = ["L", "A", "", "nope"][Int(random.next() % 4)]
+                }
                 var body = String(decoding: try JSONSerialization.data(withJSONObject: request), as: UTF8.self)
                 if random.next() % 25 == 0 { body = String(body.prefix(Int(random.next() % UInt64(body.count + 1)))) }
                 bodies.append(body)
@@ -102,7 +127,11 @@ struct GraphQLFuzzTests {
             var answered = (data: 0, errors: 0)
             for body in bodies {
                 let response = try await TestHTTPClient(target).execute(
-                    uri: "/graphql", method: .POST, headers: [("Content-Type", "application/json")], body: body)
+                    uri: "/graphql",
+                    method: .POST,
+                    headers: [("Content-Type", "application/json")],
+                    body: body
+                )
                 #expect([200, 400, 413].contains(response.status.code), "\(response.status) for \(body.prefix(300))")
                 let json = try? JSONSerialization.jsonObject(with: Data(response.text.utf8)) as? [String: Any]
                 guard let json else {

@@ -2,8 +2,8 @@ import PagebenchHTTPClient
 import PagebenchHTTPTestSupport
 import PagebenchPage
 import PagebenchServer
-import PagebenchWire
 import PagebenchStore
+import PagebenchWire
 import Synchronization
 import Testing
 
@@ -15,8 +15,17 @@ struct CancellationStormTests {
     /// to partition 0 are certainly in flight when they are cancelled, and can only finish
     /// within the test's bounds if the server abandons them.
     static let slowConfiguration = StoreConfiguration(
-        partitions: 2, itemsPerPartition: .uniform(30), itemSize: .fixed(100), scanBudgetBytes: 1000, seed: 11,
-        serviceTime: ServiceTimeModel(base: .fixed(nanoseconds: 1_000_000), hotPartitions: [0], hotPartitionMultiplier: 60_000))
+        partitions: 2,
+        itemsPerPartition: .uniform(30),
+        itemSize: .fixed(100),
+        scanBudgetBytes: 1000,
+        seed: 11,
+        serviceTime: ServiceTimeModel(
+            base: .fixed(nanoseconds: 1_000_000),
+            hotPartitions: [0],
+            hotPartitionMultiplier: 60_000
+        )
+    )
 
     @Test("S20: 3 rounds of 40 requests cancelled mid-flight are abandoned at once; the server keeps serving")
     func s20StormKeepsServing() async throws {
@@ -35,7 +44,8 @@ struct CancellationStormTests {
                         for _ in 0..<stormSize {
                             group.addTask { _ = try? await source.page(PageRequest(range: .partition(0))) }
                         }
-                        let reached = (try? await eventually { server.statistics.requestsInFlight >= stormSize }) ?? false
+                        let reached =
+                            (try? await eventually { server.statistics.requestsInFlight >= stormSize }) ?? false
                         group.cancelAll()
                         return reached
                     }

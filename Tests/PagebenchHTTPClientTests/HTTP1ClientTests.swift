@@ -1,12 +1,13 @@
 import NIOCore
-@testable import PagebenchHTTPClient
 import PagebenchHTTPTestSupport
 import PagebenchPage
-@testable import PagebenchServer
-@testable import PagebenchWire
 import PagebenchStore
 import Synchronization
 import Testing
+
+@testable import PagebenchHTTPClient
+@testable import PagebenchServer
+@testable import PagebenchWire
 
 /// The HTTP/1.1 client under ``HTTPStoreSource`` against a scripted server
 /// (``ScriptedHTTPServer``): keep-alive reuse, servers that close, break or stall
@@ -17,20 +18,29 @@ struct HTTP1ClientTests {
 
     /// A page body with one item and `token`.
     static func pageBody(token: String?) -> String {
-        String(buffer: PageBody.encode(Page(items: [item], scannedCount: 1, scannedBytes: 3, nextToken: token), includePayload: false))
+        String(
+            buffer: PageBody.encode(
+                Page(items: [item], scannedCount: 1, scannedBytes: 3, nextToken: token),
+                includePayload: false
+            )
+        )
     }
 
     static let okPage = ScriptedHTTPServer.response(200, pageBody(token: "abc"))
 
     /// Runs `body` with a scripted server and a source for it (`prefix` appended to its URL).
     func withScripted<Result: Sendable>(
-        prefix: String = "", configuration: HTTPStoreSource.Configuration = .init(connections: 2),
+        prefix: String = "",
+        configuration: HTTPStoreSource.Configuration = .init(connections: 2),
         _ script: @escaping ScriptedHTTPServer.Script,
         _ body: (ScriptedHTTPServer, HTTPStoreSource) async throws -> Result
     ) async throws -> Result {
         let server = try await ScriptedHTTPServer(script)
         do {
-            let result = try await HTTPStoreSource.withSource(target: server.target + prefix, configuration: configuration) {
+            let result = try await HTTPStoreSource.withSource(
+                target: server.target + prefix,
+                configuration: configuration
+            ) {
                 try await body(server, $0)
             }
             await server.shutdown()
@@ -43,15 +53,21 @@ struct HTTP1ClientTests {
 
     @Test("keep-alive: sequential requests share one connection; the path prefix and query reach the server")
     func keepAliveReuse() async throws {
-        let (lines, connections, counts, pages) = try await withScripted(prefix: "/v2/") { _, _, _ in .respond(Self.okPage) } _: {
-            server, source in
+        let (lines, connections, counts, pages) = try await withScripted(prefix: "/v2/") { _, _, _ in
+            .respond(Self.okPage)
+        } _: {
+            server,
+            source in
             var pages: [Page] = []
             for _ in 0..<5 { pages.append(try await source.page(PageRequest(range: .scan, limit: 7))) }
             return (server.requestLines, server.connectionsAccepted, source.statusCounts, pages)
         }
         #expect(connections == 1)
         #expect(lines.count == 5)
-        #expect(lines.allSatisfy { $0.hasPrefix("GET /v2/scan?") && $0.contains("limit=7") && $0.hasSuffix(" HTTP/1.1") }, "\(lines)")
+        #expect(
+            lines.allSatisfy { $0.hasPrefix("GET /v2/scan?") && $0.contains("limit=7") && $0.hasSuffix(" HTTP/1.1") },
+            "\(lines)"
+        )
         #expect(pages.allSatisfy { $0.items == [Self.item] && $0.nextToken == "abc" })
         #expect(counts == HTTPStatusCounts(byStatus: [200: 5]))
     }
@@ -73,7 +89,9 @@ struct HTTP1ClientTests {
 
     @Test("the server closes after a response: the next request opens a new connection")
     func serverClosesAfterResponse() async throws {
-        let (connections, counts) = try await withScripted { _, _, _ in .respondAndClose(Self.okPage) } _: { server, source in
+        let (connections, counts) = try await withScripted { _, _, _ in
+            .respondAndClose(Self.okPage)
+        } _: { server, source in
             for _ in 0..<3 { _ = try await source.page(PageRequest()) }
             return (server.connectionsAccepted, source.statusCounts)
         }
@@ -83,7 +101,10 @@ struct HTTP1ClientTests {
 
     @Test("a reused keep-alive connection closed without an answer: the GET is repeated once on a new connection")
     func staleConnectionIsRetried() async throws {
-        let (lines, connections, counts) = try await withScripted(configuration: .init(connections: 1)) { connection, request, _ in
+        let (lines, connections, counts) = try await withScripted(configuration: .init(connections: 1)) {
+            connection,
+            request,
+            _ in
             // Connection 0 answers its first request, then closes on the second (as a server
             // closing an idle connection does, racing the request).
             connection == 0 && request == 1 ? .close : .respond(Self.okPage)
@@ -99,7 +120,9 @@ struct HTTP1ClientTests {
 
     @Test("a fresh connection closed without an answer is a retryable transport failure, not repeated")
     func closedWithoutAnswer() async throws {
-        let (error, lines, counts) = try await withScripted { _, _, _ in .close } _: { server, source in
+        let (error, lines, counts) = try await withScripted { _, _, _ in
+            .close
+        } _: { server, source in
             let error = await #expect(throws: HTTPSourceError.self) { try await source.page(PageRequest()) }
             return (error, server.requestLines.count, source.statusCounts)
         }
@@ -110,7 +133,9 @@ struct HTTP1ClientTests {
         #expect(counts == HTTPStatusCounts(byStatus: [:], transportFailures: 1))
     }
 
-    @Test("a fresh connection the server closed before the request was sent on it: the request goes on a new connection")
+    @Test(
+        "a fresh connection the server closed before the request was sent on it: the request goes on a new connection"
+    )
     func closedBeforeSendingIsRepeated() async throws {
         // The server closes connection 0 on accept, as its idle timeout does when the task
         // that opened the connection waits long for a thread before it sends (seen in CI:
@@ -118,11 +143,21 @@ struct HTTP1ClientTests {
         // below waits until the client has seen that close, so the request is never written.
         let server = try await ScriptedHTTPServer(closesOnAccept: { $0 == 0 }) { _, _, _ in .respond(Self.okPage) }
         let pool = HTTP1ConnectionPool(
-            endpoint: .init(host: "127.0.0.1", port: Int(server.target.split(separator: ":").last!)!, hostHeader: "127.0.0.1"),
-            capacity: 1, group: .singleton, connectTimeout: .seconds(10), requestTimeout: .seconds(600), maximumBodyBytes: 1 << 20)
+            endpoint: .init(
+                host: "127.0.0.1",
+                port: Int(server.target.split(separator: ":").last!)!,
+                hostHeader: "127.0.0.1"
+            ),
+            capacity: 1,
+            group: .singleton,
+            connectTimeout: .seconds(10),
+            requestTimeout: .seconds(600),
+            maximumBodyBytes: 1 << 20
+        )
         let counter = HTTPStatusCounter()
         let attempts = Mutex<[HTTP1ConnectionError?]>([])
-        let response = try await pool.request(counting: counter) { (connection, deadline) throws(HTTP1ConnectionError) in
+        let response = try await pool.request(counting: counter) {
+            (connection, deadline) throws(HTTP1ConnectionError) in
             while connection.isReusable && attempts.withLock({ $0.isEmpty }) {
                 try? await Task.sleep(for: .milliseconds(5))
             }
@@ -148,7 +183,8 @@ struct HTTP1ClientTests {
     @Test("the server closes mid-body: a transport failure naming it; the next request works on a new connection")
     func closedMidBody() async throws {
         let (error, page, counts) = try await withScripted { connection, _, _ in
-            connection == 0 ? .respondAndClose("HTTP/1.1 200 OK\r\nContent-Length: 500\r\n\r\n{\"items\":[") : .respond(Self.okPage)
+            connection == 0
+                ? .respondAndClose("HTTP/1.1 200 OK\r\nContent-Length: 500\r\n\r\n{\"items\":[") : .respond(Self.okPage)
         } _: { _, source in
             let error = await #expect(throws: HTTPSourceError.self) { try await source.page(PageRequest()) }
             let page = try await source.page(PageRequest())
@@ -191,7 +227,9 @@ struct HTTP1ClientTests {
         #expect(counts == HTTPStatusCounts(byStatus: [429: 1, 404: 1, 502: 1, 503: 1]))
     }
 
-    @Test("S21, T3: the served store's throttling answers are thrown at once, Retry-After or not (the retry policy paces them, as in-process); a proxy's 503 is a retryable throttle")
+    @Test(
+        "S21, T3: the served store's throttling answers are thrown at once, Retry-After or not (the retry policy paces them, as in-process); a proxy's 503 is a retryable throttle"
+    )
     func s21t3ServedThrottlingIsPacedByTheRetryPolicyNotRetryAfter() async throws {
         let throttled = ErrorBody(code: StoreHTTPErrorCode.store(.throttled), message: "slow down").encoded()
         let responses = [
@@ -203,7 +241,9 @@ struct HTTP1ClientTests {
         ]
         let server = try await ScriptedHTTPServer { _, request, _ in .respond(responses[request]) }
         let waits = HTTPPageExchangeTests.Waits()
-        let source = try HTTPStoreSource(target: server.target, configuration: .init(connections: 1)) { waits.record($0) }
+        let source = try HTTPStoreSource(target: server.target, configuration: .init(connections: 1)) {
+            waits.record($0)
+        }
         var errors: [any Error] = []
         for _ in 0..<4 {
             do {
@@ -235,9 +275,12 @@ struct HTTP1ClientTests {
             ("SPDY/3 200 OK\r\n\r\n", "invalid constant string"),
             ("HTTP/1.1 200 OK\r\nContent-Length: ten\r\n\r\n", "invalid character in content-length header"),
             ("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n{}EXTRA", "bytes after the response"),
-        ])
+        ]
+    )
     func malformed(response: String, reason: String) async throws {
-        let (error, counts) = try await withScripted { _, _, _ in .respond(response) } _: { _, source in
+        let (error, counts) = try await withScripted { _, _, _ in
+            .respond(response)
+        } _: { _, source in
             (await #expect(throws: HTTPSourceError.self) { try await source.page(PageRequest()) }, source.statusCounts)
         }
         if reason == "bytes after the response" {
@@ -258,7 +301,8 @@ struct HTTP1ClientTests {
         let split = body.utf8.count / 2
         let first = String(body.utf8.prefix(split))!
         let second = String(body.utf8.dropFirst(split))!
-        let chunked = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
+        let chunked =
+            "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
             + String(first.utf8.count, radix: 16) + ";ext=1\r\n" + first + "\r\n"
             + String(second.utf8.count, radix: 16) + "\r\n" + second + "\r\n0\r\nX-Trailer: y\r\n\r\n"
         let untilClose = "HTTP/1.0 200 OK\r\n\r\n" + body
@@ -278,7 +322,10 @@ struct HTTP1ClientTests {
 
     @Test("P11 S20: cancelling a request in flight throws CancellationError, closes its connection, frees its slot")
     func cancellation() async throws {
-        let (outcome, closed, next) = try await withScripted(configuration: Self.oneConnectionNoReadTimeout) { _, request, _ in
+        let (outcome, closed, next) = try await withScripted(configuration: Self.oneConnectionNoReadTimeout) {
+            _,
+            request,
+            _ in
             request == 0 ? .hang : .respond(Self.okPage)
         } _: { server, source in
             let task = Task { try await source.page(PageRequest()) }
@@ -328,7 +375,10 @@ struct HTTP1ClientTests {
 
     @Test("no bytes within the request timeout: a retryable transport failure naming the timeout")
     func requestTimeout() async throws {
-        let error = try await withScripted(configuration: .init(connections: 1, requestTimeout: .milliseconds(100))) { _, _, _ in
+        let error = try await withScripted(configuration: .init(connections: 1, requestTimeout: .milliseconds(100))) {
+            _,
+            _,
+            _ in
             .hang
         } _: { _, source in
             await #expect(throws: HTTPSourceError.self) { try await source.page(PageRequest()) }
@@ -344,24 +394,41 @@ struct HTTP1ClientTests {
     @Test("T5: a body that drips a byte at a time fails at the request's deadline, for both clients")
     func t5ADrippingBodyFailsAtTheDeadline() async throws {
         let page = Self.pageBody(token: "abc")
-        let head = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: \(page.utf8.count + 600)\r\n\r\n"
-        let drip = ScriptedHTTPServer.Action.drip(head: head, body: page + String(repeating: " ", count: 600), every: .milliseconds(50))
-        let storeError = try await withScripted(configuration: .init(connections: 1, requestTimeout: .seconds(1))) { _, _, _ in
+        let head =
+            "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: \(page.utf8.count + 600)\r\n\r\n"
+        let drip = ScriptedHTTPServer.Action.drip(
+            head: head,
+            body: page + String(repeating: " ", count: 600),
+            every: .milliseconds(50)
+        )
+        let storeError = try await withScripted(configuration: .init(connections: 1, requestTimeout: .seconds(1))) {
+            _,
+            _,
+            _ in
             drip
         } _: { _, source in
             await #expect(throws: HTTPSourceError.self) { try await source.page(PageRequest()) }
         }
         #expect(storeError?.code == .transport)
-        #expect(storeError?.message.contains("no complete response within 1.0 seconds") == true, "\(storeError?.message ?? "")")
+        #expect(
+            storeError?.message.contains("no complete response within 1.0 seconds") == true,
+            "\(storeError?.message ?? "")"
+        )
 
         let server = try await ScriptedHTTPServer { _, _, _ in drip }
-        let client = try HTTPRequestClient(baseURL: server.target, configuration: .init(connections: 1, requestTimeout: .seconds(1)))
+        let client = try HTTPRequestClient(
+            baseURL: server.target,
+            configuration: .init(connections: 1, requestTimeout: .seconds(1))
+        )
         let clientError = await #expect(throws: HTTPSourceError.self) {
             try await client.send(.init(method: "GET", pathAndQuery: "/items"))
         }
         await client.shutdown()
         await server.shutdown()
-        #expect(clientError?.message.contains("no complete response within 1.0 seconds") == true, "\(clientError?.message ?? "")")
+        #expect(
+            clientError?.message.contains("no complete response within 1.0 seconds") == true,
+            "\(clientError?.message ?? "")"
+        )
         #expect(client.statusCounts == HTTPStatusCounts(byStatus: [:], transportFailures: 1))
     }
 
@@ -376,7 +443,10 @@ struct HTTP1ClientTests {
         let page = Self.pageBody(token: "abc")
         let head = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: \(page.utf8.count + 4)\r\n\r\n"
         let drip = ScriptedHTTPServer.Action.drip(head: head + page, body: "    ", every: .milliseconds(500))
-        let counts = try await withScripted(configuration: .init(connections: 1, requestTimeout: .seconds(5))) { _, _, _ in
+        let counts = try await withScripted(configuration: .init(connections: 1, requestTimeout: .seconds(5))) {
+            _,
+            _,
+            _ in
             drip
         } _: { _, source in
             try await withThrowingTaskGroup(of: Page.self) { group in
@@ -396,14 +466,28 @@ struct HTTP1ClientTests {
     func t5ADeadlinePassedBeforeConnectingGivesTheSlotBack() async throws {
         let server = try await ScriptedHTTPServer { _, _, _ in .respond(Self.okPage) }
         let pool = HTTP1ConnectionPool(
-            endpoint: .init(host: "127.0.0.1", port: Int(server.target.split(separator: ":").last!)!, hostHeader: "127.0.0.1"),
-            capacity: 1, group: .singleton, connectTimeout: .seconds(10), requestTimeout: .seconds(30), maximumBodyBytes: 1 << 20)
+            endpoint: .init(
+                host: "127.0.0.1",
+                port: Int(server.target.split(separator: ":").last!)!,
+                hostHeader: "127.0.0.1"
+            ),
+            capacity: 1,
+            group: .singleton,
+            connectTimeout: .seconds(10),
+            requestTimeout: .seconds(30),
+            maximumBodyBytes: 1 << 20
+        )
         let error = await #expect(throws: HTTP1ConnectionPool.DeadlinePassed.self) {
             _ = try await pool.lease(deadline: .now() - .seconds(2))
         }
-        #expect(error?.description.contains("the request timeout (30.0 seconds) passed before connecting began, by 2.") == true, "\(String(describing: error))")
+        #expect(
+            error?.description.contains("the request timeout (30.0 seconds) passed before connecting began, by 2.")
+                == true,
+            "\(String(describing: error))"
+        )
         #expect(server.connectionsAccepted == 0)
-        let response = try await pool.request(counting: HTTPStatusCounter()) { (connection, deadline) throws(HTTP1ConnectionError) in
+        let response = try await pool.request(counting: HTTPStatusCounter()) {
+            (connection, deadline) throws(HTTP1ConnectionError) in
             try await connection.get("/scan", deadline: deadline)
         }
         #expect(response.status == 200)

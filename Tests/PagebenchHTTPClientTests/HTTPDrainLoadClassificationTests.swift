@@ -17,7 +17,8 @@ struct HTTPDrainLoadClassificationTests {
 
     /// A source that throws `failures[n]` for its n-th request while there are any, then
     /// answers a last page.
-    private static func source(failing failures: [any Error & Sendable]) -> @Sendable (PageRequest) async throws -> Page {
+    private static func source(failing failures: [any Error & Sendable]) -> @Sendable (PageRequest) async throws -> Page
+    {
         let calls = Calls()
         return { _ in
             let call = calls.count.add(1, ordering: .relaxed).oldValue
@@ -27,14 +28,20 @@ struct HTTPDrainLoadClassificationTests {
     }
 
     private static func run(failing failures: [any Error & Sendable]) async -> HTTPDrainLoad.Result {
-        let load = HTTPDrainLoad(request: PageRequest(range: .scan, limit: 9), concurrency: 1, duration: .seconds(600), drainsPerTask: 1)
+        let load = HTTPDrainLoad(
+            request: PageRequest(range: .scan, limit: 9),
+            concurrency: 1,
+            duration: .seconds(600),
+            drainsPerTask: 1
+        )
         return await load.run(page: source(failing: failures))
     }
 
     @Test("S21, T3: a retryable PageError (throttled, transient) of any source is repeated, not a failure")
     func s21t3RetryablePageErrorsAreRepeated() async {
         let result = await Self.run(failing: [
-            PageError(.throttled, "throttled (HTTP 429)", status: 429), PageError(.transient, "unavailable", status: 503),
+            PageError(.throttled, "throttled (HTTP 429)", status: 429),
+            PageError(.transient, "unavailable", status: 503),
         ])
         #expect(result.failures == 0, "\(result.firstFailure ?? "")")
         #expect(result.retries == 2 && result.requests == 3 && result.pages == 1 && result.drains == 1, "\(result)")
@@ -43,7 +50,9 @@ struct HTTPDrainLoadClassificationTests {
 
     @Test("T2: a transport PageError is a request without an answer, repeated after a back-off")
     func t2TransportPageErrorsAreUnanswered() async {
-        let result = await Self.run(failing: [PageError(.transport, "connection refused"), PageError(.transport, "reset")])
+        let result = await Self.run(failing: [
+            PageError(.transport, "connection refused"), PageError(.transport, "reset"),
+        ])
         #expect(result.failures == 0, "\(result.firstFailure ?? "")")
         #expect(result.unanswered == 2 && result.retries == 2 && result.requests == 1 && result.pages == 1, "\(result)")
         #expect(result.lastUnanswered == "reset")
@@ -60,7 +69,8 @@ struct HTTPDrainLoadClassificationTests {
 
     @Test(
         "T2: a non-retryable kind ends the run at once, counted as a failure",
-        arguments: [PageError.Kind.refused, .malformedAnswer, .invalidToken, .tokenMismatch, .invalidRequest])
+        arguments: [PageError.Kind.refused, .malformedAnswer, .invalidToken, .tokenMismatch, .invalidRequest]
+    )
     func t2NonRetryableKindsEndTheRun(kind: PageError.Kind) async {
         let result = await Self.run(failing: [PageError(kind, "no page: \(kind)")])
         #expect(result.failures == 1 && result.requests == 1 && result.retries == 0 && result.pages == 0, "\(result)")

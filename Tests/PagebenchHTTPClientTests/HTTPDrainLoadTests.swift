@@ -3,8 +3,8 @@ import PagebenchHTTPClient
 import PagebenchHTTPTestSupport
 import PagebenchPage
 import PagebenchServer
-import PagebenchWire
 import PagebenchStore
+import PagebenchWire
 import Testing
 
 #if canImport(Glibc)
@@ -16,7 +16,8 @@ import Glibc
 struct HTTPDrainLoadTests {
     @Test(
         "S10: each loop drains the range completely, again and again; retryable failures are repeated (S21)",
-        arguments: [false, true])
+        arguments: [false, true]
+    )
     func s10CountsAreConsistent(onEventLoops: Bool) async throws {
         var configuration = TestStores.configuration
         configuration.throttleRate = 0.2
@@ -53,7 +54,10 @@ struct HTTPDrainLoadFailureTests {
     func nonRetryableFailureEndsTheRun() async throws {
         let load = HTTPDrainLoad(request: PageRequest(range: .scan, limit: 9), concurrency: 3, duration: .seconds(600))
         let result = try await withLiveServer(StoreServer(store: try TestStores.store())) { target in
-            try await HTTPStoreSource.withSource(target: target + "/no-such-prefix", configuration: .init(connections: 3)) { source in
+            try await HTTPStoreSource.withSource(
+                target: target + "/no-such-prefix",
+                configuration: .init(connections: 3)
+            ) { source in
                 await load.run { try await source.page($0) }
             }
         }
@@ -67,7 +71,10 @@ struct HTTPDrainLoadFailureTests {
     func unansweredRequestsAreNotRequests() async throws {
         let load = HTTPDrainLoad(request: PageRequest(range: .scan, limit: 9), concurrency: 2, duration: .seconds(600))
         // Port 9 (discard) on loopback: nothing listens, every connect is refused.
-        let result = try await HTTPStoreSource.withSource(target: "http://127.0.0.1:9", configuration: .init(connections: 2)) { source in
+        let result = try await HTTPStoreSource.withSource(
+            target: "http://127.0.0.1:9",
+            configuration: .init(connections: 2)
+        ) { source in
             await load.run { try await source.page($0) }
         }
         #expect(result.requests == 0)
@@ -101,15 +108,21 @@ struct HTTPDrainLoadDurationTests {
 
     @Test(
         "connects that wait for a server that never accepts are abandoned when the duration ends",
-        .timeLimit(.minutes(1)))
+        .timeLimit(.minutes(1))
+    )
     func connectsAreAbandonedAtTheEnd() async throws {
         // A listener with a backlog of 0 that never accepts: the kernel completes one
         // handshake and drops the other SYNs, so those connects wait for retransmissions.
         let listener = try NeverAcceptingListener()
         defer { listener.close() }
-        let load = HTTPDrainLoad(request: PageRequest(range: .scan, limit: 9), concurrency: 16, duration: .milliseconds(200))
+        let load = HTTPDrainLoad(
+            request: PageRequest(range: .scan, limit: 9),
+            concurrency: 16,
+            duration: .milliseconds(200)
+        )
         let configuration = HTTPStoreSource.Configuration(connections: 16, connectTimeout: .seconds(3600))
-        let result = try await HTTPStoreSource.withSource(target: listener.target, configuration: configuration) { source in
+        let result = try await HTTPStoreSource.withSource(target: listener.target, configuration: configuration) {
+            source in
             await load.run { try await source.page($0) }
         }
         // Nothing answered, and a connect cut short by the end is not a request that got no answer.

@@ -39,7 +39,10 @@ struct HTTPPageExchangeTests {
     }
 
     /// The error `answer` gives, the waits it caused, and the throttles counted.
-    func outcome(_ answer: HTTPPageAnswer, token: String? = nil) async -> (error: (any Error)?, waits: [Duration], throttles: Int) {
+    func outcome(
+        _ answer: HTTPPageAnswer,
+        token: String? = nil
+    ) async -> (error: (any Error)?, waits: [Duration], throttles: Int) {
         let waits = Waits()
         let exchange = HTTPPageExchange(codec: Codec()) { waits.record($0) }
         do {
@@ -53,10 +56,15 @@ struct HTTPPageExchangeTests {
     @Test("T3: 429 and 503 are retryable throttling answers whatever the codec says; Retry-After is waited out first")
     func t3StatusThrottling() async {
         for status in [429, 503] {
-            let (error, waits, throttles) = await outcome(HTTPPageAnswer(status: status, body: ByteBuffer(string: "busy"), retryAfterSeconds: 3))
+            let (error, waits, throttles) = await outcome(
+                HTTPPageAnswer(status: status, body: ByteBuffer(string: "busy"), retryAfterSeconds: 3)
+            )
             let pageError = error as? PageError
             #expect(pageError?.kind == .throttled && pageError?.status == status, "\(String(describing: error))")
-            #expect(pageError?.message == "GET http://api/items?token= \(status == 429 ? "throttled" : "unavailable") (HTTP \(status))")
+            #expect(
+                pageError?.message
+                    == "GET http://api/items?token= \(status == 429 ? "throttled" : "unavailable") (HTTP \(status))"
+            )
             #expect(waits == [.seconds(3)])
             #expect(throttles == 1)
         }
@@ -64,14 +72,20 @@ struct HTTPPageExchangeTests {
 
     @Test("T3: Retry-After is capped at 30 s; none, or 0, is not waited")
     func t3RetryAfterIsCapped() async {
-        #expect(await outcome(HTTPPageAnswer(status: 429, body: ByteBuffer(), retryAfterSeconds: 3600)).waits == [.seconds(30)])
+        #expect(
+            await outcome(HTTPPageAnswer(status: 429, body: ByteBuffer(), retryAfterSeconds: 3600)).waits == [
+                .seconds(30)
+            ]
+        )
         #expect(await outcome(HTTPPageAnswer(status: 429, body: ByteBuffer(), retryAfterSeconds: 0)).waits == [])
         #expect(await outcome(HTTPPageAnswer(status: 503, body: ByteBuffer())).waits == [])
     }
 
     @Test("T3: the codec's own retryable reading of another status is a throttling answer too (DynamoDB's 400 types)")
     func t3CodecThrottling() async {
-        let (error, waits, throttles) = await outcome(HTTPPageAnswer(status: 400, body: ByteBuffer(string: "slow"), retryAfterSeconds: 2))
+        let (error, waits, throttles) = await outcome(
+            HTTPPageAnswer(status: 400, body: ByteBuffer(string: "slow"), retryAfterSeconds: 2)
+        )
         #expect((error as? PageError)?.message == "own throttling answer")
         #expect(waits == [.seconds(2)] && throttles == 1)
     }
@@ -79,7 +93,9 @@ struct HTTPPageExchangeTests {
     @Test("T2: any other status is the codec's error, at once: no wait, no throttle")
     func t2OtherStatuses() async {
         for status in [400, 401, 404, 500, 502] {
-            let (error, waits, throttles) = await outcome(HTTPPageAnswer(status: status, body: ByteBuffer(), retryAfterSeconds: 5))
+            let (error, waits, throttles) = await outcome(
+                HTTPPageAnswer(status: status, body: ByteBuffer(), retryAfterSeconds: 5)
+            )
             #expect("\(String(describing: error))".contains("answered HTTP \(status)"))
             #expect(!PageError.isRetryable(error!))
             #expect(waits == [] && throttles == 0)
@@ -91,9 +107,13 @@ struct HTTPPageExchangeTests {
         let (error, _, _) = await outcome(HTTPPageAnswer(status: 200, body: ByteBuffer(string: "t1")), token: "t1")
         #expect(error.map { "\($0)" } == "GET http://api/items?token=t1 repeated its continuation")
         let exchange = HTTPPageExchange(codec: Codec())
-        let next = try await exchange.page(PageRequest(range: .scan, token: "t1")) { _ in HTTPPageAnswer(status: 200, body: ByteBuffer(string: "t2")) }
+        let next = try await exchange.page(PageRequest(range: .scan, token: "t1")) { _ in
+            HTTPPageAnswer(status: 200, body: ByteBuffer(string: "t2"))
+        }
         #expect(next.nextToken == "t2")
-        let first = try await exchange.page(PageRequest(range: .scan)) { _ in HTTPPageAnswer(status: 200, body: ByteBuffer(string: "t1")) }
+        let first = try await exchange.page(PageRequest(range: .scan)) { _ in
+            HTTPPageAnswer(status: 200, body: ByteBuffer(string: "t1"))
+        }
         #expect(first.nextToken == "t1")
     }
 
@@ -101,7 +121,9 @@ struct HTTPPageExchangeTests {
     func cancellationDuringTheWait() async {
         let exchange = HTTPPageExchange(codec: Codec()) { _ in throw CancellationError() }
         await #expect(throws: CancellationError.self) {
-            try await exchange.page(PageRequest(range: .scan)) { _ in HTTPPageAnswer(status: 429, body: ByteBuffer(), retryAfterSeconds: 1) }
+            try await exchange.page(PageRequest(range: .scan)) { _ in
+                HTTPPageAnswer(status: 429, body: ByteBuffer(), retryAfterSeconds: 1)
+            }
         }
     }
 }

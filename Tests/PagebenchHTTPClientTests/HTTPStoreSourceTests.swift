@@ -6,8 +6,8 @@ import PagebenchHTTPClient
 import PagebenchHTTPTestSupport
 import PagebenchPage
 import PagebenchServer
-import PagebenchWire
 import PagebenchStore
+import PagebenchWire
 import Testing
 
 /// ``HTTPStoreSource`` against a live server on a loopback ephemeral port.
@@ -15,7 +15,8 @@ import Testing
 struct HTTPStoreSourceTests {
     @Test(
         "S8 S10: draining through the source gives the in-process pages; statuses are counted",
-        arguments: HTTPStoreSource.Client.allCases.filter(\.isAvailable))
+        arguments: HTTPStoreSource.Client.allCases.filter(\.isAvailable)
+    )
     func drainMatchesInProcess(client: HTTPStoreSource.Client) async throws {
         let store = try TestStores.store()
         let requests = [
@@ -27,7 +28,10 @@ struct HTTPStoreSourceTests {
         for request in requests { expected.append(try await TestStores.pages(store, request)) }
         let pageCount = expected.map(\.count).reduce(0, +)
         let (received, counts, health) = try await withLiveServer(StoreServer(store: store)) { target in
-            try await HTTPStoreSource.withSource(target: target + "/", configuration: .init(connections: 2, client: client)) { source in
+            try await HTTPStoreSource.withSource(
+                target: target + "/",
+                configuration: .init(connections: 2, client: client)
+            ) { source in
                 var received: [[Page]] = []
                 for request in requests {
                     received.append(try await TestStores.drain(request, maxPages: 1000) { try await source.page($0) })
@@ -42,7 +46,8 @@ struct HTTPStoreSourceTests {
 
     @Test(
         "S17 S18 S1 S14 S15 S21: the source throws the store's own errors, with the same code and message",
-        arguments: HTTPStoreSource.Client.allCases.filter(\.isAvailable))
+        arguments: HTTPStoreSource.Client.allCases.filter(\.isAvailable)
+    )
     func errorsMapBack(client: HTTPStoreSource.Client) async throws {
         let store = try TestStores.store()
         let token = try #require(try await store.page(PageRequest(limit: 5)).nextToken)
@@ -75,10 +80,13 @@ struct HTTPStoreSourceTests {
 
     @Test("S21: 429 and 503 come back as retryable throttled and injectedFault")
     func s21RetryableFailures() async throws {
-        for (rate, code, status) in [(\StoreConfiguration.throttleRate, StoreError.Code.throttled, 429), (\.faultRate, .injectedFault, 503)] {
+        for (rate, code, status) in [
+            (\StoreConfiguration.throttleRate, StoreError.Code.throttled, 429), (\.faultRate, .injectedFault, 503),
+        ] {
             var configuration = StoreConfiguration(partitions: 2, itemsPerPartition: .uniform(10))
             configuration[keyPath: rate] = 1
-            let (error, counts) = try await withLiveServer(StoreServer(store: try TestStores.store(configuration))) { target in
+            let (error, counts) = try await withLiveServer(StoreServer(store: try TestStores.store(configuration))) {
+                target in
                 try await HTTPStoreSource.withSource(target: target) { source in
                     let error = await #expect(throws: StoreError.self) { try await source.page(PageRequest()) }
                     return (error, source.statusCounts)
@@ -121,7 +129,8 @@ struct HTTPStoreSourceTests {
 
     @Test(
         "targets that are not http://host[:port][/prefix] are rejected with the expected form",
-        arguments: ["127.0.0.1:8080", "https://localhost:8080", "http://", "http://localhost:8080/?x=1", "ftp://x"])
+        arguments: ["127.0.0.1:8080", "https://localhost:8080", "http://", "http://localhost:8080/?x=1", "ftp://x"]
+    )
     func invalidTargets(target: String) {
         #expect {
             _ = try HTTPStoreSource(target: target)
@@ -134,9 +143,14 @@ struct HTTPStoreSourceTests {
     @Test("a page body whose counts contradict its items is refused, not trusted")
     func malformedPage() throws {
         let store = try TestStores.store()
-        var page = try #require(try? store.listing(in: .partition(0), filter: nil, reverse: false)).prefix(2).map(\.item)
+        var page = try #require(try? store.listing(in: .partition(0), filter: nil, reverse: false)).prefix(2).map(
+            \.item
+        )
         page.removeLast()
-        let body = PageBody.encode(Page(items: page, scannedCount: 2, scannedBytes: 1024, nextToken: nil), includePayload: false)
+        let body = PageBody.encode(
+            Page(items: page, scannedCount: 2, scannedBytes: 1024, nextToken: nil),
+            includePayload: false
+        )
         var text = String(buffer: body)
         text = text.replacingOccurrences(of: "\"returned\":1", with: "\"returned\":2")
         #expect(throws: HTTPSourceError.self) { try PageBody.decode(ByteBuffer(string: text)) }

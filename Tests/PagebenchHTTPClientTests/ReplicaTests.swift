@@ -3,8 +3,8 @@ import PagebenchHTTPClient
 import PagebenchHTTPTestSupport
 import PagebenchPage
 import PagebenchServer
-import PagebenchWire
 import PagebenchStore
+import PagebenchWire
 import Testing
 
 /// Stateless replicas: separate `pagebench serve` processes with the same configuration
@@ -16,8 +16,13 @@ struct ReplicaTests {
         "--selectivity", "0.3", "--seed", "5",
     ]
     static let configuration = StoreConfiguration(
-        partitions: 4, itemsPerPartition: .uniform(60), itemSize: .fixed(300), selectivity: 0.3,
-        scanBudgetBytes: 2000, seed: 5)
+        partitions: 4,
+        itemsPerPartition: .uniform(60),
+        itemSize: .fixed(300),
+        selectivity: 0.3,
+        scanBudgetBytes: 2000,
+        seed: 5
+    )
 
     @Test("S16 S18: draining alternately through two serve processes gives the in-process pages")
     func alternateReplicas() async throws {
@@ -42,7 +47,9 @@ struct ReplicaTests {
                     for request in requests {
                         let expected = try await TestStores.pages(store, request)
                         #expect(expected.count >= 4, "the traversal must cross replicas several times")
-                        let pages = try await TestStores.drain(request, maxPages: expected.count + 1) { request, index in
+                        let pages = try await TestStores.drain(request, maxPages: expected.count + 1) {
+                            request,
+                            index in
                             try await (index.isMultiple(of: 2) ? sourceA : sourceB).page(request)
                         }
                         #expect(pages == expected, "\(request)")

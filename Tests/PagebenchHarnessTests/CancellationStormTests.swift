@@ -10,7 +10,10 @@ import Testing
     @Test(arguments: [PagerKind.streaming, .apolloLoadNext, .apolloLoadAll, .loop])
     func h2CancellationStormLeavesNothingBehind(kind: PagerKind) async throws {
         let store = StoreConfiguration(
-            partitions: 16, itemsPerPartition: .uniform(200), serviceTime: ServiceTimeModel(base: .fixed(nanoseconds: 1_000_000)))
+            partitions: 16,
+            itemsPerPartition: .uniform(200),
+            serviceTime: ServiceTimeModel(base: .fixed(nanoseconds: 1_000_000))
+        )
         let scenario = scenario(store: store) {
             $0.pager = kind
             $0.limit = 20
@@ -21,7 +24,10 @@ import Testing
         var tracker = TrackingSource<StoreSource>.Tracker()
         let result: PhaseResult
         do {
-            let source = TrackingSource(base: StoreSource(store: try SyntheticStore(configuration: store)), tracker: tracker)
+            let source = TrackingSource(
+                base: StoreSource(store: try SyntheticStore(configuration: store)),
+                tracker: tracker
+            )
             result = await PhaseRunner(scenario: scenario, source: source).run(concurrency: 300, repetition: 1)
         }
         let metrics = result.metrics
@@ -39,7 +45,10 @@ import Testing
     /// drain's latency is timed and every task returns.
     @Test func h2FinalCancelEverythingEndsADurationBoundPhase() async throws {
         let store = StoreConfiguration(
-            partitions: 8, itemsPerPartition: .uniform(10_000), serviceTime: ServiceTimeModel(base: .fixed(nanoseconds: 2_000_000)))
+            partitions: 8,
+            itemsPerPartition: .uniform(10_000),
+            serviceTime: ServiceTimeModel(base: .fixed(nanoseconds: 2_000_000))
+        )
         // A phase long enough for every pager to begin its first drain on a loaded machine:
         // a pager that would begin after the deadline begins nothing (it reads the deadline).
         let scenario = scenario(store: store) {
@@ -48,7 +57,10 @@ import Testing
             $0.bound = .duration(seconds: 1)
         }
         let tracker = TrackingSource<StoreSource>.Tracker()
-        let source = TrackingSource(base: StoreSource(store: try SyntheticStore(configuration: store)), tracker: tracker)
+        let source = TrackingSource(
+            base: StoreSource(store: try SyntheticStore(configuration: store)),
+            tracker: tracker
+        )
         let result = await PhaseRunner(scenario: scenario, source: source).run(concurrency: 50, repetition: 1)
         #expect(result.pagersReturned == 50)
         // Each drain is 1,001 pages of 2 ms: every drain begun is still running at the deadline,

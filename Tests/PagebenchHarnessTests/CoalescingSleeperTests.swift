@@ -24,7 +24,10 @@ import Testing
     @Test func s20ManyConcurrentSleepsAllWakeAndNoneEarly() async throws {
         let sleeper = CoalescingSleeper(resolution: .microseconds(250))
         let early = try await withThrowingTaskGroup(of: Int.self) { group in
-            group.addTask { await sleeper.run(); return 0 }
+            group.addTask {
+                await sleeper.run()
+                return 0
+            }
             await until { sleeper.isDriving }
             let sleepers = try await withThrowingTaskGroup(of: Int.self) { inner in
                 for index in 0..<200 {
@@ -50,7 +53,10 @@ import Testing
     func s20PacedWakeUpsWakeEveryWaiterAndSkipCancelledOnes(maxQueued: Int) async throws {
         let sleeper = CoalescingSleeper(resolution: .microseconds(500), maxQueuedWakeUps: maxQueued)
         let (early, cancelled) = await withTaskGroup(of: (Int, Int).self) { group in
-            group.addTask { await sleeper.run(); return (0, 0) }
+            group.addTask {
+                await sleeper.run()
+                return (0, 0)
+            }
             await until { sleeper.isDriving }
             let outcome = await withTaskGroup(of: (Int, Int).self) { inner in
                 for _ in 0..<300 {

@@ -6,9 +6,13 @@ import Testing
 
 @Suite struct DeterminismTests {
     static func skewedScenario(seed: UInt64?) -> Scenario {
-        scenario(store: StoreConfiguration(
-            partitions: 40, itemsPerPartition: .zipf(mean: 300, exponent: 1.1), selectivity: 0.2,
-            clustering: .runs(length: 30))
+        scenario(
+            store: StoreConfiguration(
+                partitions: 40,
+                itemsPerPartition: .zipf(mean: 300, exponent: 1.1),
+                selectivity: 0.2,
+                clustering: .runs(length: 30)
+            )
         ) {
             $0.pager = .apolloLoadNext
             $0.read = .partition(.zipf(exponent: 1.2))
@@ -68,12 +72,21 @@ import Testing
 /// same with a warm-up or without, run after run.
 @Suite struct WarmUpIsolationTests {
     static let context = RunContext(
-        timestampUTC: "2026-11-26T00:00:00Z", pagebenchVersion: "test", gitCommit: "abc", swiftVersion: "6.3",
-        buildConfiguration: "debug", host: "test-host", cores: 2)
+        timestampUTC: "2026-11-26T00:00:00Z",
+        pagebenchVersion: "test",
+        gitCommit: "abc",
+        swiftVersion: "6.3",
+        buildConfiguration: "debug",
+        host: "test-host",
+        cores: 2
+    )
 
     /// The row of a one-phase sweep of `store` at concurrency 1 with a `warmup`-second warm-up.
     static func row(
-        _ store: StoreConfiguration, warmup: Double, drains: Int, _ configure: (inout Workload) -> Void = { _ in }
+        _ store: StoreConfiguration,
+        warmup: Double,
+        drains: Int,
+        _ configure: (inout Workload) -> Void = { _ in }
     ) async throws -> ResultRow {
         let scenario = scenario(store: store) { workload in
             workload.concurrency = [1]
@@ -91,7 +104,8 @@ import Testing
     static func seen(_ row: ResultRow) -> [String: String] {
         var seen: [String: String] = [:]
         for column in ResultRow.csvColumns
-        where column.descriptor.kind == .deterministic || column.name.hasPrefix("errors_") || column.name == "throttles" {
+        where column.descriptor.kind == .deterministic || column.name.hasPrefix("errors_") || column.name == "throttles"
+        {
             seen[column.name] = column.value(row).field
         }
         return seen
@@ -102,14 +116,21 @@ import Testing
         (
             "offset writes",
             StoreConfiguration(
-                partitions: 4, itemsPerPartition: .uniform(200),
-                writes: WritesConfiguration(insertRate: 1, deleteRate: 1), continuation: .offset),
+                partitions: 4,
+                itemsPerPartition: .uniform(200),
+                writes: WritesConfiguration(insertRate: 1, deleteRate: 1),
+                continuation: .offset
+            ),
             30
         ),
         // A tiny store the warm-up's head deletes would empty before the first measured drain.
         (
             "head deletes",
-            StoreConfiguration(partitions: 1, itemsPerPartition: .uniform(30), writes: WritesConfiguration(deleteRate: 1, position: .head)),
+            StoreConfiguration(
+                partitions: 1,
+                itemsPerPartition: .uniform(30),
+                writes: WritesConfiguration(deleteRate: 1, position: .head)
+            ),
             2
         ),
         // Failures drawn from the arrival count: the warm-up's requests shifted which failed.
@@ -124,7 +145,10 @@ import Testing
         let warm = try await Self.row(store, warmup: 0.2, drains: drains, noRetries)
         let again = try await Self.row(store, warmup: 0.2, drains: drains, noRetries)
         #expect(cold.items > 0, "\(label)")
-        #expect(Self.seen(warm) == Self.seen(cold), "\(label): with a warm-up \(Self.seen(warm)), without \(Self.seen(cold))")
+        #expect(
+            Self.seen(warm) == Self.seen(cold),
+            "\(label): with a warm-up \(Self.seen(warm)), without \(Self.seen(cold))"
+        )
         #expect(Self.seen(again) == Self.seen(warm), "\(label): run after run")
         if store.faultRate > 0 { #expect(cold.errors.fault > 0, "\(label): failures were injected") }
     }

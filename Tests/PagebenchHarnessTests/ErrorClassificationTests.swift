@@ -1,8 +1,9 @@
-@testable import PagebenchHarness
 import PagebenchMetrics
 import PagebenchPage
 import PagebenchStore
 import Testing
+
+@testable import PagebenchHarness
 
 /// The harness's one classification of a failed drain: by the page contract's kind
 /// (`PageError.Kind(classifying:)`), whichever source threw (the store's `StoreError`, a
@@ -22,7 +23,8 @@ import Testing
 
     @Test func everyPageErrorKindHasItsColumn() {
         let expected: [PageError.Kind: String] = [
-            .throttled: "throttled", .transient: "fault", .invalidToken: "invalidToken", .tokenMismatch: "tokenMismatch",
+            .throttled: "throttled", .transient: "fault", .invalidToken: "invalidToken",
+            .tokenMismatch: "tokenMismatch",
             .invalidLimit: "validation", .invalidSegment: "validation", .unknownPartition: "validation",
             .invalidRequest: "validation", .transport: "other", .refused: "other", .malformedAnswer: "other",
         ]

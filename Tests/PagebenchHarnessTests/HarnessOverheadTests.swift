@@ -1,4 +1,3 @@
-@testable import PagebenchHarness
 import PagebenchMetrics
 import PagebenchPage
 import PagebenchPager
@@ -7,18 +6,31 @@ import PagebenchTestSupport
 import Synchronization
 import Testing
 
+@testable import PagebenchHarness
+
 /// Issue 17: the bare-loop calibration behind `harness_overhead_ratio`, and the direct
 /// store path of ``StoreSource``, change no figure a run reports except the new column;
 /// the drains that skip the store's cancellation check make no request once cancelled.
 @Suite struct HarnessOverheadTests {
     static let context = RunContext(
-        timestampUTC: "2026-11-24T00:00:00Z", pagebenchVersion: "test", gitCommit: "abc", swiftVersion: "6.3",
-        buildConfiguration: "debug", host: "test-host", cores: 2)
+        timestampUTC: "2026-11-24T00:00:00Z",
+        pagebenchVersion: "test",
+        gitCommit: "abc",
+        swiftVersion: "6.3",
+        buildConfiguration: "debug",
+        host: "test-host",
+        cores: 2
+    )
 
     /// Throttling and faults with retries, so that S21 failure draws (by arrival ordinal)
     /// would shift if the calibration made a single store request.
     static let failingStore = StoreConfiguration(
-        partitions: 6, itemsPerPartition: .uniform(300), selectivity: 0.3, throttleRate: 0.05, faultRate: 0.01)
+        partitions: 6,
+        itemsPerPartition: .uniform(300),
+        selectivity: 0.3,
+        throttleRate: 0.05,
+        faultRate: 0.01
+    )
 
     static func workload(_ workload: inout Workload) {
         workload.pager = .loop
@@ -30,7 +42,9 @@ import Testing
         workload.retry.maxBackoffNanoseconds = 10_000
     }
 
-    @Test("the calibration leaves deterministic figures unchanged (H3), and runs only where the bare loop is the floor (H7)")
+    @Test(
+        "the calibration leaves deterministic figures unchanged (H3), and runs only where the bare loop is the floor (H7)"
+    )
     func calibrationChangesNoFigure() async throws {
         var plainStore = Self.failingStore
         plainStore.throttleRate = 0
@@ -51,7 +65,10 @@ import Testing
             #expect(without.bareLoopPagesPerSecond == nil)
             #expect(without.row(context: Self.context).harnessOverheadRatio == nil)
             if store == Self.failingStore {
-                #expect(without.metrics.throttles > 0, "the workload must meet throttling for this test to mean anything")
+                #expect(
+                    without.metrics.throttles > 0,
+                    "the workload must meet throttling for this test to mean anything"
+                )
                 // Failures (S21) are no part of the bare loop: no calibration, no ratio.
                 #expect(with.bareLoopPagesPerSecond == nil)
                 #expect(with.row(context: Self.context).harnessOverheadRatio == nil)
@@ -87,15 +104,22 @@ import Testing
                 workload.load = load
             }
             try scenario.validate()
-            let output = try await SweepRunner(scenarios: [scenario], options: SweepRunner.Options(context: Self.context)).run()
+            let output = try await SweepRunner(
+                scenarios: [scenario],
+                options: SweepRunner.Options(context: Self.context)
+            ).run()
             let row = try #require(output.rows.first)
-            #expect((row.harnessOverheadRatio != nil) == hasRatio, "\(label): \(row.harnessOverheadRatio.map { "\($0)" } ?? "empty")")
+            #expect(
+                (row.harnessOverheadRatio != nil) == hasRatio,
+                "\(label): \(row.harnessOverheadRatio.map { "\($0)" } ?? "empty")"
+            )
         }
     }
 
     @Test("every in-process row of a sweep carries harness_overhead_ratio; the timing-off rerun does not replace it")
     func sweepRowsCarryTheRatio() async throws {
-        let scenario = scenario(store: StoreConfiguration(partitions: 4, itemsPerPartition: .uniform(200))) { workload in
+        let scenario = scenario(store: StoreConfiguration(partitions: 4, itemsPerPartition: .uniform(200))) {
+            workload in
             workload.pager = .streaming
             workload.read = .scan
             workload.concurrency = [1, 3]
@@ -103,7 +127,8 @@ import Testing
             workload.measureOverhead = true
         }
         try scenario.validate()
-        let output = try await SweepRunner(scenarios: [scenario], options: SweepRunner.Options(context: Self.context)).run()
+        let output = try await SweepRunner(scenarios: [scenario], options: SweepRunner.Options(context: Self.context))
+            .run()
         #expect(output.rows.count == 2)
         for row in output.rows {
             let ratio = try #require(row.harnessOverheadRatio, "concurrency \(row.concurrency)")
@@ -138,7 +163,8 @@ import Testing
 
     @Test(
         "H2: a loop or streaming drain requests nothing once its task is cancelled, so the direct store path need not check",
-        arguments: [PagerKind.loop, .streaming])
+        arguments: [PagerKind.loop, .streaming]
+    )
     func h2DrainsCheckBeforeEveryRequest(kind: PagerKind) async throws {
         // Every drain is probed and cancels itself after some pages (the timer never fires):
         // the request that would follow is never made, with the store's own check skipped.
@@ -161,7 +187,10 @@ import Testing
         #expect(result.metrics.cancellations > 0)
         #expect(result.metrics.pagesAfterCancel == 0)
         #expect(result.metrics.errors.total == 0)
-        #expect(tracker.started.load(ordering: .relaxed) == result.metrics.pages, "a request was made after cancellation")
+        #expect(
+            tracker.started.load(ordering: .relaxed) == result.metrics.pages,
+            "a request was made after cancellation"
+        )
     }
 
     @Test("the direct path skips its cancellation check only for the drains that check before every request")
@@ -183,11 +212,17 @@ import Testing
         #expect(await !fetchCancelled(StoreSource(store: store, pager: .apolloLoadAll)))
         // With a service model the store's own check and cancellable delay stay (S20, P13).
         let slow = try SyntheticStore(
-            configuration: StoreConfiguration(partitions: 2, serviceTime: ServiceTimeModel(base: .fixed(nanoseconds: 1000))))
+            configuration: StoreConfiguration(
+                partitions: 2,
+                serviceTime: ServiceTimeModel(base: .fixed(nanoseconds: 1000))
+            )
+        )
         #expect(await !fetchCancelled(StoreSource(store: slow, pager: .loop)))
     }
 
-    @Test("with a pager per core or more a drain yields every millisecond; with a spare core only when the background work is starved")
+    @Test(
+        "with a pager per core or more a drain yields every millisecond; with a spare core only when the background work is starved"
+    )
     func yieldPolicyFollowsSpareCores() {
         let ticks = Atomic<Int>(0)
         let spare = YieldPolicy.forPhase(pagers: 1, cores: 2) { ticks.load(ordering: .relaxed) }

@@ -1,9 +1,9 @@
+import Foundation
 import PagebenchHarness
 import PagebenchMetrics
 import PagebenchStore
 import PagebenchTestSupport
 import Synchronization
-import Foundation
 import Testing
 
 #if canImport(Glibc)
@@ -14,8 +14,14 @@ import Glibc
 /// cancellations) and keeps the rows of every phase that ran, the cut-short one partial.
 @Suite struct InterruptionTests {
     static let context = RunContext(
-        timestampUTC: "2026-11-24T00:00:00Z", pagebenchVersion: "test", gitCommit: "abc", swiftVersion: "6.3",
-        buildConfiguration: "debug", host: "test-host", cores: 2)
+        timestampUTC: "2026-11-24T00:00:00Z",
+        pagebenchVersion: "test",
+        gitCommit: "abc",
+        swiftVersion: "6.3",
+        buildConfiguration: "debug",
+        host: "test-host",
+        cores: 2
+    )
     static let store = StoreConfiguration(partitions: 4, itemsPerPartition: .uniform(200))
 
     /// Requests the interruption at the first progress snapshot of `scenario` in the
@@ -74,7 +80,9 @@ import Glibc
         return (output, observer.started.withLock { $0 })
     }
 
-    @Test("H6: the phase that was interrupted ends partial with its pagers cancelled; earlier rows are whole; no later phase starts")
+    @Test(
+        "H6: the phase that was interrupted ends partial with its pagers cancelled; earlier rows are whole; no later phase starts"
+    )
     func h6InterruptedPhaseIsPartial() async throws {
         let (output, started) = try await Self.run(Self.sweep(longWarmup: 0), duringWarmup: false)
         #expect(started == ["first", "long"])
@@ -92,7 +100,9 @@ import Glibc
         #expect(cut.durationSeconds < 3600)
     }
 
-    @Test("H6: an interruption during warm-up keeps the rows before it and writes none for the phase that measured nothing")
+    @Test(
+        "H6: an interruption during warm-up keeps the rows before it and writes none for the phase that measured nothing"
+    )
     func h6InterruptedWarmupHasNoRow() async throws {
         let (output, started) = try await Self.run(Self.sweep(longWarmup: 3600), duringWarmup: true)
         #expect(started == ["first", "long"])
@@ -141,7 +151,8 @@ import Glibc
                 workload.concurrency = [1]
                 workload.bound = .drains(60)
                 workload.cancelFraction = cancelFraction
-            })
+            }
+        )
     }
 
     /// A probe timer that never fires: only cancellation by page count can cancel, whatever
@@ -156,7 +167,10 @@ import Glibc
     @Test("H2: on a store whose drains end within microseconds, the probe still cancels the drains it picks")
     func h2FastDrainsAreCancelled() async throws {
         let result = try await Self.fastStore(cancelFraction: 0.5).run(
-            concurrency: 1, repetition: 1, options: Self.timerNeverFires)
+            concurrency: 1,
+            repetition: 1,
+            options: Self.timerNeverFires
+        )
         #expect(result.probesArmed >= 10)
         #expect(result.probesCancelled * 2 >= result.probesArmed)
         #expect(result.metrics.cancellations == result.probesCancelled)
@@ -166,7 +180,10 @@ import Glibc
     @Test("H2: at cancelFraction 1 cancel points move into the drains instead of staying at their start")
     func h2EveryDrainProbedStillSpreads() async throws {
         let result = try await Self.fastStore(cancelFraction: 1).run(
-            concurrency: 1, repetition: 1, options: Self.timerNeverFires)
+            concurrency: 1,
+            repetition: 1,
+            options: Self.timerNeverFires
+        )
         #expect(result.probesArmed == 60)
         #expect(result.metrics.cancellations > 0)
         // Cancelled drains average more than two pages: the estimate grew past the first page.
@@ -215,21 +232,34 @@ import Glibc
         }
         try AtomicFile.write("name,value\na,1\n", to: directory + "/other.csv")
         #expect(throws: HarnessError.self) {
-            try ResultWriter.checkWritable(output: directory + "/ok.csv", history: directory + "/other.csv", timeSeries: nil)
+            try ResultWriter.checkWritable(
+                output: directory + "/ok.csv",
+                history: directory + "/other.csv",
+                timeSeries: nil
+            )
         }
-        try ResultWriter.checkWritable(output: directory + "/ok.csv", history: directory + "/new-history.csv", timeSeries: nil)
+        try ResultWriter.checkWritable(
+            output: directory + "/ok.csv",
+            history: directory + "/new-history.csv",
+            timeSeries: nil
+        )
         // A history of an earlier schema (what the append would refuse after the run) is refused before it.
         var earlier = ResultRow.csvHeader
         earlier.removeLast()
         try AtomicFile.write(earlier.joined(separator: ",") + "\n", to: directory + "/v2.csv")
         #expect(throws: HarnessError.self) {
-            try ResultWriter.checkWritable(output: directory + "/ok.csv", history: directory + "/v2.csv", timeSeries: nil)
+            try ResultWriter.checkWritable(
+                output: directory + "/ok.csv",
+                history: directory + "/v2.csv",
+                timeSeries: nil
+            )
         }
     }
 
     @Test("a history keeps results only: rows cut short (H6) or of a target that failed them are not appended")
     func historyKeepsResultsOnly() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pagebench-history-\(UUID())").path
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pagebench-history-\(UUID())")
+            .path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
         var whole = ResultRow.fixture(scenario: "whole")

@@ -62,10 +62,19 @@ import Testing
     }
 
     /// Judges a step of the queue as `pagebench knee` does: the p99 SLO and the achieved rate.
-    func verdict(_ search: KneeSearch, _ queue: SimulatedQueue, rate: Double, seconds: Double, bound: Double) -> KneeSearch.Verdict {
+    func verdict(
+        _ search: KneeSearch,
+        _ queue: SimulatedQueue,
+        rate: Double,
+        seconds: Double,
+        bound: Double
+    ) -> KneeSearch.Verdict {
         let step = queue.step(rate: rate, durationSeconds: seconds)
         return search.judge(
-            rate: rate, achievedRate: step.startedPerSecond, sloHeld: SimulatedQueue.percentile(0.99, of: step.latencies) < bound)
+            rate: rate,
+            achievedRate: step.startedPerSecond,
+            sloHeld: SimulatedQueue.percentile(0.99, of: step.latencies) < bound
+        )
     }
 
     @Test func aSaturatedStepWhoseLatencyIsStillUnderTheBoundBreaksByThroughput() throws {
@@ -89,7 +98,10 @@ import Testing
     }
 
     @Test(arguments: [(8, 2.0), (64, 13.6), (3, 5.0)])
-    func theThroughputConditionFindsTheCapacityWhereALooseSLONeverBreaks(servers: Int, serviceMilliseconds: Double) throws {
+    func theThroughputConditionFindsTheCapacityWhereALooseSLONeverBreaks(
+        servers: Int,
+        serviceMilliseconds: Double
+    ) throws {
         // A latency bound beyond what a 2 s step can build (10 s; at 4× the capacity the p99 is
         // about 6 s): the SLO alone holds at every rate, and the search runs to --max-rate ...
         let queue = SimulatedQueue(servers: servers, serviceNanoseconds: serviceMilliseconds * 1e6)
@@ -107,7 +119,9 @@ import Testing
         #expect(knee <= (capacity + Double(servers) / 2) / 0.95, "knee \(knee) vs capacity \(capacity)")
         #expect(knee >= capacity / 0.95 / 1.02 * 0.99, "knee \(knee) vs capacity \(capacity)")
         // The same search is the same on every run: the queue and the verdicts are deterministic.
-        #expect(search(withThroughput) { verdict(withThroughput, queue, rate: $0, seconds: 2, bound: 10e9).held } == result)
+        #expect(
+            search(withThroughput) { verdict(withThroughput, queue, rate: $0, seconds: 2, bound: 10e9).held } == result
+        )
     }
 
     @Test func aMinimumAchievedFractionOutsideZeroToOneIsRefusedNamingTheFlag() {

@@ -1,4 +1,3 @@
-@testable import PagebenchHarness
 import PagebenchMetrics
 import PagebenchPage
 import PagebenchPager
@@ -6,6 +5,8 @@ import PagebenchStore
 import PagebenchTestSupport
 import Synchronization
 import Testing
+
+@testable import PagebenchHarness
 
 /// docs/contract.md H7 on a manual clock: every time-series row and every stage row counts the pages
 /// and drains that completed in its interval — within one page per pager or 2 % of the truth,
@@ -83,7 +84,10 @@ import Testing
                         clock.advance(to: ManualClock.Instant(offset: .nanoseconds(wake)))
                         if wake == wakes.last! {
                             // The plan ends with this page in flight, which is cancelled.
-                            try await clock.sleep(until: ManualClock.Instant(offset: .seconds(1_000_000)), tolerance: nil)
+                            try await clock.sleep(
+                                until: ManualClock.Instant(offset: .seconds(1_000_000)),
+                                tolerance: nil
+                            )
                         }
                         try await clock.waitForSleepers(1)
                     }
@@ -116,14 +120,21 @@ import Testing
     /// Runs `stages` (each holding `pagers` pagers) over pages of `pageNanoseconds`, moving the
     /// manual clock from event to event (a page's end, a row's instant, a stage's end).
     static func run(
-        pageNanoseconds: Int, stages: String, pagers: Int, pager: PagerKind = .loop, advancesClock: Bool = false
+        pageNanoseconds: Int,
+        stages: String,
+        pagers: Int,
+        pager: PagerKind = .loop,
+        advancesClock: Bool = false
     ) async throws -> Outcome {
         var workload = Workload()
         workload.pager = pager
         workload.warmupSeconds = 0
         workload.setStages(try StagePlan(parsing: stages))
         let scenario = Scenario(
-            name: "live", store: StoreConfiguration(partitions: 1, itemsPerPartition: .uniform(10)), workload: workload)
+            name: "live",
+            store: StoreConfiguration(partitions: 1, itemsPerPartition: .uniform(10)),
+            workload: workload
+        )
         try scenario.validate()
         let plan = workload.stages!
         let clock = ManualClock()
@@ -134,7 +145,12 @@ import Testing
             return Array(stride(from: start + second, to: end, by: second)) + [end]
         }
         let source = ClockedSource(
-            clock: clock, pageNanoseconds: pageNanoseconds, advancesClock: advancesClock, timeline: timeline, wakes: wakes)
+            clock: clock,
+            pageNanoseconds: pageNanoseconds,
+            advancesClock: advancesClock,
+            timeline: timeline,
+            wakes: wakes
+        )
         let runner = PhaseRunner(scenario: scenario, source: source)
         let options = {
             var options = PhaseRunner<ClockedSource>.Options()
@@ -196,7 +212,8 @@ import Testing
             // has counted and not yet published.
             #expect(
                 abs(measuredSoFar.pages - Double(truthSoFar.pages)) <= Double(pagers * max(1, unpublished)) + 1e-6,
-                "\(at): \(measuredSoFar.pages) pages so far, truth \(truthSoFar.pages)")
+                "\(at): \(measuredSoFar.pages) pages so far, truth \(truthSoFar.pages)"
+            )
             start = end
         }
         #expect(outcome.results.count == outcome.plan.stages.count, "\(label): a result per stage")
@@ -206,12 +223,22 @@ import Testing
             let stageEnd = stageStart + Int((result.measuredSeconds * 1e9).rounded())
             let row = result.row(context: InterruptionTests.context)
             let truth = (
-                pages: completed(pages, from: stageStart, to: stageEnd), drains: completed(drains, from: stageStart, to: stageEnd)
+                pages: completed(pages, from: stageStart, to: stageEnd),
+                drains: completed(drains, from: stageStart, to: stageEnd)
             )
             let at = "\(label), stage \(stage.index + 1)"
-            #expect(within(row.pagesPerSecond * result.measuredSeconds, truth.pages), "\(at): \(row.pagesPerSecond) pages/s, truth \(truth.pages) pages")
-            #expect(within(row.itemsPerSecond * result.measuredSeconds, truth.pages), "\(at): \(row.itemsPerSecond) items/s, truth \(truth.pages) items")
-            #expect(within(row.drainsPerSecond * result.measuredSeconds, truth.drains), "\(at): \(row.drainsPerSecond) drains/s, truth \(truth.drains) drains")
+            #expect(
+                within(row.pagesPerSecond * result.measuredSeconds, truth.pages),
+                "\(at): \(row.pagesPerSecond) pages/s, truth \(truth.pages) pages"
+            )
+            #expect(
+                within(row.itemsPerSecond * result.measuredSeconds, truth.pages),
+                "\(at): \(row.itemsPerSecond) items/s, truth \(truth.pages) items"
+            )
+            #expect(
+                within(row.drainsPerSecond * result.measuredSeconds, truth.drains),
+                "\(at): \(row.drainsPerSecond) drains/s, truth \(truth.drains) drains"
+            )
         }
     }
 
@@ -228,7 +255,12 @@ import Testing
     /// Apollo-style `loadAll` included (its pages are visible only to its source).
     @Test(.timeLimit(.minutes(10)), arguments: [PagerKind.loop, .streaming, .apolloLoadNext, .apolloLoadAll])
     func pagesOfOneSecond(pager: PagerKind) async throws {
-        let outcome = try await Self.run(pageNanoseconds: Self.second + 1, stages: "5s:3-3,5s:3", pagers: 3, pager: pager)
+        let outcome = try await Self.run(
+            pageNanoseconds: Self.second + 1,
+            stages: "5s:3-3,5s:3",
+            pagers: 3,
+            pager: pager
+        )
         #expect(outcome.timeline.pages.count == 27)
         Self.expectFiguresMatchTheTruth(outcome, pagers: 3, "1 s pages, \(pager)")
     }
@@ -245,7 +277,11 @@ import Testing
     @Test(.timeLimit(.minutes(10)))
     func pagesOfOneMicrosecond() async throws {
         let outcome = try await Self.run(
-            pageNanoseconds: 1_001, stages: "50ms:1-1,50ms:1", pagers: 1, advancesClock: true)
+            pageNanoseconds: 1_001,
+            stages: "50ms:1-1,50ms:1",
+            pagers: 1,
+            advancesClock: true
+        )
         #expect(outcome.timeline.pages.count > 95_000)
         Self.expectFiguresMatchTheTruth(outcome, pagers: 1, unpublished: Workload().yieldEveryPages - 1, "1 µs pages")
     }

@@ -30,14 +30,16 @@ import Testing
         let small = MachineMemory(physicalBytes: 24 * Self.gibibyte, cgroupLimitBytes: Self.gibibyte)
         #expect(
             workload.memoryBytesPerProcess(cores: 2)
-                == Workload.baseBytes + 100_000 * Workload.bytesPerPager + 4 * 2 * Workload.histogramBytes)
+                == Workload.baseBytes + 100_000 * Workload.bytesPerPager + 4 * 2 * Workload.histogramBytes
+        )
         let fit = workload.pagersThatFit(machine: small, cores: 2)
         #expect(fit == (Self.gibibyte - Workload.baseBytes - 8 * Workload.histogramBytes) / Workload.bytesPerPager)
         #expect {
             try workload.checkMemory(machine: small, cores: 2)
         } throws: { error in
             let message = (error as? HarnessError)?.message ?? ""
-            return message.contains("100000 pagers need about") && message.contains("the cgroup's memory limit is 1.00GiB")
+            return message.contains("100000 pagers need about")
+                && message.contains("the cgroup's memory limit is 1.00GiB")
                 && message.contains("at most \(fit) pagers fit") && message.contains("--workers N")
         }
         // Split so that each process's share fits.
@@ -48,7 +50,10 @@ import Testing
         #expect(throws: HarnessError.self) { try workload.checkMemory(machine: small, cores: 2) }
         // 100,000 pagers fit in 4 GiB (issue 38's goal is 2 GiB: results/crowd.md).
         workload.concurrency = [100_000]
-        try workload.checkMemory(machine: MachineMemory(physicalBytes: 4 * Self.gibibyte, cgroupLimitBytes: nil), cores: 2)
+        try workload.checkMemory(
+            machine: MachineMemory(physicalBytes: 4 * Self.gibibyte, cgroupLimitBytes: nil),
+            cores: 2
+        )
         // A shared histogram is about 0.2 MiB: the figure in the messages and docs/cli.md.
         #expect((150_000...260_000).contains(Workload.histogramBytes))
     }
@@ -60,7 +65,8 @@ import Testing
         #expect(
             workload.memoryBytesPerProcess(cores: 2)
                 == Workload.baseBytes + 8_000 * Workload.bytesPerPager
-                + 1_000 * workload.histogramsPerPager * Workload.histogramBytes)
+                + 1_000 * workload.histogramsPerPager * Workload.histogramBytes
+        )
         let machine = MachineMemory(physicalBytes: Self.gibibyte / 2, cgroupLimitBytes: nil)
         #expect(throws: HarnessError.self) { try workload.checkMemory(machine: machine, cores: 2) }
         #expect(workload.pagersThatFit(machine: machine, cores: 2) == 0)

@@ -29,9 +29,17 @@ import Testing
         #expect(metrics.emptyPagesFinal == 6)
         #expect(metrics.pagesPerDrainMax == 5)
         #expect(metrics.errors.total == 0)
-        let row = result.row(context: RunContext(
-            timestampUTC: "t", pagebenchVersion: "v", gitCommit: "c", swiftVersion: "s", buildConfiguration: "debug",
-            host: "h", cores: 2))
+        let row = result.row(
+            context: RunContext(
+                timestampUTC: "t",
+                pagebenchVersion: "v",
+                gitCommit: "c",
+                swiftVersion: "s",
+                buildConfiguration: "debug",
+                host: "h",
+                cores: 2
+            )
+        )
         #expect(row.emptyPageRate == 0.4)
         #expect(row.pagesPerDrainMean == 5)
         #expect(row.pagerKind == kind.rawValue)
@@ -68,9 +76,17 @@ import Testing
         // h14ADrainRunningAtTheEndIsCutOffWithItsPages makes both cases certain).
         #expect(metrics.cutOffDrains <= 8)
         #expect(metrics.cutOff.pages <= 5 * metrics.cutOffDrains)
-        let row = result.row(context: RunContext(
-            timestampUTC: "t", pagebenchVersion: "v", gitCommit: "c", swiftVersion: "s", buildConfiguration: "debug",
-            host: "h", cores: 2))
+        let row = result.row(
+            context: RunContext(
+                timestampUTC: "t",
+                pagebenchVersion: "v",
+                gitCommit: "c",
+                swiftVersion: "s",
+                buildConfiguration: "debug",
+                host: "h",
+                cores: 2
+            )
+        )
         #expect(row.pagesPerDrainMean == (metrics.drains > 0 ? 5 : 0))
         #expect(row.cutOffDrains == metrics.cutOffDrains)
         #expect(row.cutOffPages == metrics.cutOff.pages)
@@ -121,7 +137,10 @@ import Testing
             $0.bound = .drains(4)
             $0.drain = .firstPages(2)
         }
-        let result = await PhaseRunner(scenario: scenario, source: ScriptedStoreSource()).run(concurrency: 2, repetition: 1)
+        let result = await PhaseRunner(scenario: scenario, source: ScriptedStoreSource()).run(
+            concurrency: 2,
+            repetition: 1
+        )
         #expect(result.metrics.pages == 8)
         #expect(result.metrics.items == 12)
         #expect(result.metrics.emptyPagesWasted == 4)
@@ -145,8 +164,14 @@ import Testing
     @Test(arguments: [ExactEnd.continuation, .final], [false, true])
     func h1s6EmptyPagesMatchAnIndependentCountFromTheListing(exactEnd: ExactEnd, reverse: Bool) async throws {
         let store = StoreConfiguration(
-            partitions: 4, itemsPerPartition: .uniform(3000), itemSize: .fixed(100), selectivity: 0.05,
-            clustering: .runs(length: 100), exactEnd: exactEnd, seed: 7)
+            partitions: 4,
+            itemsPerPartition: .uniform(3000),
+            itemSize: .fixed(100),
+            selectivity: 0.05,
+            clustering: .runs(length: 100),
+            exactEnd: exactEnd,
+            seed: 7
+        )
         let scenario = scenario(store: store) {
             $0.pager = .loop
             $0.read = .partition(.uniform)
@@ -165,8 +190,12 @@ import Testing
         var final = 0
         for drain in 0..<12 {
             let plan = runner.planner.plan(drain)
-            let matches = try synthetic.listing(in: plan.request.range, filter: .matching, reverse: reverse).map(\.matches)
-            var chunks = stride(from: 0, to: matches.count, by: 10).map { Array(matches[$0..<min($0 + 10, matches.count)]) }
+            let matches = try synthetic.listing(in: plan.request.range, filter: .matching, reverse: reverse).map(
+                \.matches
+            )
+            var chunks = stride(from: 0, to: matches.count, by: 10).map {
+                Array(matches[$0..<min($0 + 10, matches.count)])
+            }
             if matches.count % 10 == 0 && exactEnd == .continuation { chunks.append([]) }  // S6
             for (index, chunk) in chunks.enumerated() {
                 let isLast = index == chunks.count - 1
@@ -228,7 +257,10 @@ import Testing
             $0.load = .open(drainsPerSecond: 2000, poisson: true)
             $0.bound = .drains(20)
         }
-        let result = await PhaseRunner(scenario: scenario, source: ScriptedStoreSource()).run(concurrency: 2, repetition: 1)
+        let result = await PhaseRunner(scenario: scenario, source: ScriptedStoreSource()).run(
+            concurrency: 2,
+            repetition: 1
+        )
         #expect(result.metrics.drains == 20)
         #expect(result.metrics.drainLatencyCorrected?.count == 20)
         let row = result.row(context: .current(pagebenchVersion: "t"))
@@ -239,4 +271,3 @@ import Testing
         #expect(row.drainLatencyCorrected!.maxNanoseconds >= row.drainLatency!.maxNanoseconds)
     }
 }
-

@@ -1,4 +1,3 @@
-@testable import PagebenchHarness
 import PagebenchMetrics
 import PagebenchPage
 import PagebenchPager
@@ -6,6 +5,8 @@ import PagebenchStore
 import PagebenchTestSupport
 import Synchronization
 import Testing
+
+@testable import PagebenchHarness
 
 /// docs/contract.md H8: an open-loop drain misses its start only when every slot is busy at its
 /// intended start; a drain picked up late for another reason is a late start, counted apart.
@@ -30,7 +31,13 @@ import Testing
         workload.load = .open(drainsPerSecond: 1_000, poisson: false)  // drain k is meant to start at k ms
         let planner = DrainPlanner(workload: workload, store: .default)
         let control = PhaseControl(
-            planner: planner, isWarmup: false, start: 0, drainLimit: 10, durationNanoseconds: nil, pagers: 2)
+            planner: planner,
+            isWarmup: false,
+            start: 0,
+            drainLimit: 10,
+            durationNanoseconds: nil,
+            pagers: 2
+        )
         let a0 = try #require(control.claim(pagerFreeSince: nil))
         #expect(a0.intendedStart == 0 && a0.slotWasFree)
         // Pager A ended drain 0 at 3 ms and claims drain 1 (meant at 1 ms): pager B had not begun.
@@ -54,7 +61,10 @@ import Testing
             $0.load = .open(drainsPerSecond: 5, poisson: false)
             $0.bound = .drains(3)
         }
-        let result = await PhaseRunner(scenario: scenario, source: ScriptedStoreSource()).run(concurrency: 8, repetition: 1)
+        let result = await PhaseRunner(scenario: scenario, source: ScriptedStoreSource()).run(
+            concurrency: 8,
+            repetition: 1
+        )
         #expect(result.metrics.drains == 3)
         #expect(result.metrics.missedStarts == 0)
         let row = result.row(context: InterruptionTests.context)
@@ -80,8 +90,11 @@ import Testing
         #expect(result.metrics.drains == 3)
         #expect(result.metrics.missedStarts == 2)
         #expect(result.metrics.lateStarts == 0 || result.metrics.lateStarts == 1)  // the first, if the pager began late
-        let closed = await PhaseRunner(scenario: PagebenchTestSupport.scenario(store: .default) { $0.bound = .drains(3) }, source: ScriptedStoreSource())
-            .run(concurrency: 1, repetition: 1)
+        let closed = await PhaseRunner(
+            scenario: PagebenchTestSupport.scenario(store: .default) { $0.bound = .drains(3) },
+            source: ScriptedStoreSource()
+        )
+        .run(concurrency: 1, repetition: 1)
         let row = closed.row(context: InterruptionTests.context)
         #expect(row.missedStarts == nil && row.lateStarts == nil, "closed loop: empty")
     }

@@ -1,13 +1,14 @@
 import Foundation
-@testable import PagebenchHarness
 import PagebenchBase
 import PagebenchMetrics
 import PagebenchPage
 import PagebenchPager
-import PagebenchStore
 import PagebenchProcessStats
+import PagebenchStore
 import Synchronization
 import Testing
+
+@testable import PagebenchHarness
 
 #if canImport(Glibc)
 import Glibc
@@ -42,24 +43,36 @@ import Glibc
 
     static func control(interruption: Interruption?, deadline: UInt64?, cancelsAtEnd: Bool = true) -> PhaseControl {
         PhaseControl(
-            planner: planner, isWarmup: false, start: 1_000, drainLimit: nil, durationNanoseconds: nil,
-            end: PhaseControl.End(deadline: deadline, cancelsAtEnd: cancelsAtEnd, interruption: interruption))
+            planner: planner,
+            isWarmup: false,
+            start: 1_000,
+            drainLimit: nil,
+            durationNanoseconds: nil,
+            end: PhaseControl.End(deadline: deadline, cancelsAtEnd: cancelsAtEnd, interruption: interruption)
+        )
     }
 
     @Test(
         "H6: once the interruption is requested a drain stops at its next checkpoint, cancelled, whatever its kind",
-        arguments: [PagerKind.loop, .streaming, .apolloLoadNext])
+        arguments: [PagerKind.loop, .streaming, .apolloLoadNext]
+    )
     func h6DrainStopsAtItsNextCheckpoint(kind: PagerKind) async {
         let interruption = Interruption()
         // The request comes in the 21st fetch; checkpoints are every 8 pages: the 24th page's.
         let source = EndlessSource(interruption: interruption, at: 21)
         let control = Self.control(interruption: interruption, deadline: nil)
         let runner = DrainRunner(
-            source: ObservedSource(base: source, failures: FailureLog()), kind: kind, retryPolicy: .none, timing: true,
+            source: ObservedSource(base: source, failures: FailureLog()),
+            kind: kind,
+            retryPolicy: .none,
+            timing: true,
             yieldEveryPages: 8,
             // Never yields: nothing but this drain runs until it stops by itself.
             yieldPolicy: YieldPolicy(intervalNanoseconds: .max, backgroundTicks: nil),
-            progress: PagerTaskProgress(), intervals: nil, phase: control)
+            progress: PagerTaskProgress(),
+            intervals: nil,
+            phase: control
+        )
         var metrics = TaskMetrics()
         var pacing = Pacing(timeSeries: false, latencySink: nil)
         let result = await runner.run(Self.planner.plan(0, warmup: false), into: &metrics, pacing: &pacing)
@@ -72,7 +85,9 @@ import Glibc
         #expect(control.claim() == nil)
     }
 
-    @Test("H6: a phase's end as a pager reads it: the deadline cancels (from the deadline) or stops claims; an interruption cancels")
+    @Test(
+        "H6: a phase's end as a pager reads it: the deadline cancels (from the deadline) or stops claims; an interruption cancels"
+    )
     func h6EndVerdicts() {
         // An hour from now: claims (which read the clock) go on until then.
         let deadline = MonotonicTime.nanoseconds() + 3_600_000_000_000
@@ -102,11 +117,19 @@ import Glibc
         #expect(interrupted.claim() == nil)
 
         // A phase without an end of its own (a staged phase: its stage clock ends it).
-        let staged = PhaseControl(planner: Self.planner, isWarmup: false, start: 0, drainLimit: nil, durationNanoseconds: nil)
+        let staged = PhaseControl(
+            planner: Self.planner,
+            isWarmup: false,
+            start: 0,
+            drainLimit: nil,
+            durationNanoseconds: nil
+        )
         #expect(staged.endVerdict(now: .max) == .goOn)
     }
 
-    @Test("H6: pagers that all stopped at checkpoints before any waiting task ran still make the phase partial, counts exact")
+    @Test(
+        "H6: pagers that all stopped at checkpoints before any waiting task ran still make the phase partial, counts exact"
+    )
     func h6PhaseEndedByItsPagersIsPartial() async throws {
         let interruption = Interruption()
         let source = EndlessSource(interruption: interruption, at: 100)
@@ -119,7 +142,11 @@ import Glibc
         let scenario = Scenario(name: "endless", store: .default, workload: workload)
         var options = PhaseRunner<EndlessSource>.Options()
         options.interruption = interruption
-        let result = await PhaseRunner(scenario: scenario, source: source).run(concurrency: 1, repetition: 1, options: options)
+        let result = await PhaseRunner(scenario: scenario, source: source).run(
+            concurrency: 1,
+            repetition: 1,
+            options: options
+        )
         #expect(result.partial)
         #expect(result.pagersReturned == 1)
         // Every page fetched is counted, as the cut-off drain's (H14): at most to the next checkpoint.
@@ -138,12 +165,31 @@ import Glibc
         let lines = ReportingTests.Lines()
         let printer = ProgressPrinter(isTerminal: false, plainIntervalSeconds: 0, write: lines.write)
         var result = PhaseResult(
-            scenario: Scenario(name: "s"), concurrency: pagers, repetition: 1, pageTiming: true, metrics: TaskMetrics(),
-            pagersReturned: pagers, measuredSeconds: 1, cpu: CPUTime(userSeconds: 0, systemSeconds: 0), allocations: 0,
-            peakAllocatedBytes: 0, peakRSSBytes: peak, timeSeries: [], startedAt: Date(), pagers: pagers)
+            scenario: Scenario(name: "s"),
+            concurrency: pagers,
+            repetition: 1,
+            pageTiming: true,
+            metrics: TaskMetrics(),
+            pagersReturned: pagers,
+            measuredSeconds: 1,
+            cpu: CPUTime(userSeconds: 0, systemSeconds: 0),
+            allocations: 0,
+            peakAllocatedBytes: 0,
+            peakRSSBytes: peak,
+            timeSeries: [],
+            startedAt: Date(),
+            pagers: pagers
+        )
         result.residentBytesBeforePagers = before
         let run = PhaseDescription(
-            scenario: "s", concurrency: pagers, repetition: 1, isOverheadPhase: false, ordinal: 1, total: 1, expectedSeconds: nil)
+            scenario: "s",
+            concurrency: pagers,
+            repetition: 1,
+            isOverheadPhase: false,
+            ordinal: 1,
+            total: 1,
+            expectedSeconds: nil
+        )
         printer.phaseEnded(run, result: result)
         return lines.value
     }
@@ -171,7 +217,9 @@ extension PhaseControl {
 @Suite struct CrowdProbeTests {
     typealias Estimate = PagerTask<StoreSource>.DrainEstimate
 
-    @Test("H2: drains parked at their checkpoints most of their time are still cancelled by page count; in-flight time is page time")
+    @Test(
+        "H2: drains parked at their checkpoints most of their time are still cancelled by page count; in-flight time is page time"
+    )
     func h2ParkedTimeIsNotPageTime() {
         // 10,000 pagers on 2 cores (results/crowd.md): 1,001 pages in 5 s, all but 5 ms of
         // it waiting for a turn to run.
@@ -200,11 +248,16 @@ extension PhaseControl {
         workload.drain = .firstPages(8)
         let planner = DrainPlanner(workload: workload, store: .default)
         let runner = DrainRunner(
-            source: ObservedSource(base: SlowSource(), failures: FailureLog()), kind: .loop, retryPolicy: .none,
-            timing: false, yieldEveryPages: 2,
+            source: ObservedSource(base: SlowSource(), failures: FailureLog()),
+            kind: .loop,
+            retryPolicy: .none,
+            timing: false,
+            yieldEveryPages: 2,
             // Yields at every checkpoint.
             yieldPolicy: YieldPolicy(intervalNanoseconds: 0, backgroundTicks: nil),
-            progress: PagerTaskProgress(), intervals: nil)
+            progress: PagerTaskProgress(),
+            intervals: nil
+        )
         var metrics = TaskMetrics()
         var pacing = Pacing(timeSeries: false, latencySink: nil)
         let started = MonotonicTime.nanoseconds()
@@ -221,22 +274,32 @@ extension PhaseControl {
 extension CrowdProbeTests {
     @Test(
         "H2: a drain the probe cancels by page count on a checkpoint's page ends without holding that checkpoint",
-        arguments: [PagerKind.loop, .streaming, .apolloLoadNext])
+        arguments: [PagerKind.loop, .streaming, .apolloLoadNext]
+    )
     func h2SelfCancelSkipsTheCheckpoint(kind: PagerKind) async {
         let source = PhaseEndTests.EndlessSource(interruption: Interruption(), at: .max)
         let runner = DrainRunner(
-            source: ObservedSource(base: source, failures: FailureLog()), kind: kind, retryPolicy: .none, timing: false,
+            source: ObservedSource(base: source, failures: FailureLog()),
+            kind: kind,
+            retryPolicy: .none,
+            timing: false,
             yieldEveryPages: 8,
             // Would yield at every checkpoint it held: in a crowd, a wait for every other pager.
             yieldPolicy: YieldPolicy(intervalNanoseconds: 0, backgroundTicks: nil),
-            progress: PagerTaskProgress(), intervals: nil)
+            progress: PagerTaskProgress(),
+            intervals: nil
+        )
         // In a child task, as the probe runs it: the drain cancels its own task.
         let (result, pacing) = await withTaskGroup(of: (DrainResult, Pacing).self) { group in
             group.addTask {
                 var metrics = TaskMetrics()
                 var pacing = Pacing(timeSeries: false, latencySink: nil)
                 pacing.cancelAfterPages = 8
-                let result = await runner.run(PhaseEndTests.planner.plan(0, warmup: false), into: &metrics, pacing: &pacing)
+                let result = await runner.run(
+                    PhaseEndTests.planner.plan(0, warmup: false),
+                    into: &metrics,
+                    pacing: &pacing
+                )
                 return (result, pacing)
             }
             return await group.next()!

@@ -16,12 +16,27 @@ import Testing
     }
 
     static let run = PhaseDescription(
-        scenario: "s", concurrency: 4, repetition: 2, isOverheadPhase: false, ordinal: 3, total: 5, expectedSeconds: nil)
+        scenario: "s",
+        concurrency: 4,
+        repetition: 2,
+        isOverheadPhase: false,
+        ordinal: 3,
+        total: 5,
+        expectedSeconds: nil
+    )
 
     static func snapshot(fraction: Double) -> ProgressSnapshot {
         ProgressSnapshot(
-            scenario: "s", concurrency: 4, repetition: 2, isWarmup: false, phaseElapsedSeconds: 2,
-            phaseFraction: fraction, pagesPerSecond: 1_234_567, pages: 100, drainsPerSecond: 12_345)
+            scenario: "s",
+            concurrency: 4,
+            repetition: 2,
+            isWarmup: false,
+            phaseElapsedSeconds: 2,
+            phaseFraction: fraction,
+            pagesPerSecond: 1_234_567,
+            pages: 100,
+            drainsPerSecond: 12_345
+        )
     }
 
     @Test func terminalProgressRewritesOneLineWithBarEtaAndRate() {
@@ -60,14 +75,25 @@ import Testing
         printer.phaseStarted(Self.run)
         func snapshot(warmup: Bool, elapsed: Double, pages: Int, drains: Int, lastSecond: Double) -> ProgressSnapshot {
             ProgressSnapshot(
-                scenario: "s", concurrency: 4, repetition: 2, isWarmup: warmup, phaseElapsedSeconds: elapsed,
-                phaseFraction: 0.5, pagesPerSecond: lastSecond, pages: pages, drains: drains, drainsPerSecond: lastSecond)
+                scenario: "s",
+                concurrency: 4,
+                repetition: 2,
+                isWarmup: warmup,
+                phaseElapsedSeconds: elapsed,
+                phaseFraction: 0.5,
+                pagesPerSecond: lastSecond,
+                pages: pages,
+                drains: drains,
+                drainsPerSecond: lastSecond
+            )
         }
         printer.progress(snapshot(warmup: true, elapsed: 0.5, pages: 40, drains: 2, lastSecond: 0))
         // The measured phase began after that line: its rate runs from the phase's start.
         printer.progress(snapshot(warmup: false, elapsed: 1, pages: 100, drains: 5, lastSecond: 999))
         printer.progress(snapshot(warmup: false, elapsed: 6, pages: 3_100, drains: 155, lastSecond: 0))
-        let rates = lines.value.split(separator: "\n").dropFirst().map { $0.split(separator: " ").suffix(4).joined(separator: " ") }
+        let rates = lines.value.split(separator: "\n").dropFirst().map {
+            $0.split(separator: " ").suffix(4).joined(separator: " ")
+        }
         #expect(rates == ["4 drains/s, 80 requests/s", "5 drains/s, 100 requests/s", "30 drains/s, 600 requests/s"])
     }
 
@@ -80,11 +106,25 @@ import Testing
         metrics.drains = 40
         metrics.pages = 1_000
         let result = PhaseResult(
-            scenario: scenario("s", store: .default) { _ in }, concurrency: 4, repetition: 2, pageTiming: false,
-            metrics: metrics, pagersReturned: 4, measuredSeconds: 2, cpu: CPUTime(userSeconds: 0, systemSeconds: 0),
-            allocations: 0, peakAllocatedBytes: 0, peakRSSBytes: 0, timeSeries: [], startedAt: Date())
+            scenario: scenario("s", store: .default) { _ in },
+            concurrency: 4,
+            repetition: 2,
+            pageTiming: false,
+            metrics: metrics,
+            pagersReturned: 4,
+            measuredSeconds: 2,
+            cpu: CPUTime(userSeconds: 0, systemSeconds: 0),
+            allocations: 0,
+            peakAllocatedBytes: 0,
+            peakRSSBytes: 0,
+            timeSeries: [],
+            startedAt: Date()
+        )
         printer.phaseEnded(Self.run, result: result)
-        #expect(lines.value.hasPrefix("[3/5] s ×4 rep 2: 20 drains/s, 500 requests/s, 1000 pages, 40 drains in 2.0s"), "\(lines.value)")
+        #expect(
+            lines.value.hasPrefix("[3/5] s ×4 rep 2: 20 drains/s, 500 requests/s, 1000 pages, 40 drains in 2.0s"),
+            "\(lines.value)"
+        )
         #expect(lines.value.contains("; a pager: 5 drains/s, 125 requests/s"), "\(lines.value)")
     }
 
@@ -130,7 +170,10 @@ import Testing
     /// with the run's identity, and the pages in the rows add up to no more than the run's.
     @Test func timeSeriesRowsDescribeTheRun() async throws {
         let store = StoreConfiguration(
-            partitions: 4, itemsPerPartition: .uniform(500), serviceTime: ServiceTimeModel(base: .fixed(nanoseconds: 200_000)))
+            partitions: 4,
+            itemsPerPartition: .uniform(500),
+            serviceTime: ServiceTimeModel(base: .fixed(nanoseconds: 200_000))
+        )
         let scenario = scenario("series", store: store) {
             $0.bound = .duration(seconds: 0.3)
             $0.limit = 10
@@ -143,7 +186,10 @@ import Testing
         // Page latency in the rows whenever a page was answered: pagers that a loaded test
         // process starts only after the 0.3 s deadline begin no drain (they read the deadline).
         let answered = result.metrics.pages + result.metrics.cutOff.pages
-        #expect(answered == 0 || result.timeSeries.contains { $0.pageLatencyP99Nanoseconds != nil }, "\(answered) pages")
+        #expect(
+            answered == 0 || result.timeSeries.contains { $0.pageLatencyP99Nanoseconds != nil },
+            "\(answered) pages"
+        )
         #expect(result.timeSeries.map(\.elapsedSeconds) == result.timeSeries.map(\.elapsedSeconds).sorted())
     }
 }

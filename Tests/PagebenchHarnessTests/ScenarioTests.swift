@@ -25,7 +25,9 @@ let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().de
             names.insert(scenario.name)
         }
         #expect(names.count == files.count, "scenario names must be unique")
-        for required in ["default", "empty-pages", "large-items", "skewed-partitions", "slow-store", "throttling", "parallel-scan"] {
+        for required in [
+            "default", "empty-pages", "large-items", "skewed-partitions", "slow-store", "throttling", "parallel-scan",
+        ] {
             #expect(names.contains(required))
         }
     }
@@ -83,8 +85,10 @@ let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().de
         (#"[1, 2]"#, "top level"),
         (#"{"workload": "#, "not valid JSON"),
         // Issue 28: read with the one tokenizer, an error deep in a list is located.
-        ("{\n  \"workload\": {\n    \"concurrency\": [1,\n      8,\n      ]\n  }\n}",
-         "not valid JSON: line 5, column 7: expected a value, found ']'"),
+        (
+            "{\n  \"workload\": {\n    \"concurrency\": [1,\n      8,\n      ]\n  }\n}",
+            "not valid JSON: line 5, column 7: expected a value, found ']'"
+        ),
         // Issue 12: nested unknown keys, duplicate keys, nulls, control characters, scalars,
         // repeated phases.
         (#"{"store": {"serviceTime": {"bse": "fixed:1ms"}}}"#, "serviceTime.bse"),
@@ -117,10 +121,19 @@ let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().de
         // (JSONDecoder said "workload: The given data was not valid JSON."), and a number no
         // reader can hold is located; a plan longer than a phase is refused, not an overflow.
         (#"{"workload": {"limit": 2.5}}"#, "workload.limit: must be a whole number, found 2.5"),
-        (#"{"workload": {"seed": -1}}"#, "workload.seed: must be a whole number from 0 to 18446744073709551615, found -1"),
-        (#"{"workload": {"retry": {"maxRetries": 1e20}}}"#, "workload.retry.maxRetries: must be a whole number, found 1e20"),
+        (
+            #"{"workload": {"seed": -1}}"#,
+            "workload.seed: must be a whole number from 0 to 18446744073709551615, found -1"
+        ),
+        (
+            #"{"workload": {"retry": {"maxRetries": 1e20}}}"#,
+            "workload.retry.maxRetries: must be a whole number, found 1e20"
+        ),
         (#"{"workload": {"warmupSeconds": 1e400}}"#, "found 1e400 at 'workload.warmupSeconds'"),
-        (#"{"workload": {"stages": [{"duration": "1s", "pagers": 1e400}]}}"#, "found 1e400 at 'workload.stages[0].pagers'"),
+        (
+            #"{"workload": {"stages": [{"duration": "1s", "pagers": 1e400}]}}"#,
+            "found 1e400 at 'workload.stages[0].pagers'"
+        ),
         (#"{"workload": {"stages": "50000s:1,50000s:1"}}"#, "workload.stages[1]: the stages last more than 24h"),
         (#"{"workload": {"watchSeconds": -1}}"#, "workload.watchSeconds"),
         // An open-loop rate of 1e-12 drains/s put the first arrival past a UInt64 of nanoseconds (a trap).
@@ -146,11 +159,14 @@ let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().de
         let list = try Scenario.load(
             json: Data(
                 #"{"workload": {"stages": [{"duration": "30s", "pagers": 64}, {"duration": "60s", "pagers": 64}, {"duration": "30s", "from": 32, "pagers": 0}], "rampDown": "cancel"}}"#
-                    .utf8),
-            defaultName: "staged")
+                    .utf8
+            ),
+            defaultName: "staged"
+        )
         let text = try Scenario.load(
             json: Data(#"{"workload": {"stages": "30s:0-64, 60s:64, 30s:32-0", "rampDown": "cancel"}}"#.utf8),
-            defaultName: "staged")
+            defaultName: "staged"
+        )
         #expect(list == text)
         let workload = list.workload
         #expect(workload.stages == (try StagePlan(parsing: "30s:0-64,60s:64,30s:32-0")))
@@ -161,14 +177,21 @@ let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().de
         #expect(!Scenario.default.workload.canonicalText.contains("stages"))
 
         let rates = try Scenario.load(
-            json: Data(#"{"workload": {"concurrency": 16, "load": "open-poisson", "stages": [{"duration": "20s", "rate": 100}, {"duration": "10s", "rate": 2000}]}}"#.utf8),
-            defaultName: "rates")
+            json: Data(
+                #"{"workload": {"concurrency": 16, "load": "open-poisson", "stages": [{"duration": "20s", "rate": 100}, {"duration": "10s", "rate": 2000}]}}"#
+                    .utf8
+            ),
+            defaultName: "rates"
+        )
         #expect(rates.workload.load == .open(drainsPerSecond: 0, poisson: true))
         #expect(rates.workload.concurrency == [16])
         #expect(rates.workload.stages?.description == "20s:0/s-100/s,10s:100/s-2000/s")
         #expect(try Scenario.load(json: Data(try rates.jsonText().utf8), defaultName: "x") == rates)
         // Rates without a load are fixed arrivals.
-        let fixed = try Scenario.load(json: Data(#"{"workload": {"concurrency": 4, "stages": "5s:10/s"}}"#.utf8), defaultName: "f")
+        let fixed = try Scenario.load(
+            json: Data(#"{"workload": {"concurrency": 4, "stages": "5s:10/s"}}"#.utf8),
+            defaultName: "f"
+        )
         #expect(fixed.workload.load == .open(drainsPerSecond: 0, poisson: false))
         #expect(fixed.workload.load.description == "open-fixed")
     }

@@ -1,6 +1,7 @@
-@testable import PagebenchHarness
 import PagebenchStore
 import Testing
+
+@testable import PagebenchHarness
 
 /// `--shard I/N` arithmetic: N processes together run every pager slot and every drain of
 /// the one-process run exactly once, and open-loop drains keep their one-process intended starts.
@@ -16,7 +17,10 @@ import Testing
                 let slots = Array(shard.pagerSlots(ofConcurrency: concurrency))
                 #expect(slots.count == shard.pagers(ofConcurrency: concurrency))
                 for slot in slots {
-                    #expect(owner[slot] == nil, "slot \(slot) of \(concurrency) given to shards \(owner[slot]!) and \(shard.index)")
+                    #expect(
+                        owner[slot] == nil,
+                        "slot \(slot) of \(concurrency) given to shards \(owner[slot]!) and \(shard.index)"
+                    )
                     owner[slot] = shard.index
                 }
             }
@@ -51,7 +55,10 @@ import Testing
                         guard drain < total else { break }
                         #expect(drain > previous)
                         #expect(shard.owns(drain: drain, concurrency: concurrency))
-                        #expect(owner[drain] == nil, "drain \(drain) given to shards \(owner[drain]!) and \(shard.index)")
+                        #expect(
+                            owner[drain] == nil,
+                            "drain \(drain) given to shards \(owner[drain]!) and \(shard.index)"
+                        )
                         owner[drain] = shard.index
                         previous = drain
                         local += 1
@@ -59,7 +66,10 @@ import Testing
                     #expect(local == share, "shard \(shard) claimed \(local) drains of \(total), its share is \(share)")
                 }
                 #expect(counted == total)
-                #expect(owner.allSatisfy { $0 != nil }, "a drain of \(total) at \(concurrency) belongs to no shard of \(count)")
+                #expect(
+                    owner.allSatisfy { $0 != nil },
+                    "a drain of \(total) at \(concurrency) belongs to no shard of \(count)"
+                )
             }
         }
     }
@@ -98,15 +108,27 @@ import Testing
         workload.load = .open(drainsPerSecond: 5000, poisson: true)
         let planner = DrainPlanner(workload: workload, store: StoreConfiguration(partitions: 4))
         let concurrency = 5
-        let whole = PhaseControl(planner: planner, isWarmup: false, start: 1_000, drainLimit: 60, durationNanoseconds: nil)
+        let whole = PhaseControl(
+            planner: planner,
+            isWarmup: false,
+            start: 1_000,
+            drainLimit: 60,
+            durationNanoseconds: nil
+        )
         var expected: [Int: UInt64] = [:]
         while let claim = whole.claim() { expected[claim.index] = claim.intendedStart }
         #expect(expected.count == 60)
         var seen: [Int: UInt64] = [:]
         for shard in Shard.all(count: count) {
             let control = PhaseControl(
-                planner: planner, isWarmup: false, start: 1_000, drainLimit: 60, durationNanoseconds: nil,
-                shard: shard, concurrency: concurrency)
+                planner: planner,
+                isWarmup: false,
+                start: 1_000,
+                drainLimit: 60,
+                durationNanoseconds: nil,
+                shard: shard,
+                concurrency: concurrency
+            )
             while let claim = control.claim() {
                 #expect(seen[claim.index] == nil)
                 seen[claim.index] = claim.intendedStart
@@ -120,14 +142,26 @@ import Testing
         var workload = Workload()
         workload.load = .open(drainsPerSecond: 1000, poisson: false)
         let planner = DrainPlanner(workload: workload, store: StoreConfiguration(partitions: 4))
-        let whole = PhaseControl(planner: planner, isWarmup: false, start: 0, drainLimit: nil, durationNanoseconds: 0.05e9)
+        let whole = PhaseControl(
+            planner: planner,
+            isWarmup: false,
+            start: 0,
+            drainLimit: nil,
+            durationNanoseconds: 0.05e9
+        )
         var count = 0
         while whole.claim() != nil { count += 1 }
         var sharded = 0
         for shard in Shard.all(count: 3) {
             let control = PhaseControl(
-                planner: planner, isWarmup: false, start: 0, drainLimit: nil, durationNanoseconds: 0.05e9, shard: shard,
-                concurrency: 8)
+                planner: planner,
+                isWarmup: false,
+                start: 0,
+                drainLimit: nil,
+                durationNanoseconds: 0.05e9,
+                shard: shard,
+                concurrency: 8
+            )
             while control.claim() != nil { sharded += 1 }
         }
         #expect(count == 50)

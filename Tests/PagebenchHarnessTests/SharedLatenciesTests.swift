@@ -1,8 +1,9 @@
-@testable import PagebenchHarness
 import PagebenchBase
 import PagebenchMetrics
 import PagebenchTestSupport
 import Testing
+
+@testable import PagebenchHarness
 
 /// Issue 38: pagers no longer own two histograms each (412 KiB a pager); they keep up to
 /// 128 samples and fold them into a few histograms the phase shares. H13: the merged
@@ -46,11 +47,15 @@ import Testing
                     }
                 }
                 return metrics
-            })
+            }
+        )
     }
 
     static func recorders(_ metrics: TaskMetrics) -> [LatencyRecorder?] {
-        [metrics.pageLatency, metrics.drainLatency, metrics.drainLatencyCorrected, metrics.cancellationLatency, metrics.watchLatency]
+        [
+            metrics.pageLatency, metrics.drainLatency, metrics.drainLatencyCorrected, metrics.cancellationLatency,
+            metrics.watchLatency,
+        ]
     }
 
     @Test("h13: pagers' buffers folded into shared histograms give the per-pager histograms' merge, bucket for bucket")
@@ -100,7 +105,10 @@ import Testing
             $0.bound = .drains(900)
             $0.read = .scan
         }
-        let result = await PhaseRunner(scenario: scenario, source: ScriptedStoreSource()).run(concurrency: 300, repetition: 1)
+        let result = await PhaseRunner(scenario: scenario, source: ScriptedStoreSource()).run(
+            concurrency: 300,
+            repetition: 1
+        )
         #expect(result.pagersReturned == 300)
         #expect(result.metrics.drains == 900)
         #expect(result.metrics.pages == 4_500)

@@ -8,11 +8,13 @@ import Testing
     @Test func parsesARampUpHoldAndRampDown() throws {
         let plan = try StagePlan(parsing: "30s:0-64,60s:64,30s:64-0")
         #expect(plan.target == .pagers)
-        #expect(plan.stages == [
-            .init(durationNanoseconds: 30 * second, start: 0, end: 64),
-            .init(durationNanoseconds: 60 * second, start: 64, end: 64),
-            .init(durationNanoseconds: 30 * second, start: 64, end: 0),
-        ])
+        #expect(
+            plan.stages == [
+                .init(durationNanoseconds: 30 * second, start: 0, end: 64),
+                .init(durationNanoseconds: 60 * second, start: 64, end: 64),
+                .init(durationNanoseconds: 30 * second, start: 64, end: 0),
+            ]
+        )
         #expect(plan.durationNanoseconds == 120 * second)
         #expect(plan.peak == 64)
         #expect(plan.stageStartsNanoseconds == [0, 30 * second, 90 * second])
@@ -105,7 +107,13 @@ import Testing
             try StagePlan(target: .pagers, stages: [.init(durationNanoseconds: Int.max, start: 1, end: 1)])
         }
         #expect(throws: HarnessError.self) {
-            try StagePlan(target: .pagers, stages: [.init(durationNanoseconds: day, start: 1, end: 1), .init(durationNanoseconds: 1_000_000, start: 1, end: 1)])
+            try StagePlan(
+                target: .pagers,
+                stages: [
+                    .init(durationNanoseconds: day, start: 1, end: 1),
+                    .init(durationNanoseconds: 1_000_000, start: 1, end: 1),
+                ]
+            )
         }
         let whole = try StagePlan(target: .pagers, stages: [.init(durationNanoseconds: day, start: 1, end: 1)])
         var workload = Workload()

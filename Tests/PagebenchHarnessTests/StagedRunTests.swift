@@ -1,4 +1,3 @@
-@testable import PagebenchHarness
 import PagebenchMetrics
 import PagebenchPage
 import PagebenchPager
@@ -7,6 +6,8 @@ import PagebenchStore
 import PagebenchTestSupport
 import Synchronization
 import Testing
+
+@testable import PagebenchHarness
 
 /// docs/contract.md H4: a staged run follows its plan on a manual clock. Pagers are admitted and
 /// removed without stopping the others, a removed pager finishes or is cancelled (H2), every
@@ -56,7 +57,8 @@ import Testing
                     for waiter in ready { waiter.resume() }
                 }
             } onCancel: {
-                let (held, ready) = state.withLock { state -> (CheckedContinuation<Void, any Error>?, [CheckedContinuation<Void, any Error>]) in
+                let (held, ready) = state.withLock {
+                    state -> (CheckedContinuation<Void, any Error>?, [CheckedContinuation<Void, any Error>]) in
                     guard let held = state.held.removeValue(forKey: id) else { return (nil, []) }
                     state.inFlight -= 1
                     return (held, state.settled())
@@ -68,7 +70,8 @@ import Testing
 
         /// Lets every held request return its page.
         func releaseAll() {
-            let (held, ready) = state.withLock { state -> ([CheckedContinuation<Void, any Error>], [CheckedContinuation<Void, any Error>]) in
+            let (held, ready) = state.withLock {
+                state -> ([CheckedContinuation<Void, any Error>], [CheckedContinuation<Void, any Error>]) in
                 let held = Array(state.held.values)
                 state.held = [:]
                 state.inFlight = 0
@@ -126,7 +129,10 @@ import Testing
         }
 
         /// Runs one repetition while `steps` moves the clock (it starts asleep at 0).
-        func run(options: PhaseRunner<HeldSource>.Options = .init(), _ steps: () async throws -> Void) async throws
+        func run(
+            options: PhaseRunner<HeldSource>.Options = .init(),
+            _ steps: () async throws -> Void
+        ) async throws
             -> [PhaseResult]
         {
             let (runner, clock) = (self.runner, self.clock)
@@ -175,7 +181,19 @@ import Testing
         #expect(results[0].metrics.cancellationLatency?.count == 8)
         #expect(results[1].metrics.cancellations == 0 && results[2].metrics.cancellations == 0)
         #expect(results.map { $0.measuredSeconds } == [10, 5, 10])
-        let rows = results.map { $0.row(context: RunContext(timestampUTC: "", pagebenchVersion: "", gitCommit: "", swiftVersion: "", buildConfiguration: "", host: "", cores: 1)) }
+        let rows = results.map {
+            $0.row(
+                context: RunContext(
+                    timestampUTC: "",
+                    pagebenchVersion: "",
+                    gitCommit: "",
+                    swiftVersion: "",
+                    buildConfiguration: "",
+                    host: "",
+                    cores: 1
+                )
+            )
+        }
         #expect(rows.map(\.stage) == [1, 2, 3])
         #expect(rows.map(\.stagePagersFrom) == [0, 8, 8] && rows.map(\.stagePagersTo) == [8, 8, 0])
         #expect(rows.map(\.stageStartSeconds) == [0, 10, 15])
@@ -231,7 +249,8 @@ import Testing
                 try await staged.advance(to: t)
             }
         }
-        let first = results[0].timeSeries, second = results[1].timeSeries
+        let first = results[0].timeSeries
+        let second = results[1].timeSeries
         #expect(first.map(\.elapsedSeconds) == [1, 2, 2.5])
         #expect(second.map(\.elapsedSeconds) == [3.5, 4])
         #expect(first.allSatisfy { $0.stage == 1 } && second.allSatisfy { $0.stage == 2 })
@@ -280,7 +299,8 @@ import Testing
             #expect(abs(ramp.arrivalOffsetNanoseconds(arrivals: k)! - (k / 5).squareRoot() * 1e9) < 1)
         }
         let idle = try StagePlan(parsing: "5s:0/s,5s:10/s-10/s")  // nothing is offered at rate 0
-        #expect(abs(try StagePlan(parsing: "5s:0/s,5s:10/s").arrivalOffsetNanoseconds(arrivals: 1)! - 6e9) < 1)  // ramp 0→10: t²
+        // A ramp 0→10: t².
+        #expect(abs(try StagePlan(parsing: "5s:0/s,5s:10/s").arrivalOffsetNanoseconds(arrivals: 1)! - 6e9) < 1)
         #expect(idle.arrivalOffsetNanoseconds(arrivals: 1)! == 5.1e9)
 
         var workload = Workload()
@@ -289,8 +309,13 @@ import Testing
         let scenario = Scenario(name: "rates", store: Self.store, workload: workload)
         try scenario.validate()
         let control = PhaseControl(
-            planner: DrainPlanner(workload: workload, store: Self.store), isWarmup: false, start: 0, drainLimit: nil,
-            durationNanoseconds: Double(plan.durationNanoseconds), concurrency: 4)
+            planner: DrainPlanner(workload: workload, store: Self.store),
+            isWarmup: false,
+            start: 0,
+            drainLimit: nil,
+            durationNanoseconds: Double(plan.durationNanoseconds),
+            concurrency: 4
+        )
         var perStage = [0, 0]
         var last: UInt64 = 0
         while let claim = control.claim() {
@@ -320,7 +345,8 @@ import Testing
             // ... and something does at the next one (or a stage or the plan ends there).
             #expect(
                 plan.pagers(atNanoseconds: next) != before || plan.position(atNanoseconds: next).stage != stageBefore
-                    || next == plan.durationNanoseconds)
+                    || next == plan.durationNanoseconds
+            )
             elapsed = next
             wakes += 1
         }
@@ -342,8 +368,16 @@ import Testing
         // The task runs 5 s late.
         clock.advance(to: ManualClock.Instant(offset: .seconds(5)))
         let stageClock = StageClock(
-            clock: clock, plan: plan, pool: PagerPool(size: 2, stages: 2, openLoop: false, cancels: false), shard: .whole,
-            sampler: MemorySampler(), sample: nil, observer: nil, totals: { CompletedWork() }, remoteCounters: nil)
+            clock: clock,
+            plan: plan,
+            pool: PagerPool(size: 2, stages: 2, openLoop: false, cancels: false),
+            shard: .whole,
+            sampler: MemorySampler(),
+            sample: nil,
+            observer: nil,
+            totals: { CompletedWork() },
+            remoteCounters: nil
+        )
         let timeline = try await withThrowingTaskGroup(of: StageTimeline.self) { group in
             group.addTask { await stageClock.run(from: requestedStart) }
             try await clock.waitForSleepers(1)
@@ -376,13 +410,17 @@ import Testing
         var workload = Workload()
         workload.pager = .loop
         workload.warmupSeconds = 0
-        workload.setStages(try StagePlan(parsing: "1s:4,1s:4-2"))  // long enough for a stage clock starved by tests side by side
+        // Long enough for a stage clock starved by tests side by side.
+        workload.setStages(try StagePlan(parsing: "1s:4,1s:4-2"))
         let scenario = Scenario(name: "remote", store: StagedRunTests.store, workload: workload)
         try scenario.validate()
         var options = PhaseRunner<ClosurePageSource<PageRequest, Page>>.Options()
         options.remoteCounters = { RemoteCounts(responses: ["200": answered.count.load(ordering: .relaxed)]) }
         let results = await PhaseRunner(scenario: scenario, source: source).runStages(
-            repetition: 1, options: options, clock: ContinuousClock())
+            repetition: 1,
+            options: options,
+            clock: ContinuousClock()
+        )
         #expect(results.count == 2)
         let inRows = results.map { $0.remoteCounts?.responses["200"] ?? 0 }.reduce(0, +)
         #expect(inRows > 0)

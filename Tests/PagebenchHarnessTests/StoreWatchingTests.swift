@@ -20,17 +20,23 @@ import Testing
     static func pager(_ store: SyntheticStore, limit: Int = 5) -> Pager {
         let request = PageRequest(range: .partition(0), limit: limit)
         return QueryPager(
-            source: ClosurePageSource { try store.evaluatePage($0) }, initialRequest: request,
+            source: ClosurePageSource { try store.evaluatePage($0) },
+            initialRequest: request,
             extractPageInfo: { CursorBasedPagination.Forward(nextToken: $0.nextToken) },
-            pageResolver: { info, _ in info.endCursor.map { request.with(token: $0) } })
+            pageResolver: { info, _ in info.endCursor.map { request.with(token: $0) } }
+        )
     }
 
     static func store(position: WritePosition, continuation: ContinuationMode = .keyset) throws -> SyntheticStore {
         try SyntheticStore(
             configuration: StoreConfiguration(
-                partitions: 2, itemsPerPartition: .uniform(30), itemSize: .fixed(100),
+                partitions: 2,
+                itemsPerPartition: .uniform(30),
+                itemSize: .fixed(100),
                 writes: WritesConfiguration(insertRate: 1, position: position, hotPartitions: [0]),
-                continuation: continuation))
+                continuation: continuation
+            )
+        )
     }
 
     /// A write into a loaded page is re-fetched and published once, with the store's change
@@ -66,11 +72,22 @@ import Testing
         let tail = try #require(await iterator.next())
         #expect(!feed.touches(tail, request, output.initialPage))
         let elsewhere = StoreChange(
-            version: 2, kind: .insert, partition: 1, sortKey: 1, item: nil, committedAtNanoseconds: 0)
+            version: 2,
+            kind: .insert,
+            partition: 1,
+            sortKey: 1,
+            item: nil,
+            committedAtNanoseconds: 0
+        )
         #expect(!feed.touches(elsewhere, request, output.initialPage))
         let inside = StoreChange(
-            version: 3, kind: .delete, partition: 0, sortKey: output.initialPage.items[2].sortKey, item: nil,
-            committedAtNanoseconds: 0)
+            version: 3,
+            kind: .delete,
+            partition: 0,
+            sortKey: output.initialPage.items[2].sortKey,
+            item: nil,
+            committedAtNanoseconds: 0
+        )
         #expect(feed.touches(inside, request, output.initialPage))
     }
 
@@ -79,8 +96,11 @@ import Testing
     @Test func theWatchWorkloadRecordsWatchLatency() async throws {
         let scenario = PagebenchTestSupport.scenario(
             store: StoreConfiguration(
-                partitions: 2, itemsPerPartition: .uniform(60), itemSize: .fixed(100),
-                writes: WritesConfiguration(insertRate: 2_000, deleteRate: 1_000, per: .second))
+                partitions: 2,
+                itemsPerPartition: .uniform(60),
+                itemSize: .fixed(100),
+                writes: WritesConfiguration(insertRate: 2_000, deleteRate: 1_000, per: .second)
+            )
         ) { workload in
             workload.pager = .apolloWatch
             workload.concurrency = [2]

@@ -9,7 +9,9 @@ import Synchronization
 /// (3 items; empty with a token; empty with a token; 2 items; empty without a token).
 struct ScriptedStoreSource: PageSource {
     static let items: [Item] = {
-        let store = try! SyntheticStore(configuration: StoreConfiguration(partitions: 1, itemsPerPartition: .uniform(10)))
+        let store = try! SyntheticStore(
+            configuration: StoreConfiguration(partitions: 1, itemsPerPartition: .uniform(10))
+        )
         return (0..<5).map { store.item(partition: 0, sortKey: UInt64($0))! }
     }()
 

@@ -31,20 +31,27 @@ import Testing
     }
 
     static func writtenScenario(
-        _ random: inout SplitMix64, continuation: ContinuationMode, pager: PagerKind
+        _ random: inout SplitMix64,
+        continuation: ContinuationMode,
+        pager: PagerKind
     ) -> Scenario {
         let store = StoreConfiguration(
-            partitions: Int.random(in: 1...3, using: &random), itemsPerPartition: .uniform(Int.random(in: 5...40, using: &random)),
+            partitions: Int.random(in: 1...3, using: &random),
+            itemsPerPartition: .uniform(Int.random(in: 5...40, using: &random)),
             // Every page holds at least two items (budget ≥ 2 × the largest item) and a request
             // brings at most one insert, so every drain ends.
-            itemSize: .uniform(min: 20, max: 100), selectivity: 0.4,
-            scanBudgetBytes: [250, 1_048_576].randomElement(using: &random)!, seed: random.next(),
+            itemSize: .uniform(min: 20, max: 100),
+            selectivity: 0.4,
+            scanBudgetBytes: [250, 1_048_576].randomElement(using: &random)!,
+            seed: random.next(),
             writes: WritesConfiguration(
                 insertRate: [0.2, 0.6, 1].randomElement(using: &random)!,
                 deleteRate: [0, 0.3, 1].randomElement(using: &random)!,
                 updateRate: [0, 0.5].randomElement(using: &random)!,
-                position: WritePosition.allCases.randomElement(using: &random)!),
-            continuation: continuation)
+                position: WritePosition.allCases.randomElement(using: &random)!
+            ),
+            continuation: continuation
+        )
         let read: ReadRange = Bool.random(using: &random) ? .scan : .partition(.uniform)
         let limit = [3, 5].randomElement(using: &random)!
         let filter: Filter? = [nil, .matching].randomElement(using: &random)!
@@ -85,7 +92,8 @@ import Testing
             PagebenchTestSupport.scenario(store: StoreConfiguration(partitions: 2, itemsPerPartition: .uniform(30))) {
                 $0.concurrency = [1]
                 $0.bound = .drains(4)
-            })
+            }
+        )
         let result = await runner.run(concurrency: 1, repetition: 1)
         #expect(result.metrics.consistency == nil)
         #expect(result.row(context: RunContext.current(pagebenchVersion: "test")).duplicateItems == nil)

@@ -5,16 +5,30 @@ import Testing
 @Suite struct ExpositionTests {
     static let families = [
         MetricFamily(
-            name: "pagebench_pages", kind: .counter, help: "Pages.",
-            samples: [.init(suffix: "_total", labels: [("configuration", "a \"b\"\\c"), ("phase", "c1-r1")], value: 12)]),
-        MetricFamily(
-            name: "pagebench_run", kind: .info, help: "Run.", samples: [.init(suffix: "_info", labels: [("version", "1")], value: 1)]),
-        MetricFamily(
-            name: "pagebench_page_latency_seconds", kind: .histogram, help: "Latency.", unit: "seconds",
+            name: "pagebench_pages",
+            kind: .counter,
+            help: "Pages.",
             samples: [
-                .init(suffix: "_bucket", labels: [("le", "0.5")], value: 1), .init(suffix: "_bucket", labels: [("le", "+Inf")], value: 2),
+                .init(suffix: "_total", labels: [("configuration", "a \"b\"\\c"), ("phase", "c1-r1")], value: 12)
+            ]
+        ),
+        MetricFamily(
+            name: "pagebench_run",
+            kind: .info,
+            help: "Run.",
+            samples: [.init(suffix: "_info", labels: [("version", "1")], value: 1)]
+        ),
+        MetricFamily(
+            name: "pagebench_page_latency_seconds",
+            kind: .histogram,
+            help: "Latency.",
+            unit: "seconds",
+            samples: [
+                .init(suffix: "_bucket", labels: [("le", "0.5")], value: 1),
+                .init(suffix: "_bucket", labels: [("le", "+Inf")], value: 2),
                 .init(suffix: "_sum", labels: [], value: 1.25), .init(suffix: "_count", labels: [], value: 2),
-            ]),
+            ]
+        ),
     ]
 
     @Test func prometheusTextNamesCountersWithTotal() {
@@ -40,15 +54,23 @@ import Testing
         // What Prometheus 2.42 sends.
         #expect(
             MetricsExposition.negotiated(
-                accept: "application/openmetrics-text;version=1.0.0,application/openmetrics-text;version=0.0.1;q=0.75,text/plain;version=0.0.4;q=0.5,*/*;q=0.1")
-                == .openMetrics)
-        #expect(MetricsExposition.negotiated(accept: "application/openmetrics-text;q=0.2,text/plain") == .prometheusText)
+                accept:
+                    "application/openmetrics-text;version=1.0.0,application/openmetrics-text;version=0.0.1;q=0.75,text/plain;version=0.0.4;q=0.5,*/*;q=0.1"
+            )
+                == .openMetrics
+        )
+        #expect(
+            MetricsExposition.negotiated(accept: "application/openmetrics-text;q=0.2,text/plain") == .prometheusText
+        )
     }
 
     /// The WriteRequest's bytes, checked field by field, and snappy's round trip.
     @Test func remoteWriteEncodesTheWriteRequest() throws {
         let request = RemoteWriteRequest(
-            families: [Self.families[0]], timestampMilliseconds: 1000, extraLabels: [("job", "pagebench")])
+            families: [Self.families[0]],
+            timestampMilliseconds: 1000,
+            extraLabels: [("job", "pagebench")]
+        )
         #expect(request.series.count == 1)
         #expect(request.series[0].labels.map(\.name) == ["__name__", "configuration", "job", "phase"])
         let bytes = request.protobuf

@@ -10,8 +10,14 @@ import Testing
 /// Live metrics (issue 36, docs/live-metrics.md): what a sweep's observer makes of its phases.
 @Suite struct LiveMetricsTests {
     static let context = RunContext(
-        timestampUTC: "2026-12-07T00:00:00Z", pagebenchVersion: "test", gitCommit: "abc", swiftVersion: "6.3",
-        buildConfiguration: "debug", host: "test-host", cores: 2)
+        timestampUTC: "2026-12-07T00:00:00Z",
+        pagebenchVersion: "test",
+        gitCommit: "abc",
+        swiftVersion: "6.3",
+        buildConfiguration: "debug",
+        host: "test-host",
+        cores: 2
+    )
 
     /// A sweep of two concurrencies on a store that throttles and fails some pages, observed.
     static func observedSweep() async throws -> (LiveMetrics, SweepRunner.Output) {
@@ -22,8 +28,11 @@ import Testing
         }
         try scenario.validate()
         let metrics = LiveMetrics(
-            version: "test", target: "in-process",
-            configurations: [.init(label: "test", configHash: "h", pager: "loop", loadModel: "closed")], context: context)
+            version: "test",
+            target: "in-process",
+            configurations: [.init(label: "test", configHash: "h", pager: "loop", loadModel: "closed")],
+            context: context
+        )
         var options = SweepRunner.Options(context: context)
         options.observer = metrics
         options.progressInterval = .milliseconds(10)
@@ -32,7 +41,13 @@ import Testing
         return (metrics, output)
     }
 
-    static func value(_ families: [MetricFamily], _ name: String, _ suffix: String, phase: String, extra: (String, String)? = nil) -> Double? {
+    static func value(
+        _ families: [MetricFamily],
+        _ name: String,
+        _ suffix: String,
+        phase: String,
+        extra: (String, String)? = nil
+    ) -> Double? {
         families.first { $0.name == name }?.samples.first { sample in
             sample.suffix == suffix && sample.labels.contains { $0 == ("phase", phase) }
                 && (extra.map { wanted in sample.labels.contains { $0 == wanted } } ?? true)
@@ -53,21 +68,29 @@ import Testing
             #expect(Self.value(families, "pagebench_retries", "_total", phase: phase) == Double(row.retries))
             #expect(Self.value(families, "pagebench_throttles", "_total", phase: phase) == Double(row.throttles))
             #expect(
-                Self.value(families, "pagebench_empty_pages_wasted", "_total", phase: phase) == Double(row.emptyPagesWasted))
+                Self.value(families, "pagebench_empty_pages_wasted", "_total", phase: phase)
+                    == Double(row.emptyPagesWasted)
+            )
             #expect(
                 Self.value(families, "pagebench_errors", "_total", phase: phase, extra: ("kind", "transient"))
-                    == Double(row.errors.fault))
+                    == Double(row.errors.fault)
+            )
             #expect(
                 Self.value(families, "pagebench_errors", "_total", phase: phase, extra: ("kind", "throttled"))
-                    == Double(row.errors.throttled))
+                    == Double(row.errors.throttled)
+            )
             #expect(
-                Self.value(families, "pagebench_page_latency_seconds", "_count", phase: phase) == Double(row.pages))
+                Self.value(families, "pagebench_page_latency_seconds", "_count", phase: phase) == Double(row.pages)
+            )
             #expect(Self.value(families, "pagebench_items_per_page", "_count", phase: phase) == Double(row.pages))
             #expect(Self.value(families, "pagebench_items_per_page", "_sum", phase: phase) == Double(row.items))
             #expect(
                 Self.value(families, "pagebench_items_per_page", "_bucket", phase: phase, extra: ("le", "+Inf"))
-                    == Double(row.pages))
-            #expect(Self.value(families, "pagebench_cut_off_drains", "_total", phase: phase) == Double(row.cutOffDrains))
+                    == Double(row.pages)
+            )
+            #expect(
+                Self.value(families, "pagebench_cut_off_drains", "_total", phase: phase) == Double(row.cutOffDrains)
+            )
             #expect(Self.value(families, "pagebench_cut_off_pages", "_total", phase: phase) == Double(row.cutOffPages))
         }
         #expect(output.rows.contains { $0.retries > 0 }, "the store's throttling was retried")
@@ -124,15 +147,23 @@ import Testing
     /// `pages`.
     @Test func h11CountersMoveDuringThePhaseAndNeverPassTheRow() async throws {
         // Small partitions: drains of a few pages, so that many end while the phase runs.
-        let store = StoreConfiguration(partitions: 20, itemsPerPartition: .uniform(200), throttleRate: 0.05, faultRate: 0.02)
+        let store = StoreConfiguration(
+            partitions: 20,
+            itemsPerPartition: .uniform(200),
+            throttleRate: 0.05,
+            faultRate: 0.02
+        )
         let scenario = scenario(store: store) { workload in
             workload.concurrency = [2]
             workload.bound = .duration(seconds: 60)
         }
         try scenario.validate()
         let metrics = LiveMetrics(
-            version: "test", target: "in-process",
-            configurations: [.init(label: "test", configHash: "h", pager: "loop", loadModel: "closed")], context: Self.context)
+            version: "test",
+            target: "in-process",
+            configurations: [.init(label: "test", configHash: "h", pager: "loop", loadModel: "closed")],
+            context: Self.context
+        )
         let watched: [(name: String, suffix: String)] = [
             ("pagebench_pages", "_total"), ("pagebench_items", "_total"), ("pagebench_retries", "_total"),
             ("pagebench_throttles", "_total"), ("pagebench_errors", "_total"), ("pagebench_items_per_page", "_count"),
@@ -153,7 +184,10 @@ import Testing
         #expect(row.partial == 1 && row.durationSeconds < 60, "the scraper ended the phase")
         // Live: some reading before the end had each of them under way.
         for (index, series) in watched.enumerated() where series.name != "pagebench_errors" {
-            #expect(readings.contains { $0[index] > 0 }, "\(series.name) moved during the phase: \(readings.count) readings, last \(readings.last ?? [])")
+            #expect(
+                readings.contains { $0[index] > 0 },
+                "\(series.name) moved during the phase: \(readings.count) readings, last \(readings.last ?? [])"
+            )
         }
         #expect(readings.contains { $0[5] > 0 && $0[5] == $0[0] }, "items per page counts the pages counter's pages")
         // Only growing, and never past the row's.
@@ -175,14 +209,24 @@ import Testing
         scenario.workload.setStages(try StagePlan(parsing: "300ms:1-2,300ms:2"))
         let runner = try storeRunner(scenario)
         let metrics = LiveMetrics(
-            version: "test", target: "in-process",
-            configurations: [.init(label: "test", configHash: "h", pager: "loop", loadModel: "closed")], context: Self.context)
+            version: "test",
+            target: "in-process",
+            configurations: [.init(label: "test", configHash: "h", pager: "loop", loadModel: "closed")],
+            context: Self.context
+        )
         let counter = PageCounter()
         var options = PhaseRunner<StoreSource>.Options()
         options.observer = PhaseObservers([metrics, counter])
         options.progressInterval = .milliseconds(5)
         var description = PhaseDescription(
-            scenario: "test", concurrency: 2, repetition: 1, isOverheadPhase: false, ordinal: 1, total: 1, expectedSeconds: 0.6)
+            scenario: "test",
+            concurrency: 2,
+            repetition: 1,
+            isOverheadPhase: false,
+            ordinal: 1,
+            total: 1,
+            expectedSeconds: 0.6
+        )
         description.isStaged = true
         description.pager = "loop"
         metrics.phaseStarted(description)
@@ -241,7 +285,9 @@ import Testing
             for kind in PageError.Kind.allCases {
                 #expect(
                     Self.value(families, "pagebench_errors", "_total", phase: phase, extra: ("kind", kind.rawValue))
-                        == Double(row.errors[kind]), "\(kind)")
+                        == Double(row.errors[kind]),
+                    "\(kind)"
+                )
             }
         }
     }

@@ -7,7 +7,9 @@ import Testing
 struct CSVFileTests {
     /// A fresh directory under the system temporary directory, removed afterwards.
     static func withTemporaryDirectory(_ body: (String) throws -> Void) throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("pagebench-metrics-\(UUID().uuidString)").path
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "pagebench-metrics-\(UUID().uuidString)"
+        ).path
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
         defer {
             chmod(path, 0o755)
@@ -49,7 +51,11 @@ struct CSVFileTests {
                 #expect(read == rows, "pieces of \(size)")
             }
             // CRLF line ends and a byte-order mark, as a spreadsheet saves them.
-            try ("\u{FEFF}" + text.replacingOccurrences(of: "\n", with: "\r\n")).write(toFile: path, atomically: true, encoding: .utf8)
+            try ("\u{FEFF}" + text.replacingOccurrences(of: "\n", with: "\r\n")).write(
+                toFile: path,
+                atomically: true,
+                encoding: .utf8
+            )
             for size in [1, 2, 7] {
                 var read: [ResultRow] = []
                 try CSVFile.forEachRow(ResultRow.self, from: path, pieceBytes: size) { row, _, _ in read.append(row) }
@@ -57,14 +63,20 @@ struct CSVFileTests {
             }
             // A defect on line 5 is reported there whatever the pieces, after the rows before it.
             var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
-            lines[4] = lines[4].replacingOccurrences(of: ",", with: ",\"x\"y", options: [], range: lines[4].range(of: ","))
+            lines[4] = lines[4].replacingOccurrences(
+                of: ",",
+                with: ",\"x\"y",
+                options: [],
+                range: lines[4].range(of: ",")
+            )
             try lines.joined(separator: "\n").write(toFile: path, atomically: true, encoding: .utf8)
             for size in [1, 3, 64, 1 << 20] {
                 var read = 0
                 #expect {
                     try CSVFile.forEachRow(ResultRow.self, from: path, pieceBytes: size) { _, _, _ in read += 1 }
                 } throws: { error in
-                    (error as? MetricsError)?.line == 5 && (error as? MetricsError)?.message.contains("after a closing quote") == true
+                    (error as? MetricsError)?.line == 5
+                        && (error as? MetricsError)?.message.contains("after a closing quote") == true
                 }
                 #expect(read == 3, "pieces of \(size)")
             }
@@ -220,7 +232,9 @@ struct CSVFileTests {
 
     @Test("concurrent history appends keep every row: one locked in-place write each")
     func concurrentHistoryAppends() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pagebench-history-\(UUID().uuidString)").path
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "pagebench-history-\(UUID().uuidString)"
+        ).path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let path = directory + "/history.csv"
@@ -230,7 +244,10 @@ struct CSVFileTests {
             for appender in 0..<appenders {
                 group.addTask {
                     for batch in 0..<rowsEach {
-                        try CSVFile.append([ResultRowTests.sampleRow(repetition: appender * 100 + batch + 1)], toHistory: path)
+                        try CSVFile.append(
+                            [ResultRowTests.sampleRow(repetition: appender * 100 + batch + 1)],
+                            toHistory: path
+                        )
                     }
                 }
             }
@@ -251,7 +268,8 @@ struct CSVFileTests {
             #expect {
                 _ = try CSVFile.readResults(path)
             } throws: { error in
-                (error as? MetricsError)?.kind == .malformedInput && "\(error)".hasSuffix("a line longer than 16 MiB; is it a CSV file?")
+                (error as? MetricsError)?.kind == .malformedInput
+                    && "\(error)".hasSuffix("a line longer than 16 MiB; is it a CSV file?")
             }
         }
     }
@@ -282,12 +300,16 @@ struct CSVFileTests {
     /// H4 added the stage columns (and drains/s, page p50) to the time series: a file written
     /// before them still reads, with them empty; a file with only some of them is refused.
     @Test func timeSeriesWrittenBeforeStagesStillReads() throws {
-        let old = "scenario,pager_kind,concurrency,repetition,elapsed_s,warmup,pages_per_s,page_latency_p99_ns,allocated_bytes,rss_bytes\n"
+        let old =
+            "scenario,pager_kind,concurrency,repetition,elapsed_s,warmup,pages_per_s,page_latency_p99_ns,allocated_bytes,rss_bytes\n"
             + "default,loop,8,1,1,0,1234.5,88000,1048576,41943040\n"
         let rows = try TimeSeriesRow.parseCSV(old, file: "old.csv")
         #expect(rows.count == 1 && rows[0].stage == nil && rows[0].activePagers == nil && rows[0].drainsPerSecond == 0)
         #expect(rows[0].pagesPerSecond == 1234.5)
-        let partly = old.replacingOccurrences(of: "rss_bytes\n", with: "rss_bytes,stage\n").replacingOccurrences(of: "41943040\n", with: "41943040,2\n")
+        let partly = old.replacingOccurrences(of: "rss_bytes\n", with: "rss_bytes,stage\n").replacingOccurrences(
+            of: "41943040\n",
+            with: "41943040,2\n"
+        )
         #expect(throws: MetricsError.self) { try TimeSeriesRow.parseCSV(partly, file: "partly.csv") }
     }
 
@@ -296,20 +318,37 @@ struct CSVFileTests {
         try Self.withTemporaryDirectory { directory in
             let rows = [
                 TimeSeriesRow(
-                    scenario: "default", pagerKind: "loop", concurrency: 8, repetition: 1, elapsedSeconds: 1,
-                    isWarmup: true, pagesPerSecond: 1234.5, pageLatencyP99Nanoseconds: 88_000,
-                    allocatedBytes: 1 << 20, rssBytes: 40 << 20),
+                    scenario: "default",
+                    pagerKind: "loop",
+                    concurrency: 8,
+                    repetition: 1,
+                    elapsedSeconds: 1,
+                    isWarmup: true,
+                    pagesPerSecond: 1234.5,
+                    pageLatencyP99Nanoseconds: 88_000,
+                    allocatedBytes: 1 << 20,
+                    rssBytes: 40 << 20
+                ),
                 TimeSeriesRow(
-                    scenario: "default", pagerKind: "loop", concurrency: 8, repetition: 1, elapsedSeconds: 2,
-                    isWarmup: false, pagesPerSecond: 0, pageLatencyP99Nanoseconds: nil,
-                    allocatedBytes: 2 << 20, rssBytes: 41 << 20),
+                    scenario: "default",
+                    pagerKind: "loop",
+                    concurrency: 8,
+                    repetition: 1,
+                    elapsedSeconds: 2,
+                    isWarmup: false,
+                    pagesPerSecond: 0,
+                    pageLatencyP99Nanoseconds: nil,
+                    allocatedBytes: 2 << 20,
+                    rssBytes: 41 << 20
+                ),
             ]
             let path = directory + "/series.csv"
             try CSVFile.write(rows, to: path)
             #expect(try CSVFile.read(TimeSeriesRow.self, from: path) == rows)
             #expect(
                 TimeSeriesRow.csvHeader.joined(separator: ",")
-                    == "scenario,pager_kind,concurrency,repetition,elapsed_s,warmup,pages_per_s,page_latency_p99_ns,allocated_bytes,rss_bytes,drains_per_s,page_latency_p50_ns,stage,active_pagers,target_pagers,target_drains_per_s")
+                    == "scenario,pager_kind,concurrency,repetition,elapsed_s,warmup,pages_per_s,page_latency_p99_ns,allocated_bytes,rss_bytes,drains_per_s,page_latency_p50_ns,stage,active_pagers,target_pagers,target_drains_per_s"
+            )
         }
     }
 }
@@ -327,7 +366,8 @@ struct AtomicFileTargetTests {
             for (path, what) in [(fifo, "a FIFO"), (subdirectory, "a directory"), ("/dev/null", "a character device")] {
                 for attempt in [{ try AtomicFile.write("x", to: path) }, { try AtomicFile.checkWritable(path) }] {
                     #expect { try attempt() } throws: { error in
-                        (error as? MetricsError)?.kind == .outputFailed && "\(error)".contains("it is \(what)") && "\(error)".contains("not a regular file")
+                        (error as? MetricsError)?.kind == .outputFailed && "\(error)".contains("it is \(what)")
+                            && "\(error)".contains("not a regular file")
                     }
                 }
             }
@@ -354,7 +394,9 @@ struct AtomicFileTargetTests {
         }
     }
 
-    @Test("the precheck refuses a directory this process cannot write, and accepts a path whose directories are still to be made")
+    @Test(
+        "the precheck refuses a directory this process cannot write, and accepts a path whose directories are still to be made"
+    )
     func precheckLooksAtTheDirectory() throws {
         try CSVFileTests.withTemporaryDirectory { directory in
             try AtomicFile.checkWritable(directory + "/new/deeper/file.csv")
@@ -369,9 +411,27 @@ struct AtomicFileTargetTests {
         try CSVFileTests.withTemporaryDirectory { directory in
             let path = directory + "/summary.md"
             var sizes: [Int] = []
-            try AtomicFile.appendLocked(to: path, sizedBy: { sizes.append($0); return "first\n" })
-            try AtomicFile.appendLocked(to: path, sizedBy: { sizes.append($0); return "second\n" })
-            try AtomicFile.appendLocked(to: path, sizedBy: { sizes.append($0); return "" })
+            try AtomicFile.appendLocked(
+                to: path,
+                sizedBy: {
+                    sizes.append($0)
+                    return "first\n"
+                }
+            )
+            try AtomicFile.appendLocked(
+                to: path,
+                sizedBy: {
+                    sizes.append($0)
+                    return "second\n"
+                }
+            )
+            try AtomicFile.appendLocked(
+                to: path,
+                sizedBy: {
+                    sizes.append($0)
+                    return ""
+                }
+            )
             #expect(sizes == [0, 6, 13])
             #expect(try CSVFileTests.contents(path) == "first\nsecond\n")
             #expect(mkfifo(directory + "/fifo", 0o644) == 0)

@@ -125,7 +125,8 @@ struct CSVReaderTests {
                 case (.failure(let a), .failure(let b)):
                     #expect(
                         a.line == b.line && a.column == b.column && a.message == b.message,
-                        "\(input.debugDescription) in pieces of \(size): \(a) vs \(b)")
+                        "\(input.debugDescription) in pieces of \(size): \(a) vs \(b)"
+                    )
                 default:
                     Issue.record("\(input.debugDescription) in pieces of \(size): \(whole) vs \(pieces)")
                 }

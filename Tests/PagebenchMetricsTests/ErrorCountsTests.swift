@@ -12,9 +12,12 @@ import Testing
         let columns: [PageError.Kind: KeyPath<ErrorCounts, Int>] = [
             .invalidLimit: \.validation, .invalidSegment: \.validation, .unknownPartition: \.validation,
             .invalidRequest: \.validation, .invalidToken: \.invalidToken, .tokenMismatch: \.tokenMismatch,
-            .throttled: \.throttled, .transient: \.fault, .transport: \.other, .refused: \.other, .malformedAnswer: \.other,
+            .throttled: \.throttled, .transient: \.fault, .transport: \.other, .refused: \.other,
+            .malformedAnswer: \.other,
         ]
-        let all: [KeyPath<ErrorCounts, Int>] = [\.throttled, \.fault, \.invalidToken, \.tokenMismatch, \.validation, \.other]
+        let all: [KeyPath<ErrorCounts, Int>] = [
+            \.throttled, \.fault, \.invalidToken, \.tokenMismatch, \.validation, \.other,
+        ]
         #expect(Set(columns.keys) == Set(PageError.Kind.allCases), "every kind has a column")
         for kind in PageError.Kind.allCases {
             var counts = ErrorCounts()
@@ -42,7 +45,15 @@ import Testing
         let object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Int])
         #expect(Set(object.keys) == Set(PageError.Kind.allCases.map(\.rawValue) + ["unclassified"]))
         #expect(try JSONDecoder().decode(ErrorCounts.self, from: data) == counts)
-        #expect(ErrorCounts() == { var zero = ErrorCounts(); zero.record(.refused); zero[.refused] = 0; return zero }())
+        #expect(
+            ErrorCounts()
+                == {
+                    var zero = ErrorCounts()
+                    zero.record(.refused)
+                    zero[.refused] = 0
+                    return zero
+                }()
+        )
     }
 
     @Test("a row read from a CSV keeps each column's count (the kinds inside a group are not in the file)")

@@ -1,14 +1,16 @@
 import PagebenchBase
-@testable import PagebenchMetrics
 import PagebenchTestSupport
 import Testing
+
+@testable import PagebenchMetrics
 
 @Suite("LatencyRecorder")
 struct LatencyRecorderTests {
     static let percentiles: [Double] = [0, 1, 10, 25, 50, 75, 90, 95, 99, 99.9, 99.99, 100]
 
     /// Per-task recorders over deterministic samples, plus one recorder that saw them all.
-    static func shards(count: Int, samplesEach: Int, seed: UInt64) -> (shards: [LatencyRecorder], all: LatencyRecorder) {
+    static func shards(count: Int, samplesEach: Int, seed: UInt64) -> (shards: [LatencyRecorder], all: LatencyRecorder)
+    {
         var random = SplitMix64(seed: seed)
         var all = LatencyRecorder()
         var shards: [LatencyRecorder] = []
@@ -64,7 +66,9 @@ struct LatencyRecorderTests {
     @Test("exact min and max survive the round trip when they sit inside wide buckets")
     func exactExtremes() throws {
         var recorder = LatencyRecorder()
-        for value: UInt64 in [123_456_789, 123_456_999, 987_654_321_012, 5_000_001] { recorder.record(nanoseconds: value) }
+        for value: UInt64 in [123_456_789, 123_456_999, 987_654_321_012, 5_000_001] {
+            recorder.record(nanoseconds: value)
+        }
         let parsed = try LatencyRecorder(serialized: recorder.serialized())
         #expect(parsed.maxNanoseconds == 987_654_321_012)
         #expect(parsed.minNanoseconds == 5_000_001)
@@ -151,7 +155,8 @@ struct LatencyRecorderTests {
             try LatencyRecorder(serialized: text, file: "runs.csv", line: 3, column: 1)
         } throws: { error in
             guard let error = error as? MetricsError else { return false }
-            return error.kind == .malformedInput && error.file == "runs.csv" && error.line == 3 && error.column == column
+            return error.kind == .malformedInput && error.file == "runs.csv" && error.line == 3
+                && error.column == column
                 && error.message.contains(fragment)
         }
     }

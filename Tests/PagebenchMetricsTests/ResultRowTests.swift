@@ -35,8 +35,12 @@ struct ResultRowTests {
         var metrics = TaskMetrics()
         for page in 0..<9 {
             metrics.recordPage(
-                itemCount: page % 3 == 0 || page == 8 ? 0 : page, scannedCount: 10, scannedBytes: 4_096 + page,
-                hasNextToken: page != 8, latencyNanoseconds: UInt64(1_000 + page * 977))
+                itemCount: page % 3 == 0 || page == 8 ? 0 : page,
+                scannedCount: 10,
+                scannedBytes: 4_096 + page,
+                hasNextToken: page != 8,
+                latencyNanoseconds: UInt64(1_000 + page * 977)
+            )
         }
         metrics.recordDrain(pageCount: 5, latencyNanoseconds: 50_000, correctedLatencyNanoseconds: 70_000)
         metrics.recordDrain(pageCount: 4, latencyNanoseconds: 40_000, correctedLatencyNanoseconds: 41_000)
@@ -49,8 +53,11 @@ struct ResultRowTests {
         metrics.recordError(.tokenMismatch)
         row.apply(metrics, measuredSeconds: 0.125)
         row.applyResources(
-            cpu: CPUTime(userSeconds: 0.25, systemSeconds: 0.0625), allocationRequests: 1_234,
-            peakAllocatedBytes: 12_345_678, peakRSSBytes: 98_765_432)
+            cpu: CPUTime(userSeconds: 0.25, systemSeconds: 0.0625),
+            allocationRequests: 1_234,
+            peakAllocatedBytes: 12_345_678,
+            peakRSSBytes: 98_765_432
+        )
         row.measurementOverheadRatio = 1.0734
         row.harnessOverheadRatio = 1.62
         row.instructionsPerPage = 5_210.75
@@ -182,7 +189,9 @@ struct ResultRowTests {
         }
     }
 
-    @Test("a schema_version 1 file, without harness_overhead_ratio and the target columns, reads as the current version with those cells empty")
+    @Test(
+        "a schema_version 1 file, without harness_overhead_ratio and the target columns, reads as the current version with those cells empty"
+    )
     func readsVersionOne() throws {
         var row = Self.sampleRow()
         row.harnessOverheadRatio = nil
@@ -200,41 +209,48 @@ struct ResultRowTests {
         // The same header claiming the current version lacks a column.
         fields[0] = String(ResultRow.currentSchemaVersion)
         Self.expectMalformed(
-            CSVWriter().table(header: header, records: [fields]), line: 2, column: nil, "which the header lacks")
+            CSVWriter().table(header: header, records: [fields]),
+            line: 2,
+            column: nil,
+            "which the header lacks"
+        )
     }
 
-    @Test("bad numbers name the column, line and column number", arguments: [
-        ("pages", "12x", "expected an integer"),
-        ("seed", "-1", "non-negative integer"),
-        ("pages_per_s", "nan", "finite decimal"),
-        ("pages_per_s", "0x1p3", "finite decimal"),
-        ("cpu_user_s", "1,5", "finite decimal"),
-        ("pages", "", "is empty but requires"),
-        ("page_latency_p90_ns", "", "other columns of its group"),
-        ("schema_version", "11", "schema_version 11"),
-        // A version-1 to -8 row in a file with the version-9 header (all columns present).
-        ("schema_version", "1", "schema_version 1"),
-        ("schema_version", "2", "schema_version 2"),
-        ("schema_version", "3", "schema_version 3"),
-        // Issue 24: well-formed cells that no run writes, refused by every reader.
-        ("pages", "-5", "column 'pages' is -5; no figure pagebench writes is negative"),
-        ("pages_per_s", "-1.5", "column 'pages_per_s' is -1.5; no figure pagebench writes is negative"),
-        ("page_latency_p50_ns", "999999999", "above page_latency_p90_ns"),
-        ("drain_latency_p999_ns", "999999999", "above drain_latency_max_ns"),
-        ("partial", "2", "column 'partial' is 2; it is 0 or 1"),
-        ("concurrency", "0", "column 'concurrency' is 0; it is at least 1"),
-        ("repetition", "0", "column 'repetition' is 0; it is at least 1"),
-        ("empty_page_rate", "1.5", "a share of the pages is at most 1"),
-        ("empty_pages_wasted", "100", "more empty pages than pages"),
-        ("scenario", "", "column 'scenario' is empty but requires a text value"),
-        ("config_hash", "", "column 'config_hash' is empty"),
-        ("schema_version", "4", "schema_version 4"),
-        ("schema_version", "5", "schema_version 5"),
-        ("schema_version", "6", "schema_version 6"),
-        ("schema_version", "7", "schema_version 7"),
-        ("schema_version", "8", "schema_version 8"),
-        ("schema_version", "9", "schema_version 9"),
-    ])
+    @Test(
+        "bad numbers name the column, line and column number",
+        arguments: [
+            ("pages", "12x", "expected an integer"),
+            ("seed", "-1", "non-negative integer"),
+            ("pages_per_s", "nan", "finite decimal"),
+            ("pages_per_s", "0x1p3", "finite decimal"),
+            ("cpu_user_s", "1,5", "finite decimal"),
+            ("pages", "", "is empty but requires"),
+            ("page_latency_p90_ns", "", "other columns of its group"),
+            ("schema_version", "11", "schema_version 11"),
+            // A version-1 to -8 row in a file with the version-9 header (all columns present).
+            ("schema_version", "1", "schema_version 1"),
+            ("schema_version", "2", "schema_version 2"),
+            ("schema_version", "3", "schema_version 3"),
+            // Issue 24: well-formed cells that no run writes, refused by every reader.
+            ("pages", "-5", "column 'pages' is -5; no figure pagebench writes is negative"),
+            ("pages_per_s", "-1.5", "column 'pages_per_s' is -1.5; no figure pagebench writes is negative"),
+            ("page_latency_p50_ns", "999999999", "above page_latency_p90_ns"),
+            ("drain_latency_p999_ns", "999999999", "above drain_latency_max_ns"),
+            ("partial", "2", "column 'partial' is 2; it is 0 or 1"),
+            ("concurrency", "0", "column 'concurrency' is 0; it is at least 1"),
+            ("repetition", "0", "column 'repetition' is 0; it is at least 1"),
+            ("empty_page_rate", "1.5", "a share of the pages is at most 1"),
+            ("empty_pages_wasted", "100", "more empty pages than pages"),
+            ("scenario", "", "column 'scenario' is empty but requires a text value"),
+            ("config_hash", "", "column 'config_hash' is empty"),
+            ("schema_version", "4", "schema_version 4"),
+            ("schema_version", "5", "schema_version 5"),
+            ("schema_version", "6", "schema_version 6"),
+            ("schema_version", "7", "schema_version 7"),
+            ("schema_version", "8", "schema_version 8"),
+            ("schema_version", "9", "schema_version 9"),
+        ]
+    )
     func badNumbers(column: String, value: String, fragment: String) throws {
         let (text, position) = try Self.text(replacing: column, with: value)
         Self.expectMalformed(text, line: 2, column: position, fragment)
@@ -245,7 +261,12 @@ struct ResultRowTests {
         let header = ResultRow.csvHeader.joined(separator: ",")
         let row = Self.sampleRow().csvFields.map(CSVWriter.escape).joined(separator: ",")
         let extra = header + "\n" + row + ",extra\n"
-        Self.expectMalformed(extra, line: 2, column: row.unicodeScalars.count + 2, "found \(ResultRow.csvHeader.count + 1)")
+        Self.expectMalformed(
+            extra,
+            line: 2,
+            column: row.unicodeScalars.count + 2,
+            "found \(ResultRow.csvHeader.count + 1)"
+        )
         Self.expectMalformed(header + "\n" + row + "\n1,2\n", line: 3, column: nil, "found 2")
         Self.expectMalformed(header + "\n\n" + row + "\n", line: 2, column: nil, "blank line")
         Self.expectMalformed(row + "\n", line: 1, column: 1, "missing header")
@@ -274,14 +295,20 @@ struct ResultRowTests {
             "watch_latency_p50_ns", "watch_latency_p90_ns", "watch_latency_p99_ns", "watch_latency_p999_ns",
             "watch_latency_max_ns",
         ]
-        let lacking = addedInVersion4.union(["late_starts", "instructions_per_page", "label", "filter", "read", "continuation", "slos", "page_latency_histogram"])
-            .union(Self.sinceVersion8)
+        let lacking = addedInVersion4.union([
+            "late_starts", "instructions_per_page", "label", "filter", "read", "continuation", "slos",
+            "page_latency_histogram",
+        ])
+        .union(Self.sinceVersion8)
         #expect(lacking == ResultRow.earlierSchemaVersions[3])
         #expect(row.stage == nil && row.stagePagersFrom == nil && row.stageRateFrom == nil)
         let keep = ResultRow.csvHeader.indices.filter { !lacking.contains(ResultRow.csvHeader[$0]) }
         let fields = row.csvFields
-        let text = keep.map { ResultRow.csvHeader[$0] }.joined(separator: ",") + "\n" + "3"
-            + keep.map { CSVWriter.escape(fields[$0]) }.joined(separator: ",").dropFirst(String(ResultRow.currentSchemaVersion).count) + "\n"
+        let text =
+            keep.map { ResultRow.csvHeader[$0] }.joined(separator: ",") + "\n" + "3"
+            + keep.map { CSVWriter.escape(fields[$0]) }.joined(separator: ",").dropFirst(
+                String(ResultRow.currentSchemaVersion).count
+            ) + "\n"
         let rows = try ResultRow.parseCSV(text, file: "v3.csv")
         row.allocationCounting = ""
         row.lateStarts = nil
@@ -296,7 +323,8 @@ struct ResultRowTests {
     func version4Reads() throws {
         var row = Self.sampleRow()
         let lacking: Set<String> = Self.sinceVersion8.union([
-            "late_starts", "instructions_per_page", "label", "filter", "read", "continuation", "slos", "page_latency_histogram",
+            "late_starts", "instructions_per_page", "label", "filter", "read", "continuation", "slos",
+            "page_latency_histogram",
         ])
         #expect(ResultRow.earlierSchemaVersions[4] == lacking)
         let rows = try ResultRow.parseCSV(Self.text(of: row, version: 4, lacking: lacking), file: "v4.csv")
@@ -312,9 +340,15 @@ struct ResultRowTests {
     @Test("a schema version 5 file still reads with label, filter, read and continuation empty")
     func version5Reads() throws {
         var row = Self.sampleRow()
-        let lacking: Set<String> = Self.sinceVersion8.union(["label", "filter", "read", "continuation", "slos", "page_latency_histogram"])
+        let lacking: Set<String> = Self.sinceVersion8.union([
+            "label", "filter", "read", "continuation", "slos", "page_latency_histogram",
+        ])
         #expect(ResultRow.earlierSchemaVersions[5] == lacking)
-        #expect(Array(ResultRow.csvHeader.suffix(14).prefix(6)) == ["label", "filter", "read", "continuation", "slos", "page_latency_histogram"])
+        #expect(
+            Array(ResultRow.csvHeader.suffix(14).prefix(6)) == [
+                "label", "filter", "read", "continuation", "slos", "page_latency_histogram",
+            ]
+        )
         let rows = try ResultRow.parseCSV(Self.text(of: row, version: 5, lacking: lacking), file: "v5.csv")
         row.clearSchema6Columns()
         #expect(rows == [row])
@@ -338,7 +372,10 @@ struct ResultRowTests {
         #expect(row.drainLatencyHistogram.hasPrefix("hdr1 "))
         #expect(ResultRow.earlierSchemaVersions[9] == Self.addedInVersion10)
         #expect(ResultRow.csvHeader.last == "drain_latency_histogram")
-        let rows = try ResultRow.parseCSV(Self.text(of: row, version: 9, lacking: Self.addedInVersion10), file: "v9.csv")
+        let rows = try ResultRow.parseCSV(
+            Self.text(of: row, version: 9, lacking: Self.addedInVersion10),
+            file: "v9.csv"
+        )
         row.clearSchema10Columns()
         #expect(rows == [row])
         #expect(rows[0].schemaVersion == 10)
@@ -355,7 +392,11 @@ struct ResultRowTests {
         #expect(row.pageLatencyMinNanoseconds == 1_000 && row.pageLatencyP10Nanoseconds == 1_000)
         let lacking = Self.addedInVersion9.union(Self.addedInVersion10)
         #expect(ResultRow.earlierSchemaVersions[8] == lacking)
-        #expect(Array(ResultRow.csvHeader.suffix(3)) == ["page_latency_min_ns", "page_latency_p10_ns", "drain_latency_histogram"])
+        #expect(
+            Array(ResultRow.csvHeader.suffix(3)) == [
+                "page_latency_min_ns", "page_latency_p10_ns", "drain_latency_histogram",
+            ]
+        )
         let rows = try ResultRow.parseCSV(Self.text(of: row, version: 8, lacking: lacking), file: "v8.csv")
         row.clearSchema9Columns()
         #expect(rows == [row])
@@ -381,7 +422,9 @@ struct ResultRowTests {
     }
 
     /// The columns version 8 added (issue 35).
-    static let addedInVersion8: Set<String> = ["cut_off_drains", "cut_off_pages", "response_bytes", "warmup_requests", "started_drains_per_s"]
+    static let addedInVersion8: Set<String> = [
+        "cut_off_drains", "cut_off_pages", "response_bytes", "warmup_requests", "started_drains_per_s",
+    ]
     /// The columns versions 8 and 9 added: what a file of version 7 or earlier lacks besides its own.
     static let sinceVersion8 = addedInVersion8.union(addedInVersion9).union(addedInVersion10)
 
@@ -392,7 +435,11 @@ struct ResultRowTests {
     func version7Reads() throws {
         var row = Self.sampleRow()
         #expect(ResultRow.earlierSchemaVersions[7] == Self.sinceVersion8)
-        #expect(Array(ResultRow.csvHeader.suffix(8).prefix(5)) == ["cut_off_drains", "cut_off_pages", "response_bytes", "warmup_requests", "started_drains_per_s"])
+        #expect(
+            Array(ResultRow.csvHeader.suffix(8).prefix(5)) == [
+                "cut_off_drains", "cut_off_pages", "response_bytes", "warmup_requests", "started_drains_per_s",
+            ]
+        )
         let rows = try ResultRow.parseCSV(Self.text(of: row, version: 7, lacking: Self.sinceVersion8), file: "v7.csv")
         row.clearSchema8Columns()
         row.clearSchema9Columns()
@@ -412,7 +459,9 @@ struct ResultRowTests {
         let keep = ResultRow.csvHeader.indices.filter { !lacking.contains(ResultRow.csvHeader[$0]) }
         let fields = row.csvFields
         return keep.map { ResultRow.csvHeader[$0] }.joined(separator: ",") + "\n" + "\(version)"
-            + keep.map { CSVWriter.escape(fields[$0]) }.joined(separator: ",").dropFirst(String(ResultRow.currentSchemaVersion).count) + "\n"
+            + keep.map { CSVWriter.escape(fields[$0]) }.joined(separator: ",").dropFirst(
+                String(ResultRow.currentSchemaVersion).count
+            ) + "\n"
     }
 
     /// Issue 14 added the target columns in version 3: a version-2 file (without them, its
@@ -428,7 +477,11 @@ struct ResultRowTests {
         let keep = ResultRow.csvHeader.indices.filter { !added.contains(ResultRow.csvHeader[$0]) }
         let header = keep.map { ResultRow.csvHeader[$0] }.joined(separator: ",")
         let fields = row.csvFields
-        let line = "2" + keep.map { CSVWriter.escape(fields[$0]) }.joined(separator: ",").dropFirst(String(ResultRow.currentSchemaVersion).count)
+        let line =
+            "2"
+            + keep.map { CSVWriter.escape(fields[$0]) }.joined(separator: ",").dropFirst(
+                String(ResultRow.currentSchemaVersion).count
+            )
         let rows = try ResultRow.parseCSV(header + "\n" + line + "\n", file: "v2.csv")
         #expect(rows == [row])
         #expect(rows[0].targetKind.isEmpty && rows[0].consumedCapacityUnits == nil)
@@ -453,7 +506,11 @@ struct ResultRowTests {
         let keep = ResultRow.csvHeader.indices.filter { !added.contains(ResultRow.csvHeader[$0]) }
         let header = keep.map { ResultRow.csvHeader[$0] }.joined(separator: ",")
         let fields = row.csvFields
-        let line = "3" + keep.map { CSVWriter.escape(fields[$0]) }.joined(separator: ",").dropFirst(String(ResultRow.currentSchemaVersion).count)
+        let line =
+            "3"
+            + keep.map { CSVWriter.escape(fields[$0]) }.joined(separator: ",").dropFirst(
+                String(ResultRow.currentSchemaVersion).count
+            )
         let rows = try ResultRow.parseCSV(header + "\n" + line + "\n", file: "v3.csv")
         #expect(rows == [row])
         #expect(rows[0].skippedItems == nil && rows[0].watchLatency == nil)
@@ -468,7 +525,9 @@ struct ResultRowTests {
         metrics.watchLatency = LatencyRecorder()
         metrics.watchLatency!.record(nanoseconds: 40_000)
         row.apply(metrics, measuredSeconds: 1)
-        #expect(row.duplicateItems == 3 && row.skippedItems == 2 && row.inconsistentDrains == 2 && row.watchRefreshes == 1)
+        #expect(
+            row.duplicateItems == 3 && row.skippedItems == 2 && row.inconsistentDrains == 2 && row.watchRefreshes == 1
+        )
         #expect(try ResultRow.parseCSV(try ResultRow.csvText([row]), file: "v4.csv") == [row])
     }
 
@@ -492,13 +551,22 @@ struct ResultRowTests {
         }
         #expect(
             updated == document,
-            "docs/csv-columns.md is out of date; run PAGEBENCH_UPDATE_DOCS=1 swift test --filter docsMatchRegistry")
+            "docs/csv-columns.md is out of date; run PAGEBENCH_UPDATE_DOCS=1 swift test --filter docsMatchRegistry"
+        )
     }
 
     @Test("markdown table escapes pipes and marks optional columns")
     func markdownTable() {
         let table = ColumnDescriptor.markdownTable([
-            ColumnDescriptor(name: "a_ns", unit: "ns", polarity: .lowerIsBetter, kind: .measured, type: .unsignedInteger, isOptional: true, summary: "x | y")
+            ColumnDescriptor(
+                name: "a_ns",
+                unit: "ns",
+                polarity: .lowerIsBetter,
+                kind: .measured,
+                type: .unsignedInteger,
+                isOptional: true,
+                summary: "x | y"
+            )
         ])
         #expect(table.contains("| `a_ns` | unsigned (optional) | ns | lower is better | measured | x \\| y |"))
     }

@@ -15,8 +15,20 @@ import Testing
             let items = Int(random.next() % 4)
             let token = random.next() % 5 != 0
             let latency = random.latency()
-            tasks[step % 4].recordPage(itemCount: items, scannedCount: 10, scannedBytes: 100, hasNextToken: token, latencyNanoseconds: latency)
-            single.recordPage(itemCount: items, scannedCount: 10, scannedBytes: 100, hasNextToken: token, latencyNanoseconds: latency)
+            tasks[step % 4].recordPage(
+                itemCount: items,
+                scannedCount: 10,
+                scannedBytes: 100,
+                hasNextToken: token,
+                latencyNanoseconds: latency
+            )
+            single.recordPage(
+                itemCount: items,
+                scannedCount: 10,
+                scannedBytes: 100,
+                hasNextToken: token,
+                latencyNanoseconds: latency
+            )
             if step % 7 == 0 {
                 tasks[step % 4].recordDrain(pageCount: step % 11, latencyNanoseconds: latency * 3)
                 single.recordDrain(pageCount: step % 11, latencyNanoseconds: latency * 3)
@@ -57,11 +69,23 @@ import Testing
     @Test func h11ItemsPerPageCountsThePagesOfEndedDrainsOnly() {
         var metrics = TaskMetrics()
         for items in [10, 10, 3, 0] {
-            metrics.recordPage(itemCount: items, scannedCount: items, scannedBytes: 0, hasNextToken: items != 0, latencyNanoseconds: nil)
+            metrics.recordPage(
+                itemCount: items,
+                scannedCount: items,
+                scannedBytes: 0,
+                hasNextToken: items != 0,
+                latencyNanoseconds: nil
+            )
         }
         let before = metrics.pageCounts
         for items in [10, 7] {
-            metrics.recordPage(itemCount: items, scannedCount: items, scannedBytes: 0, hasNextToken: true, latencyNanoseconds: nil)
+            metrics.recordPage(
+                itemCount: items,
+                scannedCount: items,
+                scannedBytes: 0,
+                hasNextToken: true,
+                latencyNanoseconds: nil
+            )
         }
         metrics.recordCutOff(since: before)
         #expect(metrics.itemsPerPage.pages == metrics.pages && metrics.pages == 4)

@@ -10,13 +10,26 @@ import Testing
             parsed
                 == .or(
                     .comparison(.name("a"), .equal, .value(":x")),
-                    .and(.not(.comparison(.name("b"), .less, .value(":y"))), .comparison(.name("c"), .greaterOrEqual, .value(":z")))))
-        let grouped = try ConditionExpression(parsing: "(#a = :x OR #b <> :y) AND c BETWEEN :l AND :h", dialect: .dynamoDB)
+                    .and(
+                        .not(.comparison(.name("b"), .less, .value(":y"))),
+                        .comparison(.name("c"), .greaterOrEqual, .value(":z"))
+                    )
+                )
+        )
+        let grouped = try ConditionExpression(
+            parsing: "(#a = :x OR #b <> :y) AND c BETWEEN :l AND :h",
+            dialect: .dynamoDB
+        )
         #expect(
             grouped
                 == .and(
-                    .or(.comparison(.name("#a"), .equal, .value(":x")), .comparison(.name("#b"), .notEqual, .value(":y"))),
-                    .between(.name("c"), .value(":l"), .value(":h"))))
+                    .or(
+                        .comparison(.name("#a"), .equal, .value(":x")),
+                        .comparison(.name("#b"), .notEqual, .value(":y"))
+                    ),
+                    .between(.name("c"), .value(":l"), .value(":h"))
+                )
+        )
     }
 
     @Test(arguments: [
@@ -57,9 +70,14 @@ import Testing
                 == .expression(
                     .and(
                         .comparison(.category, .equal, 0),
-                        .or(.comparison(.sizeBytes, .less, 200), .not(.comparison(.category, .notEqual, 0))))))
+                        .or(.comparison(.sizeBytes, .less, 200), .not(.comparison(.category, .notEqual, 0)))
+                    )
+                )
+        )
         // The canonical text reads back to the same filter (REST query, workload JSON).
-        for text in ["category=0 and size>=1", "(category=0 or category=1) and not size between 5 and 9", "size<10 or size>100"] {
+        for text in [
+            "category=0 and size>=1", "(category=0 or category=1) and not size between 5 and 9", "size<10 or size>100",
+        ] {
             let filter = try Filter(parsing: text)
             #expect(try Filter(parsing: filter.description) == filter, "\(text) → \(filter)")
         }

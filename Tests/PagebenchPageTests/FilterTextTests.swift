@@ -24,7 +24,9 @@ import Testing
     }
 
     @Test func compoundFormsRoundTripThroughTheirCanonicalText() throws {
-        for text in ["category=0 and size>=1", "(category=0 or category=1) and not size between 5 and 9", "size<10 or size>100"] {
+        for text in [
+            "category=0 and size>=1", "(category=0 or category=1) and not size between 5 and 9", "size<10 or size>100",
+        ] {
             let filter = try Filter(parsing: text)
             #expect(try Filter(parsing: filter.description) == filter, "\(text) → \(filter)")
         }
@@ -52,7 +54,10 @@ import Testing
 
     @Test func categoriesUpTo15AreFilters() throws {
         #expect(try Filter(parsing: "category=15") == .categoryEquals(15))
-        #expect(try Filter(parsing: "category between 0 and 15 and size>=100").description == "category between 0 and 15 and size>=100")
+        #expect(
+            try Filter(parsing: "category between 0 and 15 and size>=100").description
+                == "category between 0 and 15 and size>=100"
+        )
     }
 
     @Test func matchingReadsCategoryAndSize() throws {

@@ -25,9 +25,12 @@ struct DefaultRetryPolicyTests {
     private static func drain(_ store: SyntheticStore, policy: RetryPolicy) async throws -> (items: Int, retries: Int) {
         let request = PageRequest(range: .scan, limit: 7)
         let stream = PageStream(
-            source: UserStoreSource(store: store), initialRequest: request, retryPolicy: policy,
+            source: UserStoreSource(store: store),
+            initialRequest: request,
+            retryPolicy: policy,
             extractPageInfo: { (page: Page) in CursorBasedPagination.Forward(nextToken: page.nextToken) },
-            pageResolver: { info, _ in info.endCursor.map { request.with(token: $0) } })
+            pageResolver: { info, _ in info.endCursor.map { request.with(token: $0) } }
+        )
         var items = 0
         for try await page in stream { items += page.items.count }
         return (items, stream.counters.retries)

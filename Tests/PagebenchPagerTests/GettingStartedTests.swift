@@ -35,7 +35,8 @@ struct OrdersAPI: PageSource {
             source: OrdersAPI(),
             initialRequest: first,
             extractPageInfo: { CursorBasedPagination.Forward(nextToken: $0.nextToken) },
-            pageResolver: { info, _ in info.endCursor.map { OrdersAPI.Request(customer: first.customer, nextToken: $0) } }
+            pageResolver: { info, _ in info.endCursor.map { OrdersAPI.Request(customer: first.customer, nextToken: $0) }
+            }
         )
         var all: [Int] = []
         for try await order in pages.items(\.orders) { all.append(order) }
@@ -53,12 +54,13 @@ struct OrdersAPI: PageSource {
             source: OrdersAPI(),
             initialRequest: first,
             extractPageInfo: { CursorBasedPagination.Forward(nextToken: $0.nextToken) },
-            pageResolver: { info, _ in info.endCursor.map { OrdersAPI.Request(customer: first.customer, nextToken: $0) } },
+            pageResolver: { info, _ in info.endCursor.map { OrdersAPI.Request(customer: first.customer, nextToken: $0) }
+            },
             transform: { output in output.allPages.flatMap(\.orders) }
         )
-        await pager.fetch()               // the first page: [1, 2, 3]
-        try await pager.loadNext()        // and the next: [1, 2, 3, 4, 5, 6]
-        try await pager.loadAll()         // the rest, published once
+        await pager.fetch()  // the first page: [1, 2, 3]
+        try await pager.loadNext()  // and the next: [1, 2, 3, 4, 5, 6]
+        try await pager.loadAll()  // the rest, published once
         // pager.canLoadNext == false; subscribers (pager.subscribe()) got each model
         // END getting-started-query-pager
         #expect(pager.canLoadNext == false)

@@ -30,7 +30,10 @@ struct PageStreamTests {
             let value: Int
             init(_ value: Int) { self.value = value }
         }
-        struct Page: Sendable { var items: [Item]; var next: Int? }
+        struct Page: Sendable {
+            var items: [Item]
+            var next: Int?
+        }
         let pageCount = 20
         let source = ClosurePageSource<Int, Page> { index in
             Page(items: (0..<3).map { Item(index * 3 + $0) }, next: index + 1 < pageCount ? index + 1 : nil)
@@ -84,16 +87,23 @@ struct PageStreamTests {
     /// repeated token (P9), and fails with `noQuery` when the update says there is no
     /// next request (P3).
     @Test func advancingTheRequestInPlacePagesAsBuildingItDoes() async throws {
-        func advancing(_ source: ScriptedPageSource, _ direction: PaginationDirection)
+        func advancing(
+            _ source: ScriptedPageSource,
+            _ direction: PaginationDirection
+        )
             -> PageStream<ScriptedPageSource, CursorBasedPagination.Bidirectional>
         {
             PageStream(
-                source: source, initialRequest: .initial, direction: direction, extractPageInfo: { $0.bidirectionalInfo },
+                source: source,
+                initialRequest: .initial,
+                direction: direction,
+                extractPageInfo: { $0.bidirectionalInfo },
                 advanceRequest: { request, info, direction in
                     guard let token = direction == .next ? info.endCursor : info.startCursor else { return false }
                     request = ScriptedRequest(token: token, direction: direction)
                     return true
-                })
+                }
+            )
         }
         let forward: [[Int]] = [[1, 2], []] + Array(repeating: [], count: 20) + [[3], [4, 5], []]
         var pages: [[Int]] = []
@@ -117,8 +127,11 @@ struct PageStreamTests {
 
         let source = ScriptedPageSource(forwardPages: [[1], [2]])
         let refusing = PageStream(
-            source: source, initialRequest: .initial, extractPageInfo: { $0.forwardInfo },
-            advanceRequest: { _, _, _ in false })
+            source: source,
+            initialRequest: .initial,
+            extractPageInfo: { $0.forwardInfo },
+            advanceRequest: { _, _, _ in false }
+        )
         var iterator = refusing.makeAsyncIterator()
         #expect(try await iterator.next()?.items == [1])
         #expect(await paginationError { _ = try await iterator.next() } == .noQuery)
@@ -197,13 +210,18 @@ struct PageStreamTests {
 
         func stream(retryPolicy: RetryPolicy = .none) -> PageStream<Self, CursorBasedPagination.Forward> {
             PageStream(
-                source: self, initialRequest: nil, retryPolicy: retryPolicy,
+                source: self,
+                initialRequest: nil,
+                retryPolicy: retryPolicy,
                 extractPageInfo: { CursorBasedPagination.Forward(nextToken: $0.nextToken) },
-                pageResolver: { info, _ in info.endCursor })
+                pageResolver: { info, _ in info.endCursor }
+            )
         }
     }
 
-    @Test("P15: pages a source answers at once are yielded, counted and retried like awaited ones; fetch is not asked again")
+    @Test(
+        "P15: pages a source answers at once are yielded, counted and retried like awaited ones; fetch is not asked again"
+    )
     func p15ImmediateAnswersArePagedLikeAwaitedOnes() async throws {
         let source = HalfImmediateSource(count: 9, failing: (4, .throttled))
         let stream = source.stream(retryPolicy: RetryPolicy(maxRetries: 2, initialBackoff: .microseconds(1), seed: 1))
@@ -244,7 +262,8 @@ struct PageStreamTests {
             initialRequest: .initial,
             direction: .previous,
             extractPageInfo: { $0.bidirectionalInfo },
-            pageResolver: { info, direction in info.startCursor.map { ScriptedRequest(token: $0, direction: direction) } }
+            pageResolver: { info, direction in info.startCursor.map { ScriptedRequest(token: $0, direction: direction) }
+            }
         )
         var pages: [[Int]] = []
         for try await page in stream { pages.append(page.items) }

@@ -5,7 +5,10 @@ import Testing
 @Suite(.timeLimit(.minutes(5)))
 struct PagerStressTests {
     struct Request: Sendable { var index: Int }
-    struct Page: Sendable { var items: [Int]; var next: Int? }
+    struct Page: Sendable {
+        var items: [Int]
+        var next: Int?
+    }
 
     /// A source of `pageCount` pages (some empty) that suspends in every fetch, so that
     /// concurrent callers interleave with in-flight loads.
@@ -31,7 +34,9 @@ struct PagerStressTests {
                     let pager = QueryPager(
                         source: Self.source(pager: pagerIndex, pageCount: pageCount),
                         initialRequest: Request(index: 0),
-                        extractPageInfo: { OffsetPagination.Forward(offset: $0.next ?? -1, canLoadNext: $0.next != nil) },
+                        extractPageInfo: {
+                            OffsetPagination.Forward(offset: $0.next ?? -1, canLoadNext: $0.next != nil)
+                        },
                         pageResolver: { info, _ in Request(index: info.offset) },
                         transform: { $0.allPages.flatMap(\.items) }
                     )
@@ -77,7 +82,9 @@ struct PagerStressTests {
                     let pager = QueryPager(
                         source: Self.source(pager: pagerIndex, pageCount: pageCount),
                         initialRequest: Request(index: 0),
-                        extractPageInfo: { OffsetPagination.Forward(offset: $0.next ?? -1, canLoadNext: $0.next != nil) },
+                        extractPageInfo: {
+                            OffsetPagination.Forward(offset: $0.next ?? -1, canLoadNext: $0.next != nil)
+                        },
                         pageResolver: { info, _ in Request(index: info.offset) }
                     )
                     let loadAll = Task { try await pager.loadAll() }

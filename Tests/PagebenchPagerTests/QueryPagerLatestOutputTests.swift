@@ -1,6 +1,7 @@
-@testable import PagebenchPager
 import PagebenchTestSupport
 import Testing
+
+@testable import PagebenchPager
 
 /// The latest published output of `QueryPager` (P11) is kept as a prefix of the pages held,
 /// so that loading a page appends in place instead of copying every page held. These tests
@@ -8,7 +9,9 @@ import Testing
 /// page arrays are not copied per load: with capacity reserved, their buffer must stay put.
 @Suite(.timeLimit(.minutes(5)))
 struct QueryPagerLatestOutputTests {
-    typealias Machine = QueryPagerStateMachine<ScriptedPage, ScriptedPage, ScriptedRequest, CursorBasedPagination.Forward, [Int]>
+    typealias Machine = QueryPagerStateMachine<
+        ScriptedPage, ScriptedPage, ScriptedRequest, CursorBasedPagination.Forward, [Int]
+    >
 
     // MARK: Prefix semantics
 
@@ -118,15 +121,20 @@ struct QueryPagerLatestOutputTests {
         // Subscribing now, with page 2 held but its load not ended.
         let (stream, continuation) = AsyncStream.makeStream(of: Result<[Int], any Error>.self)
         let subscriber = machine.makeSubscriberID()
-        guard case .transform(let latest, let version) = machine.subscribe(continuation, id: subscriber, transformed: nil)
+        guard
+            case .transform(let latest, let version) = machine.subscribe(continuation, id: subscriber, transformed: nil)
         else {
             Issue.record("the latest output is untransformed, so subscribing must ask for a transform")
             return
         }
         #expect(latest.items == [1])
-        guard case .subscribed = machine.subscribe(
-            continuation, id: subscriber, transformed: (.success(latest.items), version)
-        ) else {
+        guard
+            case .subscribed = machine.subscribe(
+                continuation,
+                id: subscriber,
+                transformed: (.success(latest.items), version)
+            )
+        else {
             Issue.record("a transform of the current version must subscribe")
             return
         }
@@ -165,7 +173,9 @@ struct QueryPagerLatestOutputTests {
 
     // MARK: No copy per load
 
-    typealias CountingPager = QueryPager<ScriptedPageSource, ScriptedPageSource, CursorBasedPagination.Bidirectional, Int>
+    typealias CountingPager = QueryPager<
+        ScriptedPageSource, ScriptedPageSource, CursorBasedPagination.Bidirectional, Int
+    >
 
     /// The address of the next pages' buffer, and of the previous pages' buffer.
     static func bufferAddresses(_ pager: CountingPager) -> (next: UInt, previous: UInt) {
@@ -184,7 +194,9 @@ struct QueryPagerLatestOutputTests {
     func p11LoadsAppendInPlaceWithoutCopyingThePagesHeld(lateSubscriber: Bool) async throws {
         let count = 40
         let source = ScriptedPageSource(
-            previous: (0..<count).map { [-$0 - 1] }.reversed(), initial: [0], next: (1...count).map { [$0] }
+            previous: (0..<count).map { [-$0 - 1] }.reversed(),
+            initial: [0],
+            next: (1...count).map { [$0] }
         )
         let pager: CountingPager = QueryPager(
             source: source,

@@ -9,16 +9,24 @@ import Testing
 struct QueryPagerLoadAllTests {
     typealias Source = PageStreamTests.HalfImmediateSource
 
-    func pager(_ source: Source, retryPolicy: RetryPolicy = .none)
+    func pager(
+        _ source: Source,
+        retryPolicy: RetryPolicy = .none
+    )
         -> QueryPager<Source, Source, CursorBasedPagination.Forward, PaginationOutput<Source.Page, Source.Page>>
     {
         QueryPager(
-            source: source, initialRequest: nil, retryPolicy: retryPolicy,
+            source: source,
+            initialRequest: nil,
+            retryPolicy: retryPolicy,
             extractPageInfo: { CursorBasedPagination.Forward(nextToken: $0.nextToken) },
-            pageResolver: { info, _ in info.endCursor })
+            pageResolver: { info, _ in info.endCursor }
+        )
     }
 
-    @Test("P8: pages a source answers at once are held, counted and retried like awaited ones; fetch is not asked again")
+    @Test(
+        "P8: pages a source answers at once are held, counted and retried like awaited ones; fetch is not asked again"
+    )
     func p8ImmediateAnswersAreLoadedLikeAwaitedOnes() async throws {
         let source = Source(count: 9, failing: (4, .throttled))
         let pager = pager(source, retryPolicy: RetryPolicy(maxRetries: 2, initialBackoff: .microseconds(1), seed: 1))
@@ -54,14 +62,16 @@ struct QueryPagerLoadAllTests {
     func p3ResolverStoppingMidLoadAllKeepsThePage() async throws {
         let source = Source(count: 9)
         let pager = QueryPager(
-            source: source, initialRequest: nil,
+            source: source,
+            initialRequest: nil,
             extractPageInfo: { CursorBasedPagination.Forward(nextToken: $0.nextToken) },
             // The request type is `String?` (nil: the first page), so "no request" is `.none`
             // of `String??`.
             pageResolver: { info, _ -> String?? in
                 guard let cursor = info.endCursor, Int(cursor)! < 5 else { return .none }
                 return .some(cursor)
-            })
+            }
+        )
         #expect(await paginationError { try await pager.loadAll() } == .noQuery)
         #expect(pager.output?.allPages.flatMap(\.items) == [0, 1, 2, 3, 4])
         #expect(pager.counters.requests == 5)
@@ -108,7 +118,9 @@ struct QueryPagerLoadAllAtOnceTests {
         #expect(await outputs.next()?.success?.items == [1, 2, 3, 4, 5])
     }
 
-    @Test("P12: a reset during a loadAll answered at once ends it at the next page, publishes nothing, clears everything")
+    @Test(
+        "P12: a reset during a loadAll answered at once ends it at the next page, publishes nothing, clears everything"
+    )
     func p12ResetDuringLoadAllAnsweredAtOnce() async throws {
         let source = source()
         let pager = forwardPager(source)
@@ -155,7 +167,9 @@ struct QueryPagerLoadAllAtOnceTests {
         #expect(await late.next()?.success?.items == [1, 2, 3, 4, 5])
     }
 
-    @Test("P12, P5: a source that switches to awaited answers mid-load: the awaited request is in flight, cancelled by a reset")
+    @Test(
+        "P12, P5: a source that switches to awaited answers mid-load: the awaited request is in flight, cancelled by a reset"
+    )
     func p12p5SwitchToAwaitedAnswersMidLoadThenReset() async throws {
         // The initial page and t1, t2 answer at once; t3 and t4 wait for the test.
         let source = source(atOnce: 3, gated: true)
@@ -171,7 +185,9 @@ struct QueryPagerLoadAllAtOnceTests {
         #expect(!pager.isLoading)
     }
 
-    @Test("P8, P13: after a switch to awaited answers the load finishes in its task, or stops when its caller is cancelled")
+    @Test(
+        "P8, P13: after a switch to awaited answers the load finishes in its task, or stops when its caller is cancelled"
+    )
     func p8p13SwitchToAwaitedAnswersMidLoad() async throws {
         let source = source(atOnce: 3, gated: true)
         let pager = forwardPager(source)

@@ -251,7 +251,11 @@ struct QueryPagerTests {
         let all = bidirectionalPager(fresh)
         try await all.loadAll()
         #expect(all.output?.items == [-3, -2, -1, 0, 1, 2])
-        #expect(fresh.requests.map(\.description) == ["next:nil", "next:n1", "next:n2", "previous:p1", "previous:p2", "previous:p3"])
+        #expect(
+            fresh.requests.map(\.description) == [
+                "next:nil", "next:n1", "next:n2", "previous:p1", "previous:p2", "previous:p3",
+            ]
+        )
     }
 
     // MARK: P11
@@ -445,7 +449,10 @@ struct QueryPagerTests {
     // MARK: P14
 
     @Test func p14MultiQueryCursorPagerWithTransformToModel() async throws {
-        struct Header: Sendable { var firstItems: [Int]; var cursor: String? }
+        struct Header: Sendable {
+            var firstItems: [Int]
+            var cursor: String?
+        }
         let pages = ScriptedPageSource(forwardPages: [[0], [1, 2], [3]])
         let header = ClosurePageSource<String, Header> { name in
             #expect(name == "header")
@@ -471,8 +478,11 @@ struct QueryPagerTests {
         let pager = QueryPager(
             source: source,
             initialRequest: .initial,
-            extractPageInfo: { CursorBasedPagination.Reverse(hasPrevious: $0.previousToken != nil, startCursor: $0.previousToken) },
-            pageResolver: { info, direction in info.startCursor.map { ScriptedRequest(token: $0, direction: direction) } }
+            extractPageInfo: {
+                CursorBasedPagination.Reverse(hasPrevious: $0.previousToken != nil, startCursor: $0.previousToken)
+            },
+            pageResolver: { info, direction in info.startCursor.map { ScriptedRequest(token: $0, direction: direction) }
+            }
         )
         await pager.fetch()
         #expect(!pager.canLoadNext)
@@ -485,8 +495,14 @@ struct QueryPagerTests {
     @Test(arguments: [1, 3, 10])
     func p14OffsetPaginationForwardReverseAndBidirectional(pageSize: Int) async throws {
         let all = Array(0..<23)
-        struct OffsetRequest: Sendable { var offset: Int; var count: Int }
-        struct OffsetPage: Sendable { var offset: Int; var items: [Int] }
+        struct OffsetRequest: Sendable {
+            var offset: Int
+            var count: Int
+        }
+        struct OffsetPage: Sendable {
+            var offset: Int
+            var items: [Int]
+        }
         @Sendable func previousRequest(before offset: Int) -> OffsetRequest {
             let start = max(0, offset - pageSize)
             return OffsetRequest(offset: start, count: offset - start)
@@ -501,7 +517,10 @@ struct QueryPagerTests {
             source: source,
             initialRequest: OffsetRequest(offset: 0, count: pageSize),
             extractPageInfo: { page in
-                OffsetPagination.Forward(offset: page.offset + page.items.count, canLoadNext: page.offset + page.items.count < all.count)
+                OffsetPagination.Forward(
+                    offset: page.offset + page.items.count,
+                    canLoadNext: page.offset + page.items.count < all.count
+                )
             },
             pageResolver: { info, _ in OffsetRequest(offset: info.offset, count: pageSize) },
             transform: { output in output.allPages.flatMap(\.items) }
@@ -513,7 +532,8 @@ struct QueryPagerTests {
         let reverse = QueryPager(
             source: source,
             initialRequest: OffsetRequest(offset: all.count - pageSize, count: pageSize),
-            extractPageInfo: { page in OffsetPagination.Reverse(offset: page.offset, canLoadPrevious: page.offset > 0) },
+            extractPageInfo: { page in OffsetPagination.Reverse(offset: page.offset, canLoadPrevious: page.offset > 0)
+            },
             pageResolver: { info, _ in previousRequest(before: info.offset) }
         )
         try await reverse.loadAll()
@@ -525,7 +545,9 @@ struct QueryPagerTests {
             initialRequest: OffsetRequest(offset: middle, count: pageSize),
             extractPageInfo: { page in
                 OffsetPagination.Bidirectional(
-                    offset: page.offset, canLoadNext: page.offset + page.items.count < all.count, canLoadPrevious: page.offset > 0
+                    offset: page.offset,
+                    canLoadNext: page.offset + page.items.count < all.count,
+                    canLoadPrevious: page.offset > 0
                 )
             },
             pageResolver: { info, direction in

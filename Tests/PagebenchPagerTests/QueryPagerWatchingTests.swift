@@ -93,9 +93,11 @@ final class WatchedList: Sendable {
 
     func pager() -> Pager {
         QueryPager(
-            source: ClosurePageSource { try await self.fetch($0) }, initialRequest: Request(after: nil),
+            source: ClosurePageSource { try await self.fetch($0) },
+            initialRequest: Request(after: nil),
             extractPageInfo: { CursorBasedPagination.Forward(nextToken: $0.next.map(String.init)) },
-            pageResolver: { info, _ in info.endCursor.flatMap(Int.init).map { Request(after: $0) } })
+            pageResolver: { info, _ in info.endCursor.flatMap(Int.init).map { Request(after: $0) } }
+        )
     }
 }
 

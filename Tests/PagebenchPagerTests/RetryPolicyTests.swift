@@ -17,8 +17,13 @@ struct RetryPolicyTests {
     @Test func retryableErrorsAreRetriedWithSeededExponentialBackoff() async throws {
         let sleeper = ManualSleeper()
         let policy = RetryPolicy(
-            maxRetries: 5, initialBackoff: .milliseconds(10), multiplier: 2, maxBackoff: .milliseconds(35),
-            jitterFraction: 0.5, seed: 42, sleep: sleeper.sleep
+            maxRetries: 5,
+            initialBackoff: .milliseconds(10),
+            multiplier: 2,
+            maxBackoff: .milliseconds(35),
+            jitterFraction: 0.5,
+            seed: 42,
+            sleep: sleeper.sleep
         )
         let source = ScriptedPageSource(forwardPages: [[1], [2], [3]])
         source.fail(ScriptedRequest(token: "t1"), with: Array(repeating: ScriptedSourceError.throttled, count: 3))
@@ -68,7 +73,11 @@ struct RetryPolicyTests {
 
     @Test func backoffIsCappedAndJitterBounded() {
         let policy = RetryPolicy(
-            maxRetries: 10, initialBackoff: .milliseconds(1), multiplier: 3, maxBackoff: .milliseconds(50), jitterFraction: 1
+            maxRetries: 10,
+            initialBackoff: .milliseconds(1),
+            multiplier: 3,
+            maxBackoff: .milliseconds(50),
+            jitterFraction: 1
         )
         #expect(policy.backoff(forRetry: 1, unit: 0) == .milliseconds(1))
         #expect(policy.backoff(forRetry: 2, unit: 0) == .milliseconds(3))

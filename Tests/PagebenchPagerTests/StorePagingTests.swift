@@ -50,8 +50,13 @@ struct StorePagingTests {
     /// A store where a rare, clustered filter leaves long runs of empty pages.
     static let emptyRunsCase = Case(
         configuration: StoreConfiguration(
-            partitions: 2, itemsPerPartition: .uniform(400), itemSize: .fixed(256), selectivity: 0.02,
-            clustering: .runs(length: 4), scanBudgetBytes: 1_048_576, seed: 7
+            partitions: 2,
+            itemsPerPartition: .uniform(400),
+            itemSize: .fixed(256),
+            selectivity: 0.02,
+            clustering: .runs(length: 4),
+            scanBudgetBytes: 1_048_576,
+            seed: 7
         ),
         request: PageRequest(range: .scan, limit: 3, filter: .matching)
     )
@@ -60,7 +65,11 @@ struct StorePagingTests {
     /// empty page of S6 (zero items, zero scanned, nil token).
     static let exactEndCase = Case(
         configuration: StoreConfiguration(
-            partitions: 3, itemsPerPartition: .uniform(60), itemSize: .fixed(128), exactEnd: .continuation, seed: 11
+            partitions: 3,
+            itemsPerPartition: .uniform(60),
+            itemSize: .fixed(128),
+            exactEnd: .continuation,
+            seed: 11
         ),
         request: PageRequest(range: .partition(1), limit: 10)
     )

@@ -3,7 +3,9 @@ import PagebenchTestSupport
 import Testing
 
 typealias ScriptedOutput = PaginationOutput<ScriptedPage, ScriptedPage>
-typealias ForwardPager = QueryPager<ScriptedPageSource, ScriptedPageSource, CursorBasedPagination.Forward, ScriptedOutput>
+typealias ForwardPager = QueryPager<
+    ScriptedPageSource, ScriptedPageSource, CursorBasedPagination.Forward, ScriptedOutput
+>
 typealias BidirectionalPager = QueryPager<
     ScriptedPageSource, ScriptedPageSource, CursorBasedPagination.Bidirectional, ScriptedOutput
 >
@@ -33,7 +35,10 @@ func bidirectionalPager(_ source: ScriptedPageSource) -> BidirectionalPager {
 }
 
 /// A forward page stream over a scripted source.
-func forwardStream(_ source: ScriptedPageSource, retryPolicy: RetryPolicy = .none)
+func forwardStream(
+    _ source: ScriptedPageSource,
+    retryPolicy: RetryPolicy = .none
+)
     -> PageStream<ScriptedPageSource, CursorBasedPagination.Forward>
 {
     PageStream(
@@ -76,7 +81,9 @@ func throwsCancellation(_ body: () async throws -> Void) async -> Bool {
 /// P12, P13: `load`, stopped (reset or cancelled) while `pending` was in flight, ended at once
 /// with `CancellationError`, and its fetch was cancelled, never answered.
 func expectStoppedInFlight(
-    _ load: Task<Void, any Error>, _ pending: ScriptedPageSource.PendingFetch, source: ScriptedPageSource,
+    _ load: Task<Void, any Error>,
+    _ pending: ScriptedPageSource.PendingFetch,
+    source: ScriptedPageSource,
     sourceLocation: SourceLocation = #_sourceLocation
 ) async {
     #expect(await outcome(of: load).failure is CancellationError, sourceLocation: sourceLocation)

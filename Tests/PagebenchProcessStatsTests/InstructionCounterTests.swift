@@ -37,7 +37,9 @@ import Testing
         """
 
     @Test func theTotalOfTheRequestedDumpIsRead() throws {
-        #expect(try InstructionCounter.total(ofDump: Self.dump, label: "pagebench phase 1", file: "cg.out.1") == 468_866_538)
+        #expect(
+            try InstructionCounter.total(ofDump: Self.dump, label: "pagebench phase 1", file: "cg.out.1") == 468_866_538
+        )
     }
 
     @Test func anotherDumpOrOneWithoutATotalIsRefused() {

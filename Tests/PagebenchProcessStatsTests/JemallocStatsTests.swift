@@ -33,7 +33,10 @@ struct JemallocStatsTests {
 
     @Test("Swift class instances are counted too")
     func swiftObjectsGoThroughJemalloc() throws {
-        final class Box { var value: Int; init(_ value: Int) { self.value = value } }
+        final class Box {
+            var value: Int
+            init(_ value: Int) { self.value = value }
+        }
         let count = 5_000
         let before = try JemallocStats.read(flushingThreadCache: true)
         let boxes = (0..<count).map { Box($0) }

@@ -1,17 +1,21 @@
 import Foundation
 import PagebenchBase
-@testable import PagebenchMetrics
-@testable import PagebenchProcessStats
 import PagebenchTestSupport
 import Synchronization
 import Testing
+
+@testable import PagebenchMetrics
+@testable import PagebenchProcessStats
 
 @Suite("Process statistics and the memory sampler")
 struct ProcessStatisticsTests {
     @Test("VmHWM and VmRSS are parsed from /proc status text in kB")
     func parseStatus() throws {
         let status = "Name:\tpagebench\nVmPeak:\t  999 kB\nVmHWM:\t    2048 kB\nVmRSS:\t    1024 kB\nThreads:\t3\n"
-        #expect(try ProcessMemory.parse(status: status) == ProcessMemory(peakResidentBytes: 2_097_152, residentBytes: 1_048_576))
+        #expect(
+            try ProcessMemory.parse(status: status)
+                == ProcessMemory(peakResidentBytes: 2_097_152, residentBytes: 1_048_576)
+        )
         #expect { try ProcessMemory.parse(status: "VmHWM:\t12 MB\nVmRSS:\t1 kB\n", file: "s") } throws: { error in
             (error as? MetricsError)?.line == 1 && (error as? MetricsError)?.kind == .malformedInput
         }
@@ -40,7 +44,8 @@ struct ProcessStatisticsTests {
         var checksum: UInt64 = 0
         var index: UInt64 = 0
         // Spin until the kernel has charged some CPU time; bounded so it cannot hang.
-        while CPUTime.now().since(before).userSeconds + CPUTime.now().since(before).systemSeconds <= 0, index < 1 << 34 {
+        while CPUTime.now().since(before).userSeconds + CPUTime.now().since(before).systemSeconds <= 0, index < 1 << 34
+        {
             for step in 0..<10_000 as Range<UInt64> { checksum &+= (index &+ step) &* 0x9E37_79B9_7F4A_7C15 }
             index += 1
         }

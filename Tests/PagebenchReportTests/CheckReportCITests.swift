@@ -2,11 +2,11 @@ import Foundation
 import PagebenchMetrics
 import Testing
 
+@testable import PagebenchReport
+
 #if canImport(FoundationXML)
 import FoundationXML
 #endif
-
-@testable import PagebenchReport
 
 /// `check --format junit` and `check --github` (docs/ci.md): built on the report's verdicts.
 @Suite struct CheckReportCITests {
@@ -24,14 +24,22 @@ import FoundationXML
         var error: Error?
 
         func parser(
-            _ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?, qualifiedName: String?,
+            _ parser: XMLParser,
+            didStartElement elementName: String,
+            namespaceURI: String?,
+            qualifiedName: String?,
             attributes: [String: String] = [:]
         ) {
             elements.append(Element(name: elementName, attributes: attributes, parent: open.last))
             open.append(elements.count - 1)
         }
 
-        func parser(_ parser: XMLParser, didEndElement elementName: String, namespaceURI: String?, qualifiedName: String?) {
+        func parser(
+            _ parser: XMLParser,
+            didEndElement elementName: String,
+            namespaceURI: String?,
+            qualifiedName: String?
+        ) {
             open.removeLast()
         }
 
@@ -54,7 +62,9 @@ import FoundationXML
         let collector = Collector()
         let parser = XMLParser(data: Data(xml.utf8))
         parser.delegate = collector
-        if !parser.parse(), collector.error == nil { collector.error = parser.parserError ?? CocoaError(.coderReadCorrupt) }
+        if !parser.parse(), collector.error == nil {
+            collector.error = parser.parserError ?? CocoaError(.coderReadCorrupt)
+        }
         return collector
     }
 
@@ -67,8 +77,12 @@ import FoundationXML
         var thresholds = Thresholds()
         thresholds.gateWallClock = true
         return RegressionChecker(thresholds: thresholds).check(
-            baseline: try roundTrip(SyntheticResults().rows(seed: 1)), current: try roundTrip(current.rows(seed: 2)),
-            baselineFile: "baseline.csv", currentFile: "current.csv", allowBehaviourChange: allowBehaviourChange)
+            baseline: try roundTrip(SyntheticResults().rows(seed: 1)),
+            current: try roundTrip(current.rows(seed: 2)),
+            baselineFile: "baseline.csv",
+            currentFile: "current.csv",
+            allowBehaviourChange: allowBehaviourChange
+        )
     }
 
     /// One case per measured metric and behaviour change; failures where the check fails
@@ -91,7 +105,8 @@ import FoundationXML
         let failures = document.named("failure")
         #expect(Set(failures.map { $0.attributes["type"] ?? "" }) == ["regression", "behaviour change"])
         let regression = try #require(failures.first { $0.attributes["type"] == "regression" })
-        for figure in ["baseline: median", "current: median", "change: −", "interval: ", "threshold: ±", "gate: gated"] {
+        for figure in ["baseline: median", "current: median", "change: −", "interval: ", "threshold: ±", "gate: gated"]
+        {
             #expect(regression.text.contains(figure), "\(figure) in \(regression.text)")
         }
         #expect(regression.attributes["message"]?.hasPrefix("pages_per_s regressed: ") == true)
@@ -103,7 +118,10 @@ import FoundationXML
         #expect(root.attributes["tests"] == String(cases.count))
         #expect(root.attributes["failures"] == String(regressions.count + changes.count))
         #expect(root.attributes["skipped"] == nil)  // not in junit-10.xsd's <testsuites>
-        #expect(document.named("testsuite").compactMap { Int($0.attributes["skipped"] ?? "") }.reduce(0, +) == skippedExpected)
+        #expect(
+            document.named("testsuite").compactMap { Int($0.attributes["skipped"] ?? "") }.reduce(0, +)
+                == skippedExpected
+        )
         let suite = try #require(document.named("testsuite").first)
         #expect(suite.attributes["name"] == comparison.label)
         #expect(suite.attributes["failures"] == String(regressions.count + changes.count))
@@ -125,7 +143,11 @@ import FoundationXML
         let baseline = try roundTrip(SyntheticResults().rows(seed: 1) + other.rows(seed: 3))
         let current = try roundTrip(SyntheticResults().rows(seed: 2))
         var report = RegressionChecker().check(
-            baseline: baseline, current: current, baselineFile: "b.csv", currentFile: "c.csv")
+            baseline: baseline,
+            current: current,
+            baselineFile: "b.csv",
+            currentFile: "c.csv"
+        )
         #expect(!report.fails)
         var document = Self.parse(report.junit)
         #expect(document.named("failure").isEmpty)
@@ -155,7 +177,9 @@ import FoundationXML
         #expect(document.error == nil, "\(String(describing: document.error))")
         let readable = "a\"b' <c> & ]]> </testcase>\\u{1}\\u{1B}[2J\\u{7F}\\u{FFFE}\r\n\tend"
         let suite = try #require(document.named("testsuite").first)
-        #expect(suite.attributes["name"] == report.comparisons[0].label.replacingOccurrences(of: hostile, with: readable))
+        #expect(
+            suite.attributes["name"] == report.comparisons[0].label.replacingOccurrences(of: hostile, with: readable)
+        )
         let property = document.named("property").first { $0.attributes["name"] == "baseline" }
         #expect(property?.attributes["value"] == readable)
         let behaviour = try #require(document.named("failure").first { $0.attributes["type"] == "behaviour change" })
@@ -166,7 +190,10 @@ import FoundationXML
     /// `,` in a property.
     @Test func githubAnnotationsEscapeByTheWorkflowCommandRules() {
         let annotation = CheckReport.GitHubAnnotation(
-            level: .error, title: "a: b, 100% \r\n", message: "x: y, 50%\r\nz")
+            level: .error,
+            title: "a: b, 100% \r\n",
+            message: "x: y, 50%\r\nz"
+        )
         #expect(annotation.command == "::error title=a%3A b%2C 100%25 %0D%0A::x: y, 50%25%0D%0Az")
     }
 
@@ -183,12 +210,18 @@ import FoundationXML
         #expect(annotations[0].message.contains("−2"))
         #expect(annotations[regressions].title == "pagebench check: behaviour change of pages")
         let allowed = try Self.regressionReport(allowBehaviourChange: true).githubAnnotations
-        #expect(allowed.map(\.level) == Array(repeating: .error, count: regressions) + Array(repeating: .warning, count: changes))
+        #expect(
+            allowed.map(\.level) == Array(repeating: .error, count: regressions)
+                + Array(repeating: .warning, count: changes)
+        )
         var slower = SyntheticResults()
         slower.pagesPerSecond = 8_000
         let ungated = RegressionChecker().check(
-            baseline: try roundTrip(SyntheticResults().rows(seed: 1)), current: try roundTrip(slower.rows(seed: 2)),
-            baselineFile: "b.csv", currentFile: "c.csv")
+            baseline: try roundTrip(SyntheticResults().rows(seed: 1)),
+            current: try roundTrip(slower.rows(seed: 2)),
+            baselineFile: "b.csv",
+            currentFile: "c.csv"
+        )
         #expect(ungated.githubAnnotations.isEmpty)
         #expect(ungated.githubAnnotationLines.isEmpty)
     }
@@ -202,8 +235,15 @@ import FoundationXML
         let lines = report.githubAnnotationLines.split(separator: "\n")
         #expect(lines.filter { $0.hasPrefix("::warning ") }.count == 10)
         #expect(lines.last?.hasPrefix("::warning title=pagebench check%3A 6 more warnings::") == true)
-        #expect(lines.filter { $0.hasPrefix("::warning ") }.dropLast().allSatisfy { $0.contains("only in the current file") })
-        #expect(lines.filter { $0.hasPrefix("::error ") }.count == report.count(.regression, gated: true) + report.behaviourChangeCount)
+        #expect(
+            lines.filter { $0.hasPrefix("::warning ") }.dropLast().allSatisfy {
+                $0.contains("only in the current file")
+            }
+        )
+        #expect(
+            lines.filter { $0.hasPrefix("::error ") }.count == report.count(.regression, gated: true)
+                + report.behaviourChangeCount
+        )
     }
 
     /// The step summary is the markdown report while it fits; past the limit it is cut at a

@@ -77,9 +77,12 @@ import Testing
     @Test func csvOutputReadsBackWithTheStrictReader() throws {
         let table = ConfigurationComparison(files: evenAndClustered(), metrics: ["pages_per_s", "empty_page_rate"])
         let records = try CSVReader(file: "compare.csv").records(table.csv)
-        #expect(records.first?.fields.map(\.text) == [
-            "concurrency", "metric", "unit", "polarity", "even", "even delta", "clustered", "clustered delta", "not_comparable",
-        ])
+        #expect(
+            records.first?.fields.map(\.text) == [
+                "concurrency", "metric", "unit", "polarity", "even", "even delta", "clustered", "clustered delta",
+                "not_comparable",
+            ]
+        )
         #expect(records.count == 3)
         let fields = records[1].fields.map(\.text)
         #expect(Array(fields.prefix(7)) == ["4", "pages_per_s", "pages/s", "higher", "10000.0", "", "8000.0"])
@@ -114,7 +117,9 @@ import Testing
         var hundred = ten
         hundred.limit = 100
         hundred.configHash = "1111111111111111"
-        let table = ConfigurationComparison(files: [("a/ten.csv", ten.rows(seed: 1)), ("b/hundred.csv", hundred.rows(seed: 2))])
+        let table = ConfigurationComparison(files: [
+            ("a/ten.csv", ten.rows(seed: 1)), ("b/hundred.csv", hundred.rows(seed: 2)),
+        ])
         #expect(table.configurations.map(\.label) == ["limit=10", "limit=100"])
         #expect(!table.text.contains("default [00c0ffee]"))
     }
@@ -149,8 +154,10 @@ import Testing
         b.label = "limit=100"
         b.limit = 100
         b.configHash = "1111111111111111"
-        #expect(ConfigurationComparison(files: [("run.csv", a.rows(seed: 1) + b.rows(seed: 1))]).configurations.map(\.label)
-            == ["limit=10", "limit=100"])
+        #expect(
+            ConfigurationComparison(files: [("run.csv", a.rows(seed: 1) + b.rows(seed: 1))]).configurations.map(\.label)
+                == ["limit=10", "limit=100"]
+        )
     }
 
     // MARK: Like with like (issue 26)
@@ -172,9 +179,12 @@ import Testing
         hundred.pageLatencyP50Nanoseconds = 900_000
         let table = ConfigurationComparison(files: [("limits.csv", ten.rows(seed: 1) + hundred.rows(seed: 1))])
         let section = try #require(table.sections.first)
-        #expect(Array(section.rows.prefix(5).map(\.metric)) == [
-            "pages_per_drain_mean", "empty_pages_per_drain", "scanned_bytes_per_drain", "scanned_items_per_drain", "items_per_drain",
-        ])
+        #expect(
+            Array(section.rows.prefix(5).map(\.metric)) == [
+                "pages_per_drain_mean", "empty_pages_per_drain", "scanned_bytes_per_drain", "scanned_items_per_drain",
+                "items_per_drain",
+            ]
+        )
         let roundTrips = try #require(section.rows.first { $0.metric == "pages_per_drain_mean" })
         #expect(roundTrips.notComparable(at: 1) == nil)
         #expect(ConfigurationComparison.cellText(roundTrips, 1) == "1.3 pages (−89.2 % better)")
@@ -195,7 +205,11 @@ import Testing
         filtered.configHash = "2222222222222222"
         ten.filter = "none"
         let filters = ConfigurationComparison(files: [("f.csv", ten.rows(seed: 1) + filtered.rows(seed: 1))])
-        #expect(filters.sections[0].rows.first { $0.metric == "items_per_s" }?.notComparable(at: 1)?.contains("filters differ") == true)
+        #expect(
+            filters.sections[0].rows.first { $0.metric == "items_per_s" }?.notComparable(at: 1)?.contains(
+                "filters differ"
+            ) == true
+        )
         #expect(filters.sections[0].rows.first { $0.metric == "pages_per_s" }?.notComparable(at: 1) == nil)
         // One limit: the same rate is judged as before.
         let same = ConfigurationComparison(files: evenAndClustered())
@@ -232,8 +246,10 @@ import Testing
         #expect(table.csv.contains("rest limit=100: per page, and the limits differ (10, 100)"))
         #expect(!table.csv.contains("graphql limit=10: per page"))
         // The report keeps the request-latency plot for the comparable pair.
-        let html = HTMLReport(files: [("apis.csv", rest.rows(seed: 1) + graphql.rows(seed: 1) + restHundred.rows(seed: 1))])
-            .render()
+        let html = HTMLReport(files: [
+            ("apis.csv", rest.rows(seed: 1) + graphql.rows(seed: 1) + restHundred.rows(seed: 1))
+        ])
+        .render()
         #expect(html.contains("id=\"plot-page-latency\""))
         #expect(html.contains("Only the configurations at the limit of the first (10)"))
     }
@@ -246,15 +262,17 @@ import Testing
         var scan = partition
         scan.configHash = "3333333333333333"
         scan.pages = 76_800
-        let rows = partition.rows(seed: 1).map { row -> ResultRow in
-            var copy = row
-            copy.read = "partition:uniform"
-            return copy
-        } + scan.rows(seed: 1).map { row -> ResultRow in
-            var copy = row
-            copy.read = "scan"
-            return copy
-        }
+        let rows =
+            partition.rows(seed: 1).map { row -> ResultRow in
+                var copy = row
+                copy.read = "partition:uniform"
+                return copy
+            }
+            + scan.rows(seed: 1).map { row -> ResultRow in
+                var copy = row
+                copy.read = "scan"
+                return copy
+            }
         let table = ConfigurationComparison(files: [("reads.csv", rows)])
         #expect(table.configurations.map(\.label) == ["read=partition:uniform", "read=scan"])
         let section = try #require(table.sections.first)
@@ -270,7 +288,8 @@ import Testing
         #expect {
             try ConfigurationComparison.validateMetrics(["pages_per_drain"])
         } throws: { error in
-            (error as? MetricsError)?.message.contains("did you mean 'pages_per_drain_mean' or 'pages_per_drain_max'?") == true
+            (error as? MetricsError)?.message.contains("did you mean 'pages_per_drain_mean' or 'pages_per_drain_max'?")
+                == true
         }
     }
 }

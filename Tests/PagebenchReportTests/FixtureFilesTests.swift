@@ -15,7 +15,12 @@ import Testing
     /// Two scenarios × two concurrencies, 5 repetitions, 2 % noise. `slowdown` is a code
     /// change that makes pages cost more (wall clock and instructions), `busierMachine` a
     /// machine that makes them take longer (wall clock and CPU time only).
-    static func scenarios(slowdown: Double = 1, busierMachine: Double = 1, pagesDelta: Int = 0, seed: UInt64) -> [ResultRow] {
+    static func scenarios(
+        slowdown: Double = 1,
+        busierMachine: Double = 1,
+        pagesDelta: Int = 0,
+        seed: UInt64
+    ) -> [ResultRow] {
         var rows: [ResultRow] = []
         for (index, scenario) in ["even", "clustered"].enumerated() {
             for concurrency in [1, 4] {
@@ -24,7 +29,8 @@ import Testing
                 results.configHash = index == 0 ? "5e1ec7edc0ffee11" : "c1u57e7ed0000001"
                 results.concurrency = concurrency
                 results.noise = 0.02
-                results.pagesPerSecond = (index == 0 ? 10_000 : 6_000) * Double(concurrency).squareRoot() / slowdown / busierMachine
+                results.pagesPerSecond =
+                    (index == 0 ? 10_000 : 6_000) * Double(concurrency).squareRoot() / slowdown / busierMachine
                 results.pageLatencyP50Nanoseconds = 200_000 * slowdown * busierMachine
                 results.cpuFactor = busierMachine
                 results.instructionsPerPage = ((index == 0 ? 4_812.5 : 5_903.25) + Double(concurrency) * 11) * slowdown
@@ -108,15 +114,24 @@ import Testing
     /// `check/baseline-schema1.csv` is `check/baseline.csv` as schema version 1 wrote it
     /// (before `harness_overhead_ratio`): it must read as the same rows.
     @Test func schemaVersionOneBaselineReadsAsTheCurrentRows() throws {
-        let old = try CSVFile.read(ResultRow.self, from: Self.directory.appendingPathComponent("check/baseline-schema1.csv").path)
-        let current = try CSVFile.read(ResultRow.self, from: Self.directory.appendingPathComponent("check/baseline.csv").path)
+        let old = try CSVFile.read(
+            ResultRow.self,
+            from: Self.directory.appendingPathComponent("check/baseline-schema1.csv").path
+        )
+        let current = try CSVFile.read(
+            ResultRow.self,
+            from: Self.directory.appendingPathComponent("check/baseline.csv").path
+        )
         #expect(!old.isEmpty)
         // Version 1 had no instructions_per_page (added in 5) either.
-        #expect(old == current.map { row in
-            var row = row
-            row.instructionsPerPage = nil
-            return row
-        })
+        #expect(
+            old
+                == current.map { row in
+                    var row = row
+                    row.instructionsPerPage = nil
+                    return row
+                }
+        )
         #expect(old.allSatisfy { $0.schemaVersion == ResultRow.currentSchemaVersion && $0.harnessOverheadRatio == nil })
     }
 
@@ -127,7 +142,10 @@ import Testing
         for (name, text) in texts.sorted(by: { $0.key < $1.key }) {
             let url = Self.directory.appendingPathComponent(name)
             if regenerate {
-                try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+                try FileManager.default.createDirectory(
+                    at: url.deletingLastPathComponent(),
+                    withIntermediateDirectories: true
+                )
                 try text.write(to: url, atomically: true, encoding: .utf8)
             }
             let committed = try String(contentsOf: url, encoding: .utf8)
@@ -139,8 +157,11 @@ import Testing
         let baseline = try CSVFile.readResults(Self.directory.appendingPathComponent("check/baseline.csv").path)
         func check(_ name: String) throws -> CheckReport {
             RegressionChecker().check(
-                baseline: baseline, current: try CSVFile.readResults(Self.directory.appendingPathComponent(name).path),
-                baselineFile: "baseline.csv", currentFile: name)
+                baseline: baseline,
+                current: try CSVFile.readResults(Self.directory.appendingPathComponent(name).path),
+                baselineFile: "baseline.csv",
+                currentFile: name
+            )
         }
         let same = try check("check/current-same.csv")
         #expect(!same.fails, "\(same.text)")
@@ -148,8 +169,16 @@ import Testing
         #expect(regression.hasRegression)
         #expect(regression.behaviourChangeCount == 0)
         // Every group's instructions per page regressed (gated) and so did its throughput (reported).
-        #expect(regression.allVerdicts.filter { $0.verdict.metric == "instructions_per_page" }.allSatisfy { $0.verdict.verdict == .regression && $0.verdict.gated })
-        #expect(regression.allVerdicts.filter { $0.verdict.metric == "pages_per_s" }.allSatisfy { $0.verdict.verdict == .worse && !$0.verdict.gated })
+        #expect(
+            regression.allVerdicts.filter { $0.verdict.metric == "instructions_per_page" }.allSatisfy {
+                $0.verdict.verdict == .regression && $0.verdict.gated
+            }
+        )
+        #expect(
+            regression.allVerdicts.filter { $0.verdict.metric == "pages_per_s" }.allSatisfy {
+                $0.verdict.verdict == .worse && !$0.verdict.gated
+            }
+        )
         // H10: the busier machine's shift is reported, not gated.
         let busy = try check("check/current-busy-machine.csv")
         #expect(!busy.fails, "\(busy.text)")

@@ -2,11 +2,11 @@ import Foundation
 import PagebenchMetrics
 import Testing
 
+@testable import PagebenchReport
+
 #if canImport(FoundationXML)
 import FoundationXML
 #endif
-
-@testable import PagebenchReport
 
 @Suite struct HTMLReportTests {
     /// Collects element names and attributes, and the first parse error.
@@ -14,7 +14,10 @@ import FoundationXML
         var elements: [(name: String, attributes: [String: String])] = []
         var error: Error?
         func parser(
-            _ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?, qualifiedName: String?,
+            _ parser: XMLParser,
+            didStartElement elementName: String,
+            namespaceURI: String?,
+            qualifiedName: String?,
             attributes: [String: String] = [:]
         ) {
             elements.append((elementName, attributes))
@@ -72,7 +75,12 @@ import FoundationXML
         let html = HTMLReport(files: [("results/target.csv", [row])], history: nil, timeSeries: nil).render()
         let compared = try #require(html.range(of: "<h2>What was compared</h2>"))
         let table = html[compared.upperBound...].split(separator: "</table>")[0]
-        #expect(table.contains("<td>orders-open</td><td>\(row.pagerKind)</td><td>—</td><td>—</td><td>partition:uniform</td>"), "\(table)")
+        #expect(
+            table.contains(
+                "<td>orders-open</td><td>\(row.pagerKind)</td><td>—</td><td>—</td><td>partition:uniform</td>"
+            ),
+            "\(table)"
+        )
         #expect(!table.contains("category=0"))
     }
 
@@ -83,14 +91,22 @@ import FoundationXML
         let svgIDs = collector.elements.filter { $0.name == "svg" }.compactMap { $0.attributes["id"] }
         // Issue 26: only the plots these rows mean something for, most telling first; one
         // limit and one selectivity: no plot against the limit or the selectivity.
-        #expect(svgIDs == ["plot-throughput", "plot-drain-latency", "plot-page-latency", "plot-cancellation", "plot-memory", "plot-history"])
+        #expect(
+            svgIDs == [
+                "plot-throughput", "plot-drain-latency", "plot-page-latency", "plot-cancellation", "plot-memory",
+                "plot-history",
+            ]
+        )
         #expect(Set(svgIDs).isSubset(of: HTMLReport.plotIDs))
         // Every plot has data drawn in it.
         for id in svgIDs {
             let start = try #require(html.range(of: "id=\"\(id)\""))
             let end = try #require(html.range(of: "</svg>", range: start.upperBound..<html.endIndex))
             let svg = html[start.lowerBound..<end.lowerBound]
-            #expect(svg.contains("<polyline") || svg.contains("<circle") || svg.contains("class=\"box\""), "\(id) is empty")
+            #expect(
+                svg.contains("<polyline") || svg.contains("<circle") || svg.contains("class=\"box\""),
+                "\(id) is empty"
+            )
         }
         #expect(html.contains("clustered &amp; &lt;hot&gt;"))
         // Values land on the axes in their units (page p50 is about 200 µs, cancellation about 40 µs).
@@ -112,8 +128,12 @@ import FoundationXML
         var tiny = SyntheticResults()
         tiny.scenario = "tiny"
         tiny.pagesPerSecond = .leastNonzeroMagnitude
-        let html = HTMLReport(files: [("results/huge.csv", huge.rows(seed: 1) + tiny.rows(seed: 2))], history: nil, timeSeries: nil)
-            .render()
+        let html = HTMLReport(
+            files: [("results/huge.csv", huge.rows(seed: 1) + tiny.rows(seed: 2))],
+            history: nil,
+            timeSeries: nil
+        )
+        .render()
         #expect(parse(html).error == nil)
         #expect(!html.contains("nan") && !html.contains("inf"))
     }
@@ -122,15 +142,21 @@ import FoundationXML
     /// a report without knee steps has no such plot.
     @Test func kneeStepsDrawTheCurveWithTheKnee() throws {
         var rows: [ResultRow] = []
-        for (rate, p99, held) in [(100.0, 20_000_000, 1), (200.0, 22_000_000, 1), (400.0, 30_000_000, 1), (800.0, 900_000_000, 0)] {
+        for (rate, p99, held) in [
+            (100.0, 20_000_000, 1), (200.0, 22_000_000, 1), (400.0, 30_000_000, 1), (800.0, 900_000_000, 0),
+        ] {
             var row = ResultRow()
             row.scenario = "slow-store"
             row.loadModel = "open-fixed"
             row.plannedDrainsPerSecond = rate
             row.drainsPerSecond = rate * 0.98
             row.drainLatencyCorrected = LatencyPercentiles(
-                p50Nanoseconds: UInt64(p99 / 2), p90Nanoseconds: UInt64(p99 / 2), p99Nanoseconds: UInt64(p99),
-                p999Nanoseconds: UInt64(p99), maxNanoseconds: UInt64(p99))
+                p50Nanoseconds: UInt64(p99 / 2),
+                p90Nanoseconds: UInt64(p99 / 2),
+                p99Nanoseconds: UInt64(p99),
+                p999Nanoseconds: UInt64(p99),
+                maxNanoseconds: UInt64(p99)
+            )
             row.sloHeld = held
             rows.append(row)
         }
@@ -153,9 +179,17 @@ import FoundationXML
         for (stage, seconds) in plan {
             for second in seconds {
                 var row = TimeSeriesRow(
-                    scenario: "ramp", pagerKind: "streaming", concurrency: 64, repetition: 1,
-                    elapsedSeconds: Double(second), isWarmup: false, pagesPerSecond: 1_000 * Double(second),
-                    pageLatencyP99Nanoseconds: 4_000_000, allocatedBytes: 1_000_000, rssBytes: 2_000_000)
+                    scenario: "ramp",
+                    pagerKind: "streaming",
+                    concurrency: 64,
+                    repetition: 1,
+                    elapsedSeconds: Double(second),
+                    isWarmup: false,
+                    pagesPerSecond: 1_000 * Double(second),
+                    pageLatencyP99Nanoseconds: 4_000_000,
+                    allocatedBytes: 1_000_000,
+                    rssBytes: 2_000_000
+                )
                 row.pageLatencyP50Nanoseconds = 2_000_000
                 row.stage = stage
                 row.plannedPagers = stage == 2 ? 64 : Double(second) * 64 / 5
@@ -209,9 +243,17 @@ import FoundationXML
         var series: [TimeSeriesRow] = []
         for second in 1...10 {
             var row = TimeSeriesRow(
-                scenario: "hold", pagerKind: "streaming", concurrency: 64, repetition: 1,
-                elapsedSeconds: Double(second), isWarmup: false, pagesPerSecond: 300,
-                pageLatencyP99Nanoseconds: second > 7 ? 90_000_000 : 4_000_000, allocatedBytes: 1_000_000, rssBytes: 2_000_000)
+                scenario: "hold",
+                pagerKind: "streaming",
+                concurrency: 64,
+                repetition: 1,
+                elapsedSeconds: Double(second),
+                isWarmup: false,
+                pagesPerSecond: 300,
+                pageLatencyP99Nanoseconds: second > 7 ? 90_000_000 : 4_000_000,
+                allocatedBytes: 1_000_000,
+                rssBytes: 2_000_000
+            )
             row.stage = second <= 5 ? 1 : 2
             row.plannedDrainsPerSecond = second <= 5 ? Double(second) * 60 : 300
             series.append(row)
@@ -237,20 +279,33 @@ import FoundationXML
                 row.slos = "drain_latency_corrected_p99_ns<50ms"
                 let p = p99[stage - 1]
                 row.drainLatencyCorrected = LatencyPercentiles(
-                    p50Nanoseconds: p / 2, p90Nanoseconds: p, p99Nanoseconds: p, p999Nanoseconds: p, maxNanoseconds: p)
+                    p50Nanoseconds: p / 2,
+                    p90Nanoseconds: p,
+                    p99Nanoseconds: p,
+                    p999Nanoseconds: p,
+                    maxNanoseconds: p
+                )
                 row.sloHeld = p < 50_000_000 ? 1 : 0
                 return row
             }
         }
-        let held = HTMLReport(files: [("results/hold.csv", stageRows(p99: [20_000_000, 30_000_000]))], timeSeries: series).render()
+        let held = HTMLReport(
+            files: [("results/hold.csv", stageRows(p99: [20_000_000, 30_000_000]))],
+            timeSeries: series
+        ).render()
         #expect(parse(held).error == nil)
         #expect(held.contains("Every SLO held in every stage: <strong>drain_latency_corrected_p99_ns&lt;50ms</strong>"))
-        let broke = HTMLReport(files: [("results/hold.csv", stageRows(p99: [20_000_000, 80_000_000]))], timeSeries: series).render()
+        let broke = HTMLReport(
+            files: [("results/hold.csv", stageRows(p99: [20_000_000, 80_000_000]))],
+            timeSeries: series
+        ).render()
         #expect(broke.contains("SLOs broke: <strong>stage 2 drain_latency_corrected_p99_ns 80ms"), "\(broke)")
         // The SLO's bound over the latency over time.
         let latency = try #require(held.range(of: "id=\"plot-stage-latency\""))
         let latencyEnd = try #require(held.range(of: "</svg>", range: latency.upperBound..<held.endIndex))
-        #expect(held[latency.lowerBound..<latencyEnd.lowerBound].contains("SLO: drain_latency_corrected_p99_ns&lt;50ms"))
+        #expect(
+            held[latency.lowerBound..<latencyEnd.lowerBound].contains("SLO: drain_latency_corrected_p99_ns&lt;50ms")
+        )
         // The plan as its ramps: four points (0→300 over stage 1, then 300 held), not two means.
         let plan = try #require(held.range(of: "id=\"plot-stage-plan\""))
         let planEnd = try #require(held.range(of: "</svg>", range: plan.upperBound..<held.endIndex))
@@ -266,7 +321,9 @@ import FoundationXML
     /// bound drawn, broken steps as rings (as the caption says), the verdict first.
     @Test func aKneeReportOpensWithTheKneeItsBoundAndRequestsPerSecond() throws {
         var rows: [ResultRow] = []
-        for (rate, p99, held) in [(100.0, 20_000_000, 1), (200.0, 22_000_000, 1), (400.0, 30_000_000, 1), (800.0, 900_000_000, 0)] {
+        for (rate, p99, held) in [
+            (100.0, 20_000_000, 1), (200.0, 22_000_000, 1), (400.0, 30_000_000, 1), (800.0, 900_000_000, 0),
+        ] {
             var row = ResultRow()
             row.scenario = "slow-store"
             row.configHash = String(format: "%016x", Int(rate))
@@ -276,8 +333,12 @@ import FoundationXML
             row.drainsPerSecond = rate * 0.98
             row.pagesPerSecond = rate * 0.98 * 21
             row.drainLatencyCorrected = LatencyPercentiles(
-                p50Nanoseconds: UInt64(p99 / 2), p90Nanoseconds: UInt64(p99 / 2), p99Nanoseconds: UInt64(p99),
-                p999Nanoseconds: UInt64(p99), maxNanoseconds: UInt64(p99))
+                p50Nanoseconds: UInt64(p99 / 2),
+                p90Nanoseconds: UInt64(p99 / 2),
+                p99Nanoseconds: UInt64(p99),
+                p999Nanoseconds: UInt64(p99),
+                maxNanoseconds: UInt64(p99)
+            )
             row.sloHeld = held
             rows.append(row)
         }
@@ -293,7 +354,10 @@ import FoundationXML
         // Issue 35: requests/s are each step's measured ones, in a plot of their own, not a
         // median pages per drain times drains/s on a second axis.
         #expect(!html.contains("median of the steps"))
-        #expect(html.contains("id=\"plot-knee-requests\"") && html.contains("requests (pages)/s completed, measured per step"))
+        #expect(
+            html.contains("id=\"plot-knee-requests\"")
+                && html.contains("requests (pages)/s completed, measured per step")
+        )
         #expect(svg.contains("fill=\"#ffffff\" stroke="), "a broken step is a ring")
         #expect(svg.contains("knee 400 drains/s, 8232 requests/s"), "\(svg)")
         #expect(!html.contains("plot-cancellation") && !html.contains("plot-throughput"))
@@ -316,13 +380,19 @@ import FoundationXML
             row.drainsPerSecond = rate
             row.pagesPerSecond = rate * 21
             row.drainLatencyCorrected = LatencyPercentiles(
-                p50Nanoseconds: UInt64(p99 / 2), p90Nanoseconds: UInt64(p99 / 2), p99Nanoseconds: UInt64(p99),
-                p999Nanoseconds: UInt64(p99), maxNanoseconds: UInt64(p99))
+                p50Nanoseconds: UInt64(p99 / 2),
+                p90Nanoseconds: UInt64(p99 / 2),
+                p99Nanoseconds: UInt64(p99),
+                p999Nanoseconds: UInt64(p99),
+                maxNanoseconds: UInt64(p99)
+            )
             row.sloHeld = held
             row.slos = "drain_latency_corrected_p99_ns<60ms;error_rate<1%"
             rows.append(row)
         }
-        #expect(HTMLReport(files: [("knee.csv", rows)]).render().contains("SLO: drain_latency_corrected_p99_ns&lt;60ms"))
+        #expect(
+            HTMLReport(files: [("knee.csv", rows)]).render().contains("SLO: drain_latency_corrected_p99_ns&lt;60ms")
+        )
         var overridden = HTMLReport(files: [("knee.csv", rows)])
         overridden.objectives = try ServiceLevelObjective.parseAll(["drain_latency_corrected_p99_ns<50ms"])
         let html = overridden.render()
@@ -352,8 +422,14 @@ import FoundationXML
         #expect(parse(html).error == nil)
         let first = try #require(html.range(of: "<svg xmlns=\"http://www.w3.org/2000/svg\" id=\""))
         #expect(html[first.upperBound...].hasPrefix("plot-limit"))
-        #expect(!html.contains("id=\"plot-page-latency\"") && html.contains("page latency percentiles (a page holds up to limit items"))
-        #expect(html.contains("<th>round trips/drain</th>") && html.contains("<th>requests/s</th>") && html.contains("<th>drains/s</th>"))
+        #expect(
+            !html.contains("id=\"plot-page-latency\"")
+                && html.contains("page latency percentiles (a page holds up to limit items")
+        )
+        #expect(
+            html.contains("<th>round trips/drain</th>") && html.contains("<th>requests/s</th>")
+                && html.contains("<th>drains/s</th>")
+        )
         #expect(html.contains("costs the fewest round trips per drain (1.3, against 12"))
         #expect(html.contains("a long name that must never be cut in the key"))
         #expect(!html.contains("…"))
@@ -373,7 +449,11 @@ import FoundationXML
         let html = HTMLReport(files: [("base.csv", baselineRows), ("cur.csv", slowerRows)]).render()
         #expect(parse(html).error == nil)
         let check = RegressionChecker().check(
-            baseline: baselineRows, current: slowerRows, baselineFile: "base.csv", currentFile: "cur.csv")
+            baseline: baselineRows,
+            current: slowerRows,
+            baselineFile: "base.csv",
+            currentFile: "cur.csv"
+        )
         #expect(check.fails)
         #expect(html.contains("id=\"gate\""))
         #expect(html.contains("<strong>Failed</strong>: " + check.summaryLine))
@@ -383,7 +463,8 @@ import FoundationXML
         #expect(html.contains("gated: process-own (instructions, callgrind"))
         for line in check.gates { #expect(html.contains(escape(line))) }
         // The same build again passes; one file alone has no gate to show.
-        let same = HTMLReport(files: [("base.csv", baselineRows), ("again.csv", try roundTrip(baseline.rows(seed: 3)))]).render()
+        let same = HTMLReport(files: [("base.csv", baselineRows), ("again.csv", try roundTrip(baseline.rows(seed: 3)))])
+            .render()
         #expect(same.contains("<strong>Passed</strong>: OK: 0 regressions"))
         #expect(!HTMLReport(files: [("base.csv", baselineRows)]).render().contains("id=\"gate\""))
         // A file holding a row twice is refused by check (exit 65), and the report says so.
@@ -392,7 +473,11 @@ import FoundationXML
         // --gate-wall-clock as check takes it: the throughput drop fails too.
         var wallClock = HTMLReport(files: [("base.csv", baselineRows), ("cur.csv", slowerRows)])
         wallClock.checkThresholds?.gateWallClock = true
-        #expect(wallClock.render().contains("<td class=\"worse\">regression</td><td>even [00c0ffee00c0ffee] loop ×4</td><td><code>pages_per_s</code>"))
+        #expect(
+            wallClock.render().contains(
+                "<td class=\"worse\">regression</td><td>even [00c0ffee00c0ffee] loop ×4</td><td><code>pages_per_s</code>"
+            )
+        )
     }
 
     @Test func reportIsSelfContained() {
@@ -402,7 +487,10 @@ import FoundationXML
         #expect(!html.contains("@import"))
         #expect(!html.contains("url("))
         let addresses = html.components(separatedBy: "http").dropFirst().map { String($0.prefix(30)) }
-        #expect(addresses.allSatisfy { $0.hasPrefix("://www.w3.org/") }, "only XML namespaces may name an address: \(addresses)")
+        #expect(
+            addresses.allSatisfy { $0.hasPrefix("://www.w3.org/") },
+            "only XML namespaces may name an address: \(addresses)"
+        )
     }
 
     @Test func missingInputsGivePlaceholdersNotEmptyAxes() throws {
@@ -412,7 +500,8 @@ import FoundationXML
         let html = report.render()
         let collector = parse(html)
         #expect(collector.error == nil)
-        let placeholders = collector.elements.filter { $0.name == "p" && $0.attributes["class"] == "empty" }.compactMap { $0.attributes["id"] }
+        let placeholders = collector.elements.filter { $0.name == "p" && $0.attributes["class"] == "empty" }.compactMap
+        { $0.attributes["id"] }
         #expect(placeholders.isEmpty)
         // Issue 26: plots without data are left out, and the page says how to get them.
         #expect(!html.contains("id=\"plot-memory\"") && !html.contains("id=\"plot-history\""))
@@ -420,7 +509,9 @@ import FoundationXML
     }
 
     @Test func writesAtomicallyCreatingDirectories() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pagebench-report-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "pagebench-report-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        )
         defer { try? FileManager.default.removeItem(at: directory) }
         let path = directory.appendingPathComponent("nested/report.html").path
         try HTMLReport.write(Self.fixtureReport().render(), to: path)

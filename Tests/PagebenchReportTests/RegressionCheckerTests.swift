@@ -15,12 +15,20 @@ import Testing
         return RegressionChecker(thresholds: thresholds)
     }()
 
-    func check(_ baseline: SyntheticResults, _ current: SyntheticResults, seeds: (UInt64, UInt64) = (1, 2),
-        allowBehaviourChange: Bool = false, checker: RegressionChecker? = nil) throws -> CheckReport
-    {
+    func check(
+        _ baseline: SyntheticResults,
+        _ current: SyntheticResults,
+        seeds: (UInt64, UInt64) = (1, 2),
+        allowBehaviourChange: Bool = false,
+        checker: RegressionChecker? = nil
+    ) throws -> CheckReport {
         (checker ?? self.checker).check(
-            baseline: try roundTrip(baseline.rows(seed: seeds.0)), current: try roundTrip(current.rows(seed: seeds.1)),
-            baselineFile: "baseline.csv", currentFile: "current.csv", allowBehaviourChange: allowBehaviourChange)
+            baseline: try roundTrip(baseline.rows(seed: seeds.0)),
+            current: try roundTrip(current.rows(seed: seeds.1)),
+            baselineFile: "baseline.csv",
+            currentFile: "current.csv",
+            allowBehaviourChange: allowBehaviourChange
+        )
     }
 
     func verdict(_ report: CheckReport, _ metric: String) -> MetricVerdict? {
@@ -58,21 +66,35 @@ import Testing
         #expect(pages.verdict == .worse && pages.verdict.rawValue == "worse (reported)" && !pages.verdict.fails)
         // Every line of the markdown that names pages_per_s says the same word.
         let lines = report.markdown.split(separator: "\n").filter { $0.contains("`pages_per_s`") }
-        #expect(lines.count == 2 && lines.allSatisfy { $0.contains("worse (reported)") && !$0.contains("regression") }, "\(lines)")
+        #expect(
+            lines.count == 2 && lines.allSatisfy { $0.contains("worse (reported)") && !$0.contains("regression") },
+            "\(lines)"
+        )
         #expect(report.text.contains("pages_per_s worse (reported)"))
         let document = try #require(
-            try JSONSerialization.jsonObject(with: Data(report.json.utf8)) as? [String: Any])
+            try JSONSerialization.jsonObject(with: Data(report.json.utf8)) as? [String: Any]
+        )
         #expect(document["outcome"] as? String == "OK")
-        let metrics = ((document["report"] as? [String: Any])?["comparisons"] as? [[String: Any]])?
+        let metrics =
+            ((document["report"] as? [String: Any])?["comparisons"] as? [[String: Any]])?
             .flatMap { $0["metrics"] as? [[String: Any]] ?? [] } ?? []
         #expect(!metrics.isEmpty)
-        for metric in metrics where metric["verdict"] as? String == "regression" || metric["verdict"] as? String == "improvement" {
+        for metric in metrics
+        where metric["verdict"] as? String == "regression" || metric["verdict"] as? String == "improvement" {
             #expect(metric["gated"] as? Bool == true, "\(metric)")
         }
-        #expect(metrics.contains { $0["metric"] as? String == "pages_per_s" && $0["verdict"] as? String == "worse (reported)" })
+        #expect(
+            metrics.contains {
+                $0["metric"] as? String == "pages_per_s" && $0["verdict"] as? String == "worse (reported)"
+            }
+        )
         // A maximum +94 % inside its 200 % threshold is within it, not "unchanged".
         let column = try #require(ResultRow.csvColumns.first { $0.name == "drain_latency_max_ns" }).descriptor
-        let moved = checker.judge(column, [1.00e6, 1.02e6, 0.98e6, 1.01e6, 0.99e6], [1.94e6, 1.93e6, 1.95e6, 1.92e6, 1.96e6])
+        let moved = checker.judge(
+            column,
+            [1.00e6, 1.02e6, 0.98e6, 1.01e6, 0.99e6],
+            [1.94e6, 1.93e6, 1.95e6, 1.92e6, 1.96e6]
+        )
         #expect(moved.verdict == .withinThreshold && moved.verdict.rawValue == "within threshold")
         #expect(!Verdict.allCases.map(\.rawValue).contains("unchanged"))
     }
@@ -166,12 +188,20 @@ import Testing
         let median = try #require(ResultRow.csvColumns.first { $0.name == "page_latency_p50_ns" }).descriptor
         let baseline = [4.79e6, 4.68e6, 5.11e6, 4.72e6, 4.85e6]
         let slower = checker.judge(fastest, baseline, [5.96e6, 5.83e6, 6.25e6, 5.90e6, 6.01e6], remoteTarget: true)
-        #expect(slower.verdict == .regression && slower.gated && slower.gate.hasPrefix("gated: target latency"), "\(slower)")
+        #expect(
+            slower.verdict == .regression && slower.gated && slower.gate.hasPrefix("gated: target latency"),
+            "\(slower)"
+        )
         #expect(slower.threshold == Thresholds.targetLatencyRules["page_latency_min_ns"]?.relative)
         let again = checker.judge(fastest, baseline, [4.66e6, 4.58e6, 4.96e6, 4.70e6, 4.62e6], remoteTarget: true)
         #expect(again.verdict == .withinThreshold, "\(again)")
         // The busier machine: the median +24 %, inside its +50 %; in-process rows gate neither.
-        let busier = checker.judge(median, [6.66e6, 5.91e6, 6.9e6, 7.1e6, 6.4e6], [8.06e6, 7.5e6, 8.3e6, 8.8e6, 7.9e6], remoteTarget: true)
+        let busier = checker.judge(
+            median,
+            [6.66e6, 5.91e6, 6.9e6, 7.1e6, 6.4e6],
+            [8.06e6, 7.5e6, 8.3e6, 8.8e6, 7.9e6],
+            remoteTarget: true
+        )
         #expect(busier.gated && !busier.verdict.fails, "\(busier)")
         #expect(!checker.judge(fastest, baseline, [5.96e6, 5.83e6, 6.25e6, 5.90e6, 6.01e6]).gated)
     }
@@ -205,7 +235,9 @@ import Testing
         let report = try check(baseline, current, checker: RegressionChecker(thresholds: thresholds))
         #expect(verdict(report, "pages_per_s")?.gated == true)
         #expect(verdict(report, "instructions_per_page")?.gated == false)
-        #expect(verdict(report, "instructions_per_page")?.gate.hasPrefix("reported (not gated by the thresholds)") == true)
+        #expect(
+            verdict(report, "instructions_per_page")?.gate.hasPrefix("reported (not gated by the thresholds)") == true
+        )
         #expect(report.count(.regression, gated: true) == 1)
         #expect(report.fails)
     }
@@ -298,8 +330,14 @@ import Testing
         var rows = try roundTrip(SyntheticResults().rows(seed: 1))
         rows[2].emptyPagesWasted += 1
         let report = checker.check(
-            baseline: try roundTrip(SyntheticResults().rows(seed: 2)), current: rows, baselineFile: "b", currentFile: "c")
-        let change = try #require(report.comparisons.first?.behaviourChanges.first { $0.metric == "empty_pages_wasted" })
+            baseline: try roundTrip(SyntheticResults().rows(seed: 2)),
+            current: rows,
+            baselineFile: "b",
+            currentFile: "c"
+        )
+        let change = try #require(
+            report.comparisons.first?.behaviourChanges.first { $0.metric == "empty_pages_wasted" }
+        )
         #expect(change.currentValues == ["40", "41"])
         #expect(change.note.contains("repetitions of the current"))
     }
@@ -359,7 +397,11 @@ import Testing
             rows.append(row)
         }
         let report = try RegressionChecker().checkFiles(
-            baseline: roundTrip(rows), current: roundTrip(rows), baselineFile: "b.csv", currentFile: "c.csv")
+            baseline: roundTrip(rows),
+            current: roundTrip(rows),
+            baselineFile: "b.csv",
+            currentFile: "c.csv"
+        )
         #expect(report.comparisons.map(\.stage) == [1, 2, 3])
         #expect(report.comparisons.allSatisfy { $0.baselineRepetitions == 1 })
         #expect(report.comparisons[1].label.hasSuffix("×64 stage 2"))
@@ -369,7 +411,12 @@ import Testing
     @Test func aRowGivenTwiceIsRefused() throws {
         let rows = try roundTrip(SyntheticResults().rows(seed: 1))
         #expect(throws: MetricsError.self) {
-            try checker.checkFiles(baseline: rows, current: rows + [rows[0]], baselineFile: "b.csv", currentFile: "c.csv")
+            try checker.checkFiles(
+                baseline: rows,
+                current: rows + [rows[0]],
+                baselineFile: "b.csv",
+                currentFile: "c.csv"
+            )
         }
         _ = try checker.checkFiles(baseline: rows, current: rows, baselineFile: "b.csv", currentFile: "c.csv")
     }
@@ -380,7 +427,9 @@ import Testing
     @Test func samplesReadFromCellsJudgeAsTheRowsDo() throws {
         let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("Fixtures/check")
-        for (baseline, current) in [("baseline.csv", "current-regression.csv"), ("baseline-schema1.csv", "current-same.csv")] {
+        for (baseline, current) in [
+            ("baseline.csv", "current-regression.csv"), ("baseline-schema1.csv", "current-same.csv"),
+        ] {
             let baselinePath = fixtures.appendingPathComponent(baseline).path
             let currentPath = fixtures.appendingPathComponent(current).path
             var baselineSamples = CheckSamples(file: baselinePath)
@@ -389,8 +438,11 @@ import Testing
             try CSVFile.forEachResult(currentPath) { currentSamples.add($0, cells: $1) }
             let streamed = try checker.checkFiles(baseline: baselineSamples, current: currentSamples)
             let fromRows = try checker.checkFiles(
-                baseline: CSVFile.readResults(baselinePath), current: CSVFile.readResults(currentPath),
-                baselineFile: baselinePath, currentFile: currentPath)
+                baseline: CSVFile.readResults(baselinePath),
+                current: CSVFile.readResults(currentPath),
+                baselineFile: baselinePath,
+                currentFile: currentPath
+            )
             #expect(streamed == fromRows, "\(baseline) against \(current)")
             #expect(streamed.behaviourChangeCount == 0 || current != "current-same.csv")
         }
@@ -415,7 +467,11 @@ import Testing
         let report = try check(SyntheticResults(), failing)
         #expect(report.fails)
         #expect(report.failedRows.count == failing.repetitions)
-        #expect(report.failedRows.allSatisfy { $0.row.hasPrefix("current repetition") && $0.row.contains("2 of 102 drains failed") })
+        #expect(
+            report.failedRows.allSatisfy {
+                $0.row.hasPrefix("current repetition") && $0.row.contains("2 of 102 drains failed")
+            }
+        )
         #expect(report.comparisons.first?.metrics.isEmpty == true)
         #expect(report.comparisons.first?.behaviourChanges.isEmpty == true)
         #expect(report.summaryLine.hasPrefix("FAILED RUN"))
@@ -447,12 +503,18 @@ import Testing
         let report = checker.check(baseline: baseline, current: exact, baselineFile: "b.csv", currentFile: "c.csv")
         #expect(verdict(report, "pages_per_s")?.verdict == .inconclusive)
         #expect(verdict(report, "pages_per_s")?.note == "allocation counting differs")
-        #expect(report.comparisons.first?.warnings.contains { $0.hasPrefix("allocation_counting differs (cached → exact)") } == true)
+        #expect(
+            report.comparisons.first?.warnings.contains { $0.hasPrefix("allocation_counting differs (cached → exact)") }
+                == true
+        )
         var cached = try roundTrip(current.rows(seed: 2))
         for index in cached.indices { cached[index].allocationCounting = "cached" }
         let same = checker.check(baseline: baseline, current: cached, baselineFile: "b.csv", currentFile: "c.csv")
         #expect(verdict(same, "pages_per_s")?.verdict == .worse)
-        #expect(verdict(same, "allocations_per_page")?.gate.hasPrefix("reported: allocations counted through thread caches") == true)
+        #expect(
+            verdict(same, "allocations_per_page")?.gate.hasPrefix("reported: allocations counted through thread caches")
+                == true
+        )
     }
 
     /// Issue 12: exactly counted allocations repeat to about 1 %, so +10 % allocations per page
@@ -467,7 +529,10 @@ import Testing
         for index in baseline.indices { baseline[index].allocationCounting = "exact" }
         for index in current.indices { current[index].allocationCounting = "exact" }
         let exact = checker.check(baseline: baseline, current: current, baselineFile: "b.csv", currentFile: "c.csv")
-        #expect(verdict(exact, "allocations_per_page")?.verdict == .regression, "\(String(describing: verdict(exact, "allocations_per_page")))")
+        #expect(
+            verdict(exact, "allocations_per_page")?.verdict == .regression,
+            "\(String(describing: verdict(exact, "allocations_per_page")))"
+        )
         #expect(verdict(exact, "allocations_per_page")?.threshold == 0.05)
         // H10: exact counts are the process's own and gated; counted through the caches they are reported.
         #expect(verdict(exact, "allocations_per_page")?.gate == "gated: process-own (allocations, counted exactly)")
@@ -484,8 +549,11 @@ import Testing
         var thresholds = Thresholds()
         thresholds.maxFailedDrainFraction = 0.5
         let report = RegressionChecker(thresholds: thresholds).check(
-            baseline: try roundTrip(SyntheticResults().rows(seed: 1)), current: try roundTrip(many.rows(seed: 2)),
-            baselineFile: "baseline.csv", currentFile: "current.csv")
+            baseline: try roundTrip(SyntheticResults().rows(seed: 1)),
+            current: try roundTrip(many.rows(seed: 2)),
+            baselineFile: "baseline.csv",
+            currentFile: "current.csv"
+        )
         let errors = try #require(verdict(report, "errors_other"))
         #expect(errors.verdict == .regression)
         #expect(errors.relativeChange == .infinity)
@@ -510,7 +578,11 @@ import Testing
         thresholds.metrics["pages_per_s"] = .init(relative: 0.20)
         thresholds.metrics["items_per_s"] = .init(relative: 0.05, ignore: true)
         let report = RegressionChecker(thresholds: thresholds).check(
-            baseline: SyntheticResults().rows(seed: 1), current: current.rows(seed: 2), baselineFile: "b", currentFile: "c")
+            baseline: SyntheticResults().rows(seed: 1),
+            current: current.rows(seed: 2),
+            baselineFile: "b",
+            currentFile: "c"
+        )
         #expect(verdict(report, "pages_per_s")?.verdict == .withinThreshold)
         #expect(verdict(report, "items_per_s")?.verdict == .ignored)
         // An ignored metric is neither gated nor reported: the summary counts it apart.
@@ -519,7 +591,11 @@ import Testing
         var scaled = Thresholds()
         scaled.scale = 4
         let loose = RegressionChecker(thresholds: scaled).check(
-            baseline: SyntheticResults().rows(seed: 1), current: current.rows(seed: 2), baselineFile: "b", currentFile: "c")
+            baseline: SyntheticResults().rows(seed: 1),
+            current: current.rows(seed: 2),
+            baselineFile: "b",
+            currentFile: "c"
+        )
         #expect(verdict(loose, "pages_per_s")?.threshold == 0.20)
         #expect(verdict(loose, "pages_per_s")?.verdict == .withinThreshold)
     }

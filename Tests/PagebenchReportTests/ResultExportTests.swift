@@ -12,7 +12,9 @@ import Testing
         other.scenario = "clustered"
         other.pagesPerSecond = 5_000
         return try ResultExport(
-            rows: roundTrip(SyntheticResults().rows(seed: 1) + other.rows(seed: 2)), columns: columns)
+            rows: roundTrip(SyntheticResults().rows(seed: 1) + other.rows(seed: 2)),
+            columns: columns
+        )
     }
 
     static func json(_ text: String) throws -> Any {
@@ -33,7 +35,9 @@ import Testing
         #expect(pages["value"] as? Double == Statistics.median(values))
         #expect(pages["unit"] as? String == "pages/s")
         #expect(pages["range"] as? String == "± " + NumberText.number((values.max()! - values.min()!) / 2))
-        #expect(smaller.contains { $0["name"] as? String == "\(export.groups[0].identity.description) page_latency_p99_ns" })
+        #expect(
+            smaller.contains { $0["name"] as? String == "\(export.groups[0].identity.description) page_latency_p99_ns" }
+        )
         #expect(!smaller.contains { ($0["name"] as? String)?.hasSuffix(" pages_per_s") == true })
         #expect(!bigger.contains { ($0["name"] as? String)?.hasSuffix(" page_latency_p99_ns") == true })
         // Neutral columns (duration_s) have no better direction: in neither file.
@@ -50,8 +54,16 @@ import Testing
         let group = export.groups[1]
         let measure = try #require(document[group.identity.description]?["pages_per_s"])
         let values = group.rows.map(\.pagesPerSecond)
-        #expect(measure == ["value": Statistics.median(values)!, "lower_value": values.min()!, "upper_value": values.max()!])
-        #expect(document[group.identity.description]?["pages"] == ["value": 1_200, "lower_value": 1_200, "upper_value": 1_200])
+        #expect(
+            measure == [
+                "value": Statistics.median(values)!, "lower_value": values.min()!, "upper_value": values.max()!,
+            ]
+        )
+        #expect(
+            document[group.identity.description]?["pages"] == [
+                "value": 1_200, "lower_value": 1_200, "upper_value": 1_200,
+            ]
+        )
         #expect(document[group.identity.description]?.count == 2)
     }
 
@@ -65,7 +77,8 @@ import Testing
     @Test func openMetricsUsesBaseUnitsAndEndsWithEOF() throws {
         var rows = try roundTrip(SyntheticResults().rows(seed: 1))
         for index in rows.indices { rows[index].label = "quote \" back \\ slash" }
-        let text = try ResultExport(rows: rows, columns: ["pages_per_s", "page_latency_p50_ns", "peak_rss_bytes"]).openMetrics
+        let text = try ResultExport(rows: rows, columns: ["pages_per_s", "page_latency_p50_ns", "peak_rss_bytes"])
+            .openMetrics
         #expect(text.hasSuffix("\n# EOF\n"))
         let lines = text.split(separator: "\n")
         #expect(lines.contains("# TYPE pagebench_pages_per_second gauge"))
@@ -102,7 +115,9 @@ import Testing
         let lines = files[0].text.split(separator: "\n")
         #expect(lines.first?.split(separator: " ") == ["Value", "Percentile", "TotalCount", "1/(1-Percentile)"])
         // The 50 % line's value is the recorder's median in microseconds.
-        let half = try #require(lines.first { $0.split(separator: " ").count == 4 && Double($0.split(separator: " ")[1]) == 0.5 })
+        let half = try #require(
+            lines.first { $0.split(separator: " ").count == 4 && Double($0.split(separator: " ")[1]) == 0.5 }
+        )
         #expect(Double(half.split(separator: " ")[0]) == Double(recorder.percentiles.p50Nanoseconds) / 1_000)
         #expect(lines.contains { $0.hasPrefix("#[Max     =") && $0.contains("Total count    =         2000") })
     }
@@ -112,4 +127,3 @@ import Testing
         #expect(ResultExport.fileNamePart("") == "_")
     }
 }
-

@@ -30,8 +30,24 @@ import Testing
 
     @Test func judgesRowsAndSaysByHowMuchABoundBroke() throws {
         let slo = try ServiceLevelObjective(parsing: "page_latency_p99_ns<5ms")
-        let fast = row { $0.pageLatency = LatencyPercentiles(p50Nanoseconds: 1_000, p90Nanoseconds: 2_000, p99Nanoseconds: 4_000_000, p999Nanoseconds: 9_000_000, maxNanoseconds: 9_000_000) }
-        let slow = row { $0.pageLatency = LatencyPercentiles(p50Nanoseconds: 1_000, p90Nanoseconds: 2_000, p99Nanoseconds: 6_000_000, p999Nanoseconds: 9_000_000, maxNanoseconds: 9_000_000) }
+        let fast = row {
+            $0.pageLatency = LatencyPercentiles(
+                p50Nanoseconds: 1_000,
+                p90Nanoseconds: 2_000,
+                p99Nanoseconds: 4_000_000,
+                p999Nanoseconds: 9_000_000,
+                maxNanoseconds: 9_000_000
+            )
+        }
+        let slow = row {
+            $0.pageLatency = LatencyPercentiles(
+                p50Nanoseconds: 1_000,
+                p90Nanoseconds: 2_000,
+                p99Nanoseconds: 6_000_000,
+                p999Nanoseconds: 9_000_000,
+                maxNanoseconds: 9_000_000
+            )
+        }
         #expect(slo.judge(fast) == .held(value: 4_000_000))
         #expect(slo.judge(slow) == .broke(value: 6_000_000, excess: 1_000_000))
         let message = try #require(slo.explain(slo.judge(slow), row: "default ×8 rep 1"))
@@ -41,7 +57,15 @@ import Testing
         #expect(message.contains("20.0 %"))
         #expect(slo.explain(slo.judge(fast), row: "x") == nil)
         // Exactly at a strict bound breaks; at an inclusive one holds.
-        let edge = row { $0.pageLatency = LatencyPercentiles(p50Nanoseconds: 1, p90Nanoseconds: 1, p99Nanoseconds: 5_000_000, p999Nanoseconds: 1, maxNanoseconds: 1) }
+        let edge = row {
+            $0.pageLatency = LatencyPercentiles(
+                p50Nanoseconds: 1,
+                p90Nanoseconds: 1,
+                p99Nanoseconds: 5_000_000,
+                p999Nanoseconds: 1,
+                maxNanoseconds: 1
+            )
+        }
         #expect(slo.judge(edge) != .held(value: 5_000_000))
         #expect(try ServiceLevelObjective(parsing: "page_latency_p99_ns<=5ms").judge(edge) == .held(value: 5_000_000))
     }
@@ -55,8 +79,22 @@ import Testing
 
     @Test func errorRateCountsFailedDrainsAgainstAllDrains() throws {
         let slo = try ServiceLevelObjective(parsing: "error_rate<0.01")
-        #expect(slo.judge(row { $0.drains = 990; $0.errors.fault = 10 }) == .broke(value: 0.01, excess: 0))
-        #expect(slo.judge(row { $0.drains = 999; $0.errors.other = 1 }) == .held(value: 0.001))
+        #expect(
+            slo.judge(
+                row {
+                    $0.drains = 990
+                    $0.errors.fault = 10
+                }
+            ) == .broke(value: 0.01, excess: 0)
+        )
+        #expect(
+            slo.judge(
+                row {
+                    $0.drains = 999
+                    $0.errors.other = 1
+                }
+            ) == .held(value: 0.001)
+        )
         #expect(slo.judge(row { _ in }) == .held(value: 0))
     }
 

@@ -1,6 +1,7 @@
 import PagebenchBase
-@testable import PagebenchReport
 import Testing
+
+@testable import PagebenchReport
 
 @Suite struct StatisticsTests {
     @Test func medianOfOddAndEvenCounts() {
@@ -44,12 +45,30 @@ import Testing
     @Test func bootstrapIsSeededAndBracketsThePointRatio() {
         let baseline = [100.0, 101, 99, 102, 98]
         let current = [90.0, 91, 89, 92, 88]
-        let first = Statistics.bootstrapRatioOfMedians(baseline: baseline, current: current, confidence: 0.95, resamples: 2000, seed: 9)
-        let second = Statistics.bootstrapRatioOfMedians(baseline: baseline, current: current, confidence: 0.95, resamples: 2000, seed: 9)
+        let first = Statistics.bootstrapRatioOfMedians(
+            baseline: baseline,
+            current: current,
+            confidence: 0.95,
+            resamples: 2000,
+            seed: 9
+        )
+        let second = Statistics.bootstrapRatioOfMedians(
+            baseline: baseline,
+            current: current,
+            confidence: 0.95,
+            resamples: 2000,
+            seed: 9
+        )
         #expect(first == second)
         #expect(first.low <= 0.9 && 0.9 <= first.high)
         #expect(first.high < 1)
-        let single = Statistics.bootstrapRatioOfMedians(baseline: [10], current: [12], confidence: 0.95, resamples: 100, seed: 1)
+        let single = Statistics.bootstrapRatioOfMedians(
+            baseline: [10],
+            current: [12],
+            confidence: 0.95,
+            resamples: 100,
+            seed: 1
+        )
         #expect(single.low == 1.2 && single.high == 1.2)
     }
 
@@ -159,7 +178,12 @@ import Testing
 
     @Test func constantSamplesNeedNoDrawsAndGiveThePointRatio() {
         let interval = Statistics.bootstrapRatioOfMedians(
-            baseline: [10, 10, 10], current: [12, 12], confidence: 0.95, resamples: 2000, seed: 3)
+            baseline: [10, 10, 10],
+            current: [12, 12],
+            confidence: 0.95,
+            resamples: 2000,
+            seed: 3
+        )
         #expect(interval.low == 1.2 && interval.high == 1.2)
         // A constant side draws nothing, so the other side's draws are those it would make alone.
         let resampler = Statistics.Resampler([5, 5, 5, 5])

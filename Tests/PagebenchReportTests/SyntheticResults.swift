@@ -90,17 +90,29 @@ struct SyntheticResults {
             row.pagesPerDrainMax = 19
             let p50 = noisy(pageLatencyP50Nanoseconds)
             row.pageLatency = LatencyPercentiles(
-                p50Nanoseconds: UInt64(p50), p90Nanoseconds: UInt64(p50 * 1.8), p99Nanoseconds: UInt64(p50 * 3),
-                p999Nanoseconds: UInt64(p50 * 5), maxNanoseconds: UInt64(p50 * 9))
+                p50Nanoseconds: UInt64(p50),
+                p90Nanoseconds: UInt64(p50 * 1.8),
+                p99Nanoseconds: UInt64(p50 * 3),
+                p999Nanoseconds: UInt64(p50 * 5),
+                maxNanoseconds: UInt64(p50 * 9)
+            )
             let drain = noisy(pageLatencyP50Nanoseconds * 12)
             row.drainLatency = LatencyPercentiles(
-                p50Nanoseconds: UInt64(drain), p90Nanoseconds: UInt64(drain * 1.5), p99Nanoseconds: UInt64(drain * 2),
-                p999Nanoseconds: UInt64(drain * 2.5), maxNanoseconds: UInt64(drain * 3))
+                p50Nanoseconds: UInt64(drain),
+                p90Nanoseconds: UInt64(drain * 1.5),
+                p99Nanoseconds: UInt64(drain * 2),
+                p999Nanoseconds: UInt64(drain * 2.5),
+                maxNanoseconds: UInt64(drain * 3)
+            )
             row.cancellations = 8
             let cancel = noisy(cancellationLatencyP50Nanoseconds)
             row.cancellationLatency = LatencyPercentiles(
-                p50Nanoseconds: UInt64(cancel), p90Nanoseconds: UInt64(cancel * 2), p99Nanoseconds: UInt64(cancel * 4),
-                p999Nanoseconds: UInt64(cancel * 5), maxNanoseconds: UInt64(cancel * 6))
+                p50Nanoseconds: UInt64(cancel),
+                p90Nanoseconds: UInt64(cancel * 2),
+                p99Nanoseconds: UInt64(cancel * 4),
+                p999Nanoseconds: UInt64(cancel * 5),
+                maxNanoseconds: UInt64(cancel * 6)
+            )
             row.pagesAfterCancel = 1
             row.errors.other = errorsOther
             row.cpuUserSeconds = noisy(1.5 * cpuFactor)
@@ -127,11 +139,18 @@ func syntheticTimeSeries(seconds: Int = 10) -> [TimeSeriesRow] {
             let saw = Double(tick % 4) * 250_000 * Double(concurrency)
             rows.append(
                 TimeSeriesRow(
-                    scenario: "even", pagerKind: "loop", concurrency: concurrency, repetition: 1,
-                    elapsedSeconds: Double(tick) * 0.5, isWarmup: tick <= 2,
+                    scenario: "even",
+                    pagerKind: "loop",
+                    concurrency: concurrency,
+                    repetition: 1,
+                    elapsedSeconds: Double(tick) * 0.5,
+                    isWarmup: tick <= 2,
                     pagesPerSecond: 9_000 * Double(concurrency).squareRoot() + Double(tick * 37 % 200),
-                    pageLatencyP99Nanoseconds: 600_000, allocatedBytes: Int(4_000_000 + ramp * 3_000_000 * Double(concurrency) + saw),
-                    rssBytes: Int(24_000_000 + ramp * 6_000_000 * Double(concurrency) + saw / 2)))
+                    pageLatencyP99Nanoseconds: 600_000,
+                    allocatedBytes: Int(4_000_000 + ramp * 3_000_000 * Double(concurrency) + saw),
+                    rssBytes: Int(24_000_000 + ramp * 6_000_000 * Double(concurrency) + saw / 2)
+                )
+            )
         }
     }
     return rows

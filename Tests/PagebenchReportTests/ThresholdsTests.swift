@@ -27,7 +27,9 @@ import Testing
                 "page_latency_max_ns": { "ignore": true }
               }
             }
-            """, file: "t.json")
+            """,
+            file: "t.json"
+        )
         #expect(thresholds.scale == 2)
         #expect(thresholds.confidence == 0.9)
         #expect(thresholds.alpha == 0.01)
@@ -43,7 +45,9 @@ import Testing
     /// Issue 35: a latency's absolute floor takes a duration in the one grammar (`2ms`, `1m`).
     @Test func aLatencysAbsoluteFloorTakesADuration() throws {
         let thresholds = try Thresholds.parse(
-            #"{"metrics": {"page_latency_p99_ns": {"absolute": "2ms"}, "drain_latency_p99_ns": {"absolute": "1m"}}}"#, file: "t.json")
+            #"{"metrics": {"page_latency_p99_ns": {"absolute": "2ms"}, "drain_latency_p99_ns": {"absolute": "1m"}}}"#,
+            file: "t.json"
+        )
         #expect(thresholds.metrics["page_latency_p99_ns"]?.absolute == 2_000_000)
         #expect(thresholds.metrics["drain_latency_p99_ns"]?.absolute == 60_000_000_000)
         let error = try #require(parseError(#"{"metrics": {"page_latency_p99_ns": {"absolute": "2 fortnights"}}}"#))
@@ -53,7 +57,11 @@ import Testing
     @Test func unknownMetricNamesTheFieldAndSuggests() throws {
         let error = try #require(parseError("{\n  \"metrics\": {\n    \"pages_per_sec\": {\"relative\": 0.1}\n  }\n}"))
         #expect(error.kind == .malformedInput)
-        #expect(error.description.hasPrefix("t.json: metrics.pages_per_sec: unknown metric \"pages_per_sec\"; did you mean \"pages_per_s\"?"))
+        #expect(
+            error.description.hasPrefix(
+                "t.json: metrics.pages_per_sec: unknown metric \"pages_per_sec\"; did you mean \"pages_per_s\"?"
+            )
+        )
     }
 
     @Test func deterministicMetricTakesNoThreshold() throws {
@@ -98,7 +106,9 @@ import Testing
         let thresholds = try Thresholds.parse(
             """
             {"gateWallClock": true, "metrics": {"pages_per_s": {"gate": true}, "instructions_per_page": {"gate": false, "relative": 0.01}}}
-            """, file: "t.json")
+            """,
+            file: "t.json"
+        )
         #expect(thresholds.gateWallClock)
         #expect(thresholds.metrics["pages_per_s"] == .init(relative: 0.05, gate: true))
         #expect(thresholds.metrics["instructions_per_page"] == .init(relative: 0.01, gate: false))
@@ -118,12 +128,18 @@ import Testing
         let gated = Thresholds.judgedColumns.filter { thresholds.gate(for: $0).gated }.map(\.name)
         #expect(gated.contains("instructions_per_page"))
         #expect(gated.contains("errors_other") && gated.contains("retries"))
-        for name in ["pages_per_s", "page_latency_p50_ns", "cpu_user_s", "peak_rss_bytes", "allocations_per_page", "harness_overhead_ratio"] {
+        for name in [
+            "pages_per_s", "page_latency_p50_ns", "cpu_user_s", "peak_rss_bytes", "allocations_per_page",
+            "harness_overhead_ratio",
+        ] {
             #expect(!gated.contains(name), "\(name)")
             #expect(thresholds.gate(for: try column(name)).reason.hasPrefix("reported: "), "\(name)")
         }
         for name in ["missed_starts", "late_starts", "pages_after_cancel"] {
-            #expect(thresholds.gate(for: try column(name)).reason.hasPrefix("reported: counts that follow timing"), "\(name)")
+            #expect(
+                thresholds.gate(for: try column(name)).reason.hasPrefix("reported: counts that follow timing"),
+                "\(name)"
+            )
         }
         #expect(thresholds.gate(for: try column("allocations_per_page"), exactAllocations: true).gated)
         #expect(thresholds.gate(for: try column("page_latency_p50_ns"), remoteTarget: true).gated)
@@ -165,6 +181,7 @@ import Testing
         let text = try String(contentsOf: document, encoding: .utf8)
         #expect(
             text.contains(Thresholds.defaultsMarkdownTable()),
-            "docs/gate.md's default thresholds table is stale; paste `pagebench check --list-thresholds` (Thresholds.defaultsMarkdownTable())")
+            "docs/gate.md's default thresholds table is stale; paste `pagebench check --list-thresholds` (Thresholds.defaultsMarkdownTable())"
+        )
     }
 }

@@ -1,9 +1,9 @@
 import Foundation
 import PagebenchBase
 import PagebenchHarness
+import PagebenchMetrics
 import PagebenchPage
 import PagebenchScaleOut
-import PagebenchMetrics
 import PagebenchStore
 import PagebenchTestSupport
 import Testing
@@ -13,11 +13,21 @@ import Testing
 /// and shards that do not belong together are refused with a message naming the problem.
 @Suite struct ShardMergeTests {
     static let context = RunContext(
-        timestampUTC: "2026-11-22T10:00:00Z", pagebenchVersion: "test", gitCommit: "abc", swiftVersion: "6.3",
-        buildConfiguration: "debug", host: "test-host", cores: 2)
+        timestampUTC: "2026-11-22T10:00:00Z",
+        pagebenchVersion: "test",
+        gitCommit: "abc",
+        swiftVersion: "6.3",
+        buildConfiguration: "debug",
+        host: "test-host",
+        cores: 2
+    )
 
     static let store = StoreConfiguration(
-        partitions: 12, itemsPerPartition: .zipf(mean: 200, exponent: 1.1), selectivity: 0.2, clustering: .runs(length: 25))
+        partitions: 12,
+        itemsPerPartition: .zipf(mean: 200, exponent: 1.1),
+        selectivity: 0.2,
+        clustering: .runs(length: 25)
+    )
 
     /// Workloads whose deterministic figures are exact for a drain-count bound.
     static func configure(_ workload: inout Workload, variant: Int) {
@@ -93,7 +103,9 @@ import Testing
         #expect(merged.pagesPerDrainMean == wholeRow.pagesPerDrainMean)
         #expect(merged.emptyPageRate == wholeRow.emptyPageRate)
         #expect(merged.configHash == wholeRow.configHash && merged.scenario == wholeRow.scenario)
-        #expect(merged.loadModel == wholeRow.loadModel && merged.plannedDrainsPerSecond == wholeRow.plannedDrainsPerSecond)
+        #expect(
+            merged.loadModel == wholeRow.loadModel && merged.plannedDrainsPerSecond == wholeRow.plannedDrainsPerSecond
+        )
         // Every page and drain was timed once, in exactly one shard.
         #expect(merged.pageLatency != nil && merged.drainLatency != nil)
         let pageSamples = inputs.reduce(0) { $0 + $1.file.phases[0].metrics.pageLatency.count }
@@ -111,26 +123,50 @@ import Testing
             let shard = sample % 4
             let page = random.latency() * (shard == 3 ? 10 : 1)
             let drain = random.latency()
-            all.recordPage(itemCount: 1, scannedCount: 2, scannedBytes: 30, hasNextToken: true, latencyNanoseconds: page)
-            shards[shard].recordPage(itemCount: 1, scannedCount: 2, scannedBytes: 30, hasNextToken: true, latencyNanoseconds: page)
+            all.recordPage(
+                itemCount: 1,
+                scannedCount: 2,
+                scannedBytes: 30,
+                hasNextToken: true,
+                latencyNanoseconds: page
+            )
+            shards[shard].recordPage(
+                itemCount: 1,
+                scannedCount: 2,
+                scannedBytes: 30,
+                hasNextToken: true,
+                latencyNanoseconds: page
+            )
             if sample % 10 == 0 {
                 all.recordDrain(pageCount: 10, latencyNanoseconds: drain, correctedLatencyNanoseconds: drain + 5)
-                shards[shard].recordDrain(pageCount: 10, latencyNanoseconds: drain, correctedLatencyNanoseconds: drain + 5)
+                shards[shard].recordDrain(
+                    pageCount: 10,
+                    latencyNanoseconds: drain,
+                    correctedLatencyNanoseconds: drain + 5
+                )
                 all.recordCancellation(latencyNanoseconds: drain / 3, pagesAfterCancel: 1)
                 shards[shard].recordCancellation(latencyNanoseconds: drain / 3, pagesAfterCancel: 1)
             }
         }
         let inputs = try Shard.all(count: 4).map { shard in
-            let file = ShardFile(shard: shard, startAt: "2026-11-22T10:00:00.000Z", phases: [phase(shards[shard.index], shard: shard)])
+            let file = ShardFile(
+                shard: shard,
+                startAt: "2026-11-22T10:00:00.000Z",
+                phases: [phase(shards[shard.index], shard: shard)]
+            )
             return ShardMerge.Input(
-                path: "s\(shard.index)", file: try ShardFile.decode(json: Data(try file.jsonText().utf8), file: "s\(shard.index)"))
+                path: "s\(shard.index)",
+                file: try ShardFile.decode(json: Data(try file.jsonText().utf8), file: "s\(shard.index)")
+            )
         }
         let row = try #require(try ShardMerge.merge(inputs).first)
         #expect(row.pageLatency == all.pageLatency.percentiles)
         #expect(row.drainLatency == all.drainLatency.percentiles)
         #expect(row.drainLatencyCorrected == all.drainLatencyCorrected?.percentiles)
         #expect(row.cancellationLatency == all.cancellationLatency?.percentiles)
-        #expect(row.pages == 20_000 && row.drains == 2_000 && row.cancellations == 2_000 && row.pagesAfterCancel == 2_000)
+        #expect(
+            row.pages == 20_000 && row.drains == 2_000 && row.cancellations == 2_000 && row.pagesAfterCancel == 2_000
+        )
         // Averaging the shards' p99s would be wrong, and differs here.
         let averaged = shards.map { Double($0.pageLatency.valueAtPercentile(99)) }.reduce(0, +) / 4
         #expect(UInt64(averaged) != row.pageLatency?.p99Nanoseconds)
@@ -160,15 +196,34 @@ import Testing
         row.apply(metrics, measuredSeconds: 2)
         let start: UInt64 = 1_795_341_600_000_000_000 + (shard.index == 1 ? 500_000_000 : 0)
         return ShardPhase(
-            scenario: scenario, configHash: row.configHash, seed: 42, concurrency: concurrency, repetition: 1,
-            pagers: shard.pagers(ofConcurrency: concurrency), drains: nil, startedAtUnixNanoseconds: start,
-            durationNanoseconds: shard.index == 2 ? 2_500_000_000 : 2_000_000_000, row: row, metrics: metrics)
+            scenario: scenario,
+            configHash: row.configHash,
+            seed: 42,
+            concurrency: concurrency,
+            repetition: 1,
+            pagers: shard.pagers(ofConcurrency: concurrency),
+            drains: nil,
+            startedAtUnixNanoseconds: start,
+            durationNanoseconds: shard.index == 2 ? 2_500_000_000 : 2_000_000_000,
+            row: row,
+            metrics: metrics
+        )
     }
 
-    func inputs(count: Int = 3, startAt: String? = nil, edit: (Int, inout ShardFile) -> Void = { _, _ in }) -> [ShardMerge.Input] {
+    func inputs(
+        count: Int = 3,
+        startAt: String? = nil,
+        edit: (Int, inout ShardFile) -> Void = { _, _ in }
+    ) -> [ShardMerge.Input] {
         Shard.all(count: count).map { shard in
             var metrics = TaskMetrics()
-            metrics.recordPage(itemCount: 1, scannedCount: 1, scannedBytes: 1, hasNextToken: false, latencyNanoseconds: 100)
+            metrics.recordPage(
+                itemCount: 1,
+                scannedCount: 1,
+                scannedBytes: 1,
+                hasNextToken: false,
+                latencyNanoseconds: 100
+            )
             var file = ShardFile(shard: shard, startAt: startAt, phases: [phase(metrics, shard: shard)])
             edit(shard.index, &file)
             return ShardMerge.Input(path: "shard-\(shard.index)-of-\(count).json", file: file)
@@ -226,7 +281,14 @@ import Testing
         error = mergeError(inputs { index, file in if index == 1 { file.startAt = "2026-11-22T10:00:00.000Z" } })
         #expect(error?.message.contains("shards of different runs") == true, "\(error?.message ?? "")")
 
-        error = mergeError(inputs { index, file in if index == 2 { file.phases[0].configHash = "ffffffffffffffff"; file.phases[0].row.configHash = "ffffffffffffffff" } })
+        error = mergeError(
+            inputs { index, file in
+                if index == 2 {
+                    file.phases[0].configHash = "ffffffffffffffff"
+                    file.phases[0].row.configHash = "ffffffffffffffff"
+                }
+            }
+        )
         #expect(error?.message.contains("shards of different runs") == true, "\(error?.message ?? "")")
 
         error = mergeError(inputs { index, file in if index == 2 { file.phases.append(file.phases[0]) } })
@@ -236,20 +298,25 @@ import Testing
         #expect(error?.message.contains("git_commit") == true, "\(error?.message ?? "")")
 
         error = mergeError(inputs { index, file in if index == 0 { file.phases[0].pagers = 1 } })
-        #expect(error?.message.contains("ran 1 pagers, but shard 0/3's share of 8 is 3") == true, "\(error?.message ?? "")")
+        #expect(
+            error?.message.contains("ran 1 pagers, but shard 0/3's share of 8 is 3") == true,
+            "\(error?.message ?? "")"
+        )
 
         error = mergeError([])
         #expect(error?.message.contains("no shard files") == true)
     }
 
     @Test func histogramsWithDifferentClampLimitsAreRefusedNotCrashed() {
-        let error = mergeError(inputs { index, file in
-            if index == 1 {
-                var recorder = LatencyRecorder(highestTrackableNanoseconds: 1_000_000)
-                recorder.record(nanoseconds: 100)
-                file.phases[0].metrics.pageLatency = recorder
+        let error = mergeError(
+            inputs { index, file in
+                if index == 1 {
+                    var recorder = LatencyRecorder(highestTrackableNanoseconds: 1_000_000)
+                    recorder.record(nanoseconds: 100)
+                    file.phases[0].metrics.pageLatency = recorder
+                }
             }
-        })
+        )
         #expect(error?.message.contains("different clamp limits") == true, "\(error?.message ?? "")")
     }
 
@@ -258,12 +325,27 @@ import Testing
         ("[1, 2]", "not a JSON object"),
         (#"{"format": "something-else", "version": 1}"#, "not a pagebench shard file"),
         (#"{"format": "pagebench-shard", "version": 2}"#, "format version 2"),
-        (#"{"format": "pagebench-shard", "version": 3, "shard": {"index": 0, "count": 1}, "startAt": null}"#, "missing key 'phases'"),
-        (#"{"format": "pagebench-shard", "version": 3, "shard": {"index": 3, "count": 2}, "startAt": null, "phases": []}"#, "'shard': "),
-        (#"{"format": "pagebench-shard", "version": 3, "shard": {"index": "0", "count": 2}, "startAt": null, "phases": []}"#, "'shard.index' must be a whole number, found the string \"0\""),
+        (
+            #"{"format": "pagebench-shard", "version": 3, "shard": {"index": 0, "count": 1}, "startAt": null}"#,
+            "missing key 'phases'"
+        ),
+        (
+            #"{"format": "pagebench-shard", "version": 3, "shard": {"index": 3, "count": 2}, "startAt": null, "phases": []}"#,
+            "'shard': "
+        ),
+        (
+            #"{"format": "pagebench-shard", "version": 3, "shard": {"index": "0", "count": 2}, "startAt": null, "phases": []}"#,
+            "'shard.index' must be a whole number, found the string \"0\""
+        ),
         // Issue 24: a number that does not fit its field is named, not "The given data was not valid JSON."
-        (#"{"format": "pagebench-shard", "version": 3, "shard": {"index": 0.5, "count": 2}, "startAt": null, "phases": []}"#, "'shard.index' must be a whole number, found 0.5"),
-        (#"{"format": "pagebench-shard", "version": 3, "shard": {"index": 0, "count": 1e300}, "startAt": null, "phases": []}"#, "'shard.count' must be a whole number, found 1e300"),
+        (
+            #"{"format": "pagebench-shard", "version": 3, "shard": {"index": 0.5, "count": 2}, "startAt": null, "phases": []}"#,
+            "'shard.index' must be a whole number, found 0.5"
+        ),
+        (
+            #"{"format": "pagebench-shard", "version": 3, "shard": {"index": 0, "count": 1e300}, "startAt": null, "phases": []}"#,
+            "'shard.count' must be a whole number, found 1e300"
+        ),
     ])
     func malformedShardFilesAreRefused(json: String, expected: String) {
         guard let error = refusal(json) else { return }
@@ -309,9 +391,18 @@ import Testing
     /// none are refused naming their path (exit 65 in `pagebench merge`), never dropped.
     @Test(arguments: [
         (#""interrupted" : false"#, #""interrupted" : false, "interupted" : true"#, #"unknown key "interupted""#),
-        (#""pages" : 1,"#, #""pages" : 1, "pagez" : 1,"#, #"unknown key "phases[0].metrics.pagez"; known keys of phases[0].metrics"#),
-        (#""throttled" : 0"#, #""throttled" : 0, "throttledd" : 0"#, #"unknown key "phases[0].metrics.errors.throttledd""#),
-        (#""drainLatency" : "#, #""drainLatencyCorected" : "hdr1", "drainLatency" : "#, #""phases[0].metrics.drainLatencyCorected""#),
+        (
+            #""pages" : 1,"#, #""pages" : 1, "pagez" : 1,"#,
+            #"unknown key "phases[0].metrics.pagez"; known keys of phases[0].metrics"#
+        ),
+        (
+            #""throttled" : 0"#, #""throttled" : 0, "throttledd" : 0"#,
+            #"unknown key "phases[0].metrics.errors.throttledd""#
+        ),
+        (
+            #""drainLatency" : "#, #""drainLatencyCorected" : "hdr1", "drainLatency" : "#,
+            #""phases[0].metrics.drainLatencyCorected""#
+        ),
         (#""index" : 0"#, #""index" : 0, "segment" : 0"#, #"unknown key "shard.segment""#),
         (#""pagers" : 8"#, #""pagers" : 8, "pagers" : 2"#, "key 'phases[0].pagers' appears twice"),
         (#""interrupted" : false"#, #""interrupted" : null"#, "'interrupted' is null"),
@@ -373,10 +464,16 @@ import Testing
     @Test func corruptedHistogramAndRowAreNamed() throws {
         let file = inputs(count: 1)[0].file
         let text = try file.jsonText()
-        let badHistogram = text.replacingOccurrences(of: "\"pageLatency\" : \"hdr1 digits=3", with: "\"pageLatency\" : \"hdr1 digits=2")
+        let badHistogram = text.replacingOccurrences(
+            of: "\"pageLatency\" : \"hdr1 digits=3",
+            with: "\"pageLatency\" : \"hdr1 digits=2"
+        )
         #expect(badHistogram != text)
         if let error = refusal(badHistogram) {
-            #expect(error.message.contains("'phases[0].metrics.pageLatency' is not a latency histogram"), "\(error.message)")
+            #expect(
+                error.message.contains("'phases[0].metrics.pageLatency' is not a latency histogram"),
+                "\(error.message)"
+            )
             #expect(error.message.contains("digits=2"), "\(error.message)")
         }
         let badRow = text.replacingOccurrences(of: "hand,0123456789abcdef", with: "other,0123456789abcdef")
@@ -391,9 +488,27 @@ import Testing
     /// so a new field left at its default fails here first, asking to be set).
     @Test func everyFieldOfTaskMetricsRoundTripsThroughAShardFile() throws {
         var metrics = TaskMetrics()
-        metrics.recordPage(itemCount: 0, scannedCount: 3, scannedBytes: 40, hasNextToken: true, latencyNanoseconds: 1_000)
-        metrics.recordPage(itemCount: 0, scannedCount: 1, scannedBytes: 10, hasNextToken: false, latencyNanoseconds: 2_000)
-        metrics.recordPage(itemCount: 2, scannedCount: 2, scannedBytes: 20, hasNextToken: false, latencyNanoseconds: 3_000)
+        metrics.recordPage(
+            itemCount: 0,
+            scannedCount: 3,
+            scannedBytes: 40,
+            hasNextToken: true,
+            latencyNanoseconds: 1_000
+        )
+        metrics.recordPage(
+            itemCount: 0,
+            scannedCount: 1,
+            scannedBytes: 10,
+            hasNextToken: false,
+            latencyNanoseconds: 2_000
+        )
+        metrics.recordPage(
+            itemCount: 2,
+            scannedCount: 2,
+            scannedBytes: 20,
+            hasNextToken: false,
+            latencyNanoseconds: 3_000
+        )
         metrics.recordDrain(pageCount: 3, latencyNanoseconds: 6_000, correctedLatencyNanoseconds: 7_000)
         metrics.recordCancellation(latencyNanoseconds: 500, pagesAfterCancel: 1)
         let beforeCutOff = metrics.pageCounts

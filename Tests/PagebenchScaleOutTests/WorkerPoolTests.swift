@@ -18,7 +18,8 @@ import Glibc
                 ["-c", "exit 0"],
                 ["-c", "kill -KILL $$"],
                 ["-c", "exit 3"],
-            ])
+            ]
+        )
         let launched = Mutex<[Int: Int32]>([:])
         let outcomes = try await pool.run { index, pid in launched.withLock { $0[index] = pid } }
         #expect(outcomes.map(\.index) == [0, 1, 2])

@@ -3,10 +3,11 @@ import HTTPTypes
 import HummingbirdCore
 import PagebenchHTTPTestSupport
 import PagebenchPage
-@testable import PagebenchServer
-@testable import PagebenchWire
 import PagebenchStore
 import Testing
+
+@testable import PagebenchServer
+@testable import PagebenchWire
 
 /// The DynamoDB JSON endpoint (W1–W5) against the store's own pages. The same behaviour is
 /// checked with boto3 and the AWS CLI in Tests/protocols/test_dynamodb.py.
@@ -15,19 +16,28 @@ struct DynamoDBEndpointTests {
     typealias Answer = DynamoDBAnswer
 
     /// Sends DynamoDB `operation` with `body` to a live server.
-    static func call(_ target: String, _ operation: String, _ body: String, headers: [(String, String)] = []) async throws -> Answer {
+    static func call(
+        _ target: String,
+        _ operation: String,
+        _ body: String,
+        headers: [(String, String)] = []
+    ) async throws -> Answer {
         let answer = try await DynamoDBAnswer.call(target, operation, body, headers: headers)
         #expect(answer.contentType == "application/x-amz-json-1.0")
         return answer
     }
 
     static func withServer<R: Sendable>(
-        _ configuration: StoreConfiguration = TestStores.configuration, payload: Bool = false,
+        _ configuration: StoreConfiguration = TestStores.configuration,
+        payload: Bool = false,
         _ body: (SyntheticStore, String) async throws -> R
     ) async throws -> R {
         let store = try TestStores.store(configuration)
         let server = StoreServer(
-            store: store, configuration: .init(includePayloadByDefault: payload), extraRoutes: [DynamoDBRoutes(tableName: "items")])
+            store: store,
+            configuration: .init(includePayloadByDefault: payload),
+            extraRoutes: [DynamoDBRoutes(tableName: "items")]
+        )
         return try await withLiveServer(server) { target in try await body(store, target) }
     }
 
@@ -41,27 +51,47 @@ struct DynamoDBEndpointTests {
         }
     }
 
-    @Test("W2, W3, W4: every Query page (filter, sort-key condition, reverse) is the store's page; LastEvaluatedKey resumes")
+    @Test(
+        "W2, W3, W4: every Query page (filter, sort-key condition, reverse) is the store's page; LastEvaluatedKey resumes"
+    )
     func w2w3w4QueryPagesAreTheStorePages() async throws {
         try await Self.withServer { store, target in
-            let cases: [(partition: Int, expression: String, values: String, sortKeys: Range<UInt64>?, forward: Bool)] = [
-                (2, "pk = :p", #"":p":{"N":"2"}"#, nil, true),
-                (2, "pk = :p", #"":p":{"N":"2"}"#, nil, false),
-                (3, "#k = :p AND sk BETWEEN :a AND :b", #"":p":{"N":"3"},":a":{"N":"5"},":b":{"N":"30"}"#, 5..<31, true),
-                (1, ":a < sk AND pk = :p", #"":p":{"N":"1"},":a":{"N":"12"}"#, 13..<UInt64.max, false),
-                (1, "pk = :p AND sk < :a", #"":p":{"N":"1"},":a":{"N":"0"}"#, 0..<0, true),
-            ]
+            let cases: [(partition: Int, expression: String, values: String, sortKeys: Range<UInt64>?, forward: Bool)] =
+                [
+                    (2, "pk = :p", #"":p":{"N":"2"}"#, nil, true),
+                    (2, "pk = :p", #"":p":{"N":"2"}"#, nil, false),
+                    (
+                        3, "#k = :p AND sk BETWEEN :a AND :b", #"":p":{"N":"3"},":a":{"N":"5"},":b":{"N":"30"}"#,
+                        5..<31, true
+                    ),
+                    (1, ":a < sk AND pk = :p", #"":p":{"N":"1"},":a":{"N":"12"}"#, 13..<UInt64.max, false),
+                    (1, "pk = :p AND sk < :a", #"":p":{"N":"1"},":a":{"N":"0"}"#, 0..<0, true),
+                ]
             for test in cases {
-                for (filterText, filter) in [("", nil), (#","FilterExpression":"category = :c OR (sizeBytes >= :s AND NOT category = :d)""#, try Filter(parsing: "category=0 or (size>=600 and not category=1)"))] as [(String, Filter?)] {
-                    let values = filter == nil ? test.values : test.values + #",":c":{"N":"0"},":s":{"N":"600"},":d":{"N":"1"}"#
+                for (filterText, filter) in [
+                    ("", nil),
+                    (
+                        #","FilterExpression":"category = :c OR (sizeBytes >= :s AND NOT category = :d)""#,
+                        try Filter(parsing: "category=0 or (size>=600 and not category=1)")
+                    ),
+                ] as [(String, Filter?)] {
+                    let values =
+                        filter == nil ? test.values : test.values + #",":c":{"N":"0"},":s":{"N":"600"},":d":{"N":"1"}"#
                     let names = test.expression.contains("#k") ? ##","ExpressionAttributeNames":{"#k":"pk"}"## : ""
                     var request = PageRequest(
-                        range: .partition(test.partition), reverse: !test.forward, limit: 4, filter: filter, sortKeys: test.sortKeys)
+                        range: .partition(test.partition),
+                        reverse: !test.forward,
+                        limit: 4,
+                        filter: filter,
+                        sortKeys: test.sortKeys
+                    )
                     var start = ""
                     for _ in 0..<100 {
                         let answer = try await Self.call(
-                            target, "Query",
-                            #"{"TableName":"items","KeyConditionExpression":"\#(test.expression)","ExpressionAttributeValues":{\#(values)}\#(names)\#(filterText),"Limit":4,"ScanIndexForward":\#(test.forward)\#(start)}"#)
+                            target,
+                            "Query",
+                            #"{"TableName":"items","KeyConditionExpression":"\#(test.expression)","ExpressionAttributeValues":{\#(values)}\#(names)\#(filterText),"Limit":4,"ScanIndexForward":\#(test.forward)\#(start)}"#
+                        )
                         let page = try store.evaluatePage(request)
                         #expect(answer.status == 200, "\(answer.json)")
                         #expect(answer.keys == Self.keys(page), "\(test.expression) \(filterText)")
@@ -109,12 +139,17 @@ struct DynamoDBEndpointTests {
         try await Self.withServer { _, target in
             let values = #""ExpressionAttributeValues":{":p":{"N":"0"},":a":{"N":"36"}}"#
             let first = try await Self.call(
-                target, "Query", #"{"TableName":"items","KeyConditionExpression":"pk = :p AND sk >= :a","Limit":4,\#(values)}"#)
+                target,
+                "Query",
+                #"{"TableName":"items","KeyConditionExpression":"pk = :p AND sk >= :a","Limit":4,\#(values)}"#
+            )
             #expect(first.keys == [[0, 36], [0, 37], [0, 38], [0, 39]])
             #expect(first.lastEvaluatedKey == [0, 39])
             let second = try await Self.call(
-                target, "Query",
-                #"{"TableName":"items","KeyConditionExpression":"pk = :p AND sk >= :a","Limit":4,\#(values),"ExclusiveStartKey":{"pk":{"N":"0"},"sk":{"N":"39"}}}"#)
+                target,
+                "Query",
+                #"{"TableName":"items","KeyConditionExpression":"pk = :p AND sk >= :a","Limit":4,\#(values),"ExclusiveStartKey":{"pk":{"N":"0"},"sk":{"N":"39"}}}"#
+            )
             #expect(second.status == 200 && second.keys.isEmpty && second.json["ScannedCount"] as? Int == 0)
             #expect(second.lastEvaluatedKey == nil)
         }
@@ -123,7 +158,8 @@ struct DynamoDBEndpointTests {
     @Test("W3, S19: a start key from another partition or outside the key schema is a ValidationException")
     func w3s19ForeignStartKeysAreRefused() async throws {
         try await Self.withServer { _, target in
-            let query = #""TableName":"items","KeyConditionExpression":"pk = :p","ExpressionAttributeValues":{":p":{"N":"1"}}"#
+            let query =
+                #""TableName":"items","KeyConditionExpression":"pk = :p","ExpressionAttributeValues":{":p":{"N":"1"}}"#
             for start in [
                 #"{"pk":{"N":"2"},"sk":{"N":"3"}}"#, #"{"pk":{"N":"1"},"sk":{"N":"400"}}"#, #"{"pk":{"N":"1"}}"#,
                 #"{"pk":{"N":"1"},"sk":{"S":"3"}}"#, #"{"pk":{"N":"1"},"sk":{"N":"3"},"x":{"N":"1"}}"#,
@@ -135,13 +171,20 @@ struct DynamoDBEndpointTests {
         }
     }
 
-    @Test("W3: a page token that cannot be read back as a key is an InternalServerError, never a page without LastEvaluatedKey")
+    @Test(
+        "W3: a page token that cannot be read back as a key is an InternalServerError, never a page without LastEvaluatedKey"
+    )
     func w3UnreadableTokenIsAnErrorNotTheEnd() throws {
         let store = try TestStores.store()
         let page = try store.evaluatePage(PageRequest(range: .partition(2), limit: 3))
         let key = try #require(try DynamoDBOperations.lastEvaluatedKey(of: page, store: store))
         #expect(key.partition == 2 && key.sortKey == page.items.last?.sortKey)
-        #expect(try DynamoDBOperations.lastEvaluatedKey(of: Page(items: [], scannedCount: 0, scannedBytes: 0, nextToken: nil), store: store) == nil)
+        #expect(
+            try DynamoDBOperations.lastEvaluatedKey(
+                of: Page(items: [], scannedCount: 0, scannedBytes: 0, nextToken: nil),
+                store: store
+            ) == nil
+        )
         // A token this store cannot decode (another store's): leaving LastEvaluatedKey out would
         // end the client's drain at this page, as if the range were exhausted.
         var other = TestStores.configuration
@@ -162,13 +205,18 @@ struct DynamoDBEndpointTests {
     @Test("W4: ConsumedCapacity is the evaluated bytes in 4 KB units, halved unless strongly consistent")
     func w4ConsumedCapacity() async throws {
         try await Self.withServer { store, target in
-            let base = #""TableName":"items","KeyConditionExpression":"pk = :p","ExpressionAttributeValues":{":p":{"N":"4"}},"Limit":9"#
+            let base =
+                #""TableName":"items","KeyConditionExpression":"pk = :p","ExpressionAttributeValues":{":p":{"N":"4"}},"Limit":9"#
             let page = try store.evaluatePage(PageRequest(range: .partition(4), limit: 9))
             let blocks = Double((page.scannedBytes + 4095) / 4096)
             let eventual = try await Self.call(target, "Query", "{\(base),\"ReturnConsumedCapacity\":\"TOTAL\"}")
             #expect((eventual.json["ConsumedCapacity"] as? [String: Any])?["CapacityUnits"] as? Double == blocks / 2)
             #expect((eventual.json["ConsumedCapacity"] as? [String: Any])?["TableName"] as? String == "items")
-            let strong = try await Self.call(target, "Query", "{\(base),\"ReturnConsumedCapacity\":\"INDEXES\",\"ConsistentRead\":true}")
+            let strong = try await Self.call(
+                target,
+                "Query",
+                "{\(base),\"ReturnConsumedCapacity\":\"INDEXES\",\"ConsistentRead\":true}"
+            )
             let consumed = strong.json["ConsumedCapacity"] as? [String: Any]
             #expect(consumed?["CapacityUnits"] as? Double == blocks)
             #expect((consumed?["Table"] as? [String: Any])?["CapacityUnits"] as? Double == blocks)
@@ -177,7 +225,10 @@ struct DynamoDBEndpointTests {
             let count = try await Self.call(target, "Query", "{\(base),\"Select\":\"COUNT\"}")
             #expect(count.json["Items"] == nil && count.json["Count"] as? Int == page.returnedCount)
             let projected = try await Self.call(
-                target, "Query", "{\(base),\"ProjectionExpression\":\"sk, #s\",\"ExpressionAttributeNames\":{\"#s\":\"sizeBytes\"}}")
+                target,
+                "Query",
+                "{\(base),\"ProjectionExpression\":\"sk, #s\",\"ExpressionAttributeNames\":{\"#s\":\"sizeBytes\"}}"
+            )
             #expect(projected.items.first.map { Set($0.keys) } == ["sk", "sizeBytes"])
         }
     }
@@ -185,10 +236,18 @@ struct DynamoDBEndpointTests {
     @Test("W1: with payloads served, an item's DynamoDB size is its sizeBytes, so pages end where the store's do")
     func w1PayloadMakesTheDynamoDBSizeTheItemSize() async throws {
         let configuration = StoreConfiguration(
-            partitions: 2, itemsPerPartition: .uniform(30), itemSize: .uniform(min: 100, max: 3000), scanBudgetBytes: 8192, seed: 3)
+            partitions: 2,
+            itemsPerPartition: .uniform(30),
+            itemSize: .uniform(min: 100, max: 3000),
+            scanBudgetBytes: 8192,
+            seed: 3
+        )
         try await Self.withServer(configuration, payload: true) { _, target in
             let answer = try await Self.call(
-                target, "Query", #"{"TableName":"items","KeyConditionExpression":"pk = :p","ExpressionAttributeValues":{":p":{"N":"1"}}}"#)
+                target,
+                "Query",
+                #"{"TableName":"items","KeyConditionExpression":"pk = :p","ExpressionAttributeValues":{":p":{"N":"1"}}}"#
+            )
             #expect(!answer.items.isEmpty)
             for item in answer.items {
                 var size = 0
@@ -213,12 +272,23 @@ struct DynamoDBEndpointTests {
     func w1PointReadAndTableDescription() async throws {
         try await Self.withServer { store, target in
             let item = try store.evaluatePage(PageRequest(range: .partition(3), limit: 1, sortKeys: 17..<18)).items[0]
-            let got = try await Self.call(target, "GetItem", #"{"TableName":"items","Key":{"pk":{"N":"3"},"sk":{"N":"17"}}}"#)
+            let got = try await Self.call(
+                target,
+                "GetItem",
+                #"{"TableName":"items","Key":{"pk":{"N":"3"},"sk":{"N":"17"}}}"#
+            )
             let attributes = got.json["Item"] as? [String: [String: String]]
             #expect(attributes?["sizeBytes"]?["N"] == String(item.sizeBytes))
             #expect(attributes?["category"]?["N"] == String(item.storeAttributes.category))
-            #expect(attributes?["fingerprint"]?["S"] == String(item.storeAttributes.fingerprint, radix: 16).leftPadded(to: 16))
-            let missing = try await Self.call(target, "GetItem", #"{"TableName":"items","Key":{"pk":{"N":"3"},"sk":{"N":"40"}}}"#)
+            #expect(
+                attributes?["fingerprint"]?["S"]
+                    == String(item.storeAttributes.fingerprint, radix: 16).leftPadded(to: 16)
+            )
+            let missing = try await Self.call(
+                target,
+                "GetItem",
+                #"{"TableName":"items","Key":{"pk":{"N":"3"},"sk":{"N":"40"}}}"#
+            )
             #expect(missing.status == 200 && missing.json.isEmpty)
             let described = try await Self.call(target, "DescribeTable", #"{"TableName":"items"}"#)
             let table = described.json["Table"] as? [String: Any]
@@ -229,21 +299,42 @@ struct DynamoDBEndpointTests {
         }
     }
 
-    @Test("W2, W5: unsupported or malformed input is a ValidationException naming it; other errors have DynamoDB's types")
+    @Test(
+        "W2, W5: unsupported or malformed input is a ValidationException naming it; other errors have DynamoDB's types"
+    )
     func w2w5ErrorsHaveDynamoDBTypes() async throws {
         let configuration = StoreConfiguration(partitions: 2, itemsPerPartition: .uniform(10), throttleRate: 1)
         try await Self.withServer { _, target in
             let query = #""TableName":"items","ExpressionAttributeValues":{":p":{"N":"1"}}"#
             let cases: [(String, String, String, String)] = [
-                ("Query", #"{\#(query),"KeyConditionExpression":"pk = :p AND begins_with(sk, :p)"}"#, "ValidationException", "begins_with"),
-                ("Query", #"{\#(query),"KeyConditionExpression":"pk = :p OR pk = :p"}"#, "ValidationException", "OR is not allowed"),
-                ("Query", #"{\#(query),"KeyConditionExpression":"pk = :p","FilterExpression":"colour = :p"}"#, "ValidationException", "'colour'"),
-                ("Query", #"{\#(query),"KeyConditionExpression":"pk = :p","IndexName":"byCategory"}"#, "ValidationException", "IndexName"),
+                (
+                    "Query", #"{\#(query),"KeyConditionExpression":"pk = :p AND begins_with(sk, :p)"}"#,
+                    "ValidationException", "begins_with"
+                ),
+                (
+                    "Query", #"{\#(query),"KeyConditionExpression":"pk = :p OR pk = :p"}"#, "ValidationException",
+                    "OR is not allowed"
+                ),
+                (
+                    "Query", #"{\#(query),"KeyConditionExpression":"pk = :p","FilterExpression":"colour = :p"}"#,
+                    "ValidationException", "'colour'"
+                ),
+                (
+                    "Query", #"{\#(query),"KeyConditionExpression":"pk = :p","IndexName":"byCategory"}"#,
+                    "ValidationException", "IndexName"
+                ),
                 ("Query", #"{\#(query),"KeyConditionExpression":"pk = :p","Limt":3}"#, "ValidationException", "'Limt'"),
                 ("Query", #"{\#(query),"KeyConditionExpression":"pk = :p","Limit":0}"#, "ValidationException", "limit"),
                 ("Query", #"{\#(query),"KeyConditionExpression":"pk = :q"}"#, "ValidationException", ":q"),
-                ("Query", #"{"TableName":"items","KeyConditionExpression":"pk = :p","ExpressionAttributeValues":{":p":{"N":"1"},":x":{"N":"2"}}}"#, "ValidationException", "unused"),
-                ("Query", #"{"TableName":"other","KeyConditionExpression":"pk = :p"}"#, "ResourceNotFoundException", "other"),
+                (
+                    "Query",
+                    #"{"TableName":"items","KeyConditionExpression":"pk = :p","ExpressionAttributeValues":{":p":{"N":"1"},":x":{"N":"2"}}}"#,
+                    "ValidationException", "unused"
+                ),
+                (
+                    "Query", #"{"TableName":"other","KeyConditionExpression":"pk = :p"}"#, "ResourceNotFoundException",
+                    "other"
+                ),
                 ("Query", #"{"TableName":"items""#, "ValidationException", "not valid JSON"),
                 ("Query", String(repeating: "[", count: 5000), "ValidationException", "deeper"),
                 ("Scan", #"{"TableName":"items","Segment":1}"#, "ValidationException", "TotalSegments"),
@@ -257,13 +348,24 @@ struct DynamoDBEndpointTests {
             }
             // A SigV4 Authorization header is accepted whatever its signature.
             let signed = try await Self.call(
-                target, "DescribeTable", #"{"TableName":"items"}"#,
-                headers: [("Authorization", "AWS4-HMAC-SHA256 Credential=x/20260101/us-east-1/dynamodb/aws4_request, SignedHeaders=host, Signature=00")])
+                target,
+                "DescribeTable",
+                #"{"TableName":"items"}"#,
+                headers: [
+                    (
+                        "Authorization",
+                        "AWS4-HMAC-SHA256 Credential=x/20260101/us-east-1/dynamodb/aws4_request, SignedHeaders=host, Signature=00"
+                    )
+                ]
+            )
             #expect(signed.status == 200)
         }
         try await Self.withServer(configuration) { _, target in
             let answer = try await Self.call(
-                target, "Query", #"{"TableName":"items","KeyConditionExpression":"pk = :p","ExpressionAttributeValues":{":p":{"N":"1"}}}"#)
+                target,
+                "Query",
+                #"{"TableName":"items","KeyConditionExpression":"pk = :p","ExpressionAttributeValues":{":p":{"N":"1"}}}"#
+            )
             #expect(answer.status == 400 && answer.errorType == "ProvisionedThroughputExceededException")
         }
         var faulty = configuration

@@ -4,8 +4,8 @@ import HummingbirdCore
 import PagebenchHTTPTestSupport
 import PagebenchPage
 import PagebenchServer
-import PagebenchWire
 import PagebenchStore
+import PagebenchWire
 import Testing
 
 /// Errors over HTTP: the status of ``StoreHTTPErrorCode`` and a JSON body carrying the
@@ -33,15 +33,60 @@ struct ErrorMappingTests {
         tampered[10] = tampered[10] == "A" ? "B" : "A"
         let cases: [Case] = [
             Case(name: "S1 limit 0", request: PageRequest(limit: 0), status: .badRequest, code: .invalidLimit),
-            Case(name: "S17 garbage", request: PageRequest(token: "not-a-token"), status: .badRequest, code: .invalidToken),
-            Case(name: "S17 tampered", request: PageRequest(limit: 5, token: String(tampered)), status: .badRequest, code: .invalidToken),
-            Case(name: "S18 limit changed", request: PageRequest(limit: 6, token: token), status: .conflict, code: .tokenMismatch),
-            Case(name: "S18 reverse changed", request: PageRequest(reverse: true, limit: 5, token: token), status: .conflict, code: .tokenMismatch),
-            Case(name: "S19 token on a partition", request: PageRequest(range: .partition(1), limit: 5, token: token), status: .conflict, code: .tokenMismatch),
-            Case(name: "S15 index = total", request: PageRequest(range: .segment(index: 3, total: 3)), status: .badRequest, code: .invalidSegment),
-            Case(name: "S15 total 0", request: PageRequest(range: .segment(index: 0, total: 0)), status: .badRequest, code: .invalidSegment),
-            Case(name: "S14 unknown partition", request: PageRequest(range: .partition(5)), status: .notFound, code: .unknownPartition),
-            Case(name: "S14 negative partition", request: PageRequest(range: .partition(-1)), status: .notFound, code: .unknownPartition),
+            Case(
+                name: "S17 garbage",
+                request: PageRequest(token: "not-a-token"),
+                status: .badRequest,
+                code: .invalidToken
+            ),
+            Case(
+                name: "S17 tampered",
+                request: PageRequest(limit: 5, token: String(tampered)),
+                status: .badRequest,
+                code: .invalidToken
+            ),
+            Case(
+                name: "S18 limit changed",
+                request: PageRequest(limit: 6, token: token),
+                status: .conflict,
+                code: .tokenMismatch
+            ),
+            Case(
+                name: "S18 reverse changed",
+                request: PageRequest(reverse: true, limit: 5, token: token),
+                status: .conflict,
+                code: .tokenMismatch
+            ),
+            Case(
+                name: "S19 token on a partition",
+                request: PageRequest(range: .partition(1), limit: 5, token: token),
+                status: .conflict,
+                code: .tokenMismatch
+            ),
+            Case(
+                name: "S15 index = total",
+                request: PageRequest(range: .segment(index: 3, total: 3)),
+                status: .badRequest,
+                code: .invalidSegment
+            ),
+            Case(
+                name: "S15 total 0",
+                request: PageRequest(range: .segment(index: 0, total: 0)),
+                status: .badRequest,
+                code: .invalidSegment
+            ),
+            Case(
+                name: "S14 unknown partition",
+                request: PageRequest(range: .partition(5)),
+                status: .notFound,
+                code: .unknownPartition
+            ),
+            Case(
+                name: "S14 negative partition",
+                request: PageRequest(range: .partition(-1)),
+                status: .notFound,
+                code: .unknownPartition
+            ),
         ]
         let server = StoreServer(store: store)
         try await withLiveServer(server) { target in
@@ -49,10 +94,16 @@ struct ErrorMappingTests {
             for testCase in cases {
                 let inProcess = try #require(await TestStores.error(store, testCase.request), "\(testCase)")
                 #expect(inProcess.code == testCase.code, "\(testCase)")
-                let response = try await client.execute(uri: PageQuery(request: testCase.request).pathAndQuery, method: .GET)
+                let response = try await client.execute(
+                    uri: PageQuery(request: testCase.request).pathAndQuery,
+                    method: .GET
+                )
                 #expect(response.status == testCase.status, "\(testCase): \(response.text)")
                 let body = try response.errorBody()
-                #expect(body == ErrorBody(code: testCase.code.rawValue, message: inProcess.message, retryable: false), "\(testCase)")
+                #expect(
+                    body == ErrorBody(code: testCase.code.rawValue, message: inProcess.message, retryable: false),
+                    "\(testCase)"
+                )
             }
         }
     }
@@ -60,8 +111,11 @@ struct ErrorMappingTests {
     @Test("S21: throttled is 429 with Retry-After, an injected fault 503; both retryable")
     func s21InjectedFailures() async throws {
         let throttling = StoreServer(
-            store: try TestStores.store(StoreConfiguration(partitions: 2, itemsPerPartition: .uniform(10), throttleRate: 1)),
-            configuration: .init(retryAfterSeconds: 3))
+            store: try TestStores.store(
+                StoreConfiguration(partitions: 2, itemsPerPartition: .uniform(10), throttleRate: 1)
+            ),
+            configuration: .init(retryAfterSeconds: 3)
+        )
         let throttled = try await withLiveServer(throttling) { target in
             let client = try TestHTTPClient(target)
             return try await client.execute(uri: "/scan", method: .GET)
@@ -74,7 +128,10 @@ struct ErrorMappingTests {
         #expect(throttledBody.message.contains("throttled (injected, S21)"))
 
         let faulty = StoreServer(
-            store: try TestStores.store(StoreConfiguration(partitions: 2, itemsPerPartition: .uniform(10), faultRate: 1)))
+            store: try TestStores.store(
+                StoreConfiguration(partitions: 2, itemsPerPartition: .uniform(10), faultRate: 1)
+            )
+        )
         let fault = try await withLiveServer(faulty) { target in
             let client = try TestHTTPClient(target)
             return try await client.execute(uri: "/partitions/1/items?limit=2", method: .GET)
@@ -92,11 +149,15 @@ struct ErrorMappingTests {
             ("/scan?limit=abc", "query parameter limit='abc' is not a whole number; use e.g. limit=100"),
             ("/scan?reverse=yes", "query parameter reverse='yes' must be true, false, 1 or 0"),
             ("/scan?filter=match&filter=match", "query parameter 'filter' is given more than once; give it once"),
-            ("/scan?cursor=x", "unknown query parameter 'cursor'; accepted: limit, filter, reverse, nextToken, payload"),
+            (
+                "/scan?cursor=x",
+                "unknown query parameter 'cursor'; accepted: limit, filter, reverse, nextToken, payload"
+            ),
             ("/partitions/one/items", "path segment partition 'one' is not a whole number"),
             ("/scan/segments/0/many", "path segment total 'many' is not a whole number"),
             ("/scan/segments/x/2", "path segment index 'x' is not a whole number"),
-        ])
+        ]
+    )
     func badParameters(uri: String, message: String) async throws {
         let server = StoreServer(store: try TestStores.store())
         let response = try await withLiveServer(server) { target in
@@ -124,7 +185,11 @@ struct ErrorMappingTests {
             #expect(response.status == .notFound)
             let body = try response.errorBody()
             #expect(body.code == "notFound")
-            #expect(body.message.contains("endpoints: GET /partitions/{p}/items, GET /scan, GET /scan/segments/{i}/{n}, GET /health"))
+            #expect(
+                body.message.contains(
+                    "endpoints: GET /partitions/{p}/items, GET /scan, GET /scan/segments/{i}/{n}, GET /health"
+                )
+            )
         }
     }
 

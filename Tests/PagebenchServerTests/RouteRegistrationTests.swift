@@ -4,8 +4,8 @@ import NIOCore
 import PagebenchHTTPTestSupport
 import PagebenchPage
 import PagebenchServer
-import PagebenchWire
 import PagebenchStore
+import PagebenchWire
 import Testing
 
 /// A protocol front end's routes (W6) page through ``StoreServer/servePage(_:context:)``:
@@ -18,7 +18,8 @@ struct RouteRegistrationTests {
             router.get("/probe/:partition") { _, context in
                 let partition = Int(context.parameters.get("partition") ?? "") ?? -1
                 let text =
-                    switch await server.servePage(PageRequest(range: .partition(partition), limit: 3), context: context) {
+                    switch await server.servePage(PageRequest(range: .partition(partition), limit: 3), context: context)
+                    {
                     case .page(let page): "\(page.items.count) \(page.nextToken ?? "-")"
                     case .failed(let error as StoreError): "error \(error.code)"
                     case .failed, .abandoned: "failed"

@@ -2,10 +2,10 @@ import Foundation
 import HTTPTypes
 import HummingbirdCore
 import NIOHTTP1
-import PagebenchServer
-import PagebenchWire
 import PagebenchHTTPTestSupport
+import PagebenchServer
 import PagebenchStore
+import PagebenchWire
 import Testing
 
 #if canImport(Glibc)
@@ -28,13 +28,17 @@ struct ServerAbuseTests {
         address.sin_port = in_port_t(UInt16(client.port).bigEndian)
         address.sin_addr.s_addr = inet_addr(client.host)
         let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
         }
         guard connected == 0 else { throw TestFailure("connect() failed") }
         var timeout = timeval(tv_sec: 20, tv_usec: 0)
         setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         for chunk in chunks {
-            _ = chunk.utf8CString.withUnsafeBufferPointer { send(descriptor, $0.baseAddress, $0.count - 1, Int32(MSG_NOSIGNAL)) }
+            _ = chunk.utf8CString.withUnsafeBufferPointer {
+                send(descriptor, $0.baseAddress, $0.count - 1, Int32(MSG_NOSIGNAL))
+            }
             if pause > 0 { usleep(UInt32(pause * 1_000_000)) }
         }
         var received: [UInt8] = []
@@ -90,10 +94,14 @@ struct ServerAbuseTests {
     func slowlorisIsClosed() async throws {
         var configuration = StoreServer.Configuration()
         configuration.idleTimeout = .milliseconds(300)
-        let answer = try await withLiveServer(StoreServer(store: try TestStores.store(), configuration: configuration)) { target in
+        let answer = try await withLiveServer(StoreServer(store: try TestStores.store(), configuration: configuration))
+        { target in
             // Eight header fragments 100 ms apart, then silence: the head is never complete.
             try Self.rawExchange(
-                target, chunks: ["GET /health HTTP/1.1\r\n"] + (0..<8).map { "X-Slow-\($0): y\r\n" }, pause: 0.1)
+                target,
+                chunks: ["GET /health HTTP/1.1\r\n"] + (0..<8).map { "X-Slow-\($0): y\r\n" },
+                pause: 0.1
+            )
         }
         let text = try #require(answer, "the server held an incomplete request head open")
         #expect(!text.contains("200 OK"))
@@ -102,7 +110,12 @@ struct ServerAbuseTests {
     @Test("a payload of an item too large to serve is a 400 naming the limit, not a crash")
     func oversizedPayloadIsRefused() async throws {
         let store = try SyntheticStore(
-            configuration: StoreConfiguration(partitions: 1, itemsPerPartition: .uniform(2), itemSize: .fixed((64 << 20) + 1)))
+            configuration: StoreConfiguration(
+                partitions: 1,
+                itemsPerPartition: .uniform(2),
+                itemSize: .fixed((64 << 20) + 1)
+            )
+        )
         let (refused, plain) = try await withLiveServer(StoreServer(store: store)) { target in
             let client = try TestHTTPClient(target)
             return (

@@ -5,8 +5,8 @@ import NIOCore
 import PagebenchHTTPTestSupport
 import PagebenchPage
 import PagebenchServer
-import PagebenchWire
 import PagebenchStore
+import PagebenchWire
 import Testing
 
 /// Every endpoint through a live server and a plain HTTP client, compared page by page
@@ -66,7 +66,10 @@ struct ServerRoundTripTests {
         let items = try #require(object["items"] as? [[String: Any]])
         #expect(items.map { $0["sortKey"] as? Int } == [0, 1])
         #expect(items.map { $0["partition"] as? Int } == [1, 1])
-        #expect(items.first?["fingerprint"] as? String == String(page.items[0].storeAttributes.fingerprint, radix: 16).leftPadded(to: 16))
+        #expect(
+            items.first?["fingerprint"] as? String
+                == String(page.items[0].storeAttributes.fingerprint, radix: 16).leftPadded(to: 16)
+        )
         #expect(items.first?["payload"] == nil)
     }
 
@@ -82,14 +85,18 @@ struct ServerRoundTripTests {
         }
         let explicit = try await withLiveServer(StoreServer(store: store)) { target in
             let client = try TestHTTPClient(target)
-            return try decodeFirstPayload(try await client.execute(uri: "/partitions/0/items?limit=3&payload=true", method: .GET))
+            return try decodeFirstPayload(
+                try await client.execute(uri: "/partitions/0/items?limit=3&payload=true", method: .GET)
+            )
         }
         #expect(explicit == page.items[0].payload?.bytes)
         #expect(explicit.count == 512)
         let server = StoreServer(store: store, configuration: .init(includePayloadByDefault: true))
         let (byDefault, optedOut) = try await withLiveServer(server) { target in
             let client = try TestHTTPClient(target)
-            let byDefault = try decodeFirstPayload(try await client.execute(uri: "/partitions/0/items?limit=3", method: .GET))
+            let byDefault = try decodeFirstPayload(
+                try await client.execute(uri: "/partitions/0/items?limit=3", method: .GET)
+            )
             let optedOut = try await client.execute(uri: "/partitions/0/items?limit=3&payload=0", method: .GET)
             return (byDefault, optedOut.text.contains("\"payload\""))
         }
@@ -110,8 +117,13 @@ struct ServerRoundTripTests {
         #expect(
             health
                 == StoreHealth(
-                    status: "ok", configurationHash: store.configurationHash, partitions: 5, items: 200,
-                    canonical: store.configuration.canonicalText))
+                    status: "ok",
+                    configurationHash: store.configurationHash,
+                    partitions: 5,
+                    items: 200,
+                    canonical: store.configuration.canonicalText
+                )
+        )
     }
 }
 

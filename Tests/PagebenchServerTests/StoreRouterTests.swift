@@ -3,10 +3,11 @@ import HummingbirdCore
 import NIOCore
 import PagebenchHTTPTestSupport
 import PagebenchPage
-@testable import PagebenchServer
 import PagebenchStore
 import PagebenchWire
 import Testing
+
+@testable import PagebenchServer
 
 /// ``StoreRouter``: the server's own routing on HummingbirdCore (issue 28's lighter build),
 /// with the behaviour Hummingbird's router had: empty path parts ignored, `:name`
@@ -23,7 +24,10 @@ struct StoreRouterTests {
         func register(on router: inout StoreRouter, server: StoreServer) {
             router.get("/fail") { _, _ in throw Failure() }
             router.get("/echo/:word") { _, context in
-                Response(status: .ok, body: .init(byteBuffer: ByteBuffer(string: context.parameters.get("word") ?? "-")))
+                Response(
+                    status: .ok,
+                    body: .init(byteBuffer: ByteBuffer(string: context.parameters.get("word") ?? "-"))
+                )
             }
         }
     }

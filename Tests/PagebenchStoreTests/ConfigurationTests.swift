@@ -1,8 +1,9 @@
 import Foundation
 import PagebenchBase
 import PagebenchPage
-@testable import PagebenchStore
 import Testing
+
+@testable import PagebenchStore
 
 @Suite struct ConfigurationTests {
     /// Issue 25: a served store that is not the scenario's is refused naming the fields.
@@ -33,7 +34,10 @@ import Testing
         (StoreConfiguration(itemsPerPartition: .uniform(-1)), "itemsPerPartition"),
         (StoreConfiguration(itemsPerPartition: .zipf(mean: 10, exponent: -1)), "zipf exponent"),
         (StoreConfiguration(partitions: 2_000_000, itemsPerPartition: .zipf(mean: 1, exponent: 1)), "zipf"),
-        (StoreConfiguration(partitions: 1 << 30, itemsPerPartition: .uniform(1 << 30)), "partitions × itemsPerPartition"),
+        (
+            StoreConfiguration(partitions: 1 << 30, itemsPerPartition: .uniform(1 << 30)),
+            "partitions × itemsPerPartition"
+        ),
         (StoreConfiguration(itemSize: .fixed(0)), "itemSize"),
         (StoreConfiguration(itemSize: .uniform(min: 10, max: 5)), "itemSize"),
         (StoreConfiguration(itemSize: .lognormal(median: 10, sigma: .nan, min: 1, max: 5)), "sigma"),
@@ -55,7 +59,8 @@ import Testing
     }
 
     @Test func jsonWithMissingKeysTakesDefaultsAndRoundTrips() throws {
-        let partial = #"{"partitions": 4, "itemSize": "uniform:100-2000", "clustering": "runs:50", "serviceTime": {"base": "fixed:2ms"}}"#
+        let partial =
+            #"{"partitions": 4, "itemSize": "uniform:100-2000", "clustering": "runs:50", "serviceTime": {"base": "fixed:2ms"}}"#
         let configuration = try StoreConfiguration.load(json: Data(partial.utf8))
         var expected = StoreConfiguration.default
         expected.partitions = 4
@@ -79,9 +84,18 @@ import Testing
         (#"{"partitions": 4"#, "not valid JSON"),
         // Issue 12: a list names distinct things; a repeated element is refused naming the field
         // (hot partitions [0, 0] went into the configuration hash text as `hot=0+0`).
-        (#"{"serviceTime": {"base": "fixed:1ms", "hotPartitions": [0, 0]}}"#, "serviceTime: hotPartitions lists partition 0 twice"),
-        (#"{"writes": {"insertRate": 1, "hotPartitions": [2, 1, 2]}}"#, "writes: hotPartitions lists partition 2 twice"),
-        (#"{"serviceTime": {"bse": "fixed:1ms"}}"#, "unknown key \"serviceTime.bse\"; known keys of serviceTime are base"),
+        (
+            #"{"serviceTime": {"base": "fixed:1ms", "hotPartitions": [0, 0]}}"#,
+            "serviceTime: hotPartitions lists partition 0 twice"
+        ),
+        (
+            #"{"writes": {"insertRate": 1, "hotPartitions": [2, 1, 2]}}"#,
+            "writes: hotPartitions lists partition 2 twice"
+        ),
+        (
+            #"{"serviceTime": {"bse": "fixed:1ms"}}"#,
+            "unknown key \"serviceTime.bse\"; known keys of serviceTime are base"
+        ),
     ])
     func badJSONIsRejectedWithItsReason(json: String, fragment: String) {
         let error = storeError { _ = try StoreConfiguration.load(json: Data(json.utf8)) }
@@ -96,13 +110,25 @@ import Testing
         (#"{"seed": -1}"#, "'seed' must be a whole number from 0 to 18446744073709551615, found -1"),
         (#"{"partitions": 2.5}"#, "'partitions' must be a whole number, found 2.5"),
         (#"{"scanBudgetBytes": 1e300}"#, "'scanBudgetBytes' must be a whole number, found 1e300"),
-        (#"{"serviceTime": {"hotPartitions": [0, 1.5]}}"#, "'serviceTime.hotPartitions[1]' must be a whole number, found 1.5"),
+        (
+            #"{"serviceTime": {"hotPartitions": [0, 1.5]}}"#,
+            "'serviceTime.hotPartitions[1]' must be a whole number, found 1.5"
+        ),
         (#"{"serviceTime": 5}"#, "'serviceTime' must be an object, found 5"),
-        (#"{"itemSize": 2.5}"#, "'itemSize' must be a whole number of bytes or a text such as \"uniform:100-2000\", found 2.5"),
-        (#"{"itemsPerPartition": [1]}"#, "'itemsPerPartition' must be a whole number or a text such as \"zipf:1000:1.1\", found a list"),
+        (
+            #"{"itemSize": 2.5}"#,
+            "'itemSize' must be a whole number of bytes or a text such as \"uniform:100-2000\", found 2.5"
+        ),
+        (
+            #"{"itemsPerPartition": [1]}"#,
+            "'itemsPerPartition' must be a whole number or a text such as \"zipf:1000:1.1\", found a list"
+        ),
         (#"{"selectivity": 1e400}"#, "found 1e400 at 'selectivity'"),
         (#"{"itemSize": "lognormal:median=512,sigma=1,median=600"}"#, "itemSize: 'median' is given twice"),
-        (#"{"serviceTime": {"base": "lognormal:median=2ms,sigma=0.5,sigma=1"}}"#, "serviceTime: 'sigma' is given twice"),
+        (
+            #"{"serviceTime": {"base": "lognormal:median=2ms,sigma=0.5,sigma=1"}}"#,
+            "serviceTime: 'sigma' is given twice"
+        ),
         (#"{"itemSize": "lognormal:median=512,,sigma=1"}"#, "itemSize: element 2 of 'median=512,,sigma=1' is empty"),
         (#"{"itemsPerPartition": "zipf:1000::1.1"}"#, "itemsPerPartition: element 2 of '1000::1.1' is empty"),
     ])
@@ -150,13 +176,17 @@ import Testing
         ]
         for size in sizes { #expect(try ItemSizeDistribution(parsing: size.description) == size) }
         #expect(try ItemSizeDistribution(parsing: "1024") == .fixed(1024))
-        #expect(try ItemSizeDistribution(parsing: "lognormal:median=300,sigma=0.5") == .lognormal(median: 300, sigma: 0.5, min: 1, max: 409_600))
+        #expect(
+            try ItemSizeDistribution(parsing: "lognormal:median=300,sigma=0.5")
+                == .lognormal(median: 300, sigma: 0.5, min: 1, max: 409_600)
+        )
         for items in [ItemsPerPartition.uniform(1000), .zipf(mean: 1000, exponent: 1.1)] {
             #expect(try ItemsPerPartition(parsing: items.description) == items)
         }
         #expect(try ItemsPerPartition(parsing: "1_000_000") == .uniform(1_000_000))
         for latency in [
-            LatencyDistribution.none, .fixed(nanoseconds: 2_000_000), .uniform(minNanoseconds: 1000, maxNanoseconds: 5_000_000),
+            LatencyDistribution.none, .fixed(nanoseconds: 2_000_000),
+            .uniform(minNanoseconds: 1000, maxNanoseconds: 5_000_000),
             .lognormal(medianNanoseconds: 2_000_000, sigma: 0.5, maxNanoseconds: 200_000_000),
         ] {
             #expect(try LatencyDistribution(parsing: latency.description) == latency)
@@ -172,12 +202,21 @@ import Testing
         for clustering in [Clustering.even, .random, .runs(length: 100)] {
             let store = try SyntheticStore(
                 configuration: StoreConfiguration(
-                    partitions: 4, itemsPerPartition: .uniform(50_000), itemSize: .uniform(min: 100, max: 200),
-                    selectivity: 0.1, clustering: clustering))
+                    partitions: 4,
+                    itemsPerPartition: .uniform(50_000),
+                    itemSize: .uniform(min: 100, max: 200),
+                    selectivity: 0.1,
+                    clustering: clustering
+                )
+            )
             let items = Array(try store.listing(in: .scan, filter: .matching, reverse: false).lazy.map(\.item))
             let matching = items.filter { $0.storeAttributes.category == 0 }.count
             #expect(abs(Double(matching) / Double(items.count) - 0.1) < 0.02, "\(clustering)")
-            #expect(items.allSatisfy { (100...200).contains($0.sizeBytes) && (0..<16).contains($0.storeAttributes.category) })
+            #expect(
+                items.allSatisfy {
+                    (100...200).contains($0.sizeBytes) && (0..<16).contains($0.storeAttributes.category)
+                }
+            )
         }
         // Even clustering is exact: 10 % of every 10 consecutive items.
         let even = try smallStore(partitions: 1, items: 1000, selectivity: 0.1, clustering: .even)
@@ -196,8 +235,11 @@ import Testing
         // Log-normal sizes stay within their caps and have about the configured median.
         let lognormal = try SyntheticStore(
             configuration: StoreConfiguration(
-                partitions: 1, itemsPerPartition: .uniform(20_000),
-                itemSize: .lognormal(median: 500, sigma: 1, min: 64, max: 10_000)))
+                partitions: 1,
+                itemsPerPartition: .uniform(20_000),
+                itemSize: .lognormal(median: 500, sigma: 1, min: 64, max: 10_000)
+            )
+        )
         let sizes = lognormal.items(in: .scan, filter: nil, reverse: false).map(\.sizeBytes).sorted()
         #expect(sizes.first! >= 64 && sizes.last! <= 10_000)
         #expect(abs(sizes[sizes.count / 2] - 500) < 40)
@@ -205,7 +247,8 @@ import Testing
 
     @Test func zipfCountsAreSkewedAndAddUp() throws {
         let store = try SyntheticStore(
-            configuration: StoreConfiguration(partitions: 10, itemsPerPartition: .zipf(mean: 100, exponent: 1)))
+            configuration: StoreConfiguration(partitions: 10, itemsPerPartition: .zipf(mean: 100, exponent: 1))
+        )
         let counts = (0..<10).map { store.itemCount(inPartition: $0) }
         #expect(counts.reduce(0, +) == 1000)
         #expect(counts == counts.sorted(by: >))

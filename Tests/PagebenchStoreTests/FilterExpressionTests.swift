@@ -25,23 +25,36 @@ import Testing
         // S18: a token issued under one compound filter is refused under another.
         let store = try smallStore(items: 100)
         let first = try store.evaluatePage(
-            PageRequest(range: .partition(0), limit: 5, filter: try Filter(parsing: "category=0 or size>=0")))
+            PageRequest(range: .partition(0), limit: 5, filter: try Filter(parsing: "category=0 or size>=0"))
+        )
         let token = try #require(first.nextToken)
         let changed = PageRequest(
-            range: .partition(0), limit: 5, filter: try Filter(parsing: "category=1 or size>=0"), token: token)
+            range: .partition(0),
+            limit: 5,
+            filter: try Filter(parsing: "category=1 or size>=0"),
+            token: token
+        )
         let error = storeError { _ = try store.evaluatePage(changed) }
         #expect(error?.code == .tokenMismatch)
         #expect(error?.message.contains("filter was a compound condition, now category=1 or size>=0") == true)
         #expect(throws: Never.self) {
             try store.evaluatePage(
-                PageRequest(range: .partition(0), limit: 5, filter: try Filter(parsing: "category=0 or size>=0"), token: token))
+                PageRequest(
+                    range: .partition(0),
+                    limit: 5,
+                    filter: try Filter(parsing: "category=0 or size>=0"),
+                    token: token
+                )
+            )
         }
     }
 
     @Test func sortKeyWindowNarrowsAQueryAndEndsLikeARange() throws {
         let store = try smallStore(items: 40)
         let whole = try drain(store, PageRequest(range: .partition(2), limit: 1000)).flatMap(\.items)
-        for (keys, reverse) in [(5..<17, false), (5..<17, true), (30..<1000, false), (0..<1, true)] as [(Range<UInt64>, Bool)] {
+        for (keys, reverse) in [(5..<17, false), (5..<17, true), (30..<1000, false), (0..<1, true)]
+            as [(Range<UInt64>, Bool)]
+        {
             let pages = try drain(store, PageRequest(range: .partition(2), reverse: reverse, limit: 4, sortKeys: keys))
             var expected = whole.filter { keys.contains($0.sortKey) }
             if reverse { expected.reverse() }
@@ -51,11 +64,17 @@ import Testing
         let empty = try store.evaluatePage(PageRequest(range: .partition(2), sortKeys: 50..<60))
         #expect(empty.items.isEmpty && empty.nextToken == nil && empty.scannedCount == 0)
         // Only queries have sort-key windows; a token outside the window is refused (S19).
-        #expect(storeErrorCode { _ = try store.evaluatePage(PageRequest(range: .scan, sortKeys: 0..<3)) } == .invalidConfiguration)
+        #expect(
+            storeErrorCode { _ = try store.evaluatePage(PageRequest(range: .scan, sortKeys: 0..<3)) }
+                == .invalidConfiguration
+        )
         let outside = try store.token(for: PageRequest(range: .partition(2), limit: 4), resumingAfter: 2, sortKey: 30)
         #expect(
             storeErrorCode {
-                _ = try store.evaluatePage(PageRequest(range: .partition(2), limit: 4, token: outside, sortKeys: 0..<10))
-            } == .invalidToken)
+                _ = try store.evaluatePage(
+                    PageRequest(range: .partition(2), limit: 4, token: outside, sortKeys: 0..<10)
+                )
+            } == .invalidToken
+        )
     }
 }

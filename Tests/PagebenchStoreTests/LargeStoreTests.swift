@@ -21,7 +21,8 @@ import Testing
     func aBillionItemStorePagesInAFewMegabytes(items: ItemsPerPartition) throws {
         let before = Self.residentBytes()
         let store = try SyntheticStore(
-            configuration: StoreConfiguration(partitions: 1000, itemsPerPartition: items))
+            configuration: StoreConfiguration(partitions: 1000, itemsPerPartition: items)
+        )
         #expect(store.totalItems == 1_000_000_000)
         var checksum: UInt64 = 0
         for request in [

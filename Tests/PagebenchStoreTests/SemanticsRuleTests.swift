@@ -52,7 +52,12 @@ import Testing
         let inclusive = try smallStore(partitions: 1, items: 7, budget: 250, boundary: .inclusive)
         #expect(try drain(inclusive, PageRequest(range: .scan, limit: 100)).map(\.scannedCount) == [3, 3, 1])
         // Limit first when it comes first.
-        #expect(try drain(exclusive, PageRequest(range: .scan, limit: 1)).map(\.scannedCount) == Array(repeating: 1, count: 7) + [0])  // S6: a final empty page
+        #expect(
+            try drain(exclusive, PageRequest(range: .scan, limit: 1)).map(\.scannedCount) == Array(
+                repeating: 1,
+                count: 7
+            ) + [0]
+        )  // S6: a final empty page
         // An item larger than the whole budget is evaluated alone and the scan never stalls.
         let oversized = try smallStore(partitions: 2, items: 3, size: .fixed(5000), budget: 1000)
         let pages = try drain(oversized, PageRequest(range: .scan, limit: 10))
@@ -109,14 +114,20 @@ import Testing
             let page = try a.evaluatePage(request)
             #expect(page == (try a.evaluatePage(request)))  // same store, same request
             #expect(page == (try b.evaluatePage(request)))  // another instance, same configuration
-            #expect(page.items.map { $0.payload?.checksum() } == (try b.evaluatePage(request)).items.map { $0.payload?.checksum() })
+            #expect(
+                page.items.map { $0.payload?.checksum() }
+                    == (try b.evaluatePage(request)).items.map { $0.payload?.checksum() }
+            )
             request.token = page.nextToken
         }
         // A different seed gives different data.
         var other = configuration
         other.seed = 100
         let first = try a.evaluatePage(PageRequest(range: .scan, limit: 20))
-        #expect(first.items != (try SyntheticStore(configuration: other).evaluatePage(PageRequest(range: .scan, limit: 20))).items)
+        #expect(
+            first.items
+                != (try SyntheticStore(configuration: other).evaluatePage(PageRequest(range: .scan, limit: 20))).items
+        )
     }
 
     @Test func s9PagesReportScannedCountScannedBytesAndReturnedCount() throws {
@@ -212,7 +223,9 @@ import Testing
         #expect(empties.count == 5)
         #expect(empties.allSatisfy { $0.items.isEmpty && $0.nextToken == nil })
         for (index, total) in [(4, 4), (-1, 4), (0, 0), (0, -2)] {
-            let error = storeError { _ = try store.evaluatePage(PageRequest(range: .segment(index: index, total: total))) }
+            let error = storeError {
+                _ = try store.evaluatePage(PageRequest(range: .segment(index: index, total: total)))
+            }
             #expect(error?.code == .invalidSegment)
             #expect(error?.message.contains("segment \(index) of \(total)") == true)
         }

@@ -6,7 +6,10 @@ import Testing
 
 /// S20 (service time) and S21 (throttling and faults) of `SyntheticStore.page(_:)`.
 @Suite struct ServiceModelTests {
-    func store(_ change: (inout StoreConfiguration) -> Void, sleep: (@Sendable (Duration) async throws -> Void)? = nil)
+    func store(
+        _ change: (inout StoreConfiguration) -> Void,
+        sleep: (@Sendable (Duration) async throws -> Void)? = nil
+    )
         throws -> SyntheticStore
     {
         var configuration = StoreConfiguration(partitions: 4, itemsPerPartition: .uniform(100), itemSize: .fixed(1000))
@@ -39,8 +42,11 @@ import Testing
     @Test func s20ServiceTimeIsBasePlusPerByteCostTimesTheHotMultiplier() throws {
         let store = try store {
             $0.serviceTime = ServiceTimeModel(
-                base: .fixed(nanoseconds: 2_000_000), nanosecondsPerScannedByte: 0.5, hotPartitions: [2],
-                hotPartitionMultiplier: 4)
+                base: .fixed(nanoseconds: 2_000_000),
+                nanosecondsPerScannedByte: 0.5,
+                hotPartitions: [2],
+                hotPartitionMultiplier: 4
+            )
         }
         let cold = PageRequest(range: .partition(1), limit: 10)
         #expect(store.serviceTime(for: cold, scannedBytes: 10_000) == .nanoseconds(2_000_000 + 5_000))
@@ -74,7 +80,9 @@ import Testing
 
     @Test func s20PageWaitsOutTheServiceTimeThroughTheInjectedSleep() async throws {
         let requested = Mutex<[Duration]>([])
-        let store = try store({ $0.serviceTime = ServiceTimeModel(base: .fixed(nanoseconds: 3_000), nanosecondsPerScannedByte: 1) }) {
+        let store = try store({
+            $0.serviceTime = ServiceTimeModel(base: .fixed(nanoseconds: 3_000), nanosecondsPerScannedByte: 1)
+        }) {
             duration in requested.withLock { $0.append(duration) }
         }
         let page = try await store.page(PageRequest(range: .scan, limit: 4))
@@ -121,7 +129,9 @@ import Testing
             #expect(error.code == .injectedFault && error.isRetryable)
         }
         // Request errors are not retryable; evaluatePage never injects.
-        #expect(storeError { _ = try throttled.evaluatePage(PageRequest(range: .scan, limit: 0)) }?.isRetryable == false)
+        #expect(
+            storeError { _ = try throttled.evaluatePage(PageRequest(range: .scan, limit: 0)) }?.isRetryable == false
+        )
         #expect(try throttled.evaluatePage(PageRequest(range: .scan)).scannedCount == 10)
     }
 
@@ -140,8 +150,18 @@ import Testing
             }
             return result
         }
-        let a = await outcomes(try store { $0.throttleRate = 0.2; $0.faultRate = 0.1 })
-        let b = await outcomes(try store { $0.throttleRate = 0.2; $0.faultRate = 0.1 })
+        let a = await outcomes(
+            try store {
+                $0.throttleRate = 0.2
+                $0.faultRate = 0.1
+            }
+        )
+        let b = await outcomes(
+            try store {
+                $0.throttleRate = 0.2
+                $0.faultRate = 0.1
+            }
+        )
         #expect(a == b)
         let throttles = a.filter { $0 == .throttled }.count
         let faults = a.filter { $0 == .injectedFault }.count

@@ -1,6 +1,7 @@
 import PagebenchBase
-@testable import PagebenchStore
 import Testing
+
+@testable import PagebenchStore
 
 @Suite struct SipHashTests {
     /// Key 00 01 … 0f, as in the reference implementation's test vectors.
@@ -32,7 +33,11 @@ import Testing
         for _ in 0..<200 {
             let words = (0..<4).map { _ in generator.next() }
             var bytes: [UInt8] = []
-            for word in words { for shift in stride(from: 0, to: 64, by: 8) { bytes.append(UInt8(truncatingIfNeeded: word >> UInt64(shift))) } }
+            for word in words {
+                for shift in stride(from: 0, to: 64, by: 8) {
+                    bytes.append(UInt8(truncatingIfNeeded: word >> UInt64(shift)))
+                }
+            }
             #expect(key.mac(words[0], words[1], words[2], words[3]) == key.mac(bytes))
             #expect(key13.mac(words[0], words[1], words[2], words[3]) == key13.mac(bytes))
             // Finishing from the three-word prefix is the same MAC (the token hot path).

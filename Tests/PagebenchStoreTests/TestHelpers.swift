@@ -5,15 +5,31 @@ import Testing
 
 /// A small store for rule tests: `partitions × items` items of `size` bytes.
 func smallStore(
-    partitions: Int = 3, items: Int = 25, size: ItemSizeDistribution = .fixed(100), budget: Int = 1_048_576,
-    boundary: BudgetBoundary = .exclusive, exactEnd: ExactEnd = .continuation, policy: TokenPolicy = .strict,
-    selectivity: Double = 0.3, clustering: Clustering = .even, seed: UInt64 = 1
+    partitions: Int = 3,
+    items: Int = 25,
+    size: ItemSizeDistribution = .fixed(100),
+    budget: Int = 1_048_576,
+    boundary: BudgetBoundary = .exclusive,
+    exactEnd: ExactEnd = .continuation,
+    policy: TokenPolicy = .strict,
+    selectivity: Double = 0.3,
+    clustering: Clustering = .even,
+    seed: UInt64 = 1
 ) throws -> SyntheticStore {
     try SyntheticStore(
         configuration: StoreConfiguration(
-            partitions: partitions, itemsPerPartition: .uniform(items), itemSize: size, selectivity: selectivity,
-            clustering: clustering, scanBudgetBytes: budget, budgetBoundary: boundary, exactEnd: exactEnd,
-            tokenPolicy: policy, seed: seed))
+            partitions: partitions,
+            itemsPerPartition: .uniform(items),
+            itemSize: size,
+            selectivity: selectivity,
+            clustering: clustering,
+            scanBudgetBytes: budget,
+            budgetBoundary: boundary,
+            exactEnd: exactEnd,
+            tokenPolicy: policy,
+            seed: seed
+        )
+    )
 }
 
 /// Follows tokens from `request` until a nil token (at most `maxPages` pages).

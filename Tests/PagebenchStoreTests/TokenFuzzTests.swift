@@ -1,7 +1,8 @@
 import PagebenchBase
 import PagebenchPage
-@testable import PagebenchStore
 import Testing
+
+@testable import PagebenchStore
 
 /// S17–S19 under fuzzing: truncated, bit-flipped, re-encoded, forged and cross-request
 /// tokens are all rejected with the right error, and no input traps.

@@ -1,7 +1,8 @@
 import PagebenchBase
 import PagebenchPage
-@testable import PagebenchStore
 import Testing
+
+@testable import PagebenchStore
 
 /// Property-based traversal (S2–S7, S10–S15): thousands of random configurations × limits ×
 /// budgets × directions × ranges × filters, each fully paged and compared with the
@@ -29,19 +30,26 @@ import Testing
             size = .uniform(min: low, max: low + Int.random(in: 0...2000, using: &random))
         default:
             size = .lognormal(
-                median: Int.random(in: 10...400, using: &random), sigma: Double.random(in: 0...2, using: &random),
-                min: 1, max: 5000)
+                median: Int.random(in: 10...400, using: &random),
+                sigma: Double.random(in: 0...2, using: &random),
+                min: 1,
+                max: 5000
+            )
         }
         let clustering: Clustering = [.even, .random, .runs(length: Int.random(in: 1...20, using: &random))]
             .randomElement(using: &random)!
         let configuration = StoreConfiguration(
-            partitions: partitions, itemsPerPartition: itemsPerPartition, itemSize: size,
-            selectivity: [0, 0.05, 0.3, 0.9, 1].randomElement(using: &random)!, clustering: clustering,
+            partitions: partitions,
+            itemsPerPartition: itemsPerPartition,
+            itemSize: size,
+            selectivity: [0, 0.05, 0.3, 0.9, 1].randomElement(using: &random)!,
+            clustering: clustering,
             scanBudgetBytes: [1, 50, 300, 1000, 4000, 1_048_576].randomElement(using: &random)!,
             budgetBoundary: Bool.random(using: &random) ? .exclusive : .inclusive,
             exactEnd: Bool.random(using: &random) ? .continuation : .final,
             tokenPolicy: Bool.random(using: &random) ? .strict : .lenient,
-            seed: random.next())
+            seed: random.next()
+        )
         let range: ScanRange
         switch Int.random(in: 0..<3, using: &random) {
         case 0: range = .partition(Int.random(in: 0..<partitions, using: &random))
@@ -55,7 +63,8 @@ import Testing
         let limit: Int? = [nil, 1, 2, 3, 10, 1000].randomElement(using: &random)!
         return Case(
             configuration: configuration,
-            request: PageRequest(range: range, reverse: Bool.random(using: &random), limit: limit, filter: filter))
+            request: PageRequest(range: range, reverse: Bool.random(using: &random), limit: limit, filter: filter)
+        )
     }
 
     @Test func randomTraversalsMatchTheUnpaginatedResult() throws {
@@ -93,8 +102,12 @@ import Testing
                 offset += page.scannedCount
             }
             failed = failed || offset != listing.count  // S11: Σ scanned = items in range
-            failed = failed || pages.flatMap(\.items) != Array(
-                store.items(in: request.range, filter: request.filter, reverse: request.reverse))
+            failed =
+                failed
+                || pages.flatMap(\.items)
+                    != Array(
+                        store.items(in: request.range, filter: request.filter, reverse: request.reverse)
+                    )
             #expect(!failed, "traversal property violated for \(testCase)")
             if failed { return }
         }
@@ -118,7 +131,10 @@ import Testing
                         let request = PageRequest(range: .scan, reverse: reverse, limit: limit, filter: filter)
                         let pages = try drain(store, request, maxPages: 12_002)
                         let expected = Array(store.items(in: .scan, filter: filter, reverse: reverse))
-                        #expect(pages.flatMap(\.items) == expected, "\(boundary) \(String(describing: filter)) limit \(limit)")
+                        #expect(
+                            pages.flatMap(\.items) == expected,
+                            "\(boundary) \(String(describing: filter)) limit \(limit)"
+                        )
                         #expect(pages.reduce(0) { $0 + $1.scannedCount } == 12_000)
                         #expect(pages.allSatisfy { $0.scannedCount <= limit && $0.returnedCount <= $0.scannedCount })
                     }

@@ -1,22 +1,39 @@
 import Foundation
 import PagebenchBase
 import PagebenchPage
-@testable import PagebenchStore
 import PagebenchTestSupport
 import Synchronization
 import Testing
 
+@testable import PagebenchStore
+
 /// A small store with writes (S22) for rule tests.
 func writesStore(
-    partitions: Int = 3, items: Int = 25, size: ItemSizeDistribution = .fixed(100), budget: Int = 1_048_576,
-    boundary: BudgetBoundary = .exclusive, exactEnd: ExactEnd = .continuation, selectivity: Double = 0.3,
-    writes: WritesConfiguration, continuation: ContinuationMode = .keyset, seed: UInt64 = 1
+    partitions: Int = 3,
+    items: Int = 25,
+    size: ItemSizeDistribution = .fixed(100),
+    budget: Int = 1_048_576,
+    boundary: BudgetBoundary = .exclusive,
+    exactEnd: ExactEnd = .continuation,
+    selectivity: Double = 0.3,
+    writes: WritesConfiguration,
+    continuation: ContinuationMode = .keyset,
+    seed: UInt64 = 1
 ) throws -> SyntheticStore {
     try SyntheticStore(
         configuration: StoreConfiguration(
-            partitions: partitions, itemsPerPartition: .uniform(items), itemSize: size, selectivity: selectivity,
-            scanBudgetBytes: budget, budgetBoundary: boundary, exactEnd: exactEnd, seed: seed, writes: writes,
-            continuation: continuation))
+            partitions: partitions,
+            itemsPerPartition: .uniform(items),
+            itemSize: size,
+            selectivity: selectivity,
+            scanBudgetBytes: budget,
+            budgetBoundary: boundary,
+            exactEnd: exactEnd,
+            seed: seed,
+            writes: writes,
+            continuation: continuation
+        )
+    )
 }
 
 @Suite struct WritesConfigurationTests {
@@ -48,8 +65,15 @@ func writesStore(
         #expect(
             configuration.writes
                 == WritesConfiguration(
-                    insertRate: 0.5, deleteRate: 0.25, updateRate: 0, per: .second, position: .head,
-                    hotPartitions: [1, 3], hotFraction: 0.75))
+                    insertRate: 0.5,
+                    deleteRate: 0.25,
+                    updateRate: 0,
+                    per: .second,
+                    position: .head,
+                    hotPartitions: [1, 3],
+                    hotFraction: 0.75
+                )
+        )
         let again = try StoreConfiguration.load(json: Data(try configuration.jsonText().utf8))
         #expect(again == configuration)
     }
@@ -89,7 +113,9 @@ func writesStore(
             for (a, b) in zip(keyset, offsets) {
                 #expect(
                     a.items == b.items && a.scannedCount == b.scannedCount && a.scannedBytes == b.scannedBytes
-                        && (a.nextToken == nil) == (b.nextToken == nil), "\(testCase)")
+                        && (a.nextToken == nil) == (b.nextToken == nil),
+                    "\(testCase)"
+                )
             }
         }
     }
@@ -109,8 +135,12 @@ func writesStore(
             let offsets = try drain(SyntheticStore(configuration: offset), testCase.request)
             let spaced = plain.flatMap(\.items).map {
                 Item(
-                    partition: $0.partition, sortKey: ($0.sortKey + 1) << 24, sizeBytes: $0.sizeBytes,
-                    category: $0.storeAttributes.category, fingerprint: $0.storeAttributes.fingerprint)
+                    partition: $0.partition,
+                    sortKey: ($0.sortKey + 1) << 24,
+                    sizeBytes: $0.sizeBytes,
+                    category: $0.storeAttributes.category,
+                    fingerprint: $0.storeAttributes.fingerprint
+                )
             }
             #expect(keyset.flatMap(\.items) == spaced, "\(testCase)")
             #expect(offsets.flatMap(\.items) == spaced, "\(testCase)")
@@ -149,7 +179,8 @@ func writesStore(
                 request.sortKeys = min(a, b)..<max(a, b)
             }
             let base = { (request: PageRequest) in outcome { try store.evaluatePage(request) } }
-            let walk = { (request: PageRequest) in outcome { try store.evaluateUnderWrites(request, overlay: overlay) } }
+            let walk = { (request: PageRequest) in outcome { try store.evaluateUnderWrites(request, overlay: overlay) }
+            }
 
             // A whole drain, page by page.
             var current = request
@@ -170,8 +201,11 @@ func writesStore(
             for _ in 0..<8 {
                 let token: String
                 if continuation == .offset {
-                    let offset = [0, 1, 5, Int.random(in: 0...200, using: &random), Int.max, Int.random(in: 0...3, using: &random)]
-                        .randomElement(using: &random)!
+                    let offset = [
+                        0, 1, 5, Int.random(in: 0...200, using: &random), Int.max,
+                        Int.random(in: 0...3, using: &random),
+                    ]
+                    .randomElement(using: &random)!
                     token = PageToken(request: request, limit: limit, lastPosition: 0)
                         .with(lastPosition: offset == Int.max ? UInt64.max : UInt64(offset)).encode(key: store.tokenKey)
                 } else {
@@ -200,7 +234,8 @@ func writesStore(
             updateRate: [0, 0.5, 1].randomElement(using: &random)!,
             position: WritePosition.allCases.randomElement(using: &random)!,
             hotPartitions: Bool.random(using: &random) ? [0] : [],
-            hotFraction: 0.8)
+            hotFraction: 0.8
+        )
         testCase.configuration.continuation = Bool.random(using: &random) ? .keyset : .offset
         if case .segment = testCase.request.range { testCase.request.range = .scan }
         return testCase
@@ -225,9 +260,14 @@ func writesStore(
             let configuration = testCase.configuration
             for page in pages {
                 let expected = model.page(
-                    testCase.request, at: cursor, continuation: configuration.continuation,
-                    defaultLimit: configuration.defaultLimit, budgetBytes: configuration.scanBudgetBytes,
-                    boundary: configuration.budgetBoundary, exactEnd: configuration.exactEnd)
+                    testCase.request,
+                    at: cursor,
+                    continuation: configuration.continuation,
+                    defaultLimit: configuration.defaultLimit,
+                    budgetBytes: configuration.scanBudgetBytes,
+                    boundary: configuration.budgetBoundary,
+                    exactEnd: configuration.exactEnd
+                )
                 let same =
                     page.items == expected.items && page.scannedCount == expected.scannedCount
                     && page.scannedBytes == expected.scannedBytes && (page.nextToken == nil) == (expected.next == nil)
@@ -239,8 +279,16 @@ func writesStore(
             let listing = model.items(in: testCase.request.range, reverse: testCase.request.reverse)
             #expect(pages.flatMap(\.items) == listing.filter { $0.matches(testCase.request.filter) }, "\(testCase)")
             #expect(
-                Array(store.items(in: testCase.request.range, filter: testCase.request.filter, reverse: testCase.request.reverse))
-                    == listing.filter { $0.matches(testCase.request.filter) }, "\(testCase)")
+                Array(
+                    store.items(
+                        in: testCase.request.range,
+                        filter: testCase.request.filter,
+                        reverse: testCase.request.reverse
+                    )
+                )
+                    == listing.filter { $0.matches(testCase.request.filter) },
+                "\(testCase)"
+            )
             replay.cancel()
         }
     }
@@ -332,7 +380,8 @@ func writesStore(
             store.subscribeToChanges { change in
                 delivered.withLock { $0.append(change.version) }
                 subscription.withLock { $0 }?.cancel()
-            })
+            }
+        )
         subscription.withLock { $0 = own }
         let others = Mutex<Int>(0)
         let other = try #require(store.subscribeToChanges { _ in others.withLock { $0 += 1 } })
@@ -375,21 +424,31 @@ func writesStore(
                 insertRate: [0, 0.3, 1, 1.5].randomElement(using: &random)!,
                 deleteRate: [0, 0.3, 1, 2].randomElement(using: &random)!,
                 updateRate: [0, 0.3, 1].randomElement(using: &random)!,
-                position: WritePosition.allCases.randomElement(using: &random)!)
+                position: WritePosition.allCases.randomElement(using: &random)!
+            )
             let filter: Filter? = [nil, .matching, .categoryNotEquals(0)].randomElement(using: &random)!
             let store = try writesStore(
-                partitions: Int.random(in: 1...3, using: &random), items: Int.random(in: 0...30, using: &random),
-                size: .uniform(min: 10, max: 200), budget: [300, 1000, 1_048_576].randomElement(using: &random)!,
+                partitions: Int.random(in: 1...3, using: &random),
+                items: Int.random(in: 0...30, using: &random),
+                size: .uniform(min: 10, max: 200),
+                budget: [300, 1000, 1_048_576].randomElement(using: &random)!,
                 boundary: Bool.random(using: &random) ? .exclusive : .inclusive,
                 exactEnd: Bool.random(using: &random) ? .continuation : .final,
-                writes: writes, continuation: continuation, seed: random.next())
+                writes: writes,
+                continuation: continuation,
+                seed: random.next()
+            )
             var replay = try WritesReplay(store: store, filter: filter)
             for _ in 0..<3 {
                 let range: ScanRange =
-                    Bool.random(using: &random) ? .scan : .partition(Int.random(in: 0..<store.configuration.partitions, using: &random))
+                    Bool.random(using: &random)
+                    ? .scan : .partition(Int.random(in: 0..<store.configuration.partitions, using: &random))
                 let request = PageRequest(
-                    range: range, reverse: Bool.random(using: &random), limit: [2, 3, 5].randomElement(using: &random)!,
-                    filter: filter)
+                    range: range,
+                    reverse: Bool.random(using: &random),
+                    limit: [2, 3, 5].randomElement(using: &random)!,
+                    filter: filter
+                )
                 let drain = try await replay.drain(request, maxPages: 2_000)
                 #expect(drain.mismatch == nil, "round \(round) \(writes) \(request): \(drain.mismatch ?? "")")
                 #expect(drain.storeSkipped == drain.modelSkipped, "round \(round) \(writes) \(request)")
@@ -438,7 +497,9 @@ func writesStore(
     @Test func tokensUnderWritesStayMACdAndBound() async throws {
         for continuation in ContinuationMode.allCases {
             let store = try writesStore(
-                writes: WritesConfiguration(insertRate: 1, deleteRate: 1), continuation: continuation)
+                writes: WritesConfiguration(insertRate: 1, deleteRate: 1),
+                continuation: continuation
+            )
             let request = PageRequest(range: .partition(0), limit: 4, filter: .matching)
             let page = try await store.page(request)
             let token = try #require(page.nextToken)
@@ -448,7 +509,9 @@ func writesStore(
                 var characters = Array(token)
                 let offset = token.distance(from: token.startIndex, to: index)
                 characters[offset] = characters[offset] == "A" ? "B" : "A"
-                if storeErrorCode({ _ = try store.evaluatePage(request.with(token: String(characters))) }) == .invalidToken {
+                if storeErrorCode({ _ = try store.evaluatePage(request.with(token: String(characters))) })
+                    == .invalidToken
+                {
                     rejected += 1
                 }
             }
@@ -463,7 +526,8 @@ func writesStore(
             // S19: a token of the other continuation mode (another configuration) is invalid here.
             let twin = try writesStore(
                 writes: WritesConfiguration(insertRate: 1, deleteRate: 1),
-                continuation: continuation == .keyset ? .offset : .keyset)
+                continuation: continuation == .keyset ? .offset : .keyset
+            )
             #expect(storeErrorCode { _ = try twin.evaluatePage(request.with(token: token)) } == .invalidToken)
         }
     }
@@ -480,7 +544,9 @@ func writesStore(
         let contents = try store.decodeToken(token)
         #expect(contents.lastEvaluatedPartition == 0 && contents.lastEvaluatedSortKey == all[3].sortKey)
         let offset = try writesStore(writes: WritesConfiguration(insertRate: 1), continuation: .offset)
-        #expect(storeErrorCode { _ = try offset.token(for: request, resumingAfter: 0, sortKey: 1 << 24) } == .invalidToken)
+        #expect(
+            storeErrorCode { _ = try offset.token(for: request, resumingAfter: 0, sortKey: 1 << 24) } == .invalidToken
+        )
     }
 
     // MARK: Scale
@@ -490,8 +556,11 @@ func writesStore(
     @Test func aHugeStoreUnderWritesHoldsOnlyWhatChanged() throws {
         let store = try SyntheticStore(
             configuration: StoreConfiguration(
-                partitions: 1000, itemsPerPartition: .uniform(1_000_000),
-                writes: WritesConfiguration(insertRate: 3, deleteRate: 1, updateRate: 1, hotPartitions: [7])))
+                partitions: 1000,
+                itemsPerPartition: .uniform(1_000_000),
+                writes: WritesConfiguration(insertRate: 3, deleteRate: 1, updateRate: 1, hotPartitions: [7])
+            )
+        )
         #expect(store.totalItems == 1_000_000_000)
         store.applyWrites(requests: 4000)
         #expect(store.writeVersion == 20_000)

@@ -12,7 +12,11 @@ import Testing
     /// Connects to a server presenting `leaf`, trusting the test root only.
     static func connect(to leaf: TestAuthority.Leaf, hostname: String = "localhost") async throws -> ClientOutcome {
         let authority = try authority()
-        return try await withTLSServer(chain: leaf.chain, key: leaf.key, script: ServerScript(expectedBytes: 1, response: [42])) { port in
+        return try await withTLSServer(
+            chain: leaf.chain,
+            key: leaf.key,
+            script: ServerScript(expectedBytes: 1, response: [42])
+        ) { port in
             try await tlsExchange(port: port, hostname: hostname, verification: .caFile(authority.root), request: [0])
         }
     }
@@ -27,7 +31,10 @@ import Testing
     @Test func aChainMissingItsIntermediateIsRefused() async throws {
         let outcome = try await Self.connect(to: Self.authority().missingIntermediate)
         #expect(!outcome.handshakeCompleted && outcome.received.isEmpty)
-        #expect(outcome.tlsErrors.first?.message == "certificate verify failed: unable to get local issuer certificate", "\(outcome)")
+        #expect(
+            outcome.tlsErrors.first?.message == "certificate verify failed: unable to get local issuer certificate",
+            "\(outcome)"
+        )
     }
 
     @Test func anExpiredCertificateIsRefused() async throws {
@@ -39,7 +46,10 @@ import Testing
     @Test func aCertificateNotYetValidIsRefused() async throws {
         let outcome = try await Self.connect(to: Self.authority().notYetValid)
         #expect(!outcome.handshakeCompleted && outcome.received.isEmpty)
-        #expect(outcome.tlsErrors.first?.message == "certificate verify failed: certificate is not yet valid", "\(outcome)")
+        #expect(
+            outcome.tlsErrors.first?.message == "certificate verify failed: certificate is not yet valid",
+            "\(outcome)"
+        )
     }
 
     @Test func aWildcardCoversOneWholeLabel() async throws {
@@ -48,7 +58,10 @@ import Testing
         #expect(covered.handshakeCompleted && covered.received == [42], "\(covered)")
         let twoLabels = try await Self.connect(to: wildcard, hostname: "a.b.example.com")
         #expect(twoLabels.received.isEmpty)
-        #expect(twoLabels.tlsErrors.first?.message.hasPrefix("certificate verify failed: hostname mismatch") == true, "\(twoLabels)")
+        #expect(
+            twoLabels.tlsErrors.first?.message.hasPrefix("certificate verify failed: hostname mismatch") == true,
+            "\(twoLabels)"
+        )
     }
 
     @Test func aPartialWildcardIsRefused() async throws {
@@ -56,6 +69,8 @@ import Testing
         #expect(!outcome.handshakeCompleted && outcome.received.isEmpty)
         #expect(
             outcome.tlsErrors.first?.message
-                == "certificate verify failed: hostname mismatch (the certificate is not valid for 'www.example.com')", "\(outcome)")
+                == "certificate verify failed: hostname mismatch (the certificate is not valid for 'www.example.com')",
+            "\(outcome)"
+        )
     }
 }

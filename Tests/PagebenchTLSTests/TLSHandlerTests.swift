@@ -20,7 +20,10 @@ import Testing
         let certificates = try Self.certificates()
         let outcome = try await withOpenSSLServer(certificates) { port in
             try await tlsExchange(
-                port: port, verification: .caFile(certificates.certificate), request: Array("GET / HTTP/1.0\r\n\r\n".utf8))
+                port: port,
+                verification: .caFile(certificates.certificate),
+                request: Array("GET / HTTP/1.0\r\n\r\n".utf8)
+            )
         }
         #expect(outcome.handshakeCompleted)
         let page = String(decoding: outcome.received, as: UTF8.self)
@@ -33,8 +36,13 @@ import Testing
     @Test func aLargeResponseSpanningManyRecordsArrivesWholeAndInOrder() async throws {
         let certificates = try Self.certificates()
         let response = Self.pattern(3 << 20 + 12345)  // ~190 records of 16 KiB
-        let outcome = try await withTLSServer(certificates, script: ServerScript(expectedBytes: 4, response: response)) { port in
-            try await tlsExchange(port: port, verification: .caFile(certificates.certificate), request: Array("ping".utf8))
+        let outcome = try await withTLSServer(certificates, script: ServerScript(expectedBytes: 4, response: response))
+        { port in
+            try await tlsExchange(
+                port: port,
+                verification: .caFile(certificates.certificate),
+                request: Array("ping".utf8)
+            )
         }
         #expect(outcome.handshakeCompleted)
         #expect(outcome.received.count == response.count)
@@ -46,7 +54,10 @@ import Testing
     @Test func aLargeRequestSpanningManyRecordsIsEchoedWhole() async throws {
         let certificates = try Self.certificates()
         let request = Self.pattern(1 << 20 + 777)
-        let outcome = try await withTLSServer(certificates, script: ServerScript(expectedBytes: request.count, response: nil)) { port in
+        let outcome = try await withTLSServer(
+            certificates,
+            script: ServerScript(expectedBytes: request.count, response: nil)
+        ) { port in
             try await tlsExchange(port: port, verification: .caFile(certificates.certificate), request: request)
         }
         #expect(outcome.received == request)
@@ -57,9 +68,14 @@ import Testing
         let certificates = try Self.certificates()
         let response = Self.pattern(100_000)
         let outcome = try await withTLSServer(
-            certificates, script: ServerScript(expectedBytes: 4, response: response, closeNotify: false)
+            certificates,
+            script: ServerScript(expectedBytes: 4, response: response, closeNotify: false)
         ) { port in
-            try await tlsExchange(port: port, verification: .caFile(certificates.certificate), request: Array("ping".utf8))
+            try await tlsExchange(
+                port: port,
+                verification: .caFile(certificates.certificate),
+                request: Array("ping".utf8)
+            )
         }
         // Everything sent arrived, but the end cannot be told from a cut: an error says so.
         #expect(outcome.received == response)
@@ -69,9 +85,14 @@ import Testing
 
     @Test func aServerWhoseCertificateIsNotForTheHostNameIsRefused() async throws {
         let certificates = try Self.certificates()
-        let outcome = try await withTLSServer(certificates, script: ServerScript(expectedBytes: 1, response: [1])) { port in
+        let outcome = try await withTLSServer(certificates, script: ServerScript(expectedBytes: 1, response: [1])) {
+            port in
             try await tlsExchange(
-                port: port, hostname: "pagebench.example", verification: .caFile(certificates.certificate), request: [0])
+                port: port,
+                hostname: "pagebench.example",
+                verification: .caFile(certificates.certificate),
+                request: [0]
+            )
         }
         #expect(!outcome.handshakeCompleted)
         #expect(outcome.received.isEmpty)
@@ -82,20 +103,36 @@ import Testing
 
     @Test func anIPAddressIsCheckedAgainstTheCertificatesAddresses() async throws {
         let certificates = try Self.certificates()
-        let trusted = try await withTLSServer(certificates, script: ServerScript(expectedBytes: 1, response: [42])) { port in
-            try await tlsExchange(port: port, hostname: "127.0.0.1", verification: .caFile(certificates.certificate), request: [0])
+        let trusted = try await withTLSServer(certificates, script: ServerScript(expectedBytes: 1, response: [42])) {
+            port in
+            try await tlsExchange(
+                port: port,
+                hostname: "127.0.0.1",
+                verification: .caFile(certificates.certificate),
+                request: [0]
+            )
         }
         #expect(trusted.received == [42])
-        let refused = try await withTLSServer(certificates, script: ServerScript(expectedBytes: 1, response: [42])) { port in
-            try await tlsExchange(port: port, hostname: "127.0.0.2", verification: .caFile(certificates.certificate), request: [0])
+        let refused = try await withTLSServer(certificates, script: ServerScript(expectedBytes: 1, response: [42])) {
+            port in
+            try await tlsExchange(
+                port: port,
+                hostname: "127.0.0.2",
+                verification: .caFile(certificates.certificate),
+                request: [0]
+            )
         }
         #expect(refused.received.isEmpty)
-        #expect(refused.tlsErrors.first?.message.hasPrefix("certificate verify failed: IP address mismatch") == true, "\(refused)")
+        #expect(
+            refused.tlsErrors.first?.message.hasPrefix("certificate verify failed: IP address mismatch") == true,
+            "\(refused)"
+        )
     }
 
     @Test func anUntrustedCertificateIsRefusedWithOpenSSLsReason() async throws {
         let certificates = try Self.certificates()
-        let outcome = try await withTLSServer(certificates, script: ServerScript(expectedBytes: 1, response: [1])) { port in
+        let outcome = try await withTLSServer(certificates, script: ServerScript(expectedBytes: 1, response: [1])) {
+            port in
             try await tlsExchange(port: port, verification: .systemTrustStore, request: [0])
         }
         #expect(outcome.received.isEmpty)
@@ -104,7 +141,10 @@ import Testing
 
     @Test func noVerificationAcceptsAnyCertificateAndHostName() async throws {
         let certificates = try Self.certificates()
-        let outcome = try await withTLSServer(certificates, script: ServerScript(expectedBytes: 1, response: [7, 8, 9])) { port in
+        let outcome = try await withTLSServer(
+            certificates,
+            script: ServerScript(expectedBytes: 1, response: [7, 8, 9])
+        ) { port in
             try await tlsExchange(port: port, hostname: "pagebench.example", verification: .none, request: [0])
         }
         #expect(outcome.handshakeCompleted)
@@ -128,7 +168,12 @@ import Testing
             try await tlsExchange(port: port, verification: .none, request: [0])
         }
         #expect(!outcome.handshakeCompleted)
-        #expect(outcome.tlsErrors.map(\.message) == ["handshake failed: the peer closed the connection during the handshake"], "\(outcome)")
+        #expect(
+            outcome.tlsErrors.map(\.message) == [
+                "handshake failed: the peer closed the connection during the handshake"
+            ],
+            "\(outcome)"
+        )
     }
 
     @Test func aNonTLSAnswerFailsTheHandshakeWithOpenSSLsReason() async throws {
@@ -147,7 +192,10 @@ import Testing
         let certificates = try Self.certificates()
         let error = #expect(throws: TLSError.self) {
             _ = try TLSServerContext(
-                certificateChainFile: certificates.certificate, keyFile: certificates.otherKey, group: MultiThreadedEventLoopGroup.singleton)
+                certificateChainFile: certificates.certificate,
+                keyFile: certificates.otherKey,
+                group: MultiThreadedEventLoopGroup.singleton
+            )
         }
         #expect(error?.message.contains("does not belong to the certificate") == true, "\(String(describing: error))")
     }

@@ -22,10 +22,22 @@ import Testing
             let clientContext = try OpenSSLContext.client(.caFile(certificates.certificate))
             _ = pagebench_SSL_CTX_set_max_proto_version(clientContext.pointer, TLS1_2_VERSION)
             if clientRenegotiates { pagebench_SSL_CTX_allow_renegotiation(clientContext.pointer) }
-            let serverContext = try OpenSSLContext.server(certificateChainFile: certificates.certificate, keyFile: certificates.key)
+            let serverContext = try OpenSSLContext.server(
+                certificateChainFile: certificates.certificate,
+                keyFile: certificates.key
+            )
             if serverRenegotiates { pagebench_SSL_CTX_allow_renegotiation(serverContext.pointer) }
-            client = try TLSHandler(context: clientContext, role: .client(serverHostname: "localhost"), verifiesPeer: true)
-            server = try TLSHandler(context: serverContext, role: .server, verifiesPeer: false, handshakeTimeout: .seconds(10))
+            client = try TLSHandler(
+                context: clientContext,
+                role: .client(serverHostname: "localhost"),
+                verifiesPeer: true
+            )
+            server = try TLSHandler(
+                context: serverContext,
+                role: .server,
+                verifiesPeer: false,
+                handshakeTimeout: .seconds(10)
+            )
             clientChannel = EmbeddedChannel(handler: client)
             serverChannel = EmbeddedChannel(handler: server)
             let address = try SocketAddress(ipAddress: "127.0.0.1", port: 1)
@@ -103,8 +115,16 @@ import Testing
 
     @Test func theServerClosesAConnectionWhoseHandshakeDoesNotCompleteInTime() throws {
         let certificates = try TestCertificates.shared.get()
-        let context = try OpenSSLContext.server(certificateChainFile: certificates.certificate, keyFile: certificates.key)
-        let handler = try TLSHandler(context: context, role: .server, verifiesPeer: false, handshakeTimeout: .seconds(10))
+        let context = try OpenSSLContext.server(
+            certificateChainFile: certificates.certificate,
+            keyFile: certificates.key
+        )
+        let handler = try TLSHandler(
+            context: context,
+            role: .server,
+            verifiesPeer: false,
+            handshakeTimeout: .seconds(10)
+        )
         let channel = EmbeddedChannel(handler: handler)
         try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 1)).wait()
         // The client sends the start of a hello and nothing more.

@@ -40,7 +40,11 @@ final class ClientRecorder: ChannelInboundHandler {
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        if let error = error as? TLSError { outcome.tlsErrors.append(error) } else { outcome.otherErrors.append("\(error)") }
+        if let error = error as? TLSError {
+            outcome.tlsErrors.append(error)
+        } else {
+            outcome.otherErrors.append("\(error)")
+        }
     }
 
     func channelInactive(context: ChannelHandlerContext) {
@@ -51,7 +55,10 @@ final class ClientRecorder: ChannelInboundHandler {
 /// Connects to 127.0.0.1:`port` with TLS for `hostname`, writes `request` (if any) and waits
 /// until the connection closes (a watchdog closes it after 120 s, which only bounds a hang).
 func tlsExchange(
-    port: Int, hostname: String = "localhost", verification: TLSClientContext.Verification, request: [UInt8] = []
+    port: Int,
+    hostname: String = "localhost",
+    verification: TLSClientContext.Verification,
+    request: [UInt8] = []
 ) async throws -> ClientOutcome {
     let group = MultiThreadedEventLoopGroup.singleton
     let context = try TLSClientContext(verification: verification, group: group)
@@ -59,7 +66,9 @@ func tlsExchange(
     let channel = try await ClientBootstrap(group: group)
         .channelInitializer { channel in
             channel.eventLoop.makeCompletedFuture {
-                try channel.pipeline.syncOperations.addHandler(context.makeHandler(serverHostname: hostname, on: channel.eventLoop))
+                try channel.pipeline.syncOperations.addHandler(
+                    context.makeHandler(serverHostname: hostname, on: channel.eventLoop)
+                )
                 try channel.pipeline.syncOperations.addHandler(ClientRecorder(done: done))
             }
         }
@@ -130,7 +139,8 @@ final class ScriptedPeer: ChannelInboundHandler {
 /// A server on 127.0.0.1 for the duration of `body`: TLS with `certificates` when given
 /// (our own TLSHandler, server side), each connection handled by `makeHandler`.
 func withServer<Result>(
-    tls certificates: TestCertificates?, _ makeHandler: @escaping @Sendable () -> any ChannelHandler,
+    tls certificates: TestCertificates?,
+    _ makeHandler: @escaping @Sendable () -> any ChannelHandler,
     _ body: (_ port: Int) async throws -> Result
 ) async throws -> Result {
     try await withScriptedServer(tls: certificates, script: nil, raw: makeHandler, body)
@@ -138,7 +148,9 @@ func withServer<Result>(
 
 /// A TLS server on 127.0.0.1 answering each connection with `script`, for the duration of `body`.
 func withTLSServer<Result>(
-    _ certificates: TestCertificates, script: ServerScript, _ body: (_ port: Int) async throws -> Result
+    _ certificates: TestCertificates,
+    script: ServerScript,
+    _ body: (_ port: Int) async throws -> Result
 ) async throws -> Result {
     try await withScriptedServer(tls: (certificates.certificate, certificates.key), script: script, raw: nil, body)
 }
@@ -146,21 +158,28 @@ func withTLSServer<Result>(
 /// A TLS server on 127.0.0.1 presenting the PEM `chain` with `key`, answering each connection
 /// with `script`, for the duration of `body`.
 func withTLSServer<Result>(
-    chain: String, key: String, script: ServerScript, _ body: (_ port: Int) async throws -> Result
+    chain: String,
+    key: String,
+    script: ServerScript,
+    _ body: (_ port: Int) async throws -> Result
 ) async throws -> Result {
     try await withScriptedServer(tls: (chain, key), script: script, raw: nil, body)
 }
 
 private func withScriptedServer<Result>(
-    tls certificates: TestCertificates?, script: ServerScript?,
-    raw: (@Sendable () -> any ChannelHandler)?, _ body: (_ port: Int) async throws -> Result
+    tls certificates: TestCertificates?,
+    script: ServerScript?,
+    raw: (@Sendable () -> any ChannelHandler)?,
+    _ body: (_ port: Int) async throws -> Result
 ) async throws -> Result {
     try await withScriptedServer(tls: certificates.map { ($0.certificate, $0.key) }, script: script, raw: raw, body)
 }
 
 private func withScriptedServer<Result>(
-    tls files: (chain: String, key: String)?, script: ServerScript?,
-    raw: (@Sendable () -> any ChannelHandler)?, _ body: (_ port: Int) async throws -> Result
+    tls files: (chain: String, key: String)?,
+    script: ServerScript?,
+    raw: (@Sendable () -> any ChannelHandler)?,
+    _ body: (_ port: Int) async throws -> Result
 ) async throws -> Result {
     let group = MultiThreadedEventLoopGroup.singleton
     let context = try files.map { try TLSServerContext(certificateChainFile: $0.chain, keyFile: $0.key, group: group) }
@@ -208,7 +227,10 @@ final class PlainPeer: ChannelInboundHandler {
 
 /// `openssl s_server` on 127.0.0.1 (a free port) with `-www`: answers `GET /` with an HTML
 /// page about the session and closes. Stopped when `body` returns.
-func withOpenSSLServer<Result>(_ certificates: TestCertificates, _ body: (_ port: Int) async throws -> Result) async throws -> Result {
+func withOpenSSLServer<Result>(
+    _ certificates: TestCertificates,
+    _ body: (_ port: Int) async throws -> Result
+) async throws -> Result {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
     process.arguments = [

@@ -42,8 +42,10 @@ struct TestAuthority: Sendable {
         try "1000\n".write(toFile: directory + "/serial", atomically: true, encoding: .utf8)
         try Self.configuration.write(toFile: directory + "/ca.cnf", atomically: true, encoding: .utf8)
         try openssl([
-            "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", directory + "/root.key",
-            "-out", root, "-days", "3", "-subj", "/CN=pagebench test root", "-addext", "basicConstraints=critical,CA:true",
+            "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-keyout",
+            directory + "/root.key",
+            "-out", root, "-days", "3", "-subj", "/CN=pagebench test root", "-addext",
+            "basicConstraints=critical,CA:true",
             "-addext", "keyUsage=critical,keyCertSign,cRLSign",
         ])
         try request(name: "intermediate", subject: "/CN=pagebench test intermediate")
@@ -60,14 +62,26 @@ struct TestAuthority: Sendable {
     /// intermediate (its chain file includes the intermediate unless `includeIntermediate`
     /// is false) or by the root; valid now, or between `dates` (`YYYYMMDDHHMMSSZ`).
     private func leaf(
-        _ name: String, names: String = "DNS:localhost,IP:127.0.0.1", byIntermediate: Bool = true,
-        includeIntermediate: Bool = true, dates: (start: String, end: String)? = nil
+        _ name: String,
+        names: String = "DNS:localhost,IP:127.0.0.1",
+        byIntermediate: Bool = true,
+        includeIntermediate: Bool = true,
+        dates: (start: String, end: String)? = nil
     ) throws -> Leaf {
         try request(name: name, subject: "/CN=\(name)")
         let certificate = directory + "/\(name).pem"
         try "[leaf]\nsubjectAltName = \(names)\nbasicConstraints = CA:false\n".write(
-            toFile: directory + "/\(name).ext", atomically: true, encoding: .utf8)
-        try sign(name: name, issuer: byIntermediate ? "intermediate" : "root", extensions: "leaf", dates: dates, out: certificate)
+            toFile: directory + "/\(name).ext",
+            atomically: true,
+            encoding: .utf8
+        )
+        try sign(
+            name: name,
+            issuer: byIntermediate ? "intermediate" : "root",
+            extensions: "leaf",
+            dates: dates,
+            out: certificate
+        )
         var chain = try String(contentsOfFile: certificate, encoding: .utf8)
         if byIntermediate, includeIntermediate { chain += try String(contentsOfFile: intermediate, encoding: .utf8) }
         let chainFile = directory + "/\(name)-chain.pem"
@@ -77,18 +91,30 @@ struct TestAuthority: Sendable {
 
     private func request(name: String, subject: String) throws {
         try openssl([
-            "req", "-new", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", directory + "/\(name).key",
+            "req", "-new", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-keyout",
+            directory + "/\(name).key",
             "-out", directory + "/\(name).csr", "-subj", subject,
         ])
     }
 
-    private func sign(name: String, issuer: String, extensions: String, dates: (start: String, end: String)?, out: String) throws {
+    private func sign(
+        name: String,
+        issuer: String,
+        extensions: String,
+        dates: (start: String, end: String)?,
+        out: String
+    ) throws {
         var arguments = [
-            "ca", "-batch", "-notext", "-config", directory + "/ca.cnf", "-cert", directory + "/\(issuer).pem", "-keyfile",
+            "ca", "-batch", "-notext", "-config", directory + "/ca.cnf", "-cert", directory + "/\(issuer).pem",
+            "-keyfile",
             directory + "/\(issuer).key", "-in", directory + "/\(name).csr", "-out", out, "-extensions", extensions,
         ]
         if extensions == "leaf" { arguments += ["-extfile", directory + "/\(name).ext"] }
-        if let dates { arguments += ["-startdate", dates.start, "-enddate", dates.end] } else { arguments += ["-days", "2"] }
+        if let dates {
+            arguments += ["-startdate", dates.start, "-enddate", dates.end]
+        } else {
+            arguments += ["-days", "2"]
+        }
         try openssl(arguments)
     }
 

@@ -1,8 +1,8 @@
 import Foundation
 import PagebenchCLI
+import PagebenchCLITestSupport
 import PagebenchHarness
 import Synchronization
-import PagebenchCLITestSupport
 
 struct TestFailure: Error, CustomStringConvertible {
     let description: String
@@ -21,7 +21,9 @@ final class ChildServer: Sendable {
     private let input: Pipe
 
     /// The directory of the Python test servers.
-    static let serversDirectory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Servers")
+    static let serversDirectory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
+        "Servers"
+    )
 
     /// The `pagebench` executable next to the test binary (`swift build` puts both there).
     static func pagebench() throws -> String {
@@ -34,17 +36,27 @@ final class ChildServer: Sendable {
     }
 
     /// `python3 Servers/SCRIPT ARGUMENTS…`.
-    static func python(_ script: String, _ arguments: [String] = [], environment: [String: String] = [:]) throws -> ChildServer {
+    static func python(
+        _ script: String,
+        _ arguments: [String] = [],
+        environment: [String: String] = [:]
+    ) throws -> ChildServer {
         try ChildServer(
-            executable: "/usr/bin/env", arguments: ["python3", serversDirectory.appendingPathComponent(script).path] + arguments,
-            environment: environment, timeoutSeconds: 120)
+            executable: "/usr/bin/env",
+            arguments: ["python3", serversDirectory.appendingPathComponent(script).path] + arguments,
+            environment: environment,
+            timeoutSeconds: 120
+        )
     }
 
     /// `pagebench serve --host 127.0.0.1 --port 0 ARGUMENTS…`.
     static func serve(_ arguments: [String]) throws -> ChildServer {
         try ChildServer(
-            executable: try pagebench(), arguments: ["serve", "--host", "127.0.0.1", "--port", "0"] + arguments, environment: [:],
-            timeoutSeconds: 60)
+            executable: try pagebench(),
+            arguments: ["serve", "--host", "127.0.0.1", "--port", "0"] + arguments,
+            environment: [:],
+            timeoutSeconds: 60
+        )
     }
 
     init(executable: String, arguments: [String], environment: [String: String], timeoutSeconds: Int) throws {
@@ -88,7 +100,8 @@ final class ChildServer: Sendable {
             process.waitUntilExit()
             let stderr = (try? String(contentsOf: errors, encoding: .utf8)) ?? ""
             throw TestFailure(
-                "\(arguments.joined(separator: " ")) exited before listening (a missing dependency? run .ci/install-deps): \(stderr.suffix(2000))")
+                "\(arguments.joined(separator: " ")) exited before listening (a missing dependency? run .ci/install-deps): \(stderr.suffix(2000))"
+            )
         }
         url = String(banner.dropFirst("listening on ".count).prefix { $0 != " " })
         linesBeforeBanner = lines

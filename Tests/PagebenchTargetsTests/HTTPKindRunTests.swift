@@ -1,9 +1,9 @@
 import Foundation
 import PagebenchCLI
-import PagebenchMetrics
-import Testing
 import PagebenchCLITestSupport
+import PagebenchMetrics
 import PagebenchTestSupport
+import Testing
 
 /// The http kind against `pagebench serve`'s REST endpoint: the same workload gives the
 /// in-process deterministic figures (H3, T1), over HTTP and HTTPS, in one process and
@@ -53,7 +53,9 @@ import PagebenchTestSupport
 
     func inProcess(_ directory: URL) async throws -> [ResultRow] {
         let scenario = try write(Self.scenario(), "rest.json", in: directory)
-        let local = await runPagebench([scenario, "--quiet", "--output", directory.appendingPathComponent("local.csv").path])
+        let local = await runPagebench([
+            scenario, "--quiet", "--output", directory.appendingPathComponent("local.csv").path,
+        ])
         return try #require(local.output).rows
     }
 
@@ -81,7 +83,9 @@ import PagebenchTestSupport
 
         // The same target as the scenario's own section.
         let withSection = try write(Self.scenario(target: Self.target(server.url)), "with-target.json", in: directory)
-        let sectioned = await runPagebench([withSection, "--quiet", "--output", directory.appendingPathComponent("s.csv").path])
+        let sectioned = await runPagebench([
+            withSection, "--quiet", "--output", directory.appendingPathComponent("s.csv").path,
+        ])
         #expect(sectioned.failure == nil, "\(sectioned.failure?.message ?? "")")
         Self.expectSameDeterministicFigures(local, try #require(sectioned.output).rows)
     }
@@ -99,7 +103,10 @@ import PagebenchTestSupport
         let store = try write(Self.store, "store.json", in: directory)
         let flags = ["--config", store, "--limit", "7", "--concurrency", "2", "--warmup", "0", "--quiet"]
         let local = await runPagebench(
-            flags + ["--filter", "none", "--drains", "15", "--output", directory.appendingPathComponent("local.csv").path])
+            flags + [
+                "--filter", "none", "--drains", "15", "--output", directory.appendingPathComponent("local.csv").path,
+            ]
+        )
         let unfiltered = try #require(local.output?.rows.first, "\(local.failure?.message ?? "")")
         let server = try ChildServer.serve(["--config", store])
         defer { server.stop() }
@@ -108,9 +115,15 @@ import PagebenchTestSupport
             {"kind": "http", "timeoutSeconds": 600, "endpoint": "\(server.url)", "partitions": {"range": [0, 4]},
              "path": "/partitions/${partition}/items?limit=${limit}",
              "items": "/items", "continuation": "/nextToken", "continuationIn": {"query": "nextToken"}}
-            """, "plain.json", in: directory)
+            """,
+            "plain.json",
+            in: directory
+        )
         let drainBound = await runPagebench(
-            flags + ["--target-file", target, "--drains", "15", "--output", directory.appendingPathComponent("d.csv").path])
+            flags + [
+                "--target-file", target, "--drains", "15", "--output", directory.appendingPathComponent("d.csv").path,
+            ]
+        )
         let row = try #require(drainBound.output?.rows.first, "\(drainBound.failure?.message ?? "")")
         #expect(row.scenario == "plain")
         #expect(row.label == "plain")
@@ -127,7 +140,10 @@ import PagebenchTestSupport
         #expect(row.pagesPerDrainMean == Double(row.pagesPerDrainMax))
 
         let timeBound = await runPagebench(
-            flags + ["--target-file", target, "--duration", "2s", "--output", directory.appendingPathComponent("t.csv").path])
+            flags + [
+                "--target-file", target, "--duration", "2s", "--output", directory.appendingPathComponent("t.csv").path,
+            ]
+        )
         let timed = try #require(timeBound.output?.rows.first, "\(timeBound.failure?.message ?? "")")
         // However few drains a loaded machine ends in the time, each is whole.
         #expect(timed.pages == timed.drains * row.pagesPerDrainMax)
@@ -146,10 +162,13 @@ import PagebenchTestSupport
         defer { server.stop() }
         let merged = await runPagebench(
             [
-                directory.appendingPathComponent("rest.json").path, "--target-file", targetFile, "--workers", "2", "--quiet",
+                directory.appendingPathComponent("rest.json").path, "--target-file", targetFile, "--workers", "2",
+                "--quiet",
                 "--shard-output", directory.appendingPathComponent("shards").path,
                 "--output", directory.appendingPathComponent("merged.csv").path,
-            ], workerExecutable: try ChildServer.pagebench())
+            ],
+            workerExecutable: try ChildServer.pagebench()
+        )
         #expect(merged.failure == nil, "\(merged.failure?.message ?? "")")
         let rows = try #require(merged.output).rows
         #expect(rows.allSatisfy { $0.scenario == "rest@serve-rest" })
@@ -173,7 +192,8 @@ import PagebenchTestSupport
              "partitions": {"range": [0, 4]}}
             """
         let remote = await runPagebench([
-            directory.appendingPathComponent("rest.json").path, "--target-file", try write(target, "serve-ddb.json", in: directory),
+            directory.appendingPathComponent("rest.json").path, "--target-file",
+            try write(target, "serve-ddb.json", in: directory),
             "--output", directory.appendingPathComponent("ddb.csv").path,
         ])
         #expect(remote.failure == nil, "\(remote.failure?.message ?? "")")
@@ -207,7 +227,8 @@ import PagebenchTestSupport
              "partitions": {"range": [0, 4]}, "items": "/data/itemsConnection/edges", "pageInfo": "/data/itemsConnection/pageInfo"}
             """
         let remote = await runPagebench([
-            directory.appendingPathComponent("rest.json").path, "--target-file", try write(target, "serve-gql.json", in: directory),
+            directory.appendingPathComponent("rest.json").path, "--target-file",
+            try write(target, "serve-gql.json", in: directory),
             "--output", directory.appendingPathComponent("gql.csv").path,
         ])
         #expect(remote.failure == nil, "\(remote.failure?.message ?? "")")
@@ -235,7 +256,8 @@ import PagebenchTestSupport
         let openssl = Process()
         openssl.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         openssl.arguments = [
-            "openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", certificate, "-days", "2",
+            "openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", certificate, "-days",
+            "2",
             "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1",
         ]
         openssl.standardError = FileHandle.nullDevice
@@ -251,7 +273,9 @@ import PagebenchTestSupport
         let targetFile = try write(Self.target(server.url), "tls.json", in: directory)
         let scenario = directory.appendingPathComponent("rest.json").path
         let output = directory.appendingPathComponent("tls.csv").path
-        let trusted = await runPagebench([scenario, "--target-file", targetFile, "--ca-file", certificate, "--quiet", "--output", output])
+        let trusted = await runPagebench([
+            scenario, "--target-file", targetFile, "--ca-file", certificate, "--quiet", "--output", output,
+        ])
         #expect(trusted.failure == nil, "\(trusted.failure?.message ?? "")")
         Self.expectSameDeterministicFigures(local, try #require(trusted.output).rows)
 
@@ -260,13 +284,19 @@ import PagebenchTestSupport
         #expect(failure.exitStatus.rawValue == 69)
         #expect(failure.message.contains("TLS failed"), "\(failure.message)")
 
-        let insecure = await runPagebench([scenario, "--target-file", targetFile, "--insecure", "--quiet", "--output", output])
+        let insecure = await runPagebench([
+            scenario, "--target-file", targetFile, "--insecure", "--quiet", "--output", output,
+        ])
         #expect(insecure.failure == nil, "\(insecure.failure?.message ?? "")")
 
         // TLS to a plain HTTP server fails the handshake too.
         let plain = try ChildServer.serve(["--config", directory.appendingPathComponent("store.json").path])
         defer { plain.stop() }
-        let wrong = try write(Self.target(plain.url.replacingOccurrences(of: "http://", with: "https://")), "wrong.json", in: directory)
+        let wrong = try write(
+            Self.target(plain.url.replacingOccurrences(of: "http://", with: "https://")),
+            "wrong.json",
+            in: directory
+        )
         let handshake = await runPagebench([scenario, "--target-file", wrong, "--quiet", "--output", output])
         #expect(handshake.failure?.exitStatus.rawValue == 69)
         #expect(handshake.failure?.message.contains("TLS failed") == true, "\(handshake.failure?.message ?? "")")

@@ -2,8 +2,8 @@ import Foundation
 import NIOCore
 import PagebenchHTTPClient
 import PagebenchServer
-import PagebenchWire
 import PagebenchTestSupport
+import PagebenchWire
 import Testing
 
 /// The lean client's HTTPS (PagebenchTLS on the system's OpenSSL) against `pagebench serve
@@ -11,12 +11,21 @@ import Testing
 /// byte-identical to the same page over plain HTTP; keep-alive connections carry many
 /// requests.
 @Suite(.serialized) struct HTTPSServeTests {
-    static let store = ["--partitions", "1", "--items-per-partition", "40", "--item-size", "fixed:16384", "--seed", "11"]
+    static let store = [
+        "--partitions", "1", "--items-per-partition", "40", "--item-size", "fixed:16384", "--seed", "11",
+    ]
 
-    static func get(_ baseURL: String, _ path: String, caFile: String? = nil, times: Int = 1) async throws -> [HTTPRequestClient.Response] {
+    static func get(
+        _ baseURL: String,
+        _ path: String,
+        caFile: String? = nil,
+        times: Int = 1
+    ) async throws -> [HTTPRequestClient.Response] {
         // The timeout only bounds a hang: a debug build on a loaded machine is slow to serve.
         let client = try HTTPRequestClient(
-            baseURL: baseURL, configuration: .init(connections: 1, requestTimeout: .seconds(600), caFile: caFile))
+            baseURL: baseURL,
+            configuration: .init(connections: 1, requestTimeout: .seconds(600), caFile: caFile)
+        )
         do {
             var responses: [HTTPRequestClient.Response] = []
             for _ in 0..<times { responses.append(try await client.send(.init(method: "GET", pathAndQuery: path))) }
@@ -31,7 +40,9 @@ import Testing
     @Test func aLargePageOverHTTPSIsByteIdenticalToPlainHTTP() async throws {
         let certificates = try TestCertificates.shared.get()
         let (certificate, key) = (certificates.certificate, certificates.key)
-        let https = try ChildServer.serve(Self.store + ["--budget-bytes", "100000000", "--tls-cert", certificate, "--tls-key", key])
+        let https = try ChildServer.serve(
+            Self.store + ["--budget-bytes", "100000000", "--tls-cert", certificate, "--tls-key", key]
+        )
         defer { https.stop() }
         let plain = try ChildServer.serve(Self.store + ["--budget-bytes", "100000000"])
         defer { plain.stop() }

@@ -1,11 +1,11 @@
 import Foundation
 import PagebenchCLI
+import PagebenchCLITestSupport
 import PagebenchHarness
 import PagebenchMetrics
 import PagebenchStore
-import Testing
-import PagebenchCLITestSupport
 import PagebenchTestSupport
+import Testing
 
 /// The graphql and dynamodb kinds against servers nobody here wrote: a strawberry-graphql
 /// app (Relay connection by strawberry's own ListConnection, forward and backward, and an
@@ -16,7 +16,9 @@ import PagebenchTestSupport
     static func plannedPartitions(_ scenarioPath: String, partitions: Int) throws -> [Int] {
         var scenario = try Scenario.load(path: scenarioPath)
         scenario.store.partitions = partitions
-        guard case .drains(let count) = scenario.workload.bound else { throw TestFailure("the scenario must be bounded by drains") }
+        guard case .drains(let count) = scenario.workload.bound else {
+            throw TestFailure("the scenario must be bounded by drains")
+        }
         let planner = DrainPlanner(workload: scenario.workload, store: scenario.store)
         return (0..<count).map { index in
             guard case .partition(let partition) = planner.plan(index).request.range else { return -1 }
@@ -32,12 +34,18 @@ import PagebenchTestSupport
     /// strawberry's partition p holds 5p + 3 items (Servers/graphql_app.py).
     static func graphQLItems(_ partition: Int) -> Int { 5 * partition + 3 }
 
-    func runGraphQL(_ server: ChildServer, target: String, in directory: URL) async throws
+    func runGraphQL(
+        _ server: ChildServer,
+        target: String,
+        in directory: URL
+    ) async throws
         -> (rows: [ResultRow]?, text: String, failure: CommandError?, expected: (items: Int, pages: Int))
     {
         let scenario = try write(Self.graphQLScenario, "gql.json", in: directory)
         let targetFile = try write(target, "strawberry.json", in: directory)
-        let result = await runPagebench([scenario, "--target-file", targetFile, "--output", directory.appendingPathComponent("gql.csv").path])
+        let result = await runPagebench([
+            scenario, "--target-file", targetFile, "--output", directory.appendingPathComponent("gql.csv").path,
+        ])
         let partitions = try Self.plannedPartitions(scenario, partitions: 4)
         let items = partitions.map(Self.graphQLItems).reduce(0, +)
         let pages = partitions.map { (Self.graphQLItems($0) + 3) / 4 }.reduce(0, +)
@@ -45,7 +53,9 @@ import PagebenchTestSupport
     }
 
     static func relayTarget(_ endpoint: String, backward: Bool) -> String {
-        let (size, cursor, flag, next) = backward ? ("last", "before", "hasPreviousPage", "startCursor") : ("first", "after", "hasNextPage", "endCursor")
+        let (size, cursor, flag, next) =
+            backward
+            ? ("last", "before", "hasPreviousPage", "startCursor") : ("first", "after", "hasNextPage", "endCursor")
         return """
             {"kind": "graphql", "timeoutSeconds": 600, "endpoint": "\(endpoint)/", "shape": "relay", "direction": "\(backward ? "backward" : "forward")",
              "query": "query Items($partition: Int!, $\(size): Int, $\(cursor): String) { items(partition: $partition, \(size): $\(size), \(cursor): $\(cursor)) { edges { cursor node { sort } } pageInfo { \(flag) \(next) } } }",
@@ -60,7 +70,11 @@ import PagebenchTestSupport
         defer { try? FileManager.default.removeItem(at: directory) }
         let server = try ChildServer.python("graphql_app.py")
         defer { server.stop() }
-        let result = try await runGraphQL(server, target: Self.relayTarget(server.url, backward: backward), in: directory)
+        let result = try await runGraphQL(
+            server,
+            target: Self.relayTarget(server.url, backward: backward),
+            in: directory
+        )
         let row = try #require(result.rows?.first, "\(result.failure?.message ?? "")")
         #expect(row.scenario == "gql@strawberry")
         #expect(row.drains == 12)
@@ -118,9 +132,14 @@ import PagebenchTestSupport
         ])
         // No drain ended: a failed phase (T6), its row written with the counts, exit 69.
         let loopFailure = try #require(looping.failure)
-        #expect(loopFailure.exitStatus.rawValue == 69 && loopFailure.message.contains("ended no drain"), "\(loopFailure.message)")
+        #expect(
+            loopFailure.exitStatus.rawValue == 69 && loopFailure.message.contains("ended no drain"),
+            "\(loopFailure.message)"
+        )
         let rows = try ResultRow.parseCSV(
-            try String(contentsOf: directory.appendingPathComponent("l.csv"), encoding: .utf8), file: "l.csv")
+            try String(contentsOf: directory.appendingPathComponent("l.csv"), encoding: .utf8),
+            file: "l.csv"
+        )
         let row = try #require(rows.first)
         #expect(row.pages == 12)
         #expect(row.emptyPagesWasted == 12)
@@ -137,7 +156,9 @@ import PagebenchTestSupport
         defer { try? FileManager.default.removeItem(at: directory) }
         let server = try ChildServer.python("moto_fixture.py", ["5", "60", "7"])
         defer { server.stop() }
-        let expected = try JSONSerialization.jsonObject(with: Data(try #require(server.linesBeforeBanner.last).utf8)) as! [String: [String: Any]]
+        let expected =
+            try JSONSerialization.jsonObject(with: Data(try #require(server.linesBeforeBanner.last).utf8))
+            as! [String: [String: Any]]
         setenv("AWS_ACCESS_KEY_ID", "AKIDPAGEBENCH", 1)
         setenv("AWS_SECRET_ACCESS_KEY", "pagebench-moto-secret", 1)
         try write((0..<5).map { "user-\($0)" }.joined(separator: "\n") + "\n", "keys.txt", in: directory)
@@ -151,9 +172,13 @@ import PagebenchTestSupport
             """
             {"name": "ddb", "workload": {"pager": "loop", "concurrency": [2], "limit": 7, "drains": 10,
                                          "read": "partition:uniform", "warmupSeconds": 0, "filter": "none"}}
-            """, "ddb.json", in: directory)
+            """,
+            "ddb.json",
+            in: directory
+        )
         let result = await runPagebench([
-            scenario, "--target-file", try write(target, "moto.json", in: directory), "--output", directory.appendingPathComponent("ddb.csv").path,
+            scenario, "--target-file", try write(target, "moto.json", in: directory), "--output",
+            directory.appendingPathComponent("ddb.csv").path,
         ])
         let row = try #require(result.output?.rows.first, "\(result.failure?.message ?? "")")
         let partitions = try Self.plannedPartitions(scenario, partitions: 5)

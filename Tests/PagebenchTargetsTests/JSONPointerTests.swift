@@ -20,7 +20,10 @@ import Testing
     }
 
     @Test func everyExampleOfRFC6901Section5() throws {
-        #expect(try value("") == #"{"foo": ["bar", "baz"], "": 0, "a/b": 1, "c%d": 2, "e^f": 3, "g|h": 4, "i\\j": 5, "k\"l": 6, " ": 7, "m~n": 8}"#)
+        #expect(
+            try value("")
+                == #"{"foo": ["bar", "baz"], "": 0, "a/b": 1, "c%d": 2, "e^f": 3, "g|h": 4, "i\\j": 5, "k\"l": 6, " ": 7, "m~n": 8}"#
+        )
         #expect(try value("/foo") == #"["bar", "baz"]"#)
         #expect(try value("/foo/0") == #""bar""#)
         #expect(try value("/") == "0")

@@ -1,9 +1,9 @@
 import Foundation
 import PagebenchCLI
-import PagebenchMetrics
-import Testing
 import PagebenchCLITestSupport
+import PagebenchMetrics
 import PagebenchTestSupport
+import Testing
 
 /// Issue 35's journeys, end to end against list APIs written for the purpose: a REST API with
 /// a DynamoDB-like filter (Servers/orders_api.py) and strawberry's GraphQL API
@@ -34,8 +34,12 @@ import PagebenchTestSupport
         let server = try ChildServer.python("orders_api.py")
         defer { server.stop() }
         let target = try write(Self.ordersTarget(server.url), "orders-open.json", in: directory)
-        let flags = ["--target-file", target, "--limit", "10", "--filter", "match", "--concurrency", "2", "--warmup", "0"]
-        let drainBound = await runPagebench(flags + ["--drains", "12", "--output", directory.appendingPathComponent("d.csv").path])
+        let flags = [
+            "--target-file", target, "--limit", "10", "--filter", "match", "--concurrency", "2", "--warmup", "0",
+        ]
+        let drainBound = await runPagebench(
+            flags + ["--drains", "12", "--output", directory.appendingPathComponent("d.csv").path]
+        )
         let row = try #require(drainBound.output?.rows.first, "\(drainBound.failure?.message ?? "")")
         #expect(row.scenario == "orders-open" && row.label == "orders-open")
         #expect(row.filter == "category=0")
@@ -46,9 +50,16 @@ import PagebenchTestSupport
         #expect(row.emptyPagesWasted == 12 && row.emptyPagesFinal == 12)
         #expect(row.scannedItems == 40 * 12)
         #expect(row.scannedBytes == nil && (row.responseBytes ?? 0) > 0)
-        #expect(drainBound.text.contains("200=48 transport=0 in the rows; 200=1 transport=0 outside them: 1 the first-page check\n"), "\(drainBound.text)")
+        #expect(
+            drainBound.text.contains(
+                "200=48 transport=0 in the rows; 200=1 transport=0 outside them: 1 the first-page check\n"
+            ),
+            "\(drainBound.text)"
+        )
 
-        let timeBound = await runPagebench(flags + ["--duration", "1s", "--output", directory.appendingPathComponent("t.csv").path])
+        let timeBound = await runPagebench(
+            flags + ["--duration", "1s", "--output", directory.appendingPathComponent("t.csv").path]
+        )
         let timed = try #require(timeBound.output?.rows.first, "\(timeBound.failure?.message ?? "")")
         #expect(timed.pages == 4 * timed.drains)
         #expect(timed.emptyPagesWasted == timed.drains && timed.emptyPagesFinal == timed.drains)
@@ -74,7 +85,10 @@ import PagebenchTestSupport
              "query": "query($p: Int!, $l: Int!, $t: String) { listItems(partition: $p, limit: $l, nextToken: $t) { items { sort } nextToken } }",
              "variables": {"p": "${partition}", "l": "${limit}"}, "continuationVariable": "t",
              "partitions": {"range": [0, 3]}, "items": "/data/listItems/items", "continuation": "/data/listItems/nextToken"}
-            """, "strawberry.json", in: directory)
+            """,
+            "strawberry.json",
+            in: directory
+        )
         let result = await runPagebench([
             "--target-file", target, "--limit", "4", "--concurrency", "4", "--warmup", "0", "--load", "open-fixed:20/s",
             "--duration", "1s", "--output", directory.appendingPathComponent("g.csv").path,

@@ -7,8 +7,14 @@ import Testing
 /// RFC 4231), and a digest of several regions equal to the digest of their bytes joined.
 @Suite struct SHA256DigestTests {
     @Test func sha256MatchesFIPS180Vectors() {
-        #expect(SigV4Signer.hex(SHA256Digest.hash(Array("abc".utf8))) == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
-        #expect(SigV4Signer.hex(SHA256Digest.hash([UInt8]())) == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
+        #expect(
+            SigV4Signer.hex(SHA256Digest.hash(Array("abc".utf8)))
+                == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+        )
+        #expect(
+            SigV4Signer.hex(SHA256Digest.hash([UInt8]()))
+                == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+        )
     }
 
     @Test func aDigestOverSeveralRegionsIsTheDigestOfTheirBytes() {
@@ -17,7 +23,10 @@ import Testing
             Array(part.utf8).withUnsafeBytes { split.append(DispatchData(bytes: $0)) }
         }
         #expect(Array(split.regions).count == 2)
-        #expect(SigV4Signer.hex(SHA256Digest.hash(split)) == "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1")
+        #expect(
+            SigV4Signer.hex(SHA256Digest.hash(split))
+                == "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1"
+        )
     }
 
     @Test func hmacMatchesRFC4231TestCase2() {

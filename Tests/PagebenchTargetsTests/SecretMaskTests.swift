@@ -23,10 +23,13 @@ import Testing
         let mask = SecretMask(["Bearer " + token, token])
         let base64 = Data(token.utf8).base64EncodedString()
         #expect(base64.hasSuffix("="))
-        let urlSafe = base64.replacingOccurrences(of: "=", with: "").replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-        for echoed in [token.lowercased(), token.uppercased(), "bearer " + token.lowercased(), base64, base64.replacingOccurrences(of: "=", with: ""), urlSafe,
-            Data(("Bearer " + token).utf8).base64EncodedString()]
-        {
+        let urlSafe = base64.replacingOccurrences(of: "=", with: "").replacingOccurrences(of: "+", with: "-")
+            .replacingOccurrences(of: "/", with: "_")
+        for echoed in [
+            token.lowercased(), token.uppercased(), "bearer " + token.lowercased(), base64,
+            base64.replacingOccurrences(of: "=", with: ""), urlSafe,
+            Data(("Bearer " + token).utf8).base64EncodedString(),
+        ] {
             #expect(mask("said: \(echoed).") == "said: [masked].", "\(echoed)")
         }
         let basic = SecretMask(["Basic " + Data("user:s3cr3t-pass".utf8).base64EncodedString()])
@@ -44,7 +47,10 @@ import Testing
         #expect(!excerpt.contains("ssss"))
         #expect(excerpt == "'" + String(repeating: "-", count: 180) + "[masked]tail'")
         #expect(mask.excerpt(Array("short".utf8)) == "'short'")
-        #expect(mask.excerpt(Array(String(repeating: "a", count: 300).utf8)) == "'" + String(repeating: "a", count: 200) + "…'")
+        #expect(
+            mask.excerpt(Array(String(repeating: "a", count: 300).utf8)) == "'" + String(repeating: "a", count: 200)
+                + "…'"
+        )
     }
 
     @Test func headersFromTheEnvironmentOrNamedLikeCredentialsAreSecrets() async throws {
@@ -55,16 +61,32 @@ import Testing
                  "continuationIn": {"query": "n"},
                  "headers": {"Authorization": "Bearer ${TOKEN}", "X-Api-Key": "literal-key", "Accept": "application/json",
                              "X-Tenant": "${TENANT}"}}
-                """.utf8), defaultName: "t")
-        let source = try TargetSource(target: target, connections: 1, environment: ["TOKEN": "tok-123456", "TENANT": "tenant-42"])
+                """.utf8
+            ),
+            defaultName: "t"
+        )
+        let source = try TargetSource(
+            target: target,
+            connections: 1,
+            environment: ["TOKEN": "tok-123456", "TENANT": "tenant-42"]
+        )
         #expect(Set(source.mask.forms).isSuperset(of: ["Bearer tok-123456", "tok-123456", "literal-key", "tenant-42"]))
         #expect(!source.mask.forms.contains("application/json"))
         let dynamo = try Target.load(
-            json: Data(#"{"kind": "dynamodb", "endpoint": "http://127.0.0.1:9", "region": "us-east-1", "table": "t", "operation": "Scan"}"#.utf8),
-            defaultName: "d")
+            json: Data(
+                #"{"kind": "dynamodb", "endpoint": "http://127.0.0.1:9", "region": "us-east-1", "table": "t", "operation": "Scan"}"#
+                    .utf8
+            ),
+            defaultName: "d"
+        )
         let signed = try TargetSource(
-            target: dynamo, connections: 1,
-            environment: ["AWS_ACCESS_KEY_ID": "AKIDEXAMPLE1", "AWS_SECRET_ACCESS_KEY": "wJalrXUtnFEMI", "AWS_SESSION_TOKEN": "FwoGZXIvYXdz"])
+            target: dynamo,
+            connections: 1,
+            environment: [
+                "AWS_ACCESS_KEY_ID": "AKIDEXAMPLE1", "AWS_SECRET_ACCESS_KEY": "wJalrXUtnFEMI",
+                "AWS_SESSION_TOKEN": "FwoGZXIvYXdz",
+            ]
+        )
         #expect(Set(signed.mask.forms).isSuperset(of: ["AKIDEXAMPLE1", "wJalrXUtnFEMI", "FwoGZXIvYXdz"]))
         await source.shutdown()
         await signed.shutdown()

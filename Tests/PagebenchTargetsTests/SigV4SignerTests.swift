@@ -37,13 +37,22 @@ import Testing
         for vector in vectors {
             let signer = SigV4Signer(
                 credentials: AWSCredentials(
-                    accessKeyID: vector.accessKeyID, secretAccessKey: vector.secretAccessKey, sessionToken: vector.sessionToken),
-                region: vector.region, service: vector.service)
+                    accessKeyID: vector.accessKeyID,
+                    secretAccessKey: vector.secretAccessKey,
+                    sessionToken: vector.sessionToken
+                ),
+                region: vector.region,
+                service: vector.service
+            )
             var headers: [(name: String, value: String)] = [("Host", vector.host)]
             for key in vector.headers.keys.sorted() { headers.append((key, vector.headers[key]!)) }
             let added = signer.signedHeaders(
-                method: "POST", path: "/", headers: headers, payload: Array(vector.body.utf8),
-                date: Date(timeIntervalSince1970: vector.epochSeconds))
+                method: "POST",
+                path: "/",
+                headers: headers,
+                payload: Array(vector.body.utf8),
+                date: Date(timeIntervalSince1970: vector.epochSeconds)
+            )
             let byName = Dictionary(uniqueKeysWithValues: added.map { ($0.name, $0.value) })
             #expect(byName["Authorization"] == vector.expected["Authorization"]!, "\(vector.name)")
             #expect(byName["X-Amz-Date"] == vector.expected["X-Amz-Date"]!, "\(vector.name)")
@@ -55,10 +64,24 @@ import Testing
         let vector = try #require(try Self.vectors().first)
         let signer = SigV4Signer(
             credentials: AWSCredentials(accessKeyID: vector.accessKeyID, secretAccessKey: vector.secretAccessKey),
-            region: vector.region, service: vector.service)
+            region: vector.region,
+            service: vector.service
+        )
         let date = Date(timeIntervalSince1970: vector.epochSeconds)
-        let a = signer.signedHeaders(method: "POST", path: "/", headers: [("Host", vector.host)], payload: Array("{}".utf8), date: date)
-        let b = signer.signedHeaders(method: "POST", path: "/", headers: [("Host", vector.host)], payload: Array("{ }".utf8), date: date)
+        let a = signer.signedHeaders(
+            method: "POST",
+            path: "/",
+            headers: [("Host", vector.host)],
+            payload: Array("{}".utf8),
+            date: date
+        )
+        let b = signer.signedHeaders(
+            method: "POST",
+            path: "/",
+            headers: [("Host", vector.host)],
+            payload: Array("{ }".utf8),
+            date: date
+        )
         #expect(a.last!.value != b.last!.value)
     }
 

@@ -1,13 +1,13 @@
 import Foundation
 import PagebenchCLI
+import PagebenchCLITestSupport
 import PagebenchHarness
 import PagebenchMetrics
 import PagebenchPage
 import PagebenchStore
 import PagebenchTargets
-import Testing
-import PagebenchCLITestSupport
 import PagebenchTestSupport
+import Testing
 
 /// T2, T3, T4 against a JSON API that misbehaves on purpose (Servers/misbehaving.py): every
 /// response that is not a page ends its drain as an error counted by kind, never a page and
@@ -29,7 +29,14 @@ import PagebenchTestSupport
     }
 
     /// Runs the scenario against `path` of the server; returns the run's result.
-    func run(_ server: ChildServer, path: String, in directory: URL, extra: [String] = [], headers: String = "{}", csv: Bool = true)
+    func run(
+        _ server: ChildServer,
+        path: String,
+        in directory: URL,
+        extra: [String] = [],
+        headers: String = "{}",
+        csv: Bool = true
+    )
         async throws -> RunInvocation
     {
         let scenario = try write(Self.scenario, "api.json", in: directory)
@@ -57,8 +64,11 @@ import PagebenchTestSupport
         #expect(row.httpResponses == "200=24 transport=0")
         #expect(row.warmupRequests == nil)
         #expect(
-            result.text.contains("200=24 transport=0 in the rows; 200=1 transport=0 outside them: 1 the first-page check\n"),
-            "\(result.text)")
+            result.text.contains(
+                "200=24 transport=0 in the rows; 200=1 transport=0 outside them: 1 the first-page check\n"
+            ),
+            "\(result.text)"
+        )
     }
 
     /// Issue 35: with a warm-up, the requests in no row are named by cause with their counts:
@@ -74,8 +84,11 @@ import PagebenchTestSupport
         let warmups = try #require(row.warmupRequests)
         #expect(warmups > 0)
         #expect(
-            result.text.contains("200=\(1 + warmups) transport=0 outside them: 1 the first-page check, \(warmups) the warm-ups\n"),
-            "\(result.text)")
+            result.text.contains(
+                "200=\(1 + warmups) transport=0 outside them: 1 the first-page check, \(warmups) the warm-ups\n"
+            ),
+            "\(result.text)"
+        )
     }
 
     /// The first page of the run fails: the run cannot go on, exit 69 with the reason (T2).
@@ -96,7 +109,12 @@ import PagebenchTestSupport
         let failure = try #require(result.failure, "\(path) was accepted as a page")
         #expect(failure.exitStatus.rawValue == 69)
         #expect(failure.message.contains(reason), "\(failure.message)")
-        #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("t" + path.replacingOccurrences(of: "/", with: "-") + ".csv").path))
+        #expect(
+            !FileManager.default.fileExists(
+                atPath: directory.appendingPathComponent("t" + path.replacingOccurrences(of: "/", with: "-") + ".csv")
+                    .path
+            )
+        )
         // The source itself classifies the response by kind, and never as a page.
         let target = try Target.load(json: Data(Self.target(server.url, path: path).utf8), defaultName: "direct")
         let source = try TargetSource(target: target, connections: 1)
@@ -108,7 +126,11 @@ import PagebenchTestSupport
             // is counted below (`target_errors_*`).
             let targetKind = try #require(TargetError.Kind(rawValue: kind))
             #expect(error.kind == targetKind.pageErrorKind)
-            #expect(error.kind == (kind == "notJSON" || kind == "missingItems" || kind == "badContinuation" ? .malformedAnswer : .refused))
+            #expect(
+                error.kind
+                    == (kind == "notJSON" || kind == "missingItems" || kind == "badContinuation"
+                        ? .malformedAnswer : .refused)
+            )
             #expect(!error.isRetryable)
         }
         #expect(source.errorCountsByKind[TargetError.Kind(rawValue: kind)!] == 1)
@@ -133,7 +155,11 @@ import PagebenchTestSupport
         let result = try await run(server, path: "/repeat", in: directory)
         let failure = try #require(result.failure, "a phase in which every drain failed is not a result")
         #expect(failure.exitStatus.rawValue == 69)
-        #expect(failure.message.contains("ended no drain in phase api@t-repeat") && failure.message.contains("6 of 6 drains failed"), "\(failure.message)")
+        #expect(
+            failure.message.contains("ended no drain in phase api@t-repeat")
+                && failure.message.contains("6 of 6 drains failed"),
+            "\(failure.message)"
+        )
         #expect(failure.message.contains("repeatedContinuation=6"), "\(failure.message)")
         let row = try writtenRow("/repeat", in: directory)
         #expect(row.pages == 6)  // one page per drain, then the repeat
@@ -158,7 +184,10 @@ import PagebenchTestSupport
         let result = try await run(server, path: path, in: directory)
         let failure = try #require(result.failure, "\(path): a phase in which every drain failed is not a result")
         #expect(failure.exitStatus.rawValue == 69)
-        #expect(failure.message.contains("ended no drain") && failure.message.contains("\(kind)=6"), "\(failure.message)")
+        #expect(
+            failure.message.contains("ended no drain") && failure.message.contains("\(kind)=6"),
+            "\(failure.message)"
+        )
         let row = try writtenRow(path, in: directory)
         #expect(row.pages == 6 && row.drains == 0 && row.errors.other == 6)
         #expect(row.targetErrors.byKind == [TargetError.Kind(rawValue: kind)!: 6])
@@ -180,7 +209,10 @@ import PagebenchTestSupport
         #expect(row.retries == 3)
         #expect(row.throttles == row.retries)
         #expect(row.httpResponses == "200=24 429=3 transport=0")
-        #expect(result.text.contains("200=24 429=3 transport=0 in the rows; 429=1 transport=0 outside them"), "\(result.text)")
+        #expect(
+            result.text.contains("200=24 429=3 transport=0 in the rows; 429=1 transport=0 outside them"),
+            "\(result.text)"
+        )
         #expect(result.text.contains("throttling answers: 3 in the rows; 1 outside them"), "\(result.text)")
     }
 
@@ -220,14 +252,24 @@ import PagebenchTestSupport
         let server = try ChildServer.python("misbehaving.py")
         defer { server.stop() }
         let scenario = try write(
-            Self.scenario.replacingOccurrences(of: "\"drains\": 6", with: "\"durationSeconds\": 3"), "timed.json", in: directory)
+            Self.scenario.replacingOccurrences(of: "\"drains\": 6", with: "\"durationSeconds\": 3"),
+            "timed.json",
+            in: directory
+        )
         let target = try write(Self.target(server.url, path: "/okthenexit/8"), "t.json", in: directory)
-        let result = await runPagebench([scenario, "--target-file", target, "--quiet", "--output", directory.appendingPathComponent("t.csv").path])
+        let result = await runPagebench([
+            scenario, "--target-file", target, "--quiet", "--output", directory.appendingPathComponent("t.csv").path,
+        ])
         let failure = try #require(result.failure, "the run must fail")
         #expect(failure.exitStatus == ExitCodes.unavailable)
-        #expect(failure.message.contains("stopped answering") && failure.message.contains("got no response"), "\(failure.message)")
+        #expect(
+            failure.message.contains("stopped answering") && failure.message.contains("got no response"),
+            "\(failure.message)"
+        )
         let rows = try ResultRow.parseCSV(
-            try String(contentsOf: directory.appendingPathComponent("t.csv"), encoding: .utf8), file: "t.csv")
+            try String(contentsOf: directory.appendingPathComponent("t.csv"), encoding: .utf8),
+            file: "t.csv"
+        )
         let row = try #require(rows.first)
         #expect(row.pages > 0)
         #expect(row.errors.other > 0)
@@ -254,11 +296,20 @@ import PagebenchTestSupport
         #expect(firstFailure.message.contains(#"{"authorization": "[masked]"}"#), "\(firstFailure.message)")
         let second = try await run(server, path: "/pagetwo/echo", in: directory, headers: headers)
         let secondFailure = try #require(second.failure)
-        #expect(secondFailure.message.contains("unauthorized=6") && secondFailure.message.contains("[masked]"), "\(secondFailure.message)")
+        #expect(
+            secondFailure.message.contains("unauthorized=6") && secondFailure.message.contains("[masked]"),
+            "\(secondFailure.message)"
+        )
         let sharded = try await run(
-            server, path: "/pagetwo/echo", in: directory,
-            extra: ["--shard", "0/2", "--shard-output", directory.appendingPathComponent("shards").path], headers: headers, csv: false)
-        var everything = first.text + firstFailure.message + second.text + secondFailure.message + sharded.text
+            server,
+            path: "/pagetwo/echo",
+            in: directory,
+            extra: ["--shard", "0/2", "--shard-output", directory.appendingPathComponent("shards").path],
+            headers: headers,
+            csv: false
+        )
+        var everything =
+            first.text + firstFailure.message + second.text + secondFailure.message + sharded.text
             + (sharded.failure?.message ?? "")
         let files = FileManager.default.enumerator(atPath: directory.path)!.compactMap { $0 as? String }
         #expect(files.contains { $0.hasSuffix(".csv") } && files.contains { $0.hasPrefix("shards/") })
@@ -282,13 +333,23 @@ import PagebenchTestSupport
         var everything = ""
         setenv(variable, secret, 1)
         for form in ["lower", "upper", "base64"] {
-            let result = try await run(server, path: "/echo/\(form)", in: directory, headers: "{\"Authorization\": \"Bearer ${\(variable)}\"}")
+            let result = try await run(
+                server,
+                path: "/echo/\(form)",
+                in: directory,
+                headers: "{\"Authorization\": \"Bearer ${\(variable)}\"}"
+            )
             let failure = try #require(result.failure)
             #expect(failure.message.contains(#"{"you_sent": "[masked]"}"#), "\(form): \(failure.message)")
             everything += result.text + failure.message
         }
         setenv(variable, Data("user:\(secret)".utf8).base64EncodedString(), 1)
-        let basic = try await run(server, path: "/echo/basic", in: directory, headers: "{\"Authorization\": \"Basic ${\(variable)}\"}")
+        let basic = try await run(
+            server,
+            path: "/echo/basic",
+            in: directory,
+            headers: "{\"Authorization\": \"Basic ${\(variable)}\"}"
+        )
         let failure = try #require(basic.failure)
         #expect(failure.message.contains(#"{"you_sent": "[masked]"}"#), "\(failure.message)")
         everything += basic.text + failure.message
@@ -309,13 +370,22 @@ import PagebenchTestSupport
         defer { server.stop() }
         let headers = "{\"Authorization\": \"Bearer ${\(variable)}\"}"
         let accepted = try await run(
-            server, path: "/auth", in: directory, extra: ["--history", directory.appendingPathComponent("history.csv").path],
-            headers: headers)
+            server,
+            path: "/auth",
+            in: directory,
+            extra: ["--history", directory.appendingPathComponent("history.csv").path],
+            headers: headers
+        )
         #expect(accepted.failure == nil, "\(accepted.failure?.message ?? "")")
         #expect(accepted.output?.rows.first?.pages == 24)
         let sharded = try await run(
-            server, path: "/auth", in: directory, extra: ["--shard", "0/2", "--shard-output", directory.appendingPathComponent("shards").path],
-            headers: headers, csv: false)
+            server,
+            path: "/auth",
+            in: directory,
+            extra: ["--shard", "0/2", "--shard-output", directory.appendingPathComponent("shards").path],
+            headers: headers,
+            csv: false
+        )
         #expect(sharded.failure == nil, "\(sharded.failure?.message ?? "")")
         // A wrong secret: 401, exit 69, and the message names neither secret.
         setenv(variable, secret + "-wrong", 1)

@@ -1,8 +1,8 @@
+import Foundation
 import PagebenchBase
 import PagebenchHTTPClient
 import PagebenchServer
 import PagebenchWire
-import Foundation
 import Testing
 
 @testable import PagebenchTargets
@@ -42,7 +42,10 @@ import Testing
         #expect(target.name == "t")
         #expect(target.partitions?.count == 4)
         #expect(target.headers.map(\.name) == ["Authorization"])
-        guard case .http(let request) = target.request else { Issue.record("not http"); return }
+        guard case .http(let request) = target.request else {
+            Issue.record("not http")
+            return
+        }
         #expect(request.items.tokens == ["items"])
         #expect(request.continuationIn == .query("nextToken"))
         #expect(request.path.placeholders == [.partition, .limit])
@@ -64,12 +67,20 @@ import Testing
         #expect(rejection(http("items", "3")).hasPrefix("items: must be a string"))
         #expect(rejection(http("path", "\"/x/${partitionn}\"")).hasPrefix("path: unknown placeholder '${partitionn}'"))
         #expect(rejection(http("path", "\"/x/${limit\"")).hasPrefix("path:"))
-        #expect(rejection(http("continuationIn", "{\"cookie\": \"t\"}")).hasPrefix("continuationIn: 'cookie' is not a place"))
+        #expect(
+            rejection(http("continuationIn", "{\"cookie\": \"t\"}")).hasPrefix(
+                "continuationIn: 'cookie' is not a place"
+            )
+        )
         #expect(rejection(http("continuationIn", nil)).hasPrefix("continuationIn: missing"))
         #expect(rejection(http("partitions", "{\"range\": [5, 1]}")).hasPrefix("partitions.range:"))
         #expect(rejection(http("partitions", "{\"values\": []}")).hasPrefix("partitions: no values"))
         // Issue 12: what is wrong with the path, said plainly.
-        #expect(rejection(http("partitions", "{\"file\": \"/nonexistent/keys.txt\"}")).hasPrefix("partitions.file: '/nonexistent/keys.txt': no such file"))
+        #expect(
+            rejection(http("partitions", "{\"file\": \"/nonexistent/keys.txt\"}")).hasPrefix(
+                "partitions.file: '/nonexistent/keys.txt': no such file"
+            )
+        )
         #expect(rejection(http("headers", "{\"Host\": \"x\"}")).hasPrefix("headers.Host: set by the client"))
         #expect(rejection(http("headers", "{\"X\": \"${not a name}\"}")).hasPrefix("headers.X:"))
         #expect(rejection(http("timeoutSeconds", "0")).hasPrefix("timeoutSeconds:"))
@@ -86,12 +97,25 @@ import Testing
              "variables": {"last": "${limit}"}, "items": "/data/c/edges", "pageInfo": "/data/c/pageInfo"}
             """
         let target = try load(relay)
-        guard case .graphql(let request) = target.request else { Issue.record("not graphql"); return }
+        guard case .graphql(let request) = target.request else {
+            Issue.record("not graphql")
+            return
+        }
         #expect(request.backward)
         #expect(request.continuationVariable == "before")
-        #expect(rejection(relay.replacingOccurrences(of: "\"pageInfo\"", with: "\"continuation\"")).hasPrefix("pageInfo: missing"))
-        #expect(rejection(relay.replacingOccurrences(of: "\"last\": \"${limit}\"", with: "\"before\": null")).hasPrefix("variables.before:"))
-        #expect(rejection(relay.replacingOccurrences(of: "relay", with: "appsync")).hasPrefix("direction: backward applies"))
+        #expect(
+            rejection(relay.replacingOccurrences(of: "\"pageInfo\"", with: "\"continuation\"")).hasPrefix(
+                "pageInfo: missing"
+            )
+        )
+        #expect(
+            rejection(relay.replacingOccurrences(of: "\"last\": \"${limit}\"", with: "\"before\": null")).hasPrefix(
+                "variables.before:"
+            )
+        )
+        #expect(
+            rejection(relay.replacingOccurrences(of: "relay", with: "appsync")).hasPrefix("direction: backward applies")
+        )
     }
 
     @Test func dynamoDBQueriesNeedAKeyConditionAndTakeNoHeaders() throws {
@@ -101,13 +125,28 @@ import Testing
              "partitions": {"values": ["a", "b"]}}
             """
         let target = try load(query)
-        guard case .dynamodb(let request) = target.request else { Issue.record("not dynamodb"); return }
+        guard case .dynamodb(let request) = target.request else {
+            Issue.record("not dynamodb")
+            return
+        }
         #expect(request.operation == .query)
         #expect(request.returnConsumedCapacity)
-        #expect(rejection(query.replacingOccurrences(of: "\"keyConditionExpression\": \"pk = :pk\",", with: "")).hasPrefix("keyConditionExpression:"))
-        #expect(rejection(query.replacingOccurrences(of: "\"table\"", with: "\"headers\": {}, \"table\"")).hasPrefix("headers:"))
+        #expect(
+            rejection(query.replacingOccurrences(of: "\"keyConditionExpression\": \"pk = :pk\",", with: "")).hasPrefix(
+                "keyConditionExpression:"
+            )
+        )
+        #expect(
+            rejection(query.replacingOccurrences(of: "\"table\"", with: "\"headers\": {}, \"table\"")).hasPrefix(
+                "headers:"
+            )
+        )
         #expect(rejection(query.replacingOccurrences(of: "us-east-1", with: "US East")).hasPrefix("region:"))
-        #expect(rejection(query.replacingOccurrences(of: "{\"S\": \"${partition}\"}", with: "\"a\"")).hasPrefix("expressionAttributeValues:"))
+        #expect(
+            rejection(query.replacingOccurrences(of: "{\"S\": \"${partition}\"}", with: "\"a\"")).hasPrefix(
+                "expressionAttributeValues:"
+            )
+        )
     }
 
     @Test func theTargetHashIgnoresHeaderValuesNameAndDescription() throws {
@@ -140,20 +179,32 @@ import Testing
     /// Issue 12: drains choose among the partition values, so one listed twice would be
     /// chosen twice as often; the list is refused naming the field and the value.
     @Test func aPartitionValueListedTwiceIsRefused() throws {
-        #expect(rejection(http("partitions", #"{"values": ["a", "b", "a"]}"#)) == "partitions.values: lists 'a' twice (again at index 2); give each partition value once")
+        #expect(
+            rejection(http("partitions", #"{"values": ["a", "b", "a"]}"#))
+                == "partitions.values: lists 'a' twice (again at index 2); give each partition value once"
+        )
         #expect(rejection(http("partitions", #"{"values": [7, 7]}"#)).hasPrefix("partitions.values: lists 7 twice"))
-        #expect(rejection(http("partitions", #"{"values": ["7", 7]}"#)) == "accepted")  // a string and a number are sent differently
+        // A string and a number are sent differently.
+        #expect(rejection(http("partitions", #"{"values": ["7", 7]}"#)) == "accepted")
         let keys = FileManager.default.temporaryDirectory.appendingPathComponent("pagebench-keys-\(UUID()).txt")
         defer { try? FileManager.default.removeItem(at: keys) }
         try "user-1\nuser-2\n user-1 \n".write(to: keys, atomically: true, encoding: .utf8)
-        #expect(rejection(http("partitions", "{\"file\": \"\(keys.path)\"}")).hasPrefix("partitions.file: lists 'user-1' twice"))
+        #expect(
+            rejection(http("partitions", "{\"file\": \"\(keys.path)\"}")).hasPrefix(
+                "partitions.file: lists 'user-1' twice"
+            )
+        )
     }
 
     @Test func partitionFilesAreReadRelativeToTheTargetFile() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pagebench-targetfile-\(UUID())")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
-        try "user-1\n\nuser-2\n  user-3  \n".write(to: directory.appendingPathComponent("keys.txt"), atomically: true, encoding: .utf8)
+        try "user-1\n\nuser-2\n  user-3  \n".write(
+            to: directory.appendingPathComponent("keys.txt"),
+            atomically: true,
+            encoding: .utf8
+        )
         let path = directory.appendingPathComponent("api.json").path
         try http("partitions", "{\"file\": \"keys.txt\"}").write(toFile: path, atomically: true, encoding: .utf8)
         let target = try Target.load(path: path)
@@ -171,10 +222,15 @@ import Testing
     /// scanner recursed); now it is a file that is not valid JSON, said with where.
     @Test func aDeeplyNestedTargetFileIsRejectedNotACrash() {
         let message = rejection(String(repeating: "[", count: 300_000))
-        #expect(message.contains("not valid JSON") && message.contains("nested at most \(StrictJSON.maximumDepth) deep"), "\(message)")
+        #expect(
+            message.contains("not valid JSON") && message.contains("nested at most \(StrictJSON.maximumDepth) deep"),
+            "\(message)"
+        )
         let deepBody = Self.http.replacingOccurrences(
             of: #""items": "/items""#,
-            with: #""body": "# + String(repeating: "[", count: 100) + String(repeating: "]", count: 100) + #", "items": "/items""#)
+            with: #""body": "# + String(repeating: "[", count: 100) + String(repeating: "]", count: 100)
+                + #", "items": "/items""#
+        )
         #expect(rejection(deepBody).contains("nest deeper than \(JSONValue.maximumDepth) levels"))
     }
 
@@ -182,14 +238,28 @@ import Testing
     /// naming the field and the bounds (`partitions.range` of the whole Int64 range trapped
     /// on overflow while loading).
     @Test func numbersAreBoundedWhereTheyAreReadNamingTheField() {
-        #expect(rejection(http("partitions", #"{"range": [-9223372036854775808, 9223372036854775807]}"#)).hasPrefix("partitions.range:"))
-        #expect(rejection(http("partitions", #"{"range": [-9223372036854775808, -9223372036854775808]}"#)) == "accepted")
+        #expect(
+            rejection(http("partitions", #"{"range": [-9223372036854775808, 9223372036854775807]}"#)).hasPrefix(
+                "partitions.range:"
+            )
+        )
+        #expect(
+            rejection(http("partitions", #"{"range": [-9223372036854775808, -9223372036854775808]}"#)) == "accepted"
+        )
         #expect(rejection(http("partitions", #"{"range": [0, 99999999999999999999]}"#)).hasPrefix("partitions.range:"))
         #expect(rejection(http("partitions", #"{"range": [0, 10000000]}"#)).contains("at most 10000000 values"))
         #expect(rejection(http("timeoutSeconds", "1e400")).hasPrefix("timeoutSeconds: must be between 0.001 and 3600"))
         #expect(rejection(http("timeoutSeconds", "1e-300")).hasPrefix("timeoutSeconds: must be between 0.001 and 3600"))
-        #expect(rejection(http("maxResponseBytes", "99999999999999999999")).hasPrefix("maxResponseBytes: must be a whole number between 1 and 1073741824"))
-        #expect(rejection(http("maxResponseBytes", "1073741825")).hasPrefix("maxResponseBytes: must be a whole number between 1 and 1073741824"))
+        #expect(
+            rejection(http("maxResponseBytes", "99999999999999999999")).hasPrefix(
+                "maxResponseBytes: must be a whole number between 1 and 1073741824"
+            )
+        )
+        #expect(
+            rejection(http("maxResponseBytes", "1073741825")).hasPrefix(
+                "maxResponseBytes: must be a whole number between 1 and 1073741824"
+            )
+        )
         #expect(rejection(http("maxResponseBytes", "1073741824")) == "accepted")
     }
 
@@ -198,12 +268,19 @@ import Testing
     /// end) is refused before a byte is read, as no regular file.
     @Test func filesATargetPullsInAreReadWithACap() throws {
         let message = rejection(http("partitions", #"{"file": "/dev/zero"}"#))
-        #expect(message == "partitions.file: '/dev/zero': is a character device, not a regular file; give the path of a file", "\(message)")
+        #expect(
+            message
+                == "partitions.file: '/dev/zero': is a character device, not a regular file; give the path of a file",
+            "\(message)"
+        )
         do {
             _ = try Target.load(path: "/dev/zero")
             Issue.record("/dev/zero loaded")
         } catch {
-            #expect(error.message == "/dev/zero: is a character device, not a regular file; give the path of a file", "\(error.message)")
+            #expect(
+                error.message == "/dev/zero: is a character device, not a regular file; give the path of a file",
+                "\(error.message)"
+            )
         }
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pagebench-cap-\(UUID())").path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -214,6 +291,11 @@ import Testing
         try handle.truncate(atOffset: UInt64(Target.maximumPartitionsFileBytes + 1))
         try handle.close()
         let tooLarge = rejection(http("partitions", #"{"file": "\#(large)"}"#))
-        #expect(tooLarge.hasPrefix("partitions.file: '\(large)': larger than \(Target.maximumPartitionsFileBytes >> 20) MiB"), "\(tooLarge)")
+        #expect(
+            tooLarge.hasPrefix(
+                "partitions.file: '\(large)': larger than \(Target.maximumPartitionsFileBytes >> 20) MiB"
+            ),
+            "\(tooLarge)"
+        )
     }
 }

@@ -25,11 +25,17 @@ import Testing
              "continuationIn": {"query": "next"}, "filters": ["open", "closed"], "tokensBind": ["filter", "limit"]}
             """
         #expect(try Self.sent(http, filterValue: 1) == "GET http://127.0.0.1:9/p/a?limit=5&status=closed")
-        #expect(try Self.sent(http, filterValue: nil, workload: .matching) == "GET http://127.0.0.1:9/p/a?limit=5&status=category%3D0")
+        #expect(
+            try Self.sent(http, filterValue: nil, workload: .matching)
+                == "GET http://127.0.0.1:9/p/a?limit=5&status=category%3D0"
+        )
         let target = try Target.load(json: Data(http.utf8), defaultName: "filters")
         #expect(target.tokensBind == [.limit, .filter] && target.filters == [.string("open"), .string("closed")])
         // Not part of the hash: the same API as without them.
-        let plain = http.replacingOccurrences(of: #", "filters": ["open", "closed"], "tokensBind": ["filter", "limit"]"#, with: "")
+        let plain = http.replacingOccurrences(
+            of: #", "filters": ["open", "closed"], "tokensBind": ["filter", "limit"]"#,
+            with: ""
+        )
         #expect(try Target.load(json: Data(plain.utf8), defaultName: "filters").targetHash == target.targetHash)
     }
 

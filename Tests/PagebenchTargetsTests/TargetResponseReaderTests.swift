@@ -4,8 +4,8 @@ import PagebenchBase
 import PagebenchHTTPClient
 import PagebenchPage
 import PagebenchServer
-import PagebenchWire
 import PagebenchStore
+import PagebenchWire
 import Testing
 
 @testable import PagebenchTargets
@@ -51,7 +51,10 @@ import Testing
 
     static func source(_ json: String) throws -> TargetSource {
         try TargetSource(
-            target: try Target.load(json: Data(json.utf8), defaultName: "reader"), connections: 1, environment: credentials)
+            target: try Target.load(json: Data(json.utf8), defaultName: "reader"),
+            connections: 1,
+            environment: credentials
+        )
     }
 
     /// What the reader made of one body: a page, or the kind of error.
@@ -123,7 +126,10 @@ import Testing
     func t2ABodyNestedDeeperThanTheBoundIsNotJSONWherever(kind: String) throws {
         let source = try Self.source(Self.targets.first { $0.name == kind }!.json)
         for template in Self.pages(kind) {
-            for deep in [Self.nested(300_000, object: false), Self.nested(300_000, object: true), String(repeating: "[", count: 300_000)] {
+            for deep in [
+                Self.nested(300_000, object: false), Self.nested(300_000, object: true),
+                String(repeating: "[", count: 300_000),
+            ] {
                 let body = Array(template.replacingOccurrences(of: "<DEEP>", with: deep).utf8)
                 #expect(Self.read(source, body) == .error(.notJSON), "\(kind): \(template)")
             }
@@ -131,8 +137,15 @@ import Testing
         var reason = ""
         do {
             _ = try source.readPage(
-                ByteBuffer(string: Self.pages(kind)[0].replacingOccurrences(of: "<DEEP>", with: Self.nested(1000, object: false))),
-                request: PageRequest(range: .scan, limit: 1), described: "POST test")
+                ByteBuffer(
+                    string: Self.pages(kind)[0].replacingOccurrences(
+                        of: "<DEEP>",
+                        with: Self.nested(1000, object: false)
+                    )
+                ),
+                request: PageRequest(range: .scan, limit: 1),
+                described: "POST test"
+            )
         } catch {
             reason = error.message
         }
@@ -149,27 +162,41 @@ import Testing
         #expect(Self.read(http, Array(#"{"items": [\#(deep)], "nextToken": "t"}"#.utf8)) == .page(items: 1, token: "t"))
         let appsync = try Self.source(Self.targets[1].json)
         #expect(
-            Self.read(appsync, Array(#"{"errors": \#(deep), "data": {"listItems": {"items": [], "nextToken": null}}}"#.utf8))
-                == .error(.graphQLError))
+            Self.read(
+                appsync,
+                Array(#"{"errors": \#(deep), "data": {"listItems": {"items": [], "nextToken": null}}}"#.utf8)
+            )
+                == .error(.graphQLError)
+        )
         #expect(
             Self.read(appsync, Array(#"{"data": {"listItems": {"items": [], "nextToken": \#(deep)}}}"#.utf8))
-                == .error(.badContinuation))
+                == .error(.badContinuation)
+        )
         let relay = try Self.source(Self.targets[2].json)
         #expect(
             Self.read(
                 relay,
-                Array(#"{"data": {"itemsConnection": {"edges": [], "pageInfo": {"hasNextPage": true, "endCursor": \#(deep)}}}}"#.utf8))
-                == .error(.badContinuation))
+                Array(
+                    #"{"data": {"itemsConnection": {"edges": [], "pageInfo": {"hasNextPage": true, "endCursor": \#(deep)}}}}"#
+                        .utf8
+                )
+            )
+                == .error(.badContinuation)
+        )
     }
 
     // MARK: Corpus and seeded mutations
 
     /// A well-formed page of each kind, with a continuation: the seed of the mutations.
     static let validBodies: [String: String] = [
-        "http": #"{"items": [{"id": 1, "name": "a\u00e9\"b\\"}, {"id": 2, "tags": [1, -2.5e3, true, false, null]}], "nextToken": "tok-1", "scanned": 5}"#,
-        "graphql-appsync": #"{"data": {"listItems": {"items": [{"sortKey": "0"}, {"sortKey": "1"}], "nextToken": "AgAA", "scannedCount": 2}}}"#,
-        "graphql-relay": #"{"data": {"itemsConnection": {"edges": [{"cursor": "c1", "node": {"id": 1}}], "pageInfo": {"hasNextPage": true, "endCursor": "c1"}}}}"#,
-        "dynamodb": #"{"Items": [{"pk": {"N": "1"}, "sk": {"N": "2"}}], "Count": 1, "ScannedCount": 3, "LastEvaluatedKey": {"pk": {"N": "1"}, "sk": {"N": "2"}}, "ConsumedCapacity": {"TableName": "t", "CapacityUnits": 0.5}}"#,
+        "http":
+            #"{"items": [{"id": 1, "name": "a\u00e9\"b\\"}, {"id": 2, "tags": [1, -2.5e3, true, false, null]}], "nextToken": "tok-1", "scanned": 5}"#,
+        "graphql-appsync":
+            #"{"data": {"listItems": {"items": [{"sortKey": "0"}, {"sortKey": "1"}], "nextToken": "AgAA", "scannedCount": 2}}}"#,
+        "graphql-relay":
+            #"{"data": {"itemsConnection": {"edges": [{"cursor": "c1", "node": {"id": 1}}], "pageInfo": {"hasNextPage": true, "endCursor": "c1"}}}}"#,
+        "dynamodb":
+            #"{"Items": [{"pk": {"N": "1"}, "sk": {"N": "2"}}], "Count": 1, "ScannedCount": 3, "LastEvaluatedKey": {"pk": {"N": "1"}, "sk": {"N": "2"}}, "ConsumedCapacity": {"TableName": "t", "CapacityUnits": 0.5}}"#,
     ]
 
     /// Bodies no server should send, for every kind: malformed JSON of every sort, valid
@@ -177,15 +204,19 @@ import Testing
     static let hostileBodies: [[UInt8]] = {
         let texts = [
             "", " ", "\u{FEFF}{}", "null", "true", "0", "-", "[]", "{}", "\"", "{\"", "{\"items\"", "{\"items\":",
-            "{\"items\":[", "{\"items\":[1,]}", "{\"items\":[1}", "{,}", "{\"a\":1,,\"b\":2}", "{\"a\" 1}", "[1 2]", "1e99999",
-            "-0", "01", "1.", ".5", "NaN", "Infinity", "\"\\u12\"", "\"\\uD800\"", "\"\\uDC00\\uD800\"", "\"\\x\"", "\"a\nb\"",
+            "{\"items\":[", "{\"items\":[1,]}", "{\"items\":[1}", "{,}", "{\"a\":1,,\"b\":2}", "{\"a\" 1}", "[1 2]",
+            "1e99999",
+            "-0", "01", "1.", ".5", "NaN", "Infinity", "\"\\u12\"", "\"\\uD800\"", "\"\\uDC00\\uD800\"", "\"\\x\"",
+            "\"a\nb\"",
             #"{"items": [01]}"#, #"{"items": ["\q"]}"#, #"{"items": [1e], "nextToken": null}"#, #"{"items": [+1]}"#,
             #"{"items": [], "items": [1, 2], "nextToken": null}"#, #"{"items": [], "nextToken": "\uD83D\uDE00"}"#,
             #"{"items": {}, "nextToken": null}"#, #"{"items": "x"}"#, #"{"items": 5}"#, #"{"items": null}"#,
             #"{"items": [], "nextToken": 5}"#, #"{"items": [], "nextToken": {}}"#, #"{"items": [], "nextToken": []}"#,
             #"{"items": [], "nextToken": true}"#, #"{"items": [], "nextToken": ""}"#,
-            #"{"items": [], "scanned": 1e400}"#, #"{"items": [], "scanned": -5}"#, #"{"items": [], "scanned": 99999999999999999999}"#,
-            #"{"errors": [], "data": null}"#, #"{"errors": [{}]}"#, #"{"errors": "x"}"#, #"{"errors": null, "data": {}}"#,
+            #"{"items": [], "scanned": 1e400}"#, #"{"items": [], "scanned": -5}"#,
+            #"{"items": [], "scanned": 99999999999999999999}"#,
+            #"{"errors": [], "data": null}"#, #"{"errors": [{}]}"#, #"{"errors": "x"}"#,
+            #"{"errors": null, "data": {}}"#,
             #"{"data": {"listItems": null}}"#, #"{"data": {"listItems": {"items": [], "nextToken": 7}}}"#,
             #"{"data": {"itemsConnection": {"edges": [], "pageInfo": null}}}"#,
             #"{"data": {"itemsConnection": {"edges": [], "pageInfo": []}}}"#,
@@ -193,8 +224,10 @@ import Testing
             #"{"data": {"itemsConnection": {"edges": [], "pageInfo": {"hasNextPage": true}}}}"#,
             #"{"data": {"itemsConnection": {"edges": [], "pageInfo": {"hasNextPage": true, "endCursor": ""}}}}"#,
             #"{"data": {"itemsConnection": {"edges": [], "pageInfo": {"hasNextPage": true, "endCursor": 5}}}}"#,
-            #"{"Items": [], "LastEvaluatedKey": []}"#, #"{"Items": [], "LastEvaluatedKey": "k"}"#, #"{"Items": [], "LastEvaluatedKey": 5}"#,
-            #"{"Items": [], "LastEvaluatedKey": null}"#, #"{"Items": {}}"#, #"{"__type": "x#ValidationException", "message": "no"}"#,
+            #"{"Items": [], "LastEvaluatedKey": []}"#, #"{"Items": [], "LastEvaluatedKey": "k"}"#,
+            #"{"Items": [], "LastEvaluatedKey": 5}"#,
+            #"{"Items": [], "LastEvaluatedKey": null}"#, #"{"Items": {}}"#,
+            #"{"__type": "x#ValidationException", "message": "no"}"#,
             #"{"Items": [], "ScannedCount": 1e400, "ConsumedCapacity": {"CapacityUnits": 1e309}}"#,
             #"{"Items": [], "ConsumedCapacity": {"CapacityUnits": -1e309}}"#,
             #"{"Items": [], "ConsumedCapacity": {"CapacityUnits": 1e300}}"#,
@@ -205,7 +238,9 @@ import Testing
             "{\"items\": [\"" + String(repeating: "x", count: 1 << 20) + "\"], \"nextToken\": null}",
             String(repeating: "[", count: 300_000), String(repeating: "{\"a\":", count: 300_000),
         ]
-        return texts.map { Array($0.utf8) } + [[0xFF, 0xFE], [0x7B, 0x22, 0xC3, 0x28, 0x22, 0x3A, 0x31, 0x7D], [0x00]]
+        return texts.map { Array($0.utf8) } + [
+            [0xFF, 0xFE], [0x7B, 0x22, 0xC3, 0x28, 0x22, 0x3A, 0x31, 0x7D], [0x00],
+        ]
     }()
 
     /// Some mutations of `body`: bytes overwritten, deleted, inserted (structural ones
@@ -213,7 +248,8 @@ import Testing
     static func mutate(_ body: [UInt8], _ random: inout SplitMix64) -> [UInt8] {
         let alphabet = Array(#"{}[]":,\ 0123456789-+.eEtruefalsn"#.utf8)
         func pick() -> UInt8 {
-            random.next(below: 4) == 0 ? UInt8(truncatingIfNeeded: random.next()) : alphabet[random.next(below: alphabet.count)]
+            random.next(below: 4) == 0
+                ? UInt8(truncatingIfNeeded: random.next()) : alphabet[random.next(below: alphabet.count)]
         }
         var bytes = body
         for _ in 0...random.next(below: 3) {
@@ -225,7 +261,14 @@ import Testing
             case 3 where at < bytes.count:
                 let end = min(bytes.count, at + 1 + random.next(below: 40))
                 bytes.insert(contentsOf: bytes[at..<end], at: random.next(below: bytes.count + 1))
-            case 4: bytes.insert(contentsOf: repeatElement(random.next(below: 2) == 0 ? UInt8(ascii: "[") : UInt8(ascii: "{"), count: random.next(below: 1200)), at: at)
+            case 4:
+                bytes.insert(
+                    contentsOf: repeatElement(
+                        random.next(below: 2) == 0 ? UInt8(ascii: "[") : UInt8(ascii: "{"),
+                        count: random.next(below: 1200)
+                    ),
+                    at: at
+                )
             default: bytes.removeLast(random.next(below: bytes.count + 1))
             }
         }
@@ -268,7 +311,9 @@ import Testing
                 } catch {
                     // (1e400 is JSON, RFC 8259 §6, that no Double holds: Foundation refuses it.)
                     if !"\(error)".contains("is not representable") {
-                        Issue.record("\(kind): a page was read from text that is not JSON (\(error)): \(text.prefix(300))")
+                        Issue.record(
+                            "\(kind): a page was read from text that is not JSON (\(error)): \(text.prefix(300))"
+                        )
                     }
                 }
             }

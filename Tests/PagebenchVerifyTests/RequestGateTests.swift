@@ -20,7 +20,11 @@ import Testing
     @Test func v7ABurstSharesOneSlotAndTheNextComesAsManyIntervalsLater() throws {
         let gate = RequestGate(rate: 10, maxRequests: 100, maxSeconds: 60, start: Self.start)
         let slots = try Self.slots(gate, bursts: [3, 3, 3, 3, 3, 3, 1])
-        #expect(slots == [.zero, .zero, .zero, .milliseconds(300), .milliseconds(300), .milliseconds(300), .milliseconds(600)])
+        #expect(
+            slots == [
+                .zero, .zero, .zero, .milliseconds(300), .milliseconds(300), .milliseconds(300), .milliseconds(600),
+            ]
+        )
     }
 
     @Test func theBoundsHoldForBurstsToo() {

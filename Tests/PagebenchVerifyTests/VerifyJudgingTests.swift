@@ -12,19 +12,30 @@ import Testing
     /// A drain of `partition` at `limit` over `pages` of keys; `tokens` the continuations
     /// (the last nil unless given).
     static func drain(
-        _ partition: String = "0", limit: Int, _ pages: [[Int]], tokens: [String?]? = nil, end: DrainRecord.End = .last,
+        _ partition: String = "0",
+        limit: Int,
+        _ pages: [[Int]],
+        tokens: [String?]? = nil,
+        end: DrainRecord.End = .last,
         scanned: [Int]? = nil
     ) -> DrainRecord {
         let tokens = tokens ?? pages.indices.map { $0 == pages.count - 1 ? nil : "t\(limit)-\($0 + 1)" }
         let exchanges = pages.enumerated().map { index, keys in
             TargetExchange(
                 request: PageRequest(range: .partition(0), limit: limit, token: index == 0 ? nil : tokens[index - 1]),
-                sent: "GET http://127.0.0.1/p/\(partition)?limit=\(limit)" + (index == 0 ? "" : "&nextToken=\(tokens[index - 1]!)"),
+                sent: "GET http://127.0.0.1/p/\(partition)?limit=\(limit)"
+                    + (index == 0 ? "" : "&nextToken=\(tokens[index - 1]!)"),
                 status: 200,
                 outcome: .page(
                     ObservedPage(
-                        count: keys.count, scanned: scanned?[index], reportsScanned: scanned != nil, keys: keys.map { String($0) },
-                        token: tokens[index])))
+                        count: keys.count,
+                        scanned: scanned?[index],
+                        reportsScanned: scanned != nil,
+                        keys: keys.map { String($0) },
+                        token: tokens[index]
+                    )
+                )
+            )
         }
         return DrainRecord(partition: partition, limit: limit, exchanges: exchanges, end: end, throttles: 0)
     }
@@ -38,11 +49,14 @@ import Testing
     static let items = Array(0..<25)
 
     static func pages(_ items: [Int], _ limit: Int) -> [[Int]] {
-        stride(from: 0, to: items.count, by: limit).map { Array(items[$0..<min($0 + limit, items.count)]) } + (items.count % limit == 0 ? [[]] : [])
+        stride(from: 0, to: items.count, by: limit).map { Array(items[$0..<min($0 + limit, items.count)]) }
+            + (items.count % limit == 0 ? [[]] : [])
     }
 
     @Test func v1SameItemsAtEveryLimitHold() {
-        let result = Verifier.sameItems(Self.observations([1, 10, 100].map { Self.drain(limit: $0, Self.pages(Self.items, $0)) }))
+        let result = Verifier.sameItems(
+            Self.observations([1, 10, 100].map { Self.drain(limit: $0, Self.pages(Self.items, $0)) })
+        )
         #expect(result.verdict == .holds, "\(result)")
     }
 
@@ -83,21 +97,35 @@ import Testing
     }
 
     @Test func v3ARepeatedContinuationIsBrokenNamingBothPages() {
-        let drain = Self.drain(limit: 10, [[0, 1], [2, 3], [0, 1]], tokens: ["a", "b", "a"], end: .repeated(token: "a", first: 1, again: 3))
+        let drain = Self.drain(
+            limit: 10,
+            [[0, 1], [2, 3], [0, 1]],
+            tokens: ["a", "b", "a"],
+            end: .repeated(token: "a", first: 1, again: 3)
+        )
         let result = Verifier.terminates(Self.observations([drain]))
         #expect(result.verdict == .broken)
-        #expect(result.evidence[0] == "partition 0 at limit 10: page 3 carried the continuation 'a' that page 1 carried")
+        #expect(
+            result.evidence[0] == "partition 0 at limit 10: page 3 carried the continuation 'a' that page 1 carried"
+        )
     }
 
     @Test func v3v1ADrainRefusedItsOwnTokenIsBrokenAndTheItemsCannotBeCompared() {
         let refused = TargetExchange(
-            request: PageRequest(range: .partition(0), limit: 10, token: "t10-1"), sent: "GET http://127.0.0.1/p/0?limit=10&nextToken=t10-1",
-            status: 400, outcome: .failure(.refused, "answered HTTP 400; body starts: 'invalid pagination token'"))
+            request: PageRequest(range: .partition(0), limit: 10, token: "t10-1"),
+            sent: "GET http://127.0.0.1/p/0?limit=10&nextToken=t10-1",
+            status: 400,
+            outcome: .failure(.refused, "answered HTTP 400; body starts: 'invalid pagination token'")
+        )
         let drain = Self.drain(limit: 10, [Array(0..<10)], tokens: ["t10-1"], end: .failed(refused))
         let observations = Self.observations([drain, Self.drain(limit: 100, [Array(0..<25)])])
         let result = Verifier.terminates(observations)
         #expect(result.verdict == .broken)
-        #expect(result.evidence[0].hasPrefix("partition 0 at limit 10, page 2: GET http://127.0.0.1/p/0?limit=10&nextToken=t10-1 → HTTP 400"))
+        #expect(
+            result.evidence[0].hasPrefix(
+                "partition 0 at limit 10, page 2: GET http://127.0.0.1/p/0?limit=10&nextToken=t10-1 → HTTP 400"
+            )
+        )
         #expect(result.evidence[1].hasPrefix("the token it sent came from page 1: "))
         let v1 = Verifier.sameItems(observations)
         #expect(v1.verdict == .couldNotTell)
@@ -105,12 +133,26 @@ import Testing
     }
 
     @Test func v3ADrainCutAtItsBoundIsCouldNotTell() {
-        let drain = Self.drain(limit: 10, [[0], [1]], tokens: ["a", "b"], end: .cut("the page bound was reached (--max-pages 2)"))
+        let drain = Self.drain(
+            limit: 10,
+            [[0], [1]],
+            tokens: ["a", "b"],
+            end: .cut("the page bound was reached (--max-pages 2)")
+        )
         #expect(Verifier.terminates(Self.observations([drain])).verdict == .couldNotTell)
     }
 
     static func probe(_ name: String, status: Int?, _ outcome: TargetExchange.Outcome) -> Probe {
-        Probe(name: name, exchange: TargetExchange(request: PageRequest(), sent: "GET http://127.0.0.1/x", status: status, outcome: outcome), notSent: nil)
+        Probe(
+            name: name,
+            exchange: TargetExchange(
+                request: PageRequest(),
+                sent: "GET http://127.0.0.1/x",
+                status: status,
+                outcome: outcome
+            ),
+            notSent: nil
+        )
     }
 
     @Test func v5v6AnErrorStatusHoldsAServerErrorOrAPageIsBroken() {
@@ -140,18 +182,35 @@ import Testing
         #expect(coded.verdict == .holds && coded.note == "a garbled token 200 with errors BAD_USER_INPUT", "\(coded)")
         // serve's own codes, and any spelling of a known one.
         for code in ["invalidToken", "tokenMismatch", "BOUND_EXCEEDED", "bad_user_input", "404"] {
-            #expect(GraphQLErrorReading(codes: [code]) == .refusal(codes: [code], unknown: [], uncoded: false), "\(code)")
+            #expect(
+                GraphQLErrorReading(codes: [code]) == .refusal(codes: [code], unknown: [], uncoded: false),
+                "\(code)"
+            )
         }
-        let uncoded = Verifier.refusals(.v5, [answer([nil, nil]), answer(["NOPE", nil])], acceptedPage: false, extra: [])
+        let uncoded = Verifier.refusals(
+            .v5,
+            [answer([nil, nil]), answer(["NOPE", nil])],
+            acceptedPage: false,
+            extra: []
+        )
         #expect(uncoded.verdict == .holds)
         #expect(
             uncoded.note
                 == "a garbled token 200 with errors without a code, a garbled token 200 with errors NOPE and one without a code; "
                 + "GraphQL errors without extensions.code are read as refusals (a server fault cannot be told from them); "
-                + "codes verify does not know are read as refusals: NOPE")
-        let serverFault = Verifier.refusals(.v5, [answer(["BAD_USER_INPUT", "INTERNAL_SERVER_ERROR"])], acceptedPage: false, extra: [])
+                + "codes verify does not know are read as refusals: NOPE"
+        )
+        let serverFault = Verifier.refusals(
+            .v5,
+            [answer(["BAD_USER_INPUT", "INTERNAL_SERVER_ERROR"])],
+            acceptedPage: false,
+            extra: []
+        )
         #expect(serverFault.verdict == .broken)
-        #expect(serverFault.note == "a garbled token got GraphQL errors with extensions.code INTERNAL_SERVER_ERROR, a server error")
+        #expect(
+            serverFault.note
+                == "a garbled token got GraphQL errors with extensions.code INTERNAL_SERVER_ERROR, a server error"
+        )
         #expect(GraphQLErrorReading(codes: ["503"]) == .serverError(code: "503"))
         // Throttling by code is waited out and retried as a 429 (isThrottled); past the retries, could not tell.
         #expect(answer(["THROTTLED"]).exchange!.isThrottled && answer(["RATE_LIMITED", nil]).exchange!.isThrottled)
@@ -185,13 +244,16 @@ import Testing
     @Test func garbledAndTruncatedTokensDifferAndKeepTheirForm() {
         #expect(Verifier.garbled("AgABcd09", .http) == "AgABdd09")
         #expect(Verifier.truncated("AgABcd09", .http) == "AgAB")
-        #expect(Verifier.garbled(#"{"pk":{"S":"a"},"sk":{"N":"5"}}"#, .dynamodb) == #"{"pkx":{"S":"a"},"sk":{"N":"5"}}"#)
+        #expect(
+            Verifier.garbled(#"{"pk":{"S":"a"},"sk":{"N":"5"}}"#, .dynamodb) == #"{"pkx":{"S":"a"},"sk":{"N":"5"}}"#
+        )
         #expect(Verifier.truncated(#"{"pk":{"S":"a"},"sk":{"N":"5"}}"#, .dynamodb) == #"{"pk":{"S":"a"}}"#)
     }
 
     @Test func junitEscapesWhatItQuotes() {
         let xml = JUnitXML(
-            suiteName: "a<b", cases: [.init(name: "V1 \"x\"", className: "c", outcome: .failed(message: "m&n", details: "line\u{1}"))],
+            suiteName: "a<b",
+            cases: [.init(name: "V1 \"x\"", className: "c", outcome: .failed(message: "m&n", details: "line\u{1}"))],
             seconds: 1
         ).text
         #expect(xml.contains("name=\"a&lt;b\" tests=\"1\" failures=\"1\""))

@@ -1,8 +1,9 @@
 import NIOCore
 import PagebenchPage
 import PagebenchStore
-@testable import PagebenchWire
 import Testing
+
+@testable import PagebenchWire
 
 /// The item's DynamoDB form (W1): one encoder, whose every-attribute fast path writes the
 /// same bytes as its general path.
@@ -46,7 +47,11 @@ struct DynamoDBItemTests {
         let text = Self.text(item, nil, payloads: true)
         #expect(text.hasPrefix(Self.text(item, nil).dropLast(1) + #","payload":{"B":""#))
         let length = DynamoDBAttributes.payloadLength(
-            partition: item.partition, sortKey: item.sortKey, sizeBytes: item.sizeBytes, category: item.storeAttributes.category)
+            partition: item.partition,
+            sortKey: item.sortKey,
+            sizeBytes: item.sizeBytes,
+            category: item.storeAttributes.category
+        )
         let base64 = try #require(text.split(separator: "\"").dropLast().last)
         #expect(base64.count == (length + 2) / 3 * 4)
     }

@@ -2,8 +2,8 @@ import NIOCore
 import PagebenchBase
 import PagebenchHTTPTestSupport
 import PagebenchPage
-import PagebenchWire
 import PagebenchStore
+import PagebenchWire
 import Testing
 
 /// The page body's own reader (the client does not use Foundation's JSONDecoder).
@@ -35,7 +35,9 @@ struct PageBodyTests {
         #expect(page.scannedCount == 2)
         #expect(page.nextToken == "AB/C😀")
         #expect(page.items == [Item(partition: 4, sortKey: .max, sizeBytes: 512, category: 0, fingerprint: 255)])
-        let end = try PageBody.decode(ByteBuffer(string: #"{"items":[],"nextToken":null,"returned":0,"scanned":0,"scannedBytes":0}"#))
+        let end = try PageBody.decode(
+            ByteBuffer(string: #"{"items":[],"nextToken":null,"returned":0,"scanned":0,"scannedBytes":0}"#)
+        )
         #expect(end.nextToken == nil && end.items.isEmpty)
     }
 
@@ -43,20 +45,36 @@ struct PageBodyTests {
         "malformed or incomplete pages are refused with the reason",
         arguments: [
             (#"{"items":[],"returned":0,"scanned":0,"scannedBytes":0}"#, "a page needs items, nextToken"),
-            (#"{"items":[],"nextToken":null,"returned":1,"scanned":1,"scannedBytes":0}"#, "returned 1, scanned 1 but carries 0 items"),
+            (
+                #"{"items":[],"nextToken":null,"returned":1,"scanned":1,"scannedBytes":0}"#,
+                "returned 1, scanned 1 but carries 0 items"
+            ),
             (#"{"items":[],"nextToken":null,"returned":0,"scanned":1.5,"scannedBytes":0}"#, "expected a whole number"),
-            (#"{"items":[{"partition":1}],"nextToken":null,"returned":1,"scanned":1,"scannedBytes":0}"#, "an item needs"),
-            (#"{"items":[],"nextToken":null,"returned":0,"scanned":0,"scannedBytes":0} x"#, "unexpected bytes after the value"),
+            (
+                #"{"items":[{"partition":1}],"nextToken":null,"returned":1,"scanned":1,"scannedBytes":0}"#,
+                "an item needs"
+            ),
+            (
+                #"{"items":[],"nextToken":null,"returned":0,"scanned":0,"scannedBytes":0} x"#,
+                "unexpected bytes after the value"
+            ),
             (#"{"items":[],"nextToken":"abc"#, "unterminated string"),
             (#"{"items":[],"nextToken":nul"#, "expected null"),
             (#"{"items":[],"nextToken":"\q","returned":0}"#, "bad escape"),
             (#"{"items":[],"nextToken":"\uD800","returned":0}"#, "unpaired surrogate"),
             (#"{"items":[],"nextToken":null,"returned":99999999999999999999}"#, "number out of range"),
-            (#"{"items":[{"partition":1,"sortKey":0,"sizeBytes":1,"category":0,"fingerprint":"12345"}]}"#, "expected a string of 16 hex digits"),
-            (#"{"items":[{"partition":1,"sortKey":0,"sizeBytes":1,"category":0,"fingerprint":"000000000000000g"}]}"#, "expected a string of 16 hex digits"),
+            (
+                #"{"items":[{"partition":1,"sortKey":0,"sizeBytes":1,"category":0,"fingerprint":"12345"}]}"#,
+                "expected a string of 16 hex digits"
+            ),
+            (
+                #"{"items":[{"partition":1,"sortKey":0,"sizeBytes":1,"category":0,"fingerprint":"000000000000000g"}]}"#,
+                "expected a string of 16 hex digits"
+            ),
             ("<html>busy</html>", "expected '{'"),
             ("", "expected '{'"),
-        ])
+        ]
+    )
     func malformed(text: String, reason: String) {
         #expect {
             try PageBody.decode(ByteBuffer(string: text))
@@ -85,15 +103,24 @@ struct PageBodyTests {
             ("3", "17", "5", "0", "9f0c00000000abcde"),
             ("3", "17", "5", "0", "9f0c00000000abcg"),
             ("3", "17", "5", "0", "9f0c0000\\u0030000abcd"),
-        ] as [(String, String, String, String, String)])
+        ] as [(String, String, String, String, String)]
+    )
     func canonicalLayoutAgreesWithGeneralReader(
-        partition: String, sortKey: String, sizeBytes: String, category: String, fingerprint: String
+        partition: String,
+        sortKey: String,
+        sizeBytes: String,
+        category: String,
+        fingerprint: String
     ) {
         func page(_ item: String) -> ByteBuffer {
-            ByteBuffer(string: #"{"items":["# + item + #"],"nextToken":null,"returned":1,"scanned":1,"scannedBytes":0}"#)
+            ByteBuffer(
+                string: #"{"items":["# + item + #"],"nextToken":null,"returned":1,"scanned":1,"scannedBytes":0}"#
+            )
         }
-        let canonical = #"{"partition":\#(partition),"sortKey":\#(sortKey),"sizeBytes":\#(sizeBytes),"category":\#(category),"fingerprint":"\#(fingerprint)"}"#
-        let reordered = #"{"fingerprint":"\#(fingerprint)","category":\#(category),"sizeBytes":\#(sizeBytes),"sortKey":\#(sortKey),"partition":\#(partition)}"#
+        let canonical =
+            #"{"partition":\#(partition),"sortKey":\#(sortKey),"sizeBytes":\#(sizeBytes),"category":\#(category),"fingerprint":"\#(fingerprint)"}"#
+        let reordered =
+            #"{"fingerprint":"\#(fingerprint)","category":\#(category),"sizeBytes":\#(sizeBytes),"sortKey":\#(sortKey),"partition":\#(partition)}"#
         let fast = Result { try PageBody.decode(page(canonical)) }
         let general = Result { try PageBody.decode(page(reordered)) }
         switch (fast, general) {
@@ -107,9 +134,16 @@ struct PageBodyTests {
         "T2: a page whose text is not UTF-8 (in the token, an item's skipped member, a key) is not a page: a malformed answer, not U+FFFD",
         arguments: [
             (#"{"items":[],"nextToken":"AB\#u{FF}C","returned":0,"scanned":0,"scannedBytes":0}"#, "0xFF"),
-            (#"{"items":[{"partition":1,"sortKey":2,"sizeBytes":3,"category":0,"fingerprint":"00000000000000ff","note":"\#u{C0}\#u{80}"}],"nextToken":null,"returned":1,"scanned":1,"scannedBytes":3}"#, "0xC0"),
-            (#"{"items":[],"nextToken":null,"returned":0,"scanned":0,"scannedBytes":0,"x\#u{ED}\#u{A0}\#u{80}":1}"#, "0xED"),
-        ])
+            (
+                #"{"items":[{"partition":1,"sortKey":2,"sizeBytes":3,"category":0,"fingerprint":"00000000000000ff","note":"\#u{C0}\#u{80}"}],"nextToken":null,"returned":1,"scanned":1,"scannedBytes":3}"#,
+                "0xC0"
+            ),
+            (
+                #"{"items":[],"nextToken":null,"returned":0,"scanned":0,"scannedBytes":0,"x\#u{ED}\#u{A0}\#u{80}":1}"#,
+                "0xED"
+            ),
+        ]
+    )
     func t2InvalidUTF8IsAMalformedAnswer(text: String, byte: String) throws {
         // The text as Latin-1 bytes: each scalar below U+0100 is one byte, so 0xFF stays 0xFF.
         let bytes = text.unicodeScalars.map { UInt8($0.value) }
@@ -148,7 +182,9 @@ struct PageBodyTests {
 /// One JSON string quoting (issue 39): the byte writer, JSON values and the strict loader's tree
 /// write a string alike, and JSONReader reads it back.
 @Suite struct JSONStringTests {
-    @Test("every control character, quote and backslash, and UTF-8, written alike by JSONWriter, JSONValue and StrictJSON.Node")
+    @Test(
+        "every control character, quote and backslash, and UTF-8, written alike by JSONWriter, JSONValue and StrictJSON.Node"
+    )
     func oneQuoting() throws {
         let text = String(decoding: Array(0..<0x80), as: UTF8.self) + "é € 😀"
         var quoted = ""

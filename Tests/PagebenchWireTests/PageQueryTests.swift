@@ -1,10 +1,8 @@
 import HTTPTypes
 import HummingbirdCore
-import HTTPTypes
-import HummingbirdCore
 import PagebenchPage
-import PagebenchWire
 import PagebenchStore
+import PagebenchWire
 import Testing
 
 @Suite("Query parameters")
@@ -22,7 +20,8 @@ struct PageQueryTests {
             PageRequest(range: .segment(index: 2, total: 5), limit: 1, filter: .categoryNotEquals(4)),
             PageRequest(range: .scan, filter: .sizeAtMost(1000)),
             PageRequest(range: .partition(0), filter: .matching),
-        ])
+        ]
+    )
     func roundTrip(request: PageRequest) throws {
         for payload in [nil, true, false] as [Bool?] {
             let query = PageQuery(request: request, includePayload: payload)
@@ -51,7 +50,8 @@ struct PageQueryTests {
             ("/scan?payload=yes", "payload='yes' must be true, false, 1 or 0"),
             ("/scan?filter=colour%3Dred", "filter 'colour=red' is not understood"),
             ("/scan?filter=size%3E%3D-1", "whole numbers ≥ 0"),
-        ])
+        ]
+    )
     func badParameters(pathAndQuery: String, expected: String) {
         #expect {
             _ = try parse(pathAndQuery, range: .scan)

@@ -1,4 +1,5 @@
 import PagebenchBase
+
 /// A duration given on the command line, in the one grammar every duration flag takes: a
 /// number with a unit, as stages and retry backoffs write it (`2s`, `1.5s`, `500ms`, `250us`,
 /// `40ns`, `2m`, `1h`: ``PagebenchBase/DurationText``), or a bare number of seconds (`2`), as
@@ -14,7 +15,8 @@ public enum DurationArgument {
         } catch {
             throw HarnessError(
                 .invalidArgument,
-                "\(flag): '\(text)' is not a duration; write a number and a unit, \(DurationText.unitList) (e.g. 2s, 500ms, 2m), or a number of seconds")
+                "\(flag): '\(text)' is not a duration; write a number and a unit, \(DurationText.unitList) (e.g. 2s, 500ms, 2m), or a number of seconds"
+            )
         }
     }
 }

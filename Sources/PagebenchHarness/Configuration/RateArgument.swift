@@ -8,7 +8,10 @@ public enum RateArgument {
         let spec = WorkloadText.trimmed(text)
         let number = spec.hasSuffix("/s") ? String(spec.dropLast(2)) : spec
         guard let rate = Double(number), rate.isFinite else {
-            throw HarnessError(.invalidArgument, "\(flag): '\(text)' is not a rate; write drains per second (not requests: a drain is every page of one pagination), e.g. 500/s or 500")
+            throw HarnessError(
+                .invalidArgument,
+                "\(flag): '\(text)' is not a rate; write drains per second (not requests: a drain is every page of one pagination), e.g. 500/s or 500"
+            )
         }
         return rate
     }

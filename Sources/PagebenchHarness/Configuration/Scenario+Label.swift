@@ -29,15 +29,19 @@ extension Scenario {
                 return row
             }
             return ConfigurationLabel.distinguishing(
-                rows.map(\.labelParameters), fallback: scenarios.map(\.name),
-                disambiguators: scenarios.map { [String($0.configurationHash.prefix(8))] })
+                rows.map(\.labelParameters),
+                fallback: scenarios.map(\.name),
+                disambiguators: scenarios.map { [String($0.configurationHash.prefix(8))] }
+            )
         }
         var result = zip(scenarios, derived(scenarios)).map { scenario, label in
             var copy = scenario
             if copy.label == nil { copy.label = label }
             return copy
         }
-        let given = Dictionary(grouping: scenarios.indices.filter { scenarios[$0].label != nil }) { scenarios[$0].label! }
+        let given = Dictionary(grouping: scenarios.indices.filter { scenarios[$0].label != nil }) {
+            scenarios[$0].label!
+        }
         for (label, indices) in given where indices.count > 1 {
             let parts = derived(indices.map { scenarios[$0] })
             for (index, part) in zip(indices, parts) where part != scenarios[index].name {

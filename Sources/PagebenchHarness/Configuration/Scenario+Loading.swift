@@ -11,7 +11,8 @@ extension Scenario {
     ///   - defaultName: the name when the file has no `name` key (its file name).
     ///   - file: the path, for error messages.
     /// - Throws: ``HarnessError`` (`invalidScenario`) naming the field that is wrong.
-    public static func load(json data: Data, defaultName: String, file: String? = nil) throws(HarnessError) -> Scenario {
+    public static func load(json data: Data, defaultName: String, file: String? = nil) throws(HarnessError) -> Scenario
+    {
         do {
             let scenario = try decode(json: data, defaultName: defaultName)
             // The store section was validated as it was read (StoreConfiguration.load).
@@ -29,7 +30,9 @@ extension Scenario {
     ///   `invalidScenario` for bad content.
     public static func load(path: String) throws(HarnessError) -> Scenario {
         let data = try HarnessError.readInput(
-            path, ifMissing: "no such scenario file; check the path (shipped scenarios are in Benchmarks/Scenarios/)")
+            path,
+            ifMissing: "no such scenario file; check the path (shipped scenarios are in Benchmarks/Scenarios/)"
+        )
         let base = (path as NSString).lastPathComponent
         let name = base.hasSuffix(".json") ? String(base.dropLast(5)) : base
         return try load(json: data, defaultName: name, file: path)
@@ -52,8 +55,10 @@ extension Scenario {
                 entries = try FileSystem.directoryEntries(path)
             } catch {
                 throw HarnessError(
-                    .inputUnavailable, file: path,
-                    error.kind == .missing ? "no such scenario file or directory; check the path" : error.reason)
+                    .inputUnavailable,
+                    file: path,
+                    error.kind == .missing ? "no such scenario file or directory; check the path" : error.reason
+                )
             }
             let json = entries.filter { $0.hasSuffix(".json") && !$0.hasPrefix(".") }.sorted()
             guard !json.isEmpty else {
@@ -74,14 +79,19 @@ extension Scenario {
             switch error {
             case .notJSON(let located, let parser):
                 throw HarnessError(
-                    .invalidScenario, "the file is not valid JSON\(located.map { ": " + $0 } ?? " (\(parser.localizedDescription))")")
+                    .invalidScenario,
+                    "the file is not valid JSON\(located.map { ": " + $0 } ?? " (\(parser.localizedDescription))")"
+                )
             case .problem(let problem): throw HarnessError(.invalidScenario, problem)
             case .shape(let error, _): throw HarnessError(.invalidScenario, "\(error)")
             case .reader(let error): throw HarnessError(.invalidScenario, "\(error)")
             }
         }
         guard case .object(let members) = document.root else {
-            throw HarnessError(.invalidScenario, "the top level must be a JSON object like {\"name\": \"x\", \"store\": {}, \"workload\": {}}")
+            throw HarnessError(
+                .invalidScenario,
+                "the top level must be a JSON object like {\"name\": \"x\", \"store\": {}, \"workload\": {}}"
+            )
         }
         // Keys are unique here: the document refused a repeated one.
         let dictionary = Dictionary(members.map { ($0.key, $0.value) }, uniquingKeysWith: { _, last in last })
@@ -92,16 +102,25 @@ extension Scenario {
         if let name = dictionary["name"] {
             guard case .string(let text) = name else { throw .invalidField("name", "must be a string") }
             guard !ControlCharacters.contains(text) else {
-                throw .invalidField("name", "holds a control character (NUL, TAB, ESC, …); names reach terminals, CSV and HTML")
+                throw .invalidField(
+                    "name",
+                    "holds a control character (NUL, TAB, ESC, …); names reach terminals, CSV and HTML"
+                )
             }
             scenario.name = text
         }
         if let label = dictionary["label"] {
             guard case .string(let text) = label, !text.allSatisfy(\.isWhitespace) else {
-                throw .invalidField("label", "must be a non-empty string naming the configuration, e.g. \"limit 100, our filter\"")
+                throw .invalidField(
+                    "label",
+                    "must be a non-empty string naming the configuration, e.g. \"limit 100, our filter\""
+                )
             }
             guard !ControlCharacters.contains(text) else {
-                throw .invalidField("label", "holds a control character (NUL, TAB, ESC, …); labels reach terminals, CSV and HTML")
+                throw .invalidField(
+                    "label",
+                    "holds a control character (NUL, TAB, ESC, …); labels reach terminals, CSV and HTML"
+                )
             }
             scenario.label = text
         }
@@ -126,14 +145,20 @@ extension Scenario {
         }
         if let slo = dictionary["slo"] {
             guard case .array(let expressions) = slo else {
-                throw .invalidField("slo", "must be a list of SLO expressions like --slo's, e.g. [\"drain_latency_corrected_p99_ns<100ms\"]")
+                throw .invalidField(
+                    "slo",
+                    "must be a list of SLO expressions like --slo's, e.g. [\"drain_latency_corrected_p99_ns<100ms\"]"
+                )
             }
             for (index, expression) in expressions.enumerated() {
                 guard case .string(let text) = expression, !text.allSatisfy(\.isWhitespace) else {
                     throw .invalidField("slo[\(index)]", "must be a non-empty string such as \"error_rate<0.1%\"")
                 }
                 guard !ControlCharacters.contains(text) else {
-                    throw .invalidField("slo[\(index)]", "holds a control character (NUL, TAB, ESC, …); write COLUMN<BOUND")
+                    throw .invalidField(
+                        "slo[\(index)]",
+                        "holds a control character (NUL, TAB, ESC, …); write COLUMN<BOUND"
+                    )
                 }
                 scenario.slo.append(text)
             }
@@ -146,7 +171,10 @@ extension Scenario {
         }
         if let workload = dictionary["workload"] {
             guard case .object = workload else {
-                throw .invalidField("workload", "must be a JSON object of workload settings, e.g. {\"pager\": \"streaming\"}")
+                throw .invalidField(
+                    "workload",
+                    "must be a JSON object of workload settings, e.g. {\"pager\": \"streaming\"}"
+                )
             }
             do {
                 scenario.workload = try document.decode(Workload.self, at: "workload", prefix: "workload")

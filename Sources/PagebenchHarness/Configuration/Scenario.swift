@@ -30,7 +30,12 @@ public struct Scenario: Sendable, Hashable {
     /// ``configurationHash``.
     public var label: String?
 
-    public init(name: String, description: String = "", store: StoreConfiguration = .default, workload: Workload = Workload()) {
+    public init(
+        name: String,
+        description: String = "",
+        store: StoreConfiguration = .default,
+        workload: Workload = Workload()
+    ) {
         self.name = name
         self.description = description
         self.store = store
@@ -53,9 +58,11 @@ public struct Scenario: Sendable, Hashable {
         workload.warmupSeconds = 0.3
         return Scenario(
             name: "default",
-            description: "Full queries of uniformly chosen partitions with a 10 % filter at limit 10, streaming pager, 1/8/64 pagers",
+            description:
+                "Full queries of uniformly chosen partitions with a 10 % filter at limit 10, streaming pager, 1/8/64 pagers",
             store: .default,
-            workload: workload)
+            workload: workload
+        )
     }()
 
     /// Whether this is the built-in scenario (whatever flags changed in it), not one of a
@@ -108,7 +115,8 @@ public struct Scenario: Sendable, Hashable {
         guard let target else { return text + "\n" }
         // The target section is kept as the JSON it was given: splice it in as the last key.
         guard text.hasSuffix("}") else { return text + "\n" }
-        return String(text.dropLast()).trimmingCharacters(in: .whitespacesAndNewlines) + ",\n  \"target\" : " + target + "\n}\n"
+        return String(text.dropLast()).trimmingCharacters(in: .whitespacesAndNewlines) + ",\n  \"target\" : " + target
+            + "\n}\n"
     }
 }
 

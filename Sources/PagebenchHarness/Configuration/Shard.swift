@@ -33,12 +33,15 @@ public struct Shard: Sendable, Hashable, CustomStringConvertible {
     public init(index: Int, count: Int) throws(HarnessError) {
         guard count >= 1, count <= Self.maximumCount else {
             throw HarnessError(
-                .invalidArgument, "--shard \(index)/\(count): the shard count must be between 1 and \(Self.maximumCount)")
+                .invalidArgument,
+                "--shard \(index)/\(count): the shard count must be between 1 and \(Self.maximumCount)"
+            )
         }
         guard index >= 0, index < count else {
             throw HarnessError(
                 .invalidArgument,
-                "--shard \(index)/\(count): the index must be between 0 and \(count - 1) (shards are numbered from 0)")
+                "--shard \(index)/\(count): the index must be between 0 and \(count - 1) (shards are numbered from 0)"
+            )
         }
         self.init(uncheckedIndex: index, count: count)
     }
@@ -55,7 +58,9 @@ public struct Shard: Sendable, Hashable, CustomStringConvertible {
         let parts = text.split(separator: "/", omittingEmptySubsequences: false)
         guard parts.count == 2, let index = Int(parts[0]), let count = Int(parts[1]) else {
             throw HarnessError(
-                .invalidArgument, "--shard '\(text)': expected INDEX/COUNT with whole numbers, e.g. 0/4 for the first of four")
+                .invalidArgument,
+                "--shard '\(text)': expected INDEX/COUNT with whole numbers, e.g. 0/4 for the first of four"
+            )
         }
         try self.init(index: index, count: count)
     }

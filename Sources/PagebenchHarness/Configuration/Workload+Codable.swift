@@ -31,7 +31,10 @@ extension Workload: Codable {
             } else if let list = try? container.decode([Int].self, forKey: AnyKey("concurrency")) {
                 concurrency = list
             } else {
-                throw HarnessError.invalidField("workload.concurrency", "must be a whole number or a list of them, e.g. [1, 8, 64]")
+                throw HarnessError.invalidField(
+                    "workload.concurrency",
+                    "must be a whole number or a list of them, e.g. [1, 8, 64]"
+                )
             }
         }
         if let value = try text("read") { read = try ReadRange(parsing: value) }
@@ -50,7 +53,10 @@ extension Workload: Codable {
         let duration = try container.decodeIfPresent(Double.self, forKey: AnyKey("durationSeconds"))
         switch (drains, duration) {
         case (.some, .some):
-            throw HarnessError.invalidField("workload.durationSeconds", "give either drains or durationSeconds, not both")
+            throw HarnessError.invalidField(
+                "workload.durationSeconds",
+                "give either drains or durationSeconds, not both"
+            )
         case (.some(let count), nil): bound = .drains(count)
         case (nil, .some(let seconds)): bound = .duration(seconds: seconds)
         case (nil, nil): break
@@ -72,15 +78,21 @@ extension Workload: Codable {
             }
             if plan.target == .pagers, container.contains(AnyKey("concurrency")) {
                 throw HarnessError.invalidField(
-                    "workload.concurrency", "pager stages set the pagers (the pool is the plan's peak); drop concurrency")
+                    "workload.concurrency",
+                    "pager stages set the pagers (the pool is the plan's peak); drop concurrency"
+                )
             }
             if plan.target == .rate, case .open(let rate, _) = load, rate != 0 {
                 throw HarnessError.invalidField(
-                    "workload.load", "the stages set the rate; write '\(LoadModel.open(drainsPerSecond: 0, poisson: load.isPoisson))' without ':\(rate)'")
+                    "workload.load",
+                    "the stages set the rate; write '\(LoadModel.open(drainsPerSecond: 0, poisson: load.isPoisson))' without ':\(rate)'"
+                )
             }
             if plan.target == .rate, container.contains(AnyKey("load")), load == .closed {
                 throw HarnessError.invalidField(
-                    "workload.load", "rate stages are open loop: give load 'open-fixed' or 'open-poisson' (without a rate)")
+                    "workload.load",
+                    "rate stages are open loop: give load 'open-fixed' or 'open-poisson' (without a rate)"
+                )
             }
             setStages(plan)
         }
@@ -122,7 +134,9 @@ extension Workload: Codable {
     static func rejectUnknownKeys(_ container: KeyedDecodingContainer<AnyKey>, known: [String], path: String) throws {
         if let unknown = container.allKeys.map(\.stringValue).sorted().first(where: { !known.contains($0) }) {
             throw HarnessError.invalidField(
-                "\(path).\(unknown)", "unknown key; known keys are \(known.joined(separator: ", "))")
+                "\(path).\(unknown)",
+                "unknown key; known keys are \(known.joined(separator: ", "))"
+            )
         }
     }
 }
@@ -136,7 +150,10 @@ extension RetrySettings: Codable {
         self.init()
         maxRetries = try container.decodeIfPresent(Int.self, forKey: AnyKey("maxRetries")) ?? maxRetries
         if let text = try container.decodeIfPresent(String.self, forKey: AnyKey("initialBackoff")) {
-            initialBackoffNanoseconds = try WorkloadText.durationNanoseconds(text, field: "workload.retry.initialBackoff")
+            initialBackoffNanoseconds = try WorkloadText.durationNanoseconds(
+                text,
+                field: "workload.retry.initialBackoff"
+            )
         }
         if let text = try container.decodeIfPresent(String.self, forKey: AnyKey("maxBackoff")) {
             maxBackoffNanoseconds = try WorkloadText.durationNanoseconds(text, field: "workload.retry.maxBackoff")

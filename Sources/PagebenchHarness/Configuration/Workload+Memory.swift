@@ -78,7 +78,10 @@ extension Workload {
         let needed = memoryBytesPerProcess(processes: processes, cores: cores)
         guard needed > machine.usableBytes else { return }
         let sets = histogramSetsPerProcess(processes: processes, cores: cores)
-        let what = stages.map { "\($0.peak == $0.peak.rounded() ? String(Int($0.peak)) : String($0.peak)) pagers and \($0.stages.count) stages" }
+        let what =
+            stages.map {
+                "\($0.peak == $0.peak.rounded() ? String(Int($0.peak)) : String($0.peak)) pagers and \($0.stages.count) stages"
+            }
             ?? "\(concurrency.max() ?? 0) pagers"
         throw HarnessError(
             .invalidArgument,
@@ -88,6 +91,7 @@ extension Workload {
                 + "\(NumberText.bytes(Self.baseBytes)) of base (results/crowd.md); \(machine.source) is "
                 + "\(NumberText.bytes(machine.usableBytes)): at most \(pagersThatFit(machine: machine, cores: cores)) pagers "
                 + "fit in one process; split the run over processes or hosts with --workers N or --shard I/N "
-                + "(docs/scaling-out.md)")
+                + "(docs/scaling-out.md)"
+        )
     }
 }

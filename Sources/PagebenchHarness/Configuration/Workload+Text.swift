@@ -1,4 +1,5 @@
 import PagebenchBase
+
 /// The text forms of workload values, shared by scenario files and command-line flags:
 /// `partition:uniform`, `partition:zipf:1.1`, `partition:3`, `scan`, `segment:8`;
 /// `full`, `first:5`, `abandon:0.2`; `closed`, `open-fixed:200`, `open-poisson:200`;
@@ -26,7 +27,9 @@ enum WorkloadText {
     static func durationNanoseconds(_ text: String, field: String) throws(HarnessError) -> Int {
         if let nanoseconds = DurationText.nanoseconds(text), nanoseconds < 1e15 { return Int(nanoseconds.rounded()) }
         throw .invalidField(
-            field, "'\(text)' is not a duration; write a number and a unit: \(DurationText.unitList) (e.g. '10ms', '2m'), at most about 11 days")
+            field,
+            "'\(text)' is not a duration; write a number and a unit: \(DurationText.unitList) (e.g. '10ms', '2m'), at most about 11 days"
+        )
     }
 
     /// The shortest exact text of a nanosecond duration.
@@ -46,7 +49,9 @@ extension PagerKind: CustomStringConvertible {
         let spec = WorkloadText.trimmed(text)
         guard let kind = PagerKind.allCases.first(where: { $0.rawValue.lowercased() == spec }) else {
             throw .invalidField(
-                field, "'\(text)' is not a pager; use \(PagerKind.allCases.map { "'\($0.rawValue)'" }.joined(separator: ", "))")
+                field,
+                "'\(text)' is not a pager; use \(PagerKind.allCases.map { "'\($0.rawValue)'" }.joined(separator: ", "))"
+            )
         }
         self = kind
     }
@@ -78,7 +83,9 @@ extension ReadRange: CustomStringConvertible {
         case ("partition", 2):
             self = .partition(.fixed(try WorkloadText.integer(parts[1], field: field, example: "partition:3")))
         case ("partition", 3) where parts[1] == "zipf":
-            self = .partition(.zipf(exponent: try WorkloadText.number(parts[2], field: field, example: "partition:zipf:1.1")))
+            self = .partition(
+                .zipf(exponent: try WorkloadText.number(parts[2], field: field, example: "partition:zipf:1.1"))
+            )
         default:
             throw .invalidField(field, "'\(text)' is not a read target; use \(forms)")
         }
@@ -104,7 +111,10 @@ extension DrainMode: CustomStringConvertible {
         case ("abandon", 2):
             self = .abandon(probability: try WorkloadText.number(parts[1], field: field, example: "abandon:0.2"))
         default:
-            throw .invalidField(field, "'\(text)' is not a drain mode; use 'full', 'first:K' (pages) or 'abandon:P' (probability per page)")
+            throw .invalidField(
+                field,
+                "'\(text)' is not a drain mode; use 'full', 'first:K' (pages) or 'abandon:P' (probability per page)"
+            )
         }
     }
 }
@@ -142,7 +152,9 @@ extension LoadModel: CustomStringConvertible {
             self = .open(drainsPerSecond: 0, poisson: parts[0] == "open-poisson")
         default:
             throw .invalidField(
-                field, "'\(text)' is not a load model; use 'closed', 'open-fixed:RATE' or 'open-poisson:RATE' (without :RATE when rate stages set it); \(Self.rateUnit)")
+                field,
+                "'\(text)' is not a load model; use 'closed', 'open-fixed:RATE' or 'open-poisson:RATE' (without :RATE when rate stages set it); \(Self.rateUnit)"
+            )
         }
     }
 

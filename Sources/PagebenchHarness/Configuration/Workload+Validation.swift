@@ -24,7 +24,10 @@ extension Workload {
         }
         if let repeated = concurrency.firstRepeated()?.element {
             // Two phases would make rows of one identity; repetitions are what repeats a phase.
-            throw fail("concurrency", "lists \(repeated) twice; give each value once and use repetitions to repeat a phase")
+            throw fail(
+                "concurrency",
+                "lists \(repeated) twice; give each value once and use repetitions to repeat a phase"
+            )
         }
         switch read {
         case .scan:
@@ -37,18 +40,27 @@ extension Workload {
             break
         case .partition(.fixed(let partition)):
             guard partition >= 0, partition < store.partitions else {
-                throw fail("read", "partition \(partition) does not exist; the store has partitions 0 to \(store.partitions - 1)")
+                throw fail(
+                    "read",
+                    "partition \(partition) does not exist; the store has partitions 0 to \(store.partitions - 1)"
+                )
             }
         case .partition(.zipf(let exponent)):
             guard exponent.isFinite, exponent > 0, exponent <= 10 else {
                 throw fail("read", "the zipf exponent must be greater than 0 and at most 10, got \(exponent)")
             }
             guard store.partitions <= Self.maximumZipfPartitions else {
-                throw fail("read", "partition:zipf supports at most \(Self.maximumZipfPartitions) partitions, the store has \(store.partitions); use partition:uniform")
+                throw fail(
+                    "read",
+                    "partition:zipf supports at most \(Self.maximumZipfPartitions) partitions, the store has \(store.partitions); use partition:uniform"
+                )
             }
         }
         if let limit, limit < 1 || limit > PageRequest.maximumLimit {
-            throw fail("limit", "must be between 1 and \(PageRequest.maximumLimit), got \(limit); omit it for the store's default (S1)")
+            throw fail(
+                "limit",
+                "must be between 1 and \(PageRequest.maximumLimit), got \(limit); omit it for the store's default (S1)"
+            )
         }
         switch drain {
         case .full:
@@ -61,16 +73,21 @@ extension Workload {
             }
         }
         if pager == .apolloLoadAll, drain != .full {
-            throw fail("drain", "'\(drain)' cannot be used with the apollo-loadAll pager, which always loads every page; use apollo-loadNext or streaming")
+            throw fail(
+                "drain",
+                "'\(drain)' cannot be used with the apollo-loadAll pager, which always loads every page; use apollo-loadNext or streaming"
+            )
         }
         if let stages {
             try validateStages(stages)
         } else {
             if case .open(let rate, _) = load, !Self.openLoopRates.contains(rate) {
                 throw fail(
-                    "load", rate == 0
+                    "load",
+                    rate == 0
                         ? "'\(load)' needs a rate, e.g. '\(load):200' (drains per second); only rate stages may leave it out"
-                        : "the open-loop rate must be from \(Self.openLoopRates.lowerBound) to 10000000 drains per second, got \(rate)")
+                        : "the open-loop rate must be from \(Self.openLoopRates.lowerBound) to 10000000 drains per second, got \(rate)"
+                )
             }
             if rampDown != .finish {
                 throw fail("rampDown", "applies to pager stages only; give workload.stages (or --stages) too")
@@ -102,7 +119,10 @@ extension Workload {
             throw fail("retry.initialBackoff", "must not be negative")
         }
         guard retry.maxBackoffNanoseconds >= retry.initialBackoffNanoseconds else {
-            throw fail("retry.maxBackoff", "must be at least retry.initialBackoff (\(WorkloadText.durationText(retry.initialBackoffNanoseconds))), got \(WorkloadText.durationText(retry.maxBackoffNanoseconds))")
+            throw fail(
+                "retry.maxBackoff",
+                "must be at least retry.initialBackoff (\(WorkloadText.durationText(retry.initialBackoffNanoseconds))), got \(WorkloadText.durationText(retry.maxBackoffNanoseconds))"
+            )
         }
         guard retry.multiplier.isFinite, retry.multiplier >= 1, retry.multiplier <= 100 else {
             throw fail("retry.multiplier", "must be between 1 and 100, got \(retry.multiplier)")
@@ -122,7 +142,10 @@ extension Workload {
         }
         if measureOverhead && load != .closed {
             // H7: the arrival rate sets an open loop's pages/s, timed or not.
-            throw fail("measureOverhead", "compares pages/s with timing on and off, which an open loop's arrival rate sets; measure it in closed loop")
+            throw fail(
+                "measureOverhead",
+                "compares pages/s with timing on and off, which an open loop's arrival rate sets; measure it in closed loop"
+            )
         }
         if pager == .apolloWatch {
             // Writes must land while the pagers only watch: per-request writes would come
@@ -131,7 +154,8 @@ extension Workload {
                 throw fail(
                     "pager",
                     "apollo-watch watches for writes (P16): the store needs writes at a per-second rate "
-                        + "(store \"writes\": {\"insertRate\": 100, \"per\": \"second\"}, or --insert-rate 100 --write-rate-unit second)")
+                        + "(store \"writes\": {\"insertRate\": 100, \"per\": \"second\"}, or --insert-rate 100 --write-rate-unit second)"
+                )
             }
         }
         // A staged phase shares one store across its stages, so S25's counts would mix what
@@ -147,44 +171,74 @@ extension Workload {
     private func validateStages(_ plan: StagePlan) throws(HarnessError) {
         func fail(_ field: String, _ problem: String) -> HarnessError { .invalidField("workload." + field, problem) }
         guard bound == .duration(seconds: Double(plan.durationNanoseconds) / 1e9) else {
-            throw fail("stages", "the stages set the phase's length (\(WorkloadText.durationText(plan.durationNanoseconds))); drop drains and durationSeconds")
+            throw fail(
+                "stages",
+                "the stages set the phase's length (\(WorkloadText.durationText(plan.durationNanoseconds))); drop drains and durationSeconds"
+            )
         }
         guard plan.durationNanoseconds <= 86_400_000_000_000 else {
-            throw fail("stages", "the stages last \(WorkloadText.durationText(plan.durationNanoseconds)); a phase lasts at most 24h")
+            throw fail(
+                "stages",
+                "the stages last \(WorkloadText.durationText(plan.durationNanoseconds)); a phase lasts at most 24h"
+            )
         }
         guard warmupSeconds == 0 else {
-            throw fail("warmupSeconds", "a staged workload ramps from its first stage; give a warm-up as a stage of its own (its row shows it)")
+            throw fail(
+                "warmupSeconds",
+                "a staged workload ramps from its first stage; give a warm-up as a stage of its own (its row shows it)"
+            )
         }
         guard !measureOverhead else {
-            throw fail("measureOverhead", "cannot rerun a stage plan with timing off; measure overhead at a fixed concurrency")
+            throw fail(
+                "measureOverhead",
+                "cannot rerun a stage plan with timing off; measure overhead at a fixed concurrency"
+            )
         }
         switch plan.target {
         case .pagers:
             guard load == .closed else {
-                throw fail("load", "pager stages are closed loop; for open loop give the stages as rates (e.g. '20s:100/s-2000/s')")
+                throw fail(
+                    "load",
+                    "pager stages are closed loop; for open loop give the stages as rates (e.g. '20s:100/s-2000/s')"
+                )
             }
             let peak = Int(plan.peak)
             guard peak <= Self.maximumConcurrency else {
                 throw fail("stages", "the plan asks for \(peak) pagers; at most \(Self.maximumConcurrency)")
             }
             guard concurrency == [peak] else {
-                throw fail("concurrency", "pager stages set the pagers (the pool is the plan's peak, \(peak)); drop concurrency")
+                throw fail(
+                    "concurrency",
+                    "pager stages set the pagers (the pool is the plan's peak, \(peak)); drop concurrency"
+                )
             }
         case .rate:
             guard case .open(let rate, _) = load else {
-                throw fail("load", "rate stages are open loop: give load 'open-fixed' or 'open-poisson' (without a rate)")
+                throw fail(
+                    "load",
+                    "rate stages are open loop: give load 'open-fixed' or 'open-poisson' (without a rate)"
+                )
             }
             guard rate == 0 else {
-                throw fail("load", "the stages set the rate; write '\(LoadModel.open(drainsPerSecond: 0, poisson: load.isPoisson))' without ':\(rate)'")
+                throw fail(
+                    "load",
+                    "the stages set the rate; write '\(LoadModel.open(drainsPerSecond: 0, poisson: load.isPoisson))' without ':\(rate)'"
+                )
             }
             guard plan.peak <= Self.openLoopRates.upperBound else {
                 throw fail("stages", "the open-loop rate must be at most 10000000 drains per second, got \(plan.peak)")
             }
             guard concurrency.count == 1 else {
-                throw fail("concurrency", "a rate plan runs on one number of slots (drains in flight at most); give one value, e.g. 64")
+                throw fail(
+                    "concurrency",
+                    "a rate plan runs on one number of slots (drains in flight at most); give one value, e.g. 64"
+                )
             }
             guard rampDown == .finish else {
-                throw fail("rampDown", "applies to pager stages; a rate plan keeps its slots and changes the arrival rate")
+                throw fail(
+                    "rampDown",
+                    "applies to pager stages; a rate plan keeps its slots and changes the arrival rate"
+                )
             }
         }
     }

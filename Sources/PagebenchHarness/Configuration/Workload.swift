@@ -176,7 +176,10 @@ public enum RampDown: String, Sendable, Hashable, CaseIterable {
     /// Parses `finish` or `cancel`.
     public init(parsing text: String, field: String = "workload.rampDown") throws(HarnessError) {
         guard let value = RampDown(rawValue: WorkloadText.trimmed(text)) else {
-            throw .invalidField(field, "'\(text)' is not a ramp-down; use 'finish' (let the drain end) or 'cancel' (cancel it, timed as H2)")
+            throw .invalidField(
+                field,
+                "'\(text)' is not a ramp-down; use 'finish' (let the drain end) or 'cancel' (cancel it, timed as H2)"
+            )
         }
         self = value
     }

@@ -165,7 +165,6 @@ public final class CoalescingSleeper: Sendable {
         for waiter in due { waiter.resume(returning: .fired) }
     }
 
-
     private enum Wake: Sendable { case fired, driverStopped }
 
     private enum RegisterAction {
@@ -213,4 +212,3 @@ public final class CoalescingSleeper: Sendable {
         }
     }
 }
-

@@ -25,14 +25,22 @@ public struct CompletedWork: Sendable, Equatable {
     /// The sum of two readings (of two pagers).
     public static func + (lhs: CompletedWork, rhs: CompletedWork) -> CompletedWork {
         CompletedWork(
-            pages: lhs.pages + rhs.pages, items: lhs.items + rhs.items, scannedBytes: lhs.scannedBytes + rhs.scannedBytes,
-            drains: lhs.drains + rhs.drains, endedDrains: lhs.endedDrains + rhs.endedDrains)
+            pages: lhs.pages + rhs.pages,
+            items: lhs.items + rhs.items,
+            scannedBytes: lhs.scannedBytes + rhs.scannedBytes,
+            drains: lhs.drains + rhs.drains,
+            endedDrains: lhs.endedDrains + rhs.endedDrains
+        )
     }
 
     /// What was completed between an `earlier` reading and this one.
     public func since(_ earlier: CompletedWork) -> CompletedWork {
         CompletedWork(
-            pages: pages - earlier.pages, items: items - earlier.items, scannedBytes: scannedBytes - earlier.scannedBytes,
-            drains: drains - earlier.drains, endedDrains: endedDrains - earlier.endedDrains)
+            pages: pages - earlier.pages,
+            items: items - earlier.items,
+            scannedBytes: scannedBytes - earlier.scannedBytes,
+            drains: drains - earlier.drains,
+            endedDrains: endedDrains - earlier.endedDrains
+        )
     }
 }

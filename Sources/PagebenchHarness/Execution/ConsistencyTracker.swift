@@ -48,7 +48,10 @@ final class ConsistencyTracker: Sendable {
         let finished = state.withLock { state -> Drain? in
             if request.token == nil {
                 state.drain = Drain(
-                    request: request, firstVersion: served.versionBefore, lastVersion: served.versionAfter)
+                    request: request,
+                    firstVersion: served.versionBefore,
+                    lastVersion: served.versionAfter
+                )
             }
             guard state.drain != nil else { return nil }
             state.drain!.lastVersion = served.versionAfter
@@ -61,7 +64,11 @@ final class ConsistencyTracker: Sendable {
         }
         if let finished {
             let skipped = store.skippedItems(
-                of: finished.request, from: finished.firstVersion, to: finished.lastVersion, returned: finished.returned)
+                of: finished.request,
+                from: finished.firstVersion,
+                to: finished.lastVersion,
+                returned: finished.returned
+            )
             state.withLock { $0.counts.record(duplicates: finished.duplicates, skipped: skipped) }
         }
         return page

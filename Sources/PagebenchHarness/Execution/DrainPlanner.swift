@@ -71,7 +71,10 @@ public struct DrainPlanner: Sendable {
     @inline(never)  // Kept out of the pager task's async frame (issue 38: ``PagerTask/run(metrics:)``).
     public func plan(_ index: Int, warmup: Bool = false) -> DrainPlan {
         var random = SplitMix64(
-            seed: seed, stream: (warmup ? Stream.warmup : Stream.drain).rawValue, index: UInt64(index))
+            seed: seed,
+            stream: (warmup ? Stream.warmup : Stream.drain).rawValue,
+            index: UInt64(index)
+        )
         let range: ScanRange
         switch workload.read {
         case .scan:
@@ -109,7 +112,8 @@ public struct DrainPlanner: Sendable {
             isCancelled: cancelDraw < workload.cancelFraction,
             cancelPoint: cancelPoint,
             random: random,
-            watchNanoseconds: workload.pager == .apolloWatch ? UInt64(workload.watchSeconds * 1e9) : 0)
+            watchNanoseconds: workload.pager == .apolloWatch ? UInt64(workload.watchSeconds * 1e9) : 0
+        )
     }
 
     /// The intended start of open-loop drain `index` after the previous one's, in

@@ -69,9 +69,12 @@ final class PagerTaskProgress: Sendable {
     /// What these counters hold now.
     var completed: CompletedWork {
         CompletedWork(
-            pages: pages.load(ordering: .relaxed), items: items.load(ordering: .relaxed),
-            scannedBytes: scannedBytes.load(ordering: .relaxed), drains: finishedDrains.load(ordering: .relaxed),
-            endedDrains: endedDrains.load(ordering: .relaxed))
+            pages: pages.load(ordering: .relaxed),
+            items: items.load(ordering: .relaxed),
+            scannedBytes: scannedBytes.load(ordering: .relaxed),
+            drains: finishedDrains.load(ordering: .relaxed),
+            endedDrains: endedDrains.load(ordering: .relaxed)
+        )
     }
 }
 
@@ -272,8 +275,10 @@ extension DrainRunner {
     func publishPages(pages: Int, items: Int, scannedBytes: Int, _ pacing: inout Pacing) {
         guard pages != pacing.publishedPages else { return }
         progress.publish(
-            pages: pages - pacing.publishedPages, items: items - pacing.publishedItems,
-            scannedBytes: scannedBytes - pacing.publishedScannedBytes)
+            pages: pages - pacing.publishedPages,
+            items: items - pacing.publishedItems,
+            scannedBytes: scannedBytes - pacing.publishedScannedBytes
+        )
         pacing.publishedPages = pages
         pacing.publishedItems = items
         pacing.publishedScannedBytes = scannedBytes

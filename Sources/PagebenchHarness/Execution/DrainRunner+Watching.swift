@@ -12,7 +12,10 @@ extension DrainRunner {
     /// drain's cancellation. The re-fetches are not counted as pages.
     @inline(never)  // Its own async frame: see ``DrainRunner/run(_:into:pacing:)``.
     func runWatch(
-        _ plan: DrainPlan, into metrics: inout TaskMetrics, pacing: inout Pacing, cancelled: borrowing Atomic<Bool>
+        _ plan: DrainPlan,
+        into metrics: inout TaskMetrics,
+        pacing: inout Pacing,
+        cancelled: borrowing Atomic<Bool>
     ) async -> DrainResult {
         guard let store = source.writesStore else {
             return DrainResult(ending: .failed(.invalidRequest), pages: 0, pagesAfterCancel: 0)
@@ -30,7 +33,8 @@ extension DrainRunner {
                 for await refresh in watch {
                     if let trigger = refresh.trigger {
                         latencies.append(
-                            MonotonicTime.elapsed(from: trigger.committedAtNanoseconds, to: MonotonicTime.nanoseconds()))
+                            MonotonicTime.elapsed(from: trigger.committedAtNanoseconds, to: MonotonicTime.nanoseconds())
+                        )
                     }
                 }
                 return latencies

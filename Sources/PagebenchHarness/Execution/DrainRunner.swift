@@ -65,8 +65,15 @@ final class DrainRunner<Source: PageSource>: Sendable where Source.Request == Pa
     let phase: PhaseControl?
 
     init(
-        source: ObservedSource<Source>, kind: PagerKind, retryPolicy: RetryPolicy, timing: Bool, yieldEveryPages: Int,
-        yieldPolicy: YieldPolicy, progress: PagerTaskProgress, intervals: IntervalLatencies?, phase: PhaseControl? = nil
+        source: ObservedSource<Source>,
+        kind: PagerKind,
+        retryPolicy: RetryPolicy,
+        timing: Bool,
+        yieldEveryPages: Int,
+        yieldPolicy: YieldPolicy,
+        progress: PagerTaskProgress,
+        intervals: IntervalLatencies?,
+        phase: PhaseControl? = nil
     ) {
         self.phase = phase
         self.source = source
@@ -124,8 +131,13 @@ final class DrainRunner<Source: PageSource>: Sendable where Source.Request == Pa
     /// Records one page; returns whether the drain goes on to the next page.
     @inline(__always)
     private func account(
-        _ page: Page, startedAt: UInt64, plan: inout DrainPlan, result: inout DrainResult,
-        metrics: inout TaskMetrics, pacing: inout Pacing, cancelled: borrowing Atomic<Bool>
+        _ page: Page,
+        startedAt: UInt64,
+        plan: inout DrainPlan,
+        result: inout DrainResult,
+        metrics: inout TaskMetrics,
+        pacing: inout Pacing,
+        cancelled: borrowing Atomic<Bool>
     ) -> Bool {
         // A pattern, not `!= nil`: the generic comparison retained and released the token
         // around its use (measured, disassembly).
@@ -142,8 +154,12 @@ final class DrainRunner<Source: PageSource>: Sendable where Source.Request == Pa
             pacing.latencies.record(.page, nanoseconds: elapsed)
         }
         metrics.recordPage(
-            itemCount: page.items.count, scannedCount: page.scannedCount, scannedBytes: page.scannedBytes,
-            hasNextToken: hasNextToken, latencyNanoseconds: nil)
+            itemCount: page.items.count,
+            scannedCount: page.scannedCount,
+            scannedBytes: page.scannedBytes,
+            hasNextToken: hasNextToken,
+            latencyNanoseconds: nil
+        )
         // A slow page is published at once; fast ones at the checkpoint (H7, ``PagerTaskProgress``).
         if slow { publishSlowPage(metrics, endedAt: endedAt, &pacing) }
         result.pages += 1
@@ -177,13 +193,24 @@ final class DrainRunner<Source: PageSource>: Sendable where Source.Request == Pa
     /// phase ended at a checkpoint (deadline or interruption: then `result` says cancelled).
     @inline(__always)
     private func pageEnded(
-        _ page: Page, startedAt: UInt64, plan: inout DrainPlan, result: inout DrainResult,
-        metrics: inout TaskMetrics, pacing: inout Pacing, cancelled: borrowing Atomic<Bool>
+        _ page: Page,
+        startedAt: UInt64,
+        plan: inout DrainPlan,
+        result: inout DrainResult,
+        metrics: inout TaskMetrics,
+        pacing: inout Pacing,
+        cancelled: borrowing Atomic<Bool>
     ) async -> Bool {
         guard
             account(
-                page, startedAt: startedAt, plan: &plan, result: &result, metrics: &metrics, pacing: &pacing,
-                cancelled: cancelled)
+                page,
+                startedAt: startedAt,
+                plan: &plan,
+                result: &result,
+                metrics: &metrics,
+                pacing: &pacing,
+                cancelled: cancelled
+            )
         else { return false }
         // A drain that has just cancelled itself (the probe by page count) goes straight to
         // its next request, which ends it: a checkpoint could yield, and in a crowd a yielded
@@ -196,7 +223,8 @@ final class DrainRunner<Source: PageSource>: Sendable where Source.Request == Pa
 
     /// How a drain that caught `error` from a request ends.
     @inline(__always)
-    private func failed(_ error: any Error, result: inout DrainResult, cancelled: borrowing Atomic<Bool>) -> DrainResult {
+    private func failed(_ error: any Error, result: inout DrainResult, cancelled: borrowing Atomic<Bool>) -> DrainResult
+    {
         result.ending = ending(for: error, cancelled: cancelled)
         return result
     }
@@ -220,7 +248,10 @@ final class DrainRunner<Source: PageSource>: Sendable where Source.Request == Pa
     /// The floor: a bare loop calling the source, with the retry policy applied by hand.
     @inline(never)  // Its own async frame: see ``DrainRunner/run(_:into:pacing:)``.
     private func runLoop(
-        _ plan: DrainPlan, into metrics: inout TaskMetrics, pacing: inout Pacing, cancelled: borrowing Atomic<Bool>
+        _ plan: DrainPlan,
+        into metrics: inout TaskMetrics,
+        pacing: inout Pacing,
+        cancelled: borrowing Atomic<Bool>
     ) async -> DrainResult {
         var plan = plan
         var result = DrainResult(ending: .finished, pages: 0, pagesAfterCancel: 0)
@@ -251,8 +282,14 @@ final class DrainRunner<Source: PageSource>: Sendable where Source.Request == Pa
             }
             guard
                 await pageEnded(
-                    page, startedAt: started, plan: &plan, result: &result, metrics: &metrics, pacing: &pacing,
-                    cancelled: cancelled)
+                    page,
+                    startedAt: started,
+                    plan: &plan,
+                    result: &result,
+                    metrics: &metrics,
+                    pacing: &pacing,
+                    cancelled: cancelled
+                )
             else { return result }
             request.token = page.nextToken
         }
@@ -269,7 +306,10 @@ final class DrainRunner<Source: PageSource>: Sendable where Source.Request == Pa
     /// Retries a request whose first attempt (made inline by the caller) failed with
     /// `error`, as the retry policy allows; rethrows the last error when it gives up.
     private func retryAfterFailure(
-        _ error: any Error, _ request: PageRequest, random: inout SplitMix64, metrics: inout TaskMetrics
+        _ error: any Error,
+        _ request: PageRequest,
+        random: inout SplitMix64,
+        metrics: inout TaskMetrics
     ) async throws -> Page {
         try await retryPolicy.retry(after: error, random: &random) {
             metrics.retries += 1
@@ -281,7 +321,10 @@ final class DrainRunner<Source: PageSource>: Sendable where Source.Request == Pa
     /// The streaming pager: one `next()` per page.
     @inline(never)  // Its own async frame: see ``DrainRunner/run(_:into:pacing:)``.
     private func runStreaming(
-        _ plan: DrainPlan, into metrics: inout TaskMetrics, pacing: inout Pacing, cancelled: borrowing Atomic<Bool>
+        _ plan: DrainPlan,
+        into metrics: inout TaskMetrics,
+        pacing: inout Pacing,
+        cancelled: borrowing Atomic<Bool>
     ) async -> DrainResult {
         var plan = plan
         var result = DrainResult(ending: .finished, pages: 0, pagesAfterCancel: 0)
@@ -291,13 +334,17 @@ final class DrainRunner<Source: PageSource>: Sendable where Source.Request == Pa
         // The next request is the last one with the page's token: updated in place, not a
         // copy of `first` built and the old one destroyed each page (PageStream).
         let stream = PageStream<RunnerSource<Source>, Info>(
-            source: RunnerSource(runner: self), initialRequest: first, retryPolicy: retryPolicy, counters: streamCounters,
+            source: RunnerSource(runner: self),
+            initialRequest: first,
+            retryPolicy: retryPolicy,
+            counters: streamCounters,
             extractPageInfo: { Info(nextToken: $0.nextToken) },
             advanceRequest: { request, info, _ in
                 guard let token = info.endCursor else { return false }
                 request.token = token
                 return true
-            })
+            }
+        )
         var iterator = stream.makeAsyncIterator()
         while true {
             guard mayRequest(result: &result, cancelled: cancelled) else { return result }
@@ -312,32 +359,49 @@ final class DrainRunner<Source: PageSource>: Sendable where Source.Request == Pa
             }
             guard
                 await pageEnded(
-                    page, startedAt: started, plan: &plan, result: &result, metrics: &metrics, pacing: &pacing,
-                    cancelled: cancelled)
+                    page,
+                    startedAt: started,
+                    plan: &plan,
+                    result: &result,
+                    metrics: &metrics,
+                    pacing: &pacing,
+                    cancelled: cancelled
+                )
             else { return result }
         }
     }
 
-    func makeQueryPager(_ first: PageRequest)
+    func makeQueryPager(
+        _ first: PageRequest
+    )
         -> QueryPager<ObservedSource<Source>, ObservedSource<Source>, Info, PaginationOutput<Page, Page>>
     {
         makeQueryPager(first, source: source)
     }
 
     /// The Apollo-style pager over `source` (this runner's, or one wrapping it).
-    func makeQueryPager<Pages: PageSource>(_ first: PageRequest, source: Pages)
+    func makeQueryPager<Pages: PageSource>(
+        _ first: PageRequest,
+        source: Pages
+    )
         -> QueryPager<Pages, Pages, Info, PaginationOutput<Page, Page>>
     where Pages.Request == PageRequest, Pages.Response == Page {
         QueryPager(
-            source: source, initialRequest: first, retryPolicy: retryPolicy,
+            source: source,
+            initialRequest: first,
+            retryPolicy: retryPolicy,
             extractPageInfo: { Info(nextToken: $0.nextToken) },
-            pageResolver: { info, _ in info.endCursor.map { first.with(token: $0) } })
+            pageResolver: { info, _ in info.endCursor.map { first.with(token: $0) } }
+        )
     }
 
     /// The Apollo-style pager page by page: `fetch()`, then `loadNext()` while `canLoadNext`.
     @inline(never)  // Its own async frame: see ``DrainRunner/run(_:into:pacing:)``.
     private func runLoadNext(
-        _ plan: DrainPlan, into metrics: inout TaskMetrics, pacing: inout Pacing, cancelled: borrowing Atomic<Bool>
+        _ plan: DrainPlan,
+        into metrics: inout TaskMetrics,
+        pacing: inout Pacing,
+        cancelled: borrowing Atomic<Bool>
     ) async -> DrainResult {
         let pager = makeQueryPager(plan.request)
         defer { metrics.retries += pager.counters.retries }
@@ -349,7 +413,10 @@ final class DrainRunner<Source: PageSource>: Sendable where Source.Request == Pa
     @inline(never)  // Its own async frame: see ``DrainRunner/run(_:into:pacing:)``.
     func loadPages(
         _ pager: QueryPager<ObservedSource<Source>, ObservedSource<Source>, Info, PaginationOutput<Page, Page>>,
-        _ plan: DrainPlan, into metrics: inout TaskMetrics, pacing: inout Pacing, cancelled: borrowing Atomic<Bool>
+        _ plan: DrainPlan,
+        into metrics: inout TaskMetrics,
+        pacing: inout Pacing,
+        cancelled: borrowing Atomic<Bool>
     ) async -> DrainResult {
         var plan = plan
         var result = DrainResult(ending: .finished, pages: 0, pagesAfterCancel: 0)
@@ -363,8 +430,14 @@ final class DrainRunner<Source: PageSource>: Sendable where Source.Request == Pa
         }
         var page = initial
         while await pageEnded(
-            page, startedAt: started, plan: &plan, result: &result, metrics: &metrics, pacing: &pacing, cancelled: cancelled)
-        {
+            page,
+            startedAt: started,
+            plan: &plan,
+            result: &result,
+            metrics: &metrics,
+            pacing: &pacing,
+            cancelled: cancelled
+        ) {
             guard pager.canLoadNext else { return result }
             started = timing ? clock.now() : 0
             do {
@@ -385,7 +458,10 @@ final class DrainRunner<Source: PageSource>: Sendable where Source.Request == Pa
     /// page latency is recorded; the pages are counted from its output.
     @inline(never)  // Its own async frame: see ``DrainRunner/run(_:into:pacing:)``.
     private func runLoadAll(
-        _ plan: DrainPlan, into metrics: inout TaskMetrics, pacing: inout Pacing, cancelled: borrowing Atomic<Bool>
+        _ plan: DrainPlan,
+        into metrics: inout TaskMetrics,
+        pacing: inout Pacing,
+        cancelled: borrowing Atomic<Bool>
     ) async -> DrainResult {
         var result = DrainResult(ending: .finished, pages: 0, pagesAfterCancel: 0)
         // Its pages are published as their responses arrive (H7), by the source.
@@ -399,8 +475,12 @@ final class DrainRunner<Source: PageSource>: Sendable where Source.Request == Pa
         if let output = pager.output {
             for page in output.allPages {
                 metrics.recordPage(
-                    itemCount: page.items.count, scannedCount: page.scannedCount, scannedBytes: page.scannedBytes,
-                    hasNextToken: page.nextToken != nil, latencyNanoseconds: nil)
+                    itemCount: page.items.count,
+                    scannedCount: page.scannedCount,
+                    scannedBytes: page.scannedBytes,
+                    hasNextToken: page.nextToken != nil,
+                    latencyNanoseconds: nil
+                )
                 result.pages += 1
             }
             pacing.pagesSinceCheckpoint += output.pageCount

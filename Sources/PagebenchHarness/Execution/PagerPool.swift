@@ -191,7 +191,11 @@ struct PagerPoolState {
     }
 
     /// Registers `slot`'s wait for removal, or returns the answer at once.
-    mutating func waitForRemoval(_ slot: Int, _ waiter: CheckedContinuation<Removal, Never>, cancelled: Bool) -> Removal? {
+    mutating func waitForRemoval(
+        _ slot: Int,
+        _ waiter: CheckedContinuation<Removal, Never>,
+        cancelled: Bool
+    ) -> Removal? {
         if ended { return .ended }
         if cancelled { return .cancelled }
         if slot >= active { return .removed }
@@ -263,7 +267,9 @@ final class PoolSlot: Sendable {
     /// The instant a cancellation of this pager's drain was first requested: by a ramp-down
     /// or by the phase's cancel-everything (`phase`), whichever came first; 0 if neither.
     func cancelRequestedAt(phase: PhaseControl) -> UInt64 {
-        let requests = [removalRequestedAt.load(ordering: .acquiring), phase.cancelRequestedAt.load(ordering: .acquiring)]
+        let requests = [
+            removalRequestedAt.load(ordering: .acquiring), phase.cancelRequestedAt.load(ordering: .acquiring),
+        ]
         return requests.filter { $0 != 0 }.min() ?? 0
     }
 }

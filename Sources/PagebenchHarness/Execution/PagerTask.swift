@@ -124,8 +124,11 @@ struct PagerTask<Source: PageSource>: Sendable where Source.Request == PageReque
             if plan.isCancelled {
                 let byPages = estimate.cancelsByPages(kind: executor.kind)
                 let probed = await probe(
-                    plan, cancelAfterNanoseconds: UInt64(plan.cancelPoint * estimate.nanoseconds),
-                    orPages: byPages ? max(1, Int(plan.cancelPoint * estimate.pages)) : nil, pacing: &pacing)
+                    plan,
+                    cancelAfterNanoseconds: UInt64(plan.cancelPoint * estimate.nanoseconds),
+                    orPages: byPages ? max(1, Int(plan.cancelPoint * estimate.pages)) : nil,
+                    pacing: &pacing
+                )
                 result = probed.result
                 probeLatency = probed.cancelLatency
                 control.probesArmed.add(1, ordering: .relaxed)
@@ -145,8 +148,16 @@ struct PagerTask<Source: PageSource>: Sendable where Source.Request == PageReque
                 result.ending = .cancelled
             }
             record(
-                result, claim: claim, started: started, ended: ended, probeLatency: probeLatency,
-                countsBefore: countsBefore, metrics: &metrics, latencies: &pacing.latencies, estimate: &estimate)
+                result,
+                claim: claim,
+                started: started,
+                ended: ended,
+                probeLatency: probeLatency,
+                countsBefore: countsBefore,
+                metrics: &metrics,
+                latencies: &pacing.latencies,
+                estimate: &estimate
+            )
             executor.progress.publishDrain(finished: result.ending == .finished)
             if ended &- pacing.countsPublishedAt >= Pacing.countsPublishNanoseconds {
                 publishCounts(metrics, &pacing, at: ended)
@@ -174,8 +185,15 @@ struct PagerTask<Source: PageSource>: Sendable where Source.Request == PageReque
     /// frame every suspended pager holds (issue 38).
     @inline(never)
     private func record(
-        _ result: DrainResult, claim: PhaseControl.Claim, started: UInt64, ended: UInt64, probeLatency: UInt64?,
-        countsBefore: PageCounts, metrics: inout TaskMetrics, latencies: inout LatencyBuffer, estimate: inout DrainEstimate
+        _ result: DrainResult,
+        claim: PhaseControl.Claim,
+        started: UInt64,
+        ended: UInt64,
+        probeLatency: UInt64?,
+        countsBefore: PageCounts,
+        metrics: inout TaskMetrics,
+        latencies: inout LatencyBuffer,
+        estimate: inout DrainEstimate
     ) {
         switch result.ending {
         case .finished:
@@ -197,9 +215,12 @@ struct PagerTask<Source: PageSource>: Sendable where Source.Request == PageReque
                 // request to this task returning. The drain was cut off: its pages are
                 // counted apart, not in the figures per drain (H14).
                 metrics.recordCutOff(since: countsBefore)
-                let requested = slot?.cancelRequestedAt(phase: control) ?? control.cancelRequestedAt.load(ordering: .acquiring)
+                let requested =
+                    slot?.cancelRequestedAt(phase: control) ?? control.cancelRequestedAt.load(ordering: .acquiring)
                 latencies.record(
-                    .cancellation, nanoseconds: requested == 0 ? 0 : MonotonicTime.elapsed(from: requested, to: ended))
+                    .cancellation,
+                    nanoseconds: requested == 0 ? 0 : MonotonicTime.elapsed(from: requested, to: ended)
+                )
             }
         }
     }
@@ -218,7 +239,12 @@ struct PagerTask<Source: PageSource>: Sendable where Source.Request == PageReque
     /// itself after that many pages instead, and the latency runs from that instant. The
     /// child task folds its latencies into the pager's shared histograms itself.
     @inline(never)  // Its own async frame: see ``DrainRunner/run(_:into:pacing:)``.
-    private func probe(_ plan: DrainPlan, cancelAfterNanoseconds delay: UInt64, orPages pages: Int?, pacing: inout Pacing)
+    private func probe(
+        _ plan: DrainPlan,
+        cancelAfterNanoseconds delay: UInt64,
+        orPages pages: Int?,
+        pacing: inout Pacing
+    )
         async -> (result: DrainResult, metrics: TaskMetrics, cancelLatency: UInt64?)
     {
         let executor = self.executor
@@ -235,7 +261,11 @@ struct PagerTask<Source: PageSource>: Sendable where Source.Request == PageReque
                 executor.flushIntervalSamples(&pacing)
                 pacing.latencies.flush()
                 return .drained(
-                    result, metrics, returnedAt: MonotonicTime.nanoseconds(), selfCancelledAt: pacing.selfCancelledAt)
+                    result,
+                    metrics,
+                    returnedAt: MonotonicTime.nanoseconds(),
+                    selfCancelledAt: pacing.selfCancelledAt
+                )
             }
             if pages == nil {
                 group.addTask {

@@ -86,8 +86,15 @@ final class PhaseControl: Sendable {
     ///   - end: the deadline and interruption its pagers read themselves; nil where a task
     ///     (the stage clock) ends the phase.
     init(
-        planner: DrainPlanner, isWarmup: Bool, start: UInt64, drainLimit: Int?, durationNanoseconds: Double?,
-        shard: Shard = .whole, concurrency: Int = 1, pagers: Int = 1, end: End? = nil
+        planner: DrainPlanner,
+        isWarmup: Bool,
+        start: UInt64,
+        drainLimit: Int?,
+        durationNanoseconds: Double?,
+        shard: Shard = .whole,
+        concurrency: Int = 1,
+        pagers: Int = 1,
+        end: End? = nil
     ) {
         self.end = end
         self.planner = planner

@@ -78,7 +78,12 @@ public struct PhaseDescription: Sendable, Hashable {
     public var offeredDrainsPerSecond: Double?
 
     public init(
-        scenario: String, concurrency: Int, repetition: Int, isOverheadPhase: Bool, ordinal: Int, total: Int,
+        scenario: String,
+        concurrency: Int,
+        repetition: Int,
+        isOverheadPhase: Bool,
+        ordinal: Int,
+        total: Int,
         expectedSeconds: Double?
     ) {
         self.scenario = scenario
@@ -120,9 +125,19 @@ public struct ProgressSnapshot: Sendable, Equatable {
     public var pageLatency: LatencyRecorder?
 
     public init(
-        scenario: String, concurrency: Int, repetition: Int, isWarmup: Bool, phaseElapsedSeconds: Double,
-        phaseFraction: Double, pagesPerSecond: Double, pages: Int, items: Int = 0, drains: Int = 0,
-        drainsPerSecond: Double = 0, counts: LiveCounts = LiveCounts(), pageLatency: LatencyRecorder? = nil
+        scenario: String,
+        concurrency: Int,
+        repetition: Int,
+        isWarmup: Bool,
+        phaseElapsedSeconds: Double,
+        phaseFraction: Double,
+        pagesPerSecond: Double,
+        pages: Int,
+        items: Int = 0,
+        drains: Int = 0,
+        drainsPerSecond: Double = 0,
+        counts: LiveCounts = LiveCounts(),
+        pageLatency: LatencyRecorder? = nil
     ) {
         self.scenario = scenario
         self.concurrency = concurrency

@@ -53,8 +53,11 @@ public struct PhaseResult: Sendable {
     public var targetStoppedAnswering: Bool {
         guard let remoteCounts else { return false }
         return ResultRow.targetFailure(
-            pages: metrics.pages + metrics.cutOff.pages, drains: metrics.drains, failedDrains: metrics.errors.total,
-            unansweredRequests: remoteCounts.responses["transport"] ?? 0) != nil
+            pages: metrics.pages + metrics.cutOff.pages,
+            drains: metrics.drains,
+            failedDrains: metrics.errors.total,
+            unansweredRequests: remoteCounts.responses["transport"] ?? 0
+        ) != nil
     }
 
     /// Drains of the measured phase the cancellation probe was asked to cancel
@@ -131,10 +134,23 @@ public struct PhaseResult: Sendable {
     public var measured = true
 
     public init(
-        scenario: Scenario, concurrency: Int, repetition: Int, pageTiming: Bool, metrics: TaskMetrics,
-        pagersReturned: Int, measuredSeconds: Double, cpu: CPUTime, allocations: UInt64, peakAllocatedBytes: Int,
-        peakRSSBytes: Int, timeSeries: [TimeSeriesRow], measurementOverheadRatio: Double? = nil, startedAt: Date,
-        shard: Shard = .whole, pagers: Int? = nil, shardDrains: Int? = nil
+        scenario: Scenario,
+        concurrency: Int,
+        repetition: Int,
+        pageTiming: Bool,
+        metrics: TaskMetrics,
+        pagersReturned: Int,
+        measuredSeconds: Double,
+        cpu: CPUTime,
+        allocations: UInt64,
+        peakAllocatedBytes: Int,
+        peakRSSBytes: Int,
+        timeSeries: [TimeSeriesRow],
+        measurementOverheadRatio: Double? = nil,
+        startedAt: Date,
+        shard: Shard = .whole,
+        pagers: Int? = nil,
+        shardDrains: Int? = nil
     ) {
         self.scenario = scenario
         self.concurrency = concurrency
@@ -157,7 +173,8 @@ public struct PhaseResult: Sendable {
 
     /// Pages completed per second of the measured phase (or stage, ``completedInStage``).
     public var pagesPerSecond: Double {
-        measuredSeconds > 0 ? Double(completedInStage?.pages ?? metrics.pages + metrics.cutOff.pages) / measuredSeconds : 0
+        measuredSeconds > 0
+            ? Double(completedInStage?.pages ?? metrics.pages + metrics.cutOff.pages) / measuredSeconds : 0
     }
 
     /// Drains completed per second of the measured phase (or stage), as the row's
@@ -212,7 +229,11 @@ public struct PhaseResult: Sendable {
             row.drainsPerSecond = Double(completed.drains) / measuredSeconds
         }
         row.applyResources(
-            cpu: cpu, allocationRequests: allocations, peakAllocatedBytes: peakAllocatedBytes, peakRSSBytes: peakRSSBytes)
+            cpu: cpu,
+            allocationRequests: allocations,
+            peakAllocatedBytes: peakAllocatedBytes,
+            peakRSSBytes: peakRSSBytes
+        )
         row.measurementOverheadRatio = measurementOverheadRatio
         row.harnessOverheadRatio = harnessOverheadRatio
         row.partial = partial ? 1 : 0

@@ -13,17 +13,30 @@ extension PhaseRunner {
     }
 
     func timeSeriesLoop(
-        slots: [PagerTaskProgress], intervals: IntervalLatencies, sampler: MemorySampler, status: PhaseStatus,
+        slots: [PagerTaskProgress],
+        intervals: IntervalLatencies,
+        sampler: MemorySampler,
+        status: PhaseStatus,
         runStart: UInt64,
-        concurrency: Int, repetition: Int, observer: (any PhaseObserver)?
+        concurrency: Int,
+        repetition: Int,
+        observer: (any PhaseObserver)?
     ) async -> [TimeSeriesRow] {
         var rows: [TimeSeriesRow] = []
         var cursor = TimeSeriesCursor(completed: totals(slots), at: runStart)
         var tick = runStart
         func emit(now: UInt64) {
             let (row, latencies) = timeSeriesRow(
-                &cursor, now: now, elapsedNanoseconds: now - runStart, slots: slots, intervals: intervals,
-                sampler: sampler, concurrency: concurrency, repetition: repetition, isWarmup: status.isWarmup)
+                &cursor,
+                now: now,
+                elapsedNanoseconds: now - runStart,
+                slots: slots,
+                intervals: intervals,
+                sampler: sampler,
+                concurrency: concurrency,
+                repetition: repetition,
+                isWarmup: status.isWarmup
+            )
             rows.append(row)
             // As the interval ends (a `--timeseries` file's row, live metrics), not at the phase's end.
             observer?.intervalEnded(row, pageLatencies: latencies)
@@ -45,20 +58,32 @@ extension PhaseRunner {
     /// The time-series row of the interval from `cursor` to `now` (nanoseconds in the caller's
     /// time base), which then starts the next interval, and the page latencies of the interval.
     func timeSeriesRow(
-        _ cursor: inout TimeSeriesCursor, now: UInt64, elapsedNanoseconds: UInt64, slots: [PagerTaskProgress],
-        intervals: IntervalLatencies, sampler: MemorySampler, concurrency: Int, repetition: Int, isWarmup: Bool
+        _ cursor: inout TimeSeriesCursor,
+        now: UInt64,
+        elapsedNanoseconds: UInt64,
+        slots: [PagerTaskProgress],
+        intervals: IntervalLatencies,
+        sampler: MemorySampler,
+        concurrency: Int,
+        repetition: Int,
+        isWarmup: Bool
     ) -> (TimeSeriesRow, LatencyRecorder) {
         let completed = totals(slots)
         let work = completed.since(cursor.completed)
         let interval = intervals.take()
         let seconds = Double(MonotonicTime.elapsed(from: cursor.at, to: now)) / 1e9
         var row = TimeSeriesRow(
-            scenario: scenario.name, pagerKind: scenario.workload.pager.rawValue, concurrency: concurrency,
-            repetition: repetition, elapsedSeconds: Double(elapsedNanoseconds) / 1e9, isWarmup: isWarmup,
+            scenario: scenario.name,
+            pagerKind: scenario.workload.pager.rawValue,
+            concurrency: concurrency,
+            repetition: repetition,
+            elapsedSeconds: Double(elapsedNanoseconds) / 1e9,
+            isWarmup: isWarmup,
             pagesPerSecond: seconds > 0 ? Double(work.pages) / seconds : 0,
             pageLatencyP99Nanoseconds: interval.isEmpty ? nil : interval.valueAtPercentile(99),
             allocatedBytes: sampler.latestAllocatedBytes,
-            rssBytes: (try? ProcessMemory.read().residentBytes) ?? 0)
+            rssBytes: (try? ProcessMemory.read().residentBytes) ?? 0
+        )
         row.drainsPerSecond = seconds > 0 ? Double(work.drains) / seconds : 0
         row.pageLatencyP50Nanoseconds = interval.isEmpty ? nil : interval.valueAtPercentile(50)
         cursor = TimeSeriesCursor(completed: completed, at: now)
@@ -66,8 +91,13 @@ extension PhaseRunner {
     }
 
     func progressLoop(
-        every interval: Duration, observer: any PhaseObserver, slots: [PagerTaskProgress], status: PhaseStatus,
-        concurrency: Int, repetition: Int, drainTarget: Int?
+        every interval: Duration,
+        observer: any PhaseObserver,
+        slots: [PagerTaskProgress],
+        status: PhaseStatus,
+        concurrency: Int,
+        repetition: Int,
+        drainTarget: Int?
     ) async {
         let step = LatencyRecorder.nanoseconds(interval)
         var (lastPages, lastDrains) = (totals(slots).pages, totals(slots).drains)
@@ -108,12 +138,22 @@ extension PhaseRunner {
             }
             observer.progress(
                 ProgressSnapshot(
-                    scenario: scenario.name, concurrency: concurrency, repetition: repetition,
-                    isWarmup: phase.warmup, phaseElapsedSeconds: elapsed, phaseFraction: fraction,
+                    scenario: scenario.name,
+                    concurrency: concurrency,
+                    repetition: repetition,
+                    isWarmup: phase.warmup,
+                    phaseElapsedSeconds: elapsed,
+                    phaseFraction: fraction,
                     pagesPerSecond: now > last ? Double(pages - lastPages) / (Double(now - last) / 1e9) : 0,
-                    pages: pages - phase.pagesAtStart, items: phaseWork.items, drains: phaseWork.drains,
-                    drainsPerSecond: now > last ? Double(completed.drains - lastDrains) / (Double(now - last) / 1e9) : 0,
-                    counts: phase.warmup ? LiveCounts() : counts, pageLatency: pageLatency))
+                    pages: pages - phase.pagesAtStart,
+                    items: phaseWork.items,
+                    drains: phaseWork.drains,
+                    drainsPerSecond: now > last
+                        ? Double(completed.drains - lastDrains) / (Double(now - last) / 1e9) : 0,
+                    counts: phase.warmup ? LiveCounts() : counts,
+                    pageLatency: pageLatency
+                )
+            )
             (lastPages, lastDrains) = (pages, completed.drains)
             last = now
         }
@@ -158,8 +198,12 @@ final class PhaseStatus: Sendable {
     func begin(warmup: Bool, totals: CompletedWork) {
         state.withLock { state in
             state = Phase(
-                warmup: warmup, start: MonotonicTime.nanoseconds(), pagesAtStart: totals.pages,
-                drainsAtStart: totals.endedDrains, completedAtStart: totals)
+                warmup: warmup,
+                start: MonotonicTime.nanoseconds(),
+                pagesAtStart: totals.pages,
+                drainsAtStart: totals.endedDrains,
+                completedAtStart: totals
+            )
         }
     }
 }

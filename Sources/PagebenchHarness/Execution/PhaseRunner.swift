@@ -1,14 +1,15 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
 import PagebenchBase
 import PagebenchMetrics
 import PagebenchPage
-import PagebenchProcessStats
 import PagebenchPager
+import PagebenchProcessStats
 import PagebenchStore
 import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Runs a scenario's workload against a page source: one measured phase (after its warm-up)
 /// per call, with `concurrency` pagers in one task group. Each pager task owns its counts
@@ -100,10 +101,23 @@ public struct PhaseRunner<Source: PageSource>: Sendable where Source.Request == 
         /// A phase that measured nothing (this shard has no pager, or it was interrupted first).
         func nothingMeasured(pagers: Int) -> PhaseResult {
             PhaseResult(
-                scenario: scenario, concurrency: concurrency, repetition: repetition, pageTiming: timing,
-                metrics: TaskMetrics(), pagersReturned: 0, measuredSeconds: 0, cpu: CPUTime(userSeconds: 0, systemSeconds: 0),
-                allocations: 0, peakAllocatedBytes: 0, peakRSSBytes: 0, timeSeries: [], startedAt: Date(),
-                shard: shard, pagers: pagers, shardDrains: shardDrains)
+                scenario: scenario,
+                concurrency: concurrency,
+                repetition: repetition,
+                pageTiming: timing,
+                metrics: TaskMetrics(),
+                pagersReturned: 0,
+                measuredSeconds: 0,
+                cpu: CPUTime(userSeconds: 0, systemSeconds: 0),
+                allocations: 0,
+                peakAllocatedBytes: 0,
+                peakRSSBytes: 0,
+                timeSeries: [],
+                startedAt: Date(),
+                shard: shard,
+                pagers: pagers,
+                shardDrains: shardDrains
+            )
         }
         guard pagers > 0 else { return nothingMeasured(pagers: 0) }
         // The page clock calibrates on first use (a few ms, once per process): not inside a phase.
@@ -126,15 +140,28 @@ public struct PhaseRunner<Source: PageSource>: Sendable where Source.Request == 
             if options.timeSeries {
                 background.addTask {
                     await timeSeriesLoop(
-                        slots: slots, intervals: intervals!, sampler: sampler, status: status, runStart: runStart,
-                        concurrency: concurrency, repetition: repetition, observer: options.observer)
+                        slots: slots,
+                        intervals: intervals!,
+                        sampler: sampler,
+                        status: status,
+                        runStart: runStart,
+                        concurrency: concurrency,
+                        repetition: repetition,
+                        observer: options.observer
+                    )
                 }
             }
             if let interval = options.progressInterval, let observer = options.observer {
                 background.addTask {
                     await progressLoop(
-                        every: interval, observer: observer, slots: slots, status: status,
-                        concurrency: concurrency, repetition: repetition, drainTarget: shardDrains)
+                        every: interval,
+                        observer: observer,
+                        slots: slots,
+                        status: status,
+                        concurrency: concurrency,
+                        repetition: repetition,
+                        drainTarget: shardDrains
+                    )
                     return []
                 }
             }
@@ -144,12 +171,20 @@ public struct PhaseRunner<Source: PageSource>: Sendable where Source.Request == 
                 status.begin(warmup: true, totals: totals(slots))
                 let before = options.remoteCounters?()
                 _ = await runPhase(
-                    concurrency: concurrency, shard: shard, slots: slots, intervals: intervals, timing: timing,
-                    probeSleep: options.probeSleep, warmup: true, bound: .duration(seconds: workload.warmupSeconds),
+                    concurrency: concurrency,
+                    shard: shard,
+                    slots: slots,
+                    intervals: intervals,
+                    timing: timing,
+                    probeSleep: options.probeSleep,
+                    warmup: true,
+                    bound: .duration(seconds: workload.warmupSeconds),
                     interruption: options.interruption,
-                    backgroundTicks: backgroundTicks, status: status,
+                    backgroundTicks: backgroundTicks,
+                    status: status,
                     // Its own store: its writes and failure draws never reach the measured phase's (H9).
-                    phaseStore: options.phaseStore?.asCreated())
+                    phaseStore: options.phaseStore?.asCreated()
+                )
                 warmupRemote = before.flatMap { before in options.remoteCounters.map { $0().since(before) } }
             }
             if options.interruption?.isRequested == true {
@@ -165,9 +200,14 @@ public struct PhaseRunner<Source: PageSource>: Sendable where Source.Request == 
             // The bare store loop over the same store and drain plans, for harness_overhead_ratio
             // (only where it is the phase's floor: otherwise the ratio stays empty, H7).
             var bareLoopPagesPerSecond: Double?
-            if let store = options.calibrationStore, BareLoopCalibration.measuresHarness(store: store, workload: workload) {
+            if let store = options.calibrationStore,
+                BareLoopCalibration.measuresHarness(store: store, workload: workload)
+            {
                 let calibration = BareLoopCalibration(
-                    store: store, planner: planner, durationNanoseconds: BareLoopCalibration.defaultDurationNanoseconds)
+                    store: store,
+                    planner: planner,
+                    durationNanoseconds: BareLoopCalibration.defaultDurationNanoseconds
+                )
                 bareLoopPagesPerSecond = await calibration.pagesPerSecond(pagers: pagers)
             }
 
@@ -183,10 +223,20 @@ public struct PhaseRunner<Source: PageSource>: Sendable where Source.Request == 
             status.begin(warmup: false, totals: totals(slots))
             let remoteBefore = options.remoteCounters?()
             let phase = await runPhase(
-                concurrency: concurrency, shard: shard, slots: slots, intervals: intervals, timing: timing,
-                probeSleep: options.probeSleep, warmup: false, bound: workload.bound, interruption: options.interruption,
-                backgroundTicks: backgroundTicks, status: status, phaseStore: options.phaseStore,
-                instructionCounter: options.instructionCounter)
+                concurrency: concurrency,
+                shard: shard,
+                slots: slots,
+                intervals: intervals,
+                timing: timing,
+                probeSleep: options.probeSleep,
+                warmup: false,
+                bound: workload.bound,
+                interruption: options.interruption,
+                backgroundTicks: backgroundTicks,
+                status: status,
+                phaseStore: options.phaseStore,
+                instructionCounter: options.instructionCounter
+            )
             let cpu = CPUTime.now().since(cpuBefore)
             let remote = remoteBefore.flatMap { before in options.remoteCounters.map { $0().since(before) } }
             let allocationsAfter = try? JemallocStats.read(flushingThreadCache: true)
@@ -203,12 +253,23 @@ public struct PhaseRunner<Source: PageSource>: Sendable where Source.Request == 
                 allocations = allocationsAfter.allocationRequests(since: allocationsBefore)
             }
             var result = PhaseResult(
-                scenario: scenario, concurrency: concurrency, repetition: repetition, pageTiming: timing,
-                metrics: phase.metrics, pagersReturned: phase.pagersReturned,
+                scenario: scenario,
+                concurrency: concurrency,
+                repetition: repetition,
+                pageTiming: timing,
+                metrics: phase.metrics,
+                pagersReturned: phase.pagersReturned,
                 measuredSeconds: Double(phase.nanoseconds) / 1e9,
-                cpu: cpu, allocations: allocations, peakAllocatedBytes: sampler.peakAllocatedBytes,
-                peakRSSBytes: peakRSS, timeSeries: series, startedAt: measuredStart,
-                shard: shard, pagers: pagers, shardDrains: shardDrains)
+                cpu: cpu,
+                allocations: allocations,
+                peakAllocatedBytes: sampler.peakAllocatedBytes,
+                peakRSSBytes: peakRSS,
+                timeSeries: series,
+                startedAt: measuredStart,
+                shard: shard,
+                pagers: pagers,
+                shardDrains: shardDrains
+            )
             result.bareLoopPagesPerSecond = bareLoopPagesPerSecond
             result.residentBytesBeforePagers = residentBefore
             result.remoteCounts = remote
@@ -249,9 +310,17 @@ public struct PhaseRunner<Source: PageSource>: Sendable where Source.Request == 
     ///   of the last one: the paging, not the merge of their metrics afterwards (its cost
     ///   grows with the largest latency recorded, a wall-clock figure).
     private func runPhase(
-        concurrency total: Int, shard: Shard, slots: [PagerTaskProgress], intervals: IntervalLatencies?, timing: Bool,
-        probeSleep: (@Sendable (UInt64) async throws -> Void)?, warmup: Bool, bound: PhaseBound,
-        interruption: Interruption?, backgroundTicks: (@Sendable () -> Int)?, status: PhaseStatus,
+        concurrency total: Int,
+        shard: Shard,
+        slots: [PagerTaskProgress],
+        intervals: IntervalLatencies?,
+        timing: Bool,
+        probeSleep: (@Sendable (UInt64) async throws -> Void)?,
+        warmup: Bool,
+        bound: PhaseBound,
+        interruption: Interruption?,
+        backgroundTicks: (@Sendable () -> Int)?,
+        status: PhaseStatus,
         phaseStore: SyntheticStore?,
         instructionCounter: InstructionCounter? = nil
     ) async -> PhaseOutcome {
@@ -281,9 +350,16 @@ public struct PhaseRunner<Source: PageSource>: Sendable where Source.Request == 
         // below that wait for them end the pagers a checkpoint cannot reach (a request in
         // flight, a backoff, an open-loop wait).
         let control = PhaseControl(
-            planner: planner, isWarmup: warmup, start: start, drainLimit: drainLimit,
-            durationNanoseconds: durationNanoseconds, shard: shard, concurrency: total, pagers: concurrency,
-            end: PhaseControl.End(deadline: deadline, cancelsAtEnd: cancelAtEnd, interruption: interruption))
+            planner: planner,
+            isWarmup: warmup,
+            start: start,
+            drainLimit: drainLimit,
+            durationNanoseconds: durationNanoseconds,
+            shard: shard,
+            concurrency: total,
+            pagers: concurrency,
+            end: PhaseControl.End(deadline: deadline, cancelsAtEnd: cancelAtEnd, interruption: interruption)
+        )
 
         let (metrics, returned, interrupted, instructions) = await withTaskGroup(of: PhaseChild.self) { group in
             // The pagers in groups of `pagersPerGroup`, each a child task of this group with a
@@ -300,17 +376,29 @@ public struct PhaseRunner<Source: PageSource>: Sendable where Source.Request == 
                                 // Every request goes to the phase's store. Watching drains re-fetch their
                                 // pages: S25 counts complete drains only.
                                 observed.consistency = ConsistencyTracker(
-                                    store: phaseStore, countsDrains: phaseStore.hasWrites && workload.pager != .apolloWatch)
+                                    store: phaseStore,
+                                    countsDrains: phaseStore.hasWrites && workload.pager != .apolloWatch
+                                )
                                 observed.writesStore = phaseStore.hasWrites ? phaseStore : nil
                             }
                             let executor = DrainRunner(
-                                source: observed, kind: workload.pager,
-                                retryPolicy: retryPolicy, timing: timing, yieldEveryPages: workload.yieldEveryPages,
+                                source: observed,
+                                kind: workload.pager,
+                                retryPolicy: retryPolicy,
+                                timing: timing,
+                                yieldEveryPages: workload.yieldEveryPages,
                                 yieldPolicy: yieldPolicy,
-                                progress: slots[slot], intervals: intervals, phase: control)
+                                progress: slots[slot],
+                                intervals: intervals,
+                                phase: control
+                            )
                             let pager = PagerTask(
-                                control: control, executor: executor, timeSeries: intervals != nil, sleep: sleep,
-                                latencySink: latencies.sink(forPager: slot))
+                                control: control,
+                                executor: executor,
+                                timeSeries: intervals != nil,
+                                sleep: sleep,
+                                latencySink: latencies.sink(forPager: slot)
+                            )
                             pagers.addTask {
                                 var metrics = await pager.run(metrics: TaskMetrics())
                                 metrics.throttles += executor.source.failures.throttles
@@ -393,10 +481,13 @@ public struct PhaseRunner<Source: PageSource>: Sendable where Source.Request == 
             return (merged, returned, interrupted, instructions)
         }
         return PhaseOutcome(
-            metrics: metrics, pagersReturned: returned,
-            nanoseconds: MonotonicTime.elapsed(from: start, to: MonotonicTime.nanoseconds()), interrupted: interrupted,
+            metrics: metrics,
+            pagersReturned: returned,
+            nanoseconds: MonotonicTime.elapsed(from: start, to: MonotonicTime.nanoseconds()),
+            interrupted: interrupted,
             probes: (control.probesArmed.load(ordering: .relaxed), control.probesCancelled.load(ordering: .relaxed)),
-            instructions: instructions)
+            instructions: instructions
+        )
     }
 
     /// The most pagers in one task group of a phase (``runPhase``): finding a finished child
@@ -414,6 +505,7 @@ public struct PhaseRunner<Source: PageSource>: Sendable where Source.Request == 
             multiplier: settings.multiplier,
             maxBackoff: .nanoseconds(settings.maxBackoffNanoseconds),
             jitterFraction: settings.jitter,
-            seed: seed)
+            seed: seed
+        )
     }
 }

@@ -96,7 +96,13 @@ public struct SweepRunner: Sendable {
                 let runner = PhaseRunner(scenario: scenario, source: remote)
                 guard
                     await runScenario(
-                        runner, sleeper: nil, calibrationStore: nil, ordinal: &ordinal, total: total, into: &output)
+                        runner,
+                        sleeper: nil,
+                        calibrationStore: nil,
+                        ordinal: &ordinal,
+                        total: total,
+                        into: &output
+                    )
                 else {
                     return output
                 }
@@ -105,7 +111,10 @@ public struct SweepRunner: Sendable {
             let sleeper = options.serviceTimerResolution.map { CoalescingSleeper(resolution: $0) }
             let makeStore = { @Sendable () throws -> SyntheticStore in
                 if let sleeper {
-                    return try SyntheticStore(configuration: scenario.store, sleep: { try await sleeper.sleep(for: $0) })
+                    return try SyntheticStore(
+                        configuration: scenario.store,
+                        sleep: { try await sleeper.sleep(for: $0) }
+                    )
                 }
                 return try SyntheticStore(configuration: scenario.store)
             }
@@ -115,7 +124,10 @@ public struct SweepRunner: Sendable {
             } catch {
                 throw HarnessError.invalidField("store", "\(error)")
             }
-            let runner = PhaseRunner(scenario: scenario, source: StoreSource(store: store, pager: scenario.workload.pager))
+            let runner = PhaseRunner(
+                scenario: scenario,
+                source: StoreSource(store: store, pager: scenario.workload.pager)
+            )
             // Where a request changes what later ones see (writes, failure draws), every measured
             // phase pages a store as created, so that repetitions are comparable (its warm-up
             // pages another, H9).
@@ -132,8 +144,14 @@ public struct SweepRunner: Sendable {
                 // The phase runner calibrates only where the bare loop is the phase's floor (no
                 // service time, failures or writes; closed loop): elsewhere no harness_overhead_ratio.
                 return await runScenario(
-                    runner, sleeper: sleeper, calibrationStore: store,
-                    makePhaseStore: makePhaseStore, ordinal: &ordinal, total: total, into: &output)
+                    runner,
+                    sleeper: sleeper,
+                    calibrationStore: store,
+                    makePhaseStore: makePhaseStore,
+                    ordinal: &ordinal,
+                    total: total,
+                    into: &output
+                )
             }
             if !finished { return output }
         }
@@ -165,8 +183,12 @@ public struct SweepRunner: Sendable {
     /// in-process `calibrationStore`, each measured phase (not the timing-off rerun) is
     /// preceded by the bare-loop calibration of `harness_overhead_ratio`.
     private func runScenario<Source>(
-        _ runner: PhaseRunner<Source>, sleeper: CoalescingSleeper?, calibrationStore: SyntheticStore?,
-        makePhaseStore: (@Sendable () -> SyntheticStore)? = nil, ordinal: inout Int, total: Int,
+        _ runner: PhaseRunner<Source>,
+        sleeper: CoalescingSleeper?,
+        calibrationStore: SyntheticStore?,
+        makePhaseStore: (@Sendable () -> SyntheticStore)? = nil,
+        ordinal: inout Int,
+        total: Int,
         into output: inout Output
     ) async -> Bool {
         let workload = runner.scenario.workload
@@ -177,7 +199,12 @@ public struct SweepRunner: Sendable {
                     // A stage plan: one result and row per stage (H4).
                     ordinal += 1
                     let results = await measureStages(
-                        runner, sleeper: sleeper, repetition: repetition, ordinal: ordinal, total: total)
+                        runner,
+                        sleeper: sleeper,
+                        repetition: repetition,
+                        ordinal: ordinal,
+                        total: total
+                    )
                     for result in results {
                         output.results.append(result)
                         output.rows.append(result.row(context: options.context))
@@ -192,15 +219,32 @@ public struct SweepRunner: Sendable {
                 }
                 ordinal += 1
                 var result = await measure(
-                    runner, sleeper: sleeper, concurrency: concurrency, repetition: repetition, ordinal: ordinal, total: total,
-                    timing: workload.pageTiming, overhead: false, calibrationStore: calibrationStore,
-                    phaseStore: makePhaseStore?())
+                    runner,
+                    sleeper: sleeper,
+                    concurrency: concurrency,
+                    repetition: repetition,
+                    ordinal: ordinal,
+                    total: total,
+                    timing: workload.pageTiming,
+                    overhead: false,
+                    calibrationStore: calibrationStore,
+                    phaseStore: makePhaseStore?()
+                )
                 guard result.measured else { return false }
                 if workload.measureOverhead, !result.partial {
                     ordinal += 1
                     let untimed = await measure(
-                        runner, sleeper: sleeper, concurrency: concurrency, repetition: repetition, ordinal: ordinal, total: total,
-                        timing: false, overhead: true, calibrationStore: nil, phaseStore: makePhaseStore?())
+                        runner,
+                        sleeper: sleeper,
+                        concurrency: concurrency,
+                        repetition: repetition,
+                        ordinal: ordinal,
+                        total: total,
+                        timing: false,
+                        overhead: true,
+                        calibrationStore: nil,
+                        phaseStore: makePhaseStore?()
+                    )
                     if result.pagesPerSecond > 0, !untimed.partial {
                         result.measurementOverheadRatio = untimed.pagesPerSecond / result.pagesPerSecond
                     }
@@ -216,19 +260,30 @@ public struct SweepRunner: Sendable {
 
     /// One repetition of a stage plan (``PhaseRunner/runStages(repetition:options:clock:)``).
     private func measureStages<Source>(
-        _ runner: PhaseRunner<Source>, sleeper: CoalescingSleeper?, repetition: Int, ordinal: Int, total: Int
+        _ runner: PhaseRunner<Source>,
+        sleeper: CoalescingSleeper?,
+        repetition: Int,
+        ordinal: Int,
+        total: Int
     ) async -> [PhaseResult] {
         let workload = runner.scenario.workload
         var description = PhaseDescription(
-            scenario: runner.scenario.label ?? runner.scenario.name, concurrency: workload.concurrency[0], repetition: repetition,
-            isOverheadPhase: false, ordinal: ordinal, total: total,
-            expectedSeconds: workload.stages.map { Double($0.durationNanoseconds) / 1e9 })
+            scenario: runner.scenario.label ?? runner.scenario.name,
+            concurrency: workload.concurrency[0],
+            repetition: repetition,
+            isOverheadPhase: false,
+            ordinal: ordinal,
+            total: total,
+            expectedSeconds: workload.stages.map { Double($0.durationNanoseconds) / 1e9 }
+        )
         describe(&description, workload, concurrency: workload.concurrency[0])
         description.isStaged = true
         options.observer?.phaseStarted(description)
         let results = await runner.runStages(
-            repetition: repetition, options: phaseOptions(sleeper: sleeper, timing: workload.pageTiming, overhead: false),
-            clock: ContinuousClock())
+            repetition: repetition,
+            options: phaseOptions(sleeper: sleeper, timing: workload.pageTiming, overhead: false),
+            clock: ContinuousClock()
+        )
         for result in results { options.observer?.phaseEnded(description, result: result) }
         return results
     }
@@ -246,7 +301,11 @@ public struct SweepRunner: Sendable {
     }
 
     /// The options of one measured phase of the sweep.
-    private func phaseOptions<Source>(sleeper: CoalescingSleeper?, timing: Bool, overhead: Bool) -> PhaseRunner<Source>.Options {
+    private func phaseOptions<Source>(
+        sleeper: CoalescingSleeper?,
+        timing: Bool,
+        overhead: Bool
+    ) -> PhaseRunner<Source>.Options {
         var runOptions = PhaseRunner<Source>.Options()
         runOptions.pageTiming = timing
         runOptions.timeSeries = options.timeSeries && !overhead
@@ -264,15 +323,29 @@ public struct SweepRunner: Sendable {
     }
 
     private func measure<Source>(
-        _ runner: PhaseRunner<Source>, sleeper: CoalescingSleeper?, concurrency: Int, repetition: Int, ordinal: Int,
-        total: Int, timing: Bool, overhead: Bool, calibrationStore: SyntheticStore?, phaseStore: SyntheticStore?
+        _ runner: PhaseRunner<Source>,
+        sleeper: CoalescingSleeper?,
+        concurrency: Int,
+        repetition: Int,
+        ordinal: Int,
+        total: Int,
+        timing: Bool,
+        overhead: Bool,
+        calibrationStore: SyntheticStore?,
+        phaseStore: SyntheticStore?
     ) async -> PhaseResult {
         let workload = runner.scenario.workload
         var expected: Double?
         if case .duration(let seconds) = workload.bound { expected = seconds + workload.warmupSeconds }
         var description = PhaseDescription(
-            scenario: runner.scenario.label ?? runner.scenario.name, concurrency: concurrency, repetition: repetition,
-            isOverheadPhase: overhead, ordinal: ordinal, total: total, expectedSeconds: expected)
+            scenario: runner.scenario.label ?? runner.scenario.name,
+            concurrency: concurrency,
+            repetition: repetition,
+            isOverheadPhase: overhead,
+            ordinal: ordinal,
+            total: total,
+            expectedSeconds: expected
+        )
         describe(&description, workload, concurrency: concurrency)
         options.observer?.phaseStarted(description)
         var runOptions: PhaseRunner<Source>.Options = phaseOptions(sleeper: sleeper, timing: timing, overhead: overhead)

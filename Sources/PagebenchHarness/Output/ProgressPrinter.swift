@@ -70,7 +70,8 @@ public final class ProgressPrinter: PhaseObserver {
             let bar = String(repeating: "█", count: filled) + String(repeating: "░", count: width - filled)
             write(
                 "\r\u{1B}[2K\(label(run)) \(bar) "
-                    + figures(drainsPerSecond: snapshot.drainsPerSecond, pagesPerSecond: snapshot.pagesPerSecond))
+                    + figures(drainsPerSecond: snapshot.drainsPerSecond, pagesPerSecond: snapshot.pagesPerSecond)
+            )
         } else if elapsed - lastPlain >= plainIntervalSeconds {
             state.withLock {
                 $0.lastPlain = elapsed
@@ -83,7 +84,10 @@ public final class ProgressPrinter: PhaseObserver {
 
     /// Drains and pages completed per second from the `earlier` snapshot to `later` (H7); from
     /// the phase's start when `earlier` is nil or of another phase.
-    static func perSecond(since earlier: ProgressSnapshot?, to later: ProgressSnapshot) -> (drains: Double, pages: Double) {
+    static func perSecond(
+        since earlier: ProgressSnapshot?,
+        to later: ProgressSnapshot
+    ) -> (drains: Double, pages: Double) {
         if let earlier, earlier.isWarmup == later.isWarmup, later.phaseElapsedSeconds > earlier.phaseElapsedSeconds {
             let seconds = later.phaseElapsedSeconds - earlier.phaseElapsedSeconds
             return (Double(later.drains - earlier.drains) / seconds, Double(later.pages - earlier.pages) / seconds)
@@ -108,19 +112,26 @@ public final class ProgressPrinter: PhaseObserver {
             line += ", page p99 \(NumberText.nanoseconds(metrics.pageLatency.valueAtPercentile(99)))"
         }
         if metrics.cancellations > 0 {
-            line += ", \(metrics.cancellations) cancelled (p99 \(NumberText.nanoseconds(metrics.cancellationLatency?.valueAtPercentile(99) ?? 0)))"
+            line +=
+                ", \(metrics.cancellations) cancelled (p99 \(NumberText.nanoseconds(metrics.cancellationLatency?.valueAtPercentile(99) ?? 0)))"
         }
         if metrics.errors.total > 0 { line += ", \(metrics.errors.total) failed" }
         line += " in \(NumberText.seconds(result.measuredSeconds))"
         if result.pagers > 0, result.measuredSeconds > 0 {
             // What one pager of the crowd did and cost (issue 38).
             let pagers = Double(result.pagers)
-            line += "; a pager: " + Self.rates(drainsPerSecond: result.drainsPerSecond / pagers, pagesPerSecond: result.pagesPerSecond / pagers)
+            line +=
+                "; a pager: "
+                + Self.rates(
+                    drainsPerSecond: result.drainsPerSecond / pagers,
+                    pagesPerSecond: result.pagesPerSecond / pagers
+                )
             if let bytes = result.memoryPerPagerBytes {
                 line += ", \(NumberText.bytes(bytes)) (peak RSS \(NumberText.bytes(result.peakRSSBytes)))"
             } else if let above = result.memoryAbovePhaseStartBytes {
                 // Too few pagers to tell one's cost from the phase's own: not divided.
-                line += "; peak RSS \(NumberText.bytes(result.peakRSSBytes)), \(NumberText.bytes(above)) above the phase's start"
+                line +=
+                    "; peak RSS \(NumberText.bytes(result.peakRSSBytes)), \(NumberText.bytes(above)) above the phase's start"
             }
         }
         write((isTerminal ? "\r\u{1B}[2K" : "") + line + "\n")

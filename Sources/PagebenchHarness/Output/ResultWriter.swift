@@ -16,9 +16,14 @@ public enum ResultWriter {
     ///   `--shard-output`.
     /// - Throws: ``HarnessError`` (`outputFailed`) naming the path and what is wrong.
     public static func checkWritable(
-        output: String?, history: String?, timeSeries: String?, shardFile: String? = nil
+        output: String?,
+        history: String?,
+        timeSeries: String?,
+        shardFile: String? = nil
     ) throws(HarnessError) {
-        let paths = [("--output", output), ("--history", history), ("--timeseries", timeSeries), ("--shard-output", shardFile)]
+        let paths = [
+            ("--output", output), ("--history", history), ("--timeseries", timeSeries), ("--shard-output", shardFile),
+        ]
         for (flag, path) in paths {
             guard let path else { continue }
             do {
@@ -45,14 +50,20 @@ public enum ResultWriter {
     ///
     /// - Throws: ``HarnessError`` (`outputFailed`) naming the file, the reason and the rescue file.
     public static func write(
-        _ output: SweepRunner.Output, to path: String, history: String?, timeSeries: String?
+        _ output: SweepRunner.Output,
+        to path: String,
+        history: String?,
+        timeSeries: String?
     ) throws(HarnessError) {
         do {
             try writeFiles(output, to: path, history: history, timeSeries: timeSeries)
         } catch {
             let rescue = rescuePath(named: ".csv")
             guard !output.rows.isEmpty, (try? CSVFile.write(output.rows, to: rescue)) != nil else { throw error }
-            throw HarnessError(.outputFailed, "\(error.description); the \(output.rows.count) rows were saved to \(rescue)")
+            throw HarnessError(
+                .outputFailed,
+                "\(error.description); the \(output.rows.count) rows were saved to \(rescue)"
+            )
         }
     }
 
@@ -65,7 +76,10 @@ public enum ResultWriter {
     }
 
     private static func writeFiles(
-        _ output: SweepRunner.Output, to path: String, history: String?, timeSeries: String?
+        _ output: SweepRunner.Output,
+        to path: String,
+        history: String?,
+        timeSeries: String?
     ) throws(HarnessError) {
         do {
             try createParentDirectory(of: path)

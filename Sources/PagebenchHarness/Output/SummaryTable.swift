@@ -6,7 +6,8 @@ import PagebenchMetrics
 /// `pages_per_s`: a page is one request), as every rate the console shows (issue 35).
 public enum SummaryTable {
     public static let headers = [
-        "configuration", "pager", "conc", "rep", "drains/s", "requests/s", "items/s", "empty%", "pages/drain", "page p50", "page p99",
+        "configuration", "pager", "conc", "rep", "drains/s", "requests/s", "items/s", "empty%", "pages/drain",
+        "page p50", "page p99",
         "drain p99", "cancel p99", "allocs/page", "peak alloc", "peak RSS", "overhead", "harness",
     ]
 
@@ -24,8 +25,10 @@ public enum SummaryTable {
         if corrected { headers.insert("drain p99 corr.", at: correctedColumn) }
         let body = rows.map { row -> [String] in
             var cells: [String] = [
-                (row.label.isEmpty ? row.scenario : row.label) + (row.stage.map { " stage \($0)" } ?? "") + (row.partial == 1 ? " (partial)" : ""), row.pagerKind, "\(row.concurrency)", "\(row.repetition)",
-                NumberText.count(row.drainsPerSecond), NumberText.count(row.pagesPerSecond), NumberText.count(row.itemsPerSecond),
+                (row.label.isEmpty ? row.scenario : row.label) + (row.stage.map { " stage \($0)" } ?? "")
+                    + (row.partial == 1 ? " (partial)" : ""), row.pagerKind, "\(row.concurrency)", "\(row.repetition)",
+                NumberText.count(row.drainsPerSecond), NumberText.count(row.pagesPerSecond),
+                NumberText.count(row.itemsPerSecond),
                 NumberText.fixed(row.emptyPageRate * 100, 1), NumberText.fixed(row.pagesPerDrainMean, 1),
                 row.pageLatency.map { NumberText.nanoseconds($0.p50Nanoseconds) } ?? "-",
                 row.pageLatency.map { NumberText.nanoseconds($0.p99Nanoseconds) } ?? "-",
@@ -37,7 +40,10 @@ public enum SummaryTable {
                 row.harnessOverheadRatio.map { NumberText.fixed($0, 2) } ?? "-",
             ]
             if corrected {
-                cells.insert(row.drainLatencyCorrected.map { NumberText.nanoseconds($0.p99Nanoseconds) } ?? "-", at: correctedColumn)
+                cells.insert(
+                    row.drainLatencyCorrected.map { NumberText.nanoseconds($0.p99Nanoseconds) } ?? "-",
+                    at: correctedColumn
+                )
             }
             return cells
         }

@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import PagebenchBase
 import PagebenchMetrics
 import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// `--timeseries FILE` written as the run goes: the header when the sweep starts, each row
 /// with one `write(2)` as its interval ends (``PhaseObserver/intervalEnded(_:pageLatencies:)``),
@@ -31,7 +32,11 @@ public final class TimeSeriesStream: PhaseObserver {
         try ResultWriter.createParentDirectory(of: path)
         let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else {
-            throw HarnessError(.outputFailed, file: path, "--timeseries: cannot open it (\(FileSystem.errnoDescription()))")
+            throw HarnessError(
+                .outputFailed,
+                file: path,
+                "--timeseries: cannot open it (\(FileSystem.errnoDescription()))"
+            )
         }
         state = Mutex(State(descriptor: descriptor))
         let header = writer.record(TimeSeriesRow.csvHeader)
@@ -71,7 +76,9 @@ public final class TimeSeriesStream: PhaseObserver {
             state.descriptor = -1
             return state.failure
         }
-        if let failure { throw HarnessError(.outputFailed, file: path, "--timeseries: \(failure); later rows were not written") }
+        if let failure {
+            throw HarnessError(.outputFailed, file: path, "--timeseries: \(failure); later rows were not written")
+        }
     }
 
     /// Writes `text` whole at the file's end; nil when written, else what failed (also kept).

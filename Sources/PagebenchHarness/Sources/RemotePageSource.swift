@@ -19,7 +19,9 @@ public struct RemotePageSource: PageSource {
     public let counters: (@Sendable () -> RemoteCounts)?
 
     public init(
-        name: String, counters: (@Sendable () -> RemoteCounts)? = nil, fetch: @escaping @Sendable (PageRequest) async throws -> Page
+        name: String,
+        counters: (@Sendable () -> RemoteCounts)? = nil,
+        fetch: @escaping @Sendable (PageRequest) async throws -> Page
     ) {
         self.name = name
         self.counters = counters

@@ -25,7 +25,9 @@ public struct StoreChangeFeed: ChangeFeed {
     @Sendable public func touches(_ change: StoreChange, _ request: PageRequest, _ page: Page) -> Bool {
         switch request.range {
         case .partition(let partition):
-            guard change.partition == partition, request.sortKeys?.contains(change.sortKey) ?? true else { return false }
+            guard change.partition == partition, request.sortKeys?.contains(change.sortKey) ?? true else {
+                return false
+            }
         case .scan, .segment:
             break
         }

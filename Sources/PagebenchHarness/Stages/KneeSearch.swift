@@ -73,7 +73,10 @@ public struct KneeSearch: Sendable, Equatable {
     ///   `maxRate < startRate`, a resolution outside (0, 1), fewer than 2 steps, or a
     ///   minimum achieved fraction outside [0, 1].
     public init(
-        startRate: Double, maxRate: Double? = nil, resolution: Double = 0.05, maxSteps: Int = 40,
+        startRate: Double,
+        maxRate: Double? = nil,
+        resolution: Double = 0.05,
+        maxSteps: Int = 40,
         minAchievedFraction: Double = 0.95
     ) throws(HarnessError) {
         // The rates a step's run takes (issue 24: --from 1e300 made the default --max-rate inf).
@@ -81,16 +84,21 @@ public struct KneeSearch: Sendable, Equatable {
         guard startRate.isFinite, rates.contains(startRate) else {
             throw HarnessError(
                 .invalidArgument,
-                "--from: the first rate must be from \(rates.lowerBound) to \(Int(rates.upperBound)) drains/s (what a step's run takes), not \(startRate)")
+                "--from: the first rate must be from \(rates.lowerBound) to \(Int(rates.upperBound)) drains/s (what a step's run takes), not \(startRate)"
+            )
         }
         let maxRate = maxRate ?? min(startRate * 1_048_576, rates.upperBound)
         guard maxRate.isFinite, maxRate >= startRate, maxRate <= rates.upperBound else {
             throw HarnessError(
                 .invalidArgument,
-                "--max-rate (\(maxRate)) must be a number from --from (\(startRate)) to \(Int(rates.upperBound)) drains/s")
+                "--max-rate (\(maxRate)) must be a number from --from (\(startRate)) to \(Int(rates.upperBound)) drains/s"
+            )
         }
         guard resolution.isFinite, resolution > 0, resolution < 1 else {
-            throw HarnessError(.invalidArgument, "--resolution must be between 0 % and 100 % (exclusive), not \(resolution * 100) %")
+            throw HarnessError(
+                .invalidArgument,
+                "--resolution must be between 0 % and 100 % (exclusive), not \(resolution * 100) %"
+            )
         }
         guard maxSteps >= 2 else {
             throw HarnessError(.invalidArgument, "a knee search needs at least 2 steps, not \(maxSteps)")
@@ -98,7 +106,8 @@ public struct KneeSearch: Sendable, Equatable {
         guard minAchievedFraction.isFinite, minAchievedFraction >= 0, minAchievedFraction <= 1 else {
             throw HarnessError(
                 .invalidArgument,
-                "--min-achieved must be between 0 % and 100 % of the offered rate (0: judge on the SLOs alone), not \(minAchievedFraction * 100) %")
+                "--min-achieved must be between 0 % and 100 % of the offered rate (0: judge on the SLOs alone), not \(minAchievedFraction * 100) %"
+            )
         }
         self.startRate = startRate
         self.maxRate = maxRate
@@ -205,7 +214,8 @@ public struct KneeSearch: Sendable, Equatable {
     /// Runs a whole search: `measure(rate)` runs one step at that rate and says whether it
     /// held. Errors and cancellation from `measure` end the search and propagate.
     public static func run(
-        _ search: KneeSearch, measure: (Double) async throws -> Bool
+        _ search: KneeSearch,
+        measure: (Double) async throws -> Bool
     ) async rethrows -> Result {
         var search = search
         while true {

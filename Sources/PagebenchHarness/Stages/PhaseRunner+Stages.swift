@@ -32,13 +32,28 @@ extension PhaseRunner {
             // A shard without pagers measures nothing, but has every stage, so that it merges.
             return plan.stages.indices.map { index in
                 var result = PhaseResult(
-                    scenario: scenario, concurrency: concurrency, repetition: repetition, pageTiming: timing,
-                    metrics: TaskMetrics(), pagersReturned: 0, measuredSeconds: 0, cpu: CPUTime(userSeconds: 0, systemSeconds: 0),
-                    allocations: 0, peakAllocatedBytes: 0, peakRSSBytes: 0, timeSeries: [], startedAt: Date(), shard: shard,
-                    pagers: 0)
+                    scenario: scenario,
+                    concurrency: concurrency,
+                    repetition: repetition,
+                    pageTiming: timing,
+                    metrics: TaskMetrics(),
+                    pagersReturned: 0,
+                    measuredSeconds: 0,
+                    cpu: CPUTime(userSeconds: 0, systemSeconds: 0),
+                    allocations: 0,
+                    peakAllocatedBytes: 0,
+                    peakRSSBytes: 0,
+                    timeSeries: [],
+                    startedAt: Date(),
+                    shard: shard,
+                    pagers: 0
+                )
                 result.stage = PhaseResult.Stage(
-                    index: index, startNanoseconds: plan.stageStartsNanoseconds[index], plan: plan.stages[index],
-                    target: plan.target)
+                    index: index,
+                    startNanoseconds: plan.stageStartsNanoseconds[index],
+                    plan: plan.stages[index],
+                    target: plan.target
+                )
                 return result
             }
         }
@@ -48,15 +63,26 @@ extension PhaseRunner {
         let status = PhaseStatus()
         var cancels = workload.cancelFraction > 0 || workload.cancelAtEnd || options.interruption != nil
         if plan.target == .pagers, workload.rampDown == .cancel { cancels = true }
-        let pool = PagerPool(size: poolSize, stages: plan.stages.count, openLoop: plan.target == .rate, cancels: cancels)
+        let pool = PagerPool(
+            size: poolSize,
+            stages: plan.stages.count,
+            openLoop: plan.target == .rate,
+            cancels: cancels
+        )
 
         return await withTaskGroup(of: Void.self) { background in
             background.addTask { await sampler.run(every: options.samplingInterval) }
             if let interval = options.progressInterval, let observer = options.observer {
                 background.addTask {
                     await progressLoop(
-                        every: interval, observer: observer, slots: slots, status: status,
-                        concurrency: concurrency, repetition: repetition, drainTarget: nil)
+                        every: interval,
+                        observer: observer,
+                        slots: slots,
+                        status: status,
+                        concurrency: concurrency,
+                        repetition: repetition,
+                        drainTarget: nil
+                    )
                 }
             }
             status.begin(warmup: false, totals: totals(slots))
@@ -64,18 +90,39 @@ extension PhaseRunner {
             if let intervals {
                 sample = { cursor, now in
                     timeSeriesRow(
-                        &cursor, now: UInt64(now), elapsedNanoseconds: UInt64(now), slots: slots, intervals: intervals,
-                        sampler: sampler, concurrency: concurrency, repetition: repetition, isWarmup: false)
+                        &cursor,
+                        now: UInt64(now),
+                        elapsedNanoseconds: UInt64(now),
+                        slots: slots,
+                        intervals: intervals,
+                        sampler: sampler,
+                        concurrency: concurrency,
+                        repetition: repetition,
+                        isWarmup: false
+                    )
                 }
             }
             let stageClock = StageClock(
-                clock: clock, plan: plan, pool: pool, shard: shard, sampler: sampler, sample: sample,
+                clock: clock,
+                plan: plan,
+                pool: pool,
+                shard: shard,
+                sampler: sampler,
+                sample: sample,
                 observer: options.observer,
-                totals: { totals(slots) }, remoteCounters: options.remoteCounters)
+                totals: { totals(slots) },
+                remoteCounters: options.remoteCounters
+            )
             let remoteBefore = options.remoteCounters?()
             let phase = await runStagedPhase(
-                plan: plan, pool: pool, stageClock: stageClock, slots: slots, intervals: intervals, timing: timing,
-                options: options)
+                plan: plan,
+                pool: pool,
+                stageClock: stageClock,
+                slots: slots,
+                intervals: intervals,
+                timing: timing,
+                options: options
+            )
             let remoteAfter = options.remoteCounters?()
             background.cancelAll()
             for await _ in background {}
@@ -92,15 +139,28 @@ extension PhaseRunner {
             }
             return spans.enumerated().map { position, span in
                 var result = PhaseResult(
-                    scenario: scenario, concurrency: concurrency, repetition: repetition, pageTiming: timing,
-                    metrics: metrics[span.index], pagersReturned: phase.pagersReturned,
-                    measuredSeconds: Double(span.endNanoseconds - span.startNanoseconds) / 1e9, cpu: span.cpu,
-                    allocations: span.allocations, peakAllocatedBytes: span.peakAllocatedBytes, peakRSSBytes: span.peakRSSBytes,
-                    timeSeries: phase.clock.series.filter { $0.stage == span.index + 1 }, startedAt: span.startedAt,
-                    shard: shard, pagers: poolSize)
+                    scenario: scenario,
+                    concurrency: concurrency,
+                    repetition: repetition,
+                    pageTiming: timing,
+                    metrics: metrics[span.index],
+                    pagersReturned: phase.pagersReturned,
+                    measuredSeconds: Double(span.endNanoseconds - span.startNanoseconds) / 1e9,
+                    cpu: span.cpu,
+                    allocations: span.allocations,
+                    peakAllocatedBytes: span.peakAllocatedBytes,
+                    peakRSSBytes: span.peakRSSBytes,
+                    timeSeries: phase.clock.series.filter { $0.stage == span.index + 1 },
+                    startedAt: span.startedAt,
+                    shard: shard,
+                    pagers: poolSize
+                )
                 result.stage = PhaseResult.Stage(
-                    index: span.index, startNanoseconds: span.startNanoseconds, plan: plan.stages[span.index],
-                    target: plan.target)
+                    index: span.index,
+                    startNanoseconds: span.startNanoseconds,
+                    plan: plan.stages[span.index],
+                    target: plan.target
+                )
                 result.remoteCounts = span.remote
                 result.completedInStage = span.completed
                 let isLast = position == spans.count - 1
@@ -132,8 +192,13 @@ extension PhaseRunner {
     /// The staged phase itself: the pool's pager tasks, the stage clock (which is also the
     /// deadline) and the interruption waiter in one task group.
     private func runStagedPhase<C: Clock>(
-        plan: StagePlan, pool: PagerPool, stageClock: StageClock<C>, slots: [PagerTaskProgress],
-        intervals: IntervalLatencies?, timing: Bool, options: Options
+        plan: StagePlan,
+        pool: PagerPool,
+        stageClock: StageClock<C>,
+        slots: [PagerTaskProgress],
+        intervals: IntervalLatencies?,
+        timing: Bool,
+        options: Options
     ) async -> StagedOutcome where C.Duration == Duration {
         let workload = scenario.workload
         let retryPolicy = Self.retryPolicy(workload.retry, seed: planner.seed)
@@ -142,9 +207,15 @@ extension PhaseRunner {
         let start = MonotonicTime.nanoseconds()
         let clockStart = stageClock.clock.now
         let control = PhaseControl(
-            planner: planner, isWarmup: false, start: start, drainLimit: nil,
-            durationNanoseconds: Double(plan.durationNanoseconds), shard: options.shard,
-            concurrency: workload.concurrency[0], pagers: slots.count)
+            planner: planner,
+            isWarmup: false,
+            start: start,
+            drainLimit: nil,
+            durationNanoseconds: Double(plan.durationNanoseconds),
+            shard: options.shard,
+            concurrency: workload.concurrency[0],
+            pagers: slots.count
+        )
         let interruption = options.interruption
 
         return await withTaskGroup(of: StagedChild.self) { group in
@@ -159,22 +230,36 @@ extension PhaseRunner {
                         for index in groupSlots {
                             let failures = FailureLog()
                             let executor = DrainRunner(
-                                source: ObservedSource(base: source, failures: failures), kind: workload.pager,
-                                retryPolicy: retryPolicy, timing: timing, yieldEveryPages: workload.yieldEveryPages,
+                                source: ObservedSource(base: source, failures: failures),
+                                kind: workload.pager,
+                                retryPolicy: retryPolicy,
+                                timing: timing,
+                                yieldEveryPages: workload.yieldEveryPages,
                                 // The pool grows and shrinks with the plan: yield every millisecond, so the
                                 // stage clock, sampler and progress run whatever the count of the moment.
                                 yieldPolicy: .everyMillisecond,
-                                progress: slots[index], intervals: intervals)
+                                progress: slots[index],
+                                intervals: intervals
+                            )
                             let slot = PoolSlot(index: index, pool: pool, failures: failures)
                             let pager = PagerTask(
-                                control: control, executor: executor, timeSeries: intervals != nil, sleep: sleep, slot: slot)
+                                control: control,
+                                executor: executor,
+                                timeSeries: intervals != nil,
+                                sleep: sleep,
+                                slot: slot
+                            )
                             pagers.addTask {
                                 var metrics = TaskMetrics()
                                 // Parked until admitted; each admission runs drains until the slot is removed.
                                 while await pool.waitUntilAdmitted(index) {
                                     slot.removalRequestedAt.store(0, ordering: .relaxed)
                                     metrics = await Self.activation(
-                                        pager, metrics: consume metrics, slot: slot, cancelOnRemoval: cancelOnRemoval)
+                                        pager,
+                                        metrics: consume metrics,
+                                        slot: slot,
+                                        cancelOnRemoval: cancelOnRemoval
+                                    )
                                     slot.flush(&metrics)
                                     // The phase handed out its last drain (the arrivals ran out, or its end
                                     // let drains finish): nothing to wait for.
@@ -226,9 +311,11 @@ extension PhaseRunner {
                 if finished() { group.cancelAll() }
             }
             return StagedOutcome(
-                clock: timeline ?? StageTimeline(reachedEnd: false, spans: [], series: []), pagersReturned: returned,
+                clock: timeline ?? StageTimeline(reachedEnd: false, spans: [], series: []),
+                pagersReturned: returned,
                 interrupted: interrupted,
-                probes: (control.probesArmed.load(ordering: .relaxed), control.probesCancelled.load(ordering: .relaxed)))
+                probes: (control.probesArmed.load(ordering: .relaxed), control.probesCancelled.load(ordering: .relaxed))
+            )
         }
     }
 
@@ -241,7 +328,10 @@ extension PhaseRunner {
     /// or, with `cancelOnRemoval`, until a ramp-down removes it, which cancels the drain in
     /// flight; that cancellation is timed from the removal (H2).
     private static func activation(
-        _ pager: PagerTask<Source>, metrics: consuming TaskMetrics, slot: PoolSlot, cancelOnRemoval: Bool
+        _ pager: PagerTask<Source>,
+        metrics: consuming TaskMetrics,
+        slot: PoolSlot,
+        cancelOnRemoval: Bool
     ) async -> TaskMetrics {
         guard cancelOnRemoval else { return await pager.run(metrics: metrics) }
         let handoff = Handoff(metrics)

@@ -40,7 +40,9 @@ struct StageClock<C: Clock>: Sendable where C.Duration == Duration {
         var remote: RemoteCounts?
 
         func span(
-            endingAt end: Int, completed now: CompletedWork, sampler: MemorySampler,
+            endingAt end: Int,
+            completed now: CompletedWork,
+            sampler: MemorySampler,
             remoteCounters: (@Sendable () -> RemoteCounts)?
         ) -> StageSpan {
             sampler.sample()
@@ -49,10 +51,17 @@ struct StageClock<C: Clock>: Sendable where C.Duration == Duration {
                 allocated = after.allocationRequests(since: allocations)
             }
             return StageSpan(
-                index: index, startNanoseconds: start, endNanoseconds: max(start, end),
-                completed: now.since(completed), startedAt: startedAt, cpu: CPUTime.now().since(cpu), allocations: allocated, peakAllocatedBytes: sampler.peakAllocatedBytes,
+                index: index,
+                startNanoseconds: start,
+                endNanoseconds: max(start, end),
+                completed: now.since(completed),
+                startedAt: startedAt,
+                cpu: CPUTime.now().since(cpu),
+                allocations: allocated,
+                peakAllocatedBytes: sampler.peakAllocatedBytes,
                 peakRSSBytes: (try? ProcessMemory.read().peakResidentBytes) ?? 0,
-                remote: remote.flatMap { before in remoteCounters.map { $0().since(before) } })
+                remote: remote.flatMap { before in remoteCounters.map { $0().since(before) } }
+            )
         }
     }
 
@@ -95,7 +104,8 @@ struct StageClock<C: Clock>: Sendable where C.Duration == Duration {
             // Read after the row just emitted: nothing completed in the stage is left out.
             let reading = totals()
             outcome.spans.append(
-                open.span(endingAt: now, completed: reading, sampler: sampler, remoteCounters: remoteCounters))
+                open.span(endingAt: now, completed: reading, sampler: sampler, remoteCounters: remoteCounters)
+            )
             boundary = reading
             meter = nil
         }
@@ -116,7 +126,12 @@ struct StageClock<C: Clock>: Sendable where C.Duration == Duration {
                 // The plan starts at `start`, whenever this task first ran; later stages start
                 // where the clock saw their boundary, as their drains do.
                 let stageStart = outcome.spans.isEmpty ? 0 : now
-                meter = Meter(index: stage, start: stageStart, completed: boundary ?? totals(), remote: remoteCounters?())
+                meter = Meter(
+                    index: stage,
+                    start: stageStart,
+                    completed: boundary ?? totals(),
+                    remote: remoteCounters?()
+                )
                 nextTick = stageStart + Self.tickNanoseconds
             }
             switch plan.target {

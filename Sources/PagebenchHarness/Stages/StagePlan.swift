@@ -61,7 +61,8 @@ public struct StagePlan: Sendable, Hashable, CustomStringConvertible {
             throw .invalidField(
                 field,
                 "has \(stages.count) stages; a plan has at most \(Self.maximumStages) (each stage keeps its own "
-                    + "totals and latency histograms, 0.4-0.8 MiB, for the whole phase)")
+                    + "totals and latency histograms, 0.4-0.8 MiB, for the whole phase)"
+            )
         }
         var total = 0
         for (index, stage) in stages.enumerated() {
@@ -72,7 +73,9 @@ public struct StagePlan: Sendable, Hashable, CustomStringConvertible {
             // Summed here, bounded, so that no later sum of the plan can overflow.
             guard stage.durationNanoseconds <= Self.maximumDurationNanoseconds - total else {
                 throw .invalidField(
-                    name, "the stages last more than 24h up to here; a phase (the whole plan) lasts at most 24h")
+                    name,
+                    "the stages last more than 24h up to here; a phase (the whole plan) lasts at most 24h"
+                )
             }
             total += stage.durationNanoseconds
             for value in [stage.start, stage.end] {
@@ -101,14 +104,19 @@ public struct StagePlan: Sendable, Hashable, CustomStringConvertible {
     /// - Throws: ``HarnessError`` naming the stage that is malformed, or a plan that mixes
     ///   pagers and rates.
     public init(parsing text: String, field: String = "--stages") throws(HarnessError) {
-        let parts = text.split(separator: ",", omittingEmptySubsequences: false).map { WorkloadText.trimmed(String($0)) }
+        let parts = text.split(separator: ",", omittingEmptySubsequences: false).map {
+            WorkloadText.trimmed(String($0))
+        }
         var target: Target?
         var stages: [Stage] = []
         var previous = 0.0
         for (index, part) in parts.enumerated() {
             let name = "\(field) stage \(index + 1) '\(part)'"
             guard let colon = part.firstIndex(of: ":") else {
-                throw .invalidField(name, "write DURATION:TARGET or DURATION:FROM-TO, e.g. '30s:0-64' or '20s:100/s-2000/s'")
+                throw .invalidField(
+                    name,
+                    "write DURATION:TARGET or DURATION:FROM-TO, e.g. '30s:0-64' or '20s:100/s-2000/s'"
+                )
             }
             let duration = try WorkloadText.durationNanoseconds(String(part[..<colon]), field: name)
             let values = part[part.index(after: colon)...]
@@ -121,13 +129,20 @@ public struct StagePlan: Sendable, Hashable, CustomStringConvertible {
                 let isRate = end.hasSuffix("/s")
                 let kind: Target = isRate ? .rate : .pagers
                 if let target, target != kind {
-                    throw .invalidField(name, "a plan sets pagers (e.g. 64) or rates (e.g. 100/s) in every stage, not both")
+                    throw .invalidField(
+                        name,
+                        "a plan sets pagers (e.g. 64) or rates (e.g. 100/s) in every stage, not both"
+                    )
                 }
                 target = kind
                 let number = isRate ? end.dropLast(2) : end[...]
                 parsed.append(try WorkloadText.number(number, field: name, example: isRate ? "100/s" : "64"))
             }
-            let stage = Stage(durationNanoseconds: duration, start: parsed.count == 2 ? parsed[0] : previous, end: parsed.last!)
+            let stage = Stage(
+                durationNanoseconds: duration,
+                start: parsed.count == 2 ? parsed[0] : previous,
+                end: parsed.last!
+            )
             stages.append(stage)
             previous = stage.end
         }
@@ -214,7 +229,8 @@ public struct StagePlan: Sendable, Hashable, CustomStringConvertible {
         var offset = 0.0
         for stage in stages {
             let seconds = Double(stage.durationNanoseconds) / 1e9
-            let a = stage.start, b = stage.end
+            let a = stage.start
+            let b = stage.end
             let mass = (a + b) / 2 * seconds
             if remaining <= mass {
                 let t: Double
@@ -263,7 +279,9 @@ extension StagePlan: Codable {
         }
         guard var list = try? decoder.unkeyedContainer() else {
             throw HarnessError.invalidField(
-                field, "give a list of stages, e.g. [{\"duration\": \"30s\", \"pagers\": 64}], or the text form \"30s:0-64,60s:64\"")
+                field,
+                "give a list of stages, e.g. [{\"duration\": \"30s\", \"pagers\": 64}], or the text form \"30s:0-64,60s:64\""
+            )
         }
         var target: Target?
         var stages: [Stage] = []
@@ -274,7 +292,10 @@ extension StagePlan: Codable {
             do {
                 container = try list.nestedContainer(keyedBy: AnyKey.self)
             } catch {
-                throw HarnessError.invalidField(name, "a stage is an object such as {\"duration\": \"30s\", \"pagers\": 64}")
+                throw HarnessError.invalidField(
+                    name,
+                    "a stage is an object such as {\"duration\": \"30s\", \"pagers\": 64}"
+                )
             }
             try Workload.rejectUnknownKeys(container, known: Self.stageKeys, path: name)
             guard let duration = try container.decodeIfPresent(String.self, forKey: AnyKey("duration")) else {
@@ -290,10 +311,15 @@ extension StagePlan: Codable {
             case (nil, .some(let value)): (kind, end) = (.rate, value)
             default:
                 throw HarnessError.invalidField(
-                    name, "give either pagers (closed loop) or rate (open loop, drains per second), not \(pagers == nil ? "neither" : "both")")
+                    name,
+                    "give either pagers (closed loop) or rate (open loop, drains per second), not \(pagers == nil ? "neither" : "both")"
+                )
             }
             if let target, target != kind {
-                throw HarnessError.invalidField(name, "every stage of a plan sets pagers, or every stage sets rate; not both")
+                throw HarnessError.invalidField(
+                    name,
+                    "every stage of a plan sets pagers, or every stage sets rate; not both"
+                )
             }
             target = kind
             let start = try container.decodeIfPresent(Double.self, forKey: AnyKey("from")) ?? previous

@@ -1,5 +1,5 @@
-import HummingbirdCore
 import HTTPTypes
+import HummingbirdCore
 import NIOCore
 import PagebenchWire
 

@@ -23,7 +23,9 @@ struct DynamoDBExpressions {
     mutating func attribute(_ operand: String) throws(ExpressionError) -> String {
         guard operand.hasPrefix("#") else { return operand }
         guard let name = names[operand] else {
-            throw ExpressionError("an expression attribute name used in the expression is not defined; attribute name: \(operand)")
+            throw ExpressionError(
+                "an expression attribute name used in the expression is not defined; attribute name: \(operand)"
+            )
         }
         usedNames.insert(operand)
         return name
@@ -35,7 +37,9 @@ struct DynamoDBExpressions {
             throw ExpressionError("\(what): an attribute was found where a value was expected")
         }
         guard let value = values[placeholder] else {
-            throw ExpressionError("an expression attribute value used in the expression is not defined; attribute value: \(placeholder)")
+            throw ExpressionError(
+                "an expression attribute value used in the expression is not defined; attribute value: \(placeholder)"
+            )
         }
         usedValues.insert(placeholder)
         do {
@@ -77,15 +81,20 @@ struct DynamoDBExpressions {
                         guard op == .equal else {
                             throw ExpressionError("the partition key '\(name)' takes only '=', not '\(op.rawValue)'")
                         }
-                        guard partition == nil else { throw ExpressionError("the partition key '\(name)' is named twice") }
+                        guard partition == nil else {
+                            throw ExpressionError("the partition key '\(name)' is named twice")
+                        }
                         partition = try number(valueOperand, name)
                     } else if name == DynamoDBAttributes.sortKey {
                         guard sortKeys == nil else { throw ExpressionError("the sort key '\(name)' is named twice") }
-                        guard op != .notEqual else { throw ExpressionError("the sort key '\(name)' does not take '<>'") }
+                        guard op != .notEqual else {
+                            throw ExpressionError("the sort key '\(name)' does not take '<>'")
+                        }
                         sortKeys = Self.window(op, try number(valueOperand, name))
                     } else {
                         throw ExpressionError(
-                            "'\(name)' is not a key attribute; a key condition names pk (HASH) and optionally sk (RANGE)")
+                            "'\(name)' is not a key attribute; a key condition names pk (HASH) and optionally sk (RANGE)"
+                        )
                     }
                 case .between(.name(let nameOperand), let low, let high):
                     let name = try attribute(nameOperand)
@@ -96,14 +105,20 @@ struct DynamoDBExpressions {
                     let lower = try number(low, name)
                     let upper = try number(high, name)
                     guard lower <= upper else {
-                        throw ExpressionError("the BETWEEN operator requires the upper bound to be at least the lower bound")
+                        throw ExpressionError(
+                            "the BETWEEN operator requires the upper bound to be at least the lower bound"
+                        )
                     }
                     sortKeys = Self.clamp(lower)..<Self.clamp(upper, plusOne: true)
                 default:
-                    throw ExpressionError("unsupported key condition; use pk = :v, optionally AND sk with =, <, <=, >, >= or BETWEEN")
+                    throw ExpressionError(
+                        "unsupported key condition; use pk = :v, optionally AND sk with =, <, <=, >, >= or BETWEEN"
+                    )
                 }
             }
-            guard let partition else { throw ExpressionError("the key condition must name the partition key pk with '='") }
+            guard let partition else {
+                throw ExpressionError("the key condition must name the partition key pk with '='")
+            }
             return (partition, sortKeys)
         } catch {
             throw .validation("Invalid KeyConditionExpression: \(error.message)")
@@ -140,14 +155,19 @@ struct DynamoDBExpressions {
                     case "category": return .category
                     case "sizeBytes": return .sizeBytes
                     case DynamoDBAttributes.partitionKey, DynamoDBAttributes.sortKey:
-                        throw ExpressionError("filters on the key attribute '\(name)' are not supported; narrow the key condition instead")
+                        throw ExpressionError(
+                            "filters on the key attribute '\(name)' are not supported; narrow the key condition instead"
+                        )
                     default:
-                        throw ExpressionError("filters on '\(name)' are not supported; filter on category and sizeBytes")
+                        throw ExpressionError(
+                            "filters on '\(name)' are not supported; filter on category and sizeBytes"
+                        )
                     }
                 },
                 value: { (operand: ConditionExpression.Operand) throws(ExpressionError) -> Int in
                     try number(operand, "a filter attribute")
-                })
+                }
+            )
             return Filter(expression)
         } catch {
             throw .validation("Invalid FilterExpression: \(error.message)")
@@ -159,13 +179,22 @@ struct DynamoDBExpressions {
         // DynamoDB's limit on any expression (4 KB), as the condition parser applies it.
         let length = text.unicodeScalars.count
         guard length <= 4096 else {
-            throw .validation("Invalid ProjectionExpression: the expression is \(length) characters long; at most 4096 are accepted")
+            throw .validation(
+                "Invalid ProjectionExpression: the expression is \(length) characters long; at most 4096 are accepted"
+            )
         }
         var result: Set<String> = []
         for part in text.split(separator: ",", omittingEmptySubsequences: false) {
             let word = part.trimmingWhitespace
-            guard !word.isEmpty, word.unicodeScalars.allSatisfy({ $0.isASCII && ($0.properties.isAlphabetic || $0.properties.numericType != nil || $0 == "_" || $0 == "#") }) else {
-                throw .validation("Invalid ProjectionExpression: '\(word)' is not an attribute name (document paths are not supported)")
+            guard !word.isEmpty,
+                word.unicodeScalars.allSatisfy({
+                    $0.isASCII
+                        && ($0.properties.isAlphabetic || $0.properties.numericType != nil || $0 == "_" || $0 == "#")
+                })
+            else {
+                throw .validation(
+                    "Invalid ProjectionExpression: '\(word)' is not an attribute name (document paths are not supported)"
+                )
             }
             do {
                 result.insert(try attribute(String(word)))
@@ -180,11 +209,15 @@ struct DynamoDBExpressions {
     func checkAllUsed() throws(DynamoDBError) {
         let unusedNames = Set(names.keys).subtracting(usedNames)
         if !unusedNames.isEmpty {
-            throw .validation("Value provided in ExpressionAttributeNames unused in expressions: keys: {\(unusedNames.sorted().joined(separator: ", "))}")
+            throw .validation(
+                "Value provided in ExpressionAttributeNames unused in expressions: keys: {\(unusedNames.sorted().joined(separator: ", "))}"
+            )
         }
         let unusedValues = Set(values.keys).subtracting(usedValues)
         if !unusedValues.isEmpty {
-            throw .validation("Value provided in ExpressionAttributeValues unused in expressions: keys: {\(unusedValues.sorted().joined(separator: ", "))}")
+            throw .validation(
+                "Value provided in ExpressionAttributeValues unused in expressions: keys: {\(unusedValues.sorted().joined(separator: ", "))}"
+            )
         }
     }
 }

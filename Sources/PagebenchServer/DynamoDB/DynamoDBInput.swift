@@ -1,4 +1,5 @@
 import PagebenchWire
+
 /// The members of one DynamoDB request body, read by name with DynamoDB's types; every
 /// member must be one the operation knows (W2: nothing is ignored).
 struct DynamoDBInput {
@@ -82,7 +83,10 @@ struct DynamoDBInput {
     func table(served: String) throws(DynamoDBError) {
         guard let name = try string("TableName") else { throw .validation("\(operation) needs a TableName") }
         guard name == served else {
-            throw DynamoDBError(.resourceNotFound, "Requested resource not found: Table: \(name) not found (this server serves '\(served)')")
+            throw DynamoDBError(
+                .resourceNotFound,
+                "Requested resource not found: Table: \(name) not found (this server serves '\(served)')"
+            )
         }
     }
 }
@@ -101,7 +105,8 @@ enum DynamoDBValue: Sendable, Hashable {
         case ("N", .string(let text)): self = .number(text)
         case ("S", .string(let text)): self = .string(text)
         case ("N", _), ("S", _): throw .validation("\(path).\(type) must be a string")
-        case ("B", _), ("BOOL", _), ("NULL", _), ("L", _), ("M", _), ("SS", _), ("NS", _), ("BS", _): self = .other(type)
+        case ("B", _), ("BOOL", _), ("NULL", _), ("L", _), ("M", _), ("SS", _), ("NS", _), ("BS", _):
+            self = .other(type)
         default: throw .validation("\(path) has unknown attribute value type '\(type)'")
         }
     }

@@ -1,5 +1,5 @@
-import HummingbirdCore
 import HTTPTypes
+import HummingbirdCore
 import NIOCore
 import PagebenchPage
 import PagebenchStore
@@ -59,14 +59,17 @@ struct DynamoDBOperations {
         let input = try DynamoDBInput(operation: kind.rawValue, body: body, known: known, unsupported: unsupported)
         try input.table(served: tableName)
         var expressions = DynamoDBExpressions(
-            names: try input.stringMap("ExpressionAttributeNames"), values: try input.attributeMap("ExpressionAttributeValues"),
-            cache: conditions)
+            names: try input.stringMap("ExpressionAttributeNames"),
+            values: try input.attributeMap("ExpressionAttributeValues"),
+            cache: conditions
+        )
 
         var request = PageRequest(limit: PageRequest.maximumLimit)
         if let limit = try input.integer("Limit") {
             guard limit >= 1, limit <= PageRequest.maximumLimit else {
                 throw .validation(
-                    "1 validation error detected: Value '\(limit)' at 'limit' failed to satisfy constraint: Member must have value between 1 and \(PageRequest.maximumLimit)")
+                    "1 validation error detected: Value '\(limit)' at 'limit' failed to satisfy constraint: Member must have value between 1 and \(PageRequest.maximumLimit)"
+                )
             }
             request.limit = limit
         }
@@ -89,7 +92,9 @@ struct DynamoDBOperations {
                     throw .validation("TotalSegments must be between 1 and 1000000, got \(total)")
                 }
                 guard segment >= 0, segment < total else {
-                    throw .validation("Segment must be at least 0 and less than TotalSegments (\(total)), got \(segment)")
+                    throw .validation(
+                        "Segment must be at least 0 and less than TotalSegments (\(total)), got \(segment)"
+                    )
                 }
                 request.range = .segment(index: segment, total: total)
             case (nil, _?): throw .validation("the Segment parameter is required when TotalSegments is present")
@@ -114,7 +119,12 @@ struct DynamoDBOperations {
             }
         } else if case .partition(let partition) = request.range, !server.store.hasPartition(partition) {
             // DynamoDB: a key with no items is an empty result, not an error.
-            return try encode(page: Page(items: [], scannedCount: 0, scannedBytes: 0, nextToken: nil), selection, capacity, consistent)
+            return try encode(
+                page: Page(items: [], scannedCount: 0, scannedBytes: 0, nextToken: nil),
+                selection,
+                capacity,
+                consistent
+            )
         }
 
         let page = try await serve(request)
@@ -131,7 +141,8 @@ struct DynamoDBOperations {
             case .throttled:
                 throw DynamoDBError(
                     .throughputExceeded,
-                    "The level of configured provisioned throughput for the table was exceeded (pagebench --throttle-rate)")
+                    "The level of configured provisioned throughput for the table was exceeded (pagebench --throttle-rate)"
+                )
             case .injectedFault:
                 throw DynamoDBError(.internalServerError, "Internal server error (pagebench --fault-rate)")
             default:
@@ -170,7 +181,8 @@ struct DynamoDBOperations {
 
     /// A key map of exactly `pk` and `sk`, both numbers.
     static func key(_ map: [String: DynamoDBValue], what: String) throws(DynamoDBError) -> (Int, UInt64) {
-        guard map.count == 2, let pk = map[DynamoDBAttributes.partitionKey], let sk = map[DynamoDBAttributes.sortKey] else {
+        guard map.count == 2, let pk = map[DynamoDBAttributes.partitionKey], let sk = map[DynamoDBAttributes.sortKey]
+        else {
             throw .validation("\(what): the provided key element does not match the schema (exactly pk and sk, both N)")
         }
         let partition = try pk.integer("\(what): pk")
@@ -199,7 +211,8 @@ struct DynamoDBOperations {
         guard json.buffer.readableBytes <= limit else {
             throw .validation(
                 "the response would be \(json.buffer.readableBytes) bytes, more than this server sends (\(limit), serve --max-response-bytes); "
-                    + "ask for fewer items with Limit or a ProjectionExpression")
+                    + "ask for fewer items with Limit or a ProjectionExpression"
+            )
         }
         return Response(status: .ok, headers: DynamoDBRoutes.headers, body: .init(byteBuffer: json.buffer))
     }
@@ -211,7 +224,10 @@ struct DynamoDBOperations {
     ///   cannot be read back as a key (a token the store cannot decode, or an offset
     ///   continuation, S24, which names a position). Leaving the key out instead would tell the
     ///   client that the range is exhausted and end its drain early, silently.
-    static func lastEvaluatedKey(of page: Page, store: SyntheticStore) throws(DynamoDBError) -> (partition: Int, sortKey: UInt64)? {
+    static func lastEvaluatedKey(
+        of page: Page,
+        store: SyntheticStore
+    ) throws(DynamoDBError) -> (partition: Int, sortKey: UInt64)? {
         guard let token = page.nextToken else { return nil }
         let contents: TokenContents
         do {
@@ -220,22 +236,33 @@ struct DynamoDBOperations {
             throw DynamoDBError(
                 .internalServerError,
                 "the store's continuation token for this page could not be read back as a LastEvaluatedKey (\(message(of: error))); "
-                    + "the page is not sent without one, which would end the drain early")
+                    + "the page is not sent without one, which would end the drain early"
+            )
         }
         if let offset = contents.offset {
             throw DynamoDBError(
                 .internalServerError,
                 "the store continues at position \(offset) (an offset continuation, S24), which is no key for a LastEvaluatedKey; "
-                    + "serve the store with keyset continuation")
+                    + "serve the store with keyset continuation"
+            )
         }
         return (contents.lastEvaluatedPartition, contents.lastEvaluatedSortKey)
     }
 
-    func encode(page: Page, _ selection: Selection, _ capacity: CapacityReport, _ consistent: Bool) throws(DynamoDBError) -> Response {
+    func encode(
+        page: Page,
+        _ selection: Selection,
+        _ capacity: CapacityReport,
+        _ consistent: Bool
+    ) throws(DynamoDBError) -> Response {
         let payloads = server.configuration.includePayloadByDefault
-        var json = JSONWriter(capacity: 128 + page.items.count * (payloads ? 160 + page.scannedBytes / max(1, page.scannedCount) * 2 : 160))
+        var json = JSONWriter(
+            capacity: 128 + page.items.count
+                * (payloads ? 160 + page.scannedBytes / max(1, page.scannedCount) * 2 : 160)
+        )
         json.raw("{")
-        if case .count = selection {} else {
+        if case .count = selection {
+        } else {
             json.raw("\"Items\":[")
             for (index, item) in page.items.enumerated() {
                 if index > 0 { json.raw(",") }
@@ -254,7 +281,11 @@ struct DynamoDBOperations {
             json.unsigned(sortKey)
             json.raw("\"}}")
         }
-        encodeCapacity(capacity, units: Self.capacityUnits(scannedBytes: page.scannedBytes, consistent: consistent), into: &json)
+        encodeCapacity(
+            capacity,
+            units: Self.capacityUnits(scannedBytes: page.scannedBytes, consistent: consistent),
+            into: &json
+        )
         json.raw("}")
         return try response(json)
     }
@@ -285,14 +316,22 @@ struct DynamoDBOperations {
     /// included); `{}` when the key does not exist, as in DynamoDB.
     func getItem(_ body: JSONValue) async throws(DynamoDBError) -> Response {
         let input = try DynamoDBInput(
-            operation: "GetItem", body: body,
-            known: ["TableName", "Key", "ProjectionExpression", "ExpressionAttributeNames", "ConsistentRead", "ReturnConsumedCapacity"],
-            unsupported: ["AttributesToGet": "use ProjectionExpression"])
+            operation: "GetItem",
+            body: body,
+            known: [
+                "TableName", "Key", "ProjectionExpression", "ExpressionAttributeNames", "ConsistentRead",
+                "ReturnConsumedCapacity",
+            ],
+            unsupported: ["AttributesToGet": "use ProjectionExpression"]
+        )
         try input.table(served: tableName)
         guard let keyMap = try input.attributeMap("Key") else { throw .validation("GetItem needs a Key") }
         let (partition, sortKey) = try Self.key(keyMap, what: "Key")
         var expressions = DynamoDBExpressions(
-            names: try input.stringMap("ExpressionAttributeNames"), values: nil, cache: conditions)
+            names: try input.stringMap("ExpressionAttributeNames"),
+            values: nil,
+            cache: conditions
+        )
         let projection = try input.string("ProjectionExpression").map { (text: String) throws(DynamoDBError) in
             try expressions.projection(text)
         }
@@ -302,7 +341,9 @@ struct DynamoDBOperations {
         var item: Item?
         var bytes = 0
         if server.store.hasPartition(partition), sortKey < UInt64.max {
-            let page = try await serve(PageRequest(range: .partition(partition), limit: 1, sortKeys: sortKey..<sortKey + 1))
+            let page = try await serve(
+                PageRequest(range: .partition(partition), limit: 1, sortKeys: sortKey..<sortKey + 1)
+            )
             item = page.items.first
             bytes = page.scannedBytes
         }
@@ -310,12 +351,21 @@ struct DynamoDBOperations {
         json.raw("{")
         if let item {
             json.raw("\"Item\":")
-            encode(item, selection: projection.map(Selection.specific) ?? .all, payloads: server.configuration.includePayloadByDefault, into: &json)
+            encode(
+                item,
+                selection: projection.map(Selection.specific) ?? .all,
+                payloads: server.configuration.includePayloadByDefault,
+                into: &json
+            )
         }
         if capacity != .none {
             // The leading comma of encodeCapacity, when there is no Item before it.
             var inner = JSONWriter(capacity: 96)
-            encodeCapacity(capacity, units: Self.capacityUnits(scannedBytes: bytes, consistent: consistent), into: &inner)
+            encodeCapacity(
+                capacity,
+                units: Self.capacityUnits(scannedBytes: bytes, consistent: consistent),
+                into: &inner
+            )
             if item == nil { inner.buffer.moveReaderIndex(forwardBy: 1) }
             json.buffer.writeBuffer(&inner.buffer)
         }
@@ -334,14 +384,20 @@ struct DynamoDBOperations {
         json.buffer.writeString(
             ",\"KeySchema\":[{\"AttributeName\":\"pk\",\"KeyType\":\"HASH\"},{\"AttributeName\":\"sk\",\"KeyType\":\"RANGE\"}],"
                 + "\"AttributeDefinitions\":[{\"AttributeName\":\"pk\",\"AttributeType\":\"N\"},{\"AttributeName\":\"sk\",\"AttributeType\":\"N\"}],"
-                + "\"BillingModeSummary\":{\"BillingMode\":\"PAY_PER_REQUEST\"},\"ItemCount\":")
+                + "\"BillingModeSummary\":{\"BillingMode\":\"PAY_PER_REQUEST\"},\"ItemCount\":"
+        )
         json.integer(server.store.totalItems)
         json.raw("}}")
         return Response(status: .ok, headers: DynamoDBRoutes.headers, body: .init(byteBuffer: json.buffer))
     }
 
     func listTables(_ body: JSONValue) throws(DynamoDBError) -> Response {
-        let input = try DynamoDBInput(operation: "ListTables", body: body, known: ["ExclusiveStartTableName", "Limit"], unsupported: [:])
+        let input = try DynamoDBInput(
+            operation: "ListTables",
+            body: body,
+            known: ["ExclusiveStartTableName", "Limit"],
+            unsupported: [:]
+        )
         if let limit = try input.integer("Limit"), limit < 1 || limit > 100 {
             throw .validation("Limit must be between 1 and 100, got \(limit)")
         }

@@ -41,7 +41,8 @@ package struct DynamoDBRoutes: StoreRouteRegistration {
                     .unknownOperation,
                     target.isEmpty
                         ? "POST / needs an X-Amz-Target header naming a DynamoDB_20120810 operation"
-                        : "unknown operation '\(target)'; supported: DynamoDB_20120810.Query, Scan, GetItem, DescribeTable, ListTables")
+                        : "unknown operation '\(target)'; supported: DynamoDB_20120810.Query, Scan, GetItem, DescribeTable, ListTables"
+                )
             }
             let operation = target.dropFirst(Self.targetPrefix.count)
             let bounds = server.configuration.bounds
@@ -49,7 +50,9 @@ package struct DynamoDBRoutes: StoreRouteRegistration {
             do {
                 bodyBuffer = try await request.body.collect(upTo: bounds.maximumBodyBytes)
             } catch {
-                throw DynamoDBError.validation("the request body exceeds \(bounds.maximumBodyBytes) bytes (serve --max-body-bytes)")
+                throw DynamoDBError.validation(
+                    "the request body exceeds \(bounds.maximumBodyBytes) bytes (serve --max-body-bytes)"
+                )
             }
             let budget = RequestCPUBudget(limit: bounds.maximumCPUTime)
             let body: JSONValue
@@ -62,7 +65,12 @@ package struct DynamoDBRoutes: StoreRouteRegistration {
             }
             if budget.isExhausted { throw DynamoDBError.validation(budget.exhaustedMessage(in: "reading the request")) }
             bodyBuffer.clear()
-            let operations = DynamoDBOperations(tableName: tableName, server: server, context: context, conditions: conditions)
+            let operations = DynamoDBOperations(
+                tableName: tableName,
+                server: server,
+                context: context,
+                conditions: conditions
+            )
             switch operation {
             case "Query": return try await operations.read(.query, body)
             case "Scan": return try await operations.read(.scan, body)
@@ -72,7 +80,8 @@ package struct DynamoDBRoutes: StoreRouteRegistration {
             default:
                 throw DynamoDBError(
                     .unknownOperation,
-                    "operation '\(operation)' is not served; supported: Query, Scan, GetItem, DescribeTable, ListTables")
+                    "operation '\(operation)' is not served; supported: Query, Scan, GetItem, DescribeTable, ListTables"
+                )
             }
         } catch let error as DynamoDBError {
             return error.response()

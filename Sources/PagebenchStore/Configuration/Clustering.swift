@@ -30,7 +30,9 @@ extension Clustering: CustomStringConvertible, Codable {
         case "random" where arguments.isEmpty: self = .random
         case "runs": self = .runs(length: try SpecText.integer(arguments, field: "clustering"))
         default:
-            throw .invalidConfiguration("clustering: '\(text)' is not one of 'even', 'random' or 'runs:LENGTH' (e.g. runs:500)")
+            throw .invalidConfiguration(
+                "clustering: '\(text)' is not one of 'even', 'random' or 'runs:LENGTH' (e.g. runs:500)"
+            )
         }
     }
 

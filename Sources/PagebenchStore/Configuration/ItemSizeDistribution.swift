@@ -55,18 +55,25 @@ extension ItemSizeDistribution: CustomStringConvertible, Codable {
         case "uniform":
             let (low, high) = try SpecText.pair(arguments, field: field, example: "uniform:100-2000")
             self = .uniform(
-                min: try SpecText.integer(low, field: field), max: try SpecText.integer(high, field: field))
+                min: try SpecText.integer(low, field: field),
+                max: try SpecText.integer(high, field: field)
+            )
         case "lognormal":
             let example = "lognormal:median=512,sigma=1.0,min=64,max=409600"
             let values = try SpecText.keyValues(
-                arguments, field: field, allowed: ["median", "sigma", "min", "max"], example: example)
+                arguments,
+                field: field,
+                allowed: ["median", "sigma", "min", "max"],
+                example: example
+            )
             guard let median = values["median"], let sigma = values["sigma"] else {
                 throw .invalidConfiguration("\(field): lognormal needs median and sigma, as in '\(example)'")
             }
             self = .lognormal(
                 median: try SpecText.integer(median, field: field),
                 sigma: try SpecText.number(sigma, field: field),
-                min: try values["min"].map { (text) throws(StoreError) in try SpecText.integer(text, field: field) } ?? 1,
+                min: try values["min"].map { (text) throws(StoreError) in try SpecText.integer(text, field: field) }
+                    ?? 1,
                 max: try values["max"].map { (text) throws(StoreError) in try SpecText.integer(text, field: field) }
                     ?? 409_600
             )
@@ -87,7 +94,9 @@ extension ItemSizeDistribution: CustomStringConvertible, Codable {
             throw DecodingError.dataCorrupted(
                 DecodingError.Context(
                     codingPath: container.codingPath,
-                    debugDescription: "must be a whole number of bytes or a text such as \"uniform:100-2000\""))
+                    debugDescription: "must be a whole number of bytes or a text such as \"uniform:100-2000\""
+                )
+            )
         }
     }
 

@@ -42,7 +42,9 @@ extension ItemsPerPartition: CustomStringConvertible, Codable {
         case "zipf":
             let parts = try SpecText.list(arguments, field: field, example: "zipf:1000:1.1", separator: ":")
             guard parts.count == 2 else {
-                throw .invalidConfiguration("\(field): expected 'zipf:MEAN:EXPONENT' like 'zipf:1000:1.1', got '\(text)'")
+                throw .invalidConfiguration(
+                    "\(field): expected 'zipf:MEAN:EXPONENT' like 'zipf:1000:1.1', got '\(text)'"
+                )
             }
             self = .zipf(
                 mean: try SpecText.integer(parts[0], field: field),
@@ -64,7 +66,10 @@ extension ItemsPerPartition: CustomStringConvertible, Codable {
         } else {
             throw DecodingError.dataCorrupted(
                 DecodingError.Context(
-                    codingPath: container.codingPath, debugDescription: "must be a whole number or a text such as \"zipf:1000:1.1\""))
+                    codingPath: container.codingPath,
+                    debugDescription: "must be a whole number or a text such as \"zipf:1000:1.1\""
+                )
+            )
         }
     }
 

@@ -35,11 +35,16 @@ extension LatencyDistribution: CustomStringConvertible, Codable {
             let (low, high) = try SpecText.pair(arguments, field: field, example: "uniform:1ms-5ms")
             self = .uniform(
                 minNanoseconds: try SpecText.durationNanoseconds(low, field: field),
-                maxNanoseconds: try SpecText.durationNanoseconds(high, field: field))
+                maxNanoseconds: try SpecText.durationNanoseconds(high, field: field)
+            )
         case "lognormal":
             let example = "lognormal:median=2ms,sigma=0.5,max=200ms"
             let values = try SpecText.keyValues(
-                arguments, field: field, allowed: ["median", "sigma", "max"], example: example)
+                arguments,
+                field: field,
+                allowed: ["median", "sigma", "max"],
+                example: example
+            )
             guard let median = values["median"], let sigma = values["sigma"] else {
                 throw .invalidConfiguration("\(field): lognormal needs median and sigma, as in '\(example)'")
             }

@@ -27,7 +27,10 @@ enum SpecText {
     /// - Throws: ``StoreError`` for an empty element (`a=1,,b=2`), an element without `=`, an
     ///   unknown key, or a key given twice (the last one would silently win).
     static func keyValues(
-        _ text: String, field: String, allowed: Set<String>, example: String
+        _ text: String,
+        field: String,
+        allowed: Set<String>,
+        example: String
     ) throws(StoreError) -> [String: String] {
         var result: [String: String] = [:]
         for part in try list(text, field: field, example: example) {
@@ -54,7 +57,10 @@ enum SpecText {
     /// - Throws: ``StoreError`` naming `field` for an empty element (`0,,3`, a leading or
     ///   trailing separator, or an empty text): a typo that would otherwise be dropped unseen.
     static func list(
-        _ text: String, field: String, example: String, separator: Character = ","
+        _ text: String,
+        field: String,
+        example: String,
+        separator: Character = ","
     ) throws(StoreError) -> [String] {
         do {
             return try ListText.elements(of: text, separator: separator)

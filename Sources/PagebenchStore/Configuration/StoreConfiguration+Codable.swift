@@ -12,7 +12,11 @@ extension StoreConfiguration: Codable {
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         var value = StoreConfiguration.default
-        func decode<T: Decodable>(_ type: T.Type, _ key: CodingKeys, into path: WritableKeyPath<StoreConfiguration, T>)
+        func decode<T: Decodable>(
+            _ type: T.Type,
+            _ key: CodingKeys,
+            into path: WritableKeyPath<StoreConfiguration, T>
+        )
             throws
         {
             if let decoded = try container.decodeIfPresent(type, forKey: key) { value[keyPath: path] = decoded }
@@ -94,7 +98,8 @@ extension StoreConfiguration: Codable {
         let known = Set(CodingKeys.allCases.map(\.rawValue))
         if let unknown = members.map(\.key).sorted().first(where: { !known.contains($0) }) {
             throw StoreError.invalidConfiguration(
-                "unknown key \"\(unknown)\"; known keys are \(known.sorted().joined(separator: ", "))")
+                "unknown key \"\(unknown)\"; known keys are \(known.sorted().joined(separator: ", "))"
+            )
         }
         let configuration: StoreConfiguration
         do {

@@ -53,7 +53,9 @@ extension StoreConfiguration {
                 throw fail("itemSize: uniform needs 1 ≤ min ≤ max, got \(min)-\(max)")
             }
         case .lognormal(let median, let sigma, let min, let max):
-            guard median >= 1 else { throw fail("itemSize: the lognormal median must be at least 1 byte, got \(median)") }
+            guard median >= 1 else {
+                throw fail("itemSize: the lognormal median must be at least 1 byte, got \(median)")
+            }
             guard sigma.isFinite, sigma >= 0, sigma <= 10 else {
                 throw fail("itemSize: the lognormal sigma must be between 0 and 10, got \(sigma)")
             }
@@ -117,7 +119,9 @@ extension StoreConfiguration {
         guard serviceTime.nanosecondsPerScannedByte.isFinite, serviceTime.nanosecondsPerScannedByte >= 0,
             serviceTime.nanosecondsPerScannedByte <= 1e6
         else {
-            throw fail("nanosecondsPerScannedByte must be between 0 and 1e6, got \(serviceTime.nanosecondsPerScannedByte)")
+            throw fail(
+                "nanosecondsPerScannedByte must be between 0 and 1e6, got \(serviceTime.nanosecondsPerScannedByte)"
+            )
         }
         guard serviceTime.hotPartitionMultiplier.isFinite, serviceTime.hotPartitionMultiplier >= 1,
             serviceTime.hotPartitionMultiplier <= 1e6
@@ -140,7 +144,8 @@ extension StoreConfiguration {
             throw fail(
                 "the longest service time these settings allow (base maximum × hotPartitionMultiplier + "
                     + "nanosecondsPerScannedByte × (scanBudgetBytes + the largest item)) is \(SpecText.durationText(Int(min(longest, 9e18)))), "
-                    + "more than \(SpecText.durationText(Int(Self.maximumServiceNanoseconds))); lower one of them")
+                    + "more than \(SpecText.durationText(Int(Self.maximumServiceNanoseconds))); lower one of them"
+            )
         }
         if let bad = serviceTime.hotPartitions.first(where: { $0 < 0 || $0 >= partitions }) {
             throw fail("hot partition \(bad) does not exist; partitions are 0 to \(partitions - 1)")

@@ -119,7 +119,10 @@ public struct StoreConfiguration: Sendable, Hashable {
     /// The fields in which two ``canonicalText``s differ, in their order, each with both
     /// values: `itemsPerPartition` `300` and `301`; a nested field by its path
     /// (`serviceTime.base`); a field only one text has with `(not set)` on the other side.
-    public static func differences(canonical first: String, _ second: String) -> [(field: String, first: String, second: String)] {
+    public static func differences(
+        canonical first: String,
+        _ second: String
+    ) -> [(field: String, first: String, second: String)] {
         func fields(_ text: String) -> [(String, String)] {
             text.split(separator: ";").map { part in
                 let pieces = part.split(separator: "=", maxSplits: 1)
@@ -135,7 +138,11 @@ public struct StoreConfiguration: Sendable, Hashable {
                 return (String(pieces[0]), pieces.count > 1 ? String(pieces[1]) : "")
             }
         }
-        func compare(_ a: [(String, String)], _ b: [(String, String)], prefix: String) -> [(field: String, first: String, second: String)] {
+        func compare(
+            _ a: [(String, String)],
+            _ b: [(String, String)],
+            prefix: String
+        ) -> [(field: String, first: String, second: String)] {
             var names = a.map(\.0)
             for (name, _) in b where !names.contains(name) { names.append(name) }
             var found: [(field: String, first: String, second: String)] = []

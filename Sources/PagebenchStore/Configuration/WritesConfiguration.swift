@@ -32,8 +32,13 @@ public struct WritesConfiguration: Sendable, Hashable {
     public var hotFraction: Double
 
     public init(
-        insertRate: Double = 0, deleteRate: Double = 0, updateRate: Double = 0, per: WriteRateUnit = .request,
-        position: WritePosition = .uniform, hotPartitions: [Int] = [], hotFraction: Double = 1
+        insertRate: Double = 0,
+        deleteRate: Double = 0,
+        updateRate: Double = 0,
+        per: WriteRateUnit = .request,
+        position: WritePosition = .uniform,
+        hotPartitions: [Int] = [],
+        hotFraction: Double = 1
     ) {
         self.insertRate = insertRate
         self.deleteRate = deleteRate

@@ -130,7 +130,8 @@ struct ItemModel: Sendable {
             isMatch = (hash >> 20) & 0xFFFF_FFFF < matchThreshold
         default:
             let run = (sortKey &+ (partitionSeed >> 40) % runLength) / runLength
-            isMatch = StableHash.mix((runSeed ^ partitionSeed) &+ run &* StableHash.golden) & 0xFFFF_FFFF < matchThreshold
+            isMatch =
+                StableHash.mix((runSeed ^ partitionSeed) &+ run &* StableHash.golden) & 0xFFFF_FFFF < matchThreshold
         }
         return isMatch ? 0 : 1 + Int(truncatingIfNeeded: (hash & 0xFFFF) % 15)
     }

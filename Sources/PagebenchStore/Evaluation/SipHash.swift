@@ -48,7 +48,12 @@ extension SipHashKey {
     /// The MAC of an arbitrary byte string.
     func mac(_ bytes: some Collection<UInt8>) -> UInt64 {
         SipState.mac(
-            bytes, k0: k0, k1: k1, compressionRounds: Self.compressionRounds, finalizationRounds: Self.finalizationRounds)
+            bytes,
+            k0: k0,
+            k1: k1,
+            compressionRounds: Self.compressionRounds,
+            finalizationRounds: Self.finalizationRounds
+        )
     }
 }
 
@@ -112,10 +117,20 @@ struct SipState: Sendable {
 
     @inline(__always)
     mutating func round() {
-        v0 = v0 &+ v1; v1 = rotl(v1, 13); v1 ^= v0; v0 = rotl(v0, 32)
-        v2 = v2 &+ v3; v3 = rotl(v3, 16); v3 ^= v2
-        v0 = v0 &+ v3; v3 = rotl(v3, 21); v3 ^= v0
-        v2 = v2 &+ v1; v1 = rotl(v1, 17); v1 ^= v2; v2 = rotl(v2, 32)
+        v0 = v0 &+ v1
+        v1 = rotl(v1, 13)
+        v1 ^= v0
+        v0 = rotl(v0, 32)
+        v2 = v2 &+ v3
+        v3 = rotl(v3, 16)
+        v3 ^= v2
+        v0 = v0 &+ v3
+        v3 = rotl(v3, 21)
+        v3 ^= v0
+        v2 = v2 &+ v1
+        v1 = rotl(v1, 17)
+        v1 ^= v2
+        v2 = rotl(v2, 32)
     }
 
     @inline(__always)
@@ -138,7 +153,11 @@ struct SipState: Sendable {
     /// The MAC of an arbitrary byte string (words little-endian, the length in the top byte
     /// of the last word).
     static func mac(
-        _ bytes: some Collection<UInt8>, k0: UInt64, k1: UInt64, compressionRounds: Int, finalizationRounds: Int
+        _ bytes: some Collection<UInt8>,
+        k0: UInt64,
+        k1: UInt64,
+        compressionRounds: Int,
+        finalizationRounds: Int
     ) -> UInt64 {
         var state = SipState(k0: k0, k1: k1)
         var word: UInt64 = 0

@@ -27,7 +27,10 @@ extension SyntheticStore {
     ///
     /// - Parameter request: the drain's first request (its range, sort-key window and filter).
     public func skippedItems(
-        of request: PageRequest, from firstVersion: UInt64, to lastVersion: UInt64, returned: Set<ItemKey>
+        of request: PageRequest,
+        from firstVersion: UInt64,
+        to lastVersion: UInt64,
+        returned: Set<ItemKey>
     ) -> Int {
         guard let overlay, let (low, high) = try? keyBounds(of: request), low < high else { return 0 }
         let filter = request.filter
@@ -46,11 +49,17 @@ extension SyntheticStore {
                 while index != changes.endIndex, changes[index].key < to {
                     let changed = changes[index]
                     var base: Item?
-                    if changed.isBase, let baseIndex = KeySpace.baseIndex(ofKey: changed.key, count: changes.baseCount) {
+                    if changed.isBase, let baseIndex = KeySpace.baseIndex(ofKey: changed.key, count: changes.baseCount)
+                    {
                         base = model.item(partition: partition, partitionSeed: seed, sortKey: UInt64(baseIndex))
                     }
                     let wasExpected = Self.existedAndMatched(
-                        changed, base: base, filter: filter, from: firstVersion, to: lastVersion)
+                        changed,
+                        base: base,
+                        filter: filter,
+                        from: firstVersion,
+                        to: lastVersion
+                    )
                     if wasExpected { expected += 1 }
                     if base?.matches(filter) == true { expected -= 1 }
                     if !wasExpected, returned.contains(ItemKey(partition: partition, sortKey: changed.key)) {
@@ -67,7 +76,11 @@ extension SyntheticStore {
     /// `first ... last`: its state at `first` (the base item's before its first write), and
     /// every write after `first` up to `last`.
     static func existedAndMatched(
-        _ changed: ChangedKey, base: Item?, filter: Filter?, from first: UInt64, to last: UInt64
+        _ changed: ChangedKey,
+        base: Item?,
+        filter: Filter?,
+        from first: UInt64,
+        to last: UInt64
     ) -> Bool {
         var live = base != nil
         var sizeBytes = base?.sizeBytes ?? 0

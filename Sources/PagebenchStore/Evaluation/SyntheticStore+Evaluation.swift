@@ -115,8 +115,15 @@ extension SyntheticStore {
         var items: [Item] = []
         if bound > 0 {
             items = collectItems(
-                reverse: reverse, filter: filter, limit: limit, lo: lo, hi: hi, bound: bound, cursor: &cursor,
-                spaced: underWrites)
+                reverse: reverse,
+                filter: filter,
+                limit: limit,
+                lo: lo,
+                hi: hi,
+                bound: bound,
+                cursor: &cursor,
+                spaced: underWrites
+            )
         }
         position = cursor.position
         let scanned = cursor.scanned
@@ -137,9 +144,15 @@ extension SyntheticStore {
                 lastPosition = offsetContinuation ? UInt64(offset + scanned) : layout.key(ofPosition: last)
             }
             let next = PageToken(
-                reverse: reverse, rangeKind: rangeKind, rangeA: rangeA, rangeB: rangeB,
-                limit: UInt32(truncatingIfNeeded: limit), filterKind: filterKind, filterValue: filterValue,
-                lastPosition: lastPosition)
+                reverse: reverse,
+                rangeKind: rangeKind,
+                rangeA: rangeA,
+                rangeB: rangeB,
+                limit: UInt32(truncatingIfNeeded: limit),
+                filterKind: filterKind,
+                filterValue: filterValue,
+                lastPosition: lastPosition
+            )
             nextToken = next.encode(key: tokenKey, reusing: macPrefix)
         }
         return Page(items: items, scannedCount: scanned, scannedBytes: bytes, nextToken: nextToken)
@@ -152,14 +165,22 @@ extension SyntheticStore {
         guard let keys = request.sortKeys else { return (lo, hi) }
         try checkSortKeysApply(to: request.range)
         let count = hi - lo
-        return (lo + KeySpace.basesBelow(keys.lowerBound, count: count), lo + KeySpace.basesBelow(keys.upperBound, count: count))
+        return (
+            lo + KeySpace.basesBelow(keys.lowerBound, count: count),
+            lo + KeySpace.basesBelow(keys.upperBound, count: count)
+        )
     }
 
     /// Where a page resumes under writes with no write yet (S24): the position of the next
     /// base item after a keyset token's key, or at an offset token's offset (the range's far
     /// end when there are not that many), with the offset. Refuses what
     /// ``evaluateUnderWrites(_:overlay:)`` refuses.
-    private func basePosition(after token: PageToken, of request: PageRequest, lo: Int, hi: Int) throws(StoreError)
+    private func basePosition(
+        after token: PageToken,
+        of request: PageRequest,
+        lo: Int,
+        hi: Int
+    ) throws(StoreError)
         -> (position: Int, offset: Int)
     {
         let reverse = request.reverse
@@ -203,12 +224,26 @@ extension SyntheticStore {
     /// `bound` (at most 4096) and appends the buffer each time it fills.
     @inline(__always)
     private func collectItems(
-        reverse: Bool, filter: Filter?, limit: Int, lo: Int, hi: Int, bound: Int, cursor: inout ScanCursor, spaced: Bool
+        reverse: Bool,
+        filter: Filter?,
+        limit: Int,
+        lo: Int,
+        hi: Int,
+        bound: Int,
+        cursor: inout ScanCursor,
+        spaced: Bool
     ) -> [Item] {
         withUnsafeTemporaryAllocation(of: Item.self, capacity: Self.stackChunk) { chunk in
             var written = scanPage(
-                reverse: reverse, filter: filter, limit: limit, lo: lo, hi: hi, cursor: &cursor, into: chunk,
-                spaced: spaced)
+                reverse: reverse,
+                filter: filter,
+                limit: limit,
+                lo: lo,
+                hi: hi,
+                cursor: &cursor,
+                into: chunk,
+                spaced: spaced
+            )
             if !cursor.bufferFull {
                 return Array(UnsafeBufferPointer(rebasing: chunk[..<written]))
             }
@@ -220,8 +255,15 @@ extension SyntheticStore {
                 guard cursor.bufferFull else { return items }
                 cursor.bufferFull = false
                 written = scanPage(
-                    reverse: reverse, filter: filter, limit: limit, lo: lo, hi: hi, cursor: &cursor, into: chunk,
-                    spaced: spaced)
+                    reverse: reverse,
+                    filter: filter,
+                    limit: limit,
+                    lo: lo,
+                    hi: hi,
+                    cursor: &cursor,
+                    into: chunk,
+                    spaced: spaced
+                )
             }
         }
     }
@@ -237,8 +279,14 @@ extension SyntheticStore {
     /// `(k + 1) · 2^24`; every other attribute is the same.
     @inline(__always)
     func scanPage(
-        reverse: Bool, filter: Filter?, limit: Int, lo: Int, hi: Int, cursor: inout ScanCursor,
-        into buffer: UnsafeMutableBufferPointer<Item>, spaced: Bool = false
+        reverse: Bool,
+        filter: Filter?,
+        limit: Int,
+        lo: Int,
+        hi: Int,
+        cursor: inout ScanCursor,
+        into buffer: UnsafeMutableBufferPointer<Item>,
+        spaced: Bool = false
     ) -> Int {
         // The default configuration (log-normal sizes, evenly spread matches, exclusive
         // boundary) gets loops of its own with the model's dispatch resolved, one without a
@@ -247,16 +295,46 @@ extension SyntheticStore {
         if model.sizeKind == .table, model.clusteringKind == 0, exclusiveBoundary {
             if let filter {
                 return scanRuns(
-                    reverse: reverse, filter: filter, sizeKind: .table, clustering: 0, exclusive: true, limit: limit,
-                    lo: lo, hi: hi, cursor: &cursor, into: buffer, spaced: spaced)
+                    reverse: reverse,
+                    filter: filter,
+                    sizeKind: .table,
+                    clustering: 0,
+                    exclusive: true,
+                    limit: limit,
+                    lo: lo,
+                    hi: hi,
+                    cursor: &cursor,
+                    into: buffer,
+                    spaced: spaced
+                )
             }
             return scanRuns(
-                reverse: reverse, filter: nil, sizeKind: .table, clustering: 0, exclusive: true, limit: limit, lo: lo,
-                hi: hi, cursor: &cursor, into: buffer, spaced: spaced)
+                reverse: reverse,
+                filter: nil,
+                sizeKind: .table,
+                clustering: 0,
+                exclusive: true,
+                limit: limit,
+                lo: lo,
+                hi: hi,
+                cursor: &cursor,
+                into: buffer,
+                spaced: spaced
+            )
         }
         return scanRuns(
-            reverse: reverse, filter: filter, sizeKind: model.sizeKind, clustering: model.clusteringKind,
-            exclusive: exclusiveBoundary, limit: limit, lo: lo, hi: hi, cursor: &cursor, into: buffer, spaced: spaced)
+            reverse: reverse,
+            filter: filter,
+            sizeKind: model.sizeKind,
+            clustering: model.clusteringKind,
+            exclusive: exclusiveBoundary,
+            limit: limit,
+            lo: lo,
+            hi: hi,
+            cursor: &cursor,
+            into: buffer,
+            spaced: spaced
+        )
     }
 
     /// The scan loop of ``scanPage``. It walks runs of consecutive items within one
@@ -264,8 +342,17 @@ extension SyntheticStore {
     /// rather than once per item.
     @inline(__always)
     private func scanRuns(
-        reverse: Bool, filter: Filter?, sizeKind: ItemModel.SizeKind, clustering: UInt8, exclusive: Bool, limit: Int,
-        lo: Int, hi: Int, cursor: inout ScanCursor, into buffer: UnsafeMutableBufferPointer<Item>, spaced: Bool
+        reverse: Bool,
+        filter: Filter?,
+        sizeKind: ItemModel.SizeKind,
+        clustering: UInt8,
+        exclusive: Bool,
+        limit: Int,
+        lo: Int,
+        hi: Int,
+        cursor: inout ScanCursor,
+        into buffer: UnsafeMutableBufferPointer<Item>,
+        spaced: Bool
     ) -> Int {
         guard let output = buffer.baseAddress else { return 0 }  // never: the buffer has 24 slots
         let capacity = buffer.count
@@ -302,12 +389,21 @@ extension SyntheticStore {
                 bytes &+= size
                 position &+= step
                 let category = model.category(
-                    hash: hash, partitionSeed: partitionSeed, sortKey: sortKey, clustering: clustering)
+                    hash: hash,
+                    partitionSeed: partitionSeed,
+                    sortKey: sortKey,
+                    clustering: clustering
+                )
                 if filter?.matches(category: category, sizeBytes: size) ?? true {
                     (output + written).initialize(
                         to: Item(
-                            partition: partition, sortKey: itemKey,
-                            sizeBytes: size, category: category, fingerprint: hash))
+                            partition: partition,
+                            sortKey: itemKey,
+                            sizeBytes: size,
+                            category: category,
+                            fingerprint: hash
+                        )
+                    )
                     written &+= 1
                 }
                 sortKey &+= keyStep

@@ -50,8 +50,12 @@ extension SyntheticStore {
             if let changed {
                 guard changed.live else { return nil }
                 return Item(
-                    partition: partition, sortKey: sortKey, sizeBytes: changed.sizeBytes, category: changed.category,
-                    fingerprint: changed.fingerprint)
+                    partition: partition,
+                    sortKey: sortKey,
+                    sizeBytes: changed.sizeBytes,
+                    category: changed.category,
+                    fingerprint: changed.fingerprint
+                )
             }
         }
         guard let index = KeySpace.baseIndex(ofKey: sortKey, count: count) else { return nil }
@@ -110,8 +114,10 @@ public struct ItemListing: Sequence, Sendable {
                 partitionSeed = model.partitionSeed(partition)
             }
             let item = model.item(
-                partition: partition, partitionSeed: partitionSeed,
-                sortKey: UInt64(truncatingIfNeeded: position - partitionStart))
+                partition: partition,
+                partitionSeed: partitionSeed,
+                sortKey: UInt64(truncatingIfNeeded: position - partitionStart)
+            )
             position += listing.reverse ? -1 : 1
             return ListedItem(item: item, matches: item.matches(listing.filter))
         }

@@ -4,7 +4,8 @@
 /// zero) with shifts and masks, without an intermediate byte buffer.
 enum Base64URL {
     private static let alphabet: [UInt8] = Array(
-        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
+        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8
+    )
 
     /// Maps an ASCII byte to its 6-bit value, or 0xFF when it is not in the alphabet.
     private static let values: [UInt8] = {
@@ -64,7 +65,10 @@ enum Base64URL {
                 let tail = characters((b4 & 0xFFFF_FFFF) << 16)
                 out.storeBytes(of: UInt32(truncatingIfNeeded: tail).littleEndian, toByteOffset: 48, as: UInt32.self)
                 out.storeBytes(
-                    of: UInt16(truncatingIfNeeded: tail >> 32).littleEndian, toByteOffset: 52, as: UInt16.self)
+                    of: UInt16(truncatingIfNeeded: tail >> 32).littleEndian,
+                    toByteOffset: 52,
+                    as: UInt16.self
+                )
                 return PageToken.textCount
             }
         }
@@ -95,7 +99,8 @@ enum Base64URL {
         case .badCharacter(let index, let byte):
             let shown = byte < 0x80 ? "'\(Character(Unicode.Scalar(byte)))'" : "a non-ASCII byte"
             throw .invalidToken(
-                "character \(index + 1) is \(shown), which is not URL-safe base64 (A–Z, a–z, 0–9, '-', '_', no padding)")
+                "character \(index + 1) is \(shown), which is not URL-safe base64 (A–Z, a–z, 0–9, '-', '_', no padding)"
+            )
         case .nonCanonical:
             throw .invalidToken("its last character is not canonical base64 (altered?)")
         }
@@ -112,7 +117,8 @@ enum Base64URL {
     /// The hot path: four characters (24 bits) per group, one validity check at the end.
     @inline(__always)
     private static func decodeWords(
-        _ utf8: UnsafeBufferPointer<UInt8>, into words: inout (UInt64, UInt64, UInt64, UInt64, UInt64)
+        _ utf8: UnsafeBufferPointer<UInt8>,
+        into words: inout (UInt64, UInt64, UInt64, UInt64, UInt64)
     ) -> DecodeStatus {
         guard utf8.count == PageToken.textCount, let input = utf8.baseAddress else { return .badLength(utf8.count) }
         return placedValues.withUnsafeBufferPointer { buffer in

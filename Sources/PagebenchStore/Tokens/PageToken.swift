@@ -51,8 +51,14 @@ struct PageToken: Sendable, Hashable {
     }
 
     init(
-        reverse: Bool, rangeKind: UInt8, rangeA: UInt32, rangeB: UInt32, limit: UInt32,
-        filterKind: UInt8, filterValue: UInt64, lastPosition: UInt64
+        reverse: Bool,
+        rangeKind: UInt8,
+        rangeA: UInt32,
+        rangeB: UInt32,
+        limit: UInt32,
+        filterKind: UInt8,
+        filterValue: UInt64,
+        lastPosition: UInt64
     ) {
         self.reverse = reverse
         self.rangeKind = rangeKind
@@ -151,7 +157,8 @@ struct PageToken: Sendable, Hashable {
     /// Decodes and verifies a token, also returning its MAC prefix for ``encode(key:reusing:)``.
     @inline(__always)
     static func decodeKeepingPrefix(
-        _ text: String, key: SipHash13
+        _ text: String,
+        key: SipHash13
     ) throws(StoreError) -> (token: PageToken, prefix: MACPrefix) {
         let w = try Base64URL.decode40(text)
         let state = key.prefix(w.0, w.1, w.2)
@@ -176,9 +183,15 @@ struct PageToken: Sendable, Hashable {
             throw .invalidToken("it has fields this store never writes")
         }
         let token = PageToken(
-            reverse: flags == 1, rangeKind: rangeKind, rangeA: UInt32(truncatingIfNeeded: w.0 >> 32),
-            rangeB: UInt32(truncatingIfNeeded: w.1), limit: UInt32(truncatingIfNeeded: w.1 >> 32),
-            filterKind: filterKind, filterValue: w.2, lastPosition: w.3)
+            reverse: flags == 1,
+            rangeKind: rangeKind,
+            rangeA: UInt32(truncatingIfNeeded: w.0 >> 32),
+            rangeB: UInt32(truncatingIfNeeded: w.1),
+            limit: UInt32(truncatingIfNeeded: w.1 >> 32),
+            filterKind: filterKind,
+            filterValue: w.2,
+            lastPosition: w.3
+        )
         return (token, MACPrefix(key: key, w0: w.0, w1: w.1, w2: w.2, state: state))
     }
 }

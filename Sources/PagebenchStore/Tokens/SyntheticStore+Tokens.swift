@@ -28,17 +28,27 @@ extension SyntheticStore {
         if overlay != nil {
             if offsetContinuation {
                 return TokenContents(
-                    range: decoded.range, reverse: decoded.reverse, limit: Int(decoded.limit), filter: decoded.filter,
-                    lastEvaluatedPartition: -1, lastEvaluatedSortKey: 0,
-                    offset: Int(truncatingIfNeeded: decoded.lastPosition))
+                    range: decoded.range,
+                    reverse: decoded.reverse,
+                    limit: Int(decoded.limit),
+                    filter: decoded.filter,
+                    lastEvaluatedPartition: -1,
+                    lastEvaluatedSortKey: 0,
+                    offset: Int(truncatingIfNeeded: decoded.lastPosition)
+                )
             }
             guard decoded.lastPosition < layout.endKey else {
                 throw StoreError.invalidToken("its position lies outside the store")
             }
             let partition = layout.partition(containingKey: decoded.lastPosition)
             return TokenContents(
-                range: decoded.range, reverse: decoded.reverse, limit: Int(decoded.limit), filter: decoded.filter,
-                lastEvaluatedPartition: partition, lastEvaluatedSortKey: decoded.lastPosition - layout.startKey(of: partition))
+                range: decoded.range,
+                reverse: decoded.reverse,
+                limit: Int(decoded.limit),
+                filter: decoded.filter,
+                lastEvaluatedPartition: partition,
+                lastEvaluatedSortKey: decoded.lastPosition - layout.startKey(of: partition)
+            )
         }
         let position = Int(truncatingIfNeeded: decoded.lastPosition)
         guard position >= 0, position < layout.total else {
@@ -46,9 +56,13 @@ extension SyntheticStore {
         }
         let partition = layout.partition(containing: position)
         return TokenContents(
-            range: decoded.range, reverse: decoded.reverse, limit: Int(decoded.limit), filter: decoded.filter,
+            range: decoded.range,
+            reverse: decoded.reverse,
+            limit: Int(decoded.limit),
+            filter: decoded.filter,
             lastEvaluatedPartition: partition,
-            lastEvaluatedSortKey: UInt64(position - layout.start(of: partition)))
+            lastEvaluatedSortKey: UInt64(position - layout.start(of: partition))
+        )
     }
 
     /// A token that continues `request` after the item at (`partition`, `sortKey`), as if a
@@ -73,7 +87,9 @@ extension SyntheticStore {
             guard key >= low, key < high else {
                 throw StoreError.invalidToken("item (\(partition), \(sortKey)) is not in \(request.range)")
             }
-            return PageToken(request: request, limit: limit, lastPosition: 0).with(lastPosition: key).encode(key: tokenKey)
+            return PageToken(request: request, limit: limit, lastPosition: 0).with(lastPosition: key).encode(
+                key: tokenKey
+            )
         }
         let (lo, hi) = try bounds(of: request)
         guard partition >= 0, partition < layout.partitions, sortKey < UInt64(layout.count(of: partition)) else {

@@ -100,7 +100,11 @@ struct PartitionChanges: Sendable {
         var end = chunk.count
         while first < end {
             let middle = (first + end) / 2
-            if strictly ? chunk[middle].key <= key : chunk[middle].key < key { first = middle + 1 } else { end = middle }
+            if strictly ? chunk[middle].key <= key : chunk[middle].key < key {
+                first = middle + 1
+            } else {
+                end = middle
+            }
         }
         return Index(chunk: low, offset: first)
     }

@@ -20,7 +20,12 @@ public struct StoreChange: Sendable, Hashable {
     public let committedAtNanoseconds: UInt64
 
     public init(
-        version: UInt64, kind: Kind, partition: Int, sortKey: UInt64, item: Item?, committedAtNanoseconds: UInt64
+        version: UInt64,
+        kind: Kind,
+        partition: Int,
+        sortKey: UInt64,
+        item: Item?,
+        committedAtNanoseconds: UInt64
     ) {
         self.version = version
         self.kind = kind

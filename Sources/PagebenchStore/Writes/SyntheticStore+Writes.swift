@@ -73,7 +73,11 @@ extension SyntheticStore {
                 state.requests += 1
                 for kind in 0..<3 where rates[kind] > 0 {
                     let whole = rates[kind].rounded(.down)
-                    var random = SplitMix64(seed: overlay.writeSeed, stream: 0x7265_7175_0000 | UInt64(kind), index: ordinal)
+                    var random = SplitMix64(
+                        seed: overlay.writeSeed,
+                        stream: 0x7265_7175_0000 | UInt64(kind),
+                        index: ordinal
+                    )
                     counts[kind] = Int(whole) + (random.nextUnit() < rates[kind] - whole ? 1 : 0)
                 }
             case .second:
@@ -104,7 +108,10 @@ extension SyntheticStore {
     /// for inserts and updates. A write that cannot land (a delete or update in an empty
     /// partition, an insert into a gap with no free key) takes no version.
     private func applyWrite(
-        _ kind: StoreChange.Kind, index: UInt64, overlay: WriteOverlay, state: inout WriteOverlay.WriterState
+        _ kind: StoreChange.Kind,
+        index: UInt64,
+        overlay: WriteOverlay,
+        state: inout WriteOverlay.WriterState
     ) {
         let configuration = overlay.configuration
         var random = SplitMix64(seed: overlay.writeSeed, stream: 0x7772_0000 | UInt64(kind.hashIndex), index: index)
@@ -149,21 +156,39 @@ extension SyntheticStore {
                 guard let key = Self.freeKey(near: preferred, in: lowFree..<high, changes: changes) else { return nil }
                 changes.insert(
                     ChangedKey(
-                        key: key, isBase: false, live: true, sizeBytes: sizeBytes, category: category,
+                        key: key,
+                        isBase: false,
+                        live: true,
+                        sizeBytes: sizeBytes,
+                        category: category,
                         fingerprint: fingerprint,
-                        history: [KeyEvent(version: version, live: true, sizeBytes: sizeBytes, category: category)]))
+                        history: [KeyEvent(version: version, live: true, sizeBytes: sizeBytes, category: category)]
+                    )
+                )
                 return StoreChange(
-                    version: version, kind: .insert, partition: partition, sortKey: key,
+                    version: version,
+                    kind: .insert,
+                    partition: partition,
+                    sortKey: key,
                     item: Item(
-                        partition: partition, sortKey: key, sizeBytes: sizeBytes, category: category,
-                        fingerprint: fingerprint),
-                    committedAtNanoseconds: MonotonicTime.nanoseconds())
+                        partition: partition,
+                        sortKey: key,
+                        sizeBytes: sizeBytes,
+                        category: category,
+                        fingerprint: fingerprint
+                    ),
+                    committedAtNanoseconds: MonotonicTime.nanoseconds()
+                )
             case .delete, .update:
                 guard count > 0 else { return nil }
                 let key = changes.key(ofItemAt: rank(among: count))
                 let live = kind == .update
                 let event = KeyEvent(
-                    version: version, live: live, sizeBytes: live ? sizeBytes : 0, category: live ? category : 0)
+                    version: version,
+                    live: live,
+                    sizeBytes: live ? sizeBytes : 0,
+                    category: live ? category : 0
+                )
                 if let index = changes.find(key) {
                     changes.update(at: index) { changed in
                         changed.live = live
@@ -177,20 +202,38 @@ extension SyntheticStore {
                 } else {
                     // An unchanged base item: it becomes a changed key.
                     let index = KeySpace.baseIndex(ofKey: key, count: changes.baseCount) ?? 0
-                    let base = model.item(partition: partition, partitionSeed: model.partitionSeed(partition), sortKey: UInt64(index))
+                    let base = model.item(
+                        partition: partition,
+                        partitionSeed: model.partitionSeed(partition),
+                        sortKey: UInt64(index)
+                    )
                     changes.insert(
                         ChangedKey(
-                            key: key, isBase: true, live: live, sizeBytes: live ? sizeBytes : base.sizeBytes,
-                            category: live ? category : base.storeAttributes.category, fingerprint: live ? fingerprint : base.storeAttributes.fingerprint,
-                            history: [event]))
+                            key: key,
+                            isBase: true,
+                            live: live,
+                            sizeBytes: live ? sizeBytes : base.sizeBytes,
+                            category: live ? category : base.storeAttributes.category,
+                            fingerprint: live ? fingerprint : base.storeAttributes.fingerprint,
+                            history: [event]
+                        )
+                    )
                 }
                 return StoreChange(
-                    version: version, kind: kind, partition: partition, sortKey: key,
+                    version: version,
+                    kind: kind,
+                    partition: partition,
+                    sortKey: key,
                     item: live
                         ? Item(
-                            partition: partition, sortKey: key, sizeBytes: sizeBytes, category: category,
-                            fingerprint: fingerprint) : nil,
-                    committedAtNanoseconds: MonotonicTime.nanoseconds())
+                            partition: partition,
+                            sortKey: key,
+                            sizeBytes: sizeBytes,
+                            category: category,
+                            fingerprint: fingerprint
+                        ) : nil,
+                    committedAtNanoseconds: MonotonicTime.nanoseconds()
+                )
             }
         }
     }

@@ -94,9 +94,15 @@ extension SyntheticStore {
             let (filterKind, filterValue) = PageToken.filterFields(request.filter)
             let position = offsetContinuation ? UInt64(offset + scan.scanned) : scan.lastKey
             let next = PageToken(
-                reverse: reverse, rangeKind: rangeKind, rangeA: rangeA, rangeB: rangeB,
-                limit: UInt32(truncatingIfNeeded: limit), filterKind: filterKind, filterValue: filterValue,
-                lastPosition: position)
+                reverse: reverse,
+                rangeKind: rangeKind,
+                rangeA: rangeA,
+                rangeB: rangeB,
+                limit: UInt32(truncatingIfNeeded: limit),
+                filterKind: filterKind,
+                filterValue: filterValue,
+                lastPosition: position
+            )
             nextToken = next.encode(key: tokenKey, reusing: macPrefix)
         }
         return Page(items: items, scannedCount: scan.scanned, scannedBytes: scan.bytes, nextToken: nextToken)
@@ -108,7 +114,11 @@ extension SyntheticStore {
     /// partition: an unchanged partition through the store's base loop, a changed one
     /// through the merge of its base items and changed keys.
     private func scanForward(
-        from: UInt64, high: UInt64, filter: Filter?, overlay: WriteOverlay, scan: inout WriteScan,
+        from: UInt64,
+        high: UInt64,
+        filter: Filter?,
+        overlay: WriteOverlay,
+        scan: inout WriteScan,
         sink: inout ItemSink
     ) {
         var key = from
@@ -120,18 +130,39 @@ extension SyntheticStore {
                 overlay.withChanges(of: partition) { changes in
                     if let changes {
                         mergeForward(
-                            partition: partition, changes: changes, from: key - start, to: end - start, start: start,
-                            filter: filter, scan: &scan, sink: &sink)
+                            partition: partition,
+                            changes: changes,
+                            from: key - start,
+                            to: end - start,
+                            start: start,
+                            filter: filter,
+                            scan: &scan,
+                            sink: &sink
+                        )
                     } else {
                         baseRun(
-                            partition: partition, from: key - start, to: end - start, start: start, reverse: false,
-                            filter: filter, scan: &scan, sink: &sink)
+                            partition: partition,
+                            from: key - start,
+                            to: end - start,
+                            start: start,
+                            reverse: false,
+                            filter: filter,
+                            scan: &scan,
+                            sink: &sink
+                        )
                     }
                 }
             } else {
                 baseRun(
-                    partition: partition, from: key - start, to: end - start, start: start, reverse: false,
-                    filter: filter, scan: &scan, sink: &sink)
+                    partition: partition,
+                    from: key - start,
+                    to: end - start,
+                    start: start,
+                    reverse: false,
+                    filter: filter,
+                    scan: &scan,
+                    sink: &sink
+                )
             }
             key = end
         }
@@ -139,7 +170,11 @@ extension SyntheticStore {
 
     /// Evaluates items with keys below `below` down to `low` (inclusive), in descending order.
     private func scanBackward(
-        below: UInt64, low: UInt64, filter: Filter?, overlay: WriteOverlay, scan: inout WriteScan,
+        below: UInt64,
+        low: UInt64,
+        filter: Filter?,
+        overlay: WriteOverlay,
+        scan: inout WriteScan,
         sink: inout ItemSink
     ) {
         var key = below  // exclusive
@@ -151,18 +186,39 @@ extension SyntheticStore {
                 overlay.withChanges(of: partition) { changes in
                     if let changes {
                         mergeBackward(
-                            partition: partition, changes: changes, from: floor - start, to: key - start,
-                            start: start, filter: filter, scan: &scan, sink: &sink)
+                            partition: partition,
+                            changes: changes,
+                            from: floor - start,
+                            to: key - start,
+                            start: start,
+                            filter: filter,
+                            scan: &scan,
+                            sink: &sink
+                        )
                     } else {
                         baseRun(
-                            partition: partition, from: floor - start, to: key - start, start: start, reverse: true,
-                            filter: filter, scan: &scan, sink: &sink)
+                            partition: partition,
+                            from: floor - start,
+                            to: key - start,
+                            start: start,
+                            reverse: true,
+                            filter: filter,
+                            scan: &scan,
+                            sink: &sink
+                        )
                     }
                 }
             } else {
                 baseRun(
-                    partition: partition, from: floor - start, to: key - start, start: start, reverse: true,
-                    filter: filter, scan: &scan, sink: &sink)
+                    partition: partition,
+                    from: floor - start,
+                    to: key - start,
+                    start: start,
+                    reverse: true,
+                    filter: filter,
+                    scan: &scan,
+                    sink: &sink
+                )
             }
             key = floor
         }
@@ -172,8 +228,14 @@ extension SyntheticStore {
     /// store's own loop (``scanPage``), in either direction.
     @inline(__always)
     private func baseRun(
-        partition: Int, from: UInt64, to: UInt64, start: UInt64, reverse: Bool, filter: Filter?,
-        scan: inout WriteScan, sink: inout ItemSink
+        partition: Int,
+        from: UInt64,
+        to: UInt64,
+        start: UInt64,
+        reverse: Bool,
+        filter: Filter?,
+        scan: inout WriteScan,
+        sink: inout ItemSink
     ) {
         let count = layout.count(of: partition)
         let first = KeySpace.basesBelow(from, count: count)
@@ -186,8 +248,15 @@ extension SyntheticStore {
         while true {
             sink.withFreeSlots { buffer in
                 scanPage(
-                    reverse: reverse, filter: filter, limit: scan.limit, lo: lo, hi: hi, cursor: &cursor,
-                    into: buffer, spaced: true)
+                    reverse: reverse,
+                    filter: filter,
+                    limit: scan.limit,
+                    lo: lo,
+                    hi: hi,
+                    cursor: &cursor,
+                    into: buffer,
+                    spaced: true
+                )
             }
             guard cursor.bufferFull else { break }
             cursor.bufferFull = false
@@ -216,8 +285,14 @@ extension SyntheticStore {
     /// base items merged with its changed keys (deleted ones skipped, updated ones with
     /// their new attributes, inserted ones between).
     private func mergeForward(
-        partition: Int, changes: PartitionChanges, from: UInt64, to: UInt64, start: UInt64, filter: Filter?,
-        scan: inout WriteScan, sink: inout ItemSink
+        partition: Int,
+        changes: PartitionChanges,
+        from: UInt64,
+        to: UInt64,
+        start: UInt64,
+        filter: Filter?,
+        scan: inout WriteScan,
+        sink: inout ItemSink
     ) {
         let count = changes.baseCount
         let seed = model.partitionSeed(partition)
@@ -240,13 +315,24 @@ extension SyntheticStore {
                 if changedKey == baseKey { base += 1 }
                 guard changed.live else { continue }
                 item = Item(
-                    partition: partition, sortKey: changed.key, sizeBytes: changed.sizeBytes,
-                    category: changed.category, fingerprint: changed.fingerprint)
+                    partition: partition,
+                    sortKey: changed.key,
+                    sizeBytes: changed.sizeBytes,
+                    category: changed.category,
+                    fingerprint: changed.fingerprint
+                )
             } else {
                 item = baseItem(partition: partition, seed: seed, index: base)
                 base += 1
             }
-            guard scan.evaluate(item, globalKey: start + item.sortKey, filter: filter, exclusive: exclusiveBoundary, sink: &sink)
+            guard
+                scan.evaluate(
+                    item,
+                    globalKey: start + item.sortKey,
+                    filter: filter,
+                    exclusive: exclusiveBoundary,
+                    sink: &sink
+                )
             else { return }
         }
         scan.stopped = true
@@ -254,8 +340,14 @@ extension SyntheticStore {
 
     /// ``mergeForward`` descending: local keys in `from ..< to`, from the top.
     private func mergeBackward(
-        partition: Int, changes: PartitionChanges, from: UInt64, to: UInt64, start: UInt64, filter: Filter?,
-        scan: inout WriteScan, sink: inout ItemSink
+        partition: Int,
+        changes: PartitionChanges,
+        from: UInt64,
+        to: UInt64,
+        start: UInt64,
+        filter: Filter?,
+        scan: inout WriteScan,
+        sink: inout ItemSink
     ) {
         let count = changes.baseCount
         let seed = model.partitionSeed(partition)
@@ -277,13 +369,24 @@ extension SyntheticStore {
                 if changedKey == baseKey { base -= 1 }
                 guard changed.live else { continue }
                 item = Item(
-                    partition: partition, sortKey: changed.key, sizeBytes: changed.sizeBytes,
-                    category: changed.category, fingerprint: changed.fingerprint)
+                    partition: partition,
+                    sortKey: changed.key,
+                    sizeBytes: changed.sizeBytes,
+                    category: changed.category,
+                    fingerprint: changed.fingerprint
+                )
             } else {
                 item = baseItem(partition: partition, seed: seed, index: base)
                 base -= 1
             }
-            guard scan.evaluate(item, globalKey: start + item.sortKey, filter: filter, exclusive: exclusiveBoundary, sink: &sink)
+            guard
+                scan.evaluate(
+                    item,
+                    globalKey: start + item.sortKey,
+                    filter: filter,
+                    exclusive: exclusiveBoundary,
+                    sink: &sink
+                )
             else { return }
         }
         scan.stopped = true
@@ -294,8 +397,12 @@ extension SyntheticStore {
     func baseItem(partition: Int, seed: UInt64, index: Int) -> Item {
         let item = model.item(partition: partition, partitionSeed: seed, sortKey: UInt64(index))
         return Item(
-            partition: partition, sortKey: KeySpace.baseKey(index), sizeBytes: item.sizeBytes, category: item.storeAttributes.category,
-            fingerprint: item.storeAttributes.fingerprint)
+            partition: partition,
+            sortKey: KeySpace.baseKey(index),
+            sizeBytes: item.sizeBytes,
+            category: item.storeAttributes.category,
+            fingerprint: item.storeAttributes.fingerprint
+        )
     }
 
     // MARK: Offsets and the end of a range
@@ -305,9 +412,12 @@ extension SyntheticStore {
         guard from < to else { return 0 }
         let count = layout.count(of: partition)
         if overlay.mayHaveChanges(partition) {
-            if let counted = overlay.withChanges(of: partition, { changes -> Int? in
-                changes.map { $0.itemsBelow(to) - $0.itemsBelow(from) }
-            }) {
+            if let counted = overlay.withChanges(
+                of: partition,
+                { changes -> Int? in
+                    changes.map { $0.itemsBelow(to) - $0.itemsBelow(from) }
+                }
+            ) {
                 return counted
             }
         }
@@ -344,7 +454,12 @@ extension SyntheticStore {
             if remaining < count {
                 // The `remaining`-th item from the top of the run is the (count − 1 − remaining)-th from its floor.
                 return start
-                    + localKey(partition: partition, rank: count - 1 - remaining, after: floor - start, overlay: overlay)
+                    + localKey(
+                        partition: partition,
+                        rank: count - 1 - remaining,
+                        after: floor - start,
+                        overlay: overlay
+                    )
                     + 1
             }
             remaining -= count
@@ -357,9 +472,12 @@ extension SyntheticStore {
     private func localKey(partition: Int, rank: Int, after from: UInt64, overlay: WriteOverlay) -> UInt64 {
         let count = layout.count(of: partition)
         if overlay.mayHaveChanges(partition),
-            let key = overlay.withChanges(of: partition, { changes -> UInt64? in
-                changes.map { $0.key(ofItemAt: $0.itemsBelow(from) + rank) }
-            })
+            let key = overlay.withChanges(
+                of: partition,
+                { changes -> UInt64? in
+                    changes.map { $0.key(ofItemAt: $0.itemsBelow(from) + rank) }
+                }
+            )
         {
             return key
         }
@@ -375,7 +493,9 @@ extension SyntheticStore {
                 let partition = layout.partition(containingKey: next)
                 let start = layout.startKey(of: partition)
                 let end = min(high, layout.startKey(of: partition + 1))
-                if itemCount(partition: partition, from: next - start, to: end - start, overlay: overlay) > 0 { return true }
+                if itemCount(partition: partition, from: next - start, to: end - start, overlay: overlay) > 0 {
+                    return true
+                }
                 next = end
             }
             return false
@@ -385,7 +505,9 @@ extension SyntheticStore {
             let partition = layout.partition(containingKey: below - 1)
             let start = layout.startKey(of: partition)
             let floor = max(low, start)
-            if itemCount(partition: partition, from: floor - start, to: below - start, overlay: overlay) > 0 { return true }
+            if itemCount(partition: partition, from: floor - start, to: below - start, overlay: overlay) > 0 {
+                return true
+            }
             below = floor
         }
         return false
@@ -414,7 +536,13 @@ struct WriteScan {
     /// Evaluates one item (S2–S4): false when the page ends before it (exclusive budget) or
     /// with it (inclusive budget crossed).
     @inline(__always)
-    mutating func evaluate(_ item: Item, globalKey: UInt64, filter: Filter?, exclusive: Bool, sink: inout ItemSink)
+    mutating func evaluate(
+        _ item: Item,
+        globalKey: UInt64,
+        filter: Filter?,
+        exclusive: Bool,
+        sink: inout ItemSink
+    )
         -> Bool
     {
         if exclusive, scanned > 0, item.sizeBytes > budget &- bytes {

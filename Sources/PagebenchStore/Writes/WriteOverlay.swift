@@ -127,11 +127,14 @@ final class WriteOverlay: Sendable {
     /// the partition's changes and the version, and returns the change to publish, or nil
     /// when the write cannot land (nothing to delete, no free key): then no version is used.
     func commit(
-        _ state: inout WriterState, partition: Int, _ body: (inout PartitionChanges, UInt64) -> StoreChange?
+        _ state: inout WriterState,
+        partition: Int,
+        _ body: (inout PartitionChanges, UInt64) -> StoreChange?
     ) {
         let version = started.load(ordering: .relaxed) + 1
         let change = shards[partition % Self.shardCount].partitions.withLock { partitions -> StoreChange? in
-            var changes = partitions.removeValue(forKey: partition)
+            var changes =
+                partitions.removeValue(forKey: partition)
                 ?? PartitionChanges(baseCount: layout.count(of: partition))
             // The version is announced before the change becomes visible: a page that sees it
             // reads a `started` at least as large afterwards.
