@@ -17,19 +17,18 @@ Modes (argv[1]), how a refusal is said:
 
 Prints `listening on http://127.0.0.1:PORT` once it accepts connections; stops when stdin closes.
 """
-import base64
-import hashlib
-import hmac
-import json
-import socket
+import os
 import sys
-import threading
 from typing import List, Optional
 
 import strawberry
-import uvicorn
 from graphql import GraphQLError
 from strawberry.asgi import GraphQL
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "PagebenchTargetsTests", "Servers"))
+from local_server import serve_asgi  # noqa: E402  (the test servers' shared loop)
+
+import signed_tokens  # noqa: E402  (a neighbour of this script)
 
 MODE = sys.argv[1] if len(sys.argv) > 1 else "coded"
 ITEMS = 12
@@ -45,18 +44,11 @@ def refuse(message, code="BAD_USER_INPUT"):
 
 
 def sign(payload):
-    body = base64.urlsafe_b64encode(json.dumps(payload, sort_keys=True).encode()).decode().rstrip("=")
-    return body + "." + hmac.new(KEY, body.encode(), hashlib.sha256).hexdigest()[:16]
+    return signed_tokens.sign(payload, KEY)
 
 
 def unsign(token):
-    body, _, mac = token.partition(".")
-    if not hmac.compare_digest(hmac.new(KEY, body.encode(), hashlib.sha256).hexdigest()[:16], mac):
-        return None
-    try:
-        return json.loads(base64.urlsafe_b64decode(body + "=" * (-len(body) % 4)))
-    except ValueError:
-        return None
+    return signed_tokens.unsign(token, KEY)
 
 
 @strawberry.type
@@ -97,25 +89,7 @@ class Query:
 
 
 def main():
-    app = GraphQL(strawberry.Schema(query=Query))
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind(("127.0.0.1", 0))
-    port = sock.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False))
-
-    def announce():
-        while not server.started:
-            threading.Event().wait(0.02)
-        print(f"listening on http://127.0.0.1:{port}", flush=True)
-
-    def watch_stdin():
-        sys.stdin.read()
-        server.should_exit = True
-
-    threading.Thread(target=announce, daemon=True).start()
-    threading.Thread(target=watch_stdin, daemon=True).start()
-    server.run(sockets=[sock])
+    serve_asgi(GraphQL(strawberry.Schema(query=Query)))
 
 
 if __name__ == "__main__":

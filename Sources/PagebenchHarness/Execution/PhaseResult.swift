@@ -171,6 +171,37 @@ public struct PhaseResult: Sendable {
         self.shardDrains = shardDrains
     }
 
+    /// A phase that measured nothing: a shard without a pager, or a phase interrupted before
+    /// it began. It has every identifying field, so that shards of it still merge.
+    static func nothingMeasured(
+        scenario: Scenario,
+        concurrency: Int,
+        repetition: Int,
+        pageTiming: Bool,
+        shard: Shard,
+        pagers: Int,
+        shardDrains: Int? = nil
+    ) -> PhaseResult {
+        PhaseResult(
+            scenario: scenario,
+            concurrency: concurrency,
+            repetition: repetition,
+            pageTiming: pageTiming,
+            metrics: TaskMetrics(),
+            pagersReturned: 0,
+            measuredSeconds: 0,
+            cpu: CPUTime(userSeconds: 0, systemSeconds: 0),
+            allocations: 0,
+            peakAllocatedBytes: 0,
+            peakRSSBytes: 0,
+            timeSeries: [],
+            startedAt: Date(),
+            shard: shard,
+            pagers: pagers,
+            shardDrains: shardDrains
+        )
+    }
+
     /// Pages completed per second of the measured phase (or stage, ``completedInStage``).
     public var pagesPerSecond: Double {
         measuredSeconds > 0

@@ -100,20 +100,11 @@ public struct PhaseRunner<Source: PageSource>: Sendable where Source.Request == 
         }
         /// A phase that measured nothing (this shard has no pager, or it was interrupted first).
         func nothingMeasured(pagers: Int) -> PhaseResult {
-            PhaseResult(
+            .nothingMeasured(
                 scenario: scenario,
                 concurrency: concurrency,
                 repetition: repetition,
                 pageTiming: timing,
-                metrics: TaskMetrics(),
-                pagersReturned: 0,
-                measuredSeconds: 0,
-                cpu: CPUTime(userSeconds: 0, systemSeconds: 0),
-                allocations: 0,
-                peakAllocatedBytes: 0,
-                peakRSSBytes: 0,
-                timeSeries: [],
-                startedAt: Date(),
                 shard: shard,
                 pagers: pagers,
                 shardDrains: shardDrains

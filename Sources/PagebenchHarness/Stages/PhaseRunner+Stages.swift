@@ -31,20 +31,11 @@ extension PhaseRunner {
         guard poolSize > 0 else {
             // A shard without pagers measures nothing, but has every stage, so that it merges.
             return plan.stages.indices.map { index in
-                var result = PhaseResult(
+                var result = PhaseResult.nothingMeasured(
                     scenario: scenario,
                     concurrency: concurrency,
                     repetition: repetition,
                     pageTiming: timing,
-                    metrics: TaskMetrics(),
-                    pagersReturned: 0,
-                    measuredSeconds: 0,
-                    cpu: CPUTime(userSeconds: 0, systemSeconds: 0),
-                    allocations: 0,
-                    peakAllocatedBytes: 0,
-                    peakRSSBytes: 0,
-                    timeSeries: [],
-                    startedAt: Date(),
                     shard: shard,
                     pagers: 0
                 )

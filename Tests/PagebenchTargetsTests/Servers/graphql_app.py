@@ -12,15 +12,13 @@ Partition p holds 5*p + 3 items. Prints `listening on http://127.0.0.1:PORT` onc
 connections; stops when stdin closes or on SIGTERM.
 """
 import base64
-import socket
-import sys
-import threading
 from typing import Iterable, List, Optional
 
 import strawberry
-import uvicorn
 from strawberry import relay
 from strawberry.asgi import GraphQL
+
+from local_server import serve_asgi
 
 
 def count(partition: int) -> int:
@@ -72,27 +70,7 @@ class Query:
 
 
 def main():
-    schema = strawberry.Schema(query=Query)
-    app = GraphQL(schema)
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind(("127.0.0.1", 0))
-    port = sock.getsockname()[1]
-    config = uvicorn.Config(app, log_level="warning", access_log=False)
-    server = uvicorn.Server(config)
-
-    def announce():
-        while not server.started:
-            threading.Event().wait(0.02)
-        print(f"listening on http://127.0.0.1:{port}", flush=True)
-
-    def watch_stdin():
-        sys.stdin.read()
-        server.should_exit = True
-
-    threading.Thread(target=announce, daemon=True).start()
-    threading.Thread(target=watch_stdin, daemon=True).start()
-    server.run(sockets=[sock])
+    serve_asgi(GraphQL(strawberry.Schema(query=Query)))
 
 
 if __name__ == "__main__":

@@ -1,5 +1,6 @@
-"""What the test servers of this folder share (orders_api.py, misbehaving.py): a JSON handler
-on HTTP/1.1 and the loop that serves it on 127.0.0.1 until stdin closes.
+"""What the test servers share (orders_api.py, misbehaving.py, graphql_app.py and
+Tests/verify/graphql_api.py): a JSON handler on HTTP/1.1 and the loop that serves it on
+127.0.0.1 until stdin closes, and the same loop for an ASGI app under uvicorn.
 
 A server script run as `python3 Servers/NAME.py` imports this file as its neighbour."""
 import json
@@ -49,3 +50,28 @@ def serve(handler):
 
     threading.Thread(target=watch_stdin, daemon=True).start()
     server.serve_forever()
+
+
+def serve_asgi(app):
+    """Serves the ASGI `app` with uvicorn on 127.0.0.1 at a free port: prints `listening on
+    http://127.0.0.1:PORT` once it accepts connections, stops when stdin closes."""
+    import uvicorn  # only the GraphQL servers need it
+
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind(("127.0.0.1", 0))
+    port = sock.getsockname()[1]
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False))
+
+    def announce():
+        while not server.started:
+            threading.Event().wait(0.02)
+        print(f"listening on http://127.0.0.1:{port}", flush=True)
+
+    def watch_stdin():
+        sys.stdin.read()
+        server.should_exit = True
+
+    threading.Thread(target=announce, daemon=True).start()
+    threading.Thread(target=watch_stdin, daemon=True).start()
+    server.run(sockets=[sock])
