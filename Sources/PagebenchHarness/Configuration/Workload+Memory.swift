@@ -6,11 +6,10 @@ extension Workload {
     /// Memory one pager holds for the whole phase, above the process's base: its task and
     /// its async frames (most of it), its counts (``PagebenchMetrics/TaskMetrics``), its
     /// latency buffer (``LatencyBuffer``, 1 KiB), its live counters and its source's
-    /// wrappers. Measured with 10,000 and 100,000 pagers of the default (streaming) pager,
-    /// 19.3 KB a pager of peak RSS (results/crowd.md; 28.9 KB before its drain frame
-    /// shrank), rounded up with room for remote sources' wrappers; its latencies go to
-    /// histograms the phase shares (``SharedLatencies``), not to histograms of its own
-    /// (412 KiB a pager before issue 38).
+    /// wrappers: the peak RSS a pager of the default (streaming) pager measured with 10,000
+    /// and 100,000 pagers (results/crowd.md), rounded up with room for remote sources'
+    /// wrappers. Its latencies go to histograms the phase shares (``SharedLatencies``), not
+    /// to histograms of its own.
     public static var bytesPerPager: Int { 32 << 10 }
 
     /// Memory of a process before its pagers and histograms: code, the store's tables,

@@ -99,9 +99,8 @@ final class DrainRunner<Source: PageSource>: Sendable where Source.Request == Pa
     /// This and the functions of each pager kind, and the pager task's loop and probe, are
     /// never inlined into their callers: an async function's frame holds every local of
     /// every branch inlined into it, and is held for as long as the task is suspended in
-    /// it. Inlined, the five kinds and the probe made a pager's frames 40 KiB (issue 38:
-    /// 14 KiB and 20 KiB task-allocator slabs per pager, jemalloc's heap profile); each
-    /// call allocates only its own frame now, once per drain, not per page.
+    /// it (what inlining cost a pager is in results/crowd.md); each call allocates only its
+    /// own frame, once per drain, not per page.
     @inline(never)
     func run(_ plan: DrainPlan, into metrics: inout TaskMetrics, pacing: inout Pacing) async -> DrainResult {
         // Only this drain's pages are published from here: `metrics` may hold others' already.
@@ -495,8 +494,8 @@ final class DrainRunner<Source: PageSource>: Sendable where Source.Request == Pa
 
 /// A runner's source by reference, for the streaming pager's ``PageStream``: the stream, its
 /// iterator and their copies across the drain's suspension points then hold 8 bytes, not the
-/// source (over a kilobyte). Held by value, they made the streaming drain's async frame
-/// 14 KB, kept by every suspended pager for its life (issue 38).
+/// source (over a kilobyte), which every suspended pager would keep in its drain's async
+/// frame for its life (the frame sizes are in results/crowd.md).
 struct RunnerSource<Base: PageSource>: PageSource where Base.Request == PageRequest, Base.Response == Page {
     let runner: DrainRunner<Base>
 

@@ -24,8 +24,8 @@ enum LatencyKind: UInt64, CaseIterable, Sendable {
 /// Folding is exact: every sample lands in the same bucket of the same kind of histogram as
 /// if the pager had recorded it into a histogram of its own, merged at the end (the merge of
 /// HdrHistograms adds counts bucket by bucket), so the phase's merged histograms, and every
-/// percentile, are what one histogram per pager gave (issue 38: per-pager histograms held
-/// 412 KiB a pager).
+/// percentile, are what one histogram per pager gave, at a small part of its memory
+/// (results/crowd.md).
 struct LatencyBuffer: Sendable {
     /// Samples held before a fold: 1 KiB a pager; a fold every 128 pages.
     static var capacity: Int { 128 }
