@@ -25,8 +25,8 @@ public struct RetryPolicy: Sendable {
     /// Waits for the given duration; injected so tests control time. Must honour cancellation.
     public var sleep: @Sendable (Duration) async throws -> Void
     /// Which source errors are worth retrying. The default is the page contract's one rule,
-    /// ``PagebenchPage/PageError/isRetryable(_:)``: an error that is a
-    /// ``PagebenchPage/PageFailure`` (``PagebenchPage/PageError``, the synthetic store's
+    /// `PageError.isRetryable(_:)` (PagebenchPage): an error that is a
+    /// `PageFailure` (`PageError`, the synthetic store's
     /// `StoreError`, a served store's or a real target's errors, or a source's own error that
     /// conforms) of a throttled or transient kind. Pass a classifier only for a source whose
     /// error type cannot conform.
