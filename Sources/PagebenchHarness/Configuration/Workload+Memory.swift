@@ -5,7 +5,7 @@ import PagebenchProcessStats
 extension Workload {
     /// Memory one pager holds for the whole phase, above the process's base: its task and
     /// its async frames (most of it), its counts (``PagebenchMetrics/TaskMetrics``), its
-    /// latency buffer (``LatencyBuffer``, 1 KiB), its live counters and its source's
+    /// latency buffer (``LatencyBuffer``, 768 bytes), its live counters and its source's
     /// wrappers: the peak RSS a pager of the default (streaming) pager measured with 10,000
     /// and 100,000 pagers (results/crowd.md), rounded up with room for remote sources'
     /// wrappers. Its latencies go to histograms the phase shares (``SharedLatencies``), not

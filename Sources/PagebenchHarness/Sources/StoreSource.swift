@@ -56,12 +56,34 @@ public struct StoreSource: PageSource {
 /// In a phase with a store of its own (``PhaseRunner/Options/phaseStore``: writes, injected
 /// failures), the pager's ``ConsistencyTracker`` serves the requests from it instead of
 /// `base`, and under writes counts the drains' duplicates and skips (S25).
+///
+/// The base source is the phase's, shared by its pagers by reference (``SharedSource``): held
+/// by value, the synthetic store's 547 bytes (and a second store for writes) were copied
+/// into every pager's runner, over a kilobyte a pager in a crowd (issue 38).
 struct ObservedSource<Base: PageSource>: PageSource where Base.Request == PageRequest, Base.Response == Page {
-    let base: Base
+    let shared: SharedSource<Base>
     let failures: FailureLog
     var consistency: ConsistencyTracker? = nil
-    /// The phase's store under writes, for the watching pager (`apollo-watch`, P16).
-    var writesStore: SyntheticStore? = nil
+
+    init(shared: SharedSource<Base>, failures: FailureLog) {
+        self.shared = shared
+        self.failures = failures
+    }
+
+    /// A pager's view of `base` alone (tests, one-pager uses).
+    init(base: Base, failures: FailureLog) {
+        self.init(shared: SharedSource(base), failures: failures)
+    }
+
+    @inlinable
+    var base: Base { shared.base }
+
+    /// The phase's store under writes, for the watching pager (`apollo-watch`, P16): the
+    /// store the consistency tracker serves from, when it has writes.
+    var writesStore: SyntheticStore? {
+        guard let store = consistency?.store, store.hasWrites else { return nil }
+        return store
+    }
 
     @inlinable
     func fetch(_ request: PageRequest) async throws -> Page {
@@ -110,5 +132,14 @@ final class FailureLog: Sendable {
             defer { value = nil }
             return value
         }
+    }
+}
+
+/// A phase's page source, held once and shared by reference by its pagers' ``ObservedSource``s.
+final class SharedSource<Base: PageSource>: Sendable {
+    let base: Base
+
+    init(_ base: Base) {
+        self.base = base
     }
 }
