@@ -352,7 +352,6 @@ public struct PhaseRunner<Source: PageSource>: Sendable where Source.Request == 
             end: PhaseControl.End(deadline: deadline, cancelsAtEnd: cancelAtEnd, interruption: interruption)
         )
 
-        let sharedSource = SharedSource(source)
         let (metrics, returned, interrupted, instructions) = await withTaskGroup(of: PhaseChild.self) { group in
             // The pagers in groups of `pagersPerGroup`, each a child task of this group with a
             // group of its own: a task group finds a finished child in a list of its children
@@ -366,7 +365,7 @@ public struct PhaseRunner<Source: PageSource>: Sendable where Source.Request == 
                     let counted = CountsSum()
                     await withTaskGroup(of: Void.self) { pagers in
                         for slot in pagerSlots {
-                            var observed = ObservedSource(shared: sharedSource, failures: FailureLog())
+                            var observed = ObservedSource(base: source, failures: FailureLog())
                             if let phaseStore {
                                 // Every request goes to the phase's store. Watching drains re-fetch their
                                 // pages: S25 counts complete drains only.

@@ -57,26 +57,18 @@ public struct StoreSource: PageSource {
 /// failures), the pager's ``ConsistencyTracker`` serves the requests from it instead of
 /// `base`, and under writes counts the drains' duplicates and skips (S25).
 ///
-/// The base source is the phase's, shared by its pagers by reference (``SharedSource``): held
-/// by value, the synthetic store's 547 bytes (and a second store for writes) were copied
-/// into every pager's runner, over a kilobyte a pager in a crowd (issue 38).
+/// The base is held by value: the per-page path calls it at an address in its drain's frame.
+/// Held in a shared object instead, each call copied it (547 bytes for the synthetic store)
+/// out of that object first: 88 instructions a page (callgrind, issue 38).
 struct ObservedSource<Base: PageSource>: PageSource where Base.Request == PageRequest, Base.Response == Page {
-    let shared: SharedSource<Base>
+    let base: Base
     let failures: FailureLog
     var consistency: ConsistencyTracker? = nil
 
-    init(shared: SharedSource<Base>, failures: FailureLog) {
-        self.shared = shared
+    init(base: Base, failures: FailureLog) {
+        self.base = base
         self.failures = failures
     }
-
-    /// A pager's view of `base` alone (tests, one-pager uses).
-    init(base: Base, failures: FailureLog) {
-        self.init(shared: SharedSource(base), failures: failures)
-    }
-
-    @inlinable
-    var base: Base { shared.base }
 
     /// The phase's store under writes, for the watching pager (`apollo-watch`, P16): the
     /// store the consistency tracker serves from, when it has writes.
@@ -132,14 +124,5 @@ final class FailureLog: Sendable {
             defer { value = nil }
             return value
         }
-    }
-}
-
-/// A phase's page source, held once and shared by reference by its pagers' ``ObservedSource``s.
-final class SharedSource<Base: PageSource>: Sendable {
-    let base: Base
-
-    init(_ base: Base) {
-        self.base = base
     }
 }

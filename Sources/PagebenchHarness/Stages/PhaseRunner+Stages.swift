@@ -209,7 +209,6 @@ extension PhaseRunner {
         )
         let interruption = options.interruption
 
-        let sharedSource = SharedSource(source)
         return await withTaskGroup(of: StagedChild.self) { group in
             // The pool's pagers in groups of `pagersPerGroup`, each a child task of this group
             // with a group of its own, as a phase's (``runPhase``): a task group finds a
@@ -222,7 +221,7 @@ extension PhaseRunner {
                         for index in groupSlots {
                             let failures = FailureLog()
                             let executor = DrainRunner(
-                                source: ObservedSource(shared: sharedSource, failures: failures),
+                                source: ObservedSource(base: source, failures: failures),
                                 kind: workload.pager,
                                 retryPolicy: retryPolicy,
                                 timing: timing,
