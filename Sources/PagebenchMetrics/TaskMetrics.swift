@@ -84,7 +84,7 @@ public struct TaskMetrics: Sendable, Equatable, Codable {
     /// the phase: its pages leave the counts of ended drains for ``cutOff``.
     public mutating func recordCutOff(since before: PageCounts) {
         cutOffDrains += 1
-        cutOff.add(counts.subtracting(before))
+        cutOff.add(counts.since(before))
         counts = before
     }
 
@@ -246,7 +246,7 @@ public struct PageCounts: Sendable, Hashable, Codable {
     }
 
     /// These counts less `earlier` ones of the same pages (what was counted since).
-    public func subtracting(_ earlier: PageCounts) -> PageCounts {
+    public func since(_ earlier: PageCounts) -> PageCounts {
         PageCounts(
             pages: pages - earlier.pages,
             items: items - earlier.items,
