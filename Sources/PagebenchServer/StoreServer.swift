@@ -64,6 +64,8 @@ package struct StoreServer: Sendable {
     /// Live request counters.
     package let statistics: ServerStatistics
     let closeMonitor = ConnectionCloseMonitor()
+    /// The `Date` header of every response.
+    let dates = HTTPDateCache()
     /// Whether the store has a service time worth abandoning when a client leaves.
     private let watchesConnections: Bool
     /// Protocol front ends' routes, added after the REST routes (see ``StoreRouteRegistration``).
@@ -139,11 +141,18 @@ package struct StoreServer: Sendable {
         )
     }
 
-    /// HTTP/1.1 with the handlers that notice clients leaving and answer unparsable requests
-    /// with the JSON error body, and the idle timeout.
+    /// HTTP/1.1 with the handlers that notice clients leaving, answer unparsable requests
+    /// with the JSON error body and answer `/health` on the event loop (``HealthResponder``),
+    /// and the idle timeout.
     var http1Configuration: HTTP1Channel.Configuration {
-        .init(
-            additionalChannelHandlers: [closeMonitor.makeHandler(), ParseErrorResponder()],
+        let health = healthBody()
+        let serverName = serverName
+        let dates = dates
+        return .init(
+            additionalChannelHandlers: [
+                closeMonitor.makeHandler(), ParseErrorResponder(),
+                HealthResponder(body: health, serverName: serverName, dates: dates),
+            ],
             idleTimeout: configuration.idleTimeout.map { TimeAmount($0) }
         )
     }
@@ -168,7 +177,7 @@ package struct StoreServer: Sendable {
         quiet.logLevel = .warning
         let router = buildRouter()
         let serverName = serverName
-        let dates = HTTPDateCache()
+        let dates = dates
         let childChannel = server.make { request, writer, channel in
             var response = await router.respond(to: request, context: StoreRequestContext(channel: channel))
             response.headers[.date] = dates.now()

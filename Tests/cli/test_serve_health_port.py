@@ -100,3 +100,61 @@ def test_sigterm_lets_the_request_in_flight_finish_then_closes_both_ports():
     finally:
         if served.process.poll() is None:
             served.process.kill()
+
+
+def read_responses(connection, count):
+    """`count` whole responses (each with Content-Length) from `connection`: (status line,
+    headers by lower-case name, body)."""
+    buffer, responses = b"", []
+    while len(responses) < count:
+        while b"\r\n\r\n" not in buffer:
+            chunk = connection.recv(65536)
+            assert chunk, f"the connection closed after {len(responses)} responses"
+            buffer += chunk
+        head, _, buffer = buffer.partition(b"\r\n\r\n")
+        lines = head.decode().split("\r\n")
+        headers = {k.strip().lower(): v.strip() for k, v in (line.split(":", 1) for line in lines[1:])}
+        length = 0 if lines[0].startswith("HEAD") else int(headers.get("content-length", "0"))
+        while len(buffer) < length:
+            chunk = connection.recv(65536)
+            assert chunk, "the connection closed inside a body"
+            buffer += chunk
+        responses.append((lines[0], headers, buffer[:length]))
+        buffer = buffer[length:]
+    return responses
+
+
+def test_w8_health_on_the_store_port_answers_in_request_order():
+    """The store's port answers /health itself (HealthResponder, on the event loop): pipelined
+    between two page requests on one keep-alive connection, each answer comes in its request's
+    order, the HEAD without a body; `Connection: close` closes after the answer."""
+    served = ServedStore()
+    try:
+        with urllib.request.urlopen(served.endpoint + "/partitions/0/items?limit=2", timeout=30) as answer:
+            page = answer.read()
+        with urllib.request.urlopen(served.endpoint + "/health", timeout=30) as answer:
+            health = answer.read()
+        host, port = served.endpoint[len("http://"):].split(":")
+        with socket.create_connection((host, int(port)), timeout=30) as connection:
+            connection.sendall(b"GET /partitions/0/items?limit=2 HTTP/1.1\r\nHost: x\r\n\r\n"
+                               b"GET /health HTTP/1.1\r\nHost: x\r\n\r\n"
+                               b"GET /partitions/0/items?limit=2 HTTP/1.1\r\nHost: x\r\n\r\n"
+                               b"GET /health HTTP/1.1\r\nHost: x\r\n\r\n")
+            answers = read_responses(connection, 4)
+            assert [a[2] for a in answers] == [page, health, page, health]
+            assert all(a[0] == "HTTP/1.1 200 OK" for a in answers)
+            assert all(a[1]["content-type"] == "application/json" and "date" in a[1] for a in answers)
+        with socket.create_connection((host, int(port)), timeout=30) as connection:
+            connection.sendall(b"HEAD /health HTTP/1.1\r\nHost: x\r\n\r\n"
+                               b"GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+            buffer = b""
+            while chunk := connection.recv(65536):
+                buffer += chunk
+            first, _, rest = buffer.partition(b"\r\n\r\n")
+            assert first.startswith(b"HTTP/1.1 200"), buffer
+            assert f"content-length: {len(health)}".encode() in first.lower()
+            assert rest.startswith(b"HTTP/1.1 200"), buffer
+            assert rest.endswith(health)
+            assert b"connection: close" in rest.lower()
+    finally:
+        served.stop()
