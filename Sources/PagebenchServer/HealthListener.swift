@@ -8,13 +8,13 @@ import ServiceLifecycle
 /// event loop thread of its own, as an admin port is (Envoy's admin listener, a Kubernetes
 /// probe port).
 ///
-/// The store's listener answers every request from a task on the shared cooperative pool,
-/// behind every request already queued there, and accepts connections from the same pool; a
-/// connection to it waits in its accept queue with the crowd's. With 10,000 busy connections
-/// that queue held a /health probe for up to 5 s, and one probe of 12 failed (issue 38,
-/// results/crowd.md). Here the answer is written by a channel handler on this listener's own
-/// thread from a body built once: no task, no router, no shared queue, no other listener's
-/// backlog. The body is the store listener's `/health` body, byte for byte.
+/// On the store's port a `/health` request waits for the crowd's round: the same event loops
+/// and cooperative pool serve every connection, and with 10,000 busy connections on 2 cores it
+/// was answered after 0.57–1.03 s at the median, 2.7 s at most (issue 38, results/crowd.md).
+/// Here the answer is written by a channel handler on this listener's own thread from a body
+/// built once: no task, no router, no shared queue, no other listener's backlog; in the same
+/// runs 511 probes of 511 were answered, in 25.5 ms at most. The body is the store listener's
+/// `/health` body, byte for byte.
 package struct HealthListener: Service, Sendable {
     /// The bound port (the one asked for, or the one the kernel picked for 0).
     package let port: Int

@@ -5,10 +5,13 @@ import NIOHTTPTypes
 /// Answers `GET /health` and `HEAD /health` on the store's port from the connection's event
 /// loop, as soon as the request has been read, when no other request of the connection is
 /// in progress (so answers stay in request order): no task, no router, no turn on the
-/// cooperative pool behind every other connection's request (W8). With 10,000 busy
-/// connections a `/health` answered by the router waited its turn behind theirs, 0.87–0.96 s
-/// at the median and 2.7 s at most (results/crowd.md). Every other request, and a `/health`
+/// cooperative pool, which slow requests can hold (W8). Every other request, and a `/health`
 /// that follows a request still in progress, passes on to the router, which answers the same.
+///
+/// It does not make `/health` prompt under every load: with 10,000 busy connections on 2 cores
+/// the event loops are as busy as the pool, and the answer waits for their round (0.57–1.03 s
+/// at the median, against 0.87–0.96 s from the router; results/crowd.md). Probes that must not
+/// wait behind the load ask ``HealthListener`` (`serve --health-port`).
 ///
 /// Sits after the HTTP codec and ``RequestFraming`` (which marks a connection's last request
 /// with `connection: close`); the answer closes such a connection once written.
