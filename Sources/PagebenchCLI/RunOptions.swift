@@ -133,7 +133,11 @@ package struct RunOptions: ParsableCommand, Sendable {
         }
         do {
             // Each process of the run holds its share of the pagers' histograms (issue 24).
-            try scenario.workload.checkMemory(processes: processes)
+            // Against a target each pager has a connection of its own.
+            try scenario.workload.checkMemory(
+                processes: processes,
+                remote: flags.target != nil || flags.targetFile != nil
+            )
         } catch {
             throw .usage("scenario '\(scenario.name)': " + error.message)
         }

@@ -6,7 +6,7 @@ import Testing
 @testable import PagebenchHarness
 
 /// Issue 38: pagers no longer own two histograms each (412 KiB a pager); they keep up to
-/// 128 samples and fold them into a few histograms the phase shares. H13: the merged
+/// 92 samples and fold them into a few histograms the phase shares. H13: the merged
 /// histograms, and so every percentile, are exactly what one histogram per pager merged at
 /// the end gave.
 @Suite struct SharedLatenciesTests {

@@ -105,7 +105,7 @@ def memory_cgroup(limit_bytes):
 
 
 def test_memory_bounds_state_the_limit_and_why():
-    # Issue 38: a pager costs about 32 KiB (issue 24: 0.4 MiB of its own histograms, and
+    # Issue 38: a pager costs about 16 KiB (issue 24: 0.4 MiB of its own histograms, and
     # --concurrency 20000 passed 6 GB); 100,000 pagers fit this machine's memory.
     assert run("run", "--concurrency", "100000", "--print-scenarios").returncode == 0
     result = run("run", "--stages", ",".join(["1ms:1"] * 1001), "--print-scenarios")
@@ -115,7 +115,7 @@ def test_memory_bounds_state_the_limit_and_why():
 
 def test_a_crowd_beyond_the_cgroups_memory_is_refused_saying_how_many_pagers_fit():
     # A container's memory limit is what its processes can hold: in a cgroup of 512 MiB,
-    # 100,000 pagers (about 3.1 GiB) are refused up front, with the figures.
+    # 100,000 pagers (about 1.6 GiB) are refused up front, with the figures.
     path, reason = memory_cgroup(512 << 20)
     if path is None:
         pytest.skip(reason)

@@ -68,7 +68,7 @@ public struct DrainPlanner: Sendable {
     /// The plan of drain `index` of the measured phase (or of the warm-up, whose drains
     /// draw from a stream of their own so that the measured drains are the same with or
     /// without warm-up).
-    @inline(never)  // Kept out of the pager task's async frame (issue 38: ``PagerTask/run(metrics:)``).
+    @inline(never)  // Kept out of the pager task's async frame (issue 38: ``PagerTask/run(_:)``).
     public func plan(_ index: Int, warmup: Bool = false) -> DrainPlan {
         var random = SplitMix64(
             seed: seed,

@@ -238,7 +238,7 @@ final class PoolSlot: Sendable {
     /// Before a drain: its stage is `claimed` (an open-loop arrival's) or the stage clock's;
     /// if that is not the stage `metrics` and `latencies` belong to, they go to their stage
     /// and start afresh. Either way `latencies` then fold into the drain's stage.
-    @inline(never)  // Kept out of the pager task's async frame (issue 38: ``PagerTask/run(metrics:)``).
+    @inline(never)  // Kept out of the pager task's async frame (issue 38: ``PagerTask/run(_:)``).
     func enter(stage claimed: Int?, metrics: inout TaskMetrics, latencies: inout LatencyBuffer) {
         let stage = claimed ?? pool.currentStage.load(ordering: .acquiring)
         let current = metricsStage.load(ordering: .relaxed)
@@ -252,7 +252,7 @@ final class PoolSlot: Sendable {
 
     /// Hands what the pager counted to its stage and starts afresh (when the pager parks,
     /// moves to a later stage, or returns).
-    @inline(never)  // Kept out of the pager task's async frame (issue 38: ``PagerTask/run(metrics:)``).
+    @inline(never)  // Kept out of the pager task's async frame (issue 38: ``PagerTask/run(_:)``).
     func flush(_ metrics: inout TaskMetrics) {
         let stage = metricsStage.load(ordering: .relaxed)
         guard stage >= 0 else { return }

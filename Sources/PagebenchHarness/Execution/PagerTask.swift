@@ -91,97 +91,199 @@ struct PagerTask<Source: PageSource>: Sendable where Source.Request == PageReque
         }
     }
 
-    /// Runs drains until the phase has no more, recording into `metrics` (prepared by the
-    /// caller, outside the measured time) and returning them.
-    @inline(never)  // Its own async frame: see ``DrainRunner/run(_:into:pacing:)``.
-    func run(metrics initial: consuming TaskMetrics) async -> TaskMetrics {
-        var metrics = initial
-        var pacing = Pacing(timeSeries: timeSeries, latencySink: latencySink)
+    /// What one pager keeps from drain to drain: its counts, its pacing and what it expects
+    /// of its drains, on the heap, once a pager. Held in ``run(_:)``'s async frame (which
+    /// every suspended pager keeps for its life), the 912-byte counts and the copies Swift
+    /// makes of them across the loop's suspension points made that frame 11,152 bytes, most of
+    /// a pager's memory (issue 38, results/crowd.md); a reference costs 8. Owned by its
+    /// pager's task alone: not `Sendable`.
+    final class State {
+        var metrics: TaskMetrics
+        var pacing: Pacing
         var estimate = DrainEstimate()
-        // Open loop (H8): when this pager's last drain ended (nil before its first).
-        var freeSince: UInt64?
-        while !Task.isCancelled, slot?.isAdmitted != false, let claim = control.claim(pagerFreeSince: freeSince) {
-            slot?.enter(stage: claim.stage, metrics: &metrics, latencies: &pacing.latencies)
+        /// Open loop (H8): when this pager's last drain ended (nil before its first).
+        var freeSince: UInt64? {
+            get { lastEnded == 0 ? nil : lastEnded }
+            set { lastEnded = newValue ?? 0 }
+        }
+        /// ``freeSince``, 0 for none: an optional's flag byte took the object past 1,280
+        /// bytes, the allocator's size class, into the next (1,536).
+        private var lastEnded: UInt64 = 0
+        /// The page counts before the drain under way: what a cut-off moves apart (H14).
+        var countsBefore = PageCounts()
+
+        init(metrics: consuming TaskMetrics, pacing: consuming Pacing) {
+            self.metrics = metrics
+            self.pacing = pacing
+        }
+    }
+
+    /// A pager's state, its counts starting at `metrics` (prepared by the caller, outside
+    /// the measured time).
+    @inline(never)
+    func makeState() -> State {
+        // Not a default argument: that is evaluated in the caller, whose async frame then
+        // held a 912-byte `TaskMetrics` for the pager's life.
+        makeState(metrics: TaskMetrics())
+    }
+
+    @inline(never)
+    func makeState(metrics: consuming TaskMetrics) -> State {
+        State(metrics: metrics, pacing: Pacing(timeSeries: timeSeries, latencySink: latencySink))
+    }
+
+    /// Runs drains until the phase has no more, recording into `state`.
+    ///
+    /// Its frame holds the claim, the plan and a reference to the pager's ``State``; what a
+    /// drain's start and end do to the counts is synchronous and never inlined here (its
+    /// temporaries then live on the thread's stack, not in the frame every suspended pager
+    /// holds).
+    @inline(never)  // Its own async frame: see ``DrainRunner/run(_:into:pacing:)``.
+    func run(_ state: State) async {
+        while let claim = nextClaim(state) {
             if let intended = claim.intendedStart, MonotonicTime.nanoseconds() < intended {
                 // Waiting for its next drain: what it counted is not left unpublished meanwhile.
-                if pacing.countsUnpublished { publishCounts(metrics, &pacing, at: MonotonicTime.nanoseconds()) }
+                if state.pacing.countsUnpublished { publishCounts(state, at: MonotonicTime.nanoseconds()) }
                 do { try await MonotonicTime.sleep(until: intended) } catch { break }
                 // Woken after the phase ended (a crowd's timers wake late): no drain starts.
                 if control.endVerdict(now: MonotonicTime.nanoseconds()) == .cancel { break }
             }
             let plan = control.planner.plan(claim.index, warmup: control.isWarmup)
-            let started = MonotonicTime.nanoseconds()
-            if let intended = claim.intendedStart {
-                switch OpenLoopStart(intended: intended, slotWasFree: claim.slotWasFree, started: started) {
-                case .onTime: break
-                case .missed: metrics.missedStarts += 1
-                case .late: metrics.lateStarts += 1
-                }
-            }
+            let started = began(claim, state)
             var result: DrainResult
             var probeLatency: UInt64?
-            let countsBefore = metrics.pageCounts
             if plan.isCancelled {
-                let byPages = estimate.cancelsByPages(kind: executor.kind)
-                let probed = await probe(
-                    plan,
-                    cancelAfterNanoseconds: UInt64(plan.cancelPoint * estimate.nanoseconds),
-                    orPages: byPages ? max(1, Int(plan.cancelPoint * estimate.pages)) : nil,
-                    pacing: &pacing
-                )
-                result = probed.result
-                probeLatency = probed.cancelLatency
-                control.probesArmed.add(1, ordering: .relaxed)
-                if !byPages { estimate.timedProbe(cancelled: probeLatency != nil) }
-                if probeLatency != nil {
-                    control.probesCancelled.add(1, ordering: .relaxed)
-                    estimate.outlived(point: plan.cancelPoint, byPages: byPages)
-                }
-                metrics.addPageCounts(probed.metrics)
+                (result, probeLatency) = await probed(plan, state)
             } else {
-                result = await executor.run(plan, into: &metrics, pacing: &pacing)
+                result = await executor.run(plan, into: &state.metrics, pacing: &state.pacing)
             }
-            let ended = MonotonicTime.nanoseconds()
-            if !plan.isCancelled, result.ending == .finished, control.endVerdict(now: ended) == .cancel {
-                // Still running when the phase's time was up (or the run was interrupted), and
-                // ended before a checkpoint saw it: cut off, like the drains a checkpoint cancels (H14).
-                result.ending = .cancelled
-            }
-            record(
-                result,
-                claim: claim,
-                started: started,
-                ended: ended,
-                probeLatency: probeLatency,
-                countsBefore: countsBefore,
-                metrics: &metrics,
-                latencies: &pacing.latencies,
-                estimate: &estimate
-            )
-            executor.progress.publishDrain(finished: result.ending == .finished)
-            if ended &- pacing.countsPublishedAt >= Pacing.countsPublishNanoseconds {
-                publishCounts(metrics, &pacing, at: ended)
-            } else {
-                pacing.countsUnpublished = true
-            }
-            freeSince = ended
+            ended(&result, plan: plan, claim: claim, started: started, probeLatency: probeLatency, state)
         }
-        publishCounts(metrics, &pacing, at: MonotonicTime.nanoseconds())
-        executor.flushIntervalSamples(&pacing)
-        pacing.latencies.flush()
-        return metrics
+        finish(state)
+    }
+
+    /// One admission of a staged pager (``slot``): runs drains from the counts `carried`
+    /// holds, then counts them in their stage (``PoolSlot/flush(_:)``) and hands them back.
+    /// `carried` crosses into the child task that a ramp-down can cancel.
+    @inline(never)
+    func run(carrying carried: Handoff<TaskMetrics>) async {
+        let state = makeState(carrying: carried)
+        await run(state)
+        handOver(state, to: carried)
+    }
+
+    @inline(never)
+    private func makeState(carrying carried: Handoff<TaskMetrics>) -> State {
+        makeState(metrics: carried.take() ?? TaskMetrics())
+    }
+
+    @inline(never)
+    private func handOver(_ state: State, to carried: Handoff<TaskMetrics>) {
+        slot?.flush(&state.metrics)
+        carried.put(state.metrics)
+    }
+
+    /// The next drain this pager runs, if any: the phase's claim, counted in the stage it
+    /// starts in.
+    @inline(never)
+    private func nextClaim(_ state: State) -> PhaseControl.Claim? {
+        guard !Task.isCancelled, slot?.isAdmitted != false, let claim = control.claim(pagerFreeSince: state.freeSince)
+        else { return nil }
+        slot?.enter(stage: claim.stage, metrics: &state.metrics, latencies: &state.pacing.latencies)
+        return claim
+    }
+
+    /// A drain begins: its start against the intended one (open loop, H8) and the counts a
+    /// cut-off would take back. Returns the start instant.
+    @inline(never)
+    private func began(_ claim: PhaseControl.Claim, _ state: State) -> UInt64 {
+        let started = MonotonicTime.nanoseconds()
+        if let intended = claim.intendedStart {
+            switch OpenLoopStart(intended: intended, slotWasFree: claim.slotWasFree, started: started) {
+            case .onTime: break
+            case .missed: state.metrics.missedStarts += 1
+            case .late: state.metrics.lateStarts += 1
+            }
+        }
+        state.countsBefore = state.metrics.pageCounts
+        return started
+    }
+
+    /// A probed drain (H2), by page count or by a timer as the pager's estimate says; returns
+    /// how it ended and its cancellation latency (nil: it ended before the probe fired).
+    @inline(never)
+    private func probed(_ plan: DrainPlan, _ state: State) async -> (DrainResult, UInt64?) {
+        let byPages = state.estimate.cancelsByPages(kind: executor.kind)
+        let probed = await probe(
+            plan,
+            cancelAfterNanoseconds: UInt64(plan.cancelPoint * state.estimate.nanoseconds),
+            orPages: byPages ? max(1, Int(plan.cancelPoint * state.estimate.pages)) : nil,
+            pacing: &state.pacing
+        )
+        control.probesArmed.add(1, ordering: .relaxed)
+        if !byPages { state.estimate.timedProbe(cancelled: probed.cancelLatency != nil) }
+        if probed.cancelLatency != nil {
+            control.probesCancelled.add(1, ordering: .relaxed)
+            state.estimate.outlived(point: plan.cancelPoint, byPages: byPages)
+        }
+        state.metrics.addPageCounts(probed.metrics)
+        return (probed.result, probed.cancelLatency)
+    }
+
+    /// A drain ended: cut off if the phase's end came first, counted, published.
+    @inline(never)
+    private func ended(
+        _ result: inout DrainResult,
+        plan: DrainPlan,
+        claim: PhaseControl.Claim,
+        started: UInt64,
+        probeLatency: UInt64?,
+        _ state: State
+    ) {
+        let ended = MonotonicTime.nanoseconds()
+        if !plan.isCancelled, result.ending == .finished, control.endVerdict(now: ended) == .cancel {
+            // Still running when the phase's time was up (or the run was interrupted), and
+            // ended before a checkpoint saw it: cut off, like the drains a checkpoint cancels (H14).
+            result.ending = .cancelled
+        }
+        record(
+            result,
+            claim: claim,
+            started: started,
+            ended: ended,
+            probeLatency: probeLatency,
+            countsBefore: state.countsBefore,
+            metrics: &state.metrics,
+            latencies: &state.pacing.latencies,
+            estimate: &state.estimate
+        )
+        executor.progress.publishDrain(finished: result.ending == .finished)
+        if ended &- state.pacing.countsPublishedAt >= Pacing.countsPublishNanoseconds {
+            publishCounts(state, at: ended)
+        } else {
+            state.pacing.countsUnpublished = true
+        }
+        state.freeSince = ended
+    }
+
+    /// The pager's last drain ended: its counts published, its latencies folded.
+    @inline(never)
+    private func finish(_ state: State) {
+        publishCounts(state, at: MonotonicTime.nanoseconds())
+        executor.flushIntervalSamples(&state.pacing)
+        state.pacing.latencies.flush()
     }
 
     /// Publishes what this pager's ended drains counted (``PagerTaskProgress/counts``).
     @inline(never)
-    private func publishCounts(_ metrics: borrowing TaskMetrics, _ pacing: inout Pacing, at now: UInt64) {
-        executor.progress.publish(LiveCounts(metrics, throttles: executor.source.failures.throttles))
-        pacing.countsPublishedAt = now
-        pacing.countsUnpublished = false
+    private func publishCounts(_ state: State, at now: UInt64) {
+        executor.progress.publish(LiveCounts(state.metrics, throttles: executor.source.failures.throttles))
+        state.pacing.countsPublishedAt = now
+        state.pacing.countsUnpublished = false
     }
 
     /// Counts how a drain ended and keeps its latencies. Synchronous and never inlined into
-    /// ``run(metrics:)``: its temporaries then live on the thread's stack, not in the async
+    /// ``run(_:)``: its temporaries then live on the thread's stack, not in the async
     /// frame every suspended pager holds (issue 38).
     @inline(never)
     private func record(

@@ -116,7 +116,7 @@ final class PhaseControl: Sendable {
     ///
     /// - Parameter pagerFreeSince: when the claiming pager's previous drain ended (monotonic
     ///   nanoseconds); nil for its first claim of the phase (it has been free since the start).
-    @inline(never)  // Kept out of the pager task's async frame (issue 38: ``PagerTask/run(metrics:)``).
+    @inline(never)  // Kept out of the pager task's async frame (issue 38: ``PagerTask/run(_:)``).
     func claim(pagerFreeSince: UInt64? = nil) -> Claim? {
         if end != nil, endVerdict(now: MonotonicTime.nanoseconds()) != .goOn { return nil }
         let isOpen: Bool

@@ -360,7 +360,10 @@ public struct PhaseRunner<Source: PageSource>: Sendable where Source.Request == 
             for first in stride(from: 0, to: concurrency, by: Self.pagersPerGroup) {
                 let pagerSlots = first..<min(first + Self.pagersPerGroup, concurrency)
                 group.addTask {
-                    await withTaskGroup(of: TaskMetrics.self) { pagers in
+                    // The group's pagers add their counts here as each returns: a pager's task
+                    // returning its 912-byte counts held them in its closure's frame all along.
+                    let counted = CountsSum()
+                    await withTaskGroup(of: Void.self) { pagers in
                         for slot in pagerSlots {
                             var observed = ObservedSource(base: source, failures: FailureLog())
                             if let phaseStore {
@@ -370,7 +373,6 @@ public struct PhaseRunner<Source: PageSource>: Sendable where Source.Request == 
                                     store: phaseStore,
                                     countsDrains: phaseStore.hasWrites && workload.pager != .apolloWatch
                                 )
-                                observed.writesStore = phaseStore.hasWrites ? phaseStore : nil
                             }
                             let executor = DrainRunner(
                                 source: observed,
@@ -390,19 +392,11 @@ public struct PhaseRunner<Source: PageSource>: Sendable where Source.Request == 
                                 sleep: sleep,
                                 latencySink: latencies.sink(forPager: slot)
                             )
-                            pagers.addTask {
-                                var metrics = await pager.run(metrics: TaskMetrics())
-                                metrics.throttles += executor.source.failures.throttles
-                                if let tracker = executor.source.consistency, tracker.countsDrains {
-                                    metrics.consistency = tracker.counts
-                                }
-                                return metrics
-                            }
+                            pagers.addTask { await Self.runPager(pager, counted: counted) }
                         }
-                        var merged = TaskMetrics()
-                        for await metrics in pagers { merged.add(metrics) }
-                        return .pagers(merged, count: pagerSlots.count)
+                        await pagers.waitForAll()
                     }
+                    return .pagers(counted.take(), count: pagerSlots.count)
                 }
             }
             if let writesStore = phaseStore, writesStore.configuration.writes?.per == .second {
@@ -479,6 +473,25 @@ public struct PhaseRunner<Source: PageSource>: Sendable where Source.Request == 
             probes: (control.probesArmed.load(ordering: .relaxed), control.probesCancelled.load(ordering: .relaxed)),
             instructions: instructions
         )
+    }
+
+    /// One pager of a phase: its drains, then what it counted (with its source's throttles
+    /// and consistency checks) added to its group's. Its counts live on the heap, not in its
+    /// frames, which the pager keeps for its life (``PagerTask/State``).
+    @inline(never)
+    private static func runPager(_ pager: PagerTask<Source>, counted: CountsSum) async {
+        let state = pager.makeState()
+        await pager.run(state)
+        count(state, pager.executor, into: counted)
+    }
+
+    @inline(never)
+    private static func count(_ state: PagerTask<Source>.State, _ executor: DrainRunner<Source>, into sum: CountsSum) {
+        state.metrics.throttles += executor.source.failures.throttles
+        if let tracker = executor.source.consistency, tracker.countsDrains {
+            state.metrics.consistency = tracker.counts
+        }
+        sum.add(state.metrics)
     }
 
     /// The most pagers in one task group of a phase (``runPhase``): finding a finished child

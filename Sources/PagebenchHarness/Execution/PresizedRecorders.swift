@@ -33,7 +33,7 @@ enum PresizedRecorders {
 }
 
 /// Hands a value to exactly one child task without leaving a second reference behind, so
-/// the task owns it uniquely (its first write does not copy it again).
+/// the task owns it uniquely (its first write does not copy it again); and back.
 final class Handoff<Value: Sendable>: Sendable {
     private let value: Mutex<Value?>
 
@@ -44,5 +44,34 @@ final class Handoff<Value: Sendable>: Sendable {
     /// The value, moved out; nil if it was already taken.
     func take() -> Value? {
         value.withLock { $0.take() }
+    }
+
+    /// A handoff of new, empty counts, made outside the caller's async frame (a `TaskMetrics`
+    /// built there is a 912-byte temporary that frame keeps).
+    @inline(never)
+    static func empty() -> Handoff<TaskMetrics> where Value == TaskMetrics {
+        Handoff<TaskMetrics>(TaskMetrics())
+    }
+
+    /// Puts `newValue` in, for the next ``take()``.
+    func put(_ newValue: Value) {
+        value.withLock { $0 = newValue }
+    }
+}
+
+/// The counts of a group of pagers, added as each pager returns (once a pager, under a lock).
+final class CountsSum: Sendable {
+    private let sum = Mutex(TaskMetrics())
+
+    func add(_ metrics: borrowing TaskMetrics) {
+        sum.withLock { $0.add(metrics) }
+    }
+
+    /// The sum, taken out.
+    func take() -> TaskMetrics {
+        sum.withLock { sum in
+            defer { sum = TaskMetrics() }
+            return sum
+        }
     }
 }

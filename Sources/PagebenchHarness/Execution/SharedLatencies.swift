@@ -27,8 +27,10 @@ enum LatencyKind: UInt64, CaseIterable, Sendable {
 /// percentile, are what one histogram per pager gave, at a small part of its memory
 /// (results/crowd.md).
 struct LatencyBuffer: Sendable {
-    /// Samples held before a fold: 1 KiB a pager; a fold every 128 pages.
-    static var capacity: Int { 128 }
+    /// Samples held before a fold: a fold every 92 pages. 92 samples and the array's 32-byte
+    /// header are 768 bytes, one of the allocator's size classes (128 were 1,056 bytes, in
+    /// a 1,280-byte class: 512 bytes a pager more, issue 38).
+    static var capacity: Int { 92 }
     /// Bits of a sample's value; the kind is in the bits above. A value this large (73
     /// years in nanoseconds) is past every recorder's clamp limit, so keeping it at the
     /// limit changes neither the bucket it is recorded in nor ``LatencyRecorder/clampedCount``.

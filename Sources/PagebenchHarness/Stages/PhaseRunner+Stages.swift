@@ -241,17 +241,18 @@ extension PhaseRunner {
                                 slot: slot
                             )
                             pagers.addTask {
-                                var metrics = TaskMetrics()
+                                // The pager's counts from admission to admission, on the heap, not
+                                // in this closure's frame (kept by the pager for its life).
+                                let carried = Handoff<TaskMetrics>.empty()
                                 // Parked until admitted; each admission runs drains until the slot is removed.
                                 while await pool.waitUntilAdmitted(index) {
                                     slot.removalRequestedAt.store(0, ordering: .relaxed)
-                                    metrics = await Self.activation(
+                                    await Self.activation(
                                         pager,
-                                        metrics: consume metrics,
+                                        carrying: carried,
                                         slot: slot,
                                         cancelOnRemoval: cancelOnRemoval
                                     )
-                                    slot.flush(&metrics)
                                     // The phase handed out its last drain (the arrivals ran out, or its end
                                     // let drains finish): nothing to wait for.
                                     if control.isExhausted { break }
@@ -311,31 +312,35 @@ extension PhaseRunner {
     }
 
     private enum ActivationEvent: Sendable {
-        case ran(TaskMetrics)
+        case ran
         case removal(PagerPoolState.Removal)
     }
 
     /// One admission of a pager: drains until its slot is removed (then its drain finishes)
     /// or, with `cancelOnRemoval`, until a ramp-down removes it, which cancels the drain in
-    /// flight; that cancellation is timed from the removal (H2).
+    /// flight; that cancellation is timed from the removal (H2). Its counts go on from
+    /// `carried`'s and are counted in their stage (``PagerTask/run(carrying:)``).
+    @inline(never)
     private static func activation(
         _ pager: PagerTask<Source>,
-        metrics: consuming TaskMetrics,
+        carrying carried: Handoff<TaskMetrics>,
         slot: PoolSlot,
         cancelOnRemoval: Bool
-    ) async -> TaskMetrics {
-        guard cancelOnRemoval else { return await pager.run(metrics: metrics) }
-        let handoff = Handoff(metrics)
-        return await withTaskGroup(of: ActivationEvent.self) { group in
-            group.addTask { .ran(await pager.run(metrics: handoff.take() ?? TaskMetrics())) }
+    ) async {
+        guard cancelOnRemoval else { return await pager.run(carrying: carried) }
+        await withTaskGroup(of: ActivationEvent.self) { group in
+            group.addTask {
+                await pager.run(carrying: carried)
+                return .ran
+            }
             group.addTask { .removal(await slot.pool.waitUntilRemoved(slot.index)) }
-            var result: TaskMetrics?
+            var ran = false
             while let event = await group.next() {
                 switch event {
-                case .ran(let metrics):
-                    result = metrics
+                case .ran:
+                    ran = true
                     group.cancelAll()
-                case .removal(.removed) where result == nil:
+                case .removal(.removed) where !ran:
                     slot.removalRequestedAt.store(MonotonicTime.nanoseconds(), ordering: .releasing)
                     group.cancelAll()
                 case .removal:
@@ -343,7 +348,6 @@ extension PhaseRunner {
                     break
                 }
             }
-            return result ?? TaskMetrics()
         }
     }
 }
