@@ -13,10 +13,10 @@ import ServiceLifecycle
 /// sequence that stops accepting once 10 wait, and reads 4 connections per wake-up of the
 /// listening socket. Its loop is a task on the cooperative pool, behind every request being
 /// answered there, so under load it took 10 connections a round: with 10,000 busy
-/// connections the kernel's accept queue stayed full (4,097 of 4,096) for a whole 20 s
-/// phase, about 4,000 connections the client had opened waited there unserved, the kernel
-/// counted 10,039 listen overflows, and a `/health` probe's connection waited there past
-/// its 10 s timeout (issue 38, results/crowd.md). Here the sequence buffers up to
+/// connections the kernel's accept queue held 2,762–4,097 connections from 5 s to the end of
+/// a 25 s phase, the server never held more than 6,637 of the 10,000 the client had opened
+/// (5,525 listen overflows in one run), and `/health` probes' connections waited there past
+/// their 10 s timeout (issue 38, results/crowd.md). Here the sequence buffers up to
 /// ``acceptedWaitingHigh`` connections, and the socket is read ``acceptsPerRead`` at a time, so
 /// one round of the loop takes every connection accepted since the last.
 struct StoreListener<ChildChannel: ServerChildChannel>: Service {

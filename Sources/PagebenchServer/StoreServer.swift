@@ -165,8 +165,8 @@ package struct StoreServer: Sendable {
     /// with its queue of 256 a run of 10,000 pagers had 2,684 connections the client counted as
     /// established that the server never accepted (their final ACK dropped with the accept
     /// queue full), each a request timed out; with a longer queue, its loop still took 10
-    /// connections a round of the cooperative pool, and about 4,000 waited in the kernel's
-    /// queue for a whole 20 s phase (issue 38).
+    /// connections a round of the cooperative pool, and up to 3,363 of 10,000 waited in the
+    /// kernel's queue for a whole 25 s phase (issue 38).
     func makeService(
         logger: Logger?,
         server: ConnectionSetup,
