@@ -142,7 +142,11 @@ counters_after = tcp_counters()
 server.terminate()
 server.wait(timeout=30)
 
+if run.returncode != 0 or not samples:
+    raise SystemExit(f"the run exited {run.returncode} ({len(samples)} samples): {run.stderr[-2000:]}")
 for rows, suffix in ((probes, "probes"), (samples, "samples")):
+    if not rows:
+        continue
     with open(os.path.join(out, f"{name}-{suffix}.csv"), "w", newline="") as handle:
         writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
         writer.writeheader()
