@@ -250,4 +250,36 @@ import Testing
         ticks.store(3, ordering: .relaxed)
         #expect(!spare.shouldYield(now: 90 * ms, &pacing))
     }
+
+    @Test("issue 38: a drain resumed from its yield has a turn of 100 µs before it yields again")
+    func aResumedDrainHasATurn() {
+        let ms: UInt64 = 1_000_000
+        let us: UInt64 = 1_000
+        let crowd = YieldPolicy.forPhase(pagers: 10_000, cores: 2) { 0 }
+        #expect(crowd.turnNanoseconds == 100 * us && crowd.intervalNanoseconds == ms)
+        #expect(YieldPolicy.forPhase(pagers: 64, cores: 2, backgroundTicks: nil).turnNanoseconds == 100 * us)
+
+        // Waited 5 ms for its turn (longer than the interval): yields again after its turn,
+        // not at its next checkpoint.
+        var pacing = Pacing(timeSeries: false, latencySink: nil)
+        #expect(crowd.shouldYield(now: 10 * ms, &pacing))
+        crowd.resumed(at: 15 * ms, &pacing)
+        #expect(!crowd.shouldYield(now: 15 * ms + 50 * us, &pacing), "within its turn")
+        #expect(crowd.shouldYield(now: 15 * ms + 100 * us, &pacing), "its turn is over")
+
+        // Waited 200 µs: the interval from its yield still decides.
+        pacing = Pacing(timeSeries: false, latencySink: nil)
+        #expect(crowd.shouldYield(now: 10 * ms, &pacing))
+        crowd.resumed(at: 10 * ms + 200 * us, &pacing)
+        #expect(!crowd.shouldYield(now: 10 * ms + 900 * us, &pacing), "within the interval")
+        #expect(crowd.shouldYield(now: 11 * ms, &pacing))
+
+        // A staged pool's policy has no turn: the interval alone, so a drain that waited
+        // longer than it yields at its next checkpoint (its stage clock runs on time).
+        #expect(YieldPolicy.everyMillisecond.turnNanoseconds == 0)
+        pacing = Pacing(timeSeries: false, latencySink: nil)
+        #expect(YieldPolicy.everyMillisecond.shouldYield(now: 10 * ms, &pacing))
+        YieldPolicy.everyMillisecond.resumed(at: 15 * ms, &pacing)
+        #expect(YieldPolicy.everyMillisecond.shouldYield(now: 15 * ms + 50 * us, &pacing))
+    }
 }

@@ -211,12 +211,30 @@ struct Pacing: Sendable {
 /// resuming the pager on another thread: the drain yields only when the phase's background
 /// work has not run for an interval (``backgroundTicks`` did not advance), which happens only
 /// when something else shares the process's pool (tests run phases side by side).
+///
+/// A drain resumed from its yield has a turn before it yields again (``turnNanoseconds``):
+/// the interval runs from its yield, and a drain that waited longer than the interval for
+/// its turn (with more pagers than the pool has threads, every drain does: 10,000 pagers on
+/// 2 cores each wait for the others' turns) would otherwise yield again at its next
+/// checkpoint, every 64 pages. A resumption brings the pager's frames and state back from
+/// memory, a few microseconds, and a crowd of pagers paging 64 pages (about 13 µs) a turn
+/// lost a quarter to a third of its pages/s against 64 pagers (issue 38, results/crowd.md).
+/// A turn of 100 µs amortizes it; the price is a longer round: a crowd's pagers take their
+/// turns in pagers × 100 µs / cores (half a second at 10,000 pagers on 2 cores, a drain that
+/// waits for its next turn waits that long), and the phase's other tasks wait as long for
+/// theirs (the pagers read the phase's end themselves, at every checkpoint).
 struct YieldPolicy: Sendable {
     /// The least time between two looks at whether to yield, in nanoseconds.
     let intervalNanoseconds: UInt64
     /// A count the phase's background work advances (the memory sampler's samples); nil to
     /// yield every interval.
     let backgroundTicks: (@Sendable () -> Int)?
+    /// The least time a drain runs after it resumed from a yield before it yields again (at
+    /// most the interval); 0: the interval alone decides.
+    var turnNanoseconds: UInt64 = 0
+
+    /// A phase's turn (``turnNanoseconds``).
+    static var phaseTurnNanoseconds: UInt64 { 100_000 }
 
     static var busyPoolIntervalNanoseconds: UInt64 { 1_000_000 }
     /// Two sampling intervals of the memory sampler (10 ms by default).
@@ -224,15 +242,28 @@ struct YieldPolicy: Sendable {
 
     /// Yield every millisecond: a pool where every thread pages, or one shared with work that
     /// is not the phase's (tests run phases side by side; a library caller has its own tasks),
-    /// whose tasks wait on the pagers' yields.
+    /// whose tasks wait on the pagers' yields. Without a turn: a staged pool's stage clock
+    /// admits and removes its pagers on time, whatever their count.
     static let everyMillisecond = YieldPolicy(intervalNanoseconds: busyPoolIntervalNanoseconds, backgroundTicks: nil)
 
     /// The policy of a phase with `pagers` pagers in this process on `cores` cores.
     /// `backgroundTicks` is nil when the process's pool is not the phase's alone
     /// (``PhaseRunner/Options/dedicatedPool``): then a spare core may be someone else's.
     static func forPhase(pagers: Int, cores: Int, backgroundTicks: (@Sendable () -> Int)?) -> YieldPolicy {
-        guard pagers < cores, let backgroundTicks else { return everyMillisecond }
+        guard pagers < cores, let backgroundTicks else {
+            var policy = everyMillisecond
+            policy.turnNanoseconds = phaseTurnNanoseconds
+            return policy
+        }
         return YieldPolicy(intervalNanoseconds: sparePoolIntervalNanoseconds, backgroundTicks: backgroundTicks)
+    }
+
+    /// A drain that yielded resumed at `resumed`: its next yield comes an interval after its
+    /// yield, and a turn after `resumed` at the earliest (kept in ``Pacing/yieldedAt`` as
+    /// the instant an interval before the turn's end).
+    func resumed(at resumed: UInt64, _ pacing: inout Pacing) {
+        let turnStart = resumed &- min(resumed, intervalNanoseconds &- min(turnNanoseconds, intervalNanoseconds))
+        pacing.yieldedAt = max(pacing.yieldedAt, turnStart)
     }
 
     /// Whether a drain at a checkpoint at monotonic time `now` yields; updates its pacing.
@@ -264,6 +295,7 @@ extension DrainRunner {
             await Task.yield()
             let resumed = MonotonicTime.nanoseconds()
             pacing.parkedNanoseconds &+= MonotonicTime.elapsed(from: now, to: resumed)
+            yieldPolicy.resumed(at: resumed, &pacing)
             now = resumed
         }
         return phase?.endVerdict(now: now) == .cancel

@@ -214,11 +214,13 @@ struct PagerTask<Source: PageSource>: Sendable where Source.Request == PageReque
     @inline(never)
     private func probed(_ plan: DrainPlan, _ state: State) async -> (DrainResult, UInt64?) {
         let byPages = state.estimate.cancelsByPages(kind: executor.kind)
+        let counts = Handoff<TaskMetrics>.empty()
         let probed = await probe(
             plan,
             cancelAfterNanoseconds: UInt64(plan.cancelPoint * state.estimate.nanoseconds),
             orPages: byPages ? max(1, Int(plan.cancelPoint * state.estimate.pages)) : nil,
-            pacing: &state.pacing
+            latencies: state.pacing.latencies.sink,
+            counts: counts
         )
         control.probesArmed.add(1, ordering: .relaxed)
         if !byPages { state.estimate.timedProbe(cancelled: probed.cancelLatency != nil) }
@@ -226,8 +228,14 @@ struct PagerTask<Source: PageSource>: Sendable where Source.Request == PageReque
             control.probesCancelled.add(1, ordering: .relaxed)
             state.estimate.outlived(point: plan.cancelPoint, byPages: byPages)
         }
-        state.metrics.addPageCounts(probed.metrics)
+        Self.add(counts, to: state)
         return (probed.result, probed.cancelLatency)
+    }
+
+    /// Adds a probed drain's page counts, which its task handed back, to the pager's.
+    @inline(never)
+    private static func add(_ counts: Handoff<TaskMetrics>, to state: State) {
+        if let probed = counts.take() { state.metrics.addPageCounts(probed) }
     }
 
     /// A drain ended: cut off if the phase's end came first, counted, published.
@@ -330,7 +338,7 @@ struct PagerTask<Source: PageSource>: Sendable where Source.Request == PageReque
     private enum ProbeEvent: Sendable {
         /// The drain's child task ended; `returnedAt` is its last clock reading, taken just
         /// before it returns.
-        case drained(DrainResult, TaskMetrics, returnedAt: UInt64, selfCancelledAt: UInt64)
+        case drained(DrainResult, returnedAt: UInt64, selfCancelledAt: UInt64)
         case cancelTimer(fired: Bool)
     }
 
@@ -339,36 +347,20 @@ struct PagerTask<Source: PageSource>: Sendable where Source.Request == PageReque
     /// task's last instant before it returns (read by that task itself, so the time this
     /// pager takes to notice the return is not counted). With `pages`, the drain cancels
     /// itself after that many pages instead, and the latency runs from that instant. The
-    /// child task folds its latencies into the pager's shared histograms itself.
+    /// child task folds its latencies into `latencies` itself and hands its page counts
+    /// back in `counts` (an event carrying them kept a 912-byte `TaskMetrics` in every
+    /// frame of the probe for as long as the drain ran).
     @inline(never)  // Its own async frame: see ``DrainRunner/run(_:into:pacing:)``.
     private func probe(
         _ plan: DrainPlan,
         cancelAfterNanoseconds delay: UInt64,
         orPages pages: Int?,
-        pacing: inout Pacing
-    )
-        async -> (result: DrainResult, metrics: TaskMetrics, cancelLatency: UInt64?)
-    {
-        let executor = self.executor
+        latencies sink: LatencySink?,
+        counts: Handoff<TaskMetrics>
+    ) async -> (result: DrainResult, cancelLatency: UInt64?) {
         let sleep = self.sleep
-        let timeSeries = self.timeSeries
-        let sink = pacing.latencies.sink
         return await withTaskGroup(of: ProbeEvent.self) { group in
-            group.addTask {
-                var metrics = TaskMetrics()
-                // Its page latencies go to the time series as its pages end, like any drain's.
-                var pacing = Pacing(timeSeries: timeSeries, latencySink: sink)
-                pacing.cancelAfterPages = pages
-                let result = await executor.run(plan, into: &metrics, pacing: &pacing)
-                executor.flushIntervalSamples(&pacing)
-                pacing.latencies.flush()
-                return .drained(
-                    result,
-                    metrics,
-                    returnedAt: MonotonicTime.nanoseconds(),
-                    selfCancelledAt: pacing.selfCancelledAt
-                )
-            }
+            group.addTask { await runProbed(plan, cancelAfterPages: pages, latencies: sink, counts: counts) }
             if pages == nil {
                 group.addTask {
                     do {
@@ -380,7 +372,7 @@ struct PagerTask<Source: PageSource>: Sendable where Source.Request == PageReque
                 }
             }
             var cancelRequested: UInt64?
-            var drained: (DrainResult, TaskMetrics)?
+            var drained: DrainResult?
             while let event = await group.next() {
                 switch event {
                 case .cancelTimer(let fired):
@@ -388,20 +380,50 @@ struct PagerTask<Source: PageSource>: Sendable where Source.Request == PageReque
                         cancelRequested = MonotonicTime.nanoseconds()
                         group.cancelAll()
                     }
-                case .drained(let result, let metrics, let returned, let selfCancelled):
-                    drained = (result, metrics)
+                case .drained(let result, let returned, let selfCancelled):
+                    drained = result
                     if selfCancelled != 0, result.ending == .cancelled {
-                        return (result, metrics, MonotonicTime.elapsed(from: selfCancelled, to: returned))
+                        return (result, MonotonicTime.elapsed(from: selfCancelled, to: returned))
                     }
                     if let cancelRequested, result.ending == .cancelled {
-                        return (result, metrics, MonotonicTime.elapsed(from: cancelRequested, to: returned))
+                        return (result, MonotonicTime.elapsed(from: cancelRequested, to: returned))
                     }
                     group.cancelAll()
                 }
             }
             // The drain ended before the probe fired (or the pager itself was cancelled).
-            return (drained!.0, drained!.1, nil)
+            return (drained!, nil)
         }
+    }
+
+    /// The probed drain, in its own task: its counts and pacing on the heap (``State``),
+    /// handed back in `counts` when it ends.
+    @inline(never)
+    private func runProbed(
+        _ plan: DrainPlan,
+        cancelAfterPages pages: Int?,
+        latencies sink: LatencySink?,
+        counts: Handoff<TaskMetrics>
+    ) async -> ProbeEvent {
+        let state = probeState(cancelAfterPages: pages, latencies: sink)
+        let result = await executor.run(plan, into: &state.metrics, pacing: &state.pacing)
+        return probeEnded(result, state, counts: counts)
+    }
+
+    @inline(never)
+    private func probeState(cancelAfterPages pages: Int?, latencies sink: LatencySink?) -> State {
+        // Its page latencies go to the time series as its pages end, like any drain's.
+        let state = State(metrics: TaskMetrics(), pacing: Pacing(timeSeries: timeSeries, latencySink: sink))
+        state.pacing.cancelAfterPages = pages
+        return state
+    }
+
+    @inline(never)
+    private func probeEnded(_ result: DrainResult, _ state: State, counts: Handoff<TaskMetrics>) -> ProbeEvent {
+        executor.flushIntervalSamples(&state.pacing)
+        state.pacing.latencies.flush()
+        counts.put(state.metrics)
+        return .drained(result, returnedAt: MonotonicTime.nanoseconds(), selfCancelledAt: state.pacing.selfCancelledAt)
     }
 }
 
