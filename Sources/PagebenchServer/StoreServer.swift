@@ -141,18 +141,18 @@ package struct StoreServer: Sendable {
         )
     }
 
-    /// HTTP/1.1 with the handlers that notice clients leaving, answer unparsable requests
-    /// with the JSON error body and answer `/health` on the event loop (``HealthResponder``),
-    /// and the idle timeout.
+    /// HTTP/1.1 with the handlers that notice clients leaving and answer unparsable requests
+    /// with the JSON error body, and the idle timeout.
+    ///
+    /// `/health` is answered by the router, like every request: a handler that answered it on
+    /// the event loop (77ca635) made it no faster under 10,000 busy connections (the event loops
+    /// are as busy as the pool; results/crowd.md), and the requests it answered were invisible
+    /// to HummingbirdCore's idle timeout (it sits after such a handler), so a keep-alive
+    /// connection asking only for `/health` would have been closed as idle. Probes that must
+    /// not wait ask ``HealthListener``.
     var http1Configuration: HTTP1Channel.Configuration {
-        let health = healthBody()
-        let serverName = serverName
-        let dates = dates
-        return .init(
-            additionalChannelHandlers: [
-                closeMonitor.makeHandler(), ParseErrorResponder(),
-                HealthResponder(body: health, serverName: serverName, dates: dates),
-            ],
+        .init(
+            additionalChannelHandlers: [closeMonitor.makeHandler(), ParseErrorResponder()],
             idleTimeout: configuration.idleTimeout.map { TimeAmount($0) }
         )
     }
