@@ -36,9 +36,23 @@ if [[ $step == all || $step == throughput-duration ]]; then
   # The same side by side, duration-bound (10 s a phase: the start of 100,000 pagers, about
   # a second, weighs less than in 4 drains each), now that the pagers read the deadline.
   load
-  "$bin" run --concurrency 64,10000,100000 --duration 10 --items-per-partition 200 --warmup 0 --repetitions 1 \
+  "$bin" run --concurrency 64,10000,100000 --duration 10 --items-per-partition 200 --warmup 0 --repetitions 3 \
     --quiet --output $out/throughput-duration.csv
   load
+fi
+
+if [[ $step == all || $step == throughput-separate ]]; then
+  # The same 10 s phases, each crowd size in a process of its own, interleaved over three
+  # rounds: in one run each phase follows another (the first is the process's first; the
+  # 64 pagers of the second and third repetitions follow the freeing of 100,000 pagers).
+  mkdir -p $out/throughput-separate
+  for rep in 1 2 3; do
+    for n in 64 10000 100000; do
+      load
+      "$bin" run --concurrency $n --duration 10 --items-per-partition 200 --warmup 0 --quiet \
+        --output $out/throughput-separate/pagers-$n-round-$rep.csv
+    done
+  done
 fi
 
 if [[ $step == all || $step == start ]]; then

@@ -7,7 +7,7 @@ extension Workload {
     /// its async frames (most of it), its state with its counts (``PagebenchMetrics/TaskMetrics``),
     /// its latency buffer (``LatencyBuffer``, 768 bytes), its live counters and its source's
     /// wrappers: the peak RSS a pager of the default (streaming) pager, of `loop` and of an
-    /// open loop measured with 10,000 and 100,000 pagers (14.4–14.8 KB, results/crowd.md),
+    /// open loop measured with 10,000 and 100,000 pagers (13.2–15.4 KB, results/crowd.md),
     /// rounded up. Its latencies go to histograms the phase shares (``SharedLatencies``), not
     /// to histograms of its own.
     public static var bytesPerPager: Int { 16 << 10 }
