@@ -11,16 +11,41 @@ import PagebenchPage
 /// text), so that a shard file (`PagebenchScaleOut.ShardFile`) carries every figure a worker
 /// counted, a counter added here included, without a second list of fields to forget.
 public struct TaskMetrics: Sendable, Equatable, Codable {
-    public var pages = 0
-    public var items = 0
-    public var scannedItems = 0
-    public var scannedBytes = 0
+    /// The task's page counts: of its ended, failed and probed drains (a cut-off drain's
+    /// are moved to ``cutOff``). The properties below read and write them.
+    public var counts = PageCounts()
+
+    @inlinable public var pages: Int {
+        get { counts.pages }
+        set { counts.pages = newValue }
+    }
+    @inlinable public var items: Int {
+        get { counts.items }
+        set { counts.items = newValue }
+    }
+    @inlinable public var scannedItems: Int {
+        get { counts.scannedItems }
+        set { counts.scannedItems = newValue }
+    }
+    @inlinable public var scannedBytes: Int {
+        get { counts.scannedBytes }
+        set { counts.scannedBytes = newValue }
+    }
     /// Zero items and a token (H1).
-    public var emptyPagesWasted = 0
+    @inlinable public var emptyPagesWasted: Int {
+        get { counts.emptyPagesWasted }
+        set { counts.emptyPagesWasted = newValue }
+    }
     /// Zero items and no token (S6 exact end, or an empty last page/segment).
-    public var emptyPagesFinal = 0
+    @inlinable public var emptyPagesFinal: Int {
+        get { counts.emptyPagesFinal }
+        set { counts.emptyPagesFinal = newValue }
+    }
     /// Items of each page, in fixed buckets: its pages are ``pages``.
-    public var itemsPerPage = ItemsPerPageHistogram()
+    @inlinable public var itemsPerPage: ItemsPerPageHistogram {
+        get { counts.itemsPerPage }
+        set { counts.itemsPerPage = newValue }
+    }
     /// Drains that ended.
     public var drains = 0
     /// Pages of the drains that ended (the numerator of pages per drain).
@@ -55,39 +80,12 @@ public struct TaskMetrics: Sendable, Equatable, Codable {
 
     public init() {}
 
-    /// The page counts so far, to be given to ``recordCutOff(since:)`` if the drain about to
-    /// start is cut off.
-    public var pageCounts: PageCounts {
-        PageCounts(
-            pages: pages,
-            items: items,
-            scannedItems: scannedItems,
-            scannedBytes: scannedBytes,
-            emptyPagesWasted: emptyPagesWasted,
-            emptyPagesFinal: emptyPagesFinal,
-            itemsPerPage: itemsPerPage
-        )
-    }
-
-    /// Counts the drain that began at `before` as cut off by the end of the phase: its pages
-    /// leave the counts of ended drains for ``cutOff``.
+    /// Counts the drain that began when the counts were `before` as cut off by the end of
+    /// the phase: its pages leave the counts of ended drains for ``cutOff``.
     public mutating func recordCutOff(since before: PageCounts) {
-        let now = pageCounts
         cutOffDrains += 1
-        cutOff.pages += now.pages - before.pages
-        cutOff.items += now.items - before.items
-        cutOff.scannedItems += now.scannedItems - before.scannedItems
-        cutOff.scannedBytes += now.scannedBytes - before.scannedBytes
-        cutOff.emptyPagesWasted += now.emptyPagesWasted - before.emptyPagesWasted
-        cutOff.emptyPagesFinal += now.emptyPagesFinal - before.emptyPagesFinal
-        cutOff.itemsPerPage.add(now.itemsPerPage.since(before.itemsPerPage))
-        pages = before.pages
-        items = before.items
-        scannedItems = before.scannedItems
-        scannedBytes = before.scannedBytes
-        emptyPagesWasted = before.emptyPagesWasted
-        emptyPagesFinal = before.emptyPagesFinal
-        itemsPerPage = before.itemsPerPage
+        cutOff.add(counts.subtracting(before))
+        counts = before
     }
 
     /// Bytes held by this task's histograms: measurement overhead that shows in memory figures.
@@ -106,14 +104,12 @@ public struct TaskMetrics: Sendable, Equatable, Codable {
         hasNextToken: Bool,
         latencyNanoseconds: UInt64?
     ) {
-        pages += 1
-        items += itemCount
-        scannedItems += scannedCount
-        self.scannedBytes += scannedBytes
-        if itemCount == 0 {
-            if hasNextToken { emptyPagesWasted += 1 } else { emptyPagesFinal += 1 }
-        }
-        itemsPerPage.record(itemCount)
+        counts.recordPage(
+            itemCount: itemCount,
+            scannedCount: scannedCount,
+            scannedBytes: scannedBytes,
+            hasNextToken: hasNextToken
+        )
         if let latencyNanoseconds { pageLatency.record(nanoseconds: latencyNanoseconds) }
     }
 
@@ -180,13 +176,7 @@ public struct TaskMetrics: Sendable, Equatable, Codable {
     /// Adds another task's page counts and retries, not its drains or histograms: what a
     /// probed drain's child task counted, and the first part of ``add(_:)``.
     public mutating func addPageCounts(_ other: TaskMetrics) {
-        pages += other.pages
-        items += other.items
-        scannedItems += other.scannedItems
-        scannedBytes += other.scannedBytes
-        emptyPagesWasted += other.emptyPagesWasted
-        emptyPagesFinal += other.emptyPagesFinal
-        itemsPerPage.add(other.itemsPerPage)
+        counts.add(other.counts)
         retries += other.retries
     }
 
@@ -232,6 +222,19 @@ public struct PageCounts: Sendable, Hashable, Codable {
         self.itemsPerPage = itemsPerPage
     }
 
+    /// Counts one page (docs/contract.md S9 figures).
+    @inlinable
+    public mutating func recordPage(itemCount: Int, scannedCount: Int, scannedBytes: Int, hasNextToken: Bool) {
+        pages += 1
+        items += itemCount
+        scannedItems += scannedCount
+        self.scannedBytes += scannedBytes
+        if itemCount == 0 {
+            if hasNextToken { emptyPagesWasted += 1 } else { emptyPagesFinal += 1 }
+        }
+        itemsPerPage.record(itemCount)
+    }
+
     public mutating func add(_ other: PageCounts) {
         pages += other.pages
         items += other.items
@@ -240,6 +243,19 @@ public struct PageCounts: Sendable, Hashable, Codable {
         emptyPagesWasted += other.emptyPagesWasted
         emptyPagesFinal += other.emptyPagesFinal
         itemsPerPage.add(other.itemsPerPage)
+    }
+
+    /// These counts less `earlier` ones of the same pages (what was counted since).
+    public func subtracting(_ earlier: PageCounts) -> PageCounts {
+        PageCounts(
+            pages: pages - earlier.pages,
+            items: items - earlier.items,
+            scannedItems: scannedItems - earlier.scannedItems,
+            scannedBytes: scannedBytes - earlier.scannedBytes,
+            emptyPagesWasted: emptyPagesWasted - earlier.emptyPagesWasted,
+            emptyPagesFinal: emptyPagesFinal - earlier.emptyPagesFinal,
+            itemsPerPage: itemsPerPage.since(earlier.itemsPerPage)
+        )
     }
 }
 

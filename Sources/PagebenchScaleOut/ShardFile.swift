@@ -9,13 +9,13 @@ import PagebenchMetrics
 /// the JSON layout:
 ///
 /// ```json
-/// { "format": "pagebench-shard", "version": 3, "shard": { "index": 0, "count": 4 },
+/// { "format": "pagebench-shard", "version": 4, "shard": { "index": 0, "count": 4 },
 ///   "startAt": "2026-11-22T10:00:00.000Z",
 ///   "phases": [ { "scenario": "default", "configHash": "…", "seed": 42, "concurrency": 64,
 ///                 "repetition": 1, "pagers": 16, "drains": 500,
 ///                 "startedAtUnixNanoseconds": …, "durationNanoseconds": …,
 ///                 "row": "schema_version,…\n1,…\n",
-///                 "metrics": { "pages": …, … , "errors": { "invalidLimit": 0, …, "unclassified": 0 },
+///                 "metrics": { "counts": { "pages": …, … }, … , "errors": { "invalidLimit": 0, …, "unclassified": 0 },
 ///                              "pageLatency": "hdr1 digits=3 …", "drainLatency": "hdr1 …" } } ],
 ///   "httpResponses": { "200": 51234, "429": 12, "transport": 0 } }
 /// ```
@@ -27,7 +27,7 @@ package struct ShardFile: Sendable, Equatable {
     /// The value of `format`.
     package static let formatName = "pagebench-shard"
     /// The layout version this build writes and reads.
-    package static let currentVersion = 3
+    package static let currentVersion = 4
     /// Where the layout has `null` values (docs/scaling-out.md), `[]` for any phase: no
     /// `--start-at`, an in-process run's HTTP responses, a duration-bound phase's drains,
     /// A null anywhere else is refused; a histogram of nothing measured is absent.

@@ -77,7 +77,7 @@ import Testing
                 latencyNanoseconds: nil
             )
         }
-        let before = metrics.pageCounts
+        let before = metrics.counts
         for items in [10, 7] {
             metrics.recordPage(
                 itemCount: items,

@@ -326,24 +326,24 @@ import Testing
         (#"{"format": "something-else", "version": 1}"#, "not a pagebench shard file"),
         (#"{"format": "pagebench-shard", "version": 2}"#, "format version 2"),
         (
-            #"{"format": "pagebench-shard", "version": 3, "shard": {"index": 0, "count": 1}, "startAt": null}"#,
+            #"{"format": "pagebench-shard", "version": 4, "shard": {"index": 0, "count": 1}, "startAt": null}"#,
             "missing key 'phases'"
         ),
         (
-            #"{"format": "pagebench-shard", "version": 3, "shard": {"index": 3, "count": 2}, "startAt": null, "phases": []}"#,
+            #"{"format": "pagebench-shard", "version": 4, "shard": {"index": 3, "count": 2}, "startAt": null, "phases": []}"#,
             "'shard': "
         ),
         (
-            #"{"format": "pagebench-shard", "version": 3, "shard": {"index": "0", "count": 2}, "startAt": null, "phases": []}"#,
+            #"{"format": "pagebench-shard", "version": 4, "shard": {"index": "0", "count": 2}, "startAt": null, "phases": []}"#,
             "'shard.index' must be a whole number, found the string \"0\""
         ),
         // Issue 24: a number that does not fit its field is named, not "The given data was not valid JSON."
         (
-            #"{"format": "pagebench-shard", "version": 3, "shard": {"index": 0.5, "count": 2}, "startAt": null, "phases": []}"#,
+            #"{"format": "pagebench-shard", "version": 4, "shard": {"index": 0.5, "count": 2}, "startAt": null, "phases": []}"#,
             "'shard.index' must be a whole number, found 0.5"
         ),
         (
-            #"{"format": "pagebench-shard", "version": 3, "shard": {"index": 0, "count": 1e300}, "startAt": null, "phases": []}"#,
+            #"{"format": "pagebench-shard", "version": 4, "shard": {"index": 0, "count": 1e300}, "startAt": null, "phases": []}"#,
             "'shard.count' must be a whole number, found 1e300"
         ),
     ])
@@ -393,7 +393,7 @@ import Testing
         (#""interrupted" : false"#, #""interrupted" : false, "interupted" : true"#, #"unknown key "interupted""#),
         (
             #""pages" : 1,"#, #""pages" : 1, "pagez" : 1,"#,
-            #"unknown key "phases[0].metrics.pagez"; known keys of phases[0].metrics"#
+            #"unknown key "phases[0].metrics.counts.pagez"; known keys of phases[0].metrics.counts"#
         ),
         (
             #""throttled" : 0"#, #""throttled" : 0, "throttledd" : 0"#,
@@ -511,7 +511,7 @@ import Testing
         )
         metrics.recordDrain(pageCount: 3, latencyNanoseconds: 6_000, correctedLatencyNanoseconds: 7_000)
         metrics.recordCancellation(latencyNanoseconds: 500, pagesAfterCancel: 1)
-        let beforeCutOff = metrics.pageCounts
+        let beforeCutOff = metrics.counts
         metrics.recordPage(itemCount: 1, scannedCount: 1, scannedBytes: 5, hasNextToken: true, latencyNanoseconds: 900)
         metrics.recordCutOff(since: beforeCutOff)
         metrics.retries = 4

@@ -178,3 +178,28 @@ def test_graphql_hostile_requests_get_graphql_errors(server):
         answered["errors" if parsed.get("errors") else "data"] += 1
     assert answered["errors"] > ROUNDS // 3 and answered["data"] > 0, answered
     alive(server)
+
+
+# Bytes that are not UTF-8, each inside a JSON string: a lone continuation byte, a truncated
+# two-byte sequence, an overlong encoding of '/', a surrogate encoded in UTF-8, 0xFF.
+NOT_UTF8 = [b"\x80", b"\xc3\x28", b"\xc0\xaf", b"\xed\xa0\x80", b"\xff"]
+
+
+@pytest.mark.parametrize("bad", NOT_UTF8, ids=lambda bad: bad.hex())
+def test_request_bodies_that_are_not_utf8_are_refused_naming_the_byte(server, bad):
+    """W2, W6 (issue 39): a body that is not UTF-8 is not JSON (RFC 8259 §8.1); DynamoDB
+    answers a ValidationException and GraphQL a 400 error list, each naming the byte's
+    offset; the server keeps serving."""
+    dynamo = (b'{"TableName":"pagebench","KeyConditionExpression":"pk = :p",'
+              b'"ExpressionAttributeValues":{":p":{"S":"' + bad + b'"}}}')
+    status, answer = send(server.endpoint, "/", dynamo, {"Content-Type": "application/x-amz-json-1.0",
+                                                         "X-Amz-Target": "DynamoDB_20120810.Query"})
+    parsed = json.loads(answer)
+    assert status == 400 and parsed["__type"].endswith("#ValidationException"), (status, parsed)
+    assert f"invalid UTF-8 at byte {dynamo.index(bad)}" in parsed["message"], parsed
+    graphql = b'{"query":"{ listItems(partition: 1) { nextToken } }","operationName":"' + bad + b'"}'
+    status, answer = send(server.endpoint, "/graphql", graphql, {"Content-Type": "application/json"})
+    parsed = json.loads(answer)
+    assert status == 400 and "data" not in parsed, (status, parsed)
+    assert f"invalid UTF-8 at byte {graphql.index(bad)}" in parsed["errors"][0]["message"], parsed
+    alive(server)

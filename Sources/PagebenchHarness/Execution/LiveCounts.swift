@@ -6,7 +6,7 @@ import PagebenchMetrics
 /// passes the row's figure, which it reaches when the phase ends (a drain cut off at the end
 /// counts in `cut_off_*`, not here).
 public struct LiveCounts: Sendable, Hashable {
-    /// Pages, items, empty pages and the items of each page (``TaskMetrics/pageCounts``).
+    /// Pages, items, empty pages and the items of each page (``TaskMetrics/counts``).
     public var pageCounts = PageCounts()
     public var retries = 0
     public var throttles = 0
@@ -18,7 +18,7 @@ public struct LiveCounts: Sendable, Hashable {
 
     /// A pager's counts so far (`throttles`: its source's, which its metrics take at its end).
     init(_ metrics: borrowing TaskMetrics, throttles: Int) {
-        pageCounts = metrics.pageCounts
+        pageCounts = metrics.counts
         retries = metrics.retries
         self.throttles = throttles
         cancellations = metrics.cancellations

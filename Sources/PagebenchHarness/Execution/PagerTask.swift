@@ -205,7 +205,7 @@ struct PagerTask<Source: PageSource>: Sendable where Source.Request == PageReque
             case .late: state.metrics.lateStarts += 1
             }
         }
-        state.countsBefore = state.metrics.pageCounts
+        state.countsBefore = state.metrics.counts
         return started
     }
 
