@@ -26,7 +26,9 @@ package struct ServeCommand: AsyncParsableCommand {
             --endpoint-url. POST /graphql (and GET /graphql?query=…) is GraphQL over HTTP: \
             listItems (AppSync nextToken) and itemsConnection (Relay), with introspection. Every \
             request is bounded before it runs (W7: the --max-* and --graphql-max-* options); one \
-            over a bound gets its protocol's error naming the bound and its option.
+            over a bound gets its protocol's error naming the bound and its option. --health-port PORT \
+            answers GET /health on a second port, from a listener and a thread of its own: \
+            promptly however busy the store's port is (point probes at it).
             """
     )
 
@@ -53,6 +55,15 @@ package struct ServeCommand: AsyncParsableCommand {
 
     @Option(parsing: .unconditional, help: "TCP port; 0 picks a free port (read it from the \"listening on\" line).")
     package var port = 8080
+
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp(
+            "Also answer GET /health (plain HTTP) on this port, from a listener and a thread of its own, so that probes are answered promptly however busy the store's port is (a Kubernetes probe port); 0 picks a free port (read it from the \"listening on\" line).",
+            valueName: "port"
+        )
+    )
+    package var healthPort: Int?
 
     @Flag(help: "Include each item's payload bytes (base64) unless a request says payload=false.")
     package var payload = false
@@ -173,6 +184,16 @@ package struct ServeCommand: AsyncParsableCommand {
         guard (0...65535).contains(port) else {
             throw ValidationError("--port must be between 0 and 65535, got \(port)")
         }
+        if let healthPort {
+            guard (0...65535).contains(healthPort) else {
+                throw ValidationError("--health-port must be between 0 and 65535, got \(healthPort)")
+            }
+            guard healthPort == 0 || healthPort != port else {
+                throw ValidationError(
+                    "--health-port must differ from --port (\(port)): /health is served on --port already"
+                )
+            }
+        }
         guard retryAfter >= 0 else { throw ValidationError("--retry-after must be at least 0, got \(retryAfter)") }
         guard idleTimeout >= 0, idleTimeout <= 86_400, idleTimeout.isFinite else {
             throw ValidationError("--idle-timeout must be between 0 and 86400 seconds, got \(idleTimeout)")
@@ -277,10 +298,11 @@ package struct ServeCommand: AsyncParsableCommand {
         // not at the next burst (results/serve-memory.md).
         JemallocStats.enableBackgroundPurging()
         do {
-            try await server.run(tls: tls) { port in
+            try await server.run(tls: tls) { port, healthPort in
                 var output = StandardOutput()
+                let health = healthPort.map { ", /health also on http://\(host):\($0)/health" } ?? ""
                 output.write(
-                    "listening on \(scheme)://\(host):\(port) (store \(server.store.configurationHash), \(server.store.totalItems) items)\n"
+                    "listening on \(scheme)://\(host):\(port) (store \(server.store.configurationHash), \(server.store.totalItems) items)\(health)\n"
                 )
                 do {
                     try output.finish()
@@ -289,6 +311,8 @@ package struct ServeCommand: AsyncParsableCommand {
                     Glibc.exit(error.report().rawValue)
                 }
             }
+        } catch let error as HealthListener.BindError {
+            throw CommandError.unavailable(error.description).report()
         } catch {
             throw CommandError.unavailable("cannot serve on \(host):\(port): \(error)").report()
         }
@@ -367,7 +391,8 @@ package struct ServeCommand: AsyncParsableCommand {
                 includePayloadByDefault: payload,
                 retryAfterSeconds: retryAfter,
                 idleTimeout: idleTimeout == 0 ? nil : .milliseconds(Int64(idleTimeout * 1000)),
-                bounds: requestBounds
+                bounds: requestBounds,
+                healthPort: healthPort
             ),
             extraRoutes: [DynamoDBRoutes(tableName: table), try graphQLRoutes()]
         )

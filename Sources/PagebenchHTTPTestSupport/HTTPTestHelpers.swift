@@ -82,12 +82,44 @@ package func withLiveServer<Result: Sendable>(
     _ server: StoreServer,
     _ body: (_ target: String) async throws -> Result
 ) async throws -> Result {
-    let (ports, listening) = AsyncStream<Int>.makeStream()
-    let app = try server.makeService(port: 0) { port in
-        listening.yield(port)
-        listening.finish()
+    try await withLiveServer(server, health: nil) { target, _ in try await body(target) }
+}
+
+/// ``withLiveServer(_:_:)`` with the server's health listener (`serve --health-port`) on an
+/// ephemeral loopback port too; `body` gets both targets.
+package func withLiveServerAndHealthPort<Result: Sendable>(
+    _ server: StoreServer,
+    _ body: (_ target: String, _ health: String) async throws -> Result
+) async throws -> Result {
+    guard let health = try await server.bindHealthListener(port: 0) else {
+        throw TestFailure("the server has no health listener")
     }
-    let serviceGroup = ServiceGroup(services: [app], logger: Logger(label: "pagebench.tests"))
+    return try await withLiveServer(server, health: health) { target, health in
+        try await body(target, health ?? "")
+    }
+}
+
+private func withLiveServer<Result: Sendable>(
+    _ server: StoreServer,
+    health: HealthListener?,
+    _ body: (_ target: String, _ health: String?) async throws -> Result
+) async throws -> Result {
+    let (ports, listening) = AsyncStream<Int>.makeStream()
+    let app: any Service
+    do {
+        app = try server.makeService(port: 0) { port in
+            listening.yield(port)
+            listening.finish()
+        }
+    } catch {
+        await health?.close()
+        throw error
+    }
+    let serviceGroup = ServiceGroup(
+        services: [app] + (health.map { [$0] } ?? []),
+        logger: Logger(label: "pagebench.tests")
+    )
+    let healthTarget = health.map { "http://127.0.0.1:\($0.port)" }
     return try await withThrowingTaskGroup(of: Void.self) { group in
         group.addTask { try await serviceGroup.run() }
         var iterator = ports.makeAsyncIterator()
@@ -98,7 +130,7 @@ package func withLiveServer<Result: Sendable>(
         }
         let result: Result
         do {
-            result = try await body("http://127.0.0.1:\(port)")
+            result = try await body("http://127.0.0.1:\(port)", healthTarget)
         } catch {
             await serviceGroup.triggerGracefulShutdown()
             try? await group.waitForAll()
@@ -148,7 +180,18 @@ package struct TestHTTPClient: Sendable {
         headers: [(String, String)] = [],
         body: String? = nil
     ) async throws -> TestHTTPResponse {
-        let eventLoop = MultiThreadedEventLoopGroup.singleton.next()
+        try await send(uri: uri, method: method, headers: headers, body: body).get()
+    }
+
+    /// The request of ``execute(uri:method:headers:body:)`` as a future, on `eventLoop`: for a
+    /// test that must not need the cooperative pool to send it or see its answer.
+    package func send(
+        uri: String,
+        method: HTTPMethod = .GET,
+        headers: [(String, String)] = [],
+        body: String? = nil,
+        on eventLoop: any EventLoop = MultiThreadedEventLoopGroup.singleton.next()
+    ) -> EventLoopFuture<TestHTTPResponse> {
         let promise = eventLoop.makePromise(of: TestHTTPResponse.self)
         var head = HTTPRequestHead(version: .http1_1, method: method, uri: uri)
         head.headers.add(name: "Host", value: "\(host):\(port)")
@@ -157,7 +200,7 @@ package struct TestHTTPClient: Sendable {
         if let body { head.headers.add(name: "Content-Length", value: String(body.utf8.count)) }
         let request = head
         let requestBody = body.map { ByteBuffer(string: $0) }
-        let channel = try await ClientBootstrap(group: eventLoop)
+        ClientBootstrap(group: eventLoop)
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.addHTTPClientHandlers()
@@ -167,9 +210,13 @@ package struct TestHTTPClient: Sendable {
                 }
             }
             .connect(host: host, port: port)
-            .get()
-        defer { channel.close(promise: nil) }
-        return try await promise.futureResult.get()
+            .whenComplete { result in
+                switch result {
+                case .success(let channel): promise.futureResult.whenComplete { _ in channel.close(promise: nil) }
+                case .failure(let error): promise.fail(error)
+                }
+            }
+        return promise.futureResult
     }
 }
 

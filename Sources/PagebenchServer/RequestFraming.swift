@@ -104,10 +104,14 @@ struct FramedHTTP1Channel: ServerChildChannel {
     }
 }
 
-extension HTTPServerBuilder {
+/// How ``StoreListener`` sets up and handles each accepted connection: plain HTTP/1.1, or
+/// HTTPS around it, answering with the responder.
+struct ConnectionSetup: Sendable {
+    let make: @Sendable (@escaping HTTPChannelHandler.Responder) -> any ServerChildChannel
+
     /// HTTP/1.1 with `configuration` and ``RequestFraming``.
-    static func framedHTTP1(configuration: HTTP1Channel.Configuration) -> HTTPServerBuilder {
-        HTTPServerBuilder { responder in
+    static func framedHTTP1(configuration: HTTP1Channel.Configuration) -> ConnectionSetup {
+        ConnectionSetup { responder in
             FramedHTTP1Channel(base: HTTP1Channel(responder: responder, configuration: configuration))
         }
     }

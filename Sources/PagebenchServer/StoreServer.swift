@@ -35,6 +35,9 @@ package struct StoreServer: Sendable {
         package var idleTimeout: Duration?
         /// What one request may ask of the server: body and response size, CPU time (W7).
         package var bounds: RequestBounds
+        /// The port of the separate health listener (``HealthListener``, `serve
+        /// --health-port`; 0: a free port), on ``host``; nil: none, `/health` only on ``port``.
+        package var healthPort: Int?
 
         package init(
             host: String = "127.0.0.1",
@@ -42,7 +45,8 @@ package struct StoreServer: Sendable {
             includePayloadByDefault: Bool = false,
             retryAfterSeconds: Int = 1,
             idleTimeout: Duration? = .seconds(60),
-            bounds: RequestBounds = RequestBounds()
+            bounds: RequestBounds = RequestBounds(),
+            healthPort: Int? = nil
         ) {
             self.host = host
             self.port = port
@@ -50,6 +54,7 @@ package struct StoreServer: Sendable {
             self.retryAfterSeconds = retryAfterSeconds
             self.idleTimeout = idleTimeout
             self.bounds = bounds
+            self.healthPort = healthPort
         }
     }
 
@@ -59,6 +64,8 @@ package struct StoreServer: Sendable {
     /// Live request counters.
     package let statistics: ServerStatistics
     let closeMonitor = ConnectionCloseMonitor()
+    /// The `Date` header of every response.
+    let dates = HTTPDateCache()
     /// Whether the store has a service time worth abandoning when a client leaves.
     private let watchesConnections: Bool
     /// Protocol front ends' routes, added after the REST routes (see ``StoreRouteRegistration``).
@@ -136,6 +143,13 @@ package struct StoreServer: Sendable {
 
     /// HTTP/1.1 with the handlers that notice clients leaving and answer unparsable requests
     /// with the JSON error body, and the idle timeout.
+    ///
+    /// `/health` is answered by the router, like every request: a handler that answered it on
+    /// the event loop (77ca635) made it no faster under 10,000 busy connections (the event loops
+    /// are as busy as the pool; results/crowd.md), and the requests it answered were invisible
+    /// to HummingbirdCore's idle timeout (it sits after such a handler), so a keep-alive
+    /// connection asking only for `/health` would have been closed as idle. Probes that must
+    /// not wait ask ``HealthListener``.
     var http1Configuration: HTTP1Channel.Configuration {
         .init(
             additionalChannelHandlers: [closeMonitor.makeHandler(), ParseErrorResponder()],
@@ -146,71 +160,117 @@ package struct StoreServer: Sendable {
     /// The server on `server` (plain HTTP/1.1, or HTTPS around it): each request is answered
     /// by the router, with the `Date` and `Server` headers every response carries.
     ///
-    /// The listen backlog is ``listenBacklog``, not the HTTP library's 256: a crowd's
-    /// connections arrive at once, and with a queue of 256 a run of 10,000 pagers had 2,684
-    /// connections the client counted as established that the server never accepted (their
-    /// final ACK dropped with the accept queue full), each a request timed out (issue 38).
+    /// The listener is ``StoreListener`` (the listen backlog ``listenBacklog``, accepting sized
+    /// for a crowd), not HummingbirdCore's `Server`: a crowd's connections arrive at once, and
+    /// with its queue of 256 a run of 10,000 pagers had 2,684 connections the client counted as
+    /// established that the server never accepted (their final ACK dropped with the accept
+    /// queue full), each a request timed out; with a longer queue, its loop still took 10
+    /// connections a round of the cooperative pool, and up to 3,363 of 10,000 waited in the
+    /// kernel's queue for a whole 25 s phase (issue 38).
     func makeService(
         logger: Logger?,
-        server: HTTPServerBuilder,
+        server: ConnectionSetup,
         port: Int? = nil,
         onListening: @escaping @Sendable (_ port: Int) async -> Void
     ) throws -> any Service {
         var quiet = Logger(label: "pagebench.serve")
         quiet.logLevel = .warning
         let router = buildRouter()
-        let serverName = "pagebench/\(store.configurationHash)"
-        let dates = HTTPDateCache()
-        return try server.buildServer(
-            configuration: .init(
-                address: .hostname(configuration.host, port: port ?? configuration.port),
-                serverName: serverName,
-                backlog: Self.listenBacklog,
-                reuseAddress: true
-            ),
-            eventLoopGroup: MultiThreadedEventLoopGroup.singleton,
-            logger: logger ?? quiet
-        ) { request, writer, channel in
+        let serverName = serverName
+        let dates = dates
+        let childChannel = server.make { request, writer, channel in
             var response = await router.respond(to: request, context: StoreRequestContext(channel: channel))
             response.headers[.date] = dates.now()
             response.headers[.server] = serverName
             try await writer.write(response: response.head, body: response.body)
-        } onServerRunning: { channel in
-            await onListening(channel.localAddress?.port ?? -1)
         }
+        return listener(
+            childChannel,
+            port: port ?? configuration.port,
+            logger: logger ?? quiet,
+            onListening: onListening
+        )
+    }
+
+    private func listener<ChildChannel: ServerChildChannel>(
+        _ childChannel: ChildChannel,
+        port: Int,
+        logger: Logger,
+        onListening: @escaping @Sendable (_ port: Int) async -> Void
+    ) -> any Service {
+        StoreListener(
+            childChannel: childChannel,
+            host: configuration.host,
+            port: port,
+            group: MultiThreadedEventLoopGroup.singleton,
+            logger: logger,
+            onListening: onListening
+        )
+    }
+
+    /// The `Server` header of every response.
+    var serverName: String { "pagebench/\(store.configurationHash)" }
+
+    /// Binds the health listener of ``Configuration/healthPort`` (`port` overrides it; 0: a
+    /// free port) on its own thread; nil without one. Run it as a service beside the store's.
+    package func bindHealthListener(port: Int? = nil) async throws -> HealthListener? {
+        guard let healthPort = port ?? configuration.healthPort else { return nil }
+        return try await HealthListener.bind(
+            host: configuration.host,
+            port: healthPort,
+            body: healthBody(),
+            serverName: serverName,
+            idleTimeout: configuration.idleTimeout
+        )
     }
 
     /// The listen backlog asked for: as long a queue of connections not yet accepted as the
     /// kernel allows (Linux caps it at `net.core.somaxconn`, 4,096 by default).
     package static var listenBacklog: Int { 65_535 }
 
-    /// Serves until SIGINT or SIGTERM, then shuts down gracefully: the listener closes,
-    /// requests in flight finish, and this returns (swift-service-lifecycle).
+    /// Serves until SIGINT or SIGTERM, then shuts down gracefully: the listeners close,
+    /// requests in flight finish, and this returns (swift-service-lifecycle). The health
+    /// listener (``Configuration/healthPort``), if any, is bound first: `onListening`
+    /// receives both ports once both accept connections.
     package func run(
         logger: Logger? = nil,
         tls: TLSFiles? = nil,
-        onListening: @escaping @Sendable (_ port: Int) async -> Void = { _ in }
+        onListening: @escaping @Sendable (_ port: Int, _ healthPort: Int?) async -> Void = { _, _ in }
     ) async throws {
-        let service =
-            if let tls {
-                try makeService(
-                    logger: logger,
-                    server: .tls(http1: http1Configuration, context: try tls.context()),
-                    onListening: onListening
-                )
-            } else {
-                try makeService(logger: logger, onListening: onListening)
-            }
+        let health = try await bindHealthListener()
+        let healthPort = health?.port
+        let listening: @Sendable (Int) async -> Void = { port in await onListening(port, healthPort) }
+        let service: any Service
+        do {
+            service =
+                if let tls {
+                    try makeService(
+                        logger: logger,
+                        server: .tls(http1: http1Configuration, context: try tls.context()),
+                        onListening: listening
+                    )
+                } else {
+                    try makeService(logger: logger, onListening: listening)
+                }
+        } catch {
+            await health?.close()
+            throw error
+        }
         var quiet = Logger(label: "pagebench.serve")
         quiet.logLevel = .warning
         let group = ServiceGroup(
             configuration: .init(
-                services: [service],
+                services: [service] + (health.map { [$0] } ?? []),
                 gracefulShutdownSignals: [.sigint, .sigterm],
                 logger: logger ?? quiet
             )
         )
-        try await group.run()
+        do {
+            try await group.run()
+        } catch {
+            await health?.close()
+            throw error
+        }
     }
 
     // MARK: - Requests
@@ -220,7 +280,7 @@ package struct StoreServer: Sendable {
     /// The largest item whose payload is served (base64 in a JSON body): 64 MiB.
     package static let maximumPayloadBytes = 64 << 20
 
-    private func healthBody() -> ByteBuffer {
+    func healthBody() -> ByteBuffer {
         var json = JSONWriter(capacity: 128)
         json.raw("{\"status\":\"ok\",\"configurationHash\":")
         json.string(store.configurationHash)

@@ -25,10 +25,10 @@ struct TLSServerChildChannel<Base: ServerChildChannel>: ServerChildChannel {
     }
 }
 
-extension HTTPServerBuilder {
+extension ConnectionSetup {
     /// HTTP/1.1 with `configuration` and ``RequestFraming``, inside TLS with `context`.
-    static func tls(http1 configuration: HTTP1Channel.Configuration, context: TLSServerContext) -> HTTPServerBuilder {
-        HTTPServerBuilder { responder in
+    static func tls(http1 configuration: HTTP1Channel.Configuration, context: TLSServerContext) -> ConnectionSetup {
+        ConnectionSetup { responder in
             TLSServerChildChannel(
                 base: FramedHTTP1Channel(base: HTTP1Channel(responder: responder, configuration: configuration)),
                 context: context

@@ -151,6 +151,8 @@ class LocalServe:
 
     def __init__(self, binary, args):
         args = replace_flag(replace_flag(args, "--host", "127.0.0.1"), "--port", "0")
+        if "--health-port" in args:
+            args = replace_flag(args, "--health-port", "0")
         self.process = subprocess.Popen([binary] + args, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
         banner = self.process.stdout.readline()
         match = re.search(r"listening on (http://127\.0\.0\.1:\d+)", banner)
@@ -158,6 +160,19 @@ class LocalServe:
             self.stop()
             raise AssertionError(f"pagebench serve printed {banner!r}")
         self.url = match.group(1)
+        health = re.search(r"/health also on (http://127\.0\.0\.1:\d+)/health", banner)
+        self.health_url = health.group(1) if health else None
+
+    def url_of(self, container, port):
+        """The local URL of the container port `port` (a name or a number) of the serve container."""
+        number = next((p["containerPort"] for p in container["ports"] if port in (p.get("name"), p["containerPort"])),
+                      None)
+        assert number is not None, f"the probe's port {port!r} is none of the container's ports"
+        if number == int(flag_value(container["args"], "--port")):
+            return self.url
+        assert "--health-port" in container["args"] and number == int(flag_value(container["args"], "--health-port")), \
+            f"container port {number} is neither --port nor --health-port of {container['args']}"
+        return self.health_url
 
     def stop(self):
         if self.process.poll() is None:
@@ -167,6 +182,28 @@ class LocalServe:
             except subprocess.TimeoutExpired:
                 self.process.kill()
                 self.process.wait()
+
+
+def test_serve_probes_are_answered_where_the_manifest_points_them():
+    """Each probe of the serve Deployment, asked as the kubelet would (its path on the port it
+    names), of one local `pagebench serve` run with the container's args: 200 and status ok."""
+    import json
+    import urllib.request
+    binary = pagebench_binary()
+    assert os.access(binary, os.X_OK), f"no pagebench at {binary}: run `swift build` first"
+    deployment = next(d for _, d in documents()
+                      if d["kind"] == "Deployment" and d["metadata"]["name"] == "pagebench-serve")
+    container = deployment["spec"]["template"]["spec"]["containers"][0]
+    probes = [container[key]["httpGet"] for key in ("readinessProbe", "livenessProbe", "startupProbe") if key in container]
+    assert probes, "the serve Deployment has no HTTP probe"
+    serve = LocalServe(binary, container["args"])
+    try:
+        for probe in probes:
+            with urllib.request.urlopen(serve.url_of(container, probe["port"]) + probe["path"], timeout=30) as answer:
+                assert answer.status == 200
+                assert json.load(answer)["status"] == "ok"
+    finally:
+        serve.stop()
 
 
 def test_indexed_job_runs_as_the_job_controller_would_and_its_shards_merge():

@@ -91,6 +91,12 @@ if [[ $step == all || $step == sigint ]]; then
 fi
 
 if [[ $step == all || $step == connections ]]; then
+  # 10,000 pagers, one connection each, against serve: exact counts (one drain of 20 pages a
+  # pager), then held and busy for 25 s; /health asked every 200 ms on the store's port and
+  # on serve's --health-port (connections.py says what it measures).
   load
-  python3 $out/connections.py "$bin" 10000 $out | tee $out/connections-10000.txt
+  python3 $out/connections.py "$bin" 10000 $out --health-port | tee $out/connections-10000.txt
+  load
+  python3 $out/connections.py "$bin" 10000 $out --duration 25 --health-port --label held | tee $out/connections-10000-held.txt
+  load
 fi
