@@ -14,7 +14,9 @@ extension Workload {
 
     /// Memory of a remote target's connection in the client, on top of its pager's: each
     /// pager of a run against a target has a connection of its own (its socket, buffers and
-    /// HTTP client state; 10,000 pagers against `serve`, results/crowd.md), rounded up.
+    /// HTTP client state). 10,000 pagers against `serve` held 25.0–25.6 KB a pager and its
+    /// connection above the process's base (results/crowd.md), about 10 KB more than a
+    /// pager of the in-process store; rounded up.
     public static var bytesPerConnection: Int { 16 << 10 }
 
     /// Memory of a process before its pagers and histograms: code, the store's tables,
