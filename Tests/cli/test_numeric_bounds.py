@@ -113,7 +113,7 @@ def test_memory_bounds_state_the_limit_and_why():
     assert "a plan has at most 1000" in result.stderr
 
 
-def test_a_crowd_beyond_the_cgroups_memory_is_refused_saying_how_many_pagers_fit():
+def test_a_crowd_beyond_the_cgroups_memory_is_refused_saying_how_many_pagers_fit(tmp_path):
     # A container's memory limit is what its processes can hold: in a cgroup of 512 MiB,
     # 100,000 pagers (about 1.6 GiB) are refused up front, with the figures.
     path, reason = memory_cgroup(512 << 20)
@@ -136,6 +136,20 @@ def test_a_crowd_beyond_the_cgroups_memory_is_refused_saying_how_many_pagers_fit
         assert 0 < fit < 100_000
         assert in_cgroup("run", "--concurrency", str(fit), "--print-scenarios").returncode == 0
         assert in_cgroup("run", "--concurrency", "100000", "--workers", "8", "--print-scenarios").returncode == 0
+        # Against a target each pager has a connection of its own, which counts too: the same
+        # crowd is refused, naming the connection, and fewer pagers fit (nothing is sent).
+        target = str(tmp_path / "target.json")
+        with open(target, "w") as handle:
+            json.dump({"kind": "http", "name": "t", "endpoint": "http://127.0.0.1:9", "partitions": {"range": [0, 3]},
+                       "path": "/p/${partition}?limit=${limit}", "items": "/items", "continuation": "/nextToken",
+                       "continuationIn": {"query": "nextToken"}}, handle)
+        remote = in_cgroup("run", "--target-file", target, "--concurrency", str(fit), "--print-scenarios")
+        assert remote.returncode == 64, remote.stderr[-500:]
+        assert "a pager and its connection" in remote.stderr, remote.stderr
+        remote_fit = int(re.search(r"at most (\d+) pagers fit", remote.stderr).group(1))
+        assert 0 < remote_fit < fit
+        assert in_cgroup("run", "--target-file", target, "--concurrency", str(remote_fit),
+                         "--print-scenarios").returncode == 0
     finally:
         os.rmdir(path)
 
